@@ -1,0 +1,110 @@
+# graphcc: one Makefile builds everything into build/.
+#   make            build build/bin/graphcc, the libraries and the plugins
+#   make test       install missing dependencies, build, run every test
+#   make demo       install missing dependencies, build, run the demo model
+#   make help       list the targets
+
+CC      ?= cc
+PYTHON  ?= /usr/bin/python3
+B       := build
+OPT     ?= -O2
+SAN     ?=
+
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -g $(OPT) -fPIC \
+	-fvisibility=hidden -Iinclude -I$(B)/gen -MMD -MP
+ifeq ($(SAN),1)
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDSAN := -fsanitize=address,undefined
+endif
+CFLAGS  := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
+LDLIBS  := -lprotobuf-c -lyaml -ldl -lm -lpthread
+
+RUNTIME_SRC := $(wildcard runtime/*.c runtime/kernels/*.c)
+LIB_SRC     := $(wildcard lib/*.c)
+TOOL_SRC    := $(wildcard tools/graphcc/*.c)
+UNIT_SRC    := $(wildcard tests/unit/test-*.c)
+
+GEN_C := $(B)/gen/onnx.pb-c.c
+GEN_H := $(B)/gen/onnx.pb-c.h
+ONNX_PROTO := /usr/include/onnx/onnx.proto
+
+RUNTIME_OBJ := $(RUNTIME_SRC:%.c=$(B)/obj/%.o)
+LIB_OBJ     := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
+TOOL_OBJ    := $(TOOL_SRC:%.c=$(B)/obj/%.o)
+UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+RUNTIME_A := $(B)/lib/libgraphcc-runtime.a
+LIB_A     := $(B)/lib/libgraphcc.a
+GRAPHCC   := $(B)/bin/graphcc
+
+.PHONY: all deps deps-build test unit e2e demo help clean format
+all: $(GRAPHCC)
+
+help:
+	@echo "make            build $(GRAPHCC), libraries and plugins"
+	@echo "make test       install missing deps, build, run all tests (SAN=1: sanitizers)"
+	@echo "make unit       run the C unit tests only"
+	@echo "make e2e        run the end-to-end tests only (models, CLI, malformed inputs)"
+	@echo "make demo       install missing deps, build, run the demo model"
+	@echo "make deps       install missing Debian packages (tools/install-deps.sh)"
+	@echo "make format     clang-format the C sources"
+	@echo "make clean      remove build/"
+
+deps:
+	@sh tools/install-deps.sh all
+
+deps-build:
+	@sh tools/install-deps.sh build
+
+$(GEN_C) $(GEN_H): $(ONNX_PROTO)
+	@mkdir -p $(B)/gen
+	protoc-c --c_out=$(B)/gen -I/usr/include/onnx $(ONNX_PROTO)
+
+$(B)/obj/gen/onnx.pb-c.o: $(GEN_C)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -fPIC -I$(B)/gen -c $< -o $@
+
+# Everything in lib/ may include the generated header.
+$(LIB_SRC:%.c=$(B)/obj/%.o): $(GEN_H)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(RUNTIME_A): $(RUNTIME_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_A): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(GRAPHCC): $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A) $(LDLIBS)
+
+$(B)/tests/test-%: tests/unit/test-%.c tests/unit/check.h $(LIB_A) $(RUNTIME_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iruntime -Iruntime/kernels -Ilib -Itests/unit $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
+
+unit: $(UNIT_BIN)
+	@sh tests/run-unit.sh $(UNIT_BIN)
+
+e2e: $(GRAPHCC)
+	@$(PYTHON) tests/e2e/run.py --graphcc $(GRAPHCC) --work $(B)/e2e
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(PYTHON) tests/run-all.py --graphcc $(GRAPHCC) --work $(B) $(UNIT_BIN)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh tools/demo.sh $(GRAPHCC) $(B)/demo
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

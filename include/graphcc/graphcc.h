@@ -1,0 +1,104 @@
+/*
+ * graphcc compiler API: build a graph (by hand or from an ONNX file), compile
+ * it into a program, run it with the runtime API of <graphcc/runtime.h>.
+ *
+ * The ONNX importer is a client of this same builder API.
+ */
+#ifndef GRAPHCC_H
+#define GRAPHCC_H
+
+#include <graphcc/runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gc_graph gc_graph;
+
+/* An empty graph. `origin` names it in messages (a file path; may be NULL). */
+gc_graph *gc_graph_new(const char *origin);
+void gc_graph_free(gc_graph *g);
+
+/* The opset version the graph imports for `domain` ("" is ONNX's default). */
+int gc_graph_set_opset(gc_graph *g, const char *domain, int64_t version, gc_error *err);
+
+/* A graph input. dims[i] < 0 is a dynamic dimension; `dim_names` (may be
+ * NULL, or hold NULLs) gives symbolic names for messages and --shape. */
+int gc_graph_add_input(gc_graph *g, const char *name, gc_dtype dtype, int32_t rank,
+		       const int64_t *dims, const char *const *dim_names, gc_error *err);
+/* A constant (initializer). The data is copied. */
+int gc_graph_add_constant(gc_graph *g, const char *name, const gc_tensor *value, gc_error *err);
+/* A node. Inputs are names of tensors ("" for an absent optional input);
+ * outputs are names of new tensors. Attributes are deep-copied. A domain
+ * other than "" / "ai.onnx" makes the node a custom node. */
+int gc_graph_add_node(gc_graph *g, const char *name, const char *domain, const char *op_type,
+		      int32_t n_in, const char *const *inputs, int32_t n_out,
+		      const char *const *outputs, int32_t n_attr, const gc_attr *attrs,
+		      gc_error *err);
+/* Marks a tensor as a graph output. */
+int gc_graph_add_output(gc_graph *g, const char *name, gc_error *err);
+/* Type/shape information about a tensor, as ONNX value_info gives it:
+ * used to check inferred shapes. */
+int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32_t rank,
+			    const int64_t *dims, gc_error *err);
+
+/* Loads an ONNX model file (external data resolved next to it). */
+int gc_onnx_load(const char *path, gc_graph **out, gc_error *err);
+/* Reads an ONNX TensorProto file (.pb) into a tensor the caller releases
+ * with gc_tensor_release. `name` (may be NULL) receives the tensor's name,
+ * malloc'd. */
+int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err);
+
+/* Reading what a graph holds (for tools). */
+int gc_graph_num_inputs(const gc_graph *g);
+int gc_graph_num_outputs(const gc_graph *g);
+int gc_graph_num_nodes(const gc_graph *g);
+const char *gc_graph_input_name(const gc_graph *g, int i);
+const char *gc_graph_output_name(const gc_graph *g, int i);
+/* Whether input i also has an initializer: a default value, used (as a
+ * constant) unless the caller drops it to supply the input itself. */
+int gc_graph_input_has_default(const gc_graph *g, int i);
+int gc_graph_drop_default(gc_graph *g, const char *name, gc_error *err);
+/* The declared type and shape of a tensor (dims < 0: dynamic). */
+int gc_graph_tensor_info(const gc_graph *g, const char *name, gc_tensor *info);
+/* Node i: its name, domain and op type (borrowed). */
+void gc_graph_node(const gc_graph *g, int i, const char **name, const char **domain,
+		   const char **op_type);
+
+/* Whether graphcc has a built-in op for (domain, op_type). */
+int gc_op_is_builtin(const char *domain, const char *op_type);
+
+typedef struct gc_shape_override {
+	const char *name; /* a graph input, or a symbolic dim name */
+	int32_t rank;	  /* for an input: its full shape; for a dim name: 1 */
+	int64_t dims[GC_MAX_RANK];
+} gc_shape_override;
+
+typedef struct gc_compile_options {
+	const gc_shape_override *shapes;
+	int32_t n_shapes;
+	/* Skip constant folding (for checking the passes). */
+	int no_fold;
+} gc_compile_options;
+
+/*
+ * Checks, infers every tensor's type and shape, folds constants and plans
+ * memory. The graph is not changed and may be freed afterwards.
+ */
+int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
+	       gc_error *err);
+
+/* Describes a compiled program: node count, arena bytes, tensor bytes. */
+typedef struct gc_program_stats {
+	int32_t n_nodes;
+	int32_t n_tensors;
+	uint64_t arena_bytes;	   /* peak of the activation arena */
+	uint64_t tensor_bytes;	   /* sum of all activation tensors, no reuse */
+	uint64_t constant_bytes;
+} gc_program_stats;
+void gc_program_get_stats(const gc_program *p, gc_program_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,208 @@
+/*
+ * graphcc runtime API: tensors, errors, compiled programs and sessions.
+ *
+ * This header is all a program needs to load a compiled model (.gcb) and run
+ * it; it does not pull in the compiler (ONNX import, manifests). The compiler
+ * API in <graphcc/graphcc.h> includes this header.
+ *
+ * Conventions:
+ *  - Fallible functions return int: 0 on success, a negative GC_E* code on
+ *    failure. When `err` is non-NULL it receives the code and a message that
+ *    names what is at fault (file, node, tensor, key).
+ *  - Objects made by *_new / *_load are released with the matching *_free;
+ *    *_free(NULL) does nothing.
+ *  - Pointers returned by the library are borrowed from their owner and live
+ *    as long as it does.
+ */
+#ifndef GRAPHCC_RUNTIME_H
+#define GRAPHCC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GC_VERSION_MAJOR 0
+#define GC_VERSION_MINOR 1
+#define GC_VERSION_PATCH 0
+#define GC_VERSION_STRING "0.1.0"
+
+/* Error codes: X(name, value, description). */
+#define GC_ERRNO_LIST(X)                                                       \
+	X(OK, 0, "success")                                                    \
+	X(INVAL, -1, "invalid input")                                          \
+	X(NOMEM, -2, "out of memory")                                          \
+	X(IO, -3, "input/output error")                                        \
+	X(UNSUPPORTED, -4, "unsupported")                                      \
+	X(KERNEL, -5, "kernel failed")                                         \
+	X(CRASH, -6, "kernel crashed or misbehaved")                           \
+	X(CHANGED, -7, "library changed since compile")                        \
+	X(LIMIT, -8, "size limit exceeded")
+
+typedef enum gc_errno {
+#define GC_X_(name, value, text) GC_E##name = value,
+	GC_ERRNO_LIST(GC_X_)
+#undef GC_X_
+} gc_errno;
+
+/* Rewords an error code. Never NULL. */
+const char *gc_strerror(int code);
+
+#define GC_ERROR_MSG_MAX 1024
+/* Where a failing call reports what went wrong. Zero-initialise it. */
+typedef struct gc_error {
+	int code;
+	char msg[GC_ERROR_MSG_MAX];
+} gc_error;
+
+/* Records an error (when err is non-NULL and holds none yet: the first
+ * error is the one that explains) and returns code. */
+int gc_error_set(gc_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* Puts "prefix: " in front of the message in err. Returns err->code. */
+int gc_error_prefix(gc_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* Element types, numbered as ONNX's TensorProto.DataType:
+ * X(NAME, onnx value, element bytes, display name). */
+#define GC_DTYPE_LIST(X)                                                       \
+	X(UNDEFINED, 0, 0, "undefined")                                        \
+	X(FLOAT, 1, 4, "float32")                                              \
+	X(UINT8, 2, 1, "uint8")                                                \
+	X(INT8, 3, 1, "int8")                                                  \
+	X(UINT16, 4, 2, "uint16")                                              \
+	X(INT16, 5, 2, "int16")                                                \
+	X(INT32, 6, 4, "int32")                                                \
+	X(INT64, 7, 8, "int64")                                                \
+	X(STRING, 8, sizeof(char *), "string")                                 \
+	X(BOOL, 9, 1, "bool")                                                  \
+	X(FLOAT16, 10, 2, "float16")                                           \
+	X(DOUBLE, 11, 8, "float64")                                            \
+	X(UINT32, 12, 4, "uint32")                                             \
+	X(UINT64, 13, 8, "uint64")                                             \
+	X(COMPLEX64, 14, 8, "complex64")                                       \
+	X(COMPLEX128, 15, 16, "complex128")                                    \
+	X(BFLOAT16, 16, 2, "bfloat16")
+
+typedef enum gc_dtype {
+#define GC_X_(name, value, size, text) GC_DTYPE_##name = value,
+	GC_DTYPE_LIST(GC_X_)
+#undef GC_X_
+	GC_DTYPE_COUNT
+} gc_dtype;
+
+/* Bytes per element; 0 for an unknown type. */
+size_t gc_dtype_size(gc_dtype dtype);
+/* "float32", "int64", ...; "invalid" for an unknown type. */
+const char *gc_dtype_name(gc_dtype dtype);
+/* Looks a type up by its display name; GC_DTYPE_UNDEFINED if unknown. */
+gc_dtype gc_dtype_from_name(const char *name);
+
+#define GC_MAX_RANK 8
+
+/*
+ * A dense row-major tensor. `data` is not owned by the struct: the code that
+ * filled it says who frees it. For GC_DTYPE_STRING, data is an array of
+ * NUL-terminated `char *`.
+ */
+typedef struct gc_tensor {
+	void *data;
+	int64_t dims[GC_MAX_RANK];
+	int32_t rank;
+	gc_dtype dtype;
+} gc_tensor;
+
+/* Number of elements (1 for rank 0); -1 if a dim is negative or it overflows. */
+int64_t gc_tensor_numel(const gc_tensor *t);
+/* numel * element size; -1 on overflow. */
+int64_t gc_tensor_nbytes(const gc_tensor *t);
+/* "1x3x224x224" (or "scalar") into buf. Returns buf. */
+char *gc_shape_str(const int64_t *dims, int32_t rank, char *buf, size_t len);
+/* Allocates t->data for t's dtype and dims (zeroed). */
+int gc_tensor_alloc(gc_tensor *t, gc_error *err);
+/* Frees t->data (and each string of a string tensor); sets data to NULL. */
+void gc_tensor_release(gc_tensor *t);
+
+/* Node attributes, numbered as ONNX's AttributeProto.AttributeType. */
+typedef enum gc_attr_type {
+	GC_ATTR_UNDEFINED = 0,
+	GC_ATTR_FLOAT = 1,
+	GC_ATTR_INT = 2,
+	GC_ATTR_STRING = 3,
+	GC_ATTR_TENSOR = 4,
+	GC_ATTR_GRAPH = 5,
+	GC_ATTR_FLOATS = 6,
+	GC_ATTR_INTS = 7,
+	GC_ATTR_STRINGS = 8,
+	GC_ATTR_TENSORS = 9,
+	GC_ATTR_GRAPHS = 10,
+	GC_ATTR_TYPE_COUNT
+} gc_attr_type;
+
+/* One attribute. `n` counts the elements of list types and the bytes of a
+ * STRING (which is also NUL-terminated). */
+typedef struct gc_attr {
+	const char *name;
+	gc_attr_type type;
+	int64_t n;
+	union {
+		float f;
+		int64_t i;
+		const char *s;
+		const gc_tensor *t;
+		const void *g;
+		const float *floats;
+		const int64_t *ints;
+		const char *const *strings;
+		const gc_tensor *tensors;
+		const void *const *graphs;
+	} v;
+} gc_attr;
+
+const char *gc_attr_type_name(gc_attr_type type);
+
+/* NumPy .npy files (format versions 1-3, C order). */
+int gc_npy_read(const char *path, gc_tensor *out, gc_error *err);
+int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *out, gc_error *err);
+int gc_npy_write(const char *path, const gc_tensor *t, gc_error *err);
+
+/* A compiled program: immutable once built, shareable between sessions. */
+typedef struct gc_program gc_program;
+/* The execution state of one program: activation memory and tensor views.
+ * One session is used by one thread at a time. */
+typedef struct gc_session gc_session;
+
+void gc_program_free(gc_program *p);
+int gc_program_num_inputs(const gc_program *p);
+int gc_program_num_outputs(const gc_program *p);
+/* Description of an input/output: name, dtype, dims. Borrowed from p. */
+const gc_tensor *gc_program_input(const gc_program *p, int i, const char **name);
+const gc_tensor *gc_program_output(const gc_program *p, int i, const char **name);
+int gc_program_find_input(const gc_program *p, const char *name);
+
+typedef struct gc_session_options {
+	int threads; /* 0: all cores */
+} gc_session_options;
+
+int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
+		   gc_error *err);
+void gc_session_free(gc_session *s);
+/* Copies t into input i after checking its dtype and shape against the
+ * program's. */
+int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+int gc_session_run(gc_session *s, gc_error *err);
+/* Output i of the last run. Borrowed; valid until the next run or free. */
+const gc_tensor *gc_session_output(const gc_session *s, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

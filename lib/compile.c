@@ -1,0 +1,463 @@
+/*
+ * Compiling a graph into a program: every node is bound to its built-in
+ * op (prepare checks it and infers its outputs), nodes whose inputs are all
+ * known are run now (constant folding), nodes nothing needs are dropped, and
+ * the activations get an arena plan.
+ */
+#include <graphcc/graphcc.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../runtime/alloc.h"
+#include "../runtime/fileio.h"
+#include "../runtime/ops.h"
+#include "../runtime/program-impl.h"
+#include "graph-impl.h"
+
+/* What the compiler knows of one tensor. */
+typedef struct vstate {
+	gc_tensor t;	    /* dtype/rank/dims; data = the value when known */
+	bool shaped;	    /* t's dtype and shape are known */
+	bool live;	    /* a kept node or a graph output needs it */
+	int32_t ptensor;    /* index in the program, or -1 */
+	const char *name;
+} vstate;
+
+typedef struct compiler {
+	const gc_graph *g;
+	const gc_compile_options *opt;
+	gc_program *p;
+	gc_error *err;
+	vstate *vs;
+	int32_t *kept; /* graph node index of each program node */
+} compiler;
+
+static int apply_shapes(compiler *c)
+{
+	const gc_graph *g = c->g;
+	const gc_compile_options *opt = c->opt;
+	for (int32_t i = 0; opt && i < opt->n_shapes; i++) {
+		const gc_shape_override *o = &opt->shapes[i];
+		bool used = false;
+		for (int32_t k = 0; k < g->n_inputs; k++) {
+			const gc_value *v = &g->values[g->inputs[k]];
+			vstate *s = &c->vs[g->inputs[k]];
+			if (!strcmp(v->name, o->name)) {
+				if (o->rank != v->rank) {
+					char a[160];
+					return gc_error_set(c->err, GC_EINVAL,
+							    "input '%s' has rank %d, but the shape "
+							    "given for it (%s) has rank %d",
+							    v->name, v->rank,
+							    gc_shape_str(o->dims, o->rank, a, sizeof a),
+							    o->rank);
+				}
+				for (int d = 0; d < v->rank; d++) {
+					if (v->dims[d] >= 0 && v->dims[d] != o->dims[d]) {
+						char a[160], b[160];
+						return gc_error_set(
+							c->err, GC_EINVAL,
+							"input '%s' has fixed shape %s; %s does not fit",
+							v->name,
+							gc_shape_str(v->dims, v->rank, a, sizeof a),
+							gc_shape_str(o->dims, o->rank, b, sizeof b));
+					}
+					s->t.dims[d] = o->dims[d];
+				}
+				used = true;
+			}
+			for (int d = 0; d < v->rank && o->rank == 1; d++)
+				if (v->dim_names[d] && !strcmp(v->dim_names[d], o->name)) {
+					s->t.dims[d] = o->dims[0];
+					used = true;
+				}
+		}
+		if (!used)
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: --shape names '%s', which is neither a graph input "
+					    "nor a symbolic dimension of one",
+					    g->origin, o->name);
+	}
+	for (int32_t k = 0; k < g->n_inputs; k++) {
+		const gc_value *v = &g->values[g->inputs[k]];
+		vstate *s = &c->vs[g->inputs[k]];
+		for (int d = 0; d < v->rank; d++)
+			if (s->t.dims[d] < 0) {
+				char a[160];
+				return gc_error_set(
+					c->err, GC_EINVAL,
+					"%s: input '%s' has dynamic dimension %d%s%s%s (shape %s): "
+					"give its size with an input file or --shape %s=...",
+					g->origin, v->name, d, v->dim_names[d] ? " ('" : "",
+					v->dim_names[d] ? v->dim_names[d] : "",
+					v->dim_names[d] ? "')" : "",
+					gc_shape_str(v->dims, v->rank, a, sizeof a),
+					v->dim_names[d] ? v->dim_names[d] : v->name);
+			}
+		if (gc_tensor_nbytes(&s->t) < 0 ||
+		    (uint64_t)gc_tensor_nbytes(&s->t) > gc_limit_bytes())
+			return gc_error_set(c->err, GC_ELIMIT, "%s: input '%s' is too large",
+					    g->origin, v->name);
+	}
+	return 0;
+}
+
+/* A copy of a graph node for the program, named for messages. */
+static int make_node(compiler *c, int32_t gi, gc_op op, gc_node *pn)
+{
+	const gc_irnode *n = &c->g->nodes[gi];
+	gc_pool *pool = c->p->pool;
+	memset(pn, 0, sizeof *pn);
+	char anon[32];
+	snprintf(anon, sizeof anon, "#%d", gi);
+	pn->name = gc_pool_strdup(pool, n->name[0] ? n->name : anon);
+	pn->domain = gc_pool_strdup(pool, n->domain);
+	pn->op_type = gc_pool_strdup(pool, n->op_type);
+	pn->op = op;
+	int64_t opset = gc_graph_opset(c->g, n->domain);
+	pn->opset = opset < 0 ? 1 : (int32_t)(opset > INT32_MAX ? INT32_MAX : opset);
+	pn->n_in = n->n_in;
+	pn->n_out = n->n_out;
+	pn->in = gc_pool_memdup(pool, n->in, (size_t)(n->n_in + 1) * sizeof(int32_t));
+	pn->out = gc_pool_memdup(pool, n->out, (size_t)(n->n_out + 1) * sizeof(int32_t));
+	if (!pn->name || !pn->domain || !pn->op_type || !pn->in || !pn->out ||
+	    gc_attrs_copy(pool, n->n_attr, n->attrs, &pn->attrs))
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	pn->n_attr = n->n_attr;
+	return 0;
+}
+
+static int unsupported(compiler *c, int32_t gi)
+{
+	char lb[300];
+	const gc_irnode *n = &c->g->nodes[gi];
+	gc_node_label(c->g, gi, lb, sizeof lb);
+	if (gc_domain_is_default(n->domain))
+		return gc_error_set(c->err, GC_EUNSUPPORTED,
+				    "%s: %s: graphcc has no built-in op '%s' (opset %" PRId64 ")",
+				    c->g->origin, lb, n->op_type, gc_graph_opset(c->g, ""));
+	return gc_error_set(c->err, GC_EUNSUPPORTED,
+			    "%s: %s: no op package provides '%s' in domain '%s' (load one with "
+			    "--ops PKG.yaml)",
+			    c->g->origin, lb, n->op_type, n->domain);
+}
+
+/* Prepares one node; folds it when its value is known now. */
+static int bind_node(compiler *c, int32_t gi)
+{
+	const gc_graph *g = c->g;
+	const gc_irnode *n = &g->nodes[gi];
+	gc_op op = gc_op_lookup(n->domain, n->op_type);
+	if (op == GC_OP_NONE)
+		return unsupported(c, gi);
+	const gc_op_info *info = &gc_op_table[op];
+	char lb[300];
+	if (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
+	    n->n_out > info->max_out)
+		return gc_error_set(c->err, GC_EINVAL,
+				    "%s: %s has %d inputs and %d outputs; %s takes %d to %d inputs "
+				    "and %d to %d outputs",
+				    g->origin, gc_node_label(g, gi, lb, sizeof lb), n->n_in, n->n_out,
+				    info->name, info->min_in, info->max_in, info->min_out,
+				    info->max_out);
+	int rc;
+	gc_node *pn = &c->p->nodes[c->p->n_nodes];
+	if (make_node(c, gi, op, pn))
+		return c->err->code;
+	/* Trailing unnamed outputs are not computed at all; the required ones
+	 * must be named; other unnamed optional outputs reach prepare as NULL. */
+	while (pn->n_out > 0 && pn->out[pn->n_out - 1] < 0 && pn->n_out > info->min_out)
+		pn->n_out--;
+	for (int j = 0; j < pn->n_out; j++)
+		if (pn->out[j] < 0 && j < info->min_out) {
+			rc = gc_error_set(c->err, GC_EINVAL, "%s: %s leaves its required output %d unnamed",
+					  g->origin, gc_node_label(g, gi, lb, sizeof lb), j);
+			gc_node_release_state(pn);
+			return rc;
+		}
+
+	size_t nio = (size_t)pn->n_in + (size_t)pn->n_out + 2;
+	gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + pn->n_in + 1;
+	gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + pn->n_in + 1;
+	if (!ins || !inp) {
+		gc_free(ins);
+		gc_free(inp);
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	}
+	bool all_known = true;
+	for (int j = 0; j < pn->n_in; j++) {
+		inp[j] = NULL;
+		if (pn->in[j] < 0)
+			continue;
+		ins[j] = c->vs[pn->in[j]].t;
+		inp[j] = &ins[j];
+		all_known &= ins[j].data != NULL;
+	}
+	for (int j = 0; j < pn->n_out; j++) {
+		memset(&outs[j], 0, sizeof outs[j]);
+		outp[j] = pn->out[j] >= 0 ? &outs[j] : NULL;
+	}
+	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
+	rc = info->prepare(&k, pn, inp, outp);
+	if (!rc && !pn->run)
+		rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
+	if (rc)
+		goto fail;
+	bool outs_known = true;
+	for (int j = 0; j < pn->n_out; j++) {
+		gc_tensor *o = &outs[j];
+		if (!outp[j])
+			continue;
+		int64_t nb = gc_tensor_nbytes(o);
+		if (gc_dtype_size(o->dtype) == 0 || o->rank < 0 || o->rank > GC_MAX_RANK || nb < 0) {
+			rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
+			goto fail;
+		}
+		if ((uint64_t)nb > gc_limit_bytes()) {
+			char a[160];
+			rc = gc_kerr(&k, GC_ELIMIT,
+				     "output %d of shape %s (%s) is over the size limit of %" PRIu64
+				     " bytes (GRAPHCC_MAX_BYTES)",
+				     j, gc_shape_str(o->dims, o->rank, a, sizeof a),
+				     gc_dtype_name(o->dtype), gc_limit_bytes());
+			goto fail;
+		}
+		const gc_value *gv = pn->out[j] < g->n_values ? &g->values[pn->out[j]] : NULL;
+		if (gv && gv->has_info && gv->dtype != GC_DTYPE_UNDEFINED && gv->dtype != o->dtype) {
+			rc = gc_kerr(&k, GC_EINVAL,
+				     "output '%s' is %s, but the model declares it %s", gv->name,
+				     gc_dtype_name(o->dtype), gc_dtype_name(gv->dtype));
+			goto fail;
+		}
+		outs_known &= o->data != NULL;
+	}
+	bool fold = !(c->opt && c->opt->no_fold) && (all_known || outs_known);
+	if (fold && !outs_known) {
+		/* Run it now on the known inputs. */
+		for (int j = 0; j < pn->n_out; j++) {
+			if (!outp[j])
+				continue;
+			int64_t nb = gc_tensor_nbytes(&outs[j]);
+			outs[j].data = gc_pool_alloc(c->p->pool, (size_t)nb);
+			if (!outs[j].data) {
+				rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+				goto fail;
+			}
+		}
+		void *scratch = pn->scratch_bytes ? gc_calloc(1, (size_t)pn->scratch_bytes) : NULL;
+		if (pn->scratch_bytes && !scratch) {
+			rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+			goto fail;
+		}
+		k.scratch = scratch;
+		rc = pn->run(&k, pn, inp, outp);
+		gc_free(scratch);
+		if (rc)
+			goto fail;
+	} else if (fold) {
+		for (int j = 0; j < pn->n_out; j++) {
+			if (!outp[j])
+				continue;
+			/* prepare's value lives in its state: copy it out. */
+			outs[j].data = gc_pool_memdup(c->p->pool, outs[j].data,
+						      (size_t)gc_tensor_nbytes(&outs[j]));
+			if (!outs[j].data) {
+				rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+				goto fail;
+			}
+		}
+	}
+	for (int j = 0; j < pn->n_out; j++) {
+		if (pn->out[j] < 0)
+			continue;
+		vstate *s = &c->vs[pn->out[j]];
+		s->t = outs[j];
+		if (!fold)
+			s->t.data = NULL;
+		s->shaped = true;
+	}
+	gc_free(ins);
+	gc_free(inp);
+	if (fold) {
+		gc_node_release_state(pn);
+		return 0;
+	}
+	c->kept[c->p->n_nodes++] = gi;
+	return 0;
+fail:
+	gc_free(ins);
+	gc_free(inp);
+	gc_node_release_state(pn);
+	return rc;
+}
+
+/* Marks what the outputs need; returns the number of live nodes. */
+static void mark_live(compiler *c)
+{
+	const gc_graph *g = c->g;
+	for (int32_t i = 0; i < g->n_outputs; i++)
+		c->vs[g->outputs[i]].live = true;
+	gc_program *p = c->p;
+	int32_t w = p->n_nodes;
+	bool *keep = gc_calloc((size_t)p->n_nodes + 1, sizeof *keep);
+	for (int32_t i = p->n_nodes - 1; i >= 0; i--) {
+		gc_node *n = &p->nodes[i];
+		bool needed = false;
+		for (int j = 0; j < n->n_out; j++)
+			needed |= n->out[j] >= 0 && c->vs[n->out[j]].live;
+		if (!needed)
+			continue;
+		if (keep)
+			keep[i] = true;
+		for (int j = 0; j < n->n_in; j++)
+			if (n->in[j] >= 0)
+				c->vs[n->in[j]].live = true;
+	}
+	/* Compact the kept nodes in order, releasing the dropped ones. */
+	w = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		if (keep && !keep[i]) {
+			gc_node_release_state(&p->nodes[i]);
+			continue;
+		}
+		p->nodes[w] = p->nodes[i];
+		c->kept[w] = c->kept[i];
+		w++;
+	}
+	p->n_nodes = w;
+	gc_free(keep);
+}
+
+static int32_t emit_tensor(compiler *c, int32_t v)
+{
+	vstate *s = &c->vs[v];
+	if (s->ptensor >= 0)
+		return s->ptensor;
+	gc_program *p = c->p;
+	gc_ptensor *pt = &p->tensors[p->n_tensors];
+	pt->name = gc_pool_strdup(p->pool, s->name);
+	if (!pt->name)
+		return -1;
+	pt->t = s->t;
+	pt->nbytes = (uint64_t)gc_tensor_nbytes(&s->t);
+	if (s->t.data) {
+		pt->storage = GC_STORAGE_CONST;
+		p->const_bytes += pt->nbytes;
+	} else {
+		pt->storage = GC_STORAGE_ARENA;
+		pt->t.data = NULL;
+	}
+	s->ptensor = p->n_tensors++;
+	return s->ptensor;
+}
+
+static int emit(compiler *c)
+{
+	const gc_graph *g = c->g;
+	gc_program *p = c->p;
+	p->tensors = gc_pool_alloc(p->pool, ((size_t)g->n_values + 1) * sizeof *p->tensors);
+	p->inputs = gc_pool_alloc(p->pool, ((size_t)g->n_inputs + 1) * sizeof(int32_t));
+	p->outputs = gc_pool_alloc(p->pool, ((size_t)g->n_outputs + 1) * sizeof(int32_t));
+	if (!p->tensors || !p->inputs || !p->outputs)
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	for (int32_t i = 0; i < g->n_inputs; i++) {
+		if (c->vs[g->inputs[i]].t.data)
+			continue; /* an input left at its default is a constant */
+		int32_t t = emit_tensor(c, g->inputs[i]);
+		if (t < 0)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		p->inputs[p->n_inputs++] = t;
+	}
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		gc_node *n = &p->nodes[i];
+		for (int j = 0; j < n->n_in; j++)
+			if (n->in[j] >= 0 && (n->in[j] = emit_tensor(c, n->in[j])) < 0)
+				return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		for (int j = 0; j < n->n_out; j++)
+			if (n->out[j] >= 0 && (n->out[j] = emit_tensor(c, n->out[j])) < 0)
+				return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	}
+	for (int32_t i = 0; i < g->n_outputs; i++) {
+		int32_t t = emit_tensor(c, g->outputs[i]);
+		if (t < 0)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		p->outputs[p->n_outputs++] = t;
+	}
+	return gc_program_plan_memory(p, c->err);
+}
+
+int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
+	       gc_error *err)
+{
+	*out = NULL;
+	compiler c = { .g = g, .opt = opt, .err = err };
+	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
+	c.vs = gc_calloc((size_t)g->n_values + 1, sizeof *c.vs);
+	c.kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c.kept);
+	c.p = gc_program_alloc();
+	int rc = 0;
+	if (!order || !c.vs || !c.kept || !c.p ||
+	    !(c.p->nodes = gc_pool_alloc(c.p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
+		rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
+		goto out;
+	}
+	if ((rc = gc_graph_check(g, order, err)))
+		goto out;
+	for (int32_t v = 0; v < g->n_values; v++) {
+		const gc_value *gv = &g->values[v];
+		vstate *s = &c.vs[v];
+		s->ptensor = -1;
+		s->name = gv->name;
+		if (gv->is_input || gv->constant) {
+			s->t.dtype = gv->dtype;
+			s->t.rank = gv->rank;
+			memcpy(s->t.dims, gv->dims, sizeof s->t.dims);
+			s->shaped = true;
+		}
+		if (gv->constant) {
+			s->t = *gv->constant;
+			/* Constants move into the program, which outlives the graph. */
+			gc_tensor *copy = gc_tensor_copy_to_pool(c.p->pool, gv->constant);
+			if (!copy) {
+				rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s",
+						  g->origin);
+				goto out;
+			}
+			s->t.data = copy->data;
+		}
+	}
+	if ((rc = apply_shapes(&c)))
+		goto out;
+	for (int32_t i = 0; i < g->n_nodes && !rc; i++)
+		rc = bind_node(&c, order[i]);
+	if (rc)
+		goto out;
+	mark_live(&c);
+	rc = emit(&c);
+out:
+	gc_free(order);
+	gc_free(c.vs);
+	gc_free(c.kept);
+	if (rc) {
+		gc_program_free(c.p);
+		return rc;
+	}
+	*out = c.p;
+	return 0;
+}
+
+void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
+{
+	st->n_nodes = p->n_nodes;
+	st->n_tensors = p->n_tensors;
+	st->arena_bytes = p->arena_bytes;
+	st->tensor_bytes = p->tensor_bytes;
+	st->constant_bytes = p->const_bytes;
+}
+
+int gc_op_is_builtin(const char *domain, const char *op_type)
+{
+	return gc_op_lookup(domain, op_type) != GC_OP_NONE;
+}

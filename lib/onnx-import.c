@@ -1,0 +1,375 @@
+/* ONNX model import: protobuf-c over ONNX's own onnx.proto, feeding the
+ * graph builder. */
+#include <graphcc/graphcc.h>
+
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../runtime/alloc.h"
+#include "../runtime/fileio.h"
+#include "graph-impl.h"
+#include "onnx-tensor.h"
+#include "onnx.pb-c.h"
+
+typedef struct importer {
+	const char *path;
+	char dir[PATH_MAX];
+	gc_error *err;
+} importer;
+
+static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g);
+
+/* The dtype and shape of a ValueInfoProto; rank -1 when it has no shape. */
+static int value_type(importer *im, gc_graph *g, const Onnx__ValueInfoProto *vi, gc_dtype *dt,
+		      int32_t *rank, int64_t *dims, const char **dim_names)
+{
+	const char *name = vi->name ? vi->name : "";
+	const Onnx__TypeProto *tp = vi->type;
+	*rank = -1;
+	*dt = GC_DTYPE_UNDEFINED;
+	if (!tp)
+		return 0;
+	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		return gc_error_set(im->err, GC_EUNSUPPORTED,
+				    "%s: tensor '%s' is a sequence, map, optional or sparse value; "
+				    "graphcc supports dense tensors here",
+				    g->origin, name);
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	if (!tt)
+		return 0;
+	if (tt->has_elem_type) {
+		if (tt->elem_type <= 0 || tt->elem_type >= GC_DTYPE_COUNT)
+			return gc_error_set(im->err, GC_EINVAL,
+					    "%s: tensor '%s' has unknown element type %d", g->origin,
+					    name, (int)tt->elem_type);
+		*dt = (gc_dtype)tt->elem_type;
+	}
+	if (!tt->shape)
+		return 0;
+	if (tt->shape->n_dim > GC_MAX_RANK)
+		return gc_error_set(im->err, GC_EUNSUPPORTED,
+				    "%s: tensor '%s' has rank %zu; graphcc supports ranks 0 to %d",
+				    g->origin, name, tt->shape->n_dim, GC_MAX_RANK);
+	*rank = (int32_t)tt->shape->n_dim;
+	for (size_t i = 0; i < tt->shape->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+		dims[i] = -1;
+		if (dim_names)
+			dim_names[i] = NULL;
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+			if (d->dim_value < 0)
+				return gc_error_set(im->err, GC_EINVAL,
+						    "%s: tensor '%s' has negative dimension %" PRId64,
+						    g->origin, name, d->dim_value);
+			dims[i] = d->dim_value;
+		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+			   dim_names) {
+			dim_names[i] = d->dim_param;
+		}
+	}
+	return 0;
+}
+
+/* Converts one attribute; subgraphs become child graphs of g. */
+static int import_attr(importer *im, gc_graph *g, const char *node_label,
+		       const Onnx__AttributeProto *ap, gc_attr *a, gc_tensor *scratch,
+		       int *n_scratch)
+{
+	a->name = ap->name ? ap->name : "";
+	char where[512];
+	snprintf(where, sizeof where, "%s: %s, attribute '%s'", g->origin, node_label, a->name);
+	gc_attr_type t = ap->has_type ? (gc_attr_type)ap->type : GC_ATTR_UNDEFINED;
+	a->type = t;
+	switch ((int)t) {
+	case GC_ATTR_FLOAT:
+		a->v.f = ap->f;
+		return 0;
+	case GC_ATTR_INT:
+		a->v.i = ap->i;
+		return 0;
+	case GC_ATTR_STRING:
+		a->v.s = (const char *)ap->s.data;
+		a->n = (int64_t)ap->s.len;
+		if (!a->v.s)
+			a->v.s = "";
+		return 0;
+	case GC_ATTR_FLOATS:
+		a->v.floats = ap->floats;
+		a->n = (int64_t)ap->n_floats;
+		return 0;
+	case GC_ATTR_INTS:
+		a->v.ints = ap->ints;
+		a->n = (int64_t)ap->n_ints;
+		return 0;
+	case GC_ATTR_STRINGS: {
+		/* ONNX strings are byte arrays; graphcc passes them NUL-terminated. */
+		char **ss = gc_pool_alloc(g->pool, (ap->n_strings + 1) * sizeof(char *));
+		if (!ss)
+			return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
+		for (size_t i = 0; i < ap->n_strings; i++) {
+			ss[i] = gc_pool_strndup(g->pool, (const char *)ap->strings[i].data,
+						ap->strings[i].len);
+			if (!ss[i])
+				return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
+		}
+		a->v.strings = (const char *const *)ss;
+		a->n = (int64_t)ap->n_strings;
+		return 0;
+	}
+	case GC_ATTR_TENSOR:
+		if (!ap->t)
+			return gc_error_set(im->err, GC_EINVAL, "%s: tensor attribute without a tensor",
+					    where);
+		if (gc_onnx_tensor(ap->t, im->dir, where, &scratch[(*n_scratch)++], im->err))
+			return im->err->code;
+		a->v.t = &scratch[*n_scratch - 1];
+		return 0;
+	case GC_ATTR_TENSORS: {
+		gc_tensor *ts = gc_pool_alloc(g->pool, (ap->n_tensors + 1) * sizeof *ts);
+		if (!ts)
+			return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
+		for (size_t i = 0; i < ap->n_tensors; i++) {
+			gc_tensor tmp;
+			if (gc_onnx_tensor(ap->tensors[i], im->dir, where, &tmp, im->err))
+				return im->err->code;
+			gc_tensor *c = gc_tensor_copy_to_pool(g->pool, &tmp);
+			gc_tensor_release(&tmp);
+			if (!c)
+				return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
+			ts[i] = *c;
+		}
+		a->v.tensors = ts;
+		a->n = (int64_t)ap->n_tensors;
+		return 0;
+	}
+	case GC_ATTR_GRAPH:
+	case GC_ATTR_GRAPHS: {
+		size_t n = t == GC_ATTR_GRAPH ? 1 : ap->n_graphs;
+		const void **gs = gc_pool_alloc(g->pool, (n + 1) * sizeof(void *));
+		if (!gs)
+			return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
+		for (size_t i = 0; i < n; i++) {
+			const Onnx__GraphProto *sub = t == GC_ATTR_GRAPH ? ap->g : ap->graphs[i];
+			if (!sub)
+				return gc_error_set(im->err, GC_EINVAL,
+						    "%s: graph attribute without a graph", where);
+			gc_graph *child = gc_graph_new_child(g, where);
+			if (!child)
+				return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
+			for (int k = 0; k < g->n_opsets; k++)
+				if (gc_graph_set_opset(child, g->opsets[k].domain,
+						       g->opsets[k].version, im->err))
+					return im->err->code;
+			if (import_graph(im, sub, child))
+				return im->err->code;
+			gs[i] = child;
+		}
+		if (t == GC_ATTR_GRAPH) {
+			a->v.g = gs[0];
+		} else {
+			a->v.graphs = (const void *const *)gs;
+			a->n = (int64_t)n;
+		}
+		return 0;
+	}
+	case GC_ATTR_UNDEFINED:
+		return gc_error_set(im->err, GC_EINVAL, "%s: attribute has no type", where);
+	default:
+		return gc_error_set(im->err, GC_EUNSUPPORTED,
+				    "%s: attributes of type %d (sparse tensors, type protos) are "
+				    "not supported",
+				    where, (int)t);
+	}
+}
+
+static int import_node(importer *im, gc_graph *g, const Onnx__NodeProto *np, size_t index)
+{
+	char label[300];
+	const char *op = np->op_type ? np->op_type : "";
+	if (np->name && np->name[0])
+		snprintf(label, sizeof label, "node '%s' (%s)", np->name, op);
+	else
+		snprintf(label, sizeof label, "node #%zu (%s)", index, op);
+	if (np->n_input > INT32_MAX / 2 || np->n_output > INT32_MAX / 2 ||
+	    np->n_attribute > INT32_MAX / 2)
+		return gc_error_set(im->err, GC_ELIMIT, "%s: %s has too many inputs/outputs",
+				    g->origin, label);
+	size_t na = np->n_attribute;
+	gc_attr *attrs = gc_calloc(na + 1, sizeof *attrs);
+	gc_tensor *scratch = gc_calloc(na + 1, sizeof *scratch);
+	int n_scratch = 0, rc = 0;
+	if (!attrs || !scratch) {
+		rc = gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", g->origin);
+		goto out;
+	}
+	for (size_t i = 0; i < na && !rc; i++)
+		rc = import_attr(im, g, label, np->attribute[i], &attrs[i], scratch, &n_scratch);
+	if (!rc) {
+		char name[32];
+		snprintf(name, sizeof name, "#%zu", index);
+		rc = gc_graph_add_node(g, np->name && np->name[0] ? np->name : "", np->domain, op,
+				       (int32_t)np->n_input, (const char *const *)np->input,
+				       (int32_t)np->n_output, (const char *const *)np->output,
+				       (int32_t)na, attrs, im->err);
+	}
+out:
+	for (int i = 0; i < n_scratch; i++)
+		gc_tensor_release(&scratch[i]);
+	gc_free(scratch);
+	gc_free(attrs);
+	return rc;
+}
+
+static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
+{
+	gc_error *err = im->err;
+	char where[512];
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const Onnx__TensorProto *tp = gp->initializer[i];
+		const char *name = tp->name ? tp->name : "";
+		snprintf(where, sizeof where, "%s: initializer '%s'", g->origin, name);
+		gc_tensor t;
+		if (gc_onnx_tensor(tp, im->dir, where, &t, err))
+			return err->code;
+		int rc = gc_graph_add_constant(g, name, &t, err);
+		gc_tensor_release(&t);
+		if (rc)
+			return rc;
+	}
+	if (gp->n_sparse_initializer)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "%s: sparse initializers are not supported", g->origin);
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		const char *name = vi->name ? vi->name : "";
+		/* An input that is also an initializer keeps the initializer as
+		 * its default value (ONNX IR >= 4; below that, every initializer
+		 * is listed as an input). */
+		gc_dtype dt;
+		int32_t rank;
+		int64_t dims[GC_MAX_RANK];
+		const char *dn[GC_MAX_RANK];
+		if (value_type(im, g, vi, &dt, &rank, dims, dn))
+			return err->code;
+		if (dt == GC_DTYPE_UNDEFINED)
+			return gc_error_set(err, GC_EINVAL, "%s: graph input '%s' has no element type",
+					    g->origin, name);
+		if (rank < 0)
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "%s: graph input '%s' has no shape (not even a rank)",
+					    g->origin, name);
+		if (gc_graph_add_input(g, name, dt, rank, dims, dn, err))
+			return err->code;
+	}
+	for (size_t i = 0; i < gp->n_node; i++)
+		if (import_node(im, g, gp->node[i], i))
+			return err->code;
+	for (size_t i = 0; i < gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi = gp->output[i];
+		if (gc_graph_add_output(g, vi->name ? vi->name : "", err))
+			return err->code;
+	}
+	for (size_t i = 0; i < gp->n_value_info + gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi =
+			i < gp->n_value_info ? gp->value_info[i] : gp->output[i - gp->n_value_info];
+		gc_dtype dt;
+		int32_t rank;
+		int64_t dims[GC_MAX_RANK];
+		if (!vi->name || !vi->name[0] || gc_graph_find(g, vi->name) < 0)
+			continue; /* information about nothing this graph uses */
+		if (value_type(im, g, vi, &dt, &rank, dims, NULL))
+			return err->code;
+		if (rank >= 0 && dt != GC_DTYPE_UNDEFINED &&
+		    gc_graph_set_value_info(g, vi->name, dt, rank, dims, err))
+			return err->code;
+	}
+	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
+	if (!order)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", g->origin);
+	int rc = gc_graph_check(g, order, err);
+	gc_free(order);
+	return rc;
+}
+
+int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
+{
+	*out = NULL;
+	importer im = { .path = path, .err = err };
+	snprintf(im.dir, sizeof im.dir, "%s", path);
+	char *d = dirname(im.dir);
+	memmove(im.dir, d, strlen(d) + 1);
+
+	void *buf;
+	size_t len;
+	if (gc_read_file(path, &buf, &len, err))
+		return err->code;
+	if (len == 0) {
+		gc_free(buf);
+		return gc_error_set(err, GC_EINVAL, "%s: empty file, not an ONNX model", path);
+	}
+	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+	gc_free(buf);
+	if (!m)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: not a valid ONNX model (protobuf parse failed: the file is "
+				    "truncated, corrupted, or not ONNX)",
+				    path);
+	int rc = 0;
+	gc_graph *g = NULL;
+	if (!m->graph) {
+		rc = gc_error_set(err, GC_EINVAL, "%s: the model has no graph", path);
+		goto out;
+	}
+	g = gc_graph_new(path);
+	if (!g) {
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (size_t i = 0; i < m->n_opset_import && !rc; i++) {
+		const Onnx__OperatorSetIdProto *os = m->opset_import[i];
+		rc = gc_graph_set_opset(g, os->domain ? os->domain : "",
+					os->has_version ? os->version : 1, err);
+	}
+	if (!rc && gc_graph_opset(g, "") < 0 && m->n_opset_import == 0)
+		rc = gc_error_set(err, GC_EINVAL, "%s: the model imports no opset (opset_import is empty)",
+				  path);
+	if (!rc)
+		rc = import_graph(&im, m->graph, g);
+out:
+	onnx__model_proto__free_unpacked(m, NULL);
+	if (rc) {
+		gc_graph_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (name)
+		*name = NULL;
+	void *buf;
+	size_t len;
+	if (gc_read_file(path, &buf, &len, err))
+		return err->code;
+	Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, buf);
+	gc_free(buf);
+	if (!tp)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: not a valid ONNX TensorProto (protobuf parse failed)", path);
+	int rc = gc_onnx_tensor(tp, NULL, path, out, err);
+	if (!rc && name && tp->name && tp->name[0]) {
+		*name = gc_strdup(tp->name);
+		if (!*name) {
+			gc_tensor_release(out);
+			rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+		}
+	}
+	onnx__tensor_proto__free_unpacked(tp, NULL);
+	return rc;
+}

@@ -1,0 +1,274 @@
+#include "onnx-tensor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../runtime/alloc.h"
+#include "../runtime/fileio.h"
+
+/* Reads `length` bytes at `offset` of the file `location` (relative to
+ * base_dir, and not allowed to leave it) into dst. */
+static int read_external(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
+			 void *dst, uint64_t nbytes, gc_error *err)
+{
+	const char *location = NULL;
+	uint64_t offset = 0, length = UINT64_MAX;
+	for (size_t i = 0; i < tp->n_external_data; i++) {
+		const Onnx__StringStringEntryProto *e = tp->external_data[i];
+		if (!e->key || !e->value)
+			continue;
+		char *end;
+		if (!strcmp(e->key, "location")) {
+			location = e->value;
+		} else if (!strcmp(e->key, "offset") || !strcmp(e->key, "length")) {
+			errno = 0;
+			unsigned long long v = strtoull(e->value, &end, 10);
+			if (errno || *end || e->value[0] == '-' || !e->value[0])
+				return gc_error_set(err, GC_EINVAL,
+						    "%s: external data %s '%s' is not a number",
+						    where, e->key, e->value);
+			if (e->key[0] == 'o')
+				offset = v;
+			else
+				length = v;
+		}
+	}
+	if (!location || !location[0])
+		return gc_error_set(err, GC_EINVAL, "%s: external data has no location", where);
+	if (!base_dir)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: external data is not allowed here (location '%s')", where,
+				    location);
+	if (location[0] == '/')
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: external data location '%s' is an absolute path; it must "
+				    "be relative to the model's folder",
+				    where, location);
+	if (length != UINT64_MAX && length != nbytes)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: external data length %" PRIu64 " does not match the %" PRIu64
+				    " bytes its shape needs",
+				    where, length, nbytes);
+	char path[PATH_MAX], real_base[PATH_MAX], real_path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", base_dir, location) >= (int)sizeof path)
+		return gc_error_set(err, GC_EINVAL, "%s: external data path too long", where);
+	if (!realpath(base_dir, real_base))
+		return gc_error_set(err, GC_EIO, "%s: cannot resolve folder '%s': %s", where,
+				    base_dir, strerror(errno));
+	if (!realpath(path, real_path))
+		return gc_error_set(err, GC_EIO, "%s: external data file '%s': %s", where, path,
+				    strerror(errno));
+	size_t bl = strlen(real_base);
+	if (strncmp(real_path, real_base, bl) || (real_path[bl] != '/' && bl > 1))
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: external data location '%s' leaves the model's folder %s",
+				    where, location, real_base);
+	int fd = open(real_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "%s: cannot open external data '%s': %s", where,
+				    path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < offset ||
+	    (uint64_t)st.st_size - offset < nbytes) {
+		close(fd);
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: external data file '%s' is too short for %" PRIu64
+				    " bytes at offset %" PRIu64,
+				    where, path, nbytes, offset);
+	}
+	uint64_t got = 0;
+	while (got < nbytes) {
+		ssize_t r = pread(fd, (char *)dst + got, nbytes - got, (off_t)(offset + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			return gc_error_set(err, GC_EIO, "%s: reading external data '%s' failed",
+					    where, path);
+		}
+		got += (uint64_t)r;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The typed field holding the values for a dtype, and its element count. */
+static int typed_count(const Onnx__TensorProto *tp, gc_dtype dt, size_t *count)
+{
+	switch (dt) {
+	case GC_DTYPE_FLOAT:
+	case GC_DTYPE_COMPLEX64:
+		*count = tp->n_float_data;
+		return 0;
+	case GC_DTYPE_INT32:
+	case GC_DTYPE_INT16:
+	case GC_DTYPE_INT8:
+	case GC_DTYPE_UINT16:
+	case GC_DTYPE_UINT8:
+	case GC_DTYPE_BOOL:
+	case GC_DTYPE_FLOAT16:
+	case GC_DTYPE_BFLOAT16:
+		*count = tp->n_int32_data;
+		return 0;
+	case GC_DTYPE_INT64:
+		*count = tp->n_int64_data;
+		return 0;
+	case GC_DTYPE_STRING:
+		*count = tp->n_string_data;
+		return 0;
+	case GC_DTYPE_DOUBLE:
+	case GC_DTYPE_COMPLEX128:
+		*count = tp->n_double_data;
+		return 0;
+	case GC_DTYPE_UINT32:
+	case GC_DTYPE_UINT64:
+		*count = tp->n_uint64_data;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size_t n)
+{
+	switch (dt) {
+	case GC_DTYPE_FLOAT:
+	case GC_DTYPE_COMPLEX64:
+		memcpy(dst, tp->float_data, n * sizeof(float));
+		break;
+	case GC_DTYPE_DOUBLE:
+	case GC_DTYPE_COMPLEX128:
+		memcpy(dst, tp->double_data, n * sizeof(double));
+		break;
+	case GC_DTYPE_INT64:
+		memcpy(dst, tp->int64_data, n * sizeof(int64_t));
+		break;
+	case GC_DTYPE_INT32:
+		memcpy(dst, tp->int32_data, n * sizeof(int32_t));
+		break;
+	case GC_DTYPE_INT16:
+		for (size_t i = 0; i < n; i++)
+			((int16_t *)dst)[i] = (int16_t)tp->int32_data[i];
+		break;
+	case GC_DTYPE_INT8:
+		for (size_t i = 0; i < n; i++)
+			((int8_t *)dst)[i] = (int8_t)tp->int32_data[i];
+		break;
+	case GC_DTYPE_UINT16:
+	case GC_DTYPE_FLOAT16:
+	case GC_DTYPE_BFLOAT16:
+		for (size_t i = 0; i < n; i++)
+			((uint16_t *)dst)[i] = (uint16_t)tp->int32_data[i];
+		break;
+	case GC_DTYPE_UINT8:
+		for (size_t i = 0; i < n; i++)
+			((uint8_t *)dst)[i] = (uint8_t)tp->int32_data[i];
+		break;
+	case GC_DTYPE_BOOL:
+		for (size_t i = 0; i < n; i++)
+			((uint8_t *)dst)[i] = tp->int32_data[i] != 0;
+		break;
+	case GC_DTYPE_UINT32:
+		for (size_t i = 0; i < n; i++)
+			((uint32_t *)dst)[i] = (uint32_t)tp->uint64_data[i];
+		break;
+	case GC_DTYPE_UINT64:
+		memcpy(dst, tp->uint64_data, n * sizeof(uint64_t));
+		break;
+	default:
+		break;
+	}
+}
+
+int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
+		   gc_tensor *out, gc_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!tp->has_data_type || tp->data_type <= 0 || tp->data_type >= GC_DTYPE_COUNT)
+		return gc_error_set(err, GC_EINVAL, "%s: unknown element type %d", where,
+				    (int)tp->data_type);
+	gc_dtype dt = (gc_dtype)tp->data_type;
+	if (tp->n_dims > GC_MAX_RANK)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "%s: rank %zu is above graphcc's limit of %d", where, tp->n_dims,
+				    GC_MAX_RANK);
+	if (tp->segment)
+		return gc_error_set(err, GC_EUNSUPPORTED, "%s: segmented tensors are not supported",
+				    where);
+	out->dtype = dt;
+	out->rank = (int32_t)tp->n_dims;
+	for (size_t i = 0; i < tp->n_dims; i++) {
+		if (tp->dims[i] < 0)
+			return gc_error_set(err, GC_EINVAL, "%s: dimension %zu is negative (%" PRId64
+							    ")",
+					    where, i, tp->dims[i]);
+		out->dims[i] = tp->dims[i];
+	}
+	int64_t numel = gc_tensor_numel(out), nbytes = gc_tensor_nbytes(out);
+	if (numel < 0 || nbytes < 0 || (uint64_t)nbytes > gc_limit_bytes())
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: shape %s of %s is too large (limit %" PRIu64
+				    " bytes, GRAPHCC_MAX_BYTES)",
+				    where, gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160),
+				    gc_dtype_name(dt), gc_limit_bytes());
+	bool external = tp->has_data_location &&
+			tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	size_t have;
+	typed_count(tp, dt, &have);
+	size_t want = (size_t)numel * (dt == GC_DTYPE_COMPLEX64 || dt == GC_DTYPE_COMPLEX128 ? 2 : 1);
+
+	if (dt == GC_DTYPE_STRING) {
+		if (external || tp->has_raw_data)
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: string tensors must use string_data", where);
+		if (have != want)
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: holds %zu strings but its shape needs %zu", where,
+					    have, want);
+		char **s = gc_calloc(want ? want : 1, sizeof(char *));
+		if (!s)
+			return gc_error_set(err, GC_ENOMEM, "%s: out of memory", where);
+		out->data = s;
+		for (size_t i = 0; i < want; i++) {
+			s[i] = gc_malloc(tp->string_data[i].len + 1);
+			if (!s[i]) {
+				gc_tensor_release(out);
+				return gc_error_set(err, GC_ENOMEM, "%s: out of memory", where);
+			}
+			memcpy(s[i], tp->string_data[i].data, tp->string_data[i].len);
+			s[i][tp->string_data[i].len] = 0;
+		}
+		return 0;
+	}
+
+	if (!external && !tp->has_raw_data && have != want)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: holds %zu values but its shape %s needs %zu", where, have,
+				    gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160), want);
+	if (tp->has_raw_data && (uint64_t)tp->raw_data.len != (uint64_t)nbytes)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: raw_data has %zu bytes but shape %s of %s needs %" PRId64,
+				    where, tp->raw_data.len,
+				    gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160),
+				    gc_dtype_name(dt), nbytes);
+	if (gc_tensor_alloc(out, err))
+		return gc_error_prefix(err, "%s", where);
+	int rc = 0;
+	if (external)
+		rc = read_external(tp, base_dir, where, out->data, (uint64_t)nbytes, err);
+	else if (tp->has_raw_data)
+		memcpy(out->data, tp->raw_data.data, (size_t)nbytes);
+	else
+		copy_typed(tp, dt, out->data, want);
+	if (rc)
+		gc_tensor_release(out);
+	return rc;
+}

@@ -1,0 +1,808 @@
+/*
+ * Conv: im2col + GEMM per group in general, the input itself as the GEMM
+ * operand for 1x1 stride-1 unpadded convolutions, and a direct kernel for
+ * depthwise convolutions (one input channel per group), where GEMM gains
+ * nothing. ConvTranspose: GEMM then col2im. Also the sliding-window
+ * arithmetic that pooling shares.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../blas.h"
+#include "kutil.h"
+#include "nn.h"
+
+GC_NN_O3
+
+/* ---- windows ---- */
+
+static const char *ints_str(const int64_t *v, int64_t n, char *buf, size_t len)
+{
+	size_t at = 0;
+	at += (size_t)snprintf(buf + at, len - at, "[");
+	for (int64_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, i ? ", " : "", v[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "]");
+	return buf;
+}
+
+int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64_t *kernel,
+		      int ceil_mode, gc_nn_window *w)
+{
+	char b1[160], b2[160];
+	const int64_t *ks, *ss, *ds, *ps;
+	int64_t nk = gc_attr_ints(k, "kernel_shape", &ks);
+	int64_t ns = gc_attr_ints(k, "strides", &ss);
+	int64_t nd = gc_attr_ints(k, "dilations", &ds);
+	int64_t np = gc_attr_ints(k, "pads", &ps);
+	const char *ap = gc_attr_s(k, "auto_pad", "NOTSET");
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (nsp < 1 || nsp > GC_NN_MAX_SPATIAL)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "%d spatial dimensions; graphcc supports 1 to %d", nsp,
+			       GC_NN_MAX_SPATIAL);
+	if (!kernel && !ks)
+		return gc_kerr(k, GC_EINVAL, "attribute 'kernel_shape' is required");
+	if (ks && nk != nsp)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'kernel_shape' %s has %" PRId64 " values, the input "
+			       "has %d spatial dimensions",
+			       ints_str(ks, nk, b1, sizeof b1), nk, nsp);
+	if (ks && kernel && memcmp(ks, kernel, (size_t)nsp * sizeof *ks))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'kernel_shape' %s differs from the weights' spatial "
+			       "shape %s",
+			       ints_str(ks, nk, b1, sizeof b1),
+			       ints_str(kernel, nsp, b2, sizeof b2));
+	if (ss && ns != nsp)
+		return gc_kerr(k, GC_EINVAL, "attribute 'strides' %s needs %d values",
+			       ints_str(ss, ns, b1, sizeof b1), nsp);
+	if (ds && nd != nsp)
+		return gc_kerr(k, GC_EINVAL, "attribute 'dilations' %s needs %d values",
+			       ints_str(ds, nd, b1, sizeof b1), nsp);
+	if (ps && np != 2 * nsp)
+		return gc_kerr(k, GC_EINVAL, "attribute 'pads' %s needs %d values",
+			       ints_str(ps, np, b1, sizeof b1), 2 * nsp);
+	enum { NOTSET, SAME_UPPER, SAME_LOWER, VALID } mode;
+	if (!strcmp(ap, "NOTSET") || !ap[0])
+		mode = NOTSET;
+	else if (!strcmp(ap, "SAME_UPPER"))
+		mode = SAME_UPPER;
+	else if (!strcmp(ap, "SAME_LOWER"))
+		mode = SAME_LOWER;
+	else if (!strcmp(ap, "VALID"))
+		mode = VALID;
+	else
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'auto_pad' is \"%s\"; expected NOTSET, SAME_UPPER, "
+			       "SAME_LOWER or VALID",
+			       ap);
+	memset(w, 0, sizeof *w);
+	w->nsp = nsp;
+	int off = GC_NN_MAX_SPATIAL - nsp;
+	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++) {
+		w->in[d] = w->k[d] = w->stride[d] = w->dil[d] = w->out[d] = 1;
+	}
+	for (int i = 0; i < nsp; i++) {
+		int d = off + i;
+		int64_t in = in_sp[i], kk = ks ? ks[i] : kernel[i];
+		int64_t s = ss ? ss[i] : 1, dl = ds ? ds[i] : 1;
+		int64_t pl = ps ? ps[i] : 0, ph = ps ? ps[nsp + i] : 0;
+		if (kk < 1)
+			return gc_kerr(k, GC_EINVAL,
+				       "kernel size %" PRId64 " on spatial axis %d must be >= 1",
+				       kk, i);
+		if (s < 1)
+			return gc_kerr(k, GC_EINVAL, "attribute 'strides' %s must be >= 1",
+				       ints_str(ss, ns, b1, sizeof b1));
+		if (dl < 1)
+			return gc_kerr(k, GC_EINVAL, "attribute 'dilations' %s must be >= 1",
+				       ints_str(ds, nd, b1, sizeof b1));
+		if (pl < 0 || ph < 0)
+			return gc_kerr(k, GC_EINVAL, "attribute 'pads' %s must be >= 0",
+				       ints_str(ps, np, b1, sizeof b1));
+		int64_t eff = (kk - 1) * dl + 1, out;
+		if (mode == SAME_UPPER || mode == SAME_LOWER) {
+			out = (in + s - 1) / s;
+			int64_t total = (out - 1) * s + eff - in;
+			if (total < 0)
+				total = 0;
+			pl = mode == SAME_UPPER ? total / 2 : total - total / 2;
+			ph = total - pl;
+		} else {
+			if (mode == VALID)
+				pl = ph = 0;
+			int64_t span = in + pl + ph - eff;
+			if (span < 0)
+				return gc_kerr(k, GC_EINVAL,
+					       "the kernel (%" PRId64 " wide with dilation %" PRId64
+					       ") does not fit spatial axis %d of size %" PRId64
+					       " plus pads %" PRId64 "+%" PRId64,
+					       kk, dl, i, in, pl, ph);
+			if (ceil_mode && mode == NOTSET) {
+				out = (span + s - 1) / s + 1;
+				/* the last window must start inside the input or the
+				 * leading pad, as ONNX Runtime and PyTorch have it */
+				if ((out - 1) * s >= in + pl)
+					out--;
+			} else {
+				out = span / s + 1;
+			}
+		}
+		w->in[d] = in;
+		w->k[d] = kk;
+		w->stride[d] = s;
+		w->dil[d] = dl;
+		w->pad_lo[d] = pl;
+		w->pad_hi[d] = ph;
+		w->out[d] = out;
+	}
+	return 0;
+}
+
+/* The outputs o in [*lo, *hi) for which o*s + off lands in [0, n). */
+static inline void valid_range(int64_t off, int64_t s, int64_t n, int64_t nout, int64_t *lo,
+			       int64_t *hi)
+{
+	int64_t l = off >= 0 ? 0 : (-off + s - 1) / s;
+	int64_t h = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
+	if (h > nout)
+		h = nout;
+	if (l > h)
+		l = h;
+	*lo = l;
+	*hi = h;
+}
+
+/* ---- Conv ---- */
+
+enum { CONV_IM2COL, CONV_POINTWISE, CONV_DEPTHWISE };
+
+typedef struct conv_state {
+	gc_nn_base base;
+	gc_nn_window w;
+	int kind, has_bias;
+	int64_t n, c, m, g, cg, mg; /* batch, channels in/out, groups, per group */
+	int64_t in_sp, out_sp, kk;  /* spatial sizes, kernel taps */
+	int64_t kdim;		    /* GEMM K: cg * kk */
+	int64_t tile_rows;	    /* output rows (od, oh) per im2col tile */
+	/* depthwise with equal strides: a zero-padded copy of the input plane,
+	 * rows of wp, and a "wide" output plane with rows of wp too, so that
+	 * output p = oh * wp + o reads input stride * p + tap offset */
+	int wide;
+	int64_t wp, pad_elems, wide_elems;
+} conv_state;
+
+/* Widest kernel the depthwise path takes (wider ones use im2col). */
+#define DW_MAX_KW 32
+/* Most taps the wide depthwise path takes. */
+#define DW_MAX_TAPS 64
+
+/* Largest im2col buffer before the output is tiled by rows. */
+#define CONV_COL_MAX_BYTES ((uint64_t)8 << 20)
+
+#define CONV_DEFINE(T, sfx, gemm)                                                                  \
+	/* col[row (c, kd, kh, kw)][r - r0][ow], r = od * OH + oh in [r0, r1) */                   \
+	static void im2col_##sfx(const conv_state *st, const T *x, T *col, int64_t r0, int64_t r1) \
+	{                                                                                          \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                  \
+		int64_t OH = w->out[1], OW = w->out[2];                                            \
+		int64_t cols = (r1 - r0) * OW;                                                     \
+		T *dst = col;                                                                      \
+		for (int64_t c = 0; c < st->cg; c++)                                               \
+			for (int64_t a = 0; a < w->k[0]; a++)                                      \
+				for (int64_t i = 0; i < w->k[1]; i++)                              \
+					for (int64_t j = 0; j < w->k[2]; j++, dst += cols) {       \
+						int64_t offw = j * w->dil[2] - w->pad_lo[2];       \
+						int64_t lo, hi;                                    \
+						valid_range(offw, w->stride[2], W, OW, &lo, &hi);  \
+						for (int64_t r = r0; r < r1; r++) {                \
+							int64_t od = r / OH, oh = r % OH;          \
+							int64_t id = od * w->stride[0] -           \
+								     w->pad_lo[0] + a * w->dil[0]; \
+							int64_t ih = oh * w->stride[1] -           \
+								     w->pad_lo[1] + i * w->dil[1]; \
+							T *d = dst + (r - r0) * OW;                \
+							if (id < 0 || id >= D || ih < 0 ||         \
+							    ih >= H) {                             \
+								memset(d, 0,                       \
+								       (size_t)OW * sizeof(T));    \
+								continue;                          \
+							}                                          \
+							const T *src =                             \
+							    x + ((c * D + id) * H + ih) * W;       \
+							for (int64_t o = 0; o < lo; o++)           \
+								d[o] = 0;                          \
+							if (w->stride[2] == 1 && hi > lo)          \
+								memcpy(d + lo, src + lo + offw,    \
+								       (size_t)(hi - lo) *         \
+									   sizeof(T));             \
+							else                                       \
+								for (int64_t o = lo; o < hi; o++)  \
+									d[o] =                     \
+									    src[o * w->stride[2] + \
+										offw];             \
+							for (int64_t o = hi; o < OW; o++)          \
+								d[o] = 0;                          \
+						}                                                  \
+					}                                                          \
+	}                                                                                          \
+                                                                                                   \
+	/* yr[o] += wv * xr[o * sw + off] for o in [lo, hi) */                                     \
+	static inline void dw_tap_##sfx(T *restrict yr, const T *restrict xr, T wv, int64_t off,   \
+					int64_t sw, int64_t lo, int64_t hi)                        \
+	{                                                                                          \
+		if (sw == 1)                                                                       \
+			for (int64_t o = lo; o < hi; o++)                                          \
+				yr[o] += wv * xr[o + off];                                         \
+		else                                                                               \
+			for (int64_t o = lo; o < hi; o++)                                          \
+				yr[o] += wv * xr[o * sw + off];                                    \
+	}                                                                                          \
+                                                                                                   \
+	/* One input row of a 3-wide kernel: the three taps in one pass where all                  \
+	 * are inside the row ([a, z)), tap by tap at the borders. */                              \
+	static inline void dw_row3_##sfx(T *restrict yr, const T *restrict xr, const T *wr,        \
+					 const gc_nn_window *w, const int64_t *lo,                 \
+					 const int64_t *hi, int64_t a, int64_t z)                  \
+	{                                                                                          \
+		int64_t sw = w->stride[2];                                                         \
+		int64_t off[3];                                                                    \
+		for (int j = 0; j < 3; j++) {                                                      \
+			off[j] = j * w->dil[2] - w->pad_lo[2];                                     \
+			dw_tap_##sfx(yr, xr, wr[j], off[j], sw, lo[j], hi[j] < a ? hi[j] : a);     \
+			dw_tap_##sfx(yr, xr, wr[j], off[j], sw, lo[j] > z ? lo[j] : z, hi[j]);     \
+		}                                                                                  \
+		T w0 = wr[0], w1 = wr[1], w2 = wr[2];                                              \
+		const T *restrict x0 = xr + off[0], *restrict x1 = xr + off[1];                    \
+		const T *restrict x2 = xr + off[2];                                                \
+		if (sw == 1)                                                                       \
+			for (int64_t o = a; o < z; o++)                                            \
+				yr[o] += w0 * x0[o] + w1 * x1[o] + w2 * x2[o];                     \
+		else                                                                               \
+			for (int64_t o = a; o < z; o++)                                            \
+				yr[o] += w0 * x0[o * sw] + w1 * x1[o * sw] + w2 * x2[o * sw];      \
+	}                                                                                          \
+                                                                                                   \
+	/* xp: the zero-padded input plane (stride 1); for stride s > 1, xq holds                  \
+	 * that plane split in s phases (xq[r * plane + i] = padded[s * i + r]) so                 \
+	 * that every tap reads contiguously: padded s * p + off is phase off % s,                 \
+	 * index p + off / s. yw: the wide output plane. */                                        \
+	GC_NN_SIMD static void depthwise_wide_##sfx(const conv_state *st, const T *x, const T *wt, \
+						    const T *bias, T *y, T *xp, T *xq, T *yw)      \
+	{                                                                                          \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t H = w->in[1], W = w->in[2], OH = w->out[1], OW = w->out[2];                \
+		int64_t KH = w->k[1], KW = w->k[2], s = w->stride[2], wp = st->wp;                 \
+		int64_t pt = w->pad_lo[1], pl = w->pad_lo[2], np = OH * wp;                        \
+		int64_t taps = KH * KW, plane = st->pad_elems / s;                                 \
+		const T *base[DW_MAX_TAPS];                                                        \
+		for (int64_t i = 0; i < KH; i++)                                                   \
+			for (int64_t j = 0; j < KW; j++) {                                         \
+				int64_t off = i * w->dil[1] * wp + j * w->dil[2];                  \
+				base[i * KW + j] =                                                 \
+				    s == 1 ? xp + off : xq + (off % s) * plane + off / s;          \
+			}                                                                          \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t c = 0; c < st->c; c++) {                                      \
+				const T *xc = x + (b * st->c + c) * H * W;                         \
+				if (s == 1) {                                                      \
+					memset(xp, 0, (size_t)st->pad_elems * sizeof(T));          \
+					for (int64_t r = 0; r < H; r++)                            \
+						memcpy(xp + (pt + r) * wp + pl, xc + r * W,        \
+						       (size_t)W * sizeof(T));                     \
+				} else {                                                           \
+					/* wp is a multiple of s: padded column col of row         \
+					 * R is phase col % s, index R * wp / s + col / s */       \
+					memset(xq, 0, (size_t)st->pad_elems * sizeof(T));          \
+					for (int64_t r = 0; r < H; r++)                            \
+						for (int64_t ph = 0; ph < s; ph++) {               \
+							int64_t c0 = ((ph - pl) % s + s) % s;      \
+							T *restrict d = xq + ph * plane +          \
+									(pt + r) * (wp / s) +      \
+									(pl + c0) / s;             \
+							const T *restrict src = xc + r * W + c0;   \
+							int64_t cnt =                              \
+							    c0 < W ? (W - c0 + s - 1) / s : 0;     \
+							if (s == 2)                                \
+								for (int64_t i = 0; i < cnt; i++)  \
+									d[i] = src[2 * i];         \
+							else                                       \
+								for (int64_t i = 0; i < cnt; i++)  \
+									d[i] = src[s * i];         \
+						}                                                  \
+				}                                                                  \
+				for (int64_t m = c * st->mg; m < (c + 1) * st->mg; m++) {          \
+					const T *wm = wt + m * taps;                               \
+					T *restrict acc = yw;                                      \
+					if (taps == 9) {                                           \
+						const T *restrict q0 = base[0], *restrict q1 =     \
+										    base[1];       \
+						const T *restrict q2 = base[2], *restrict q3 =     \
+										    base[3];       \
+						const T *restrict q4 = base[4], *restrict q5 =     \
+										    base[5];       \
+						const T *restrict q6 = base[6], *restrict q7 =     \
+										    base[7];       \
+						const T *restrict q8 = base[8];                    \
+						T w0 = wm[0], w1 = wm[1], w2 = wm[2], w3 = wm[3],  \
+						  w4 = wm[4], w5 = wm[5], w6 = wm[6], w7 = wm[7],  \
+						  w8 = wm[8];                                      \
+						for (int64_t p = 0; p < np; p++)                   \
+							acc[p] =                                   \
+							    w0 * q0[p] + w1 * q1[p] + w2 * q2[p] + \
+							    w3 * q3[p] + w4 * q4[p] + w5 * q5[p] + \
+							    w6 * q6[p] + w7 * q7[p] + w8 * q8[p];  \
+					} else {                                                   \
+						for (int64_t p = 0; p < np; p++)                   \
+							acc[p] = 0;                                \
+						for (int64_t t = 0; t < taps; t++) {               \
+							const T *restrict q = base[t];             \
+							T wv = wm[t];                              \
+							for (int64_t p = 0; p < np; p++)           \
+								acc[p] += wv * q[p];               \
+						}                                                  \
+					}                                                          \
+					T bv = bias ? bias[m] : 0;                                 \
+					T *ym = y + (b * st->m + m) * OH * OW;                     \
+					for (int64_t oh = 0; oh < OH; oh++)                        \
+						for (int64_t o = 0; o < OW; o++)                   \
+							ym[oh * OW + o] = acc[oh * wp + o] + bv;   \
+				}                                                                  \
+			}                                                                          \
+	}                                                                                          \
+                                                                                                   \
+	GC_NN_SIMD static void depthwise_##sfx(const conv_state *st, const T *x, const T *wt,      \
+					       const T *bias, T *y)                                \
+	{                                                                                          \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t H = w->in[1], W = w->in[2], OH = w->out[1], OW = w->out[2];                \
+		int64_t KH = w->k[1], KW = w->k[2], sh = w->stride[1], sw = w->stride[2];          \
+		/* the valid output columns of each kernel column: the same for every              \
+		 * row, and the divisions would cost more than the row's work */                   \
+		int64_t lo_[DW_MAX_KW], hi_[DW_MAX_KW];                                            \
+		for (int64_t j = 0; j < KW; j++)                                                   \
+			valid_range(j * w->dil[2] - w->pad_lo[2], sw, W, OW, &lo_[j], &hi_[j]);    \
+		/* where every tap of a 3-wide kernel is inside the row */                         \
+		int64_t a3 = 0, z3 = OW;                                                           \
+		for (int64_t j = 0; j < KW && KW == 3; j++) {                                      \
+			a3 = lo_[j] > a3 ? lo_[j] : a3;                                            \
+			z3 = hi_[j] < z3 ? hi_[j] : z3;                                            \
+		}                                                                                  \
+		if (z3 < a3)                                                                       \
+			z3 = a3;                                                                   \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t m = 0; m < st->m; m++) {                                      \
+				const T *xc = x + (b * st->c + m / st->mg) * H * W;                \
+				const T *wm = wt + m * KH * KW;                                    \
+				T *yc = y + (b * st->m + m) * OH * OW;                             \
+				T bv = bias ? bias[m] : 0;                                         \
+				for (int64_t oh = 0; oh < OH; oh++) {                              \
+					T *restrict yr = yc + oh * OW;                             \
+					for (int64_t o = 0; o < OW; o++)                           \
+						yr[o] = bv;                                        \
+					for (int64_t i = 0; i < KH; i++) {                         \
+						int64_t ih =                                       \
+						    oh * sh - w->pad_lo[1] + i * w->dil[1];        \
+						if (ih < 0 || ih >= H)                             \
+							continue;                                  \
+						const T *restrict xr = xc + ih * W;                \
+						const T *wr = wm + i * KW;                         \
+						if (KW == 3) {                                     \
+							dw_row3_##sfx(yr, xr, wr, w, lo_, hi_, a3, \
+								      z3);                         \
+							continue;                                  \
+						}                                                  \
+						for (int64_t j = 0; j < KW; j++)                   \
+							dw_tap_##sfx(yr, xr, wr[j],                \
+								     j * w->dil[2] - w->pad_lo[2], \
+								     sw, lo_[j], hi_[j]);          \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+	}                                                                                          \
+                                                                                                   \
+	GC_NN_SIMD static void add_bias_##sfx(const conv_state *st, const T *bias, T *y)           \
+	{                                                                                          \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t m = 0; m < st->m; m++) {                                      \
+				T *restrict yc = y + (b * st->m + m) * st->out_sp;                 \
+				T bv = bias[m];                                                    \
+				for (int64_t p = 0; p < st->out_sp; p++)                           \
+					yc[p] += bv;                                               \
+			}                                                                          \
+	}                                                                                          \
+                                                                                                   \
+	static int conv_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		const conv_state *st = n->state;                                                   \
+		const T *x = in[0]->data, *wt = in[1]->data;                                       \
+		const T *bias = st->has_bias ? (const T *)in[2]->data : NULL;                      \
+		T *y = out[0]->data;                                                               \
+		if (st->kind == CONV_DEPTHWISE && st->wide) {                                      \
+			T *xp = k->scratch; /* also xq: one is used, by stride */                  \
+			T *yw = xp + gc_nn_align((uint64_t)st->pad_elems * sizeof(T)) / sizeof(T); \
+			depthwise_wide_##sfx(st, x, wt, bias, y, xp, xp, yw);                      \
+			return 0;                                                                  \
+		}                                                                                  \
+		if (st->kind == CONV_DEPTHWISE) {                                                  \
+			depthwise_##sfx(st, x, wt, bias, y);                                       \
+			return 0;                                                                  \
+		}                                                                                  \
+		int64_t rows = st->w.out[0] * st->w.out[1], OW = st->w.out[2];                     \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t g = 0; g < st->g; g++) {                                      \
+				const T *xg = x + (b * st->c + g * st->cg) * st->in_sp;            \
+				const T *wg = wt + g * st->mg * st->kdim;                          \
+				T *yg = y + (b * st->m + g * st->mg) * st->out_sp;                 \
+				if (st->kind == CONV_POINTWISE) {                                  \
+					gemm(0, 0, (int)st->mg, (int)st->out_sp, (int)st->kdim, 1, \
+					     wg, (int)st->kdim, xg, (int)st->in_sp, 0, yg,         \
+					     (int)st->out_sp);                                     \
+					continue;                                                  \
+				}                                                                  \
+				for (int64_t r0 = 0; r0 < rows; r0 += st->tile_rows) {             \
+					int64_t r1 =                                               \
+					    r0 + st->tile_rows < rows ? r0 + st->tile_rows : rows; \
+					T *col = k->scratch;                                       \
+					im2col_##sfx(st, xg, col, r0, r1);                         \
+					int cols = (int)((r1 - r0) * OW);                          \
+					gemm(0, 0, (int)st->mg, cols, (int)st->kdim, 1, wg,        \
+					     (int)st->kdim, col, cols, 0, yg + r0 * OW,            \
+					     (int)st->out_sp);                                     \
+				}                                                                  \
+			}                                                                          \
+		if (bias)                                                                          \
+			add_bias_##sfx(st, bias, y);                                               \
+		return 0;                                                                          \
+	}
+
+CONV_DEFINE(float, f32, gc_sgemm)
+CONV_DEFINE(double, f64, gc_dgemm)
+
+static int float_dtype(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t);
+}
+
+static int blas_ready(gc_kctx *k)
+{
+	gc_error e = {0};
+	if (gc_blas_init(&e))
+		return gc_kerr(k, e.code, "%s", e.msg);
+	return 0;
+}
+
+int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
+	char s1[128], s2[128];
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input X has type %s; Conv takes float16, "
+			       "float32 or float64",
+			       gc_dtype_name(x->dtype));
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return gc_kerr(k, GC_EINVAL, "inputs differ in type: X %s, W %s%s%s",
+			       gc_dtype_name(x->dtype), gc_dtype_name(wt->dtype), b ? ", B " : "",
+			       b ? gc_dtype_name(b->dtype) : "");
+	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input X has shape %s; graphcc supports 1-D to 3-D convolution "
+			       "(rank 3 to 5)",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	if (wt->rank != x->rank)
+		return gc_kerr(k, GC_EINVAL,
+			       "input W has shape %s but X has shape %s: ranks differ",
+			       gc_shape_str(wt->dims, wt->rank, s1, sizeof s1),
+			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	int64_t group = gc_attr_i(k, "group", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	int64_t c = x->dims[1], m = wt->dims[0];
+	if (group < 1 || c % group)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'group' = %" PRId64
+			       " must be >= 1 and divide the %" PRId64 " input channels of X",
+			       group, c);
+	if (wt->dims[1] * group != c)
+		return gc_kerr(k, GC_EINVAL,
+			       "X %s has %" PRId64 " channels but W %s expects %" PRId64
+			       " (W dim 1 = %" PRId64 " x group %" PRId64 ")",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1), c,
+			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2), wt->dims[1] * group,
+			       wt->dims[1], group);
+	if (m % group)
+		return gc_kerr(k, GC_EINVAL,
+			       "W has %" PRId64
+			       " output channels, not a multiple of group %" PRId64,
+			       m, group);
+	if (b && (b->rank != 1 || b->dims[0] != m))
+		return gc_kerr(k, GC_EINVAL, "input B has shape %s; expected [%" PRId64 "]",
+			       gc_shape_str(b->dims, b->rank, s1, sizeof s1), m);
+	conv_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	int32_t nsp = x->rank - 2;
+	if (gc_nn_window_init(k, nsp, x->dims + 2, wt->dims + 2, 0, &st->w))
+		return gc_kok(k);
+	const gc_nn_window *w = &st->w;
+	st->n = x->dims[0];
+	st->c = c;
+	st->m = m;
+	st->g = group;
+	st->cg = c / group;
+	st->mg = m / group;
+	st->has_bias = b != NULL;
+	st->in_sp = w->in[0] * w->in[1] * w->in[2];
+	st->out_sp = w->out[0] * w->out[1] * w->out[2];
+	st->kk = w->k[0] * w->k[1] * w->k[2];
+	st->kdim = st->cg * st->kk;
+	int64_t dims[GC_MAX_RANK] = {st->n, m};
+	for (int i = 0; i < nsp; i++)
+		dims[2 + i] = w->out[GC_NN_MAX_SPATIAL - nsp + i];
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+
+	int unit = 1, padded = 0;
+	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++) {
+		unit &= w->k[d] == 1 && w->stride[d] == 1;
+		padded |= w->pad_lo[d] || w->pad_hi[d];
+	}
+	uint64_t scratch = 0;
+	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
+	if (st->cg == 1 && w->in[0] == 1 && w->k[0] == 1 && w->out[0] == 1 &&
+	    w->k[2] <= DW_MAX_KW) {
+		st->kind = CONV_DEPTHWISE;
+		if (w->stride[1] == w->stride[2] && w->k[1] * w->k[2] <= DW_MAX_TAPS) {
+			st->wide = 1;
+			int64_t sw = w->stride[2];
+			st->wp = (w->pad_lo[2] + w->in[2] + w->pad_hi[2] + sw - 1) / sw * sw;
+			int64_t hp = w->pad_lo[1] + w->in[1] + w->pad_hi[1];
+			int64_t max_off =
+			    (w->k[1] - 1) * w->dil[1] * st->wp + (w->k[2] - 1) * w->dil[2];
+			st->wide_elems = w->out[1] * st->wp;
+			st->pad_elems = w->stride[2] * (st->wide_elems - 1) + max_off + 1;
+			if (st->pad_elems < hp * st->wp)
+				st->pad_elems = hp * st->wp;
+			/* a whole number of stride phases */
+			st->pad_elems =
+			    (st->pad_elems + w->stride[2] - 1) / w->stride[2] * w->stride[2];
+			scratch = gc_nn_align((uint64_t)st->pad_elems * es) +
+				  gc_nn_align((uint64_t)st->wide_elems * es);
+		}
+	} else if (unit && !padded) {
+		st->kind = CONV_POINTWISE;
+	} else {
+		st->kind = CONV_IM2COL;
+		int64_t rows = w->out[0] * w->out[1];
+		uint64_t row_bytes = (uint64_t)st->kdim * (uint64_t)w->out[2] * es;
+		int64_t tile = row_bytes ? (int64_t)(CONV_COL_MAX_BYTES / row_bytes) : rows;
+		if (tile < 1)
+			tile = 1;
+		if (tile > rows)
+			tile = rows;
+		st->tile_rows = tile;
+		scratch = gc_nn_align((uint64_t)tile * row_bytes);
+	}
+	if (st->kind != CONV_DEPTHWISE) {
+		int64_t cols = st->kind == CONV_POINTWISE ? st->out_sp : st->tile_rows * w->out[2];
+		if (st->mg > INT_MAX || st->kdim > INT_MAX || cols > INT_MAX ||
+		    st->out_sp > INT_MAX || st->in_sp > INT_MAX)
+			return gc_kerr(k, GC_ELIMIT, "convolution too large for BLAS int sizes");
+		if (blas_ready(k))
+			return gc_kok(k);
+	}
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, conv_run_f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? conv_run_f64 : conv_run_f32;
+	return gc_kok(k);
+}
+
+/* ---- ConvTranspose: col = W_g^T x_g by GEMM, then scattered (col2im) ---- */
+
+typedef struct convt_state {
+	gc_nn_base base;
+	gc_nn_window
+	    w; /* in: X's spatial dims, out: Y's; pad_lo: Y's offset into the full result */
+	int has_bias;
+	int64_t n, c, m, g, cg, mg, in_sp, out_sp, kk;
+} convt_state;
+
+#define CONVT_DEFINE(T, sfx, gemm)                                                                 \
+	static void col2im_##sfx(const convt_state *st, const T *col, T *y)                        \
+	{                                                                                          \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                  \
+		int64_t OD = w->out[0], OH = w->out[1], OW = w->out[2];                            \
+		for (int64_t m = 0; m < st->mg; m++)                                               \
+			for (int64_t a = 0; a < w->k[0]; a++)                                      \
+				for (int64_t i = 0; i < w->k[1]; i++)                              \
+					for (int64_t j = 0; j < w->k[2]; j++, col += st->in_sp) {  \
+						int64_t offw = j * w->dil[2] - w->pad_lo[2], lo,   \
+							hi;                                        \
+						valid_range(offw, w->stride[2], OW, W, &lo, &hi);  \
+						T *ym = y + m * st->out_sp;                        \
+						for (int64_t id = 0; id < D; id++) {               \
+							int64_t od = id * w->stride[0] -           \
+								     w->pad_lo[0] + a * w->dil[0]; \
+							if (od < 0 || od >= OD)                    \
+								continue;                          \
+							for (int64_t ih = 0; ih < H; ih++) {       \
+								int64_t oh = ih * w->stride[1] -   \
+									     w->pad_lo[1] +        \
+									     i * w->dil[1];        \
+								if (oh < 0 || oh >= OH)            \
+									continue;                  \
+								const T *src =                     \
+								    col + (id * H + ih) * W;       \
+								T *dst = ym + (od * OH + oh) * OW; \
+								for (int64_t iw = lo; iw < hi;     \
+								     iw++)                         \
+									dst[iw * w->stride[2] +    \
+									    offw] += src[iw];      \
+							}                                          \
+						}                                                  \
+					}                                                          \
+	}                                                                                          \
+                                                                                                   \
+	static int convt_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,             \
+				   gc_tensor *const *out)                                          \
+	{                                                                                          \
+		const convt_state *st = n->state;                                                  \
+		const T *x = in[0]->data, *wt = in[1]->data;                                       \
+		const T *bias = st->has_bias ? (const T *)in[2]->data : NULL;                      \
+		T *y = out[0]->data, *col = k->scratch;                                            \
+		int64_t rows = st->mg * st->kk;                                                    \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t m = 0; m < st->m; m++) {                                      \
+				T *ym = y + (b * st->m + m) * st->out_sp;                          \
+				T bv = bias ? bias[m] : 0;                                         \
+				for (int64_t p = 0; p < st->out_sp; p++)                           \
+					ym[p] = bv;                                                \
+			}                                                                          \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t g = 0; g < st->g; g++) {                                      \
+				const T *xg = x + (b * st->c + g * st->cg) * st->in_sp;            \
+				const T *wg = wt + g * st->cg * rows;                              \
+				gemm(1, 0, (int)rows, (int)st->in_sp, (int)st->cg, 1, wg,          \
+				     (int)rows, xg, (int)st->in_sp, 0, col, (int)st->in_sp);       \
+				col2im_##sfx(st, col, y + (b * st->m + g * st->mg) * st->out_sp);  \
+			}                                                                          \
+		return 0;                                                                          \
+	}
+
+CONVT_DEFINE(float, f32, gc_sgemm)
+CONVT_DEFINE(double, f64, gc_dgemm)
+
+int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
+	char s1[128], s2[128];
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input X has type %s; ConvTranspose takes "
+			       "float16, float32 or float64",
+			       gc_dtype_name(x->dtype));
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return gc_kerr(k, GC_EINVAL, "inputs differ in type: X %s, W %s%s%s",
+			       gc_dtype_name(x->dtype), gc_dtype_name(wt->dtype), b ? ", B " : "",
+			       b ? gc_dtype_name(b->dtype) : "");
+	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL || wt->rank != x->rank)
+		return gc_kerr(k, GC_EUNSUPPORTED, "X %s and W %s must have the same rank, 3 to 5",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1),
+			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2));
+	int32_t nsp = x->rank - 2;
+	const int64_t *ks, *ss, *ds, *ps, *ops, *oss;
+	int64_t nk = gc_attr_ints(k, "kernel_shape", &ks), ns = gc_attr_ints(k, "strides", &ss);
+	int64_t nd = gc_attr_ints(k, "dilations", &ds), np = gc_attr_ints(k, "pads", &ps);
+	int64_t nop = gc_attr_ints(k, "output_padding", &ops);
+	int64_t nos = gc_attr_ints(k, "output_shape", &oss);
+	const char *ap = gc_attr_s(k, "auto_pad", "NOTSET");
+	int64_t group = gc_attr_i(k, "group", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	int same_upper = !strcmp(ap, "SAME_UPPER"), same_lower = !strcmp(ap, "SAME_LOWER");
+	int valid = !strcmp(ap, "VALID");
+	if (!same_upper && !same_lower && !valid && strcmp(ap, "NOTSET") && ap[0])
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'auto_pad' is \"%s\"; expected NOTSET, SAME_UPPER, "
+			       "SAME_LOWER or VALID",
+			       ap);
+	if ((ks && nk != nsp) || (ss && ns != nsp) || (ds && nd != nsp) || (ps && np != 2 * nsp) ||
+	    (ops && nop != nsp) || (oss && nos != nsp && nos != x->rank))
+		return gc_kerr(k, GC_EINVAL,
+			       "kernel_shape, strides, dilations, output_padding and output_shape "
+			       "need %d values and pads %d, for X %s",
+			       nsp, 2 * nsp, gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	int64_t c = x->dims[1];
+	if (group < 1 || c % group || wt->dims[0] != c)
+		return gc_kerr(k, GC_EINVAL,
+			       "X %s has %" PRId64 " channels; W %s must have as many in dim 0, "
+			       "divisible by group %" PRId64,
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1), c,
+			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2), group);
+	int64_t m = wt->dims[1] * group;
+	if (b && (b->rank != 1 || b->dims[0] != m))
+		return gc_kerr(k, GC_EINVAL, "input B has shape %s; expected [%" PRId64 "]",
+			       gc_shape_str(b->dims, b->rank, s1, sizeof s1), m);
+	convt_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	gc_nn_window *w = &st->w;
+	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
+		w->in[d] = w->k[d] = w->stride[d] = w->dil[d] = w->out[d] = 1;
+	w->nsp = nsp;
+	int off = GC_NN_MAX_SPATIAL - nsp;
+	for (int i = 0; i < nsp; i++) {
+		int d = off + i;
+		int64_t in_sz = x->dims[2 + i], kk = wt->dims[2 + i];
+		if (ks && ks[i] != kk)
+			return gc_kerr(k, GC_EINVAL,
+				       "attribute 'kernel_shape' %s differs from W %s",
+				       ints_str(ks, nk, s1, sizeof s1),
+				       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2));
+		int64_t s = ss ? ss[i] : 1, dl = ds ? ds[i] : 1, op = ops ? ops[i] : 0;
+		if (s < 1 || dl < 1 || op < 0)
+			return gc_kerr(k, GC_EINVAL,
+				       "strides and dilations must be >= 1 and output_padding >= 0 "
+				       "(axis %d: %" PRId64 ", %" PRId64 ", %" PRId64 ")",
+				       i, s, dl, op);
+		int64_t full = s * (in_sz - 1) + op + (kk - 1) * dl + 1, o, head;
+		if (oss || same_upper || same_lower) {
+			o = oss ? oss[nos - nsp + i] : in_sz * s;
+			int64_t total = full - o;
+			if (total < 0) /* a larger output: zeros at the end */
+				total = 0;
+			head = same_upper ? total / 2 : total - total / 2;
+		} else {
+			int64_t pl = ps && !valid ? ps[i] : 0, ph = ps && !valid ? ps[nsp + i] : 0;
+			if (pl < 0 || ph < 0)
+				return gc_kerr(k, GC_EINVAL, "attribute 'pads' %s must be >= 0",
+					       ints_str(ps, np, s1, sizeof s1));
+			o = full - pl - ph;
+			head = pl;
+		}
+		if (o < 1)
+			return gc_kerr(k, GC_EINVAL,
+				       "output size %" PRId64 " on spatial axis %d is not positive",
+				       o, i);
+		w->in[d] = in_sz;
+		w->k[d] = kk;
+		w->stride[d] = s;
+		w->dil[d] = dl;
+		w->pad_lo[d] = head;
+		w->out[d] = o;
+	}
+	st->n = x->dims[0];
+	st->c = c;
+	st->m = m;
+	st->g = group;
+	st->cg = c / group;
+	st->mg = m / group;
+	st->has_bias = b != NULL;
+	st->in_sp = w->in[0] * w->in[1] * w->in[2];
+	st->out_sp = w->out[0] * w->out[1] * w->out[2];
+	st->kk = w->k[0] * w->k[1] * w->k[2];
+	int64_t dims[GC_MAX_RANK] = {st->n, m};
+	for (int i = 0; i < nsp; i++)
+		dims[2 + i] = w->out[off + i];
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	if (st->mg * st->kk > INT_MAX || st->in_sp > INT_MAX || st->cg > INT_MAX)
+		return gc_kerr(k, GC_ELIMIT, "transposed convolution too large for BLAS int sizes");
+	if (blas_ready(k))
+		return gc_kok(k);
+	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
+	uint64_t scratch = gc_nn_align((uint64_t)st->mg * st->kk * st->in_sp * es);
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, convt_run_f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? convt_run_f64 : convt_run_f32;
+	return 0;
+}

@@ -1,0 +1,493 @@
+/* Gemm and MatMul through OpenBLAS (float32/float64), a plain loop for the
+ * integer types; also the helpers the nn kernel files share. */
+#include <inttypes.h>
+#include <limits.h>
+
+#include "../alloc.h"
+#include "../blas.h"
+#include "kutil.h"
+#include "nn.h"
+
+GC_NN_O3
+
+/* ---- shared by the nn kernel files ---- */
+
+#define NN_MAX_IO 8
+
+void *gc_nn_state(gc_kctx *k, gc_node *n, size_t size)
+{
+	void *s = gc_calloc(1, size);
+	if (!s) {
+		gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", size);
+		return NULL;
+	}
+	n->state = s;
+	n->state_free = gc_free;
+	return s;
+}
+
+static int half_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_nn_base *b = n->state;
+	char *s = k->scratch;
+	gc_tensor tin[NN_MAX_IO], tout[NN_MAX_IO];
+	gc_tensor *pin[NN_MAX_IO], *pout[NN_MAX_IO];
+	for (int i = 0; i < n->n_in; i++) {
+		pin[i] = in[i];
+		if (!in[i] || !(b->in_mask >> i & 1))
+			continue;
+		int64_t cnt = gc_tensor_numel(in[i]);
+		const uint16_t *src = in[i]->data;
+		float *dst = (float *)s;
+		if (in[i]->dtype == GC_DTYPE_FLOAT16)
+			for (int64_t j = 0; j < cnt; j++)
+				dst[j] = gc_f16_to_f32(src[j]);
+		else
+			for (int64_t j = 0; j < cnt; j++)
+				dst[j] = gc_bf16_to_f32(src[j]);
+		tin[i] = *in[i];
+		tin[i].dtype = GC_DTYPE_FLOAT;
+		tin[i].data = dst;
+		pin[i] = &tin[i];
+		s += gc_nn_align((uint64_t)cnt * 4);
+	}
+	for (int i = 0; i < n->n_out; i++) {
+		pout[i] = out[i];
+		if (!out[i] || !(b->out_mask >> i & 1))
+			continue;
+		tout[i] = *out[i];
+		tout[i].dtype = GC_DTYPE_FLOAT;
+		tout[i].data = s;
+		pout[i] = &tout[i];
+		s += gc_nn_align((uint64_t)gc_tensor_numel(out[i]) * 4);
+	}
+	gc_kctx k2 = *k;
+	k2.scratch = s;
+	int rc = b->f32_run(&k2, n, pin, pout);
+	if (rc)
+		return rc;
+	for (int i = 0; i < n->n_out; i++) {
+		if (pout[i] == out[i])
+			continue;
+		int64_t cnt = gc_tensor_numel(out[i]);
+		const float *src = tout[i].data;
+		uint16_t *dst = out[i]->data;
+		if (out[i]->dtype == GC_DTYPE_FLOAT16)
+			for (int64_t j = 0; j < cnt; j++)
+				dst[j] = gc_f32_to_f16(src[j]);
+		else
+			for (int64_t j = 0; j < cnt; j++)
+				dst[j] = gc_f32_to_bf16(src[j]);
+	}
+	return 0;
+}
+
+int gc_nn_half_setup(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+		     gc_run_fn f32_run, uint64_t f32_scratch)
+{
+	gc_nn_base *b = n->state;
+	if (!b || n->n_in > NN_MAX_IO || n->n_out > NN_MAX_IO)
+		return gc_kerr(k, GC_EINVAL, "internal: half-float setup without state");
+	uint64_t bytes = 0;
+	b->in_mask = b->out_mask = 0;
+	for (int i = 0; i < n->n_in; i++)
+		if (in[i] && gc_nn_is_half(in[i]->dtype)) {
+			b->in_mask |= 1u << i;
+			bytes += gc_nn_align((uint64_t)gc_tensor_numel(in[i]) * 4);
+		}
+	for (int i = 0; i < n->n_out; i++)
+		if (gc_nn_has_out(n, out, i) && gc_nn_is_half(out[i]->dtype)) {
+			b->out_mask |= 1u << i;
+			bytes += gc_nn_align((uint64_t)gc_tensor_numel(out[i]) * 4);
+		}
+	b->f32_run = f32_run;
+	b->f32_scratch = f32_scratch;
+	n->scratch_bytes = bytes + f32_scratch;
+	n->run = half_run;
+	return 0;
+}
+
+static int need_blas(gc_kctx *k)
+{
+	gc_error e = {0};
+	if (gc_blas_init(&e))
+		return gc_kerr(k, e.code, "%s", e.msg);
+	return 0;
+}
+
+static int gemm_dtype_ok(gc_dtype t)
+{
+	switch (t) {
+	case GC_DTYPE_FLOAT:
+	case GC_DTYPE_DOUBLE:
+	case GC_DTYPE_FLOAT16:
+	case GC_DTYPE_BFLOAT16:
+	case GC_DTYPE_INT32:
+	case GC_DTYPE_INT64:
+	case GC_DTYPE_UINT32:
+	case GC_DTYPE_UINT64:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int fits_int(gc_kctx *k, const char *what, int64_t v)
+{
+	if (v > INT_MAX)
+		return gc_kerr(k, GC_ELIMIT, "%s = %" PRId64 " exceeds the BLAS limit %d", what, v,
+			       INT_MAX);
+	return 0;
+}
+
+/* ---- Gemm ---- */
+
+typedef struct gemm_state {
+	gc_nn_base base;
+	int64_t m, n, k, lda, ldb;
+	int ta, tb, has_c;
+	float alpha, beta;
+	int64_t c_sm, c_sn; /* C's strides over (m, n); 0 where broadcast */
+} gemm_state;
+
+#define GEMM_FILL_C(T, st, c, y)                                                                   \
+	do {                                                                                       \
+		for (int64_t i_ = 0; i_ < (st)->m; i_++)                                           \
+			for (int64_t j_ = 0; j_ < (st)->n; j_++)                                   \
+				(y)[i_ * (st)->n + j_] = (c)[i_ * (st)->c_sm + j_ * (st)->c_sn];   \
+	} while (0)
+
+#define GEMM_BLAS_RUN(T, sfx, gemm)                                                                \
+	static int gemm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const gemm_state *st = n->state;                                                   \
+		T *y = out[0]->data;                                                               \
+		T beta = 0;                                                                        \
+		if (st->has_c && st->beta != 0) {                                                  \
+			const T *c = in[2]->data;                                                  \
+			GEMM_FILL_C(T, st, c, y);                                                  \
+			beta = st->beta;                                                           \
+		}                                                                                  \
+		gemm(st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha, in[0]->data,   \
+		     (int)st->lda, in[1]->data, (int)st->ldb, beta, y, (int)st->n);                \
+		return 0;                                                                          \
+	}
+
+GEMM_BLAS_RUN(float, f32, gc_sgemm)
+GEMM_BLAS_RUN(double, f64, gc_dgemm)
+
+/* Integer products wrap (as ONNX Runtime's do): the arithmetic runs in the
+ * unsigned type U of the same width. */
+#define GEMM_INT_RUN(T, U, sfx)                                                                    \
+	static int gemm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const gemm_state *st = n->state;                                                   \
+		const T *a = in[0]->data, *b = in[1]->data;                                        \
+		const T *c = st->has_c ? (const T *)in[2]->data : NULL;                            \
+		T *y = out[0]->data;                                                               \
+		int64_t as_m = st->ta ? 1 : st->lda, as_k = st->ta ? st->lda : 1;                  \
+		int64_t bs_k = st->tb ? 1 : st->ldb, bs_n = st->tb ? st->ldb : 1;                  \
+		int plain = st->alpha == 1 && (!c || st->beta == 1 || st->beta == 0);              \
+		for (int64_t i = 0; i < st->m; i++)                                                \
+			for (int64_t j = 0; j < st->n; j++) {                                      \
+				U acc = 0;                                                         \
+				for (int64_t p = 0; p < st->k; p++)                                \
+					acc +=                                                     \
+					    (U)a[i * as_m + p * as_k] * (U)b[p * bs_k + j * bs_n]; \
+				T cv = c ? c[i * st->c_sm + j * st->c_sn] : 0;                     \
+				if (plain)                                                         \
+					y[i * st->n + j] = (T)(acc + (st->beta != 0 ? (U)cv : 0)); \
+				else                                                               \
+					y[i * st->n + j] = (T)(st->alpha * (double)(T)acc +        \
+							       st->beta * (double)cv);             \
+			}                                                                          \
+		return 0;                                                                          \
+	}
+
+GEMM_INT_RUN(int32_t, uint32_t, i32)
+GEMM_INT_RUN(int64_t, uint64_t, i64)
+GEMM_INT_RUN(uint32_t, uint32_t, u32)
+GEMM_INT_RUN(uint64_t, uint64_t, u64)
+
+static gc_run_fn gemm_pick(gc_dtype t)
+{
+	switch (t) {
+	case GC_DTYPE_FLOAT:
+		return gemm_run_f32;
+	case GC_DTYPE_DOUBLE:
+		return gemm_run_f64;
+	case GC_DTYPE_INT32:
+		return gemm_run_i32;
+	case GC_DTYPE_INT64:
+		return gemm_run_i64;
+	case GC_DTYPE_UINT32:
+		return gemm_run_u32;
+	case GC_DTYPE_UINT64:
+		return gemm_run_u64;
+	default:
+		return NULL;
+	}
+}
+
+static int needs_blas(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t);
+}
+
+int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *a = in[0], *b = in[1], *c = n->n_in > 2 ? in[2] : NULL;
+	char s1[128], s2[128];
+	if (!gemm_dtype_ok(a->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input A has type %s, which Gemm does not take",
+			       gc_dtype_name(a->dtype));
+	if (b->dtype != a->dtype || (c && c->dtype != a->dtype))
+		return gc_kerr(k, GC_EINVAL, "inputs differ in type: A %s, B %s%s%s",
+			       gc_dtype_name(a->dtype), gc_dtype_name(b->dtype), c ? ", C " : "",
+			       c ? gc_dtype_name(c->dtype) : "");
+	if (a->rank != 2 || b->rank != 2)
+		return gc_kerr(k, GC_EINVAL, "A (%s) and B (%s) must both be 2-D",
+			       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
+			       gc_shape_str(b->dims, b->rank, s2, sizeof s2));
+	if (!c && n->opset < 11)
+		return gc_kerr(k, GC_EINVAL,
+			       "input C is required before opset 11 (this node is "
+			       "opset %d)",
+			       n->opset);
+	int64_t ta = gc_attr_i(k, "transA", 0), tb = gc_attr_i(k, "transB", 0);
+	float alpha = gc_attr_f(k, "alpha", 1.0f), beta = gc_attr_f(k, "beta", 1.0f);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
+		return gc_kerr(k, GC_EINVAL,
+			       "transA/transB must be 0 or 1, got %" PRId64 "/%" PRId64, ta, tb);
+	int64_t m = ta ? a->dims[1] : a->dims[0], ka = ta ? a->dims[0] : a->dims[1];
+	int64_t kb = tb ? b->dims[1] : b->dims[0], nn = tb ? b->dims[0] : b->dims[1];
+	if (ka != kb)
+		return gc_kerr(k, GC_EINVAL,
+			       "inner dimensions differ: A %s (transA=%" PRId64 ") has K=%" PRId64
+			       ", B %s (transB=%" PRId64 ") has K=%" PRId64,
+			       gc_shape_str(a->dims, a->rank, s1, sizeof s1), ta, ka,
+			       gc_shape_str(b->dims, b->rank, s2, sizeof s2), tb, kb);
+	gemm_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->m = m;
+	st->n = nn;
+	st->k = ka;
+	st->lda = a->dims[1];
+	st->ldb = b->dims[1];
+	st->ta = (int)ta;
+	st->tb = (int)tb;
+	st->alpha = alpha;
+	st->beta = beta;
+	if (c) {
+		/* unidirectional broadcast of C to (M, N) */
+		int64_t cm = c->rank == 2 ? c->dims[0] : 1;
+		int64_t cn = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+		if (c->rank > 2 || (cm != 1 && cm != m) || (cn != 1 && cn != nn))
+			return gc_kerr(k, GC_EINVAL,
+				       "input C of shape %s does not broadcast to the output "
+				       "%" PRId64 "x%" PRId64,
+				       gc_shape_str(c->dims, c->rank, s1, sizeof s1), m, nn);
+		st->has_c = 1;
+		st->c_sm = cm == 1 ? 0 : cn;
+		st->c_sn = cn == 1 ? 0 : 1;
+	}
+	int64_t dims[2] = {m, nn};
+	gc_set_shape(out[0], a->dtype, 2, dims);
+	if (needs_blas(a->dtype)) {
+		if (fits_int(k, "M", m) || fits_int(k, "N", nn) || fits_int(k, "K", ka) ||
+		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
+			return gc_kok(k);
+	}
+	if (gc_nn_is_half(a->dtype))
+		return gc_nn_half_setup(k, n, in, out, gemm_run_f32, 0);
+	n->run = gemm_pick(a->dtype);
+	return gc_kok(k);
+}
+
+/* ---- MatMul ---- */
+
+#define MM_MAX_BATCH (GC_MAX_RANK - 2)
+
+typedef struct matmul_state {
+	gc_nn_base base;
+	int64_t m, n, k;
+	int64_t batch;				    /* output matrices */
+	int32_t nb;				    /* batch rank */
+	int64_t bdims[MM_MAX_BATCH];		    /* output batch dims */
+	int64_t sa[MM_MAX_BATCH], sb[MM_MAX_BATCH]; /* matrix-index strides; 0 broadcast */
+	int fold; /* B is shared by every batch and A is dense: one GEMM of batch*M rows */
+} matmul_state;
+
+static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t *ob)
+{
+	int64_t a = 0, b = 0;
+	for (int d = st->nb - 1; d >= 0; d--) {
+		int64_t i = bi % st->bdims[d];
+		bi /= st->bdims[d];
+		a += i * st->sa[d];
+		b += i * st->sb[d];
+	}
+	*oa = a;
+	*ob = b;
+}
+
+#define MATMUL_BLAS_RUN(T, sfx, gemm)                                                              \
+	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
+				    gc_tensor *const *out)                                         \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const matmul_state *st = n->state;                                                 \
+		const T *a = in[0]->data, *b = in[1]->data;                                        \
+		T *y = out[0]->data;                                                               \
+		if (st->fold) {                                                                    \
+			gemm(0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k, 1, a,         \
+			     (int)st->k, b, (int)st->n, 0, y, (int)st->n);                         \
+			return 0;                                                                  \
+		}                                                                                  \
+		for (int64_t bi = 0; bi < st->batch; bi++) {                                       \
+			int64_t oa, ob;                                                            \
+			mm_offsets(st, bi, &oa, &ob);                                              \
+			gemm(0, 0, (int)st->m, (int)st->n, (int)st->k, 1, a + oa * st->m * st->k,  \
+			     (int)st->k, b + ob * st->k * st->n, (int)st->n, 0,                    \
+			     y + bi * st->m * st->n, (int)st->n);                                  \
+		}                                                                                  \
+		return 0;                                                                          \
+	}
+
+MATMUL_BLAS_RUN(float, f32, gc_sgemm)
+MATMUL_BLAS_RUN(double, f64, gc_dgemm)
+
+#define MATMUL_INT_RUN(T, U, sfx)                                                                  \
+	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
+				    gc_tensor *const *out)                                         \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const matmul_state *st = n->state;                                                 \
+		const T *a0 = in[0]->data, *b0 = in[1]->data;                                      \
+		T *y = out[0]->data;                                                               \
+		for (int64_t bi = 0; bi < st->batch; bi++) {                                       \
+			int64_t oa, ob;                                                            \
+			mm_offsets(st, bi, &oa, &ob);                                              \
+			const T *a = a0 + oa * st->m * st->k, *b = b0 + ob * st->k * st->n;        \
+			T *yb = y + bi * st->m * st->n;                                            \
+			for (int64_t i = 0; i < st->m; i++) {                                      \
+				U *row = (U *)(yb + i * st->n);                                    \
+				for (int64_t j = 0; j < st->n; j++)                                \
+					row[j] = 0;                                                \
+				for (int64_t p = 0; p < st->k; p++) {                              \
+					U av = (U)a[i * st->k + p];                                \
+					const T *brow = b + p * st->n;                             \
+					for (int64_t j = 0; j < st->n; j++)                        \
+						row[j] += av * (U)brow[j];                         \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
+		return 0;                                                                          \
+	}
+
+MATMUL_INT_RUN(int32_t, uint32_t, i32)
+MATMUL_INT_RUN(int64_t, uint64_t, i64)
+MATMUL_INT_RUN(uint32_t, uint32_t, u32)
+MATMUL_INT_RUN(uint64_t, uint64_t, u64)
+
+static gc_run_fn matmul_pick(gc_dtype t)
+{
+	switch (t) {
+	case GC_DTYPE_FLOAT:
+		return matmul_run_f32;
+	case GC_DTYPE_DOUBLE:
+		return matmul_run_f64;
+	case GC_DTYPE_INT32:
+		return matmul_run_i32;
+	case GC_DTYPE_INT64:
+		return matmul_run_i64;
+	case GC_DTYPE_UINT32:
+		return matmul_run_u32;
+	case GC_DTYPE_UINT64:
+		return matmul_run_u64;
+	default:
+		return NULL;
+	}
+}
+
+int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *a = in[0], *b = in[1];
+	char s1[128], s2[128];
+	if (!gemm_dtype_ok(a->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input A has type %s, which MatMul does not take",
+			       gc_dtype_name(a->dtype));
+	if (b->dtype != a->dtype)
+		return gc_kerr(k, GC_EINVAL, "inputs differ in type: A %s, B %s",
+			       gc_dtype_name(a->dtype), gc_dtype_name(b->dtype));
+	if (a->rank < 1 || b->rank < 1)
+		return gc_kerr(k, GC_EINVAL, "inputs must have rank >= 1: A %s, B %s",
+			       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
+			       gc_shape_str(b->dims, b->rank, s2, sizeof s2));
+	int64_t m = a->rank >= 2 ? a->dims[a->rank - 2] : 1, ka = a->dims[a->rank - 1];
+	int64_t kb = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0];
+	int64_t nn = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	if (ka != kb)
+		return gc_kerr(k, GC_EINVAL,
+			       "inner dimensions differ: A %s has K=%" PRId64
+			       ", B %s has K=%" PRId64,
+			       gc_shape_str(a->dims, a->rank, s1, sizeof s1), ka,
+			       gc_shape_str(b->dims, b->rank, s2, sizeof s2), kb);
+	int32_t ra = a->rank > 2 ? a->rank - 2 : 0, rb = b->rank > 2 ? b->rank - 2 : 0;
+	int32_t nb = ra > rb ? ra : rb;
+	matmul_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->m = m;
+	st->n = nn;
+	st->k = ka;
+	st->nb = nb;
+	st->batch = 1;
+	int64_t stride_a = 1, stride_b = 1, batch_a = 1, batch_b = 1;
+	for (int d = nb - 1; d >= 0; d--) {
+		int ia = d - (nb - ra), ib = d - (nb - rb);
+		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+		if (da != db && da != 1 && db != 1)
+			return gc_kerr(k, GC_EINVAL,
+				       "batch dimensions of A %s and B %s do not broadcast "
+				       "(%" PRId64 " vs %" PRId64 ")",
+				       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
+				       gc_shape_str(b->dims, b->rank, s2, sizeof s2), da, db);
+		int64_t d_out = da == 1 ? db : da;
+		st->bdims[d] = d_out;
+		st->sa[d] = da == 1 ? 0 : stride_a;
+		st->sb[d] = db == 1 ? 0 : stride_b;
+		stride_a *= da;
+		stride_b *= db;
+		batch_a *= da;
+		batch_b *= db;
+		st->batch *= d_out;
+	}
+	st->fold = batch_b == 1 && batch_a == st->batch;
+	int64_t dims[GC_MAX_RANK];
+	int32_t rank = 0;
+	for (int d = 0; d < nb; d++)
+		dims[rank++] = st->bdims[d];
+	if (a->rank >= 2)
+		dims[rank++] = m;
+	if (b->rank >= 2)
+		dims[rank++] = nn;
+	gc_set_shape(out[0], a->dtype, rank, dims);
+	if (needs_blas(a->dtype)) {
+		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
+		    fits_int(k, "K", ka) || need_blas(k))
+			return gc_kok(k);
+	}
+	if (gc_nn_is_half(a->dtype))
+		return gc_nn_half_setup(k, n, in, out, matmul_run_f32, 0);
+	n->run = matmul_pick(a->dtype);
+	return gc_kok(k);
+}

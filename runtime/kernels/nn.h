@@ -1,0 +1,163 @@
+/* Neural-network ops: convolution, GEMM-shaped work (through OpenBLAS),
+ * pooling, normalisation, softmax. X(Name, min_in, max_in, min_out, max_out). */
+#ifndef GC_K_NN_H
+#define GC_K_NN_H
+
+#include "../kernel.h"
+
+#include <stdint.h>
+
+/* BatchNormalization lists up to 5 outputs because opset 7-13 models may name
+ * the training outputs; prepare refuses them with a message saying why. */
+#define GC_OPS_NN(X)                                                                               \
+	X(Conv, 2, 3, 1, 1)                                                                        \
+	X(ConvTranspose, 2, 3, 1, 1)                                                               \
+	X(Gemm, 2, 3, 1, 1)                                                                        \
+	X(MatMul, 2, 2, 1, 1)                                                                      \
+	X(BatchNormalization, 5, 5, 1, 5)                                                          \
+	X(InstanceNormalization, 3, 3, 1, 1)                                                       \
+	X(LpNormalization, 1, 1, 1, 1)                                                             \
+	X(LRN, 1, 1, 1, 1)                                                                         \
+	X(MaxPool, 1, 1, 1, 2)                                                                     \
+	X(AveragePool, 1, 1, 1, 1)                                                                 \
+	X(GlobalAveragePool, 1, 1, 1, 1)                                                           \
+	X(GlobalMaxPool, 1, 1, 1, 1)                                                               \
+	X(LayerNormalization, 2, 3, 1, 3)                                                          \
+	X(Softmax, 1, 1, 1, 1)                                                                     \
+	X(LogSoftmax, 1, 1, 1, 1)
+
+/*
+ * Shared by the nn kernel files (conv.c, gemm.c, pool.c, norm.c); not for
+ * other families.
+ */
+
+#define GC_NN_MAX_SPATIAL 3
+
+/* A sliding window over the spatial dims (Conv, ConvTranspose, pooling),
+ * always held as 3-D: a 1-D or 2-D op has leading dims of 1. */
+typedef struct gc_nn_window {
+	int32_t nsp; /* the op's own spatial rank, 1..3 */
+	int64_t in[3], k[3], stride[3], dil[3], pad_lo[3], pad_hi[3], out[3];
+} gc_nn_window;
+
+/*
+ * Reads kernel_shape (checked against `kernel` when given, e.g. Conv's W
+ * dims; required when NULL), strides, dilations, pads and auto_pad, and
+ * computes the output spatial dims (`ceil_mode` as pooling's). Errors name
+ * the attribute and value.
+ */
+int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64_t *kernel,
+		      int ceil_mode, gc_nn_window *w);
+
+/*
+ * Every nn op state starts with this, so that float16/bfloat16 run through
+ * the float32 kernel: gc_nn_half_run converts the inputs and outputs marked
+ * in the masks through scratch memory and calls f32_run.
+ */
+typedef struct gc_nn_base {
+	gc_run_fn f32_run;
+	uint64_t f32_scratch;
+	uint32_t in_mask, out_mask;
+} gc_nn_base;
+
+/*
+ * Makes n run through f32_run for a float16/bfloat16 node: inputs and outputs
+ * of dtype float16/bfloat16 are converted. n->state must start with a
+ * gc_nn_base; f32_scratch is the scratch the float kernel needs. Sets n->run
+ * and n->scratch_bytes.
+ */
+int gc_nn_half_setup(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+		     gc_run_fn f32_run, uint64_t f32_scratch);
+
+/* Whether output i of n is wanted (present and named). */
+static inline int gc_nn_has_out(const gc_node *n, gc_tensor *const *out, int i)
+{
+	return i < n->n_out && out[i] && (!n->out || n->out[i] >= 0);
+}
+
+/* float16 and bfloat16. */
+static inline int gc_nn_is_half(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT16 || t == GC_DTYPE_BFLOAT16;
+}
+
+/* Allocates a zeroed state of `size` bytes into n->state; error on no memory. */
+void *gc_nn_state(gc_kctx *k, gc_node *n, size_t size);
+
+/*
+ * The hot loops are compiled for AVX-512 and AVX2+FMA as well as the baseline
+ * (picked once at load time through an ifunc), and at -O3 so that GCC
+ * vectorises them: the build's -O2 leaves loops of unknown length scalar.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define GC_NN_SIMD __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define GC_NN_O3 _Pragma("GCC optimize(\"O3\", \"fp-contract=fast\")")
+#else
+#define GC_NN_SIMD
+#define GC_NN_O3
+#endif
+
+/*
+ * Float reductions with 16 partial results, which GCC vectorises (a plain
+ * `s += x[i]` loop stays scalar without -ffast-math). Inlined into the
+ * GC_NN_SIMD callers, so they get each clone's instruction set.
+ */
+#define GC_NN_LANES 16
+
+static inline float gc_nn_sum_f32(const float *x, int64_t n)
+{
+	float acc[GC_NN_LANES] = {0}, s = 0;
+	int64_t i = 0;
+	for (; i + GC_NN_LANES <= n; i += GC_NN_LANES)
+		for (int j = 0; j < GC_NN_LANES; j++)
+			acc[j] += x[i + j];
+	for (; i < n; i++)
+		s += x[i];
+	for (int j = 0; j < GC_NN_LANES; j++)
+		s += acc[j];
+	return s;
+}
+
+/* Sum of (x - c)^2. */
+static inline float gc_nn_sumsq_f32(const float *x, float c, int64_t n)
+{
+	float acc[GC_NN_LANES] = {0}, s = 0;
+	int64_t i = 0;
+	for (; i + GC_NN_LANES <= n; i += GC_NN_LANES)
+		for (int j = 0; j < GC_NN_LANES; j++) {
+			float d = x[i + j] - c;
+			acc[j] += d * d;
+		}
+	for (; i < n; i++) {
+		float d = x[i] - c;
+		s += d * d;
+	}
+	for (int j = 0; j < GC_NN_LANES; j++)
+		s += acc[j];
+	return s;
+}
+
+/* Largest element (n >= 1); NaN elements are skipped. */
+static inline float gc_nn_max_f32(const float *x, int64_t n)
+{
+	float acc[GC_NN_LANES], m = x[0];
+	for (int j = 0; j < GC_NN_LANES; j++)
+		acc[j] = x[0];
+	int64_t i = 0;
+	for (; i + GC_NN_LANES <= n; i += GC_NN_LANES)
+		for (int j = 0; j < GC_NN_LANES; j++)
+			acc[j] = x[i + j] > acc[j] ? x[i + j] : acc[j];
+	for (; i < n; i++)
+		m = x[i] > m ? x[i] : m;
+	for (int j = 0; j < GC_NN_LANES; j++)
+		m = acc[j] > m ? acc[j] : m;
+	return m;
+}
+
+/* Rounds scratch offsets up so that every buffer is 64-byte aligned. */
+static inline uint64_t gc_nn_align(uint64_t bytes)
+{
+	return (bytes + 63) & ~(uint64_t)63;
+}
+
+#endif

@@ -1,0 +1,794 @@
+/* BatchNormalization (inference), LayerNormalization, Softmax, LogSoftmax,
+ * InstanceNormalization, LpNormalization, LRN. */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "kutil.h"
+#include "nn.h"
+
+GC_NN_O3
+
+static int float_dtype(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t);
+}
+
+/* Element i of a float tensor of any float type, as double. */
+static double load_f(const gc_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case GC_DTYPE_FLOAT:
+		return ((const float *)t->data)[i];
+	case GC_DTYPE_DOUBLE:
+		return ((const double *)t->data)[i];
+	case GC_DTYPE_FLOAT16:
+		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
+	case GC_DTYPE_BFLOAT16:
+		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * exp for float32, written so that GCC vectorises loops calling it (glibc's
+ * expf does not vectorise): Cephes' range reduction and degree-6 polynomial,
+ * relative error about 2e-7. Inputs below -87.3 give ~1e-38 rather than 0,
+ * which softmax cannot tell apart; NaN stays NaN.
+ */
+static inline float nn_expf(float x)
+{
+	x = x > 88.7f ? 88.7f : x;
+	x = x < -87.3f ? -87.3f : x;
+	float t = x * 1.44269504088896341f + 12582912.0f; /* round to nearest */
+	float fn = t - 12582912.0f;
+	float r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+	float p = 1.9875691500e-4f;
+	p = p * r + 1.3981999507e-3f;
+	p = p * r + 8.3334519073e-3f;
+	p = p * r + 4.1665795894e-2f;
+	p = p * r + 1.6666665459e-1f;
+	p = p * r + 5.0000001201e-1f;
+	p = p * r * r + r + 1.0f;
+	int32_t e = ((int32_t)fn + 127) << 23;
+	float scale;
+	memcpy(&scale, &e, 4);
+	return p * scale;
+}
+
+/* ---- BatchNormalization ---- */
+
+typedef struct bn_state {
+	gc_nn_base base;
+	int64_t outer, nparam, inner; /* x viewed as [outer, nparam, inner] */
+	double eps;
+} bn_state;
+
+#define BN_DEFINE(T, sfx)                                                                          \
+	GC_NN_SIMD static void bn_apply_##sfx(const bn_state *st, const T *x, const T *a,          \
+					      const T *b, T *y)                                    \
+	{                                                                                          \
+		for (int64_t o = 0; o < st->outer; o++)                                            \
+			for (int64_t c = 0; c < st->nparam; c++) {                                 \
+				const T *xs = x + (o * st->nparam + c) * st->inner;                \
+				T *ys = y + (o * st->nparam + c) * st->inner;                      \
+				T av = a[c], bv = b[c];                                            \
+				for (int64_t i = 0; i < st->inner; i++)                            \
+					ys[i] = xs[i] * av + bv;                                   \
+			}                                                                          \
+	}                                                                                          \
+	static int bn_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                \
+				gc_tensor *const *out)                                             \
+	{                                                                                          \
+		const bn_state *st = n->state;                                                     \
+		T *a = k->scratch, *b = a + st->nparam;                                            \
+		for (int64_t c = 0; c < st->nparam; c++) {                                         \
+			double s = load_f(in[1], c) / sqrt(load_f(in[4], c) + st->eps);            \
+			a[c] = (T)s;                                                               \
+			b[c] = (T)(load_f(in[2], c) - load_f(in[3], c) * s);                       \
+		}                                                                                  \
+		bn_apply_##sfx(st, in[0]->data, a, b, out[0]->data);                               \
+		return 0;                                                                          \
+	}
+
+BN_DEFINE(float, f32)
+BN_DEFINE(double, f64)
+
+int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				  gc_tensor *const *out)
+{
+	static const char *const names[] = {"X", "scale", "B", "input_mean", "input_var"};
+	const gc_tensor *x = in[0];
+	char s1[128], s2[128];
+	int64_t training = n->opset >= 14 ? gc_attr_i(k, "training_mode", 0) : 0;
+	int64_t spatial = n->opset < 9 ? gc_attr_i(k, "spatial", 1) : 1;
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (training)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "training_mode=%" PRId64 " is not supported: graphcc runs "
+			       "inference only (training_mode=0)",
+			       training);
+	for (int i = 1; i < n->n_out; i++)
+		if (gc_nn_has_out(n, out, i))
+			return gc_kerr(
+			    k, GC_EUNSUPPORTED,
+			    "output %d (running or saved mean/variance) exists only in "
+			    "training; graphcc runs inference, where Y is the only output",
+			    i);
+	for (int i = 0; i < 5; i++) {
+		if (!in[i])
+			return gc_kerr(k, GC_EINVAL, "input '%s' is missing", names[i]);
+		if (!float_dtype(in[i]->dtype))
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "input '%s' has type %s; expected a "
+				       "float type",
+				       names[i], gc_dtype_name(in[i]->dtype));
+	}
+	if (x->rank < 2)
+		return gc_kerr(k, GC_EINVAL, "input X has shape %s; expected N x C x ...",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	bn_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->outer = x->dims[0];
+	st->inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		st->inner *= x->dims[i];
+	st->nparam = x->dims[1];
+	if (!spatial) { /* parameters per channel and position: [C, D1, ...] */
+		st->nparam *= st->inner;
+		st->inner = 1;
+	}
+	for (int i = 1; i < 5; i++) {
+		const gc_tensor *p = in[i];
+		int ok = gc_tensor_numel(p) == st->nparam;
+		if (spatial)
+			ok = ok && p->rank == 1;
+		else
+			ok = ok &&
+			     (p->rank == x->rank - 1 || (p->rank == x->rank && p->dims[0] == 1));
+		if (!ok)
+			return gc_kerr(k, GC_EINVAL,
+				       "input '%s' has shape %s; X %s needs %" PRId64
+				       " values (%s)",
+				       names[i], gc_shape_str(p->dims, p->rank, s1, sizeof s1),
+				       gc_shape_str(x->dims, x->rank, s2, sizeof s2), st->nparam,
+				       spatial ? "one per channel"
+					       : "spatial=0: one per element of C x D1 x ...");
+	}
+	st->eps = eps;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	uint64_t scratch =
+	    gc_nn_align((uint64_t)st->nparam * 2 * (x->dtype == GC_DTYPE_DOUBLE ? 8 : 4));
+	n->inplace_ok = true;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, bn_run_f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? bn_run_f64 : bn_run_f32;
+	return 0;
+}
+
+/* ---- LayerNormalization ---- */
+
+static inline double sum_f64(const double *x, int64_t n)
+{
+	double s = 0;
+	for (int64_t i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+static inline double sumsq_f64(const double *x, double c, int64_t n)
+{
+	double s = 0;
+	for (int64_t i = 0; i < n; i++)
+		s += (x[i] - c) * (x[i] - c);
+	return s;
+}
+
+typedef struct ln_state {
+	gc_nn_base base;
+	int64_t outer, inner;
+	float eps;
+	int has_b, expand_scale, expand_b; /* expand: Scale/B broadcast to inner */
+	int32_t nrank;			   /* rank of the normalised shape */
+	int64_t ndims[GC_MAX_RANK];	   /* normalised shape */
+	int64_t s_strides[GC_MAX_RANK], b_strides[GC_MAX_RANK];
+	int mean_out, inv_out;
+} ln_state;
+
+/* Writes the broadcast of src (strides over the normalised shape) into dst. */
+#define LN_EXPAND(T, st, strides, src, dst)                                                        \
+	do {                                                                                       \
+		int64_t idx_[GC_MAX_RANK] = {0};                                                   \
+		for (int64_t i_ = 0; i_ < (st)->inner; i_++) {                                     \
+			int64_t off_ = 0;                                                          \
+			for (int d_ = 0; d_ < (st)->nrank; d_++)                                   \
+				off_ += idx_[d_] * (strides)[d_];                                  \
+			(dst)[i_] = (src)[off_];                                                   \
+			for (int d_ = (st)->nrank - 1; d_ >= 0; d_--) {                            \
+				if (++idx_[d_] < (st)->ndims[d_])                                  \
+					break;                                                     \
+				idx_[d_] = 0;                                                      \
+			}                                                                          \
+		}                                                                                  \
+	} while (0)
+
+#define LN_DEFINE(T, sfx, SUM, SUMSQ)                                                              \
+	GC_NN_SIMD static void ln_rows_##sfx(const ln_state *st, const T *x, const T *sc,          \
+					     const T *bi, T *y, float *mean_out, float *inv_out)   \
+	{                                                                                          \
+		int64_t nn = st->inner;                                                            \
+		for (int64_t r = 0; r < st->outer; r++) {                                          \
+			const T *restrict xr = x + r * nn;                                         \
+			T *restrict yr = y + r * nn;                                               \
+			T mean = SUM(xr, nn) / (T)nn;                                              \
+			T var = SUMSQ(xr, mean, nn) / (T)nn;                                       \
+			T inv = (T)1 / (T)sqrt((double)(var + (T)st->eps));                        \
+			if (bi)                                                                    \
+				for (int64_t i = 0; i < nn; i++)                                   \
+					yr[i] = (xr[i] - mean) * inv * sc[i] + bi[i];              \
+			else                                                                       \
+				for (int64_t i = 0; i < nn; i++)                                   \
+					yr[i] = (xr[i] - mean) * inv * sc[i];                      \
+			if (mean_out)                                                              \
+				mean_out[r] = (float)mean;                                         \
+			if (inv_out)                                                               \
+				inv_out[r] = (float)inv;                                           \
+		}                                                                                  \
+	}                                                                                          \
+	static int ln_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                \
+				gc_tensor *const *out)                                             \
+	{                                                                                          \
+		const ln_state *st = n->state;                                                     \
+		const T *sc = in[1]->data, *bi = st->has_b ? (const T *)in[2]->data : NULL;        \
+		T *buf = k->scratch;                                                               \
+		if (st->expand_scale) {                                                            \
+			LN_EXPAND(T, st, st->s_strides, sc, buf);                                  \
+			sc = buf;                                                                  \
+			buf += st->inner;                                                          \
+		}                                                                                  \
+		if (bi && st->expand_b) {                                                          \
+			LN_EXPAND(T, st, st->b_strides, bi, buf);                                  \
+			bi = buf;                                                                  \
+		}                                                                                  \
+		ln_rows_##sfx(st, in[0]->data, sc, bi, out[0]->data,                               \
+			      st->mean_out ? (float *)out[1]->data : NULL,                         \
+			      st->inv_out ? (float *)out[2]->data : NULL);                         \
+		return 0;                                                                          \
+	}
+
+LN_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_sumsq_f32)
+LN_DEFINE(double, f64, sum_f64, sumsq_f64)
+
+/* Checks that p (Scale or B) broadcasts to x's dims from `axis` on, and
+ * gives its strides over the normalised shape; *full when it needs no
+ * broadcast. */
+static int ln_param(gc_kctx *k, const char *name, const gc_tensor *p, const gc_tensor *x,
+		    int32_t axis, int64_t *strides, int *full)
+{
+	char s1[128], s2[128];
+	int32_t nr = x->rank - axis;
+	int ok = p->dtype == x->dtype && p->rank <= x->rank;
+	for (int d = 0; ok && d < p->rank; d++) {
+		int xd = x->rank - p->rank + d;
+		int64_t pd = p->dims[d];
+		if (xd < axis)
+			ok = pd == 1;
+		else
+			ok = pd == 1 || pd == x->dims[xd];
+	}
+	if (!ok)
+		return gc_kerr(k, GC_EINVAL,
+			       "input '%s' (%s %s) must have X's type and broadcast to X's dims "
+			       "from axis %d of X %s",
+			       name, gc_dtype_name(p->dtype),
+			       gc_shape_str(p->dims, p->rank, s1, sizeof s1), axis,
+			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	*full = 1;
+	int64_t s = 1;
+	for (int d = nr - 1; d >= 0; d--) {
+		int pd = d - (nr - p->rank);
+		int64_t dim = pd >= 0 ? p->dims[pd] : 1;
+		strides[d] = dim == 1 ? 0 : s;
+		if (dim != x->dims[axis + d])
+			*full = 0;
+		s *= dim;
+	}
+	return 0;
+}
+
+int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				  gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0], *scale = in[1], *b = n->n_in > 2 ? in[2] : NULL;
+	int64_t axis = gc_attr_i(k, "axis", -1), stash = gc_attr_i(k, "stash_type", 1);
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
+			       gc_dtype_name(x->dtype));
+	if (stash != GC_DTYPE_FLOAT)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)",
+			       stash);
+	if (x->rank < 1)
+		return gc_kerr(k, GC_EINVAL, "input X must have rank >= 1");
+	int32_t a;
+	if (gc_axis(k, axis, x->rank, &a))
+		return gc_kok(k);
+	ln_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	int full_s = 1, full_b = 1;
+	if (ln_param(k, "Scale", scale, x, a, st->s_strides, &full_s) ||
+	    (b && ln_param(k, "B", b, x, a, st->b_strides, &full_b)))
+		return gc_kok(k);
+	st->outer = st->inner = 1;
+	int64_t rdims[GC_MAX_RANK];
+	for (int d = 0; d < x->rank; d++) {
+		if (d < a) {
+			st->outer *= x->dims[d];
+			rdims[d] = x->dims[d];
+		} else {
+			st->inner *= x->dims[d];
+			st->ndims[d - a] = x->dims[d];
+			rdims[d] = 1;
+		}
+	}
+	st->nrank = x->rank - a;
+	st->eps = eps;
+	st->has_b = b != NULL;
+	st->expand_scale = !full_s;
+	st->expand_b = b && !full_b;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	if (gc_nn_has_out(n, out, 1)) {
+		st->mean_out = 1;
+		gc_set_shape(out[1], GC_DTYPE_FLOAT, x->rank, rdims);
+	}
+	if (gc_nn_has_out(n, out, 2)) {
+		st->inv_out = 1;
+		gc_set_shape(out[2], GC_DTYPE_FLOAT, x->rank, rdims);
+	}
+	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
+	uint64_t scratch = gc_nn_align((uint64_t)st->inner * es * 2);
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, ln_run_f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? ln_run_f64 : ln_run_f32;
+	return 0;
+}
+
+/* ---- Softmax, LogSoftmax ---- */
+
+typedef struct softmax_state {
+	gc_nn_base base;
+	int64_t outer, len, inner; /* x viewed as [outer, len, inner], normalised over len */
+} softmax_state;
+
+/* Contiguous rows (inner == 1), float32. No restrict: y may be x. */
+GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x, float *y,
+					int is_log)
+{
+	int64_t len = st->len;
+	for (int64_t r = 0; r < st->outer; r++) {
+		const float *xr = x + r * len;
+		float *yr = y + r * len;
+		float mx = gc_nn_max_f32(xr, len);
+		if (mx == -INFINITY) /* all -inf: shift by 0 rather than make NaN */
+			mx = 0;
+		float acc[GC_NN_LANES] = {0}, sum = 0;
+		int64_t i = 0;
+		if (is_log) {
+			for (; i + GC_NN_LANES <= len; i += GC_NN_LANES)
+				for (int j = 0; j < GC_NN_LANES; j++)
+					acc[j] += nn_expf(xr[i + j] - mx);
+			for (; i < len; i++)
+				sum += nn_expf(xr[i] - mx);
+			for (int j = 0; j < GC_NN_LANES; j++)
+				sum += acc[j];
+			float shift = mx + logf(sum);
+			for (i = 0; i < len; i++)
+				yr[i] = xr[i] - shift;
+		} else {
+			for (; i + GC_NN_LANES <= len; i += GC_NN_LANES)
+				for (int j = 0; j < GC_NN_LANES; j++) {
+					float e = nn_expf(xr[i + j] - mx);
+					yr[i + j] = e;
+					acc[j] += e;
+				}
+			for (; i < len; i++) {
+				float e = nn_expf(xr[i] - mx);
+				yr[i] = e;
+				sum += e;
+			}
+			for (int j = 0; j < GC_NN_LANES; j++)
+				sum += acc[j];
+			float inv = 1.0f / sum;
+			for (i = 0; i < len; i++)
+				yr[i] *= inv;
+		}
+	}
+}
+
+/* Strided (inner > 1), float32: the inner positions advance together, which
+ * keeps the loops contiguous. mx and sum hold `inner` floats each. */
+GC_NN_SIMD static void softmax_strided_f32(const softmax_state *st, const float *x, float *y,
+					   int is_log, float *restrict mx, float *restrict sum)
+{
+	int64_t len = st->len, inner = st->inner;
+	for (int64_t o = 0; o < st->outer; o++) {
+		const float *xo = x + o * len * inner;
+		float *yo = y + o * len * inner;
+		for (int64_t i = 0; i < inner; i++) {
+			mx[i] = -INFINITY;
+			sum[i] = 0;
+		}
+		for (int64_t j = 0; j < len; j++) {
+			const float *xr = xo + j * inner;
+			for (int64_t i = 0; i < inner; i++)
+				mx[i] = xr[i] > mx[i] ? xr[i] : mx[i];
+		}
+		for (int64_t i = 0; i < inner; i++)
+			mx[i] = mx[i] == -INFINITY ? 0 : mx[i];
+		for (int64_t j = 0; j < len; j++) {
+			const float *xr = xo + j * inner;
+			float *yr = yo + j * inner;
+			for (int64_t i = 0; i < inner; i++) {
+				float e = nn_expf(xr[i] - mx[i]);
+				if (!is_log)
+					yr[i] = e;
+				sum[i] += e;
+			}
+		}
+		if (is_log) {
+			for (int64_t i = 0; i < inner; i++)
+				sum[i] = mx[i] + logf(sum[i]);
+			for (int64_t j = 0; j < len; j++) {
+				const float *xr = xo + j * inner;
+				float *yr = yo + j * inner;
+				for (int64_t i = 0; i < inner; i++)
+					yr[i] = xr[i] - sum[i];
+			}
+		} else {
+			for (int64_t i = 0; i < inner; i++)
+				sum[i] = 1.0f / sum[i];
+			for (int64_t j = 0; j < len; j++) {
+				float *yr = yo + j * inner;
+				for (int64_t i = 0; i < inner; i++)
+					yr[i] *= sum[i];
+			}
+		}
+	}
+}
+
+static void softmax_f64(const softmax_state *st, const double *x, double *y, int is_log)
+{
+	int64_t len = st->len, inner = st->inner;
+	for (int64_t o = 0; o < st->outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			const double *xr = x + o * len * inner + i;
+			double *yr = y + o * len * inner + i;
+			double mx = -INFINITY, sum = 0;
+			for (int64_t j = 0; j < len; j++)
+				mx = xr[j * inner] > mx ? xr[j * inner] : mx;
+			if (mx == -INFINITY)
+				mx = 0;
+			for (int64_t j = 0; j < len; j++)
+				sum += exp(xr[j * inner] - mx);
+			if (is_log) {
+				double shift = mx + log(sum);
+				for (int64_t j = 0; j < len; j++)
+					yr[j * inner] = xr[j * inner] - shift;
+			} else {
+				for (int64_t j = 0; j < len; j++)
+					yr[j * inner] = exp(xr[j * inner] - mx) / sum;
+			}
+		}
+}
+
+#define SOFTMAX_RUNS(name, is_log)                                                                 \
+	static int name##_run_f32(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		const softmax_state *st = n->state;                                                \
+		if (st->inner == 1) {                                                              \
+			softmax_rows_f32(st, in[0]->data, out[0]->data, is_log);                   \
+		} else {                                                                           \
+			float *mx = k->scratch;                                                    \
+			softmax_strided_f32(st, in[0]->data, out[0]->data, is_log, mx,             \
+					    mx + st->inner);                                       \
+		}                                                                                  \
+		return 0;                                                                          \
+	}                                                                                          \
+	static int name##_run_f64(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		(void)k;                                                                           \
+		softmax_f64(n->state, in[0]->data, out[0]->data, is_log);                          \
+		return 0;                                                                          \
+	}
+
+SOFTMAX_RUNS(softmax, 0)
+SOFTMAX_RUNS(logsoftmax, 1)
+
+static int softmax_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			   gc_run_fn f32, gc_run_fn f64)
+{
+	const gc_tensor *x = in[0];
+	int legacy = n->opset < 13; /* coerced to 2-D at axis */
+	int64_t axis = gc_attr_i(k, "axis", legacy ? 1 : -1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
+			       gc_dtype_name(x->dtype));
+	if (x->rank < 1)
+		return gc_kerr(k, GC_EINVAL, "input must have rank >= 1");
+	int32_t a;
+	/* before opset 13 axis may equal the rank (a [N, 1] coercion) */
+	if (legacy && axis == x->rank)
+		a = x->rank;
+	else if (gc_axis(k, axis, x->rank, &a))
+		return gc_kok(k);
+	softmax_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->outer = st->len = st->inner = 1;
+	for (int d = 0; d < x->rank; d++) {
+		if (d < a)
+			st->outer *= x->dims[d];
+		else if (d == a || legacy)
+			st->len *= x->dims[d];
+		else
+			st->inner *= x->dims[d];
+	}
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->inplace_ok = true; /* every pass reads x[i] before writing y[i] */
+	uint64_t scratch = st->inner > 1 ? gc_nn_align((uint64_t)st->inner * 2 * 4) : 0;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? f64 : f32;
+	return 0;
+}
+
+int gc_prepare_Softmax(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return softmax_prepare(k, n, in, out, softmax_run_f32, softmax_run_f64);
+}
+
+int gc_prepare_LogSoftmax(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return softmax_prepare(k, n, in, out, logsoftmax_run_f32, logsoftmax_run_f64);
+}
+
+/* ---- InstanceNormalization ---- */
+
+typedef struct in_state {
+	gc_nn_base base;
+	int64_t n, c, inner;
+	double eps;
+} in_state;
+
+#define IN_DEFINE(T, sfx, SUM, SUMSQ)                                                              \
+	GC_NN_SIMD static int instnorm_run_##sfx(gc_kctx *k, const gc_node *n,                     \
+						 gc_tensor *const *in, gc_tensor *const *out)      \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const in_state *st = n->state;                                                     \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t c = 0; c < st->c; c++) {                                      \
+				const T *xs = x + (b * st->c + c) * st->inner;                     \
+				T *ys = y + (b * st->c + c) * st->inner;                           \
+				T mean = SUM(xs, st->inner) / (T)st->inner;                        \
+				T var = SUMSQ(xs, mean, st->inner) / (T)st->inner;                 \
+				T a = (T)(load_f(in[1], c) / sqrt((double)var + st->eps));         \
+				T sh = (T)load_f(in[2], c) - mean * a;                             \
+				for (int64_t i = 0; i < st->inner; i++)                            \
+					ys[i] = xs[i] * a + sh;                                    \
+			}                                                                          \
+		return 0;                                                                          \
+	}
+
+IN_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_sumsq_f32)
+IN_DEFINE(double, f64, sum_f64, sumsq_f64)
+
+int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				     gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	char s1[128], s2[128];
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
+			       gc_dtype_name(x->dtype));
+	if (x->rank < 3)
+		return gc_kerr(k, GC_EINVAL, "input has shape %s; expected N x C x D1 x ...",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	static const char *const names[] = {"input", "scale", "B"};
+	for (int i = 1; i < 3; i++)
+		if (in[i]->dtype != x->dtype || in[i]->rank != 1 || in[i]->dims[0] != x->dims[1])
+			return gc_kerr(k, GC_EINVAL,
+				       "input '%s' (%s %s) must be %s [%" PRId64 "] for input %s",
+				       names[i], gc_dtype_name(in[i]->dtype),
+				       gc_shape_str(in[i]->dims, in[i]->rank, s1, sizeof s1),
+				       gc_dtype_name(x->dtype), x->dims[1],
+				       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	in_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->n = x->dims[0];
+	st->c = x->dims[1];
+	st->inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		st->inner *= x->dims[i];
+	st->eps = eps;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->inplace_ok = true;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, instnorm_run_f32, 0);
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? instnorm_run_f64 : instnorm_run_f32;
+	return 0;
+}
+
+/* ---- LpNormalization ---- */
+
+typedef struct lp_state {
+	gc_nn_base base;
+	int64_t outer, len, inner;
+	int p;
+} lp_state;
+
+#define LP_DEFINE(T, sfx)                                                                          \
+	static int lpnorm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
+				    gc_tensor *const *out)                                         \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const lp_state *st = n->state;                                                     \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		for (int64_t o = 0; o < st->outer; o++)                                            \
+			for (int64_t i = 0; i < st->inner; i++) {                                  \
+				const T *xr = x + o * st->len * st->inner + i;                     \
+				T *yr = y + o * st->len * st->inner + i;                           \
+				double norm = 0;                                                   \
+				for (int64_t j = 0; j < st->len; j++) {                            \
+					double v = xr[j * st->inner];                              \
+					norm += st->p == 1 ? fabs(v) : v * v;                      \
+				}                                                                  \
+				if (st->p == 2)                                                    \
+					norm = sqrt(norm);                                         \
+				for (int64_t j = 0; j < st->len; j++)                              \
+					yr[j * st->inner] = (T)(xr[j * st->inner] / norm);         \
+			}                                                                          \
+		return 0;                                                                          \
+	}
+
+LP_DEFINE(float, f32)
+LP_DEFINE(double, f64)
+
+int gc_prepare_LpNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	int64_t axis = gc_attr_i(k, "axis", -1), p = gc_attr_i(k, "p", 2);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
+			       gc_dtype_name(x->dtype));
+	if (p != 1 && p != 2)
+		return gc_kerr(k, GC_EINVAL, "attribute 'p' = %" PRId64 " must be 1 or 2", p);
+	if (x->rank < 1)
+		return gc_kerr(k, GC_EINVAL, "input must have rank >= 1");
+	int32_t a;
+	if (gc_axis(k, axis, x->rank, &a))
+		return gc_kok(k);
+	lp_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->outer = st->inner = 1;
+	st->len = x->dims[a];
+	for (int d = 0; d < x->rank; d++) {
+		if (d < a)
+			st->outer *= x->dims[d];
+		else if (d > a)
+			st->inner *= x->dims[d];
+	}
+	st->p = (int)p;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, lpnorm_run_f32, 0);
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? lpnorm_run_f64 : lpnorm_run_f32;
+	return 0;
+}
+
+/* ---- LRN ---- */
+
+typedef struct lrn_state {
+	gc_nn_base base;
+	int64_t n, c, inner, before, after; /* channel window [c - before, c + after] */
+	double alpha_over_size, beta, bias;
+} lrn_state;
+
+#define LRN_DEFINE(T, sfx)                                                                         \
+	GC_NN_SIMD static int lrn_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,    \
+					    gc_tensor *const *out)                                 \
+	{                                                                                          \
+		const lrn_state *st = n->state;                                                    \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		T *restrict sq = k->scratch;                                                       \
+		T aos = (T)st->alpha_over_size, bias = (T)st->bias;                                \
+		for (int64_t b = 0; b < st->n; b++)                                                \
+			for (int64_t c = 0; c < st->c; c++) {                                      \
+				int64_t lo = c - st->before < 0 ? 0 : c - st->before;              \
+				int64_t hi = c + st->after >= st->c ? st->c - 1 : c + st->after;   \
+				for (int64_t i = 0; i < st->inner; i++)                            \
+					sq[i] = 0;                                                 \
+				for (int64_t cc = lo; cc <= hi; cc++) {                            \
+					const T *restrict xs = x + (b * st->c + cc) * st->inner;   \
+					for (int64_t i = 0; i < st->inner; i++)                    \
+						sq[i] += xs[i] * xs[i];                            \
+				}                                                                  \
+				const T *xs = x + (b * st->c + c) * st->inner;                     \
+				T *ys = y + (b * st->c + c) * st->inner;                           \
+				for (int64_t i = 0; i < st->inner; i++)                            \
+					ys[i] = xs[i] /                                            \
+						(T)pow((double)(bias + aos * sq[i]), st->beta);    \
+			}                                                                          \
+		return 0;                                                                          \
+	}
+
+LRN_DEFINE(float, f32)
+LRN_DEFINE(double, f64)
+
+int gc_prepare_LRN(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	char s1[128];
+	float alpha = gc_attr_f(k, "alpha", 1e-4f), beta = gc_attr_f(k, "beta", 0.75f);
+	float bias = gc_attr_f(k, "bias", 1.0f);
+	int64_t size = gc_attr_i(k, "size", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!gc_attr_find(n, "size") || size < 1)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'size' is required and must be >= 1 (got %" PRId64 ")",
+			       size);
+	if (!float_dtype(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
+			       gc_dtype_name(x->dtype));
+	if (x->rank < 2)
+		return gc_kerr(k, GC_EINVAL, "input has shape %s; expected N x C x ...",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	lrn_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->n = x->dims[0];
+	st->c = x->dims[1];
+	st->inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		st->inner *= x->dims[i];
+	st->before = (size - 1) / 2;
+	st->after = size - 1 - st->before; /* ceil((size - 1) / 2) */
+	st->alpha_over_size = (double)alpha / (double)size;
+	st->beta = beta;
+	st->bias = bias;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	uint64_t scratch = gc_nn_align((uint64_t)st->inner * (x->dtype == GC_DTYPE_DOUBLE ? 8 : 4));
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, lrn_run_f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? lrn_run_f64 : lrn_run_f32;
+	return 0;
+}

@@ -1,0 +1,351 @@
+/* MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool. Windows come from
+ * gc_nn_window_init (conv.c); every op runs on a 3-D view with leading 1s. */
+#include <float.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "kutil.h"
+#include "nn.h"
+
+GC_NN_O3
+
+typedef struct pool_state {
+	gc_nn_base base;
+	gc_nn_window w;
+	int64_t channels; /* N * C */
+	int64_t in_sp, out_sp;
+	int count_include_pad, storage_order, has_indices;
+} pool_state;
+
+/* Taps t in [*lo, *hi) of a k-tap window starting at `start` (dilation dl)
+ * that land inside [0, n). */
+static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t *lo, int64_t *hi)
+{
+	int64_t l, h;
+	if (dl == 1) { /* no divisions in the common case */
+		l = start >= 0 ? 0 : -start;
+		h = n - start;
+	} else {
+		l = start >= 0 ? 0 : (-start + dl - 1) / dl;
+		h = n - 1 - start < 0 ? 0 : (n - 1 - start) / dl + 1;
+	}
+	if (h > k)
+		h = k;
+	if (l > h)
+		l = h;
+	*lo = l;
+	*hi = h;
+}
+
+#define POOL_LOOP_BEGIN(T, st)                                                                     \
+	const gc_nn_window *w = &(st)->w;                                                          \
+	int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                          \
+	for (int64_t ch = 0; ch < (st)->channels; ch++) {                                          \
+		const T *xc = x + ch * (st)->in_sp;                                                \
+		int64_t yo = ch * (st)->out_sp;                                                    \
+		for (int64_t od = 0; od < w->out[0]; od++) {                                       \
+			int64_t s0 = od * w->stride[0] - w->pad_lo[0], l0, h0;                     \
+			taps(s0, w->k[0], w->dil[0], D, &l0, &h0);                                 \
+			for (int64_t oh = 0; oh < w->out[1]; oh++) {                               \
+				int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;             \
+				taps(s1, w->k[1], w->dil[1], H, &l1, &h1);                         \
+				for (int64_t ow = 0; ow < w->out[2]; ow++, yo++) {                 \
+					int64_t s2 = ow * w->stride[2] - w->pad_lo[2], l2, h2;     \
+					taps(s2, w->k[2], w->dil[2], W, &l2, &h2);
+
+#define POOL_LOOP_END                                                                              \
+	}                                                                                          \
+	}                                                                                          \
+	}                                                                                          \
+	}
+
+#define MAXPOOL_DEFINE(T, sfx, LOWEST)                                                             \
+	/* Without Indices: branch-free maximum (random data mispredicts a branch).                \
+	 * NaN is skipped, and a window wholly in the padding gives LOWEST, as in                  \
+	 * ONNX Runtime. */                                                                        \
+	GC_NN_SIMD static int maxpool_run_##sfx(gc_kctx *k, const gc_node *n,                      \
+						gc_tensor *const *in, gc_tensor *const *out)       \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const pool_state *st = n->state;                                                   \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		POOL_LOOP_BEGIN(T, st)                                                             \
+		T best = LOWEST;                                                                   \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			int64_t i0 = s0 + a * w->dil[0];                                           \
+			for (int64_t b = l1; b < h1; b++) {                                        \
+				int64_t i1 = s1 + b * w->dil[1];                                   \
+				const T *row = xc + (i0 * H + i1) * W + s2;                        \
+				for (int64_t c = l2; c < h2; c++) {                                \
+					T v = row[c * w->dil[2]];                                  \
+					best = v > best ? v : best;                                \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
+		y[yo] = best;                                                                      \
+		POOL_LOOP_END                                                                      \
+		return 0;                                                                          \
+	}                                                                                          \
+                                                                                                   \
+	/* With Indices: the first maximum's flat index into X (with the batch and                 \
+	 * channel offsets), row-major or, for storage_order 1, column-major. */                   \
+	static int maxpool_ind_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,       \
+					 gc_tensor *const *out)                                    \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const pool_state *st = n->state;                                                   \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		int64_t *ind = out[1]->data;                                                       \
+		POOL_LOOP_BEGIN(T, st)                                                             \
+		T best = LOWEST;                                                                   \
+		int64_t b0 = -1, b1 = 0, b2 = 0;                                                   \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			int64_t i0 = s0 + a * w->dil[0];                                           \
+			for (int64_t b = l1; b < h1; b++) {                                        \
+				int64_t i1 = s1 + b * w->dil[1];                                   \
+				const T *row = xc + (i0 * H + i1) * W;                             \
+				for (int64_t c = l2; c < h2; c++) {                                \
+					int64_t i2 = s2 + c * w->dil[2];                           \
+					if (row[i2] > best || b0 < 0) {                            \
+						best = row[i2];                                    \
+						b0 = i0;                                           \
+						b1 = i1;                                           \
+						b2 = i2;                                           \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
+		y[yo] = best;                                                                      \
+		ind[yo] = b0 < 0 ? -1                                                              \
+				 : ch * st->in_sp + (st->storage_order ? b0 + b1 * D + b2 * D * H  \
+								       : (b0 * H + b1) * W + b2);  \
+		POOL_LOOP_END                                                                      \
+		return 0;                                                                          \
+	}
+
+MAXPOOL_DEFINE(float, f32, -FLT_MAX)
+MAXPOOL_DEFINE(double, f64, -DBL_MAX)
+MAXPOOL_DEFINE(int8_t, i8, INT8_MIN)
+MAXPOOL_DEFINE(uint8_t, u8, 0)
+
+/* Taps of a window that lie inside the input plus its end pads: what
+ * count_include_pad divides by (ONNX Runtime's rule). */
+static inline int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t pad_hi)
+{
+	int64_t lo = start, hi = n + pad_hi; /* positions in [start, hi) count */
+	if (lo >= hi)
+		return 0;
+	int64_t t = (hi - 1 - lo) / dl + 1;
+	return t < k ? t : k;
+}
+
+#define AVGPOOL_DEFINE(T, sfx)                                                                     \
+	static int avgpool_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,           \
+				     gc_tensor *const *out)                                        \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const pool_state *st = n->state;                                                   \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		POOL_LOOP_BEGIN(T, st)                                                             \
+		T sum = 0;                                                                         \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			int64_t i0 = s0 + a * w->dil[0];                                           \
+			for (int64_t b = l1; b < h1; b++) {                                        \
+				int64_t i1 = s1 + b * w->dil[1];                                   \
+				const T *row = xc + (i0 * H + i1) * W + s2;                        \
+				for (int64_t c = l2; c < h2; c++)                                  \
+					sum += row[c * w->dil[2]];                                 \
+			}                                                                          \
+		}                                                                                  \
+		int64_t cnt;                                                                       \
+		if (st->count_include_pad)                                                         \
+			cnt = taps_with_pad(s0, w->k[0], w->dil[0], D, w->pad_hi[0]) *             \
+			      taps_with_pad(s1, w->k[1], w->dil[1], H, w->pad_hi[1]) *             \
+			      taps_with_pad(s2, w->k[2], w->dil[2], W, w->pad_hi[2]);              \
+		else                                                                               \
+			cnt = (h0 - l0) * (h1 - l1) * (h2 - l2);                                   \
+		y[yo] = sum / (T)cnt;                                                              \
+		POOL_LOOP_END                                                                      \
+		return 0;                                                                          \
+	}
+
+AVGPOOL_DEFINE(float, f32)
+AVGPOOL_DEFINE(double, f64)
+
+static int pool_dtype_ok(gc_dtype t, int ints)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t) ||
+	       (ints && (t == GC_DTYPE_INT8 || t == GC_DTYPE_UINT8));
+}
+
+static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			int is_max)
+{
+	const gc_tensor *x = in[0];
+	char s1[128];
+	if (!pool_dtype_ok(x->dtype, is_max))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s, which %s does not take",
+			       gc_dtype_name(x->dtype), n->op_type);
+	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input X has shape %s; graphcc pools 1 to 3 spatial dimensions "
+			       "(rank 3 to 5)",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	int64_t ceil_mode = gc_attr_i(k, "ceil_mode", 0);
+	int64_t cip = is_max ? 0 : gc_attr_i(k, "count_include_pad", 0);
+	int64_t so = is_max ? gc_attr_i(k, "storage_order", 0) : 0;
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (ceil_mode != 0 && ceil_mode != 1)
+		return gc_kerr(k, GC_EINVAL, "attribute 'ceil_mode' must be 0 or 1, got %" PRId64,
+			       ceil_mode);
+	if (so != 0 && so != 1)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'storage_order' must be 0 or 1, got %" PRId64, so);
+	pool_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	int32_t nsp = x->rank - 2;
+	if (gc_nn_window_init(k, nsp, x->dims + 2, NULL, (int)ceil_mode, &st->w))
+		return gc_kok(k);
+	st->channels = x->dims[0] * x->dims[1];
+	st->in_sp = st->w.in[0] * st->w.in[1] * st->w.in[2];
+	st->out_sp = st->w.out[0] * st->w.out[1] * st->w.out[2];
+	st->count_include_pad = cip != 0;
+	st->storage_order = (int)so;
+	int64_t dims[GC_MAX_RANK] = {x->dims[0], x->dims[1]};
+	for (int i = 0; i < nsp; i++)
+		dims[2 + i] = st->w.out[GC_NN_MAX_SPATIAL - nsp + i];
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	if (is_max && gc_nn_has_out(n, out, 1)) {
+		st->has_indices = 1;
+		gc_set_shape(out[1], GC_DTYPE_INT64, x->rank, dims);
+	}
+	gc_run_fn f32 = !is_max		  ? avgpool_run_f32
+			: st->has_indices ? maxpool_ind_run_f32
+					  : maxpool_run_f32;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, f32, 0);
+	switch (x->dtype) {
+	case GC_DTYPE_DOUBLE:
+		n->run = !is_max	   ? avgpool_run_f64
+			 : st->has_indices ? maxpool_ind_run_f64
+					   : maxpool_run_f64;
+		break;
+	case GC_DTYPE_INT8:
+		n->run = st->has_indices ? maxpool_ind_run_i8 : maxpool_run_i8;
+		break;
+	case GC_DTYPE_UINT8:
+		n->run = st->has_indices ? maxpool_ind_run_u8 : maxpool_run_u8;
+		break;
+	default:
+		n->run = f32;
+	}
+	return 0;
+}
+
+int gc_prepare_MaxPool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return pool_prepare(k, n, in, out, 1);
+}
+
+int gc_prepare_AveragePool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return pool_prepare(k, n, in, out, 0);
+}
+
+/* ---- global pooling ---- */
+
+#define GLOBAL_DEFINE(T, sfx, SUM, MAX)                                                            \
+	GC_NN_SIMD static int gavg_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,   \
+					     gc_tensor *const *out)                                \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const pool_state *st = n->state;                                                   \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		for (int64_t ch = 0; ch < st->channels; ch++) {                                    \
+			const T *xc = x + ch * st->in_sp;                                          \
+			y[ch] = SUM(xc, st->in_sp) / (T)st->in_sp;                                 \
+		}                                                                                  \
+		return 0;                                                                          \
+	}                                                                                          \
+	GC_NN_SIMD static int gmax_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,   \
+					     gc_tensor *const *out)                                \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const pool_state *st = n->state;                                                   \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		for (int64_t ch = 0; ch < st->channels; ch++) {                                    \
+			const T *xc = x + ch * st->in_sp;                                          \
+			y[ch] = MAX(xc, st->in_sp);                                                \
+		}                                                                                  \
+		return 0;                                                                          \
+	}
+
+static inline double sum_f64(const double *x, int64_t n)
+{
+	double s = 0;
+	for (int64_t i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+static inline double max_f64(const double *x, int64_t n)
+{
+	double m = x[0];
+	for (int64_t i = 1; i < n; i++)
+		m = x[i] > m ? x[i] : m;
+	return m;
+}
+
+GLOBAL_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_max_f32)
+GLOBAL_DEFINE(double, f64, sum_f64, max_f64)
+
+static int global_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			  int is_max)
+{
+	const gc_tensor *x = in[0];
+	char s1[128];
+	if (!pool_dtype_ok(x->dtype, 0))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s, which %s does not take",
+			       gc_dtype_name(x->dtype), n->op_type);
+	if (x->rank < 2)
+		return gc_kerr(k, GC_EINVAL, "input X has shape %s; expected N x C x ...",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	pool_state *st = gc_nn_state(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->channels = x->dims[0] * x->dims[1];
+	st->in_sp = 1;
+	int64_t dims[GC_MAX_RANK];
+	for (int i = 0; i < x->rank; i++) {
+		dims[i] = i < 2 ? x->dims[i] : 1;
+		if (i >= 2)
+			st->in_sp *= x->dims[i];
+	}
+	if (st->in_sp == 0)
+		return gc_kerr(k, GC_EINVAL, "input X of shape %s has no spatial elements to pool",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	gc_run_fn f32 = is_max ? gmax_run_f32 : gavg_run_f32;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, f32, 0);
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? (is_max ? gmax_run_f64 : gavg_run_f64) : f32;
+	return 0;
+}
+
+int gc_prepare_GlobalAveragePool(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				 gc_tensor *const *out)
+{
+	return global_prepare(k, n, in, out, 0);
+}
+
+int gc_prepare_GlobalMaxPool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return global_prepare(k, n, in, out, 1);
+}

@@ -1,0 +1,866 @@
+/*
+ * Shape kernels, part 2: ops that move data into a new layout. Transpose,
+ * Slice, Expand, Tile, DepthToSpace and SpaceToDepth become one strided view
+ * of their input (gc_view); Concat and Split copy contiguous chunks; Pad and
+ * Trilu have their own loops.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../alloc.h"
+#include "../ops.h"
+#include "kutil.h"
+#include "shape-impl.h"
+
+/* ---- Transpose ---------------------------------------------------------- */
+
+int gc_prepare_Transpose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'data'");
+	if (!es)
+		return gc_kok(k);
+	const int64_t *pv;
+	int64_t np = gc_attr_ints(k, "perm", &pv);
+	if (gc_kok(k))
+		return gc_kok(k);
+	int64_t perm[GC_MAX_RANK];
+	bool seen[GC_MAX_RANK] = {false};
+	if (!gc_attr_find(n, "perm")) {
+		for (int i = 0; i < x->rank; i++)
+			perm[i] = x->rank - 1 - i;
+	} else {
+		if (np != x->rank)
+			return gc_kerr(k, GC_EINVAL,
+				       "attribute 'perm' has %" PRId64
+				       " entries for input of rank %d",
+				       np, x->rank);
+		for (int i = 0; i < x->rank; i++) {
+			int64_t p = pv[i];
+			if (p < 0 || p >= x->rank || seen[p])
+				return gc_kerr(
+				    k, GC_EINVAL,
+				    "attribute 'perm' is not a permutation of 0..%d (entry "
+				    "%d is %" PRId64 ")",
+				    x->rank - 1, i, p);
+			seen[p] = true;
+			perm[i] = p;
+		}
+	}
+	int64_t st[GC_MAX_RANK], dims[GC_MAX_RANK];
+	gc_strides(x->dims, x->rank, st);
+	gc_view *v = gc_view_new(k, n, es);
+	if (!v)
+		return gc_kok(k);
+	v->rank = x->rank;
+	for (int i = 0; i < x->rank; i++) {
+		dims[i] = v->dims[i] = x->dims[perm[i]];
+		v->strides[i] = st[perm[i]];
+	}
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	return 0;
+}
+
+/* ---- Slice -------------------------------------------------------------- */
+
+/* Reads one of Slice's index lists: an attribute before opset 10, else an input. */
+static int slice_list(gc_kctx *k, gc_node *n, gc_tensor *const *in, int idx, const char *name,
+		      int64_t *v, int64_t *count, bool *given)
+{
+	*given = false;
+	*count = 0;
+	if (n->opset < 10) {
+		const int64_t *a;
+		*count = gc_attr_ints(k, name, &a);
+		if (gc_kok(k))
+			return gc_kok(k);
+		if (*count > GC_MAX_RANK)
+			return gc_kerr(k, GC_EINVAL, "attribute '%s' has %" PRId64 " entries", name,
+				       *count);
+		*given = gc_attr_find(n, name) != NULL;
+		if (*count > 0)
+			memcpy(v, a, (size_t)*count * sizeof *v);
+		return 0;
+	}
+	if (idx >= n->n_in || !in[idx])
+		return 0;
+	*given = true;
+	return gc_const_ints(k, in[idx], name, v, GC_MAX_RANK, count);
+}
+
+int gc_prepare_Slice(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'data'");
+	if (!es)
+		return gc_kok(k);
+	int64_t starts[GC_MAX_RANK], ends[GC_MAX_RANK], axes[GC_MAX_RANK], steps[GC_MAX_RANK];
+	int64_t ns, ne, na, nst;
+	bool gs, ge, ga, gst;
+	if (slice_list(k, n, in, 1, "starts", starts, &ns, &gs) ||
+	    slice_list(k, n, in, 2, "ends", ends, &ne, &ge) ||
+	    slice_list(k, n, in, 3, "axes", axes, &na, &ga))
+		return gc_kok(k);
+	if (n->opset >= 10) {
+		if (slice_list(k, n, in, 4, "steps", steps, &nst, &gst))
+			return gc_kok(k);
+	} else {
+		gst = false;
+		nst = 0;
+	}
+	if (!gs || !ge)
+		return gc_kerr(k, GC_EINVAL, "'starts' and 'ends' are required");
+	if (ns != ne)
+		return gc_kerr(k, GC_EINVAL,
+			       "'starts' has %" PRId64 " entries but 'ends' has %" PRId64, ns, ne);
+	if (ga && na != ns)
+		return gc_kerr(k, GC_EINVAL,
+			       "'axes' has %" PRId64 " entries but 'starts' has %" PRId64, na, ns);
+	if (gst && nst != ns)
+		return gc_kerr(k, GC_EINVAL,
+			       "'steps' has %" PRId64 " entries but 'starts' has %" PRId64, nst,
+			       ns);
+	if (ns > x->rank)
+		return gc_kerr(k, GC_EINVAL,
+			       "'starts' has %" PRId64 " entries for input of rank %d", ns,
+			       x->rank);
+	int64_t st[GC_MAX_RANK], dims[GC_MAX_RANK], step[GC_MAX_RANK], first[GC_MAX_RANK];
+	bool seen[GC_MAX_RANK] = {false};
+	gc_strides(x->dims, x->rank, st);
+	for (int i = 0; i < x->rank; i++) {
+		dims[i] = x->dims[i];
+		step[i] = 1;
+		first[i] = 0;
+	}
+	for (int i = 0; i < ns; i++) {
+		int32_t a;
+		if (gc_axis(k, ga ? axes[i] : i, x->rank, &a))
+			return gc_kok(k);
+		if (seen[a])
+			return gc_kerr(k, GC_EINVAL, "'axes' names axis %d more than once", a);
+		seen[a] = true;
+		int64_t d = x->dims[a], s = starts[i], e = ends[i], t = gst ? steps[i] : 1;
+		if (t == 0)
+			return gc_kerr(k, GC_EINVAL, "'steps' is 0 for axis %d", a);
+		if (s < 0)
+			s += d;
+		if (e < 0)
+			e += d;
+		int64_t len;
+		if (t > 0) {
+			s = s < 0 ? 0 : s > d ? d : s;
+			e = e < 0 ? 0 : e > d ? d : e;
+			len = e > s ? (e - s - 1) / t + 1 : 0;
+		} else {
+			s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
+			e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
+			int64_t nt = t == INT64_MIN ? INT64_MAX : -t;
+			len = s > e ? (s - e - 1) / nt + 1 : 0;
+		}
+		dims[a] = len;
+		first[a] = len ? s : 0;
+		step[a] = len > 1 ? t : 1;
+	}
+	gc_view *v = gc_view_new(k, n, es);
+	if (!v)
+		return gc_kok(k);
+	v->rank = x->rank;
+	for (int i = 0; i < x->rank; i++) {
+		v->dims[i] = dims[i];
+		v->strides[i] = step[i] * st[i];
+		v->offset += first[i] * st[i];
+	}
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	return 0;
+}
+
+/* ---- Expand, Tile ------------------------------------------------------- */
+
+int gc_prepare_Expand(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'input'");
+	if (!es)
+		return gc_kok(k);
+	int64_t shape[GC_MAX_RANK], count;
+	if (gc_const_ints(k, in[1], "shape", shape, GC_MAX_RANK, &count))
+		return gc_kok(k);
+	int32_t r = x->rank > count ? x->rank : (int32_t)count;
+	int64_t dims[GC_MAX_RANK];
+	for (int i = 0; i < r; i++) {
+		int xi = i - (r - x->rank), si = i - (r - (int32_t)count);
+		int64_t a = xi >= 0 ? x->dims[xi] : 1, b = si >= 0 ? shape[si] : 1;
+		if (a != b && a != 1 && b != 1) {
+			char s1[128], s2[128];
+			gc_tensor sh = {.rank = (int32_t)count};
+			memcpy(sh.dims, shape, (size_t)count * sizeof *shape);
+			return gc_kerr(
+			    k, GC_EINVAL,
+			    "input of shape %s cannot be expanded to shape %s (dim %" PRId64
+			    " vs %" PRId64 ")",
+			    gc_shape_str(x->dims, x->rank, s1, sizeof s1),
+			    gc_shape_str(sh.dims, sh.rank, s2, sizeof s2), a, b);
+		}
+		if (b < 0)
+			return gc_kerr(k, GC_EINVAL, "input 'shape' has negative dim %" PRId64, b);
+		dims[i] = a == 1 ? b : a;
+	}
+	gc_view *v = gc_view_new(k, n, es);
+	if (!v)
+		return gc_kok(k);
+	v->rank = r;
+	memcpy(v->dims, dims, (size_t)r * sizeof *dims);
+	gc_broadcast_strides(x, r, dims, v->strides);
+	gc_set_shape(out[0], x->dtype, r, dims);
+	return 0;
+}
+
+int gc_prepare_Tile(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'input'");
+	if (!es)
+		return gc_kok(k);
+	int64_t rep[GC_MAX_RANK], count;
+	if (gc_const_ints(k, in[1], "repeats", rep, GC_MAX_RANK, &count))
+		return gc_kok(k);
+	if (count != x->rank)
+		return gc_kerr(k, GC_EINVAL,
+			       "input 'repeats' has %" PRId64 " entries for input of rank %d",
+			       count, x->rank);
+	int64_t st[GC_MAX_RANK], dims[GC_MAX_RANK];
+	gc_strides(x->dims, x->rank, st);
+	gc_view *v = gc_view_new(k, n, es);
+	if (!v)
+		return gc_kok(k);
+	/* out[.., r*d + i, ..] = x[.., i, ..]: axis pairs (repeat, dim). */
+	v->rank = 2 * x->rank;
+	for (int i = 0; i < x->rank; i++) {
+		if (rep[i] < 0)
+			return gc_kerr(k, GC_EINVAL,
+				       "input 'repeats' has negative value %" PRId64 " for axis %d",
+				       rep[i], i);
+		v->dims[2 * i] = rep[i];
+		v->strides[2 * i] = 0;
+		v->dims[2 * i + 1] = x->dims[i];
+		v->strides[2 * i + 1] = st[i];
+		dims[i] = rep[i] * x->dims[i];
+	}
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	return 0;
+}
+
+/* ---- DepthToSpace, SpaceToDepth ---------------------------------------- */
+
+static int blocksize(gc_kctx *k, const gc_tensor *x, int64_t *bs)
+{
+	if (!gc_attr_find(k->node, "blocksize"))
+		return gc_kerr(k, GC_EINVAL, "attribute 'blocksize' is required");
+	*bs = gc_attr_i(k, "blocksize", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (*bs < 1)
+		return gc_kerr(k, GC_EINVAL, "attribute 'blocksize' is %" PRId64 ", must be >= 1",
+			       *bs);
+	if (x->rank != 4)
+		return gc_kerr(k, GC_EINVAL, "input must have rank 4 (N, C, H, W), not %d",
+			       x->rank);
+	return 0;
+}
+
+static void set6(gc_view *v, const int64_t *dims, const int64_t *strides)
+{
+	v->rank = 6;
+	memcpy(v->dims, dims, 6 * sizeof *dims);
+	memcpy(v->strides, strides, 6 * sizeof *strides);
+}
+
+int gc_prepare_DepthToSpace(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'input'");
+	int64_t bs;
+	if (!es || blocksize(k, x, &bs))
+		return gc_kok(k);
+	const char *mode = gc_attr_s(k, "mode", "DCR");
+	if (gc_kok(k))
+		return gc_kok(k);
+	bool crd = !strcmp(mode, "CRD");
+	if (!crd && strcmp(mode, "DCR"))
+		return gc_kerr(k, GC_EINVAL, "attribute 'mode' is '%s', expected DCR or CRD", mode);
+	int64_t b = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
+	if (c % (bs * bs))
+		return gc_kerr(k, GC_EINVAL,
+			       "channels %" PRId64 " are not divisible by blocksize^2 = %" PRId64,
+			       c, bs * bs);
+	int64_t c2 = c / (bs * bs), hw = h * w;
+	gc_view *v = gc_view_new(k, n, es);
+	if (!v)
+		return gc_kok(k);
+	/* View [b, c2, h, bs1, w, bs2] of the input. */
+	int64_t vd[6] = {b, c2, h, bs, w, bs};
+	int64_t dcr[6] = {c * hw, hw, w, bs * c2 * hw, 1, c2 * hw};
+	int64_t crdv[6] = {c * hw, bs * bs * hw, w, bs * hw, 1, hw};
+	set6(v, vd, crd ? crdv : dcr);
+	int64_t dims[4] = {b, c2, h * bs, w * bs};
+	gc_set_shape(out[0], x->dtype, 4, dims);
+	return 0;
+}
+
+int gc_prepare_SpaceToDepth(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'input'");
+	int64_t bs;
+	if (!es || blocksize(k, x, &bs))
+		return gc_kok(k);
+	int64_t b = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
+	if (h % bs || w % bs)
+		return gc_kerr(k, GC_EINVAL,
+			       "height %" PRId64 " and width %" PRId64
+			       " must be divisible by blocksize %" PRId64,
+			       h, w, bs);
+	gc_view *v = gc_view_new(k, n, es);
+	if (!v)
+		return gc_kok(k);
+	/* View [b, bs1, bs2, c, h/bs, w/bs] of the input. */
+	int64_t vd[6] = {b, bs, bs, c, h / bs, w / bs};
+	int64_t vs[6] = {c * h * w, w, 1, h * w, bs * w, bs};
+	set6(v, vd, vs);
+	int64_t dims[4] = {b, c * bs * bs, h / bs, w / bs};
+	gc_set_shape(out[0], x->dtype, 4, dims);
+	return 0;
+}
+
+/* ---- Concat, Split ------------------------------------------------------ */
+
+/* outer rounds of one contiguous chunk per input (Concat) or output (Split). */
+typedef struct chunks {
+	int64_t outer;
+	int32_t n;
+	int64_t bytes[]; /* per tensor */
+} chunks;
+
+static chunks *chunks_new(gc_kctx *k, gc_node *n, int32_t count)
+{
+	chunks *c = gc_calloc(1, sizeof *c + (size_t)count * sizeof c->bytes[0]);
+	if (!c) {
+		gc_kerr(k, GC_ENOMEM, "out of memory");
+		return NULL;
+	}
+	c->n = count;
+	n->state = c;
+	return c;
+}
+
+static int run_concat(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const chunks *c = n->state;
+	char *dst = out[0]->data;
+	for (int64_t o = 0; o < c->outer; o++)
+		for (int32_t i = 0; i < c->n; i++) {
+			int64_t b = c->bytes[i];
+			if (b) {
+				memcpy(dst, (const char *)in[i]->data + o * b, (size_t)b);
+				dst += b;
+			}
+		}
+	return 0;
+}
+
+int gc_prepare_Concat(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	if (!gc_attr_find(n, "axis") && n->opset >= 4)
+		return gc_kerr(k, GC_EINVAL, "attribute 'axis' is required");
+	int64_t axis = gc_attr_i(k, "axis", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	const gc_tensor *x0 = in[0];
+	for (int i = 0; i < n->n_in; i++)
+		if (!in[i])
+			return gc_kerr(k, GC_EINVAL, "input %d is missing", i);
+	size_t es = gc_shape_esize(k, x0, "input 0");
+	if (!es)
+		return gc_kok(k);
+	int32_t a;
+	if (x0->rank == 0)
+		return gc_kerr(k, GC_EINVAL, "cannot concatenate scalars");
+	if (gc_axis(k, axis, x0->rank, &a))
+		return gc_kok(k);
+	int64_t dims[GC_MAX_RANK];
+	memcpy(dims, x0->dims, sizeof dims);
+	dims[a] = 0;
+	chunks *c = chunks_new(k, n, n->n_in);
+	if (!c)
+		return gc_kok(k);
+	int64_t inner = (int64_t)es;
+	for (int d = a + 1; d < x0->rank; d++)
+		inner *= x0->dims[d];
+	c->outer = 1;
+	for (int d = 0; d < a; d++)
+		c->outer *= x0->dims[d];
+	for (int i = 0; i < n->n_in; i++) {
+		const gc_tensor *t = in[i];
+		bool ok = t->dtype == x0->dtype && t->rank == x0->rank;
+		for (int d = 0; ok && d < t->rank; d++)
+			ok = d == a || t->dims[d] == x0->dims[d];
+		if (!ok) {
+			char s1[128], s2[128];
+			return gc_kerr(
+			    k, GC_EINVAL,
+			    "input %d (%s, shape %s) does not match input 0 (%s, shape %s) "
+			    "outside axis %d",
+			    i, gc_dtype_name(t->dtype),
+			    gc_shape_str(t->dims, t->rank, s1, sizeof s1), gc_dtype_name(x0->dtype),
+			    gc_shape_str(x0->dims, x0->rank, s2, sizeof s2), a);
+		}
+		dims[a] += t->dims[a];
+		c->bytes[i] = t->dims[a] * inner;
+	}
+	gc_set_shape(out[0], x0->dtype, x0->rank, dims);
+	n->run = run_concat;
+	return 0;
+}
+
+static int run_split(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const chunks *c = n->state;
+	const char *src = in[0]->data;
+	for (int64_t o = 0; o < c->outer; o++)
+		for (int32_t i = 0; i < c->n; i++) {
+			int64_t b = c->bytes[i];
+			if (out[i] && out[i]->data && b)
+				memcpy((char *)out[i]->data + o * b, src, (size_t)b);
+			src += b;
+		}
+	return 0;
+}
+
+int gc_prepare_Split(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'input'");
+	if (!es)
+		return gc_kok(k);
+	int64_t axis = gc_attr_i(k, "axis", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	int32_t a;
+	if (x->rank == 0)
+		return gc_kerr(k, GC_EINVAL, "cannot split a scalar");
+	if (gc_axis(k, axis, x->rank, &a))
+		return gc_kok(k);
+	int32_t nout = n->n_out;
+	chunks *c = chunks_new(k, n, nout);
+	if (!c)
+		return gc_kok(k);
+	int64_t *split = gc_malloc((size_t)nout * sizeof *split), count = 0;
+	if (!split)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	bool given = false;
+	if (n->opset < 13) {
+		const int64_t *v;
+		count = gc_attr_ints(k, "split", &v);
+		given = gc_attr_find(n, "split") != NULL;
+		if (gc_kok(k))
+			given = false;
+		else if (given && count != nout)
+			gc_kerr(k, GC_EINVAL,
+				"attribute 'split' has %" PRId64 " entries for %d outputs", count,
+				nout);
+		else if (given && count > 0)
+			memcpy(split, v, (size_t)count * sizeof *split);
+	} else if (n->n_in > 1 && in[1]) {
+		given = true;
+		if (!gc_const_ints(k, in[1], "split", split, nout, &count) && count != nout)
+			gc_kerr(k, GC_EINVAL,
+				"input 'split' has %" PRId64 " entries for %d outputs", count,
+				nout);
+	}
+	int64_t total = x->dims[a], sum = 0;
+	if (!gc_kok(k) && !given) {
+		if (total % nout)
+			gc_kerr(k, GC_EINVAL,
+				"axis %d of size %" PRId64 " does not split into %d equal parts", a,
+				total, nout);
+		for (int i = 0; i < nout; i++)
+			split[i] = total / nout;
+	}
+	for (int i = 0; !gc_kok(k) && i < nout; i++) {
+		if (split[i] < 0)
+			gc_kerr(k, GC_EINVAL, "split size %d is negative (%" PRId64 ")", i,
+				split[i]);
+		sum += split[i];
+	}
+	if (!gc_kok(k) && sum != total)
+		gc_kerr(k, GC_EINVAL,
+			"split sizes add up to %" PRId64 ", but axis %d has size %" PRId64, sum, a,
+			total);
+	if (gc_kok(k)) {
+		gc_free(split);
+		return gc_kok(k);
+	}
+	int64_t inner = (int64_t)es;
+	for (int d = a + 1; d < x->rank; d++)
+		inner *= x->dims[d];
+	c->outer = 1;
+	for (int d = 0; d < a; d++)
+		c->outer *= x->dims[d];
+	for (int i = 0; i < nout; i++) {
+		int64_t dims[GC_MAX_RANK];
+		memcpy(dims, x->dims, sizeof dims);
+		dims[a] = split[i];
+		c->bytes[i] = split[i] * inner;
+		if (out[i])
+			gc_set_shape(out[i], x->dtype, x->rank, dims);
+	}
+	gc_free(split);
+	n->run = run_split;
+	return 0;
+}
+
+/* ---- Pad ---------------------------------------------------------------- */
+
+enum pad_mode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
+
+typedef struct pad_plan {
+	enum pad_mode mode;
+	int32_t rank;
+	size_t esize;
+	bool value_input; /* constant_value comes from input 2 at run time */
+	unsigned char value[16];
+	int64_t begin[GC_MAX_RANK];
+	int64_t idims[GC_MAX_RANK], odims[GC_MAX_RANK], istr[GC_MAX_RANK];
+} pad_plan;
+
+/* The input index that output index o of an axis reads, or -1 for the
+ * constant. */
+static int64_t pad_src(const pad_plan *p, int axis, int64_t o)
+{
+	int64_t i = o - p->begin[axis], d = p->idims[axis];
+	if (i >= 0 && i < d)
+		return i;
+	switch (p->mode) {
+	case PAD_CONSTANT:
+		return -1;
+	case PAD_EDGE:
+		return i < 0 ? 0 : d - 1;
+	case PAD_WRAP:
+		i %= d;
+		return i < 0 ? i + d : i;
+	case PAD_REFLECT:
+		if (d == 1)
+			return 0;
+		i %= 2 * (d - 1);
+		if (i < 0)
+			i += 2 * (d - 1);
+		return i < d ? i : 2 * (d - 1) - i;
+	}
+	return -1;
+}
+
+static void copy_elem(char *dst, const char *src, size_t es)
+{
+	switch (es) {
+	case 1:
+		*dst = *src;
+		break;
+	case 2:
+		memcpy(dst, src, 2);
+		break;
+	case 4:
+		memcpy(dst, src, 4);
+		break;
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	default:
+		memcpy(dst, src, es);
+	}
+}
+
+static int run_pad(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const pad_plan *p = n->state;
+	unsigned char value[16];
+	memcpy(value, p->value, sizeof value);
+	if (p->value_input && n->n_in > 2 && in[2] && gc_tensor_numel(in[2]) > 0)
+		memcpy(value, in[2]->data, p->esize);
+	int64_t es = (int64_t)p->esize, numel = gc_tensor_numel(out[0]);
+	char *dst = out[0]->data;
+	const char *src = in[0]->data;
+	if (numel == 0)
+		return 0;
+	if (p->rank == 0) {
+		memcpy(dst, src, p->esize);
+		return 0;
+	}
+	int last = p->rank - 1;
+	int64_t olast = p->odims[last], ilast = p->idims[last], b = p->begin[last];
+	/* The middle of each row copies input elements [m0 - b, m1 - b). */
+	int64_t m0 = b > 0 ? b : 0, m1 = b + ilast < olast ? b + ilast : olast;
+	if (m1 < m0)
+		m1 = m0;
+	int64_t idx[GC_MAX_RANK] = {0};
+	for (int64_t row = 0; row < numel / olast; row++) {
+		char *d = dst + row * olast * es;
+		int64_t soff = 0;
+		bool outside = false;
+		for (int i = 0; i < last; i++) {
+			int64_t s = pad_src(p, i, idx[i]);
+			if (s < 0)
+				outside = true;
+			soff += s * p->istr[i];
+		}
+		if (outside || (p->mode == PAD_CONSTANT && m1 == m0)) {
+			gc_fill(d, value, p->esize, olast);
+		} else {
+			const char *s = src + soff * es;
+			if (p->mode == PAD_CONSTANT) {
+				gc_fill(d, value, p->esize, m0);
+				gc_fill(d + m1 * es, value, p->esize, olast - m1);
+			} else {
+				for (int64_t j = 0; j < m0; j++)
+					copy_elem(d + j * es, s + pad_src(p, last, j) * es,
+						  p->esize);
+				for (int64_t j = m1; j < olast; j++)
+					copy_elem(d + j * es, s + pad_src(p, last, j) * es,
+						  p->esize);
+			}
+			if (m1 > m0)
+				memcpy(d + m0 * es, s + (m0 - b) * es, (size_t)((m1 - m0) * es));
+		}
+		for (int i = last - 1; i >= 0; i--) {
+			if (++idx[i] < p->odims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+	return 0;
+}
+
+/* Stores v as one element of dtype dt (Pad's float `value` attribute). */
+static void store_as(gc_dtype dt, double v, void *dst)
+{
+#define GC_ST_(T)                                                                                  \
+	do {                                                                                       \
+		T t_ = (T)v;                                                                       \
+		memcpy(dst, &t_, sizeof t_);                                                       \
+	} while (0)
+	switch (dt) {
+	case GC_DTYPE_FLOAT:
+		GC_ST_(float);
+		break;
+	case GC_DTYPE_DOUBLE:
+		GC_ST_(double);
+		break;
+	case GC_DTYPE_FLOAT16: {
+		uint16_t h = gc_f32_to_f16((float)v);
+		memcpy(dst, &h, 2);
+		break;
+	}
+	case GC_DTYPE_BFLOAT16: {
+		uint16_t h = gc_f32_to_bf16((float)v);
+		memcpy(dst, &h, 2);
+		break;
+	}
+	case GC_DTYPE_INT8:
+		GC_ST_(int8_t);
+		break;
+	case GC_DTYPE_UINT8:
+		GC_ST_(uint8_t);
+		break;
+	case GC_DTYPE_INT16:
+		GC_ST_(int16_t);
+		break;
+	case GC_DTYPE_UINT16:
+		GC_ST_(uint16_t);
+		break;
+	case GC_DTYPE_INT32:
+		GC_ST_(int32_t);
+		break;
+	case GC_DTYPE_UINT32:
+		GC_ST_(uint32_t);
+		break;
+	case GC_DTYPE_INT64:
+		GC_ST_(int64_t);
+		break;
+	case GC_DTYPE_UINT64:
+		GC_ST_(uint64_t);
+		break;
+	case GC_DTYPE_BOOL: {
+		uint8_t t = v != 0;
+		memcpy(dst, &t, 1);
+		break;
+	}
+	default:
+		break;
+	}
+#undef GC_ST_
+}
+
+int gc_prepare_Pad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	size_t es = gc_shape_esize(k, x, "input 'data'");
+	if (!es)
+		return gc_kok(k);
+	const char *mode = gc_attr_s(k, "mode", "constant");
+	if (gc_kok(k))
+		return gc_kok(k);
+	enum pad_mode m;
+	if (!strcmp(mode, "constant"))
+		m = PAD_CONSTANT;
+	else if (!strcmp(mode, "reflect"))
+		m = PAD_REFLECT;
+	else if (!strcmp(mode, "edge"))
+		m = PAD_EDGE;
+	else if (!strcmp(mode, "wrap"))
+		m = PAD_WRAP;
+	else
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'mode' is '%s', expected constant, reflect, edge or wrap",
+			       mode);
+	int64_t pads[2 * GC_MAX_RANK], np, axes[GC_MAX_RANK], na = x->rank;
+	for (int i = 0; i < x->rank; i++)
+		axes[i] = i;
+	pad_plan *p = gc_calloc(1, sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	n->state = p;
+	p->mode = m;
+	p->esize = es;
+	p->rank = x->rank;
+	if (n->opset < 11) {
+		const char *an = n->opset < 2 ? "paddings" : "pads";
+		const int64_t *v;
+		np = gc_attr_ints(k, an, &v);
+		if (gc_kok(k))
+			return gc_kok(k);
+		if (!gc_attr_find(n, an))
+			return gc_kerr(k, GC_EINVAL, "attribute '%s' is required", an);
+		if (np > 2 * GC_MAX_RANK)
+			return gc_kerr(k, GC_EINVAL, "attribute '%s' has %" PRId64 " entries", an,
+				       np);
+		if (np > 0)
+			memcpy(pads, v, (size_t)np * sizeof *pads);
+		float value = gc_attr_f(k, "value", 0.0f);
+		if (gc_kok(k))
+			return gc_kok(k);
+		store_as(x->dtype, value, p->value);
+	} else {
+		if (gc_const_ints(k, in[1], "pads", pads, 2 * GC_MAX_RANK, &np))
+			return gc_kok(k);
+		if (n->n_in > 2 && in[2]) {
+			if (in[2]->dtype != x->dtype)
+				return gc_kerr(
+				    k, GC_EINVAL, "input 'constant_value' is %s but 'data' is %s",
+				    gc_dtype_name(in[2]->dtype), gc_dtype_name(x->dtype));
+			if (gc_tensor_numel(in[2]) > 1)
+				return gc_kerr(k, GC_EINVAL,
+					       "input 'constant_value' must be a scalar");
+			p->value_input = true;
+		}
+		if (n->n_in > 3 && in[3]) {
+			if (gc_const_ints(k, in[3], "axes", axes, GC_MAX_RANK, &na))
+				return gc_kok(k);
+		}
+	}
+	if (np != 2 * na)
+		return gc_kerr(k, GC_EINVAL,
+			       "'pads' has %" PRId64 " entries, expected %" PRId64
+			       " (2 per padded axis)",
+			       np, 2 * na);
+	int64_t begin[GC_MAX_RANK] = {0}, end[GC_MAX_RANK] = {0};
+	bool seen[GC_MAX_RANK] = {false};
+	for (int i = 0; i < na; i++) {
+		int32_t a;
+		if (gc_axis(k, axes[i], x->rank, &a))
+			return gc_kok(k);
+		if (seen[a])
+			return gc_kerr(k, GC_EINVAL, "'axes' names axis %d more than once", a);
+		seen[a] = true;
+		begin[a] = pads[i];
+		end[a] = pads[i + na];
+	}
+	int64_t dims[GC_MAX_RANK];
+	gc_strides(x->dims, x->rank, p->istr);
+	for (int i = 0; i < x->rank; i++) {
+		dims[i] = x->dims[i] + begin[i] + end[i];
+		if (dims[i] < 0)
+			return gc_kerr(k, GC_EINVAL,
+				       "pads %" PRId64 ", %" PRId64 " make axis %d of size %" PRId64
+				       " negative",
+				       begin[i], end[i], i, x->dims[i]);
+		if (m != PAD_CONSTANT && x->dims[i] == 0 && dims[i] > 0)
+			return gc_kerr(k, GC_EINVAL, "cannot %s-pad axis %d of size 0", mode, i);
+		p->begin[i] = begin[i];
+		p->idims[i] = x->dims[i];
+		p->odims[i] = dims[i];
+	}
+	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	n->run = run_pad;
+	return 0;
+}
+
+/* ---- Trilu -------------------------------------------------------------- */
+
+static int run_trilu(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const gc_tensor *x = in[0];
+	size_t es = gc_dtype_size(x->dtype);
+	gc_copy_bytes(out[0]->data, x->data, (size_t)gc_tensor_nbytes(out[0]));
+	int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
+	int64_t kk = 0, lim = rows + cols + 1;
+	if (n->n_in > 1 && in[1] && gc_tensor_numel(in[1]) > 0)
+		kk = gc_index_at(in[1], 0);
+	kk = kk < -lim ? -lim : kk > lim ? lim : kk;
+	bool upper = *(const bool *)n->state;
+	int64_t mats = rows > 0 && cols > 0 ? gc_tensor_numel(x) / (rows * cols) : 0;
+	char *y = out[0]->data;
+	for (int64_t b = 0; b < mats; b++)
+		for (int64_t i = 0; i < rows; i++) {
+			char *row = y + (b * rows + i) * cols * (int64_t)es;
+			/* upper keeps j - i >= k; lower keeps j - i <= k */
+			int64_t z0 = upper ? 0 : i + kk + 1, z1 = upper ? i + kk : cols;
+			z0 = z0 < 0 ? 0 : z0 > cols ? cols : z0;
+			z1 = z1 < 0 ? 0 : z1 > cols ? cols : z1;
+			if (z1 > z0)
+				memset(row + z0 * (int64_t)es, 0,
+				       (size_t)((z1 - z0) * (int64_t)es));
+		}
+	return 0;
+}
+
+int gc_prepare_Trilu(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	if (!gc_shape_esize(k, x, "input 'input'"))
+		return gc_kok(k);
+	if (x->rank < 2)
+		return gc_kerr(k, GC_EINVAL, "input must have rank >= 2, not %d", x->rank);
+	int64_t upper = gc_attr_i(k, "upper", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (n->n_in > 1 && in[1]) {
+		if (in[1]->dtype != GC_DTYPE_INT64)
+			return gc_kerr(k, GC_EINVAL, "input 'k' must be int64, not %s",
+				       gc_dtype_name(in[1]->dtype));
+		if (gc_tensor_numel(in[1]) != 1)
+			return gc_kerr(k, GC_EINVAL, "input 'k' must be a scalar");
+	}
+	bool *st = gc_malloc(sizeof *st);
+	if (!st)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	*st = upper != 0;
+	n->state = st;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->inplace_ok = true;
+	n->run = run_trilu;
+	return 0;
+}

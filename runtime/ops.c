@@ -1,0 +1,28 @@
+#include "ops.h"
+
+#include <string.h>
+
+const gc_op_info gc_op_table[GC_OP_COUNT] = {
+	[GC_OP_NONE] = { "<none>", 0, 0, 0, 0, NULL },
+#define GC_X_(name, mi, ma, mo, mx) [GC_OP_##name] = { #name, mi, ma, mo, mx, gc_prepare_##name },
+	GC_OP_LIST(GC_X_)
+#undef GC_X_
+	[GC_OP_CUSTOM] = { "<custom>", 0, GC_ARITY_MAX, 0, GC_ARITY_MAX, NULL },
+};
+
+bool gc_domain_is_default(const char *domain)
+{
+	return !domain || !domain[0] || !strcmp(domain, "ai.onnx");
+}
+
+gc_op gc_op_lookup(const char *domain, const char *op_type)
+{
+	if (!gc_domain_is_default(domain) || !op_type)
+		return GC_OP_NONE;
+	/* Binary search would need a sorted list; the table is small and this
+	 * runs once per node at build time. */
+	for (int i = GC_OP_NONE + 1; i < GC_OP_CUSTOM; i++)
+		if (!strcmp(gc_op_table[i].name, op_type))
+			return (gc_op)i;
+	return GC_OP_NONE;
+}

@@ -1,0 +1,53 @@
+/*
+ * The built-in operations: one list, X(Name, min inputs, max inputs,
+ * min outputs, max outputs), gathered from the kernel families. It generates
+ * the op enum, the name table and the prepare table; an op missing its
+ * prepare function does not link.
+ */
+#ifndef GC_OPS_H
+#define GC_OPS_H
+
+#include "kernel.h"
+#include "kernels/elementwise.h"
+#include "kernels/nn.h"
+#include "kernels/reduce.h"
+#include "kernels/shape.h"
+
+#define GC_OP_LIST(X)                                                          \
+	GC_OPS_ELEMENTWISE(X)                                                  \
+	GC_OPS_NN(X)                                                           \
+	GC_OPS_REDUCE(X)                                                       \
+	GC_OPS_SHAPE(X)
+
+typedef enum gc_op {
+	GC_OP_NONE,
+#define GC_X_(name, ...) GC_OP_##name,
+	GC_OP_LIST(GC_X_)
+#undef GC_X_
+	GC_OP_CUSTOM, /* bound to an op package's kernel */
+	GC_OP_COUNT
+} gc_op;
+
+#define GC_X_(name, ...)                                                       \
+	int gc_prepare_##name(gc_kctx *k, gc_node *n, gc_tensor *const *in,       \
+			      gc_tensor *const *out);
+GC_OP_LIST(GC_X_)
+#undef GC_X_
+
+#define GC_ARITY_MAX 2147483647
+
+typedef struct gc_op_info {
+	const char *name;
+	int32_t min_in, max_in, min_out, max_out;
+	gc_prepare_fn prepare;
+} gc_op_info;
+
+/* Indexed by gc_op; GC_OP_NONE and GC_OP_CUSTOM have no prepare. */
+extern const gc_op_info gc_op_table[GC_OP_COUNT];
+
+/* The built-in op for (domain, op_type); GC_OP_NONE if there is none.
+ * Built-in ops live in the default domain ("" or "ai.onnx"). */
+gc_op gc_op_lookup(const char *domain, const char *op_type);
+bool gc_domain_is_default(const char *domain);
+
+#endif

@@ -1,0 +1,53 @@
+/* A compiled program and its execution state. The compiler (lib/) fills a
+ * program; the runtime runs it. */
+#ifndef GC_PROGRAM_IMPL_H
+#define GC_PROGRAM_IMPL_H
+
+#include <graphcc/runtime.h>
+
+#include <stdbool.h>
+
+#include "kernel.h"
+#include "pool.h"
+
+typedef enum gc_storage {
+	GC_STORAGE_ARENA, /* activation: offset into the session's arena */
+	GC_STORAGE_CONST, /* weights and folded values: t.data points at it */
+} gc_storage;
+
+typedef struct gc_ptensor {
+	const char *name;
+	gc_tensor t; /* dtype, rank, dims; data for CONST */
+	gc_storage storage;
+	uint64_t offset; /* ARENA: byte offset */
+	uint64_t nbytes;
+} gc_ptensor;
+
+struct gc_program {
+	gc_pool *pool; /* names, nodes, attributes, constants */
+	int32_t n_tensors;
+	gc_ptensor *tensors;
+	int32_t n_nodes;
+	gc_node *nodes;
+	uint64_t *scratch_offset; /* per node: its scratch memory in the arena */
+	int32_t n_inputs, n_outputs;
+	int32_t *inputs, *outputs; /* tensor indices */
+	uint64_t arena_bytes;
+	uint64_t tensor_bytes; /* sum of activation sizes without reuse */
+	uint64_t const_bytes;
+};
+
+/* An empty program with its pool; NULL when out of memory. */
+gc_program *gc_program_alloc(void);
+/* Frees the per-node states a prepare made. */
+void gc_node_release_state(gc_node *n);
+
+/*
+ * Plans the arena: gives each ARENA tensor an offset such that tensors whose
+ * lifetimes overlap do not share bytes (lifetime: from the node that writes
+ * it, or the start for inputs, to its last reader, or the end for outputs),
+ * plus each node's scratch. Fills offsets, arena_bytes and tensor_bytes.
+ */
+int gc_program_plan_memory(gc_program *p, gc_error *err);
+
+#endif

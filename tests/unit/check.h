@@ -1,0 +1,99 @@
+/*
+ * A small test runner: each test is a function; CHECK* macros print both
+ * values and file:line on failure. main() comes from TEST_MAIN(...), prints
+ * "N passed, N failed" and exits non-zero on failure.
+ */
+#ifndef GC_CHECK_H
+#define GC_CHECK_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failed_;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+			check_failed_ = 1;                                     \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define CHECK_INT(a, b)                                                        \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		if (a_ != b_) {                                                \
+			fprintf(stderr, "%s:%d: %s == %s failed: %lld vs %lld\n", __FILE__, \
+				__LINE__, #a, #b, a_, b_);                     \
+			check_failed_ = 1;                                     \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (!a_ || !b_ || strcmp(a_, b_)) {                            \
+			fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" vs \"%s\"\n", __FILE__, \
+				__LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			check_failed_ = 1;                                     \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+/* Substring check, for error messages. */
+#define CHECK_CONTAINS(hay, needle)                                            \
+	do {                                                                   \
+		const char *h_ = (hay), *n_ = (needle);                        \
+		if (!h_ || !strstr(h_, n_)) {                                  \
+			fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, \
+				__LINE__, h_ ? h_ : "(null)", n_);             \
+			check_failed_ = 1;                                     \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                  \
+	do {                                                                   \
+		double a_ = (double)(a), b_ = (double)(b);                     \
+		if (!(fabs(a_ - b_) <= (tol))) {                               \
+			fprintf(stderr, "%s:%d: %s ~= %s failed: %.9g vs %.9g (tol %g)\n", \
+				__FILE__, __LINE__, #a, #b, a_, b_, (double)(tol)); \
+			check_failed_ = 1;                                     \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+typedef struct {
+	const char *name;
+	void (*fn)(void);
+} check_case_;
+
+#define TEST_MAIN(...)                                                         \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		static const check_case_ cases[] = { __VA_ARGS__ };           \
+		int passed = 0, failed = 0;                                    \
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {  \
+			if (argc > 1 && strcmp(argv[1], cases[i].name))        \
+				continue;                                      \
+			check_failed_ = 0;                                     \
+			cases[i].fn();                                         \
+			if (check_failed_) {                                   \
+				failed++;                                      \
+				fprintf(stderr, "FAIL %s\n", cases[i].name);   \
+			} else {                                               \
+				passed++;                                      \
+			}                                                      \
+		}                                                              \
+		printf("%d passed, %d failed\n", passed, failed);              \
+		return failed ? 1 : 0;                                         \
+	}
+
+#define TEST(fn) { #fn, fn }
+
+#endif

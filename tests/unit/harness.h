@@ -1,0 +1,97 @@
+/*
+ * Runs one built-in op outside any graph, for kernel unit tests: builds a
+ * node, calls the op's prepare with the given inputs (all treated as known
+ * values), allocates the outputs and calls the chosen run function.
+ */
+#ifndef GC_HARNESS_H
+#define GC_HARNESS_H
+
+#include <graphcc/runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "ops.h" /* the gc_prepare_<Name> declarations */
+
+typedef struct {
+	gc_node node;
+	gc_tensor out[8];
+	gc_error err;
+} harness_run;
+
+/* Returns 0 or the error code; h->err.msg says why. Inputs may be NULL
+ * (absent). Outputs are left in h->out; free with harness_free. */
+/* `prepare` is the op's gc_prepare_<Name>; calling it directly (not through
+ * the op table) lets a family's tests link before the other families exist. */
+static inline int harness_op(harness_run *h, gc_prepare_fn prepare, const char *op_type,
+			     int opset, int n_in, gc_tensor **in, int n_out, int n_attr,
+			     gc_attr *attrs)
+{
+	memset(h, 0, sizeof *h);
+	static int32_t idx[16];
+	for (int i = 0; i < 16; i++)
+		idx[i] = i;
+	h->node.name = "test";
+	h->node.domain = "";
+	h->node.op_type = op_type;
+	h->node.opset = opset;
+	h->node.n_in = n_in;
+	h->node.n_out = n_out;
+	h->node.in = idx;
+	h->node.out = idx;
+	h->node.n_attr = n_attr;
+	h->node.attrs = attrs;
+	gc_tensor *outp[8];
+	for (int i = 0; i < n_out; i++)
+		outp[i] = &h->out[i];
+	gc_kctx k = { .err = &h->err, .node = &h->node, .threads = 1 };
+	int rc = prepare(&k, &h->node, in, outp);
+	if (rc)
+		return rc;
+	if (!h->node.run) {
+		h->err.code = GC_EINVAL;
+		strcpy(h->err.msg, "prepare chose no run function");
+		return h->err.code;
+	}
+	for (int i = 0; i < n_out; i++) {
+		/* prepare may have set data for a value known at build time */
+		void *known = h->out[i].data;
+		h->out[i].data = NULL;
+		if (gc_tensor_alloc(&h->out[i], &h->err))
+			return h->err.code;
+		(void)known;
+	}
+	if (h->node.scratch_bytes)
+		k.scratch = calloc(1, h->node.scratch_bytes);
+	rc = h->node.run(&k, &h->node, in, outp);
+	free(k.scratch);
+	return rc;
+}
+
+static inline void harness_free(harness_run *h)
+{
+	for (int i = 0; i < 8; i++)
+		gc_tensor_release(&h->out[i]);
+	if (h->node.state) {
+		if (h->node.state_free)
+			h->node.state_free(h->node.state);
+		else
+			free(h->node.state);
+	}
+}
+
+static inline gc_tensor harness_tensor(gc_dtype dt, int32_t rank, const int64_t *dims,
+				       const void *data)
+{
+	gc_tensor t;
+	memset(&t, 0, sizeof t);
+	t.dtype = dt;
+	t.rank = rank;
+	for (int i = 0; i < rank; i++)
+		t.dims[i] = dims[i];
+	t.data = (void *)data;
+	return t;
+}
+
+#endif

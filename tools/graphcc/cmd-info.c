@@ -1,0 +1,137 @@
+/* graphcc info: what a model holds, what graphcc can run of it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct op_count {
+	const char *domain, *op_type;
+	int count;
+} op_count;
+
+static int by_count(const void *a, const void *b)
+{
+	const op_count *x = a, *y = b;
+	if (x->count != y->count)
+		return y->count - x->count;
+	return strcmp(x->op_type, y->op_type);
+}
+
+static void print_tensor_line(const gc_graph *g, const char *name)
+{
+	gc_tensor t;
+	char shp[160];
+	gc_graph_tensor_info(g, name, &t);
+	printf("  %-24s %-8s %s\n", name, gc_dtype_name(t.dtype),
+	       t.rank < 0 ? "(unknown)" : gc_shape_str(t.dims, t.rank, shp, sizeof shp));
+}
+
+int cmd_info(int argc, char **argv)
+{
+	cli_opts o;
+	memset(&o, 0, sizeof o);
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--shape")) {
+			if (i + 1 >= argc || o.n_shapes == MAX_ARGS ||
+			    cli_parse_shape(argv[i + 1], &o.shapes[o.n_shapes]))
+				return cli_usage("--shape needs NAME=DIMS, e.g. x=1x3x224x224");
+			o.n_shapes++;
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage("info: unknown option '%s'", argv[i]);
+		} else if (!o.model) {
+			o.model = argv[i];
+		} else {
+			return cli_usage("info: unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!o.model)
+		return cli_usage("info: no model given");
+	gc_error err = { 0 };
+	gc_graph *g = NULL;
+	if (gc_onnx_load(o.model, &g, &err)) {
+		cli_error("%s", err.msg);
+		return cli_exit_for(err.code);
+	}
+	printf("model: %s\n", o.model);
+	printf("inputs:\n");
+	for (int i = 0; i < gc_graph_num_inputs(g); i++)
+		print_tensor_line(g, gc_graph_input_name(g, i));
+	printf("outputs:\n");
+	for (int i = 0; i < gc_graph_num_outputs(g); i++)
+		print_tensor_line(g, gc_graph_output_name(g, i));
+
+	int nn = gc_graph_num_nodes(g);
+	op_count *hist = calloc((size_t)nn + 1, sizeof *hist);
+	int n_hist = 0, n_unsupported = 0;
+	if (!hist) {
+		gc_graph_free(g);
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	for (int i = 0; i < nn; i++) {
+		const char *name, *domain, *op;
+		gc_graph_node(g, i, &name, &domain, &op);
+		int k = 0;
+		while (k < n_hist && (strcmp(hist[k].op_type, op) || strcmp(hist[k].domain, domain)))
+			k++;
+		if (k == n_hist)
+			hist[n_hist++] = (op_count){ domain, op, 0 };
+		hist[k].count++;
+	}
+	qsort(hist, (size_t)n_hist, sizeof *hist, by_count);
+	printf("nodes: %d\n", nn);
+	for (int k = 0; k < n_hist; k++)
+		printf("  %6d  %s%s%s%s\n", hist[k].count, hist[k].domain,
+		       hist[k].domain[0] ? "::" : "", hist[k].op_type,
+		       gc_op_is_builtin(hist[k].domain, hist[k].op_type) ? "" : "  (unsupported)");
+	for (int i = 0; i < nn; i++) {
+		const char *name, *domain, *op;
+		gc_graph_node(g, i, &name, &domain, &op);
+		if (gc_op_is_builtin(domain, op))
+			continue;
+		if (!n_unsupported++)
+			printf("unsupported nodes:\n");
+		printf("  node '%s' (#%d): op '%s' in domain '%s'%s\n", name[0] ? name : "", i, op,
+		       domain[0] ? domain : "ai.onnx",
+		       domain[0] ? ": no op package provides it (--ops PKG.yaml)"
+				 : ": no built-in op");
+	}
+	free(hist);
+	int rc = EXIT_OK;
+	if (n_unsupported) {
+		cli_error("%s: %d node%s cannot run (listed above)", o.model, n_unsupported,
+			  n_unsupported == 1 ? "" : "s");
+		rc = EXIT_FAIL;
+	} else {
+		gc_program *p = NULL;
+		gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes };
+		if (gc_compile(g, &copt, &p, &err)) {
+			printf("compile: %s\n", err.msg);
+			rc = cli_exit_for(err.code);
+			if (strstr(err.msg, "dynamic dimension"))
+				rc = EXIT_OK; /* not an error of the model: shapes come at run time */
+		} else {
+			gc_program_stats st;
+			gc_program_get_stats(p, &st);
+			printf("compiled: %d nodes after folding, %d tensors\n", st.n_nodes,
+			       st.n_tensors);
+			printf("memory: arena peak %.3f MiB, all activations %.3f MiB, constants "
+			       "%.3f MiB\n",
+			       st.arena_bytes / 1048576.0, st.tensor_bytes / 1048576.0,
+			       st.constant_bytes / 1048576.0);
+			printf("outputs after inference:\n");
+			for (int i = 0; i < gc_program_num_outputs(p); i++) {
+				const char *name;
+				const gc_tensor *t = gc_program_output(p, i, &name);
+				char shp[160];
+				printf("  %-24s %-8s %s\n", name, gc_dtype_name(t->dtype),
+				       gc_shape_str(t->dims, t->rank, shp, sizeof shp));
+			}
+			gc_program_free(p);
+		}
+	}
+	gc_graph_free(g);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/* graphcc: the command line. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+	"usage: graphcc COMMAND [ARGS]\n"
+	"\n"
+	"commands:\n"
+	"  run MODEL.onnx [--input NAME=FILE]... [--output-dir DIR] [--shape NAME=DxD]...\n"
+	"                 [--threads N] [--repeat N]\n"
+	"      run a model on .npy or .pb inputs; writes DIR/<output>.npy\n"
+	"  info MODEL.onnx [--shape NAME=DxD]...\n"
+	"      inputs, outputs, op histogram, unsupported nodes, memory plan\n"
+	"  help           this text\n"
+	"  version        the graphcc version\n"
+	"\n"
+	"exit status: 0 ok, 1 bad model/input or failed kernel, 2 usage error,\n"
+	"             3 a kernel crashed or misbehaved\n";
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("graphcc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("graphcc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(run 'graphcc help' for usage)\n", stderr);
+	return EXIT_USAGE;
+}
+
+int cli_exit_for(int code)
+{
+	return code == GC_ECRASH ? EXIT_CRASH : code ? EXIT_FAIL : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage("no command given");
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(cmd, "info"))
+		return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("graphcc %s\n", GC_VERSION_STRING);
+		return EXIT_OK;
+	}
+	return cli_usage("unknown command '%s'", cmd);
+}
