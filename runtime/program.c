@@ -133,6 +133,10 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 			if (n->in[j] >= 0 && last[n->in[j]] < i + 1)
 				last[n->in[j]] = i + 1;
 	}
+	/* Inputs are set once and may be run on many times: they live
+	 * throughout, like the outputs. */
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		last[p->inputs[i]] = nn + 1;
 	for (int32_t i = 0; i < p->n_outputs; i++)
 		last[p->outputs[i]] = nn + 1;
 	int32_t n_iv = 0;

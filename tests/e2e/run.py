@@ -11,7 +11,7 @@ case failed (or none ran).
 
 Cases:
   op/<case>                  each op model against its NumPy reference
-  torch/<model>[.pb|.positional]
+  torch/<model>[.pb|.positional|.repeat]
                              real models: max abs error <= 1e-4 * max|reference|
   info/...                   `graphcc info` on a good model and on unknown ops
   malformed/...              broken models and inputs: exit 1, one message naming
@@ -186,6 +186,11 @@ def torch_case(ctx, name, variant):
         args += ["--input", "input=" + torch_input_pb(ctx, name)]
     elif variant == "positional":
         args += ["--input", os.path.join(d, "input.npy")]
+    elif variant == "repeat":
+        # The last of several runs on one input must still be right (the
+        # arena must not reuse an input's memory), on one thread.
+        args += ["--input", "input=" + os.path.join(d, "input.npy"),
+                 "--repeat", "3", "--threads", "1"]
     else:
         args += ["--input", "input=" + os.path.join(d, "input.npy")]
     args += ["--output-dir", out]
@@ -390,7 +395,7 @@ def main(argv=None):
     os.makedirs(ctx.fix, exist_ok=True)
 
     torch_names = ["info/resnet18"] + ["torch/%s%s" % (m, v) for m in TORCH_MODELS
-                                       for v in ("", ".pb", ".positional")]
+                                       for v in ("", ".pb", ".positional", ".repeat")]
     torch_names.append("malformed/onnx-truncated-large-model")
     need_torch = any(selected(n, a.filters) for n in torch_names)
     if not generate(ctx, need_torch):
@@ -402,7 +407,7 @@ def main(argv=None):
         if os.path.exists(os.path.join(ctx.ops, name, "case.json")):
             cases.append(("op/" + name, (lambda n=name: op_case(ctx, n))))
     for m in TORCH_MODELS:
-        for v in ("", "pb", "positional"):
+        for v in ("", "pb", "positional", "repeat"):
             cases.append(("torch/%s%s" % (m, "." + v if v else ""),
                           (lambda m=m, v=v: torch_case(ctx, m, v))))
     cases.append(("info/resnet18", lambda: info_resnet(ctx)))
