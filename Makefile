@@ -37,8 +37,24 @@ RUNTIME_A := $(B)/lib/libgraphcc-runtime.a
 LIB_A     := $(B)/lib/libgraphcc.a
 GRAPHCC   := $(B)/bin/graphcc
 
-.PHONY: all deps deps-build test unit e2e demo help clean format
-all: $(GRAPHCC)
+PLUGINS   := $(patsubst plugins/%/Makefile,%,$(wildcard plugins/*/Makefile))
+PKG_FLAGS := GRAPHCC_INCLUDE=$(abspath include) CC="$(CC)" SAN=$(SAN)
+
+.PHONY: all deps deps-build test unit e2e demo help clean format plugins test-packages
+all: $(GRAPHCC) plugins
+
+# Op packages build like any user's package: their own Makefile, against
+# include/ alone, into build/plugins/<name>/ (manifest copied beside lib/).
+plugins:
+	@for p in $(PLUGINS); do \
+		$(MAKE) --no-print-directory -C plugins/$$p OUT=$(abspath $(B)/plugins)/$$p $(PKG_FLAGS) || exit 1; \
+	done
+
+# Fixture packages for the tests, broken ones included.
+test-packages:
+	@if [ -f tests/packages/Makefile ]; then \
+		$(MAKE) --no-print-directory -C tests/packages OUT=$(abspath $(B)/tests/packages) $(PKG_FLAGS); \
+	fi
 
 help:
 	@echo "make            build $(GRAPHCC), libraries and plugins"
@@ -69,32 +85,37 @@ $(LIB_SRC:%.c=$(B)/obj/%.o): $(GEN_H)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(RUNTIME_A): $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@echo "  AR      $@"
+	@rm -f $@ && ar rcs $@ $^
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@echo "  AR      $@"
+	@rm -f $@ && ar rcs $@ $^
 
 $(GRAPHCC): $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A) $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A) $(LDLIBS)
 
 $(B)/tests/test-%: tests/unit/test-%.c tests/unit/check.h $(LIB_A) $(RUNTIME_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iruntime -Iruntime/kernels -Ilib -Itests/unit $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
+	@echo "  TEST    $@"
+	@$(CC) $(CFLAGS) -Iruntime -Iruntime/kernels -Ilib -Itests/unit $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 	@sh tests/run-unit.sh $(UNIT_BIN)
 
-e2e: $(GRAPHCC)
+e2e: all test-packages
 	@$(PYTHON) tests/e2e/run.py --graphcc $(GRAPHCC) --work $(B)/e2e
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory all test-packages $(UNIT_BIN)
 	@$(PYTHON) tests/run-all.py --graphcc $(GRAPHCC) --work $(B) $(UNIT_BIN)
 
 demo: deps

@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "../runtime/alloc.h"
+#include "../runtime/custom.h"
 #include "../runtime/fileio.h"
 #include "../runtime/ops.h"
 #include "../runtime/program-impl.h"
+#include "bind-custom.h"
 #include "graph-impl.h"
 
 /* What the compiler knows of one tensor. */
@@ -150,12 +152,17 @@ static int bind_node(compiler *c, int32_t gi)
 	const gc_graph *g = c->g;
 	const gc_irnode *n = &g->nodes[gi];
 	gc_op op = gc_op_lookup(n->domain, n->op_type);
-	if (op == GC_OP_NONE)
-		return unsupported(c, gi);
+	bool custom = false;
+	if (op == GC_OP_NONE) {
+		if (gc_domain_is_default(n->domain) || !c->opt || !c->opt->registry)
+			return unsupported(c, gi);
+		custom = true;
+		op = GC_OP_CUSTOM;
+	}
 	const gc_op_info *info = &gc_op_table[op];
 	char lb[300];
-	if (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
-	    n->n_out > info->max_out)
+	if (!custom && (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
+	    n->n_out > info->max_out))
 		return gc_error_set(c->err, GC_EINVAL,
 				    "%s: %s has %d inputs and %d outputs; %s takes %d to %d inputs "
 				    "and %d to %d outputs",
@@ -200,7 +207,15 @@ static int bind_node(compiler *c, int32_t gi)
 		outp[j] = pn->out[j] >= 0 ? &outs[j] : NULL;
 	}
 	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
-	rc = info->prepare(&k, pn, inp, outp);
+	gc_prepare_fn prepare = info->prepare;
+	if (custom) {
+		const char *backend = c->opt->backend ? c->opt->backend : "Interpreter";
+		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->p->pool, pn, inp, c->err);
+		if (rc)
+			goto fail;
+		prepare = gc_custom_prepare;
+	}
+	rc = prepare(&k, pn, inp, outp);
 	if (!rc && !pn->run)
 		rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)
@@ -233,7 +248,9 @@ static int bind_node(compiler *c, int32_t gi)
 		}
 		outs_known &= o->data != NULL;
 	}
-	bool fold = !(c->opt && c->opt->no_fold) && (all_known || outs_known);
+	/* A custom node folds only when its package says it is pure. */
+	bool foldable = !custom || ((gc_custom *)pn->custom)->pure;
+	bool fold = !(c->opt && c->opt->no_fold) && foldable && (all_known || outs_known);
 	if (fold && !outs_known) {
 		/* Run it now on the known inputs. */
 		for (int j = 0; j < pn->n_out; j++) {

@@ -614,3 +614,8 @@ out:
 	gc_free(ustart);
 	return rc;
 }
+
+int64_t gc_graph_opset_version(const gc_graph *g, const char *domain)
+{
+	return gc_graph_opset(g, domain);
+}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "custom.h"
 
 #define ARENA_ALIGN 64
 
@@ -78,6 +79,49 @@ int gc_program_find_input(const gc_program *p, const char *name)
 		if (!strcmp(p->tensors[p->inputs[i]].name, name))
 			return i;
 	return -1;
+}
+
+int gc_program_num_nodes(const gc_program *p)
+{
+	return p->n_nodes;
+}
+
+void gc_program_node(const gc_program *p, int i, gc_node_desc *d)
+{
+	memset(d, 0, sizeof *d);
+	if (i < 0 || i >= p->n_nodes)
+		return;
+	const gc_node *n = &p->nodes[i];
+	d->name = n->name;
+	d->domain = n->domain;
+	d->op_type = n->op_type;
+	d->n_inputs = n->n_in;
+	d->n_outputs = n->n_out;
+	const gc_custom *c = n->custom;
+	if (c) {
+		d->op_name = c->op_name;
+		d->flavour = c->flavour;
+		d->library = c->library;
+		d->symbol = c->symbol;
+		d->manifest = c->manifest;
+	}
+}
+
+const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
+					const char **name)
+{
+	if (i < 0 || i >= p->n_nodes)
+		return NULL;
+	const gc_node *n = &p->nodes[i];
+	int count = is_output ? n->n_out : n->n_in;
+	if (t < 0 || t >= count)
+		return NULL;
+	int32_t idx = is_output ? n->out[t] : n->in[t];
+	if (idx < 0)
+		return NULL;
+	if (name)
+		*name = p->tensors[idx].name;
+	return &p->tensors[idx].t;
 }
 
 /* One block to place: [first, last] node steps, size. */

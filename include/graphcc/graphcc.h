@@ -15,11 +15,57 @@ extern "C" {
 
 typedef struct gc_graph gc_graph;
 
+/*
+ * Op packages. A registry holds loaded packages; a package loads whole or
+ * not at all. Two packages claiming the same (domain, type, version) are
+ * refused naming both manifests. Registries are safe to use from several
+ * threads once loaded; loading into one registry is not concurrent.
+ */
+typedef struct gc_registry gc_registry;
+
+gc_registry *gc_registry_new(void);
+void gc_registry_free(gc_registry *r);
+/* Where notes go (implementations skipped because this build lacks their
+ * backend). Default: none. */
+void gc_registry_set_note_handler(gc_registry *r, void (*note)(void *user, const char *msg),
+				  void *user);
+/* Parses the manifest, opens its libraries, resolves every symbol. */
+int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err);
+/* Loads each entry of a colon-separated list: a manifest, or a folder whose
+ * *.yaml files are manifests (GRAPHCC_OPS_PATH). */
+int gc_registry_load_path(gc_registry *r, const char *list, gc_error *err);
+
+/* What a registry holds, for tools. */
+typedef struct gc_op_desc {
+	const char *manifest, *name, *domain, *type;
+	int64_t version; /* -1: every version */
+	int32_t n_inputs, n_outputs, n_params, n_impls;
+	const char *functions_library;
+	int graphcc_interface; /* of the functions library */
+	int pure;
+} gc_op_desc;
+typedef struct gc_impl_desc {
+	const char *backend, *type, *library, *symbol, *config;
+	int graphcc_interface; /* of the implementation library */
+	int skipped;	       /* backend not in this build */
+	int has_init, has_scratch;
+} gc_impl_desc;
+/* Whether r has an operation for (domain, type) at that opset version
+ * (-1: any). */
+int gc_registry_provides(const gc_registry *r, const char *domain, const char *type,
+			 int64_t version);
+int gc_registry_num_ops(const gc_registry *r);
+void gc_registry_op(const gc_registry *r, int i, gc_op_desc *d);
+void gc_registry_impl(const gc_registry *r, int op, int j, gc_impl_desc *d);
+
 /* An empty graph. `origin` names it in messages (a file path; may be NULL). */
 gc_graph *gc_graph_new(const char *origin);
 void gc_graph_free(gc_graph *g);
 
-/* The opset version the graph imports for `domain` ("" is ONNX's default). */
+/* The opset version the graph imports for `domain` ("" is ONNX's default);
+ * -1 when it imports none. */
+int64_t gc_graph_opset_version(const gc_graph *g, const char *domain);
+/* Sets the opset version the graph imports for `domain`. */
 int gc_graph_set_opset(gc_graph *g, const char *domain, int64_t version, gc_error *err);
 
 /* A graph input. dims[i] < 0 is a dynamic dimension; `dim_names` (may be
@@ -77,6 +123,10 @@ typedef struct gc_shape_override {
 typedef struct gc_compile_options {
 	const gc_shape_override *shapes;
 	int32_t n_shapes;
+	/* Packages custom nodes bind to (may be NULL: no custom nodes). */
+	const gc_registry *registry;
+	/* The backend kernels are selected for; NULL: "Interpreter". */
+	const char *backend;
 	/* Skip constant folding (for checking the passes). */
 	int no_fold;
 } gc_compile_options;

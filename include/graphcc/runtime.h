@@ -188,6 +188,23 @@ const gc_tensor *gc_program_input(const gc_program *p, int i, const char **name)
 const gc_tensor *gc_program_output(const gc_program *p, int i, const char **name);
 int gc_program_find_input(const gc_program *p, const char *name);
 
+/* One node of a program, as tools show it. Strings are borrowed from p. */
+typedef struct gc_node_desc {
+	const char *name, *domain, *op_type;
+	int32_t n_inputs, n_outputs;
+	/* Custom nodes only (NULL otherwise): */
+	const char *op_name;  /* the package's name for the operation */
+	const char *flavour;  /* the implementation selection chose */
+	const char *library;  /* the implementation library */
+	const char *symbol;   /* the kernel */
+	const char *manifest; /* the package it came from */
+} gc_node_desc;
+int gc_program_num_nodes(const gc_program *p);
+void gc_program_node(const gc_program *p, int i, gc_node_desc *d);
+/* Tensor t of node i's inputs (is_output 0) or outputs (1); NULL if absent. */
+const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
+					const char **name);
+
 typedef struct gc_session_options {
 	int threads; /* 0: all cores */
 } gc_session_options;

@@ -17,6 +17,7 @@ Cases:
   malformed/...              broken models and inputs: exit 1, one message naming
                              the culprit, no output written, no crash
   usage/...                  usage errors: exit 2
+  and the suites of tests/e2e/cases_*.py (op packages, ...)
 """
 import argparse
 import concurrent.futures
@@ -62,6 +63,12 @@ class Ctx:
         self.torch = os.path.join(self.models, "torch")
         self.fix = os.path.join(work, "fixtures")
         self.out = os.path.join(work, "out")
+        self.root = ROOT
+        # graphcc is BUILD/bin/graphcc; plugins and fixture packages are built
+        # under BUILD/plugins/<name>/ and BUILD/tests/packages/<name>/.
+        self.build = os.path.dirname(os.path.dirname(graphcc))
+        self.plugins = os.path.join(self.build, "plugins")
+        self.packages = os.path.join(self.build, "tests", "packages")
 
 
 class Result:
@@ -414,6 +421,12 @@ def main(argv=None):
     cases.append(("info/unsupported-ops", lambda: info_unsupported(ctx)))
     cases += malformed_cases(ctx)
     cases += usage_cases(ctx)
+    # More suites live in tests/e2e/cases_*.py, each with cases(ctx) -> [(name, fn)].
+    import importlib
+    for fname in sorted(os.listdir(HERE)):
+        if fname.startswith("cases_") and fname.endswith(".py"):
+            mod = importlib.import_module(fname[:-3])
+            cases += mod.cases(ctx)
     cases = [(n, f) for n, f in cases if selected(n, a.filters)]
 
     if not os.access(ctx.graphcc, os.X_OK):

@@ -1,6 +1,7 @@
 /* Option parsing and tensor files for the subcommands. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,4 +52,118 @@ int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err)
 	if (ends_with(path, ".pb"))
 		return gc_pb_read(path, t, NULL, err);
 	return gc_npy_read(path, t, err);
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->repeat = 1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned which = !strcmp(a, "--input") || !strcmp(a, "-i")	     ? OPT_INPUT
+				 : !strcmp(a, "--output-dir")			     ? OPT_OUTPUT_DIR
+				 : !strcmp(a, "--threads")			     ? OPT_THREADS
+				 : !strcmp(a, "--repeat")			     ? OPT_REPEAT
+				 : !strcmp(a, "--ops")				     ? OPT_OPS
+				 : !strcmp(a, "--shape")			     ? OPT_SHAPE
+				 : !strcmp(a, "--no-fold")			     ? OPT_NO_FOLD
+										     : 0;
+		if (!which) {
+			if (a[0] == '-' && a[1])
+				return cli_usage("%s: unknown option '%s'", cmd, a);
+			if (o->model)
+				return cli_usage("%s: unexpected argument '%s' (one file at a time)", cmd, a);
+			o->model = a;
+			continue;
+		}
+		if (!(allowed & which))
+			return cli_usage("%s: option '%s' does not apply to this command", cmd, a);
+		if (which == OPT_NO_FOLD) {
+			o->no_fold = true;
+			continue;
+		}
+		if (!val)
+			return cli_usage("%s: option '%s' needs a value", cmd, a);
+		i++;
+		switch (which) {
+		case OPT_INPUT: {
+			if (o->n_inputs == MAX_ARGS)
+				return cli_usage("too many --input options");
+			cli_input *in = &o->inputs[o->n_inputs++];
+			const char *eq = strchr(val, '=');
+			if (eq) {
+				if (eq == val || !eq[1] || (size_t)(eq - val) >= sizeof in->name_buf)
+					return cli_usage("--input %s: expected NAME=FILE", val);
+				memcpy(in->name_buf, val, (size_t)(eq - val));
+				in->name_buf[eq - val] = 0;
+				in->name = in->name_buf;
+				in->path = eq + 1;
+			} else {
+				in->path = val;
+			}
+			break;
+		}
+		case OPT_OUTPUT_DIR:
+			o->output_dir = val;
+			break;
+		case OPT_THREADS:
+		case OPT_REPEAT: {
+			char *end;
+			long v = strtol(val, &end, 10);
+			if (*end || v < 1 || v > 1000000)
+				return cli_usage("%s needs a positive number, not '%s'", a, val);
+			if (which == OPT_THREADS)
+				o->threads = (int)v;
+			else
+				o->repeat = (int)v;
+			break;
+		}
+		case OPT_OPS:
+			if (o->n_ops == MAX_ARGS)
+				return cli_usage("too many --ops options");
+			o->ops[o->n_ops++] = val;
+			break;
+		case OPT_SHAPE:
+			if (o->n_shapes == MAX_ARGS || cli_parse_shape(val, &o->shapes[o->n_shapes]))
+				return cli_usage("--shape %s: expected NAME=DIMS, e.g. x=1x3x224x224",
+						 val);
+			o->n_shapes++;
+			break;
+		}
+	}
+	if (!o->model)
+		return cli_usage("%s: no %s given", cmd,
+				 !strcmp(cmd, "check") ? "manifest" : "model");
+	return 0;
+}
+
+void cli_note(void *user, const char *msg)
+{
+	(void)user;
+	fprintf(stderr, "graphcc: note: %s\n", msg);
+}
+
+int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
+{
+	*out = NULL;
+	const char *env = getenv("GRAPHCC_OPS_PATH");
+	if (!o->n_ops && !(env && *env))
+		return 0;
+	gc_registry *r = gc_registry_new();
+	if (!r)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	gc_registry_set_note_handler(r, cli_note, NULL);
+	for (int i = 0; i < o->n_ops; i++)
+		if (gc_registry_load(r, o->ops[i], err)) {
+			gc_registry_free(r);
+			return err->code;
+		}
+	if (env && *env && gc_registry_load_path(r, env, err)) {
+		gc_error_prefix(err, "GRAPHCC_OPS_PATH");
+		gc_registry_free(r);
+		return err->code;
+	}
+	*out = r;
+	return 0;
 }

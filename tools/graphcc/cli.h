@@ -5,6 +5,7 @@
 #include <graphcc/graphcc.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit statuses (DESIGN.md, "The command line"). */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CRASH = 3 };
@@ -17,8 +18,21 @@ typedef struct cli_input {
 	char name_buf[256];
 } cli_input;
 
+/* Options a command accepts (cli_parse's `allowed`). */
+enum {
+	OPT_INPUT = 1 << 0,
+	OPT_OUTPUT_DIR = 1 << 1,
+	OPT_THREADS = 1 << 2,
+	OPT_REPEAT = 1 << 3,
+	OPT_OPS = 1 << 4,
+	OPT_SHAPE = 1 << 5,
+	OPT_NO_FOLD = 1 << 6,
+};
+
 typedef struct cli_opts {
 	const char *model;
+	const char *ops[MAX_ARGS];
+	int n_ops;
 	cli_input inputs[MAX_ARGS];
 	int n_inputs;
 	gc_shape_override shapes[MAX_ARGS];
@@ -37,6 +51,16 @@ int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Maps an error code to an exit status. */
 int cli_exit_for(int code);
 
+/* Parses a command's arguments: one positional (the model or manifest) and
+ * the options in `allowed`. Returns 0 or an exit status (usage error). */
+int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts *o);
+/* A registry with every --ops manifest and GRAPHCC_OPS_PATH entry loaded
+ * (NULL *out when there are none). */
+int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err);
+/* Prints a registry note on stderr. */
+void cli_note(void *user, const char *msg);
+/* One line per custom node of p (its binding); returns how many. */
+int cli_print_bindings(const gc_program *p, FILE *out);
 /* Parses "NAME=1x3x224x224". */
 int cli_parse_shape(const char *arg, gc_shape_override *o);
 /* Reads a .npy or .pb tensor file. */
@@ -44,5 +68,7 @@ int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err);
 
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -30,28 +30,15 @@ static void print_tensor_line(const gc_graph *g, const char *name)
 int cmd_info(int argc, char **argv)
 {
 	cli_opts o;
-	memset(&o, 0, sizeof o);
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--shape")) {
-			if (i + 1 >= argc || o.n_shapes == MAX_ARGS ||
-			    cli_parse_shape(argv[i + 1], &o.shapes[o.n_shapes]))
-				return cli_usage("--shape needs NAME=DIMS, e.g. x=1x3x224x224");
-			o.n_shapes++;
-			i++;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("info: unknown option '%s'", argv[i]);
-		} else if (!o.model) {
-			o.model = argv[i];
-		} else {
-			return cli_usage("info: unexpected argument '%s'", argv[i]);
-		}
-	}
-	if (!o.model)
-		return cli_usage("info: no model given");
+	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE, &o);
+	if (rc)
+		return rc;
 	gc_error err = { 0 };
 	gc_graph *g = NULL;
-	if (gc_onnx_load(o.model, &g, &err)) {
+	gc_registry *reg = NULL;
+	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err)) {
 		cli_error("%s", err.msg);
+		gc_registry_free(reg);
 		return cli_exit_for(err.code);
 	}
 	printf("model: %s\n", o.model);
@@ -67,6 +54,7 @@ int cmd_info(int argc, char **argv)
 	int n_hist = 0, n_unsupported = 0;
 	if (!hist) {
 		gc_graph_free(g);
+		gc_registry_free(reg);
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
@@ -82,14 +70,22 @@ int cmd_info(int argc, char **argv)
 	}
 	qsort(hist, (size_t)n_hist, sizeof *hist, by_count);
 	printf("nodes: %d\n", nn);
-	for (int k = 0; k < n_hist; k++)
+	for (int k = 0; k < n_hist; k++) {
+		int64_t v = gc_graph_opset_version(g, hist[k].domain);
+		const char *how = gc_op_is_builtin(hist[k].domain, hist[k].op_type) ? ""
+				  : reg && gc_registry_provides(reg, hist[k].domain,
+								hist[k].op_type, v)
+					  ? "  (op package)"
+					  : "  (unsupported)";
 		printf("  %6d  %s%s%s%s\n", hist[k].count, hist[k].domain,
-		       hist[k].domain[0] ? "::" : "", hist[k].op_type,
-		       gc_op_is_builtin(hist[k].domain, hist[k].op_type) ? "" : "  (unsupported)");
+		       hist[k].domain[0] ? "::" : "", hist[k].op_type, how);
+	}
 	for (int i = 0; i < nn; i++) {
 		const char *name, *domain, *op;
 		gc_graph_node(g, i, &name, &domain, &op);
-		if (gc_op_is_builtin(domain, op))
+		int64_t v = gc_graph_opset_version(g, domain);
+		if (gc_op_is_builtin(domain, op) ||
+		    (domain[0] && reg && gc_registry_provides(reg, domain, op, v)))
 			continue;
 		if (!n_unsupported++)
 			printf("unsupported nodes:\n");
@@ -99,14 +95,15 @@ int cmd_info(int argc, char **argv)
 				 : ": no built-in op");
 	}
 	free(hist);
-	int rc = EXIT_OK;
+	rc = EXIT_OK;
 	if (n_unsupported) {
 		cli_error("%s: %d node%s cannot run (listed above)", o.model, n_unsupported,
 			  n_unsupported == 1 ? "" : "s");
 		rc = EXIT_FAIL;
 	} else {
 		gc_program *p = NULL;
-		gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes };
+		gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
+					    .registry = reg };
 		if (gc_compile(g, &copt, &p, &err)) {
 			printf("compile: %s\n", err.msg);
 			rc = cli_exit_for(err.code);
@@ -121,6 +118,11 @@ int cmd_info(int argc, char **argv)
 			       "%.3f MiB\n",
 			       st.arena_bytes / 1048576.0, st.tensor_bytes / 1048576.0,
 			       st.constant_bytes / 1048576.0);
+			if (reg) {
+				printf("custom nodes:\n");
+				if (!cli_print_bindings(p, stdout))
+					printf("  (none)\n");
+			}
 			printf("outputs after inference:\n");
 			for (int i = 0; i < gc_program_num_outputs(p); i++) {
 				const char *name;
@@ -133,5 +135,6 @@ int cmd_info(int argc, char **argv)
 		}
 	}
 	gc_graph_free(g);
+	gc_registry_free(reg);
 	return rc;
 }

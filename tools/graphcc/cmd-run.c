@@ -9,69 +9,6 @@
 
 #include "cli.h"
 
-static int parse_run_args(int argc, char **argv, cli_opts *o)
-{
-	memset(o, 0, sizeof *o);
-	o->repeat = 1;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--input") || !strcmp(a, "-i")) {
-			if (!val)
-				return cli_usage("--input needs NAME=FILE or FILE");
-			if (o->n_inputs == MAX_ARGS)
-				return cli_usage("too many --input options");
-			const char *eq = strchr(val, '=');
-			cli_input *in = &o->inputs[o->n_inputs++];
-			if (eq) {
-				if (eq == val || !eq[1] || (size_t)(eq - val) >= sizeof in->name_buf)
-					return cli_usage("--input %s: expected NAME=FILE", val);
-				memcpy(in->name_buf, val, (size_t)(eq - val));
-				in->name_buf[eq - val] = 0;
-				in->name = in->name_buf;
-				in->path = eq + 1;
-			} else {
-				in->path = val;
-			}
-			i++;
-		} else if (!strcmp(a, "--shape")) {
-			if (!val)
-				return cli_usage("--shape needs NAME=DIMS, e.g. x=1x3x224x224");
-			if (o->n_shapes == MAX_ARGS || cli_parse_shape(val, &o->shapes[o->n_shapes]))
-				return cli_usage("--shape %s: expected NAME=DIMS, e.g. x=1x3x224x224",
-						 val);
-			o->n_shapes++;
-			i++;
-		} else if (!strcmp(a, "--output-dir") || !strcmp(a, "-o")) {
-			if (!val)
-				return cli_usage("%s needs a folder", a);
-			o->output_dir = val;
-			i++;
-		} else if (!strcmp(a, "--threads") || !strcmp(a, "--repeat")) {
-			char *end;
-			long v = val ? strtol(val, &end, 10) : 0;
-			if (!val || *end || v < 1 || v > 1000000)
-				return cli_usage("%s needs a positive number", a);
-			if (a[2] == 't')
-				o->threads = (int)v;
-			else
-				o->repeat = (int)v;
-			i++;
-		} else if (!strcmp(a, "--no-fold")) {
-			o->no_fold = true;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("run: unknown option '%s'", a);
-		} else if (!o->model) {
-			o->model = a;
-		} else {
-			return cli_usage("run: unexpected argument '%s' (one model at a time)", a);
-		}
-	}
-	if (!o->model)
-		return cli_usage("run: no model given");
-	return 0;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -122,10 +59,14 @@ static void safe_name(const char *name, char *out, size_t len)
 int cmd_run(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = parse_run_args(argc, argv, &o);
+	int rc = cli_parse("run", argc, argv,
+			   OPT_INPUT | OPT_OUTPUT_DIR | OPT_THREADS | OPT_REPEAT | OPT_OPS | OPT_SHAPE |
+				   OPT_NO_FOLD,
+			   &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };
+	gc_registry *reg = NULL;
 	gc_graph *g = NULL;
 	gc_program *p = NULL;
 	gc_session *s = NULL;
@@ -134,7 +75,7 @@ int cmd_run(int argc, char **argv)
 	memset(files, 0, sizeof files);
 	int n_files = 0;
 
-	if (gc_onnx_load(o.model, &g, &err))
+	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err))
 		goto fail;
 	int n_in = gc_graph_num_inputs(g);
 	if (o.n_inputs > n_in) {
@@ -213,7 +154,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
-				    .no_fold = o.no_fold };
+				    .no_fold = o.no_fold, .registry = reg };
 	if (gc_compile(g, &copt, &p, &err))
 		goto fail;
 	gc_session_options sopt = { .threads = o.threads };
@@ -272,5 +213,6 @@ out:
 	gc_session_free(s);
 	gc_program_free(p);
 	gc_graph_free(g);
+	gc_registry_free(reg);
 	return rc;
 }

@@ -9,13 +9,20 @@ static const char usage_text[] =
 	"usage: graphcc COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  run MODEL.onnx [--input NAME=FILE]... [--output-dir DIR] [--shape NAME=DxD]...\n"
-	"                 [--threads N] [--repeat N]\n"
+	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]...\n"
+	"      check and bind every node; show each custom node's kernel\n"
+	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
+	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
 	"      run a model on .npy or .pb inputs; writes DIR/<output>.npy\n"
-	"  info MODEL.onnx [--shape NAME=DxD]...\n"
-	"      inputs, outputs, op histogram, unsupported nodes, memory plan\n"
+	"  info MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]...\n"
+	"      inputs, outputs, op histogram, unsupported nodes, bindings, memory plan\n"
+	"  check PKG.yaml\n"
+	"      validate an op package: manifest, libraries, symbols, ABI version\n"
 	"  help           this text\n"
 	"  version        the graphcc version\n"
+	"\n"
+	"GRAPHCC_OPS_PATH: colon-separated manifests or folders of manifests, loaded\n"
+	"  like --ops by compile, run and info.\n"
 	"\n"
 	"exit status: 0 ok, 1 bad model/input or failed kernel, 2 usage error,\n"
 	"             3 a kernel crashed or misbehaved\n";
@@ -55,6 +62,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "info"))
 		return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(cmd, "compile"))
+		return cmd_compile(argc - 2, argv + 2);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 2, argv + 2);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_text, stdout);
 		return EXIT_OK;

@@ -1,0 +1,515 @@
+#include "bind-custom.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../runtime/alloc.h"
+
+typedef struct binder {
+	const gc_graph *g;
+	const gc_op_spec *op;
+	char label[400]; /* "model.onnx: node 'n' (dom::Type)" */
+	gc_pool *pool;
+	gc_error *err;
+} binder;
+
+static int bfail(binder *b, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bfail(binder *b, int code, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return gc_error_set(b->err, code, "%s: %s", b->label, msg);
+}
+
+static const char *attr_kind(gc_param_kind k, bool scalar)
+{
+	static const char *const s[] = { "int", "int", "float", "string" };
+	static const char *const v[] = { "ints", "ints", "floats", "strings" };
+	return scalar ? s[k] : v[k];
+}
+
+/* The param from the node's attribute (or the default). */
+static int make_param(binder *b, const gc_param_spec *ps, const gc_attr *a, CustomOpParam *cp)
+{
+	static const CustomOpDataType dts[] = { DTBool, DTIInt64, DTFloat32, DTString };
+	/* Everything is copied into the program's pool: a program outlives
+	 * the registry that bound it. */
+	cp->name = gc_pool_strdup(b->pool, ps->name);
+	cp->dtype = dts[ps->kind];
+	cp->size = 0;
+	if (!cp->name)
+		return bfail(b, GC_ENOMEM, "out of memory");
+	if (!a) {
+		if (!ps->has_default)
+			return bfail(b, GC_EINVAL,
+				     "the node has no attribute '%s' for param '%s' of operation "
+				     "'%s' (%s:%d), and the param has no default",
+				     ps->attribute, ps->name, b->op->name, b->op->file, ps->line);
+		cp->size = ps->scalar ? 0 : ps->default_count;
+		if (ps->kind == GC_PARAM_STRING && ps->scalar) {
+			cp->data = gc_pool_strdup(b->pool, ps->default_data);
+		} else if (ps->kind == GC_PARAM_STRING) {
+			char **ss = gc_pool_alloc(b->pool, ((size_t)cp->size + 1) * sizeof *ss);
+			for (int32_t i = 0; ss && i < cp->size; i++)
+				if (!(ss[i] = gc_pool_strdup(b->pool, ((char **)ps->default_data)[i])))
+					ss = NULL;
+			cp->data = ss;
+		} else {
+			size_t es = ps->kind == GC_PARAM_BOOL ? 1 : ps->kind == GC_PARAM_INT ? 8 : 4;
+			cp->data = gc_pool_memdup(b->pool, ps->default_data,
+						  es * (size_t)(ps->scalar ? 1 : cp->size + 1));
+		}
+		return cp->data ? 0 : bfail(b, GC_ENOMEM, "out of memory");
+	}
+	static const gc_attr_type want_scalar[] = { GC_ATTR_INT, GC_ATTR_INT, GC_ATTR_FLOAT,
+						    GC_ATTR_STRING };
+	static const gc_attr_type want_vector[] = { GC_ATTR_INTS, GC_ATTR_INTS, GC_ATTR_FLOATS,
+						    GC_ATTR_STRINGS };
+	gc_attr_type want = ps->scalar ? want_scalar[ps->kind] : want_vector[ps->kind];
+	if (a->type != want)
+		return bfail(b, GC_EINVAL,
+			     "attribute '%s' is of type %s, but param '%s' of operation '%s' is a "
+			     "%s %s (ONNX attribute type %s)",
+			     a->name, gc_attr_type_name(a->type), ps->name, b->op->name,
+			     gc_param_kind_name(ps->kind), ps->scalar ? "scalar" : "vector",
+			     attr_kind(ps->kind, ps->scalar));
+	if (!ps->scalar && ps->size >= 0 && a->n != ps->size)
+		return bfail(b, GC_EINVAL,
+			     "attribute '%s' has %" PRId64 " values; param '%s' of operation '%s' "
+			     "needs exactly %d",
+			     a->name, a->n, ps->name, b->op->name, ps->size);
+	if (!ps->scalar && a->n > (1 << 24))
+		return bfail(b, GC_ELIMIT, "attribute '%s' has too many values", a->name);
+	switch (ps->kind) {
+	case GC_PARAM_BOOL:
+		if (ps->scalar) {
+			if (a->v.i != 0 && a->v.i != 1)
+				return bfail(b, GC_EINVAL,
+					     "attribute '%s' is %" PRId64 "; bool param '%s' takes 0 or 1",
+					     a->name, a->v.i, ps->name);
+			uint8_t *d = gc_pool_alloc(b->pool, 1);
+			if (!d)
+				return bfail(b, GC_ENOMEM, "out of memory");
+			*d = (uint8_t)a->v.i;
+			cp->data = d;
+		} else {
+			uint8_t *d = gc_pool_alloc(b->pool, (size_t)a->n + 1);
+			if (!d)
+				return bfail(b, GC_ENOMEM, "out of memory");
+			for (int64_t i = 0; i < a->n; i++) {
+				if (a->v.ints[i] != 0 && a->v.ints[i] != 1)
+					return bfail(b, GC_EINVAL,
+						     "attribute '%s'[%" PRId64 "] is %" PRId64
+						     "; bool param '%s' takes 0 or 1",
+						     a->name, i, a->v.ints[i], ps->name);
+				d[i] = (uint8_t)a->v.ints[i];
+			}
+			cp->data = d;
+			cp->size = (int32_t)a->n;
+		}
+		return 0;
+	case GC_PARAM_INT:
+		cp->data = gc_pool_memdup(b->pool, ps->scalar ? &a->v.i : a->v.ints,
+					  ps->scalar ? 8 : (size_t)a->n * 8 + 8);
+		cp->size = ps->scalar ? 0 : (int32_t)a->n;
+		break;
+	case GC_PARAM_FLOAT:
+		cp->data = gc_pool_memdup(b->pool, ps->scalar ? &a->v.f : a->v.floats,
+					  ps->scalar ? 4 : (size_t)a->n * 4 + 4);
+		cp->size = ps->scalar ? 0 : (int32_t)a->n;
+		break;
+	case GC_PARAM_STRING:
+		if (ps->scalar) {
+			cp->data = gc_pool_strdup(b->pool, a->v.s);
+		} else {
+			char **ss = gc_pool_alloc(b->pool, ((size_t)a->n + 1) * sizeof *ss);
+			if (ss)
+				for (int64_t i = 0; i < a->n; i++)
+					if (!(ss[i] = gc_pool_strdup(b->pool, a->v.strings[i])))
+						ss = NULL;
+			cp->data = ss;
+			cp->size = (int32_t)a->n;
+		}
+		break;
+	default:
+		break;
+	}
+	return cp->data ? 0 : bfail(b, GC_ENOMEM, "out of memory");
+}
+
+static int make_params(binder *b, const gc_irnode *n, CustomOpParam *params)
+{
+	const gc_op_spec *op = b->op;
+	for (int32_t i = 0; i < n->n_attr; i++) {
+		const gc_attr *a = &n->attrs[i];
+		bool declared = false;
+		for (int32_t j = 0; j < op->n_params; j++)
+			declared |= !strcmp(op->params[j].attribute, a->name);
+		if (!declared) {
+			char list[512] = "";
+			size_t at = 0;
+			for (int32_t j = 0; j < op->n_params && at < sizeof list; j++)
+				at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+						       j ? ", " : "", op->params[j].attribute);
+			return bfail(b, GC_EINVAL,
+				     "attribute '%s' is not declared by operation '%s' (%s:%d); its "
+				     "params read the attributes: %s",
+				     a->name, op->name, op->file, op->line, at ? list : "(none)");
+		}
+	}
+	for (int32_t j = 0; j < op->n_params; j++) {
+		const gc_param_spec *ps = &op->params[j];
+		const gc_attr *a = NULL;
+		for (int32_t i = 0; i < n->n_attr; i++)
+			if (!strcmp(n->attrs[i].name, ps->attribute))
+				a = &n->attrs[i];
+		if (make_param(b, ps, a, &params[j]))
+			return b->err->code;
+	}
+	return 0;
+}
+
+static const gc_io_spec *input_spec(const gc_op_spec *op, int32_t i)
+{
+	if (i < op->n_inputs)
+		return &op->inputs[i];
+	if (op->n_inputs && op->inputs[op->n_inputs - 1].variadic)
+		return &op->inputs[op->n_inputs - 1];
+	return NULL;
+}
+
+static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
+{
+	const gc_op_spec *op = b->op;
+	int32_t min = 0, max = op->n_inputs;
+	for (int32_t i = 0; i < op->n_inputs; i++)
+		if (!op->inputs[i].optional)
+			min = i + 1;
+	bool variadic = op->n_inputs && op->inputs[op->n_inputs - 1].variadic;
+	if (n->n_in < min || (!variadic && n->n_in > max)) {
+		char takes[64];
+		if (variadic)
+			snprintf(takes, sizeof takes, "%d or more", min);
+		else if (min == max)
+			snprintf(takes, sizeof takes, "%d", min);
+		else
+			snprintf(takes, sizeof takes, "%d to %d", min, max);
+		return bfail(b, GC_EINVAL, "has %d inputs; operation '%s' (%s:%d) takes %s", n->n_in,
+			     op->name, op->file, op->line, takes);
+	}
+	for (int32_t i = 0; i < n->n_in; i++) {
+		const gc_io_spec *s = input_spec(op, i);
+		const gc_tensor *t = in[i];
+		if (!t) {
+			if (!s->optional)
+				return bfail(b, GC_EINVAL, "input %d ('%s') is missing and not optional",
+					     i, s->name);
+			continue;
+		}
+		char shp[160];
+		if (t->rank > s->max_dims)
+			return bfail(b, GC_EINVAL,
+				     "input %d ('%s') has rank %d (shape %s), above its maxDims %d in "
+				     "%s:%d",
+				     i, s->name, t->rank, gc_shape_str(t->dims, t->rank, shp, sizeof shp),
+				     s->max_dims, op->file, s->line);
+		if (s->dtypes && !(t->dtype < 32 && (s->dtypes >> t->dtype & 1)))
+			return bfail(b, GC_EINVAL,
+				     "input %d ('%s') is %s, which operation '%s' does not accept "
+				     "(dtypes at %s:%d)",
+				     i, s->name, gc_dtype_name(t->dtype), op->name, op->file, s->line);
+		if (gc_custom_dtype(t->dtype) == DTCustomOpDataTypeCount)
+			return bfail(b, GC_EUNSUPPORTED,
+				     "input %d ('%s') is %s, which op packages cannot receive", i,
+				     s->name, gc_dtype_name(t->dtype));
+		if (s->constant && !t->data)
+			return bfail(b, GC_EINVAL,
+				     "input %d ('%s') must be a constant (an initializer), as "
+				     "declared at %s:%d, but it is computed by the graph",
+				     i, s->name, op->file, s->line);
+	}
+	if (n->n_out != op->n_outputs)
+		return bfail(b, GC_EINVAL, "has %d outputs; operation '%s' (%s:%d) has %d", n->n_out,
+			     op->name, op->file, op->line, op->n_outputs);
+	return 0;
+}
+
+/* One view of a tensor for package functions. */
+static void io_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims)
+{
+	memset(v, 0, sizeof *v);
+	v->scale = 1.0f;
+	v->maxDims = max_dims;
+	v->dims = dims;
+	if (!t) {
+		v->dtype = DTCustomOpDataTypeCount;
+		return;
+	}
+	v->data = t->data;
+	v->rank = t->rank;
+	v->dtype = gc_custom_dtype(t->dtype);
+	v->numel = gc_tensor_numel(t);
+	for (int i = 0; i < t->rank; i++)
+		dims[i] = t->dims[i];
+}
+
+#define CANARY INT64_C(0x6763636361727921) /* "gccanary!" */
+#define DIMS_SLOTS (GC_MAX_RANK + 8)
+
+static const char *fn_name(const gc_op_spec *op, int which)
+{
+	return which == 0 ? op->verify : which == 1 ? op->infer_shape : op->select_impl;
+}
+
+int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
+		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err)
+{
+	const gc_irnode *n = &g->nodes[gi];
+	binder b = { .g = g, .pool = pool, .err = err };
+	char lb[300];
+	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
+	int64_t version = gc_graph_opset(g, n->domain);
+	const gc_op_spec *op = gc_registry_find(reg, n->domain, n->op_type, version);
+	if (!op) {
+		char have[512];
+		gc_registry_list_domain(reg, n->domain, have, sizeof have);
+		char ver[64] = "";
+		if (version >= 0)
+			snprintf(ver, sizeof ver, " at version %" PRId64, version);
+		if (have[0])
+			return bfail(&b, GC_EUNSUPPORTED,
+				     "no op package provides '%s' in domain '%s'%s; the loaded "
+				     "packages provide for that domain: %s",
+				     n->op_type, n->domain, ver, have);
+		return bfail(&b, GC_EUNSUPPORTED,
+			     "no op package provides '%s' in domain '%s'%s (no package for that "
+			     "domain is loaded: give one with --ops PKG.yaml)",
+			     n->op_type, n->domain, ver);
+	}
+	b.op = op;
+	if (check_inputs(&b, n, in))
+		return err->code;
+
+	int32_t n_in = n->n_in, n_out = n->n_out;
+	CustomOpParam *params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *params);
+	CustomOpIOTensor *io = gc_calloc((size_t)(n_in + n_out) + 1, sizeof *io);
+	int64_t *dims = gc_calloc((size_t)(n_in + n_out) * DIMS_SLOTS + 1, sizeof *dims);
+	gc_custom *c = gc_pool_alloc(pool, sizeof *c);
+	int rc = 0;
+	if (!params || !io || !dims || !c) {
+		rc = bfail(&b, GC_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = make_params(&b, n, params)))
+		goto out;
+	CustomOpIOTensor *ins = io, *outs = io + n_in;
+	for (int32_t i = 0; i < n_in; i++) {
+		const gc_io_spec *s = input_spec(op, i);
+		io_view(&ins[i], dims + (size_t)i * DIMS_SLOTS, in[i], s->max_dims);
+	}
+	/* verify: outputs are not known yet (rank 0). */
+	for (int32_t i = 0; i < n_out; i++) {
+		io_view(&outs[i], dims + (size_t)(n_in + i) * DIMS_SLOTS, NULL, op->outputs[i].max_dims);
+		outs[i].dtype = DTFloat32;
+	}
+	GcOpContext ctx;
+	gc_custom_host host;
+	gc_custom_ctx_init(&ctx, &host, op->name, op->domain, op->type, pn->name, backend, NULL, "");
+	bool ok;
+	if (op->graphcc_iface)
+		ok = ((gcOpVerify_t)op->verify_fn)(&ctx, ins, n_in, outs, n_out, params,
+						   op->n_params) == GC_STATUS_OK;
+	else
+		ok = ((customOpVerify_t)op->verify_fn)(ins, n_in, outs, n_out, params, op->n_params);
+	if (!ok) {
+		rc = bfail(&b, GC_EINVAL, "rejected by %s:%s of operation '%s'%s%s", op->functions_library,
+			   fn_name(op, 0), op->name, host.msg[0] ? ": " : " (verify returned false)",
+			   host.msg);
+		goto out;
+	}
+	/* shape inference: outputs arrive with rank maxDims, a dims buffer of
+	 * maxDims entries (guarded past its end) and dtype DTFloat32. */
+	for (int32_t i = 0; i < n_out; i++) {
+		int64_t *d = dims + (size_t)(n_in + i) * DIMS_SLOTS;
+		int32_t md = op->outputs[i].max_dims;
+		for (int k = 0; k < DIMS_SLOTS; k++)
+			d[k] = k < md ? 0 : CANARY;
+		outs[i].rank = md;
+		outs[i].dtype = DTFloat32;
+	}
+	host.msg[0] = 0;
+	if (op->graphcc_iface)
+		ok = ((gcOpInferShape_t)op->infer_fn)(&ctx, outs, n_out, ins, n_in, params,
+						      op->n_params) == GC_STATUS_OK;
+	else
+		ok = ((customOpInferShape_t)op->infer_fn)(outs, n_out, ins, n_in, params, op->n_params);
+	if (!ok) {
+		rc = bfail(&b, GC_EINVAL, "shape inference %s:%s of operation '%s' failed%s%s",
+			   op->functions_library, fn_name(op, 1), op->name, host.msg[0] ? ": " : "",
+			   host.msg);
+		goto out;
+	}
+	gc_tensor *otensors = gc_pool_alloc(pool, ((size_t)n_out + 1) * sizeof *otensors);
+	if (!otensors) {
+		rc = bfail(&b, GC_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int32_t i = 0; i < n_out; i++) {
+		int64_t *d = dims + (size_t)(n_in + i) * DIMS_SLOTS;
+		int32_t md = op->outputs[i].max_dims;
+		const char *fn = fn_name(op, 1);
+		if (outs[i].rank < 0 || outs[i].rank > md) {
+			rc = bfail(&b, GC_EINVAL,
+				   "shape inference %s:%s set output %d ('%s') to rank %d, above its "
+				   "maxDims %d",
+				   op->functions_library, fn, i, op->outputs[i].name, outs[i].rank, md);
+			goto out;
+		}
+		for (int k = md; k < DIMS_SLOTS; k++)
+			if (d[k] != CANARY) {
+				rc = bfail(&b, GC_ECRASH,
+					   "shape inference %s:%s wrote past the %d dims of output %d "
+					   "('%s')",
+					   op->functions_library, fn, md, i, op->outputs[i].name);
+				goto out;
+			}
+		if (outs[i].dims != d) {
+			rc = bfail(&b, GC_EINVAL,
+				   "shape inference %s:%s replaced the dims pointer of output %d; it "
+				   "must fill the buffer it is given",
+				   op->functions_library, fn, i);
+			goto out;
+		}
+		gc_dtype dt = gc_custom_dtype_back(outs[i].dtype);
+		if (dt == GC_DTYPE_UNDEFINED || dt == GC_DTYPE_STRING) {
+			rc = bfail(&b, GC_EINVAL,
+				   "shape inference %s:%s gave output %d ('%s') an invalid type %d",
+				   op->functions_library, fn, i, op->outputs[i].name,
+				   (int)outs[i].dtype);
+			goto out;
+		}
+		otensors[i] = (gc_tensor){ .dtype = dt, .rank = outs[i].rank };
+		for (int k = 0; k < outs[i].rank; k++) {
+			if (d[k] < 0) {
+				rc = bfail(&b, GC_EINVAL,
+					   "shape inference %s:%s gave output %d ('%s') a negative "
+					   "dimension %" PRId64,
+					   op->functions_library, fn, i, op->outputs[i].name, d[k]);
+				goto out;
+			}
+			otensors[i].dims[k] = d[k];
+		}
+		if (gc_tensor_nbytes(&otensors[i]) < 0) {
+			rc = bfail(&b, GC_ELIMIT, "output %d ('%s') is too large", i,
+				   op->outputs[i].name);
+			goto out;
+		}
+		outs[i].numel = gc_tensor_numel(&otensors[i]);
+	}
+	/* selection */
+	const char *flavour = NULL;
+	host.msg[0] = 0;
+	if (op->graphcc_iface) {
+		if (((gcOpSelectImpl_t)op->select_fn)(&ctx, ins, n_in, outs, n_out, params,
+						      op->n_params, &flavour) != GC_STATUS_OK)
+			flavour = NULL;
+	} else {
+		flavour = ((customOpSelectImpl_t)op->select_fn)(ins, n_in, outs, n_out, params,
+								 op->n_params, backend);
+	}
+	if (!flavour) {
+		rc = bfail(&b, GC_EINVAL,
+			   "selection %s:%s of operation '%s' chose no implementation for backend "
+			   "%s%s%s",
+			   op->functions_library, fn_name(op, 2), op->name, backend,
+			   host.msg[0] ? ": " : " (it returned NULL)", host.msg);
+		goto out;
+	}
+	const gc_impl_spec *im = NULL;
+	char have[512] = "";
+	size_t at = 0;
+	for (int32_t j = 0; j < op->n_impls; j++) {
+		const gc_impl_spec *x = &op->impls[j];
+		if (x->skipped || strcmp(x->backend, backend))
+			continue;
+		if (!strcmp(x->type, flavour))
+			im = x;
+		if (at < sizeof have)
+			at += (size_t)snprintf(have + at, sizeof have - at, "%s'%s'", at ? ", " : "",
+					       x->type);
+	}
+	if (!im) {
+		rc = bfail(&b, GC_EINVAL,
+			   "selection %s:%s returned flavour '%.100s', but operation '%s' (%s) has "
+			   "no %s implementation of that type (it has: %s)",
+			   op->functions_library, fn_name(op, 2), flavour, op->name, op->file,
+			   backend, at ? have : "none");
+		goto out;
+	}
+	memset(c, 0, sizeof *c);
+	c->manifest = gc_pool_strdup(pool, op->file);
+	c->op_name = gc_pool_strdup(pool, op->name);
+	c->domain = gc_pool_strdup(pool, op->domain);
+	c->op_type = gc_pool_strdup(pool, op->type);
+	c->flavour = gc_pool_strdup(pool, im->type);
+	c->backend = gc_pool_strdup(pool, backend);
+	c->config = gc_pool_strdup(pool, im->config);
+	c->library = gc_pool_strdup(pool, im->impl);
+	c->symbol = gc_pool_strdup(pool, im->symbol);
+	c->init_sym = im->init ? gc_pool_strdup(pool, im->init) : NULL;
+	c->destroy_sym = im->destroy ? gc_pool_strdup(pool, im->destroy) : NULL;
+	if (!c->manifest || !c->op_name || !c->domain || !c->op_type || !c->config ||
+	    !c->library || !c->symbol || (im->init && !c->init_sym) ||
+	    (im->destroy && !c->destroy_sym)) {
+		rc = bfail(&b, GC_ENOMEM, "out of memory");
+		goto out;
+	}
+	c->inplace = im->inplace;
+	c->pure = op->pure;
+	c->n_params = op->n_params;
+	c->params = params;
+	c->n_in = n_in;
+	c->n_out = n_out;
+	c->in_max_dims = gc_pool_alloc(pool, ((size_t)n_in + 1) * sizeof(int32_t));
+	c->out_max_dims = gc_pool_alloc(pool, ((size_t)n_out + 1) * sizeof(int32_t));
+	c->outs = otensors;
+	if (!c->flavour || !c->backend || !c->in_max_dims || !c->out_max_dims) {
+		rc = bfail(&b, GC_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int32_t i = 0; i < n_in; i++)
+		c->in_max_dims[i] = input_spec(op, i)->max_dims;
+	for (int32_t i = 0; i < n_out; i++)
+		c->out_max_dims[i] = op->outputs[i].max_dims;
+	if (im->has_scratch_bytes)
+		c->kernel_scratch = im->scratch_bytes;
+	if (im->scratch) {
+		gcOpScratch_t fn = (gcOpScratch_t)gc_dynlib_fn(im->lib, im->scratch, err);
+		uint64_t bytes = 0;
+		gc_custom_ctx_init(&ctx, &host, op->name, op->domain, op->type, pn->name, backend,
+				   c->flavour, c->config);
+		if (!fn || fn(&ctx, ins, n_in, outs, n_out, params, op->n_params, &bytes) !=
+				   GC_STATUS_OK) {
+			rc = bfail(&b, GC_EINVAL, "scratch function %s:%s failed%s%s", im->impl,
+				   im->scratch, host.msg[0] ? ": " : "", host.msg);
+			goto out;
+		}
+		if (bytes > (uint64_t)1 << 40) {
+			rc = bfail(&b, GC_ELIMIT, "scratch function %s:%s asks for %" PRIu64 " bytes",
+				   im->impl, im->scratch, bytes);
+			goto out;
+		}
+		c->kernel_scratch = bytes;
+	}
+	pn->custom = c;
+out:
+	gc_free(io);
+	gc_free(dims);
+	return rc;
+}

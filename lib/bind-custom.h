@@ -1,0 +1,19 @@
+/* Binding a custom node to an op package's operation at compile time. */
+#ifndef GC_BIND_CUSTOM_H
+#define GC_BIND_CUSTOM_H
+
+#include "../runtime/custom.h"
+#include "graph-impl.h"
+#include "package-impl.h"
+
+/*
+ * Matches node gi of g to an operation of reg, turns its attributes into
+ * params, runs verify, shape inference and selection, and records the
+ * chosen implementation in a gc_custom in pool (set as pn->custom). `in` are
+ * the node's inputs as the compiler knows them (data set when constant).
+ * Errors name the model, the node and what is at fault.
+ */
+int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
+		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err);
+
+#endif

@@ -1,0 +1,285 @@
+/* The op registry: loaded packages, their libraries, and lookup by
+ * (domain, type, version). */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../runtime/alloc.h"
+#include "package-impl.h"
+
+struct gc_registry {
+	gc_package **pkgs;
+	int32_t n_pkgs, cap_pkgs;
+	void (*note)(void *, const char *);
+	void *note_user;
+};
+
+gc_registry *gc_registry_new(void)
+{
+	return gc_calloc(1, sizeof(gc_registry));
+}
+
+void gc_registry_free(gc_registry *r)
+{
+	if (!r)
+		return;
+	for (int32_t i = 0; i < r->n_pkgs; i++)
+		gc_package_free(r->pkgs[i]);
+	gc_free(r->pkgs);
+	gc_free(r);
+}
+
+void gc_registry_set_note_handler(gc_registry *r, void (*note)(void *user, const char *msg),
+				  void *user)
+{
+	r->note = note;
+	r->note_user = user;
+}
+
+/* Prefixes a library error with where the manifest names it. */
+static int at(gc_error *err, const gc_op_spec *op, int line, int col, const char *key)
+{
+	return gc_error_prefix(err, "%s:%d:%d: key '%s' (operation %s)", op->file, line, col, key,
+			       op->name);
+}
+
+static int load_impl(gc_op_spec *op, gc_impl_spec *im, gc_error *err)
+{
+	if (gc_dynlib_open(im->impl, &im->lib, err) || gc_dynlib_abi(im->lib, &im->graphcc_iface, err))
+		return at(err, op, im->line, im->col, "impl");
+	if (!gc_dynlib_fn(im->lib, im->symbol, err))
+		return at(err, op, im->line, im->col, "symbol");
+	const char *extra[3] = { im->init, im->destroy, im->scratch };
+	const char *names[3] = { "init", "destroy", "scratch" };
+	for (int k = 0; k < 3; k++) {
+		if (!extra[k])
+			continue;
+		if (!im->graphcc_iface) {
+			gc_error_set(err, GC_EINVAL,
+				     "'%s' is a graphcc-interface entry point, but library %s is "
+				     "written to the seed interface (it does not say "
+				     "GC_CUSTOMOP_EXPORT_ABI())",
+				     names[k], im->impl);
+			return at(err, op, im->line, im->col, names[k]);
+		}
+		if (!gc_dynlib_fn(im->lib, extra[k], err))
+			return at(err, op, im->line, im->col, names[k]);
+	}
+	return 0;
+}
+
+int gc_package_load_libraries(gc_package *pkg, gc_error *err)
+{
+	for (int32_t i = 0; i < pkg->n_ops; i++) {
+		gc_op_spec *op = &pkg->ops[i];
+		if (gc_dynlib_open(op->functions_library, &op->fnlib, err) ||
+		    gc_dynlib_abi(op->fnlib, &op->graphcc_iface, err))
+			return at(err, op, op->fl_line, op->fl_col, "functionsLibrary");
+		if (!(op->verify_fn = gc_dynlib_fn(op->fnlib, op->verify, err)) ||
+		    !(op->infer_fn = gc_dynlib_fn(op->fnlib, op->infer_shape, err)) ||
+		    !(op->select_fn = gc_dynlib_fn(op->fnlib, op->select_impl, err)))
+			return at(err, op, op->fl_line, op->fl_col,
+				  !op->verify_fn  ? "verify"
+				  : !op->infer_fn ? "inferShape"
+						  : "selectImpl");
+		for (int32_t j = 0; j < op->n_impls; j++)
+			if (!op->impls[j].skipped && load_impl(op, &op->impls[j], err))
+				return err->code;
+	}
+	return 0;
+}
+
+/* Does op serve (domain, type) at the model's opset version? */
+static bool serves(const gc_op_spec *op, const char *domain, const char *type, int64_t version)
+{
+	return !strcmp(op->domain, domain) && !strcmp(op->type, type) &&
+	       (op->version < 0 || version < 0 || op->version <= version);
+}
+
+const gc_op_spec *gc_registry_find(const gc_registry *r, const char *domain, const char *type,
+				   int64_t version)
+{
+	const gc_op_spec *best = NULL;
+	for (int32_t i = 0; r && i < r->n_pkgs; i++)
+		for (int32_t j = 0; j < r->pkgs[i]->n_ops; j++) {
+			const gc_op_spec *op = &r->pkgs[i]->ops[j];
+			if (serves(op, domain, type, version) && (!best || op->version > best->version))
+				best = op;
+		}
+	return best;
+}
+
+void gc_registry_list_domain(const gc_registry *r, const char *domain, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int32_t i = 0; r && i < r->n_pkgs; i++)
+		for (int32_t j = 0; j < r->pkgs[i]->n_ops && at < len; j++) {
+			const gc_op_spec *op = &r->pkgs[i]->ops[j];
+			if (strcmp(op->domain, domain))
+				continue;
+			int w = op->version >= 0
+					? snprintf(buf + at, len - at, "%s%s (version %" PRId64 ")",
+						   at ? ", " : "", op->type, op->version)
+					: snprintf(buf + at, len - at, "%s%s", at ? ", " : "", op->type);
+			if (w < 0)
+				break;
+			at += (size_t)w;
+		}
+}
+
+int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
+{
+	gc_package *pkg;
+	if (gc_manifest_parse(manifest, &pkg, r->note, r->note_user, err))
+		return err->code;
+	int rc = gc_package_load_libraries(pkg, err);
+	for (int32_t j = 0; !rc && j < pkg->n_ops; j++) {
+		const gc_op_spec *a = &pkg->ops[j];
+		for (int32_t i = 0; !rc && i < r->n_pkgs; i++)
+			for (int32_t k = 0; !rc && k < r->pkgs[i]->n_ops; k++) {
+				const gc_op_spec *b = &r->pkgs[i]->ops[k];
+				if (strcmp(a->domain, b->domain) || strcmp(a->type, b->type) ||
+				    a->version != b->version)
+					continue;
+				rc = gc_error_set(err, GC_EINVAL,
+						  "%s:%d:%d: operation %s::%s (version %s) is already "
+						  "provided by %s:%d:%d; a (domain, type, version) may "
+						  "come from one package only",
+						  a->file, a->line, a->col, a->domain, a->type,
+						  a->version < 0 ? "any" : "as declared", b->file, b->line,
+						  b->col);
+			}
+	}
+	if (!rc && r->n_pkgs == r->cap_pkgs) {
+		int32_t cap = r->cap_pkgs ? r->cap_pkgs * 2 : 4;
+		gc_package **p = gc_realloc(r->pkgs, (size_t)cap * sizeof *p);
+		if (!p)
+			rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", manifest);
+		else {
+			r->pkgs = p;
+			r->cap_pkgs = cap;
+		}
+	}
+	if (rc) {
+		gc_package_free(pkg);
+		return rc;
+	}
+	r->pkgs[r->n_pkgs++] = pkg;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dir(gc_registry *r, const char *dir, gc_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return gc_error_set(err, GC_EIO, "GRAPHCC_OPS_PATH: cannot read folder %s", dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l < 6 || strcmp(e->d_name + l - 5, ".yaml"))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			char **nn = gc_realloc(names, cap * sizeof *nn);
+			if (!nn) {
+				rc = gc_error_set(err, GC_ENOMEM, "out of memory");
+				break;
+			}
+			names = nn;
+		}
+		names[n] = gc_malloc(strlen(dir) + l + 2);
+		if (!names[n]) {
+			rc = gc_error_set(err, GC_ENOMEM, "out of memory");
+			break;
+		}
+		sprintf(names[n++], "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (!rc && n)
+		qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (!rc)
+			rc = gc_registry_load(r, names[i], err);
+		gc_free(names[i]);
+	}
+	gc_free(names);
+	return rc;
+}
+
+int gc_registry_load_path(gc_registry *r, const char *list, gc_error *err)
+{
+	char *copy = gc_strdup(list);
+	if (!copy)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	int rc = 0;
+	for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok && !rc;
+	     tok = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+		if (stat(tok, &st))
+			rc = gc_error_set(err, GC_EIO, "GRAPHCC_OPS_PATH: %s does not exist", tok);
+		else if (S_ISDIR(st.st_mode))
+			rc = load_dir(r, tok, err);
+		else
+			rc = gc_registry_load(r, tok, err);
+	}
+	gc_free(copy);
+	return rc;
+}
+
+static const gc_op_spec *nth(const gc_registry *r, int i)
+{
+	for (int32_t k = 0; k < r->n_pkgs; k++) {
+		if (i < r->pkgs[k]->n_ops)
+			return &r->pkgs[k]->ops[i];
+		i -= r->pkgs[k]->n_ops;
+	}
+	return NULL;
+}
+
+int gc_registry_num_ops(const gc_registry *r)
+{
+	int n = 0;
+	for (int32_t k = 0; r && k < r->n_pkgs; k++)
+		n += r->pkgs[k]->n_ops;
+	return n;
+}
+
+void gc_registry_op(const gc_registry *r, int i, gc_op_desc *d)
+{
+	const gc_op_spec *op = nth(r, i);
+	memset(d, 0, sizeof *d);
+	if (!op)
+		return;
+	*d = (gc_op_desc){ op->file,	     op->name,	     op->domain,     op->type,
+			   op->version,	     op->n_inputs,   op->n_outputs,  op->n_params,
+			   op->n_impls,	     op->functions_library, op->graphcc_iface, op->pure };
+}
+
+void gc_registry_impl(const gc_registry *r, int i, int j, gc_impl_desc *d)
+{
+	const gc_op_spec *op = nth(r, i);
+	memset(d, 0, sizeof *d);
+	if (!op || j < 0 || j >= op->n_impls)
+		return;
+	const gc_impl_spec *im = &op->impls[j];
+	*d = (gc_impl_desc){ im->backend,	  im->type,    im->impl, im->symbol,
+			     im->config,	  im->graphcc_iface, im->skipped,
+			     im->init != NULL, im->scratch != NULL || im->has_scratch_bytes };
+}
+
+int gc_registry_provides(const gc_registry *r, const char *domain, const char *type,
+			 int64_t version)
+{
+	return gc_registry_find(r, domain, type, version) != NULL;
+}

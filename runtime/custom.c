@@ -1,0 +1,257 @@
+/* Calling custom kernels: CustomOpIOTensor views built in the node's
+ * scratch memory, no allocation per call. */
+#include "custom.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc.h"
+
+static const struct {
+	gc_dtype gc;
+	CustomOpDataType co;
+	const char *name;
+} dtmap[] = {
+	{ GC_DTYPE_FLOAT, DTFloat32, "DTFloat32" },   { GC_DTYPE_FLOAT16, DTFloat16, "DTFloat16" },
+	{ GC_DTYPE_BFLOAT16, DTBFloat16, "DTBFloat16" }, { GC_DTYPE_INT32, DTIInt32, "DTIInt32" },
+	{ GC_DTYPE_INT64, DTIInt64, "DTIInt64" },     { GC_DTYPE_BOOL, DTBool, "DTBool" },
+	{ GC_DTYPE_STRING, DTString, "DTString" },    { GC_DTYPE_DOUBLE, DTFloat64, "DTFloat64" },
+	{ GC_DTYPE_INT8, DTIInt8, "DTIInt8" },	       { GC_DTYPE_INT16, DTIInt16, "DTIInt16" },
+	{ GC_DTYPE_UINT8, DTUInt8, "DTUInt8" },       { GC_DTYPE_UINT16, DTUInt16, "DTUInt16" },
+	{ GC_DTYPE_UINT32, DTUInt32, "DTUInt32" },    { GC_DTYPE_UINT64, DTUInt64, "DTUInt64" },
+};
+
+CustomOpDataType gc_custom_dtype(gc_dtype dt)
+{
+	for (size_t i = 0; i < sizeof dtmap / sizeof dtmap[0]; i++)
+		if (dtmap[i].gc == dt)
+			return dtmap[i].co;
+	return DTCustomOpDataTypeCount;
+}
+
+gc_dtype gc_custom_dtype_back(CustomOpDataType dt)
+{
+	for (size_t i = 0; i < sizeof dtmap / sizeof dtmap[0]; i++)
+		if (dtmap[i].co == dt)
+			return dtmap[i].gc;
+	/* The seed's quantized types carry plain integers here. */
+	switch (dt) {
+	case DTQInt8:
+		return GC_DTYPE_INT8;
+	case DTQUInt8:
+		return GC_DTYPE_UINT8;
+	case DTQInt16:
+		return GC_DTYPE_INT16;
+	case DTQInt32:
+		return GC_DTYPE_INT32;
+	default:
+		return GC_DTYPE_UNDEFINED;
+	}
+}
+
+const char *gc_custom_dtype_name(CustomOpDataType dt)
+{
+	for (size_t i = 0; i < sizeof dtmap / sizeof dtmap[0]; i++)
+		if (dtmap[i].co == dt)
+			return dtmap[i].name;
+	return "an unknown CustomOpDataType";
+}
+
+static void set_error(GcOpContext *ctx, const char *fmt, ...)
+{
+	if (!ctx || !ctx->host || !fmt)
+		return;
+	gc_custom_host *h = ctx->host;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(h->msg, sizeof h->msg, fmt, ap);
+	va_end(ap);
+}
+
+void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
+			const char *domain, const char *op_type, const char *node_name,
+			const char *backend, const char *flavour, const char *config)
+{
+	memset(ctx, 0, sizeof *ctx);
+	host->msg[0] = 0;
+	ctx->struct_size = sizeof *ctx;
+	ctx->abi_version = GC_CUSTOMOP_ABI_VERSION;
+	ctx->op_name = op_name;
+	ctx->op_domain = domain;
+	ctx->op_type = op_type;
+	ctx->node_name = node_name;
+	ctx->backend = backend;
+	ctx->flavour = flavour;
+	ctx->config = config ? config : "";
+	ctx->num_threads = 1;
+	ctx->set_error = set_error;
+	ctx->host = host;
+}
+
+/* Scratch layout per node: context, host, I/O views, dims, then the
+ * kernel's own scratch at a 64-byte boundary. */
+typedef struct call_frame {
+	GcOpContext ctx;
+	gc_custom_host host;
+} call_frame;
+
+static size_t align64(size_t v)
+{
+	return (v + 63) & ~(size_t)63;
+}
+
+static size_t frame_bytes(const gc_node *n)
+{
+	size_t io = (size_t)(n->n_in + n->n_out) * sizeof(CustomOpIOTensor);
+	size_t dims = (size_t)(n->n_in + n->n_out) * GC_MAX_RANK * sizeof(int64_t);
+	return align64(sizeof(call_frame) + io + dims);
+}
+
+static void view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims)
+{
+	memset(v, 0, sizeof *v);
+	v->scale = 1.0f;
+	v->maxDims = max_dims;
+	v->dims = dims;
+	if (!t) { /* an absent optional input */
+		v->dtype = DTCustomOpDataTypeCount;
+		return;
+	}
+	v->data = t->data;
+	v->rank = t->rank;
+	v->dtype = gc_custom_dtype(t->dtype);
+	int64_t numel = 1;
+	for (int i = 0; i < t->rank; i++) {
+		dims[i] = t->dims[i];
+		numel *= t->dims[i];
+	}
+	v->numel = numel;
+}
+
+/* Builds the frame in k->scratch; returns the I/O views. */
+static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			       gc_tensor *const *out, call_frame **fp)
+{
+	const gc_custom *c = n->custom;
+	call_frame *f = k->scratch;
+	CustomOpIOTensor *io = (CustomOpIOTensor *)(f + 1);
+	int64_t *dims = (int64_t *)(io + n->n_in + n->n_out);
+	for (int i = 0; i < n->n_in; i++)
+		view(&io[i], dims + (size_t)i * GC_MAX_RANK, in[i], c->in_max_dims[i]);
+	for (int i = 0; i < n->n_out; i++)
+		view(&io[n->n_in + i], dims + (size_t)(n->n_in + i) * GC_MAX_RANK, out[i],
+		     c->out_max_dims[i]);
+	*fp = f;
+	return io;
+}
+
+static int run_seed(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_custom *c = n->custom;
+	call_frame *f;
+	CustomOpIOTensor *io = frame(k, n, in, out, &f);
+	((customOpInterpreterKernel_t)c->kernel)(io, n->n_in, io + n->n_in, n->n_out, c->params,
+						 c->n_params);
+	return 0;
+}
+
+static int run_graphcc(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+		       gc_tensor *const *out)
+{
+	const gc_custom *c = n->custom;
+	call_frame *f;
+	CustomOpIOTensor *io = frame(k, n, in, out, &f);
+	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
+			   c->backend, c->flavour, c->config);
+	f->ctx.state = c->state;
+	f->ctx.num_threads = k->threads;
+	if (c->kernel_scratch) {
+		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
+		f->ctx.scratch_bytes = c->kernel_scratch;
+	}
+	GcStatus st = ((gcOpKernel_t)c->kernel)(&f->ctx, io, n->n_in, io + n->n_in, n->n_out,
+						 c->params, c->n_params);
+	if (st != GC_STATUS_OK)
+		return gc_kerr(k, GC_EKERNEL, "kernel '%s' (flavour '%s', library %s) failed: %s",
+			       c->symbol, c->flavour, c->library,
+			       f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");
+	return 0;
+}
+
+static void custom_release(void *state)
+{
+	gc_custom *c = state;
+	if (c->initialised && c->destroy) {
+		GcOpContext ctx;
+		gc_custom_host host;
+		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, "", c->backend,
+				   c->flavour, c->config);
+		ctx.state = c->state;
+		c->destroy(&ctx);
+	}
+	c->initialised = false;
+	c->state = NULL;
+	gc_dynlib_release(c->lib);
+	c->lib = NULL;
+}
+
+int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	gc_custom *c = n->custom;
+	if (!c)
+		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding");
+	if (c->n_in != n->n_in || c->n_out < n->n_out)
+		return gc_kerr(k, GC_EINVAL, "binding has %d inputs and %d outputs, node %d and %d",
+			       c->n_in, c->n_out, n->n_in, n->n_out);
+	for (int i = 0; i < n->n_out; i++)
+		if (out[i])
+			gc_set_shape(out[i], c->outs[i].dtype, c->outs[i].rank, c->outs[i].dims);
+	if (gc_dynlib_open(c->library, &c->lib, k->err))
+		return gc_kerr(k, k->err->code, "flavour '%s'", c->flavour);
+	n->state = c;
+	n->state_free = custom_release;
+	if (gc_dynlib_abi(c->lib, &c->graphcc_iface, k->err) ||
+	    !(c->kernel = gc_dynlib_fn(c->lib, c->symbol, k->err)))
+		return k->err->code;
+	if ((c->init_sym || c->destroy_sym || c->kernel_scratch) && !c->graphcc_iface)
+		return gc_kerr(k, GC_EINVAL,
+			       "library %s is written to the seed interface, but the binding needs "
+			       "init/destroy/scratch (graphcc interface)",
+			       c->library);
+	if ((c->init_sym && !(c->init = (gcOpInit_t)gc_dynlib_fn(c->lib, c->init_sym, k->err))) ||
+	    (c->destroy_sym &&
+	     !(c->destroy = (gcOpDestroy_t)gc_dynlib_fn(c->lib, c->destroy_sym, k->err))))
+		return k->err->code;
+	n->scratch_bytes = frame_bytes(n) + c->kernel_scratch;
+	n->run = c->graphcc_iface ? run_graphcc : run_seed;
+	if (!c->init)
+		return 0;
+	/* init sees constant inputs' values (data NULL for the others). */
+	size_t fb = frame_bytes(n);
+	void *tmp = gc_calloc(1, fb);
+	if (!tmp)
+		return gc_kerr(k, GC_ENOMEM, "out of memory preparing init");
+	void *saved = k->scratch;
+	k->scratch = tmp;
+	call_frame *f;
+	CustomOpIOTensor *io = frame(k, n, in, out, &f);
+	k->scratch = saved;
+	for (int i = 0; i < n->n_out; i++)
+		io[n->n_in + i].data = NULL;
+	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
+			   c->backend, c->flavour, c->config);
+	f->ctx.num_threads = k->threads;
+	GcStatus st = c->init(&f->ctx, io, n->n_in, io + n->n_in, n->n_out, c->params, c->n_params);
+	c->state = f->ctx.state;
+	int rc = 0;
+	if (st != GC_STATUS_OK)
+		rc = gc_kerr(k, GC_EKERNEL, "init '%s' (flavour '%s', library %s) failed: %s",
+			     c->init_sym, c->flavour, c->library,
+			     f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");
+	else
+		c->initialised = true;
+	gc_free(tmp);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * Custom nodes: the binding recorded at compile time (which package
+ * operation, flavour, library and kernel symbol, with the params as the
+ * kernel receives them) and the call path into the kernel.
+ */
+#ifndef GC_CUSTOM_H
+#define GC_CUSTOM_H
+
+#include <graphcc/customop.h>
+#include <graphcc/runtime.h>
+
+#include <stdbool.h>
+
+#include "dynlib.h"
+#include "kernel.h"
+
+typedef struct gc_custom {
+	/* What the binding is: fixed at compile time, saved with programs. */
+	const char *manifest, *op_name, *domain, *op_type;
+	const char *flavour, *backend, *config;
+	const char *library, *symbol;
+	const char *init_sym, *destroy_sym; /* NULL when none */
+	uint64_t kernel_scratch;	    /* bytes of ctx->scratch for the kernel */
+	bool inplace, pure;
+	int32_t n_params;
+	CustomOpParam *params;
+	int32_t n_in, n_out;
+	int32_t *in_max_dims, *out_max_dims;
+	gc_tensor *outs; /* output types and shapes inferred at compile time */
+
+	/* Resolved when the program is prepared. */
+	gc_dynlib *lib;
+	bool graphcc_iface;
+	gc_fnptr kernel;
+	gcOpInit_t init;
+	gcOpDestroy_t destroy;
+	bool initialised;
+	void *state; /* set by init */
+} gc_custom;
+
+/* The host side of a GcOpContext: where set_error writes. */
+typedef struct gc_custom_host {
+	char msg[512];
+} gc_custom_host;
+
+/* Fills a context for calls into package code. */
+void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
+			const char *domain, const char *op_type, const char *node_name,
+			const char *backend, const char *flavour, const char *config);
+
+/* CustomOpDataType of a gc_dtype; DTCustomOpDataTypeCount when none. */
+CustomOpDataType gc_custom_dtype(gc_dtype dt);
+gc_dtype gc_custom_dtype_back(CustomOpDataType dt);
+const char *gc_custom_dtype_name(CustomOpDataType dt);
+
+/*
+ * The prepare of GC_OP_CUSTOM nodes: sets the outputs from the binding
+ * (n->custom), loads the implementation library (checking its ABI), finds
+ * the kernel and init/destroy, sizes scratch, runs init, picks the runner.
+ */
+int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out);
+
+#endif

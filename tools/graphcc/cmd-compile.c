@@ -1,0 +1,62 @@
+/* graphcc compile: check, infer and bind a model; show what each custom node
+ * is bound to. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Prints one line per custom node of p. Returns how many. */
+int cli_print_bindings(const gc_program *p, FILE *out)
+{
+	int n_custom = 0;
+	for (int i = 0; i < gc_program_num_nodes(p); i++) {
+		gc_node_desc d;
+		gc_program_node(p, i, &d);
+		if (!d.flavour)
+			continue;
+		n_custom++;
+		fprintf(out,
+			"  node '%s' %s::%s -> operation '%s' (%s), flavour '%s', library %s, "
+			"symbol %s\n",
+			d.name, d.domain, d.op_type, d.op_name, d.manifest, d.flavour, d.library,
+			d.symbol);
+	}
+	return n_custom;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+	cli_opts o;
+	int rc = cli_parse("compile", argc, argv, OPT_OPS | OPT_SHAPE | OPT_NO_FOLD, &o);
+	if (rc)
+		return rc;
+	gc_error err = { 0 };
+	gc_registry *reg = NULL;
+	gc_graph *g = NULL;
+	gc_program *p = NULL;
+	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err))
+		goto fail;
+	gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
+				    .no_fold = o.no_fold, .registry = reg };
+	if (gc_compile(g, &copt, &p, &err))
+		goto fail;
+	gc_program_stats st;
+	gc_program_get_stats(p, &st);
+	printf("compiled %s: %d nodes (%d in the model), arena %.3f MiB (all activations %.3f "
+	       "MiB), constants %.3f MiB\n",
+	       o.model, st.n_nodes, gc_graph_num_nodes(g), st.arena_bytes / 1048576.0,
+	       st.tensor_bytes / 1048576.0, st.constant_bytes / 1048576.0);
+	printf("custom nodes:\n");
+	if (!cli_print_bindings(p, stdout))
+		printf("  (none)\n");
+	rc = EXIT_OK;
+	goto out;
+fail:
+	cli_error("%s", err.msg);
+	rc = cli_exit_for(err.code);
+out:
+	gc_program_free(p);
+	gc_graph_free(g);
+	gc_registry_free(reg);
+	return rc;
+}
