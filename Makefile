@@ -40,7 +40,7 @@ GRAPHCC   := $(B)/bin/graphcc
 PLUGINS   := $(patsubst plugins/%/Makefile,%,$(wildcard plugins/*/Makefile))
 PKG_FLAGS := GRAPHCC_INCLUDE=$(abspath include) CC="$(CC)" SAN=$(SAN)
 
-.PHONY: all deps deps-build test unit e2e demo help clean format plugins test-packages
+.PHONY: all deps deps-build test unit e2e demo help clean format plugins test-packages bench-custom-call
 all: $(GRAPHCC) plugins
 
 # Op packages build like any user's package: their own Makefile, against
@@ -63,6 +63,7 @@ help:
 	@echo "make e2e        run the end-to-end tests only (models, CLI, malformed inputs)"
 	@echo "make demo       install missing deps, build, run the demo model"
 	@echo "make deps       install missing Debian packages (tools/install-deps.sh)"
+	@echo "make bench-custom-call  measure the cost of a custom kernel call"
 	@echo "make format     clang-format the C sources"
 	@echo "make clean      remove build/"
 
@@ -121,6 +122,12 @@ test: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh tools/demo.sh $(GRAPHCC) $(B)/demo
+
+# Micro-benchmarks (not part of make test): the cost of a custom call.
+bench-custom-call: $(LIB_A) $(RUNTIME_A)
+	@$(MAKE) --no-print-directory -C tests/bench/noop OUT=$(abspath $(B)/bench/noop) GRAPHCC_INCLUDE=$(abspath include) CC="$(CC)"
+	@$(CC) $(CFLAGS) -O2 tests/bench/bench-custom-call.c -o $(B)/bench/bench-custom-call $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
+	@$(B)/bench/bench-custom-call $(B)/bench/noop/noop.yaml $(B)/bench/noop/lib
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

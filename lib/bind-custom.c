@@ -74,10 +74,13 @@ static int make_param(binder *b, const gc_param_spec *ps, const gc_attr *a, Cust
 	gc_attr_type want = ps->scalar ? want_scalar[ps->kind] : want_vector[ps->kind];
 	if (a->type != want)
 		return bfail(b, GC_EINVAL,
-			     "attribute '%s' is of type %s, but param '%s' of operation '%s' is a "
+			     "attribute '%s' is of type %s, but param '%s' of operation '%s' is "
 			     "%s %s (ONNX attribute type %s)",
 			     a->name, gc_attr_type_name(a->type), ps->name, b->op->name,
-			     gc_param_kind_name(ps->kind), ps->scalar ? "scalar" : "vector",
+			     ps->kind == GC_PARAM_INT ? "an int" : ps->kind == GC_PARAM_BOOL ? "a bool"
+				 : ps->kind == GC_PARAM_FLOAT				   ? "a float"
+											   : "a string",
+			     ps->scalar ? "scalar" : "vector",
 			     attr_kind(ps->kind, ps->scalar));
 	if (!ps->scalar && ps->size >= 0 && a->n != ps->size)
 		return bfail(b, GC_EINVAL,
@@ -231,7 +234,7 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 		if (s->constant && !t->data)
 			return bfail(b, GC_EINVAL,
 				     "input %d ('%s') must be a constant (an initializer), as "
-				     "declared at %s:%d, but it is computed by the graph",
+				     "declared at %s:%d, but it is a graph input or computed by the graph",
 				     i, s->name, op->file, s->line);
 	}
 	if (n->n_out != op->n_outputs)

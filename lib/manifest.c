@@ -23,6 +23,7 @@
 
 typedef struct parser {
 	const char *path;
+	const char *file; /* path, copied into the package's pool */
 	char dir[PATH_MAX];
 	yaml_document_t *doc;
 	gc_pool *pool;
@@ -609,7 +610,7 @@ static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 			       root->type == YAML_SEQUENCE_NODE ? "list" : "single value");
 	if (check_keys(p, root, "an operation", keys))
 		return p->err->code;
-	spec->file = p->path;
+	spec->file = p->file; /* the pool's copy: the caller's string may not live */
 	spec->line = (int)root->start_mark.line + 1;
 	spec->col = (int)root->start_mark.column + 1;
 	if (need_string(p, root, "type", NULL, "the operation", &spec->type) ||
@@ -701,7 +702,12 @@ int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, c
 	}
 	pkg->pool = pool;
 	pkg->path = gc_pool_strdup(pool, path);
+	p.file = pkg->path;
 	p.pool = pool;
+	if (!pkg->path) {
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
 	if (!yaml_parser_initialize(&yp)) {
 		rc = gc_error_set(err, GC_ENOMEM, "%s: cannot start the YAML parser", path);
 		goto out;

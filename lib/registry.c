@@ -145,13 +145,15 @@ int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
 				if (strcmp(a->domain, b->domain) || strcmp(a->type, b->type) ||
 				    a->version != b->version)
 					continue;
+				char ver[32] = "every version";
+				if (a->version >= 0)
+					snprintf(ver, sizeof ver, "version %" PRId64, a->version);
 				rc = gc_error_set(err, GC_EINVAL,
-						  "%s:%d:%d: operation %s::%s (version %s) is already "
+						  "%s:%d:%d: operation %s::%s (%s) is already "
 						  "provided by %s:%d:%d; a (domain, type, version) may "
 						  "come from one package only",
-						  a->file, a->line, a->col, a->domain, a->type,
-						  a->version < 0 ? "any" : "as declared", b->file, b->line,
-						  b->col);
+						  a->file, a->line, a->col, a->domain, a->type, ver,
+						  b->file, b->line, b->col);
 			}
 	}
 	if (!rc && r->n_pkgs == r->cap_pkgs) {

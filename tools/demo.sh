@@ -12,6 +12,9 @@ BUILD=$(dirname "$(dirname "$GRAPHCC")")
 OPS=${3:-$BUILD/plugins/demo/demo.yaml}
 PY=/usr/bin/python3
 MODEL=models/demo/model.onnx
+# The demo names its package with --ops; packages from the environment
+# would hide what the first step shows.
+unset GRAPHCC_OPS_PATH
 
 die() { echo "demo: FAILED: $*" >&2; exit 1; }
 [ -f "$OPS" ] || die "$OPS is missing (build it with: make plugins)"

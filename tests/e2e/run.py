@@ -49,6 +49,8 @@ CRASH_CODES = {134, 136, 137, 139, SANITIZER_RC}
 SANITIZER_RE = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error: |"
                           r"UndefinedBehaviorSanitizer")
 ENV = dict(os.environ)
+# Cases say which packages they load; a user's own setting must not leak in.
+ENV.pop("GRAPHCC_OPS_PATH", None)
 for _var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if "exitcode" not in ENV.get(_var, ""):
         ENV[_var] = ":".join(filter(None, [ENV.get(_var), "exitcode=%d" % SANITIZER_RC]))
