@@ -11,13 +11,15 @@ OPT     ?= -O2
 SAN     ?=
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -g $(OPT) -fPIC \
-	-fvisibility=hidden -Iinclude -I$(B)/gen -MMD -MP
+	-Iinclude -I$(B)/gen -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDSAN := -fsanitize=address,undefined
 endif
 CFLAGS  := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
-LDLIBS  := -lprotobuf-c -lyaml -ldl -lm -lpthread
+# The runtime needs only these; the compiler adds libyaml and protobuf-c.
+RUNTIME_LDLIBS := -lcrypto -lxxhash -ldl -lm -lpthread
+LDLIBS  := -lprotobuf-c -lyaml $(RUNTIME_LDLIBS)
 
 RUNTIME_SRC := $(wildcard runtime/*.c runtime/kernels/*.c)
 LIB_SRC     := $(wildcard lib/*.c)
@@ -34,6 +36,7 @@ TOOL_OBJ    := $(TOOL_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 RUNTIME_A := $(B)/lib/libgraphcc-runtime.a
+RUNTIME_SO := $(B)/lib/libgraphcc-runtime.so
 LIB_A     := $(B)/lib/libgraphcc.a
 GRAPHCC   := $(B)/bin/graphcc
 
@@ -41,7 +44,9 @@ PLUGINS   := $(patsubst plugins/%/Makefile,%,$(wildcard plugins/*/Makefile))
 PKG_FLAGS := GRAPHCC_INCLUDE=$(abspath include) CC="$(CC)" SAN=$(SAN)
 
 .PHONY: all deps deps-build test unit e2e demo help clean format plugins test-packages bench-custom-call
-all: $(GRAPHCC) plugins
+EXAMPLES := $(patsubst tools/examples/%.c,$(B)/bin/example-%,$(wildcard tools/examples/*.c))
+
+all: $(GRAPHCC) $(RUNTIME_SO) $(EXAMPLES) plugins
 
 # Op packages build like any user's package: their own Makefile, against
 # include/ alone, into build/plugins/<name>/ (manifest copied beside lib/).
@@ -77,14 +82,20 @@ $(GEN_C) $(GEN_H): $(ONNX_PROTO)
 	@mkdir -p $(B)/gen
 	protoc-c --c_out=$(B)/gen -I/usr/include/onnx $(ONNX_PROTO)
 
-$(B)/obj/gen/onnx.pb-c.o: $(GEN_C)
+$(B)/obj/gen/onnx.pb-c.o: $(GEN_C) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g -fPIC -I$(B)/gen -c $< -o $@
 
 # Everything in lib/ may include the generated header.
 $(LIB_SRC:%.c=$(B)/obj/%.o): $(GEN_H)
 
-$(B)/obj/%.o: %.c
+# Objects depend on the flags they were built with (SAN=1 after a plain
+# build rebuilds everything).
+FLAGS_STAMP := $(B)/flags-$(shell echo '$(CC) $(CFLAGS)' | md5sum | cut -c1-12)
+$(FLAGS_STAMP):
+	@mkdir -p $(B) && rm -f $(B)/flags-* && touch $@
+
+$(B)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
@@ -93,6 +104,14 @@ $(RUNTIME_A): $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  AR      $@"
 	@rm -f $@ && ar rcs $@ $^
+
+# The runtime alone, as a shared library: what a program that only runs
+# compiled .gcb files links (no libyaml, no protobuf-c).
+$(RUNTIME_SO): $(RUNTIME_OBJ) runtime/libgraphcc-runtime.map
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -shared $(LDSAN) -Wl,--version-script=runtime/libgraphcc-runtime.map -Wl,-soname,libgraphcc-runtime.so.0 \
+		-o $@ $(RUNTIME_OBJ) $(RUNTIME_LDLIBS)
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -103,6 +122,12 @@ $(GRAPHCC): $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(LIB_A) $(RUNTIME_A) $(LDLIBS)
+
+# Example programs using the public API.
+$(B)/bin/example-%: tools/examples/%.c $(LIB_A) $(RUNTIME_A) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
 
 $(B)/tests/test-%: tests/unit/test-%.c tests/unit/check.h $(LIB_A) $(RUNTIME_A)
 	@mkdir -p $(dir $@)

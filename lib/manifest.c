@@ -686,9 +686,12 @@ int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, c
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
 	parser p = { .path = path, .err = err, .note = note, .user = user };
-	snprintf(p.dir, sizeof p.dir, "%s", path);
-	char *d = dirname(p.dir);
-	memmove(p.dir, d, strlen(d) + 1);
+	/* Library paths become absolute: a compiled program names them, and
+	 * it may run from another folder. */
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	if (!realpath(dirname(tmp), p.dir))
+		snprintf(p.dir, sizeof p.dir, "%s", dirname(tmp));
 
 	gc_package *pkg = gc_calloc(1, sizeof *pkg);
 	gc_pool *pool = gc_pool_new();

@@ -35,6 +35,15 @@ struct gc_program {
 	uint64_t arena_bytes;
 	uint64_t tensor_bytes; /* sum of activation sizes without reuse */
 	uint64_t const_bytes;
+
+	/* Loaded from a .gcb: the mapping the weights live in, and what the
+	 * file records. */
+	void *map;
+	size_t map_len;
+	uint32_t format_version;
+	const char *graphcc_version;
+	int32_t n_libs;
+	const char **lib_paths, **lib_sha;
 };
 
 /* An empty program with its pool; NULL when out of memory. */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "alloc.h"
 #include "custom.h"
@@ -39,6 +40,8 @@ void gc_program_free(gc_program *p)
 		return;
 	for (int32_t i = 0; i < p->n_nodes; i++)
 		gc_node_release_state(&p->nodes[i]);
+	if (p->map)
+		munmap(p->map, p->map_len);
 	gc_pool_free(p->pool);
 	gc_free(p);
 }
@@ -235,4 +238,16 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 	gc_free(iv);
 	gc_free(placed);
 	return 0;
+}
+
+void gc_program_get_origin(const gc_program *p, gc_program_origin *o)
+{
+	memset(o, 0, sizeof *o);
+	o->format_version = p->format_version;
+	o->graphcc_version = p->graphcc_version;
+	o->n_libraries = p->n_libs;
+	o->library_paths = p->lib_paths;
+	o->library_sha256 = p->lib_sha;
+	o->file_bytes = p->map_len;
+	o->weights_bytes = p->const_bytes;
 }

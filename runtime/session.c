@@ -10,16 +10,10 @@
 
 #include "alloc.h"
 #include "blas.h"
+#include "crash.h"
 #include "program-impl.h"
+#include "session-impl.h"
 
-struct gc_session {
-	const gc_program *p;
-	unsigned char *arena;
-	gc_tensor *tensors;  /* views: one per program tensor */
-	gc_tensor **ptrs;    /* per node: inputs then outputs */
-	int32_t *ptr_start;  /* per node: where its pointers start */
-	int threads;
-};
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err)
@@ -120,18 +114,22 @@ int gc_session_run(gc_session *s, gc_error *err)
 	gc_error local = { 0 };
 	if (!err)
 		k.err = &local;
+	gc_crash_session = s; /* for the crash report: which node crashed */
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node *n = &p->nodes[i];
 		gc_tensor **io = s->ptrs + s->ptr_start[i];
 		k.node = n;
 		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+		gc_crash_current = n;
 		int rc = n->run(&k, n, io, io + n->n_in);
 		if (rc) {
+			gc_crash_current = NULL;
 			if (!k.err->code)
 				gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
 			return k.err->code;
 		}
 	}
+	gc_crash_current = NULL;
 	return 0;
 }
 

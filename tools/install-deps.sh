@@ -4,7 +4,7 @@
 # runs dpkg queries. Needs root (or sudo) when something is missing.
 set -eu
 
-BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev"
+BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev"
 TEST_PKGS="python3 python3-onnx python3-numpy python3-torch python3-torchvision graphviz"
 
 want="$BUILD_PKGS"

@@ -138,6 +138,11 @@ typedef struct gc_compile_options {
 int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
 	       gc_error *err);
 
+/* Saves a compiled program as a .gcb file (written to a temporary name and
+ * renamed into place). Custom nodes keep their binding; every kernel
+ * library is recorded with its SHA-256. */
+int gc_program_save(const gc_program *p, const char *path, gc_error *err);
+
 /* Describes a compiled program: node count, arena bytes, tensor bytes. */
 typedef struct gc_program_stats {
 	int32_t n_nodes;
@@ -151,4 +156,61 @@ void gc_program_get_stats(const gc_program *p, gc_program_stats *st);
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- begin: graphcc dot and run --compare-flavours (lib/flavours.c) ---- */
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tensor t of graph node i's inputs (is_output 0) or outputs (1): its name
+ * ("" for an absent optional input), or NULL past the node's last one.
+ * *is_constant (may be NULL) is set when the tensor is an initializer. */
+const char *gc_graph_node_io(const gc_graph *g, int i, int is_output, int t, int *is_constant);
+
+/* What gc_flavours_compare found over a whole run. */
+typedef struct gc_flavours_summary {
+	int32_t n_custom;   /* custom nodes looked at */
+	int32_t n_compared; /* of them, with two or more flavours that ran */
+	int32_t n_failed;   /* flavours that failed (each reported): a library or symbol
+			     * that does not load, a kernel writing into its inputs */
+	int32_t n_declined; /* flavours that returned a failure status (kernel, init
+			     * or scratch function): not for this node; reported */
+	/* The largest difference between two flavours of one node: the largest
+	 * absolute difference of any element, and that pair's largest
+	 * relative one, |a - b| / max(|a|, |b|). */
+	double max_abs, max_rel;
+	char node[256];
+	char flavour_a[128], flavour_b[128];
+} gc_flavours_summary;
+
+/*
+ * Runs session s once more (its inputs set, as for gc_session_run), node by
+ * node. Just before each custom node, runs every implementation of the
+ * node's operation for the node's backend on copies of the node's inputs as
+ * they are at that point (each with its own outputs, scratch and init /
+ * destroy), compares their outputs pairwise and writes what it found to
+ * `report` (may be NULL): per node, each pair's largest absolute and
+ * relative difference and the worst pair with the element where it is.
+ * The implementations come from reg when it holds the binding's manifest
+ * (reg may be NULL), else from that manifest (gc_node_desc.manifest)
+ * loaded again. `sum` (may be NULL) receives the summary.
+ * A flavour whose kernel, init or scratch function returns a failure status
+ * has declined the node (verify is per operation, so that is how a flavour
+ * says a node is not for it): reported with its reason, not compared, not
+ * an error. A flavour fails when its library or symbols do not resolve or
+ * its kernel writes into its inputs.
+ * Returns 0 unless a flavour failed, whatever the differences; GC_EKERNEL
+ * (err naming the node, flavour, library and why) when one failed -- the
+ * run and the comparisons go on to the end; or the error of a node of the
+ * run itself, as gc_session_run.
+ */
+int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
+			gc_flavours_summary *sum, gc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+/* ---- end: graphcc dot and run --compare-flavours ---- */
 #endif

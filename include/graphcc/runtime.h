@@ -181,6 +181,37 @@ typedef struct gc_program gc_program;
 typedef struct gc_session gc_session;
 
 void gc_program_free(gc_program *p);
+
+typedef struct gc_load_options {
+	/* Accept kernel libraries whose SHA-256 changed since compile (warn). */
+	int allow_changed_kernels;
+	/* Where warnings go; NULL: stderr. */
+	void (*warn)(void *user, const char *msg);
+	void *user;
+} gc_load_options;
+
+/*
+ * Loads a .gcb program: the file is mapped, checked (format version,
+ * checksums, every size and offset), the weights are used in place, every
+ * kernel library is checked against its recorded SHA-256 and every node is
+ * prepared. Needs only the runtime (no YAML, no protobuf).
+ */
+int gc_program_load(const char *path, const gc_load_options *opt, gc_program **out,
+		    gc_error *err);
+/* Whether the file starts like a .gcb program. */
+int gc_is_program_file(const char *path);
+
+/* What a loaded program records about itself (0 / NULL for programs made
+ * in memory). */
+typedef struct gc_program_origin {
+	uint32_t format_version;
+	const char *graphcc_version;
+	int32_t n_libraries;
+	const char *const *library_paths;
+	const char *const *library_sha256; /* hex */
+	uint64_t file_bytes, weights_bytes;
+} gc_program_origin;
+void gc_program_get_origin(const gc_program *p, gc_program_origin *o);
 int gc_program_num_inputs(const gc_program *p);
 int gc_program_num_outputs(const gc_program *p);
 /* Description of an input/output: name, dtype, dims. Borrowed from p. */

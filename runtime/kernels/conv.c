@@ -12,6 +12,7 @@
 
 #include "../blas.h"
 #include "kutil.h"
+#include "nn-act.h"
 #include "nn.h"
 
 GC_NN_O3
@@ -175,6 +176,7 @@ typedef struct conv_state {
 	 * output p = oh * wp + o reads input stride * p + tap offset */
 	int wide;
 	int64_t wp, pad_elems, wide_elems;
+	gc_nn_act act; /* a fused activation, applied with the bias */
 } conv_state;
 
 /* Widest kernel the depthwise path takes (wider ones use im2col). */
@@ -351,8 +353,8 @@ typedef struct conv_state {
 					T bv = bias ? bias[m] : 0;                                 \
 					T *ym = y + (b * st->m + m) * OH * OW;                     \
 					for (int64_t oh = 0; oh < OH; oh++)                        \
-						for (int64_t o = 0; o < OW; o++)                   \
-							ym[oh * OW + o] = acc[oh * wp + o] + bv;   \
+						GC_NN_ACT_ROW(T, &st->act, ym + oh * OW,           \
+							      acc + oh * wp, OW, bv);              \
 				}                                                                  \
 			}                                                                          \
 	}                                                                                          \
@@ -403,19 +405,20 @@ typedef struct conv_state {
 								     j * w->dil[2] - w->pad_lo[2], \
 								     sw, lo_[j], hi_[j]);          \
 					}                                                          \
+					if (st->act.kind != GC_NN_ACT_NONE)                        \
+						GC_NN_ACT_ROW(T, &st->act, yr, yr, OW, (T)0);      \
 				}                                                                  \
 			}                                                                          \
 	}                                                                                          \
                                                                                                    \
-	GC_NN_SIMD static void add_bias_##sfx(const conv_state *st, const T *bias, T *y)           \
+	/* bias and fused activation over the output channels [m0, m1) of yg */                   \
+	GC_NN_SIMD static void epilogue_##sfx(const conv_state *st, const T *bias, T *yg,          \
+					      int64_t m0, int64_t m1)                              \
 	{                                                                                          \
-		for (int64_t b = 0; b < st->n; b++)                                                \
-			for (int64_t m = 0; m < st->m; m++) {                                      \
-				T *restrict yc = y + (b * st->m + m) * st->out_sp;                 \
-				T bv = bias[m];                                                    \
-				for (int64_t p = 0; p < st->out_sp; p++)                           \
-					yc[p] += bv;                                               \
-			}                                                                          \
+		for (int64_t m = m0; m < m1; m++) {                                                \
+			T *yc = yg + (m - m0) * st->out_sp;                                        \
+			GC_NN_ACT_ROW(T, &st->act, yc, yc, st->out_sp, bias ? bias[m] : (T)0);     \
+		}                                                                                  \
 	}                                                                                          \
                                                                                                    \
 	static int conv_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
@@ -436,6 +439,7 @@ typedef struct conv_state {
 			return 0;                                                                  \
 		}                                                                                  \
 		int64_t rows = st->w.out[0] * st->w.out[1], OW = st->w.out[2];                     \
+		int epi = bias || st->act.kind != GC_NN_ACT_NONE;                                  \
 		for (int64_t b = 0; b < st->n; b++)                                                \
 			for (int64_t g = 0; g < st->g; g++) {                                      \
 				const T *xg = x + (b * st->c + g * st->cg) * st->in_sp;            \
@@ -445,6 +449,9 @@ typedef struct conv_state {
 					gemm(0, 0, (int)st->mg, (int)st->out_sp, (int)st->kdim, 1, \
 					     wg, (int)st->kdim, xg, (int)st->in_sp, 0, yg,         \
 					     (int)st->out_sp);                                     \
+					if (epi)                                                   \
+						epilogue_##sfx(st, bias, yg, g * st->mg,           \
+							       (g + 1) * st->mg);                  \
 					continue;                                                  \
 				}                                                                  \
 				for (int64_t r0 = 0; r0 < rows; r0 += st->tile_rows) {             \
@@ -457,9 +464,9 @@ typedef struct conv_state {
 					     (int)st->kdim, col, cols, 0, yg + r0 * OW,            \
 					     (int)st->out_sp);                                     \
 				}                                                                  \
+				if (epi) /* the group's output, just written */            \
+					epilogue_##sfx(st, bias, yg, g * st->mg, (g + 1) * st->mg); \
 			}                                                                          \
-		if (bias)                                                                          \
-			add_bias_##sfx(st, bias, y);                                               \
 		return 0;                                                                          \
 	}
 
@@ -544,6 +551,8 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	st->out_sp = w->out[0] * w->out[1] * w->out[2];
 	st->kk = w->k[0] * w->k[1] * w->k[2];
 	st->kdim = st->cg * st->kk;
+	if (gc_nn_act_init(k, x->dtype, &st->act))
+		return gc_kok(k);
 	int64_t dims[GC_MAX_RANK] = {st->n, m};
 	for (int i = 0; i < nsp; i++)
 		dims[2 + i] = w->out[GC_NN_MAX_SPATIAL - nsp + i];

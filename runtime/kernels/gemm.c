@@ -1,11 +1,15 @@
 /* Gemm and MatMul through OpenBLAS (float32/float64), a plain loop for the
  * integer types; also the helpers the nn kernel files share. */
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
+#include <string.h>
 
 #include "../alloc.h"
 #include "../blas.h"
 #include "kutil.h"
+#include "nn-act.h"
 #include "nn.h"
 
 GC_NN_O3
@@ -107,6 +111,59 @@ int gc_nn_half_setup(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *co
 	return 0;
 }
 
+int gc_nn_act_init(gc_kctx *k, gc_dtype dtype, gc_nn_act *a)
+{
+	memset(a, 0, sizeof *a);
+	const char *kind = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k) || !kind)
+		return gc_kok(k);
+	double lowest, highest;
+	switch (dtype) {
+	case GC_DTYPE_FLOAT:
+		lowest = -FLT_MAX;
+		highest = FLT_MAX;
+		break;
+	case GC_DTYPE_DOUBLE:
+		lowest = -DBL_MAX;
+		highest = DBL_MAX;
+		break;
+	case GC_DTYPE_FLOAT16:
+		lowest = -65504.0;
+		highest = 65504.0;
+		break;
+	case GC_DTYPE_BFLOAT16:
+		lowest = -3.38953139e38;
+		highest = 3.38953139e38;
+		break;
+	default:
+		if (strcmp(kind, "Relu"))
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "fused activation '%s' (attribute _gc_activation) on a %s "
+				       "output: integer outputs take Relu only",
+				       kind, gc_dtype_name(dtype));
+		lowest = highest = 0;
+		break;
+	}
+	if (!strcmp(kind, "Relu")) {
+		a->kind = GC_NN_ACT_CLAMP;
+		a->lo = 0;
+		a->hi = INFINITY;
+	} else if (!strcmp(kind, "Clip")) {
+		a->kind = GC_NN_ACT_CLAMP;
+		a->lo = gc_attr_find(k->node, "_gc_min") ? gc_attr_f(k, "_gc_min", 0) : lowest;
+		a->hi = gc_attr_find(k->node, "_gc_max") ? gc_attr_f(k, "_gc_max", 0) : highest;
+	} else if (!strcmp(kind, "LeakyRelu")) {
+		a->kind = GC_NN_ACT_LEAKY;
+		a->alpha = gc_attr_f(k, "_gc_alpha", 0.01f);
+	} else {
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses Relu, Clip and "
+			       "LeakyRelu",
+			       kind);
+	}
+	return gc_kok(k);
+}
+
 static int need_blas(gc_kctx *k)
 {
 	gc_error e = {0};
@@ -148,6 +205,7 @@ typedef struct gemm_state {
 	int ta, tb, has_c;
 	float alpha, beta;
 	int64_t c_sm, c_sn; /* C's strides over (m, n); 0 where broadcast */
+	gc_nn_act act;	    /* fused activation: C is added after the product, with it */
 } gemm_state;
 
 #define GEMM_FILL_C(T, st, c, y)                                                                   \
@@ -158,6 +216,16 @@ typedef struct gemm_state {
 	} while (0)
 
 #define GEMM_BLAS_RUN(T, sfx, gemm)                                                                \
+	/* y = act(y + beta * C), row by row, after the product */                                \
+	GC_NN_SIMD static void gemm_epilogue_##sfx(const gemm_state *st, const T *c, T *y)         \
+	{                                                                                          \
+		for (int64_t i = 0; i < st->m; i++) {                                              \
+			const T *cr = c ? c + i * st->c_sm : NULL;                                 \
+			GC_NN_ACT_ROW_BIAS(T, &st->act, y + i * st->n, st->n, cr, st->c_sn,        \
+					   st->beta);                                              \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
 	static int gemm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
 				  gc_tensor *const *out)                                           \
 	{                                                                                          \
@@ -165,6 +233,14 @@ typedef struct gemm_state {
 		const gemm_state *st = n->state;                                                   \
 		T *y = out[0]->data;                                                               \
 		T beta = 0;                                                                        \
+		if (st->act.kind != GC_NN_ACT_NONE) {                                              \
+			gemm(st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha,        \
+			     in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, 0, y,           \
+			     (int)st->n);                                                          \
+			int use_c = st->has_c && st->beta != 0;                                    \
+			gemm_epilogue_##sfx(st, use_c ? (const T *)in[2]->data : NULL, y);         \
+			return 0;                                                                  \
+		}                                                                                  \
 		if (st->has_c && st->beta != 0) {                                                  \
 			const T *c = in[2]->data;                                                  \
 			GEMM_FILL_C(T, st, c, y);                                                  \
@@ -204,6 +280,8 @@ GEMM_BLAS_RUN(double, f64, gc_dgemm)
 				else                                                               \
 					y[i * st->n + j] = (T)(st->alpha * (double)(T)acc +        \
 							       st->beta * (double)cv);             \
+				if (st->act.kind != GC_NN_ACT_NONE && !(y[i * st->n + j] > (T)0))  \
+					y[i * st->n + j] = 0; /* Relu, the only one for ints */    \
 			}                                                                          \
 		return 0;                                                                          \
 	}
@@ -285,6 +363,8 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	st->tb = (int)tb;
 	st->alpha = alpha;
 	st->beta = beta;
+	if (gc_nn_act_init(k, a->dtype, &st->act))
+		return gc_kok(k);
 	if (c) {
 		/* unidirectional broadcast of C to (M, N) */
 		int64_t cm = c->rank == 2 ? c->dims[0] : 1;
@@ -323,6 +403,8 @@ typedef struct matmul_state {
 	int64_t bdims[MM_MAX_BATCH];		    /* output batch dims */
 	int64_t sa[MM_MAX_BATCH], sb[MM_MAX_BATCH]; /* matrix-index strides; 0 broadcast */
 	int fold; /* B is shared by every batch and A is dense: one GEMM of batch*M rows */
+	const void *bias; /* _gc_bias: [N], added to every row with the activation */
+	gc_nn_act act;
 } matmul_state;
 
 static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t *ob)
@@ -339,6 +421,15 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 }
 
 #define MATMUL_BLAS_RUN(T, sfx, gemm)                                                              \
+	/* rows [r0, r1) of the output: y = act(y + bias) */                                       \
+	GC_NN_SIMD static void matmul_epilogue_##sfx(const matmul_state *st, T *y, int64_t r0,     \
+						     int64_t r1)                                   \
+	{                                                                                          \
+		for (int64_t r = r0; r < r1; r++)                                                  \
+			GC_NN_ACT_ROW_BIAS(T, &st->act, y + r * st->n, st->n,                      \
+					   (const T *)st->bias, 1, 1);                             \
+	}                                                                                          \
+                                                                                                   \
 	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
 				    gc_tensor *const *out)                                         \
 	{                                                                                          \
@@ -346,9 +437,12 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 		const matmul_state *st = n->state;                                                 \
 		const T *a = in[0]->data, *b = in[1]->data;                                        \
 		T *y = out[0]->data;                                                               \
+		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
 		if (st->fold) {                                                                    \
 			gemm(0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k, 1, a,         \
 			     (int)st->k, b, (int)st->n, 0, y, (int)st->n);                         \
+			if (epi)                                                                   \
+				matmul_epilogue_##sfx(st, y, 0, st->batch * st->m);                \
 			return 0;                                                                  \
 		}                                                                                  \
 		for (int64_t bi = 0; bi < st->batch; bi++) {                                       \
@@ -357,6 +451,8 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 			gemm(0, 0, (int)st->m, (int)st->n, (int)st->k, 1, a + oa * st->m * st->k,  \
 			     (int)st->k, b + ob * st->k * st->n, (int)st->n, 0,                    \
 			     y + bi * st->m * st->n, (int)st->n);                                  \
+			if (epi)                                                                   \
+				matmul_epilogue_##sfx(st, y, bi * st->m, (bi + 1) * st->m);        \
 		}                                                                                  \
 		return 0;                                                                          \
 	}
@@ -415,6 +511,40 @@ static gc_run_fn matmul_pick(gc_dtype t)
 	default:
 		return NULL;
 	}
+}
+
+/* The _gc_bias and _gc_activation a pass fused into the MatMul. */
+static int matmul_epilogue_init(gc_kctx *k, const gc_node *n, gc_dtype dtype, int64_t nn,
+				matmul_state *st)
+{
+	const gc_attr *bias = gc_attr_find(n, "_gc_bias");
+	if (bias) {
+		const gc_tensor *t = gc_attr_t(k, "_gc_bias");
+		if (gc_kok(k))
+			return gc_kok(k);
+		char s1[128];
+		if (dtype != GC_DTYPE_FLOAT && dtype != GC_DTYPE_DOUBLE)
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "attribute _gc_bias (a fused bias) on a %s MatMul: only "
+				       "float32 and float64 take one",
+				       gc_dtype_name(dtype));
+		if (!t || t->dtype != dtype || t->rank != 1 || t->dims[0] != nn || !t->data)
+			return gc_kerr(k, GC_EINVAL,
+				       "attribute _gc_bias (a fused bias) must be a %s tensor of "
+				       "shape [%" PRId64 "], not %s %s",
+				       gc_dtype_name(dtype), nn, t ? gc_dtype_name(t->dtype) : "absent",
+				       t ? gc_shape_str(t->dims, t->rank, s1, sizeof s1) : "");
+		st->bias = t->data;
+	}
+	if (gc_nn_act_init(k, dtype, &st->act))
+		return gc_kok(k);
+	if (st->act.kind != GC_NN_ACT_NONE && dtype != GC_DTYPE_FLOAT &&
+	    dtype != GC_DTYPE_DOUBLE && !gc_nn_is_half(dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "a fused activation (attribute _gc_activation) on a %s MatMul: only "
+			       "float types take one",
+			       gc_dtype_name(dtype));
+	return 0;
 }
 
 int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -481,6 +611,8 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	if (b->rank >= 2)
 		dims[rank++] = nn;
 	gc_set_shape(out[0], a->dtype, rank, dims);
+	if (matmul_epilogue_init(k, n, a->dtype, nn, st))
+		return gc_kok(k);
 	if (needs_blas(a->dtype)) {
 		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
 		    fits_int(k, "K", ka) || need_blas(k))

@@ -68,7 +68,16 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 				 : !strcmp(a, "--ops")				     ? OPT_OPS
 				 : !strcmp(a, "--shape")			     ? OPT_SHAPE
 				 : !strcmp(a, "--no-fold")			     ? OPT_NO_FOLD
-										     : 0;
+				 : !strcmp(a, "-o") || !strcmp(a, "--output")	     ? OPT_OUT
+				 : !strcmp(a, "--allow-changed-kernels")	     ? OPT_ALLOW_CHANGED
+				 : !strcmp(a, "--trace") || !strcmp(a, "--dump-dir") ||
+						 !strcmp(a, "--check-nan") || !strcmp(a, "--guard") ||
+						 !strcmp(a, "--profile") ||
+						 !strcmp(a, "--break-before") ||
+						 !strcmp(a, "--timeout") ||
+						 !strcmp(a, "--compare-flavours")
+					 ? OPT_DEBUG
+					 : 0;
 		if (!which) {
 			if (a[0] == '-' && a[1])
 				return cli_usage("%s: unknown option '%s'", cmd, a);
@@ -79,8 +88,17 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 		}
 		if (!(allowed & which))
 			return cli_usage("%s: option '%s' does not apply to this command", cmd, a);
-		if (which == OPT_NO_FOLD) {
-			o->no_fold = true;
+		if (which == OPT_NO_FOLD || which == OPT_ALLOW_CHANGED) {
+			*(which == OPT_NO_FOLD ? &o->no_fold : &o->allow_changed) = true;
+			continue;
+		}
+		if (which == OPT_DEBUG && (!strcmp(a, "--trace") || !strcmp(a, "--check-nan") ||
+					   !strcmp(a, "--guard") || !strcmp(a, "--compare-flavours"))) {
+			bool *flag = !strcmp(a, "--trace")	   ? &o->trace
+				     : !strcmp(a, "--check-nan") ? &o->check_nan
+				     : !strcmp(a, "--guard")	   ? &o->guard
+								   : &o->compare_flavours;
+			*flag = true;
 			continue;
 		}
 		if (!val)
@@ -119,6 +137,26 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 				o->repeat = (int)v;
 			break;
 		}
+		case OPT_OUT:
+			o->out = val;
+			break;
+		case OPT_DEBUG:
+			if (!strcmp(a, "--dump-dir")) {
+				o->dump_dir = val;
+			} else if (!strcmp(a, "--profile")) {
+				o->profile = val;
+			} else if (!strcmp(a, "--break-before")) {
+				o->break_before = val;
+			} else { /* --timeout */
+				char *end;
+				double v = strtod(val, &end);
+				if (*end || !(v > 0) || v > 1e6)
+					return cli_usage("--timeout needs a positive number of seconds, "
+							 "not '%s'",
+							 val);
+				o->timeout = v;
+			}
+			break;
 		case OPT_OPS:
 			if (o->n_ops == MAX_ARGS)
 				return cli_usage("too many --ops options");

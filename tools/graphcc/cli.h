@@ -27,6 +27,10 @@ enum {
 	OPT_OPS = 1 << 4,
 	OPT_SHAPE = 1 << 5,
 	OPT_NO_FOLD = 1 << 6,
+	OPT_OUT = 1 << 7,	    /* -o FILE */
+	OPT_ALLOW_CHANGED = 1 << 8, /* --allow-changed-kernels */
+	OPT_DEBUG = 1 << 9,	    /* --trace --dump-dir --check-nan --guard --profile
+				       --break-before --timeout --compare-flavours */
 };
 
 typedef struct cli_opts {
@@ -42,6 +46,11 @@ typedef struct cli_opts {
 	int repeat;
 	bool no_fold;
 	bool quiet;
+	const char *out;	   /* -o */
+	bool allow_changed;	   /* --allow-changed-kernels */
+	bool trace, check_nan, guard, compare_flavours;
+	const char *dump_dir, *profile, *break_before;
+	double timeout;
 } cli_opts;
 
 /* Prints "graphcc: <msg>" to stderr. */

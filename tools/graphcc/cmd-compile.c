@@ -27,7 +27,7 @@ int cli_print_bindings(const gc_program *p, FILE *out)
 int cmd_compile(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("compile", argc, argv, OPT_OPS | OPT_SHAPE | OPT_NO_FOLD, &o);
+	int rc = cli_parse("compile", argc, argv, OPT_OPS | OPT_SHAPE | OPT_NO_FOLD | OPT_OUT, &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };
@@ -49,6 +49,11 @@ int cmd_compile(int argc, char **argv)
 	printf("custom nodes:\n");
 	if (!cli_print_bindings(p, stdout))
 		printf("  (none)\n");
+	if (o.out) {
+		if (gc_program_save(p, o.out, &err))
+			goto fail;
+		printf("wrote %s\n", o.out);
+	}
 	rc = EXIT_OK;
 	goto out;
 fail:

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -27,12 +28,106 @@ static void print_tensor_line(const gc_graph *g, const char *name)
 	       t.rank < 0 ? "(unknown)" : gc_shape_str(t.dims, t.rank, shp, sizeof shp));
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void print_program_io(const gc_program *p)
+{
+	char shp[160];
+	printf("inputs:\n");
+	for (int i = 0; i < gc_program_num_inputs(p); i++) {
+		const char *name;
+		const gc_tensor *t = gc_program_input(p, i, &name);
+		printf("  %-24s %-8s %s\n", name, gc_dtype_name(t->dtype),
+		       gc_shape_str(t->dims, t->rank, shp, sizeof shp));
+	}
+	printf("outputs:\n");
+	for (int i = 0; i < gc_program_num_outputs(p); i++) {
+		const char *name;
+		const gc_tensor *t = gc_program_output(p, i, &name);
+		printf("  %-24s %-8s %s\n", name, gc_dtype_name(t->dtype),
+		       gc_shape_str(t->dims, t->rank, shp, sizeof shp));
+	}
+}
+
+static void print_memory(const gc_program *p)
+{
+	gc_program_stats st;
+	gc_program_get_stats(p, &st);
+	printf("memory: arena peak %.3f MiB, all activations %.3f MiB (%.0f%% reused), constants "
+	       "%.3f MiB\n",
+	       st.arena_bytes / 1048576.0, st.tensor_bytes / 1048576.0,
+	       st.tensor_bytes ? 100.0 * (1.0 - (double)st.arena_bytes / (double)st.tensor_bytes)
+			       : 0.0,
+	       st.constant_bytes / 1048576.0);
+}
+
+/* graphcc info on a compiled program (runtime only). */
+static int info_program(const cli_opts *o)
+{
+	gc_error err = { 0 };
+	gc_program *p = NULL;
+	gc_load_options lo = { .allow_changed_kernels = o->allow_changed };
+	double t0 = now_ms();
+	if (gc_program_load(o->model, &lo, &p, &err)) {
+		cli_error("%s", err.msg);
+		return cli_exit_for(err.code);
+	}
+	double t1 = now_ms();
+	gc_program_origin og;
+	gc_program_get_origin(p, &og);
+	printf("program: %s (.gcb format %u, written by graphcc %s), %.3f MiB, loaded in %.2f "
+	       "ms with the weights mapped\n",
+	       o->model, og.format_version, og.graphcc_version, og.file_bytes / 1048576.0,
+	       t1 - t0);
+	print_program_io(p);
+	int nn = gc_program_num_nodes(p);
+	printf("nodes: %d\n", nn);
+	op_count *hist = calloc((size_t)nn + 1, sizeof *hist);
+	int n_hist = 0;
+	for (int i = 0; hist && i < nn; i++) {
+		gc_node_desc d;
+		gc_program_node(p, i, &d);
+		int k = 0;
+		while (k < n_hist && (strcmp(hist[k].op_type, d.op_type) ||
+				      strcmp(hist[k].domain, d.domain)))
+			k++;
+		if (k == n_hist)
+			hist[n_hist++] = (op_count){ d.domain, d.op_type, 0 };
+		hist[k].count++;
+	}
+	if (hist)
+		qsort(hist, (size_t)n_hist, sizeof *hist, by_count);
+	for (int k = 0; k < n_hist; k++)
+		printf("  %6d  %s%s%s\n", hist[k].count, hist[k].domain,
+		       hist[k].domain[0] ? "::" : "", hist[k].op_type);
+	free(hist);
+	printf("custom nodes:\n");
+	if (!cli_print_bindings(p, stdout))
+		printf("  (none)\n");
+	printf("kernel libraries (SHA-256 checked at load):\n");
+	for (int i = 0; i < og.n_libraries; i++)
+		printf("  %s  %s\n", og.library_sha256[i], og.library_paths[i]);
+	if (!og.n_libraries)
+		printf("  (none)\n");
+	print_memory(p);
+	gc_program_free(p);
+	return EXIT_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE, &o);
+	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
 	if (rc)
 		return rc;
+	size_t ml = strlen(o.model);
+	if (gc_is_program_file(o.model) || (ml > 4 && !strcmp(o.model + ml - 4, ".gcb")))
+		return info_program(&o);
 	gc_error err = { 0 };
 	gc_graph *g = NULL;
 	gc_registry *reg = NULL;
@@ -112,12 +207,9 @@ int cmd_info(int argc, char **argv)
 		} else {
 			gc_program_stats st;
 			gc_program_get_stats(p, &st);
-			printf("compiled: %d nodes after folding, %d tensors\n", st.n_nodes,
-			       st.n_tensors);
-			printf("memory: arena peak %.3f MiB, all activations %.3f MiB, constants "
-			       "%.3f MiB\n",
-			       st.arena_bytes / 1048576.0, st.tensor_bytes / 1048576.0,
-			       st.constant_bytes / 1048576.0);
+			printf("compiled: %d nodes after passes and folding, %d tensors\n",
+			       st.n_nodes, st.n_tensors);
+			print_memory(p);
 			if (reg) {
 				printf("custom nodes:\n");
 				if (!cli_print_bindings(p, stdout))

@@ -56,12 +56,175 @@ static void safe_name(const char *name, char *out, size_t len)
 		snprintf(out, len, "output_%s", name[0] ? "dot" : "unnamed");
 }
 
+/* The inputs of a model: names and declared shapes, from the graph (ONNX)
+ * or the program (.gcb). */
+typedef struct model_inputs {
+	const gc_graph *g;
+	const gc_program *p;
+} model_inputs;
+
+static int num_inputs(const model_inputs *m)
+{
+	return m->g ? gc_graph_num_inputs(m->g) : gc_program_num_inputs(m->p);
+}
+
+static const char *input_name(const model_inputs *m, int k)
+{
+	const char *name = NULL;
+	if (m->g)
+		return gc_graph_input_name(m->g, k);
+	gc_program_input(m->p, k, &name);
+	return name;
+}
+
+static void input_info(const model_inputs *m, int k, gc_tensor *info)
+{
+	if (m->g)
+		gc_graph_tensor_info(m->g, input_name(m, k), info);
+	else
+		*info = *gc_program_input(m->p, k, NULL);
+}
+
+static bool has_default(const model_inputs *m, int k)
+{
+	return m->g && gc_graph_input_has_default(m->g, k);
+}
+
+/*
+ * Reads every --input file and says which model input it is (bound[i]);
+ * checks names, duplicates and that every input without a default is given.
+ */
+static int read_inputs(const cli_opts *o, const model_inputs *m, gc_tensor *files, int *bound,
+		       int *n_files, gc_error *err)
+{
+	int n_in = num_inputs(m);
+	if (o->n_inputs > n_in)
+		return gc_error_set(err, GC_EINVAL, "%s: %d inputs given, but the model has %d",
+				    o->model, o->n_inputs, n_in);
+	for (int i = 0; i < o->n_inputs; i++) {
+		const cli_input *ci = &o->inputs[i];
+		int idx = i;
+		if (ci->name) {
+			idx = -1;
+			for (int k = 0; k < n_in; k++)
+				if (!strcmp(input_name(m, k), ci->name))
+					idx = k;
+			if (idx < 0) {
+				char names[512] = "";
+				size_t at = 0;
+				for (int k = 0; k < n_in && at < sizeof names; k++)
+					at += (size_t)snprintf(names + at, sizeof names - at, "%s'%s'",
+							       k ? ", " : "", input_name(m, k));
+				return gc_error_set(err, GC_EINVAL,
+						    "--input %s=%s: the model %s has no input named "
+						    "'%s' (its inputs: %s)",
+						    ci->name, ci->path, o->model, ci->name, names);
+			}
+		}
+		for (int j = 0; j < i; j++)
+			if (bound[j] == idx)
+				return gc_error_set(err, GC_EINVAL,
+						    "input '%s' is given twice (%s and %s)",
+						    input_name(m, idx), o->inputs[j].path, ci->path);
+		bound[i] = idx;
+		if (cli_read_tensor(ci->path, &files[i], err))
+			return err->code;
+		*n_files = i + 1;
+	}
+	for (int k = 0; k < n_in; k++) {
+		bool given = has_default(m, k);
+		for (int i = 0; i < o->n_inputs; i++)
+			given |= bound[i] == k;
+		if (!given) {
+			gc_tensor info;
+			char shp[160];
+			input_info(m, k, &info);
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: no file given for input '%s' (%s, shape %s): add "
+					    "--input %s=FILE",
+					    o->model, input_name(m, k), gc_dtype_name(info.dtype),
+					    gc_shape_str(info.dims, info.rank, shp, sizeof shp),
+					    input_name(m, k));
+		}
+	}
+	return 0;
+}
+
+/* ONNX: inputs given by file replace initializer defaults, and dynamic dims
+ * take their sizes from the files; then compile. */
+static int compile_onnx(cli_opts *o, gc_graph *g, const gc_registry *reg, const gc_tensor *files,
+			const int *bound, gc_program **p, gc_error *err)
+{
+	for (int i = 0; i < o->n_inputs; i++) {
+		const char *iname = gc_graph_input_name(g, bound[i]);
+		if (gc_graph_input_has_default(g, bound[i]) && gc_graph_drop_default(g, iname, err))
+			return err->code;
+		gc_tensor info;
+		gc_graph_tensor_info(g, iname, &info);
+		bool dynamic = false, explicit = false;
+		for (int d = 0; d < info.rank; d++)
+			dynamic |= info.dims[d] < 0;
+		for (int k = 0; k < o->n_shapes; k++)
+			explicit |= !strcmp(o->shapes[k].name, iname);
+		if (dynamic && !explicit && info.rank == files[i].rank && o->n_shapes < MAX_ARGS) {
+			gc_shape_override *so = &o->shapes[o->n_shapes++];
+			so->name = iname;
+			so->rank = files[i].rank;
+			memcpy(so->dims, files[i].dims, sizeof so->dims);
+		}
+	}
+	gc_compile_options copt = { .shapes = o->shapes, .n_shapes = o->n_shapes,
+				    .no_fold = o->no_fold, .registry = reg };
+	return gc_compile(g, &copt, p, err);
+}
+
+static int write_outputs(const cli_opts *o, const gc_program *p, const gc_session *s,
+			 gc_error *err)
+{
+	if (!o->output_dir)
+		return 0;
+	if (mkdir_p(o->output_dir, err))
+		return err->code;
+	for (int i = 0; i < gc_program_num_outputs(p); i++) {
+		const char *name;
+		gc_program_output(p, i, &name);
+		char fname[256], path[4096];
+		safe_name(name, fname, sizeof fname);
+		snprintf(path, sizeof path, "%s/%s.npy", o->output_dir, fname);
+		if (gc_npy_write(path, gc_session_output(s, i), err))
+			return err->code;
+	}
+	return 0;
+}
+
+static int run_timed(const cli_opts *o, gc_session *s, gc_error *err)
+{
+	double *times = calloc((size_t)o->repeat, sizeof *times);
+	if (!times)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	for (int r = 0; r < o->repeat; r++) {
+		double t0 = now_ms();
+		if (gc_session_run(s, err)) {
+			free(times);
+			return err->code;
+		}
+		times[r] = now_ms() - t0;
+	}
+	if (o->repeat > 1) {
+		qsort(times, (size_t)o->repeat, sizeof *times, cmp_double);
+		fprintf(stderr, "graphcc: %d runs: median %.3f ms, min %.3f ms, max %.3f ms\n",
+			o->repeat, times[o->repeat / 2], times[0], times[o->repeat - 1]);
+	}
+	free(times);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	cli_opts o;
 	int rc = cli_parse("run", argc, argv,
 			   OPT_INPUT | OPT_OUTPUT_DIR | OPT_THREADS | OPT_REPEAT | OPT_OPS | OPT_SHAPE |
-				   OPT_NO_FOLD,
+				   OPT_NO_FOLD | OPT_ALLOW_CHANGED | OPT_DEBUG,
 			   &o);
 	if (rc)
 		return rc;
@@ -71,137 +234,48 @@ int cmd_run(int argc, char **argv)
 	gc_program *p = NULL;
 	gc_session *s = NULL;
 	gc_tensor files[MAX_ARGS];
-	int bound[MAX_ARGS]; /* graph input index of each --input */
+	int bound[MAX_ARGS]; /* model input index of each --input */
 	memset(files, 0, sizeof files);
 	int n_files = 0;
+	size_t ml = strlen(o.model);
+	bool gcb = gc_is_program_file(o.model) || (ml > 4 && !strcmp(o.model + ml - 4, ".gcb"));
 
-	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err))
-		goto fail;
-	int n_in = gc_graph_num_inputs(g);
-	if (o.n_inputs > n_in) {
-		err.code = GC_EINVAL;
-		snprintf(err.msg, sizeof err.msg, "%s: %d inputs given, but the model has %d",
-			 o.model, o.n_inputs, n_in);
-		goto fail;
-	}
-	for (int i = 0; i < o.n_inputs; i++) {
-		const cli_input *ci = &o.inputs[i];
-		int idx = i;
-		if (ci->name) {
-			idx = -1;
-			for (int k = 0; k < n_in; k++)
-				if (!strcmp(gc_graph_input_name(g, k), ci->name))
-					idx = k;
-			if (idx < 0) {
-				char names[512] = "";
-				size_t at = 0;
-				for (int k = 0; k < n_in && at < sizeof names; k++)
-					at += (size_t)snprintf(names + at, sizeof names - at, "%s'%s'",
-							       k ? ", " : "", gc_graph_input_name(g, k));
-				err.code = GC_EINVAL;
-				snprintf(err.msg, sizeof err.msg,
-					 "--input %s=%s: the model %s has no input named '%s' (its "
-					 "inputs: %s)",
-					 ci->name, ci->path, o.model, ci->name, names);
-				goto fail;
-			}
-		}
-		for (int j = 0; j < i; j++)
-			if (bound[j] == idx) {
-				err.code = GC_EINVAL;
-				snprintf(err.msg, sizeof err.msg, "input '%s' is given twice (%s and %s)",
-					 gc_graph_input_name(g, idx), o.inputs[j].path, ci->path);
-				goto fail;
-			}
-		bound[i] = idx;
-		if (gc_graph_input_has_default(g, idx) &&
-		    gc_graph_drop_default(g, gc_graph_input_name(g, idx), &err))
+	if (gcb) {
+		/* A compiled program runs through the runtime alone. */
+		if (o.n_shapes || o.no_fold)
+			return cli_usage("run: --shape and --no-fold apply when compiling; %s is "
+					 "already compiled",
+					 o.model);
+		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
+		model_inputs m = { 0 };
+		if (gc_program_load(o.model, &lo, &p, &err))
 			goto fail;
-		if (cli_read_tensor(ci->path, &files[i], &err))
+		m.p = p;
+		if (read_inputs(&o, &m, files, bound, &n_files, &err))
 			goto fail;
-		n_files = i + 1;
-		/* A dynamic dim takes its size from the file. */
-		gc_tensor info;
-		const char *iname = gc_graph_input_name(g, idx);
-		gc_graph_tensor_info(g, iname, &info);
-		bool dynamic = false, explicit = false;
-		for (int d = 0; d < info.rank; d++)
-			dynamic |= info.dims[d] < 0;
-		for (int k = 0; k < o.n_shapes; k++)
-			explicit |= !strcmp(o.shapes[k].name, iname);
-		if (dynamic && !explicit && info.rank == files[i].rank && o.n_shapes < MAX_ARGS) {
-			gc_shape_override *so = &o.shapes[o.n_shapes++];
-			so->name = iname;
-			so->rank = files[i].rank;
-			memcpy(so->dims, files[i].dims, sizeof so->dims);
-		}
-	}
-	for (int k = 0; k < n_in; k++) {
-		bool given = gc_graph_input_has_default(g, k);
-		for (int i = 0; i < o.n_inputs; i++)
-			given |= bound[i] == k;
-		if (!given) {
-			gc_tensor info;
-			char shp[160];
-			gc_graph_tensor_info(g, gc_graph_input_name(g, k), &info);
-			err.code = GC_EINVAL;
-			snprintf(err.msg, sizeof err.msg,
-				 "%s: no file given for input '%s' (%s, shape %s): add --input %s=FILE",
-				 o.model, gc_graph_input_name(g, k), gc_dtype_name(info.dtype),
-				 gc_shape_str(info.dims, info.rank, shp, sizeof shp),
-				 gc_graph_input_name(g, k));
+	} else {
+		model_inputs m = { 0 };
+		if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err))
 			goto fail;
-		}
+		m.g = g;
+		if (read_inputs(&o, &m, files, bound, &n_files, &err) ||
+		    compile_onnx(&o, g, reg, files, bound, &p, &err))
+			goto fail;
 	}
-	gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
-				    .no_fold = o.no_fold, .registry = reg };
-	if (gc_compile(g, &copt, &p, &err))
-		goto fail;
 	gc_session_options sopt = { .threads = o.threads };
 	if (gc_session_new(p, &sopt, &s, &err))
 		goto fail;
 	for (int i = 0; i < o.n_inputs; i++) {
-		int pi = gc_program_find_input(p, gc_graph_input_name(g, bound[i]));
+		int pi = gcb ? bound[i] : gc_program_find_input(p, gc_graph_input_name(g, bound[i]));
 		if (pi < 0)
-			continue;
+			continue; /* an input nothing reads */
 		if (gc_session_set_input(s, pi, &files[i], &err)) {
 			gc_error_prefix(&err, "%s", o.inputs[i].path);
 			goto fail;
 		}
 	}
-	double *times = calloc((size_t)o.repeat, sizeof *times);
-	if (!times) {
-		err.code = GC_ENOMEM;
-		snprintf(err.msg, sizeof err.msg, "out of memory");
+	if (run_timed(&o, s, &err) || write_outputs(&o, p, s, &err))
 		goto fail;
-	}
-	for (int r = 0; r < o.repeat; r++) {
-		double t0 = now_ms();
-		if (gc_session_run(s, &err)) {
-			free(times);
-			goto fail;
-		}
-		times[r] = now_ms() - t0;
-	}
-	if (o.repeat > 1) {
-		qsort(times, (size_t)o.repeat, sizeof *times, cmp_double);
-		fprintf(stderr, "graphcc: %d runs: median %.3f ms, min %.3f ms, max %.3f ms\n",
-			o.repeat, times[o.repeat / 2], times[0], times[o.repeat - 1]);
-	}
-	free(times);
-	if (o.output_dir) {
-		if (mkdir_p(o.output_dir, &err))
-			goto fail;
-		for (int i = 0; i < gc_program_num_outputs(p); i++) {
-			const char *name;
-			gc_program_output(p, i, &name);
-			char fname[256], path[4096];
-			safe_name(name, fname, sizeof fname);
-			snprintf(path, sizeof path, "%s/%s.npy", o.output_dir, fname);
-			if (gc_npy_write(path, gc_session_output(s, i), &err))
-				goto fail;
-		}
-	}
 	rc = EXIT_OK;
 	goto out;
 fail:

@@ -1,0 +1,690 @@
+/*
+ * Cross-checking the flavours of custom operations (graphcc run
+ * --compare-flavours), and reading a node's tensors from the graph IR (for
+ * graphcc dot when a model does not compile).
+ *
+ * gc_flavours_compare runs the session once more, node by node, as
+ * gc_session_run does. Just before each custom node it takes the node's
+ * inputs as they are at that point of the run, copies them, and calls every
+ * implementation of the node's operation for the node's backend on the
+ * copies: its own kernel, scratch (from the implementation's scratch
+ * function or scratchBytes) and per-node state (init/destroy), each into
+ * outputs of its own. Then it compares every pair of flavours element by
+ * element and runs the node itself, so the session ends as a plain run
+ * would leave it.
+ *
+ * The implementations come from the registry that bound the program (the
+ * operation found by (domain, type, opset)); without one, or when the
+ * registry's operation comes from another manifest, from the manifest the
+ * binding records, loaded again.
+ *
+ * Verify is per operation, not per implementation, in a manifest: it
+ * accepted the node when the program was bound, so every implementation of
+ * the operation for the backend is tried. One that cannot serve the node
+ * says so through its status (graphcc interface: kernel, init or scratch
+ * function): it has declined the node, which is reported with its reason
+ * and is not an error (the demo's scaledSwishPlanesF32 declines 2-D
+ * inputs). A flavour fails -- an error -- when its library or symbols do
+ * not resolve, or when its kernel writes into its inputs (each flavour gets
+ * copies, checked after the call).
+ */
+#include <graphcc/customop.h>
+#include <graphcc/graphcc.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/alloc.h"
+#include "../runtime/custom.h"
+#include "../runtime/program-impl.h"
+#include "../runtime/session-impl.h"
+#include "graph-impl.h"
+#include "package-impl.h"
+
+/* ------------------------------------------------------------ the graph IR */
+
+const char *gc_graph_node_io(const gc_graph *g, int i, int is_output, int t, int *is_constant)
+{
+	if (is_constant)
+		*is_constant = 0;
+	if (!g || i < 0 || i >= g->n_nodes)
+		return NULL;
+	const gc_irnode *n = &g->nodes[i];
+	int count = is_output ? n->n_out : n->n_in;
+	if (t < 0 || t >= count)
+		return NULL;
+	int32_t v = is_output ? n->out[t] : n->in[t];
+	if (v < 0 || v >= g->n_values)
+		return "";
+	if (is_constant)
+		*is_constant = g->values[v].constant != NULL;
+	return g->values[v].name;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+static double half_to_double(uint16_t h)
+{
+	int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+	double v;
+	if (exp == 0)
+		v = ldexp(man, -24);
+	else if (exp == 31)
+		v = man ? NAN : INFINITY;
+	else
+		v = ldexp(man | 0x400, exp - 25);
+	return sign ? -v : v;
+}
+
+static double bf16_to_double(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* Element i of a tensor of type dt, as a double. */
+static double element(const void *data, gc_dtype dt, int64_t i)
+{
+	switch (dt) {
+	case GC_DTYPE_FLOAT:
+		return ((const float *)data)[i];
+	case GC_DTYPE_DOUBLE:
+		return ((const double *)data)[i];
+	case GC_DTYPE_FLOAT16:
+		return half_to_double(((const uint16_t *)data)[i]);
+	case GC_DTYPE_BFLOAT16:
+		return bf16_to_double(((const uint16_t *)data)[i]);
+	case GC_DTYPE_INT8:
+		return ((const int8_t *)data)[i];
+	case GC_DTYPE_UINT8:
+	case GC_DTYPE_BOOL:
+		return ((const uint8_t *)data)[i];
+	case GC_DTYPE_INT16:
+		return ((const int16_t *)data)[i];
+	case GC_DTYPE_UINT16:
+		return ((const uint16_t *)data)[i];
+	case GC_DTYPE_INT32:
+		return ((const int32_t *)data)[i];
+	case GC_DTYPE_UINT32:
+		return ((const uint32_t *)data)[i];
+	case GC_DTYPE_INT64:
+		return (double)((const int64_t *)data)[i];
+	case GC_DTYPE_UINT64:
+		return (double)((const uint64_t *)data)[i];
+	default:
+		return 0;
+	}
+}
+
+/* |a - b| and |a - b| / max(|a|, |b|): 0 when both are equal (NaN and NaN,
+ * the same infinity), infinite when only one is NaN or they are different
+ * infinities. */
+static void difference(double a, double b, double *abs_diff, double *rel_diff)
+{
+	if (a == b || (isnan(a) && isnan(b))) {
+		*abs_diff = *rel_diff = 0;
+		return;
+	}
+	double d = fabs(a - b);
+	if (isnan(d) || isinf(d)) {
+		*abs_diff = *rel_diff = INFINITY;
+		return;
+	}
+	double m = fmax(fabs(a), fabs(b));
+	*abs_diff = d;
+	*rel_diff = d / m; /* m > 0: a != b */
+}
+
+/* "[1,2,3]" of flat index i in dims. */
+static void index_str(const gc_tensor *t, int64_t i, char *buf, size_t len)
+{
+	int64_t idx[GC_MAX_RANK];
+	for (int d = t->rank - 1; d >= 0; d--) {
+		int64_t n = t->dims[d] > 0 ? t->dims[d] : 1;
+		idx[d] = i % n;
+		i /= n;
+	}
+	size_t at = 0;
+	at += (size_t)snprintf(buf + at, len - at, "[");
+	for (int d = 0; d < t->rank && at < len; d++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, d ? "," : "", idx[d]);
+	if (at < len)
+		snprintf(buf + at, len - at, "]");
+}
+
+/* ------------------------------------------------------------ flavours */
+
+/* One implementation run on one node. */
+typedef struct flavour {
+	const gc_impl_spec *im;
+	void **outs;	/* one buffer per output */
+	bool ran;	/* its outputs are valid */
+	bool declined;	/* returned a failure status: not for this node */
+} flavour;
+
+/* Packages loaded from a binding's manifest (no registry, or the registry
+ * does not hold that manifest's operation). */
+typedef struct pkg_cache {
+	gc_package **pkgs;
+	int32_t n;
+} pkg_cache;
+
+static void cache_free(pkg_cache *pc)
+{
+	for (int32_t i = 0; i < pc->n; i++)
+		gc_package_free(pc->pkgs[i]);
+	gc_free(pc->pkgs);
+	pc->pkgs = NULL;
+	pc->n = 0;
+}
+
+static const gc_op_spec *find_in_package(const gc_package *pkg, const gc_custom *c,
+					 int64_t opset)
+{
+	const gc_op_spec *best = NULL;
+	for (int32_t j = 0; j < pkg->n_ops; j++) {
+		const gc_op_spec *op = &pkg->ops[j];
+		if (strcmp(op->domain, c->domain) || strcmp(op->type, c->op_type))
+			continue;
+		if (op->version >= 0 && op->version > opset)
+			continue;
+		if (!best || op->version > best->version)
+			best = op;
+	}
+	return best;
+}
+
+/* The operation a custom node was bound to: from reg when it holds the
+ * binding's manifest, else from that manifest loaded again. */
+static const gc_op_spec *find_op(const gc_registry *reg, pkg_cache *pc, const gc_node *n,
+				 gc_error *err)
+{
+	const gc_custom *c = n->custom;
+	const int64_t versions[2] = { n->opset, -1 };
+	for (int k = 0; reg && k < 2; k++) {
+		const gc_op_spec *op = gc_registry_find(reg, c->domain, c->op_type, versions[k]);
+		if (op && !strcmp(op->file, c->manifest))
+			return op;
+	}
+	for (int32_t i = 0; i < pc->n; i++)
+		if (!strcmp(pc->pkgs[i]->path, c->manifest))
+			return find_in_package(pc->pkgs[i], c, n->opset);
+	gc_package *pkg = NULL;
+	gc_package **grown = gc_realloc(pc->pkgs, ((size_t)pc->n + 1) * sizeof *grown);
+	if (!grown)
+		return gc_error_set(err, GC_ENOMEM, "out of memory"), NULL;
+	pc->pkgs = grown;
+	if (gc_manifest_parse(c->manifest, &pkg, NULL, NULL, err) ||
+	    gc_package_load_libraries(pkg, err)) {
+		gc_package_free(pkg);
+		gc_error_prefix(err, "loading the package of node '%s' again", n->name);
+		return NULL;
+	}
+	pc->pkgs[pc->n++] = pkg;
+	const gc_op_spec *op = find_in_package(pkg, c, n->opset);
+	if (!op)
+		gc_error_set(err, GC_EINVAL, "%s no longer provides %s::%s (node '%s')", c->manifest,
+			     c->domain, c->op_type, n->name);
+	return op;
+}
+
+static void view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, void *data,
+		 int32_t max_dims)
+{
+	memset(v, 0, sizeof *v);
+	v->scale = 1.0f;
+	v->maxDims = max_dims;
+	v->dims = dims;
+	if (!t) {
+		v->dtype = DTCustomOpDataTypeCount;
+		return;
+	}
+	v->data = data;
+	v->rank = t->rank;
+	v->dtype = gc_custom_dtype(t->dtype);
+	for (int i = 0; i < t->rank; i++)
+		dims[i] = t->dims[i];
+	v->numel = gc_tensor_numel(t);
+}
+
+typedef struct node_run {
+	const gc_program *p;
+	const gc_node *n;
+	const gc_custom *c;
+	gc_tensor **io;		/* the session's views: inputs then outputs */
+	void **in_copy;		/* private copies of the inputs (NULL: absent) */
+	size_t *in_bytes;
+	CustomOpIOTensor *views; /* inputs then outputs */
+	int64_t *dims;
+	int threads;
+	FILE *report;
+	gc_error *err;
+	int failed, declined;
+} node_run;
+
+static int flavour_fail(node_run *r, const flavour *f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int flavour_fail(node_run *r, const flavour *f, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	r->failed++;
+	if (r->report)
+		fprintf(r->report, "  flavour '%s' FAILED: %s\n", f->im->type, msg);
+	gc_error_set(r->err, GC_EKERNEL,
+		     "--compare-flavours: node '%s' (%s::%s): flavour '%s' (library %s, symbol %s) "
+		     "failed: %s",
+		     r->n->name, r->c->domain, r->c->op_type, f->im->type, f->im->impl,
+		     f->im->symbol, msg);
+	return -1;
+}
+
+static int flavour_decline(node_run *r, flavour *f, const char *what, const char *why)
+{
+	r->declined++;
+	f->declined = true;
+	if (r->report)
+		fprintf(r->report, "  flavour '%s' declined the node (%s returned a failure status): %s\n",
+			f->im->type, what, why[0] ? why : "it gave no reason (ctx->set_error)");
+	return 0;
+}
+
+/* Whether input i is a constant (an initializer or a folded value). */
+static bool input_constant(const node_run *r, int i)
+{
+	int32_t t = r->n->in[i];
+	return t >= 0 && r->p->tensors[t].storage == GC_STORAGE_CONST;
+}
+
+/* Fills the views: inputs from the private copies (data NULL for the
+ * non-constant ones when `init_only`), outputs from f's buffers (NULL when
+ * init_only). */
+static void fill_views(node_run *r, const flavour *f, bool init_only)
+{
+	const gc_node *n = r->n;
+	for (int i = 0; i < n->n_in; i++) {
+		void *data = r->in_copy[i];
+		if (init_only && !input_constant(r, i))
+			data = NULL;
+		view(&r->views[i], r->dims + (size_t)i * GC_MAX_RANK, r->io[i], data,
+		     r->c->in_max_dims[i]);
+	}
+	for (int i = 0; i < n->n_out; i++)
+		view(&r->views[n->n_in + i], r->dims + (size_t)(n->n_in + i) * GC_MAX_RANK,
+		     r->io[n->n_in + i], init_only ? NULL : f->outs[i], r->c->out_max_dims[i]);
+}
+
+static void *aligned_buf(size_t bytes)
+{
+	size_t size = (bytes + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, size ? size : 64);
+	if (p)
+		memset(p, 0, size ? size : 64);
+	return p;
+}
+
+/* Runs flavour f on the node's private inputs. 0, or -1 (reported). */
+static int run_flavour(node_run *r, flavour *f)
+{
+	const gc_node *n = r->n;
+	const gc_custom *c = r->c;
+	const gc_impl_spec *im = f->im;
+	gc_error e = { 0 };
+	gc_fnptr kernel = gc_dynlib_fn(im->lib, im->symbol, &e);
+	if (!kernel)
+		return flavour_fail(r, f, "%s", e.msg);
+	bool graphcc = im->graphcc_iface;
+	if (!graphcc && (im->init || im->destroy || im->scratch || im->scratch_bytes))
+		return flavour_fail(r, f, "library %s is written to the seed interface, but the "
+					  "implementation needs init/destroy/scratch",
+				    im->impl);
+	GcOpContext ctx;
+	gc_custom_host host;
+	/* scratch */
+	uint64_t scratch_bytes = im->has_scratch_bytes ? im->scratch_bytes : 0;
+	if (im->scratch) {
+		gcOpScratch_t fn = (gcOpScratch_t)gc_dynlib_fn(im->lib, im->scratch, &e);
+		if (!fn)
+			return flavour_fail(r, f, "%s", e.msg);
+		fill_views(r, f, false);
+		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
+				   c->backend, im->type, im->config);
+		uint64_t bytes = 0;
+		if (fn(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out, c->params,
+		       c->n_params, &bytes) != GC_STATUS_OK)
+			return flavour_decline(r, f, "its scratch function", host.msg);
+		if (bytes > (uint64_t)1 << 40)
+			return flavour_fail(r, f, "scratch function %s asks for %" PRIu64 " bytes",
+					    im->scratch, bytes);
+		scratch_bytes = bytes;
+	}
+	void *scratch = NULL;
+	if (scratch_bytes && !(scratch = aligned_buf((size_t)scratch_bytes)))
+		return flavour_fail(r, f, "out of memory for %" PRIu64 " bytes of scratch",
+				    scratch_bytes);
+	/* per-node state */
+	void *state = NULL;
+	bool initialised = false;
+	gcOpDestroy_t destroy = NULL;
+	int rc = 0;
+	if (im->destroy && !(destroy = (gcOpDestroy_t)gc_dynlib_fn(im->lib, im->destroy, &e))) {
+		rc = flavour_fail(r, f, "%s", e.msg);
+		goto out;
+	}
+	if (im->init) {
+		gcOpInit_t init = (gcOpInit_t)gc_dynlib_fn(im->lib, im->init, &e);
+		if (!init) {
+			rc = flavour_fail(r, f, "%s", e.msg);
+			goto out;
+		}
+		fill_views(r, f, true);
+		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
+				   c->backend, im->type, im->config);
+		ctx.num_threads = r->threads;
+		GcStatus st = init(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out, c->params,
+				   c->n_params);
+		state = ctx.state;
+		if (st != GC_STATUS_OK) {
+			rc = flavour_decline(r, f, "its init", host.msg);
+			goto out;
+		}
+		initialised = true;
+	}
+	/* the kernel */
+	fill_views(r, f, false);
+	GcStatus st = GC_STATUS_OK;
+	if (graphcc) {
+		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
+				   c->backend, im->type, im->config);
+		ctx.state = state;
+		ctx.num_threads = r->threads;
+		ctx.scratch = scratch;
+		ctx.scratch_bytes = scratch ? scratch_bytes : 0;
+		st = ((gcOpKernel_t)kernel)(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out,
+					    c->params, c->n_params);
+	} else {
+		((customOpInterpreterKernel_t)kernel)(r->views, n->n_in, r->views + n->n_in,
+						      n->n_out, c->params, c->n_params);
+	}
+	/* Inputs must not be written (even by a kernel that then gives up):
+	 * the copies must still match the session's tensors. */
+	for (int i = 0; i < n->n_in; i++) {
+		if (!r->in_copy[i] || !memcmp(r->in_copy[i], r->io[i]->data, r->in_bytes[i]))
+			continue;
+		const unsigned char *a = r->in_copy[i], *b = r->io[i]->data;
+		size_t at = 0;
+		while (a[at] == b[at])
+			at++;
+		memcpy(r->in_copy[i], r->io[i]->data, r->in_bytes[i]);
+		rc = flavour_fail(r, f,
+				  "kernel '%s' wrote into its input %d ('%s'), first at byte %zu of %zu",
+				  im->symbol, i, r->p->tensors[n->in[i]].name, at, r->in_bytes[i]);
+		goto out;
+	}
+	if (st != GC_STATUS_OK) {
+		rc = flavour_decline(r, f, "its kernel", host.msg);
+		goto out;
+	}
+	f->ran = true;
+out:
+	if (initialised && destroy) {
+		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
+				   c->backend, im->type, im->config);
+		ctx.state = state;
+		destroy(&ctx);
+	}
+	free(scratch);
+	return rc;
+}
+
+/* The difference between two flavours' outputs. */
+typedef struct pair_diff {
+	double max_abs, max_rel;
+	int out_abs;	   /* output of the largest absolute difference */
+	int64_t at_abs;	   /* its element */
+	double a, b;	   /* the two values there */
+} pair_diff;
+
+static void compare_pair(const node_run *r, const flavour *fa, const flavour *fb, pair_diff *d)
+{
+	memset(d, 0, sizeof *d);
+	d->at_abs = -1;
+	for (int o = 0; o < r->n->n_out; o++) {
+		const gc_tensor *t = r->io[r->n->n_in + o];
+		if (!t)
+			continue;
+		int64_t numel = gc_tensor_numel(t);
+		for (int64_t i = 0; i < numel; i++) {
+			double a = element(fa->outs[o], t->dtype, i);
+			double b = element(fb->outs[o], t->dtype, i);
+			double ad, rd;
+			difference(a, b, &ad, &rd);
+			if (ad > d->max_abs || d->at_abs < 0) {
+				d->max_abs = ad;
+				d->out_abs = o;
+				d->at_abs = i;
+				d->a = a;
+				d->b = b;
+			}
+			if (rd > d->max_rel)
+				d->max_rel = rd;
+		}
+	}
+}
+
+static const char *out_name(const node_run *r, int o)
+{
+	int32_t t = r->n->out[o];
+	return t >= 0 ? r->p->tensors[t].name : "?";
+}
+
+/* Compares every flavour of custom node i on its inputs as they are now. */
+static int compare_node(const gc_registry *reg, pkg_cache *pc, gc_session *s, int32_t i,
+			FILE *report, gc_flavours_summary *sum, gc_error *err)
+{
+	const gc_program *p = s->p;
+	const gc_node *n = &p->nodes[i];
+	const gc_custom *c = n->custom;
+	gc_error local = { 0 };
+	node_run r = { .p = p, .n = n, .c = c, .io = gc_session_node_io(s, i),
+		       .threads = s->threads, .report = report, .err = err };
+	flavour *fl = NULL;
+	int n_fl = 0, rc = 0;
+	if (sum)
+		sum->n_custom++;
+	if (report) {
+		fprintf(report, "compare-flavours: node '%s' (%s::%s), bound to flavour '%s'; inputs",
+			n->name, c->domain, c->op_type, c->flavour);
+		for (int k = 0; k < n->n_in; k++) {
+			char shp[160];
+			const gc_tensor *t = r.io[k];
+			if (t)
+				fprintf(report, "%s %s %s", k ? "," : "", gc_dtype_name(t->dtype),
+					gc_shape_str(t->dims, t->rank, shp, sizeof shp));
+			else
+				fprintf(report, "%s (absent)", k ? "," : "");
+		}
+		fputc('\n', report);
+	}
+	const gc_op_spec *op = find_op(reg, pc, n, &local);
+	if (!op) {
+		if (report)
+			fprintf(report, "  FAILED: %s\n", local.msg);
+		if (sum)
+			sum->n_failed++;
+		return gc_error_set(err, local.code ? local.code : GC_EINVAL,
+				    "--compare-flavours: %s", local.msg);
+	}
+	r.in_copy = gc_calloc((size_t)n->n_in + 1, sizeof *r.in_copy);
+	r.in_bytes = gc_calloc((size_t)n->n_in + 1, sizeof *r.in_bytes);
+	r.views = gc_calloc((size_t)(n->n_in + n->n_out) + 1, sizeof *r.views);
+	r.dims = gc_calloc((size_t)(n->n_in + n->n_out) * GC_MAX_RANK + 1, sizeof *r.dims);
+	fl = gc_calloc((size_t)op->n_impls + 1, sizeof *fl);
+	if (!r.in_copy || !r.in_bytes || !r.views || !r.dims || !fl) {
+		rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
+		goto out;
+	}
+	for (int k = 0; k < n->n_in; k++) {
+		const gc_tensor *t = r.io[k];
+		if (!t)
+			continue;
+		int64_t nb = gc_tensor_nbytes(t);
+		r.in_bytes[k] = nb > 0 ? (size_t)nb : 0;
+		if (!(r.in_copy[k] = aligned_buf(r.in_bytes[k]))) {
+			rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
+			goto out;
+		}
+		if (r.in_bytes[k])
+			memcpy(r.in_copy[k], t->data, r.in_bytes[k]);
+	}
+	for (int32_t j = 0; j < op->n_impls; j++) {
+		const gc_impl_spec *im = &op->impls[j];
+		if (im->skipped || strcmp(im->backend, c->backend) || !im->lib)
+			continue;
+		flavour *f = &fl[n_fl++];
+		f->im = im;
+		f->outs = gc_calloc((size_t)n->n_out + 1, sizeof *f->outs);
+		if (!f->outs) {
+			rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
+			goto out;
+		}
+		for (int o = 0; o < n->n_out; o++) {
+			const gc_tensor *t = r.io[n->n_in + o];
+			int64_t nb = t ? gc_tensor_nbytes(t) : 0;
+			if (!(f->outs[o] = aligned_buf(nb > 0 ? (size_t)nb : 0))) {
+				rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
+				goto out;
+			}
+		}
+	}
+	if (report) {
+		fprintf(report, "  %d %s flavour%s of operation '%s' (%s):", n_fl, c->backend,
+			n_fl == 1 ? "" : "s", op->name, op->file);
+		for (int a = 0; a < n_fl; a++)
+			fprintf(report, " %s", fl[a].im->type);
+		fputc('\n', report);
+	}
+	int n_ran = 0;
+	for (int a = 0; a < n_fl; a++) {
+		run_flavour(&r, &fl[a]);
+		n_ran += fl[a].ran;
+	}
+	pair_diff worst = { .at_abs = -1 };
+	int wa = -1, wb = -1;
+	for (int a = 0; a < n_fl; a++)
+		for (int b = a + 1; b < n_fl; b++) {
+			if (!fl[a].ran || !fl[b].ran)
+				continue;
+			pair_diff d;
+			compare_pair(&r, &fl[a], &fl[b], &d);
+			if (report)
+				fprintf(report, "  %s vs %s: max abs %.3g, max rel %.3g\n",
+					fl[a].im->type, fl[b].im->type, d.max_abs, d.max_rel);
+			if (wa < 0 || d.max_abs > worst.max_abs ||
+			    (d.max_abs == worst.max_abs && d.max_rel > worst.max_rel)) {
+				worst = d;
+				wa = a;
+				wb = b;
+			}
+		}
+	if (wa < 0) {
+		if (report)
+			fprintf(report, "  nothing to compare: %s\n",
+				n_ran ? "only one flavour ran on this node" : "no flavour ran");
+	} else {
+		const gc_tensor *t = r.io[n->n_in + worst.out_abs];
+		char idx[160] = "";
+		if (t && worst.at_abs >= 0)
+			index_str(t, worst.at_abs, idx, sizeof idx);
+		if (report)
+			fprintf(report,
+				"  worst pair: %s vs %s: max abs diff %.3g (output '%s'%s: %.9g vs "
+				"%.9g), max rel diff %.3g\n",
+				fl[wa].im->type, fl[wb].im->type, worst.max_abs, out_name(&r, worst.out_abs),
+				idx, worst.a, worst.b, worst.max_rel);
+		if (sum) {
+			sum->n_compared++;
+			if (sum->n_compared == 1 || worst.max_abs > sum->max_abs ||
+			    (worst.max_abs == sum->max_abs && worst.max_rel > sum->max_rel)) {
+				sum->max_abs = worst.max_abs;
+				sum->max_rel = worst.max_rel;
+				snprintf(sum->node, sizeof sum->node, "%s", n->name);
+				snprintf(sum->flavour_a, sizeof sum->flavour_a, "%s", fl[wa].im->type);
+				snprintf(sum->flavour_b, sizeof sum->flavour_b, "%s", fl[wb].im->type);
+			}
+		}
+	}
+	if (sum) {
+		sum->n_failed += r.failed;
+		sum->n_declined += r.declined;
+	}
+	if (r.failed)
+		rc = err && err->code ? err->code : GC_EKERNEL;
+out:
+	for (int a = 0; a < n_fl; a++) {
+		for (int o = 0; fl[a].outs && o < n->n_out; o++)
+			free(fl[a].outs[o]);
+		gc_free(fl[a].outs);
+	}
+	gc_free(fl);
+	for (int k = 0; r.in_copy && k < n->n_in; k++)
+		free(r.in_copy[k]);
+	gc_free(r.in_copy);
+	gc_free(r.in_bytes);
+	gc_free(r.views);
+	gc_free(r.dims);
+	return rc;
+}
+
+int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
+			gc_flavours_summary *sum, gc_error *err)
+{
+	const gc_program *p = s->p;
+	gc_error local = { 0 };
+	if (!err)
+		err = &local;
+	if (sum)
+		memset(sum, 0, sizeof *sum);
+	pkg_cache pc = { 0 };
+	gc_kctx k = { .err = err, .threads = s->threads };
+	gc_error cmp = { 0 }; /* the first flavour failure */
+	int rc = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		gc_node *n = &p->nodes[i];
+		gc_tensor **io = gc_session_node_io(s, i);
+		if (n->custom) {
+			int crc = compare_node(reg, &pc, s, i, report, sum, &cmp);
+			if (crc == GC_ENOMEM) {
+				*err = cmp;
+				rc = crc;
+				break;
+			}
+		}
+		k.node = n;
+		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+		rc = n->run(&k, n, io, io + n->n_in);
+		if (rc) {
+			if (!err->code)
+				gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
+			rc = err->code;
+			break;
+		}
+	}
+	cache_free(&pc);
+	if (!rc && cmp.code) {
+		*err = cmp;
+		rc = cmp.code;
+	}
+	return rc;
+}

@@ -1,0 +1,316 @@
+/* Writing compiled programs as .gcb files (format: runtime/gcb.h). */
+#include <graphcc/graphcc.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "../runtime/alloc.h"
+#include "../runtime/custom.h"
+#include "../runtime/fileio.h"
+#include "../runtime/gcb.h"
+#include "../runtime/program-impl.h"
+#include "../runtime/sha256.h"
+#include "strmap.h"
+
+typedef struct buf {
+	unsigned char *p;
+	size_t n, cap;
+	int oom;
+} buf;
+
+static void put(buf *b, const void *src, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->n + n)
+			cap *= 2;
+		unsigned char *p = gc_realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->n, src, n);
+	b->n += n;
+}
+
+/* The host is little-endian (x86-64, aarch64): values are written as is. */
+static void u32(buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+static void i32(buf *b, int32_t v)
+{
+	put(b, &v, 4);
+}
+static void u64(buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+static void i64(buf *b, int64_t v)
+{
+	put(b, &v, 8);
+}
+static void bytes(buf *b, const void *p, uint64_t n)
+{
+	u64(b, n);
+	put(b, p, (size_t)n);
+}
+
+typedef struct writer {
+	buf strings, rec;
+	gc_strmap map; /* string -> offset */
+	gc_error *err;
+} writer;
+
+static void str(writer *w, const char *s)
+{
+	if (!s) {
+		u32(&w->rec, GCB_NO_STRING);
+		return;
+	}
+	int32_t off = gc_strmap_get(&w->map, s);
+	if (off < 0) {
+		off = (int32_t)w->strings.n;
+		put(&w->strings, s, strlen(s) + 1);
+		/* s lives in the program, which outlives the writer */
+		if (!w->strings.oom && gc_strmap_put(&w->map, s, off))
+			w->strings.oom = 1;
+	}
+	u32(&w->rec, (uint32_t)off);
+}
+
+static int tensor_record(writer *w, const gc_tensor *t)
+{
+	u32(&w->rec, (uint32_t)t->dtype);
+	i32(&w->rec, t->rank);
+	for (int i = 0; i < t->rank; i++)
+		i64(&w->rec, t->dims[i]);
+	int64_t n = gc_tensor_numel(t);
+	if (t->dtype == GC_DTYPE_STRING) {
+		for (int64_t i = 0; i < n; i++) {
+			const char *s = ((char *const *)t->data)[i];
+			bytes(&w->rec, s, strlen(s));
+		}
+		return 0;
+	}
+	bytes(&w->rec, t->data, (uint64_t)gc_tensor_nbytes(t));
+	return 0;
+}
+
+static int attr_record(writer *w, const gc_node *n, const gc_attr *a)
+{
+	str(w, a->name);
+	u32(&w->rec, (uint32_t)a->type);
+	i64(&w->rec, a->n);
+	switch (a->type) {
+	case GC_ATTR_FLOAT:
+		put(&w->rec, &a->v.f, 4);
+		return 0;
+	case GC_ATTR_INT:
+		i64(&w->rec, a->v.i);
+		return 0;
+	case GC_ATTR_STRING:
+		bytes(&w->rec, a->v.s, (uint64_t)a->n);
+		return 0;
+	case GC_ATTR_INTS:
+		put(&w->rec, a->v.ints, (size_t)a->n * 8);
+		return 0;
+	case GC_ATTR_FLOATS:
+		put(&w->rec, a->v.floats, (size_t)a->n * 4);
+		return 0;
+	case GC_ATTR_STRINGS:
+		for (int64_t i = 0; i < a->n; i++)
+			bytes(&w->rec, a->v.strings[i], strlen(a->v.strings[i]));
+		return 0;
+	case GC_ATTR_TENSOR:
+		return tensor_record(w, a->v.t);
+	case GC_ATTR_TENSORS:
+		for (int64_t i = 0; i < a->n; i++)
+			tensor_record(w, &a->v.tensors[i]);
+		return 0;
+	default:
+		return gc_error_set(w->err, GC_EUNSUPPORTED,
+				    "node '%s' (%s): its attribute '%s' (%s) cannot be saved in a "
+				    ".gcb program",
+				    n->name, n->op_type, a->name, gc_attr_type_name(a->type));
+	}
+}
+
+static void custom_record(writer *w, const gc_custom *c)
+{
+	const char *s[] = { c->manifest, c->op_name, c->domain,	 c->op_type,
+			    c->flavour,	 c->backend, c->config,	 c->library,
+			    c->symbol,	 c->init_sym, c->destroy_sym };
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+		str(w, s[i]);
+	u64(&w->rec, c->kernel_scratch);
+	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1);
+	i32(&w->rec, c->n_params);
+	for (int32_t i = 0; i < c->n_params; i++) {
+		const CustomOpParam *p = &c->params[i];
+		str(w, p->name);
+		u32(&w->rec, (uint32_t)p->dtype);
+		i32(&w->rec, p->size);
+		if (p->dtype == DTString) {
+			if (p->size == 0)
+				str(w, p->data);
+			for (int32_t j = 0; j < p->size; j++)
+				str(w, ((char *const *)p->data)[j]);
+			continue;
+		}
+		size_t es = gcDataTypeSize(p->dtype);
+		bytes(&w->rec, p->data, (uint64_t)es * (uint64_t)(p->size ? p->size : 1));
+	}
+	i32(&w->rec, c->n_in);
+	for (int32_t i = 0; i < c->n_in; i++)
+		i32(&w->rec, c->in_max_dims[i]);
+	i32(&w->rec, c->n_out);
+	for (int32_t i = 0; i < c->n_out; i++) {
+		i32(&w->rec, c->out_max_dims[i]);
+		u32(&w->rec, (uint32_t)c->outs[i].dtype);
+		i32(&w->rec, c->outs[i].rank);
+		for (int k = 0; k < c->outs[i].rank; k++)
+			i64(&w->rec, c->outs[i].dims[k]);
+	}
+}
+
+int gc_program_save(const gc_program *p, const char *path, gc_error *err)
+{
+	writer w = { .err = err };
+	buf weights = { 0 };
+	int rc = 0;
+	/* Libraries: one entry per distinct kernel library, with its SHA-256. */
+	const char **libs = gc_calloc((size_t)p->n_nodes + 1, sizeof *libs);
+	int32_t n_libs = 0;
+	if (!libs)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_custom *c = p->nodes[i].custom;
+		if (!c)
+			continue;
+		bool seen = false;
+		for (int32_t j = 0; j < n_libs; j++)
+			seen |= !strcmp(libs[j], c->library);
+		if (!seen)
+			libs[n_libs++] = c->library;
+	}
+	u32(&w.rec, (uint32_t)n_libs);
+	for (int32_t j = 0; j < n_libs && !rc; j++) {
+		uint8_t sha[32];
+		if ((rc = gc_sha256_file(libs[j], sha, err)))
+			break;
+		str(&w, libs[j]);
+		put(&w.rec, sha, 32);
+	}
+	gc_free(libs);
+	if (rc)
+		goto out;
+	/* Tensors; constants go to the weights section, 64-byte aligned. */
+	u32(&w.rec, (uint32_t)p->n_tensors);
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		str(&w, pt->name);
+		u32(&w.rec, (uint32_t)pt->t.dtype);
+		i32(&w.rec, pt->t.rank);
+		for (int i = 0; i < pt->t.rank; i++)
+			i64(&w.rec, pt->t.dims[i]);
+		u32(&w.rec, (uint32_t)pt->storage);
+		uint64_t off = pt->offset;
+		if (pt->storage == GC_STORAGE_CONST) {
+			if (pt->t.dtype == GC_DTYPE_STRING) {
+				rc = gc_error_set(err, GC_EUNSUPPORTED,
+						  "%s: constant string tensor '%s' cannot be saved yet",
+						  path, pt->name);
+				goto out;
+			}
+			static const unsigned char zeros[GCB_TENSOR_ALIGN];
+			put(&weights, zeros, (GCB_TENSOR_ALIGN - weights.n % GCB_TENSOR_ALIGN) %
+						     GCB_TENSOR_ALIGN);
+			off = weights.n;
+			put(&weights, pt->t.data, (size_t)pt->nbytes);
+		}
+		u64(&w.rec, off);
+		u64(&w.rec, pt->nbytes);
+	}
+	u32(&w.rec, (uint32_t)p->n_inputs);
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		i32(&w.rec, p->inputs[i]);
+	u32(&w.rec, (uint32_t)p->n_outputs);
+	for (int32_t i = 0; i < p->n_outputs; i++)
+		i32(&w.rec, p->outputs[i]);
+	u64(&w.rec, p->arena_bytes);
+	u64(&w.rec, p->tensor_bytes);
+	u64(&w.rec, p->const_bytes);
+	u32(&w.rec, (uint32_t)p->n_nodes);
+	for (int32_t i = 0; i < p->n_nodes && !rc; i++) {
+		const gc_node *n = &p->nodes[i];
+		str(&w, n->name);
+		str(&w, n->domain);
+		str(&w, n->op_type);
+		i32(&w.rec, n->opset);
+		u32(&w.rec, (uint32_t)n->n_in);
+		for (int j = 0; j < n->n_in; j++)
+			i32(&w.rec, n->in[j]);
+		u32(&w.rec, (uint32_t)n->n_out);
+		for (int j = 0; j < n->n_out; j++)
+			i32(&w.rec, n->out[j]);
+		u64(&w.rec, n->scratch_bytes);
+		u64(&w.rec, p->scratch_offset ? p->scratch_offset[i] : 0);
+		u32(&w.rec, (uint32_t)n->n_attr);
+		for (int j = 0; j < n->n_attr && !rc; j++)
+			rc = attr_record(&w, n, &n->attrs[j]);
+		u32(&w.rec, n->custom ? 1 : 0);
+		if (n->custom)
+			custom_record(&w, n->custom);
+	}
+	if (rc)
+		goto out;
+	if (w.rec.oom || w.strings.oom || weights.oom) {
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
+		goto out;
+	}
+	/* META = u32 string-table size, string table, records. */
+	buf meta = { 0 };
+	u32(&meta, (uint32_t)w.strings.n);
+	put(&meta, w.strings.p, w.strings.n);
+	put(&meta, w.rec.p, w.rec.n);
+	gcb_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, GCB_MAGIC, 8);
+	h.format_version = GCB_FORMAT_VERSION;
+	h.header_size = GCB_HEADER_SIZE;
+	snprintf(h.graphcc_version, sizeof h.graphcc_version, "%s", GC_VERSION_STRING);
+	h.meta_offset = GCB_HEADER_SIZE;
+	h.meta_size = meta.n;
+	h.meta_xxh3 = XXH3_64bits(meta.p, meta.n);
+	h.weights_offset =
+		(h.meta_offset + h.meta_size + GCB_WEIGHTS_ALIGN - 1) & ~(uint64_t)(GCB_WEIGHTS_ALIGN - 1);
+	h.weights_size = weights.n;
+	h.weights_xxh3 = XXH3_64bits(weights.p, weights.n);
+	h.file_size = h.weights_offset + h.weights_size;
+	buf head = { 0 };
+	put(&head, &h, sizeof h);
+	put(&head, meta.p, meta.n);
+	static const unsigned char zeros[GCB_WEIGHTS_ALIGN];
+	put(&head, zeros, (size_t)(h.weights_offset - h.meta_offset - h.meta_size));
+	gc_free(meta.p);
+	if (head.oom || meta.oom)
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
+	else
+		rc = gc_write_file_atomic(path, head.p, head.n, weights.p, weights.n, err);
+	gc_free(head.p);
+out:
+	gc_free(w.rec.p);
+	gc_free(w.strings.p);
+	gc_free(weights.p);
+	gc_strmap_clear(&w.map);
+	return rc;
+}

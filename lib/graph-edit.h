@@ -1,0 +1,89 @@
+/*
+ * Editing the graph IR, for the passes (lib/pass-*.c): an editor that knows
+ * how often each value is read, replaces uses, removes nodes, adds
+ * constants and attributes, and at the end compacts the nodes array so the
+ * graph is again what the builder makes (no holes, producers and first users
+ * right). Removed nodes stay in place until gc_edit_finish, so node indices
+ * are stable while a pass walks the graph.
+ */
+#ifndef GC_GRAPH_EDIT_H
+#define GC_GRAPH_EDIT_H
+
+#include <graphcc/graphcc.h>
+
+#include <stdbool.h>
+
+#include "graph-impl.h"
+#include "passes.h"
+
+typedef struct gc_edit {
+	gc_graph *g;
+	gc_error *err;
+	int32_t *n_uses; /* per value: node inputs that read it */
+	bool *pinned;	 /* per value: a graph output, or read by name from a subgraph */
+	bool *removed;	 /* per node */
+	int32_t cap_values, cap_nodes;
+	int32_t n_removed;
+} gc_edit;
+
+/* Starts editing g: counts every value's uses. */
+int gc_edit_begin(gc_edit *e, gc_graph *g, gc_error *err);
+/* Drops the removed nodes (compacting the nodes array), fixes producers and
+ * first users, and frees the editor. Also on failure paths: the graph stays
+ * consistent after any successful edit. */
+void gc_edit_finish(gc_edit *e);
+
+/* Whether a value may be renamed away or lose its producer: false for graph
+ * outputs and values a subgraph reads by name. */
+static inline bool gc_edit_is_pinned(const gc_edit *e, int32_t v)
+{
+	return e->pinned[v];
+}
+static inline int32_t gc_edit_uses(const gc_edit *e, int32_t v)
+{
+	return e->n_uses[v];
+}
+static inline bool gc_edit_is_removed(const gc_edit *e, int32_t node)
+{
+	return e->removed[node];
+}
+
+/* Every node input reading `from` reads `to` instead. */
+void gc_edit_replace_uses(gc_edit *e, int32_t from, int32_t to);
+/* Removes a node: its inputs lose a use, its outputs their producer. */
+void gc_edit_remove_node(gc_edit *e, int32_t node);
+/* Input j of node reads v (-1: absent); the input list grows (absent
+ * inputs in between) when j is past its end. */
+int gc_edit_set_input(gc_edit *e, int32_t node, int32_t j, int32_t v);
+/* Output j of node becomes v, which must have no producer (the old output
+ * loses its producer). */
+void gc_edit_set_output(gc_edit *e, int32_t node, int32_t j, int32_t v);
+/* Adds or replaces an attribute of node (deep-copied into the graph). */
+int gc_edit_set_attr(gc_edit *e, int32_t node, const gc_attr *a);
+/* The attribute of that name, or NULL. */
+const gc_attr *gc_edit_attr(const gc_edit *e, int32_t node, const char *name);
+
+/* A new constant named after `hint` (made unique), holding a zeroed tensor of
+ * that type and shape; *data points at its bytes for the caller to fill.
+ * Returns the value's index, or -1 (error on e->err). */
+int32_t gc_edit_add_constant(gc_edit *e, const char *hint, gc_dtype dtype, int32_t rank,
+			     const int64_t *dims, void **data);
+
+/* The value of v when known before binding: an initializer (an input with a
+ * default included), or the output of a Constant node (attribute value,
+ * value_float, value_int, value_floats or value_ints). NULL otherwise. */
+const gc_tensor *gc_edit_const(gc_edit *e, int32_t v);
+/* Element i of a float32/float64/float16/bfloat16 tensor as double. */
+double gc_edit_load_f(const gc_tensor *t, int64_t i);
+
+/* Whether node is a built-in (default domain) node of that op type. */
+bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type);
+
+/* The passes of passes.c's list, one per lib/pass-*.c file. */
+int gc_pass_identity_elimination(gc_pass_ctx *ctx);
+int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
+int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx);
+int gc_pass_fuse_activation(gc_pass_ctx *ctx);
+int gc_pass_dead_nodes(gc_pass_ctx *ctx);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm or
+ * MatMul output that nothing else reads moves into that node, as the
+ * graphcc-internal attributes runtime/kernels/nn-act.h describes
+ * (_gc_activation, _gc_min, _gc_max, _gc_alpha); the kernel applies it with
+ * its bias, in the same pass over the output. The node then writes the
+ * activation's output. Anything the activation's own prepare would refuse
+ * (other attributes, bounds that are not constant scalars of the producer's
+ * type) keeps the node.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "graph-edit.h"
+
+typedef struct act_desc {
+	const char *kind;
+	bool has_min, has_max, has_alpha;
+	float min, max, alpha;
+} act_desc;
+
+/* The element type of v when known before binding, else UNDEFINED. */
+static gc_dtype known_dtype(gc_edit *e, int32_t v)
+{
+	if (v < 0)
+		return GC_DTYPE_UNDEFINED;
+	const gc_tensor *t = gc_edit_const(e, v);
+	if (t)
+		return t->dtype;
+	const gc_value *val = &e->g->values[v];
+	return val->has_info ? val->dtype : GC_DTYPE_UNDEFINED;
+}
+
+static bool is_float(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || t == GC_DTYPE_FLOAT16 ||
+	       t == GC_DTYPE_BFLOAT16;
+}
+
+/* A Clip bound (input j of node i): absent, or a constant float scalar that
+ * a float attribute holds exactly. */
+static bool clip_bound(gc_edit *e, int32_t i, int j, gc_dtype want, bool *has, float *val)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	*has = false;
+	if (j >= n->n_in || n->in[j] < 0)
+		return true;
+	const gc_tensor *t = gc_edit_const(e, n->in[j]);
+	if (!t || !is_float(t->dtype) || gc_tensor_numel(t) != 1)
+		return false;
+	if (want != GC_DTYPE_UNDEFINED && t->dtype != want)
+		return false;
+	double d = gc_edit_load_f(t, 0);
+	if (isnan(d) || (double)(float)d != d)
+		return false;
+	*has = true;
+	*val = (float)d;
+	return true;
+}
+
+/* What activation node i computes, when it is one the kernels can fuse.
+ * `dtype`: the producer's element type when known. */
+static bool read_activation(gc_edit *e, int32_t i, gc_dtype dtype, act_desc *d)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	memset(d, 0, sizeof *d);
+	if (n->n_out != 1 || n->out[0] < 0 || n->n_in < 1 || n->in[0] < 0)
+		return false;
+	if (gc_edit_is_op(e, i, "Relu")) {
+		d->kind = "Relu";
+		return n->n_in == 1 && n->n_attr == 0;
+	}
+	if (gc_edit_is_op(e, i, "LeakyRelu")) {
+		d->kind = "LeakyRelu";
+		d->has_alpha = true;
+		d->alpha = 0.01f;
+		if (n->n_in != 1 || n->n_attr > 1)
+			return false;
+		if (n->n_attr == 1) {
+			const gc_attr *a = &n->attrs[0];
+			if (strcmp(a->name, "alpha") || a->type != GC_ATTR_FLOAT)
+				return false;
+			d->alpha = a->v.f;
+		}
+		return true;
+	}
+	if (gc_edit_is_op(e, i, "Clip")) {
+		d->kind = "Clip";
+		if (gc_graph_opset(e->g, "") < 11) {
+			if (n->n_in != 1)
+				return false;
+			for (int k = 0; k < n->n_attr; k++) {
+				const gc_attr *a = &n->attrs[k];
+				if (a->type != GC_ATTR_FLOAT)
+					return false;
+				if (!strcmp(a->name, "min")) {
+					d->has_min = true;
+					d->min = a->v.f;
+				} else if (!strcmp(a->name, "max")) {
+					d->has_max = true;
+					d->max = a->v.f;
+				} else {
+					return false;
+				}
+			}
+			return true;
+		}
+		if (n->n_in > 3 || n->n_attr)
+			return false;
+		return clip_bound(e, i, 1, dtype, &d->has_min, &d->min) &&
+		       clip_bound(e, i, 2, dtype, &d->has_max, &d->max);
+	}
+	return false;
+}
+
+/* Whether node p can take a fused activation, and its element type when
+ * known. */
+static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
+{
+	const gc_irnode *n = &e->g->nodes[p];
+	*dtype = GC_DTYPE_UNDEFINED;
+	if (n->n_out != 1 || gc_edit_attr(e, p, "_gc_activation"))
+		return false;
+	if (gc_edit_is_op(e, p, "Conv") || gc_edit_is_op(e, p, "Gemm")) {
+		if (n->n_in < 2 || n->n_in > 3)
+			return false;
+		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
+			*dtype = known_dtype(e, n->in[j]);
+		return true;
+	}
+	if (gc_edit_is_op(e, p, "MatMul")) {
+		/* the MatMul kernel fuses into float outputs only: the type must
+		 * be known */
+		if (n->n_in != 2)
+			return false;
+		*dtype = known_dtype(e, n->in[1]);
+		if (*dtype == GC_DTYPE_UNDEFINED)
+			*dtype = known_dtype(e, n->in[0]);
+		return *dtype == GC_DTYPE_FLOAT || *dtype == GC_DTYPE_DOUBLE;
+	}
+	return false;
+}
+
+static int set_float(gc_edit *e, int32_t node, const char *name, float v)
+{
+	gc_attr a = { .name = name, .type = GC_ATTR_FLOAT };
+	a.v.f = v;
+	return gc_edit_set_attr(e, node, &a);
+}
+
+/* Fuses activation node i into its producer when it can: 1 when fused. */
+static int fuse_one(gc_edit *e, int32_t i)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[i];
+	if (n->n_in < 1 || n->in[0] < 0 || n->n_out != 1 || n->out[0] < 0)
+		return 0;
+	int32_t x = n->in[0], y = n->out[0];
+	if (gc_edit_uses(e, x) != 1 || gc_edit_is_pinned(e, x))
+		return 0;
+	int32_t p = g->values[x].producer;
+	gc_dtype dtype;
+	if (p < 0 || g->nodes[p].out[0] != x || !fusable_producer(e, p, &dtype))
+		return 0;
+	act_desc d;
+	if (!read_activation(e, i, dtype, &d))
+		return 0;
+	if (strcmp(d.kind, "Relu") && dtype != GC_DTYPE_UNDEFINED && !is_float(dtype))
+		return 0;
+	gc_attr kind = { .name = "_gc_activation", .type = GC_ATTR_STRING };
+	kind.v.s = d.kind;
+	kind.n = (int64_t)strlen(d.kind);
+	int rc = gc_edit_set_attr(e, p, &kind);
+	if (!rc && d.has_min)
+		rc = set_float(e, p, "_gc_min", d.min);
+	if (!rc && d.has_max)
+		rc = set_float(e, p, "_gc_max", d.max);
+	if (!rc && d.has_alpha)
+		rc = set_float(e, p, "_gc_alpha", d.alpha);
+	if (rc)
+		return rc;
+	gc_edit_remove_node(e, i);
+	gc_edit_set_output(e, p, 0, y);
+	return 1;
+}
+
+int gc_pass_fuse_activation(gc_pass_ctx *ctx)
+{
+	gc_edit e;
+	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
+	if (rc)
+		return rc;
+	for (int32_t i = 0; i < ctx->g->n_nodes && !rc; i++) {
+		if (!gc_edit_is_op(&e, i, "Relu") && !gc_edit_is_op(&e, i, "Clip") &&
+		    !gc_edit_is_op(&e, i, "LeakyRelu"))
+			continue;
+		int r = fuse_one(&e, i);
+		if (r < 0)
+			rc = r;
+		else
+			ctx->changed += r;
+	}
+	gc_edit_finish(&e);
+	return rc;
+}

@@ -1,0 +1,165 @@
+/*
+ * fold-batchnorm: Conv (any group count) whose output only an inference
+ * BatchNormalization reads, with constant weights, bias and normalisation
+ * parameters, becomes one Conv:
+ *
+ *     s = scale / sqrt(var + epsilon)
+ *     W'[m, ...] = W[m, ...] * s[m]
+ *     B'[m] = (B[m] - mean[m]) * s[m] + beta[m]
+ *
+ * computed in double, stored in the weights' type (float32 or float64). The
+ * new weights are new constants: W may be shared with another Conv. Whatever
+ * BatchNormalization's prepare would refuse (training mode, spatial=0,
+ * training outputs, parameters of another shape or type) is left for it to
+ * refuse.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../runtime/alloc.h"
+#include "graph-edit.h"
+
+/* The BatchNormalization's epsilon, or a negative number when the node is not
+ * plain inference with per-channel parameters. */
+static double bn_epsilon(gc_edit *e, int32_t bn)
+{
+	const gc_irnode *n = &e->g->nodes[bn];
+	if (n->n_in != 5 || n->n_out < 1 || n->out[0] < 0)
+		return -1;
+	for (int j = 1; j < n->n_out; j++)
+		if (n->out[j] >= 0)
+			return -1; /* training outputs: prepare refuses them */
+	double eps = 1e-5f;
+	for (int i = 0; i < n->n_attr; i++) {
+		const gc_attr *a = &n->attrs[i];
+		if (!strcmp(a->name, "epsilon")) {
+			if (a->type != GC_ATTR_FLOAT || !(a->v.f >= 0))
+				return -1;
+			eps = a->v.f;
+		} else if (!strcmp(a->name, "momentum")) {
+			continue;
+		} else if (!strcmp(a->name, "spatial") || !strcmp(a->name, "is_test")) {
+			if (a->type != GC_ATTR_INT || a->v.i != 1)
+				return -1;
+		} else if (!strcmp(a->name, "training_mode")) {
+			if (a->type != GC_ATTR_INT || a->v.i != 0)
+				return -1;
+		} else {
+			return -1;
+		}
+	}
+	return eps;
+}
+
+static bool is_fd(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE;
+}
+
+static void store(void *data, gc_dtype t, int64_t i, double v)
+{
+	if (t == GC_DTYPE_FLOAT)
+		((float *)data)[i] = (float)v;
+	else
+		((double *)data)[i] = v;
+}
+
+/* Folds BatchNormalization node bn into the Conv that feeds it, when it can.
+ * Returns 1 when folded, 0 when not, negative on error. */
+static int fold_one(gc_edit *e, int32_t bn)
+{
+	gc_graph *g = e->g;
+	double eps = bn_epsilon(e, bn);
+	if (eps < 0)
+		return 0;
+	int32_t x = g->nodes[bn].in[0];
+	if (x < 0 || gc_edit_uses(e, x) != 1 || gc_edit_is_pinned(e, x))
+		return 0;
+	int32_t conv = g->values[x].producer;
+	if (conv < 0 || !gc_edit_is_op(e, conv, "Conv"))
+		return 0;
+	const gc_irnode *cn = &g->nodes[conv];
+	if (cn->n_in < 2 || cn->n_in > 3 || cn->n_out != 1 || cn->out[0] != x)
+		return 0;
+	const gc_tensor *w = gc_edit_const(e, cn->in[1]);
+	const gc_tensor *b = cn->n_in > 2 && cn->in[2] >= 0 ? gc_edit_const(e, cn->in[2]) : NULL;
+	if (!w || (cn->n_in > 2 && cn->in[2] >= 0 && !b))
+		return 0;
+	if (!is_fd(w->dtype) || w->rank < 3)
+		return 0;
+	int64_t m = w->dims[0];
+	if (b && (b->dtype != w->dtype || b->rank != 1 || b->dims[0] != m))
+		return 0;
+	const gc_tensor *p[4];
+	for (int i = 0; i < 4; i++) {
+		p[i] = gc_edit_const(e, g->nodes[bn].in[1 + i]);
+		if (!p[i] || p[i]->dtype != w->dtype || p[i]->rank != 1 || p[i]->dims[0] != m)
+			return 0;
+	}
+	const gc_tensor *scale = p[0], *beta = p[1], *mean = p[2], *var = p[3];
+	double *s = gc_malloc((size_t)(m ? m : 1) * sizeof *s);
+	if (!s)
+		return gc_error_set(e->err, GC_ENOMEM, "out of memory folding BatchNormalization");
+	for (int64_t c = 0; c < m; c++)
+		s[c] = gc_edit_load_f(scale, c) / sqrt(gc_edit_load_f(var, c) + eps);
+
+	/* New names from the Conv's: "<conv>/W_bn", "<conv>/B_bn". */
+	const char *base = cn->name[0] ? cn->name : g->values[x].name;
+	size_t len = strlen(base) + 8;
+	char *hint = gc_malloc(len);
+	void *wd, *bd;
+	int32_t wv = -1, bv = -1;
+	if (!hint) {
+		gc_free(s);
+		return gc_error_set(e->err, GC_ENOMEM, "out of memory folding BatchNormalization");
+	}
+	snprintf(hint, len, "%s/W_bn", base);
+	wv = gc_edit_add_constant(e, hint, w->dtype, w->rank, w->dims, &wd);
+	snprintf(hint, len, "%s/B_bn", base);
+	int64_t bdims[1] = { m };
+	if (wv >= 0)
+		bv = gc_edit_add_constant(e, hint, w->dtype, 1, bdims, &bd);
+	gc_free(hint);
+	if (wv < 0 || bv < 0) {
+		gc_free(s);
+		return e->err->code;
+	}
+	/* add_constant may have moved the values array, not the tensors */
+	int64_t per = m ? gc_tensor_numel(w) / m : 0;
+	for (int64_t c = 0; c < m; c++) {
+		for (int64_t k = 0; k < per; k++)
+			store(wd, w->dtype, c * per + k, gc_edit_load_f(w, c * per + k) * s[c]);
+		double b0 = b ? gc_edit_load_f(b, c) : 0;
+		store(bd, w->dtype, c,
+		      (b0 - gc_edit_load_f(mean, c)) * s[c] + gc_edit_load_f(beta, c));
+	}
+	gc_free(s);
+
+	int32_t y = g->nodes[bn].out[0];
+	int rc;
+	if ((rc = gc_edit_set_input(e, conv, 1, wv)) || (rc = gc_edit_set_input(e, conv, 2, bv)))
+		return rc;
+	gc_edit_remove_node(e, bn);
+	gc_edit_set_output(e, conv, 0, y);
+	return 1;
+}
+
+int gc_pass_fold_batchnorm(gc_pass_ctx *ctx)
+{
+	gc_edit e;
+	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
+	if (rc)
+		return rc;
+	for (int32_t i = 0; i < ctx->g->n_nodes && !rc; i++) {
+		if (!gc_edit_is_op(&e, i, "BatchNormalization"))
+			continue;
+		int r = fold_one(&e, i);
+		if (r < 0)
+			rc = r;
+		else
+			ctx->changed += r;
+	}
+	gc_edit_finish(&e);
+	return rc;
+}

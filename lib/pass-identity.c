@@ -1,0 +1,105 @@
+/*
+ * identity-elimination: Identity, and Dropout as inference runs it (no mask
+ * read, training_mode absent or a constant false), pass their input through;
+ * their readers read the input instead. A graph output keeps its declared
+ * name: the input's producer is made to write it, or, when the input is
+ * itself a graph input, output, initializer or a name a subgraph reads, the
+ * node stays.
+ */
+#include <string.h>
+
+#include "graph-edit.h"
+
+/* Whether a Dropout node is an identity at inference. Anything prepare
+ * would refuse (training mode, a bad ratio, a mask somebody reads) keeps the
+ * node, so that the refusal still happens. */
+static bool dropout_is_identity(gc_edit *e, int32_t i)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	if (n->n_in < 1 || n->n_in > 3 || n->n_out < 1 || n->n_out > 2)
+		return false;
+	if (n->n_out == 2 && n->out[1] >= 0 &&
+	    (gc_edit_uses(e, n->out[1]) || gc_edit_is_pinned(e, n->out[1])))
+		return false;
+	int64_t opset = gc_graph_opset(e->g, "");
+	if (opset >= 12) {
+		if (n->n_in > 2 && n->in[2] >= 0) {
+			const gc_tensor *t = gc_edit_const(e, n->in[2]);
+			if (!t || t->dtype != GC_DTYPE_BOOL || gc_tensor_numel(t) != 1 ||
+			    *(const uint8_t *)t->data)
+				return false;
+		}
+		if (n->n_in > 1 && n->in[1] >= 0) {
+			const gc_tensor *t = gc_edit_const(e, n->in[1]);
+			if (t) {
+				if (gc_tensor_numel(t) != 1)
+					return false;
+				double r = gc_edit_load_f(t, 0);
+				if (t->dtype != GC_DTYPE_FLOAT && t->dtype != GC_DTYPE_DOUBLE &&
+				    t->dtype != GC_DTYPE_FLOAT16 && t->dtype != GC_DTYPE_BFLOAT16)
+					return false;
+				if (!(r >= 0 && r < 1))
+					return false;
+			}
+		}
+		return true;
+	}
+	if (n->n_in != 1)
+		return false;
+	const gc_attr *ratio = gc_edit_attr(e, i, "ratio");
+	if (ratio && (ratio->type != GC_ATTR_FLOAT || !(ratio->v.f >= 0 && ratio->v.f < 1)))
+		return false;
+	return true;
+}
+
+/* Removes pass-through node i (input x, output y). Returns whether it did. */
+static bool bypass(gc_edit *e, int32_t i)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[i];
+	int32_t x = n->in[0], y = n->out[0];
+	if (x < 0 || y < 0)
+		return false;
+	const gc_value *xv = &g->values[x];
+	if (!gc_edit_is_pinned(e, y)) {
+		gc_edit_remove_node(e, i);
+		gc_edit_replace_uses(e, y, x);
+		return true;
+	}
+	/* y is a graph output (or read by a subgraph): its name must survive,
+	 * so x's producer writes y instead of x. */
+	int32_t p = xv->producer;
+	if (p < 0 || xv->is_input || xv->constant || gc_edit_is_pinned(e, x))
+		return false;
+	const gc_irnode *pn = &g->nodes[p];
+	int32_t slot = -1;
+	for (int j = 0; j < pn->n_out; j++)
+		if (pn->out[j] == x)
+			slot = j;
+	if (slot < 0)
+		return false;
+	gc_edit_remove_node(e, i);
+	gc_edit_replace_uses(e, x, y);
+	gc_edit_set_output(e, p, slot, y);
+	return true;
+}
+
+int gc_pass_identity_elimination(gc_pass_ctx *ctx)
+{
+	gc_edit e;
+	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
+	if (rc)
+		return rc;
+	for (int32_t i = 0; i < ctx->g->n_nodes; i++) {
+		const gc_irnode *n = &ctx->g->nodes[i];
+		bool through = false;
+		if (gc_edit_is_op(&e, i, "Identity"))
+			through = n->n_in == 1 && n->n_out == 1;
+		else if (gc_edit_is_op(&e, i, "Dropout"))
+			through = dropout_is_identity(&e, i);
+		if (through && bypass(&e, i))
+			ctx->changed++;
+	}
+	gc_edit_finish(&e);
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * The ordered list of graph passes and its driver. Each pass rewrites the
+ * compiler's private copy of the graph and says how many nodes it removed or
+ * fused; the order matters: Identity nodes go first so that the patterns
+ * after them see producer and consumer side by side, dead nodes last so that
+ * what the fusions left unused (a Clip's Constant bounds, a folded
+ * BatchNormalization's parameters) is gone before binding.
+ */
+#include "passes.h"
+
+#include "../runtime/alloc.h"
+#include "graph-edit.h"
+
+static const gc_pass gc_ir_passes[] = {
+	{ "identity-elimination", gc_pass_identity_elimination },
+	{ "fold-batchnorm", gc_pass_fold_batchnorm },
+	{ "fuse-matmul-bias", gc_pass_fuse_matmul_bias },
+	{ "fuse-activation", gc_pass_fuse_activation },
+	{ "dead-node-removal", gc_pass_dead_nodes },
+};
+
+int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
+		     void (*report)(void *user, const char *pass, int32_t changed), void *user,
+		     gc_error *err)
+{
+	/* The passes trust the graph: a cycle or an undefined read is reported
+	 * as the builder's check words it, before anything moves. */
+	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
+	if (!order)
+		return gc_error_set(err, GC_ENOMEM, "out of memory optimizing %s", g->origin);
+	int rc = gc_graph_check(g, order, err);
+	gc_free(order);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sizeof gc_ir_passes / sizeof gc_ir_passes[0]; i++) {
+		const gc_pass *p = &gc_ir_passes[i];
+		gc_pass_ctx ctx = { .g = g, .opt = opt, .err = err };
+		rc = p->run(&ctx);
+		if (rc)
+			return gc_error_prefix(err, "%s: pass %s", g->origin, p->name);
+		if (report)
+			report(user, p->name, ctx.changed);
+	}
+	return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * Graph passes: each a standalone function over the graph IR, run from one
+ * ordered list (gc_ir_passes in passes.c) on the compiler's private copy of
+ * the graph, before nodes are bound. Binding then infers shapes and folds
+ * constants; the program-level steps (dead-node removal, memory plan, the
+ * every-node-bound check) follow in compile.c.
+ */
+#ifndef GC_PASSES_H
+#define GC_PASSES_H
+
+#include <graphcc/graphcc.h>
+
+#include "graph-impl.h"
+
+typedef struct gc_pass_ctx {
+	gc_graph *g;
+	const gc_compile_options *opt;
+	gc_error *err;
+	int32_t changed; /* what the pass did (nodes removed or fused), for reports */
+} gc_pass_ctx;
+
+typedef int (*gc_pass_fn)(gc_pass_ctx *ctx);
+
+typedef struct gc_pass {
+	const char *name;
+	gc_pass_fn run;
+} gc_pass;
+
+/* Runs every IR pass in order; report (may be NULL) gets "name: changed"
+ * lines. */
+int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
+		     void (*report)(void *user, const char *pass, int32_t changed), void *user,
+		     gc_error *err);
+
+/* A deep copy of g (values, nodes, attributes, constants, opsets, inputs,
+ * outputs; subgraphs are shared, not copied) for passes to rewrite. */
+gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * --dump-dir: every tensor as DIR/<file-safe name>.npy, and DIR/tensors.tsv
+ * mapping tensor names to files (one line per tensor, flushed as it is
+ * written, so a crash leaves a map of everything dumped so far).
+ *
+ * File names keep [A-Za-z0-9._-] of the tensor name and turn every other
+ * byte into '_' (a leading '.' too: no hidden files, no "..") and are cut at
+ * 100 bytes; a name already taken gets "_2", "_3", ... Each .npy goes
+ * through a temporary file renamed into place.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "debug-impl.h"
+
+#define NAME_MAX_KEEP 100
+
+struct gc_dumper {
+	char *dir;
+	FILE *map;
+	char **used; /* file names taken (without .npy) */
+	int32_t n_used, cap_used;
+	int32_t written;
+	bool noted[GC_DTYPE_COUNT];
+};
+
+static int mkdir_p(const char *dir, gc_error *err)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+		return gc_error_set(err, GC_EINVAL, "--dump-dir %.100s...: path too long", dir);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return gc_error_set(err, GC_EIO, "--dump-dir: cannot create folder %s: %s", buf,
+					    strerror(errno));
+		*p = c;
+		if (!c)
+			break;
+	}
+	struct stat st;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return gc_error_set(err, GC_EIO, "--dump-dir: %s is not a folder", dir);
+	return 0;
+}
+
+int gc_dumper_open(const char *dir, const gc_program *p, gc_dumper **out, gc_error *err)
+{
+	*out = NULL;
+	gc_dumper *d = gc_calloc(1, sizeof *d);
+	if (!d)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	d->cap_used = p->n_tensors + 1;
+	d->used = gc_calloc((size_t)d->cap_used, sizeof *d->used);
+	d->dir = gc_strdup(dir);
+	if (!d->used || !d->dir) {
+		gc_dumper_close(d);
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	}
+	if (mkdir_p(dir, err)) {
+		gc_dumper_close(d);
+		return err->code;
+	}
+	char path[4200];
+	snprintf(path, sizeof path, "%s/tensors.tsv", dir);
+	d->map = fopen(path, "w");
+	if (!d->map) {
+		gc_error_set(err, GC_EIO, "--dump-dir: cannot write %s: %s", path, strerror(errno));
+		gc_dumper_close(d);
+		return err->code;
+	}
+	fputs("tensor\tfile\tdtype\tshape\tproduced by\n", d->map);
+	*out = d;
+	return 0;
+}
+
+int32_t gc_dumper_close(gc_dumper *d)
+{
+	if (!d)
+		return 0;
+	int32_t n = d->written;
+	if (d->map)
+		fclose(d->map);
+	for (int32_t i = 0; i < d->n_used; i++)
+		gc_free(d->used[i]);
+	gc_free(d->used);
+	gc_free(d->dir);
+	gc_free(d);
+	return n;
+}
+
+static bool taken(const gc_dumper *d, const char *name)
+{
+	for (int32_t i = 0; i < d->n_used; i++)
+		if (!strcmp(d->used[i], name))
+			return true;
+	return false;
+}
+
+/* A file-safe, not yet used name (without .npy) for a tensor name. */
+static void file_name(const gc_dumper *d, const char *name, char *out, size_t len)
+{
+	char base[NAME_MAX_KEEP + 1];
+	size_t j = 0;
+	for (size_t i = 0; name[i] && j < NAME_MAX_KEEP; i++) {
+		char c = name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' || (c == '.' && j > 0);
+		base[j++] = ok ? c : '_';
+	}
+	base[j] = 0;
+	if (!j)
+		snprintf(base, sizeof base, "unnamed");
+	snprintf(out, len, "%s", base);
+	for (int k = 2; taken(d, out) || !strcmp(out, "tensors"); k++)
+		snprintf(out, len, "%s_%d", base, k);
+}
+
+/* A map cell: tabs, newlines and backslashes escaped. */
+static void cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\t')
+			fputs("\\t", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '\r')
+			fputs("\\r", f);
+		else if (*s == '\\')
+			fputs("\\\\", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *producer,
+		    gc_error *err)
+{
+	const gc_tensor *t = &s->tensors[idx];
+	const char *name = s->p->tensors[idx].name;
+	char fname[NAME_MAX_KEEP + 16], path[4400], shape[160];
+	file_name(d, name, fname, sizeof fname);
+	if (d->n_used < d->cap_used) {
+		char *keep = gc_strdup(fname);
+		if (!keep)
+			return gc_error_set(err, GC_ENOMEM, "out of memory");
+		d->used[d->n_used++] = keep;
+	}
+	snprintf(path, sizeof path, "%s/%s.npy", d->dir, fname);
+	gc_error local = { 0 };
+	int rc = gc_npy_write(path, t, &local);
+	cell(d->map, name);
+	fputc('\t', d->map);
+	if (rc == GC_EUNSUPPORTED) {
+		/* No .npy type for it (bfloat16, strings): say so, go on. */
+		fprintf(d->map, "-\t%s\t%s\t", gc_dtype_name(t->dtype),
+			gc_shape_str(t->dims, t->rank, shape, sizeof shape));
+		unsigned dt = (unsigned)t->dtype < GC_DTYPE_COUNT ? (unsigned)t->dtype : 0;
+		if (!d->noted[dt])
+			fprintf(stderr,
+				"graphcc: --dump-dir: %s tensors cannot be written as .npy; "
+				"skipped (marked '-' in tensors.tsv)\n",
+				gc_dtype_name(t->dtype));
+		d->noted[dt] = true;
+	} else if (rc) {
+		return gc_error_set(err, rc, "--dump-dir: tensor '%s': %s", name, local.msg);
+	} else {
+		fprintf(d->map, "%s.npy\t%s\t%s\t", fname, gc_dtype_name(t->dtype),
+			gc_shape_str(t->dims, t->rank, shape, sizeof shape));
+		d->written++;
+	}
+	if (producer)
+		cell(d->map, producer);
+	else
+		fputs("(graph input)", d->map);
+	fputc('\n', d->map);
+	fflush(d->map);
+	return 0;
+}

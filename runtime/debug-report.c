@@ -1,0 +1,273 @@
+/* Debugging instruments: value statistics, names of nodes and tensors, the
+ * trace line. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "custom.h"
+#include "debug-impl.h"
+
+static float half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+	uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+	if (exp == 0) {
+		float f = ldexpf((float)man, -24); /* zero or subnormal */
+		return sign ? -f : f;
+	}
+	uint32_t bits = exp == 31 ? sign | 0x7f800000u | (man << 13)
+				  : sign | ((exp + 112) << 23) | (man << 13);
+	float f;
+	memcpy(&f, &bits, sizeof f);
+	return f;
+}
+
+static float bf16_to_float(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &bits, sizeof f);
+	return f;
+}
+
+static bool is_float_type(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || t == GC_DTYPE_FLOAT16 ||
+	       t == GC_DTYPE_BFLOAT16;
+}
+
+/* Element i as a double; false for types without numbers. */
+static bool value_at(const gc_tensor *t, int64_t i, double *v)
+{
+	const void *d = t->data;
+	switch (t->dtype) {
+	case GC_DTYPE_FLOAT: *v = ((const float *)d)[i]; return true;
+	case GC_DTYPE_DOUBLE: *v = ((const double *)d)[i]; return true;
+	case GC_DTYPE_FLOAT16: *v = half_to_float(((const uint16_t *)d)[i]); return true;
+	case GC_DTYPE_BFLOAT16: *v = bf16_to_float(((const uint16_t *)d)[i]); return true;
+	case GC_DTYPE_INT8: *v = ((const int8_t *)d)[i]; return true;
+	case GC_DTYPE_UINT8: *v = ((const uint8_t *)d)[i]; return true;
+	case GC_DTYPE_BOOL: *v = ((const uint8_t *)d)[i] != 0; return true;
+	case GC_DTYPE_INT16: *v = ((const int16_t *)d)[i]; return true;
+	case GC_DTYPE_UINT16: *v = ((const uint16_t *)d)[i]; return true;
+	case GC_DTYPE_INT32: *v = ((const int32_t *)d)[i]; return true;
+	case GC_DTYPE_UINT32: *v = ((const uint32_t *)d)[i]; return true;
+	case GC_DTYPE_INT64: *v = (double)((const int64_t *)d)[i]; return true;
+	case GC_DTYPE_UINT64: *v = (double)((const uint64_t *)d)[i]; return true;
+	default: return false;
+	}
+}
+
+static void finish(gc_dstats *st, double sum)
+{
+	st->mean = st->finite ? sum / (double)st->finite : NAN;
+	if (!st->finite)
+		st->min = st->max = NAN;
+}
+
+void gc_debug_stats(const gc_tensor *t, gc_dstats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->first_bad = -1;
+	st->is_float = is_float_type(t->dtype);
+	int64_t n = gc_tensor_numel(t);
+	double probe;
+	if (n < 0 || (n > 0 && !t->data) || (n > 0 && !value_at(t, 0, &probe)))
+		return;
+	st->numeric = true;
+	st->count = n;
+	double sum = 0;
+	if (t->dtype == GC_DTYPE_FLOAT) { /* the common case, kept tight */
+		const float *v = t->data;
+		float mn = INFINITY, mx = -INFINITY;
+		for (int64_t i = 0; i < n; i++) {
+			float x = v[i];
+			if (isfinite(x)) {
+				mn = x < mn ? x : mn;
+				mx = x > mx ? x : mx;
+				sum += x;
+				continue;
+			}
+			if (st->first_bad < 0) {
+				st->first_bad = i;
+				st->first_bad_value = x;
+			}
+			if (isnan(x))
+				st->nan++;
+			else
+				st->inf++;
+		}
+		st->finite = n - st->nan - st->inf;
+		st->min = mn;
+		st->max = mx;
+		finish(st, sum);
+		return;
+	}
+	double mn = INFINITY, mx = -INFINITY;
+	for (int64_t i = 0; i < n; i++) {
+		double x;
+		value_at(t, i, &x);
+		if (isfinite(x)) {
+			mn = x < mn ? x : mn;
+			mx = x > mx ? x : mx;
+			sum += x;
+			continue;
+		}
+		if (st->first_bad < 0) {
+			st->first_bad = i;
+			st->first_bad_value = x;
+		}
+		if (isnan(x))
+			st->nan++;
+		else
+			st->inf++;
+	}
+	st->finite = n - st->nan - st->inf;
+	st->min = mn;
+	st->max = mx;
+	finish(st, sum);
+}
+
+int64_t gc_debug_first_nonfinite(const gc_tensor *t, double *value)
+{
+	if (!is_float_type(t->dtype) || !t->data)
+		return -1;
+	int64_t n = gc_tensor_numel(t);
+	if (t->dtype == GC_DTYPE_FLOAT) {
+		const float *v = t->data;
+		for (int64_t i = 0; i < n; i++)
+			if (!isfinite(v[i])) {
+				*value = v[i];
+				return i;
+			}
+		return -1;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		double x;
+		value_at(t, i, &x);
+		if (!isfinite(x)) {
+			*value = x;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------ names */
+
+/* snprintf that appends at *at and never runs past len. */
+static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	if (*at + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*at = *at + (size_t)n < len ? *at + (size_t)n : len - 1;
+}
+
+const char *gc_debug_op_str(const gc_node *n, char *buf, size_t len)
+{
+	bool dom = n->domain && n->domain[0];
+	snprintf(buf, len, "%s%s%s", dom ? n->domain : "", dom ? "::" : "", n->op_type);
+	return buf;
+}
+
+const char *gc_debug_node_str(const gc_node *n, char *buf, size_t len)
+{
+	char op[256];
+	size_t at = 0;
+	buf[0] = 0;
+	add(buf, len, &at, "node '%s' (%s)", n->name, gc_debug_op_str(n, op, sizeof op));
+	const gc_custom *c = n->custom;
+	if (c)
+		add(buf, len, &at, ", operation '%s', flavour '%s', library %s, symbol %s",
+		    c->op_name, c->flavour, c->library, c->symbol);
+	return buf;
+}
+
+const char *gc_debug_tensor_str(const gc_session *s, int32_t idx, char *buf, size_t len)
+{
+	if (idx < 0) {
+		snprintf(buf, len, "(absent)");
+		return buf;
+	}
+	const gc_tensor *t = &s->tensors[idx];
+	char shape[160];
+	snprintf(buf, len, "%s %s %s", s->p->tensors[idx].name, gc_dtype_name(t->dtype),
+		 gc_shape_str(t->dims, t->rank, shape, sizeof shape));
+	return buf;
+}
+
+const char *gc_debug_index_str(const gc_tensor *t, int64_t i, char *buf, size_t len)
+{
+	int64_t idx[GC_MAX_RANK];
+	for (int d = t->rank - 1; d >= 0; d--) {
+		int64_t dim = t->dims[d] > 0 ? t->dims[d] : 1;
+		idx[d] = i % dim;
+		i /= dim;
+	}
+	size_t at = 0;
+	buf[0] = 0;
+	add(buf, len, &at, "[");
+	for (int d = 0; d < t->rank; d++)
+		add(buf, len, &at, "%s%" PRId64, d ? ", " : "", idx[d]);
+	add(buf, len, &at, "]");
+	return buf;
+}
+
+/* ------------------------------------------------------------ trace */
+
+static void trace_tensor(FILE *f, const gc_session *s, int32_t idx, bool stats)
+{
+	char desc[512];
+	fputs(gc_debug_tensor_str(s, idx, desc, sizeof desc), f);
+	if (idx < 0)
+		return;
+	if (s->p->tensors[idx].storage == GC_STORAGE_CONST)
+		fputs(" (constant)", f);
+	if (!stats)
+		return;
+	gc_dstats st;
+	gc_debug_stats(&s->tensors[idx], &st);
+	if (!st.numeric)
+		return;
+	if (!st.count) {
+		fputs(" (empty)", f);
+		return;
+	}
+	if (st.is_float)
+		fprintf(f, " min %.6g max %.6g mean %.6g nan %" PRId64 " inf %" PRId64, st.min,
+			st.max, st.mean, st.nan, st.inf);
+	else
+		fprintf(f, " min %.15g max %.15g mean %.6g", st.min, st.max, st.mean);
+}
+
+void gc_debug_trace_line(FILE *f, const gc_session *s, int32_t i, double us)
+{
+	const gc_node *n = &s->p->nodes[i];
+	const gc_custom *c = n->custom;
+	char op[256];
+	fprintf(f, "trace #%d '%s' %s", (int)i, n->name, gc_debug_op_str(n, op, sizeof op));
+	if (c)
+		fprintf(f, " (flavour %s, library %s)", c->flavour, c->library);
+	fprintf(f, " %.1f us | in: ", us);
+	for (int j = 0; j < n->n_in; j++) {
+		if (j)
+			fputs(", ", f);
+		trace_tensor(f, s, n->in[j], false);
+	}
+	fputs(" | out: ", f);
+	for (int j = 0; j < n->n_out; j++) {
+		if (j)
+			fputs("; ", f);
+		trace_tensor(f, s, n->out[j], true);
+	}
+	fputc('\n', f);
+	fflush(f); /* a crash in the next kernel must not eat this line */
+}

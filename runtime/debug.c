@@ -1,0 +1,370 @@
+/*
+ * gc_session_run_debug: the executor's loop with the debugging instruments
+ * of <graphcc/debug.h> around each kernel. The parts live beside it
+ * (debug-report.c, debug-dump.c, debug-guard.c, debug-profile.c); this file
+ * drives them and holds the breakpoint and the per-node time limit.
+ *
+ * Order around node i: break-before (SIGTRAP) -> watchdog armed -> kernel
+ * (on guarded shadows for a custom node under --guard) -> guard check ->
+ * dump -> trace line -> NaN check. A node's outputs are thus dumped and
+ * traced before --check-nan stops at it, so the bad tensor is on disk.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "crash.h"
+#include "custom.h"
+#include "debug-impl.h"
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* ------------------------------------------------------------ --break-before */
+
+static bool debugger_attached(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return false;
+	char line[256];
+	long pid = 0;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "TracerPid:", 10)) {
+			pid = strtol(line + 10, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return pid != 0;
+}
+
+/*
+ * The debugger stops in here (in raise), one 'finish' from the loop that
+ * calls the kernel next; 'up' shows this frame: n is the node, in/out its
+ * tensors. Not inlined, so that the frame exists.
+ */
+__attribute__((noinline)) static void gc_debug_break_before(const gc_node *n,
+							    gc_tensor *const *in,
+							    gc_tensor *const *out)
+{
+	(void)n;
+	(void)in;
+	(void)out;
+	raise(SIGTRAP);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void break_before(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	char node[1400], kernel[1200];
+	gc_debug_node_str(n, node, sizeof node);
+	const gc_custom *c = n->custom;
+	if (c)
+		snprintf(kernel, sizeof kernel,
+			 "its kernel %s in %s; in gdb: 'break %s' (or 'break *%p'), then "
+			 "'continue' to enter it",
+			 c->symbol, c->library, c->symbol, (void *)(uintptr_t)c->kernel);
+	else
+		snprintf(kernel, sizeof kernel,
+			 "graphcc's built-in kernel for %s at %p; in gdb: 'break *%p', then "
+			 "'continue' to enter it",
+			 n->op_type, (void *)(uintptr_t)n->run, (void *)(uintptr_t)n->run);
+	if (!debugger_attached()) {
+		char cmd[3000];
+		gc_crash_cmdline(cmd, sizeof cmd);
+		fprintf(stderr,
+			"graphcc: --break-before: reached %s; no debugger attached, so "
+			"running on; run under gdb to stop here: gdb --args %s\n",
+			node, cmd[0] ? cmd : "graphcc run ...");
+		return;
+	}
+	fprintf(stderr,
+		"graphcc: --break-before: stopping before %s: SIGTRAP; next comes %s ('up' "
+		"shows the node n and its tensors in/out)\n",
+		node, kernel);
+	fflush(stderr);
+	gc_debug_break_before(n, in, out);
+}
+
+/* ------------------------------------------------------------ --timeout */
+
+typedef struct watchdog {
+	const gc_program *p;
+	double limit_us;
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	atomic_int node;	/* running node, -1 between nodes */
+	_Atomic double since; /* when it started (now_us) */
+} watchdog;
+
+static void timeout_report(const watchdog *w, int32_t i, double elapsed_us)
+{
+	char node[1400], msg[2048];
+	gc_debug_node_str(&w->p->nodes[i], node, sizeof node);
+	int len = snprintf(msg, sizeof msg,
+			   "graphcc: --timeout: %s has run for %.1f s, over the limit of %g s; "
+			   "a running kernel cannot be stopped safely, so graphcc ends here "
+			   "(exit 3); no output was written\n",
+			   node, elapsed_us / 1e6, w->limit_us / 1e6);
+	if (len > (int)sizeof msg - 1)
+		len = (int)sizeof msg - 1;
+	for (int at = 0; at < len;) {
+		ssize_t n = write(STDERR_FILENO, msg + at, (size_t)(len - at));
+		if (n <= 0)
+			break;
+		at += (int)n;
+	}
+}
+
+static void *watch(void *arg)
+{
+	watchdog *w = arg;
+	double tick = w->limit_us / 20;
+	tick = tick < 1000 ? 1000 : tick > 20000 ? 20000 : tick;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(tick * 1e3) };
+	while (!atomic_load(&w->stop)) {
+		nanosleep(&ts, NULL);
+		int i = atomic_load(&w->node);
+		double since = atomic_load(&w->since);
+		if (i < 0 || i != atomic_load(&w->node))
+			continue;
+		double elapsed = now_us() - since;
+		if (elapsed > w->limit_us) {
+			timeout_report(w, i, elapsed);
+			_exit(3);
+		}
+	}
+	return NULL;
+}
+
+static int watchdog_start(watchdog *w, const gc_program *p, double seconds, gc_error *err)
+{
+	memset(w, 0, sizeof *w);
+	w->p = p;
+	w->limit_us = seconds * 1e6;
+	atomic_init(&w->stop, false);
+	atomic_init(&w->node, -1);
+	atomic_init(&w->since, 0.0);
+	int rc = pthread_create(&w->thread, NULL, watch, w);
+	if (rc)
+		return gc_error_set(err, GC_ENOMEM, "--timeout: cannot start the watchdog thread: %s",
+				    strerror(rc));
+	w->started = true;
+	return 0;
+}
+
+static void watchdog_stop(watchdog *w)
+{
+	if (!w->started)
+		return;
+	atomic_store(&w->stop, true);
+	pthread_join(w->thread, NULL);
+	w->started = false;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static int find_node(const gc_program *p, const char *name, gc_error *err)
+{
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		if (!strcmp(p->nodes[i].name, name))
+			return i;
+	char some[600];
+	size_t at = 0;
+	some[0] = 0;
+	for (int32_t i = 0; i < p->n_nodes && i < 8 && at + 1 < sizeof some; i++) {
+		int n = snprintf(some + at, sizeof some - at, "%s'%s'", i ? ", " : "",
+				 p->nodes[i].name);
+		at += n > 0 ? (size_t)n : 0;
+	}
+	gc_error_set(err, GC_EINVAL,
+		     "--break-before: node '%s' does not exist in the program (its %d nodes: "
+		     "%s%s; nodes removed by constant folding do not run)",
+		     name, (int)p->n_nodes, some, p->n_nodes > 8 ? ", ..." : "");
+	return -1;
+}
+
+/* NaN/Inf in a graph input or constant: note it once; nodes fed by it are
+ * not blamed. */
+static void mark_nonfinite(const gc_session *s, int32_t idx, unsigned char *bad, bool note)
+{
+	double v;
+	int64_t at = gc_debug_first_nonfinite(&s->tensors[idx], &v);
+	if (at < 0)
+		return;
+	bad[idx] = 1;
+	if (note)
+		fprintf(stderr,
+			"graphcc: --check-nan: graph input '%s' already holds %s (flat index %" PRId64
+			"); nodes fed by it are not blamed\n",
+			s->p->tensors[idx].name, v != v ? "NaN" : "Inf", at);
+}
+
+static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_error *err)
+{
+	const gc_node *n = &s->p->nodes[i];
+	bool fed = false;
+	for (int j = 0; j < n->n_in; j++)
+		fed |= n->in[j] >= 0 && bad[n->in[j]];
+	for (int j = 0; j < n->n_out; j++) {
+		int32_t idx = n->out[j];
+		if (idx < 0)
+			continue;
+		const gc_tensor *t = &s->tensors[idx];
+		double v;
+		int64_t at = gc_debug_first_nonfinite(t, &v);
+		if (at < 0)
+			continue;
+		bad[idx] = 1;
+		if (fed)
+			continue;
+		gc_dstats st;
+		gc_debug_stats(t, &st);
+		char node[1400], shape[160], el[200];
+		return gc_error_set(
+			err, GC_ECRASH,
+			"--check-nan: %s made %s from inputs without any: output '%s' (output %d, "
+			"%s %s) holds %s at flat index %" PRId64 " %s (%" PRId64 " NaN and %" PRId64
+			" Inf of %" PRId64 " values)",
+			gc_debug_node_str(n, node, sizeof node), v != v ? "NaN" : "Inf",
+			s->p->tensors[idx].name, j, gc_dtype_name(t->dtype),
+			gc_shape_str(t->dims, t->rank, shape, sizeof shape), v != v ? "NaN" : v > 0 ? "+Inf" : "-Inf", at,
+			gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
+	}
+	return 0;
+}
+
+int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *err)
+{
+	static const gc_debug_options none;
+	gc_error local = { 0 };
+	if (!opt)
+		opt = &none;
+	if (!err)
+		err = &local;
+	const gc_program *p = s->p;
+	int32_t brk = -1;
+	if (opt->break_before && (brk = find_node(p, opt->break_before, err)) < 0)
+		return err->code;
+	double *start = NULL, *dur = NULL;
+	unsigned char *bad = NULL;
+	gc_dumper *dump = NULL;
+	gc_guard *guard = NULL;
+	watchdog wd = { 0 };
+	int32_t done = 0;
+	int rc = 0;
+	start = gc_calloc((size_t)p->n_nodes + 1, sizeof *start);
+	dur = gc_calloc((size_t)p->n_nodes + 1, sizeof *dur);
+	bad = gc_calloc((size_t)p->n_tensors + 1, 1);
+	if (!start || !dur || !bad) {
+		rc = gc_error_set(err, GC_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (opt->dump_dir && (rc = gc_dumper_open(opt->dump_dir, p, &dump, err)))
+		goto out;
+	if (opt->guard && (rc = gc_guard_new(s, &guard, err)))
+		goto out;
+	for (int32_t j = 0; j < p->n_inputs; j++) {
+		if (dump && (rc = gc_dumper_write(dump, s, p->inputs[j], NULL, err)))
+			goto out;
+		if (opt->check_nan)
+			mark_nonfinite(s, p->inputs[j], bad, true);
+	}
+	if (opt->check_nan)
+		for (int32_t t = 0; t < p->n_tensors; t++)
+			if (p->tensors[t].storage == GC_STORAGE_CONST)
+				mark_nonfinite(s, t, bad, false);
+	if (opt->trace) {
+		fprintf(opt->trace,
+			"trace: %d nodes; per node: index, name, op (flavour and library of "
+			"custom nodes), kernel time, inputs, outputs with min/max/mean (finite "
+			"values) and NaN/Inf counts\n",
+			(int)p->n_nodes);
+		fflush(opt->trace);
+	}
+	if (opt->timeout_seconds > 0) {
+		if (brk >= 0 && debugger_attached())
+			fprintf(stderr, "graphcc: --timeout is off under a debugger\n");
+		else if ((rc = watchdog_start(&wd, p, opt->timeout_seconds, err)))
+			goto out;
+	}
+
+	gc_kctx k = { .err = err, .threads = s->threads };
+	double t_run = now_us();
+	gc_crash_session = s;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		gc_node *n = &p->nodes[i];
+		gc_tensor **io = gc_session_node_io(s, i);
+		gc_tensor *const *in = io, *const *out = io + n->n_in;
+		k.node = n;
+		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+		if (i == brk)
+			break_before(n, in, out);
+		if (guard && n->custom)
+			out = gc_guard_begin(guard, s, i);
+		double t0 = now_us();
+		if (wd.started) {
+			atomic_store(&wd.since, t0);
+			atomic_store(&wd.node, (int)i);
+		}
+		gc_crash_current = n;
+		int krc = n->run(&k, n, in, out);
+		gc_crash_current = NULL;
+		double t1 = now_us();
+		if (wd.started)
+			atomic_store(&wd.node, -1);
+		start[i] = t0 - t_run;
+		dur[i] = t1 - t0;
+		done = i + 1;
+		if (krc) {
+			if (!err->code)
+				gc_kerr(&k, krc, "kernel failed (%s)", gc_strerror(krc));
+			rc = err->code;
+			goto out;
+		}
+		if (guard && n->custom && (rc = gc_guard_end(guard, s, i, err)))
+			goto out;
+		for (int j = 0; dump && j < n->n_out; j++)
+			if (n->out[j] >= 0 && (rc = gc_dumper_write(dump, s, n->out[j], n->name, err)))
+				goto out;
+		if (opt->trace)
+			gc_debug_trace_line(opt->trace, s, i, dur[i]);
+		if (opt->check_nan && (rc = nan_origin(s, i, bad, err)))
+			goto out;
+	}
+
+out:
+	gc_crash_current = NULL;
+	watchdog_stop(&wd);
+	if (opt->profile_path && done) {
+		gc_error perr = { 0 };
+		if (gc_profile_write(opt->profile_path, s, start, dur, done, &perr)) {
+			if (!rc)
+				rc = gc_error_set(err, perr.code, "%s", perr.msg);
+		} else {
+			gc_profile_summary(stderr, p, dur, done);
+			fprintf(stderr, "graphcc: profile written to %s%s\n", opt->profile_path,
+				done < p->n_nodes ? " (up to the node that failed)" : "");
+		}
+	}
+	int32_t dumped = gc_dumper_close(dump);
+	if (opt->dump_dir && dump)
+		fprintf(stderr, "graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
+			(int)dumped, opt->dump_dir);
+	gc_guard_free(guard);
+	gc_free(start);
+	gc_free(dur);
+	gc_free(bad);
+	return rc;
+}

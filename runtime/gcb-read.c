@@ -1,0 +1,679 @@
+/* Loading .gcb programs: every size, count, index and offset read from the
+ * file is checked before use; weights are used where the file is mapped. */
+#include <graphcc/runtime.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "alloc.h"
+#include "custom.h"
+#include "gcb.h"
+#include "ops.h"
+#include "program-impl.h"
+#include "sha256.h"
+
+typedef struct rd {
+	const unsigned char *p;
+	size_t n, at;
+	const char *strings;
+	size_t n_strings;
+	const char *path;
+	gc_error *err;
+	gc_pool *pool;
+	const char *what; /* the record being read, for messages */
+} rd;
+
+static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int bad(rd *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return gc_error_set(r->err, GC_EINVAL, "%s: corrupted program (%s at byte %zu of the metadata): %s",
+			    r->path, r->what, r->at, msg);
+}
+
+static int take(rd *r, void *dst, size_t n)
+{
+	if (r->n - r->at < n) {
+		memset(dst, 0, n);
+		return bad(r, "truncated: needs %zu more bytes", n);
+	}
+	memcpy(dst, r->p + r->at, n);
+	r->at += n;
+	return 0;
+}
+
+#define READER(name, type)                                                     \
+	static int name(rd *r, type *v)                                        \
+	{                                                                      \
+		return take(r, v, sizeof *v);                                  \
+	}
+READER(r_u32, uint32_t)
+READER(r_i32, int32_t)
+READER(r_u64, uint64_t)
+READER(r_i64, int64_t)
+
+/* A count of records each at least `min_bytes` long: never more than the
+ * bytes left can hold. */
+static int r_count(rd *r, uint32_t *n, size_t min_bytes, uint32_t limit)
+{
+	if (r_u32(r, n))
+		return r->err->code;
+	if (*n > limit || (min_bytes && *n > (r->n - r->at) / min_bytes))
+		return bad(r, "count %u is impossible here", *n);
+	return 0;
+}
+
+static int r_str(rd *r, const char **s, bool optional)
+{
+	uint32_t off;
+	if (r_u32(r, &off))
+		return r->err->code;
+	if (off == GCB_NO_STRING) {
+		if (!optional)
+			return bad(r, "a required name is missing");
+		*s = NULL;
+		return 0;
+	}
+	if (off >= r->n_strings)
+		return bad(r, "string reference %u is outside the string table", off);
+	*s = r->strings + off;
+	return 0;
+}
+
+/* Length-prefixed bytes, copied into the pool (NUL-terminated). */
+static int r_bytes(rd *r, void **out, uint64_t *len)
+{
+	if (r_u64(r, len))
+		return r->err->code;
+	if (*len > r->n - r->at)
+		return bad(r, "a %" PRIu64 "-byte field runs past the end", *len);
+	*out = gc_pool_alloc(r->pool, (size_t)*len + 1);
+	if (!*out)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	memcpy(*out, r->p + r->at, (size_t)*len);
+	r->at += (size_t)*len;
+	return 0;
+}
+
+static int r_shape(rd *r, gc_tensor *t)
+{
+	uint32_t dt;
+	if (r_u32(r, &dt) || r_i32(r, &t->rank))
+		return r->err->code;
+	if (dt == 0 || dt >= GC_DTYPE_COUNT || !gc_dtype_size((gc_dtype)dt))
+		return bad(r, "element type %u is unknown", dt);
+	t->dtype = (gc_dtype)dt;
+	if (t->rank < 0 || t->rank > GC_MAX_RANK)
+		return bad(r, "rank %d is out of range", t->rank);
+	for (int i = 0; i < t->rank; i++) {
+		if (r_i64(r, &t->dims[i]))
+			return r->err->code;
+		if (t->dims[i] < 0)
+			return bad(r, "negative dimension %" PRId64, t->dims[i]);
+	}
+	if (gc_tensor_nbytes(t) < 0)
+		return bad(r, "a tensor's size overflows");
+	return 0;
+}
+
+static int r_tensor_value(rd *r, gc_tensor *t)
+{
+	if (r_shape(r, t))
+		return r->err->code;
+	int64_t n = gc_tensor_numel(t);
+	if (t->dtype == GC_DTYPE_STRING) {
+		if ((uint64_t)n > (r->n - r->at) / 8)
+			return bad(r, "string tensor too large");
+		char **s = gc_pool_alloc(r->pool, (size_t)(n + 1) * sizeof *s);
+		if (!s)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		for (int64_t i = 0; i < n; i++) {
+			uint64_t len;
+			if (r_bytes(r, (void **)&s[i], &len))
+				return r->err->code;
+		}
+		t->data = s;
+		return 0;
+	}
+	uint64_t len;
+	if (r_bytes(r, &t->data, &len))
+		return r->err->code;
+	if (len != (uint64_t)gc_tensor_nbytes(t))
+		return bad(r, "tensor value has %" PRIu64 " bytes, its shape needs %" PRId64, len,
+			   gc_tensor_nbytes(t));
+	return 0;
+}
+
+static int r_attr(rd *r, gc_attr *a)
+{
+	uint32_t type;
+	if (r_str(r, &a->name, false) || r_u32(r, &type) || r_i64(r, &a->n))
+		return r->err->code;
+	a->type = (gc_attr_type)type;
+	if (a->n < 0 || (uint64_t)a->n > r->n - r->at + 1)
+		return bad(r, "attribute '%s' has an impossible count %" PRId64, a->name, a->n);
+	uint64_t len;
+	void *data;
+	switch (type) {
+	case GC_ATTR_FLOAT:
+		return take(r, &a->v.f, 4);
+	case GC_ATTR_INT:
+		return r_i64(r, &a->v.i);
+	case GC_ATTR_STRING:
+		if (r_bytes(r, &data, &len))
+			return r->err->code;
+		a->v.s = data;
+		return 0;
+	case GC_ATTR_INTS:
+	case GC_ATTR_FLOATS: {
+		size_t es = type == GC_ATTR_INTS ? 8 : 4;
+		if ((uint64_t)a->n > (r->n - r->at) / es)
+			return bad(r, "attribute '%s' runs past the end", a->name);
+		data = gc_pool_alloc(r->pool, (size_t)a->n * es + 8);
+		if (!data)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		if (take(r, data, (size_t)a->n * es))
+			return r->err->code;
+		if (type == GC_ATTR_INTS)
+			a->v.ints = data;
+		else
+			a->v.floats = data;
+		return 0;
+	}
+	case GC_ATTR_STRINGS: {
+		if ((uint64_t)a->n > (r->n - r->at) / 8)
+			return bad(r, "attribute '%s' runs past the end", a->name);
+		char **ss = gc_pool_alloc(r->pool, (size_t)(a->n + 1) * sizeof *ss);
+		if (!ss)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		for (int64_t i = 0; i < a->n; i++)
+			if (r_bytes(r, (void **)&ss[i], &len))
+				return r->err->code;
+		a->v.strings = (const char *const *)ss;
+		return 0;
+	}
+	case GC_ATTR_TENSOR: {
+		gc_tensor *t = gc_pool_alloc(r->pool, sizeof *t);
+		if (!t)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		a->v.t = t;
+		return r_tensor_value(r, t);
+	}
+	case GC_ATTR_TENSORS: {
+		if ((uint64_t)a->n > (r->n - r->at) / 8)
+			return bad(r, "attribute '%s' runs past the end", a->name);
+		gc_tensor *ts = gc_pool_alloc(r->pool, (size_t)(a->n + 1) * sizeof *ts);
+		if (!ts)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		for (int64_t i = 0; i < a->n; i++)
+			if (r_tensor_value(r, &ts[i]))
+				return r->err->code;
+		a->v.tensors = ts;
+		return 0;
+	}
+	default:
+		return bad(r, "attribute '%s' has type %u, which programs cannot hold", a->name, type);
+	}
+}
+
+static int r_custom(rd *r, gc_custom *c)
+{
+	const char **s[] = { &c->manifest, &c->op_name, &c->domain,  &c->op_type,
+			     &c->flavour,  &c->backend, &c->config,  &c->library,
+			     &c->symbol,   &c->init_sym, &c->destroy_sym };
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+		if (r_str(r, s[i], i >= 9))
+			return r->err->code;
+	uint32_t flags;
+	if (r_u64(r, &c->kernel_scratch) || r_u32(r, &flags) || r_i32(r, &c->n_params))
+		return r->err->code;
+	c->inplace = flags & 1;
+	c->pure = flags >> 1 & 1;
+	if (c->kernel_scratch > ((uint64_t)1 << 40))
+		return bad(r, "kernel scratch of %" PRIu64 " bytes", c->kernel_scratch);
+	if (c->n_params < 0 || (uint64_t)c->n_params > (r->n - r->at) / 12)
+		return bad(r, "impossible param count %d", c->n_params);
+	c->params = gc_pool_alloc(r->pool, ((size_t)c->n_params + 1) * sizeof *c->params);
+	if (!c->params)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (int32_t i = 0; i < c->n_params; i++) {
+		CustomOpParam *p = &c->params[i];
+		uint32_t dt;
+		if (r_str(r, &p->name, false) || r_u32(r, &dt) || r_i32(r, &p->size))
+			return r->err->code;
+		if (dt >= DTCustomOpDataTypeCount || p->size < 0)
+			return bad(r, "param '%s' has type %u and size %d", p->name, dt, p->size);
+		p->dtype = (CustomOpDataType)dt;
+		if (p->dtype == DTString) {
+			if (p->size == 0) {
+				const char *t;
+				if (r_str(r, &t, false))
+					return r->err->code;
+				p->data = (void *)t;
+				continue;
+			}
+			if ((uint64_t)p->size > (r->n - r->at) / 4)
+				return bad(r, "param '%s' runs past the end", p->name);
+			const char **v = gc_pool_alloc(r->pool, ((size_t)p->size + 1) * sizeof *v);
+			if (!v)
+				return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+			for (int32_t j = 0; j < p->size; j++)
+				if (r_str(r, &v[j], false))
+					return r->err->code;
+			p->data = v;
+			continue;
+		}
+		uint64_t len;
+		if (r_bytes(r, &p->data, &len))
+			return r->err->code;
+		if (len != (uint64_t)gcDataTypeSize(p->dtype) * (uint64_t)(p->size ? p->size : 1))
+			return bad(r, "param '%s' holds %" PRIu64 " bytes", p->name, len);
+	}
+	if (r_i32(r, &c->n_in) || c->n_in < 0 || (uint64_t)c->n_in > (r->n - r->at) / 4)
+		return r->err->code ? r->err->code : bad(r, "impossible input count");
+	c->in_max_dims = gc_pool_alloc(r->pool, ((size_t)c->n_in + 1) * sizeof(int32_t));
+	if (!c->in_max_dims)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (int32_t i = 0; i < c->n_in; i++)
+		if (r_i32(r, &c->in_max_dims[i]))
+			return r->err->code;
+	if (r_i32(r, &c->n_out) || c->n_out < 0 || (uint64_t)c->n_out > (r->n - r->at) / 12)
+		return r->err->code ? r->err->code : bad(r, "impossible output count");
+	c->out_max_dims = gc_pool_alloc(r->pool, ((size_t)c->n_out + 1) * sizeof(int32_t));
+	c->outs = gc_pool_alloc(r->pool, ((size_t)c->n_out + 1) * sizeof *c->outs);
+	if (!c->out_max_dims || !c->outs)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (int32_t i = 0; i < c->n_out; i++)
+		if (r_i32(r, &c->out_max_dims[i]) || r_shape(r, &c->outs[i]))
+			return r->err->code;
+	return 0;
+}
+
+static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
+{
+	uint32_t n;
+	r->what = "library list";
+	if (r_count(r, &n, 36, 1 << 16))
+		return r->err->code;
+	p->n_libs = (int32_t)n;
+	p->lib_paths = gc_pool_alloc(p->pool, (n + 1) * sizeof(char *));
+	p->lib_sha = gc_pool_alloc(p->pool, (n + 1) * sizeof(char *));
+	if (!p->lib_paths || !p->lib_sha)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t want[32], have[32];
+		const char *path;
+		if (r_str(r, &path, false) || take(r, want, 32))
+			return r->err->code;
+		char hw[65], hh[65];
+		gc_sha256_hex(want, hw);
+		p->lib_paths[i] = path;
+		p->lib_sha[i] = gc_pool_strdup(p->pool, hw);
+		gc_error e = { 0 };
+		if (gc_sha256_file(path, have, &e))
+			return gc_error_set(r->err, GC_EIO,
+					    "%s: kernel library %s, which the program was compiled "
+					    "with, cannot be read: %s",
+					    r->path, path, e.msg);
+		if (!memcmp(want, have, 32))
+			continue;
+		gc_sha256_hex(have, hh);
+		char msg[1024];
+		snprintf(msg, sizeof msg,
+			 "%s: kernel library %s changed since the program was compiled: SHA-256 "
+			 "was %s, is now %s",
+			 r->path, path, hw, hh);
+		if (!opt || !opt->allow_changed_kernels)
+			return gc_error_set(r->err, GC_ECHANGED,
+					    "%s (compile the model again, or pass "
+					    "--allow-changed-kernels to run it anyway)",
+					    msg);
+		if (opt->warn)
+			opt->warn(opt->user, msg);
+		else
+			fprintf(stderr, "graphcc: warning: %s (allowed by --allow-changed-kernels)\n",
+				msg);
+	}
+	return 0;
+}
+
+static int read_tensors(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize)
+{
+	uint32_t n;
+	r->what = "tensor list";
+	if (r_count(r, &n, 32, 1u << 24))
+		return r->err->code;
+	p->tensors = gc_pool_alloc(p->pool, ((size_t)n + 1) * sizeof *p->tensors);
+	if (!p->tensors)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	p->n_tensors = (int32_t)n;
+	for (uint32_t i = 0; i < n; i++) {
+		gc_ptensor *t = &p->tensors[i];
+		uint32_t storage;
+		if (r_str(r, &t->name, false) || r_shape(r, &t->t) || r_u32(r, &storage) ||
+		    r_u64(r, &t->offset) || r_u64(r, &t->nbytes))
+			return r->err->code;
+		if (storage > GC_STORAGE_CONST)
+			return bad(r, "tensor '%s' has storage %u", t->name, storage);
+		t->storage = (gc_storage)storage;
+		if (t->nbytes != (uint64_t)gc_tensor_nbytes(&t->t))
+			return bad(r, "tensor '%s' claims %" PRIu64 " bytes, its shape needs %" PRId64,
+				   t->name, t->nbytes, gc_tensor_nbytes(&t->t));
+		if (t->t.dtype == GC_DTYPE_STRING)
+			return bad(r, "tensor '%s' holds strings, which programs cannot yet", t->name);
+		if (storage == GC_STORAGE_CONST) {
+			if (t->offset > wsize || t->nbytes > wsize - t->offset ||
+			    t->offset % GCB_TENSOR_ALIGN)
+				return bad(r, "constant '%s' lies outside the weights", t->name);
+			t->t.data = (void *)(weights + t->offset);
+		}
+	}
+	return 0;
+}
+
+static int r_index_list(rd *r, gc_program *p, int32_t **out, int32_t *count)
+{
+	uint32_t n;
+	if (r_count(r, &n, 4, (uint32_t)p->n_tensors))
+		return r->err->code;
+	*out = gc_pool_alloc(p->pool, ((size_t)n + 1) * sizeof(int32_t));
+	if (!*out)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	*count = (int32_t)n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (r_i32(r, &(*out)[i]))
+			return r->err->code;
+		if ((*out)[i] < 0 || (*out)[i] >= p->n_tensors)
+			return bad(r, "tensor index %d out of range", (*out)[i]);
+	}
+	return 0;
+}
+
+static bool same_shape(const gc_tensor *a, const gc_tensor *b)
+{
+	if (a->dtype != b->dtype || a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return false;
+	return true;
+}
+
+/* Reads node i and prepares it: its kernel is chosen again by this build. */
+static int read_node(rd *r, gc_program *p, int32_t i)
+{
+	gc_node *n = &p->nodes[i];
+	uint32_t nin, nout, nattr, has_custom;
+	uint64_t scratch_bytes;
+	r->what = "node";
+	if (r_str(r, &n->name, false) || r_str(r, &n->domain, false) ||
+	    r_str(r, &n->op_type, false) || r_i32(r, &n->opset) ||
+	    r_count(r, &nin, 4, 1u << 20))
+		return r->err->code;
+	n->n_in = (int32_t)nin;
+	n->in = gc_pool_alloc(p->pool, ((size_t)nin + 1) * sizeof(int32_t));
+	if (!n->in)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (uint32_t j = 0; j < nin; j++)
+		if (r_i32(r, &n->in[j]) || n->in[j] < -1 || n->in[j] >= p->n_tensors)
+			return r->err->code ? r->err->code : bad(r, "node '%s' input index", n->name);
+	if (r_count(r, &nout, 4, 1u << 20))
+		return r->err->code;
+	n->n_out = (int32_t)nout;
+	n->out = gc_pool_alloc(p->pool, ((size_t)nout + 1) * sizeof(int32_t));
+	if (!n->out)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (uint32_t j = 0; j < nout; j++)
+		if (r_i32(r, &n->out[j]) || n->out[j] < -1 || n->out[j] >= p->n_tensors ||
+		    (n->out[j] >= 0 && p->tensors[n->out[j]].storage != GC_STORAGE_ARENA))
+			return r->err->code ? r->err->code : bad(r, "node '%s' output index", n->name);
+	if (r_u64(r, &scratch_bytes) || r_u64(r, &p->scratch_offset[i]) ||
+	    r_count(r, &nattr, 16, 1u << 16))
+		return r->err->code;
+	if (scratch_bytes > p->arena_bytes || p->scratch_offset[i] > p->arena_bytes - scratch_bytes)
+		return bad(r, "node '%s' scratch lies outside the arena", n->name);
+	n->n_attr = (int32_t)nattr;
+	n->attrs = gc_pool_alloc(p->pool, ((size_t)nattr + 1) * sizeof *n->attrs);
+	if (!n->attrs)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (uint32_t j = 0; j < nattr; j++)
+		if (r_attr(r, &n->attrs[j]))
+			return r->err->code;
+	if (r_u32(r, &has_custom))
+		return r->err->code;
+	gc_prepare_fn prepare;
+	if (has_custom) {
+		gc_custom *c = gc_pool_alloc(p->pool, sizeof *c);
+		if (!c)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		r->what = "custom binding";
+		if (r_custom(r, c))
+			return r->err->code;
+		n->custom = c;
+		n->op = GC_OP_CUSTOM;
+		prepare = gc_custom_prepare;
+	} else {
+		n->op = gc_op_lookup(n->domain, n->op_type);
+		if (n->op == GC_OP_NONE)
+			return gc_error_set(r->err, GC_EUNSUPPORTED,
+					    "%s: node '%s' uses op '%s', which this graphcc build does "
+					    "not have",
+					    r->path, n->name, n->op_type);
+		const gc_op_info *info = &gc_op_table[n->op];
+		if (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out > info->max_out)
+			return bad(r, "node '%s' has %d inputs and %d outputs", n->name, n->n_in,
+				   n->n_out);
+		prepare = info->prepare;
+	}
+	/* Prepare with the tensors as recorded; the outputs must come out as
+	 * recorded too. */
+	size_t nio = (size_t)n->n_in + (size_t)n->n_out + 2;
+	gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + n->n_in + 1;
+	gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + n->n_in + 1;
+	int rc = 0;
+	if (!ins || !inp) {
+		rc = gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		goto out;
+	}
+	for (int j = 0; j < n->n_in; j++)
+		if (n->in[j] >= 0) {
+			ins[j] = p->tensors[n->in[j]].t;
+			inp[j] = &ins[j];
+		}
+	for (int j = 0; j < n->n_out; j++)
+		outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
+	gc_kctx k = { .err = r->err, .node = n, .threads = 1 };
+	if ((rc = prepare(&k, n, inp, outp))) {
+		gc_error_prefix(r->err, "%s", r->path);
+		goto out;
+	}
+	for (int j = 0; j < n->n_out; j++) {
+		if (!outp[j])
+			continue;
+		const gc_tensor *want = &p->tensors[n->out[j]].t;
+		outs[j].data = NULL;
+		if (!same_shape(&outs[j], want)) {
+			char a[160], b[160];
+			rc = gc_error_set(r->err, GC_EINVAL,
+					  "%s: node '%s' (%s): output %d comes out as %s %s here but "
+					  "was compiled as %s %s (corrupted, or compiled by another "
+					  "graphcc)",
+					  r->path, n->name, n->op_type, j, gc_dtype_name(outs[j].dtype),
+					  gc_shape_str(outs[j].dims, outs[j].rank, a, sizeof a),
+					  gc_dtype_name(want->dtype),
+					  gc_shape_str(want->dims, want->rank, b, sizeof b));
+			goto out;
+		}
+	}
+	if (n->scratch_bytes > scratch_bytes)
+		rc = gc_error_set(r->err, GC_EINVAL,
+				  "%s: node '%s' needs %" PRIu64 " bytes of scratch, the program "
+				  "planned %" PRIu64 " (compiled by another graphcc build?)",
+				  r->path, n->name, n->scratch_bytes, scratch_bytes);
+out:
+	gc_free(ins);
+	gc_free(inp);
+	return rc;
+}
+
+int gc_is_program_file(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = read(fd, magic, sizeof magic);
+	close(fd);
+	return got == (ssize_t)sizeof magic && !memcmp(magic, GCB_MAGIC, 8);
+}
+
+int gc_program_load(const char *path, const gc_load_options *opt, gc_program **out,
+		    gc_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return gc_error_set(err, GC_EIO, "%s: not a regular file", path);
+	}
+	size_t len = (size_t)st.st_size;
+	if (len < GCB_HEADER_SIZE) {
+		close(fd);
+		return gc_error_set(err, GC_EINVAL, "%s: not a graphcc program (%zu bytes, too short)",
+				    path, len);
+	}
+	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return gc_error_set(err, GC_EIO, "%s: cannot map: %s", path, strerror(errno));
+	gc_program *p = gc_program_alloc();
+	if (!p) {
+		munmap(map, len);
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	}
+	p->map = map;
+	p->map_len = len;
+	const unsigned char *base = map;
+	gcb_header h;
+	memcpy(&h, base, sizeof h);
+	int rc = 0;
+	if (memcmp(h.magic, GCB_MAGIC, 8)) {
+		rc = gc_error_set(err, GC_EINVAL, "%s: not a graphcc program (bad magic)", path);
+		goto fail;
+	}
+	char ver[33];
+	memcpy(ver, h.graphcc_version, 32);
+	ver[32] = 0;
+	for (char *c = ver; *c; c++)
+		if (*c < 32 || *c > 126)
+			*c = '?';
+	if (h.format_version != GCB_FORMAT_VERSION || h.header_size != GCB_HEADER_SIZE) {
+		rc = gc_error_set(err, GC_EUNSUPPORTED,
+				  "%s: program format version %u (written by graphcc %s); this "
+				  "graphcc %s reads version %d: compile the model again",
+				  path, h.format_version, ver, GC_VERSION_STRING, GCB_FORMAT_VERSION);
+		goto fail;
+	}
+	if (h.file_size != len) {
+		rc = gc_error_set(err, GC_EINVAL,
+				  "%s: the program is %zu bytes but says it is %" PRIu64
+				  " (truncated or corrupted)",
+				  path, len, h.file_size);
+		goto fail;
+	}
+	if (h.meta_offset != GCB_HEADER_SIZE || h.meta_size > len - h.meta_offset ||
+	    h.weights_offset < h.meta_offset + h.meta_size || h.weights_offset > len ||
+	    h.weights_size != len - h.weights_offset || h.weights_offset % GCB_WEIGHTS_ALIGN) {
+		rc = gc_error_set(err, GC_EINVAL, "%s: corrupted program (section table)", path);
+		goto fail;
+	}
+	if (XXH3_64bits(base + h.meta_offset, h.meta_size) != h.meta_xxh3 ||
+	    XXH3_64bits(base + h.weights_offset, h.weights_size) != h.weights_xxh3) {
+		rc = gc_error_set(err, GC_EINVAL,
+				  "%s: corrupted program: the %s checksum does not match", path,
+				  XXH3_64bits(base + h.meta_offset, h.meta_size) != h.meta_xxh3
+					  ? "metadata"
+					  : "weights");
+		goto fail;
+	}
+	p->format_version = h.format_version;
+	p->graphcc_version = gc_pool_strdup(p->pool, ver);
+	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .err = err,
+		 .pool = p->pool, .what = "string table" };
+	uint32_t nstr;
+	if ((rc = r_u32(&r, &nstr)))
+		goto fail;
+	if (nstr > r.n - r.at || (nstr && r.p[r.at + nstr - 1] != 0)) {
+		rc = bad(&r, "the string table is malformed");
+		goto fail;
+	}
+	r.strings = (const char *)r.p + r.at;
+	r.n_strings = nstr;
+	r.at += nstr;
+	if ((rc = check_libraries(&r, p, opt)) ||
+	    (rc = read_tensors(&r, p, base + h.weights_offset, h.weights_size)))
+		goto fail;
+	r.what = "inputs and outputs";
+	if ((rc = r_index_list(&r, p, &p->inputs, &p->n_inputs)) ||
+	    (rc = r_index_list(&r, p, &p->outputs, &p->n_outputs)) ||
+	    (rc = r_u64(&r, &p->arena_bytes)) || (rc = r_u64(&r, &p->tensor_bytes)) ||
+	    (rc = r_u64(&r, &p->const_bytes)))
+		goto fail;
+	if (p->arena_bytes > ((uint64_t)1 << 44)) {
+		rc = bad(&r, "arena of %" PRIu64 " bytes", p->arena_bytes);
+		goto fail;
+	}
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage == GC_STORAGE_ARENA &&
+		    (pt->offset > p->arena_bytes || pt->nbytes > p->arena_bytes - pt->offset)) {
+			rc = bad(&r, "tensor '%s' lies outside the arena", pt->name);
+			goto fail;
+		}
+	}
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		if (p->tensors[p->inputs[i]].storage != GC_STORAGE_ARENA) {
+			rc = bad(&r, "input '%s' is not an activation", p->tensors[p->inputs[i]].name);
+			goto fail;
+		}
+	uint32_t nn;
+	r.what = "node list";
+	if ((rc = r_count(&r, &nn, 40, 1u << 24)))
+		goto fail;
+	p->nodes = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof *p->nodes);
+	p->scratch_offset = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof(uint64_t));
+	if (!p->nodes || !p->scratch_offset) {
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	for (uint32_t i = 0; i < nn; i++) {
+		p->n_nodes = (int32_t)i + 1; /* so a failure releases what was prepared */
+		if ((rc = read_node(&r, p, (int32_t)i)))
+			goto fail;
+	}
+	if (r.at != r.n) {
+		rc = bad(&r, "%zu bytes of metadata left over", r.n - r.at);
+		goto fail;
+	}
+	*out = p;
+	return 0;
+fail:
+	gc_program_free(p);
+	return rc;
+}
