@@ -225,6 +225,9 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	     !(c->destroy = (gcOpDestroy_t)gc_dynlib_fn(c->lib, c->destroy_sym, k->err))))
 		return k->err->code;
 	n->scratch_bytes = frame_bytes(n) + c->kernel_scratch;
+	/* The package says output 0 may share input 0's memory. */
+	n->inplace_ok = c->inplace && n->n_in > 0 && n->n_out > 0 && in[0] && out[0] &&
+			gc_tensor_nbytes(in[0]) == gc_tensor_nbytes(out[0]);
 	n->run = c->graphcc_iface ? run_graphcc : run_seed;
 	if (!c->init)
 		return 0;

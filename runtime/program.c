@@ -153,10 +153,15 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 	int32_t *first = gc_malloc(((size_t)nt + 1) * sizeof *first);
 	int32_t *last = gc_malloc(((size_t)nt + 1) * sizeof *last);
 	interval *iv = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *iv);
+	int32_t *alias = gc_malloc(((size_t)nt + 1) * sizeof *alias);
+	bool *is_input = gc_calloc((size_t)nt + 1, sizeof *is_input);
 	int32_t *placed = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *placed);
 	if (!p->scratch_offset && nn)
 		p->scratch_offset = gc_pool_alloc(p->pool, (size_t)nn * sizeof(uint64_t));
-	if (!first || !last || !iv || !placed || (nn && !p->scratch_offset)) {
+	if (!first || !last || !iv || !placed || !alias || !is_input ||
+	    (nn && !p->scratch_offset)) {
+		gc_free(alias);
+		gc_free(is_input);
 		gc_free(first);
 		gc_free(last);
 		gc_free(iv);
@@ -169,8 +174,10 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 		first[t] = INT32_MAX;
 		last[t] = -1;
 	}
-	for (int32_t i = 0; i < p->n_inputs; i++)
+	for (int32_t i = 0; i < p->n_inputs; i++) {
 		first[p->inputs[i]] = 0;
+		is_input[p->inputs[i]] = true;
+	}
 	for (int32_t i = 0; i < nn; i++) {
 		const gc_node *n = &p->nodes[i];
 		for (int j = 0; j < n->n_out; j++)
@@ -186,18 +193,42 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 		last[p->inputs[i]] = nn + 1;
 	for (int32_t i = 0; i < p->n_outputs; i++)
 		last[p->outputs[i]] = nn + 1;
+	for (int32_t t = 0; t < nt; t++) {
+		if (first[t] == INT32_MAX)
+			first[t] = 0;
+		if (last[t] < first[t])
+			last[t] = first[t]; /* written, never read: still needs room */
+	}
+	/* In place: output 0 takes input 0's bytes when the kernel allows it,
+	 * they are the same size, and the input dies at this node (it is not
+	 * a graph input, which must survive the run). Chains share one block. */
+	for (int32_t t = 0; t < nt; t++)
+		alias[t] = -1;
+	for (int32_t i = 0; i < nn; i++) {
+		const gc_node *n = &p->nodes[i];
+		if (!n->inplace_ok || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
+			continue;
+		int32_t a = n->in[0], o = n->out[0], root = a;
+		while (alias[root] >= 0)
+			root = alias[root];
+		const gc_ptensor *pa = &p->tensors[a], *po = &p->tensors[o];
+		if (pa->storage != GC_STORAGE_ARENA || po->storage != GC_STORAGE_ARENA ||
+		    pa->nbytes != po->nbytes || last[root] != i + 1 || is_input[root] || a == o)
+			continue;
+		alias[o] = root;
+		if (last[o] > last[root])
+			last[root] = last[o];
+	}
 	int32_t n_iv = 0;
 	p->tensor_bytes = 0;
 	for (int32_t t = 0; t < nt; t++) {
 		gc_ptensor *pt = &p->tensors[t];
 		if (pt->storage != GC_STORAGE_ARENA)
 			continue;
-		if (first[t] == INT32_MAX)
-			first[t] = 0;
-		if (last[t] < first[t])
-			last[t] = first[t]; /* written, never read: still needs room */
-		iv[n_iv++] = (interval){ first[t], last[t], align_up(pt->nbytes), &pt->offset };
 		p->tensor_bytes += pt->nbytes;
+		if (alias[t] >= 0)
+			continue;
+		iv[n_iv++] = (interval){ first[t], last[t], align_up(pt->nbytes), &pt->offset };
 	}
 	for (int32_t i = 0; i < nn; i++) {
 		p->scratch_offset[i] = 0;
@@ -233,6 +264,15 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 			peak = off + iv[i].size;
 	}
 	p->arena_bytes = peak;
+	for (int32_t t = 0; t < nt; t++) {
+		int32_t root = t;
+		while (alias[root] >= 0)
+			root = alias[root];
+		if (root != t)
+			p->tensors[t].offset = p->tensors[root].offset;
+	}
+	gc_free(alias);
+	gc_free(is_input);
 	gc_free(first);
 	gc_free(last);
 	gc_free(iv);
