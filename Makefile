@@ -60,6 +60,7 @@ test-packages:
 	@if [ -f tests/packages/Makefile ]; then \
 		$(MAKE) --no-print-directory -C tests/packages OUT=$(abspath $(B)/tests/packages) $(PKG_FLAGS); \
 	fi
+	@$(MAKE) --no-print-directory -C tests/flavours OUT=$(abspath $(B)/tests/flavours) $(PKG_FLAGS)
 
 help:
 	@echo "make            build $(GRAPHCC), libraries and plugins"

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "../runtime/alloc.h"
+#include "../runtime/crash.h"
 #include "../runtime/custom.h"
 #include "../runtime/program-impl.h"
 #include "../runtime/session-impl.h"
@@ -281,7 +282,7 @@ static int flavour_fail(node_run *r, const flavour *f, const char *fmt, ...)
 	va_end(ap);
 	r->failed++;
 	if (r->report)
-		fprintf(r->report, "  flavour '%s' FAILED: %s\n", f->im->type, msg);
+		fprintf(r->report, "    FAILED: %s\n", msg);
 	gc_error_set(r->err, GC_EKERNEL,
 		     "--compare-flavours: node '%s' (%s::%s): flavour '%s' (library %s, symbol %s) "
 		     "failed: %s",
@@ -295,8 +296,8 @@ static int flavour_decline(node_run *r, flavour *f, const char *what, const char
 	r->declined++;
 	f->declined = true;
 	if (r->report)
-		fprintf(r->report, "  flavour '%s' declined the node (%s returned a failure status): %s\n",
-			f->im->type, what, why[0] ? why : "it gave no reason (ctx->set_error)");
+		fprintf(r->report, "    declined the node (%s returned a failure status): %s\n", what,
+			why[0] ? why : "it gave no reason (ctx->set_error)");
 	return 0;
 }
 
@@ -568,15 +569,18 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, gc_session *s, in
 			}
 		}
 	}
-	if (report) {
-		fprintf(report, "  %d %s flavour%s of operation '%s' (%s):", n_fl, c->backend,
+	if (report)
+		fprintf(report, "  %d %s flavour%s of operation '%s' (%s):\n", n_fl, c->backend,
 			n_fl == 1 ? "" : "s", op->name, op->file);
-		for (int a = 0; a < n_fl; a++)
-			fprintf(report, " %s", fl[a].im->type);
-		fputc('\n', report);
-	}
 	int n_ran = 0;
 	for (int a = 0; a < n_fl; a++) {
+		/* Written (and flushed) before the call: if the kernel crashes, the
+		 * last line before the crash report names it. */
+		if (report) {
+			fprintf(report, "  flavour '%s': %s, symbol %s\n", fl[a].im->type,
+				fl[a].im->impl, fl[a].im->symbol);
+			fflush(report);
+		}
 		run_flavour(&r, &fl[a]);
 		n_ran += fl[a].ran;
 	}
@@ -660,9 +664,14 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
 	gc_kctx k = { .err = err, .threads = s->threads };
 	gc_error cmp = { 0 }; /* the first flavour failure */
 	int rc = 0;
+	/* A crash in any flavour is reported as one in this node (crash.c
+	 * names the node's bound flavour; with a report, its last line before
+	 * the crash names the flavour that was being compared). */
+	gc_crash_session = s;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node *n = &p->nodes[i];
 		gc_tensor **io = gc_session_node_io(s, i);
+		gc_crash_current = n;
 		if (n->custom) {
 			int crc = compare_node(reg, &pc, s, i, report, sum, &cmp);
 			if (crc == GC_ENOMEM) {
@@ -681,6 +690,7 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
 			break;
 		}
 	}
+	gc_crash_current = NULL;
 	cache_free(&pc);
 	if (!rc && cmp.code) {
 		*err = cmp;

@@ -704,7 +704,10 @@ int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, c
 		goto out;
 	}
 	pkg->pool = pool;
-	pkg->path = gc_pool_strdup(pool, path);
+	/* Operations remember their manifest by absolute path: compiled
+	 * programs record it (for --compare-flavours), and may run elsewhere. */
+	char real[PATH_MAX];
+	pkg->path = gc_pool_strdup(pool, realpath(path, real) ? real : path);
 	p.file = pkg->path;
 	p.pool = pool;
 	if (!pkg->path) {

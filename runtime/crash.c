@@ -309,6 +309,9 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 		put("graphcc: crashed outside any kernel: ");
 		put_signal(sig, si, overflow);
 		put("\n");
+		if (s)
+			put("graphcc: kernels ran before this: one may have damaged memory that "
+			    "graphcc uses (rerun with --guard to check custom kernels' writes)\n");
 		flush();
 		die_default(sig);
 	}

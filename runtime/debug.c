@@ -57,11 +57,9 @@ __attribute__((noinline)) static void gc_debug_break_before(const gc_node *n,
 							    gc_tensor *const *in,
 							    gc_tensor *const *out)
 {
-	(void)n;
-	(void)in;
-	(void)out;
 	raise(SIGTRAP);
-	__asm__ volatile("" ::: "memory");
+	/* Keeps n, in and out alive across raise, so gdb can print them. */
+	__asm__ volatile("" : : "r"(n), "r"(in), "r"(out) : "memory");
 }
 
 static void break_before(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -83,14 +81,14 @@ static void break_before(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 		char cmd[3000];
 		gc_crash_cmdline(cmd, sizeof cmd);
 		fprintf(stderr,
-			"graphcc: --break-before: reached %s; no debugger attached, so "
-			"running on; run under gdb to stop here: gdb --args %s\n",
+			"graphcc: --break-before: no debugger attached, so not stopping before "
+			"%s; run under gdb: gdb --args %s\n",
 			node, cmd[0] ? cmd : "graphcc run ...");
 		return;
 	}
 	fprintf(stderr,
-		"graphcc: --break-before: stopping before %s: SIGTRAP; next comes %s ('up' "
-		"shows the node n and its tensors in/out)\n",
+		"graphcc: --break-before: stopping before %s: SIGTRAP; next comes %s (in 'bt', "
+		"frame gc_debug_break_before holds the node n and its tensors in[], out[])\n",
 		node, kernel);
 	fflush(stderr);
 	gc_debug_break_before(n, in, out);
@@ -234,11 +232,10 @@ static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_err
 		char node[1400], shape[160], el[200];
 		return gc_error_set(
 			err, GC_ECRASH,
-			"--check-nan: %s made %s from inputs without any: output '%s' (output %d, "
+			"--check-nan: the first NaN/Inf comes from %s: its output '%s' (output %d, "
 			"%s %s) holds %s at flat index %" PRId64 " %s (%" PRId64 " NaN and %" PRId64
-			" Inf of %" PRId64 " values)",
-			gc_debug_node_str(n, node, sizeof node), v != v ? "NaN" : "Inf",
-			s->p->tensors[idx].name, j, gc_dtype_name(t->dtype),
+			" Inf among %" PRId64 " values), and none of its inputs holds NaN or Inf",
+			gc_debug_node_str(n, node, sizeof node), s->p->tensors[idx].name, j, gc_dtype_name(t->dtype),
 			gc_shape_str(t->dims, t->rank, shape, sizeof shape), v != v ? "NaN" : v > 0 ? "+Inf" : "-Inf", at,
 			gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
 	}

@@ -79,5 +79,10 @@ int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
+/* --compare-flavours: every flavour of each custom node on the node's
+ * inputs from a run of s (tools/graphcc/compare-flavours.c). */
+int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry *reg,
+			 const gc_program *p, gc_session *s, gc_error *err);
 
 #endif

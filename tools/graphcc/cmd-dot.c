@@ -1,7 +1,8 @@
 /*
  * graphcc dot: the graph in Graphviz's language, for `dot -Tsvg`.
  *
- * When the model compiles, the program is drawn: the nodes left after
+ * A compiled program (.gcb) is drawn as it was compiled. When a model
+ * (.onnx) compiles, the program is drawn: the nodes left after
  * folding, every tensor's inferred type and shape on its edge, each custom
  * node with its bound flavour, library and symbol. When it does not (an
  * operation nobody provides, a shape that does not fit, ...), the graph is
@@ -425,13 +426,34 @@ static int draw_graph(FILE *f, const char *model, const gc_graph *g, const gc_re
 int cmd_dot(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("dot", argc, argv, OPT_OPS | OPT_SHAPE, &o);
+	int rc = cli_parse("dot", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };
 	gc_registry *reg = NULL;
 	gc_graph *g = NULL;
 	gc_program *p = NULL;
+	size_t ml = strlen(o.model);
+	if (gc_is_program_file(o.model) || (ml > 4 && !strcmp(o.model + ml - 4, ".gcb"))) {
+		/* A compiled program: drawn as it was compiled (--ops is not needed). */
+		if (o.n_shapes)
+			return cli_usage("dot: --shape applies when compiling; %s is already compiled",
+					 o.model);
+		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
+		if (gc_program_load(o.model, &lo, &p, &err)) {
+			cli_error("%s", err.msg);
+			return cli_exit_for(err.code);
+		}
+		rc = draw_program(stdout, o.model, p) ? EXIT_FAIL : EXIT_OK;
+		if (rc)
+			cli_error("out of memory");
+		else if (fflush(stdout) || ferror(stdout)) {
+			cli_error("writing the graph to standard output failed");
+			rc = EXIT_FAIL;
+		}
+		gc_program_free(p);
+		return rc;
+	}
 	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err)) {
 		cli_error("%s", err.msg);
 		rc = cli_exit_for(err.code);

@@ -274,7 +274,9 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 		}
 	}
-	if (run_timed(&o, s, &err) || write_outputs(&o, p, s, &err))
+	if (run_timed(&o, s, &err) ||
+	    (o.compare_flavours && cli_compare_flavours(&o, g, reg, p, s, &err)) ||
+	    write_outputs(&o, p, s, &err))
 		goto fail;
 	rc = EXIT_OK;
 	goto out;

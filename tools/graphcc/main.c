@@ -9,13 +9,19 @@ static const char usage_text[] =
 	"usage: graphcc COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]...\n"
-	"      check and bind every node; show each custom node's kernel\n"
+	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]... [-o OUT.gcb]\n"
+	"      check and bind every node; show each custom node's kernel; save\n"
 	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
 	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
-	"      run a model on .npy or .pb inputs; writes DIR/<output>.npy\n"
+	"                 [--trace] [--dump-dir DIR] [--check-nan] [--guard] [--profile F.json]\n"
+	"                 [--break-before NODE] [--timeout SECONDS] [--compare-flavours]\n"
+	"                 [--allow-changed-kernels]\n"
+	"      run a model (.onnx, or a compiled .gcb) on .npy or .pb inputs;\n"
+	"      writes DIR/<output>.npy\n"
 	"  info MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]...\n"
 	"      inputs, outputs, op histogram, unsupported nodes, bindings, memory plan\n"
+	"  dot MODEL.onnx|MODEL.gcb [--ops PKG.yaml]... [--shape NAME=DxD]...\n"
+	"      the graph in Graphviz (dot -Tsvg); custom nodes with their flavour\n"
 	"  check PKG.yaml\n"
 	"      validate an op package: manifest, libraries, symbols, ABI version\n"
 	"  help           this text\n"
@@ -64,6 +70,8 @@ int main(int argc, char **argv)
 		return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(cmd, "compile"))
 		return cmd_compile(argc - 2, argv + 2);
+	if (!strcmp(cmd, "dot"))
+		return cmd_dot(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 2, argv + 2);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

@@ -1,0 +1,814 @@
+/*
+ * The graph passes (lib/passes.c): each rewrite on small built graphs, the
+ * node counts and attributes it leaves, and the numbers the rewritten graph
+ * gives against the same graph run unrewritten. The unrewritten reference
+ * is the same graph with the fused intermediate declared a graph output,
+ * which no pass may fuse away, so the comparison holds whether or not
+ * gc_compile itself runs the passes.
+ */
+#include <graphcc/graphcc.h>
+
+#include "check.h"
+#include "graph-edit.h"
+#include "passes.h"
+
+/* ---- building ---- */
+
+static uint32_t rng_state = 12345;
+
+static double rnd(void) /* in [-1, 1) */
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return (double)(rng_state >> 8) / (double)(1u << 23) - 1.0;
+}
+
+static gc_attr attr_i(const char *name, int64_t v)
+{
+	gc_attr a = { .name = name, .type = GC_ATTR_INT, .n = 1 };
+	a.v.i = v;
+	return a;
+}
+
+static gc_attr attr_f(const char *name, float v)
+{
+	gc_attr a = { .name = name, .type = GC_ATTR_FLOAT, .n = 1 };
+	a.v.f = v;
+	return a;
+}
+
+static gc_attr attr_s(const char *name, const char *v)
+{
+	gc_attr a = { .name = name, .type = GC_ATTR_STRING, .n = (int64_t)strlen(v) };
+	a.v.s = v;
+	return a;
+}
+
+static gc_attr attr_ints(const char *name, int64_t n, const int64_t *v)
+{
+	gc_attr a = { .name = name, .type = GC_ATTR_INTS, .n = n };
+	a.v.ints = v;
+	return a;
+}
+
+static int64_t numel(int32_t rank, const int64_t *dims)
+{
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	return n;
+}
+
+/* A constant of random values (positive ones when `positive`). */
+static void add_random(gc_graph *g, const char *name, gc_dtype dt, int32_t rank,
+		       const int64_t *dims, int positive, gc_error *err)
+{
+	int64_t n = numel(rank, dims);
+	gc_tensor t = { .dtype = dt, .rank = rank };
+	memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
+	t.data = malloc((size_t)(n ? n : 1) * 8);
+	for (int64_t i = 0; i < n; i++) {
+		double v = positive ? 0.5 + fabs(rnd()) : rnd();
+		if (dt == GC_DTYPE_DOUBLE)
+			((double *)t.data)[i] = v;
+		else
+			((float *)t.data)[i] = (float)v;
+	}
+	gc_graph_add_constant(g, name, &t, err);
+	free(t.data);
+}
+
+static void add_scalar(gc_graph *g, const char *name, gc_dtype dt, double v, gc_error *err)
+{
+	double d = v;
+	float f = (float)v;
+	gc_tensor t = { .dtype = dt, .rank = 0, .data = dt == GC_DTYPE_DOUBLE ? (void *)&d : &f };
+	gc_graph_add_constant(g, name, &t, err);
+}
+
+/* A Constant node writing a scalar (as PyTorch exports Clip's bounds). */
+static void add_constant_node(gc_graph *g, const char *out, float v, gc_error *err)
+{
+	gc_tensor t = { .dtype = GC_DTYPE_FLOAT, .rank = 0, .data = &v };
+	gc_attr a = { .name = "value", .type = GC_ATTR_TENSOR, .n = 1 };
+	a.v.t = &t;
+	const char *o[] = { out };
+	gc_graph_add_node(g, out, "", "Constant", 0, NULL, 1, o, 1, &a, err);
+}
+
+/* ---- running ---- */
+
+typedef struct result {
+	double *v;
+	int64_t n;
+	gc_tensor shape;
+} result;
+
+/* Compiles g, runs it on inputs filled from the seed, keeps output `out`. */
+static int run_graph(const gc_graph *g, uint32_t seed, int out, result *r, gc_error *err)
+{
+	gc_program *p = NULL;
+	gc_session *s = NULL;
+	memset(r, 0, sizeof *r);
+	int rc = gc_compile(g, NULL, &p, err);
+	if (!rc)
+		rc = gc_session_new(p, NULL, &s, err);
+	rng_state = seed;
+	for (int i = 0; !rc && i < gc_program_num_inputs(p); i++) {
+		gc_tensor t = *gc_program_input(p, i, NULL);
+		int64_t n = gc_tensor_numel(&t);
+		t.data = malloc((size_t)(n ? n : 1) * 8);
+		for (int64_t k = 0; k < n; k++) {
+			double v = rnd() * 3;
+			if (t.dtype == GC_DTYPE_DOUBLE)
+				((double *)t.data)[k] = v;
+			else
+				((float *)t.data)[k] = (float)v;
+		}
+		rc = gc_session_set_input(s, i, &t, err);
+		free(t.data);
+	}
+	if (!rc)
+		rc = gc_session_run(s, err);
+	if (!rc) {
+		const gc_tensor *y = gc_session_output(s, out);
+		r->shape = *y;
+		r->shape.data = NULL;
+		r->n = gc_tensor_numel(y);
+		r->v = malloc((size_t)(r->n ? r->n : 1) * sizeof *r->v);
+		for (int64_t k = 0; k < r->n; k++)
+			r->v[k] = y->dtype == GC_DTYPE_DOUBLE ? ((const double *)y->data)[k]
+							      : ((const float *)y->data)[k];
+	}
+	gc_session_free(s);
+	gc_program_free(p);
+	return rc;
+}
+
+/* max |a - b| / max |b| (0 when b is all zeros and a equals it). */
+static double rel_diff(const result *a, const result *b)
+{
+	double m = 0, d = 0;
+	for (int64_t i = 0; i < b->n; i++) {
+		m = fmax(m, fabs(b->v[i]));
+		d = fmax(d, fabs(a->v[i] - b->v[i]));
+	}
+	return m > 0 ? d / m : d;
+}
+
+typedef struct counts {
+	int32_t by_pass[8];
+	int n;
+} counts;
+
+static void count_report(void *user, const char *pass, int32_t changed)
+{
+	counts *c = user;
+	(void)pass;
+	if (c->n < 8)
+		c->by_pass[c->n++] = changed;
+}
+
+/* A rewritten copy of g; NULL on error. */
+static gc_graph *optimized(const gc_graph *g, counts *c, gc_error *err)
+{
+	gc_graph *o = gc_graph_clone(g, err);
+	if (o && gc_run_ir_passes(o, NULL, c ? count_report : NULL, c, err)) {
+		gc_graph_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int count_op(const gc_graph *g, const char *op)
+{
+	int n = 0;
+	for (int i = 0; i < gc_graph_num_nodes(g); i++) {
+		const char *t;
+		gc_graph_node(g, i, NULL, NULL, &t);
+		n += !strcmp(t, op);
+	}
+	return n;
+}
+
+/* The attribute of the first node of that op type, or NULL. */
+static const gc_attr *node_attr(const gc_graph *g, const char *op, const char *name)
+{
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (strcmp(g->nodes[i].op_type, op))
+			continue;
+		for (int a = 0; a < g->nodes[i].n_attr; a++)
+			if (!strcmp(g->nodes[i].attrs[a].name, name))
+				return &g->nodes[i].attrs[a];
+		return NULL;
+	}
+	return NULL;
+}
+
+/* ---- Conv (+ BatchNormalization) (+ activation) ---- */
+
+typedef struct conv_case {
+	const char *name;
+	int nsp; /* spatial rank, 1 or 2 */
+	int64_t n, c, h, w, m, kh, kw, group, sh, sw, pad;
+	int bias, bn;
+	gc_dtype dt;
+	const char *act; /* Relu, Clip, Clip6 (bounds from Constant nodes), LeakyRelu, NULL */
+} conv_case;
+
+/* x -> Conv -> "c" [-> BatchNormalization -> "b"] [-> act] -> "y". With
+ * `pin`, the Conv's output is also a graph output: nothing fuses. */
+static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
+{
+	gc_graph *g = gc_graph_new(cc->name);
+	rng_state = 99; /* the same weights for both variants */
+	gc_graph_set_opset(g, "", 13, err);
+	int64_t xd[4] = { cc->n, cc->c, cc->h, cc->w };
+	int64_t wd[4] = { cc->m, cc->c / cc->group, cc->kh, cc->kw };
+	if (cc->nsp == 1) {
+		xd[2] = cc->w;
+		wd[2] = cc->kw;
+	}
+	int32_t rank = 2 + cc->nsp;
+	gc_graph_add_input(g, "x", cc->dt, rank, xd, NULL, err);
+	add_random(g, "W", cc->dt, rank, wd, 0, err);
+	int64_t md[1] = { cc->m };
+	if (cc->bias)
+		add_random(g, "B", cc->dt, 1, md, 0, err);
+	int64_t ks[2] = { cc->kh, cc->kw }, st[2] = { cc->sh, cc->sw };
+	int64_t pads[4] = { cc->pad, cc->pad, cc->pad, cc->pad };
+	gc_attr ca[4] = { attr_i("group", cc->group),
+			  attr_ints("kernel_shape", cc->nsp, cc->nsp == 1 ? ks + 1 : ks),
+			  attr_ints("strides", cc->nsp, cc->nsp == 1 ? st + 1 : st),
+			  attr_ints("pads", 2 * cc->nsp, pads) };
+	const char *cin[] = { "x", "W", "B" }, *cout[] = { cc->bn || cc->act ? "c" : "y" };
+	gc_graph_add_node(g, "conv", "", "Conv", cc->bias ? 3 : 2, cin, 1, cout, 4, ca, err);
+	const char *last = "c";
+	if (cc->bn) {
+		add_random(g, "bn_scale", cc->dt, 1, md, 0, err);
+		add_random(g, "bn_B", cc->dt, 1, md, 0, err);
+		add_random(g, "bn_mean", cc->dt, 1, md, 0, err);
+		add_random(g, "bn_var", cc->dt, 1, md, 1, err);
+		const char *bin[] = { "c", "bn_scale", "bn_B", "bn_mean", "bn_var" };
+		const char *bout[] = { cc->act ? "b" : "y" };
+		gc_attr eps = attr_f("epsilon", 1e-3f);
+		gc_graph_add_node(g, "bn", "", "BatchNormalization", 5, bin, 1, bout, 1, &eps, err);
+		last = bout[0];
+	}
+	if (cc->act) {
+		const char *ain[] = { last, "lo", "hi" }, *aout[] = { "y" };
+		if (!strcmp(cc->act, "LeakyRelu")) {
+			gc_attr al = attr_f("alpha", 0.2f);
+			gc_graph_add_node(g, "act", "", "LeakyRelu", 1, ain, 1, aout, 1, &al, err);
+		} else if (!strcmp(cc->act, "Clip6")) {
+			add_constant_node(g, "lo", 0.0f, err);
+			add_constant_node(g, "hi", 6.0f, err);
+			gc_graph_add_node(g, "act", "", "Clip", 3, ain, 1, aout, 0, NULL, err);
+		} else if (!strcmp(cc->act, "Clip")) {
+			add_scalar(g, "lo", cc->dt, -0.25, err);
+			add_scalar(g, "hi", cc->dt, 0.5, err);
+			gc_graph_add_node(g, "act", "", "Clip", 3, ain, 1, aout, 0, NULL, err);
+		} else {
+			gc_graph_add_node(g, "act", "", cc->act, 1, ain, 1, aout, 0, NULL, err);
+		}
+	}
+	gc_graph_add_output(g, "y", err);
+	if (pin)
+		gc_graph_add_output(g, "c", err);
+	return g;
+}
+
+static const conv_case conv_cases[] = {
+	/* im2col, with and without bias */
+	{ "im2col-relu", 2, 2, 3, 9, 7, 5, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Relu" },
+	{ "im2col-nobias-leaky", 2, 1, 4, 8, 8, 6, 3, 3, 1, 2, 2, 1, 0, 0, GC_DTYPE_FLOAT,
+	  "LeakyRelu" },
+	{ "grouped-clip", 2, 1, 4, 6, 6, 8, 3, 3, 2, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Clip" },
+	/* pointwise */
+	{ "pointwise-clip6", 2, 2, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Clip6" },
+	{ "pointwise-nobias-relu", 2, 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, GC_DTYPE_FLOAT,
+	  "Relu" },
+	/* depthwise: the wide path (equal strides) and the row path */
+	{ "depthwise-wide-clip6", 2, 1, 6, 9, 9, 6, 3, 3, 6, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT,
+	  "Clip6" },
+	{ "depthwise-wide-s2-leaky", 2, 1, 6, 9, 9, 12, 3, 3, 6, 2, 2, 1, 1, 0, GC_DTYPE_FLOAT,
+	  "LeakyRelu" },
+	{ "depthwise-rows-relu", 2, 1, 5, 9, 9, 5, 3, 3, 5, 2, 1, 1, 1, 0, GC_DTYPE_FLOAT,
+	  "Relu" },
+	{ "depthwise-rows-k5-clip", 2, 1, 3, 9, 9, 3, 5, 5, 3, 1, 2, 2, 0, 0, GC_DTYPE_FLOAT,
+	  "Clip" },
+	/* other types and ranks */
+	{ "f64-relu", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Relu" },
+	{ "f64-clip", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Clip" },
+	{ "conv1d-leaky", 1, 2, 3, 1, 11, 4, 1, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT,
+	  "LeakyRelu" },
+};
+
+static void test_conv_activation_fused(void)
+{
+	for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; i++) {
+		const conv_case *cc = &conv_cases[i];
+		gc_error err = { 0 };
+		gc_graph *g = build_conv(cc, 0, &err), *ref = build_conv(cc, 1, &err);
+		CHECK_STR(err.msg, "");
+		counts c = { 0 };
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK_STR(err.msg, "");
+		CHECK(o != NULL);
+		/* only the Conv is left (Clip's Constant bounds are dead) */
+		if (gc_graph_num_nodes(o) != 1)
+			fprintf(stderr, "case %s\n", cc->name);
+		CHECK_INT(gc_graph_num_nodes(o), 1);
+		CHECK_INT(gc_graph_num_nodes(g), !strcmp(cc->act, "Clip6") ? 4 : 2);
+		const gc_attr *a = node_attr(o, "Conv", "_gc_activation");
+		CHECK(a != NULL);
+		CHECK_STR(a->v.s, !strcmp(cc->act, "Clip6") ? "Clip" : cc->act);
+		CHECK_STR(gc_graph_output_name(o, 0), "y");
+		/* the reference keeps both nodes: its Conv output is needed */
+		gc_graph *ro = optimized(ref, NULL, &err);
+		CHECK(ro != NULL);
+		CHECK_INT(count_op(ro, "Conv"), 1);
+		CHECK_INT(gc_graph_num_nodes(ro), gc_graph_num_nodes(ref));
+		result want, got;
+		CHECK_INT(run_graph(ref, 7 + (uint32_t)i, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 7 + (uint32_t)i, 0, &got, &err), 0);
+		CHECK_INT(got.n, want.n);
+		double d = rel_diff(&got, &want);
+		if (d > 0)
+			fprintf(stderr, "case %s: relative difference %g\n", cc->name, d);
+		CHECK_NEAR(d, 0, 0); /* the same arithmetic, in the same order */
+		int clipped = 0;
+		for (int64_t k = 0; k < want.n; k++)
+			clipped += want.v[k] == 0 || want.v[k] == 0.5 || want.v[k] == -0.25;
+		CHECK(strcmp(cc->act, "LeakyRelu") ? clipped > 0 : 1); /* the activation bit */
+		free(want.v);
+		free(got.v);
+		gc_graph_free(ro);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+}
+
+static const conv_case bn_cases[] = {
+	{ "bn-im2col", 2, 2, 4, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, NULL },
+	{ "bn-nobias-grouped", 2, 1, 4, 7, 7, 6, 3, 3, 2, 2, 2, 1, 0, 1, GC_DTYPE_FLOAT, NULL },
+	{ "bn-depthwise-relu", 2, 1, 6, 8, 8, 6, 3, 3, 6, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, "Relu" },
+	{ "bn-pointwise-clip6", 2, 1, 8, 5, 5, 16, 1, 1, 1, 1, 1, 0, 1, 1, GC_DTYPE_FLOAT,
+	  "Clip6" },
+	{ "bn-f64", 2, 1, 3, 6, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_DOUBLE, NULL },
+};
+
+static void test_conv_batchnorm_folded(void)
+{
+	for (size_t i = 0; i < sizeof bn_cases / sizeof bn_cases[0]; i++) {
+		const conv_case *cc = &bn_cases[i];
+		gc_error err = { 0 };
+		gc_graph *g = build_conv(cc, 0, &err), *ref = build_conv(cc, 1, &err);
+		CHECK_STR(err.msg, "");
+		counts c = { 0 };
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		CHECK_INT(c.n, 5);
+		CHECK_INT(c.by_pass[1], 1); /* fold-batchnorm */
+		CHECK_INT(count_op(o, "BatchNormalization"), 0);
+		CHECK_INT(count_op(o, "Conv"), 1);
+		CHECK_INT(gc_graph_num_nodes(o), 1);
+		/* the folded weights are new constants; the old ones are gone */
+		CHECK(gc_graph_find(o, "W") < 0 || !o->values[gc_graph_find(o, "W")].constant);
+		gc_graph *ro = optimized(ref, NULL, &err);
+		CHECK_INT(count_op(ro, "BatchNormalization"), 1);
+		result want, got;
+		CHECK_INT(run_graph(ref, 3 + (uint32_t)i, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 3 + (uint32_t)i, 0, &got, &err), 0);
+		CHECK_INT(got.n, want.n);
+		double d = rel_diff(&got, &want);
+		if (d > 1e-5)
+			fprintf(stderr, "case %s\n", cc->name);
+		CHECK_NEAR(d, 0, cc->dt == GC_DTYPE_DOUBLE ? 1e-12 : 1e-5);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(ro);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+}
+
+static void test_batchnorm_not_constant_kept(void)
+{
+	gc_error err = { 0 };
+	conv_case cc = { "bn-input-scale", 2, 1, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1,
+			 GC_DTYPE_FLOAT, NULL };
+	gc_graph *g = build_conv(&cc, 0, &err);
+	/* the scale is a graph input: a caller feeds it */
+	int64_t md[1] = { 4 };
+	gc_graph_add_input(g, "s_in", GC_DTYPE_FLOAT, 1, md, NULL, &err);
+	int32_t bn = -1;
+	for (int i = 0; i < gc_graph_num_nodes(g); i++) {
+		const char *t;
+		gc_graph_node(g, i, NULL, NULL, &t);
+		if (!strcmp(t, "BatchNormalization"))
+			bn = i;
+	}
+	CHECK(bn >= 0);
+	gc_edit e;
+	CHECK_INT(gc_edit_begin(&e, g, &err), 0);
+	CHECK_INT(gc_edit_set_input(&e, bn, 1, gc_graph_find(g, "s_in")), 0);
+	gc_edit_finish(&e);
+	CHECK_STR(err.msg, "");
+	counts c = { 0 };
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(c.by_pass[1], 0);
+	CHECK_INT(count_op(o, "BatchNormalization"), 1);
+	CHECK_INT(gc_graph_num_nodes(o), 2);
+	gc_graph_free(o);
+	gc_graph_free(g);
+
+	/* training_mode=1 stays, for BatchNormalization's prepare to refuse
+	 * (from opset 14 on, where the attribute exists) */
+	g = build_conv(&cc, 0, &err);
+	gc_graph_set_opset(g, "", 15, &err);
+	gc_attr tm = attr_i("training_mode", 1);
+	CHECK_INT(gc_edit_begin(&e, g, &err), 0);
+	CHECK_INT(gc_edit_set_attr(&e, bn, &tm), 0);
+	gc_edit_finish(&e);
+	o = optimized(g, NULL, &err);
+	CHECK_INT(count_op(o, "BatchNormalization"), 1);
+	gc_program *p;
+	CHECK(gc_compile(o, NULL, &p, &err) != 0);
+	CHECK_CONTAINS(err.msg, "training_mode");
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+static void test_activation_with_two_readers_kept(void)
+{
+	gc_error err = { 0 };
+	gc_graph *g = gc_graph_new("two-readers");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t xd[4] = { 1, 2, 4, 4 }, wd[4] = { 3, 2, 1, 1 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, &err);
+	add_random(g, "W", GC_DTYPE_FLOAT, 4, wd, 0, &err);
+	const char *cin[] = { "x", "W" }, *cout[] = { "c" };
+	gc_graph_add_node(g, "conv", "", "Conv", 2, cin, 1, cout, 0, NULL, &err);
+	const char *rin[] = { "c" }, *rout[] = { "r" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, &err);
+	const char *ain[] = { "c", "r" }, *aout[] = { "y" };
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	CHECK_STR(err.msg, "");
+	counts c = { 0 };
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(c.by_pass[3], 0); /* fuse-activation */
+	CHECK_INT(gc_graph_num_nodes(o), 3);
+	CHECK(node_attr(o, "Conv", "_gc_activation") == NULL);
+	result want, got;
+	CHECK_INT(run_graph(g, 1, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, 1, 0, &got, &err), 0);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
+	free(want.v);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+/* ---- Identity and Dropout ---- */
+
+static void test_identity_chain_removed(void)
+{
+	gc_error err = { 0 };
+	gc_graph *g = gc_graph_new("identities");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t d[2] = { 3, 4 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
+	const char *names[] = { "x", "a", "b", "r", "y" };
+	gc_graph_add_node(g, "id1", "", "Identity", 1, &names[0], 1, &names[1], 0, NULL, &err);
+	gc_graph_add_node(g, "id2", "", "Identity", 1, &names[1], 1, &names[2], 0, NULL, &err);
+	gc_graph_add_node(g, "relu", "", "Relu", 1, &names[2], 1, &names[3], 0, NULL, &err);
+	gc_graph_add_node(g, "id3", "", "Identity", 1, &names[3], 1, &names[4], 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	/* an Identity from a graph input straight to an output must stay */
+	const char *in2[] = { "x" }, *out2[] = { "x_copy" };
+	gc_graph_add_node(g, "id4", "", "Identity", 1, in2, 1, out2, 0, NULL, &err);
+	gc_graph_add_output(g, "x_copy", &err);
+	CHECK_STR(err.msg, "");
+	counts c = { 0 };
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(c.by_pass[0], 3);
+	CHECK_INT(gc_graph_num_nodes(o), 2); /* Relu, and the input's Identity */
+	CHECK_INT(count_op(o, "Relu"), 1);
+	CHECK_INT(count_op(o, "Identity"), 1);
+	CHECK_STR(gc_graph_output_name(o, 0), "y");
+	CHECK_STR(gc_graph_output_name(o, 1), "x_copy");
+	/* the Relu now writes "y" itself */
+	int32_t y = gc_graph_find(o, "y");
+	CHECK(y >= 0 && o->values[y].producer >= 0);
+	CHECK_STR(o->nodes[o->values[y].producer].op_type, "Relu");
+	result want, got;
+	CHECK_INT(run_graph(g, 5, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, 5, 0, &got, &err), 0);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
+	free(want.v);
+	free(got.v);
+	CHECK_INT(run_graph(o, 5, 1, &got, &err), 0);
+	CHECK_INT(got.n, 12);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+static void test_dropout_removed(void)
+{
+	gc_error err = { 0 };
+	gc_graph *g = gc_graph_new("dropout");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t d[2] = { 2, 5 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
+	add_scalar(g, "ratio", GC_DTYPE_FLOAT, 0.3, &err);
+	uint8_t f = 0;
+	gc_tensor tm = { .dtype = GC_DTYPE_BOOL, .rank = 0, .data = &f };
+	gc_graph_add_constant(g, "train", &tm, &err);
+	const char *din[] = { "x", "ratio", "train" }, *dout[] = { "d", "" };
+	gc_graph_add_node(g, "drop", "", "Dropout", 3, din, 2, dout, 0, NULL, &err);
+	const char *rin[] = { "d" }, *rout[] = { "y" };
+	gc_graph_add_node(g, "neg", "", "Neg", 1, rin, 1, rout, 0, NULL, &err);
+	/* a Dropout whose mask is read stays */
+	const char *kout[] = { "d2", "mask" };
+	gc_graph_add_node(g, "drop_mask", "", "Dropout", 1, din, 2, kout, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	gc_graph_add_output(g, "mask", &err);
+	CHECK_STR(err.msg, "");
+	counts c = { 0 };
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(c.by_pass[0], 1);
+	CHECK_INT(count_op(o, "Dropout"), 1);
+	CHECK_INT(gc_graph_num_nodes(o), 2);
+	result want, got;
+	CHECK_INT(run_graph(g, 9, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, 9, 0, &got, &err), 0);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
+	free(want.v);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+
+	/* training_mode true: kept, and refused as before */
+	g = gc_graph_new("dropout-training");
+	memset(&err, 0, sizeof err);
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
+	add_scalar(g, "ratio", GC_DTYPE_FLOAT, 0.3, &err);
+	f = 1;
+	gc_graph_add_constant(g, "train", &tm, &err);
+	const char *yout[] = { "y" };
+	gc_graph_add_node(g, "drop", "", "Dropout", 3, din, 1, yout, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	o = optimized(g, NULL, &err);
+	CHECK(o != NULL);
+	CHECK_INT(count_op(o, "Dropout"), 1);
+	gc_program *p;
+	CHECK(gc_compile(o, NULL, &p, &err) != 0);
+	CHECK_CONTAINS(err.msg, "training");
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+/* ---- Gemm and MatMul ---- */
+
+typedef struct gemm_case {
+	const char *name;
+	int64_t m, n, k;
+	int ta, tb;
+	int crank; /* -1: no C; 0: scalar; 1: [N]; 2: [M, N]; 3: [M, 1] */
+	float alpha, beta;
+	const char *act;
+} gemm_case;
+
+static gc_graph *build_gemm(const gemm_case *gc, int pin, gc_error *err)
+{
+	gc_graph *g = gc_graph_new(gc->name);
+	rng_state = 98;
+	gc_graph_set_opset(g, "", 13, err);
+	int64_t ad[2] = { gc->ta ? gc->k : gc->m, gc->ta ? gc->m : gc->k };
+	int64_t bd[2] = { gc->tb ? gc->n : gc->k, gc->tb ? gc->k : gc->n };
+	gc_graph_add_input(g, "a", GC_DTYPE_FLOAT, 2, ad, NULL, err);
+	add_random(g, "b", GC_DTYPE_FLOAT, 2, bd, 0, err);
+	int64_t cd[2] = { gc->m, gc->n };
+	int32_t cr = 2;
+	if (gc->crank == 0)
+		cr = 0;
+	else if (gc->crank == 1)
+		cd[0] = gc->n, cr = 1;
+	else if (gc->crank == 3)
+		cd[1] = 1;
+	if (gc->crank >= 0)
+		add_random(g, "c", GC_DTYPE_FLOAT, cr, cd, 0, err);
+	gc_attr at[4] = { attr_i("transA", gc->ta), attr_i("transB", gc->tb),
+			  attr_f("alpha", gc->alpha), attr_f("beta", gc->beta) };
+	const char *gin[] = { "a", "b", "c" }, *gout[] = { "g" };
+	gc_graph_add_node(g, "gemm", "", "Gemm", gc->crank >= 0 ? 3 : 2, gin, 1, gout, 4, at, err);
+	const char *ain[] = { "g" }, *aout[] = { "y" };
+	gc_attr al = attr_f("alpha", 0.1f);
+	gc_graph_add_node(g, "act", "", gc->act, 1, ain, 1, aout,
+			  !strcmp(gc->act, "LeakyRelu"), &al, err);
+	gc_graph_add_output(g, "y", err);
+	if (pin)
+		gc_graph_add_output(g, "g", err);
+	return g;
+}
+
+static void test_gemm_activation_fused(void)
+{
+	static const gemm_case cases[] = {
+		{ "linear", 4, 6, 5, 0, 1, 1, 1, 1, "Relu" },
+		{ "full-c", 3, 7, 4, 0, 0, 2, 0.5f, 2, "LeakyRelu" },
+		{ "scalar-c", 3, 5, 4, 1, 0, 0, 1, 1, "Relu" },
+		{ "column-c", 5, 3, 4, 1, 1, 3, 1, 0.5f, "Relu" },
+		{ "no-c", 2, 9, 3, 0, 0, -1, 1.5f, 1, "LeakyRelu" },
+		{ "beta-zero", 2, 4, 3, 0, 0, 1, 1, 0, "Relu" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gc_error err = { 0 };
+		gc_graph *g = build_gemm(&cases[i], 0, &err), *ref = build_gemm(&cases[i], 1, &err);
+		CHECK_STR(err.msg, "");
+		gc_graph *o = optimized(g, NULL, &err);
+		CHECK(o != NULL);
+		CHECK_INT(gc_graph_num_nodes(o), 1);
+		CHECK(node_attr(o, "Gemm", "_gc_activation") != NULL);
+		result want, got;
+		CHECK_INT(run_graph(ref, 11, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 11, 0, &got, &err), 0);
+		CHECK_INT(got.n, want.n);
+		double d = rel_diff(&got, &want);
+		if (d > 1e-6)
+			fprintf(stderr, "case %s: %g\n", cases[i].name, d);
+		CHECK_NEAR(d, 0, 1e-6);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+}
+
+/* x [2, 3, 5] -> MatMul by W -> Add b [4] (bias first, as torch exports) -> Relu */
+static gc_graph *build_matmul(int batched_w, int pin, gc_error *err)
+{
+	gc_graph *g = gc_graph_new("matmul");
+	rng_state = 97;
+	gc_graph_set_opset(g, "", 13, err);
+	int64_t xd[3] = { 2, 3, 5 }, wd[3] = { 2, 5, 4 }, bd[1] = { 4 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, err);
+	add_random(g, "W", GC_DTYPE_FLOAT, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 0, err);
+	add_random(g, "bias", GC_DTYPE_FLOAT, 1, bd, 0, err);
+	const char *min[] = { "x", "W" }, *mout[] = { "mm" };
+	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
+	const char *ain[] = { "bias", "mm" }, *aout[] = { "lin" };
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+	const char *rin[] = { "lin" }, *rout[] = { "y" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
+	gc_graph_add_output(g, "y", err);
+	if (pin)
+		gc_graph_add_output(g, "mm", err);
+	return g;
+}
+
+static void test_matmul_bias_activation_fused(void)
+{
+	for (int batched = 0; batched < 2; batched++) {
+		gc_error err = { 0 };
+		gc_graph *g = build_matmul(batched, 0, &err), *ref = build_matmul(batched, 1, &err);
+		CHECK_STR(err.msg, "");
+		counts c = { 0 };
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		/* with 2-D weights the bias and the Relu fuse; with batched
+		 * weights the Add stays, and the Relu stays behind it */
+		CHECK_INT(c.by_pass[2], batched ? 0 : 1);
+		CHECK_INT(gc_graph_num_nodes(o), batched ? 3 : 1);
+		if (!batched) {
+			CHECK(node_attr(o, "MatMul", "_gc_bias") != NULL);
+			CHECK(node_attr(o, "MatMul", "_gc_activation") != NULL);
+		}
+		result want, got;
+		CHECK_INT(run_graph(ref, 13, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
+		CHECK_INT(got.n, want.n);
+		CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+
+	/* MatMul by batched constant weights straight into a Relu: the
+	 * per-matrix epilogue */
+	gc_error err = { 0 };
+	gc_graph *g = gc_graph_new("matmul-batched-relu");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t xd[3] = { 2, 3, 5 }, wd[3] = { 2, 5, 4 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, &err);
+	add_random(g, "W", GC_DTYPE_FLOAT, 3, wd, 0, &err);
+	const char *min[] = { "x", "W" }, *mout[] = { "mm" };
+	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, &err);
+	const char *rin[] = { "mm" }, *rout[] = { "y" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	gc_graph *o = optimized(g, NULL, &err);
+	CHECK(o != NULL);
+	CHECK_INT(gc_graph_num_nodes(o), 1);
+	result got;
+	CHECK_INT(run_graph(o, 17, 0, &got, &err), 0);
+	gc_graph_add_output(g, "mm", &err);
+	result want;
+	CHECK_INT(run_graph(g, 17, 0, &want, &err), 0);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
+	free(want.v);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+/* ---- dead nodes, the internal attributes, the driver ---- */
+
+static void test_dead_nodes_removed(void)
+{
+	gc_error err = { 0 };
+	gc_graph *g = gc_graph_new("dead");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t d[1] = { 4 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
+	add_random(g, "unused_w", GC_DTYPE_FLOAT, 1, d, 0, &err);
+	add_random(g, "k", GC_DTYPE_FLOAT, 1, d, 0, &err);
+	const char *ain[] = { "x", "k" }, *aout[] = { "y" };
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, &err);
+	const char *ein[] = { "x" }, *eout[] = { "e" };
+	gc_graph_add_node(g, "exp", "", "Exp", 1, ein, 1, eout, 0, NULL, &err);
+	const char *nin[] = { "e" }, *nout[] = { "ne" };
+	gc_graph_add_node(g, "neg", "", "Neg", 1, nin, 1, nout, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	CHECK_STR(err.msg, "");
+	counts c = { 0 };
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(c.by_pass[4], 2);
+	CHECK_INT(gc_graph_num_nodes(o), 1);
+	CHECK(o->values[gc_graph_find(o, "unused_w")].constant == NULL);
+	CHECK(o->values[gc_graph_find(o, "k")].constant != NULL);
+	/* the original is untouched */
+	CHECK_INT(gc_graph_num_nodes(g), 3);
+	CHECK(g->values[gc_graph_find(g, "unused_w")].constant != NULL);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+static void test_internal_attributes_checked(void)
+{
+	gc_error err = { 0 };
+	conv_case cc = { "bad-activation", 2, 1, 2, 4, 4, 2, 1, 1, 1, 1, 1, 0, 0, 0,
+			 GC_DTYPE_FLOAT, NULL };
+	gc_graph *g = build_conv(&cc, 0, &err);
+	gc_edit e;
+	CHECK_INT(gc_edit_begin(&e, g, &err), 0);
+	gc_attr a = attr_s("_gc_activation", "Swish");
+	CHECK_INT(gc_edit_set_attr(&e, 0, &a), 0);
+	gc_edit_finish(&e);
+	gc_program *p;
+	CHECK(gc_compile(g, NULL, &p, &err) != 0);
+	CHECK_CONTAINS(err.msg, "_gc_activation");
+	CHECK_CONTAINS(err.msg, "Swish");
+	gc_graph_free(g);
+}
+
+static void test_passes_report_and_refuse_cycles(void)
+{
+	gc_error err = { 0 };
+	gc_graph *g = gc_graph_new("cycle");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t d[1] = { 4 };
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
+	const char *ain[] = { "x", "b" }, *aout[] = { "a" };
+	gc_graph_add_node(g, "cyc_a", "", "Add", 2, ain, 1, aout, 0, NULL, &err);
+	const char *bin[] = { "a" }, *bout[] = { "b" };
+	gc_graph_add_node(g, "cyc_b", "", "Identity", 1, bin, 1, bout, 0, NULL, &err);
+	gc_graph_add_output(g, "a", &err);
+	CHECK_STR(err.msg, "");
+	counts c = { 0 };
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o == NULL);
+	CHECK_CONTAINS(err.msg, "cycle");
+	CHECK_INT(c.n, 0);
+	gc_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
+	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
+	  TEST(test_identity_chain_removed), TEST(test_dropout_removed),
+	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
+	  TEST(test_dead_nodes_removed), TEST(test_internal_attributes_checked),
+	  TEST(test_passes_report_and_refuse_cycles))
