@@ -16,13 +16,16 @@
 #include "../runtime/ops.h"
 #include "../runtime/program-impl.h"
 #include "bind-custom.h"
+#include "graph-edit.h"
 #include "graph-impl.h"
+#include "passes.h"
 
 /* What the compiler knows of one tensor. */
 typedef struct vstate {
 	gc_tensor t;	    /* dtype/rank/dims; data = the value when known */
 	bool shaped;	    /* t's dtype and shape are known */
 	bool live;	    /* a kept node or a graph output needs it */
+	bool borrowed;	    /* t.data belongs to the graph, not the program */
 	int32_t ptensor;    /* index in the program, or -1 */
 	const char *name;
 } vstate;
@@ -362,6 +365,12 @@ static int32_t emit_tensor(compiler *c, int32_t v)
 	if (s->t.data) {
 		pt->storage = GC_STORAGE_CONST;
 		p->const_bytes += pt->nbytes;
+		if (s->borrowed) { /* the program outlives the graph */
+			gc_tensor *copy = gc_tensor_copy_to_pool(p->pool, &s->t);
+			if (!copy)
+				return -1;
+			pt->t.data = copy->data;
+		}
 	} else {
 		pt->storage = GC_STORAGE_ARENA;
 		pt->t.data = NULL;
@@ -409,19 +418,43 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	       gc_error *err)
 {
 	*out = NULL;
-	compiler c = { .g = g, .opt = opt, .err = err };
+	compiler c = { .opt = opt, .err = err };
+	gc_graph *clone = NULL;
 	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
-	c.vs = gc_calloc((size_t)g->n_values + 1, sizeof *c.vs);
-	c.kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c.kept);
-	c.p = gc_program_alloc();
 	int rc = 0;
-	if (!order || !c.vs || !c.kept || !c.p ||
-	    !(c.p->nodes = gc_pool_alloc(c.p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
+	if (!order) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
 		goto out;
 	}
 	if ((rc = gc_graph_check(g, order, err)))
 		goto out;
+	/* The passes rewrite a private copy (which shares the weights). */
+	if (!(opt && opt->no_optimize)) {
+		clone = gc_graph_clone_for_passes(g, err);
+		if (!clone || gc_run_ir_passes(clone, opt, opt ? opt->pass_report : NULL,
+					       opt ? opt->pass_user : NULL, err)) {
+			rc = err->code ? err->code : GC_ENOMEM;
+			goto out;
+		}
+		g = clone;
+		gc_free(order);
+		order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
+		if (!order) {
+			rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
+			goto out;
+		}
+		if ((rc = gc_graph_check(g, order, err)))
+			goto out;
+	}
+	c.g = g;
+	c.vs = gc_calloc((size_t)g->n_values + 1, sizeof *c.vs);
+	c.kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c.kept);
+	c.p = gc_program_alloc();
+	if (!c.vs || !c.kept || !c.p ||
+	    !(c.p->nodes = gc_pool_alloc(c.p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
+		rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
+		goto out;
+	}
 	for (int32_t v = 0; v < g->n_values; v++) {
 		const gc_value *gv = &g->values[v];
 		vstate *s = &c.vs[v];
@@ -434,15 +467,10 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 			s->shaped = true;
 		}
 		if (gv->constant) {
+			/* Borrowed from the graph while compiling; copied into
+			 * the program only if a kept node reads it. */
 			s->t = *gv->constant;
-			/* Constants move into the program, which outlives the graph. */
-			gc_tensor *copy = gc_tensor_copy_to_pool(c.p->pool, gv->constant);
-			if (!copy) {
-				rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s",
-						  g->origin);
-				goto out;
-			}
-			s->t.data = copy->data;
+			s->borrowed = true;
 		}
 	}
 	if ((rc = apply_shapes(&c)))
@@ -457,6 +485,7 @@ out:
 	gc_free(order);
 	gc_free(c.vs);
 	gc_free(c.kept);
+	gc_graph_free(clone);
 	if (rc) {
 		gc_program_free(c.p);
 		return rc;

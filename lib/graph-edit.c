@@ -25,7 +25,7 @@ static const char *pool_str(gc_pool *pool, const char *s, bool *ok)
 	return c;
 }
 
-gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err)
+static gc_graph *clone(const gc_graph *g, bool share_constants, gc_error *err)
 {
 	gc_graph *c = gc_graph_new(g->origin);
 	if (!c) {
@@ -53,7 +53,8 @@ gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err)
 		d->name = pool_str(c->pool, s->name, &ok);
 		for (int r = 0; r < GC_MAX_RANK; r++)
 			d->dim_names[r] = pool_str(c->pool, s->dim_names[r], &ok);
-		if (s->constant && !(d->constant = gc_tensor_copy_to_pool(c->pool, s->constant)))
+		if (s->constant && !share_constants &&
+		    !(d->constant = gc_tensor_copy_to_pool(c->pool, s->constant)))
 			ok = false;
 		if (!ok || gc_strmap_put(&c->names, d->name, i))
 			goto fail;
@@ -69,7 +70,8 @@ gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err)
 		d->in = gc_pool_memdup(c->pool, s->in, (size_t)(s->n_in + 1) * sizeof(int32_t));
 		d->out = gc_pool_memdup(c->pool, s->out, (size_t)(s->n_out + 1) * sizeof(int32_t));
 		/* graph attributes stay borrowed: subgraphs are shared */
-		if (!ok || !d->in || !d->out || gc_attrs_copy(c->pool, s->n_attr, s->attrs, &d->attrs))
+		if (!ok || !d->in || !d->out ||
+		    gc_attrs_copy(c->pool, s->n_attr, s->attrs, &d->attrs))
 			goto fail;
 		c->n_nodes++;
 	}
@@ -89,6 +91,16 @@ fail:
 	nomem(err);
 	gc_graph_free(c);
 	return NULL;
+}
+
+gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err)
+{
+	return clone(g, false, err);
+}
+
+gc_graph *gc_graph_clone_for_passes(const gc_graph *g, gc_error *err)
+{
+	return clone(g, true, err);
 }
 
 /* ---- uses ---- */
@@ -336,7 +348,7 @@ int32_t gc_edit_add_constant(gc_edit *e, const char *hint, gc_dtype dtype, int32
 	snprintf(name, len, "%s", hint);
 	for (int i = 1; gc_graph_find(g, name) >= 0; i++)
 		snprintf(name, len, "%s.%d", hint, i);
-	gc_tensor t = { .dtype = dtype, .rank = rank };
+	gc_tensor t = {.dtype = dtype, .rank = rank};
 	memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
 	int64_t nb = gc_tensor_nbytes(&t);
 	/* gc_graph_add_constant copies: hand it zeroes, then fill the copy. */
@@ -380,7 +392,7 @@ const gc_tensor *gc_edit_const(gc_edit *e, int32_t v)
 	const gc_attr *a = &n->attrs[0];
 	if (!strcmp(a->name, "value") && a->type == GC_ATTR_TENSOR)
 		return a->v.t;
-	gc_tensor t = { 0 };
+	gc_tensor t = {0};
 	const void *src;
 	if (!strcmp(a->name, "value_float") && a->type == GC_ATTR_FLOAT) {
 		t.dtype = GC_DTYPE_FLOAT;

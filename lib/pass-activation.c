@@ -143,7 +143,7 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 
 static int set_float(gc_edit *e, int32_t node, const char *name, float v)
 {
-	gc_attr a = { .name = name, .type = GC_ATTR_FLOAT };
+	gc_attr a = {.name = name, .type = GC_ATTR_FLOAT};
 	a.v.f = v;
 	return gc_edit_set_attr(e, node, &a);
 }
@@ -167,7 +167,7 @@ static int fuse_one(gc_edit *e, int32_t i)
 		return 0;
 	if (strcmp(d.kind, "Relu") && dtype != GC_DTYPE_UNDEFINED && !is_float(dtype))
 		return 0;
-	gc_attr kind = { .name = "_gc_activation", .type = GC_ATTR_STRING };
+	gc_attr kind = {.name = "_gc_activation", .type = GC_ATTR_STRING};
 	kind.v.s = d.kind;
 	kind.n = (int64_t)strlen(d.kind);
 	int rc = gc_edit_set_attr(e, p, &kind);

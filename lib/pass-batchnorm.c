@@ -117,7 +117,7 @@ static int fold_one(gc_edit *e, int32_t bn)
 	snprintf(hint, len, "%s/W_bn", base);
 	wv = gc_edit_add_constant(e, hint, w->dtype, w->rank, w->dims, &wd);
 	snprintf(hint, len, "%s/B_bn", base);
-	int64_t bdims[1] = { m };
+	int64_t bdims[1] = {m};
 	if (wv >= 0)
 		bv = gc_edit_add_constant(e, hint, w->dtype, 1, bdims, &bd);
 	gc_free(hint);

@@ -35,7 +35,7 @@ static int fuse_one(gc_edit *e, int32_t i)
 			continue;
 		if (b->dtype != w->dtype || b->rank != 1 || b->dims[0] != w->dims[1])
 			continue;
-		gc_attr a = { .name = "_gc_bias", .type = GC_ATTR_TENSOR };
+		gc_attr a = {.name = "_gc_bias", .type = GC_ATTR_TENSOR};
 		a.v.t = b;
 		int rc = gc_edit_set_attr(e, p, &a);
 		if (rc)

@@ -12,11 +12,11 @@
 #include "graph-edit.h"
 
 static const gc_pass gc_ir_passes[] = {
-	{ "identity-elimination", gc_pass_identity_elimination },
-	{ "fold-batchnorm", gc_pass_fold_batchnorm },
-	{ "fuse-matmul-bias", gc_pass_fuse_matmul_bias },
-	{ "fuse-activation", gc_pass_fuse_activation },
-	{ "dead-node-removal", gc_pass_dead_nodes },
+    {"identity-elimination", gc_pass_identity_elimination},
+    {"fold-batchnorm", gc_pass_fold_batchnorm},
+    {"fuse-matmul-bias", gc_pass_fuse_matmul_bias},
+    {"fuse-activation", gc_pass_fuse_activation},
+    {"dead-node-removal", gc_pass_dead_nodes},
 };
 
 int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
@@ -34,7 +34,7 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 		return rc;
 	for (size_t i = 0; i < sizeof gc_ir_passes / sizeof gc_ir_passes[0]; i++) {
 		const gc_pass *p = &gc_ir_passes[i];
-		gc_pass_ctx ctx = { .g = g, .opt = opt, .err = err };
+		gc_pass_ctx ctx = {.g = g, .opt = opt, .err = err};
 		rc = p->run(&ctx);
 		if (rc)
 			return gc_error_prefix(err, "%s: pass %s", g->origin, p->name);

@@ -32,7 +32,7 @@ static _Alignas(64) unsigned char alt_stack[128 * 1024];
 static uintptr_t stack_lo, stack_hi;
 static _Thread_local bool installer_thread GC_TLS_INITIAL_EXEC;
 
-static const int caught[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 /* ------------------------------------------------------------ the report */
 
@@ -191,7 +191,8 @@ size_t gc_crash_cmdline(char *buf, size_t len)
 			char c = arg[k];
 			plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 				(c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-				c == '/' || c == '=' || c == ':' || c == ',' || c == '+' || c == '@';
+				c == '/' || c == '=' || c == ':' || c == ',' || c == '+' ||
+				c == '@';
 		}
 		if (at)
 			buf[at++] = ' ';
@@ -371,7 +372,7 @@ void gc_crash_capture_install(void)
 	/* Keep an alternate stack someone else (a sanitizer) already set. */
 	stack_t old;
 	if (sigaltstack(NULL, &old) || (old.ss_flags & SS_DISABLE)) {
-		stack_t ss = { .ss_sp = alt_stack, .ss_size = sizeof alt_stack, .ss_flags = 0 };
+		stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack, .ss_flags = 0};
 		sigaltstack(&ss, NULL);
 	}
 	pthread_attr_t attr;

@@ -23,10 +23,10 @@
  * What it guarantees:
  *  - No output file is written after a crash: `graphcc run` writes outputs
  *    only after a run succeeded, and the handler never returns into graphcc.
- *    Files being written at that moment by the debugging instruments
- *    (--dump-dir) are written through a temporary file renamed into place,
- *    so they are whole or absent; --trace and the dump map are flushed per
- *    node, so they show everything up to the crashing node.
+ *    The debugging instruments write between kernels, never during one:
+ *    each --dump-dir .npy goes through a temporary file renamed into place
+ *    (so every one there is whole), and --trace and the dump map are
+ *    flushed per node, so they show everything up to the crashing node.
  *  - The process state after a crash is not trusted (the kernel may have
  *    scribbled anywhere): nothing is cleaned up, nothing runs atexit, the
  *    process ends.

@@ -4,9 +4,9 @@
  * written, so a crash leaves a map of everything dumped so far).
  *
  * File names keep [A-Za-z0-9._-] of the tensor name and turn every other
- * byte into '_' (a leading '.' too: no hidden files, no "..") and are cut at
- * 100 bytes; a name already taken gets "_2", "_3", ... Each .npy goes
- * through a temporary file renamed into place.
+ * byte into '_' (a leading '.' too: no hidden files, no ".."; leading '/'
+ * are dropped) and are cut at 100 bytes; a name already taken gets "_2",
+ * "_3", ... Each .npy goes through a temporary file renamed into place.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,8 +38,8 @@ static int mkdir_p(const char *dir, gc_error *err)
 		char c = *p;
 		*p = 0;
 		if (mkdir(buf, 0755) && errno != EEXIST)
-			return gc_error_set(err, GC_EIO, "--dump-dir: cannot create folder %s: %s", buf,
-					    strerror(errno));
+			return gc_error_set(err, GC_EIO, "--dump-dir: cannot create folder %s: %s",
+					    buf, strerror(errno));
 		*p = c;
 		if (!c)
 			break;
@@ -107,8 +107,10 @@ static bool taken(const gc_dumper *d, const char *name)
 static void file_name(const gc_dumper *d, const char *name, char *out, size_t len)
 {
 	char base[NAME_MAX_KEEP + 1];
-	size_t j = 0;
-	for (size_t i = 0; name[i] && j < NAME_MAX_KEEP; i++) {
+	size_t j = 0, i = 0;
+	while (name[i] == '/') /* "/layer1/conv/Conv_output_0": no leading '_' */
+		i++;
+	for (; name[i] && j < NAME_MAX_KEEP; i++) {
 		char c = name[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			  (c >= '0' && c <= '9') || c == '_' || c == '-' || (c == '.' && j > 0);
@@ -153,7 +155,7 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 		d->used[d->n_used++] = keep;
 	}
 	snprintf(path, sizeof path, "%s/%s.npy", d->dir, fname);
-	gc_error local = { 0 };
+	gc_error local = {0};
 	int rc = gc_npy_write(path, t, &local);
 	cell(d->map, name);
 	fputc('\t', d->map);

@@ -71,10 +71,11 @@ int gc_guard_new(const gc_session *s, gc_guard **out, gc_error *err)
 	g->ptrs = gc_calloc((size_t)max_out, sizeof *g->ptrs);
 	if (!g->shadow || !g->snap || !g->views || !g->ptrs) {
 		gc_guard_free(g);
-		return gc_error_set(err, GC_ENOMEM,
-				    "--guard: out of memory for shadow outputs (%zu bytes) and input "
-				    "copies (%zu bytes)",
-				    shadow, snap);
+		return gc_error_set(
+		    err, GC_ENOMEM,
+		    "--guard: out of memory for shadow outputs (%zu bytes) and input "
+		    "copies (%zu bytes)",
+		    shadow, snap);
 	}
 	/* Canary bytes: not a value a kernel is likely to write (not 0, not a
 	 * small float), different at each offset. */
@@ -188,13 +189,12 @@ int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
 		unsigned char *r = g->shadow + at;
 		if (diff(r, g->pattern, GUARD_BYTES, &first, &last, &count))
 			return report(s, i, err, "before the start of", false, j,
-				      (int64_t)first - GUARD_BYTES, (int64_t)last - GUARD_BYTES, count,
-				      first == 0 ? edge : "");
+				      (int64_t)first - GUARD_BYTES, (int64_t)last - GUARD_BYTES,
+				      count, first == 0 ? edge : "");
 		size_t tail = body - nb + GUARD_BYTES;
 		if (diff(r + GUARD_BYTES + nb, g->pattern, tail, &first, &last, &count))
-			return report(s, i, err, "past the end of", false, j,
-				      (int64_t)(nb + first), (int64_t)(nb + last), count,
-				      last + 1 == tail ? edge : "");
+			return report(s, i, err, "past the end of", false, j, (int64_t)(nb + first),
+				      (int64_t)(nb + last), count, last + 1 == tail ? edge : "");
 		at += 2 * (size_t)GUARD_BYTES + body;
 	}
 	at = 0;

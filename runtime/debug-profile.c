@@ -69,13 +69,14 @@ int gc_profile_write(const char *path, const gc_session *s, const double *start_
 		json_str(f, n->name[0] ? n->name : op);
 		fputs(", \"cat\": ", f);
 		json_str(f, op);
-		fprintf(f, ", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": 1, "
-			   "\"args\": {\"index\": %d, \"op\": ",
+		fprintf(f,
+			", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": 1, "
+			"\"args\": {\"index\": %d, \"op\": ",
 			start_us[i], dur_us[i], (int)i);
 		json_str(f, op);
 		if (c) {
-			const char *keys[] = { "operation", "flavour", "library", "symbol" };
-			const char *vals[] = { c->op_name, c->flavour, c->library, c->symbol };
+			const char *keys[] = {"operation", "flavour", "library", "symbol"};
+			const char *vals[] = {c->op_name, c->flavour, c->library, c->symbol};
 			for (int k = 0; k < 4; k++) {
 				fprintf(f, ", \"%s\": ", keys[k]);
 				json_str(f, vals[k]);
@@ -87,8 +88,9 @@ int gc_profile_write(const char *path, const gc_session *s, const double *start_
 		json_tensors(f, s, n->out, n->n_out);
 		fputs("}}", f);
 	}
-	fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"tool\": \"graphcc "
-		   "%s\", \"nodes\": %d}\n}\n",
+	fprintf(f,
+		"\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"tool\": \"graphcc "
+		"%s\", \"nodes\": %d}\n}\n",
 		GC_VERSION_STRING, (int)n_done);
 	if (fclose(f)) {
 		free(buf);

@@ -16,8 +16,8 @@ static float half_to_float(uint16_t h)
 		float f = ldexpf((float)man, -24); /* zero or subnormal */
 		return sign ? -f : f;
 	}
-	uint32_t bits = exp == 31 ? sign | 0x7f800000u | (man << 13)
-				  : sign | ((exp + 112) << 23) | (man << 13);
+	uint32_t bits =
+	    exp == 31 ? sign | 0x7f800000u | (man << 13) : sign | ((exp + 112) << 23) | (man << 13);
 	float f;
 	memcpy(&f, &bits, sizeof f);
 	return f;
@@ -42,20 +42,47 @@ static bool value_at(const gc_tensor *t, int64_t i, double *v)
 {
 	const void *d = t->data;
 	switch (t->dtype) {
-	case GC_DTYPE_FLOAT: *v = ((const float *)d)[i]; return true;
-	case GC_DTYPE_DOUBLE: *v = ((const double *)d)[i]; return true;
-	case GC_DTYPE_FLOAT16: *v = half_to_float(((const uint16_t *)d)[i]); return true;
-	case GC_DTYPE_BFLOAT16: *v = bf16_to_float(((const uint16_t *)d)[i]); return true;
-	case GC_DTYPE_INT8: *v = ((const int8_t *)d)[i]; return true;
-	case GC_DTYPE_UINT8: *v = ((const uint8_t *)d)[i]; return true;
-	case GC_DTYPE_BOOL: *v = ((const uint8_t *)d)[i] != 0; return true;
-	case GC_DTYPE_INT16: *v = ((const int16_t *)d)[i]; return true;
-	case GC_DTYPE_UINT16: *v = ((const uint16_t *)d)[i]; return true;
-	case GC_DTYPE_INT32: *v = ((const int32_t *)d)[i]; return true;
-	case GC_DTYPE_UINT32: *v = ((const uint32_t *)d)[i]; return true;
-	case GC_DTYPE_INT64: *v = (double)((const int64_t *)d)[i]; return true;
-	case GC_DTYPE_UINT64: *v = (double)((const uint64_t *)d)[i]; return true;
-	default: return false;
+	case GC_DTYPE_FLOAT:
+		*v = ((const float *)d)[i];
+		return true;
+	case GC_DTYPE_DOUBLE:
+		*v = ((const double *)d)[i];
+		return true;
+	case GC_DTYPE_FLOAT16:
+		*v = half_to_float(((const uint16_t *)d)[i]);
+		return true;
+	case GC_DTYPE_BFLOAT16:
+		*v = bf16_to_float(((const uint16_t *)d)[i]);
+		return true;
+	case GC_DTYPE_INT8:
+		*v = ((const int8_t *)d)[i];
+		return true;
+	case GC_DTYPE_UINT8:
+		*v = ((const uint8_t *)d)[i];
+		return true;
+	case GC_DTYPE_BOOL:
+		*v = ((const uint8_t *)d)[i] != 0;
+		return true;
+	case GC_DTYPE_INT16:
+		*v = ((const int16_t *)d)[i];
+		return true;
+	case GC_DTYPE_UINT16:
+		*v = ((const uint16_t *)d)[i];
+		return true;
+	case GC_DTYPE_INT32:
+		*v = ((const int32_t *)d)[i];
+		return true;
+	case GC_DTYPE_UINT32:
+		*v = ((const uint32_t *)d)[i];
+		return true;
+	case GC_DTYPE_INT64:
+		*v = (double)((const int64_t *)d)[i];
+		return true;
+	case GC_DTYPE_UINT64:
+		*v = (double)((const uint64_t *)d)[i];
+		return true;
+	default:
+		return false;
 	}
 }
 
@@ -66,22 +93,66 @@ static void finish(gc_dstats *st, double sum)
 		st->min = st->max = NAN;
 }
 
-void gc_debug_stats(const gc_tensor *t, gc_dstats *st)
+/*
+ * float32, the common case, in blocks: LANES independent partial sums,
+ * minima and maxima that the compiler turns into SIMD. A NaN or Inf (or a
+ * sum that overflows) makes the block's sum non-finite; only such a block
+ * is gone through again one value at a time, in double.
+ */
+#define LANES 16
+#define BLOCK 4096
+
+static bool f32_block_fast(const float *v, int64_t n, float *lo_out, float *hi_out, double *sum_out)
 {
-	memset(st, 0, sizeof *st);
-	st->first_bad = -1;
-	st->is_float = is_float_type(t->dtype);
-	int64_t n = gc_tensor_numel(t);
-	double probe;
-	if (n < 0 || (n > 0 && !t->data) || (n > 0 && !value_at(t, 0, &probe)))
-		return;
-	st->numeric = true;
-	st->count = n;
+	float s[LANES], lo[LANES], hi[LANES];
+	for (int k = 0; k < LANES; k++) {
+		s[k] = 0.0f;
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	int64_t i = 0;
+	for (; i + LANES <= n; i += LANES)
+		for (int k = 0; k < LANES; k++) {
+			float x = v[i + k];
+			s[k] += x;
+			lo[k] = x < lo[k] ? x : lo[k];
+			hi[k] = x > hi[k] ? x : hi[k];
+		}
+	for (; i < n; i++) {
+		s[0] += v[i];
+		lo[0] = v[i] < lo[0] ? v[i] : lo[0];
+		hi[0] = v[i] > hi[0] ? v[i] : hi[0];
+	}
 	double sum = 0;
-	if (t->dtype == GC_DTYPE_FLOAT) { /* the common case, kept tight */
-		const float *v = t->data;
-		float mn = INFINITY, mx = -INFINITY;
-		for (int64_t i = 0; i < n; i++) {
+	float mn = INFINITY, mx = -INFINITY;
+	for (int k = 0; k < LANES; k++) {
+		sum += s[k];
+		mn = lo[k] < mn ? lo[k] : mn;
+		mx = hi[k] > mx ? hi[k] : mx;
+	}
+	if (!isfinite(sum))
+		return false;
+	*lo_out = mn;
+	*hi_out = mx;
+	*sum_out = sum;
+	return true;
+}
+
+static void f32_stats(const float *v, int64_t n, gc_dstats *st)
+{
+	float mn = INFINITY, mx = -INFINITY;
+	double sum = 0;
+	for (int64_t b = 0; b < n; b += BLOCK) {
+		int64_t len = n - b < BLOCK ? n - b : BLOCK;
+		float lo, hi;
+		double s;
+		if (f32_block_fast(v + b, len, &lo, &hi, &s)) {
+			mn = lo < mn ? lo : mn;
+			mx = hi > mx ? hi : mx;
+			sum += s;
+			continue;
+		}
+		for (int64_t i = b; i < b + len; i++) {
 			float x = v[i];
 			if (isfinite(x)) {
 				mn = x < mn ? x : mn;
@@ -98,10 +169,27 @@ void gc_debug_stats(const gc_tensor *t, gc_dstats *st)
 			else
 				st->inf++;
 		}
-		st->finite = n - st->nan - st->inf;
-		st->min = mn;
-		st->max = mx;
-		finish(st, sum);
+	}
+	st->finite = n - st->nan - st->inf;
+	st->min = mn;
+	st->max = mx;
+	finish(st, sum);
+}
+
+void gc_debug_stats(const gc_tensor *t, gc_dstats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->first_bad = -1;
+	st->is_float = is_float_type(t->dtype);
+	int64_t n = gc_tensor_numel(t);
+	double probe;
+	if (n < 0 || (n > 0 && !t->data) || (n > 0 && !value_at(t, 0, &probe)))
+		return;
+	st->numeric = true;
+	st->count = n;
+	double sum = 0;
+	if (t->dtype == GC_DTYPE_FLOAT) {
+		f32_stats(t->data, n, st);
 		return;
 	}
 	double mn = INFINITY, mx = -INFINITY;
@@ -136,11 +224,26 @@ int64_t gc_debug_first_nonfinite(const gc_tensor *t, double *value)
 	int64_t n = gc_tensor_numel(t);
 	if (t->dtype == GC_DTYPE_FLOAT) {
 		const float *v = t->data;
-		for (int64_t i = 0; i < n; i++)
-			if (!isfinite(v[i])) {
-				*value = v[i];
-				return i;
-			}
+		for (int64_t b = 0; b < n; b += BLOCK) {
+			int64_t len = n - b < BLOCK ? n - b : BLOCK;
+			float acc[LANES] = {0};
+			int64_t i = b;
+			for (; i + LANES <= b + len; i += LANES)
+				for (int k = 0; k < LANES; k++)
+					acc[k] += v[i + k] - v[i + k]; /* NaN for NaN and Inf */
+			bool clean = true;
+			for (int k = 0; k < LANES; k++)
+				clean &= acc[k] == 0.0f;
+			for (; i < b + len; i++)
+				clean &= isfinite(v[i]) != 0;
+			if (clean)
+				continue;
+			for (i = b; i < b + len; i++)
+				if (!isfinite(v[i])) {
+					*value = v[i];
+					return i;
+				}
+		}
 		return -1;
 	}
 	for (int64_t i = 0; i < n; i++) {
@@ -158,7 +261,7 @@ int64_t gc_debug_first_nonfinite(const gc_tensor *t, double *value)
 
 /* snprintf that appends at *at and never runs past len. */
 static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static void add(char *buf, size_t len, size_t *at, const char *fmt, ...)
 {
 	if (*at + 1 >= len)

@@ -32,6 +32,8 @@ static double now_us(void)
 
 /* ------------------------------------------------------------ --break-before */
 
+/* A debugger (not a tracer such as strace, which would pass SIGTRAP on and
+ * let it kill the process) is attached. */
 static bool debugger_attached(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -45,7 +47,17 @@ static bool debugger_attached(void)
 			break;
 		}
 	fclose(f);
-	return pid != 0;
+	if (pid <= 0)
+		return false;
+	char path[64], comm[64] = "";
+	snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = 0;
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = 0;
+	return strcmp(comm, "strace") && strcmp(comm, "ltrace");
 }
 
 /*
@@ -53,8 +65,7 @@ static bool debugger_attached(void)
  * calls the kernel next; 'up' shows this frame: n is the node, in/out its
  * tensors. Not inlined, so that the frame exists.
  */
-__attribute__((noinline)) static void gc_debug_break_before(const gc_node *n,
-							    gc_tensor *const *in,
+__attribute__((noinline)) static void gc_debug_break_before(const gc_node *n, gc_tensor *const *in,
 							    gc_tensor *const *out)
 {
 	raise(SIGTRAP);
@@ -81,9 +92,9 @@ static void break_before(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 		char cmd[3000];
 		gc_crash_cmdline(cmd, sizeof cmd);
 		fprintf(stderr,
-			"graphcc: --break-before: no debugger attached, so not stopping before "
-			"%s; run under gdb: gdb --args %s\n",
-			node, cmd[0] ? cmd : "graphcc run ...");
+			"graphcc: --break-before: no debugger attached; run under gdb: gdb --args "
+			"%s (not stopping before %s)\n",
+			cmd[0] ? cmd : "graphcc run ...", node);
 		return;
 	}
 	fprintf(stderr,
@@ -102,7 +113,7 @@ typedef struct watchdog {
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
-	atomic_int node;	/* running node, -1 between nodes */
+	atomic_int node;      /* running node, -1 between nodes */
 	_Atomic double since; /* when it started (now_us) */
 } watchdog;
 
@@ -130,7 +141,7 @@ static void *watch(void *arg)
 	watchdog *w = arg;
 	double tick = w->limit_us / 20;
 	tick = tick < 1000 ? 1000 : tick > 20000 ? 20000 : tick;
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(tick * 1e3) };
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(tick * 1e3)};
 	while (!atomic_load(&w->stop)) {
 		nanosleep(&ts, NULL);
 		int i = atomic_load(&w->node);
@@ -156,7 +167,8 @@ static int watchdog_start(watchdog *w, const gc_program *p, double seconds, gc_e
 	atomic_init(&w->since, 0.0);
 	int rc = pthread_create(&w->thread, NULL, watch, w);
 	if (rc)
-		return gc_error_set(err, GC_ENOMEM, "--timeout: cannot start the watchdog thread: %s",
+		return gc_error_set(err, GC_ENOMEM,
+				    "--timeout: cannot start the watchdog thread: %s",
 				    strerror(rc));
 	w->started = true;
 	return 0;
@@ -203,49 +215,66 @@ static void mark_nonfinite(const gc_session *s, int32_t idx, unsigned char *bad,
 		return;
 	bad[idx] = 1;
 	if (note)
-		fprintf(stderr,
-			"graphcc: --check-nan: graph input '%s' already holds %s (flat index %" PRId64
-			"); nodes fed by it are not blamed\n",
-			s->p->tensors[idx].name, v != v ? "NaN" : "Inf", at);
+		fprintf(
+		    stderr,
+		    "graphcc: --check-nan: graph input '%s' already holds %s (flat index %" PRId64
+		    "); nodes fed by it are not blamed\n",
+		    s->p->tensors[idx].name, v != v ? "NaN" : "Inf", at);
 }
 
 static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_error *err)
 {
 	const gc_node *n = &s->p->nodes[i];
-	bool fed = false;
-	for (int j = 0; j < n->n_in; j++)
-		fed |= n->in[j] >= 0 && bad[n->in[j]];
+	int first = -1;
+	int64_t at = -1;
+	double v = 0;
 	for (int j = 0; j < n->n_out; j++) {
-		int32_t idx = n->out[j];
+		double vj;
+		int64_t aj;
+		if (n->out[j] < 0 ||
+		    (aj = gc_debug_first_nonfinite(&s->tensors[n->out[j]], &vj)) < 0)
+			continue;
+		bad[n->out[j]] = 1;
+		if (first < 0) {
+			first = j;
+			at = aj;
+			v = vj;
+		}
+	}
+	if (first < 0)
+		return 0;
+	/* Constants are looked at only now, when it matters. */
+	for (int j = 0; j < n->n_in; j++) {
+		int32_t idx = n->in[j];
 		if (idx < 0)
 			continue;
-		const gc_tensor *t = &s->tensors[idx];
-		double v;
-		int64_t at = gc_debug_first_nonfinite(t, &v);
-		if (at < 0)
-			continue;
-		bad[idx] = 1;
-		if (fed)
-			continue;
-		gc_dstats st;
-		gc_debug_stats(t, &st);
-		char node[1400], shape[160], el[200];
-		return gc_error_set(
-			err, GC_ECRASH,
-			"--check-nan: the first NaN/Inf comes from %s: its output '%s' (output %d, "
-			"%s %s) holds %s at flat index %" PRId64 " %s (%" PRId64 " NaN and %" PRId64
-			" Inf among %" PRId64 " values), and none of its inputs holds NaN or Inf",
-			gc_debug_node_str(n, node, sizeof node), s->p->tensors[idx].name, j, gc_dtype_name(t->dtype),
-			gc_shape_str(t->dims, t->rank, shape, sizeof shape), v != v ? "NaN" : v > 0 ? "+Inf" : "-Inf", at,
-			gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
+		if (s->p->tensors[idx].storage == GC_STORAGE_CONST)
+			mark_nonfinite(s, idx, bad, false);
+		if (bad[idx])
+			return 0;
 	}
-	return 0;
+	int32_t idx = n->out[first];
+	const gc_tensor *t = &s->tensors[idx];
+	gc_dstats st;
+	gc_debug_stats(t, &st);
+	char node[1400], shape[160], el[200];
+	return gc_error_set(
+	    err, GC_ECRASH,
+	    "--check-nan: the first NaN/Inf comes from %s: its output '%s' (output %d, %s %s) "
+	    "holds %s at flat index %" PRId64 " %s (%" PRId64 " NaN and %" PRId64
+	    " Inf among %" PRId64 " values), and none of its inputs holds NaN or Inf",
+	    gc_debug_node_str(n, node, sizeof node), s->p->tensors[idx].name, first,
+	    gc_dtype_name(t->dtype), gc_shape_str(t->dims, t->rank, shape, sizeof shape),
+	    v != v  ? "NaN"
+	    : v > 0 ? "+Inf"
+		    : "-Inf",
+	    at, gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
 }
 
 int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *err)
 {
 	static const gc_debug_options none;
-	gc_error local = { 0 };
+	gc_error local = {0};
 	if (!opt)
 		opt = &none;
 	if (!err)
@@ -258,7 +287,7 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 	unsigned char *bad = NULL;
 	gc_dumper *dump = NULL;
 	gc_guard *guard = NULL;
-	watchdog wd = { 0 };
+	watchdog wd = {0};
 	int32_t done = 0;
 	int rc = 0;
 	start = gc_calloc((size_t)p->n_nodes + 1, sizeof *start);
@@ -278,10 +307,6 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 		if (opt->check_nan)
 			mark_nonfinite(s, p->inputs[j], bad, true);
 	}
-	if (opt->check_nan)
-		for (int32_t t = 0; t < p->n_tensors; t++)
-			if (p->tensors[t].storage == GC_STORAGE_CONST)
-				mark_nonfinite(s, t, bad, false);
 	if (opt->trace) {
 		fprintf(opt->trace,
 			"trace: %d nodes; per node: index, name, op (flavour and library of "
@@ -291,13 +316,13 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 		fflush(opt->trace);
 	}
 	if (opt->timeout_seconds > 0) {
-		if (brk >= 0 && debugger_attached())
+		if (debugger_attached())
 			fprintf(stderr, "graphcc: --timeout is off under a debugger\n");
 		else if ((rc = watchdog_start(&wd, p, opt->timeout_seconds, err)))
 			goto out;
 	}
 
-	gc_kctx k = { .err = err, .threads = s->threads };
+	gc_kctx k = {.err = err, .threads = s->threads};
 	double t_run = now_us();
 	gc_crash_session = s;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
@@ -333,7 +358,8 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 		if (guard && n->custom && (rc = gc_guard_end(guard, s, i, err)))
 			goto out;
 		for (int j = 0; dump && j < n->n_out; j++)
-			if (n->out[j] >= 0 && (rc = gc_dumper_write(dump, s, n->out[j], n->name, err)))
+			if (n->out[j] >= 0 &&
+			    (rc = gc_dumper_write(dump, s, n->out[j], n->name, err)))
 				goto out;
 		if (opt->trace)
 			gc_debug_trace_line(opt->trace, s, i, dur[i]);
@@ -345,7 +371,7 @@ out:
 	gc_crash_current = NULL;
 	watchdog_stop(&wd);
 	if (opt->profile_path && done) {
-		gc_error perr = { 0 };
+		gc_error perr = {0};
 		if (gc_profile_write(opt->profile_path, s, start, dur, done, &perr)) {
 			if (!rc)
 				rc = gc_error_set(err, perr.code, "%s", perr.msg);
@@ -357,7 +383,8 @@ out:
 	}
 	int32_t dumped = gc_dumper_close(dump);
 	if (opt->dump_dir && dump)
-		fprintf(stderr, "graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
+		fprintf(stderr,
+			"graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
 			(int)dumped, opt->dump_dir);
 	gc_guard_free(guard);
 	gc_free(start);

@@ -129,6 +129,12 @@ typedef struct gc_compile_options {
 	const char *backend;
 	/* Skip constant folding (for checking the passes). */
 	int no_fold;
+	/* Skip the graph passes (identity elimination, BatchNormalization
+	 * folding, fusions, dead-node removal). */
+	int no_optimize;
+	/* Told what each pass changed (may be NULL). */
+	void (*pass_report)(void *user, const char *pass, int32_t changed);
+	void *pass_user;
 } gc_compile_options;
 
 /*

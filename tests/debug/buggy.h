@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const char *const buggy_flavours[] = {
-	"nullWrite",   "writePastEnd", "writeBeforeStart", "writeIntoInput", "nanAt",
-	"callAbort",   "spinForever",  "overflowStack",    "divideByZero",   "seedNullWrite",
+    "nullWrite", "writePastEnd", "writeBeforeStart", "writeIntoInput", "nanAt",
+    "callAbort", "spinForever",	 "overflowStack",    "divideByZero",   "seedNullWrite",
 };
 #define BUGGY_N_FLAVOURS ((int)(sizeof buggy_flavours / sizeof buggy_flavours[0]))
 

@@ -7,8 +7,8 @@
 
 GC_CUSTOMOP_EXPORT_ABI();
 
-static GcStatus one_float_input(GcOpContext *ctx, const CustomOpIOTensor *inputs,
-				int32_t numInputs, int32_t numOutputs)
+static GcStatus one_float_input(GcOpContext *ctx, const CustomOpIOTensor *inputs, int32_t numInputs,
+				int32_t numOutputs)
 {
 	if (numInputs != 1 || numOutputs != 1) {
 		ctx->set_error(ctx, "expects one input and one output");
@@ -32,9 +32,9 @@ GC_CUSTOMOP_API GcStatus scale_verify(GcOpContext *ctx, const CustomOpIOTensor *
 	return one_float_input(ctx, inputs, numInputs, numOutputs);
 }
 
-GC_CUSTOMOP_API GcStatus same_shape(GcOpContext *ctx, CustomOpIOTensor *outputs,
-				    int32_t numOutputs, const CustomOpIOTensor *inputs,
-				    int32_t numInputs, const CustomOpParam *params, int32_t numParams)
+GC_CUSTOMOP_API GcStatus same_shape(GcOpContext *ctx, CustomOpIOTensor *outputs, int32_t numOutputs,
+				    const CustomOpIOTensor *inputs, int32_t numInputs,
+				    const CustomOpParam *params, int32_t numParams)
 {
 	int32_t d;
 

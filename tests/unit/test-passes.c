@@ -24,28 +24,28 @@ static double rnd(void) /* in [-1, 1) */
 
 static gc_attr attr_i(const char *name, int64_t v)
 {
-	gc_attr a = { .name = name, .type = GC_ATTR_INT, .n = 1 };
+	gc_attr a = {.name = name, .type = GC_ATTR_INT, .n = 1};
 	a.v.i = v;
 	return a;
 }
 
 static gc_attr attr_f(const char *name, float v)
 {
-	gc_attr a = { .name = name, .type = GC_ATTR_FLOAT, .n = 1 };
+	gc_attr a = {.name = name, .type = GC_ATTR_FLOAT, .n = 1};
 	a.v.f = v;
 	return a;
 }
 
 static gc_attr attr_s(const char *name, const char *v)
 {
-	gc_attr a = { .name = name, .type = GC_ATTR_STRING, .n = (int64_t)strlen(v) };
+	gc_attr a = {.name = name, .type = GC_ATTR_STRING, .n = (int64_t)strlen(v)};
 	a.v.s = v;
 	return a;
 }
 
 static gc_attr attr_ints(const char *name, int64_t n, const int64_t *v)
 {
-	gc_attr a = { .name = name, .type = GC_ATTR_INTS, .n = n };
+	gc_attr a = {.name = name, .type = GC_ATTR_INTS, .n = n};
 	a.v.ints = v;
 	return a;
 }
@@ -63,7 +63,7 @@ static void add_random(gc_graph *g, const char *name, gc_dtype dt, int32_t rank,
 		       const int64_t *dims, int positive, gc_error *err)
 {
 	int64_t n = numel(rank, dims);
-	gc_tensor t = { .dtype = dt, .rank = rank };
+	gc_tensor t = {.dtype = dt, .rank = rank};
 	memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
 	t.data = malloc((size_t)(n ? n : 1) * 8);
 	for (int64_t i = 0; i < n; i++) {
@@ -81,17 +81,17 @@ static void add_scalar(gc_graph *g, const char *name, gc_dtype dt, double v, gc_
 {
 	double d = v;
 	float f = (float)v;
-	gc_tensor t = { .dtype = dt, .rank = 0, .data = dt == GC_DTYPE_DOUBLE ? (void *)&d : &f };
+	gc_tensor t = {.dtype = dt, .rank = 0, .data = dt == GC_DTYPE_DOUBLE ? (void *)&d : &f};
 	gc_graph_add_constant(g, name, &t, err);
 }
 
 /* A Constant node writing a scalar (as PyTorch exports Clip's bounds). */
 static void add_constant_node(gc_graph *g, const char *out, float v, gc_error *err)
 {
-	gc_tensor t = { .dtype = GC_DTYPE_FLOAT, .rank = 0, .data = &v };
-	gc_attr a = { .name = "value", .type = GC_ATTR_TENSOR, .n = 1 };
+	gc_tensor t = {.dtype = GC_DTYPE_FLOAT, .rank = 0, .data = &v};
+	gc_attr a = {.name = "value", .type = GC_ATTR_TENSOR, .n = 1};
 	a.v.t = &t;
-	const char *o[] = { out };
+	const char *o[] = {out};
 	gc_graph_add_node(g, out, "", "Constant", 0, NULL, 1, o, 1, &a, err);
 }
 
@@ -222,8 +222,8 @@ static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
 	gc_graph *g = gc_graph_new(cc->name);
 	rng_state = 99; /* the same weights for both variants */
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t xd[4] = { cc->n, cc->c, cc->h, cc->w };
-	int64_t wd[4] = { cc->m, cc->c / cc->group, cc->kh, cc->kw };
+	int64_t xd[4] = {cc->n, cc->c, cc->h, cc->w};
+	int64_t wd[4] = {cc->m, cc->c / cc->group, cc->kh, cc->kw};
 	if (cc->nsp == 1) {
 		xd[2] = cc->w;
 		wd[2] = cc->kw;
@@ -231,16 +231,16 @@ static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
 	int32_t rank = 2 + cc->nsp;
 	gc_graph_add_input(g, "x", cc->dt, rank, xd, NULL, err);
 	add_random(g, "W", cc->dt, rank, wd, 0, err);
-	int64_t md[1] = { cc->m };
+	int64_t md[1] = {cc->m};
 	if (cc->bias)
 		add_random(g, "B", cc->dt, 1, md, 0, err);
-	int64_t ks[2] = { cc->kh, cc->kw }, st[2] = { cc->sh, cc->sw };
-	int64_t pads[4] = { cc->pad, cc->pad, cc->pad, cc->pad };
-	gc_attr ca[4] = { attr_i("group", cc->group),
-			  attr_ints("kernel_shape", cc->nsp, cc->nsp == 1 ? ks + 1 : ks),
-			  attr_ints("strides", cc->nsp, cc->nsp == 1 ? st + 1 : st),
-			  attr_ints("pads", 2 * cc->nsp, pads) };
-	const char *cin[] = { "x", "W", "B" }, *cout[] = { cc->bn || cc->act ? "c" : "y" };
+	int64_t ks[2] = {cc->kh, cc->kw}, st[2] = {cc->sh, cc->sw};
+	int64_t pads[4] = {cc->pad, cc->pad, cc->pad, cc->pad};
+	gc_attr ca[4] = {attr_i("group", cc->group),
+			 attr_ints("kernel_shape", cc->nsp, cc->nsp == 1 ? ks + 1 : ks),
+			 attr_ints("strides", cc->nsp, cc->nsp == 1 ? st + 1 : st),
+			 attr_ints("pads", 2 * cc->nsp, pads)};
+	const char *cin[] = {"x", "W", "B"}, *cout[] = {cc->bn || cc->act ? "c" : "y"};
 	gc_graph_add_node(g, "conv", "", "Conv", cc->bias ? 3 : 2, cin, 1, cout, 4, ca, err);
 	const char *last = "c";
 	if (cc->bn) {
@@ -248,14 +248,14 @@ static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
 		add_random(g, "bn_B", cc->dt, 1, md, 0, err);
 		add_random(g, "bn_mean", cc->dt, 1, md, 0, err);
 		add_random(g, "bn_var", cc->dt, 1, md, 1, err);
-		const char *bin[] = { "c", "bn_scale", "bn_B", "bn_mean", "bn_var" };
-		const char *bout[] = { cc->act ? "b" : "y" };
+		const char *bin[] = {"c", "bn_scale", "bn_B", "bn_mean", "bn_var"};
+		const char *bout[] = {cc->act ? "b" : "y"};
 		gc_attr eps = attr_f("epsilon", 1e-3f);
 		gc_graph_add_node(g, "bn", "", "BatchNormalization", 5, bin, 1, bout, 1, &eps, err);
 		last = bout[0];
 	}
 	if (cc->act) {
-		const char *ain[] = { last, "lo", "hi" }, *aout[] = { "y" };
+		const char *ain[] = {last, "lo", "hi"}, *aout[] = {"y"};
 		if (!strcmp(cc->act, "LeakyRelu")) {
 			gc_attr al = attr_f("alpha", 0.2f);
 			gc_graph_add_node(g, "act", "", "LeakyRelu", 1, ain, 1, aout, 1, &al, err);
@@ -278,39 +278,33 @@ static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
 }
 
 static const conv_case conv_cases[] = {
-	/* im2col, with and without bias */
-	{ "im2col-relu", 2, 2, 3, 9, 7, 5, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Relu" },
-	{ "im2col-nobias-leaky", 2, 1, 4, 8, 8, 6, 3, 3, 1, 2, 2, 1, 0, 0, GC_DTYPE_FLOAT,
-	  "LeakyRelu" },
-	{ "grouped-clip", 2, 1, 4, 6, 6, 8, 3, 3, 2, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Clip" },
-	/* pointwise */
-	{ "pointwise-clip6", 2, 2, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Clip6" },
-	{ "pointwise-nobias-relu", 2, 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, GC_DTYPE_FLOAT,
-	  "Relu" },
-	/* depthwise: the wide path (equal strides) and the row path */
-	{ "depthwise-wide-clip6", 2, 1, 6, 9, 9, 6, 3, 3, 6, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT,
-	  "Clip6" },
-	{ "depthwise-wide-s2-leaky", 2, 1, 6, 9, 9, 12, 3, 3, 6, 2, 2, 1, 1, 0, GC_DTYPE_FLOAT,
-	  "LeakyRelu" },
-	{ "depthwise-rows-relu", 2, 1, 5, 9, 9, 5, 3, 3, 5, 2, 1, 1, 1, 0, GC_DTYPE_FLOAT,
-	  "Relu" },
-	{ "depthwise-rows-k5-clip", 2, 1, 3, 9, 9, 3, 5, 5, 3, 1, 2, 2, 0, 0, GC_DTYPE_FLOAT,
-	  "Clip" },
-	/* other types and ranks */
-	{ "f64-relu", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Relu" },
-	{ "f64-clip", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Clip" },
-	{ "conv1d-leaky", 1, 2, 3, 1, 11, 4, 1, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT,
-	  "LeakyRelu" },
+    /* im2col, with and without bias */
+    {"im2col-relu", 2, 2, 3, 9, 7, 5, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Relu"},
+    {"im2col-nobias-leaky", 2, 1, 4, 8, 8, 6, 3, 3, 1, 2, 2, 1, 0, 0, GC_DTYPE_FLOAT, "LeakyRelu"},
+    {"grouped-clip", 2, 1, 4, 6, 6, 8, 3, 3, 2, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Clip"},
+    /* pointwise */
+    {"pointwise-clip6", 2, 2, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Clip6"},
+    {"pointwise-nobias-relu", 2, 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, GC_DTYPE_FLOAT, "Relu"},
+    /* depthwise: the wide path (equal strides) and the row path */
+    {"depthwise-wide-clip6", 2, 1, 6, 9, 9, 6, 3, 3, 6, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Clip6"},
+    {"depthwise-wide-s2-leaky", 2, 1, 6, 9, 9, 12, 3, 3, 6, 2, 2, 1, 1, 0, GC_DTYPE_FLOAT,
+     "LeakyRelu"},
+    {"depthwise-rows-relu", 2, 1, 5, 9, 9, 5, 3, 3, 5, 2, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Relu"},
+    {"depthwise-rows-k5-clip", 2, 1, 3, 9, 9, 3, 5, 5, 3, 1, 2, 2, 0, 0, GC_DTYPE_FLOAT, "Clip"},
+    /* other types and ranks */
+    {"f64-relu", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Relu"},
+    {"f64-clip", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Clip"},
+    {"conv1d-leaky", 1, 2, 3, 1, 11, 4, 1, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "LeakyRelu"},
 };
 
 static void test_conv_activation_fused(void)
 {
 	for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; i++) {
 		const conv_case *cc = &conv_cases[i];
-		gc_error err = { 0 };
+		gc_error err = {0};
 		gc_graph *g = build_conv(cc, 0, &err), *ref = build_conv(cc, 1, &err);
 		CHECK_STR(err.msg, "");
-		counts c = { 0 };
+		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK_STR(err.msg, "");
 		CHECK(o != NULL);
@@ -350,22 +344,21 @@ static void test_conv_activation_fused(void)
 }
 
 static const conv_case bn_cases[] = {
-	{ "bn-im2col", 2, 2, 4, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, NULL },
-	{ "bn-nobias-grouped", 2, 1, 4, 7, 7, 6, 3, 3, 2, 2, 2, 1, 0, 1, GC_DTYPE_FLOAT, NULL },
-	{ "bn-depthwise-relu", 2, 1, 6, 8, 8, 6, 3, 3, 6, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, "Relu" },
-	{ "bn-pointwise-clip6", 2, 1, 8, 5, 5, 16, 1, 1, 1, 1, 1, 0, 1, 1, GC_DTYPE_FLOAT,
-	  "Clip6" },
-	{ "bn-f64", 2, 1, 3, 6, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_DOUBLE, NULL },
+    {"bn-im2col", 2, 2, 4, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, NULL},
+    {"bn-nobias-grouped", 2, 1, 4, 7, 7, 6, 3, 3, 2, 2, 2, 1, 0, 1, GC_DTYPE_FLOAT, NULL},
+    {"bn-depthwise-relu", 2, 1, 6, 8, 8, 6, 3, 3, 6, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, "Relu"},
+    {"bn-pointwise-clip6", 2, 1, 8, 5, 5, 16, 1, 1, 1, 1, 1, 0, 1, 1, GC_DTYPE_FLOAT, "Clip6"},
+    {"bn-f64", 2, 1, 3, 6, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_DOUBLE, NULL},
 };
 
 static void test_conv_batchnorm_folded(void)
 {
 	for (size_t i = 0; i < sizeof bn_cases / sizeof bn_cases[0]; i++) {
 		const conv_case *cc = &bn_cases[i];
-		gc_error err = { 0 };
+		gc_error err = {0};
 		gc_graph *g = build_conv(cc, 0, &err), *ref = build_conv(cc, 1, &err);
 		CHECK_STR(err.msg, "");
-		counts c = { 0 };
+		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
 		CHECK_INT(c.n, 5);
@@ -396,12 +389,12 @@ static void test_conv_batchnorm_folded(void)
 
 static void test_batchnorm_not_constant_kept(void)
 {
-	gc_error err = { 0 };
-	conv_case cc = { "bn-input-scale", 2, 1, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1,
-			 GC_DTYPE_FLOAT, NULL };
+	gc_error err = {0};
+	conv_case cc = {"bn-input-scale", 2,   1, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1,
+			GC_DTYPE_FLOAT,	  NULL};
 	gc_graph *g = build_conv(&cc, 0, &err);
 	/* the scale is a graph input: a caller feeds it */
-	int64_t md[1] = { 4 };
+	int64_t md[1] = {4};
 	gc_graph_add_input(g, "s_in", GC_DTYPE_FLOAT, 1, md, NULL, &err);
 	int32_t bn = -1;
 	for (int i = 0; i < gc_graph_num_nodes(g); i++) {
@@ -416,7 +409,7 @@ static void test_batchnorm_not_constant_kept(void)
 	CHECK_INT(gc_edit_set_input(&e, bn, 1, gc_graph_find(g, "s_in")), 0);
 	gc_edit_finish(&e);
 	CHECK_STR(err.msg, "");
-	counts c = { 0 };
+	counts c = {0};
 	gc_graph *o = optimized(g, &c, &err);
 	CHECK(o != NULL);
 	CHECK_INT(c.by_pass[1], 0);
@@ -444,21 +437,21 @@ static void test_batchnorm_not_constant_kept(void)
 
 static void test_activation_with_two_readers_kept(void)
 {
-	gc_error err = { 0 };
+	gc_error err = {0};
 	gc_graph *g = gc_graph_new("two-readers");
 	gc_graph_set_opset(g, "", 13, &err);
-	int64_t xd[4] = { 1, 2, 4, 4 }, wd[4] = { 3, 2, 1, 1 };
+	int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {3, 2, 1, 1};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, &err);
 	add_random(g, "W", GC_DTYPE_FLOAT, 4, wd, 0, &err);
-	const char *cin[] = { "x", "W" }, *cout[] = { "c" };
+	const char *cin[] = {"x", "W"}, *cout[] = {"c"};
 	gc_graph_add_node(g, "conv", "", "Conv", 2, cin, 1, cout, 0, NULL, &err);
-	const char *rin[] = { "c" }, *rout[] = { "r" };
+	const char *rin[] = {"c"}, *rout[] = {"r"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, &err);
-	const char *ain[] = { "c", "r" }, *aout[] = { "y" };
+	const char *ain[] = {"c", "r"}, *aout[] = {"y"};
 	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, &err);
 	gc_graph_add_output(g, "y", &err);
 	CHECK_STR(err.msg, "");
-	counts c = { 0 };
+	counts c = {0};
 	gc_graph *o = optimized(g, &c, &err);
 	CHECK(o != NULL);
 	CHECK_INT(c.by_pass[3], 0); /* fuse-activation */
@@ -478,23 +471,23 @@ static void test_activation_with_two_readers_kept(void)
 
 static void test_identity_chain_removed(void)
 {
-	gc_error err = { 0 };
+	gc_error err = {0};
 	gc_graph *g = gc_graph_new("identities");
 	gc_graph_set_opset(g, "", 13, &err);
-	int64_t d[2] = { 3, 4 };
+	int64_t d[2] = {3, 4};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
-	const char *names[] = { "x", "a", "b", "r", "y" };
+	const char *names[] = {"x", "a", "b", "r", "y"};
 	gc_graph_add_node(g, "id1", "", "Identity", 1, &names[0], 1, &names[1], 0, NULL, &err);
 	gc_graph_add_node(g, "id2", "", "Identity", 1, &names[1], 1, &names[2], 0, NULL, &err);
 	gc_graph_add_node(g, "relu", "", "Relu", 1, &names[2], 1, &names[3], 0, NULL, &err);
 	gc_graph_add_node(g, "id3", "", "Identity", 1, &names[3], 1, &names[4], 0, NULL, &err);
 	gc_graph_add_output(g, "y", &err);
 	/* an Identity from a graph input straight to an output must stay */
-	const char *in2[] = { "x" }, *out2[] = { "x_copy" };
+	const char *in2[] = {"x"}, *out2[] = {"x_copy"};
 	gc_graph_add_node(g, "id4", "", "Identity", 1, in2, 1, out2, 0, NULL, &err);
 	gc_graph_add_output(g, "x_copy", &err);
 	CHECK_STR(err.msg, "");
-	counts c = { 0 };
+	counts c = {0};
 	gc_graph *o = optimized(g, &c, &err);
 	CHECK(o != NULL);
 	CHECK_INT(c.by_pass[0], 3);
@@ -522,26 +515,26 @@ static void test_identity_chain_removed(void)
 
 static void test_dropout_removed(void)
 {
-	gc_error err = { 0 };
+	gc_error err = {0};
 	gc_graph *g = gc_graph_new("dropout");
 	gc_graph_set_opset(g, "", 13, &err);
-	int64_t d[2] = { 2, 5 };
+	int64_t d[2] = {2, 5};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
 	add_scalar(g, "ratio", GC_DTYPE_FLOAT, 0.3, &err);
 	uint8_t f = 0;
-	gc_tensor tm = { .dtype = GC_DTYPE_BOOL, .rank = 0, .data = &f };
+	gc_tensor tm = {.dtype = GC_DTYPE_BOOL, .rank = 0, .data = &f};
 	gc_graph_add_constant(g, "train", &tm, &err);
-	const char *din[] = { "x", "ratio", "train" }, *dout[] = { "d", "" };
+	const char *din[] = {"x", "ratio", "train"}, *dout[] = {"d", ""};
 	gc_graph_add_node(g, "drop", "", "Dropout", 3, din, 2, dout, 0, NULL, &err);
-	const char *rin[] = { "d" }, *rout[] = { "y" };
+	const char *rin[] = {"d"}, *rout[] = {"y"};
 	gc_graph_add_node(g, "neg", "", "Neg", 1, rin, 1, rout, 0, NULL, &err);
 	/* a Dropout whose mask is read stays */
-	const char *kout[] = { "d2", "mask" };
+	const char *kout[] = {"d2", "mask"};
 	gc_graph_add_node(g, "drop_mask", "", "Dropout", 1, din, 2, kout, 0, NULL, &err);
 	gc_graph_add_output(g, "y", &err);
 	gc_graph_add_output(g, "mask", &err);
 	CHECK_STR(err.msg, "");
-	counts c = { 0 };
+	counts c = {0};
 	gc_graph *o = optimized(g, &c, &err);
 	CHECK(o != NULL);
 	CHECK_INT(c.by_pass[0], 1);
@@ -564,7 +557,7 @@ static void test_dropout_removed(void)
 	add_scalar(g, "ratio", GC_DTYPE_FLOAT, 0.3, &err);
 	f = 1;
 	gc_graph_add_constant(g, "train", &tm, &err);
-	const char *yout[] = { "y" };
+	const char *yout[] = {"y"};
 	gc_graph_add_node(g, "drop", "", "Dropout", 3, din, 1, yout, 0, NULL, &err);
 	gc_graph_add_output(g, "y", &err);
 	o = optimized(g, NULL, &err);
@@ -593,11 +586,11 @@ static gc_graph *build_gemm(const gemm_case *gc, int pin, gc_error *err)
 	gc_graph *g = gc_graph_new(gc->name);
 	rng_state = 98;
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t ad[2] = { gc->ta ? gc->k : gc->m, gc->ta ? gc->m : gc->k };
-	int64_t bd[2] = { gc->tb ? gc->n : gc->k, gc->tb ? gc->k : gc->n };
+	int64_t ad[2] = {gc->ta ? gc->k : gc->m, gc->ta ? gc->m : gc->k};
+	int64_t bd[2] = {gc->tb ? gc->n : gc->k, gc->tb ? gc->k : gc->n};
 	gc_graph_add_input(g, "a", GC_DTYPE_FLOAT, 2, ad, NULL, err);
 	add_random(g, "b", GC_DTYPE_FLOAT, 2, bd, 0, err);
-	int64_t cd[2] = { gc->m, gc->n };
+	int64_t cd[2] = {gc->m, gc->n};
 	int32_t cr = 2;
 	if (gc->crank == 0)
 		cr = 0;
@@ -607,14 +600,14 @@ static gc_graph *build_gemm(const gemm_case *gc, int pin, gc_error *err)
 		cd[1] = 1;
 	if (gc->crank >= 0)
 		add_random(g, "c", GC_DTYPE_FLOAT, cr, cd, 0, err);
-	gc_attr at[4] = { attr_i("transA", gc->ta), attr_i("transB", gc->tb),
-			  attr_f("alpha", gc->alpha), attr_f("beta", gc->beta) };
-	const char *gin[] = { "a", "b", "c" }, *gout[] = { "g" };
+	gc_attr at[4] = {attr_i("transA", gc->ta), attr_i("transB", gc->tb),
+			 attr_f("alpha", gc->alpha), attr_f("beta", gc->beta)};
+	const char *gin[] = {"a", "b", "c"}, *gout[] = {"g"};
 	gc_graph_add_node(g, "gemm", "", "Gemm", gc->crank >= 0 ? 3 : 2, gin, 1, gout, 4, at, err);
-	const char *ain[] = { "g" }, *aout[] = { "y" };
+	const char *ain[] = {"g"}, *aout[] = {"y"};
 	gc_attr al = attr_f("alpha", 0.1f);
-	gc_graph_add_node(g, "act", "", gc->act, 1, ain, 1, aout,
-			  !strcmp(gc->act, "LeakyRelu"), &al, err);
+	gc_graph_add_node(g, "act", "", gc->act, 1, ain, 1, aout, !strcmp(gc->act, "LeakyRelu"),
+			  &al, err);
 	gc_graph_add_output(g, "y", err);
 	if (pin)
 		gc_graph_add_output(g, "g", err);
@@ -624,15 +617,15 @@ static gc_graph *build_gemm(const gemm_case *gc, int pin, gc_error *err)
 static void test_gemm_activation_fused(void)
 {
 	static const gemm_case cases[] = {
-		{ "linear", 4, 6, 5, 0, 1, 1, 1, 1, "Relu" },
-		{ "full-c", 3, 7, 4, 0, 0, 2, 0.5f, 2, "LeakyRelu" },
-		{ "scalar-c", 3, 5, 4, 1, 0, 0, 1, 1, "Relu" },
-		{ "column-c", 5, 3, 4, 1, 1, 3, 1, 0.5f, "Relu" },
-		{ "no-c", 2, 9, 3, 0, 0, -1, 1.5f, 1, "LeakyRelu" },
-		{ "beta-zero", 2, 4, 3, 0, 0, 1, 1, 0, "Relu" },
+	    {"linear", 4, 6, 5, 0, 1, 1, 1, 1, "Relu"},
+	    {"full-c", 3, 7, 4, 0, 0, 2, 0.5f, 2, "LeakyRelu"},
+	    {"scalar-c", 3, 5, 4, 1, 0, 0, 1, 1, "Relu"},
+	    {"column-c", 5, 3, 4, 1, 1, 3, 1, 0.5f, "Relu"},
+	    {"no-c", 2, 9, 3, 0, 0, -1, 1.5f, 1, "LeakyRelu"},
+	    {"beta-zero", 2, 4, 3, 0, 0, 1, 1, 0, "Relu"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		gc_error err = { 0 };
+		gc_error err = {0};
 		gc_graph *g = build_gemm(&cases[i], 0, &err), *ref = build_gemm(&cases[i], 1, &err);
 		CHECK_STR(err.msg, "");
 		gc_graph *o = optimized(g, NULL, &err);
@@ -661,15 +654,15 @@ static gc_graph *build_matmul(int batched_w, int pin, gc_error *err)
 	gc_graph *g = gc_graph_new("matmul");
 	rng_state = 97;
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t xd[3] = { 2, 3, 5 }, wd[3] = { 2, 5, 4 }, bd[1] = { 4 };
+	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4}, bd[1] = {4};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, err);
 	add_random(g, "W", GC_DTYPE_FLOAT, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 0, err);
 	add_random(g, "bias", GC_DTYPE_FLOAT, 1, bd, 0, err);
-	const char *min[] = { "x", "W" }, *mout[] = { "mm" };
+	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
 	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
-	const char *ain[] = { "bias", "mm" }, *aout[] = { "lin" };
+	const char *ain[] = {"bias", "mm"}, *aout[] = {"lin"};
 	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
-	const char *rin[] = { "lin" }, *rout[] = { "y" };
+	const char *rin[] = {"lin"}, *rout[] = {"y"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
 	gc_graph_add_output(g, "y", err);
 	if (pin)
@@ -680,10 +673,10 @@ static gc_graph *build_matmul(int batched_w, int pin, gc_error *err)
 static void test_matmul_bias_activation_fused(void)
 {
 	for (int batched = 0; batched < 2; batched++) {
-		gc_error err = { 0 };
+		gc_error err = {0};
 		gc_graph *g = build_matmul(batched, 0, &err), *ref = build_matmul(batched, 1, &err);
 		CHECK_STR(err.msg, "");
-		counts c = { 0 };
+		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
 		/* with 2-D weights the bias and the Relu fuse; with batched
@@ -708,15 +701,15 @@ static void test_matmul_bias_activation_fused(void)
 
 	/* MatMul by batched constant weights straight into a Relu: the
 	 * per-matrix epilogue */
-	gc_error err = { 0 };
+	gc_error err = {0};
 	gc_graph *g = gc_graph_new("matmul-batched-relu");
 	gc_graph_set_opset(g, "", 13, &err);
-	int64_t xd[3] = { 2, 3, 5 }, wd[3] = { 2, 5, 4 };
+	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, &err);
 	add_random(g, "W", GC_DTYPE_FLOAT, 3, wd, 0, &err);
-	const char *min[] = { "x", "W" }, *mout[] = { "mm" };
+	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
 	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, &err);
-	const char *rin[] = { "mm" }, *rout[] = { "y" };
+	const char *rin[] = {"mm"}, *rout[] = {"y"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, &err);
 	gc_graph_add_output(g, "y", &err);
 	gc_graph *o = optimized(g, NULL, &err);
@@ -738,22 +731,22 @@ static void test_matmul_bias_activation_fused(void)
 
 static void test_dead_nodes_removed(void)
 {
-	gc_error err = { 0 };
+	gc_error err = {0};
 	gc_graph *g = gc_graph_new("dead");
 	gc_graph_set_opset(g, "", 13, &err);
-	int64_t d[1] = { 4 };
+	int64_t d[1] = {4};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
 	add_random(g, "unused_w", GC_DTYPE_FLOAT, 1, d, 0, &err);
 	add_random(g, "k", GC_DTYPE_FLOAT, 1, d, 0, &err);
-	const char *ain[] = { "x", "k" }, *aout[] = { "y" };
+	const char *ain[] = {"x", "k"}, *aout[] = {"y"};
 	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, &err);
-	const char *ein[] = { "x" }, *eout[] = { "e" };
+	const char *ein[] = {"x"}, *eout[] = {"e"};
 	gc_graph_add_node(g, "exp", "", "Exp", 1, ein, 1, eout, 0, NULL, &err);
-	const char *nin[] = { "e" }, *nout[] = { "ne" };
+	const char *nin[] = {"e"}, *nout[] = {"ne"};
 	gc_graph_add_node(g, "neg", "", "Neg", 1, nin, 1, nout, 0, NULL, &err);
 	gc_graph_add_output(g, "y", &err);
 	CHECK_STR(err.msg, "");
-	counts c = { 0 };
+	counts c = {0};
 	gc_graph *o = optimized(g, &c, &err);
 	CHECK(o != NULL);
 	CHECK_INT(c.by_pass[4], 2);
@@ -767,11 +760,42 @@ static void test_dead_nodes_removed(void)
 	gc_graph_free(g);
 }
 
+static void test_clone(void)
+{
+	gc_error err = {0};
+	conv_case cc = {"clone", 2, 1, 2, 4, 4, 2, 3, 3, 1, 1, 1, 1, 1, 1, GC_DTYPE_FLOAT, "Relu"};
+	gc_graph *g = build_conv(&cc, 0, &err);
+	CHECK_STR(err.msg, "");
+	gc_graph *deep = gc_graph_clone(g, &err), *shared = gc_graph_clone_for_passes(g, &err);
+	CHECK(deep && shared);
+	CHECK_INT(gc_graph_num_nodes(deep), gc_graph_num_nodes(g));
+	CHECK_INT(gc_graph_num_nodes(shared), gc_graph_num_nodes(g));
+	int32_t w = gc_graph_find(g, "W");
+	CHECK(w >= 0 && gc_graph_find(deep, "W") == w && gc_graph_find(shared, "W") == w);
+	CHECK(deep->values[w].constant->data != g->values[w].constant->data);
+	CHECK(shared->values[w].constant->data == g->values[w].constant->data);
+	CHECK_INT(memcmp(deep->values[w].constant->data, g->values[w].constant->data, 18 * 4), 0);
+	result want, got;
+	CHECK_INT(run_graph(g, 21, 0, &want, &err), 0);
+	/* rewriting the shared copy leaves the original as it was */
+	CHECK_INT(gc_run_ir_passes(shared, NULL, NULL, NULL, &err), 0);
+	CHECK_INT(gc_graph_num_nodes(shared), 1);
+	CHECK_INT(gc_graph_num_nodes(g), 3);
+	gc_graph_free(shared);
+	/* the deep copy outlives the original */
+	gc_graph_free(g);
+	CHECK_INT(run_graph(deep, 21, 0, &got, &err), 0);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
+	free(want.v);
+	free(got.v);
+	gc_graph_free(deep);
+}
+
 static void test_internal_attributes_checked(void)
 {
-	gc_error err = { 0 };
-	conv_case cc = { "bad-activation", 2, 1, 2, 4, 4, 2, 1, 1, 1, 1, 1, 0, 0, 0,
-			 GC_DTYPE_FLOAT, NULL };
+	gc_error err = {0};
+	conv_case cc = {"bad-activation", 2,   1, 2, 4, 4, 2, 1, 1, 1, 1, 1, 0, 0, 0,
+			GC_DTYPE_FLOAT,	  NULL};
 	gc_graph *g = build_conv(&cc, 0, &err);
 	gc_edit e;
 	CHECK_INT(gc_edit_begin(&e, g, &err), 0);
@@ -787,18 +811,18 @@ static void test_internal_attributes_checked(void)
 
 static void test_passes_report_and_refuse_cycles(void)
 {
-	gc_error err = { 0 };
+	gc_error err = {0};
 	gc_graph *g = gc_graph_new("cycle");
 	gc_graph_set_opset(g, "", 13, &err);
-	int64_t d[1] = { 4 };
+	int64_t d[1] = {4};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
-	const char *ain[] = { "x", "b" }, *aout[] = { "a" };
+	const char *ain[] = {"x", "b"}, *aout[] = {"a"};
 	gc_graph_add_node(g, "cyc_a", "", "Add", 2, ain, 1, aout, 0, NULL, &err);
-	const char *bin[] = { "a" }, *bout[] = { "b" };
+	const char *bin[] = {"a"}, *bout[] = {"b"};
 	gc_graph_add_node(g, "cyc_b", "", "Identity", 1, bin, 1, bout, 0, NULL, &err);
 	gc_graph_add_output(g, "a", &err);
 	CHECK_STR(err.msg, "");
-	counts c = { 0 };
+	counts c = {0};
 	gc_graph *o = optimized(g, &c, &err);
 	CHECK(o == NULL);
 	CHECK_CONTAINS(err.msg, "cycle");
@@ -810,5 +834,5 @@ TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
-	  TEST(test_dead_nodes_removed), TEST(test_internal_attributes_checked),
+	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),
 	  TEST(test_passes_report_and_refuse_cycles))

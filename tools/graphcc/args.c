@@ -67,7 +67,7 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 				 : !strcmp(a, "--repeat")			     ? OPT_REPEAT
 				 : !strcmp(a, "--ops")				     ? OPT_OPS
 				 : !strcmp(a, "--shape")			     ? OPT_SHAPE
-				 : !strcmp(a, "--no-fold")			     ? OPT_NO_FOLD
+				 : !strcmp(a, "--no-fold") || !strcmp(a, "--no-optimize") ? OPT_NO_FOLD
 				 : !strcmp(a, "-o") || !strcmp(a, "--output")	     ? OPT_OUT
 				 : !strcmp(a, "--allow-changed-kernels")	     ? OPT_ALLOW_CHANGED
 				 : !strcmp(a, "--trace") || !strcmp(a, "--dump-dir") ||
@@ -89,7 +89,9 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 		if (!(allowed & which))
 			return cli_usage("%s: option '%s' does not apply to this command", cmd, a);
 		if (which == OPT_NO_FOLD || which == OPT_ALLOW_CHANGED) {
-			*(which == OPT_NO_FOLD ? &o->no_fold : &o->allow_changed) = true;
+			*(which == OPT_ALLOW_CHANGED	   ? &o->allow_changed
+			  : !strcmp(a, "--no-optimize") ? &o->no_optimize
+							 : &o->no_fold) = true;
 			continue;
 		}
 		if (which == OPT_DEBUG && (!strcmp(a, "--trace") || !strcmp(a, "--check-nan") ||

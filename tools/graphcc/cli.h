@@ -44,7 +44,7 @@ typedef struct cli_opts {
 	const char *output_dir;
 	int threads;
 	int repeat;
-	bool no_fold;
+	bool no_fold, no_optimize;
 	bool quiet;
 	const char *out;	   /* -o */
 	bool allow_changed;	   /* --allow-changed-kernels */

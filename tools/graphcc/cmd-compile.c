@@ -24,6 +24,12 @@ int cli_print_bindings(const gc_program *p, FILE *out)
 	return n_custom;
 }
 
+static void pass_report(void *user, const char *pass, int32_t changed)
+{
+	(void)user;
+	printf("  pass %-24s %d change%s\n", pass, changed, changed == 1 ? "" : "s");
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	cli_opts o;
@@ -37,7 +43,11 @@ int cmd_compile(int argc, char **argv)
 	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err))
 		goto fail;
 	gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
-				    .no_fold = o.no_fold, .registry = reg };
+				    .no_fold = o.no_fold, .no_optimize = o.no_optimize,
+				    .registry = reg, .pass_report = pass_report };
+	printf("passes:\n");
+	if (o.no_optimize)
+		printf("  (none: --no-optimize)\n");
 	if (gc_compile(g, &copt, &p, &err))
 		goto fail;
 	gc_program_stats st;

@@ -174,7 +174,8 @@ static int compile_onnx(cli_opts *o, gc_graph *g, const gc_registry *reg, const 
 		}
 	}
 	gc_compile_options copt = { .shapes = o->shapes, .n_shapes = o->n_shapes,
-				    .no_fold = o->no_fold, .registry = reg };
+				    .no_fold = o->no_fold, .no_optimize = o->no_optimize,
+				    .registry = reg };
 	return gc_compile(g, &copt, p, err);
 }
 
@@ -242,8 +243,9 @@ int cmd_run(int argc, char **argv)
 
 	if (gcb) {
 		/* A compiled program runs through the runtime alone. */
-		if (o.n_shapes || o.no_fold)
-			return cli_usage("run: --shape and --no-fold apply when compiling; %s is "
+		if (o.n_shapes || o.no_fold || o.no_optimize)
+			return cli_usage("run: --shape, --no-fold and --no-optimize apply when "
+					 "compiling; %s is "
 					 "already compiled",
 					 o.model);
 		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };

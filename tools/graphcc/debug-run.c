@@ -17,17 +17,18 @@ int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err);
 int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err)
 {
 	if (o->repeat > 1)
-		fprintf(stderr, "graphcc: debugging options run the model once; --repeat %d "
-				"ignored\n",
+		fprintf(stderr,
+			"graphcc: debugging options run the model once; --repeat %d "
+			"ignored\n",
 			o->repeat);
 	gc_debug_options d = {
-		.trace = o->trace ? stderr : NULL,
-		.dump_dir = o->dump_dir,
-		.check_nan = o->check_nan,
-		.guard = o->guard,
-		.profile_path = o->profile,
-		.break_before = o->break_before,
-		.timeout_seconds = o->timeout,
+	    .trace = o->trace ? stderr : NULL,
+	    .dump_dir = o->dump_dir,
+	    .check_nan = o->check_nan,
+	    .guard = o->guard,
+	    .profile_path = o->profile,
+	    .break_before = o->break_before,
+	    .timeout_seconds = o->timeout,
 	};
 	return gc_session_run_debug(s, &d, err);
 }
