@@ -61,6 +61,7 @@ test-packages:
 		$(MAKE) --no-print-directory -C tests/packages OUT=$(abspath $(B)/tests/packages) $(PKG_FLAGS); \
 	fi
 	@$(MAKE) --no-print-directory -C tests/flavours OUT=$(abspath $(B)/tests/flavours) $(PKG_FLAGS)
+	@$(MAKE) --no-print-directory -C tests/debug OUT=$(abspath $(B)/tests/debug) $(PKG_FLAGS)
 
 help:
 	@echo "make            build $(GRAPHCC), libraries and plugins"

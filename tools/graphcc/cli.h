@@ -80,6 +80,9 @@ int cmd_info(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
+/* One run of s with the debugging instruments the options ask for
+ * (tools/graphcc/debug-run.c). */
+int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err);
 /* --compare-flavours: every flavour of each custom node on the node's
  * inputs from a run of s (tools/graphcc/compare-flavours.c). */
 int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry *reg,

@@ -24,7 +24,6 @@
 
 #include "cli.h"
 
-int cmd_dot(int argc, char **argv);
 
 /* ---------------------------------------------------------------- output */
 

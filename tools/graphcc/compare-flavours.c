@@ -10,8 +10,6 @@
 
 #include "cli.h"
 
-int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry *reg,
-			 const gc_program *p, gc_session *s, gc_error *err);
 
 int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry *reg,
 			 const gc_program *p, gc_session *s, gc_error *err)

@@ -12,7 +12,6 @@
 
 #include "cli.h"
 
-int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err);
 
 int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err)
 {

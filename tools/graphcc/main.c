@@ -1,4 +1,6 @@
 /* graphcc: the command line. */
+#include <graphcc/debug.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +63,9 @@ int cli_exit_for(int code)
 
 int main(int argc, char **argv)
 {
+	/* A crashing kernel is named (node, operation, flavour, library,
+	 * symbol, input shapes), exit status 3, nothing written. */
+	gc_crash_capture_install();
 	if (argc < 2)
 		return cli_usage("no command given");
 	const char *cmd = argv[1];
