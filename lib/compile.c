@@ -26,6 +26,9 @@ typedef struct vstate {
 	bool shaped;	    /* t's dtype and shape are known */
 	bool live;	    /* a kept node or a graph output needs it */
 	bool borrowed;	    /* t.data belongs to the graph, not the program */
+	bool is_const;	    /* a constant (initializer or folded): t.data is its value;
+			       otherwise t.data, when set, is a value known at compile
+			       time that a node still computes at run time */
 	int32_t ptensor;    /* index in the program, or -1 */
 	const char *name;
 } vstate;
@@ -188,15 +191,17 @@ static int bind_node(compiler *c, int32_t gi)
 			return rc;
 		}
 
-	size_t nio = (size_t)pn->n_in + (size_t)pn->n_out + 2;
-	gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + pn->n_in + 1;
-	gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + pn->n_in + 1;
+	size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
+	gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + pn->n_in + 1,
+		  *cins = outs + pn->n_out + 1;
+	gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + pn->n_in + 1,
+		  **cinp = outp + pn->n_out + 1;
 	if (!ins || !inp) {
 		gc_free(ins);
 		gc_free(inp);
 		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 	}
-	bool all_known = true;
+	bool all_known = true, all_const = true;
 	for (int j = 0; j < pn->n_in; j++) {
 		inp[j] = NULL;
 		if (pn->in[j] < 0)
@@ -204,6 +209,7 @@ static int bind_node(compiler *c, int32_t gi)
 		ins[j] = c->vs[pn->in[j]].t;
 		inp[j] = &ins[j];
 		all_known &= ins[j].data != NULL;
+		all_const &= c->vs[pn->in[j]].is_const;
 	}
 	for (int j = 0; j < pn->n_out; j++) {
 		memset(&outs[j], 0, sizeof outs[j]);
@@ -212,13 +218,25 @@ static int bind_node(compiler *c, int32_t gi)
 	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
 	gc_prepare_fn prepare = info->prepare;
 	if (custom) {
+		/* Package functions see the values of constants (initializers)
+		 * only: `constant: true` means an initializer, and init may keep
+		 * what it reads. */
+		for (int j = 0; j < pn->n_in; j++)
+			if (inp[j] && !c->vs[pn->in[j]].is_const) {
+				cins[j] = ins[j];
+				cins[j].data = NULL;
+				cinp[j] = &cins[j];
+			} else {
+				cinp[j] = inp[j];
+			}
 		const char *backend = c->opt->backend ? c->opt->backend : "Interpreter";
-		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->p->pool, pn, inp, c->err);
+		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->p->pool, pn, cinp, c->err);
 		if (rc)
 			goto fail;
-		prepare = gc_custom_prepare;
+		rc = gc_custom_prepare(&k, pn, cinp, outp);
+	} else {
+		rc = prepare(&k, pn, inp, outp);
 	}
-	rc = prepare(&k, pn, inp, outp);
 	if (!rc && !pn->run)
 		rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)
@@ -253,8 +271,19 @@ static int bind_node(compiler *c, int32_t gi)
 	}
 	/* A custom node folds only when its package says it is pure. */
 	bool foldable = !custom || ((gc_custom *)pn->custom)->pure;
-	bool fold = !(c->opt && c->opt->no_fold) && foldable && (all_known || outs_known);
-	if (fold && !outs_known) {
+	bool fold = !(c->opt && c->opt->no_fold) && foldable && (all_const || outs_known);
+	/* Not folded, but its inputs' values are known: work its value out
+	 * too (small tensors only: shape arithmetic), for the data-dependent
+	 * shapes downstream. The node still runs at run time. */
+	bool evaluate = fold || outs_known;
+	if (!evaluate && foldable && all_known) {
+		int64_t total = 0;
+		for (int j = 0; j < pn->n_out; j++)
+			if (outp[j])
+				total += gc_tensor_nbytes(&outs[j]);
+		evaluate = total <= (1 << 20);
+	}
+	if (evaluate && !outs_known) {
 		/* Run it now on the known inputs. */
 		for (int j = 0; j < pn->n_out; j++) {
 			if (!outp[j])
@@ -276,7 +305,7 @@ static int bind_node(compiler *c, int32_t gi)
 		gc_free(scratch);
 		if (rc)
 			goto fail;
-	} else if (fold) {
+	} else if (evaluate) {
 		for (int j = 0; j < pn->n_out; j++) {
 			if (!outp[j])
 				continue;
@@ -294,8 +323,9 @@ static int bind_node(compiler *c, int32_t gi)
 			continue;
 		vstate *s = &c->vs[pn->out[j]];
 		s->t = outs[j];
-		if (!fold)
+		if (!evaluate)
 			s->t.data = NULL;
+		s->is_const = fold;
 		s->shaped = true;
 	}
 	gc_free(ins);
@@ -362,7 +392,7 @@ static int32_t emit_tensor(compiler *c, int32_t v)
 		return -1;
 	pt->t = s->t;
 	pt->nbytes = (uint64_t)gc_tensor_nbytes(&s->t);
-	if (s->t.data) {
+	if (s->is_const) {
 		pt->storage = GC_STORAGE_CONST;
 		p->const_bytes += pt->nbytes;
 		if (s->borrowed) { /* the program outlives the graph */
@@ -389,7 +419,7 @@ static int emit(compiler *c)
 	if (!p->tensors || !p->inputs || !p->outputs)
 		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 	for (int32_t i = 0; i < g->n_inputs; i++) {
-		if (c->vs[g->inputs[i]].t.data)
+		if (c->vs[g->inputs[i]].is_const)
 			continue; /* an input left at its default is a constant */
 		int32_t t = emit_tensor(c, g->inputs[i]);
 		if (t < 0)
@@ -471,7 +501,15 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 			 * the program only if a kept node reads it. */
 			s->t = *gv->constant;
 			s->borrowed = true;
+			s->is_const = true;
 		}
+	}
+	for (int32_t i = 0; opt && i < opt->n_input_values; i++) {
+		int32_t v = gc_graph_find(g, opt->input_values[i].name);
+		const gc_tensor *val = opt->input_values[i].value;
+		if (v < 0 || !g->values[v].is_input || g->values[v].constant)
+			continue;
+		c.vs[v].t.data = val->data; /* known, not constant: it stays an input */
 	}
 	if ((rc = apply_shapes(&c)))
 		goto out;
@@ -480,7 +518,13 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	if (rc)
 		goto out;
 	mark_live(&c);
-	rc = emit(&c);
+	/* The last step of the pipeline: every node runs a kernel. */
+	for (int32_t i = 0; i < c.p->n_nodes && !rc; i++)
+		if (!c.p->nodes[i].run)
+			rc = gc_error_set(err, GC_EINVAL, "%s: node '%s' (%s) is bound to no kernel",
+					  g->origin, c.p->nodes[i].name, c.p->nodes[i].op_type);
+	if (!rc)
+		rc = emit(&c);
 out:
 	gc_free(order);
 	gc_free(c.vs);

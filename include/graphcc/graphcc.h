@@ -120,6 +120,12 @@ typedef struct gc_shape_override {
 	int64_t dims[GC_MAX_RANK];
 } gc_shape_override;
 
+/* A graph input's value, known when compiling (see input_values). */
+typedef struct gc_input_value {
+	const char *name;
+	const gc_tensor *value;
+} gc_input_value;
+
 typedef struct gc_compile_options {
 	const gc_shape_override *shapes;
 	int32_t n_shapes;
@@ -127,6 +133,13 @@ typedef struct gc_compile_options {
 	const gc_registry *registry;
 	/* The backend kernels are selected for; NULL: "Interpreter". */
 	const char *backend;
+	/* The values the program will run on, when the caller knows them (as
+	 * `graphcc run` does): shapes that depend on values -- a Reshape's
+	 * shape computed from an input, NonZero -- are worked out from them.
+	 * Such a program must then be run on these same values. The nodes
+	 * still run at run time; only constants are folded away. */
+	const gc_input_value *input_values;
+	int32_t n_input_values;
 	/* Skip constant folding (for checking the passes). */
 	int no_fold;
 	/* Skip the graph passes (identity elimination, BatchNormalization

@@ -1,0 +1,103 @@
+"""Shapes that depend on input values, as ONNX's own node tests feed them
+(a Reshape whose shape is a graph input, Expand, Slice starts, Tile repeats):
+`graphcc run` knows the input values when it compiles, so it works them out,
+and the nodes still run at run time. Also --no-fold still runs PyTorch's
+Shape -> Gather -> Concat -> Reshape chains (values known, nothing folded).
+
+  values/<case>       against NumPy, exact
+  values/no-fold/<m>  a torch model with --no-fold against torch (1e-4 x max)
+"""
+import os
+
+import numpy as np
+
+import run
+
+
+def _build(d, name, nodes, inputs, outputs, feeds):
+    import onnx
+    from onnx import helper
+    g = helper.make_graph(nodes, name, inputs, outputs)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    os.makedirs(d, exist_ok=True)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    args = []
+    for k, v in feeds.items():
+        p = os.path.join(d, k + ".npy")
+        np.save(p, v)
+        args += ["--input", "%s=%s" % (k, p)]
+    return args
+
+
+def value_case(ctx, name, make):
+    def fn():
+        from onnx import TensorProto as TP, helper
+        d = os.path.join(ctx.work, "values", name)
+        nodes, ins, outs, feeds, want = make(helper, TP)
+        args = _build(d, name, nodes, ins, outs, feeds)
+        od = run.fresh_dir(os.path.join(ctx.out, "values", name))
+        rc, _, err = run.run_graphcc(ctx, ["run", os.path.join(d, "model.onnx")] + args +
+                                     ["--output-dir", od])
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err)
+        got = np.load(os.path.join(od, "y.npy"))
+        if got.shape != want.shape or not np.array_equal(got, want):
+            return run.Result(False, "got %s %s, expected %s" % (got.shape, got.ravel()[:6],
+                                                              want.shape))
+        return run.Result(True, "shape %s" % (got.shape,))
+    return ("values/" + name, fn)
+
+
+def cases(ctx):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+
+    def reshape(h, TP):
+        shape = np.array([4, -1], np.int64)
+        return ([h.make_node("Reshape", ["x", "shape"], ["y"])],
+                [h.make_tensor_value_info("x", TP.FLOAT, [2, 3, 4]),
+                 h.make_tensor_value_info("shape", TP.INT64, [2])],
+                [h.make_tensor_value_info("y", TP.FLOAT, None)],
+                {"x": x, "shape": shape}, x.reshape(4, -1))
+
+    def expand_tile(h, TP):
+        v = rng.standard_normal((3, 1)).astype(np.float32)
+        return ([h.make_node("Expand", ["v", "s"], ["e"]),
+                 h.make_node("Tile", ["e", "r"], ["y"])],
+                [h.make_tensor_value_info("v", TP.FLOAT, [3, 1]),
+                 h.make_tensor_value_info("s", TP.INT64, [2]),
+                 h.make_tensor_value_info("r", TP.INT64, [2])],
+                [h.make_tensor_value_info("y", TP.FLOAT, None)],
+                {"v": v, "s": np.array([3, 4], np.int64), "r": np.array([2, 1], np.int64)},
+                np.tile(np.broadcast_to(v, (3, 4)), (2, 1)))
+
+    def slice_from_shape(h, TP):
+        # starts computed from an input's values at run time: Shape -> Sub
+        return ([h.make_node("Slice", ["x", "st", "en", "ax"], ["y"])],
+                [h.make_tensor_value_info("x", TP.FLOAT, [2, 3, 4]),
+                 h.make_tensor_value_info("st", TP.INT64, [1]),
+                 h.make_tensor_value_info("en", TP.INT64, [1]),
+                 h.make_tensor_value_info("ax", TP.INT64, [1])],
+                [h.make_tensor_value_info("y", TP.FLOAT, None)],
+                {"x": x, "st": np.array([1], np.int64), "en": np.array([4], np.int64),
+                 "ax": np.array([2], np.int64)}, x[:, :, 1:4])
+
+    out = [value_case(ctx, "reshape-shape-input", reshape),
+           value_case(ctx, "expand-tile-inputs", expand_tile),
+           value_case(ctx, "slice-inputs", slice_from_shape)]
+
+    for m in ("resnet18", "transformer"):
+        def nofold(m=m):
+            d = os.path.join(ctx.work, "models", "torch", m)
+            od = run.fresh_dir(os.path.join(ctx.out, "values", "nofold", m))
+            rc, _, err = run.run_graphcc(ctx, ["run", os.path.join(d, "model.onnx"), "--input",
+                                               os.path.join(d, "input.npy"), "--no-fold",
+                                               "--output-dir", od])
+            if rc != 0:
+                return run.Result(False, run.describe_rc(rc), err)
+            got, want = np.load(os.path.join(od, "output.npy")), np.load(
+                os.path.join(d, "expected.npy"))
+            e = float(np.abs(got - want).max())
+            return run.Result(e <= 1e-4 * float(np.abs(want).max()), "maxerr %.1e" % e)
+        out.append(("values/no-fold/" + m, nofold))
+    return out
