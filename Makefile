@@ -46,7 +46,7 @@ PKG_FLAGS := GRAPHCC_INCLUDE=$(abspath include) CC="$(CC)" SAN=$(SAN)
 .PHONY: all deps deps-build test unit e2e demo help clean format plugins test-packages bench-custom-call
 EXAMPLES := $(patsubst tools/examples/%.c,$(B)/bin/example-%,$(wildcard tools/examples/*.c))
 
-all: $(GRAPHCC) $(RUNTIME_SO) $(EXAMPLES) plugins
+all: $(GRAPHCC) $(RUNTIME_SO) $(EXAMPLES) plugins $(ALL_DEPS)
 
 # Op packages build like any user's package: their own Makefile, against
 # include/ alone, into build/plugins/<name>/ (manifest copied beside lib/).
@@ -143,7 +143,7 @@ e2e: all test-packages
 	@$(PYTHON) tests/e2e/run.py --graphcc $(GRAPHCC) --work $(B)/e2e
 
 test: deps
-	@$(MAKE) --no-print-directory all test-packages $(UNIT_BIN)
+	@$(MAKE) --no-print-directory all test-packages $(UNIT_BIN) $(TEST_DEPS)
 	@$(PYTHON) tests/run-all.py --graphcc $(GRAPHCC) --work $(B) $(UNIT_BIN)
 
 demo: deps
@@ -161,5 +161,10 @@ format:
 
 clean:
 	rm -rf $(B)
+
+# Larger areas add their targets in mk/<area>.mk (conformance, fuzzing,
+# install, ...). A fragment may add prerequisites to `test` with
+# TEST_DEPS += ... and to `all` with ALL_DEPS += ...
+-include $(wildcard mk/*.mk)
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

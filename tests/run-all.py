@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Run every test: the C unit tests, then the end-to-end tests.
+"""Run every test: the C unit tests, the end-to-end tests, then each suite
+in tests/suites/ (ONNX conformance, package self-tests, ...).
 
 Usage: run-all.py --graphcc PATH --work DIR [UNIT_BINARY...]
 
@@ -60,6 +61,22 @@ def main(argv=None):
     elif rc != 0 and c[1] == 0:
         c = (c[0], 1)
     passed, failed = passed + c[0], failed + c[1]
+    # More suites: each tests/suites/<name> is an executable run as
+    # `<name> GRAPHCC WORKDIR` that ends with "N passed, N failed".
+    suites = os.path.join(ROOT, "tests", "suites")
+    for name in sorted(os.listdir(suites)) if os.path.isdir(suites) else []:
+        path = os.path.join(suites, name)
+        if not os.access(path, os.X_OK) or name.startswith("."):
+            continue
+        print("== suite %s" % name, flush=True)
+        rc, c = stream([path, graphcc, os.path.join(work, "suites", name)],
+                       r"^(?:\w+: )?(\d+) passed, (\d+) failed$")
+        if c is None:
+            print("suite %s: no summary line (exit %d)" % (name, rc))
+            c = (0, 1)
+        elif rc != 0 and c[1] == 0:
+            c = (c[0], 1)
+        passed, failed = passed + c[0], failed + c[1]
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed or passed == 0 else 0
 
