@@ -40,6 +40,11 @@ RUNTIME_SO := $(B)/lib/libgraphcc-runtime.so
 LIB_A     := $(B)/lib/libgraphcc.a
 GRAPHCC   := $(B)/bin/graphcc
 
+# Larger areas add their targets in mk/<area>.mk (conformance, fuzzing,
+# install, ...). A fragment may add prerequisites to `test` with
+# TEST_DEPS += ... and to `all` with ALL_DEPS += ...
+-include $(wildcard mk/*.mk)
+
 PLUGINS   := $(patsubst plugins/%/Makefile,%,$(wildcard plugins/*/Makefile))
 PKG_FLAGS := GRAPHCC_INCLUDE=$(abspath include) CC="$(CC)" SAN=$(SAN)
 
@@ -161,10 +166,5 @@ format:
 
 clean:
 	rm -rf $(B)
-
-# Larger areas add their targets in mk/<area>.mk (conformance, fuzzing,
-# install, ...). A fragment may add prerequisites to `test` with
-# TEST_DEPS += ... and to `all` with ALL_DEPS += ...
--include $(wildcard mk/*.mk)
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
