@@ -40,6 +40,8 @@ RUNTIME_SO := $(B)/lib/libgraphcc-runtime.so
 LIB_A     := $(B)/lib/libgraphcc.a
 GRAPHCC   := $(B)/bin/graphcc
 
+.DEFAULT_GOAL := all
+
 # Larger areas add their targets in mk/<area>.mk (conformance, fuzzing,
 # install, ...). A fragment may add prerequisites to `test` with
 # TEST_DEPS += ... and to `all` with ALL_DEPS += ...

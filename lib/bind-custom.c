@@ -243,24 +243,6 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 	return 0;
 }
 
-/* One view of a tensor for package functions. */
-static void io_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims)
-{
-	memset(v, 0, sizeof *v);
-	v->scale = 1.0f;
-	v->maxDims = max_dims;
-	v->dims = dims;
-	if (!t) {
-		v->dtype = DTCustomOpDataTypeCount;
-		return;
-	}
-	v->data = t->data;
-	v->rank = t->rank;
-	v->dtype = gc_custom_dtype(t->dtype);
-	v->numel = gc_tensor_numel(t);
-	for (int i = 0; i < t->rank; i++)
-		dims[i] = t->dims[i];
-}
 
 #define CANARY INT64_C(0x6763636361727921) /* "gccanary!" */
 #define DIMS_SLOTS (GC_MAX_RANK + 8)
@@ -314,11 +296,11 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	CustomOpIOTensor *ins = io, *outs = io + n_in;
 	for (int32_t i = 0; i < n_in; i++) {
 		const gc_io_spec *s = input_spec(op, i);
-		io_view(&ins[i], dims + (size_t)i * DIMS_SLOTS, in[i], s->max_dims);
+		gc_custom_view(&ins[i], dims + (size_t)i * DIMS_SLOTS, in[i], s->max_dims);
 	}
 	/* verify: outputs are not known yet (rank 0). */
 	for (int32_t i = 0; i < n_out; i++) {
-		io_view(&outs[i], dims + (size_t)(n_in + i) * DIMS_SLOTS, NULL, op->outputs[i].max_dims);
+		gc_custom_view(&outs[i], dims + (size_t)(n_in + i) * DIMS_SLOTS, NULL, op->outputs[i].max_dims);
 		outs[i].dtype = DTFloat32;
 	}
 	GcOpContext ctx;

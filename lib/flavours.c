@@ -236,23 +236,13 @@ static const gc_op_spec *find_op(const gc_registry *reg, pkg_cache *pc, const gc
 	return op;
 }
 
+/* A view of t whose data is `data` (a copy, or the flavour's own output). */
 static void view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, void *data,
 		 int32_t max_dims)
 {
-	memset(v, 0, sizeof *v);
-	v->scale = 1.0f;
-	v->maxDims = max_dims;
-	v->dims = dims;
-	if (!t) {
-		v->dtype = DTCustomOpDataTypeCount;
-		return;
-	}
-	v->data = data;
-	v->rank = t->rank;
-	v->dtype = gc_custom_dtype(t->dtype);
-	for (int i = 0; i < t->rank; i++)
-		dims[i] = t->dims[i];
-	v->numel = gc_tensor_numel(t);
+	gc_custom_view(v, dims, t, max_dims);
+	if (t)
+		v->data = data;
 }
 
 typedef struct node_run {

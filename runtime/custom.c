@@ -109,7 +109,7 @@ static size_t frame_bytes(const gc_node *n)
 	return align64(sizeof(call_frame) + io + dims);
 }
 
-static void view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims)
+void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims)
 {
 	memset(v, 0, sizeof *v);
 	v->scale = 1.0f;
@@ -139,10 +139,10 @@ static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *i
 	CustomOpIOTensor *io = (CustomOpIOTensor *)(f + 1);
 	int64_t *dims = (int64_t *)(io + n->n_in + n->n_out);
 	for (int i = 0; i < n->n_in; i++)
-		view(&io[i], dims + (size_t)i * GC_MAX_RANK, in[i], c->in_max_dims[i]);
+		gc_custom_view(&io[i], dims + (size_t)i * GC_MAX_RANK, in[i], c->in_max_dims[i]);
 	for (int i = 0; i < n->n_out; i++)
-		view(&io[n->n_in + i], dims + (size_t)(n->n_in + i) * GC_MAX_RANK, out[i],
-		     c->out_max_dims[i]);
+		gc_custom_view(&io[n->n_in + i], dims + (size_t)(n->n_in + i) * GC_MAX_RANK, out[i],
+			       c->out_max_dims[i]);
 	*fp = f;
 	return io;
 }

@@ -48,6 +48,11 @@ void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_n
 			const char *domain, const char *op_type, const char *node_name,
 			const char *backend, const char *flavour, const char *config);
 
+/* Fills a package's view of tensor t (NULL: an absent optional input),
+ * copying its dims into `dims` (GC_MAX_RANK entries) so package code never
+ * writes graphcc's own. */
+void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims);
+
 /* CustomOpDataType of a gc_dtype; DTCustomOpDataTypeCount when none. */
 CustomOpDataType gc_custom_dtype(gc_dtype dt);
 gc_dtype gc_custom_dtype_back(CustomOpDataType dt);
