@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../runtime/alloc.h"
+#include "../runtime/crash.h"
 
 typedef struct binder {
 	const gc_graph *g;
@@ -247,6 +248,15 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 #define CANARY INT64_C(0x6763636361727921) /* "gccanary!" */
 #define DIMS_SLOTS (GC_MAX_RANK + 8)
 
+/* Tells crash capture which package function is about to run. */
+static void crash_context(char *buf, size_t len, const binder *b, const char *lib,
+			  const char *fn)
+{
+	snprintf(buf, len, "%s:%s of operation '%s' (%s), binding %s", lib, fn, b->op->name,
+		 b->op->file, b->label);
+	gc_crash_context = buf;
+}
+
 static const char *fn_name(const gc_op_spec *op, int which)
 {
 	return which == 0 ? op->verify : which == 1 ? op->infer_shape : op->select_impl;
@@ -307,6 +317,8 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	gc_custom_host host;
 	gc_custom_ctx_init(&ctx, &host, op->name, op->domain, op->type, pn->name, backend, NULL, "");
 	bool ok;
+	char where[1024];
+	crash_context(where, sizeof where, &b, op->functions_library, fn_name(op, 0));
 	if (op->graphcc_iface)
 		ok = ((gcOpVerify_t)op->verify_fn)(&ctx, ins, n_in, outs, n_out, params,
 						   op->n_params) == GC_STATUS_OK;
@@ -329,6 +341,7 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 		outs[i].dtype = DTFloat32;
 	}
 	host.msg[0] = 0;
+	crash_context(where, sizeof where, &b, op->functions_library, fn_name(op, 1));
 	if (op->graphcc_iface)
 		ok = ((gcOpInferShape_t)op->infer_fn)(&ctx, outs, n_out, ins, n_in, params,
 						      op->n_params) == GC_STATUS_OK;
@@ -400,6 +413,7 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	/* selection */
 	const char *flavour = NULL;
 	host.msg[0] = 0;
+	crash_context(where, sizeof where, &b, op->functions_library, fn_name(op, 2));
 	if (op->graphcc_iface) {
 		if (((gcOpSelectImpl_t)op->select_fn)(&ctx, ins, n_in, outs, n_out, params,
 						      op->n_params, &flavour) != GC_STATUS_OK)
@@ -479,6 +493,7 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 		uint64_t bytes = 0;
 		gc_custom_ctx_init(&ctx, &host, op->name, op->domain, op->type, pn->name, backend,
 				   c->flavour, c->config);
+		crash_context(where, sizeof where, &b, im->impl, im->scratch);
 		if (!fn || fn(&ctx, ins, n_in, outs, n_out, params, op->n_params, &bytes) !=
 				   GC_STATUS_OK) {
 			rc = bfail(&b, GC_EINVAL, "scratch function %s:%s failed%s%s", im->impl,
@@ -494,6 +509,7 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	}
 	pn->custom = c;
 out:
+	gc_crash_context = NULL;
 	gc_free(io);
 	gc_free(dims);
 	return rc;

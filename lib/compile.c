@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../runtime/alloc.h"
+#include "../runtime/crash.h"
 #include "../runtime/custom.h"
 #include "../runtime/fileio.h"
 #include "../runtime/ops.h"
@@ -190,6 +191,16 @@ static int bind_node(compiler *c, int32_t gi)
 			gc_node_release_state(pn);
 			return rc;
 		}
+	/* Only optional inputs may be left empty (""): kernels take the
+	 * required ones as given. */
+	for (int j = 0; !custom && j < pn->n_in && j < info->min_in; j++)
+		if (pn->in[j] < 0) {
+			rc = gc_error_set(c->err, GC_EINVAL,
+					  "%s: %s leaves its required input %d empty", g->origin,
+					  gc_node_label(g, gi, lb, sizeof lb), j);
+			gc_node_release_state(pn);
+			return rc;
+		}
 
 	size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
 	gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + pn->n_in + 1,
@@ -247,6 +258,14 @@ static int bind_node(compiler *c, int32_t gi)
 		if (!outp[j])
 			continue;
 		int64_t nb = gc_tensor_nbytes(o);
+		if (nb < 0 && gc_dtype_size(o->dtype) && o->rank >= 0 && o->rank <= GC_MAX_RANK) {
+			char a[160];
+			rc = gc_kerr(&k, GC_ELIMIT,
+				     "output %d of shape %s (%s) has a size that overflows 64 bits", j,
+				     gc_shape_str(o->dims, o->rank, a, sizeof a),
+				     gc_dtype_name(o->dtype));
+			goto fail;
+		}
 		if (gc_dtype_size(o->dtype) == 0 || o->rank < 0 || o->rank > GC_MAX_RANK || nb < 0) {
 			rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
 			goto fail;
@@ -276,7 +295,9 @@ static int bind_node(compiler *c, int32_t gi)
 	 * too (small tensors only: shape arithmetic), for the data-dependent
 	 * shapes downstream. The node still runs at run time. */
 	bool evaluate = fold || outs_known;
-	if (!evaluate && foldable && all_known) {
+	/* (Not custom kernels: they would run on the caller's own input
+	 * buffers, outside --guard.) */
+	if (!evaluate && foldable && all_known && !custom) {
 		int64_t total = 0;
 		for (int j = 0; j < pn->n_out; j++)
 			if (outp[j])
@@ -301,7 +322,17 @@ static int bind_node(compiler *c, int32_t gi)
 			goto fail;
 		}
 		k.scratch = scratch;
+		char where[1024] = "";
+		if (custom) {
+			const gc_custom *cu = pn->custom;
+			snprintf(where, sizeof where,
+				 "kernel %s:%s (flavour '%s') of node '%s', folded at compile time "
+				 "(the package declares it pure)",
+				 cu->library, cu->symbol, cu->flavour, pn->name);
+			gc_crash_context = where;
+		}
 		rc = pn->run(&k, pn, inp, outp);
+		gc_crash_context = NULL;
 		gc_free(scratch);
 		if (rc)
 			goto fail;
@@ -504,15 +535,21 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 			s->is_const = true;
 		}
 	}
+	if ((rc = apply_shapes(&c)))
+		goto out;
 	for (int32_t i = 0; opt && i < opt->n_input_values; i++) {
 		int32_t v = gc_graph_find(g, opt->input_values[i].name);
 		const gc_tensor *val = opt->input_values[i].value;
 		if (v < 0 || !g->values[v].is_input || g->values[v].constant)
 			continue;
-		c.vs[v].t.data = val->data; /* known, not constant: it stays an input */
+		/* Kernels run on the value now: one that is not what the input
+		 * says stays unknown (setting the input later refuses it). */
+		gc_tensor *t = &c.vs[v].t;
+		if (val->dtype != t->dtype || val->rank != t->rank ||
+		    memcmp(val->dims, t->dims, (size_t)t->rank * sizeof *t->dims))
+			continue;
+		t->data = val->data; /* known, not constant: it stays an input */
 	}
-	if ((rc = apply_shapes(&c)))
-		goto out;
 	for (int32_t i = 0; i < g->n_nodes && !rc; i++)
 		rc = bind_node(&c, order[i]);
 	if (rc)

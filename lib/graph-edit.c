@@ -75,8 +75,10 @@ static gc_graph *clone(const gc_graph *g, bool share_constants, gc_error *err)
 			goto fail;
 		c->n_nodes++;
 	}
-	memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof *c->inputs);
-	memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof *c->outputs);
+	if (g->n_inputs)
+		memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof *c->inputs);
+	if (g->n_outputs)
+		memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof *c->outputs);
 	c->n_inputs = g->n_inputs;
 	c->n_outputs = g->n_outputs;
 	for (int32_t i = 0; i < g->n_opsets; i++) {

@@ -335,6 +335,12 @@ int gc_graph_add_node(gc_graph *g, const char *name, const char *domain, const c
 	if (n_in < 0 || n_out < 0 || n_attr < 0)
 		return gc_error_set(err, GC_EINVAL, "%s: node '%s' has negative counts", g->origin,
 				    name ? name : "");
+	/* No operator has more than a few dozen attributes; thousands are an
+	 * attack on the duplicate check below (quadratic). */
+	if (n_attr > 1024)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: node '%s' (%s) has %d attributes; more than 1024 are refused",
+				    g->origin, name ? name : "", op_type, (int)n_attr);
 	if (GROW(g, g->nodes, g->n_nodes, g->cap_nodes))
 		return nomem(err);
 	int32_t idx = g->n_nodes;

@@ -16,6 +16,7 @@
 
 #include "../runtime/alloc.h"
 #include "../runtime/fileio.h"
+#include "manifest-tests.h"
 #include "package-impl.h"
 
 #define MAX_ITEMS 1024 /* inputs, outputs, params, implementations per op */
@@ -658,10 +659,14 @@ static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 		spec->infer_shape = "customOpInferShape";
 	if (!spec->select_impl)
 		spec->select_impl = "customOpSelectImpl";
+	if (parse_impls(p, root, spec))
+		return p->err->code;
+	/* Self-tests (lib/manifest-tests.c): checked here, run by test-package. */
 	yaml_node_t *tests = get(p, root, "tests", NULL, NULL);
-	if (tests && tests->type != YAML_SEQUENCE_NODE)
-		return fail_at(p, tests, "tests", "expected a list");
-	return parse_impls(p, root, spec);
+	if (tests && gc_manifest_tests_parse(p->path, p->dir, p->doc, tests, spec, NULL, NULL, NULL,
+					     p->err))
+		return p->err->code;
+	return 0;
 }
 
 void gc_package_free(gc_package *pkg)

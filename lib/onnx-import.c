@@ -294,6 +294,22 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 	return rc;
 }
 
+/* protobuf-c allocates through graphcc's allocator (so that out-of-memory
+ * injection reaches the parser too). */
+static void *pb_alloc(void *data, size_t size)
+{
+	void *p = gc_malloc(size);
+	if (!p && data)
+		*(int *)data = 1; /* the parse failed for want of memory */
+	return p;
+}
+
+static void pb_free(void *data, void *p)
+{
+	(void)data;
+	gc_free(p);
+}
+
 int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 {
 	*out = NULL;
@@ -310,8 +326,13 @@ int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 		gc_free(buf);
 		return gc_error_set(err, GC_EINVAL, "%s: empty file, not an ONNX model", path);
 	}
-	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+	int pb_nomem = 0;
+	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,
+					    .allocator_data = &pb_nomem };
+	Onnx__ModelProto *m = onnx__model_proto__unpack(&pb_allocator, len, buf);
 	gc_free(buf);
+	if (!m && pb_nomem)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory parsing the model", path);
 	if (!m)
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: not a valid ONNX model (protobuf parse failed: the file is "
@@ -339,7 +360,7 @@ int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 	if (!rc)
 		rc = import_graph(&im, m->graph, g);
 out:
-	onnx__model_proto__free_unpacked(m, NULL);
+	onnx__model_proto__free_unpacked(m, &pb_allocator);
 	if (rc) {
 		gc_graph_free(g);
 		return rc;
@@ -357,8 +378,13 @@ int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)
 	size_t len;
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
-	Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, buf);
+	int pb_nomem = 0;
+	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,
+					    .allocator_data = &pb_nomem };
+	Onnx__TensorProto *tp = onnx__tensor_proto__unpack(&pb_allocator, len, buf);
 	gc_free(buf);
+	if (!tp && pb_nomem)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory parsing the tensor", path);
 	if (!tp)
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: not a valid ONNX TensorProto (protobuf parse failed)", path);
@@ -370,6 +396,6 @@ int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)
 			rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
 		}
 	}
-	onnx__tensor_proto__free_unpacked(tp, NULL);
+	onnx__tensor_proto__free_unpacked(tp, &pb_allocator);
 	return rc;
 }

@@ -139,6 +139,8 @@ static int typed_count(const Onnx__TensorProto *tp, gc_dtype dt, size_t *count)
 
 static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size_t n)
 {
+	if (n == 0) /* the typed arrays are NULL then; memcpy must not see them */
+		return;
 	switch (dt) {
 	case GC_DTYPE_FLOAT:
 	case GC_DTYPE_COMPLEX64:
@@ -243,7 +245,8 @@ int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char
 				gc_tensor_release(out);
 				return gc_error_set(err, GC_ENOMEM, "%s: out of memory", where);
 			}
-			memcpy(s[i], tp->string_data[i].data, tp->string_data[i].len);
+			if (tp->string_data[i].len) /* data is NULL for "" */
+				memcpy(s[i], tp->string_data[i].data, tp->string_data[i].len);
 			s[i][tp->string_data[i].len] = 0;
 		}
 		return 0;
@@ -264,7 +267,7 @@ int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char
 	int rc = 0;
 	if (external)
 		rc = read_external(tp, base_dir, where, out->data, (uint64_t)nbytes, err);
-	else if (tp->has_raw_data)
+	else if (tp->has_raw_data && nbytes)
 		memcpy(out->data, tp->raw_data.data, (size_t)nbytes);
 	else
 		copy_typed(tp, dt, out->data, want);

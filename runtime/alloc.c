@@ -1,25 +1,92 @@
 #include "alloc.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Out-of-memory injection for tests: the N-th call (counting from 1) to
+ * gc_malloc, gc_calloc, gc_realloc or gc_strdup fails (only that one).
+ * Set by gc_alloc_set_fail_after() or, once, from the environment:
+ * GRAPHCC_FAIL_ALLOC=N. 0 (the default) never fails.
+ */
+static atomic_llong fail_at = -1; /* -1: not yet read from the environment */
+static atomic_llong alloc_calls;
+
+void gc_alloc_set_fail_after(long long n)
+{
+	atomic_store(&alloc_calls, 0);
+	atomic_store(&fail_at, n > 0 ? n : 0);
+}
+
+long long gc_alloc_count(void)
+{
+	return atomic_load(&alloc_calls);
+}
+
+/* With GRAPHCC_FAIL_ALLOC_TRACE set, the failed call says where it came
+ * from (object file and offset, for addr2line), so a test can count the
+ * distinct allocation sites it failed. */
+static void trace_failure(long long n, void *caller)
+{
+	if (!getenv("GRAPHCC_FAIL_ALLOC_TRACE"))
+		return;
+	Dl_info info;
+	if (caller && dladdr(caller, &info) && info.dli_fname)
+		fprintf(stderr, "gc_alloc: injected failure of allocation %lld at %s+0x%zx\n", n,
+			info.dli_fname, (size_t)((char *)caller - (char *)info.dli_fbase));
+	else
+		fprintf(stderr, "gc_alloc: injected failure of allocation %lld at %p\n", n, caller);
+}
+
+static int fail_now(void *caller)
+{
+	long long at = atomic_load(&fail_at);
+	if (at < 0) {
+		const char *e = getenv("GRAPHCC_FAIL_ALLOC");
+		at = e ? atoll(e) : 0;
+		if (at < 0)
+			at = 0;
+		long long unset = -1;
+		atomic_compare_exchange_strong(&fail_at, &unset, at);
+		at = atomic_load(&fail_at);
+	}
+	long long n = atomic_fetch_add(&alloc_calls, 1) + 1;
+	if (at > 0 && n == at) {
+		trace_failure(n, caller);
+		return 1;
+	}
+	return 0;
+}
+
+static void *alloc_from(size_t size, void *caller)
+{
+	if (fail_now(caller))
+		return NULL;
+	return malloc(size ? size : 1);
+}
+
 void *gc_malloc(size_t size)
 {
-	return malloc(size ? size : 1);
+	return alloc_from(size, __builtin_return_address(0));
 }
 
 void *gc_calloc(size_t n, size_t size)
 {
+	if (fail_now(__builtin_return_address(0)))
+		return NULL;
 	return calloc(n ? n : 1, size ? size : 1);
 }
 
 void *gc_realloc(void *p, size_t size)
 {
+	if (fail_now(__builtin_return_address(0)))
+		return NULL;
 	return realloc(p, size ? size : 1);
 }
-
 void gc_free(void *p)
 {
 	free(p);
@@ -28,7 +95,7 @@ void gc_free(void *p)
 char *gc_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = gc_malloc(n);
+	char *d = alloc_from(n, __builtin_return_address(0));
 	if (d)
 		memcpy(d, s, n);
 	return d;

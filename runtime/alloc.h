@@ -15,4 +15,11 @@ void *gc_realloc(void *p, size_t size);
 void gc_free(void *p);
 char *gc_strdup(const char *s);
 
+/* Tests only: make the n-th allocation from now on fail (n counts calls to
+ * gc_malloc/gc_calloc/gc_realloc/gc_strdup from 1; 0 never fails). Without
+ * a call, GRAPHCC_FAIL_ALLOC=N in the environment sets it. */
+void gc_alloc_set_fail_after(long long n);
+/* Allocations counted since the last gc_alloc_set_fail_after (or start). */
+long long gc_alloc_count(void);
+
 #endif

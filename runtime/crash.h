@@ -59,14 +59,14 @@
 #define GC_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
 #else
 #define GC_TLS_INITIAL_EXEC
+#endif
+
 /*
  * The process's command line (/proc/self/cmdline), arguments separated by
  * spaces and shell-quoted where needed, into buf; returns its length (0 when
  * unknown). Async-signal-safe.
  */
 size_t gc_crash_cmdline(char *buf, size_t len);
-
-#endif
 
 /*
  * What this thread's executor is running: the session (set once per run)
@@ -77,6 +77,14 @@ size_t gc_crash_cmdline(char *buf, size_t len);
  */
 extern _Thread_local const gc_session *gc_crash_session GC_TLS_INITIAL_EXEC;
 extern _Thread_local const gc_node *gc_crash_current GC_TLS_INITIAL_EXEC;
+/*
+ * Package code running while a program is built (verify, inferShape,
+ * selectImpl, scratch, init, a pure kernel folded at compile time): a
+ * description of what runs ("verify lib.so:sym of operation X for node
+ * 'n'"), set just before the call and cleared after. A crash then is
+ * reported with it, exit status 3.
+ */
+extern _Thread_local const char *gc_crash_context GC_TLS_INITIAL_EXEC;
 
 /*
  * The process's command line (/proc/self/cmdline), arguments separated by

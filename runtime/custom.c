@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "crash.h"
 
 static const struct {
 	gc_dtype gc;
@@ -246,7 +247,12 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
 			   c->backend, c->flavour, c->config);
 	f->ctx.num_threads = k->threads;
+	char where[1024];
+	snprintf(where, sizeof where, "init %s:%s of operation '%s', flavour '%s', node '%s'",
+		 c->library, c->init_sym, c->op_name, c->flavour, n->name);
+	gc_crash_context = where;
 	GcStatus st = c->init(&f->ctx, io, n->n_in, io + n->n_in, n->n_out, c->params, c->n_params);
+	gc_crash_context = NULL;
 	c->state = f->ctx.state;
 	int rc = 0;
 	if (st != GC_STATUS_OK)

@@ -473,9 +473,19 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 					    "not have",
 					    r->path, n->name, n->op_type);
 		const gc_op_info *info = &gc_op_table[n->op];
-		if (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out > info->max_out)
+		if (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
+		    n->n_out > info->max_out)
 			return bad(r, "node '%s' has %d inputs and %d outputs", n->name, n->n_in,
 				   n->n_out);
+		/* kernels take required inputs and outputs as given */
+		for (int j = 0; j < info->min_in; j++)
+			if (n->in[j] < 0)
+				return bad(r, "node '%s' leaves its required input %d empty",
+					   n->name, j);
+		for (int j = 0; j < info->min_out; j++)
+			if (n->out[j] < 0)
+				return bad(r, "node '%s' leaves its required output %d empty",
+					   n->name, j);
 		prepare = info->prepare;
 	}
 	/* Prepare with the tensors as recorded; the outputs must come out as

@@ -8,16 +8,34 @@
 #define GC_OPS_H
 
 #include "kernel.h"
+#include "kernels/algebra.h"
+#include "kernels/detection.h"
 #include "kernels/elementwise.h"
+#include "kernels/loss.h"
 #include "kernels/nn.h"
+#include "kernels/quant.h"
 #include "kernels/reduce.h"
+#include "kernels/resample.h"
+#include "kernels/rnn.h"
+#include "kernels/select.h"
 #include "kernels/shape.h"
+#include "kernels/signal.h"
+#include "kernels/text.h"
 
 #define GC_OP_LIST(X)                                                          \
+	GC_OPS_ALGEBRA(X)                                                      \
+	GC_OPS_DETECTION(X)                                                    \
 	GC_OPS_ELEMENTWISE(X)                                                  \
+	GC_OPS_LOSS(X)                                                         \
 	GC_OPS_NN(X)                                                           \
+	GC_OPS_QUANT(X)                                                        \
 	GC_OPS_REDUCE(X)                                                       \
-	GC_OPS_SHAPE(X)
+	GC_OPS_RESAMPLE(X)                                                     \
+	GC_OPS_RNN(X)                                                          \
+	GC_OPS_SELECT(X)                                                       \
+	GC_OPS_SHAPE(X)                                                        \
+	GC_OPS_SIGNAL(X)                                                       \
+	GC_OPS_TEXT(X)
 
 typedef enum gc_op {
 	GC_OP_NONE,

@@ -64,14 +64,18 @@ const char *gc_attr_type_name(gc_attr_type type)
 
 int64_t gc_tensor_numel(const gc_tensor *t)
 {
-	int64_t n = 1;
+	/* The product of the non-zero dims must fit too: kernels multiply
+	 * partial products of the dims (a [0, 2^62, 2^62] tensor is refused). */
+	int64_t n = 1, nz = 1;
 	if (t->rank < 0 || t->rank > GC_MAX_RANK)
 		return -1;
 	for (int i = 0; i < t->rank; i++) {
 		if (t->dims[i] < 0)
 			return -1;
-		if (t->dims[i] && n > INT64_MAX / t->dims[i])
+		if (t->dims[i] && nz > INT64_MAX / t->dims[i])
 			return -1;
+		if (t->dims[i])
+			nz *= t->dims[i];
 		n *= t->dims[i];
 	}
 	return n;

@@ -232,4 +232,20 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
 }
 #endif
 /* ---- end: graphcc dot and run --compare-flavours ---- */
+
+/* ---- begin: ONNX export (lib/onnx-export.c) ---- */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes g as an ONNX model file (written to a temporary name and renamed
+ * into place): opset imports, typed inputs, initializers, nodes in
+ * topological order with their attributes, outputs. Graphs whose nodes hold
+ * subgraph attributes are refused. */
+int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+/* ---- end: ONNX export ---- */
 #endif

@@ -174,6 +174,22 @@ int gc_npy_read(const char *path, gc_tensor *out, gc_error *err);
 int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *out, gc_error *err);
 int gc_npy_write(const char *path, const gc_tensor *t, gc_error *err);
 
+/*
+ * Threads. What may be shared:
+ *  - A gc_program is immutable once gc_compile or gc_program_load returns:
+ *    any number of threads MAY call the gc_program_* getters and
+ *    gc_session_new on the same program at once (its weights, plan and the
+ *    per-node state custom kernels made in `init` are only read; see
+ *    customop.h for what a kernel MUST NOT write). gc_program_free MUST wait
+ *    until every session of the program is freed.
+ *  - A gc_session is one execution's state (arena, inputs, outputs): it
+ *    MUST be used by one thread at a time. Run a program concurrently by
+ *    giving each thread its own session (tests/unit/test-threads.c: four
+ *    threads, one program, bit-identical outputs).
+ *  - A gc_error belongs to the call it is passed to; use one per thread.
+ *  - gc_registry (graphcc.h) and gc_graph: one thread at a time per object;
+ *    separate objects MAY be used from separate threads.
+ */
 /* A compiled program: immutable once built, shareable between sessions. */
 typedef struct gc_program gc_program;
 /* The execution state of one program: activation memory and tensor views.

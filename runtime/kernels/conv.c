@@ -106,6 +106,14 @@ int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64
 		if (pl < 0 || ph < 0)
 			return gc_kerr(k, GC_EINVAL, "attribute 'pads' %s must be >= 0",
 				       ints_str(ps, np, b1, sizeof b1));
+		/* Sizes read from a file: keep every product below 2^63. */
+		const int64_t big = INT64_C(1) << 31;
+		if (kk > big || s > big || dl > big || pl > big || ph > big || in > (INT64_C(1) << 40))
+			return gc_kerr(k, GC_ELIMIT,
+				       "spatial axis %d: size %" PRId64 ", kernel %" PRId64
+				       ", stride %" PRId64 ", dilation %" PRId64 " or pads %" PRId64
+				       "+%" PRId64 " is too large",
+				       i, in, kk, s, dl, pl, ph);
 		int64_t eff = (kk - 1) * dl + 1, out;
 		if (mode == SAME_UPPER || mode == SAME_LOWER) {
 			out = (in + s - 1) / s;
@@ -142,6 +150,12 @@ int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64
 		w->pad_hi[d] = ph;
 		w->out[d] = out;
 	}
+	int64_t pin, pout, pk;
+	if (__builtin_mul_overflow(w->in[0] * w->in[1], w->in[2], &pin) ||
+	    __builtin_mul_overflow(w->out[0] * w->out[1], w->out[2], &pout) ||
+	    __builtin_mul_overflow(w->k[0] * w->k[1], w->k[2], &pk) || pin > (INT64_C(1) << 40) ||
+	    pout > (INT64_C(1) << 40) || pk > (INT64_C(1) << 40))
+		return gc_kerr(k, GC_ELIMIT, "the spatial sizes are too large");
 	return 0;
 }
 

@@ -654,7 +654,9 @@ int gc_prepare_Reshape(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		if (v == 0)
 			has_zero = true;
 		dims[i] = v;
-		known *= v;
+		if (__builtin_mul_overflow(known, v, &known))
+			return gc_kerr(k, GC_EINVAL, "shape %s has more elements than fit in 64 bits",
+				       ss);
 	}
 	if (infer >= 0) {
 		if (has_zero && allowzero)

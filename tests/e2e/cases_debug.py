@@ -281,6 +281,33 @@ def cases(ctx):
     caught("crash/under-trace-and-guard", "nullWrite", ["--trace", "--guard"],
            crash_must("nullWrite", "buggy_null_write") + [re.compile(r"trace #0 'pre'")])
 
+    # package code crashing while the program is built: a pure kernel folded
+    # on a constant input at compile time
+    def compile_time_crash():
+        import onnx
+        from onnx import helper, numpy_helper, TensorProto as TP
+        pure = os.path.join(ctx.build, "tests", "debug", "buggy", "buggy-pure.yaml")
+        if not os.path.exists(pure):
+            return run.Result(False, "%s is not built (make test-packages)" % pure)
+        w = numpy_helper.from_array(np.ones((1, 3, 8, 8), np.float32), "w")
+        nodes = [helper.make_node("Buggy", ["w"], ["u"], domain="test.debug",
+                                  name="folded_bug", bug="nullWrite"),
+                 helper.make_node("Add", ["x", "u"], ["y"], name="add")]
+        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TP.FLOAT,
+                                                                         [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TP.FLOAT, [1, 3, 8, 8])], [w])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                helper.make_opsetid("test.debug", 1)])
+        model = os.path.join(d, "folded-crash.onnx")
+        onnx.save(m, model)
+        od = run.fresh_dir(os.path.join(ctx.out, "debug", "compile-time-crash"))
+        rc, _, err = run.run_graphcc(ctx, ["run", model, "--ops", pure, "--input", "x=" + x,
+                                           "--output-dir", od])
+        ok = rc == 3 and "while compiling" in err and "buggy_null_write" in err and \
+            "folded_bug" in err and not os.listdir(od)
+        return run.Result(ok, (err.strip().splitlines() or ["(no message)"])[0][:150], err)
+    add("crash/while-compiling", compile_time_crash)
+
     # the same through a compiled program (.gcb): no --ops at run time
     def via_gcb(name, bug, extra, must):
         def fn():

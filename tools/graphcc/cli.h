@@ -80,6 +80,8 @@ int cmd_info(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
+int cmd_test_package(int argc, char **argv);
+int cmd_new_package(int argc, char **argv);
 /* One run of s with the debugging instruments the options ask for
  * (tools/graphcc/debug-run.c). */
 int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err);

@@ -26,6 +26,10 @@ static const char usage_text[] =
 	"      the graph in Graphviz (dot -Tsvg); custom nodes with their flavour\n"
 	"  check PKG.yaml\n"
 	"      validate an op package: manifest, libraries, symbols, ABI version\n"
+	"  test-package PKG.yaml [--op NAME]\n"
+	"      run the manifest's self-tests on every implementation\n"
+	"  new-package DIR --op NAME [--domain D] [--interface seed|graphcc]\n"
+	"      write a complete op package to start from\n"
 	"  help           this text\n"
 	"  version        the graphcc version\n"
 	"\n"
@@ -79,6 +83,10 @@ int main(int argc, char **argv)
 		return cmd_dot(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 2, argv + 2);
+	if (!strcmp(cmd, "test-package"))
+		return cmd_test_package(argc - 2, argv + 2);
+	if (!strcmp(cmd, "new-package"))
+		return cmd_new_package(argc - 2, argv + 2);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_text, stdout);
 		return EXIT_OK;

@@ -1,0 +1,557 @@
+/*
+ * CumSum (exclusive and reverse variants; integer types summed exactly in
+ * 64 bits, floating types in double) and EyeLike.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "../alloc.h"
+#include "algebra.h"
+#include "shape-impl.h"
+#include "value-impl.h"
+
+/* ---- CumSum ------------------------------------------------------------- */
+
+typedef struct cumsum_plan {
+	int64_t outer, len, inner;
+	bool exclusive, reverse;
+} cumsum_plan;
+
+#define GC_CUMSUM_(NAME, T, ACC)                                                                   \
+	static void NAME(const cumsum_plan *p, const T *x, T *y)                                   \
+	{                                                                                          \
+		for (int64_t o = 0; o < p->outer; o++)                                             \
+			for (int64_t j = 0; j < p->inner; j++) {                                   \
+				ACC s = 0;                                                         \
+				for (int64_t t = 0; t < p->len; t++) {                             \
+					int64_t i = p->reverse ? p->len - 1 - t : t;               \
+					int64_t at = (o * p->len + i) * p->inner + j;              \
+					ACC v = (ACC)x[at];                                        \
+					if (p->exclusive) {                                        \
+						y[at] = (T)s;                                      \
+						s += v;                                            \
+					} else {                                                   \
+						s += v;                                            \
+						y[at] = (T)s;                                      \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+	}
+GC_CUMSUM_(cumsum_f32, float, double)
+GC_CUMSUM_(cumsum_f64, double, double)
+GC_CUMSUM_(cumsum_i32, int32_t, int64_t)
+GC_CUMSUM_(cumsum_i64, int64_t, uint64_t) /* wraps like the int64 sum it is */
+GC_CUMSUM_(cumsum_u32, uint32_t, uint64_t)
+GC_CUMSUM_(cumsum_u64, uint64_t, uint64_t)
+#undef GC_CUMSUM_
+
+static void cumsum_half(const cumsum_plan *p, const gc_tensor *x, gc_tensor *y)
+{
+	for (int64_t o = 0; o < p->outer; o++)
+		for (int64_t j = 0; j < p->inner; j++) {
+			double s = 0;
+			for (int64_t t = 0; t < p->len; t++) {
+				int64_t i = p->reverse ? p->len - 1 - t : t;
+				int64_t at = (o * p->len + i) * p->inner + j;
+				double v = gc_kv_load(x, at);
+				if (p->exclusive) {
+					gc_kv_store(y, at, s);
+					s += v;
+				} else {
+					s += v;
+					gc_kv_store(y, at, s);
+				}
+			}
+		}
+}
+
+static int run_cumsum(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const cumsum_plan *p = n->state;
+	const void *x = in[0]->data;
+	void *y = out[0]->data;
+	switch (in[0]->dtype) {
+	case GC_DTYPE_FLOAT:
+		cumsum_f32(p, x, y);
+		break;
+	case GC_DTYPE_DOUBLE:
+		cumsum_f64(p, x, y);
+		break;
+	case GC_DTYPE_INT32:
+		cumsum_i32(p, x, y);
+		break;
+	case GC_DTYPE_INT64:
+		cumsum_i64(p, x, y);
+		break;
+	case GC_DTYPE_UINT32:
+		cumsum_u32(p, x, y);
+		break;
+	case GC_DTYPE_UINT64:
+		cumsum_u64(p, x, y);
+		break;
+	default:
+		cumsum_half(p, in[0], out[0]);
+		break;
+	}
+	return 0;
+}
+
+int gc_prepare_CumSum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	int64_t exclusive = gc_attr_i(k, "exclusive", 0), reverse = gc_attr_i(k, "reverse", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	switch (x->dtype) {
+	case GC_DTYPE_FLOAT:
+	case GC_DTYPE_DOUBLE:
+	case GC_DTYPE_INT32:
+	case GC_DTYPE_INT64:
+	case GC_DTYPE_UINT32:
+	case GC_DTYPE_UINT64:
+	case GC_DTYPE_FLOAT16:
+	case GC_DTYPE_BFLOAT16:
+		break;
+	default:
+		return gc_kerr(k, GC_EUNSUPPORTED, "input 'x' of type %s is not supported",
+			       gc_dtype_name(x->dtype));
+	}
+	if (x->rank < 1)
+		return gc_kerr(k, GC_EINVAL, "input 'x' must have rank >= 1");
+	int64_t axis, cnt;
+	if (gc_const_ints(k, in[1], "axis", &axis, 1, &cnt))
+		return gc_kok(k);
+	if (cnt != 1)
+		return gc_kerr(k, GC_EINVAL, "input 'axis' must hold one value, not %" PRId64, cnt);
+	int32_t a;
+	if (gc_axis(k, axis, x->rank, &a))
+		return gc_kok(k);
+	cumsum_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	p->outer = 1;
+	p->inner = 1;
+	p->len = x->dims[a];
+	for (int i = 0; i < a; i++)
+		p->outer *= x->dims[i];
+	for (int i = a + 1; i < x->rank; i++)
+		p->inner *= x->dims[i];
+	p->exclusive = exclusive != 0;
+	p->reverse = reverse != 0;
+	n->state = p;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->run = run_cumsum;
+	return 0;
+}
+
+/* ---- EyeLike ------------------------------------------------------------ */
+
+static int run_eyelike(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	(void)in;
+	int64_t kk = *(const int64_t *)n->state;
+	gc_tensor *y = out[0];
+	memset(y->data, 0, (size_t)gc_tensor_nbytes(y));
+	int64_t rows = y->dims[0], cols = y->dims[1];
+	for (int64_t i = 0; i < rows; i++) {
+		int64_t j = i + kk;
+		if (j >= 0 && j < cols)
+			gc_kv_store(y, i * cols + j, 1.0);
+	}
+	return 0;
+}
+
+int gc_prepare_EyeLike(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	int64_t kk = gc_attr_i(k, "k", 0);
+	int64_t dt = gc_attr_i(k, "dtype", (int64_t)x->dtype);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (x->rank != 2)
+		return gc_kerr(k, GC_EINVAL, "input must be 2-D, not rank %d", x->rank);
+	if (dt <= 0 || dt >= GC_DTYPE_COUNT || !gc_kv_numeric((gc_dtype)dt))
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "attribute 'dtype' = %" PRId64 " is not supported", dt);
+	int64_t *st = gc_malloc(sizeof *st);
+	if (!st)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	*st = kk;
+	n->state = st;
+	gc_set_shape(out[0], (gc_dtype)dt, 2, x->dims);
+	n->run = run_eyelike;
+	return 0;
+}
+
+/* ---- Einsum ------------------------------------------------------------- */
+
+/*
+ * Labels are 'a'-'z', 'A'-'Z' and the ellipsis' axes (one label each,
+ * aligned to the right across operands, broadcast where an operand has
+ * size 1). The kernel walks every combination of label values: the output
+ * labels, then the summed ones; each operand is addressed through the sum
+ * of its strides per label (a label repeated in one operand is a diagonal).
+ */
+#define EIN_MAX_LABELS (52 + GC_MAX_RANK)
+#define EIN_MAX_OPS 8
+
+typedef struct einsum_plan {
+	int32_t n_ops, n_labels, n_out; /* labels 0..n_out-1 are the output's */
+	int64_t size[EIN_MAX_LABELS];
+	int64_t stride[EIN_MAX_OPS][EIN_MAX_LABELS]; /* per operand, per label */
+	int64_t ostride[EIN_MAX_LABELS];
+} einsum_plan;
+
+/* One loop per output element, an inner odometer over the summed labels. */
+static int run_einsum(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const einsum_plan *p = n->state;
+	int64_t total = gc_tensor_numel(out[0]);
+	int64_t sum_count = 1;
+	for (int l = p->n_out; l < p->n_labels; l++)
+		sum_count *= p->size[l];
+	int64_t oidx[EIN_MAX_LABELS] = {0};
+	for (int64_t e = 0; e < total; e++) {
+		/* output labels from e (row-major over the output's labels) */
+		int64_t r = e, base[EIN_MAX_OPS] = {0};
+		for (int l = p->n_out - 1; l >= 0; l--) {
+			oidx[l] = r % p->size[l];
+			r /= p->size[l];
+		}
+		for (int o = 0; o < p->n_ops; o++)
+			for (int l = 0; l < p->n_out; l++)
+				base[o] += oidx[l] * p->stride[o][l];
+		double acc = 0;
+		for (int64_t s = 0; s < sum_count; s++) {
+			int64_t rr = s, off[EIN_MAX_OPS];
+			memcpy(off, base, sizeof off);
+			for (int l = p->n_labels - 1; l >= p->n_out; l--) {
+				int64_t v = rr % p->size[l];
+				rr /= p->size[l];
+				for (int o = 0; o < p->n_ops; o++)
+					off[o] += v * p->stride[o][l];
+			}
+			double prod = 1;
+			for (int o = 0; o < p->n_ops; o++)
+				prod *= gc_kv_load(in[o], off[o]);
+			acc += prod;
+		}
+		gc_kv_store(out[0], e, acc);
+	}
+	return 0;
+}
+
+static int label_id(char c)
+{
+	if (c >= 'a' && c <= 'z')
+		return c - 'a';
+	if (c >= 'A' && c <= 'Z')
+		return 26 + c - 'A';
+	return -1;
+}
+
+/* Parses one term into label ids; rank is the operand's, or -1 for the
+ * output. An operand's ellipsis axes are stored as -ell..-1 (made 52 + n_ell
+ * - ell + e once every operand's ellipsis width is known); the output's as
+ * 52 + e. */
+static int parse_term(gc_kctx *k, const char *s, size_t len, int rank, int *n_ell, int *labels,
+		      int *count)
+{
+	int letters = 0, dots = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			if (i + 2 >= len || s[i + 1] != '.' || s[i + 2] != '.' || dots)
+				return gc_kerr(k, GC_EINVAL, "malformed ellipsis in equation");
+			dots = 1;
+			i += 2;
+		} else if (label_id(s[i]) >= 0) {
+			letters++;
+		} else if (s[i] != ' ') {
+			return gc_kerr(k, GC_EINVAL, "equation has an invalid character '%c'",
+				       s[i]);
+		}
+	}
+	int ell = 0;
+	if (rank >= 0) {
+		ell = rank - letters;
+		if (ell < 0 || (!dots && ell != 0))
+			return gc_kerr(k, GC_EINVAL,
+				       "equation term '%.*s' does not fit an operand of rank %d",
+				       (int)len, s, rank);
+		if (ell > *n_ell)
+			*n_ell = ell;
+	} else {
+		ell = dots ? *n_ell : 0;
+	}
+	int c = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			for (int e = 0; e < ell; e++)
+				labels[c++] = rank >= 0 ? e - ell : 52 + e;
+			i += 2;
+		} else if (label_id(s[i]) >= 0) {
+			labels[c++] = label_id(s[i]);
+		}
+	}
+	*count = c;
+	return 0;
+}
+
+int gc_prepare_Einsum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const char *eq = gc_attr_s(k, "equation", NULL);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!eq)
+		return gc_kerr(k, GC_EINVAL, "attribute 'equation' is missing");
+	if (n->n_in > EIN_MAX_OPS)
+		return gc_kerr(k, GC_EUNSUPPORTED, "more than %d operands", EIN_MAX_OPS);
+	gc_dtype dt = in[0]->dtype;
+	for (int o = 0; o < n->n_in; o++) {
+		if (!in[o] || in[o]->dtype != dt || !gc_kv_numeric(dt) || dt == GC_DTYPE_BOOL)
+			return gc_kerr(k, GC_EINVAL,
+				       "operand %d: all operands must be of one numeric type", o);
+	}
+	const char *arrow = strstr(eq, "->");
+	size_t lhs_len = arrow ? (size_t)(arrow - eq) : strlen(eq);
+	int labels[EIN_MAX_OPS][GC_MAX_RANK + 1], cnt[EIN_MAX_OPS], n_ell = 0;
+	const char *t = eq;
+	for (int o = 0; o < n->n_in; o++) {
+		const char *end = memchr(t, ',', lhs_len - (size_t)(t - eq));
+		size_t len = end ? (size_t)(end - t) : lhs_len - (size_t)(t - eq);
+		if (!end && o + 1 < n->n_in)
+			return gc_kerr(k, GC_EINVAL,
+				       "equation '%s' has fewer terms than the %d inputs", eq,
+				       n->n_in);
+		if (end && o + 1 == n->n_in)
+			return gc_kerr(k, GC_EINVAL,
+				       "equation '%s' has more terms than the %d inputs", eq,
+				       n->n_in);
+		if (parse_term(k, t, len, in[o]->rank, &n_ell, labels[o], &cnt[o]))
+			return gc_kok(k);
+		t = end ? end + 1 : t + len;
+	}
+	/* ellipsis axes align to the right across operands */
+	for (int o = 0; o < n->n_in; o++)
+		for (int i = 0; i < cnt[o]; i++)
+			if (labels[o][i] < 0)
+				labels[o][i] += 52 + n_ell;
+	int olabels[GC_MAX_RANK + 1], ocnt = 0;
+	int seen[EIN_MAX_LABELS] = {0};
+	for (int o = 0; o < n->n_in; o++)
+		for (int i = 0; i < cnt[o]; i++)
+			seen[labels[o][i]]++;
+	if (arrow) {
+		const char *r = arrow + 2;
+		if (parse_term(k, r, strlen(r), -1, &n_ell, olabels, &ocnt))
+			return gc_kok(k);
+		for (int i = 0; i < ocnt; i++) {
+			if (!seen[olabels[i]])
+				return gc_kerr(k, GC_EINVAL,
+					       "output label %d of '%s' is in no input", i, eq);
+			for (int j = 0; j < i; j++)
+				if (olabels[j] == olabels[i])
+					return gc_kerr(k, GC_EINVAL,
+						       "output of '%s' repeats a label", eq);
+		}
+	} else {
+		for (int e = 0; e < n_ell; e++)
+			olabels[ocnt++] = 52 + e;
+		for (int l = 0; l < 52; l++)
+			if (seen[l] == 1)
+				olabels[ocnt++] = l;
+	}
+	if (ocnt > GC_MAX_RANK)
+		return gc_kerr(k, GC_EUNSUPPORTED, "output rank %d is above %d", ocnt, GC_MAX_RANK);
+	einsum_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	memset(p, 0, sizeof *p);
+	n->state = p;
+	p->n_ops = n->n_in;
+	/* order: output labels, then the summed ones */
+	int map[EIN_MAX_LABELS], nl = 0;
+	for (int l = 0; l < EIN_MAX_LABELS; l++)
+		map[l] = -1;
+	for (int i = 0; i < ocnt; i++) {
+		map[olabels[i]] = nl++;
+	}
+	for (int l = 0; l < EIN_MAX_LABELS; l++)
+		if (seen[l] && map[l] < 0)
+			map[l] = nl++;
+	p->n_labels = nl;
+	p->n_out = ocnt;
+	for (int l = 0; l < nl; l++)
+		p->size[l] = -1;
+	for (int o = 0; o < n->n_in; o++) {
+		for (int i = 0; i < cnt[o]; i++) {
+			int l = map[labels[o][i]];
+			int64_t d = in[o]->dims[i];
+			if (p->size[l] < 0 || p->size[l] == 1)
+				p->size[l] = d;
+			else if (d != 1 && d != p->size[l])
+				return gc_kerr(k, GC_EINVAL,
+					       "operand %d axis %d has size %" PRId64
+					       " where the label has size %" PRId64,
+					       o, i, d, p->size[l]);
+		}
+	}
+	for (int o = 0; o < n->n_in; o++) {
+		int64_t st[GC_MAX_RANK];
+		gc_strides(in[o]->dims, in[o]->rank, st);
+		for (int i = 0; i < cnt[o]; i++) {
+			int l = map[labels[o][i]];
+			if (in[o]->dims[i] == p->size[l]) /* else size 1, broadcast */
+				p->stride[o][l] += st[i];
+		}
+	}
+	int64_t odims[GC_MAX_RANK];
+	for (int i = 0; i < ocnt; i++)
+		odims[i] = p->size[i];
+	gc_set_shape(out[0], dt, ocnt, odims);
+	n->run = run_einsum;
+	return 0;
+}
+
+/* ---- Det ---------------------------------------------------------------- */
+
+static int run_det(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)n;
+	const gc_tensor *x = in[0];
+	int64_t m = x->dims[x->rank - 1], mats = gc_tensor_numel(out[0]);
+	double *a = k->scratch;
+	for (int64_t b = 0; b < mats; b++) {
+		for (int64_t i = 0; i < m * m; i++)
+			a[i] = gc_kv_load(x, b * m * m + i);
+		double det = 1;
+		for (int64_t c = 0; c < m; c++) {
+			int64_t piv = c;
+			for (int64_t r = c + 1; r < m; r++)
+				if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
+					piv = r;
+			if (a[piv * m + c] == 0) {
+				det = 0;
+				break;
+			}
+			if (piv != c) {
+				for (int64_t j = 0; j < m; j++) {
+					double t = a[c * m + j];
+					a[c * m + j] = a[piv * m + j];
+					a[piv * m + j] = t;
+				}
+				det = -det;
+			}
+			det *= a[c * m + c];
+			for (int64_t r = c + 1; r < m; r++) {
+				double f = a[r * m + c] / a[c * m + c];
+				for (int64_t j = c; j < m; j++)
+					a[r * m + j] -= f * a[c * m + j];
+			}
+		}
+		gc_kv_store(out[0], b, det);
+	}
+	return 0;
+}
+
+int gc_prepare_Det(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	if (!gc_kv_float(x->dtype))
+		return gc_kerr(k, GC_EINVAL, "input must be a floating-point tensor, not %s",
+			       gc_dtype_name(x->dtype));
+	if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2])
+		return gc_kerr(k, GC_EINVAL, "input must be (..., M, M)");
+	int64_t m = x->dims[x->rank - 1];
+	gc_set_shape(out[0], x->dtype, x->rank - 2, x->dims);
+	n->scratch_bytes = (uint64_t)(m * m > 0 ? m * m : 1) * sizeof(double);
+	n->run = run_det;
+	return 0;
+}
+
+/* ---- MeanVarianceNormalization -------------------------------------------- */
+
+/* ONNX's function: (X - mean) / (sqrt(mean(X^2) - mean^2) + 1e-9) over axes. */
+typedef struct mvn_plan {
+	int64_t gstride[GC_MAX_RANK]; /* stride into the group array; 0 on reduced axes */
+	int64_t groups, per_group;
+} mvn_plan;
+
+static int64_t mvn_group(const mvn_plan *p, const gc_tensor *x, int64_t i)
+{
+	int64_t g = 0;
+	for (int d = x->rank - 1; d >= 0; d--) {
+		g += (i % x->dims[d]) * p->gstride[d];
+		i /= x->dims[d];
+	}
+	return g;
+}
+
+static int run_mvn(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const mvn_plan *p = n->state;
+	const gc_tensor *x = in[0];
+	double *s = k->scratch, *s2 = s + p->groups;
+	memset(s, 0, (size_t)(2 * p->groups) * sizeof(double));
+	int64_t total = gc_tensor_numel(x);
+	for (int64_t i = 0; i < total; i++) {
+		double v = gc_kv_load(x, i);
+		int64_t g = mvn_group(p, x, i);
+		s[g] += v;
+		s2[g] += v * v;
+	}
+	for (int64_t g = 0; g < p->groups; g++) {
+		s[g] /= (double)p->per_group;
+		s2[g] = sqrt(s2[g] / (double)p->per_group - s[g] * s[g]) + 1e-9;
+	}
+	for (int64_t i = 0; i < total; i++) {
+		int64_t g = mvn_group(p, x, i);
+		gc_kv_store(out[0], i, (gc_kv_load(x, i) - s[g]) / s2[g]);
+	}
+	return 0;
+}
+
+int gc_prepare_MeanVarianceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+					 gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	const int64_t *axes;
+	static const int64_t def_axes[] = {0, 2, 3};
+	int64_t na = gc_attr_ints(k, "axes", &axes);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!gc_attr_find(n, "axes")) {
+		axes = def_axes;
+		na = 3;
+	}
+	if (!gc_kv_float(x->dtype))
+		return gc_kerr(k, GC_EINVAL, "input must be a floating-point tensor, not %s",
+			       gc_dtype_name(x->dtype));
+	bool red[GC_MAX_RANK] = {false};
+	for (int64_t i = 0; i < na; i++) {
+		int32_t a;
+		if (gc_axis(k, axes[i], x->rank, &a))
+			return gc_kok(k);
+		red[a] = true;
+	}
+	mvn_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	n->state = p;
+	p->groups = 1;
+	p->per_group = 1;
+	for (int d = x->rank - 1; d >= 0; d--) {
+		p->gstride[d] = red[d] ? 0 : p->groups;
+		if (red[d])
+			p->per_group *= x->dims[d];
+		else
+			p->groups *= x->dims[d];
+	}
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->scratch_bytes = 2 * (uint64_t)(p->groups > 0 ? p->groups : 1) * sizeof(double);
+	n->run = run_mvn;
+	return 0;
+}

@@ -1,0 +1,626 @@
+/*
+ * Linear quantization as ONNX defines it: QuantizeLinear (per tensor or per
+ * axis; y = saturate(round_half_even(x / scale) + zero_point), uint8 or
+ * int8), DequantizeLinear (y = (x - zero_point) * scale), DynamicQuantize-
+ * Linear (uint8, scale and zero point from the data, in float32 as ONNX's
+ * reference computes them), MatMulInteger (int32 accumulation of
+ * (a - a_zero_point)(b - b_zero_point)) and QLinearMatMul (the same,
+ * requantized with per-tensor scales).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../alloc.h"
+#include "quant.h"
+#include "value-impl.h"
+
+static bool q8(gc_dtype t)
+{
+	return t == GC_DTYPE_UINT8 || t == GC_DTYPE_INT8;
+}
+
+static inline int32_t ld8(const gc_tensor *t, int64_t i)
+{
+	return t->dtype == GC_DTYPE_UINT8 ? ((const uint8_t *)t->data)[i]
+					  : ((const int8_t *)t->data)[i];
+}
+
+static inline void st8(gc_tensor *t, int64_t i, float v)
+{
+	float lo = t->dtype == GC_DTYPE_UINT8 ? 0.0f : -128.0f;
+	float hi = t->dtype == GC_DTYPE_UINT8 ? 255.0f : 127.0f;
+	v = isnan(v) ? 0 : v < lo ? lo : v > hi ? hi : v;
+	if (t->dtype == GC_DTYPE_UINT8)
+		((uint8_t *)t->data)[i] = (uint8_t)v;
+	else
+		((int8_t *)t->data)[i] = (int8_t)v;
+}
+
+/* ---- QuantizeLinear / DequantizeLinear ------------------------------------ */
+
+typedef struct qlin_plan {
+	int64_t outer, len, inner; /* around the scale's axis (len 1 per tensor) */
+} qlin_plan;
+
+static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const qlin_plan *p = n->state;
+	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
+	for (int64_t o = 0; o < p->outer; o++)
+		for (int64_t c = 0; c < p->len; c++) {
+			float sc = (float)gc_kv_load(s, c);
+			float zp = z ? (float)ld8(z, c) : 0.0f;
+			for (int64_t j = 0; j < p->inner; j++) {
+				int64_t i = (o * p->len + c) * p->inner + j;
+				st8(out[0], i, rintf((float)gc_kv_load(x, i) / sc) + zp);
+			}
+		}
+	return 0;
+}
+
+static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const qlin_plan *p = n->state;
+	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
+	for (int64_t o = 0; o < p->outer; o++)
+		for (int64_t c = 0; c < p->len; c++) {
+			float sc = (float)gc_kv_load(s, c);
+			double zp = z ? gc_kv_load(z, c) : 0.0;
+			for (int64_t j = 0; j < p->inner; j++) {
+				int64_t i = (o * p->len + c) * p->inner + j;
+				gc_kv_store(out[0], i,
+					    (double)((float)(gc_kv_load(x, i) - zp) * sc));
+			}
+		}
+	return 0;
+}
+
+static int prepare_qlin(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			bool quantize)
+{
+	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
+	const char *xn = quantize ? "x" : "x", *sn = quantize ? "y_scale" : "x_scale";
+	const char *zn = quantize ? "y_zero_point" : "x_zero_point";
+	int64_t axis = n->opset >= 13 ? gc_attr_i(k, "axis", 1) : 1;
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (quantize ? !gc_kv_float(x->dtype) : !(q8(x->dtype) || x->dtype == GC_DTYPE_INT32))
+		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s is not supported", xn,
+			       gc_dtype_name(x->dtype));
+	if (s->dtype != GC_DTYPE_FLOAT)
+		return gc_kerr(k, GC_EINVAL, "input '%s' must be float32, not %s", sn,
+			       gc_dtype_name(s->dtype));
+	if (z && (quantize ? !q8(z->dtype) : z->dtype != x->dtype))
+		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s does not fit input '%s' (%s)",
+			       zn, gc_dtype_name(z->dtype), xn, gc_dtype_name(x->dtype));
+	qlin_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	n->state = p;
+	p->outer = gc_tensor_numel(x);
+	p->len = 1;
+	p->inner = 1;
+	int64_t ns = gc_tensor_numel(s);
+	if (s->rank == 1 && !(ns == 1 && x->rank == 0)) { /* per axis */
+		int32_t a;
+		if (gc_axis(k, axis, x->rank, &a))
+			return gc_kok(k);
+		if (x->dims[a] != ns)
+			return gc_kerr(k, GC_EINVAL,
+				       "input '%s' has %" PRId64
+				       " values, but axis %d of '%s' has %" PRId64,
+				       sn, ns, a, xn, x->dims[a]);
+		p->outer = 1;
+		for (int i = 0; i < a; i++)
+			p->outer *= x->dims[i];
+		p->len = ns;
+		for (int i = a + 1; i < x->rank; i++)
+			p->inner *= x->dims[i];
+	} else if (ns != 1) {
+		return gc_kerr(k, GC_EINVAL, "input '%s' must be a scalar or 1-D", sn);
+	}
+	if (z && gc_tensor_numel(z) != ns)
+		return gc_kerr(k, GC_EINVAL, "input '%s' has %" PRId64 " values; '%s' has %" PRId64,
+			       zn, gc_tensor_numel(z), sn, ns);
+	gc_dtype ot = quantize ? (z ? z->dtype : GC_DTYPE_UINT8) : GC_DTYPE_FLOAT;
+	gc_set_shape(out[0], ot, x->rank, x->dims);
+	n->run = quantize ? run_quantize : run_dequantize;
+	return 0;
+}
+
+int gc_prepare_QuantizeLinear(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return prepare_qlin(k, n, in, out, true);
+}
+
+int gc_prepare_DequantizeLinear(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return prepare_qlin(k, n, in, out, false);
+}
+
+/* ---- DynamicQuantizeLinear ------------------------------------------------ */
+
+static int run_dynq(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	(void)n;
+	const float *x = in[0]->data;
+	int64_t total = gc_tensor_numel(in[0]);
+	float mn = 0, mx = 0;
+	for (int64_t i = 0; i < total; i++) {
+		mn = x[i] < mn ? x[i] : mn;
+		mx = x[i] > mx ? x[i] : mx;
+	}
+	float scale = (mx - mn) / 255.0f;
+	float zp = scale != 0 ? rintf(0.0f - mn / scale) : 0.0f;
+	zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
+	uint8_t *y = out[0]->data;
+	for (int64_t i = 0; i < total; i++) {
+		float v = scale != 0 ? rintf(x[i] / scale) + zp : zp;
+		y[i] = (uint8_t)(isnan(v) ? 0 : v < 0 ? 0 : v > 255 ? 255 : v);
+	}
+	*(float *)out[1]->data = scale;
+	*(uint8_t *)out[2]->data = (uint8_t)zp;
+	return 0;
+}
+
+int gc_prepare_DynamicQuantizeLinear(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				     gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	if (x->dtype != GC_DTYPE_FLOAT)
+		return gc_kerr(k, GC_EINVAL, "input 'x' must be float32, not %s",
+			       gc_dtype_name(x->dtype));
+	gc_set_shape(out[0], GC_DTYPE_UINT8, x->rank, x->dims);
+	for (int i = 1; i < 3; i++)
+		if (out[i])
+			gc_set_shape(out[i], i == 1 ? GC_DTYPE_FLOAT : GC_DTYPE_UINT8, 0, NULL);
+	n->run = run_dynq;
+	return 0;
+}
+
+/* ---- MatMulInteger / QLinearMatMul ---------------------------------------- */
+
+typedef struct imm_plan {
+	int64_t m, kd, nn, batch;
+	int32_t brank;							  /* broadcast batch rank */
+	int64_t bdims[GC_MAX_RANK], astr[GC_MAX_RANK], bstr[GC_MAX_RANK]; /* batch strides */
+	bool a_rows, b_cols;  /* zero points per row of A / per column of B */
+	int ia, ib, iaz, ibz; /* input indices; -1 absent */
+	int ias, ibs, iys, iyz;
+} imm_plan;
+
+static int32_t zp_at(const gc_tensor *z, bool per, int64_t i)
+{
+	return z ? ld8(z, per ? i : 0) : 0;
+}
+
+static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool requant)
+{
+	const gc_tensor *a = in[p->ia], *b = in[p->ib];
+	const gc_tensor *az = p->iaz >= 0 ? in[p->iaz] : NULL,
+			*bz = p->ibz >= 0 ? in[p->ibz] : NULL;
+	double mult = 1;
+	float yzp = 0;
+	if (requant) {
+		mult =
+		    (double)((float)gc_kv_load(in[p->ias], 0) * (float)gc_kv_load(in[p->ibs], 0)) /
+		    gc_kv_load(in[p->iys], 0);
+		yzp = (float)ld8(in[p->iyz], 0);
+	}
+	for (int64_t bi = 0; bi < p->batch; bi++) {
+		int64_t r = bi, aoff = 0, boff = 0;
+		for (int d = p->brank - 1; d >= 0; d--) {
+			int64_t ix = r % p->bdims[d];
+			r /= p->bdims[d];
+			aoff += ix * p->astr[d];
+			boff += ix * p->bstr[d];
+		}
+		for (int64_t i = 0; i < p->m; i++)
+			for (int64_t j = 0; j < p->nn; j++) {
+				int64_t acc = 0;
+				int32_t za = zp_at(az, p->a_rows, i), zb = zp_at(bz, p->b_cols, j);
+				for (int64_t t = 0; t < p->kd; t++)
+					acc += (int64_t)(ld8(a, aoff + i * p->kd + t) - za) *
+					       (ld8(b, boff + t * p->nn + j) - zb);
+				int64_t oi = (bi * p->m + i) * p->nn + j;
+				if (requant)
+					st8(y, oi, (float)rint((double)acc * mult) + yzp);
+				else
+					((int32_t *)y->data)[oi] = (int32_t)acc;
+			}
+	}
+}
+
+static int run_mmi(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	imm_run(n->state, in, out[0], false);
+	return 0;
+}
+
+static int run_qlmm(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	imm_run(n->state, in, out[0], true);
+	return 0;
+}
+
+static int prepare_imm(gc_kctx *k, gc_tensor *const *in, gc_tensor *const *out, imm_plan *p,
+		       gc_dtype ot)
+{
+	const gc_tensor *a = in[p->ia], *b = in[p->ib];
+	char s1[128], s2[128];
+	if (!q8(a->dtype) || !q8(b->dtype))
+		return gc_kerr(k, GC_EINVAL,
+			       "inputs 'A' and 'B' must be uint8 or int8, not %s and %s",
+			       gc_dtype_name(a->dtype), gc_dtype_name(b->dtype));
+	if (a->rank < 2 || b->rank < 2 || a->dims[a->rank - 1] != b->dims[b->rank - 2])
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "inputs 'A' %s and 'B' %s: need rank >= 2 and A's last dim equal to "
+			       "B's second-to-last",
+			       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
+			       gc_shape_str(b->dims, b->rank, s2, sizeof s2));
+	p->m = a->dims[a->rank - 2];
+	p->kd = a->dims[a->rank - 1];
+	p->nn = b->dims[b->rank - 1];
+	int32_t ar = a->rank - 2, br = b->rank - 2;
+	p->brank = ar > br ? ar : br;
+	p->batch = 1;
+	int64_t as = p->m * p->kd, bs = p->kd * p->nn;
+	for (int d = p->brank - 1; d >= 0; d--) {
+		int ai = d - (p->brank - ar), bi = d - (p->brank - br);
+		int64_t ad = ai >= 0 ? a->dims[ai] : 1, bd = bi >= 0 ? b->dims[bi] : 1;
+		if (ad != bd && ad != 1 && bd != 1)
+			return gc_kerr(k, GC_EINVAL,
+				       "batch dims of 'A' %s and 'B' %s do not broadcast",
+				       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
+				       gc_shape_str(b->dims, b->rank, s2, sizeof s2));
+		p->bdims[d] = ad > bd ? ad : bd;
+		p->astr[d] = ad == 1 ? 0 : as;
+		p->bstr[d] = bd == 1 ? 0 : bs;
+		as *= ad;
+		bs *= bd;
+		p->batch *= p->bdims[d];
+	}
+	const gc_tensor *az = p->iaz >= 0 ? in[p->iaz] : NULL,
+			*bz = p->ibz >= 0 ? in[p->ibz] : NULL;
+	if (az) {
+		int64_t c = gc_tensor_numel(az);
+		if (az->dtype != a->dtype || (c != 1 && c != p->m))
+			return gc_kerr(k, GC_EINVAL,
+				       "A's zero point must be %s with 1 or %" PRId64 " values",
+				       gc_dtype_name(a->dtype), p->m);
+		p->a_rows = c != 1;
+	}
+	if (bz) {
+		int64_t c = gc_tensor_numel(bz);
+		if (bz->dtype != b->dtype || (c != 1 && c != p->nn))
+			return gc_kerr(k, GC_EINVAL,
+				       "B's zero point must be %s with 1 or %" PRId64 " values",
+				       gc_dtype_name(b->dtype), p->nn);
+		p->b_cols = c != 1;
+	}
+	int64_t dims[GC_MAX_RANK];
+	int32_t orank = p->brank + 2;
+	memcpy(dims, p->bdims, sizeof(int64_t) * (size_t)p->brank);
+	dims[orank - 2] = p->m;
+	dims[orank - 1] = p->nn;
+	gc_set_shape(out[0], ot, orank, dims);
+	return 0;
+}
+
+int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	imm_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	memset(p, 0, sizeof *p);
+	n->state = p;
+	p->ia = 0;
+	p->ib = 1;
+	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
+	p->ibz = n->n_in > 3 && in[3] ? 3 : -1;
+	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32))
+		return gc_kok(k);
+	n->run = run_mmi;
+	return 0;
+}
+
+int gc_prepare_QLinearMatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	static const char *const names[] = {"a",       "a_scale",     "a_zero_point",
+					    "b",       "b_scale",     "b_zero_point",
+					    "y_scale", "y_zero_point"};
+	for (int i = 0; i < 8; i++) {
+		if (!in[i])
+			return gc_kerr(k, GC_EINVAL, "input '%s' is missing", names[i]);
+		if ((i == 1 || i == 2 || i == 4 || i == 5 || i == 6 || i == 7) &&
+		    gc_tensor_numel(in[i]) != 1)
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "input '%s' must hold one value (per-tensor quantization)",
+				       names[i]);
+	}
+	static const int scales[] = {1, 4, 6};
+	for (int i = 0; i < 3; i++)
+		if (in[scales[i]]->dtype != GC_DTYPE_FLOAT)
+			return gc_kerr(k, GC_EINVAL, "input '%s' must be float32, not %s",
+				       names[scales[i]], gc_dtype_name(in[scales[i]]->dtype));
+	if (!q8(in[7]->dtype))
+		return gc_kerr(k, GC_EINVAL, "input 'y_zero_point' must be uint8 or int8, not %s",
+			       gc_dtype_name(in[7]->dtype));
+	imm_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	memset(p, 0, sizeof *p);
+	n->state = p;
+	p->ia = 0;
+	p->ias = 1;
+	p->iaz = 2;
+	p->ib = 3;
+	p->ibs = 4;
+	p->ibz = 5;
+	p->iys = 6;
+	p->iyz = 7;
+	if (prepare_imm(k, in, out, p, in[7]->dtype))
+		return gc_kok(k);
+	n->run = run_qlmm;
+	return 0;
+}
+
+/* ---- ConvInteger / QLinearConv -------------------------------------------- */
+
+/*
+ * A direct integer convolution over 1 to 3 spatial axes (viewed as 3, the
+ * missing ones of size 1): groups, strides, dilations, pads or auto_pad.
+ * Taps in the padding contribute nothing (the input is padded with its zero
+ * point). w's zero point and QLinearConv's w_scale may be per output
+ * channel.
+ */
+typedef struct iconv_plan {
+	int64_t n, c, m, group;
+	int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
+	bool requant;
+	int ix, ixz, iw, iwz, ixs, iws, iys, iyz, ib;
+} iconv_plan;
+
+static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const iconv_plan *p = node->state;
+	const gc_tensor *x = in[p->ix], *w = in[p->iw];
+	const gc_tensor *xz = p->ixz >= 0 ? in[p->ixz] : NULL,
+			*wz = p->iwz >= 0 ? in[p->iwz] : NULL;
+	const gc_tensor *bias = p->ib >= 0 ? in[p->ib] : NULL;
+	int32_t zx = xz ? ld8(xz, 0) : 0;
+	int64_t cg = p->c / p->group, mg = p->m / p->group;
+	int64_t isz = p->in[0] * p->in[1] * p->in[2], ksz = p->k[0] * p->k[1] * p->k[2];
+	int64_t osz = p->out[0] * p->out[1] * p->out[2];
+	double xs = 0, ys = 0;
+	float yz = 0;
+	if (p->requant) {
+		xs = (float)gc_kv_load(in[p->ixs], 0);
+		ys = gc_kv_load(in[p->iys], 0);
+		yz = (float)ld8(in[p->iyz], 0);
+	}
+	for (int64_t b = 0; b < p->n; b++)
+		for (int64_t m = 0; m < p->m; m++) {
+			int64_t g = m / mg;
+			int32_t zw = wz ? ld8(wz, gc_tensor_numel(wz) > 1 ? m : 0) : 0;
+			double mult = 0;
+			if (p->requant) {
+				const gc_tensor *ws = in[p->iws];
+				mult =
+				    (double)((float)xs * (float)gc_kv_load(
+							     ws, gc_tensor_numel(ws) > 1 ? m : 0)) /
+				    ys;
+			}
+			for (int64_t o0 = 0; o0 < p->out[0]; o0++)
+				for (int64_t o1 = 0; o1 < p->out[1]; o1++)
+					for (int64_t o2 = 0; o2 < p->out[2]; o2++) {
+						int64_t acc =
+						    bias ? ((const int32_t *)bias->data)[m] : 0;
+						for (int64_t ci = 0; ci < cg; ci++) {
+							int64_t c = g * cg + ci;
+							int64_t xb = (b * p->c + c) * isz;
+							int64_t wb = (m * cg + ci) * ksz;
+							for (int64_t k0 = 0; k0 < p->k[0]; k0++) {
+								int64_t i0 = o0 * p->stride[0] -
+									     p->pad[0] +
+									     k0 * p->dil[0];
+								if (i0 < 0 || i0 >= p->in[0])
+									continue;
+								for (int64_t k1 = 0; k1 < p->k[1];
+								     k1++) {
+									int64_t i1 =
+									    o1 * p->stride[1] -
+									    p->pad[1] +
+									    k1 * p->dil[1];
+									if (i1 < 0 ||
+									    i1 >= p->in[1])
+										continue;
+									for (int64_t k2 = 0;
+									     k2 < p->k[2]; k2++) {
+										int64_t i2 =
+										    o2 * p->stride
+											     [2] -
+										    p->pad[2] +
+										    k2 * p->dil[2];
+										if (i2 < 0 ||
+										    i2 >= p->in[2])
+											continue;
+										int64_t xv =
+										    ld8(x,
+											xb +
+											    (i0 *
+												 p->in
+												     [1] +
+											     i1) *
+												p->in
+												    [2] +
+											    i2) -
+										    zx;
+										int64_t wv =
+										    ld8(w,
+											wb +
+											    (k0 *
+												 p->k[1] +
+											     k1) *
+												p->k[2] +
+											    k2) -
+										    zw;
+										acc += xv * wv;
+									}
+								}
+							}
+						}
+						int64_t oi = (b * p->m + m) * osz +
+							     (o0 * p->out[1] + o1) * p->out[2] + o2;
+						if (p->requant)
+							st8(out[0], oi,
+							    (float)rint((double)acc * mult) + yz);
+						else
+							((int32_t *)out[0]->data)[oi] =
+							    (int32_t)acc;
+					}
+		}
+	return 0;
+}
+
+static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			 iconv_plan *p)
+{
+	const gc_tensor *x = in[p->ix], *w = in[p->iw];
+	const char *auto_pad = gc_attr_s(k, "auto_pad", "NOTSET");
+	const int64_t *ks, *pads, *strides, *dils;
+	int64_t nk = gc_attr_ints(k, "kernel_shape", &ks), np_ = gc_attr_ints(k, "pads", &pads);
+	int64_t ns = gc_attr_ints(k, "strides", &strides), nd = gc_attr_ints(k, "dilations", &dils);
+	int64_t group = gc_attr_i(k, "group", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!q8(x->dtype) || !q8(w->dtype))
+		return gc_kerr(k, GC_EINVAL,
+			       "inputs 'x' and 'w' must be uint8 or int8, not %s and %s",
+			       gc_dtype_name(x->dtype), gc_dtype_name(w->dtype));
+	int sp = x->rank - 2;
+	if (sp < 1 || sp > 3 || w->rank != x->rank)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "needs x and w of rank 3 to 5 (1 to 3 spatial axes)");
+	if ((nk && nk != sp) || (np_ && np_ != 2 * sp) || (ns && ns != sp) || (nd && nd != sp))
+		return gc_kerr(k, GC_EINVAL,
+			       "kernel_shape, pads, strides or dilations do not fit %d "
+			       "spatial axes",
+			       sp);
+	if (group <= 0 || x->dims[1] % group || w->dims[0] % group ||
+	    w->dims[1] * group != x->dims[1])
+		return gc_kerr(k, GC_EINVAL,
+			       "channels (x %" PRId64 ", w %" PRId64 "x%" PRId64
+			       ") do not fit group %" PRId64,
+			       x->dims[1], w->dims[0], w->dims[1], group);
+	p->n = x->dims[0];
+	p->c = x->dims[1];
+	p->m = w->dims[0];
+	p->group = group;
+	int64_t odims[GC_MAX_RANK] = {p->n, p->m};
+	for (int i = 0; i < 3; i++) {
+		int s = i - (3 - sp); /* spatial index, negative for padding axes */
+		bool real = s >= 0;
+		p->in[i] = real ? x->dims[2 + s] : 1;
+		p->k[i] = real ? w->dims[2 + s] : 1;
+		p->stride[i] = real && ns ? strides[s] : 1;
+		p->dil[i] = real && nd ? dils[s] : 1;
+		int64_t pb = real && np_ ? pads[s] : 0, pe = real && np_ ? pads[sp + s] : 0;
+		int64_t ek = (p->k[i] - 1) * p->dil[i] + 1;
+		if (real && (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER"))) {
+			int64_t o = (p->in[i] + p->stride[i] - 1) / p->stride[i];
+			int64_t tot = (o - 1) * p->stride[i] + ek - p->in[i];
+			tot = tot > 0 ? tot : 0;
+			pb = auto_pad[5] == 'U' ? tot / 2 : tot - tot / 2;
+			pe = tot - pb;
+		} else if (real && !strcmp(auto_pad, "VALID")) {
+			pb = pe = 0;
+		}
+		p->pad[i] = pb;
+		p->out[i] = (p->in[i] + pb + pe - ek) / p->stride[i] + 1;
+		if (p->out[i] <= 0 || p->stride[i] <= 0 || p->dil[i] <= 0)
+			return gc_kerr(k, GC_EINVAL,
+				       "spatial axis %d: no output (input %" PRId64
+				       ", kernel %" PRId64 ")",
+				       s, p->in[i], p->k[i]);
+		if (real)
+			odims[2 + s] = p->out[i];
+	}
+	if (p->ixz >= 0 && (gc_tensor_numel(in[p->ixz]) != 1 || in[p->ixz]->dtype != x->dtype))
+		return gc_kerr(k, GC_EINVAL, "x's zero point must be one %s value",
+			       gc_dtype_name(x->dtype));
+	if (p->iwz >= 0 && (in[p->iwz]->dtype != w->dtype || (gc_tensor_numel(in[p->iwz]) != 1 &&
+							      gc_tensor_numel(in[p->iwz]) != p->m)))
+		return gc_kerr(k, GC_EINVAL,
+			       "w's zero point must be %s with 1 or %" PRId64 " values",
+			       gc_dtype_name(w->dtype), p->m);
+	if (p->ib >= 0 &&
+	    (in[p->ib]->dtype != GC_DTYPE_INT32 || gc_tensor_numel(in[p->ib]) != p->m))
+		return gc_kerr(k, GC_EINVAL, "input 'B' must be int32 with %" PRId64 " values",
+			       p->m);
+	gc_set_shape(out[0], p->requant ? in[p->iyz]->dtype : GC_DTYPE_INT32, x->rank, odims);
+	n->run = run_iconv;
+	return 0;
+}
+
+int gc_prepare_ConvInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	iconv_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	memset(p, 0, sizeof *p);
+	n->state = p;
+	p->ix = 0;
+	p->iw = 1;
+	p->ixz = n->n_in > 2 && in[2] ? 2 : -1;
+	p->iwz = n->n_in > 3 && in[3] ? 3 : -1;
+	p->ixs = p->iws = p->iys = p->iyz = p->ib = -1;
+	return prepare_iconv(k, n, in, out, p);
+}
+
+int gc_prepare_QLinearConv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	static const char *const names[] = {"x",       "x_scale",     "x_zero_point",
+					    "w",       "w_scale",     "w_zero_point",
+					    "y_scale", "y_zero_point"};
+	for (int i = 0; i < 8; i++)
+		if (!in[i])
+			return gc_kerr(k, GC_EINVAL, "input '%s' is missing", names[i]);
+	static const int scales[] = {1, 4, 6};
+	for (int i = 0; i < 3; i++)
+		if (in[scales[i]]->dtype != GC_DTYPE_FLOAT)
+			return gc_kerr(k, GC_EINVAL, "input '%s' must be float32, not %s",
+				       names[scales[i]], gc_dtype_name(in[scales[i]]->dtype));
+	if (gc_tensor_numel(in[1]) != 1 || gc_tensor_numel(in[6]) != 1 ||
+	    gc_tensor_numel(in[7]) != 1)
+		return gc_kerr(k, GC_EINVAL,
+			       "x_scale, y_scale and y_zero_point must hold one value");
+	if (!q8(in[7]->dtype))
+		return gc_kerr(k, GC_EINVAL, "input 'y_zero_point' must be uint8 or int8, not %s",
+			       gc_dtype_name(in[7]->dtype));
+	if (gc_tensor_numel(in[4]) != 1 && gc_tensor_numel(in[4]) != in[3]->dims[0])
+		return gc_kerr(k, GC_EINVAL, "input 'w_scale' must hold 1 or M values");
+	iconv_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	memset(p, 0, sizeof *p);
+	n->state = p;
+	p->requant = true;
+	p->ix = 0;
+	p->ixs = 1;
+	p->ixz = 2;
+	p->iw = 3;
+	p->iws = 4;
+	p->iwz = 5;
+	p->iys = 6;
+	p->iyz = 7;
+	p->ib = n->n_in > 8 && in[8] ? 8 : -1;
+	return prepare_iconv(k, n, in, out, p);
+}

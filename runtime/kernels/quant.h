@@ -1,0 +1,14 @@
+/* Quantization: X(Name, min_in, max_in, min_out, max_out). */
+#ifndef GC_K_QUANT_H
+#define GC_K_QUANT_H
+
+#define GC_OPS_QUANT(X)                                                                            \
+	X(QuantizeLinear, 2, 3, 1, 1)                                                              \
+	X(DequantizeLinear, 2, 3, 1, 1)                                                            \
+	X(DynamicQuantizeLinear, 1, 1, 3, 3)                                                       \
+	X(MatMulInteger, 2, 4, 1, 1)                                                               \
+	X(QLinearMatMul, 8, 8, 1, 1)                                                               \
+	X(ConvInteger, 2, 4, 1, 1)                                                                 \
+	X(QLinearConv, 8, 9, 1, 1)
+
+#endif

@@ -1,0 +1,534 @@
+/*
+ * Resize (opsets 10, 11, 13) and Upsample (7, 9), as ONNX's reference
+ * computes them: every output coordinate is mapped to an input coordinate
+ * (coordinate_transformation_mode), whose 2 (nearest, linear) or 4 (cubic)
+ * nearest input positions, clamped to the edge, are weighted. The reference
+ * interpolates axis by axis (the last axis first); since each axis' weights
+ * depend only on that axis, the kernel does the same as one 1-D pass per
+ * axis that changes, in double. tf_crop_and_resize writes
+ * extrapolation_value where the mapped coordinate leaves the input.
+ *
+ * Opset 10 Resize and Upsample: asymmetric coordinates, nearest rounds
+ * down. Scales and sizes must be known when the program is built.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../alloc.h"
+#include "resample.h"
+#include "value-impl.h"
+
+enum { M_NEAREST, M_LINEAR, M_CUBIC };
+enum {
+	CT_HALF_PIXEL,
+	CT_PYTORCH_HALF_PIXEL,
+	CT_ALIGN_CORNERS,
+	CT_ASYMMETRIC,
+	CT_TF_CROP,
+	CT_TF_HALF_PIXEL_NN
+};
+enum { NM_ROUND_PREFER_FLOOR, NM_ROUND_PREFER_CEIL, NM_FLOOR, NM_CEIL };
+
+/* One output position along one axis: taps into the input axis. */
+typedef struct tap {
+	int32_t n; /* 0: write extrapolation_value */
+	int64_t idx[4];
+	double w[4];
+} tap;
+
+typedef struct resize_plan {
+	int32_t rank;
+	int64_t idims[GC_MAX_RANK], odims[GC_MAX_RANK];
+	bool active[GC_MAX_RANK]; /* axis changes something */
+	tap *taps[GC_MAX_RANK];
+	double extrapolation;
+	int64_t buf_elems; /* per scratch buffer */
+	tap storage[];
+} resize_plan;
+
+static const char *const mode_names[] = {"nearest", "linear", "cubic"};
+static const char *const ct_names[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
+				       "asymmetric", "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+static const char *const nm_names[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+
+static int pick(gc_kctx *k, const char *attr, const char *v, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	gc_kerr(k, GC_EUNSUPPORTED, "attribute '%s' = '%s' is not supported", attr, v);
+	return -1;
+}
+
+typedef struct axis_cfg {
+	int mode, ct, nm;
+	double a; /* cubic_coeff_a */
+	bool exclude_outside;
+} axis_cfg;
+
+/* The taps of output position x of an axis of input length len, scale s,
+ * roi [r0, r1] (tf_crop_and_resize only). */
+static void make_tap(const axis_cfg *c, int64_t len, double s, double x, double r0, double r1,
+		     tap *t)
+{
+	double ow = s * (double)len, xo;
+	switch (c->ct) {
+	case CT_ALIGN_CORNERS:
+		xo = ow == 1 ? 0 : x * (double)(len - 1) / (ow - 1);
+		break;
+	case CT_ASYMMETRIC:
+		xo = x / s;
+		break;
+	case CT_TF_CROP:
+		xo = ow == 1 ? (r1 - r0) * (double)(len - 1) / 2
+			     : x * (r1 - r0) * (double)(len - 1) / (ow - 1);
+		xo += r0 * (double)(len - 1);
+		if (xo < 0 || xo > (double)(len - 1)) {
+			t->n = 0;
+			return;
+		}
+		break;
+	case CT_PYTORCH_HALF_PIXEL:
+		xo = ow == 1 ? -0.5 : (x + 0.5) / s - 0.5;
+		break;
+	case CT_TF_HALF_PIXEL_NN:
+		xo = (x + 0.5) / s;
+		break;
+	default:
+		xo = (x + 0.5) / s - 0.5;
+		break;
+	}
+	/* the reference prefers the left pixel: ratio in (0, 1] */
+	double fl = floor(xo);
+	bool integer = xo == fl;
+	double base = integer ? xo - 1 : fl, r = xo - base;
+	double w[4];
+	int n, first;
+	if (c->mode == M_CUBIC) {
+		double A = c->a, r1p = r + 1, q = 1 - r, q1 = q + 1;
+		w[0] = ((A * r1p - 5 * A) * r1p + 8 * A) * r1p - 4 * A;
+		w[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
+		w[2] = ((A + 2) * q - (A + 3)) * q * q + 1;
+		w[3] = ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A;
+		n = 4;
+		first = -1;
+	} else if (c->mode == M_LINEAR) {
+		w[0] = 1 - r;
+		w[1] = r;
+		n = 2;
+		first = 0;
+	} else {
+		bool right;
+		if (integer)
+			right = true;
+		else if (c->nm == NM_ROUND_PREFER_FLOOR)
+			right = r > 0.5;
+		else if (c->nm == NM_ROUND_PREFER_CEIL)
+			right = r >= 0.5;
+		else
+			right = c->nm == NM_CEIL;
+		w[0] = right ? 0 : 1;
+		w[1] = right ? 1 : 0;
+		n = 2;
+		first = 0;
+	}
+	double sum = 0;
+	for (int i = 0; i < n; i++) {
+		int64_t ix = (int64_t)base + first + i;
+		if (c->exclude_outside && (ix < 0 || ix >= len))
+			w[i] = 0;
+		sum += w[i];
+		t->idx[i] = ix < 0 ? 0 : ix >= len ? len - 1 : ix;
+	}
+	for (int i = 0; i < n; i++)
+		t->w[i] = c->exclude_outside && sum != 0 ? w[i] / sum : w[i];
+	t->n = n;
+}
+
+static int run_resize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const resize_plan *p = n->state;
+	const gc_tensor *x = in[0];
+	double *a = k->scratch, *b = a + p->buf_elems;
+	int64_t total = gc_tensor_numel(x);
+	for (int64_t i = 0; i < total; i++)
+		a[i] = gc_kv_load(x, i);
+	int64_t cur[GC_MAX_RANK];
+	memcpy(cur, p->idims, sizeof cur);
+	for (int d = p->rank - 1; d >= 0; d--) {
+		if (!p->active[d])
+			continue;
+		int64_t outer = 1, inner = 1;
+		for (int i = 0; i < d; i++)
+			outer *= cur[i];
+		for (int i = d + 1; i < p->rank; i++)
+			inner *= cur[i];
+		int64_t il = cur[d], ol = p->odims[d];
+		const tap *taps = p->taps[d];
+		for (int64_t o = 0; o < outer; o++)
+			for (int64_t xo = 0; xo < ol; xo++) {
+				const tap *t = &taps[xo];
+				double *dst = b + (o * ol + xo) * inner;
+				if (t->n == 0) {
+					for (int64_t j = 0; j < inner; j++)
+						dst[j] = p->extrapolation;
+					continue;
+				}
+				for (int64_t j = 0; j < inner; j++) {
+					double s = 0;
+					for (int q = 0; q < t->n; q++)
+						if (t->w[q] != 0)
+							s += t->w[q] *
+							     a[(o * il + t->idx[q]) * inner + j];
+					dst[j] = s;
+				}
+			}
+		cur[d] = ol;
+		double *tmp = a;
+		a = b;
+		b = tmp;
+	}
+	int64_t on = gc_tensor_numel(out[0]);
+	bool integer = !gc_kv_float(out[0]->dtype);
+	for (int64_t i = 0; i < on; i++)
+		gc_kv_store(out[0], i, integer ? rint(a[i]) : a[i]);
+	return 0;
+}
+
+/* Reads a float tensor known at build time into v (max entries). */
+static int const_floats(gc_kctx *k, const gc_tensor *t, const char *what, double *v, int64_t max,
+			int64_t *count)
+{
+	if (!gc_kv_float(t->dtype))
+		return gc_kerr(k, GC_EINVAL, "input '%s' must be a floating-point tensor, not %s",
+			       what, gc_dtype_name(t->dtype));
+	if (!t->data)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input '%s' must be known when the program is built (a constant or "
+			       "a given input value)",
+			       what);
+	int64_t c = gc_tensor_numel(t);
+	if (c > max)
+		return gc_kerr(k, GC_EINVAL, "input '%s' has %" PRId64 " values; at most %" PRId64,
+			       what, c, max);
+	for (int64_t i = 0; i < c; i++)
+		v[i] = gc_kv_load(t, i);
+	*count = c;
+	return 0;
+}
+
+static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			    bool upsample)
+{
+	const gc_tensor *x = in[0];
+	axis_cfg c = {M_NEAREST, CT_ASYMMETRIC, NM_FLOOR, -0.75, false};
+	bool v11 = !upsample && n->opset >= 11;
+	double extrapolation = 0;
+	c.mode = pick(k, "mode", gc_attr_s(k, "mode", "nearest"), mode_names, 3);
+	if (c.mode < 0)
+		return gc_kok(k);
+	if (c.mode == M_CUBIC && !v11)
+		return gc_kerr(k, GC_EINVAL, "mode 'cubic' needs Resize from opset 11");
+	if (v11) {
+		c.ct = pick(k, "coordinate_transformation_mode",
+			    gc_attr_s(k, "coordinate_transformation_mode", "half_pixel"), ct_names,
+			    n->opset >= 13 ? 5 : 6);
+		if (c.ct < 0)
+			return gc_kok(k);
+		c.nm = pick(k, "nearest_mode", gc_attr_s(k, "nearest_mode", "round_prefer_floor"),
+			    nm_names, 4);
+		if (c.nm < 0)
+			return gc_kok(k);
+		c.a = gc_attr_f(k, "cubic_coeff_a", -0.75f);
+		c.exclude_outside = gc_attr_i(k, "exclude_outside", 0) != 0;
+		extrapolation = gc_attr_f(k, "extrapolation_value", 0.0f);
+	}
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!gc_kv_numeric(x->dtype) || x->dtype == GC_DTYPE_BOOL)
+		return gc_kerr(k, GC_EUNSUPPORTED, "input 'X' of type %s is not supported",
+			       gc_dtype_name(x->dtype));
+	if (c.mode != M_NEAREST && !gc_kv_float(x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "mode '%s' on %s input is not supported",
+			       mode_names[c.mode], gc_dtype_name(x->dtype));
+	if (x->rank < 1)
+		return gc_kerr(k, GC_EINVAL, "input 'X' must have rank >= 1");
+	int r = x->rank;
+	double scales[GC_MAX_RANK], roi[2 * GC_MAX_RANK];
+	int64_t sizes[GC_MAX_RANK], cnt = 0;
+	bool have_sizes = false, have_scales = false;
+	for (int i = 0; i < r; i++) {
+		roi[i] = 0;
+		roi[r + i] = 1;
+	}
+	const gc_tensor *ts = NULL, *tz = NULL, *troi = NULL;
+	if (upsample && n->opset < 9) {
+		const float *f;
+		int64_t m = gc_attr_floats(k, "scales", &f);
+		if (gc_kok(k))
+			return gc_kok(k);
+		if (m != r)
+			return gc_kerr(k, GC_EINVAL,
+				       "attribute 'scales' has %" PRId64 " values for rank %d", m,
+				       r);
+		for (int i = 0; i < r; i++)
+			scales[i] = f[i];
+		have_scales = true;
+	} else if (!v11) {
+		if (n->n_in < 2 || !in[1])
+			return gc_kerr(k, GC_EINVAL, "input 'scales' is missing");
+		ts = in[1];
+	} else {
+		troi = n->n_in > 1 ? in[1] : NULL;
+		ts = n->n_in > 2 ? in[2] : NULL;
+		tz = n->n_in > 3 ? in[3] : NULL;
+	}
+	if (ts && gc_tensor_numel(ts) > 0) {
+		if (const_floats(k, ts, "scales", scales, GC_MAX_RANK, &cnt))
+			return gc_kok(k);
+		if (cnt != r)
+			return gc_kerr(k, GC_EINVAL,
+				       "input 'scales' has %" PRId64 " values for rank %d", cnt, r);
+		have_scales = true;
+	}
+	if (tz && gc_tensor_numel(tz) > 0) {
+		if (have_scales)
+			return gc_kerr(k, GC_EINVAL, "give 'scales' or 'sizes', not both");
+		if (gc_const_ints(k, tz, "sizes", sizes, GC_MAX_RANK, &cnt))
+			return gc_kok(k);
+		if (cnt != r)
+			return gc_kerr(k, GC_EINVAL,
+				       "input 'sizes' has %" PRId64 " values for rank %d", cnt, r);
+		have_sizes = true;
+	}
+	if (!have_scales && !have_sizes)
+		return gc_kerr(k, GC_EINVAL, "one of 'scales' and 'sizes' must be given");
+	if (c.ct == CT_TF_CROP) {
+		if (!troi)
+			return gc_kerr(k, GC_EINVAL, "tf_crop_and_resize needs input 'roi'");
+		if (const_floats(k, troi, "roi", roi, 2 * GC_MAX_RANK, &cnt))
+			return gc_kok(k);
+		if (cnt != 2 * r)
+			return gc_kerr(k, GC_EINVAL,
+				       "input 'roi' has %" PRId64 " values; expected %d", cnt,
+				       2 * r);
+	}
+	int64_t odims[GC_MAX_RANK], taps_total = 0;
+	for (int i = 0; i < r; i++) {
+		if (have_sizes) {
+			odims[i] = sizes[i];
+			scales[i] = x->dims[i] ? (double)sizes[i] / (double)x->dims[i] : 1;
+		} else {
+			if (!(scales[i] > 0))
+				return gc_kerr(k, GC_EINVAL, "scale %g of axis %d is not positive",
+					       scales[i], i);
+			odims[i] = (int64_t)(scales[i] * (double)x->dims[i]);
+		}
+		if (odims[i] < 0)
+			return gc_kerr(k, GC_EINVAL,
+				       "output size %" PRId64 " of axis %d is negative", odims[i],
+				       i);
+		taps_total += odims[i];
+	}
+	resize_plan *p = gc_malloc(sizeof *p + (size_t)taps_total * sizeof(tap));
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	memset(p, 0, sizeof *p);
+	n->state = p;
+	p->rank = r;
+	p->extrapolation = extrapolation;
+	memcpy(p->idims, x->dims, sizeof p->idims);
+	memcpy(p->odims, odims, sizeof p->odims);
+	tap *t = p->storage;
+	int64_t cur[GC_MAX_RANK], biggest = gc_tensor_numel(x);
+	memcpy(cur, x->dims, sizeof cur);
+	for (int d = r - 1; d >= 0; d--) {
+		p->taps[d] = t;
+		bool identity = odims[d] == x->dims[d];
+		for (int64_t i = 0; i < odims[d]; i++, t++) {
+			make_tap(&c, x->dims[d], scales[d], (double)i, roi[d], roi[r + d], t);
+			bool same = t->n > 0;
+			for (int q = 0; same && q < t->n; q++)
+				same = t->w[q] == 0 || (t->w[q] == 1 && t->idx[q] == i);
+			identity = identity && same;
+		}
+		p->active[d] = !identity;
+		if (p->active[d]) {
+			cur[d] = odims[d];
+			int64_t e = 1;
+			for (int i = 0; i < r; i++)
+				e *= cur[i];
+			biggest = e > biggest ? e : biggest;
+		}
+	}
+	p->buf_elems = biggest > 0 ? biggest : 1;
+	n->scratch_bytes = 2 * (uint64_t)p->buf_elems * sizeof(double);
+	gc_set_shape(out[0], x->dtype, r, odims);
+	n->run = run_resize;
+	return 0;
+}
+
+int gc_prepare_Resize(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return prepare_resample(k, n, in, out, false);
+}
+
+int gc_prepare_Upsample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return prepare_resample(k, n, in, out, true);
+}
+
+/* ---- GridSample (opset 16) ------------------------------------------------ */
+
+/*
+ * As PyTorch's grid_sample, which ONNX's tests come from: grid holds (x, y)
+ * in [-1, 1]; unnormalised with align_corners; padding "zeros" reads 0
+ * outside, "border" clamps, "reflection" reflects the coordinate (for
+ * bicubic: each tap's coordinate). Bicubic uses A = -0.75.
+ */
+enum { GS_BILINEAR, GS_NEAREST, GS_BICUBIC };
+enum { GP_ZEROS, GP_BORDER, GP_REFLECTION };
+
+typedef struct gs_plan {
+	int mode, pad;
+	bool align;
+} gs_plan;
+
+static double gs_unnorm(double c, int64_t size, bool align)
+{
+	return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+}
+
+static double gs_reflect(double c, double twice_lo, double twice_hi)
+{
+	if (twice_lo == twice_hi)
+		return 0;
+	double mn = twice_lo / 2, span = (twice_hi - twice_lo) / 2;
+	c = fabs(c - mn);
+	double extra = fmod(c, span);
+	int64_t flips = (int64_t)floor(c / span);
+	return flips % 2 == 0 ? extra + mn : span - extra + mn;
+}
+
+static double gs_pad(const gs_plan *p, double c, int64_t size)
+{
+	if (p->pad == GP_BORDER) {
+		c = c < 0 ? 0 : c > (double)(size - 1) ? (double)(size - 1) : c;
+	} else if (p->pad == GP_REFLECTION) {
+		c = p->align ? gs_reflect(c, 0, 2.0 * (double)(size - 1))
+			     : gs_reflect(c, -1, 2.0 * (double)size - 1);
+		c = c < 0 ? 0 : c > (double)(size - 1) ? (double)(size - 1) : c;
+	}
+	return c;
+}
+
+static double gs_at(const gc_tensor *x, int64_t base, int64_t h, int64_t w, int64_t iy, int64_t ix)
+{
+	if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+		return 0;
+	return gc_kv_load(x, base + iy * w + ix);
+}
+
+static void gs_cubic(double t, double *c)
+{
+	const double A = -0.75;
+	double x = t + 1;
+	c[0] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+	c[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+	x = 1 - t;
+	c[2] = ((A + 2) * x - (A + 3)) * x * x + 1;
+	x = 2 - t;
+	c[3] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+}
+
+static int run_gridsample(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const gs_plan *p = n->state;
+	const gc_tensor *x = in[0], *g = in[1];
+	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
+	int64_t Ho = g->dims[1], Wo = g->dims[2];
+	for (int64_t b = 0; b < N; b++)
+		for (int64_t oy = 0; oy < Ho; oy++)
+			for (int64_t ox = 0; ox < Wo; ox++) {
+				int64_t gi = ((b * Ho + oy) * Wo + ox) * 2;
+				double fx = gs_unnorm(gc_kv_load(g, gi), W, p->align);
+				double fy = gs_unnorm(gc_kv_load(g, gi + 1), H, p->align);
+				for (int64_t c = 0; c < C; c++) {
+					int64_t base = (b * C + c) * H * W;
+					double v;
+					if (p->mode == GS_BICUBIC) {
+						double x0 = floor(fx), y0 = floor(fy), cx[4], cy[4];
+						gs_cubic(fx - x0, cx);
+						gs_cubic(fy - y0, cy);
+						v = 0;
+						for (int i = 0; i < 4; i++)
+							for (int j = 0; j < 4; j++) {
+								double tx =
+								    gs_pad(p, x0 - 1 + j, W);
+								double ty =
+								    gs_pad(p, y0 - 1 + i, H);
+								v +=
+								    cy[i] * cx[j] *
+								    gs_at(x, base, H, W,
+									  (int64_t)ty, (int64_t)tx);
+							}
+					} else {
+						double px = gs_pad(p, fx, W), py = gs_pad(p, fy, H);
+						if (p->mode == GS_NEAREST) {
+							v = gs_at(x, base, H, W,
+								  (int64_t)nearbyint(py),
+								  (int64_t)nearbyint(px));
+						} else {
+							double x0 = floor(px), y0 = floor(py);
+							double tx = px - x0, ty = py - y0;
+							int64_t ix = (int64_t)x0, iy = (int64_t)y0;
+							v = (1 - ty) *
+								((1 - tx) *
+								     gs_at(x, base, H, W, iy, ix) +
+								 tx * gs_at(x, base, H, W, iy,
+									    ix + 1)) +
+							    ty * ((1 - tx) * gs_at(x, base, H, W,
+										   iy + 1, ix) +
+								  tx * gs_at(x, base, H, W, iy + 1,
+									     ix + 1));
+						}
+					}
+					gc_kv_store(out[0], ((b * C + c) * Ho + oy) * Wo + ox, v);
+				}
+			}
+	return 0;
+}
+
+int gc_prepare_GridSample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	static const char *const modes[] = {"bilinear", "nearest", "bicubic"};
+	static const char *const pads[] = {"zeros", "border", "reflection"};
+	const gc_tensor *x = in[0], *g = in[1];
+	int mode = pick(k, "mode", gc_attr_s(k, "mode", "bilinear"), modes, 3);
+	if (mode < 0)
+		return gc_kok(k);
+	int pad = pick(k, "padding_mode", gc_attr_s(k, "padding_mode", "zeros"), pads, 3);
+	if (pad < 0)
+		return gc_kok(k);
+	int64_t align = gc_attr_i(k, "align_corners", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!gc_kv_float(x->dtype) || !gc_kv_float(g->dtype))
+		return gc_kerr(k, GC_EINVAL, "inputs 'X' and 'grid' must be floating-point");
+	if (x->rank != 4 || g->rank != 4 || g->dims[0] != x->dims[0] || g->dims[3] != 2)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "needs X (N, C, H, W) and grid (N, H_out, W_out, 2) (2-D sampling)");
+	gs_plan *p = gc_malloc(sizeof *p);
+	if (!p)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	p->mode = mode;
+	p->pad = pad;
+	p->align = align != 0;
+	n->state = p;
+	int64_t dims[4] = {x->dims[0], x->dims[1], g->dims[1], g->dims[2]};
+	gc_set_shape(out[0], x->dtype, 4, dims);
+	n->run = run_gridsample;
+	return 0;
+}

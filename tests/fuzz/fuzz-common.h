@@ -1,0 +1,44 @@
+/*
+ * Shared by the libFuzzer targets: the readers take paths, so each input is
+ * written to a file first (a memfd: no disk traffic, a regular file to the
+ * reader, whose folder is /proc/self/fd).
+ */
+#ifndef GC_FUZZ_COMMON_H
+#define GC_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Writes data to a fresh file; -> its fd (close it after), path in buf. */
+static int fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len)
+{
+	int fd = memfd_create("graphcc-fuzz", 0);
+	if (fd < 0) {
+		perror("memfd_create");
+		abort();
+	}
+	size_t off = 0;
+	while (off < size) {
+		ssize_t w = write(fd, data + off, size - off);
+		if (w <= 0) {
+			perror("write");
+			abort();
+		}
+		off += (size_t)w;
+	}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+/* Inputs are small; keep what a reader may allocate small too, so that a
+ * legitimate "too big" refusal is fast rather than an out-of-memory kill. */
+static void fuzz_limits(void)
+{
+	setenv("GRAPHCC_MAX_BYTES", "67108864", 0);
+}
+
+#endif

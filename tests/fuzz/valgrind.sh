@@ -1,0 +1,77 @@
+#!/bin/sh
+# make valgrind: representative graphcc commands under valgrind, each
+# required to give its usual exit status with zero valgrind errors and zero
+# definitely-lost bytes (--errors-for-leak-kinds=definite: a definite leak
+# is an error, exit 99). Uses the models `make test` generated
+# (BUILD/e2e/models) and the demo.
+#   tests/fuzz/valgrind.sh GRAPHCC WORKDIR
+set -u
+GRAPHCC=$(realpath "$1")
+WORK=$2
+BUILD=$(dirname "$(dirname "$GRAPHCC")")
+M=$BUILD/e2e/models
+PY=/usr/bin/python3
+unset GRAPHCC_OPS_PATH
+rm -rf "$WORK" && mkdir -p "$WORK"
+if [ ! -f "$M/torch/resnet18/model.onnx" ]; then
+	echo "valgrind: $M/torch/resnet18/model.onnx is missing: run make test (or make e2e) first" >&2
+	exit 1
+fi
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+DEMO_OPS=$BUILD/plugins/demo/demo.yaml
+LENET_OPS=$BUILD/plugins/seed-lenet/seed-lenet.yaml
+GCX_OPS=$BUILD/plugins/gcx-ops/gcx-ops.yaml
+$PY - "$WORK" <<'PYEOF'
+import sys, numpy as np, onnx
+m = onnx.load("models/demo/model.onnx")
+i = m.graph.input[0]
+shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+np.save(sys.argv[1] + "/demo-x.npy", np.random.default_rng(1).standard_normal(shape).astype(np.float32))
+np.save(sys.argv[1] + "/small-x.npy", np.ones((1, 3, 8, 8), np.float32))
+open(sys.argv[1] + "/demo-input", "w").write(i.name)
+open(sys.argv[1] + "/bad.npy", "wb").write(b"\x93NUMPY\x01\x00\xff\xff{'descr'")
+open(sys.argv[1] + "/bad.onnx", "wb").write(b"\x08\x07\x12\x05hello\x3a\xff\xff")
+PYEOF
+DEMO_IN=$(cat "$WORK/demo-input")
+
+passed=0 failed=0
+# vg NAME EXPECTED_EXIT ARGS...
+vg() {
+	name=$1 want=$2
+	shift 2
+	$VG "$GRAPHCC" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		passed=$((passed + 1)); echo "PASS valgrind/$name"
+	else
+		failed=$((failed + 1))
+		echo "FAIL valgrind/$name: exit $rc, expected $want (99: valgrind found errors or a leak)"
+		grep -v "^$" "$WORK/$name.err" | tail -25 | sed 's/^/    | /'
+	fi
+}
+vg resnet18-run 0 run "$M/torch/resnet18/model.onnx" --input "$M/torch/resnet18/input.npy" --output-dir "$WORK/out-resnet"
+vg resnet18-info 0 info "$M/torch/resnet18/model.onnx"
+vg resnet18-compile 0 compile "$M/torch/resnet18/model.onnx" -o "$WORK/resnet18.gcb"
+vg resnet18-gcb-run 0 run "$WORK/resnet18.gcb" --input "$M/torch/resnet18/input.npy" --output-dir "$WORK/out-gcb"
+vg resnet18-gcb-info 0 info "$WORK/resnet18.gcb"
+vg transformer-run 0 run "$M/torch/transformer/model.onnx" --input "$M/torch/transformer/input.npy" --output-dir "$WORK/out-tf"
+vg demo-check 0 check "$DEMO_OPS"
+vg lenet-check 0 check "$LENET_OPS"
+vg gcx-check 0 check "$GCX_OPS"
+vg demo-run 0 run models/demo/model.onnx --ops "$DEMO_OPS" --input "$DEMO_IN=$WORK/demo-x.npy" --output-dir "$WORK/out-demo"
+vg demo-compile 0 compile models/demo/model.onnx --ops "$DEMO_OPS" -o "$WORK/demo.gcb"
+vg demo-gcb-run 0 run "$WORK/demo.gcb" --input "$DEMO_IN=$WORK/demo-x.npy" --output-dir "$WORK/out-demo-gcb"
+vg demo-dot 0 dot models/demo/model.onnx --ops "$DEMO_OPS"
+vg op-conv 0 run "$M/ops/conv_1x1/model.onnx" --input "$M/ops/conv_1x1/input_0.npy" --output-dir "$WORK/out-conv"
+# refusals: exit 1, still no error and no leak on the way out
+vg refuse-demo-without-ops 1 info models/demo/model.onnx
+vg refuse-bad-model 1 compile "$WORK/bad.onnx"
+vg refuse-bad-npy 1 run "$M/torch/resnet18/model.onnx" --input "$WORK/bad.npy" --output-dir "$WORK/out-bad"
+vg refuse-wrong-shape 1 run "$M/torch/resnet18/model.onnx" --input "$WORK/small-x.npy" --output-dir "$WORK/out-bad"
+vg refuse-smaller-input 1 run models/demo/model.onnx --ops "$DEMO_OPS" --input "$DEMO_IN=$WORK/small-x.npy" --output-dir "$WORK/out-bad"
+vg pb-input 0 run "$M/torch/mlp/model.onnx" --input "$M/torch/mlp/input.pb" --output-dir "$WORK/out-mlp"
+vg refuse-missing-file 1 run "$WORK/nothing.gcb" --output-dir "$WORK/out-bad"
+vg refuse-bad-manifest 1 check "$WORK/bad.npy"
+vg usage 2 run
+echo "valgrind: $passed passed, $failed failed"
+[ "$failed" = 0 ]

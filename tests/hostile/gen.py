@@ -1,0 +1,447 @@
+#!/usr/bin/python3
+"""The hostile-input corpus: models, manifests, tensor files and compiled
+programs built to hurt a reader. Generated at test time (ONNX models through
+onnx.helper and protobuf, never hand-written bytes, except where the bytes are
+the point: truncations, bad headers).
+
+cases(work, graphcc) -> list of Case. Each case is one graphcc command that
+must exit 1, print a message naming the culprit (every string of `must`
+appears in stderr), write nothing to `outputs`, and finish within the time
+bound. tests/suites/hostile runs them.
+"""
+import ctypes
+import os
+import struct
+import subprocess
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = [helper.make_opsetid("", 13)]
+
+
+class Case:
+    def __init__(self, name, args, must, outputs):
+        self.name, self.args, self.must, self.outputs = name, args, must, outputs
+
+
+def _vi(name, shape, t=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def _model(nodes, inputs, outputs, inits=(), opsets=None):
+    g = helper.make_graph(nodes, "hostile", inputs, outputs, initializer=list(inits))
+    return helper.make_model(g, opset_imports=opsets or OPSET, producer_name="hostile")
+
+
+def _save(m, path):
+    # No checker: these models are wrong on purpose.
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    return path
+
+
+def _relu(shape=(1, 4)):
+    return _model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                  [_vi("x", list(shape))], [_vi("y", list(shape))])
+
+
+def _add_w(w, shape=(2, 3), name="w"):
+    """y = x + initializer w (w is a TensorProto built by the caller)."""
+    return _model([helper.make_node("Add", ["x", name], ["y"], name="add0")],
+                  [_vi("x", list(shape))], [_vi("y", list(shape))], inits=[w])
+
+
+def _tensor_raw(name, dims, raw, dt=TensorProto.FLOAT):
+    t = TensorProto()
+    t.name, t.data_type = name, dt
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+def model_cases(d):
+    """-> [(name, path, must)]: models refused by `graphcc compile`."""
+    out = []
+
+    def add(name, m, must=None):
+        out.append((name, _save(m, os.path.join(d, name.replace("/", "-") + ".onnx")), must))
+
+    good = _relu()
+    good_bytes = good.SerializeToString()
+    for frac in (0.1, 0.3, 0.5, 0.8, 0.95):
+        n = max(1, int(len(good_bytes) * frac))
+        p = os.path.join(d, "truncated-%d.onnx" % int(frac * 100))
+        with open(p, "wb") as f:
+            f.write(good_bytes[:n])
+        out.append(("model/truncated-%d" % int(frac * 100), p, None))
+    p = os.path.join(d, "empty.onnx")
+    open(p, "wb").close()
+    out.append(("model/empty", p, None))
+    p = os.path.join(d, "garbage.onnx")
+    with open(p, "wb") as f:
+        f.write(np.random.default_rng(8).integers(0, 256, 4096, dtype=np.uint8).tobytes())
+    out.append(("model/garbage", p, None))
+
+    add("model/oversized-dims", _relu((1 << 31, 1 << 31)))
+    add("model/dims-product-overflows", _relu((1 << 40, 1 << 40, 1 << 40)))
+    add("model/negative-dims", _relu((1, -5)))
+    add("model/rank-100", _relu((1,) * 100))
+    add("model/init-negative-dims",
+        _add_w(_tensor_raw("w", [2, -3], b"\0" * 24)), ["'w'"])
+    add("model/init-dims-overflow",
+        _add_w(_tensor_raw("w", [1 << 32, 1 << 32, 1 << 32], b"\0" * 24)), ["'w'"])
+    add("model/init-raw-short",
+        _add_w(_tensor_raw("w", [2, 3], b"\0" * 20)), ["'w'"])
+    add("model/init-raw-long",
+        _add_w(_tensor_raw("w", [2, 3], b"\0" * 28)), ["'w'"])
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2, 3], float_data=[1.0, 2.0])
+    add("model/init-float-data-short", _add_w(w), ["'w'"])
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1000000, 1000000],
+                    float_data=[1.0])
+    add("model/init-huge-float-data-short", _add_w(w), ["'w'"])
+    add("model/init-bad-dtype",
+        _add_w(_tensor_raw("w", [2, 3], b"\0" * 24, dt=999)), ["'w'"])
+    add("model/init-undefined-dtype",
+        _add_w(_tensor_raw("w", [2, 3], b"\0" * 24, dt=0)), ["'w'"])
+    w = helper.make_tensor("w", TensorProto.STRING, [2, 3], [b"a"] * 6)
+    add("model/init-string-into-add", _add_w(w), ["add0"])
+
+    # external data
+    def ext(name, location, offset=None, length=None, must=None, make_file=True):
+        t = TensorProto()
+        t.name, t.data_type = "w", TensorProto.FLOAT
+        t.dims.extend([2, 3])
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", location), ("offset", offset), ("length", length)):
+            if v is not None:
+                e = t.external_data.add()
+                e.key, e.value = k, str(v)
+        if make_file:
+            with open(os.path.join(d, "weights.bin"), "wb") as f:
+                f.write(b"\0" * 24)
+        add(name, _add_w(t), must or ["'w'"])
+
+    ext("model/external-escapes-dotdot", "../../../../../../etc/passwd")
+    ext("model/external-escapes-subdir", "sub/../../../etc/hostname")
+    ext("model/external-absolute", "/etc/passwd")
+    ext("model/external-missing", "no-such-file.bin")
+    ext("model/external-offset-past-end", "weights.bin", offset=1 << 40)
+    ext("model/external-length-wrong", "weights.bin", length=7)
+    ext("model/external-offset-not-number", "weights.bin", offset="12abc")
+    ext("model/external-negative-offset", "weights.bin", offset=-24)
+    ext("model/external-empty-location", "")
+    ext("model/external-is-directory", ".")
+    ext("model/external-dev-zero", "../../../../../../dev/zero")
+    os.makedirs(os.path.join(d, "ext-link"), exist_ok=True)
+    lnk = os.path.join(d, "ext-link", "evil.bin")
+    if not os.path.lexists(lnk):
+        os.symlink("/etc/passwd", lnk)
+    ext("model/external-symlink-escapes", "ext-link/evil.bin")
+
+    # graph structure
+    add("model/cyclic", _model(
+        [helper.make_node("Relu", ["b"], ["a"], name="n1"),
+         helper.make_node("Relu", ["a"], ["b"], name="n2"),
+         helper.make_node("Add", ["x", "b"], ["y"], name="n3")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]))
+    add("model/self-referencing", _model(
+        [helper.make_node("Add", ["x", "y"], ["y"], name="selfref")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]), ["selfref"])
+    add("model/undefined-input", _model(
+        [helper.make_node("Relu", ["nowhere"], ["y"], name="lost")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]), ["nowhere"])
+    add("model/output-never-produced", _model(
+        [helper.make_node("Relu", ["x"], ["z"], name="r")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]), ["'y'"])
+    add("model/duplicate-producer", _model(
+        [helper.make_node("Relu", ["x"], ["y"], name="p1"),
+         helper.make_node("Relu", ["x"], ["y"], name="p2")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]), ["'y'"])
+    attrs = {"a%d" % i: i for i in range(100000)}
+    add("model/huge-attribute-count", _model(
+        [helper.make_node("Relu", ["x"], ["y"], name="many", **attrs)],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]), ["many"])
+    add("model/attr-wrong-type", _model(
+        [helper.make_node("Transpose", ["x"], ["y"], name="tp", perm=1.5)],
+        [_vi("x", [1, 4])], [_vi("y", [4, 1])]), ["tp"])
+    add("model/transpose-perm-dup", _model(
+        [helper.make_node("Transpose", ["x"], ["y"], name="tp", perm=[0, 0])],
+        [_vi("x", [1, 4])], [_vi("y", [4, 1])]), ["tp"])
+    add("model/transpose-perm-huge", _model(
+        [helper.make_node("Transpose", ["x"], ["y"], name="tp", perm=[0, 1 << 40])],
+        [_vi("x", [1, 4])], [_vi("y", [4, 1])]), ["tp"])
+    add("model/concat-axis-out-of-range", _model(
+        [helper.make_node("Concat", ["x", "x"], ["y"], name="cat", axis=1 << 40)],
+        [_vi("x", [1, 4])], [_vi("y", [2, 4])]), ["cat"])
+    add("model/reshape-huge", _model(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])],
+        inits=[numpy_helper.from_array(np.array([1 << 40, 1 << 40], np.int64), "s")]), ["rs"])
+    add("model/reshape-two-minus-one", _model(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])],
+        inits=[numpy_helper.from_array(np.array([-1, -1], np.int64), "s")]), ["rs"])
+    add("model/expand-huge", _model(
+        [helper.make_node("Expand", ["x", "s"], ["y"], name="ex")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])],
+        inits=[numpy_helper.from_array(np.array([1 << 30, 1 << 30, 4], np.int64), "s")]), ["ex"])
+    add("model/constantofshape-huge", _model(
+        [helper.make_node("ConstantOfShape", ["s"], ["y"], name="cos")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])],
+        inits=[numpy_helper.from_array(np.array([1 << 62, 1 << 62], np.int64), "s")]), ["cos"])
+    add("model/matmul-mismatch", _model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])],
+        inits=[numpy_helper.from_array(np.zeros((5, 4), np.float32), "w")]), ["mm"])
+    add("model/conv-kernel-larger-than-input", _model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="cv")],
+        [_vi("x", [1, 1, 2, 2])], [_vi("y", [1, 1, 1, 1])],
+        inits=[numpy_helper.from_array(np.zeros((1, 1, 5, 5), np.float32), "w")]), ["cv"])
+    add("model/conv-zero-stride", _model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="cv", strides=[0, 0])],
+        [_vi("x", [1, 1, 4, 4])], [_vi("y", [1, 1, 4, 4])],
+        inits=[numpy_helper.from_array(np.zeros((1, 1, 1, 1), np.float32), "w")]), ["cv"])
+    add("model/slice-zero-step", _model(
+        [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="sl")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])],
+        inits=[numpy_helper.from_array(np.array([0], np.int64), n)
+               for n in ("st", "ax")] +
+              [numpy_helper.from_array(np.array([4], np.int64), "en"),
+               numpy_helper.from_array(np.array([0], np.int64), "sp")]), ["sl"])
+    add("model/gather-index-out-of-range", _model(
+        [helper.make_node("Gather", ["x", "i"], ["y"], name="ga", axis=1)],
+        [_vi("x", [1, 4])], [_vi("y", [1, 1])],
+        inits=[numpy_helper.from_array(np.array([1 << 40], np.int64), "i")]), ["ga"])
+    add("model/empty-op-type", _model(
+        [helper.make_node("", ["x"], ["y"], name="noop")],
+        [_vi("x", [1, 4])], [_vi("y", [1, 4])]), ["noop"])
+    add("model/input-bad-elem-type", _model(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        [_vi("x", [1, 4], t=999)], [_vi("y", [1, 4])]), ["'x'"])
+    return out
+
+
+MANIFEST_OK = """name: Hostile
+type: Hostile
+domain: org.hostile
+version: 1
+inputs: [{name: x, maxDims: 4}]
+outputs: [{name: y, maxDims: 4}]
+functionsLibrary: %s
+implementations:
+  - {backend: Interpreter, type: k, impl: %s}
+"""
+
+
+def manifest_cases(d):
+    out = []
+
+    def add(name, text, must=None):
+        p = os.path.join(d, name.replace("/", "-") + ".yaml")
+        with open(p, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode())
+        out.append(("manifest/" + name, p, must))
+
+    add("empty", "")
+    add("not-yaml", "name: [unclosed\n  type: {\n")
+    add("binary-garbage", np.random.default_rng(9).integers(0, 256, 2048,
+                                                            dtype=np.uint8).tobytes())
+    add("scalar-document", "42\n")
+    # billion laughs: aliases that expand exponentially
+    lol = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for i in range(1, 10):
+        lol.append("a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)))
+    add("billion-laughs", "\n".join(lol) + "\nname: *a9\n")
+    add("deep-nesting", "name: " + "[" * 10000 + "]" * 10000 + "\n")
+    add("functions-library-escapes",
+        MANIFEST_OK % ("../../../../../../../../etc/passwd", "lib/x.so"), ["functionsLibrary"])
+    add("functions-library-dev-zero",
+        MANIFEST_OK % ("/dev/zero", "/dev/zero"), ["/dev/zero"])
+    add("functions-library-directory", MANIFEST_OK % (".", "."))
+    add("functions-library-text-file", MANIFEST_OK % ("empty.yaml", "empty.yaml"), ["empty.yaml"])
+    add("maxdims-huge", (MANIFEST_OK % ("lib/f.so", "lib/k.so")).replace(
+        "maxDims: 4}]\nout", "maxDims: 99999999999999999999}]\nout"), ["maxDims"])
+    add("maxdims-negative", (MANIFEST_OK % ("lib/f.so", "lib/k.so")).replace(
+        "maxDims: 4}]\nout", "maxDims: -4}]\nout"), ["maxDims"])
+    many = "".join("  - {name: x%d, maxDims: 4}\n" % i for i in range(20000))
+    add("many-inputs", (MANIFEST_OK % ("lib/f.so", "lib/k.so")).replace(
+        "inputs: [{name: x, maxDims: 4}]\n", "inputs:\n" + many))
+    add("key-with-nul", b"name: Hos\x00tile\ntype: X\n")
+    add("huge-string", "name: " + "A" * (4 << 20) + "\n")
+    add("invalid-utf8", b"name: \xff\xfe\xfd\ntype: \xc3\x28\n")
+    add("many-documents", "---\n" * 50000)
+    add("version-huge", (MANIFEST_OK % ("lib/f.so", "lib/k.so")).replace(
+        "version: 1", "version: 1e400"), ["version"])
+    return out
+
+
+def _npy(header_dict, data=b"", magic=b"\x93NUMPY", ver=(1, 0), hlen=None):
+    h = header_dict.encode("latin1")
+    pad = 64 - (10 + len(h) + 1) % 64
+    h = h + b" " * (pad % 64) + b"\n"
+    n = len(h) if hlen is None else hlen
+    return magic + bytes(ver) + struct.pack("<H", n) + h + data
+
+
+def tensor_cases(d):
+    """-> [(name, path, must)]: input files refused by `graphcc run` of a
+    Relu model with input x: float32[1,4]."""
+    out = []
+
+    def add(name, data, ext="npy", must=None):
+        p = os.path.join(d, name.replace("/", "-") + "." + ext)
+        with open(p, "wb") as f:
+            f.write(data)
+        out.append(("tensor/" + name, p, must))
+
+    ok = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }"
+    add("npy-empty", b"")
+    add("npy-bad-magic", _npy(ok, b"\0" * 16, magic=b"\x93NUMPZ"))
+    add("npy-version-9", _npy(ok, b"\0" * 16, ver=(9, 0)))
+    add("npy-header-past-end", _npy(ok, b"", hlen=60000))
+    add("npy-truncated-header", _npy(ok, b"\0" * 16)[:20])
+    add("npy-data-short", _npy(ok, b"\0" * 15))
+    add("npy-shape-overflow", _npy(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }",
+        b"\0" * 16))
+    add("npy-shape-huge", _npy(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
+        b"\0" * 16))
+    add("npy-negative-shape", _npy(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 4), }", b"\0" * 16))
+    add("npy-fortran", _npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 4), }",
+                            b"\0" * 16))
+    add("npy-complex", _npy("{'descr': '<c16', 'fortran_order': False, 'shape': (1, 4), }",
+                            b"\0" * 64))
+    add("npy-object", _npy("{'descr': '|O', 'fortran_order': False, 'shape': (1, 4), }",
+                           b"\0" * 32))
+    add("npy-rank-1000", _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }"
+                              % ("1, " * 1000), b"\0" * 4))
+    add("npy-header-not-dict", _npy("[1, 2, 3]", b"\0" * 16))
+    add("npy-header-unterminated", _npy("{'descr': '<f4', 'shape': (1, 4", b"\0" * 16))
+    add("npy-wrong-dtype-for-model", _npy(
+        "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 4), }", b"\0" * 32), must=["'x'"])
+    # regression: graphcc run compiled with the file's values before
+    # checking its shape, and the kernels read past the smaller buffer
+    add("npy-smaller-than-model", _npy(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", b"\0" * 8), must=["'x'"])
+    add("npy-wrong-shape-for-model", _npy(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }", b"\0" * 32), must=["'x'"])
+
+    def pb(name, t):
+        add(name, t.SerializeToString(), ext="pb")
+
+    pb("pb-raw-short", _tensor_raw("x", [1, 4], b"\0" * 15))
+    pb("pb-dims-overflow", _tensor_raw("x", [1 << 40, 1 << 40], b"\0" * 16))
+    pb("pb-negative-dims", _tensor_raw("x", [-1, 4], b"\0" * 16))
+    pb("pb-bad-dtype", _tensor_raw("x", [1, 4], b"\0" * 16, dt=12345))
+    # regression (fuzz-pb): an empty string in string_data was copied from NULL
+    pb("pb-empty-string", TensorProto(name="x", data_type=TensorProto.STRING, dims=[1, 4],
+                                      string_data=[b"", b"a", b"", b"b"]))
+    good = _tensor_raw("x", [1, 4], b"\0" * 16).SerializeToString()
+    add("pb-truncated", good[:len(good) // 2], ext="pb")
+    add("pb-garbage", b"\xff" * 64, ext="pb")
+    return out
+
+
+def _xxh3(buf):
+    lib = ctypes.CDLL("libxxhash.so.0")
+    lib.XXH3_64bits.restype = ctypes.c_uint64
+    lib.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    return lib.XXH3_64bits(bytes(buf), len(buf))
+
+
+def program_cases(d, good_gcb):
+    """-> [(name, path, must)]: .gcb files refused by `graphcc run`, made
+    from a good one. Header: file_size @48, meta_offset/size/xxh3 @56/64/72,
+    weights_offset/size/xxh3 @80/88/96."""
+    out = []
+    with open(good_gcb, "rb") as f:
+        g = bytearray(f.read())
+
+    def add(name, data):
+        p = os.path.join(d, name + ".gcb")
+        with open(p, "wb") as f:
+            f.write(bytes(data))
+        out.append(("program/" + name, p, None))
+
+    def u64(b, off, v):
+        b = bytearray(b)
+        struct.pack_into("<Q", b, off, v & (2**64 - 1))
+        return b
+
+    def rehash(b):
+        mo, ms = struct.unpack_from("<QQ", b, 56)
+        wo, ws = struct.unpack_from("<QQ", b, 80)
+        b = u64(b, 72, _xxh3(b[mo:mo + ms]))
+        return u64(b, 96, _xxh3(b[wo:wo + ws]))
+
+    mo, ms = struct.unpack_from("<QQ", g, 56)
+    for frac in (0.0, 0.05, 0.5, 0.99):
+        add("truncated-%d" % int(frac * 100), g[:int(len(g) * frac)] if frac else g[:64])
+    add("bad-magic", b"XXXXXXXX" + g[8:])
+    b = bytearray(g)
+    struct.pack_into("<I", b, 8, 99)
+    add("version-99", b)
+    add("meta-flipped", bytes(g[:mo + 10]) + bytes([g[mo + 10] ^ 0xff]) + bytes(g[mo + 11:]))
+    add("meta-offset-past-end", u64(g, 56, 1 << 62))
+    add("meta-size-overflows", u64(g, 64, 2**64 - 8))
+    add("weights-offset-wraps", u64(g, 80, 2**64 - 64))
+    add("file-size-lies", u64(g, 48, len(g) * 2))
+    # Deeper: a valid checksum over a META whose counts lie.
+    add("strtab-size-huge", rehash(bytes(g[:mo]) + struct.pack("<I", 0xfffffff0) + bytes(g[mo + 4:])))
+    st = struct.unpack_from("<I", g, mo)[0]
+    lib_off = mo + 4 + st
+    add("library-count-huge", rehash(bytes(g[:lib_off]) + struct.pack("<I", 0x7fffffff)
+                                     + bytes(g[lib_off + 4:])))
+    # Every byte of META in turn set to 0xff would be too many runs: a few
+    # spread positions, each with a recomputed checksum.
+    for k in range(1, 9):
+        pos = mo + 4 + st + (ms - 4 - st) * k // 9
+        b = bytearray(g)
+        b[pos:pos + 4] = b"\xff\xff\xff\x7f"
+        add("meta-field-%d" % k, rehash(b))
+    return out
+
+
+def cases(work, graphcc):
+    """Builds the corpus under work/corpus; -> [Case]."""
+    d = os.path.join(work, "corpus")
+    os.makedirs(os.path.join(d, "models"), exist_ok=True)
+    os.makedirs(os.path.join(d, "manifests", "lib"), exist_ok=True)
+    os.makedirs(os.path.join(d, "tensors"), exist_ok=True)
+    os.makedirs(os.path.join(d, "programs"), exist_ok=True)
+    out_dir = os.path.join(work, "out")
+    gcb_dir = os.path.join(work, "gcb-out")
+    os.makedirs(gcb_dir, exist_ok=True)
+    gcb_out = os.path.join(gcb_dir, "out.gcb")
+    res = []
+    for name, path, must in model_cases(os.path.join(d, "models")):
+        # A message about one node names the node; any other names the file.
+        res.append(Case(name, ["compile", path, "-o", gcb_out],
+                        must or [os.path.basename(path)], [gcb_out]))
+    for name, path, must in manifest_cases(os.path.join(d, "manifests")):
+        res.append(Case(name, ["check", path], [os.path.basename(path)] + (must or []), []))
+    relu = _save(_relu(), os.path.join(d, "relu.onnx"))
+    for name, path, must in tensor_cases(os.path.join(d, "tensors")):
+        res.append(Case(name, ["run", relu, "--input", "x=" + path, "--output-dir", out_dir],
+                        [os.path.basename(path)] + (must or []), [out_dir]))
+    # A good program to corrupt: conv + relu with weights.
+    m = _model([helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv"),
+                helper.make_node("Relu", ["c"], ["y"], name="relu")],
+               [_vi("x", [1, 2, 5, 5])], [_vi("y", [1, 3, 3, 3])],
+               inits=[numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "w"),
+                      numpy_helper.from_array(np.ones(3, np.float32), "b")])
+    conv = _save(m, os.path.join(d, "conv.onnx"))
+    good = os.path.join(d, "conv.gcb")
+    r = subprocess.run([graphcc, "compile", conv, "-o", good], capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("cannot compile the base program: " + r.stderr.decode())
+    x = os.path.join(d, "x.npy")
+    np.save(x, np.ones((1, 2, 5, 5), np.float32))
+    for name, path, must in program_cases(os.path.join(d, "programs"), good):
+        res.append(Case(name, ["run", path, "--input", "x=" + x, "--output-dir", out_dir],
+                        [os.path.basename(path)] + (must or []), [out_dir]))
+    return res
