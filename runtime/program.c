@@ -1,12 +1,14 @@
 /* Programs: lifetime, description and the memory plan. */
 #include "program-impl.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "alloc.h"
 #include "custom.h"
+#include "fileio.h"
 
 #define ARENA_ALIGN 64
 
@@ -264,6 +266,19 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 			peak = off + iv[i].size;
 	}
 	p->arena_bytes = peak;
+	if (peak > gc_limit_bytes()) {
+		gc_free(alias);
+		gc_free(is_input);
+		gc_free(first);
+		gc_free(last);
+		gc_free(iv);
+		gc_free(placed);
+		return gc_error_set(err, GC_ELIMIT,
+				    "the program needs an activation arena of %" PRIu64
+				    " bytes, over the limit of %" PRIu64 " (set GRAPHCC_MAX_BYTES to "
+				    "allow more)",
+				    peak, gc_limit_bytes());
+	}
 	for (int32_t t = 0; t < nt; t++) {
 		int32_t root = t;
 		while (alias[root] >= 0)

@@ -10,6 +10,7 @@
 
 #include "alloc.h"
 #include "blas.h"
+#include "fileio.h"
 #include "crash.h"
 #include "program-impl.h"
 #include "session-impl.h"
@@ -33,10 +34,12 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 	s->tensors = gc_calloc((size_t)p->n_tensors + 1, sizeof *s->tensors);
 	s->ptrs = gc_calloc(n_ptrs + 1, sizeof *s->ptrs);
 	s->ptr_start = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->ptr_start);
-	if (p->arena_bytes > SIZE_MAX - 64) {
+	if (p->arena_bytes > SIZE_MAX - 64 || p->arena_bytes > gc_limit_bytes()) {
 		gc_session_free(s);
-		return gc_error_set(err, GC_ELIMIT, "arena of %" PRIu64 " bytes is too large",
-				    p->arena_bytes);
+		return gc_error_set(err, GC_ELIMIT,
+				    "the program needs an activation arena of %" PRIu64
+				    " bytes, over the limit of %" PRIu64 " (GRAPHCC_MAX_BYTES)",
+				    p->arena_bytes, gc_limit_bytes());
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
 	s->arena = arena ? aligned_alloc(64, arena) : NULL;

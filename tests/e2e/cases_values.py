@@ -100,4 +100,37 @@ def cases(ctx):
             e = float(np.abs(got - want).max())
             return run.Result(e <= 1e-4 * float(np.abs(want).max()), "maxerr %.1e" % e)
         out.append(("values/no-fold/" + m, nofold))
+    out.append(_arena_case(ctx))
     return out
+
+
+def _arena_case(ctx):
+    """The arena cap: every tensor fits under GRAPHCC_MAX_BYTES, but the
+    arena they need together does not; refused with the sizes named."""
+    def fn():
+        import onnx
+        from onnx import helper, TensorProto as TP
+        d = os.path.join(ctx.work, "values", "arena-cap")
+        os.makedirs(d, exist_ok=True)
+        nodes = [helper.make_node(op, ["x"], ["y%d" % i]) for i, op in
+                 enumerate(["Relu", "Neg", "Exp"])]
+        g = helper.make_graph(nodes, "arena", [helper.make_tensor_value_info("x", TP.FLOAT,
+                                                                             [1000, 1000])],
+                              [helper.make_tensor_value_info("y%d" % i, TP.FLOAT, [1000, 1000])
+                               for i in range(3)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        model = os.path.join(d, "model.onnx")
+        onnx.save(m, model)
+        x = os.path.join(d, "x.npy")
+        np.save(x, np.zeros((1000, 1000), np.float32))
+        od = run.fresh_dir(os.path.join(ctx.out, "values", "arena-cap"))
+        env = dict(run.ENV, GRAPHCC_MAX_BYTES="10000000")
+        import subprocess
+        p = subprocess.run([ctx.graphcc, "run", model, "--input", "x=" + x, "--output-dir", od],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60)
+        err = p.stderr.decode()
+        ok = p.returncode == 1 and "arena" in err and "GRAPHCC_MAX_BYTES" in err and \
+            not os.listdir(od)
+        return run.Result(ok, err.strip()[:150], err)
+    return ("values/limits/arena-cap", fn)
+
