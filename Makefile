@@ -12,6 +12,12 @@ SAN     ?=
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -g $(OPT) -fPIC \
 	-Iinclude -I$(B)/gen -MMD -MP
+ifeq ($(SAN),thread)
+CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer
+LDSAN := -fsanitize=thread
+# OpenBLAS is not instrumented (see the file); halt on the first real race.
+export TSAN_OPTIONS := suppressions=$(abspath tests/tsan.supp) halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)
+endif
 ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDSAN := -fsanitize=address,undefined
@@ -72,7 +78,7 @@ test-packages:
 
 help:
 	@echo "make            build $(GRAPHCC), libraries and plugins"
-	@echo "make test       install missing deps, build, run all tests (SAN=1: sanitizers)"
+	@echo "make test       install missing deps, build, run all tests (SAN=1: ASan+UBSan, SAN=thread: TSan)"
 	@echo "make unit       run the C unit tests only"
 	@echo "make e2e        run the end-to-end tests only (models, CLI, malformed inputs)"
 	@echo "make demo       install missing deps, build, run the demo model"

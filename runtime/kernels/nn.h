@@ -89,7 +89,9 @@ void *gc_nn_state(gc_kctx *k, gc_node *n, size_t size);
  * (picked once at load time through an ifunc), and at -O3 so that GCC
  * vectorises them: the build's -O2 leaves loops of unknown length scalar.
  */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* (Not under ThreadSanitizer: ifunc resolvers run before its runtime starts.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+	!defined(__SANITIZE_THREAD__)
 #define GC_NN_SIMD __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define GC_NN_O3 _Pragma("GCC optimize(\"O3\", \"fp-contract=fast\")")
 #else

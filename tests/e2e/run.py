@@ -46,7 +46,7 @@ TORCH_REL = 1e-4
 SANITIZER_RC = 86
 # abort, SIGFPE, SIGKILL, SIGSEGV (as a shell reports them), sanitizer report
 CRASH_CODES = {134, 136, 137, 139, SANITIZER_RC}
-SANITIZER_RE = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error: |"
+SANITIZER_RE = re.compile(r"ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error: |"
                           r"UndefinedBehaviorSanitizer")
 ENV = dict(os.environ)
 # Cases say which packages they load; a user's own setting must not leak in.
