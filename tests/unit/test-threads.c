@@ -4,7 +4,11 @@
  * execution state and belongs to one thread at a time). */
 #include <graphcc/graphcc.h>
 
+#include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -151,4 +155,78 @@ static void test_one_program_many_threads(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_one_program_many_threads))
+/* Package loading from several threads at once: each thread loads the
+ * same package into its own registry (sharing the libraries, which are
+ * reference counted under a lock) and binds a custom node with it. */
+typedef struct loader {
+	const char *manifest;
+	int rc;
+	char msg[GC_ERROR_MSG_MAX];
+	float y[4];
+} loader;
+
+static void *load_and_run(void *arg)
+{
+	loader *l = arg;
+	gc_error err = { 0 };
+	gc_registry *r = gc_registry_new();
+	gc_graph *g = gc_graph_new("threads");
+	gc_program *p = NULL;
+	gc_session *s = NULL;
+	int64_t d[1] = { 4 };
+	gc_attr at[] = { { .name = "alpha", .type = GC_ATTR_FLOAT, .v.f = 2.0f } };
+	const char *in[] = { "x" }, *out[] = { "y" };
+	float x[4] = { -1, 0, 0.5f, 3 };
+	gc_tensor xt = { .data = x, .dims = { 4 }, .rank = 1, .dtype = GC_DTYPE_FLOAT };
+	gc_compile_options opt = { .registry = r };
+	l->rc = gc_registry_load(r, l->manifest, &err) ||
+		gc_graph_set_opset(g, "", 13, &err) ||
+		gc_graph_set_opset(g, "org.glow.lenet", 1, &err) ||
+		gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err) ||
+		gc_graph_add_node(g, "st", "org.glow.lenet", "ScaledTanh", 1, in, 1, out, 1, at,
+				  &err) ||
+		gc_graph_add_output(g, "y", &err) || gc_compile(g, &opt, &p, &err) ||
+		gc_session_new(p, NULL, &s, &err) || gc_session_set_input(s, 0, &xt, &err) ||
+		gc_session_run(s, &err);
+	if (!l->rc)
+		memcpy(l->y, gc_session_output(s, 0)->data, sizeof l->y);
+	memcpy(l->msg, err.msg, sizeof l->msg);
+	gc_session_free(s);
+	gc_program_free(p);
+	gc_graph_free(g);
+	gc_registry_free(r);
+	return NULL;
+}
+
+static void test_package_loading_many_threads(void)
+{
+	/* build/tests/test-threads -> build/plugins/seed-lenet/seed-lenet.yaml */
+	char exe[4096], manifest[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	CHECK(n > 0);
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(manifest, sizeof manifest, "%s/../plugins/seed-lenet/seed-lenet.yaml", exe);
+	enum { N = 4 };
+	pthread_t th[N];
+	loader l[N];
+	for (int i = 0; i < N; i++) {
+		memset(&l[i], 0, sizeof l[i]);
+		l[i].manifest = manifest;
+		CHECK_INT(pthread_create(&th[i], NULL, load_and_run, &l[i]), 0);
+	}
+	for (int i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < N; i++) {
+		if (l[i].rc)
+			fprintf(stderr, "thread %d: %s\n", i, l[i].msg);
+		CHECK_INT(l[i].rc, 0);
+		/* seed-lenet's ScaledTanh: alpha * tanh(beta * x), beta default 0.6667 */
+		for (int k = 0; k < 4; k++) {
+			float xs[4] = { -1, 0, 0.5f, 3 };
+			CHECK_NEAR(l[i].y[k], 2.0 * tanh(0.6667 * xs[k]), 1e-5);
+		}
+	}
+}
+
+TEST_MAIN(TEST(test_one_program_many_threads), TEST(test_package_loading_many_threads))
