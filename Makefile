@@ -179,4 +179,4 @@ format:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null) $(wildcard $(B)/tests/*.d)
