@@ -26,6 +26,10 @@ typedef struct gc_edit {
 	int32_t n_removed;
 } gc_edit;
 
+/* A deep copy of g (values, nodes, attributes, constants, opsets, inputs,
+ * outputs; subgraphs are shared, not copied) for passes to rewrite. */
+gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err);
+
 /*
  * A copy of g for the passes that shares g's initializer data instead of
  * copying it (for resnet18, 45 MB and about 45 ms of first-touched pages):

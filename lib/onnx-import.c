@@ -208,8 +208,6 @@ static int import_node(importer *im, gc_graph *g, const Onnx__NodeProto *np, siz
 	for (size_t i = 0; i < na && !rc; i++)
 		rc = import_attr(im, g, label, np->attribute[i], &attrs[i], scratch, &n_scratch);
 	if (!rc) {
-		char name[32];
-		snprintf(name, sizeof name, "#%zu", index);
 		rc = gc_graph_add_node(g, np->name && np->name[0] ? np->name : "", np->domain, op,
 				       (int32_t)np->n_input, (const char *const *)np->input,
 				       (int32_t)np->n_output, (const char *const *)np->output,

@@ -32,8 +32,4 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 		     void (*report)(void *user, const char *pass, int32_t changed), void *user,
 		     gc_error *err);
 
-/* A deep copy of g (values, nodes, attributes, constants, opsets, inputs,
- * outputs; subgraphs are shared, not copied) for passes to rewrite. */
-gc_graph *gc_graph_clone(const gc_graph *g, gc_error *err);
-
 #endif

@@ -256,6 +256,11 @@ def cases(ctx):
     out.append(refusal(ctx, "usage/shape-on-gcb",
                        ["run", os.path.join(ctx.work, "example.gcb"), "--shape", "x=1x2"],
                        ["--shape"], expect=2))
+    # --ops means nothing for a compiled program: its kernels are recorded
+    out.append(refusal(ctx, "usage/ops-on-gcb",
+                       ["run", os.path.join(ctx.work, "example.gcb"), "--ops",
+                        os.path.join(ctx.plugins, "seed-lenet", "seed-lenet.yaml")],
+                       ["--ops", "already compiled"], expect=2))
     out += runtime_alone(ctx)
 
     def example():

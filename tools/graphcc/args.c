@@ -7,16 +7,11 @@
 
 #include "cli.h"
 
-int cli_parse_shape(const char *arg, gc_shape_override *o)
+int cli_parse_shape(const char *arg, gc_shape_override *o, char *name, size_t len)
 {
 	const char *eq = strrchr(arg, '=');
-	if (!eq || eq == arg || !eq[1])
+	if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= len)
 		return -1;
-	static char names[MAX_ARGS][256];
-	static int used;
-	if (used >= MAX_ARGS || (size_t)(eq - arg) >= sizeof names[0])
-		return -1;
-	char *name = names[used++];
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = 0;
 	o->name = name;
@@ -165,7 +160,9 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 			o->ops[o->n_ops++] = val;
 			break;
 		case OPT_SHAPE:
-			if (o->n_shapes == MAX_ARGS || cli_parse_shape(val, &o->shapes[o->n_shapes]))
+			if (o->n_shapes == MAX_ARGS ||
+			    cli_parse_shape(val, &o->shapes[o->n_shapes], o->shape_names[o->n_shapes],
+					    sizeof o->shape_names[0]))
 				return cli_usage("--shape %s: expected NAME=DIMS, e.g. x=1x3x224x224",
 						 val);
 			o->n_shapes++;
@@ -206,4 +203,23 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
 	}
 	*out = r;
 	return 0;
+}
+
+bool cli_is_program(const char *path)
+{
+	return gc_is_program_file(path) || ends_with(path, ".gcb");
+}
+
+int cli_program_options(const char *cmd, const cli_opts *o)
+{
+	const char *opt = o->n_ops	     ? "--ops"
+			  : o->n_shapes	     ? "--shape"
+			  : o->no_fold	     ? "--no-fold"
+			  : o->no_optimize ? "--no-optimize"
+					     : NULL;
+	if (!opt)
+		return 0;
+	return cli_usage("%s: %s applies when compiling; %s is already compiled (its kernels "
+			 "and shapes are recorded in it)",
+			 cmd, opt, o->model);
 }

@@ -40,6 +40,7 @@ typedef struct cli_opts {
 	cli_input inputs[MAX_ARGS];
 	int n_inputs;
 	gc_shape_override shapes[MAX_ARGS];
+	char shape_names[MAX_ARGS][256]; /* shapes[i].name points here */
 	int n_shapes;
 	const char *output_dir;
 	int threads;
@@ -70,8 +71,15 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err);
 void cli_note(void *user, const char *msg);
 /* One line per custom node of p (its binding); returns how many. */
 int cli_print_bindings(const gc_program *p, FILE *out);
-/* Parses "NAME=1x3x224x224". */
-int cli_parse_shape(const char *arg, gc_shape_override *o);
+/* Parses "NAME=1x3x224x224"; the name is copied into name (len bytes). */
+int cli_parse_shape(const char *arg, gc_shape_override *o, char *name, size_t len);
+/* Whether path is a compiled program (.gcb: by its magic, or by its name
+ * when it is not readable as one, so the loader says what is wrong). */
+bool cli_is_program(const char *path);
+/* For a compiled program: refuses the options that only mean something
+ * when compiling (--ops, --shape, --no-fold, --no-optimize), naming them.
+ * Returns 0 or a usage exit status. */
+int cli_program_options(const char *cmd, const cli_opts *o);
 /* Reads a .npy or .pb tensor file. */
 int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err);
 

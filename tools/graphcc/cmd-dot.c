@@ -432,12 +432,10 @@ int cmd_dot(int argc, char **argv)
 	gc_registry *reg = NULL;
 	gc_graph *g = NULL;
 	gc_program *p = NULL;
-	size_t ml = strlen(o.model);
-	if (gc_is_program_file(o.model) || (ml > 4 && !strcmp(o.model + ml - 4, ".gcb"))) {
-		/* A compiled program: drawn as it was compiled (--ops is not needed). */
-		if (o.n_shapes)
-			return cli_usage("dot: --shape applies when compiling; %s is already compiled",
-					 o.model);
+	if (cli_is_program(o.model)) {
+		/* A compiled program: drawn as it was compiled. */
+		if ((rc = cli_program_options("dot", &o)))
+			return rc;
 		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
 		if (gc_program_load(o.model, &lo, &p, &err)) {
 			cli_error("%s", err.msg);

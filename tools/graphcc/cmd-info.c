@@ -125,9 +125,8 @@ int cmd_info(int argc, char **argv)
 	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
 	if (rc)
 		return rc;
-	size_t ml = strlen(o.model);
-	if (gc_is_program_file(o.model) || (ml > 4 && !strcmp(o.model + ml - 4, ".gcb")))
-		return info_program(&o);
+	if (cli_is_program(o.model))
+		return (rc = cli_program_options("info", &o)) ? rc : info_program(&o);
 	gc_error err = { 0 };
 	gc_graph *g = NULL;
 	gc_registry *reg = NULL;

@@ -244,16 +244,12 @@ int cmd_run(int argc, char **argv)
 	int bound[MAX_ARGS]; /* model input index of each --input */
 	memset(files, 0, sizeof files);
 	int n_files = 0;
-	size_t ml = strlen(o.model);
-	bool gcb = gc_is_program_file(o.model) || (ml > 4 && !strcmp(o.model + ml - 4, ".gcb"));
+	bool gcb = cli_is_program(o.model);
 
 	if (gcb) {
 		/* A compiled program runs through the runtime alone. */
-		if (o.n_shapes || o.no_fold || o.no_optimize)
-			return cli_usage("run: --shape, --no-fold and --no-optimize apply when "
-					 "compiling; %s is "
-					 "already compiled",
-					 o.model);
+		if ((rc = cli_program_options("run", &o)))
+			return rc;
 		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
 		model_inputs m = { 0 };
 		if (gc_program_load(o.model, &lo, &p, &err))
