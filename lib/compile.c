@@ -14,8 +14,10 @@
 #include "../runtime/crash.h"
 #include "../runtime/custom.h"
 #include "../runtime/fileio.h"
+#include "../runtime/kernels/control.h"
 #include "../runtime/ops.h"
 #include "../runtime/program-impl.h"
+#include "../runtime/value.h"
 #include "bind-custom.h"
 #include "graph-edit.h"
 #include "graph-impl.h"
@@ -30,18 +32,124 @@ typedef struct vstate {
 	bool is_const;	    /* a constant (initializer or folded): t.data is its value;
 			       otherwise t.data, when set, is a value known at compile
 			       time that a node still computes at run time */
+	bool dynamic;	    /* session storage: a shape only known at run time (t.rank
+			       GC_RANK_DYNAMIC, t.dtype maybe UNDEFINED), or a sequence
+			       or optional value */
+	bool outer;	    /* a subgraph's read of an enclosing graph's tensor */
 	int32_t ptensor;    /* index in the program, or -1 */
 	const char *name;
 } vstate;
 
-typedef struct compiler {
+typedef struct compiler compiler;
+struct compiler {
 	const gc_graph *g;
 	const gc_compile_options *opt;
 	gc_program *p;
 	gc_error *err;
-	vstate *vs;
+	vstate *vs;	   /* the graph's values, then names read from enclosing
+			      graphs and unnamed outputs of control-flow nodes */
+	int32_t n_vs, cap_vs;
 	int32_t *kept; /* graph node index of each program node */
-} compiler;
+	/* A subgraph: the compiler of the graph that holds it, and the values it
+	 * reads from there (its inputs after its own, in this order). */
+	compiler *parent;
+	int32_t *outer;
+	int32_t n_outer, cap_outer;
+	int depth;
+};
+
+static int compile_graph(compiler *c, const gc_graph *g, const gc_tensor *formal,
+			 int32_t n_formal);
+
+/* A tensor that only a plain tensor's shape makes dynamic (not a value). */
+static bool dyn_tensor(const vstate *s)
+{
+	return s->dynamic && !gc_dtype_is_value(s->t.dtype);
+}
+
+/* Frees what a program node holds (prepare's state, subprograms). */
+static void drop_node(gc_node *n)
+{
+	gc_node_release_state(n);
+	for (int32_t j = 0; j < n->n_sub; j++)
+		gc_program_free(n->sub[j]);
+	n->n_sub = 0;
+}
+
+/* A new entry in c->vs (not a value of the graph); -1 when out of memory. */
+static int32_t add_vstate(compiler *c, const char *name)
+{
+	if (c->n_vs == c->cap_vs) {
+		int32_t cap = c->cap_vs * 2 + 16;
+		vstate *vs = gc_realloc(c->vs, (size_t)cap * sizeof *vs);
+		if (!vs)
+			return -1;
+		c->vs = vs;
+		c->cap_vs = cap;
+	}
+	vstate *s = &c->vs[c->n_vs];
+	memset(s, 0, sizeof *s);
+	s->ptensor = -1;
+	s->name = name;
+	return c->n_vs++;
+}
+
+/* Whether value v is defined in c's own graph (or already resolved). */
+static bool defined_here(const compiler *c, int32_t v)
+{
+	if (v >= c->g->n_values || c->vs[v].outer)
+		return true;
+	const gc_value *gv = &c->g->values[v];
+	return gv->producer >= 0 || gv->is_input || gv->constant;
+}
+
+/*
+ * The tensor `name` as compiler c sees it: its own, or one of an enclosing
+ * graph (a constant there is a constant here; anything else becomes an
+ * input of this subgraph, read from the enclosing node). -1 when no graph
+ * defines it; -2 when out of memory.
+ */
+static int32_t resolve(compiler *c, const char *name)
+{
+	int32_t v = gc_graph_find(c->g, name);
+	if (v >= 0 && defined_here(c, v))
+		return v;
+	for (int32_t i = c->g->n_values; i < c->n_vs; i++)
+		if (c->vs[i].outer && !strcmp(c->vs[i].name, name))
+			return i;
+	if (!c->parent)
+		return -1;
+	int32_t pv = resolve(c->parent, name);
+	if (pv < 0)
+		return pv;
+	const vstate *src = &c->parent->vs[pv];
+	if (!src->shaped)
+		return -1; /* not bound yet: the enclosing graph's order is wrong */
+	if (v < 0 && (v = add_vstate(c, src->name)) < 0)
+		return -2;
+	vstate *d = &c->vs[v];
+	d->name = src->name; /* the enclosing graph's, which outlives this one */
+	d->t = src->t;
+	d->shaped = true;
+	d->dynamic = src->dynamic;
+	d->outer = true;
+	if (src->is_const) {
+		d->is_const = true;
+		d->borrowed = true; /* copied into this program if a node keeps it */
+		return v;
+	}
+	d->t.data = NULL; /* values only known at compile time stay the enclosing graph's */
+	if (c->n_outer == c->cap_outer) {
+		int32_t cap = c->cap_outer * 2 + 8;
+		int32_t *o = gc_realloc(c->outer, (size_t)cap * sizeof *o);
+		if (!o)
+			return -2;
+		c->outer = o;
+		c->cap_outer = cap;
+	}
+	c->outer[c->n_outer++] = v;
+	return v;
+}
 
 static int apply_shapes(compiler *c)
 {
@@ -153,6 +261,124 @@ static int unsupported(compiler *c, int32_t gi)
 			    c->g->origin, lb, n->op_type, n->domain);
 }
 
+/* Frees a subgraph compiler's working memory (not its program). */
+static void sub_free(compiler *sc)
+{
+	gc_free(sc->vs);
+	gc_free(sc->kept);
+	gc_free(sc->outer);
+}
+
+/*
+ * Makes the subprogram's reads of c's tensors inputs of pn (after its own,
+ * shared between its subprograms) and tells the subprogram where they are.
+ */
+static int link_outer(compiler *c, gc_node *pn, compiler *sc)
+{
+	gc_program *sp = sc->p;
+	sp->outer_slot = gc_pool_alloc(sp->pool, ((size_t)sc->n_outer + 1) * sizeof(int32_t));
+	int32_t *in = gc_pool_alloc(c->p->pool, ((size_t)pn->n_in + sc->n_outer + 1) * sizeof *in);
+	if (!sp->outer_slot || !in)
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	memcpy(in, pn->in, (size_t)pn->n_in * sizeof *in);
+	int32_t n_in = pn->n_in;
+	for (int32_t j = 0; j < sc->n_outer; j++) {
+		const char *name = sc->vs[sc->outer[j]].name;
+		int32_t v = resolve(c, name);
+		if (v == -2)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		if (v < 0)
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: node '%s' (%s): its subgraph reads '%s', which is not "
+					    "defined before it",
+					    c->g->origin, pn->name, pn->op_type, name);
+		int32_t slot = -1;
+		for (int32_t i = pn->n_explicit_in; i < n_in; i++)
+			if (in[i] == v)
+				slot = i;
+		if (slot < 0) {
+			slot = n_in;
+			in[n_in++] = v;
+		}
+		sp->outer_slot[j] = slot;
+	}
+	pn->in = in;
+	pn->n_in = n_in;
+	return 0;
+}
+
+/*
+ * Compiles the subgraphs of control-flow node pn: each into a subprogram
+ * whose inputs are the subgraph's own (typed from the node's inputs by
+ * gc_control_formal) then the enclosing tensors it reads by name. A value
+ * a loop carries whose shape the body changes becomes dynamic and the body
+ * is compiled again (gc_control_refine), at most once per input.
+ */
+static int compile_control(compiler *c, int32_t gi, gc_node *pn, gc_tensor *const *inp)
+{
+	const gc_graph *g = c->g;
+	char lb[300];
+	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
+	const char *const *names;
+	int32_t n_sub = gc_control_sub_names(pn, &names);
+	pn->n_explicit_in = pn->n_in;
+	pn->sub = gc_pool_alloc(c->p->pool, ((size_t)n_sub + 1) * sizeof *pn->sub);
+	if (!pn->sub)
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	memset(pn->sub, 0, ((size_t)n_sub + 1) * sizeof *pn->sub);
+	if (c->depth >= 64)
+		return gc_error_set(c->err, GC_ELIMIT, "%s: %s: subgraphs nest more than 64 deep",
+				    g->origin, gc_node_label(g, gi, lb, sizeof lb));
+	for (int32_t s = 0; s < n_sub; s++) {
+		const gc_attr *a = gc_attr_find(pn, names[s]);
+		if (!a || a->type != GC_ATTR_GRAPH || !a->v.g)
+			return gc_kerr(&k, GC_EINVAL, "attribute '%s' (a graph) is missing", names[s]);
+		const gc_graph *sg = a->v.g;
+		int32_t nf = sg->n_inputs;
+		gc_tensor *formal = gc_calloc((size_t)nf + 1, sizeof *formal);
+		if (!formal)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		int rc = gc_control_formal(&k, pn, inp, s, nf, formal);
+		for (int tries = 0; !rc; tries++) {
+			compiler sc = { .opt = c->opt, .err = c->err, .parent = c,
+					.depth = c->depth + 1 };
+			if ((rc = compile_graph(&sc, sg, formal, nf))) {
+				sub_free(&sc);
+				break;
+			}
+			bool again = false;
+			rc = gc_control_refine(&k, pn, s, sc.p, formal, &again);
+			if (!rc && again && tries <= nf) {
+				gc_program_free(sc.p);
+				sub_free(&sc);
+				continue;
+			}
+			if (!rc)
+				rc = link_outer(c, pn, &sc);
+			if (rc)
+				gc_program_free(sc.p);
+			else
+				pn->sub[pn->n_sub++] = sc.p;
+			sub_free(&sc);
+			break;
+		}
+		gc_free(formal);
+		if (rc)
+			return c->err->code ? c->err->code : rc;
+	}
+	return 0;
+}
+
+/* The program's own tensor for an unnamed output j of a control-flow node
+ * (its value is still needed: it is where a loop keeps what it carries). */
+static int32_t unnamed_output(compiler *c, const gc_node *pn, int j)
+{
+	char name[300];
+	snprintf(name, sizeof name, "%s:output%d", pn->name, j);
+	const char *nm = gc_pool_strdup(c->p->pool, name);
+	return nm ? add_vstate(c, nm) : -1;
+}
+
 /* Prepares one node; folds it when its value is known now. */
 static int bind_node(compiler *c, int32_t gi)
 {
@@ -180,17 +406,25 @@ static int bind_node(compiler *c, int32_t gi)
 	gc_node *pn = &c->p->nodes[c->p->n_nodes];
 	if (make_node(c, gi, op, pn))
 		return c->err->code;
+	bool control = gc_op_is_control(op);
 	/* Trailing unnamed outputs are not computed at all; the required ones
-	 * must be named; other unnamed optional outputs reach prepare as NULL. */
-	while (pn->n_out > 0 && pn->out[pn->n_out - 1] < 0 && pn->n_out > info->min_out)
+	 * must be named; other unnamed optional outputs reach prepare as NULL.
+	 * Control flow computes every output (a loop keeps what it carries in
+	 * them): unnamed ones get a tensor of their own. */
+	while (!control && pn->n_out > 0 && pn->out[pn->n_out - 1] < 0 && pn->n_out > info->min_out)
 		pn->n_out--;
-	for (int j = 0; j < pn->n_out; j++)
+	for (int j = 0; j < pn->n_out; j++) {
+		if (pn->out[j] < 0 && control && (pn->out[j] = unnamed_output(c, pn, j)) < 0) {
+			drop_node(pn);
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		}
 		if (pn->out[j] < 0 && j < info->min_out) {
 			rc = gc_error_set(c->err, GC_EINVAL, "%s: %s leaves its required output %d unnamed",
 					  g->origin, gc_node_label(g, gi, lb, sizeof lb), j);
-			gc_node_release_state(pn);
+			drop_node(pn);
 			return rc;
 		}
+	}
 	/* Only optional inputs may be left empty (""): kernels take the
 	 * required ones as given. */
 	for (int j = 0; !custom && j < pn->n_in && j < info->min_in; j++)
@@ -198,35 +432,79 @@ static int bind_node(compiler *c, int32_t gi)
 			rc = gc_error_set(c->err, GC_EINVAL,
 					  "%s: %s leaves its required input %d empty", g->origin,
 					  gc_node_label(g, gi, lb, sizeof lb), j);
-			gc_node_release_state(pn);
+			drop_node(pn);
 			return rc;
 		}
-
-	size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
-	gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + pn->n_in + 1,
-		  *cins = outs + pn->n_out + 1;
-	gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + pn->n_in + 1,
-		  **cinp = outp + pn->n_out + 1;
-	if (!ins || !inp) {
-		gc_free(ins);
-		gc_free(inp);
-		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
-	}
-	bool all_known = true, all_const = true;
+	/* Sequences and optionals go only to the ops made for them. */
+	bool any_dyn = false;
 	for (int j = 0; j < pn->n_in; j++) {
-		inp[j] = NULL;
 		if (pn->in[j] < 0)
 			continue;
-		ins[j] = c->vs[pn->in[j]].t;
-		inp[j] = &ins[j];
+		const vstate *vs = &c->vs[pn->in[j]];
+		any_dyn |= dyn_tensor(vs);
+		if ((gc_dtype_is_value(vs->t.dtype) && !gc_op_takes_values(op)) ||
+		    (custom && vs->dynamic)) {
+			rc = gc_error_set(c->err, GC_EUNSUPPORTED,
+					  "%s: %s: input %d ('%s') is %s%s; %s", g->origin,
+					  gc_node_label(g, gi, lb, sizeof lb), j, vs->name,
+					  gc_dtype_is_value(vs->t.dtype) ? "a " : "a tensor whose shape is "
+									     "only known at run time, ",
+					  gc_dtype_is_value(vs->t.dtype) ? gc_dtype_name(vs->t.dtype) : "",
+					  custom ? "op packages take tensors of known shapes"
+						 : "this op takes tensors");
+			drop_node(pn);
+			return rc;
+		}
+	}
+
+	size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
+	gc_tensor *ins = NULL, *outs, *cins;
+	gc_tensor **inp = NULL, **outp, **cinp;
+	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
+	bool reprepare = false;
+	for (int pass = 0; pass < 2; pass++) {
+		gc_free(ins);
+		gc_free(inp);
+		ins = gc_calloc(nio, sizeof *ins);
+		inp = gc_calloc(nio, sizeof *inp);
+		if (!ins || !inp) {
+			gc_free(ins);
+			gc_free(inp);
+			drop_node(pn);
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		}
+		outs = ins + pn->n_in + 1;
+		cins = outs + pn->n_out + 1;
+		outp = inp + pn->n_in + 1;
+		cinp = outp + pn->n_out + 1;
+		for (int j = 0; j < pn->n_in; j++) {
+			inp[j] = NULL;
+			if (pn->in[j] < 0)
+				continue;
+			ins[j] = c->vs[pn->in[j]].t;
+			inp[j] = &ins[j];
+		}
+		if (pass || !control)
+			break;
+		/* Control flow: compile the subgraphs; the tensors they read by
+		 * name join the node's inputs (so the arrays are made again). */
+		if ((rc = compile_control(c, gi, pn, inp)))
+			goto fail;
+		nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
+	}
+	bool all_known = true, all_const = true, any_value = false;
+	for (int j = 0; j < pn->n_in; j++) {
+		if (pn->in[j] < 0)
+			continue;
+		const vstate *vs = &c->vs[pn->in[j]];
 		all_known &= ins[j].data != NULL;
-		all_const &= c->vs[pn->in[j]].is_const;
+		all_const &= vs->is_const;
+		any_value |= vs->dynamic;
 	}
 	for (int j = 0; j < pn->n_out; j++) {
 		memset(&outs[j], 0, sizeof outs[j]);
 		outp[j] = pn->out[j] >= 0 ? &outs[j] : NULL;
 	}
-	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
 	gc_prepare_fn prepare = info->prepare;
 	if (custom) {
 		/* Package functions see the values of constants (initializers)
@@ -245,18 +523,56 @@ static int bind_node(compiler *c, int32_t gi)
 		if (rc)
 			goto fail;
 		rc = gc_custom_prepare(&k, pn, cinp, outp);
+	} else if (any_dyn && !gc_op_takes_dynamic(op)) {
+		/* An input's shape is only known at run time: so is this node's. */
+		reprepare = true;
+		rc = 0;
 	} else {
 		rc = prepare(&k, pn, inp, outp);
+		if (rc && k.need_value) {
+			/* It needs a value computed at run time: prepare it then. */
+			gc_node_release_state(pn);
+			pn->run = NULL;
+			pn->scratch_bytes = 0;
+			pn->inplace_ok = false;
+			c->err->code = 0;
+			c->err->msg[0] = 0;
+			reprepare = true;
+			rc = 0;
+		}
 	}
-	if (!rc && !pn->run)
+	if (!rc && !reprepare && !pn->run)
 		rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)
 		goto fail;
-	bool outs_known = true;
+	bool outs_known = !reprepare, outs_dynamic = reprepare;
 	for (int j = 0; j < pn->n_out; j++) {
 		gc_tensor *o = &outs[j];
 		if (!outp[j])
 			continue;
+		const gc_value *gv = pn->out[j] < g->n_values ? &g->values[pn->out[j]] : NULL;
+		gc_dtype declared = gv && gv->has_info ? gv->dtype : GC_DTYPE_UNDEFINED;
+		if (reprepare) {
+			*o = (gc_tensor){ .dtype = declared, .rank = GC_RANK_DYNAMIC };
+			continue;
+		}
+		if (gc_dtype_is_value(o->dtype) || o->rank == GC_RANK_DYNAMIC) {
+			/* A sequence or optional, or a shape the kernel finds out. */
+			if (declared != GC_DTYPE_UNDEFINED && !gc_value_type_fits(o->dtype, declared)) {
+				rc = gc_kerr(&k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
+					     gv->name, gc_dtype_name(o->dtype), gc_dtype_name(declared));
+				goto fail;
+			}
+			if (o->dtype == GC_DTYPE_UNDEFINED ||
+			    (gc_dtype_is_value(o->dtype) && !(o->dtype & GC_DTYPE_ELEM_MASK)))
+				o->dtype = declared ? declared : o->dtype;
+			if (gc_dtype_is_value(o->dtype))
+				o->rank = 0;
+			o->data = NULL;
+			outs_known = false;
+			outs_dynamic = true;
+			continue;
+		}
 		int64_t nb = gc_tensor_nbytes(o);
 		if (nb < 0 && gc_dtype_size(o->dtype) && o->rank >= 0 && o->rank <= GC_MAX_RANK) {
 			char a[160];
@@ -279,7 +595,6 @@ static int bind_node(compiler *c, int32_t gi)
 				     gc_dtype_name(o->dtype), gc_limit_bytes());
 			goto fail;
 		}
-		const gc_value *gv = pn->out[j] < g->n_values ? &g->values[pn->out[j]] : NULL;
 		if (gv && gv->has_info && gv->dtype != GC_DTYPE_UNDEFINED && gv->dtype != o->dtype) {
 			rc = gc_kerr(&k, GC_EINVAL,
 				     "output '%s' is %s, but the model declares it %s", gv->name,
@@ -288,13 +603,15 @@ static int bind_node(compiler *c, int32_t gi)
 		}
 		outs_known &= o->data != NULL;
 	}
-	/* A custom node folds only when its package says it is pure. */
-	bool foldable = !custom || ((gc_custom *)pn->custom)->pure;
+	/* A custom node folds only when its package says it is pure. Nothing
+	 * with a subgraph, a sequence or a run-time shape folds. */
+	bool foldable = (!custom || ((gc_custom *)pn->custom)->pure) && !control &&
+			!reprepare && !outs_dynamic && !any_value;
 	bool fold = !(c->opt && c->opt->no_fold) && foldable && (all_const || outs_known);
 	/* Not folded, but its inputs' values are known: work its value out
 	 * too (small tensors only: shape arithmetic), for the data-dependent
 	 * shapes downstream. The node still runs at run time. */
-	bool evaluate = fold || outs_known;
+	bool evaluate = foldable && (fold || outs_known);
 	/* (Not custom kernels: they would run on the caller's own input
 	 * buffers, outside --guard.) */
 	if (!evaluate && foldable && all_known && !custom) {
@@ -358,11 +675,13 @@ static int bind_node(compiler *c, int32_t gi)
 			s->t.data = NULL;
 		s->is_const = fold;
 		s->shaped = true;
+		s->dynamic = gc_dtype_is_value(s->t.dtype) || s->t.rank == GC_RANK_DYNAMIC;
 	}
+	pn->reprepare = reprepare;
 	gc_free(ins);
 	gc_free(inp);
 	if (fold) {
-		gc_node_release_state(pn);
+		drop_node(pn);
 		return 0;
 	}
 	c->kept[c->p->n_nodes++] = gi;
@@ -370,7 +689,7 @@ static int bind_node(compiler *c, int32_t gi)
 fail:
 	gc_free(ins);
 	gc_free(inp);
-	gc_node_release_state(pn);
+	drop_node(pn);
 	return rc;
 }
 
@@ -400,7 +719,7 @@ static void mark_live(compiler *c)
 	w = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		if (keep && !keep[i]) {
-			gc_node_release_state(&p->nodes[i]);
+			drop_node(&p->nodes[i]);
 			continue;
 		}
 		p->nodes[w] = p->nodes[i];
@@ -422,8 +741,13 @@ static int32_t emit_tensor(compiler *c, int32_t v)
 	if (!pt->name)
 		return -1;
 	pt->t = s->t;
-	pt->nbytes = (uint64_t)gc_tensor_nbytes(&s->t);
-	if (s->is_const) {
+	if (s->dynamic) {
+		pt->storage = GC_STORAGE_DYNAMIC;
+		pt->t.data = NULL;
+		pt->nbytes = 0;
+		p->dynamic = true;
+	} else if (s->is_const) {
+		pt->nbytes = (uint64_t)gc_tensor_nbytes(&s->t);
 		pt->storage = GC_STORAGE_CONST;
 		p->const_bytes += pt->nbytes;
 		if (s->borrowed) { /* the program outlives the graph */
@@ -433,6 +757,7 @@ static int32_t emit_tensor(compiler *c, int32_t v)
 			pt->t.data = copy->data;
 		}
 	} else {
+		pt->nbytes = (uint64_t)gc_tensor_nbytes(&s->t);
 		pt->storage = GC_STORAGE_ARENA;
 		pt->t.data = NULL;
 	}
@@ -444,21 +769,31 @@ static int emit(compiler *c)
 {
 	const gc_graph *g = c->g;
 	gc_program *p = c->p;
-	p->tensors = gc_pool_alloc(p->pool, ((size_t)g->n_values + 1) * sizeof *p->tensors);
-	p->inputs = gc_pool_alloc(p->pool, ((size_t)g->n_inputs + 1) * sizeof(int32_t));
+	p->tensors = gc_pool_alloc(p->pool, ((size_t)c->n_vs + 1) * sizeof *p->tensors);
+	p->inputs = gc_pool_alloc(p->pool,
+				  ((size_t)g->n_inputs + (size_t)c->n_outer + 1) * sizeof(int32_t));
 	p->outputs = gc_pool_alloc(p->pool, ((size_t)g->n_outputs + 1) * sizeof(int32_t));
 	if (!p->tensors || !p->inputs || !p->outputs)
 		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 	for (int32_t i = 0; i < g->n_inputs; i++) {
-		if (c->vs[g->inputs[i]].is_const)
+		if (c->vs[g->inputs[i]].is_const && !c->parent)
 			continue; /* an input left at its default is a constant */
 		int32_t t = emit_tensor(c, g->inputs[i]);
 		if (t < 0)
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 		p->inputs[p->n_inputs++] = t;
 	}
+	/* A subgraph: its inputs, then what it reads of the enclosing graph. */
+	p->n_formal = p->n_inputs;
+	for (int32_t i = 0; i < c->n_outer; i++) {
+		int32_t t = emit_tensor(c, c->outer[i]);
+		if (t < 0)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		p->inputs[p->n_inputs++] = t;
+	}
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node *n = &p->nodes[i];
+		p->dynamic |= n->reprepare || n->n_sub > 0;
 		for (int j = 0; j < n->n_in; j++)
 			if (n->in[j] >= 0 && (n->in[j] = emit_tensor(c, n->in[j])) < 0)
 				return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
@@ -475,11 +810,71 @@ static int emit(compiler *c)
 	return gc_program_plan_memory(p, c->err);
 }
 
-int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
-	       gc_error *err)
+/*
+ * A subgraph's own inputs take the types the enclosing node gives them
+ * (formal; GC_RANK_DYNAMIC: a shape only known at run time), checked
+ * against what the subgraph declares; the names it reads from enclosing
+ * graphs are found there.
+ */
+static int sub_inputs(compiler *c, const gc_tensor *formal, int32_t n_formal)
 {
-	*out = NULL;
-	compiler c = { .opt = opt, .err = err };
+	const gc_graph *g = c->g;
+	if (g->n_inputs != n_formal)
+		return gc_error_set(c->err, GC_EINVAL, "%s: the subgraph has %d inputs; %d expected",
+				    g->origin, g->n_inputs, n_formal);
+	for (int32_t i = 0; i < n_formal; i++) {
+		const gc_value *gv = &g->values[g->inputs[i]];
+		vstate *s = &c->vs[g->inputs[i]];
+		gc_tensor f = formal[i];
+		bool dyn = f.rank == GC_RANK_DYNAMIC || gc_dtype_is_value(f.dtype);
+		gc_dtype declared = gv->has_info ? gv->dtype : GC_DTYPE_UNDEFINED;
+		if (declared != GC_DTYPE_UNDEFINED && f.dtype != GC_DTYPE_UNDEFINED &&
+		    !gc_value_type_fits(declared, f.dtype))
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: input %d ('%s') is declared %s, but receives %s",
+					    g->origin, i, gv->name, gc_dtype_name(declared),
+					    gc_dtype_name(f.dtype));
+		if (f.dtype == GC_DTYPE_UNDEFINED ||
+		    (gc_dtype_is_value(f.dtype) && !(f.dtype & GC_DTYPE_ELEM_MASK) && declared))
+			f.dtype = declared;
+		if (gc_dtype_is_value(f.dtype))
+			f.rank = 0;
+		f.data = NULL;
+		s->t = f;
+		s->shaped = true;
+		s->dynamic = dyn;
+		s->is_const = false;
+		s->borrowed = false;
+	}
+	for (int32_t v = 0; v < g->n_values; v++) {
+		const gc_value *gv = &g->values[v];
+		if (defined_here(c, v) || (gv->first_user < 0 && !gv->is_output))
+			continue;
+		int32_t r = resolve(c, gv->name);
+		if (r == -2)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		if (r < 0) {
+			char lb[300];
+			if (gv->first_user >= 0)
+				gc_node_label(g, gv->first_user, lb, sizeof lb);
+			else
+				snprintf(lb, sizeof lb, "its output");
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: %s reads '%s', which neither the subgraph nor an "
+					    "enclosing graph defines before it",
+					    g->origin, lb, gv->name);
+		}
+	}
+	return 0;
+}
+
+/* Compiles g into c->p; a subgraph when c->parent is set, with its inputs
+ * typed by formal. */
+static int compile_graph(compiler *c, const gc_graph *g, const gc_tensor *formal,
+			 int32_t n_formal)
+{
+	const gc_compile_options *opt = c->opt;
+	gc_error *err = c->err;
 	gc_graph *clone = NULL;
 	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
 	int rc = 0;
@@ -492,7 +887,9 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	/* The passes rewrite a private copy (which shares the weights). */
 	if (!(opt && opt->no_optimize)) {
 		clone = gc_graph_clone_for_passes(g, err);
-		if (!clone || gc_run_ir_passes(clone, opt, opt ? opt->pass_report : NULL,
+		/* (what the passes did to subgraphs is not reported) */
+		if (!clone || gc_run_ir_passes(clone, opt,
+					       opt && !c->parent ? opt->pass_report : NULL,
 					       opt ? opt->pass_user : NULL, err)) {
 			rc = err->code ? err->code : GC_ENOMEM;
 			goto out;
@@ -507,18 +904,20 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 		if ((rc = gc_graph_check(g, order, err)))
 			goto out;
 	}
-	c.g = g;
-	c.vs = gc_calloc((size_t)g->n_values + 1, sizeof *c.vs);
-	c.kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c.kept);
-	c.p = gc_program_alloc();
-	if (!c.vs || !c.kept || !c.p ||
-	    !(c.p->nodes = gc_pool_alloc(c.p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
+	c->g = g;
+	c->cap_vs = g->n_values + 16;
+	c->vs = gc_calloc((size_t)c->cap_vs, sizeof *c->vs);
+	c->kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c->kept);
+	c->p = gc_program_alloc();
+	if (!c->vs || !c->kept || !c->p ||
+	    !(c->p->nodes = gc_pool_alloc(c->p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
 		goto out;
 	}
+	c->n_vs = g->n_values;
 	for (int32_t v = 0; v < g->n_values; v++) {
 		const gc_value *gv = &g->values[v];
-		vstate *s = &c.vs[v];
+		vstate *s = &c->vs[v];
 		s->ptensor = -1;
 		s->name = gv->name;
 		if (gv->is_input || gv->constant) {
@@ -526,6 +925,7 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 			s->t.rank = gv->rank;
 			memcpy(s->t.dims, gv->dims, sizeof s->t.dims);
 			s->shaped = true;
+			s->dynamic = gc_dtype_is_value(gv->dtype);
 		}
 		if (gv->constant) {
 			/* Borrowed from the graph while compiling; copied into
@@ -533,44 +933,69 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 			s->t = *gv->constant;
 			s->borrowed = true;
 			s->is_const = true;
+			s->dynamic = false;
 		}
 	}
-	if ((rc = apply_shapes(&c)))
-		goto out;
-	for (int32_t i = 0; opt && i < opt->n_input_values; i++) {
-		int32_t v = gc_graph_find(g, opt->input_values[i].name);
-		const gc_tensor *val = opt->input_values[i].value;
-		if (v < 0 || !g->values[v].is_input || g->values[v].constant)
-			continue;
-		/* Kernels run on the value now: one that is not what the input
-		 * says stays unknown (setting the input later refuses it). */
-		gc_tensor *t = &c.vs[v].t;
-		if (val->dtype != t->dtype || val->rank != t->rank ||
-		    memcmp(val->dims, t->dims, (size_t)t->rank * sizeof *t->dims))
-			continue;
-		t->data = val->data; /* known, not constant: it stays an input */
+	if (c->parent) {
+		if ((rc = sub_inputs(c, formal, n_formal)))
+			goto out;
+	} else {
+		if ((rc = apply_shapes(c)))
+			goto out;
+		for (int32_t i = 0; opt && i < opt->n_input_values; i++) {
+			int32_t v = gc_graph_find(g, opt->input_values[i].name);
+			const gc_tensor *val = opt->input_values[i].value;
+			if (v < 0 || !g->values[v].is_input || g->values[v].constant ||
+			    gc_dtype_is_value(val->dtype))
+				continue;
+			/* Kernels run on the value now: one that is not what the
+			 * input says stays unknown (setting the input later refuses
+			 * it). */
+			gc_tensor *t = &c->vs[v].t;
+			if (val->dtype != t->dtype || val->rank != t->rank ||
+			    memcmp(val->dims, t->dims, (size_t)t->rank * sizeof *t->dims))
+				continue;
+			t->data = val->data; /* known, not constant: it stays an input */
+		}
 	}
 	for (int32_t i = 0; i < g->n_nodes && !rc; i++)
-		rc = bind_node(&c, order[i]);
+		rc = bind_node(c, order[i]);
 	if (rc)
 		goto out;
-	mark_live(&c);
-	/* The last step of the pipeline: every node runs a kernel. */
-	for (int32_t i = 0; i < c.p->n_nodes && !rc; i++)
-		if (!c.p->nodes[i].run)
+	mark_live(c);
+	/* The last step of the pipeline: every node runs a kernel (or is
+	 * prepared at run time). */
+	for (int32_t i = 0; i < c->p->n_nodes && !rc; i++)
+		if (!c->p->nodes[i].run && !c->p->nodes[i].reprepare)
 			rc = gc_error_set(err, GC_EINVAL, "%s: node '%s' (%s) is bound to no kernel",
-					  g->origin, c.p->nodes[i].name, c.p->nodes[i].op_type);
+					  g->origin, c->p->nodes[i].name, c->p->nodes[i].op_type);
 	if (!rc)
-		rc = emit(&c);
+		rc = emit(c);
 out:
 	gc_free(order);
+	if (rc) {
+		gc_program_free(c->p);
+		c->p = NULL;
+	}
+	/* The graph the program was bound from goes; names in c->vs point
+	 * into it, which no one reads after this (the caller frees vs). */
+	gc_graph_free(clone);
+	if (rc)
+		return rc;
+	return 0;
+}
+
+int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
+	       gc_error *err)
+{
+	*out = NULL;
+	compiler c = { .opt = opt, .err = err };
+	int rc = compile_graph(&c, g, NULL, 0);
 	gc_free(c.vs);
 	gc_free(c.kept);
-	gc_graph_free(clone);
-	if (rc) {
-		gc_program_free(c.p);
+	gc_free(c.outer);
+	if (rc)
 		return rc;
-	}
 	*out = c.p;
 	return 0;
 }

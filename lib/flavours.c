@@ -672,7 +672,8 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
 		}
 		k.node = n;
 		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
-		rc = n->run(&k, n, io, io + n->n_in);
+		rc = p->dynamic ? gc_session_step(s, i, &k, io, io + n->n_in)
+				: n->run(&k, n, io, io + n->n_in);
 		if (rc) {
 			if (!err->code)
 				gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));

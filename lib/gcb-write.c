@@ -184,6 +184,12 @@ static void custom_record(writer *w, const gc_custom *c)
 
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
+	if (p->dynamic)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "%s: the program has control flow, sequences or tensors whose "
+				    "shape is only known at run time, which .gcb files cannot hold "
+				    "yet; run the .onnx model instead",
+				    path);
 	writer w = { .err = err };
 	buf weights = { 0 };
 	int rc = 0;

@@ -57,6 +57,19 @@ gc_graph *gc_graph_new_child(gc_graph *g, const char *origin)
 	return c;
 }
 
+gc_graph *gc_graph_add_subgraph(gc_graph *g, const char *origin)
+{
+	gc_graph *c = gc_graph_new_child(g, origin);
+	if (!c)
+		return NULL;
+	for (int i = 0; i < g->n_opsets; i++) {
+		gc_error err = { 0 };
+		if (gc_graph_set_opset(c, g->opsets[i].domain, g->opsets[i].version, &err))
+			return NULL; /* freed with g */
+	}
+	return c;
+}
+
 void gc_graph_free(gc_graph *g)
 {
 	if (!g)
@@ -144,6 +157,19 @@ static int check_name(gc_graph *g, const char *name, const char *what, gc_error 
 static int check_shape(gc_graph *g, const char *name, gc_dtype dtype, int32_t rank,
 		       gc_error *err)
 {
+	/* A subgraph's input may leave its type to the node that runs it. */
+	if (g->parent && dtype == GC_DTYPE_UNDEFINED && rank <= 0)
+		return 0;
+	if (g->parent && rank == -1 && !gc_dtype_is_value(dtype))
+		rank = 0;
+	if (gc_dtype_is_value(dtype)) {
+		gc_dtype inner = gc_dtype_inner(gc_dtype_inner(dtype));
+		if (rank != 0 || (dtype & ~(GC_DTYPE_SEQUENCE | GC_DTYPE_OPTIONAL | GC_DTYPE_ELEM_MASK)) ||
+		    inner >= GC_DTYPE_COUNT)
+			return gc_error_set(err, GC_EINVAL, "%s: '%s' has invalid type %d", g->origin,
+					    name, (int)dtype);
+		return 0;
+	}
 	if (rank < 0 || rank > GC_MAX_RANK)
 		return gc_error_set(err, GC_EUNSUPPORTED,
 				    "%s: tensor '%s' has rank %d; graphcc supports ranks 0 to %d",
@@ -173,7 +199,7 @@ int gc_graph_add_input(gc_graph *g, const char *name, gc_dtype dtype, int32_t ra
 				    gc_node_label(g, v->producer, lb, sizeof lb));
 	}
 	v->is_input = true;
-	v->has_info = true;
+	v->has_info = dtype != GC_DTYPE_UNDEFINED;
 	v->dtype = dtype;
 	v->rank = rank;
 	for (int i = 0; i < rank; i++) {
@@ -517,15 +543,89 @@ static bool visible_outside(const gc_graph *g, const char *name)
 	return false;
 }
 
+/* The edges a node's subgraphs add: (value of g, node) for each tensor of
+ * g they read by name. */
+typedef struct edges {
+	int32_t *v, *node;
+	int32_t n, cap;
+	bool oom;
+} edges;
+
+static void add_edge(edges *e, int32_t v, int32_t node)
+{
+	for (int32_t i = 0; i < e->n; i++)
+		if (e->v[i] == v && e->node[i] == node)
+			return;
+	if (e->n == e->cap) {
+		int32_t cap = e->cap * 2 + 16;
+		int32_t *a = gc_realloc(e->v, (size_t)cap * sizeof *a);
+		if (a)
+			e->v = a;
+		int32_t *b = a ? gc_realloc(e->node, (size_t)cap * sizeof *b) : NULL;
+		if (!b) {
+			e->oom = true;
+			return;
+		}
+		e->node = b;
+		e->cap = cap;
+	}
+	e->v[e->n] = v;
+	e->node[e->n++] = node;
+}
+
+static void outer_reads(const gc_graph *g, const gc_graph *s, int32_t node, edges *e, int depth)
+{
+	if (!s || depth > 64)
+		return;
+	for (int32_t i = 0; i < s->n_values; i++) {
+		const gc_value *v = &s->values[i];
+		if (v->producer >= 0 || v->is_input || v->constant)
+			continue;
+		int32_t outer = gc_graph_find(g, v->name);
+		if (outer >= 0 && g->values[outer].producer >= 0)
+			add_edge(e, outer, node);
+	}
+	for (int32_t i = 0; i < s->n_nodes; i++) {
+		const gc_irnode *n = &s->nodes[i];
+		for (int a = 0; a < n->n_attr; a++) {
+			const gc_attr *at = &n->attrs[a];
+			if (at->type == GC_ATTR_GRAPH)
+				outer_reads(g, at->v.g, node, e, depth + 1);
+			else if (at->type == GC_ATTR_GRAPHS)
+				for (int64_t k = 0; k < at->n; k++)
+					outer_reads(g, at->v.graphs[k], node, e, depth + 1);
+		}
+	}
+}
+
 int gc_graph_check(const gc_graph *g, int32_t *order, gc_error *err)
 {
 	char lb[256];
+	edges ext = { 0 }; /* what subgraphs read of g: their nodes run after its producer */
+	for (int32_t i = 0; i < g->n_nodes; i++) {
+		const gc_irnode *n = &g->nodes[i];
+		for (int a = 0; a < n->n_attr; a++) {
+			const gc_attr *at = &n->attrs[a];
+			if (at->type == GC_ATTR_GRAPH)
+				outer_reads(g, at->v.g, i, &ext, 0);
+			else if (at->type == GC_ATTR_GRAPHS)
+				for (int64_t k = 0; k < at->n; k++)
+					outer_reads(g, at->v.graphs[k], i, &ext, 0);
+		}
+	}
+	if (ext.oom) {
+		gc_free(ext.v);
+		gc_free(ext.node);
+		return nomem(err);
+	}
 	int32_t *pending = gc_calloc((size_t)g->n_nodes + 1, sizeof *pending);
 	int32_t *users = NULL; /* consumers of each value, grouped by value */
 	int32_t *ustart = gc_calloc((size_t)g->n_values + 2, sizeof *ustart);
 	if (!pending || !ustart) {
 		gc_free(pending);
 		gc_free(ustart);
+		gc_free(ext.v);
+		gc_free(ext.node);
 		return nomem(err);
 	}
 	int rc = 0;
@@ -564,6 +664,10 @@ int gc_graph_check(const gc_graph *g, int32_t *order, gc_error *err)
 				ustart[n->in[j] + 1]++;
 			}
 	}
+	for (int32_t i = 0; i < ext.n; i++) {
+		pending[ext.node[i]]++;
+		ustart[ext.v[i] + 1]++;
+	}
 	for (int32_t v = 0; v < g->n_values; v++)
 		ustart[v + 1] += ustart[v];
 	users = gc_calloc((size_t)ustart[g->n_values] + 1, sizeof *users);
@@ -585,6 +689,8 @@ int gc_graph_check(const gc_graph *g, int32_t *order, gc_error *err)
 					users[ustart[v] + fill[v]++] = i;
 			}
 		}
+		for (int32_t i = 0; i < ext.n; i++)
+			users[ustart[ext.v[i]] + fill[ext.v[i]]++] = ext.node[i];
 		gc_free(fill);
 	}
 	int32_t head = 0, tail = 0;
@@ -618,6 +724,8 @@ out:
 	gc_free(pending);
 	gc_free(users);
 	gc_free(ustart);
+	gc_free(ext.v);
+	gc_free(ext.node);
 	return rc;
 }
 

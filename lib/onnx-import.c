@@ -22,7 +22,63 @@ typedef struct importer {
 
 static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g);
 
-/* The dtype and shape of a ValueInfoProto; rank -1 when it has no shape. */
+/*
+ * The type of a sequence or optional (TypeProto), as a gc_dtype code:
+ * sequence(tensor(E)) is GC_DTYPE_SEQUENCE | E, optional(T) is
+ * GC_DTYPE_OPTIONAL | T. depth guards against nesting.
+ */
+static int value_kind(importer *im, gc_graph *g, const char *name, const Onnx__TypeProto *tp,
+		      int depth, gc_dtype *dt)
+{
+	*dt = GC_DTYPE_UNDEFINED;
+	if (!tp)
+		return 0;
+	switch (tp->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+		if (tp->tensor_type && tp->tensor_type->has_elem_type) {
+			int32_t e = tp->tensor_type->elem_type;
+			if (e < 0 || e >= GC_DTYPE_COUNT)
+				return gc_error_set(im->err, GC_EINVAL,
+						    "%s: tensor '%s' has unknown element type %d",
+						    g->origin, name, (int)e);
+			*dt = (gc_dtype)e;
+		}
+		return 0;
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: {
+		gc_dtype e = GC_DTYPE_UNDEFINED;
+		const Onnx__TypeProto *et = tp->sequence_type ? tp->sequence_type->elem_type : NULL;
+		if (et && et->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+			return gc_error_set(im->err, GC_EUNSUPPORTED,
+					    "%s: '%s' is a sequence of non-tensors; graphcc's "
+					    "sequences hold tensors",
+					    g->origin, name);
+		if (value_kind(im, g, name, et, depth + 1, &e))
+			return im->err->code;
+		*dt = (gc_dtype)(GC_DTYPE_SEQUENCE | e);
+		return 0;
+	}
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: {
+		gc_dtype e = GC_DTYPE_UNDEFINED;
+		const Onnx__TypeProto *et = tp->optional_type ? tp->optional_type->elem_type : NULL;
+		if (depth > 0 || (et && et->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE))
+			return gc_error_set(im->err, GC_EUNSUPPORTED,
+					    "%s: '%s' nests an optional inside another type",
+					    g->origin, name);
+		if (value_kind(im, g, name, et, depth + 1, &e))
+			return im->err->code;
+		*dt = (gc_dtype)(GC_DTYPE_OPTIONAL | e);
+		return 0;
+	}
+	default:
+		return gc_error_set(im->err, GC_EUNSUPPORTED,
+				    "%s: '%s' is a map or sparse value; graphcc supports tensors, "
+				    "sequences of tensors and optionals",
+				    g->origin, name);
+	}
+}
+
+/* The dtype and shape of a ValueInfoProto; rank -1 when it has no shape.
+ * A sequence or optional has rank 0 and its whole type in the dtype. */
 static int value_type(importer *im, gc_graph *g, const Onnx__ValueInfoProto *vi, gc_dtype *dt,
 		      int32_t *rank, int64_t *dims, const char **dim_names)
 {
@@ -32,11 +88,12 @@ static int value_type(importer *im, gc_graph *g, const Onnx__ValueInfoProto *vi,
 	*dt = GC_DTYPE_UNDEFINED;
 	if (!tp)
 		return 0;
-	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
-		return gc_error_set(im->err, GC_EUNSUPPORTED,
-				    "%s: tensor '%s' is a sequence, map, optional or sparse value; "
-				    "graphcc supports dense tensors here",
-				    g->origin, name);
+	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+		if (value_kind(im, g, name, tp, 0, dt))
+			return im->err->code;
+		*rank = 0;
+		return 0;
+	}
 	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
 	if (!tt)
 		return 0;
@@ -175,6 +232,18 @@ static int import_attr(importer *im, gc_graph *g, const char *node_label,
 		}
 		return 0;
 	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO: {
+		/* A value type (Optional's `type`): its gc_dtype code, as an int. */
+		gc_dtype dt;
+		if (!ap->tp)
+			return gc_error_set(im->err, GC_EINVAL, "%s: type attribute without a type",
+					    where);
+		if (value_kind(im, g, a->name, ap->tp, 0, &dt))
+			return im->err->code;
+		a->type = GC_ATTR_INT;
+		a->v.i = dt;
+		return 0;
+	}
 	case GC_ATTR_UNDEFINED:
 		return gc_error_set(im->err, GC_EINVAL, "%s: attribute has no type", where);
 	default:
@@ -252,10 +321,12 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 		const char *dn[GC_MAX_RANK];
 		if (value_type(im, g, vi, &dt, &rank, dims, dn))
 			return err->code;
-		if (dt == GC_DTYPE_UNDEFINED)
+		/* A subgraph's inputs take their types from the node that runs
+		 * it: what they declare is only checked. */
+		if (dt == GC_DTYPE_UNDEFINED && !g->parent)
 			return gc_error_set(err, GC_EINVAL, "%s: graph input '%s' has no element type",
 					    g->origin, name);
-		if (rank < 0)
+		if (rank < 0 && !g->parent)
 			return gc_error_set(err, GC_EUNSUPPORTED,
 					    "%s: graph input '%s' has no shape (not even a rank)",
 					    g->origin, name);
@@ -280,7 +351,7 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 			continue; /* information about nothing this graph uses */
 		if (value_type(im, g, vi, &dt, &rank, dims, NULL))
 			return err->code;
-		if (rank >= 0 && dt != GC_DTYPE_UNDEFINED &&
+		if (dt != GC_DTYPE_UNDEFINED &&
 		    gc_graph_set_value_info(g, vi->name, dt, rank, dims, err))
 			return err->code;
 	}

@@ -341,7 +341,7 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 			atomic_store(&wd.node, (int)i);
 		}
 		gc_crash_current = n;
-		int krc = n->run(&k, n, in, out);
+		int krc = p->dynamic ? gc_session_step(s, i, &k, in, out) : n->run(&k, n, in, out);
 		gc_crash_current = NULL;
 		double t1 = now_us();
 		if (wd.started)

@@ -25,6 +25,17 @@ int gc_kerr(gc_kctx *k, int code, const char *fmt, ...)
 	return gc_error_set(k->err, code, "%s", msg);
 }
 
+int gc_kneed_value(gc_kctx *k, const char *fmt, ...)
+{
+	char msg[GC_ERROR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	k->need_value = true;
+	return gc_kerr(k, GC_EUNSUPPORTED, "%s", msg);
+}
+
 const gc_attr *gc_attr_find(const gc_node *n, const char *name)
 {
 	for (int i = 0; i < n->n_attr; i++)
@@ -96,10 +107,11 @@ int gc_const_ints(gc_kctx *k, const gc_tensor *t, const char *what, int64_t *v, 
 	if (!t)
 		return gc_kerr(k, GC_EINVAL, "input '%s' is missing", what);
 	if (!t->data)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "input '%s' must be known when the model is compiled "
-			       "(it is computed at run time, which graphcc does not support here)",
-			       what);
+		return gc_kneed_value(k,
+				      "input '%s' must be known when the model is compiled "
+				      "(it is computed at run time, which graphcc does not support "
+				      "here)",
+				      what);
 	if (t->dtype != GC_DTYPE_INT64 && t->dtype != GC_DTYPE_INT32)
 		return gc_kerr(k, GC_EINVAL, "input '%s' must be int32 or int64, not %s", what,
 			       gc_dtype_name(t->dtype));

@@ -23,6 +23,15 @@ typedef struct gc_kctx {
 	gc_node *node;
 	void *scratch;	/* node->scratch_bytes of memory, at run time */
 	int threads;
+	/* Set when prepare failed only because it needs the value of an input
+	 * that is computed at run time (gc_kneed_value): the compiler then
+	 * prepares the node again at run time instead. */
+	bool need_value;
+	/* At run time, in programs with dynamic tensors or control flow: the
+	 * session running the node (for gc_kout_*) and the sessions of the
+	 * node's subprograms (node->sub). NULL otherwise. */
+	struct gc_session *session;
+	struct gc_session **sub;
 } gc_kctx;
 
 /*
@@ -51,6 +60,18 @@ struct gc_node {
 	uint64_t scratch_bytes; /* set by prepare: run-time scratch memory */
 	bool inplace_ok;	/* set by prepare: out[0] may share in[0]'s memory */
 	void *custom;		/* the binding of a custom node */
+
+	/* Prepared again before every run, on the shapes and values its inputs
+	 * have then (set by the compiler: an input's shape is only known at
+	 * run time, or prepare needs an input's value; see gc_kneed_value). */
+	bool reprepare;
+	/* Control flow (If, Loop, Scan, SequenceMap): the compiled subgraphs,
+	 * owned by the program. The node's own inputs are the first
+	 * n_explicit_in; the others are the enclosing graph's tensors the
+	 * subgraphs read by name (each subprogram says which: outer_slot). */
+	int32_t n_sub;
+	struct gc_program **sub;
+	int32_t n_explicit_in;
 };
 
 /*
@@ -90,6 +111,32 @@ void gc_set_shape(gc_tensor *out, gc_dtype dtype, int32_t rank, const int64_t *d
  */
 int gc_const_ints(gc_kctx *k, const gc_tensor *t, const char *what, int64_t *v, int64_t max,
 		  int64_t *count);
+
+/*
+ * What prepare says when it needs the value of an input that is computed at
+ * run time (a Reshape's shape, a Slice's starts): an error (GC_EUNSUPPORTED,
+ * the message as for gc_kerr) that also sets k->need_value, so that the
+ * compiler prepares the node at run time instead, when the value is known.
+ */
+int gc_kneed_value(gc_kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Rank of a tensor whose shape is only known at run time (in the program's
+ * description, and as prepare's output: the kernel sets it, gc_kout_shape). */
+#define GC_RANK_DYNAMIC (-1)
+
+/*
+ * Run time, for outputs whose shape only the kernel knows (prepare gave
+ * them rank GC_RANK_DYNAMIC): sets out[j]'s dtype and shape and gives it
+ * memory for them (session-owned, grown as needed, kept between runs;
+ * capped by GRAPHCC_MAX_BYTES). gc_kout_reserve grows the memory to at
+ * least `bytes` keeping what it holds (a Loop's scan outputs, row by row)
+ * and leaves the shape alone.
+ */
+int gc_kout_shape(gc_kctx *k, int j, gc_dtype dtype, int32_t rank, const int64_t *dims);
+int gc_kout_reserve(gc_kctx *k, int j, uint64_t bytes);
+/* Whether output j of the node k runs has session storage (a dynamic
+ * shape, or a sequence or optional) rather than a place in the arena. */
+bool gc_kout_dynamic(const gc_kctx *k, int j);
 
 /* Normalises an axis in [-rank, rank) to [0, rank); error on out of range. */
 int gc_axis(gc_kctx *k, int64_t axis, int32_t rank, int32_t *out);

@@ -9,6 +9,7 @@
 
 #include "kernel.h"
 #include "kernels/algebra.h"
+#include "kernels/control.h"
 #include "kernels/detection.h"
 #include "kernels/elementwise.h"
 #include "kernels/loss.h"
@@ -35,7 +36,9 @@
 	GC_OPS_SELECT(X)                                                       \
 	GC_OPS_SHAPE(X)                                                        \
 	GC_OPS_SIGNAL(X)                                                       \
-	GC_OPS_TEXT(X)
+	GC_OPS_TEXT(X)                                                         \
+	GC_OPS_CONTROL(X)                                                      \
+	GC_OPS_SEQUENCE(X)
 
 typedef enum gc_op {
 	GC_OP_NONE,

@@ -13,6 +13,10 @@
 typedef enum gc_storage {
 	GC_STORAGE_ARENA, /* activation: offset into the session's arena */
 	GC_STORAGE_CONST, /* weights and folded values: t.data points at it */
+	/* Shape only known at run time (t.rank may be GC_RANK_DYNAMIC, t.dtype
+	 * UNDEFINED when not known before either), or a sequence or optional
+	 * value: memory owned by the session, grown as needed. */
+	GC_STORAGE_DYNAMIC,
 } gc_storage;
 
 typedef struct gc_ptensor {
@@ -35,6 +39,16 @@ struct gc_program {
 	uint64_t arena_bytes;
 	uint64_t tensor_bytes; /* sum of activation sizes without reuse */
 	uint64_t const_bytes;
+
+	/* Anything beyond the flat loop: dynamic tensors, nodes prepared at run
+	 * time, control flow. Sessions of other programs run the flat loop. */
+	bool dynamic;
+	/* A subprogram (the body of a control-flow node): its first n_formal
+	 * inputs are the subgraph's own; input n_formal + j is the enclosing
+	 * node's input outer_slot[j] (a tensor of the enclosing graph the
+	 * subgraph reads by name). */
+	int32_t n_formal;
+	int32_t *outer_slot;
 
 	/* Loaded from a .gcb: the mapping the weights live in, and what the
 	 * file records. */

@@ -40,8 +40,11 @@ void gc_program_free(gc_program *p)
 {
 	if (!p)
 		return;
-	for (int32_t i = 0; i < p->n_nodes; i++)
+	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node_release_state(&p->nodes[i]);
+		for (int32_t j = 0; j < p->nodes[i].n_sub; j++)
+			gc_program_free(p->nodes[i].sub[j]);
+	}
 	if (p->map)
 		munmap(p->map, p->map_len);
 	gc_pool_free(p->pool);

@@ -5,6 +5,13 @@
 #include <graphcc/runtime.h>
 
 #include "program-impl.h"
+#include "value.h"
+
+/* Session-owned storage of one DYNAMIC tensor. */
+typedef struct gc_dynslot {
+	gc_dynbuf buf;	 /* a tensor's bytes */
+	void *container; /* a sequence or optional value (gc_seqbuf, gc_optbuf) */
+} gc_dynslot;
 
 struct gc_session {
 	const gc_program *p;
@@ -13,6 +20,15 @@ struct gc_session {
 	gc_tensor **ptrs;    /* per node: inputs then outputs */
 	int32_t *ptr_start;  /* per node: where its pointers start */
 	int threads;
+
+	/* Programs with dynamic tensors or control flow (p->dynamic) only: */
+	gc_dynslot *dyn;      /* per tensor; used by DYNAMIC ones */
+	gc_node *nodes;	      /* per node: the session's own copy of a node
+				 prepared at run time (reprepare), with its state */
+	gc_session **subs;    /* the subprograms' sessions, node i's from sub_start[i] */
+	int32_t *sub_start;
+	gc_dynbuf scratch;    /* scratch of the nodes prepared at run time */
+	int depth;	      /* 0 for a program's session, +1 per enclosing node */
 };
 
 /* The in/out tensor pointers of node i: inputs first, then outputs. */
@@ -20,5 +36,30 @@ static inline gc_tensor **gc_session_node_io(const gc_session *s, int32_t i)
 {
 	return s->ptrs + s->ptr_start[i];
 }
+
+/*
+ * Runs node i of s: prepares it first when it is prepared at run time, and
+ * hands control flow its subprograms' sessions. k holds err and threads;
+ * its other fields are set here. The executor, the debugging loop and the
+ * flavour comparison all step through this.
+ */
+int gc_session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
+		    gc_tensor *const *out);
+/* The node that step i runs (the session's copy for one prepared at run
+ * time, once prepared). */
+static inline const gc_node *gc_session_node(const gc_session *s, int32_t i)
+{
+	const gc_node *n = &s->p->nodes[i];
+	return n->reprepare && s->nodes ? &s->nodes[i] : n;
+}
+
+/*
+ * Subprogram sessions (control flow): input i reads t's memory, no copy
+ * (t must stay as it is until the run ends). Checks t against the input:
+ * its type, and its shape unless the input's shape is dynamic. `what` names
+ * the value in an error.
+ */
+int gc_session_bind_input(gc_session *s, int i, const gc_tensor *t, const char *what,
+			  gc_error *err);
 
 #endif

@@ -12,22 +12,78 @@
 #include "blas.h"
 #include "fileio.h"
 #include "crash.h"
+#include "ops.h"
 #include "program-impl.h"
 #include "session-impl.h"
 
+/* Subprograms nest as deep as their models do; past this, refuse. */
+#define MAX_DEPTH 64
 
-int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
-		   gc_error *err)
+static int session_new(const gc_program *p, int threads, int depth, gc_session **out,
+		       gc_error *err);
+
+/* The dynamic part of a session: storage of DYNAMIC tensors, copies of the
+ * nodes prepared at run time, the subprograms' sessions. */
+static int dynamic_new(gc_session *s, gc_error *err)
+{
+	const gc_program *p = s->p;
+	s->dyn = gc_calloc((size_t)p->n_tensors + 1, sizeof *s->dyn);
+	s->nodes = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->nodes);
+	s->sub_start = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->sub_start);
+	if (!s->dyn || !s->nodes || !s->sub_start)
+		return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage != GC_STORAGE_DYNAMIC)
+			continue;
+		if (gc_dtype_is_value(pt->t.dtype)) {
+			s->dyn[t].container = gc_value_container_new(pt->t.dtype);
+			if (!s->dyn[t].container)
+				return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
+			s->tensors[t].data = s->dyn[t].container;
+		}
+	}
+	int32_t n_subs = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		s->sub_start[i] = n_subs;
+		n_subs += n->n_sub;
+		if (n->reprepare) {
+			s->nodes[i] = *n;
+			s->nodes[i].state = NULL;
+			s->nodes[i].state_free = NULL;
+			s->nodes[i].run = NULL;
+		}
+	}
+	if (!n_subs)
+		return 0;
+	if (s->depth >= MAX_DEPTH)
+		return gc_error_set(err, GC_ELIMIT, "control flow nests deeper than %d levels",
+				    MAX_DEPTH);
+	s->subs = gc_calloc((size_t)n_subs, sizeof *s->subs);
+	if (!s->subs)
+		return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		for (int32_t j = 0; j < n->n_sub; j++)
+			if (session_new(n->sub[j], s->threads, s->depth + 1,
+					&s->subs[s->sub_start[i] + j], err))
+				return gc_error_prefix(err, "node '%s' (%s), subgraph %d", n->name,
+						       n->op_type, (int)j);
+	}
+	return 0;
+}
+
+static int session_new(const gc_program *p, int threads, int depth, gc_session **out,
+		       gc_error *err)
 {
 	*out = NULL;
 	gc_session *s = gc_calloc(1, sizeof *s);
 	if (!s)
 		return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
 	s->p = p;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	s->threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
-	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
-	gc_blas_set_threads(s->threads);
+	s->threads = threads;
+	s->depth = depth;
 	size_t n_ptrs = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++)
 		n_ptrs += (size_t)p->nodes[i].n_in + (size_t)p->nodes[i].n_out;
@@ -67,19 +123,77 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 		for (int j = 0; j < n->n_out; j++)
 			s->ptrs[at++] = n->out[j] >= 0 ? &s->tensors[n->out[j]] : NULL;
 	}
+	if (p->dynamic && dynamic_new(s, err)) {
+		gc_session_free(s);
+		return err->code;
+	}
 	*out = s;
 	return 0;
+}
+
+int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
+		   gc_error *err)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
+	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
+	gc_blas_set_threads(threads);
+	return session_new(p, threads, 0, out, err);
 }
 
 void gc_session_free(gc_session *s)
 {
 	if (!s)
 		return;
+	const gc_program *p = s->p;
+	if (s->dyn) {
+		for (int32_t t = 0; t < p->n_tensors; t++) {
+			gc_dynbuf_free(&s->dyn[t].buf);
+			gc_value_container_free(p->tensors[t].t.dtype, s->dyn[t].container);
+		}
+	}
+	if (s->nodes)
+		for (int32_t i = 0; i < p->n_nodes; i++)
+			gc_node_release_state(&s->nodes[i]);
+	if (s->subs && s->sub_start) {
+		int32_t n_subs = 0;
+		for (int32_t i = 0; i < p->n_nodes; i++)
+			n_subs += p->nodes[i].n_sub;
+		for (int32_t j = 0; j < n_subs; j++)
+			gc_session_free(s->subs[j]);
+	}
+	gc_free(s->subs);
+	gc_free(s->sub_start);
+	gc_free(s->nodes);
+	gc_free(s->dyn);
+	gc_dynbuf_free(&s->scratch);
 	free(s->arena);
 	gc_free(s->tensors);
 	gc_free(s->ptrs);
 	gc_free(s->ptr_start);
 	gc_free(s);
+}
+
+/* Whether t fits input pt: its type, and its shape unless that is dynamic. */
+static int check_input(const gc_ptensor *pt, const gc_tensor *t, const char *what, gc_error *err)
+{
+	bool dyn = pt->storage == GC_STORAGE_DYNAMIC;
+	bool same = dyn ? gc_value_type_fits(pt->t.dtype, t->dtype)
+			: t->dtype == pt->t.dtype && t->rank == pt->t.rank;
+	if (dyn && pt->t.rank >= 0 && !gc_dtype_is_value(pt->t.dtype))
+		same &= t->rank == pt->t.rank;
+	for (int d = 0; same && !dyn && d < t->rank; d++)
+		same = t->dims[d] == pt->t.dims[d];
+	if (same && !gc_dtype_is_value(t->dtype) && gc_tensor_nbytes(t) < 0)
+		return gc_error_set(err, GC_EINVAL, "%s '%s' has an invalid shape", what, pt->name);
+	if (same)
+		return 0;
+	char a[160], b[160];
+	return gc_error_set(err, GC_EINVAL,
+			    "%s '%s' is %s of shape %s, but the model expects %s of shape %s", what,
+			    pt->name, gc_dtype_name(t->dtype), gc_shape_str(t->dims, t->rank, a, sizeof a),
+			    gc_dtype_name(pt->t.dtype),
+			    gc_shape_str(pt->t.dims, pt->t.rank, b, sizeof b));
 }
 
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
@@ -88,26 +202,185 @@ int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err
 	if (i < 0 || i >= p->n_inputs)
 		return gc_error_set(err, GC_EINVAL, "input index %d out of range (the program has %d)",
 				    i, p->n_inputs);
-	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
-	bool same = t->dtype == pt->t.dtype && t->rank == pt->t.rank;
-	for (int d = 0; same && d < t->rank; d++)
-		same = t->dims[d] == pt->t.dims[d];
-	if (!same) {
-		char a[160], b[160];
-		return gc_error_set(err, GC_EINVAL,
-				    "input '%s' is %s of shape %s, but the model expects %s of "
-				    "shape %s",
-				    pt->name, gc_dtype_name(t->dtype),
-				    gc_shape_str(t->dims, t->rank, a, sizeof a),
-				    gc_dtype_name(pt->t.dtype),
-				    gc_shape_str(pt->t.dims, pt->t.rank, b, sizeof b));
-	}
+	int32_t idx = p->inputs[i];
+	const gc_ptensor *pt = &p->tensors[idx];
+	if (check_input(pt, t, "input", err))
+		return err->code;
 	if (t->dtype == GC_DTYPE_STRING)
 		return gc_error_set(err, GC_EUNSUPPORTED, "input '%s': string inputs are not supported yet",
 				    pt->name);
+	gc_tensor *v = &s->tensors[idx];
+	if (pt->storage == GC_STORAGE_DYNAMIC) {
+		if (gc_dtype_is_value(pt->t.dtype)) {
+			v->data = s->dyn[idx].container; /* unbind a borrowed value */
+			if (!t->data)
+				return gc_error_set(err, GC_EINVAL, "input '%s': a %s without its value",
+						    pt->name, gc_dtype_name(t->dtype));
+			if (gc_value_assign(v, t, err))
+				return gc_error_prefix(err, "input '%s'", pt->name);
+			return 0;
+		}
+		int64_t nb = gc_tensor_nbytes(t);
+		if (gc_dynbuf_reserve(&s->dyn[idx].buf, (uint64_t)nb, false, pt->name, err))
+			return err->code;
+		*v = *t;
+		v->data = s->dyn[idx].buf.data;
+		if (nb)
+			memcpy(v->data, t->data, (size_t)nb);
+		return 0;
+	}
 	if (pt->nbytes)
-		memcpy(s->tensors[p->inputs[i]].data, t->data, (size_t)pt->nbytes);
+		memcpy(v->data, t->data, (size_t)pt->nbytes);
 	return 0;
+}
+
+int gc_session_bind_input(gc_session *s, int i, const gc_tensor *t, const char *what,
+			  gc_error *err)
+{
+	const gc_program *p = s->p;
+	int32_t idx = p->inputs[i];
+	if (check_input(&p->tensors[idx], t, what, err))
+		return err->code;
+	s->tensors[idx] = *t;
+	return 0;
+}
+
+static int dynamic_output(gc_kctx *k, int j, gc_tensor **v, gc_dynslot **slot,
+			  const gc_ptensor **pt)
+{
+	gc_session *s = k->session;
+	const gc_node *n = k->node;
+	int32_t idx = j >= 0 && j < n->n_out ? n->out[j] : -1;
+	if (!s || !s->dyn || idx < 0 || s->p->tensors[idx].storage != GC_STORAGE_DYNAMIC)
+		return gc_kerr(k, GC_EINVAL, "graphcc bug: output %d has no dynamic storage", j);
+	*v = &s->tensors[idx];
+	*slot = &s->dyn[idx];
+	*pt = &s->p->tensors[idx];
+	return 0;
+}
+
+int gc_kout_shape(gc_kctx *k, int j, gc_dtype dtype, int32_t rank, const int64_t *dims)
+{
+	gc_tensor *v;
+	gc_dynslot *slot;
+	const gc_ptensor *pt;
+	if (dynamic_output(k, j, &v, &slot, &pt))
+		return k->err->code;
+	if (!gc_value_type_fits(pt->t.dtype, dtype) || gc_dtype_is_value(dtype) ||
+	    (pt->t.rank >= 0 && pt->t.rank != rank))
+		return gc_kerr(k, GC_EINVAL,
+			       "output '%s' comes out as %s of rank %d, but the model has it %s%s",
+			       pt->name, gc_dtype_name(dtype), rank, gc_dtype_name(pt->t.dtype),
+			       pt->t.rank >= 0 ? " of another rank" : "");
+	gc_tensor t = { .dtype = dtype, .rank = rank };
+	if (rank < 0 || rank > GC_MAX_RANK)
+		return gc_kerr(k, GC_EINVAL, "output '%s' would have rank %d", pt->name, rank);
+	for (int d = 0; d < rank; d++)
+		t.dims[d] = dims[d];
+	int64_t nb = gc_tensor_nbytes(&t);
+	if (nb < 0) {
+		char a[160];
+		return gc_kerr(k, GC_ELIMIT, "output '%s' of shape %s has a size that overflows",
+			       pt->name, gc_shape_str(t.dims, rank, a, sizeof a));
+	}
+	if (gc_dynbuf_reserve(&slot->buf, (uint64_t)nb, false, pt->name, k->err))
+		return gc_error_prefix(k->err, "node '%s' (%s)", k->node->name, k->node->op_type);
+	t.data = slot->buf.data;
+	*v = t;
+	return 0;
+}
+
+bool gc_kout_dynamic(const gc_kctx *k, int j)
+{
+	const gc_session *s = k->session;
+	int32_t idx = j >= 0 && j < k->node->n_out ? k->node->out[j] : -1;
+	return s && idx >= 0 && s->p->tensors[idx].storage == GC_STORAGE_DYNAMIC;
+}
+
+int gc_kout_reserve(gc_kctx *k, int j, uint64_t bytes)
+{
+	gc_tensor *v;
+	gc_dynslot *slot;
+	const gc_ptensor *pt;
+	if (dynamic_output(k, j, &v, &slot, &pt))
+		return k->err->code;
+	if (gc_dynbuf_reserve(&slot->buf, bytes, true, pt->name, k->err))
+		return gc_error_prefix(k->err, "node '%s' (%s)", k->node->name, k->node->op_type);
+	v->data = slot->buf.data;
+	return 0;
+}
+
+/* Prepares node i on what its inputs hold now; its outputs get storage. */
+static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
+		     gc_tensor *const *out)
+{
+	const gc_program *p = s->p;
+	gc_node *n = &s->nodes[i];
+	gc_node_release_state(n);
+	n->state_free = NULL;
+	n->run = NULL;
+	n->scratch_bytes = 0;
+	n->inplace_ok = false;
+	k->node = n;
+	for (int j = 0; j < n->n_in; j++)
+		if (in[j] && (in[j]->rank < 0 || (!in[j]->data && gc_tensor_nbytes(in[j]))))
+			return gc_kerr(k, GC_EINVAL, "graphcc bug: input %d has no value yet", j);
+	for (int j = 0; j < n->n_out; j++)
+		if (out[j])
+			*out[j] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
+	k->need_value = false;
+	int rc = gc_op_table[n->op].prepare(k, n, in, out);
+	if (!rc && !n->run)
+		rc = gc_kerr(k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
+	if (rc)
+		return k->err->code ? k->err->code : rc;
+	for (int j = 0; j < n->n_out; j++) {
+		if (!out[j])
+			continue;
+		const gc_ptensor *pt = &p->tensors[n->out[j]];
+		gc_tensor *o = out[j];
+		if (o->rank == GC_RANK_DYNAMIC) { /* the kernel sets it */
+			o->data = NULL;
+			continue;
+		}
+		int64_t nb = gc_tensor_nbytes(o);
+		if (!gc_dtype_size(o->dtype) || nb < 0)
+			return gc_kerr(k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
+		if (!gc_value_type_fits(pt->t.dtype, o->dtype))
+			return gc_kerr(k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
+				       pt->name, gc_dtype_name(o->dtype), gc_dtype_name(pt->t.dtype));
+		gc_dynbuf *b = &s->dyn[n->out[j]].buf;
+		if (gc_dynbuf_reserve(b, (uint64_t)nb, false, pt->name, k->err))
+			return gc_error_prefix(k->err, "node '%s' (%s)", n->name, n->op_type);
+		o->data = b->data;
+	}
+	if (n->scratch_bytes &&
+	    gc_dynbuf_reserve(&s->scratch, n->scratch_bytes, false, "scratch memory", k->err))
+		return gc_error_prefix(k->err, "node '%s' (%s)", n->name, n->op_type);
+	return 0;
+}
+
+int gc_session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
+		    gc_tensor *const *out)
+{
+	const gc_program *p = s->p;
+	gc_node *n = &p->nodes[i];
+	k->session = s;
+	k->sub = s->subs ? s->subs + s->sub_start[i] : NULL;
+	if (n->reprepare && s->nodes) {
+		int rc = reprepare(s, i, k, in, out);
+		if (rc)
+			return rc;
+		n = &s->nodes[i];
+		k->scratch = n->scratch_bytes ? s->scratch.data : NULL;
+	} else {
+		k->scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+	}
+	k->node = n;
+	gc_crash_current = n;
+	int rc = n->run(k, n, in, out);
+	gc_crash_current = NULL;
+	return rc;
 }
 
 int gc_session_run(gc_session *s, gc_error *err)
@@ -117,23 +390,34 @@ int gc_session_run(gc_session *s, gc_error *err)
 	gc_error local = { 0 };
 	if (!err)
 		k.err = &local;
+	/* A subprogram's session runs inside a node of its parent's. */
+	const gc_session *outer_session = gc_crash_session;
+	const gc_node *outer_node = gc_crash_current;
 	gc_crash_session = s; /* for the crash report: which node crashed */
-	for (int32_t i = 0; i < p->n_nodes; i++) {
-		gc_node *n = &p->nodes[i];
-		gc_tensor **io = s->ptrs + s->ptr_start[i];
-		k.node = n;
-		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
-		gc_crash_current = n;
-		int rc = n->run(&k, n, io, io + n->n_in);
-		if (rc) {
-			gc_crash_current = NULL;
-			if (!k.err->code)
-				gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
-			return k.err->code;
+	int rc = 0;
+	if (!p->dynamic) {
+		for (int32_t i = 0; i < p->n_nodes; i++) {
+			gc_node *n = &p->nodes[i];
+			gc_tensor **io = s->ptrs + s->ptr_start[i];
+			k.node = n;
+			k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+			gc_crash_current = n;
+			if ((rc = n->run(&k, n, io, io + n->n_in)))
+				break;
+		}
+	} else {
+		for (int32_t i = 0; i < p->n_nodes; i++) {
+			gc_tensor **io = s->ptrs + s->ptr_start[i];
+			if ((rc = gc_session_step(s, i, &k, io, io + p->nodes[i].n_in)))
+				break;
 		}
 	}
-	gc_crash_current = NULL;
-	return 0;
+	if (rc && !k.err->code)
+		gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
+	gc_crash_current = outer_node;
+	if (s->depth)
+		gc_crash_session = outer_session;
+	return rc ? k.err->code : 0;
 }
 
 const gc_tensor *gc_session_output(const gc_session *s, int i)

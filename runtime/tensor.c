@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "value.h"
 
 const char *gc_strerror(int code)
 {
@@ -38,6 +39,8 @@ size_t gc_dtype_size(gc_dtype dtype)
 
 const char *gc_dtype_name(gc_dtype dtype)
 {
+	if (gc_dtype_is_value(dtype))
+		return gc_value_type_name(dtype);
 	if ((unsigned)dtype >= GC_DTYPE_COUNT || !dtypes[dtype].name)
 		return "invalid";
 	return dtypes[dtype].name;
@@ -100,6 +103,10 @@ char *gc_shape_str(const int64_t *dims, int32_t rank, char *buf, size_t len)
 		snprintf(buf, len, "scalar");
 		return buf;
 	}
+	if (rank < 0) {
+		snprintf(buf, len, "dynamic");
+		return buf;
+	}
 	for (int i = 0; i < rank && at < len; i++) {
 		int w = snprintf(buf + at, len - at, i ? "x%" PRId64 : "%" PRId64, dims[i]);
 		if (w < 0)
@@ -129,6 +136,10 @@ void gc_tensor_release(gc_tensor *t)
 {
 	if (!t || !t->data)
 		return;
+	if (gc_dtype_is_value(t->dtype)) {
+		gc_value_release(t);
+		return;
+	}
 	if (t->dtype == GC_DTYPE_STRING) {
 		int64_t n = gc_tensor_numel(t);
 		char **s = t->data;

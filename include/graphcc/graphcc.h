@@ -81,6 +81,12 @@ int gc_graph_add_node(gc_graph *g, const char *name, const char *domain, const c
 		      int32_t n_in, const char *const *inputs, int32_t n_out,
 		      const char *const *outputs, int32_t n_attr, const gc_attr *attrs,
 		      gc_error *err);
+/* A subgraph for a control-flow node's graph attribute (If's branches, a
+ * Loop's or Scan's body): owned by g and freed with it; the names it reads
+ * without defining them are g's tensors (or those of g's own enclosing
+ * graphs). Build it like any graph; pass it as a GC_ATTR_GRAPH attribute's
+ * v.g. NULL when out of memory. */
+gc_graph *gc_graph_add_subgraph(gc_graph *g, const char *origin);
 /* Marks a tensor as a graph output. */
 int gc_graph_add_output(gc_graph *g, const char *name, gc_error *err);
 /* Type/shape information about a tensor, as ONNX value_info gives it:

@@ -96,8 +96,39 @@ typedef enum gc_dtype {
 #define GC_X_(name, value, size, text) GC_DTYPE_##name = value,
 	GC_DTYPE_LIST(GC_X_)
 #undef GC_X_
-	GC_DTYPE_COUNT
+	GC_DTYPE_COUNT,
+	/* Values that are not tensors, outside ONNX's numbering: the whole
+	 * type fits the dtype field. A sequence of tensors of element type E
+	 * is GC_DTYPE_SEQUENCE | E; an optional of type T is
+	 * GC_DTYPE_OPTIONAL | T (optional(sequence(float32)) is
+	 * GC_DTYPE_OPTIONAL | GC_DTYPE_SEQUENCE | GC_DTYPE_FLOAT). Such a
+	 * gc_tensor has rank 0 and its data points at a gc_sequence or a
+	 * gc_optional. E may be UNDEFINED where it is not known yet. */
+	GC_DTYPE_SEQUENCE = 0x100,
+	GC_DTYPE_OPTIONAL = 0x200,
 } gc_dtype;
+
+#define GC_DTYPE_ELEM_MASK 0xff
+/* Whether dtype is a sequence or optional value type (not a tensor). */
+static inline int gc_dtype_is_value(gc_dtype dtype)
+{
+	return (dtype & (GC_DTYPE_SEQUENCE | GC_DTYPE_OPTIONAL)) != 0;
+}
+static inline int gc_dtype_is_sequence(gc_dtype dtype)
+{
+	return (dtype & (GC_DTYPE_SEQUENCE | GC_DTYPE_OPTIONAL)) == GC_DTYPE_SEQUENCE;
+}
+static inline int gc_dtype_is_optional(gc_dtype dtype)
+{
+	return (dtype & GC_DTYPE_OPTIONAL) != 0;
+}
+/* The element type of a sequence, the contained type of an optional. */
+static inline gc_dtype gc_dtype_inner(gc_dtype dtype)
+{
+	if (dtype & GC_DTYPE_OPTIONAL)
+		return (gc_dtype)(dtype & ~GC_DTYPE_OPTIONAL);
+	return (gc_dtype)(dtype & GC_DTYPE_ELEM_MASK);
+}
 
 /* Bytes per element; 0 for an unknown type. */
 size_t gc_dtype_size(gc_dtype dtype);
@@ -119,6 +150,28 @@ typedef struct gc_tensor {
 	int32_t rank;
 	gc_dtype dtype;
 } gc_tensor;
+
+/*
+ * The values behind a sequence or optional gc_tensor. Where a session hands
+ * one out (gc_session_output) it is borrowed from the session; one given to
+ * gc_session_set_input is copied.
+ */
+typedef struct gc_sequence {
+	gc_dtype elem_dtype; /* of every item (UNDEFINED: an empty sequence of unknown type) */
+	int32_t n;
+	gc_tensor *items; /* n dense tensors */
+} gc_sequence;
+
+typedef struct gc_optional {
+	int32_t has_value;
+	/* When has_value: a tensor, or a sequence (dtype GC_DTYPE_SEQUENCE | E,
+	 * data a gc_sequence). dtype says the type even when empty. */
+	gc_tensor value;
+} gc_optional;
+
+/* A sequence or optional value allocated by the library (gc_pb_read_value):
+ * frees every item; gc_tensor_release calls it for such tensors. */
+void gc_value_release(gc_tensor *t);
 
 /* Number of elements (1 for rank 0); -1 if a dim is negative or it overflows. */
 int64_t gc_tensor_numel(const gc_tensor *t);

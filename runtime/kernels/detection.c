@@ -76,7 +76,7 @@ static int const_scalar(gc_kctx *k, const gc_tensor *t, const char *what, double
 	if (!t || gc_tensor_numel(t) == 0)
 		return 0;
 	if (!t->data)
-		return gc_kerr(k, GC_EUNSUPPORTED,
+		return gc_kneed_value(k,
 			       "input '%s' must be known when the program is built (the output's "
 			       "shape depends on it)",
 			       what);
@@ -100,8 +100,8 @@ int gc_prepare_NonMaxSuppression(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 		return gc_kerr(k, GC_EINVAL,
 			       "needs boxes (batch, boxes, 4) and scores (batch, classes, boxes)");
 	if (!bx->data || !sc->data)
-		return gc_kerr(
-		    k, GC_EUNSUPPORTED,
+		return gc_kneed_value(
+		    k,
 		    "inputs 'boxes' and 'scores' must be known when the program is built "
 		    "(the output's shape depends on them)");
 	double maxo = 0, iou_t = 0, score_t = -INFINITY;

@@ -204,7 +204,7 @@ static int const_floats(gc_kctx *k, const gc_tensor *t, const char *what, double
 		return gc_kerr(k, GC_EINVAL, "input '%s' must be a floating-point tensor, not %s",
 			       what, gc_dtype_name(t->dtype));
 	if (!t->data)
-		return gc_kerr(k, GC_EUNSUPPORTED,
+		return gc_kneed_value(k,
 			       "input '%s' must be known when the program is built (a constant or "
 			       "a given input value)",
 			       what);

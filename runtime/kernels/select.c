@@ -235,8 +235,8 @@ int gc_prepare_NonZero(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		return gc_kerr(k, GC_EUNSUPPORTED, "input 'X' of type %s is not supported",
 			       gc_dtype_name(x->dtype));
 	if (!x->data)
-		return gc_kerr(
-		    k, GC_EUNSUPPORTED,
+		return gc_kneed_value(
+		    k,
 		    "the output's shape depends on the values of input 'X', which are not "
 		    "known when the program is built (give them as a constant or an input "
 		    "value)");
@@ -285,8 +285,8 @@ int gc_prepare_Compress(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (c->dtype != GC_DTYPE_BOOL || c->rank != 1)
 		return gc_kerr(k, GC_EINVAL, "input 'condition' must be a 1-D bool tensor");
 	if (!c->data)
-		return gc_kerr(
-		    k, GC_EUNSUPPORTED,
+		return gc_kneed_value(
+		    k,
 		    "the output's shape depends on the values of input 'condition', which "
 		    "are not known when the program is built");
 	axis_view v;
@@ -460,8 +460,8 @@ int gc_prepare_Unique(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		return gc_kerr(k, GC_EUNSUPPORTED, "input 'X' of type %s is not supported",
 			       gc_dtype_name(x->dtype));
 	if (!x->data)
-		return gc_kerr(
-		    k, GC_EUNSUPPORTED,
+		return gc_kneed_value(
+		    k,
 		    "the outputs' shapes depend on the values of input 'X', which are not "
 		    "known when the program is built");
 	unique_cmp_ctx c = {x, {1, gc_tensor_numel(x), 1}};

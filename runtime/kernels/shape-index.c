@@ -675,7 +675,7 @@ int gc_prepare_OneHot(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	if (!is_numeric(dep->dtype) || gc_tensor_numel(dep) != 1)
 		return gc_kerr(k, GC_EINVAL, "input 'depth' must be a numeric scalar");
 	if (!dep->data)
-		return gc_kerr(k, GC_EUNSUPPORTED,
+		return gc_kneed_value(k,
 			       "input 'depth' must be known when the model is compiled: the output "
 			       "size of OneHot depends on it");
 	size_t es = gc_shape_esize(k, vals, "input 'values'");

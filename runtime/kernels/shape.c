@@ -17,6 +17,7 @@
 
 #include "../alloc.h"
 #include "kutil.h"
+#include "control.h"
 #include "shape-impl.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -427,6 +428,8 @@ int gc_prepare_ConstantOfShape(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 
 int gc_prepare_Identity(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
+	if (gc_dtype_is_value(in[0]->dtype))
+		return gc_prepare_value_identity(k, n, in, out);
 	if (!gc_shape_esize(k, in[0], "input 'input'"))
 		return gc_kok(k);
 	gc_set_shape(out[0], in[0]->dtype, in[0]->rank, in[0]->dims);
@@ -448,8 +451,7 @@ static int run_dropout(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 static int const_scalar(gc_kctx *k, const gc_tensor *t, const char *what, double *v)
 {
 	if (!t->data)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "input '%s' must be known when the model is compiled", what);
+		return gc_kneed_value(k, "input '%s' must be known when the model is compiled", what);
 	if (gc_tensor_numel(t) != 1)
 		return gc_kerr(k, GC_EINVAL,
 			       "input '%s' must be a scalar, it has %" PRId64 " elements", what,
@@ -823,7 +825,7 @@ int gc_prepare_Range(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *co
 	}
 	for (int i = 0; i < 3; i++)
 		if (!in[i]->data)
-			return gc_kerr(k, GC_EUNSUPPORTED,
+			return gc_kneed_value(k,
 				       "input '%s' must be known when the model is compiled: the "
 				       "output size of Range depends on it",
 				       names[i]);
