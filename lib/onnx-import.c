@@ -12,6 +12,7 @@
 #include "../runtime/fileio.h"
 #include "graph-impl.h"
 #include "onnx-tensor.h"
+#include "onnx-data.pb-c.h"
 #include "onnx.pb-c.h"
 
 typedef struct importer {
@@ -467,4 +468,223 @@ int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)
 	}
 	onnx__tensor_proto__free_unpacked(tp, &pb_allocator);
 	return rc;
+}
+
+/*
+ * SequenceProto and OptionalProto nest (a sequence of sequences, an
+ * optional of a sequence): protobuf-c would follow a hostile file's nesting
+ * as deep as it goes, on the stack. This walks the wire format first and
+ * refuses more than a few levels. kind: 0 SequenceProto, 1 OptionalProto,
+ * 2 MapProto.
+ */
+static bool pb_varint(const uint8_t *p, size_t n, size_t *at, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*at >= n)
+			return false;
+		uint8_t b = p[(*at)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static bool pb_depth_ok(const uint8_t *p, size_t n, int kind, int depth)
+{
+	if (depth > 4)
+		return false;
+	size_t at = 0;
+	while (at < n) {
+		uint64_t key, v;
+		if (!pb_varint(p, n, &at, &key))
+			return false;
+		uint32_t field = (uint32_t)(key >> 3), wt = key & 7;
+		switch (wt) {
+		case 0:
+			if (!pb_varint(p, n, &at, &v))
+				return false;
+			break;
+		case 1:
+			if (n - at < 8)
+				return false;
+			at += 8;
+			break;
+		case 5:
+			if (n - at < 4)
+				return false;
+			at += 4;
+			break;
+		case 2: {
+			if (!pb_varint(p, n, &at, &v) || v > n - at)
+				return false;
+			/* fields 5-7 of Sequence/OptionalProto, 5 of MapProto nest */
+			int sub = -1;
+			if (kind < 2 && field >= 5 && field <= 7)
+				sub = field == 5 ? 0 : field == 6 ? 2 : 1;
+			else if (kind == 2 && field == 5)
+				sub = 0;
+			if (sub >= 0 && !pb_depth_ok(p + at, (size_t)v, sub, depth + 1))
+				return false;
+			at += (size_t)v;
+			break;
+		}
+		default:
+			return false; /* groups: not in these messages */
+		}
+	}
+	return true;
+}
+
+/* A heap copy (gc_value_release frees it) of a SequenceProto holding
+ * tensors of type elem (UNDEFINED: any one type). */
+static int sequence_value(const Onnx__SequenceProto *sp, gc_dtype elem, const char *path,
+			  gc_tensor *out, gc_error *err)
+{
+	if (sp->n_sparse_tensor_values || sp->n_sequence_values || sp->n_map_values ||
+	    sp->n_optional_values || (sp->has_elem_type && sp->elem_type != 1 && sp->elem_type != 0))
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "%s: the sequence holds %s; graphcc's sequences hold dense "
+				    "tensors",
+				    path,
+				    sp->n_sequence_values ? "sequences"
+				    : sp->n_map_values	  ? "maps"
+				    : sp->n_optional_values ? "optionals"
+							    : "sparse tensors or another kind");
+	if (sp->n_tensor_values > INT32_MAX / 2)
+		return gc_error_set(err, GC_ELIMIT, "%s: too many tensors", path);
+	gc_sequence *seq = gc_calloc(1, sizeof *seq);
+	if (!seq)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	*out = (gc_tensor){ .dtype = (gc_dtype)(GC_DTYPE_SEQUENCE | elem), .data = seq };
+	seq->elem_dtype = elem;
+	seq->items = gc_calloc(sp->n_tensor_values + 1, sizeof *seq->items);
+	if (!seq->items) {
+		gc_value_release(out);
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	}
+	uint64_t total = 0;
+	for (size_t i = 0; i < sp->n_tensor_values; i++) {
+		char where[4200];
+		snprintf(where, sizeof where, "%s: tensor %zu of the sequence", path, i);
+		gc_tensor *t = &seq->items[seq->n];
+		if (gc_onnx_tensor(sp->tensor_values[i], NULL, where, t, err)) {
+			gc_value_release(out);
+			return err->code;
+		}
+		seq->n++;
+		if (t->dtype == GC_DTYPE_STRING) {
+			gc_value_release(out);
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "%s: string tensors in sequences are not supported", where);
+		}
+		if (seq->elem_dtype == GC_DTYPE_UNDEFINED)
+			seq->elem_dtype = t->dtype;
+		if (t->dtype != seq->elem_dtype) {
+			int rc = gc_error_set(err, GC_EINVAL, "%s is %s, but the sequence holds %s",
+					      where, gc_dtype_name(t->dtype),
+					      gc_dtype_name(seq->elem_dtype));
+			gc_value_release(out);
+			return rc;
+		}
+		total += (uint64_t)gc_tensor_nbytes(t);
+		if (total > gc_limit_bytes()) {
+			gc_value_release(out);
+			return gc_error_set(err, GC_ELIMIT,
+					    "%s: the sequence is over the size limit of %" PRIu64
+					    " bytes (GRAPHCC_MAX_BYTES)",
+					    path, gc_limit_bytes());
+		}
+	}
+	out->dtype = (gc_dtype)(GC_DTYPE_SEQUENCE | seq->elem_dtype);
+	return 0;
+}
+
+int gc_pb_read_value(const char *path, gc_dtype dtype, gc_tensor *out, gc_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!gc_dtype_is_value(dtype))
+		return gc_pb_read(path, out, NULL, err);
+	void *buf;
+	size_t len;
+	if (gc_read_file(path, &buf, &len, err))
+		return err->code;
+	bool opt = gc_dtype_is_optional(dtype);
+	if (!pb_depth_ok(buf, len, opt ? 1 : 0, 0)) {
+		gc_free(buf);
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: not a valid ONNX %s (malformed, or nested deeper than "
+				    "graphcc reads)",
+				    path, opt ? "OptionalProto" : "SequenceProto");
+	}
+	int pb_nomem = 0;
+	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,
+					    .allocator_data = &pb_nomem };
+	int rc = 0;
+	if (!opt) {
+		Onnx__SequenceProto *sp = onnx__sequence_proto__unpack(&pb_allocator, len, buf);
+		gc_free(buf);
+		if (!sp)
+			return gc_error_set(err, pb_nomem ? GC_ENOMEM : GC_EINVAL,
+					    "%s: not a valid ONNX SequenceProto (%s)", path,
+					    pb_nomem ? "out of memory" : "protobuf parse failed");
+		rc = sequence_value(sp, gc_dtype_inner(dtype), path, out, err);
+		onnx__sequence_proto__free_unpacked(sp, &pb_allocator);
+		return rc;
+	}
+	Onnx__OptionalProto *op = onnx__optional_proto__unpack(&pb_allocator, len, buf);
+	gc_free(buf);
+	if (!op)
+		return gc_error_set(err, pb_nomem ? GC_ENOMEM : GC_EINVAL,
+				    "%s: not a valid ONNX OptionalProto (%s)", path,
+				    pb_nomem ? "out of memory" : "protobuf parse failed");
+	gc_dtype inner = gc_dtype_inner(dtype);
+	gc_optional *o = gc_calloc(1, sizeof *o);
+	if (!o) {
+		onnx__optional_proto__free_unpacked(op, &pb_allocator);
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	}
+	*out = (gc_tensor){ .dtype = dtype, .data = o };
+	o->value.dtype = inner;
+	int32_t kind = op->has_elem_type ? op->elem_type : 0;
+	if (kind == 1 && op->tensor_value) { /* TENSOR */
+		if (gc_dtype_is_sequence(inner)) {
+			rc = gc_error_set(err, GC_EINVAL,
+					  "%s: the optional holds a tensor, but the model expects a %s",
+					  path, gc_dtype_name(inner));
+		} else if (!(rc = gc_onnx_tensor(op->tensor_value, NULL, path, &o->value, err))) {
+			o->has_value = 1;
+			if (inner != GC_DTYPE_UNDEFINED && o->value.dtype != inner)
+				rc = gc_error_set(err, GC_EINVAL,
+						  "%s: the optional holds %s, but the model expects %s",
+						  path, gc_dtype_name(o->value.dtype),
+						  gc_dtype_name(inner));
+		}
+	} else if (kind == 3 && op->sequence_value) { /* SEQUENCE */
+		if (!gc_dtype_is_sequence(inner) && inner != GC_DTYPE_UNDEFINED) {
+			rc = gc_error_set(err, GC_EINVAL,
+					  "%s: the optional holds a sequence, but the model expects %s",
+					  path, gc_dtype_name(inner));
+		} else if (!(rc = sequence_value(op->sequence_value, gc_dtype_inner(inner), path,
+						 &o->value, err))) {
+			o->has_value = 1;
+		}
+	} else if (kind != 0 || op->tensor_value || op->sequence_value || op->map_value ||
+		   op->optional_value || op->sparse_tensor_value) {
+		rc = gc_error_set(err, GC_EUNSUPPORTED,
+				  "%s: the optional holds a kind of value graphcc does not have (type "
+				  "%d)",
+				  path, (int)kind);
+	}
+	onnx__optional_proto__free_unpacked(op, &pb_allocator);
+	if (rc) {
+		gc_value_release(out);
+		return rc;
+	}
+	if (o->has_value && !gc_dtype_is_sequence(o->value.dtype))
+		out->dtype = (gc_dtype)(GC_DTYPE_OPTIONAL | o->value.dtype);
+	else if (o->has_value)
+		out->dtype = (gc_dtype)(GC_DTYPE_OPTIONAL | o->value.dtype);
+	return 0;
 }

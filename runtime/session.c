@@ -239,8 +239,17 @@ int gc_session_bind_input(gc_session *s, int i, const gc_tensor *t, const char *
 {
 	const gc_program *p = s->p;
 	int32_t idx = p->inputs[i];
-	if (check_input(&p->tensors[idx], t, what, err))
+	const gc_ptensor *pt = &p->tensors[idx];
+	if (check_input(pt, t, what, err))
 		return err->code;
+	if (gc_dtype_is_optional(pt->t.dtype) && !gc_dtype_is_optional(t->dtype)) {
+		/* An optional input given a value: it holds that value. */
+		gc_optbuf *o = s->dyn[idx].container;
+		o->o.has_value = 1;
+		o->o.value = *t;
+		s->tensors[idx] = (gc_tensor){ .dtype = pt->t.dtype, .data = o };
+		return 0;
+	}
 	s->tensors[idx] = *t;
 	return 0;
 }

@@ -226,6 +226,9 @@ bool gc_value_type_fits(gc_dtype want, gc_dtype have)
 {
 	if (want == have)
 		return true;
+	/* a value goes where an optional of its type is expected (it is there) */
+	if (gc_dtype_is_optional(want) && !gc_dtype_is_optional(have))
+		return gc_value_type_fits(gc_dtype_inner(want), have);
 	if ((want & ~GC_DTYPE_ELEM_MASK) != (have & ~GC_DTYPE_ELEM_MASK))
 		return false;
 	return (want & GC_DTYPE_ELEM_MASK) == GC_DTYPE_UNDEFINED ||

@@ -100,6 +100,11 @@ int gc_onnx_load(const char *path, gc_graph **out, gc_error *err);
  * with gc_tensor_release. `name` (may be NULL) receives the tensor's name,
  * malloc'd. */
 int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err);
+/* Reads a value of type dtype from a .pb file: for a sequence type an
+ * ONNX SequenceProto, for an optional type an OptionalProto (as in ONNX's
+ * test data), a TensorProto otherwise. The element type is checked against
+ * dtype's (when dtype says one). Release with gc_tensor_release. */
+int gc_pb_read_value(const char *path, gc_dtype dtype, gc_tensor *out, gc_error *err);
 
 /* Reading what a graph holds (for tools). */
 int gc_graph_num_inputs(const gc_graph *g);

@@ -117,6 +117,14 @@ int gc_kout_copy(gc_kctx *k, int j, gc_tensor *out, const gc_tensor *src, const 
 	const gc_node *n = k->node;
 	if (!out)
 		return 0;
+	if (gc_dtype_is_optional(src->dtype) && !gc_dtype_is_optional(out->dtype) && src->data) {
+		/* an optional where its value is expected: the value, if it has one */
+		const gc_optional *o = src->data;
+		if (!o->has_value)
+			return gc_kerr(k, GC_EINVAL, "%s is an empty optional; output %d needs a %s",
+				       what, j, gc_dtype_name(out->dtype));
+		return gc_kout_copy(k, j, out, &o->value, what);
+	}
 	if (gc_dtype_is_value(out->dtype) || gc_dtype_is_value(src->dtype)) {
 		if (!gc_value_type_fits(out->dtype, src->dtype) || !src->data)
 			return gc_kerr(k, GC_EINVAL, "%s is %s, but output %d is %s", what,
@@ -314,9 +322,6 @@ static int run_loop(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 			return gc_kerr(k, GC_EINVAL, "the trip count M is %" PRId64 ", negative", max);
 	}
 	uint8_t cond = n->n_explicit_in > 1 && in[1] ? *(const uint8_t *)in[1]->data != 0 : 1;
-	for (int32_t j = 0; j < st->n_carry; j++)
-		if (gc_kout_copy(k, j, out[j], in[2 + j], "the initial value"))
-			return k->err->code;
 	if (bind_outer(k, n, 0, in))
 		return k->err->code;
 	/* Scan outputs: rows of the body's output, one per iteration. */
@@ -337,8 +342,9 @@ static int run_loop(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 		if (bind(k, 0, 0, &iter_t, "the iteration number") ||
 		    bind(k, 0, 1, &cond_t, "the condition"))
 			return k->err->code;
+		/* The first iteration reads the initial values where they are. */
 		for (int32_t j = 0; j < st->n_carry; j++)
-			if (bind(k, 0, 2 + j, out[j], "a loop-carried value"))
+			if (bind(k, 0, 2 + j, it ? out[j] : in[2 + j], "a loop-carried value"))
 				return k->err->code;
 		if (gc_session_run(body, k->err))
 			return gc_error_prefix(k->err, "node '%s' (Loop), iteration %" PRId64, n->name,
@@ -391,6 +397,10 @@ static int run_loop(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 		}
 		cond = next;
 	}
+	if (it == 0) /* no iteration: the initial values are the results */
+		for (int32_t j = 0; j < st->n_carry; j++)
+			if (gc_kout_copy(k, j, out[j], in[2 + j], "the initial value"))
+				return k->err->code;
 	if (!st->static_scan)
 		for (int32_t s = 0; s < n_scan; s++) {
 			int32_t oj = st->n_carry + s;
@@ -455,6 +465,11 @@ int gc_prepare_Loop(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		bool dynamic = is_dyn(bi) || is_dyn(bo) || !same_shape(&bi->t, &bo->t);
 		gc_tensor ty = in[2 + j] ? *in[2 + j] : bi->t;
 		if (ty.dtype == GC_DTYPE_UNDEFINED)
+			ty.dtype = bo->t.dtype;
+		/* An optional the body hands on as a plain value: after the first
+		 * iteration, the loop carries the value. */
+		if (gc_dtype_is_optional(ty.dtype) && !gc_dtype_is_optional(bo->t.dtype) &&
+		    bo->t.dtype != GC_DTYPE_UNDEFINED)
 			ty.dtype = bo->t.dtype;
 		if (out[j])
 			set_out(out[j], &ty, dynamic);
@@ -795,9 +810,10 @@ static int run_scan9(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 				       i, x->dims[ax[i]], T);
 		T = x->dims[ax[i]];
 	}
-	for (int32_t j = 0; j < N; j++)
-		if (gc_kout_copy(k, j, out[j], in[j], "the initial state"))
-			return k->err->code;
+	if (T == 0)
+		for (int32_t j = 0; j < N; j++)
+			if (gc_kout_copy(k, j, out[j], in[j], "the initial state"))
+				return k->err->code;
 	if (bind_outer(k, n, 0, in))
 		return k->err->code;
 	/* Slices along an axis other than 0 are gathered into scratch (or,
@@ -814,8 +830,8 @@ static int run_scan9(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 	int rc = 0;
 	gc_tensor row_shape[GC_MAX_RANK * 4];
 	for (int64_t t = 0; t < T && !rc; t++) {
-		for (int32_t j = 0; j < N && !rc; j++)
-			rc = bind(k, 0, j, out[j], "a state");
+		for (int32_t j = 0; j < N && !rc; j++) /* the first reads the initial states */
+			rc = bind(k, 0, j, t ? out[j] : in[j], "a state");
 		char *g = gather;
 		for (int32_t i = 0; i < M && !rc; i++) {
 			const gc_tensor *x = in[N + i];

@@ -8,11 +8,12 @@ DIR holds what tests/conformance/generate.py wrote (DIR/node/<test>/ and
 DIR/simple/<test>/, each with model.onnx and test_data_set_*/). Every test
 runs in its own `graphcc run` process (inputs as the .pb files ONNX ships,
 bound by name in graph-input order, initializers left out) with a timeout;
-each output graphcc writes (OUT/<name>.npy) is compared with ONNX's expected
-output_*.pb using ONNX's own tolerances: rtol 1e-3, atol 1e-7, NaN equals
-NaN, exact for integer, bool and string tensors. An output that cannot be
-compared (a sequence, an optional, a type .npy cannot hold) is a failure
-with that reason, never a skip.
+each output graphcc writes (OUT/<name>.npy; a sequence as OUT/<name>/ with
+0.npy, 1.npy, ...; an empty optional as OUT/<name>.none) is compared with
+ONNX's expected output_*.pb (a TensorProto, SequenceProto or OptionalProto)
+using ONNX's own tolerances: rtol 1e-3, atol 1e-7, NaN equals NaN, exact for
+integer, bool and string tensors. An output that cannot be compared (a map,
+a type .npy cannot hold) is a failure with that reason, never a skip.
 
 The expected-failures file lists `test_name  reason` lines (# comments).
 The run fails if a test fails that is not on the list, or if a test on the
@@ -141,15 +142,74 @@ def load_expected(path):
 
 
 def read_proto_output(path, vtype):
-    """Expected output -> numpy array, or raise ValueError(reason)."""
+    """Expected output -> a numpy array (a tensor), a list of them (a
+    sequence), None (an empty optional); or raise ValueError(reason)."""
     kind = vtype.WhichOneof("value")
+    with open(path, "rb") as f:
+        data = f.read()
+    if kind == "sequence_type":
+        p = onnx.SequenceProto()
+        p.ParseFromString(data)
+        return numpy_helper.to_list(p), None
+    if kind == "optional_type":
+        p = onnx.OptionalProto()
+        p.ParseFromString(data)
+        return numpy_helper.to_optional(p), None
     if kind != "tensor_type":
         raise ValueError("%s output: graphcc has no %s values" %
                          (kind.replace("_type", ""), kind.replace("_type", "")))
     t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
+    t.ParseFromString(data)
     return numpy_helper.to_array(t), t.data_type
+
+
+def read_output(out, name):
+    """What graphcc wrote for output `name` (README, "Sequences and
+    optionals"): NAME.npy -> array, NAME/ with 0.npy, 1.npy, ... -> list,
+    NAME.none -> None. Raises ValueError(reason) when there is nothing
+    readable."""
+    npy, folder, none = (os.path.join(out, name + ".npy"), os.path.join(out, name),
+                         os.path.join(out, name + ".none"))
+    found = [p for p in (npy, folder, none) if os.path.exists(p)]
+    if len(found) != 1:
+        raise ValueError("graphcc wrote %s for output %s" % (
+            " and ".join(os.path.basename(p) for p in found) if found else "nothing", name))
+    if found[0] == none:
+        return None
+    try:
+        if found[0] == npy:
+            return np.load(npy, allow_pickle=False)
+        files = os.listdir(folder)
+        if sorted(files) != sorted("%d.npy" % i for i in range(len(files))):
+            raise ValueError("output %s/ holds %s, not 0.npy, 1.npy, ..." % (name, sorted(files)))
+        return [np.load(os.path.join(folder, "%d.npy" % i), allow_pickle=False)
+                for i in range(len(files))]
+    except ValueError:
+        raise
+    except Exception as e:
+        raise ValueError("cannot read output %s: %s" % (name, first_line(str(e))))
+
+
+def compare_value(name, want, got):
+    """compare() for tensors, sequences (lists) and optionals (None)."""
+    if want is None or got is None:
+        if want is None and got is None:
+            return None
+        return "output %s: %s, expected %s" % (name, "no value" if got is None else "a value",
+                                              "no value" if want is None else "a value")
+    if isinstance(want, list) or isinstance(got, list):
+        if not isinstance(want, list) or not isinstance(got, list):
+            return "output %s: a %s, expected a %s" % (
+                name, "sequence" if isinstance(got, list) else "tensor",
+                "sequence" if isinstance(want, list) else "tensor")
+        if len(want) != len(got):
+            return "output %s: a sequence of %d tensors, expected %d" % (name, len(got), len(want))
+        for i, (w, g) in enumerate(zip(want, got)):
+            why = compare("%s[%d]" % (name, i), w, g)
+            if why:
+                return why
+        return None
+    return compare(name, want, got)
 
 
 def compare(name, want, got):
@@ -294,10 +354,11 @@ def run_test(graphcc, tdir, out_root, timeout):
             if not os.path.exists(pb):
                 break  # trailing optional inputs the test does not give
             kind = vi.type.WhichOneof("value")
-            if kind != "tensor_type":
+            if kind not in ("tensor_type", "sequence_type", "optional_type"):
                 return False, "input %s is a %s: graphcc has no %s values" % (
                     vi.name, kind.replace("_type", ""), kind.replace("_type", ""))
-            pb = bfloat16_input(pb, vi, out)
+            if kind == "tensor_type":
+                pb = bfloat16_input(pb, vi, out)
             cmd += ["--input", "%s=%s" % (vi.name, pb)]
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -318,14 +379,11 @@ def run_test(graphcc, tdir, out_root, timeout):
                 want, _ = read_proto_output(pb, vo.type)
             except ValueError as e:
                 return False, str(e)
-            npy = os.path.join(out, vo.name + ".npy")
-            if not os.path.exists(npy):
-                return False, "graphcc wrote no %s.npy" % vo.name
             try:
-                got = np.load(npy, allow_pickle=False)
-            except Exception as e:
-                return False, "cannot read %s.npy: %s" % (vo.name, first_line(str(e)))
-            why = compare(vo.name, want, got)
+                got = read_output(out, vo.name)
+            except ValueError as e:
+                return False, str(e)
+            why = compare_value(vo.name, want, got)
             if why:
                 return False, why
     shutil.rmtree(out_root, ignore_errors=True)

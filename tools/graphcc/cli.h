@@ -71,6 +71,11 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err);
 void cli_note(void *user, const char *msg);
 /* One line per custom node of p (its binding); returns how many. */
 int cli_print_bindings(const gc_program *p, FILE *out);
+/* Sequence and optional values as files (value-io.c): an input of such a
+ * type from a SequenceProto/OptionalProto .pb; an output as NAME/ (a
+ * sequence: 0.npy, 1.npy, ...), NAME.npy or NAME.none (an empty optional). */
+int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err);
+int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_error *err);
 /* Parses "NAME=1x3x224x224"; the name is copied into name (len bytes). */
 int cli_parse_shape(const char *arg, gc_shape_override *o, char *name, size_t len);
 /* Whether path is a compiled program (.gcb: by its magic, or by its name

@@ -127,7 +127,9 @@ static int read_inputs(const cli_opts *o, const model_inputs *m, gc_tensor *file
 						    "input '%s' is given twice (%s and %s)",
 						    input_name(m, idx), o->inputs[j].path, ci->path);
 		bound[i] = idx;
-		if (cli_read_tensor(ci->path, &files[i], err))
+		gc_tensor info;
+		input_info(m, idx, &info);
+		if (cli_read_value(ci->path, info.dtype, &files[i], err))
 			return err->code;
 		*n_files = i + 1;
 	}
@@ -195,10 +197,9 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 	for (int i = 0; i < gc_program_num_outputs(p); i++) {
 		const char *name;
 		gc_program_output(p, i, &name);
-		char fname[256], path[4096];
+		char fname[256];
 		safe_name(name, fname, sizeof fname);
-		snprintf(path, sizeof path, "%s/%s.npy", o->output_dir, fname);
-		if (gc_npy_write(path, gc_session_output(s, i), err))
+		if (cli_write_value(o->output_dir, fname, gc_session_output(s, i), err))
 			return err->code;
 	}
 	return 0;

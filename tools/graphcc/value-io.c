@@ -1,0 +1,133 @@
+/*
+ * graphcc run: sequence and optional values as files.
+ *
+ * In: a model input of a sequence type reads an ONNX SequenceProto .pb, one
+ * of an optional type an OptionalProto .pb (what ONNX's test data holds).
+ *
+ * Out, in the output folder, for an output named NAME:
+ *   a sequence          NAME/ holding 0.npy, 1.npy, ... (an empty sequence:
+ *                       an empty folder)
+ *   an optional with a  NAME.npy for a tensor, NAME/ for a sequence
+ *   value
+ *   an empty optional   NAME.none, an empty file
+ * Whatever an earlier run left under the other names of NAME goes, so the
+ * folder says one thing. A sequence folder is written under a temporary name
+ * and renamed into place: a reader never sees half of one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err)
+{
+	if (!gc_dtype_is_value(dtype))
+		return cli_read_tensor(path, t, err);
+	size_t n = strlen(path);
+	if (n < 3 || strcmp(path + n - 3, ".pb"))
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: the input is a %s; give it as a .pb file holding an ONNX "
+				    "%s",
+				    path, gc_dtype_name(dtype),
+				    gc_dtype_is_optional(dtype) ? "OptionalProto" : "SequenceProto");
+	return gc_pb_read_value(path, dtype, t, err);
+}
+
+/* Removes path: a file, or a folder of files (what a sequence left). */
+static int remove_path(const char *path, gc_error *err)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d)
+			return gc_error_set(err, GC_EIO, "%.3000s: cannot open: %s", path, strerror(errno));
+		struct dirent *e;
+		char p[4200];
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			/* only what a sequence output leaves: N.npy */
+			size_t digits = strspn(e->d_name, "0123456789");
+			if (!digits || strcmp(e->d_name + digits, ".npy")) {
+				closedir(d);
+				return gc_error_set(err, GC_EIO,
+						    "%.3000s: a folder in the way of an output, holding "
+						    "%.200s: not removing it",
+						    path, e->d_name);
+			}
+			snprintf(p, sizeof p, "%.3000s/%.1000s", path, e->d_name);
+			if (unlink(p)) {
+				closedir(d);
+				return gc_error_set(err, GC_EIO, "%.3000s: cannot remove: %s", p,
+						    strerror(errno));
+			}
+		}
+		closedir(d);
+		if (rmdir(path))
+			return gc_error_set(err, GC_EIO, "%.3000s: cannot remove: %s", path,
+					    strerror(errno));
+		return 0;
+	}
+	if (unlink(path))
+		return gc_error_set(err, GC_EIO, "%.3000s: cannot remove: %s", path, strerror(errno));
+	return 0;
+}
+
+static int write_sequence(const char *dir, const char *fname, const gc_sequence *s, gc_error *err)
+{
+	char tmp[4096], final[4096], p[4200];
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp-%ld", dir, fname, (long)getpid());
+	snprintf(final, sizeof final, "%s/%s", dir, fname);
+	if (remove_path(tmp, err))
+		return err->code;
+	if (mkdir(tmp, 0755))
+		return gc_error_set(err, GC_EIO, "%s: cannot create folder: %s", tmp, strerror(errno));
+	for (int32_t i = 0; i < s->n; i++) {
+		snprintf(p, sizeof p, "%s/%d.npy", tmp, (int)i);
+		if (gc_npy_write(p, &s->items[i], err)) {
+			gc_error e = { 0 };
+			remove_path(tmp, &e);
+			return err->code;
+		}
+	}
+	if (remove_path(final, err))
+		return err->code;
+	if (rename(tmp, final))
+		return gc_error_set(err, GC_EIO, "%s: cannot rename to %s: %s", tmp, final,
+				    strerror(errno));
+	return 0;
+}
+
+int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_error *err)
+{
+	char npy[4096], none[4096], folder[4096];
+	snprintf(npy, sizeof npy, "%s/%s.npy", dir, fname);
+	snprintf(none, sizeof none, "%s/%s.none", dir, fname);
+	snprintf(folder, sizeof folder, "%s/%s", dir, fname);
+	if (!gc_dtype_is_value(t->dtype)) {
+		if (gc_npy_write(npy, t, err))
+			return err->code;
+		return remove_path(none, err) || remove_path(folder, err) ? err->code : 0;
+	}
+	if (!t->data)
+		return gc_error_set(err, GC_EINVAL, "output '%s' holds no value", fname);
+	if (gc_dtype_is_sequence(t->dtype)) {
+		if (write_sequence(dir, fname, t->data, err))
+			return err->code;
+		return remove_path(npy, err) || remove_path(none, err) ? err->code : 0;
+	}
+	const gc_optional *o = t->data;
+	if (o->has_value)
+		return cli_write_value(dir, fname, &o->value, err);
+	FILE *f = fopen(none, "wb");
+	if (!f || fclose(f))
+		return gc_error_set(err, GC_EIO, "%s: cannot write: %s", none, strerror(errno));
+	return remove_path(npy, err) || remove_path(folder, err) ? err->code : 0;
+}
