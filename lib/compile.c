@@ -483,6 +483,11 @@ static int bind_node(compiler *c, int32_t gi)
 				continue;
 			ins[j] = c->vs[pn->in[j]].t;
 			inp[j] = &ins[j];
+			/* Control flow decides on constants only: a trip count or a
+			 * condition known now (an input's value) may change by the
+			 * next run. */
+			if (control && !c->vs[pn->in[j]].is_const)
+				ins[j].data = NULL;
 		}
 		if (pass || !control)
 			break;

@@ -321,6 +321,11 @@ static int run_loop(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 		if (max < 0)
 			return gc_kerr(k, GC_EINVAL, "the trip count M is %" PRId64 ", negative", max);
 	}
+	for (int32_t s = 0; st->static_scan && s < st->n_scan; s++)
+		if (out[st->n_carry + s] && out[st->n_carry + s]->dims[0] != max)
+			return gc_kerr(k, GC_EINVAL, "graphcc bug: the trip count %" PRId64
+						     " is not the one compiled (%" PRId64 ")",
+				       max, out[st->n_carry + s]->dims[0]);
 	uint8_t cond = n->n_explicit_in > 1 && in[1] ? *(const uint8_t *)in[1]->data != 0 : 1;
 	if (bind_outer(k, n, 0, in))
 		return k->err->code;
