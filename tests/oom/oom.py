@@ -49,6 +49,61 @@ def make_inputs(work, build):
     return model, x, ops
 
 
+def make_control(work):
+    """A Loop (a trip count from an input, a carried value that grows, a
+    scan output, a Reshape prepared per iteration) inside an If, and a
+    sequence input through SequenceInsert/At: the control-flow and
+    sequence allocations."""
+    import onnx
+    from onnx import TensorProto as TP, helper as h, numpy_helper
+    body = h.make_graph(
+        [h.make_node("Identity", ["c"], ["c2"]),
+         h.make_node("Add", ["i", "one"], ["i1"]),
+         h.make_node("Unsqueeze", ["i1", "zero"], ["rows"]),
+         h.make_node("Concat", ["rows", "minus1"], ["shape"], axis=0),
+         h.make_node("Reshape", ["x", "shape"], ["m"]),
+         h.make_node("ReduceSum", ["m"], ["tot"], keepdims=0),
+         h.make_node("Unsqueeze", ["tot", "zero"], ["tot1"]),
+         h.make_node("Concat", ["acc", "tot1"], ["acc2"], axis=0),
+         h.make_node("Identity", ["tot"], ["scan"])],
+        "body", [h.make_tensor_value_info("i", TP.INT64, []),
+                 h.make_tensor_value_info("c", TP.BOOL, []),
+                 h.make_tensor_value_info("acc", TP.FLOAT, [None])],
+        [h.make_tensor_value_info("c2", TP.BOOL, []), h.make_tensor_value_info("acc2", TP.FLOAT, None),
+         h.make_tensor_value_info("scan", TP.FLOAT, [])],
+        [h.make_tensor("one", TP.INT64, [], [1]), h.make_tensor("zero", TP.INT64, [1], [0]),
+         h.make_tensor("minus1", TP.INT64, [1], [-1])])
+    then = h.make_graph([h.make_node("Loop", ["M", "", "acc0"], ["acc", "scans"], body=body)],
+                        "then", [], [h.make_tensor_value_info("scans", TP.FLOAT, None)])
+    els = h.make_graph([h.make_node("Identity", ["x"], ["same"])], "else", [],
+                       [h.make_tensor_value_info("same", TP.FLOAT, None)])
+    g = h.make_graph(
+        [h.make_node("If", ["cond"], ["y"], then_branch=then, else_branch=els),
+         h.make_node("SequenceInsert", ["seq", "y"], ["seq2"]),
+         h.make_node("SequenceAt", ["seq2", "zero_s"], ["first"])],
+        "control", [h.make_tensor_value_info("cond", TP.BOOL, []),
+                    h.make_tensor_value_info("M", TP.INT64, []),
+                    h.make_tensor_value_info("x", TP.FLOAT, [6]),
+                    h.make_tensor_value_info("acc0", TP.FLOAT, [1]),
+                    h.make_tensor_sequence_value_info("seq", TP.FLOAT, None)],
+        [h.make_tensor_sequence_value_info("seq2", TP.FLOAT, None),
+         h.make_tensor_value_info("first", TP.FLOAT, None)],
+        [h.make_tensor("zero_s", TP.INT64, [], [0])])
+    model = os.path.join(work, "control.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), model)
+    feeds = {"cond": np.array(True), "M": np.array(3, np.int64),
+             "x": np.arange(6, dtype=np.float32), "acc0": np.zeros(1, np.float32)}
+    args = ["run", model]
+    for k, v in feeds.items():
+        p = os.path.join(work, "control-%s.npy" % k)
+        np.save(p, v)
+        args += ["--input", "%s=%s" % (k, p)]
+    p = os.path.join(work, "control-seq.pb")
+    with open(p, "wb") as f:
+        f.write(numpy_helper.from_list([np.ones(2, np.float32)], "seq").SerializeToString())
+    return args + ["--input", "seq=" + p]
+
+
 def sweep(graphcc, name, args, outputs, env):
     """-> (failed_runs, problems, sites, n_allocs)."""
     problems, sites = [], set()
@@ -136,6 +191,7 @@ def main(graphcc, work):
         ("run-onnx", ["run", model, "--ops", ops, "--input", "x=" + x, "--output-dir", out], [out]),
         ("run-gcb", ["run", good_gcb, "--input", "x=" + x, "--output-dir", out], [out]),
         ("info-gcb", ["info", good_gcb], []),
+        ("run-control", make_control(work) + ["--output-dir", out], [out]),
     ]
     passed = failed = 0
     all_sites = set()

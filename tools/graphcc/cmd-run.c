@@ -199,8 +199,15 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 		gc_program_output(p, i, &name);
 		char fname[256];
 		safe_name(name, fname, sizeof fname);
-		if (cli_write_value(o->output_dir, fname, gc_session_output(s, i), err))
+		if (cli_write_value(o->output_dir, fname, gc_session_output(s, i), err)) {
+			/* all outputs or none: take back the ones written */
+			for (int j = 0; j <= i; j++) {
+				gc_program_output(p, j, &name);
+				safe_name(name, fname, sizeof fname);
+				cli_remove_output(o->output_dir, fname);
+			}
 			return err->code;
+		}
 	}
 	return 0;
 }

@@ -131,3 +131,15 @@ int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_e
 		return gc_error_set(err, GC_EIO, "%s: cannot write: %s", none, strerror(errno));
 	return remove_path(npy, err) || remove_path(folder, err) ? err->code : 0;
 }
+
+void cli_remove_output(const char *dir, const char *fname)
+{
+	char p[4096];
+	gc_error e = { 0 };
+	snprintf(p, sizeof p, "%s/%s.npy", dir, fname);
+	remove_path(p, &e);
+	snprintf(p, sizeof p, "%s/%s.none", dir, fname);
+	remove_path(p, &e);
+	snprintf(p, sizeof p, "%s/%s", dir, fname);
+	remove_path(p, &e);
+}
