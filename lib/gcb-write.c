@@ -182,31 +182,134 @@ static void custom_record(writer *w, const gc_custom *c)
 	}
 }
 
+/* Every distinct kernel library of p and its subprograms. */
+static int collect_libs(const gc_program *p, const char ***libs, int32_t *n, int32_t *cap,
+			int depth)
+{
+	if (depth > 64)
+		return GC_ELIMIT;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *nd = &p->nodes[i];
+		for (int32_t j = 0; j < nd->n_sub; j++)
+			if (collect_libs(nd->sub[j], libs, n, cap, depth + 1))
+				return GC_ENOMEM;
+		const gc_custom *c = nd->custom;
+		if (!c)
+			continue;
+		bool seen = false;
+		for (int32_t j = 0; j < *n; j++)
+			seen |= !strcmp((*libs)[j], c->library);
+		if (seen)
+			continue;
+		if (*n == *cap) {
+			int32_t nc = *cap * 2 + 8;
+			const char **l = gc_realloc(*libs, (size_t)nc * sizeof *l);
+			if (!l)
+				return GC_ENOMEM;
+			*libs = l;
+			*cap = nc;
+		}
+		(*libs)[(*n)++] = c->library;
+	}
+	return 0;
+}
+
+/* Graph attributes are what the subprograms were compiled from: not
+ * saved (the subprograms are). */
+static bool saved_attr(const gc_attr *a)
+{
+	return a->type != GC_ATTR_GRAPH && a->type != GC_ATTR_GRAPHS;
+}
+
+/* One program (the whole file's, or a subprogram, recursively): tensors,
+ * inputs and outputs, plan, where a subprogram's outer inputs come from,
+ * nodes. Constants go to the shared weights section. */
+static int program_record(writer *w, const gc_program *p, buf *weights, const char *path)
+{
+	int rc = 0;
+	u32(&w->rec, (uint32_t)p->n_tensors);
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		str(w, pt->name);
+		u32(&w->rec, (uint32_t)pt->t.dtype);
+		i32(&w->rec, pt->t.rank);
+		for (int i = 0; i < pt->t.rank; i++)
+			i64(&w->rec, pt->t.dims[i]);
+		u32(&w->rec, (uint32_t)pt->storage);
+		uint64_t off = pt->offset;
+		if (pt->storage == GC_STORAGE_CONST) {
+			if (pt->t.dtype == GC_DTYPE_STRING)
+				return gc_error_set(w->err, GC_EUNSUPPORTED,
+						    "%s: constant string tensor '%s' cannot be saved yet",
+						    path, pt->name);
+			static const unsigned char zeros[GCB_TENSOR_ALIGN];
+			put(weights, zeros, (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) %
+						    GCB_TENSOR_ALIGN);
+			off = weights->n;
+			put(weights, pt->t.data, (size_t)pt->nbytes);
+		}
+		u64(&w->rec, off);
+		u64(&w->rec, pt->nbytes);
+	}
+	u32(&w->rec, (uint32_t)p->n_inputs);
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		i32(&w->rec, p->inputs[i]);
+	u32(&w->rec, (uint32_t)p->n_outputs);
+	for (int32_t i = 0; i < p->n_outputs; i++)
+		i32(&w->rec, p->outputs[i]);
+	u64(&w->rec, p->arena_bytes);
+	u64(&w->rec, p->tensor_bytes);
+	u64(&w->rec, p->const_bytes);
+	/* a subprogram's inputs after n_formal: the enclosing node's inputs */
+	int32_t n_outer = p->outer_slot ? p->n_inputs - p->n_formal : 0;
+	i32(&w->rec, p->outer_slot ? p->n_formal : p->n_inputs);
+	for (int32_t j = 0; j < n_outer; j++)
+		i32(&w->rec, p->outer_slot[j]);
+	u32(&w->rec, (uint32_t)p->n_nodes);
+	for (int32_t i = 0; i < p->n_nodes && !rc; i++) {
+		const gc_node *n = &p->nodes[i];
+		str(w, n->name);
+		str(w, n->domain);
+		str(w, n->op_type);
+		i32(&w->rec, n->opset);
+		u32(&w->rec, (uint32_t)n->n_in);
+		for (int j = 0; j < n->n_in; j++)
+			i32(&w->rec, n->in[j]);
+		u32(&w->rec, (uint32_t)n->n_out);
+		for (int j = 0; j < n->n_out; j++)
+			i32(&w->rec, n->out[j]);
+		u64(&w->rec, n->scratch_bytes);
+		u64(&w->rec, p->scratch_offset ? p->scratch_offset[i] : 0);
+		uint32_t n_attr = 0;
+		for (int j = 0; j < n->n_attr; j++)
+			n_attr += saved_attr(&n->attrs[j]);
+		u32(&w->rec, n_attr);
+		for (int j = 0; j < n->n_attr && !rc; j++)
+			if (saved_attr(&n->attrs[j]))
+				rc = attr_record(w, n, &n->attrs[j]);
+		u32(&w->rec, n->custom ? 1 : 0);
+		if (n->custom)
+			custom_record(w, n->custom);
+		u32(&w->rec, n->reprepare ? 1 : 0);
+		i32(&w->rec, n->n_sub ? n->n_explicit_in : n->n_in);
+		u32(&w->rec, (uint32_t)n->n_sub);
+		for (int32_t j = 0; j < n->n_sub && !rc; j++)
+			rc = program_record(w, n->sub[j], weights, path);
+	}
+	return rc;
+}
+
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
-	if (p->dynamic)
-		return gc_error_set(err, GC_EUNSUPPORTED,
-				    "%s: the program has control flow, sequences or tensors whose "
-				    "shape is only known at run time, which .gcb files cannot hold "
-				    "yet; run the .onnx model instead",
-				    path);
 	writer w = { .err = err };
 	buf weights = { 0 };
 	int rc = 0;
 	/* Libraries: one entry per distinct kernel library, with its SHA-256. */
-	const char **libs = gc_calloc((size_t)p->n_nodes + 1, sizeof *libs);
-	int32_t n_libs = 0;
-	if (!libs)
+	const char **libs = NULL;
+	int32_t n_libs = 0, cap_libs = 0;
+	if (collect_libs(p, &libs, &n_libs, &cap_libs, 0)) {
+		gc_free(libs);
 		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
-	for (int32_t i = 0; i < p->n_nodes; i++) {
-		const gc_custom *c = p->nodes[i].custom;
-		if (!c)
-			continue;
-		bool seen = false;
-		for (int32_t j = 0; j < n_libs; j++)
-			seen |= !strcmp(libs[j], c->library);
-		if (!seen)
-			libs[n_libs++] = c->library;
 	}
 	u32(&w.rec, (uint32_t)n_libs);
 	for (int32_t j = 0; j < n_libs && !rc; j++) {
@@ -219,65 +322,7 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 	gc_free(libs);
 	if (rc)
 		goto out;
-	/* Tensors; constants go to the weights section, 64-byte aligned. */
-	u32(&w.rec, (uint32_t)p->n_tensors);
-	for (int32_t t = 0; t < p->n_tensors; t++) {
-		const gc_ptensor *pt = &p->tensors[t];
-		str(&w, pt->name);
-		u32(&w.rec, (uint32_t)pt->t.dtype);
-		i32(&w.rec, pt->t.rank);
-		for (int i = 0; i < pt->t.rank; i++)
-			i64(&w.rec, pt->t.dims[i]);
-		u32(&w.rec, (uint32_t)pt->storage);
-		uint64_t off = pt->offset;
-		if (pt->storage == GC_STORAGE_CONST) {
-			if (pt->t.dtype == GC_DTYPE_STRING) {
-				rc = gc_error_set(err, GC_EUNSUPPORTED,
-						  "%s: constant string tensor '%s' cannot be saved yet",
-						  path, pt->name);
-				goto out;
-			}
-			static const unsigned char zeros[GCB_TENSOR_ALIGN];
-			put(&weights, zeros, (GCB_TENSOR_ALIGN - weights.n % GCB_TENSOR_ALIGN) %
-						     GCB_TENSOR_ALIGN);
-			off = weights.n;
-			put(&weights, pt->t.data, (size_t)pt->nbytes);
-		}
-		u64(&w.rec, off);
-		u64(&w.rec, pt->nbytes);
-	}
-	u32(&w.rec, (uint32_t)p->n_inputs);
-	for (int32_t i = 0; i < p->n_inputs; i++)
-		i32(&w.rec, p->inputs[i]);
-	u32(&w.rec, (uint32_t)p->n_outputs);
-	for (int32_t i = 0; i < p->n_outputs; i++)
-		i32(&w.rec, p->outputs[i]);
-	u64(&w.rec, p->arena_bytes);
-	u64(&w.rec, p->tensor_bytes);
-	u64(&w.rec, p->const_bytes);
-	u32(&w.rec, (uint32_t)p->n_nodes);
-	for (int32_t i = 0; i < p->n_nodes && !rc; i++) {
-		const gc_node *n = &p->nodes[i];
-		str(&w, n->name);
-		str(&w, n->domain);
-		str(&w, n->op_type);
-		i32(&w.rec, n->opset);
-		u32(&w.rec, (uint32_t)n->n_in);
-		for (int j = 0; j < n->n_in; j++)
-			i32(&w.rec, n->in[j]);
-		u32(&w.rec, (uint32_t)n->n_out);
-		for (int j = 0; j < n->n_out; j++)
-			i32(&w.rec, n->out[j]);
-		u64(&w.rec, n->scratch_bytes);
-		u64(&w.rec, p->scratch_offset ? p->scratch_offset[i] : 0);
-		u32(&w.rec, (uint32_t)n->n_attr);
-		for (int j = 0; j < n->n_attr && !rc; j++)
-			rc = attr_record(&w, n, &n->attrs[j]);
-		u32(&w.rec, n->custom ? 1 : 0);
-		if (n->custom)
-			custom_record(&w, n->custom);
-	}
-	if (rc)
+	if ((rc = program_record(&w, p, &weights, path)))
 		goto out;
 	if (w.rec.oom || w.strings.oom || weights.oom) {
 		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);

@@ -15,6 +15,7 @@
 
 #include "alloc.h"
 #include "custom.h"
+#include "kernels/control.h"
 #include "gcb.h"
 #include "ops.h"
 #include "program-impl.h"
@@ -108,14 +109,28 @@ static int r_bytes(rd *r, void **out, uint64_t *len)
 	return 0;
 }
 
-static int r_shape(rd *r, gc_tensor *t)
+/* A tensor's type and shape. dynamic: a program tensor whose storage may
+ * be dynamic: its rank may be GC_RANK_DYNAMIC, its dtype a sequence or
+ * optional type or (not known before run time) UNDEFINED. */
+static int r_type(rd *r, gc_tensor *t, bool dynamic)
 {
 	uint32_t dt;
 	if (r_u32(r, &dt) || r_i32(r, &t->rank))
 		return r->err->code;
-	if (dt == 0 || dt >= GC_DTYPE_COUNT || !gc_dtype_size((gc_dtype)dt))
+	bool value = dt & (GC_DTYPE_SEQUENCE | GC_DTYPE_OPTIONAL);
+	uint32_t inner = dt & GC_DTYPE_ELEM_MASK;
+	if (value) {
+		if (!dynamic || (dt & ~(uint32_t)(GC_DTYPE_SEQUENCE | GC_DTYPE_OPTIONAL |
+						  GC_DTYPE_ELEM_MASK)) ||
+		    inner >= GC_DTYPE_COUNT || t->rank != 0)
+			return bad(r, "value type %#x is unknown", dt);
+	} else if (dt >= GC_DTYPE_COUNT || (dt == 0 && !dynamic) ||
+		   (dt && !gc_dtype_size((gc_dtype)dt))) {
 		return bad(r, "element type %u is unknown", dt);
+	}
 	t->dtype = (gc_dtype)dt;
+	if (t->rank == GC_RANK_DYNAMIC && dynamic)
+		return 0;
 	if (t->rank < 0 || t->rank > GC_MAX_RANK)
 		return bad(r, "rank %d is out of range", t->rank);
 	for (int i = 0; i < t->rank; i++) {
@@ -127,6 +142,11 @@ static int r_shape(rd *r, gc_tensor *t)
 	if (gc_tensor_nbytes(t) < 0)
 		return bad(r, "a tensor's size overflows");
 	return 0;
+}
+
+static int r_shape(rd *r, gc_tensor *t)
+{
+	return r_type(r, t, false);
 }
 
 static int r_tensor_value(rd *r, gc_tensor *t)
@@ -363,12 +383,20 @@ static int read_tensors(rd *r, gc_program *p, const unsigned char *weights, uint
 	for (uint32_t i = 0; i < n; i++) {
 		gc_ptensor *t = &p->tensors[i];
 		uint32_t storage;
-		if (r_str(r, &t->name, false) || r_shape(r, &t->t) || r_u32(r, &storage) ||
+		if (r_str(r, &t->name, false) || r_type(r, &t->t, true) || r_u32(r, &storage) ||
 		    r_u64(r, &t->offset) || r_u64(r, &t->nbytes))
 			return r->err->code;
-		if (storage > GC_STORAGE_CONST)
+		if (storage > GC_STORAGE_DYNAMIC)
 			return bad(r, "tensor '%s' has storage %u", t->name, storage);
 		t->storage = (gc_storage)storage;
+		if (storage == GC_STORAGE_DYNAMIC) {
+			if (t->nbytes || t->offset)
+				return bad(r, "dynamic tensor '%s' claims a place", t->name);
+			continue;
+		}
+		if (t->t.rank == GC_RANK_DYNAMIC || gc_dtype_is_value(t->t.dtype) ||
+		    t->t.dtype == GC_DTYPE_UNDEFINED)
+			return bad(r, "tensor '%s' has no static type but static storage", t->name);
 		if (t->nbytes != (uint64_t)gc_tensor_nbytes(&t->t))
 			return bad(r, "tensor '%s' claims %" PRIu64 " bytes, its shape needs %" PRId64,
 				   t->name, t->nbytes, gc_tensor_nbytes(&t->t));
@@ -412,11 +440,31 @@ static bool same_shape(const gc_tensor *a, const gc_tensor *b)
 	return true;
 }
 
-/* Reads node i and prepares it: its kernel is chosen again by this build. */
-static int read_node(rd *r, gc_program *p, int32_t i)
+/* What prepare says of an output against what the file records: the same,
+ * or, for session storage, a type the record completes (an element type
+ * compile took from the model's declarations). */
+static bool output_fits(const gc_ptensor *rec, const gc_tensor *got)
+{
+	if (rec->storage != GC_STORAGE_DYNAMIC)
+		return same_shape(got, &rec->t);
+	if (got->rank != rec->t.rank)
+		return false;
+	if (got->dtype == rec->t.dtype || got->dtype == GC_DTYPE_UNDEFINED)
+		return true;
+	return (got->dtype & ~GC_DTYPE_ELEM_MASK) == (rec->t.dtype & ~GC_DTYPE_ELEM_MASK) &&
+	       !(got->dtype & GC_DTYPE_ELEM_MASK);
+}
+
+static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize,
+			int depth);
+
+/* Reads node i and prepares it: its kernel is chosen again by this build
+ * (a node prepared at run time is only checked). */
+static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weights,
+		     uint64_t wsize, int depth)
 {
 	gc_node *n = &p->nodes[i];
-	uint32_t nin, nout, nattr, has_custom;
+	uint32_t nin, nout, nattr, has_custom, flags, n_sub;
 	uint64_t scratch_bytes;
 	r->what = "node";
 	if (r_str(r, &n->name, false) || r_str(r, &n->domain, false) ||
@@ -438,12 +486,13 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 	for (uint32_t j = 0; j < nout; j++)
 		if (r_i32(r, &n->out[j]) || n->out[j] < -1 || n->out[j] >= p->n_tensors ||
-		    (n->out[j] >= 0 && p->tensors[n->out[j]].storage != GC_STORAGE_ARENA))
+		    (n->out[j] >= 0 && p->tensors[n->out[j]].storage == GC_STORAGE_CONST))
 			return r->err->code ? r->err->code : bad(r, "node '%s' output index", n->name);
 	if (r_u64(r, &scratch_bytes) || r_u64(r, &p->scratch_offset[i]) ||
 	    r_count(r, &nattr, 16, 1u << 16))
 		return r->err->code;
-	if (scratch_bytes > p->arena_bytes || p->scratch_offset[i] > p->arena_bytes - scratch_bytes)
+	if (scratch_bytes > p->arena_bytes || p->scratch_offset[i] > p->arena_bytes - scratch_bytes ||
+	    p->scratch_offset[i] % GCB_TENSOR_ALIGN)
 		return bad(r, "node '%s' scratch lies outside the arena", n->name);
 	n->n_attr = (int32_t)nattr;
 	n->attrs = gc_pool_alloc(p->pool, ((size_t)nattr + 1) * sizeof *n->attrs);
@@ -455,13 +504,44 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 	if (r_u32(r, &has_custom))
 		return r->err->code;
 	gc_prepare_fn prepare;
+	gc_custom *c = NULL;
 	if (has_custom) {
-		gc_custom *c = gc_pool_alloc(p->pool, sizeof *c);
+		c = gc_pool_alloc(p->pool, sizeof *c);
 		if (!c)
 			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 		r->what = "custom binding";
 		if (r_custom(r, c))
 			return r->err->code;
+	}
+	r->what = "node";
+	if (r_u32(r, &flags) || r_i32(r, &n->n_explicit_in) || r_count(r, &n_sub, 16, 64))
+		return r->err->code;
+	if (flags > 1 || n->n_explicit_in < 0 || n->n_explicit_in > n->n_in ||
+	    (!n_sub && n->n_explicit_in != n->n_in) || (flags && (n_sub || has_custom)))
+		return bad(r, "node '%s' has flags %u, %d own inputs of %d and %u subgraphs",
+			   n->name, flags, n->n_explicit_in, n->n_in, n_sub);
+	n->reprepare = flags & 1;
+	if (n_sub) {
+		if (depth >= 64)
+			return bad(r, "subgraphs nest deeper than 64");
+		n->sub = gc_pool_alloc(p->pool, ((size_t)n_sub + 1) * sizeof *n->sub);
+		if (!n->sub)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		for (uint32_t j = 0; j < n_sub; j++) {
+			gc_program *sp = gc_program_alloc();
+			if (!sp)
+				return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+			n->sub[n->n_sub++] = sp; /* freed with p, whatever happens next */
+			if (read_program(r, sp, weights, wsize, depth + 1))
+				return r->err->code;
+			r->what = "node";
+			for (int32_t k = 0; k + sp->n_formal < sp->n_inputs; k++)
+				if (sp->outer_slot[k] < n->n_explicit_in || sp->outer_slot[k] >= n->n_in)
+					return bad(r, "node '%s': subgraph %u reads input %d", n->name, j,
+						   sp->outer_slot[k]);
+		}
+	}
+	if (has_custom) {
 		n->custom = c;
 		n->op = GC_OP_CUSTOM;
 		prepare = gc_custom_prepare;
@@ -473,10 +553,11 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 					    "not have",
 					    r->path, n->name, n->op_type);
 		const gc_op_info *info = &gc_op_table[n->op];
-		if (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
-		    n->n_out > info->max_out)
-			return bad(r, "node '%s' has %d inputs and %d outputs", n->name, n->n_in,
-				   n->n_out);
+		int32_t own = n->n_explicit_in;
+		if (own < info->min_in || own > info->max_in || n->n_out < info->min_out ||
+		    n->n_out > info->max_out || (gc_op_is_control(n->op) != (n_sub > 0)))
+			return bad(r, "node '%s' has %d inputs, %d outputs and %u subgraphs", n->name,
+				   own, n->n_out, n_sub);
 		/* kernels take required inputs and outputs as given */
 		for (int j = 0; j < info->min_in; j++)
 			if (n->in[j] < 0)
@@ -488,6 +569,16 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 					   n->name, j);
 		prepare = info->prepare;
 	}
+	if (n->reprepare) {
+		/* Prepared before each run, on what its inputs hold then: its
+		 * outputs are the session's. */
+		for (int j = 0; j < n->n_out; j++)
+			if (n->out[j] >= 0 && p->tensors[n->out[j]].storage != GC_STORAGE_DYNAMIC)
+				return bad(r, "node '%s' is prepared at run time, but output %d has "
+					      "static storage",
+					   n->name, j);
+		return 0;
+	}
 	/* Prepare with the tensors as recorded; the outputs must come out as
 	 * recorded too. */
 	size_t nio = (size_t)n->n_in + (size_t)n->n_out + 2;
@@ -498,10 +589,23 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 		rc = gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 		goto out;
 	}
+	bool takes_dynamic = gc_op_takes_dynamic(n->op);
 	for (int j = 0; j < n->n_in; j++)
 		if (n->in[j] >= 0) {
 			ins[j] = p->tensors[n->in[j]].t;
 			inp[j] = &ins[j];
+			const gc_ptensor *pt = &p->tensors[n->in[j]];
+			if ((pt->storage == GC_STORAGE_DYNAMIC && !takes_dynamic &&
+			     !(n->op == GC_OP_Identity && gc_dtype_is_value(pt->t.dtype))) ||
+			    (has_custom && pt->storage == GC_STORAGE_DYNAMIC)) {
+				rc = bad(r, "node '%s' reads '%s', whose shape is only known at run "
+					    "time, but is prepared now",
+					 n->name, pt->name);
+				goto out;
+			}
+			/* (control flow decides on constants only) */
+			if (gc_op_is_control(n->op) && pt->storage != GC_STORAGE_CONST)
+				ins[j].data = NULL;
 		}
 	for (int j = 0; j < n->n_out; j++)
 		outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
@@ -513,9 +617,10 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 	for (int j = 0; j < n->n_out; j++) {
 		if (!outp[j])
 			continue;
-		const gc_tensor *want = &p->tensors[n->out[j]].t;
+		const gc_ptensor *want = &p->tensors[n->out[j]];
 		outs[j].data = NULL;
-		if (!same_shape(&outs[j], want)) {
+		bool dyn_out = gc_dtype_is_value(outs[j].dtype) || outs[j].rank == GC_RANK_DYNAMIC;
+		if (!output_fits(want, &outs[j]) || dyn_out != (want->storage == GC_STORAGE_DYNAMIC)) {
 			char a[160], b[160];
 			rc = gc_error_set(r->err, GC_EINVAL,
 					  "%s: node '%s' (%s): output %d comes out as %s %s here but "
@@ -523,8 +628,8 @@ static int read_node(rd *r, gc_program *p, int32_t i)
 					  "graphcc)",
 					  r->path, n->name, n->op_type, j, gc_dtype_name(outs[j].dtype),
 					  gc_shape_str(outs[j].dims, outs[j].rank, a, sizeof a),
-					  gc_dtype_name(want->dtype),
-					  gc_shape_str(want->dims, want->rank, b, sizeof b));
+					  gc_dtype_name(want->t.dtype),
+					  gc_shape_str(want->t.dims, want->t.rank, b, sizeof b));
 			goto out;
 		}
 	}
@@ -537,6 +642,62 @@ out:
 	gc_free(ins);
 	gc_free(inp);
 	return rc;
+}
+
+/* One program record: the file's, or (depth > 0) a control-flow node's
+ * subgraph. */
+static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize,
+			int depth)
+{
+	int rc;
+	if ((rc = read_tensors(r, p, weights, wsize)))
+		return rc;
+	r->what = "inputs and outputs";
+	if ((rc = r_index_list(r, p, &p->inputs, &p->n_inputs)) ||
+	    (rc = r_index_list(r, p, &p->outputs, &p->n_outputs)) ||
+	    (rc = r_u64(r, &p->arena_bytes)) || (rc = r_u64(r, &p->tensor_bytes)) ||
+	    (rc = r_u64(r, &p->const_bytes)) || (rc = r_i32(r, &p->n_formal)))
+		return rc;
+	if (p->n_formal < 0 || p->n_formal > p->n_inputs || (!depth && p->n_formal != p->n_inputs))
+		return bad(r, "%d of %d inputs are the program's own", p->n_formal, p->n_inputs);
+	if (depth) {
+		int32_t n_outer = p->n_inputs - p->n_formal;
+		p->outer_slot = gc_pool_alloc(p->pool, ((size_t)n_outer + 1) * sizeof(int32_t));
+		if (!p->outer_slot)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		for (int32_t j = 0; j < n_outer; j++)
+			if ((rc = r_i32(r, &p->outer_slot[j])))
+				return rc;
+	}
+	if (p->arena_bytes > ((uint64_t)1 << 44))
+		return bad(r, "arena of %" PRIu64 " bytes", p->arena_bytes);
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage == GC_STORAGE_ARENA &&
+		    (pt->offset > p->arena_bytes || pt->nbytes > p->arena_bytes - pt->offset ||
+		     pt->offset % GCB_TENSOR_ALIGN))
+			return bad(r, "tensor '%s' lies outside the arena", pt->name);
+		p->dynamic |= pt->storage == GC_STORAGE_DYNAMIC;
+	}
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		if (p->tensors[p->inputs[i]].storage == GC_STORAGE_CONST)
+			return bad(r, "input '%s' is not an activation", p->tensors[p->inputs[i]].name);
+	uint32_t nn;
+	r->what = "node list";
+	if ((rc = r_count(r, &nn, 40, 1u << 24)))
+		return rc;
+	p->nodes = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof *p->nodes);
+	p->scratch_offset = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof(uint64_t));
+	if (!p->nodes || !p->scratch_offset)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	memset(p->nodes, 0, ((size_t)nn + 1) * sizeof *p->nodes);
+	for (uint32_t i = 0; i < nn; i++) {
+		p->n_nodes = (int32_t)i + 1; /* so a failure releases what was prepared */
+		if ((rc = read_node(r, p, (int32_t)i, weights, wsize, depth)))
+			return rc;
+		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
+	}
+	return 0;
 }
 
 int gc_is_program_file(const char *path)
@@ -637,46 +798,8 @@ int gc_program_load(const char *path, const gc_load_options *opt, gc_program **o
 	r.n_strings = nstr;
 	r.at += nstr;
 	if ((rc = check_libraries(&r, p, opt)) ||
-	    (rc = read_tensors(&r, p, base + h.weights_offset, h.weights_size)))
+	    (rc = read_program(&r, p, base + h.weights_offset, h.weights_size, 0)))
 		goto fail;
-	r.what = "inputs and outputs";
-	if ((rc = r_index_list(&r, p, &p->inputs, &p->n_inputs)) ||
-	    (rc = r_index_list(&r, p, &p->outputs, &p->n_outputs)) ||
-	    (rc = r_u64(&r, &p->arena_bytes)) || (rc = r_u64(&r, &p->tensor_bytes)) ||
-	    (rc = r_u64(&r, &p->const_bytes)))
-		goto fail;
-	if (p->arena_bytes > ((uint64_t)1 << 44)) {
-		rc = bad(&r, "arena of %" PRIu64 " bytes", p->arena_bytes);
-		goto fail;
-	}
-	for (int32_t t = 0; t < p->n_tensors; t++) {
-		const gc_ptensor *pt = &p->tensors[t];
-		if (pt->storage == GC_STORAGE_ARENA &&
-		    (pt->offset > p->arena_bytes || pt->nbytes > p->arena_bytes - pt->offset)) {
-			rc = bad(&r, "tensor '%s' lies outside the arena", pt->name);
-			goto fail;
-		}
-	}
-	for (int32_t i = 0; i < p->n_inputs; i++)
-		if (p->tensors[p->inputs[i]].storage != GC_STORAGE_ARENA) {
-			rc = bad(&r, "input '%s' is not an activation", p->tensors[p->inputs[i]].name);
-			goto fail;
-		}
-	uint32_t nn;
-	r.what = "node list";
-	if ((rc = r_count(&r, &nn, 40, 1u << 24)))
-		goto fail;
-	p->nodes = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof *p->nodes);
-	p->scratch_offset = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof(uint64_t));
-	if (!p->nodes || !p->scratch_offset) {
-		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
-		goto fail;
-	}
-	for (uint32_t i = 0; i < nn; i++) {
-		p->n_nodes = (int32_t)i + 1; /* so a failure releases what was prepared */
-		if ((rc = read_node(&r, p, (int32_t)i)))
-			goto fail;
-	}
 	if (r.at != r.n) {
 		rc = bad(&r, "%zu bytes of metadata left over", r.n - r.at);
 		goto fail;

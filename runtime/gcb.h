@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define GCB_MAGIC "GCBPROG\0"
-#define GCB_FORMAT_VERSION 1
+#define GCB_FORMAT_VERSION 2
 #define GCB_HEADER_SIZE 128
 #define GCB_WEIGHTS_ALIGN 4096
 #define GCB_TENSOR_ALIGN 64
@@ -42,16 +42,21 @@ _Static_assert(sizeof(gcb_header) == GCB_HEADER_SIZE, "gcb header size");
  *   u32 n_strings-bytes, the string table (NUL-terminated strings; string
  *       references are u32 offsets into it, 0xffffffff for none)
  *   u32 n_libraries, each: str path, u8 sha256[32]
- *   u32 n_tensors, each: str name, u32 dtype, i32 rank, i64 dims[rank],
- *       u32 storage (0 arena, 1 const), u64 offset, u64 nbytes
- *   u32 n_inputs, i32 tensor[]; u32 n_outputs, i32 tensor[]
- *   u64 arena_bytes, u64 tensor_bytes, u64 const_bytes
- *   u32 n_nodes, each:
- *       str name, str domain, str op_type, i32 opset,
- *       u32 n_in, i32 in[], u32 n_out, i32 out[],
- *       u64 scratch_bytes, u64 scratch_offset,
- *       u32 n_attr, attrs (str name, u32 type, i64 n, payload by type),
- *       u32 has_custom, custom binding when 1 (see gcb-write.c)
+ *   a program:
+ *     u32 n_tensors, each: str name, u32 dtype, i32 rank, i64 dims[rank],
+ *         u32 storage (0 arena, 1 const, 2 dynamic), u64 offset, u64 nbytes
+ *         (dtype may be a sequence/optional type and rank -1, for dynamic)
+ *     u32 n_inputs, i32 tensor[]; u32 n_outputs, i32 tensor[]
+ *     u64 arena_bytes, u64 tensor_bytes, u64 const_bytes
+ *     i32 n_formal, i32 outer_slot[n_inputs - n_formal]
+ *     u32 n_nodes, each:
+ *         str name, str domain, str op_type, i32 opset,
+ *         u32 n_in, i32 in[], u32 n_out, i32 out[],
+ *         u64 scratch_bytes, u64 scratch_offset,
+ *         u32 n_attr, attrs (str name, u32 type, i64 n, payload by type),
+ *         u32 has_custom, custom binding when 1 (see gcb-write.c),
+ *         u32 flags (1: prepared at run time), i32 n_explicit_in,
+ *         u32 n_sub, n_sub programs (the node's subgraphs, nested)
  */
 #define GCB_NO_STRING 0xffffffffu
 

@@ -244,6 +244,9 @@ int gc_prepare_If(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const
 	if (check_scalar(k, in[0], GC_DTYPE_BOOL, "cond"))
 		return gc_kok(k);
 	const gc_program *t = n->sub[0], *e = n->sub[1];
+	if (t->n_formal || e->n_formal)
+		return gc_kerr(k, GC_EINVAL, "the branches take %d and %d inputs; they take none",
+			       t->n_formal, e->n_formal);
 	if (t->n_outputs != n->n_out || e->n_outputs != n->n_out)
 		return gc_kerr(k, GC_EINVAL,
 			       "then_branch has %d outputs and else_branch %d; the node has %d",
@@ -439,6 +442,9 @@ int gc_prepare_Loop(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		return gc_kerr(k, GC_EINVAL, "Loop takes the inputs M and cond (each may be \"\")");
 	if (check_scalar(k, in[0], GC_DTYPE_INT64, "M") || check_scalar(k, in[1], GC_DTYPE_BOOL, "cond"))
 		return gc_kok(k);
+	if (b->n_formal != 2 + nc)
+		return gc_kerr(k, GC_EINVAL, "the body takes %d inputs; it must take %d", b->n_formal,
+			       2 + nc);
 	if (b->n_outputs < 1 + nc || n->n_out != b->n_outputs - 1)
 		return gc_kerr(k, GC_EINVAL,
 			       "the body has %d outputs and the node %d: the body gives the "
@@ -1036,6 +1042,9 @@ int gc_prepare_Scan(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	if (scan_attrs(k, n, st))
 		return gc_kok(k);
 	int32_t N = st->n_state, M = st->n_in, f = st->first;
+	if (b->n_formal != N + M)
+		return gc_kerr(k, GC_EINVAL, "the body takes %d inputs; it must take %d", b->n_formal,
+			       N + M);
 	if (b->n_outputs < N || n->n_out != b->n_outputs)
 		return gc_kerr(k, GC_EINVAL,
 			       "the body has %d outputs and the node %d: they must agree (the %d "
@@ -1202,6 +1211,14 @@ int gc_prepare_SequenceMap(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 	if (n->n_sub != 1)
 		return gc_kerr(k, GC_EINVAL, "graphcc bug: the body was not compiled");
 	const gc_program *b = n->sub[0];
+	if (b->n_formal != n->n_explicit_in)
+		return gc_kerr(k, GC_EINVAL, "the body takes %d inputs; it must take %d", b->n_formal,
+			       n->n_explicit_in);
+	if (!in[0] || !gc_dtype_is_sequence(in[0]->dtype))
+		return gc_kerr(k, GC_EINVAL, "input 0 must be a sequence");
+	for (int32_t j = 0; j < n->n_explicit_in; j++)
+		if (!in[j] || gc_dtype_is_optional(in[j]->dtype))
+			return gc_kerr(k, GC_EINVAL, "input %d must be a sequence or a tensor", j);
 	if (b->n_outputs != n->n_out)
 		return gc_kerr(k, GC_EINVAL, "the body has %d outputs, the node %d: they must agree",
 			       b->n_outputs, n->n_out);

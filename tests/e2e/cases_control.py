@@ -86,30 +86,37 @@ def _same(name, got, want, rtol=0.0):
 
 def run_case(ctx, name, make, runs):
     """make(helper, TP) -> graph; runs: [(feeds, {output: expected}, rtol)],
-    each a separate `graphcc run` of the same model."""
+    each a separate `graphcc run` of the model, and again of the program
+    `graphcc compile -o` saved from it (compiled without input values, so
+    every run-time shape stays one)."""
     def fn():
         from onnx import TensorProto as TP, helper
         d = os.path.join(ctx.work, "control", name)
         model = _save(d, make(helper, TP))
-        details = []
+        gcb = os.path.join(d, "model.gcb")
+        rc, _, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+        if rc != 0:
+            return run.Result(False, "compile -o: %s" % run.describe_rc(rc), err)
         for r, (feeds, want, rtol) in enumerate(runs):
             rd = os.path.join(d, "run%d" % r)
             os.makedirs(rd, exist_ok=True)
-            od = run.fresh_dir(os.path.join(ctx.out, "control", name, "run%d" % r))
-            rc, _, err = run.run_graphcc(ctx, ["run", model] + _feed(rd, feeds) +
-                                         ["--output-dir", od])
-            if rc != 0:
-                return run.Result(False, "run %d: %s" % (r, run.describe_rc(rc)), err)
-            for k, w in want.items():
-                try:
-                    got = _read(od, k)
-                except OSError as e:
-                    return run.Result(False, "run %d: output %s: %s" % (r, k, e), err)
-                why = _same(k, got, w, rtol)
-                if why:
-                    return run.Result(False, "run %d: %s" % (r, why), err)
-            details.append("%d outputs" % len(want))
-        return run.Result(True, "%d runs" % len(runs))
+            args = _feed(rd, feeds)
+            for kind, prog in (("onnx", model), ("gcb", gcb)):
+                od = run.fresh_dir(os.path.join(ctx.out, "control", name, kind, "run%d" % r))
+                rc, _, err = run.run_graphcc(ctx, ["run", prog] + args + ["--output-dir", od])
+                if rc != 0:
+                    return run.Result(False, "%s run %d: %s" % (kind, r, run.describe_rc(rc)),
+                                      err)
+                for k, w in want.items():
+                    try:
+                        got = _read(od, k)
+                    except OSError as e:
+                        return run.Result(False, "%s run %d: output %s: %s" % (kind, r, k, e),
+                                          err)
+                    why = _same(k, got, w, rtol)
+                    if why:
+                        return run.Result(False, "%s run %d: %s" % (kind, r, why), err)
+        return run.Result(True, "%d runs, .onnx and .gcb" % len(runs))
     return ("control/" + name, fn)
 
 
@@ -458,21 +465,6 @@ def _endless_timeout(ctx):
     return ("control/limits/timeout", fn)
 
 
-def _gcb_refused(ctx):
-    """`graphcc compile -o` on a model with control flow."""
-    def fn():
-        from onnx import TensorProto as TP, helper
-        d = os.path.join(ctx.work, "control", "gcb")
-        model = _save(d, if_model(helper, TP))
-        out = os.path.join(d, "model.gcb")
-        if os.path.exists(out):
-            os.remove(out)
-        rc, _, err = run.run_graphcc(ctx, ["compile", model, "-o", out])
-        ok = rc == 1 and ".gcb" in err and not os.path.exists(out)
-        return run.Result(ok, "%s: %s" % (run.describe_rc(rc), err.strip()[:160]), err)
-    return ("control/gcb-refused", fn)
-
-
 def cases(ctx):
     rng = np.random.default_rng(11)
     x3 = rng.standard_normal(3).astype(np.float32)
@@ -539,7 +531,6 @@ def cases(ctx):
                     {"go": np.array(True)}, ["node 'forever' (Loop)", "GRAPHCC_MAX_BYTES"],
                     env={"GRAPHCC_MAX_BYTES": "20000000"}),
         _endless_timeout(ctx),
-        _gcb_refused(ctx),
     ]
     # a Reshape in a body works for the trip counts whose rows divide 6
     runs = []

@@ -129,11 +129,12 @@ def corrupt_cases(ctx, good, x):
         cases.append(refusal(ctx, "corrupt/flipped-byte-%d" % f,
                              ["run", p, "--input", x], [os.path.basename(p)]))
     newer = bytearray(data)
-    struct.pack_into("<I", newer, 8, 2)
+    version = struct.unpack_from("<I", data, 8)[0] + 1
+    struct.pack_into("<I", newer, 8, version)
     p = os.path.join(d, "newer.gcb")
     open(p, "wb").write(bytes(newer))
     cases.append(refusal(ctx, "corrupt/newer-format", ["run", p, "--input", x],
-                         ["newer.gcb", re.compile(r"format version 2")]))
+                         ["newer.gcb", re.compile(r"format version %d" % version)]))
     return cases
 
 
