@@ -185,13 +185,22 @@ def main(graphcc, work):
         print("FAIL oom/setup: cannot compile %s: %s" % (model, r.stderr.decode()[-400:]))
         print("0 passed, 1 failed")
         return 1
+    control = make_control(work)
+    control_gcb = os.path.join(work, "control.gcb")
+    r = subprocess.run([graphcc, "compile", control[1], "-o", control_gcb], capture_output=True,
+                       env=env)
+    if r.returncode != 0:
+        print("FAIL oom/setup: cannot compile %s: %s" % (control[1], r.stderr.decode()[-400:]))
+        print("0 passed, 1 failed")
+        return 1
     runs = [
         ("check", ["check", ops], []),
         ("compile", ["compile", model, "--ops", ops, "-o", gcb], [gcb]),
         ("run-onnx", ["run", model, "--ops", ops, "--input", "x=" + x, "--output-dir", out], [out]),
         ("run-gcb", ["run", good_gcb, "--input", "x=" + x, "--output-dir", out], [out]),
         ("info-gcb", ["info", good_gcb], []),
-        ("run-control", make_control(work) + ["--output-dir", out], [out]),
+        ("run-control", control + ["--output-dir", out], [out]),
+        ("run-control-gcb", ["run", control_gcb] + control[2:] + ["--output-dir", out], [out]),
     ]
     passed = failed = 0
     all_sites = set()
