@@ -73,5 +73,20 @@ vg pb-input 0 run "$M/torch/mlp/model.onnx" --input "$M/torch/mlp/input.pb" --ou
 vg refuse-missing-file 1 run "$WORK/nothing.gcb" --output-dir "$WORK/out-bad"
 vg refuse-bad-manifest 1 check "$WORK/bad.npy"
 vg usage 2 run
+# Control flow and sequences (models and inputs from tests/e2e/cases_control.py):
+# .onnx and the saved .gcb, and a failure inside a loop body.
+C=$BUILD/e2e/control
+for c in loop-trip-count-input sequence-roundtrip optionals nested-loop-in-if; do
+	if [ ! -f "$C/$c/model.gcb" ]; then
+		failed=$((failed + 1)); echo "FAIL valgrind/control-$c: $C/$c is missing: run make e2e first"
+		continue
+	fi
+	set --
+	for f in "$C/$c"/run1/*; do n=$(basename "$f"); set -- "$@" --input "${n%.*}=$f"; done
+	vg "control-$c" 0 run "$C/$c/model.onnx" "$@" --output-dir "$WORK/out-$c"
+	vg "control-$c-gcb" 0 run "$C/$c/model.gcb" "$@" --output-dir "$WORK/out-$c-gcb"
+done
+R=$C/refuse/error-inside-body
+vg control-refuse-in-body 1 run "$R/model.onnx" --input "M=$R/M.npy" --input "acc0=$R/acc0.npy" --input "x=$R/x.npy" --output-dir "$WORK/out-bad"
 echo "valgrind: $passed passed, $failed failed"
 [ "$failed" = 0 ]

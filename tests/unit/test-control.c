@@ -4,6 +4,7 @@
  * values computed here by hand. */
 #include <graphcc/graphcc.h>
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "alloc.h"
@@ -624,7 +625,68 @@ static void test_scan_axes(void)
 	gc_program_free(p);
 }
 
+/* One compiled Loop program (scan output of a run-time length, a value
+ * that grows) shared by four threads, each with its own session and its own
+ * trip counts: every thread gets the results its inputs call for. */
+typedef struct thread_job {
+	const gc_program *p;
+	int id, bad;
+} thread_job;
+
+static void *loop_thread(void *arg)
+{
+	thread_job *j = arg;
+	gc_error e = { 0 };
+	gc_session *s;
+	if (gc_session_new(j->p, &(gc_session_options){ .threads = 1 }, &s, &e)) {
+		j->bad = 1;
+		return NULL;
+	}
+	float s0[2] = { (float)j->id, 1 }, a[2] = { 1, (float)j->id };
+	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2);
+	gc_session_set_input(s, 1, &st, &e);
+	gc_session_set_input(s, 2, &at, &e);
+	for (int r = 0; r < 50 && !j->bad; r++) {
+		int64_t m = (r * 7 + j->id) % 9;
+		gc_tensor mt = scalar_i64(&m);
+		if (gc_session_set_input(s, 0, &mt, &e) || gc_session_run(s, &e)) {
+			j->bad = 2;
+			break;
+		}
+		const gc_tensor *t = gc_session_output(s, 0), *scans = gc_session_output(s, 2);
+		if (t->dims[0] != 2 + 2 * m || scans->dims[0] != m)
+			j->bad = 3;
+		for (int64_t i = 0; i <= m && !j->bad; i++)
+			for (int k = 0; k < 2; k++)
+				if (((float *)t->data)[i * 2 + k] != s0[k] + (float)i * a[k])
+					j->bad = 4;
+	}
+	gc_session_free(s);
+	return NULL;
+}
+
+static void test_threads_share_a_control_program(void)
+{
+	memset(&err, 0, sizeof err);
+	gc_graph *g = loop_graph(true);
+	gc_program *p;
+	CHECK_INT(gc_compile(g, NULL, &p, &err), 0);
+	gc_graph_free(g);
+	pthread_t th[4];
+	thread_job jobs[4];
+	for (int i = 0; i < 4; i++) {
+		jobs[i] = (thread_job){ .p = p, .id = i };
+		CHECK_INT(pthread_create(&th[i], NULL, loop_thread, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(jobs[i].bad, 0);
+	gc_program_free(p);
+}
+
 TEST_MAIN(TEST(test_if_condition_changes_in_one_session),
 	  TEST(test_loop_trip_count_changes_in_one_session), TEST(test_loop_carried_value_grows),
 	  TEST(test_nested_outer_reads), TEST(test_reshape_per_iteration_many_runs),
-	  TEST(test_errors_name_the_nodes), TEST(test_sequences), TEST(test_scan_axes))
+	  TEST(test_errors_name_the_nodes), TEST(test_sequences), TEST(test_scan_axes),
+	  TEST(test_threads_share_a_control_program))
