@@ -6,13 +6,13 @@ Usage: bench.py --build B --ort-modules DIR [--only NAME,...] [--threads 1,2]
 
 For each model and thread count, two long-lived workers hold the model ready:
 graphcc-worker (C, graphcc linked in-process) and ort-worker.js (Node,
-onnxruntime-node). Both are warmed up, then asked to run in turn, A B A B,
-each timing its own runs inside the process, until each side has at least
---min-runs samples and --min-seconds of measured time; the table gives the
-medians. A B alternate in blocks of ~0.2 s, and each worker is left to go
-idle before the other runs (Worker.quiesce: both runtimes' thread pools
-spin for a while after a run). Fast models run K times per request (K chosen in the warm-up so
-that a request lasts ~10 ms) and a sample is the mean of those K runs.
+onnxruntime-node). Both are warmed up, then asked to run in turn, A B A B
+in blocks of ~0.2 s, each timing its own runs inside the process, until
+each side has at least --min-runs samples and --min-seconds of measured
+time; the table gives the medians. Each worker is left to go idle before
+the other runs (Worker.quiesce: both runtimes' thread pools spin for a
+while after a run). Fast models run K times per request (K chosen in the
+warm-up so that a request lasts ~10 ms); a sample is the mean of those K.
 Then both write their outputs, which must agree (a check that they run the
 same model on the same inputs), and their peak RSS (VmHWM) is read.
 
@@ -43,7 +43,7 @@ QUIESCE_MAX_S = 0.5
 REPLY_TIMEOUT_S = 300
 CUSTOM_CALL_LIMIT_NS = 50.0
 
-# key: (label, needs the torch test set)
+# key: the table's label
 MODELS = {
     "resnet18": "resnet18",
     "mobilenet_v2": "mobilenet_v2",
