@@ -489,8 +489,9 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	}
 	if ((rc = gc_graph_check(g, order, err)))
 		goto out;
-	/* The passes rewrite a private copy (which shares the weights). */
-	if (!(opt && opt->no_optimize)) {
+	/* The passes rewrite a private copy (which shares the weights); with
+	 * no_optimize, only the lowerings run, and only when needed. */
+	if (!(opt && opt->no_optimize) || gc_ir_lowering_needed(g)) {
 		clone = gc_graph_clone_for_passes(g, err);
 		if (!clone || gc_run_ir_passes(clone, opt, opt ? opt->pass_report : NULL,
 					       opt ? opt->pass_user : NULL, err)) {

@@ -11,6 +11,11 @@
 #include "../runtime/alloc.h"
 #include "graph-edit.h"
 
+/* First, so that the optimisations see the graph that runs. */
+static const gc_lowering gc_ir_lowerings[] = {
+    {"gradient", gc_pass_gradient, gc_pass_gradient_needed},
+};
+
 static const gc_pass gc_ir_passes[] = {
     {"identity-elimination", gc_pass_identity_elimination},
     {"fold-batchnorm", gc_pass_fold_batchnorm},
@@ -32,8 +37,21 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 	gc_free(order);
 	if (rc)
 		return rc;
+	for (size_t i = 0; i < sizeof gc_ir_lowerings / sizeof gc_ir_lowerings[0]; i++) {
+		const gc_lowering *l = &gc_ir_lowerings[i];
+		if (!l->needed(g))
+			continue;
+		gc_pass_ctx ctx = {.g = g, .opt = opt, .err = err};
+		rc = l->run(&ctx);
+		if (rc)
+			return gc_error_prefix(err, "%s: pass %s", g->origin, l->name);
+		if (report)
+			report(user, l->name, ctx.changed);
+	}
 	for (size_t i = 0; i < sizeof gc_ir_passes / sizeof gc_ir_passes[0]; i++) {
 		const gc_pass *p = &gc_ir_passes[i];
+		if (opt && opt->no_optimize)
+			break;
 		gc_pass_ctx ctx = {.g = g, .opt = opt, .err = err};
 		rc = p->run(&ctx);
 		if (rc)
@@ -42,4 +60,12 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 			report(user, p->name, ctx.changed);
 	}
 	return 0;
+}
+
+bool gc_ir_lowering_needed(const gc_graph *g)
+{
+	for (size_t i = 0; i < sizeof gc_ir_lowerings / sizeof gc_ir_lowerings[0]; i++)
+		if (gc_ir_lowerings[i].needed(g))
+			return true;
+	return false;
 }

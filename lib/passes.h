@@ -26,10 +26,20 @@ typedef struct gc_pass {
 	gc_pass_fn run;
 } gc_pass;
 
-/* Runs every IR pass in order; report (may be NULL) gets "name: changed"
- * lines. */
+/* A lowering: a pass the graph cannot run without (Gradient), so it runs
+ * even with no_optimize, when `needed` says the graph has what it lowers. */
+typedef struct gc_lowering {
+	const char *name;
+	gc_pass_fn run;
+	bool (*needed)(const gc_graph *g);
+} gc_lowering;
+
+/* Runs the lowerings that are needed, then (unless opt->no_optimize) every
+ * IR pass in order; report (may be NULL) gets "name: changed" lines. */
 int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 		     void (*report)(void *user, const char *pass, int32_t changed), void *user,
 		     gc_error *err);
+/* Whether g has something a lowering must rewrite before binding. */
+bool gc_ir_lowering_needed(const gc_graph *g);
 
 #endif
