@@ -700,11 +700,6 @@ static int read_gradient(grad *c, int32_t node, gnode *gn)
 				return gc_error_set(c->err, GC_EINVAL,
 						    "%s: '%s' is in both xs and zs", c->who,
 						    c->g->values[gn->xs[i]].name);
-	for (int32_t j = 0; j < n->n_out; j++)
-		if (n->out[j] == gn->y)
-			return gc_error_set(c->err, GC_EINVAL,
-					    "%s: y '%s' is the Gradient's own output", c->who,
-					    ay->v.s);
 	gn->n_out = n->n_out;
 	gn->in = gc_pool_memdup(c->g->pool, n->in, ((size_t)n->n_in + 1) * sizeof(int32_t));
 	gn->out = gc_pool_memdup(c->g->pool, n->out, ((size_t)n->n_out + 1) * sizeof(int32_t));
