@@ -587,5 +587,6 @@ void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 
 int gc_op_is_builtin(const char *domain, const char *op_type)
 {
-	return gc_op_lookup(domain, op_type) != GC_OP_NONE;
+	/* (or a lowering pass replaces its nodes by built-in ones) */
+	return gc_op_lookup(domain, op_type) != GC_OP_NONE || gc_ir_is_lowered(domain, op_type);
 }

@@ -1073,14 +1073,6 @@ out:
 	return rc;
 }
 
-bool gc_pass_gradient_needed(const gc_graph *g)
-{
-	for (int32_t i = 0; i < g->n_nodes; i++)
-		if (is_gradient(&g->nodes[i]))
-			return true;
-	return false;
-}
-
 int gc_pass_gradient(gc_pass_ctx *ctx)
 {
 	grad c = {.g = ctx->g, .opt = ctx->opt, .err = ctx->err};

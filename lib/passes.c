@@ -8,12 +8,15 @@
  */
 #include "passes.h"
 
+#include <string.h>
+
 #include "../runtime/alloc.h"
+#include "../runtime/kernels/training.h"
 #include "graph-edit.h"
 
 /* First, so that the optimisations see the graph that runs. */
 static const gc_lowering gc_ir_lowerings[] = {
-    {"gradient", gc_pass_gradient, gc_pass_gradient_needed},
+    {"gradient", gc_pass_gradient, GC_DOMAIN_TRAINING, "Gradient"},
 };
 
 static const gc_pass gc_ir_passes[] = {
@@ -39,7 +42,11 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 		return rc;
 	for (size_t i = 0; i < sizeof gc_ir_lowerings / sizeof gc_ir_lowerings[0]; i++) {
 		const gc_lowering *l = &gc_ir_lowerings[i];
-		if (!l->needed(g))
+		bool found = false;
+		for (int32_t k = 0; k < g->n_nodes && !found; k++)
+			found = !strcmp(g->nodes[k].domain, l->domain) &&
+				!strcmp(g->nodes[k].op_type, l->op_type);
+		if (!found) /* nothing to lower */
 			continue;
 		gc_pass_ctx ctx = {.g = g, .opt = opt, .err = err};
 		rc = l->run(&ctx);
@@ -62,10 +69,19 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 	return 0;
 }
 
-bool gc_ir_lowering_needed(const gc_graph *g)
+bool gc_ir_is_lowered(const char *domain, const char *op_type)
 {
 	for (size_t i = 0; i < sizeof gc_ir_lowerings / sizeof gc_ir_lowerings[0]; i++)
-		if (gc_ir_lowerings[i].needed(g))
+		if (domain && op_type && !strcmp(gc_ir_lowerings[i].domain, domain) &&
+		    !strcmp(gc_ir_lowerings[i].op_type, op_type))
+			return true;
+	return false;
+}
+
+bool gc_ir_lowering_needed(const gc_graph *g)
+{
+	for (int32_t k = 0; k < g->n_nodes; k++)
+		if (gc_ir_is_lowered(g->nodes[k].domain, g->nodes[k].op_type))
 			return true;
 	return false;
 }

@@ -26,12 +26,13 @@ typedef struct gc_pass {
 	gc_pass_fn run;
 } gc_pass;
 
-/* A lowering: a pass the graph cannot run without (Gradient), so it runs
- * even with no_optimize, when `needed` says the graph has what it lowers. */
+/* A lowering: a pass that replaces every node of one (domain, op type),
+ * which no kernel runs (Gradient), so it runs even with no_optimize,
+ * whenever the graph has such a node. */
 typedef struct gc_lowering {
 	const char *name;
 	gc_pass_fn run;
-	bool (*needed)(const gc_graph *g);
+	const char *domain, *op_type;
 } gc_lowering;
 
 /* Runs the lowerings that are needed, then (unless opt->no_optimize) every
@@ -39,7 +40,9 @@ typedef struct gc_lowering {
 int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 		     void (*report)(void *user, const char *pass, int32_t changed), void *user,
 		     gc_error *err);
-/* Whether g has something a lowering must rewrite before binding. */
+/* Whether g has a node a lowering must replace before binding. */
 bool gc_ir_lowering_needed(const gc_graph *g);
+/* Whether a lowering replaces the nodes of (domain, op_type). */
+bool gc_ir_is_lowered(const char *domain, const char *op_type);
 
 #endif

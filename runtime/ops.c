@@ -17,11 +17,6 @@ static const char *const gc_op_domains[GC_OP_COUNT] = {
 #undef GC_X_
 };
 
-const char *gc_op_domain(gc_op op)
-{
-	return op > GC_OP_NONE && op < GC_OP_COUNT && gc_op_domains[op] ? gc_op_domains[op] : "";
-}
-
 bool gc_domain_is_default(const char *domain)
 {
 	return !domain || !domain[0] || !strcmp(domain, "ai.onnx");

@@ -70,7 +70,5 @@ extern const gc_op_info gc_op_table[GC_OP_COUNT];
  * gc_op_domain says otherwise. */
 gc_op gc_op_lookup(const char *domain, const char *op_type);
 bool gc_domain_is_default(const char *domain);
-/* The domain an op lives in: "" for the default domain. */
-const char *gc_op_domain(gc_op op);
 
 #endif

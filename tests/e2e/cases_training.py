@@ -15,6 +15,9 @@ reference written out in NumPy.
                              MLP, run as .onnx and as a compiled .gcb, and
                              with --no-optimize (the Gradient pass is a
                              lowering and still runs); same tolerance
+  training/info              `graphcc info` on a training graph: Gradient and
+                             the optimizers are not listed as unsupported,
+                             exit 0
   training/refuse/<case>     a Gradient through an op without a rule, or
                              over a tensor of unknown shape: exit 1, one
                              message naming the Gradient, the node and op
@@ -425,6 +428,22 @@ def refuse_case(ctx, name):
     return run.Result(True, lines[0][:160])
 
 
+def info_case(ctx):
+    d = run.fresh_dir(os.path.join(ctx.fix, "training", "info"))
+    model = os.path.join(d, "model.onnx")
+    _step_model(model, "adam")
+    rc, out, err = run.run_graphcc(ctx, ["info", model])
+    if rc != 0:
+        return run.Result(False, run.describe_rc(rc) + ", expected 0", out + err)
+    for op in ("Gradient", "Adam"):
+        line = next((ln for ln in out.splitlines() if ln.endswith("::" + op)), None)
+        if line is None:
+            return run.Result(False, "the op histogram has no plain line for %s" % op, out)
+    if "unsupported" in out:
+        return run.Result(False, "something is listed as unsupported", out)
+    return run.Result(True)
+
+
 def cases(ctx):
     out = [("training/gradient/" + n, (lambda n=n: gradient_case(ctx, n)))
            for n in GRADIENT_CASES]
@@ -432,5 +451,6 @@ def cases(ctx):
         for mode in ("onnx", "gcb", "no-optimize"):
             out.append(("training/step/%s-%s" % (opt, mode),
                         (lambda o=opt, m=mode: step_case(ctx, o, m))))
+    out.append(("training/info", lambda: info_case(ctx)))
     out += [("training/refuse/" + n, (lambda n=n: refuse_case(ctx, n))) for n in REFUSALS]
     return out
