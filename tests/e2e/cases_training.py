@@ -121,7 +121,7 @@ def _case_elementwise(path):
 
 def _case_mlp(path):
     """x (4,3) @ W1 (3,5) + b1 -> Relu -> @ W2 (5,2) + b2 -> Sigmoid, loss =
-    ReduceMean((p - t)^2); gradients of the loss for W1, b1, W2, b2."""
+    ReduceMean((p - t)^2); gradients of the loss for W1, b1, W2, b2; opset 11."""
     from onnx import helper
     rng = np.random.default_rng(12)
     v = {"x": rng.standard_normal((4, 3)), "t": rng.uniform(0, 1, (4, 2)),
@@ -140,9 +140,10 @@ def _case_mlp(path):
              n("ReduceMean", ["e2"], ["loss"], name="mean", keepdims=0),
              _grad_node(["W1", "b1", "W2", "b2"], ["dW1", "db1", "dW2", "db2"], "loss",
                         zs=["x", "t"])]
+    # opset 11: the backward graph's ReduceSum takes its axes as an attribute
     _save(path, nodes, v, [("loss", np.float32, []), ("dW1", np.float32, [3, 5]),
                            ("db1", np.float32, [5]), ("dW2", np.float32, [5, 2]),
-                           ("db2", np.float32, [2])])
+                           ("db2", np.float32, [2])], opset=11)
 
     def fn(torch, x, t, W1, b1, W2, b2):
         p = torch.sigmoid(torch.relu(x @ W1 + b1) @ W2 + b2)
