@@ -191,7 +191,8 @@ static int32_t add_constant(grad *c, const char *what, const gc_tensor *t)
 static int32_t const_fill(grad *c, gc_dtype dt, int32_t rank, const int64_t *dims, double v)
 {
 	gc_tensor t = {.dtype = dt, .rank = rank};
-	memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
+	for (int32_t i = 0; i < rank; i++)
+		t.dims[i] = dims[i];
 	int64_t n = gc_tensor_numel(&t);
 	t.data = gc_malloc((size_t)gc_tensor_nbytes(&t) + 8);
 	if (!t.data) {
