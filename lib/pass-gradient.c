@@ -97,7 +97,8 @@ static int32_t ancestors(const gc_graph *g, const int32_t *roots, int32_t nroots
 					continue;
 				int32_t p = g->values[in].producer;
 				if (p < 0 || seen[p])
-					continue; /* graph inputs, constants; a cycle was refused before */
+					continue; /* graph inputs, constants; a cycle was refused
+						     before */
 				seen[p] = 1;
 				st[top++] = (frame){p, 0};
 				continue;
@@ -164,8 +165,8 @@ static int32_t add_node_into(grad *c, const char *op, int32_t n_in, const int32_
 	return v;
 }
 
-static int32_t add_node(grad *c, const char *op, int32_t n_in, const int32_t *ins,
-			int32_t n_attr, const gc_attr *attrs, const vshape *s)
+static int32_t add_node(grad *c, const char *op, int32_t n_in, const int32_t *ins, int32_t n_attr,
+			const gc_attr *attrs, const vshape *s)
 {
 	return add_node_into(c, op, n_in, ins, n_attr, attrs, s, -1);
 }
@@ -218,7 +219,8 @@ static int32_t const_scalar(grad *c, gc_dtype dt, double v)
 static int32_t const_ints(grad *c, const char *what, int32_t n, const int64_t *v)
 {
 	int64_t none = 0;
-	gc_tensor t = {.dtype = GC_DTYPE_INT64, .rank = 1, .dims = {n}, .data = n ? (void *)v : &none};
+	gc_tensor t = {
+	    .dtype = GC_DTYPE_INT64, .rank = 1, .dims = {n}, .data = n ? (void *)v : &none};
 	return add_constant(c, what, &t);
 }
 
@@ -542,7 +544,7 @@ static int backprop(grad *c, int32_t node, int32_t dz, const bool *reached, int3
 	} else if (!strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) {
 		/* sigmoid: z (1 - z); tanh: 1 - z^2 */
 		int32_t one = const_scalar(c, dt, 1);
-		int32_t d = one < 0 ? -1
+		int32_t d = one < 0	   ? -1
 			    : op[0] == 'S' ? binary(c, "Sub", one, z)
 					   : binary(c, "Mul", z, z);
 		if (d >= 0)
@@ -603,9 +605,9 @@ static int backprop(grad *c, int32_t node, int32_t dz, const bool *reached, int3
 static bool has_rule(const gc_irnode *n)
 {
 	static const char *const ops[] = {
-	    "Add",	"Sub",	"Mul",	"Div",	   "Neg",	"Identity",  "Relu",
-	    "Sigmoid", "Tanh", "Exp",	"Log",	   "Sqrt",	"Sum",	     "MatMul",
-	    "Reshape", "Transpose", "ReduceSum", "ReduceMean"};
+	    "Add",  "Sub",     "Mul",	  "Div",       "Neg",	    "Identity",
+	    "Relu", "Sigmoid", "Tanh",	  "Exp",       "Log",	    "Sqrt",
+	    "Sum",  "MatMul",  "Reshape", "Transpose", "ReduceSum", "ReduceMean"};
 	if (n->domain[0] || n->n_out != 1 || n->out[0] < 0)
 		return false;
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -639,10 +641,11 @@ static int read_names(grad *c, const gc_attr *a, const char *key, int32_t **ids,
 	for (int64_t i = 0; i < a->n; i++) {
 		int32_t v = gc_graph_find(c->g, a->v.strings[i]);
 		if (v < 0)
-			return gc_error_set(c->err, GC_EINVAL,
-					    "%s: attribute '%s' names '%s', which is no tensor of the "
-					    "graph",
-					    c->who, key, a->v.strings[i]);
+			return gc_error_set(
+			    c->err, GC_EINVAL,
+			    "%s: attribute '%s' names '%s', which is no tensor of the "
+			    "graph",
+			    c->who, key, a->v.strings[i]);
 		(*ids)[(*n)++] = v;
 	}
 	return 0;
@@ -678,23 +681,26 @@ static int read_gradient(grad *c, int32_t node, gnode *gn)
 	if (rc)
 		return rc;
 	if (!gn->nx)
-		return gc_error_set(c->err, GC_EINVAL, "%s: attribute 'xs' names no tensor", c->who);
+		return gc_error_set(c->err, GC_EINVAL, "%s: attribute 'xs' names no tensor",
+				    c->who);
 	gn->y = gc_graph_find(c->g, ay->v.s);
 	if (gn->y < 0)
 		return gc_error_set(c->err, GC_EINVAL,
 				    "%s: attribute 'y' names '%s', which is no tensor of the graph",
 				    c->who, ay->v.s);
 	if (n->n_in != gn->nx + gn->nz)
-		return gc_error_set(c->err, GC_EINVAL,
-				    "%s has %d inputs; it needs one per name in xs and zs (%d + %d)",
-				    c->who, n->n_in, gn->nx, gn->nz);
+		return gc_error_set(
+		    c->err, GC_EINVAL,
+		    "%s has %d inputs; it needs one per name in xs and zs (%d + %d)", c->who,
+		    n->n_in, gn->nx, gn->nz);
 	if (n->n_out > gn->nx)
 		return gc_error_set(c->err, GC_EINVAL,
 				    "%s has %d outputs; it has one per name in xs (%d) at most",
 				    c->who, n->n_out, gn->nx);
 	for (int32_t i = 0; i < n->n_in; i++)
 		if (n->in[i] < 0)
-			return gc_error_set(c->err, GC_EINVAL, "%s leaves input %d empty", c->who, i);
+			return gc_error_set(c->err, GC_EINVAL, "%s leaves input %d empty", c->who,
+					    i);
 	for (int32_t i = 0; i < gn->nx; i++)
 		for (int32_t j = 0; j < gn->nz; j++)
 			if (gn->xs[i] == gn->zs[j])
@@ -1099,7 +1105,8 @@ int gc_pass_gradient(gc_pass_ctx *ctx)
 			rc = gc_error_set(c.err, GC_EUNSUPPORTED,
 					  "%s: its backward graph needs opset 9 or later of the "
 					  "default domain; the model imports %" PRId64 "%s",
-					  c.who, c.opset < 0 ? 0 : c.opset, c.opset < 0 ? " (none)" : "");
+					  c.who, c.opset < 0 ? 0 : c.opset,
+					  c.opset < 0 ? " (none)" : "");
 			break;
 		}
 		if ((rc = lower(&c, node)))

@@ -119,20 +119,22 @@ static gc_tensor *out_at(const gc_node *n, gc_tensor *const *out, int32_t count,
 	{                                                                                          \
 		int32_t cnt = p->n;                                                                \
 		for (int32_t i = 0; i < cnt; i++) {                                                \
-			const gc_tensor *xt = in[in_at(0, cnt, i)];                        \
+			const gc_tensor *xt = in[in_at(0, cnt, i)];                                \
 			int64_t len = gc_tensor_numel(xt);                                         \
-			const T *x = xt->data, *g = in[in_at(1, cnt, i)]->data,            \
-				*s1 = in[in_at(2, cnt, i)]->data;                          \
-			gc_tensor *o0 = out_at(n, out, cnt, 0, i), *o1 = out_at(n, out, cnt, 1, i);  \
+			const T *x = xt->data, *g = in[in_at(1, cnt, i)]->data,                    \
+				*s1 = in[in_at(2, cnt, i)]->data;                                  \
+			gc_tensor *o0 = out_at(n, out, cnt, 0, i),                                 \
+				  *o1 = out_at(n, out, cnt, 1, i);                                 \
 			T *xo = o0 ? o0->data : NULL, *so1 = o1 ? o1->data : NULL;                 \
 			if (p->kind == OPT_ADAGRAD) {                                              \
 				adagrad_##sfx(p, c, len, x, g, s1, xo, so1);                       \
 			} else if (p->kind == OPT_MOMENTUM) {                                      \
 				momentum_##sfx(p, c, len, x, g, s1, xo, so1);                      \
 			} else {                                                                   \
-				const T *s2 = in[in_at(3, cnt, i)]->data;                  \
+				const T *s2 = in[in_at(3, cnt, i)]->data;                          \
 				gc_tensor *o2 = out_at(n, out, cnt, 2, i);                         \
-				adam_##sfx(p, c, len, x, g, s1, s2, xo, so1, o2 ? o2->data : NULL);  \
+				adam_##sfx(p, c, len, x, g, s1, s2, xo, so1,                       \
+					   o2 ? o2->data : NULL);                                  \
 			}                                                                          \
 		}                                                                                  \
 	}
@@ -149,7 +151,8 @@ static opt_coef opt_coefs(const opt_plan *p, double r, int64_t t)
 		break;
 	case OPT_ADAM:
 		if (t > 0)
-			c.r = r * sqrt(1 - pow(p->beta, (double)t)) / (1 - pow(p->alpha, (double)t));
+			c.r =
+			    r * sqrt(1 - pow(p->beta, (double)t)) / (1 - pow(p->alpha, (double)t));
 		break;
 	case OPT_MOMENTUM:
 		c.beta = t > 0 ? p->beta : 1;
@@ -213,9 +216,9 @@ static int prepare_opt(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		if (!strcmp(mode, "nesterov"))
 			pl.nesterov = true;
 		else if (strcmp(mode, "standard"))
-			return gc_kerr(k, GC_EINVAL,
-				       "attribute 'mode' is '%s'; expected 'standard' or 'nesterov'",
-				       mode);
+			return gc_kerr(
+			    k, GC_EINVAL,
+			    "attribute 'mode' is '%s'; expected 'standard' or 'nesterov'", mode);
 		break;
 	}
 	}
@@ -232,13 +235,15 @@ static int prepare_opt(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 			       groups);
 	pl.n = (n->n_in - 2) / groups;
 	if (n->n_out > pl.n * (1 + pl.nstate))
-		return gc_kerr(k, GC_EINVAL,
-			       "has %d outputs; for %d optimized tensors it has at most %d (the new "
-			       "X, then the new state)",
-			       n->n_out, pl.n, pl.n * (1 + pl.nstate));
+		return gc_kerr(
+		    k, GC_EINVAL,
+		    "has %d outputs; for %d optimized tensors it has at most %d (the new "
+		    "X, then the new state)",
+		    n->n_out, pl.n, pl.n * (1 + pl.nstate));
 	for (int j = 0; j < n->n_in; j++)
 		if (!in[j])
-			return gc_kerr(k, GC_EINVAL, "input %d is empty; every input is required", j);
+			return gc_kerr(k, GC_EINVAL, "input %d is empty; every input is required",
+				       j);
 	const gc_tensor *r = in[0], *t = in[1];
 	if ((r->dtype != GC_DTYPE_FLOAT && r->dtype != GC_DTYPE_DOUBLE) || gc_tensor_numel(r) != 1)
 		return gc_kerr(k, GC_EINVAL,

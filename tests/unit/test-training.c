@@ -221,8 +221,7 @@ static void test_momentum_nesterov_f64(void)
 	harness_free(&h);
 	CHECK(ok);
 	rc = harness_op(&h, gc_prepare_Momentum, "Momentum", 1, 5, in, 1, 4, at);
-	ok = rc == 0 &&
-	     expect_out(&h.out[0], GC_DTYPE_DOUBLE, 1, D(6), nest1_want0_1, 6, F64_TOL);
+	ok = rc == 0 && expect_out(&h.out[0], GC_DTYPE_DOUBLE, 1, D(6), nest1_want0_1, 6, F64_TOL);
 	harness_free(&h);
 	CHECK(ok);
 }
@@ -250,8 +249,8 @@ static void test_optimizer_errors(void)
 		  ri = harness_tensor(GC_DTYPE_INT64, 0, NULL, &ti),
 		  tf = harness_tensor(GC_DTYPE_FLOAT, 0, NULL, &r),
 		  rv = harness_tensor(GC_DTYPE_FLOAT, 1, D(3), x);
-	gc_attr mom[] = {attr_f("norm_coefficient", 0), attr_f("alpha", 0.9f),
-			 attr_f("beta", 1), attr_s("mode", "standard")};
+	gc_attr mom[] = {attr_f("norm_coefficient", 0), attr_f("alpha", 0.9f), attr_f("beta", 1),
+			 attr_s("mode", "standard")};
 	gc_tensor *six[] = {&tr, &tt, &tx, &tx, &tx, &tx};
 	OPT_FAILS(Adagrad, 6, six, 2, 0, NULL, "2 + 3*n");
 	OPT_FAILS(Adam, 5 + 0, six, 2, 0, NULL, "2 + 4*n");
@@ -268,8 +267,8 @@ static void test_optimizer_errors(void)
 	gc_tensor *t_float[] = {&tr, &tf, &tx, &tx, &tx};
 	OPT_FAILS(Adagrad, 5, t_float, 2, 0, NULL, "input T (update count)");
 	OPT_FAILS(Momentum, 5, five, 2, 3, mom, "required attribute 'mode'");
-	gc_attr nest[] = {attr_f("norm_coefficient", 0), attr_f("alpha", 0.9f),
-			  attr_f("beta", 1), attr_s("mode", "heavy-ball")};
+	gc_attr nest[] = {attr_f("norm_coefficient", 0), attr_f("alpha", 0.9f), attr_f("beta", 1),
+			  attr_s("mode", "heavy-ball")};
 	OPT_FAILS(Momentum, 5, five, 2, 4, nest, "'heavy-ball'");
 	gc_attr wrong_type[] = {attr_i("epsilon", 1)};
 	OPT_FAILS(Adagrad, 5, five, 2, 1, wrong_type, "epsilon");
@@ -305,14 +304,16 @@ static void test_batchnorm_training_f32(void)
 	/* Y alone (opset 14), with the batch's statistics all the same */
 	rc = harness_op(&h, gc_prepare_BatchNormalization, "BatchNormalization", 14, 5, in, 1, 3,
 			at);
-	ok = rc == 0 &&
-	     expect_out(&h.out[0], GC_DTYPE_FLOAT, 4, D(2, 3, 2, 2), bn32_y, 24, F32_TOL);
+	ok =
+	    rc == 0 && expect_out(&h.out[0], GC_DTYPE_FLOAT, 4, D(2, 3, 2, 2), bn32_y, 24, F32_TOL);
 	harness_free(&h);
 	CHECK(ok);
 	/* before opset 14 the attribute does not exist: inference, with the
 	 * given mean and variance */
-	rc = harness_op(&h, gc_prepare_BatchNormalization, "BatchNormalization", 9, 5, in, 1, 3, at);
-	double inference = bn32_s[0] * (bn32_x[0] - bn32_m[0]) / sqrt(bn32_v[0] + 1e-3f) + bn32_b[0];
+	rc =
+	    harness_op(&h, gc_prepare_BatchNormalization, "BatchNormalization", 9, 5, in, 1, 3, at);
+	double inference =
+	    bn32_s[0] * (bn32_x[0] - bn32_m[0]) / sqrt(bn32_v[0] + 1e-3f) + bn32_b[0];
 	ok = rc == 0 && fabs(((const float *)h.out[0].data)[0] - inference) < 1e-5 &&
 	     fabs(inference - bn32_y[0]) > 0.1;
 	harness_free(&h);
@@ -563,8 +564,8 @@ static void test_gradient_refusals(void)
 static void test_batchnorm_training_not_folded(void)
 {
 	gc_error err = {0};
-	float x[2 * 2 * 4 * 4], w[3 * 2 * 3 * 3], s[3] = {1.5f, -0.5f, 2},
-					      b[3] = {0.25f, -1, 3}, m[3] = {5, 5, 5}, v[3] = {9, 9, 9};
+	float x[2 * 2 * 4 * 4], w[3 * 2 * 3 * 3], s[3] = {1.5f, -0.5f, 2}, b[3] = {0.25f, -1, 3},
+						  m[3] = {5, 5, 5}, v[3] = {9, 9, 9};
 	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
 		x[i] = (float)sin(0.37 * (double)i) * 2;
 	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
@@ -577,8 +578,8 @@ static void test_batchnorm_training_not_folded(void)
 	const float *pv[] = {s, b, m, v};
 	for (int i = 0; i < 4; i++)
 		add_tensor(g, pn[i], GC_DTYPE_FLOAT, 1, D(3), pv[i], &err);
-	gc_attr pads = {.name = "pads", .type = GC_ATTR_INTS, .n = 4,
-			.v.ints = (const int64_t[]){1, 1, 1, 1}};
+	gc_attr pads = {
+	    .name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = (const int64_t[]){1, 1, 1, 1}};
 	add_node(g, "conv", "", "Conv", 2, NAMES("x", "w"), 1, NAMES("c"), 1, &pads, &err);
 	gc_attr tm[] = {attr_i("training_mode", 1), attr_f("epsilon", 1e-2f)};
 	add_node(g, "bn", "", "BatchNormalization", 5, NAMES("c", "s", "b", "m", "v"), 1,
@@ -610,11 +611,11 @@ static void test_batchnorm_training_not_folded(void)
 			}
 		double var = sq / 32;
 		/* var(y) = s^2 var(c) / (var(c) + eps) <= s^2; equal within eps */
-		ok = fabs(mean - b[c]) <= 1e-5 * fmax(1, fabs(b[c])) && var <= s[c] * s[c] * 1.00001 &&
-		     var >= s[c] * s[c] * 0.99;
+		ok = fabs(mean - b[c]) <= 1e-5 * fmax(1, fabs(b[c])) &&
+		     var <= s[c] * s[c] * 1.00001 && var >= s[c] * s[c] * 0.99;
 		if (!ok)
-			fprintf(stderr, "  channel %d: mean %.9g (B %g), var %.9g (scale^2 %g)\n", c,
-				mean, b[c], var, s[c] * s[c]);
+			fprintf(stderr, "  channel %d: mean %.9g (B %g), var %.9g (scale^2 %g)\n",
+				c, mean, b[c], var, s[c] * s[c]);
 	}
 	gc_session_free(se);
 	gc_program_free(p);
@@ -623,7 +624,8 @@ static void test_batchnorm_training_not_folded(void)
 }
 
 TEST_MAIN({"adagrad_two_tensors", test_adagrad_two_tensors},
-	  {"adam_two_tensors_f64", test_adam_two_tensors_f64}, {"adam_defaults", test_adam_defaults},
+	  {"adam_two_tensors_f64", test_adam_two_tensors_f64},
+	  {"adam_defaults", test_adam_defaults},
 	  {"adam_onnx_multiple_with_epsilon", test_adam_onnx_multiple_with_epsilon},
 	  {"momentum_standard", test_momentum_standard},
 	  {"momentum_nesterov_f64", test_momentum_nesterov_f64},
