@@ -489,8 +489,9 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	}
 	if ((rc = gc_graph_check(g, order, err)))
 		goto out;
-	/* The passes rewrite a private copy (which shares the weights). */
-	if (!(opt && opt->no_optimize)) {
+	/* The passes rewrite a private copy (which shares the weights); with
+	 * no_optimize, only the lowerings run, and only when needed. */
+	if (!(opt && opt->no_optimize) || gc_ir_lowering_needed(g)) {
 		clone = gc_graph_clone_for_passes(g, err);
 		if (!clone || gc_run_ir_passes(clone, opt, opt ? opt->pass_report : NULL,
 					       opt ? opt->pass_user : NULL, err)) {
@@ -586,5 +587,6 @@ void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 
 int gc_op_is_builtin(const char *domain, const char *op_type)
 {
-	return gc_op_lookup(domain, op_type) != GC_OP_NONE;
+	/* (or a lowering pass replaces its nodes by built-in ones) */
+	return gc_op_lookup(domain, op_type) != GC_OP_NONE || gc_ir_is_lowered(domain, op_type);
 }
