@@ -427,7 +427,8 @@ int gc_prepare_ConstantOfShape(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 
 int gc_prepare_Identity(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	if (!gc_shape_esize(k, in[0], "input 'input'"))
+	/* Strings too: the copy is of their pointers, which own nothing. */
+	if (in[0]->dtype != GC_DTYPE_STRING && !gc_shape_esize(k, in[0], "input 'input'"))
 		return gc_kok(k);
 	gc_set_shape(out[0], in[0]->dtype, in[0]->rank, in[0]->dims);
 	n->inplace_ok = true;
