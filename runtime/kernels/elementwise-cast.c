@@ -194,53 +194,71 @@ static bool reads_back(const char *s, double v, fp_kind kind)
 }
 
 /*
+ * Whether a p-digit decimal reads back, as a `kind` value, to v (> 0,
+ * finite); if so, the closest such one is *m x 10^*scale. Only the
+ * correctly rounded p-digit decimal and its two neighbours can: any other
+ * p-digit decimal that reads back lies beyond one of them, which then lies
+ * between it and v, so inside the (contiguous) interval that reads back.
+ * The neighbours matter when v is a power of two (a lopsided interval).
+ */
+static bool digits_read_back(double v, fp_kind kind, int p, uint64_t *m, int *scale)
+{
+	char buf[48], cand[48];
+	snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+	uint64_t r = 0;
+	const char *q = buf;
+	for (; *q && *q != 'e'; q++)
+		if (isdigit((unsigned char)*q))
+			r = r * 10 + (uint64_t)(*q - '0');
+	*scale = (*q ? atoi(q + 1) : 0) - p + 1;
+	if (reads_back(buf, v, kind)) {
+		*m = r;
+		return true;
+	}
+	double bestd = INFINITY;
+	for (int dir = -1; dir <= 1; dir += 2) {
+		uint64_t c = dir < 0 ? r - 1 : r + 1;
+		if (c == 0)
+			continue;
+		snprintf(cand, sizeof cand, "%" PRIu64 "e%d", c, *scale);
+		double dd = fabs(strtod(cand, NULL) - v);
+		if (reads_back(cand, v, kind) && dd < bestd) {
+			bestd = dd;
+			*m = c;
+		}
+	}
+	return bestd < INFINITY;
+}
+
+/*
  * The shortest digits that read back to v (> 0, finite) and, among those,
  * the closest to v: into dig (no trailing zeros), their count in *nd; returns
- * X with v ~ d1.d2d3... x 10^X. Tries the correctly rounded p-digit decimal
- * for p = 1, 2, ..., and its two p-digit neighbours, which can be the only
- * p-digit reading back when v is a power of two (its interval is lopsided).
+ * X with v ~ d1.d2d3... x 10^X. A p-digit decimal that reads back is also a
+ * (p+1)-digit one, so the shortest p is found by bisection; 17 always do.
  */
 static int shortest_digits(double v, fp_kind kind, char *dig, int *nd)
 {
-	char buf[48], cand[48];
-	for (int p = 1; p <= 17; p++) {
-		snprintf(buf, sizeof buf, "%.*e", p - 1, v);
-		uint64_t m = 0;
-		const char *q = buf;
-		for (; *q && *q != 'e'; q++)
-			if (isdigit((unsigned char)*q))
-				m = m * 10 + (uint64_t)(*q - '0');
-		int e = *q ? atoi(q + 1) : 0, scale = e - p + 1; /* v ~ m x 10^scale */
-		uint64_t best = 0;
-		if (reads_back(buf, v, kind)) {
+	uint64_t m, best = 0;
+	int scale, best_scale = 0, lo = 1, hi = 17;
+	if (!digits_read_back(v, kind, hi, &best, &best_scale)) /* not reached */
+		snprintf(dig, 24, "0");
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (digits_read_back(v, kind, mid, &m, &scale)) {
+			hi = mid;
 			best = m;
+			best_scale = scale;
 		} else {
-			double bestd = INFINITY;
-			for (int dir = -1; dir <= 1; dir += 2) {
-				uint64_t mm = dir < 0 ? m - 1 : m + 1;
-				if (mm == 0)
-					continue;
-				snprintf(cand, sizeof cand, "%" PRIu64 "e%d", mm, scale);
-				double dd = fabs(strtod(cand, NULL) - v);
-				if (reads_back(cand, v, kind) && dd < bestd) {
-					bestd = dd;
-					best = mm;
-				}
-			}
+			lo = mid + 1;
 		}
-		if (!best && p < 17)
-			continue;
-		if (!best)
-			best = m; /* 17 digits always read back: not reached */
-		int len = snprintf(dig, 24, "%" PRIu64, best);
-		int x = scale + len - 1;
-		while (len > 1 && dig[len - 1] == '0')
-			len--;
-		dig[len] = 0;
-		*nd = len;
-		return x;
 	}
-	return 0;
+	int len = snprintf(dig, 24, "%" PRIu64, best);
+	int x = best_scale + len - 1;
+	while (len > 1 && dig[len - 1] == '0')
+		len--;
+	dig[len] = 0;
+	*nd = len;
+	return x;
 }
 
 /* v as NumPy's str() of a scalar of that type writes it; out has room for

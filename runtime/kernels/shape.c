@@ -23,12 +23,9 @@
 
 size_t gc_shape_esize(gc_kctx *k, const gc_tensor *t, const char *what)
 {
-	if (t->dtype == GC_DTYPE_STRING) {
-		gc_kerr(k, GC_EUNSUPPORTED,
-			"%s is a string tensor; string tensors are not supported by this op yet",
-			what);
-		return 0;
-	}
+	/* A string element is a `char *` that owns nothing (strpool.h): these
+	 * ops move and copy elements as bytes, strings included; a slot they
+	 * zero reads as "". */
 	size_t s = gc_dtype_size(t->dtype);
 	if (!s)
 		gc_kerr(k, GC_EINVAL, "%s has invalid element type %d", what, (int)t->dtype);
@@ -427,8 +424,7 @@ int gc_prepare_ConstantOfShape(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 
 int gc_prepare_Identity(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	/* Strings too: the copy is of their pointers, which own nothing. */
-	if (in[0]->dtype != GC_DTYPE_STRING && !gc_shape_esize(k, in[0], "input 'input'"))
+	if (!gc_shape_esize(k, in[0], "input 'input'"))
 		return gc_kok(k);
 	gc_set_shape(out[0], in[0]->dtype, in[0]->rank, in[0]->dims);
 	n->inplace_ok = true;
