@@ -231,8 +231,11 @@ static int read_strings(gc_tensor *t, const elem_format *f, const unsigned char 
 	int64_t n = gc_tensor_numel(t), nb = gc_tensor_nbytes(t);
 	if (n < 0 || nb < 0 || (uint64_t)nb > gc_limit_bytes() ||
 	    (f->item && (uint64_t)n > gc_limit_bytes() / f->item))
-		return gc_error_set(err, GC_ELIMIT, "%s: shape %s is too large", what,
-				    gc_shape_str(t->dims, t->rank, s, sizeof s));
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: shape %s of %" PRIu64 "-byte strings is too large (limit "
+				    "%" PRIu64 " bytes, GRAPHCC_MAX_BYTES)",
+				    what, gc_shape_str(t->dims, t->rank, s, sizeof s), f->item,
+				    gc_limit_bytes());
 	if ((uint64_t)n * f->item != have)
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: shape %s of %" PRIu64 "-byte strings needs %" PRIu64

@@ -389,6 +389,20 @@ def io_cases(ctx):
         np.save(p, np.array(["ok", "a\x00b"]))
 
     out.append(refused("object-npy", w_object, ["object-npy.npy", "pickle"]))
+
+    def upper_invalid_utf8():
+        """Bytes that are not UTF-8 where case matters: refused naming the node."""
+        model = _save_model(os.path.join(ctx.work, "strings", "io", "upper-invalid-utf8"), "u",
+                            [_node("StringNormalizer", ["x"], ["y"], name="up0",
+                                   case_change_action="UPPER")],
+                            [_vi("x", TP.STRING, [2])], [_vi("y", TP.STRING, [2])], opset=10)
+        p = os.path.join(os.path.dirname(model), "x.pb")
+        w_pb_bad_utf8(p)
+        rc, err, od = _run(ctx, "upper-invalid-utf8", model, {"x": p})
+        ok = rc == 1 and all(m in err for m in ["'up0'", "element 1", "UTF-8"]) and \
+            not os.listdir(od)
+        return run.Result(ok, err.strip()[:200], err)
+    out.append(("strings/io/upper-invalid-utf8", upper_invalid_utf8))
     out.append(refused("pb-nul", w_pb_nul, ["pb-nul.pb", "NUL", "string 1"]))
     # bytes are fine as input; the output cannot be Unicode text
     out.append(refused("pb-invalid-utf8-output", w_pb_bad_utf8, ["output '", "UTF-8",
