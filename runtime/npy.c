@@ -339,7 +339,7 @@ static int string_width(const gc_tensor *t, const char *what, uint64_t *width, g
 		const char *str = ((char *const *)t->data)[i];
 		size_t len = str ? strlen(str) : 0, bad = 0, cps = 0;
 		if (!gc_utf8_valid(str, len, &bad, &cps))
-			return gc_error_set(err, GC_EINVAL,
+			return gc_error_set(err, GC_EUNSUPPORTED,
 					    "%s: string element %" PRId64 " is not valid UTF-8 (at "
 					    "byte %zu); .npy holds Unicode text",
 					    what, i, bad);

@@ -160,7 +160,7 @@ static uint16_t f64_to_f16(double d)
 	if (a < 0x1p-14) /* subnormal: units of 2^-24 (1024 becomes the smallest normal) */
 		return (uint16_t)(sign | (uint16_t)nearbyint(a * 0x1p24));
 	int e;
-	frexp(a, &e); /* a in [2^(e-1), 2^e) */
+	frexp(a, &e);				/* a in [2^(e-1), 2^e) */
 	double q = nearbyint(ldexp(a, 11 - e)); /* 1024 .. 2048 */
 	int be = e - 1 + 15;
 	if (q == 2048.0) {
@@ -311,10 +311,10 @@ static size_t format_float(double v, fp_kind kind, char *out)
 /* Element i of a tensor as text; buf has room for 48 bytes. */
 typedef size_t (*to_text_fn)(const void *data, int64_t i, char *buf);
 
-#define TO_TEXT_INT(sfx, T, FMT)                                               \
-	static size_t to_text_##sfx(const void *d, int64_t i, char *buf)       \
-	{                                                                      \
-		return (size_t)snprintf(buf, 48, "%" FMT, ((const T *)d)[i]);  \
+#define TO_TEXT_INT(sfx, T, FMT)                                                                   \
+	static size_t to_text_##sfx(const void *d, int64_t i, char *buf)                           \
+	{                                                                                          \
+		return (size_t)snprintf(buf, 48, "%" FMT, ((const T *)d)[i]);                      \
 	}
 TO_TEXT_INT(i8, int8_t, PRId8)
 TO_TEXT_INT(i16, int16_t, PRId16)
@@ -347,13 +347,13 @@ static size_t to_text_bf16(const void *d, int64_t i, char *buf)
 }
 
 static const to_text_fn to_text[GC_DTYPE_COUNT] = {
-	[GC_DTYPE_BOOL] = to_text_b,	 [GC_DTYPE_INT8] = to_text_i8,
-	[GC_DTYPE_INT16] = to_text_i16,	 [GC_DTYPE_INT32] = to_text_i32,
-	[GC_DTYPE_INT64] = to_text_i64,	 [GC_DTYPE_UINT8] = to_text_u8,
-	[GC_DTYPE_UINT16] = to_text_u16, [GC_DTYPE_UINT32] = to_text_u32,
-	[GC_DTYPE_UINT64] = to_text_u64, [GC_DTYPE_FLOAT] = to_text_f32,
-	[GC_DTYPE_DOUBLE] = to_text_f64, [GC_DTYPE_FLOAT16] = to_text_f16,
-	[GC_DTYPE_BFLOAT16] = to_text_bf16,
+    [GC_DTYPE_BOOL] = to_text_b,	[GC_DTYPE_INT8] = to_text_i8,
+    [GC_DTYPE_INT16] = to_text_i16,	[GC_DTYPE_INT32] = to_text_i32,
+    [GC_DTYPE_INT64] = to_text_i64,	[GC_DTYPE_UINT8] = to_text_u8,
+    [GC_DTYPE_UINT16] = to_text_u16,	[GC_DTYPE_UINT32] = to_text_u32,
+    [GC_DTYPE_UINT64] = to_text_u64,	[GC_DTYPE_FLOAT] = to_text_f32,
+    [GC_DTYPE_DOUBLE] = to_text_f64,	[GC_DTYPE_FLOAT16] = to_text_f16,
+    [GC_DTYPE_BFLOAT16] = to_text_bf16,
 };
 
 enum { PARSE_OK, PARSE_NOT_NUMBER, PARSE_RANGE };
@@ -414,32 +414,32 @@ static int parse_int(const char *s, bool is_signed, int64_t lo, int64_t hi, uint
 
 typedef int (*from_text_fn)(const char *s, void *data, int64_t i);
 
-#define FROM_TEXT_S(sfx, T, LO, HI)                                            \
-	static int from_text_##sfx(const char *s, void *d, int64_t i)          \
-	{                                                                      \
-		int64_t v;                                                     \
-		int rc = parse_int(s, true, LO, HI, 0, &v, NULL);              \
-		if (!rc)                                                       \
-			((T *)d)[i] = (T)v;                                    \
-		return rc;                                                     \
+#define FROM_TEXT_S(sfx, T, LO, HI)                                                                \
+	static int from_text_##sfx(const char *s, void *d, int64_t i)                              \
+	{                                                                                          \
+		int64_t v;                                                                         \
+		int rc = parse_int(s, true, LO, HI, 0, &v, NULL);                                  \
+		if (!rc)                                                                           \
+			((T *)d)[i] = (T)v;                                                        \
+		return rc;                                                                         \
 	}
-#define FROM_TEXT_U(sfx, T, HI)                                                \
-	static int from_text_##sfx(const char *s, void *d, int64_t i)          \
-	{                                                                      \
-		uint64_t v;                                                    \
-		int rc = parse_int(s, false, 0, 0, HI, NULL, &v);              \
-		if (!rc)                                                       \
-			((T *)d)[i] = (T)v;                                    \
-		return rc;                                                     \
+#define FROM_TEXT_U(sfx, T, HI)                                                                    \
+	static int from_text_##sfx(const char *s, void *d, int64_t i)                              \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		int rc = parse_int(s, false, 0, 0, HI, NULL, &v);                                  \
+		if (!rc)                                                                           \
+			((T *)d)[i] = (T)v;                                                        \
+		return rc;                                                                         \
 	}
-#define FROM_TEXT_F(sfx, T, CONV)                                              \
-	static int from_text_##sfx(const char *s, void *d, int64_t i)          \
-	{                                                                      \
-		double v;                                                      \
-		int rc = parse_double(s, &v);                                  \
-		if (!rc)                                                       \
-			((T *)d)[i] = CONV(v);                                 \
-		return rc;                                                     \
+#define FROM_TEXT_F(sfx, T, CONV)                                                                  \
+	static int from_text_##sfx(const char *s, void *d, int64_t i)                              \
+	{                                                                                          \
+		double v;                                                                          \
+		int rc = parse_double(s, &v);                                                      \
+		if (!rc)                                                                           \
+			((T *)d)[i] = CONV(v);                                                     \
+		return rc;                                                                         \
 	}
 #define CONV_F32(v) (float)(v)
 #define CONV_F64(v) (v)
@@ -476,13 +476,13 @@ static int from_text_b(const char *s, void *d, int64_t i)
 }
 
 static const from_text_fn from_text[GC_DTYPE_COUNT] = {
-	[GC_DTYPE_BOOL] = from_text_b,	   [GC_DTYPE_INT8] = from_text_i8,
-	[GC_DTYPE_INT16] = from_text_i16,  [GC_DTYPE_INT32] = from_text_i32,
-	[GC_DTYPE_INT64] = from_text_i64,  [GC_DTYPE_UINT8] = from_text_u8,
-	[GC_DTYPE_UINT16] = from_text_u16, [GC_DTYPE_UINT32] = from_text_u32,
-	[GC_DTYPE_UINT64] = from_text_u64, [GC_DTYPE_FLOAT] = from_text_f32,
-	[GC_DTYPE_DOUBLE] = from_text_f64, [GC_DTYPE_FLOAT16] = from_text_f16,
-	[GC_DTYPE_BFLOAT16] = from_text_bf16,
+    [GC_DTYPE_BOOL] = from_text_b,	  [GC_DTYPE_INT8] = from_text_i8,
+    [GC_DTYPE_INT16] = from_text_i16,	  [GC_DTYPE_INT32] = from_text_i32,
+    [GC_DTYPE_INT64] = from_text_i64,	  [GC_DTYPE_UINT8] = from_text_u8,
+    [GC_DTYPE_UINT16] = from_text_u16,	  [GC_DTYPE_UINT32] = from_text_u32,
+    [GC_DTYPE_UINT64] = from_text_u64,	  [GC_DTYPE_FLOAT] = from_text_f32,
+    [GC_DTYPE_DOUBLE] = from_text_f64,	  [GC_DTYPE_FLOAT16] = from_text_f16,
+    [GC_DTYPE_BFLOAT16] = from_text_bf16,
 };
 
 typedef struct text_cast {
@@ -529,8 +529,7 @@ static void quote(const char *s, char *buf, size_t len)
 		strcpy(buf + j, "...");
 }
 
-static int run_from_text(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
-			 gc_tensor *const *out)
+static int run_from_text(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const text_cast *c = n->state;
 	int64_t count = gc_tensor_numel(in[0]);
@@ -545,15 +544,15 @@ static int run_from_text(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	char q[72];
 	quote(gc_str_at(in[0], i - 1), q, sizeof q);
 	if (rc == PARSE_RANGE)
-		return gc_kerr(k, GC_EINVAL, "input element %" PRId64 ", \"%s\", is out of the range "
-					     "of %s",
+		return gc_kerr(k, GC_EINVAL,
+			       "input element %" PRId64 ", \"%s\", is out of the range "
+			       "of %s",
 			       i - 1, q, gc_dtype_name(c->to));
-	return gc_kerr(k, GC_EINVAL,
-		       "input element %" PRId64 ", \"%s\", is not %s (Cast reads %s)", i - 1, q,
-		       c->to == GC_DTYPE_BOOL ? "a bool" : "a number",
+	return gc_kerr(k, GC_EINVAL, "input element %" PRId64 ", \"%s\", is not %s (Cast reads %s)",
+		       i - 1, q, c->to == GC_DTYPE_BOOL ? "a bool" : "a number",
 		       c->to == GC_DTYPE_BOOL ? "true, false or a number"
 		       : c->to == GC_DTYPE_FLOAT || c->to == GC_DTYPE_DOUBLE ||
-				 c->to == GC_DTYPE_FLOAT16 || c->to == GC_DTYPE_BFLOAT16
+			       c->to == GC_DTYPE_FLOAT16 || c->to == GC_DTYPE_BFLOAT16
 			   ? "decimal numbers, inf, -inf and nan"
 			   : "integers in decimal");
 }
@@ -580,8 +579,8 @@ static int prepare_text_cast(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tens
 	}
 	gc_dtype other = from == GC_DTYPE_STRING ? to : from;
 	if ((unsigned)other >= GC_DTYPE_COUNT || !to_text[other])
-		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s",
-			       gc_dtype_name(from), gc_dtype_name(to));
+		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s", gc_dtype_name(from),
+			       gc_dtype_name(to));
 	text_cast *c = gc_calloc(1, sizeof *c);
 	if (!c)
 		return gc_kerr(k, GC_ENOMEM, "out of memory");

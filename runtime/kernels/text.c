@@ -305,7 +305,8 @@ static int strnorm_scan(gc_kctx *k, const strnorm_plan *p, const gc_tensor *x, c
 		size_t len = strlen(s), bad;
 		if (text && !gc_utf8_valid(s, len, &bad, NULL))
 			return gc_kerr(k, GC_EINVAL,
-				       "input 'X' element %" PRId64 " is not valid UTF-8 (at byte %zu)",
+				       "input 'X' element %" PRId64
+				       " is not valid UTF-8 (at byte %zu)",
 				       i, bad);
 		bool stop = false;
 		for (int64_t q = 0; q < p->n_stop && !stop; q++)
@@ -325,7 +326,8 @@ static int strnorm_scan(gc_kctx *k, const strnorm_plan *p, const gc_tensor *x, c
 				char *t = gc_kstr(k, o);
 				if (!t)
 					return gc_kok(k);
-				for (a = 0, o = 0; gc_utf8_next((const unsigned char *)s, len, &a, &cp);)
+				for (a = 0, o = 0;
+				     gc_utf8_next((const unsigned char *)s, len, &a, &cp);)
 					o += gc_utf8_put(p->action == CASE_LOWER ? to_lower(cp)
 										 : to_upper(cp),
 							 t + o);
@@ -348,7 +350,8 @@ static int run_strnorm(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	int64_t want = p->kept >= 0 ? p->kept : gc_tensor_numel(in[0]);
 	if (kept != want)
 		return gc_kerr(k, GC_EINVAL,
-			       "input 'X' keeps %" PRId64 " strings once the stopwords are removed, "
+			       "input 'X' keeps %" PRId64
+			       " strings once the stopwords are removed, "
 			       "but the program was built for %" PRId64 " (the output's shape was "
 			       "worked out from the input values known when it was compiled)",
 			       kept, want);
@@ -357,8 +360,7 @@ static int run_strnorm(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	return 0;
 }
 
-int gc_prepare_StringNormalizer(gc_kctx *k, gc_node *n, gc_tensor *const *in,
-				gc_tensor *const *out)
+int gc_prepare_StringNormalizer(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0];
 	const char *action = gc_attr_s(k, "case_change_action", "NONE");
@@ -379,16 +381,17 @@ int gc_prepare_StringNormalizer(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 			       "attribute 'case_change_action' = '%s' is not LOWER, UPPER or NONE",
 			       action);
 	if (sensitive != 0 && sensitive != 1)
-		return gc_kerr(k, GC_EINVAL, "attribute 'is_case_sensitive' = %" PRId64
-					     " is not 0 or 1",
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'is_case_sensitive' = %" PRId64 " is not 0 or 1",
 			       sensitive);
-	static const char *const refused[] = { "tr", "az", "lt" };
+	static const char *const refused[] = {"tr", "az", "lt"};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
 		if (!strncmp(locale, refused[i], 2) && !isalpha((unsigned char)locale[2]))
-			return gc_kerr(k, GC_EUNSUPPORTED,
-				       "locale '%s' is not supported: its case rules differ from the "
-				       "locale-independent Unicode mappings graphcc applies",
-				       locale);
+			return gc_kerr(
+			    k, GC_EUNSUPPORTED,
+			    "locale '%s' is not supported: its case rules differ from the "
+			    "locale-independent Unicode mappings graphcc applies",
+			    locale);
 	if (x->dtype != GC_DTYPE_STRING)
 		return gc_kerr(k, GC_EINVAL, "input 'X' must be a string tensor, not %s",
 			       gc_dtype_name(x->dtype));
@@ -398,7 +401,8 @@ int gc_prepare_StringNormalizer(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 			       gc_shape_str(x->dims, x->rank, sh, sizeof sh));
 	}
 	int64_t n_stop = sw ? sw->n : 0;
-	size_t bytes = sizeof(strnorm_plan) + (size_t)(n_stop + 1) * (sizeof(char *) + sizeof(size_t));
+	size_t bytes =
+	    sizeof(strnorm_plan) + (size_t)(n_stop + 1) * (sizeof(char *) + sizeof(size_t));
 	for (int64_t q = 0; q < n_stop && !sensitive; q++)
 		bytes += strlen(sw->v.strings[q]) + 1;
 	strnorm_plan *p = gc_calloc(1, bytes);
@@ -422,7 +426,8 @@ int gc_prepare_StringNormalizer(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 		}
 		if (!gc_utf8_valid(w, len, &bad, NULL))
 			return gc_kerr(k, GC_EINVAL,
-				       "stopword %" PRId64 " is not valid UTF-8 (at byte %zu)", q, bad);
+				       "stopword %" PRId64 " is not valid UTF-8 (at byte %zu)", q,
+				       bad);
 		p->stop[q] = text;
 		p->stop_len[q] = lower_into(w, len, text);
 		text[p->stop_len[q]] = 0;
@@ -432,16 +437,17 @@ int gc_prepare_StringNormalizer(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	p->kept = -1;
 	if (n_stop) {
 		if (!x->data)
-			return gc_kerr(
-			    k, GC_EUNSUPPORTED,
-			    "with stopwords, the output's shape depends on the values of input 'X', "
-			    "which are not known when the program is built (give them as a constant "
-			    "or an input value)");
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "with stopwords, the output's shape depends on the values "
+				       "of input 'X', "
+				       "which are not known when the program is built (give them "
+				       "as a constant "
+				       "or an input value)");
 		if (strnorm_scan(k, p, x, NULL, 0, &p->kept))
 			return gc_kok(k);
 		c = p->kept;
 	}
-	int64_t dims[2] = { 1, c ? c : 1 };
+	int64_t dims[2] = {1, c ? c : 1};
 	gc_set_shape(out[0], GC_DTYPE_STRING, x->rank, x->rank == 2 ? dims : dims + 1);
 	n->run = run_strnorm;
 	return 0;

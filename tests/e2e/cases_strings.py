@@ -351,6 +351,29 @@ def io_cases(ctx):
         return run.Result(why is None, why or "ok")
     out.append(("strings/io/pb-round-trip", pb_round_trip))
 
+    def gcb():
+        """Compiled to .gcb and run from it (string activations; no string
+        constants, which .gcb cannot hold yet)."""
+        d = os.path.join(ctx.work, "strings", "io", "gcb")
+        model = _save_model(d, "gcb", [
+            _node("StringNormalizer", ["x"], ["u"], case_change_action="LOWER"),
+            _node("Cast", ["u"], ["f"], to=TP.DOUBLE),
+            _node("Cast", ["f"], ["y"], to=TP.STRING)],
+            [_vi("x", TP.STRING, [4])], [_vi("y", TP.STRING, [4]), _vi("u", TP.STRING, [4])])
+        prog = os.path.join(d, "model.gcb")
+        rc, _, err = run.run_graphcc(ctx, ["compile", model, "-o", prog])
+        if rc != 0:
+            return run.Result(False, "compile: " + run.describe_rc(rc), err)
+        x = np.array(["1.5E3", "-INF", "NaN", "0.1"])
+        rc, err, od = _run(ctx, "gcb", prog, {"x": x}, ["--repeat", "2"])
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err)
+        want = np.array([str(v) for v in np.char.lower(x).astype(np.float64)])
+        why = _same_strings(np.load(os.path.join(od, "y.npy")), want) or _same_strings(
+            np.load(os.path.join(od, "u.npy")), np.char.lower(x))
+        return run.Result(why is None, why or "ok")
+    out.append(("strings/io/gcb", gcb))
+
     def bytes_npy():
         model = identity_model("bytes-npy", [3])
         x = np.array([b"abc", b"", b"xy"])  # '|S3'
@@ -471,7 +494,25 @@ def debug_cases(ctx):
         if why is None and "StringNormalizer" not in err:
             why = "--trace printed no StringNormalizer line"
         return run.Result(why is None, why or "trace and dump of string tensors", err)
-    return [("strings/debug/trace-dump", fn)]
+    def not_utf8():
+        """--dump-dir skips (with a note) a string tensor that .npy cannot hold."""
+        from onnx import numpy_helper
+        d = os.path.join(ctx.work, "strings", "debug-bytes")
+        model = _save_model(d, "b", [_node("Shape", ["x"], ["y"])],
+                            [_vi("x", TP.STRING, [2])], [_vi("y", TP.INT64, [1])])
+        p = os.path.join(d, "x.pb")
+        with open(p, "wb") as fh:
+            fh.write(numpy_helper.from_array(np.array([b"ok", b"\xff"], dtype=object),
+                                             "x").SerializeToString())
+        dump = run.fresh_dir(os.path.join(ctx.out, "strings", "debug-bytes-dump"))
+        rc, err, od = _run(ctx, "debug-bytes", model, {"x": p}, ["--dump-dir", dump])
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err)
+        tsv = open(os.path.join(dump, "tensors.tsv")).read()
+        ok = "skipped" in err and "'x'" in err and "UTF-8" in err and "x\t-\tstring" in tsv \
+            and np.array_equal(np.load(os.path.join(od, "y.npy")), [2])
+        return run.Result(ok, err.strip()[:200], err)
+    return [("strings/debug/trace-dump", fn), ("strings/debug/dump-skips-bytes", not_utf8)]
 
 
 def cases(ctx):
