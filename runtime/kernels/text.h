@@ -2,8 +2,8 @@
 #ifndef GC_K_TEXT_H
 #define GC_K_TEXT_H
 
-#define GC_OPS_TEXT(X)                                                         \
-	X(TfIdfVectorizer, 1, 1, 1, 1)                                         \
+#define GC_OPS_TEXT(X)                                                                             \
+	X(TfIdfVectorizer, 1, 1, 1, 1)                                                             \
 	X(StringNormalizer, 1, 1, 1, 1)
 
 #endif
