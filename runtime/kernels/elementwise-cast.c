@@ -172,10 +172,11 @@ static uint16_t f64_to_f16(double d)
 	return (uint16_t)(sign | (uint16_t)(be << 10) | (uint16_t)((int)q - 1024));
 }
 
-/* The bfloat16 that a float becomes in this file (see bf16_trunc). */
+/* Text to bfloat16 rounds to nearest even (through float32), as IEEE
+ * conversions do; only float -> bfloat16 keeps ONNX 1.12's truncation. */
 static uint16_t f64_to_bf16(double d)
 {
-	return bf16_trunc((float)d);
+	return gc_f32_to_bf16((float)d);
 }
 
 /* Whether the decimal text s reads back, as a `kind` value, to v. */
@@ -215,6 +216,9 @@ static bool digits_read_back(double v, fp_kind kind, int p, uint64_t *m, int *sc
 		*m = r;
 		return true;
 	}
+	int e2;
+	if (frexp(v, &e2) != 0.5) /* not a power of two: its interval is symmetric */
+		return false;
 	double bestd = INFINITY;
 	for (int dir = -1; dir <= 1; dir += 2) {
 		uint64_t c = dir < 0 ? r - 1 : r + 1;
@@ -234,12 +238,14 @@ static bool digits_read_back(double v, fp_kind kind, int p, uint64_t *m, int *sc
  * The shortest digits that read back to v (> 0, finite) and, among those,
  * the closest to v: into dig (no trailing zeros), their count in *nd; returns
  * X with v ~ d1.d2d3... x 10^X. A p-digit decimal that reads back is also a
- * (p+1)-digit one, so the shortest p is found by bisection; 17 always do.
+ * (p+1)-digit one, so the shortest p is found by bisection.
  */
 static int shortest_digits(double v, fp_kind kind, char *dig, int *nd)
 {
+	/* enough digits for any value of the type: 17, 9, 5, 4 */
+	static const int max_digits[] = { [FP_F64] = 17, [FP_F32] = 9, [FP_F16] = 5, [FP_BF16] = 4 };
 	uint64_t m, best = 0;
-	int scale, best_scale = 0, lo = 1, hi = 17;
+	int scale, best_scale = 0, lo = 1, hi = max_digits[kind];
 	if (!digits_read_back(v, kind, hi, &best, &best_scale)) /* not reached */
 		snprintf(dig, 24, "0");
 	while (lo < hi) {

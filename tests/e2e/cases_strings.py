@@ -189,6 +189,44 @@ def cast_cases(ctx):
         return run.Result(ok, "y %s z %s" % (y, z))
     out.append(("strings/cast/bool-round-trip", round_trip))
 
+    def bf16_round_trip():
+        """Every bfloat16 (NumPy has none to compare with): to string and back
+        gives the same value, with no more digits than NumPy's str() of the
+        same value as float32, and bfloat16's 4 digits at most."""
+        from onnx import helper
+        d = os.path.join(ctx.work, "strings", "cast", "bf16")
+        model = _save_model(d, "bf16", [_node("Cast", ["x"], ["s"], to=TP.STRING),
+                                        _node("Cast", ["s"], ["b"], to=TP.BFLOAT16),
+                                        _node("Cast", ["b"], ["y"], to=TP.FLOAT)],
+                            [_vi("x", TP.BFLOAT16, [65536])],
+                            [_vi("y", TP.FLOAT, [65536]), _vi("s", TP.STRING, [65536])])
+        bits = np.arange(65536, dtype=np.uint32).astype(np.uint16)
+        pb = os.path.join(d, "x.pb")
+        t = helper.make_tensor("x", TP.BFLOAT16, [65536], bits.tobytes(), raw=True)
+        with open(pb, "wb") as fh:
+            fh.write(t.SerializeToString())
+        rc, err, od = _run(ctx, "cast-bf16", model, {"x": pb})
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err)
+        x = (bits.astype(np.uint32) << 16).view(np.float32)
+        y, s = np.load(os.path.join(od, "y.npy")), np.load(os.path.join(od, "s.npy"))
+        same = (y.view(np.uint32) == x.view(np.uint32)) | (np.isnan(x) & np.isnan(y))
+        if not same.all():
+            i = int(np.argmin(same))
+            return run.Result(False, "%r -> %r -> %r" % (x[i], s[i], y[i]))
+
+        def ndig(text):
+            m = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0").rstrip("0")
+            return len(m)
+        fin = np.isfinite(x) & (x != 0)
+        longer = [i for i in np.nonzero(fin)[0] if ndig(s[i]) > min(4, ndig(str(x[i])))]
+        if longer:
+            i = longer[0]
+            return run.Result(False, "%d texts too long; %r as %r (float32 %r)" % (
+                len(longer), x[i], s[i], str(x[i])))
+        return run.Result(True, "65536 values round-trip, shortest digits")
+    out.append(("strings/cast/bf16-round-trip", bf16_round_trip))
+
     for tag, t, text, must in [("refused-not-a-number", TP.FLOAT, "12abc", "not a number"),
                                ("refused-hex", TP.DOUBLE, "0x1p3", "not a number"),
                                ("refused-fraction-to-int", TP.INT32, "2.5", "integers"),
