@@ -16,6 +16,7 @@
 #include "../runtime/fileio.h"
 #include "../runtime/ops.h"
 #include "../runtime/program-impl.h"
+#include "../runtime/strpool.h"
 #include "bind-custom.h"
 #include "graph-edit.h"
 #include "graph-impl.h"
@@ -38,6 +39,7 @@ typedef struct compiler {
 	const gc_graph *g;
 	const gc_compile_options *opt;
 	gc_program *p;
+	gc_strpool *strings; /* strings made by kernels run now */
 	gc_error *err;
 	vstate *vs;
 	int32_t *kept; /* graph node index of each program node */
@@ -226,7 +228,7 @@ static int bind_node(compiler *c, int32_t gi)
 		memset(&outs[j], 0, sizeof outs[j]);
 		outp[j] = pn->out[j] >= 0 ? &outs[j] : NULL;
 	}
-	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
+	gc_kctx k = { .err = c->err, .node = pn, .threads = 1, .strings = c->strings };
 	gc_prepare_fn prepare = info->prepare;
 	if (custom) {
 		/* Package functions see the values of constants (initializers)
@@ -348,6 +350,19 @@ static int bind_node(compiler *c, int32_t gi)
 				goto fail;
 			}
 		}
+	}
+	/* A string value points at strings of its inputs (the graph's
+	 * constants, the caller's input values) or of c->strings, which all die
+	 * before the program: a folded one, a constant now, is copied into it. */
+	for (int j = 0; fold && j < pn->n_out; j++) {
+		if (!outp[j] || outs[j].dtype != GC_DTYPE_STRING)
+			continue;
+		gc_tensor *copy = gc_tensor_copy_to_pool(c->p->pool, &outs[j]);
+		if (!copy) {
+			rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+			goto fail;
+		}
+		outs[j].data = copy->data;
 	}
 	for (int j = 0; j < pn->n_out; j++) {
 		if (pn->out[j] < 0)
@@ -512,7 +527,8 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	c.vs = gc_calloc((size_t)g->n_values + 1, sizeof *c.vs);
 	c.kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c.kept);
 	c.p = gc_program_alloc();
-	if (!c.vs || !c.kept || !c.p ||
+	c.strings = gc_strpool_new();
+	if (!c.vs || !c.kept || !c.p || !c.strings ||
 	    !(c.p->nodes = gc_pool_alloc(c.p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
 		goto out;
@@ -567,6 +583,7 @@ out:
 	gc_free(order);
 	gc_free(c.vs);
 	gc_free(c.kept);
+	gc_strpool_free(c.strings);
 	gc_graph_free(clone);
 	if (rc) {
 		gc_program_free(c.p);

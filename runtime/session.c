@@ -14,6 +14,7 @@
 #include "crash.h"
 #include "program-impl.h"
 #include "session-impl.h"
+#include "strpool.h"
 
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
@@ -34,6 +35,8 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 	s->tensors = gc_calloc((size_t)p->n_tensors + 1, sizeof *s->tensors);
 	s->ptrs = gc_calloc(n_ptrs + 1, sizeof *s->ptrs);
 	s->ptr_start = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->ptr_start);
+	s->strings = gc_strpool_new();
+	s->input_strings = gc_calloc((size_t)p->n_inputs + 1, sizeof *s->input_strings);
 	if (p->arena_bytes > SIZE_MAX - 64 || p->arena_bytes > gc_limit_bytes()) {
 		gc_session_free(s);
 		return gc_error_set(err, GC_ELIMIT,
@@ -43,7 +46,8 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
 	s->arena = arena ? aligned_alloc(64, arena) : NULL;
-	if (!s->tensors || !s->ptrs || !s->ptr_start || (arena && !s->arena)) {
+	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
+	    (arena && !s->arena)) {
 		gc_session_free(s);
 		return gc_error_set(err, GC_ENOMEM,
 				    "out of memory creating a session (arena of %" PRIu64 " bytes)",
@@ -76,10 +80,50 @@ void gc_session_free(gc_session *s)
 	if (!s)
 		return;
 	free(s->arena);
+	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
+		gc_free(s->input_strings[i]);
+	gc_free(s->input_strings);
+	gc_strpool_free(s->strings);
 	gc_free(s->tensors);
 	gc_free(s->ptrs);
 	gc_free(s->ptr_start);
 	gc_free(s);
+}
+
+/* The session keeps its own copy of a string input's strings, in one
+ * block, until the input is set again or the session is freed; the arena
+ * slot points into it. */
+static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
+{
+	const gc_program *p = s->p;
+	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
+	int64_t n = gc_tensor_numel(t);
+	uint64_t total = 0;
+	for (int64_t j = 0; j < n; j++) {
+		total += strlen(gc_str_at(t, j)) + 1;
+		if (total > gc_limit_bytes())
+			return gc_error_set(err, GC_ELIMIT,
+					    "input '%s': its strings hold more than %" PRIu64
+					    " bytes (GRAPHCC_MAX_BYTES)",
+					    pt->name, gc_limit_bytes());
+	}
+	char *block = gc_malloc(total ? (size_t)total : 1);
+	if (!block)
+		return gc_error_set(err, GC_ENOMEM, "input '%s': out of memory for %" PRIu64
+						    " bytes of strings",
+				    pt->name, total);
+	char **slot = s->tensors[p->inputs[i]].data;
+	char *at = block;
+	for (int64_t j = 0; j < n; j++) {
+		const char *str = gc_str_at(t, j);
+		size_t len = strlen(str) + 1;
+		memcpy(at, str, len);
+		slot[j] = at;
+		at += len;
+	}
+	gc_free(s->input_strings[i]);
+	s->input_strings[i] = block;
+	return 0;
 }
 
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
@@ -103,20 +147,23 @@ int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err
 				    gc_shape_str(pt->t.dims, pt->t.rank, b, sizeof b));
 	}
 	if (t->dtype == GC_DTYPE_STRING)
-		return gc_error_set(err, GC_EUNSUPPORTED, "input '%s': string inputs are not supported yet",
-				    pt->name);
+		return set_string_input(s, i, t, err);
 	if (pt->nbytes)
 		memcpy(s->tensors[p->inputs[i]].data, t->data, (size_t)pt->nbytes);
 	return 0;
 }
 
+gc_kctx gc_session_begin_run(gc_session *s, gc_error *err)
+{
+	gc_strpool_reset(s->strings);
+	return (gc_kctx){ .err = err, .threads = s->threads, .strings = s->strings };
+}
+
 int gc_session_run(gc_session *s, gc_error *err)
 {
 	const gc_program *p = s->p;
-	gc_kctx k = { .err = err, .threads = s->threads };
 	gc_error local = { 0 };
-	if (!err)
-		k.err = &local;
+	gc_kctx k = gc_session_begin_run(s, err ? err : &local);
 	gc_crash_session = s; /* for the crash report: which node crashed */
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node *n = &p->nodes[i];
