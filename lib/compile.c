@@ -17,6 +17,7 @@
 #include "../runtime/kernels/control.h"
 #include "../runtime/ops.h"
 #include "../runtime/program-impl.h"
+#include "../runtime/strpool.h"
 #include "../runtime/value.h"
 #include "bind-custom.h"
 #include "graph-edit.h"
@@ -45,6 +46,7 @@ struct compiler {
 	const gc_graph *g;
 	const gc_compile_options *opt;
 	gc_program *p;
+	gc_strpool *strings; /* strings made by kernels run now */
 	gc_error *err;
 	vstate *vs;	   /* the graph's values, then names read from enclosing
 			      graphs and unnamed outputs of control-flow nodes */
@@ -460,7 +462,7 @@ static int bind_node(compiler *c, int32_t gi)
 	size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
 	gc_tensor *ins = NULL, *outs, *cins;
 	gc_tensor **inp = NULL, **outp, **cinp;
-	gc_kctx k = { .err = c->err, .node = pn, .threads = 1 };
+	gc_kctx k = { .err = c->err, .node = pn, .threads = 1, .strings = c->strings };
 	bool reprepare = false;
 	for (int pass = 0; pass < 2; pass++) {
 		gc_free(ins);
@@ -670,6 +672,19 @@ static int bind_node(compiler *c, int32_t gi)
 				goto fail;
 			}
 		}
+	}
+	/* A string value points at strings of its inputs (the graph's
+	 * constants, the caller's input values) or of c->strings, which all die
+	 * before the program: a folded one, a constant now, is copied into it. */
+	for (int j = 0; fold && j < pn->n_out; j++) {
+		if (!outp[j] || outs[j].dtype != GC_DTYPE_STRING)
+			continue;
+		gc_tensor *copy = gc_tensor_copy_to_pool(c->p->pool, &outs[j]);
+		if (!copy) {
+			rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+			goto fail;
+		}
+		outs[j].data = copy->data;
 	}
 	for (int j = 0; j < pn->n_out; j++) {
 		if (pn->out[j] < 0)
@@ -889,8 +904,9 @@ static int compile_graph(compiler *c, const gc_graph *g, const gc_tensor *formal
 	}
 	if ((rc = gc_graph_check(g, order, err)))
 		goto out;
-	/* The passes rewrite a private copy (which shares the weights). */
-	if (!(opt && opt->no_optimize)) {
+	/* The passes rewrite a private copy (which shares the weights); with
+	 * no_optimize, only the lowerings run, and only when needed. */
+	if (!(opt && opt->no_optimize) || gc_ir_lowering_needed(g)) {
 		clone = gc_graph_clone_for_passes(g, err);
 		/* (what the passes did to subgraphs is not reported) */
 		if (!clone || gc_run_ir_passes(clone, opt,
@@ -914,7 +930,8 @@ static int compile_graph(compiler *c, const gc_graph *g, const gc_tensor *formal
 	c->vs = gc_calloc((size_t)c->cap_vs, sizeof *c->vs);
 	c->kept = gc_calloc((size_t)g->n_nodes + 1, sizeof *c->kept);
 	c->p = gc_program_alloc();
-	if (!c->vs || !c->kept || !c->p ||
+	c->strings = gc_strpool_new();
+	if (!c->vs || !c->kept || !c->p || !c->strings ||
 	    !(c->p->nodes = gc_pool_alloc(c->p->pool, ((size_t)g->n_nodes + 1) * sizeof(gc_node)))) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory compiling %s", g->origin);
 		goto out;
@@ -983,8 +1000,11 @@ out:
 		c->p = NULL;
 	}
 	/* The graph the program was bound from goes; names in c->vs point
-	 * into it, which no one reads after this (the caller frees vs). */
+	 * into it, which no one reads after this (the caller frees vs). So do
+	 * the strings kernels made now (folded ones were copied). */
 	gc_graph_free(clone);
+	gc_strpool_free(c->strings);
+	c->strings = NULL;
 	if (rc)
 		return rc;
 	return 0;
@@ -1016,5 +1036,6 @@ void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 
 int gc_op_is_builtin(const char *domain, const char *op_type)
 {
-	return gc_op_lookup(domain, op_type) != GC_OP_NONE;
+	/* (or a lowering pass replaces its nodes by built-in ones) */
+	return gc_op_lookup(domain, op_type) != GC_OP_NONE || gc_ir_is_lowered(domain, op_type);
 }

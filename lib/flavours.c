@@ -651,7 +651,7 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
 	if (sum)
 		memset(sum, 0, sizeof *sum);
 	pkg_cache pc = { 0 };
-	gc_kctx k = { .err = err, .threads = s->threads };
+	gc_kctx k = gc_session_begin_run(s, err);
 	gc_error cmp = { 0 }; /* the first flavour failure */
 	int rc = 0;
 	/* A crash in any flavour is reported as one in this node (crash.c

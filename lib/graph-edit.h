@@ -93,6 +93,7 @@ double gc_edit_load_f(const gc_tensor *t, int64_t i);
 bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type);
 
 /* The passes of passes.c's list, one per lib/pass-*.c file. */
+int gc_pass_gradient(gc_pass_ctx *ctx);
 int gc_pass_identity_elimination(gc_pass_ctx *ctx);
 int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
 int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx);

@@ -239,7 +239,21 @@ int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char
 		if (!s)
 			return gc_error_set(err, GC_ENOMEM, "%s: out of memory", where);
 		out->data = s;
+		/* ONNX strings are bytes; graphcc's are NUL-terminated, so a NUL
+		 * inside one cannot be held (any other byte can). */
 		for (size_t i = 0; i < want; i++) {
+			const void *nul = tp->string_data[i].len
+						  ? memchr(tp->string_data[i].data, 0,
+							   tp->string_data[i].len)
+						  : NULL;
+			if (nul) {
+				gc_tensor_release(out);
+				return gc_error_set(
+				    err, GC_EUNSUPPORTED,
+				    "%s: string %zu holds a NUL byte (at byte %zu), which graphcc "
+				    "strings cannot hold",
+				    where, i, (size_t)((const uint8_t *)nul - tp->string_data[i].data));
+			}
 			s[i] = gc_malloc(tp->string_data[i].len + 1);
 			if (!s[i]) {
 				gc_tensor_release(out);

@@ -8,8 +8,16 @@
  */
 #include "passes.h"
 
+#include <string.h>
+
 #include "../runtime/alloc.h"
+#include "../runtime/kernels/training.h"
 #include "graph-edit.h"
+
+/* First, so that the optimisations see the graph that runs. */
+static const gc_lowering gc_ir_lowerings[] = {
+    {"gradient", gc_pass_gradient, GC_DOMAIN_TRAINING, "Gradient"},
+};
 
 static const gc_pass gc_ir_passes[] = {
     {"identity-elimination", gc_pass_identity_elimination},
@@ -32,8 +40,25 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 	gc_free(order);
 	if (rc)
 		return rc;
+	for (size_t i = 0; i < sizeof gc_ir_lowerings / sizeof gc_ir_lowerings[0]; i++) {
+		const gc_lowering *l = &gc_ir_lowerings[i];
+		bool found = false;
+		for (int32_t k = 0; k < g->n_nodes && !found; k++)
+			found = !strcmp(g->nodes[k].domain, l->domain) &&
+				!strcmp(g->nodes[k].op_type, l->op_type);
+		if (!found) /* nothing to lower */
+			continue;
+		gc_pass_ctx ctx = {.g = g, .opt = opt, .err = err};
+		rc = l->run(&ctx);
+		if (rc)
+			return gc_error_prefix(err, "%s: pass %s", g->origin, l->name);
+		if (report)
+			report(user, l->name, ctx.changed);
+	}
 	for (size_t i = 0; i < sizeof gc_ir_passes / sizeof gc_ir_passes[0]; i++) {
 		const gc_pass *p = &gc_ir_passes[i];
+		if (opt && opt->no_optimize)
+			break;
 		gc_pass_ctx ctx = {.g = g, .opt = opt, .err = err};
 		rc = p->run(&ctx);
 		if (rc)
@@ -42,4 +67,21 @@ int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 			report(user, p->name, ctx.changed);
 	}
 	return 0;
+}
+
+bool gc_ir_is_lowered(const char *domain, const char *op_type)
+{
+	for (size_t i = 0; i < sizeof gc_ir_lowerings / sizeof gc_ir_lowerings[0]; i++)
+		if (domain && op_type && !strcmp(gc_ir_lowerings[i].domain, domain) &&
+		    !strcmp(gc_ir_lowerings[i].op_type, op_type))
+			return true;
+	return false;
+}
+
+bool gc_ir_lowering_needed(const gc_graph *g)
+{
+	for (int32_t k = 0; k < g->n_nodes; k++)
+		if (gc_ir_is_lowered(g->nodes[k].domain, g->nodes[k].op_type))
+			return true;
+	return false;
 }

@@ -26,10 +26,23 @@ typedef struct gc_pass {
 	gc_pass_fn run;
 } gc_pass;
 
-/* Runs every IR pass in order; report (may be NULL) gets "name: changed"
- * lines. */
+/* A lowering: a pass that replaces every node of one (domain, op type),
+ * which no kernel runs (Gradient), so it runs even with no_optimize,
+ * whenever the graph has such a node. */
+typedef struct gc_lowering {
+	const char *name;
+	gc_pass_fn run;
+	const char *domain, *op_type;
+} gc_lowering;
+
+/* Runs the lowerings that are needed, then (unless opt->no_optimize) every
+ * IR pass in order; report (may be NULL) gets "name: changed" lines. */
 int gc_run_ir_passes(gc_graph *g, const gc_compile_options *opt,
 		     void (*report)(void *user, const char *pass, int32_t changed), void *user,
 		     gc_error *err);
+/* Whether g has a node a lowering must replace before binding. */
+bool gc_ir_lowering_needed(const gc_graph *g);
+/* Whether a lowering replaces the nodes of (domain, op_type). */
+bool gc_ir_is_lowered(const char *domain, const char *op_type);
 
 #endif

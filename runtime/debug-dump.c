@@ -160,15 +160,16 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 	cell(d->map, name);
 	fputc('\t', d->map);
 	if (rc == GC_EUNSUPPORTED) {
-		/* No .npy type for it (bfloat16, strings): say so, go on. */
+		/* No .npy form for it (bfloat16, strings that are not UTF-8): say
+		 * so, go on. */
 		fprintf(d->map, "-\t%s\t%s\t", gc_dtype_name(t->dtype),
 			gc_shape_str(t->dims, t->rank, shape, sizeof shape));
 		unsigned dt = (unsigned)t->dtype < GC_DTYPE_COUNT ? (unsigned)t->dtype : 0;
 		if (!d->noted[dt])
 			fprintf(stderr,
-				"graphcc: --dump-dir: %s tensors cannot be written as .npy; "
-				"skipped (marked '-' in tensors.tsv)\n",
-				gc_dtype_name(t->dtype));
+				"graphcc: --dump-dir: %s tensors that cannot be written as .npy "
+				"are skipped (marked '-' in tensors.tsv), first '%s': %s\n",
+				gc_dtype_name(t->dtype), name, local.msg);
 		d->noted[dt] = true;
 	} else if (rc) {
 		return gc_error_set(err, rc, "--dump-dir: tensor '%s': %s", name, local.msg);

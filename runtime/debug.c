@@ -322,7 +322,7 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 			goto out;
 	}
 
-	gc_kctx k = {.err = err, .threads = s->threads};
+	gc_kctx k = gc_session_begin_run(s, err);
 	double t_run = now_us();
 	gc_crash_session = s;
 	for (int32_t i = 0; i < p->n_nodes; i++) {

@@ -400,8 +400,11 @@ static int read_tensors(rd *r, gc_program *p, const unsigned char *weights, uint
 		if (t->nbytes != (uint64_t)gc_tensor_nbytes(&t->t))
 			return bad(r, "tensor '%s' claims %" PRIu64 " bytes, its shape needs %" PRId64,
 				   t->name, t->nbytes, gc_tensor_nbytes(&t->t));
-		if (t->t.dtype == GC_DTYPE_STRING)
-			return bad(r, "tensor '%s' holds strings, which programs cannot yet", t->name);
+		/* Activations may hold strings (the session owns them); a constant's
+		 * bytes would be read as pointers, and the writer never makes one. */
+		if (t->t.dtype == GC_DTYPE_STRING && storage == GC_STORAGE_CONST)
+			return bad(r, "constant '%s' holds strings, which programs cannot yet",
+				   t->name);
 		if (storage == GC_STORAGE_CONST) {
 			if (t->offset > wsize || t->nbytes > wsize - t->offset ||
 			    t->offset % GCB_TENSOR_ALIGN)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "strpool.h"
 
 int gc_kerr(gc_kctx *k, int code, const char *fmt, ...)
 {
@@ -34,6 +35,20 @@ int gc_kneed_value(gc_kctx *k, const char *fmt, ...)
 	va_end(ap);
 	k->need_value = true;
 	return gc_kerr(k, GC_EUNSUPPORTED, "%s", msg);
+}
+
+char *gc_kstr(gc_kctx *k, size_t len)
+{
+	char *s = k->strings && len < SIZE_MAX ? gc_strpool_alloc(k->strings, len + 1) : NULL;
+	if (!s) {
+		if (!k->strings)
+			gc_kerr(k, GC_EINVAL, "graphcc bug: no string pool for this kernel");
+		else
+			gc_kerr(k, GC_ENOMEM, "out of memory for a %zu-byte string", len);
+		return NULL;
+	}
+	s[len] = 0;
+	return s;
 }
 
 const gc_attr *gc_attr_find(const gc_node *n, const char *name)

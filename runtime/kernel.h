@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 typedef struct gc_node gc_node;
+typedef struct gc_strpool gc_strpool;
 
 typedef struct gc_kctx {
 	gc_error *err;
@@ -32,6 +33,7 @@ typedef struct gc_kctx {
 	 * node's subprograms (node->sub). NULL otherwise. */
 	struct gc_session *session;
 	struct gc_session **sub;
+	gc_strpool *strings; /* where a kernel's new strings go (strpool.h) */
 } gc_kctx;
 
 /*
@@ -99,6 +101,22 @@ const gc_tensor *gc_attr_t(gc_kctx *k, const char *name);
 static inline int gc_kok(gc_kctx *k)
 {
 	return k->err->code;
+}
+
+/*
+ * String outputs: a kernel writes a `char *` into every element of a string
+ * output, never leaving one unset. It may point at a string of its inputs,
+ * its attributes or its state (nothing is owned through a string tensor),
+ * or at a new string from gc_kstr: len bytes plus the NUL, which live until
+ * the session's next run. NULL (with the error recorded on k) when out of
+ * memory; the kernel then returns gc_kok(k).
+ */
+char *gc_kstr(gc_kctx *k, size_t len);
+/* Element i of a string tensor ("" for a slot no kernel wrote). */
+static inline const char *gc_str_at(const gc_tensor *t, int64_t i)
+{
+	const char *s = ((char *const *)t->data)[i];
+	return s ? s : "";
 }
 
 /* Sets out's dtype, rank and dims. */

@@ -1,5 +1,8 @@
 /* NumPy .npy files: format versions 1.0, 2.0 and 3.0, C order, little-endian
- * or single-byte types. */
+ * or single-byte types. Strings: NumPy's fixed-width Unicode ('<U<n>': n
+ * UTF-32 code units per element, NUL-padded) is read into and written from
+ * graphcc's UTF-8 strings; byte strings ('|S<n>') are read as they are.
+ * Object arrays ('|O') need pickle and are refused. */
 #include <graphcc/runtime.h>
 
 #include <ctype.h>
@@ -10,6 +13,7 @@
 
 #include "alloc.h"
 #include "fileio.h"
+#include "utf8.h"
 
 static const struct {
 	const char *descr;
@@ -46,7 +50,35 @@ static const char *dict_value(const char *h, const char *key)
 	return p;
 }
 
-static int parse_header(const char *h, const char *what, gc_tensor *t, gc_error *err)
+/* How elements are stored in the file. */
+typedef enum { ELEM_RAW, ELEM_UTF32, ELEM_BYTES } elem_kind;
+typedef struct elem_format {
+	elem_kind kind;
+	uint64_t item; /* bytes per element in the file */
+} elem_format;
+
+/* 'U<n>' / 'S<n>' after the byte-order character: n must be a plain
+ * number whose byte size fits. */
+static int string_descr(const char *descr, const char *what, elem_format *f, gc_error *err)
+{
+	const char *d = descr + 2;
+	uint64_t n = 0;
+	if (!*d)
+		return gc_error_set(err, GC_EINVAL, "%s: element type '%s' has no width", what, descr);
+	for (; *d; d++) {
+		if (!isdigit((unsigned char)*d) || n > (UINT64_MAX - 9) / 40)
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: element type '%s' has a malformed or huge width", what,
+					    descr);
+		n = n * 10 + (uint64_t)(*d - '0');
+	}
+	f->kind = descr[1] == 'U' ? ELEM_UTF32 : ELEM_BYTES;
+	f->item = descr[1] == 'U' ? 4 * n : n;
+	return 0;
+}
+
+static int parse_header(const char *h, const char *what, gc_tensor *t, elem_format *ef,
+			gc_error *err)
 {
 	const char *d = dict_value(h, "descr");
 	if (!d || (*d != '\'' && *d != '"'))
@@ -62,6 +94,23 @@ static int parse_header(const char *h, const char *what, gc_tensor *t, gc_error 
 	for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
 		if (!strcmp(descrs[i].descr, descr))
 			t->dtype = descrs[i].dtype;
+	ef->kind = ELEM_RAW;
+	ef->item = gc_dtype_size(t->dtype);
+	if ((descr[0] == '<' || descr[0] == '|') && descr[1] == 'U') {
+		if (string_descr(descr, what, ef, err))
+			return err->code;
+		t->dtype = GC_DTYPE_STRING;
+	} else if ((descr[0] == '|' || descr[0] == '<') && descr[1] == 'S') {
+		if (string_descr(descr, what, ef, err))
+			return err->code;
+		t->dtype = GC_DTYPE_STRING;
+	} else if (descr[1] == 'O') {
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "%s: element type '%s' is a Python object array, which only "
+				    "pickle can read (refused); save strings with a fixed-width "
+				    "type: np.save(path, arr.astype(str))",
+				    what, descr);
+	}
 	if (t->dtype == GC_DTYPE_UNDEFINED) {
 		if (descr[0] == '>')
 			return gc_error_set(err, GC_EUNSUPPORTED,
@@ -69,8 +118,8 @@ static int parse_header(const char *h, const char *what, gc_tensor *t, gc_error 
 					    "little-endian (arr.astype(arr.dtype.newbyteorder('<')))",
 					    what, descr);
 		return gc_error_set(err, GC_EUNSUPPORTED,
-				    "%s: element type '%s' is not supported (numeric and bool types "
-				    "are)",
+				    "%s: element type '%s' is not supported (numeric, bool and "
+				    "string ('<U', '|S') types are)",
 				    what, descr);
 	}
 	const char *f = dict_value(h, "fortran_order");
@@ -112,6 +161,104 @@ static int parse_header(const char *h, const char *what, gc_tensor *t, gc_error 
 	return 0;
 }
 
+/* One element of a '<U' array: n UTF-32LE code units, NUL-padded at the
+ * end. Returns its UTF-8 form (gc_malloc'd) in *out. */
+static int utf32_element(const unsigned char *p, uint64_t n, int64_t idx, const char *what,
+			 char **out, gc_error *err)
+{
+	uint64_t used = n, bytes = 0;
+	while (used > 0 && !(p[4 * (used - 1)] | p[4 * (used - 1) + 1] | p[4 * (used - 1) + 2] |
+			     p[4 * (used - 1) + 3]))
+		used--;
+	for (uint64_t c = 0; c < used; c++) {
+		const unsigned char *q = p + 4 * c;
+		uint32_t cp = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+			      (uint32_t)q[3] << 24;
+		if (cp == 0)
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "%s: string element %" PRId64 " holds a NUL character "
+					    "(at character %" PRIu64 ") inside its text, which graphcc "
+					    "strings cannot hold",
+					    what, idx, c);
+		if (!gc_utf8_scalar(cp))
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: string element %" PRId64 " holds 0x%" PRIX32
+					    " at character %" PRIu64 ", which is not a Unicode code "
+					    "point (a surrogate or above U+10FFFF)",
+					    what, idx, cp, c);
+		bytes += gc_utf8_len(cp);
+	}
+	char *s = gc_malloc((size_t)bytes + 1);
+	if (!s)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", what);
+	size_t at = 0;
+	for (uint64_t c = 0; c < used; c++) {
+		const unsigned char *q = p + 4 * c;
+		at += gc_utf8_put((uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+					  (uint32_t)q[3] << 24,
+				  s + at);
+	}
+	s[at] = 0;
+	*out = s;
+	return 0;
+}
+
+/* One element of a '|S' array: n bytes, NUL-padded at the end. */
+static int bytes_element(const unsigned char *p, uint64_t n, int64_t idx, const char *what,
+			 char **out, gc_error *err)
+{
+	uint64_t used = n;
+	while (used > 0 && !p[used - 1])
+		used--;
+	if (memchr(p, 0, (size_t)used))
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "%s: string element %" PRId64 " holds a NUL byte inside its "
+				    "text, which graphcc strings cannot hold",
+				    what, idx);
+	char *s = gc_malloc((size_t)used + 1);
+	if (!s)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", what);
+	memcpy(s, p, (size_t)used);
+	s[used] = 0;
+	*out = s;
+	return 0;
+}
+
+static int read_strings(gc_tensor *t, const elem_format *f, const unsigned char *data,
+			size_t have, const char *what, gc_tensor *out, gc_error *err)
+{
+	char s[160];
+	int64_t n = gc_tensor_numel(t), nb = gc_tensor_nbytes(t);
+	if (n < 0 || nb < 0 || (uint64_t)nb > gc_limit_bytes() ||
+	    (f->item && (uint64_t)n > gc_limit_bytes() / f->item))
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: shape %s of %" PRIu64 "-byte strings is too large (limit "
+				    "%" PRIu64 " bytes, GRAPHCC_MAX_BYTES)",
+				    what, gc_shape_str(t->dims, t->rank, s, sizeof s), f->item,
+				    gc_limit_bytes());
+	if ((uint64_t)n * f->item != have)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: shape %s of %" PRIu64 "-byte strings needs %" PRIu64
+				    " bytes of data, the file has %zu (truncated or corrupted)",
+				    what, gc_shape_str(t->dims, t->rank, s, sizeof s), f->item,
+				    (uint64_t)n * f->item, have);
+	if (gc_tensor_alloc(t, err))
+		return gc_error_prefix(err, "%s", what);
+	char **str = t->data;
+	for (int64_t i = 0; i < n; i++) {
+		const unsigned char *p = data + (uint64_t)i * f->item;
+		int rc = f->kind == ELEM_UTF32
+				 ? utf32_element(p, f->item / 4, i, what, &str[i], err)
+				 : bytes_element(p, f->item, i, what, &str[i], err);
+		if (rc) {
+			gc_tensor_release(t);
+			return rc;
+		}
+	}
+	*out = *t;
+	return 0;
+}
+
 int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *out, gc_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -141,12 +288,15 @@ int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *ou
 	memcpy(h, b + start, hlen);
 	h[hlen] = 0;
 	gc_tensor t = { 0 };
-	int rc = parse_header(h, what, &t, err);
+	elem_format f;
+	int rc = parse_header(h, what, &t, &f, err);
 	gc_free(h);
 	if (rc)
 		return rc;
-	int64_t nb = gc_tensor_nbytes(&t);
 	size_t have = len - start - hlen;
+	if (t.dtype == GC_DTYPE_STRING)
+		return read_strings(&t, &f, b + start + hlen, have, what, out, err);
+	int64_t nb = gc_tensor_nbytes(&t);
 	if (nb < 0 || (uint64_t)nb > gc_limit_bytes()) {
 		char s[160];
 		return gc_error_set(err, GC_ELIMIT, "%s: shape %s is too large", what,
@@ -179,15 +329,100 @@ int gc_npy_read(const char *path, gc_tensor *out, gc_error *err)
 	return rc;
 }
 
+/* The widest string of t in code points; checks that every string is
+ * UTF-8. */
+static int string_width(const gc_tensor *t, const char *what, uint64_t *width, gc_error *err)
+{
+	int64_t n = gc_tensor_numel(t);
+	uint64_t w = 0;
+	for (int64_t i = 0; i < n; i++) {
+		const char *str = ((char *const *)t->data)[i];
+		size_t len = str ? strlen(str) : 0, bad = 0, cps = 0;
+		if (!gc_utf8_valid(str, len, &bad, &cps))
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "%s: string element %" PRId64 " is not valid UTF-8 (at "
+					    "byte %zu); .npy holds Unicode text",
+					    what, i, bad);
+		if (cps > w)
+			w = cps;
+	}
+	*width = w;
+	return 0;
+}
+
+int gc_npy_check(const gc_tensor *t, const char *what, gc_error *err)
+{
+	if (gc_tensor_nbytes(t) < 0)
+		return gc_error_set(err, GC_EINVAL, "%s: tensor has an invalid shape", what);
+	if (t->dtype == GC_DTYPE_STRING) {
+		uint64_t w;
+		return string_width(t, what, &w, err);
+	}
+	for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
+		if (descrs[i].dtype == t->dtype)
+			return 0;
+	return gc_error_set(err, GC_EUNSUPPORTED, "%s: cannot write %s tensors as .npy", what,
+			    gc_dtype_name(t->dtype));
+}
+
+/* A string tensor as NumPy's '<U<width>' elements (at least 1 wide, as
+ * NumPy makes them). */
+static int encode_strings(const gc_tensor *t, const char *what, char *descr, size_t dlen,
+			  void **body, size_t *body_len, gc_error *err)
+{
+	uint64_t w;
+	if (string_width(t, what, &w, err))
+		return err->code;
+	if (w == 0)
+		w = 1;
+	int64_t n = gc_tensor_numel(t);
+	if (w > gc_limit_bytes() / 4 || (uint64_t)n > gc_limit_bytes() / (4 * w))
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: %" PRId64 " strings of up to %" PRIu64 " characters are "
+				    "too large for .npy (GRAPHCC_MAX_BYTES)",
+				    what, n, w);
+	size_t bytes = (size_t)((uint64_t)n * 4 * w);
+	unsigned char *out = gc_calloc(bytes ? bytes : 1, 1);
+	if (!out)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", what);
+	for (int64_t i = 0; i < n; i++) {
+		const char *str = ((char *const *)t->data)[i];
+		size_t len = str ? strlen(str) : 0, at = 0;
+		unsigned char *o = out + (uint64_t)i * 4 * w;
+		uint32_t cp;
+		while (gc_utf8_next((const unsigned char *)str, len, &at, &cp)) {
+			o[0] = (unsigned char)cp;
+			o[1] = (unsigned char)(cp >> 8);
+			o[2] = (unsigned char)(cp >> 16);
+			o[3] = 0;
+			o += 4;
+		}
+	}
+	snprintf(descr, dlen, "<U%" PRIu64, w);
+	*body = out;
+	*body_len = bytes;
+	return 0;
+}
+
 int gc_npy_write(const char *path, const gc_tensor *t, gc_error *err)
 {
+	if (gc_npy_check(t, path, err))
+		return err->code;
 	const char *descr = NULL;
+	char sdescr[32];
+	void *body = t->data, *owned = NULL;
+	size_t body_len = 0;
 	for (size_t i = 0; i < sizeof descrs / sizeof descrs[0] && !descr; i++)
 		if (descrs[i].dtype == t->dtype)
 			descr = descrs[i].descr;
-	if (!descr)
-		return gc_error_set(err, GC_EUNSUPPORTED, "%s: cannot write %s tensors as .npy", path,
-				    gc_dtype_name(t->dtype));
+	if (t->dtype == GC_DTYPE_STRING) {
+		if (encode_strings(t, path, sdescr, sizeof sdescr, &owned, &body_len, err))
+			return err->code;
+		descr = sdescr;
+		body = owned;
+	} else {
+		body_len = (size_t)gc_tensor_nbytes(t);
+	}
 	char shape[GC_MAX_RANK * 24 + 8] = "(";
 	size_t at = 1;
 	for (int i = 0; i < t->rank; i++)
@@ -206,8 +441,7 @@ int gc_npy_write(const char *path, const gc_tensor *t, gc_error *err)
 	memcpy(head, "\x93NUMPY\x01\x00", 8);
 	head[8] = (char)((padded - 10) & 0xff);
 	head[9] = (char)((padded - 10) >> 8);
-	int64_t nb = gc_tensor_nbytes(t);
-	if (nb < 0)
-		return gc_error_set(err, GC_EINVAL, "%s: tensor has an invalid shape", path);
-	return gc_write_file_atomic(path, head, padded, t->data, (size_t)nb, err);
+	int rc = gc_write_file_atomic(path, head, padded, body, body_len, err);
+	gc_free(owned);
+	return rc;
 }

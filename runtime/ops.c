@@ -10,6 +10,13 @@ const gc_op_info gc_op_table[GC_OP_COUNT] = {
 	[GC_OP_CUSTOM] = { "<custom>", 0, GC_ARITY_MAX, 0, GC_ARITY_MAX, NULL },
 };
 
+/* Ops outside the default domain, by family: one line per such family. */
+static const char *const gc_op_domains[GC_OP_COUNT] = {
+#define GC_X_(name, ...) [GC_OP_##name] = GC_DOMAIN_TRAINING,
+	GC_OPS_TRAINING(GC_X_)
+#undef GC_X_
+};
+
 bool gc_domain_is_default(const char *domain)
 {
 	return !domain || !domain[0] || !strcmp(domain, "ai.onnx");
@@ -17,12 +24,16 @@ bool gc_domain_is_default(const char *domain)
 
 gc_op gc_op_lookup(const char *domain, const char *op_type)
 {
-	if (!gc_domain_is_default(domain) || !op_type)
+	if (!op_type)
 		return GC_OP_NONE;
+	bool dflt = gc_domain_is_default(domain);
 	/* Binary search would need a sorted list; the table is small and this
 	 * runs once per node at build time. */
-	for (int i = GC_OP_NONE + 1; i < GC_OP_CUSTOM; i++)
-		if (!strcmp(gc_op_table[i].name, op_type))
+	for (int i = GC_OP_NONE + 1; i < GC_OP_CUSTOM; i++) {
+		const char *home = gc_op_domains[i];
+		if (!strcmp(gc_op_table[i].name, op_type) &&
+		    (home ? !dflt && !strcmp(home, domain) : dflt))
 			return (gc_op)i;
+	}
 	return GC_OP_NONE;
 }

@@ -22,6 +22,7 @@
 #include "kernels/shape.h"
 #include "kernels/signal.h"
 #include "kernels/text.h"
+#include "kernels/training.h"
 
 #define GC_OP_LIST(X)                                                          \
 	GC_OPS_ALGEBRA(X)                                                      \
@@ -37,6 +38,7 @@
 	GC_OPS_SHAPE(X)                                                        \
 	GC_OPS_SIGNAL(X)                                                       \
 	GC_OPS_TEXT(X)                                                         \
+	GC_OPS_TRAINING(X)                                                     \
 	GC_OPS_CONTROL(X)                                                      \
 	GC_OPS_SEQUENCE(X)
 
@@ -67,7 +69,8 @@ typedef struct gc_op_info {
 extern const gc_op_info gc_op_table[GC_OP_COUNT];
 
 /* The built-in op for (domain, op_type); GC_OP_NONE if there is none.
- * Built-in ops live in the default domain ("" or "ai.onnx"). */
+ * Built-in ops live in the default domain ("" or "ai.onnx") unless
+ * gc_op_domain says otherwise. */
 gc_op gc_op_lookup(const char *domain, const char *op_type);
 bool gc_domain_is_default(const char *domain);
 

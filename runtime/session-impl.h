@@ -20,6 +20,11 @@ struct gc_session {
 	gc_tensor **ptrs;    /* per node: inputs then outputs */
 	int32_t *ptr_start;  /* per node: where its pointers start */
 	int threads;
+	/* Strings (see strpool.h): the ones kernels make, emptied when a run
+	 * starts, and per program input the session's copy of the strings
+	 * last set (one block each, NULL for other inputs). */
+	gc_strpool *strings;
+	char **input_strings;
 
 	/* Programs with dynamic tensors or control flow (p->dynamic) only: */
 	gc_dynslot *dyn;      /* per tensor; used by DYNAMIC ones */
@@ -30,6 +35,10 @@ struct gc_session {
 	gc_dynbuf scratch;    /* scratch of the nodes prepared at run time */
 	int depth;	      /* 0 for a program's session, +1 per enclosing node */
 };
+
+/* Starts a run of s: the strings of the previous run are given back (its
+ * string outputs die here). Returns the kernels' context. */
+gc_kctx gc_session_begin_run(gc_session *s, gc_error *err);
 
 /* The in/out tensor pointers of node i: inputs first, then outputs. */
 static inline gc_tensor **gc_session_node_io(const gc_session *s, int32_t i)

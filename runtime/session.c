@@ -15,11 +15,12 @@
 #include "ops.h"
 #include "program-impl.h"
 #include "session-impl.h"
+#include "strpool.h"
 
 /* Subprograms nest as deep as their models do; past this, refuse. */
 #define MAX_DEPTH 64
 
-static int session_new(const gc_program *p, int threads, int depth, gc_session **out,
+static int session_new(const gc_program *p, int threads, gc_session *parent, gc_session **out,
 		       gc_error *err);
 
 /* The dynamic part of a session: storage of DYNAMIC tensors, copies of the
@@ -66,15 +67,15 @@ static int dynamic_new(gc_session *s, gc_error *err)
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		const gc_node *n = &p->nodes[i];
 		for (int32_t j = 0; j < n->n_sub; j++)
-			if (session_new(n->sub[j], s->threads, s->depth + 1,
-					&s->subs[s->sub_start[i] + j], err))
+			if (session_new(n->sub[j], s->threads, s, &s->subs[s->sub_start[i] + j],
+					err))
 				return gc_error_prefix(err, "node '%s' (%s), subgraph %d", n->name,
 						       n->op_type, (int)j);
 	}
 	return 0;
 }
 
-static int session_new(const gc_program *p, int threads, int depth, gc_session **out,
+static int session_new(const gc_program *p, int threads, gc_session *parent, gc_session **out,
 		       gc_error *err)
 {
 	*out = NULL;
@@ -83,7 +84,12 @@ static int session_new(const gc_program *p, int threads, int depth, gc_session *
 		return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
 	s->p = p;
 	s->threads = threads;
-	s->depth = depth;
+	s->depth = parent ? parent->depth + 1 : 0;
+	/* A subprogram's strings go to the program's session's pool, emptied
+	 * only when a run of the whole program starts: what a body makes
+	 * outlives the iteration that made it. */
+	s->strings = parent ? parent->strings : gc_strpool_new();
+	s->input_strings = gc_calloc((size_t)p->n_inputs + 1, sizeof *s->input_strings);
 	size_t n_ptrs = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++)
 		n_ptrs += (size_t)p->nodes[i].n_in + (size_t)p->nodes[i].n_out;
@@ -99,7 +105,8 @@ static int session_new(const gc_program *p, int threads, int depth, gc_session *
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
 	s->arena = arena ? aligned_alloc(64, arena) : NULL;
-	if (!s->tensors || !s->ptrs || !s->ptr_start || (arena && !s->arena)) {
+	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
+	    (arena && !s->arena)) {
 		gc_session_free(s);
 		return gc_error_set(err, GC_ENOMEM,
 				    "out of memory creating a session (arena of %" PRIu64 " bytes)",
@@ -138,7 +145,7 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
 	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
 	gc_blas_set_threads(threads);
-	return session_new(p, threads, 0, out, err);
+	return session_new(p, threads, NULL, out, err);
 }
 
 void gc_session_free(gc_session *s)
@@ -168,6 +175,11 @@ void gc_session_free(gc_session *s)
 	gc_free(s->dyn);
 	gc_dynbuf_free(&s->scratch);
 	free(s->arena);
+	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
+		gc_free(s->input_strings[i]);
+	gc_free(s->input_strings);
+	if (!s->depth)
+		gc_strpool_free(s->strings);
 	gc_free(s->tensors);
 	gc_free(s->ptrs);
 	gc_free(s->ptr_start);
@@ -196,6 +208,42 @@ static int check_input(const gc_ptensor *pt, const gc_tensor *t, const char *wha
 			    gc_shape_str(pt->t.dims, pt->t.rank, b, sizeof b));
 }
 
+/* The session keeps its own copy of a string input's strings, in one
+ * block, until the input is set again or the session is freed; the arena
+ * slot points into it. */
+static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
+{
+	const gc_program *p = s->p;
+	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
+	int64_t n = gc_tensor_numel(t);
+	uint64_t total = 0;
+	for (int64_t j = 0; j < n; j++) {
+		total += strlen(gc_str_at(t, j)) + 1;
+		if (total > gc_limit_bytes())
+			return gc_error_set(err, GC_ELIMIT,
+					    "input '%s': its strings hold more than %" PRIu64
+					    " bytes (GRAPHCC_MAX_BYTES)",
+					    pt->name, gc_limit_bytes());
+	}
+	char *block = gc_malloc(total ? (size_t)total : 1);
+	if (!block)
+		return gc_error_set(err, GC_ENOMEM, "input '%s': out of memory for %" PRIu64
+						    " bytes of strings",
+				    pt->name, total);
+	char **slot = s->tensors[p->inputs[i]].data;
+	char *at = block;
+	for (int64_t j = 0; j < n; j++) {
+		const char *str = gc_str_at(t, j);
+		size_t len = strlen(str) + 1;
+		memcpy(at, str, len);
+		slot[j] = at;
+		at += len;
+	}
+	gc_free(s->input_strings[i]);
+	s->input_strings[i] = block;
+	return 0;
+}
+
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
 {
 	const gc_program *p = s->p;
@@ -206,9 +254,13 @@ int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err
 	const gc_ptensor *pt = &p->tensors[idx];
 	if (check_input(pt, t, "input", err))
 		return err->code;
-	if (t->dtype == GC_DTYPE_STRING)
-		return gc_error_set(err, GC_EUNSUPPORTED, "input '%s': string inputs are not supported yet",
+	if (t->dtype == GC_DTYPE_STRING && pt->storage == GC_STORAGE_DYNAMIC)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "input '%s': string inputs of a shape only known at run time are "
+				    "not supported",
 				    pt->name);
+	if (t->dtype == GC_DTYPE_STRING)
+		return set_string_input(s, i, t, err);
 	gc_tensor *v = &s->tensors[idx];
 	if (pt->storage == GC_STORAGE_DYNAMIC) {
 		if (gc_dtype_is_value(pt->t.dtype)) {
@@ -392,13 +444,18 @@ int gc_session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 	return rc;
 }
 
+gc_kctx gc_session_begin_run(gc_session *s, gc_error *err)
+{
+	if (!s->depth) /* (a subprogram's strings live until the program's next run) */
+		gc_strpool_reset(s->strings);
+	return (gc_kctx){ .err = err, .threads = s->threads, .strings = s->strings };
+}
+
 int gc_session_run(gc_session *s, gc_error *err)
 {
 	const gc_program *p = s->p;
-	gc_kctx k = { .err = err, .threads = s->threads };
 	gc_error local = { 0 };
-	if (!err)
-		k.err = &local;
+	gc_kctx k = gc_session_begin_run(s, err ? err : &local);
 	/* A subprogram's session runs inside a node of its parent's. */
 	const gc_session *outer_session = gc_crash_session;
 	const gc_node *outer_node = gc_crash_current;

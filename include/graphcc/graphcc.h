@@ -122,7 +122,8 @@ int gc_graph_tensor_info(const gc_graph *g, const char *name, gc_tensor *info);
 void gc_graph_node(const gc_graph *g, int i, const char **name, const char **domain,
 		   const char **op_type);
 
-/* Whether graphcc has a built-in op for (domain, op_type). */
+/* Whether graphcc runs (domain, op_type) itself: a built-in op, or one a
+ * lowering pass replaces by built-in ops (Gradient). */
 int gc_op_is_builtin(const char *domain, const char *op_type);
 
 typedef struct gc_shape_override {

@@ -142,7 +142,11 @@ gc_dtype gc_dtype_from_name(const char *name);
 /*
  * A dense row-major tensor. `data` is not owned by the struct: the code that
  * filled it says who frees it. For GC_DTYPE_STRING, data is an array of
- * NUL-terminated `char *`.
+ * NUL-terminated `char *` (bytes; UTF-8 where text is meant; no NUL inside).
+ * A tensor filled by gc_tensor_alloc, gc_npy_read or gc_pb_read owns each
+ * string (gc_tensor_release frees them); the strings of a session's inputs,
+ * outputs and constants belong to the session or program, never to the
+ * tensor.
  */
 typedef struct gc_tensor {
 	void *data;
@@ -222,10 +226,16 @@ typedef struct gc_attr {
 
 const char *gc_attr_type_name(gc_attr_type type);
 
-/* NumPy .npy files (format versions 1-3, C order). */
+/* NumPy .npy files (format versions 1-3, C order). String tensors are read
+ * from NumPy's fixed-width Unicode ('<U') or byte-string ('|S') arrays (the
+ * tensor owns its strings: free with gc_tensor_release) and written as
+ * '<U' text, so their strings must be UTF-8. */
 int gc_npy_read(const char *path, gc_tensor *out, gc_error *err);
 int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *out, gc_error *err);
 int gc_npy_write(const char *path, const gc_tensor *t, gc_error *err);
+/* Whether gc_npy_write can write t (its type has a .npy form; a string
+ * tensor's strings are UTF-8), with the message it would give, naming what. */
+int gc_npy_check(const gc_tensor *t, const char *what, gc_error *err);
 
 /*
  * Threads. What may be shared:
@@ -313,10 +323,12 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 		   gc_error *err);
 void gc_session_free(gc_session *s);
 /* Copies t into input i after checking its dtype and shape against the
- * program's. */
+ * program's. A string input's strings are copied too (t keeps its own). */
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
 int gc_session_run(gc_session *s, gc_error *err);
-/* Output i of the last run. Borrowed; valid until the next run or free. */
+/* Output i of the last run. Borrowed; valid until the next run or free (the
+ * strings of a string output also until the input they may come from is set
+ * again). Undefined after a failed run. */
 const gc_tensor *gc_session_output(const gc_session *s, int i);
 
 #ifdef __cplusplus

@@ -1,11 +1,30 @@
 /*
  * Cast and CastLike between every numeric type, bool, float16 and bfloat16:
- * one generated kernel per (from, to) pair.
+ * one generated kernel per (from, to) pair; and to and from strings, as
+ * NumPy (ONNX's reference) converts them:
+ *  - to string: integers in decimal, bool as "True"/"False", floating values
+ *    as NumPy's str() of the scalar: the shortest digits that read back to
+ *    the same value of that type, positional for 1e-4 <= |x| < 1e16 ("0.5",
+ *    "100.0"), scientific otherwise ("1e-05", "1.5e+20"), "nan", "inf",
+ *    "-inf";
+ *  - from string: decimal numbers (optional sign, fraction, exponent, spaces
+ *    around), "inf"/"infinity"/"nan" in any case with a sign ("+INF",
+ *    "-INF", "NaN"); integer types take integers only (as NumPy does) and
+ *    refuse values out of their range; bool takes "true"/"false" in any case
+ *    or a number (non-zero is true). Anything else is refused naming the
+ *    node, the element and the string. Numbers are read and written in the
+ *    C locale, whatever the process's locale.
  */
 #include "elementwise-impl.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "../alloc.h"
 #include "../ops.h"
 
 /* clang-format off */
@@ -124,6 +143,465 @@ static const size_t elem_size[GC_DTYPE_COUNT] = {
 #undef GC_X_
 };
 
+/* ---- strings ------------------------------------------------------------ */
+
+typedef enum { FP_F64, FP_F32, FP_F16, FP_BF16 } fp_kind;
+
+/* double -> float16, rounding to nearest even (no double rounding through
+ * float32). */
+static uint16_t f64_to_f16(double d)
+{
+	uint16_t sign = signbit(d) ? 0x8000 : 0;
+	if (isnan(d))
+		return (uint16_t)(sign | 0x7e00);
+	double a = fabs(d);
+	if (a >= 65520.0) /* the midpoint above 65504 rounds to even: inf */
+		return (uint16_t)(sign | 0x7c00);
+	if (a < 0x1p-14) /* subnormal: units of 2^-24 (1024 becomes the smallest normal) */
+		return (uint16_t)(sign | (uint16_t)nearbyint(a * 0x1p24));
+	int e;
+	frexp(a, &e);				/* a in [2^(e-1), 2^e) */
+	double q = nearbyint(ldexp(a, 11 - e)); /* 1024 .. 2048 */
+	int be = e - 1 + 15;
+	if (q == 2048.0) {
+		q = 1024.0;
+		be++;
+	}
+	if (be >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	return (uint16_t)(sign | (uint16_t)(be << 10) | (uint16_t)((int)q - 1024));
+}
+
+/* Text to bfloat16 rounds to nearest even (through float32), as IEEE
+ * conversions do; only float -> bfloat16 keeps ONNX 1.12's truncation. */
+static uint16_t f64_to_bf16(double d)
+{
+	return gc_f32_to_bf16((float)d);
+}
+
+/* Whether the decimal text s reads back, as a `kind` value, to v. */
+static bool reads_back(const char *s, double v, fp_kind kind)
+{
+	switch (kind) {
+	case FP_F32:
+		return strtof(s, NULL) == (float)v;
+	case FP_F16:
+		return f64_to_f16(strtod(s, NULL)) == f64_to_f16(v);
+	case FP_BF16:
+		return f64_to_bf16(strtod(s, NULL)) == f64_to_bf16(v);
+	default:
+		return strtod(s, NULL) == v;
+	}
+}
+
+/*
+ * Whether a p-digit decimal reads back, as a `kind` value, to v (> 0,
+ * finite); if so, the closest such one is *m x 10^*scale. Only the
+ * correctly rounded p-digit decimal and its two neighbours can: any other
+ * p-digit decimal that reads back lies beyond one of them, which then lies
+ * between it and v, so inside the (contiguous) interval that reads back.
+ * The neighbours matter when v is a power of two (a lopsided interval).
+ */
+static bool digits_read_back(double v, fp_kind kind, int p, uint64_t *m, int *scale)
+{
+	char buf[48], cand[48];
+	snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+	uint64_t r = 0;
+	const char *q = buf;
+	for (; *q && *q != 'e'; q++)
+		if (isdigit((unsigned char)*q))
+			r = r * 10 + (uint64_t)(*q - '0');
+	*scale = (*q ? atoi(q + 1) : 0) - p + 1;
+	if (reads_back(buf, v, kind)) {
+		*m = r;
+		return true;
+	}
+	int e2;
+	if (frexp(v, &e2) != 0.5) /* not a power of two: its interval is symmetric */
+		return false;
+	double bestd = INFINITY;
+	for (int dir = -1; dir <= 1; dir += 2) {
+		uint64_t c = dir < 0 ? r - 1 : r + 1;
+		if (c == 0)
+			continue;
+		snprintf(cand, sizeof cand, "%" PRIu64 "e%d", c, *scale);
+		double dd = fabs(strtod(cand, NULL) - v);
+		if (reads_back(cand, v, kind) && dd < bestd) {
+			bestd = dd;
+			*m = c;
+		}
+	}
+	return bestd < INFINITY;
+}
+
+/*
+ * The shortest digits that read back to v (> 0, finite) and, among those,
+ * the closest to v: into dig (no trailing zeros), their count in *nd; returns
+ * X with v ~ d1.d2d3... x 10^X. A p-digit decimal that reads back is also a
+ * (p+1)-digit one, so the shortest p is found by bisection.
+ */
+static int shortest_digits(double v, fp_kind kind, char *dig, int *nd)
+{
+	/* enough digits for any value of the type: 17, 9, 5, 4 */
+	static const int max_digits[] = { [FP_F64] = 17, [FP_F32] = 9, [FP_F16] = 5, [FP_BF16] = 4 };
+	uint64_t m, best = 0;
+	int scale, best_scale = 0, lo = 1, hi = max_digits[kind];
+	if (!digits_read_back(v, kind, hi, &best, &best_scale)) /* not reached */
+		snprintf(dig, 24, "0");
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (digits_read_back(v, kind, mid, &m, &scale)) {
+			hi = mid;
+			best = m;
+			best_scale = scale;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int len = snprintf(dig, 24, "%" PRIu64, best);
+	int x = best_scale + len - 1;
+	while (len > 1 && dig[len - 1] == '0')
+		len--;
+	dig[len] = 0;
+	*nd = len;
+	return x;
+}
+
+/* v as NumPy's str() of a scalar of that type writes it; out has room for
+ * 48 bytes. Returns the length. */
+static size_t format_float(double v, fp_kind kind, char *out)
+{
+	if (isnan(v))
+		return (size_t)snprintf(out, 48, "nan");
+	if (isinf(v))
+		return (size_t)snprintf(out, 48, v < 0 ? "-inf" : "inf");
+	if (v == 0)
+		return (size_t)snprintf(out, 48, signbit(v) ? "-0.0" : "0.0");
+	char dig[24];
+	int nd, at = 0;
+	int x = shortest_digits(fabs(v), kind, dig, &nd);
+	if (v < 0)
+		out[at++] = '-';
+	long double a = fabsl((long double)v);
+	if (a >= 1e-4L && a < 1e16L) {
+		if (x >= 0) {
+			for (int i = 0; i <= x; i++)
+				out[at++] = i < nd ? dig[i] : '0';
+			out[at++] = '.';
+			if (nd > x + 1)
+				for (int i = x + 1; i < nd; i++)
+					out[at++] = dig[i];
+			else
+				out[at++] = '0';
+		} else {
+			out[at++] = '0';
+			out[at++] = '.';
+			for (int i = 0; i < -x - 1; i++)
+				out[at++] = '0';
+			for (int i = 0; i < nd; i++)
+				out[at++] = dig[i];
+		}
+		out[at] = 0;
+		return (size_t)at;
+	}
+	out[at++] = dig[0];
+	if (nd > 1) {
+		out[at++] = '.';
+		for (int i = 1; i < nd; i++)
+			out[at++] = dig[i];
+	}
+	at += snprintf(out + at, (size_t)(48 - at), "e%c%02d", x < 0 ? '-' : '+', abs(x));
+	return (size_t)at;
+}
+
+/* Element i of a tensor as text; buf has room for 48 bytes. */
+typedef size_t (*to_text_fn)(const void *data, int64_t i, char *buf);
+
+#define TO_TEXT_INT(sfx, T, FMT)                                                                   \
+	static size_t to_text_##sfx(const void *d, int64_t i, char *buf)                           \
+	{                                                                                          \
+		return (size_t)snprintf(buf, 48, "%" FMT, ((const T *)d)[i]);                      \
+	}
+TO_TEXT_INT(i8, int8_t, PRId8)
+TO_TEXT_INT(i16, int16_t, PRId16)
+TO_TEXT_INT(i32, int32_t, PRId32)
+TO_TEXT_INT(i64, int64_t, PRId64)
+TO_TEXT_INT(u8, uint8_t, PRIu8)
+TO_TEXT_INT(u16, uint16_t, PRIu16)
+TO_TEXT_INT(u32, uint32_t, PRIu32)
+TO_TEXT_INT(u64, uint64_t, PRIu64)
+
+static size_t to_text_b(const void *d, int64_t i, char *buf)
+{
+	return (size_t)snprintf(buf, 48, ((const uint8_t *)d)[i] ? "True" : "False");
+}
+static size_t to_text_f32(const void *d, int64_t i, char *buf)
+{
+	return format_float(((const float *)d)[i], FP_F32, buf);
+}
+static size_t to_text_f64(const void *d, int64_t i, char *buf)
+{
+	return format_float(((const double *)d)[i], FP_F64, buf);
+}
+static size_t to_text_f16(const void *d, int64_t i, char *buf)
+{
+	return format_float(gc_f16_to_f32(((const uint16_t *)d)[i]), FP_F16, buf);
+}
+static size_t to_text_bf16(const void *d, int64_t i, char *buf)
+{
+	return format_float(gc_bf16_to_f32(((const uint16_t *)d)[i]), FP_BF16, buf);
+}
+
+static const to_text_fn to_text[GC_DTYPE_COUNT] = {
+    [GC_DTYPE_BOOL] = to_text_b,	[GC_DTYPE_INT8] = to_text_i8,
+    [GC_DTYPE_INT16] = to_text_i16,	[GC_DTYPE_INT32] = to_text_i32,
+    [GC_DTYPE_INT64] = to_text_i64,	[GC_DTYPE_UINT8] = to_text_u8,
+    [GC_DTYPE_UINT16] = to_text_u16,	[GC_DTYPE_UINT32] = to_text_u32,
+    [GC_DTYPE_UINT64] = to_text_u64,	[GC_DTYPE_FLOAT] = to_text_f32,
+    [GC_DTYPE_DOUBLE] = to_text_f64,	[GC_DTYPE_FLOAT16] = to_text_f16,
+    [GC_DTYPE_BFLOAT16] = to_text_bf16,
+};
+
+enum { PARSE_OK, PARSE_NOT_NUMBER, PARSE_RANGE };
+
+/* A decimal number with spaces around (no hex), or inf/infinity/nan. */
+static int parse_double(const char *s, double *v)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	const char *t = s + (*s == '+' || *s == '-');
+	if (!*t || (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')))
+		return PARSE_NOT_NUMBER;
+	char *end;
+	double d = strtod(s, &end);
+	if (end == s)
+		return PARSE_NOT_NUMBER;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return PARSE_NOT_NUMBER;
+	*v = d; /* beyond the range: +-inf, as NumPy reads it */
+	return PARSE_OK;
+}
+
+/* An integer in decimal with spaces around, within [lo, hi] (signed) or
+ * [0, uhi] (unsigned). */
+static int parse_int(const char *s, bool is_signed, int64_t lo, int64_t hi, uint64_t uhi,
+		     int64_t *iv, uint64_t *uv)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	bool neg = *s == '-';
+	const char *t = s + (*s == '+' || *s == '-');
+	if (!isdigit((unsigned char)*t))
+		return PARSE_NOT_NUMBER;
+	const char *d = t;
+	while (isdigit((unsigned char)*d))
+		d++;
+	const char *e = d;
+	while (isspace((unsigned char)*e))
+		e++;
+	if (*e)
+		return PARSE_NOT_NUMBER;
+	errno = 0;
+	if (is_signed) {
+		long long v = strtoll(s, NULL, 10);
+		if (errno == ERANGE || v < lo || v > hi)
+			return PARSE_RANGE;
+		*iv = v;
+		return PARSE_OK;
+	}
+	unsigned long long v = strtoull(t, NULL, 10);
+	if (errno == ERANGE || v > uhi || (neg && v != 0))
+		return PARSE_RANGE;
+	*uv = v;
+	return PARSE_OK;
+}
+
+typedef int (*from_text_fn)(const char *s, void *data, int64_t i);
+
+#define FROM_TEXT_S(sfx, T, LO, HI)                                                                \
+	static int from_text_##sfx(const char *s, void *d, int64_t i)                              \
+	{                                                                                          \
+		int64_t v;                                                                         \
+		int rc = parse_int(s, true, LO, HI, 0, &v, NULL);                                  \
+		if (!rc)                                                                           \
+			((T *)d)[i] = (T)v;                                                        \
+		return rc;                                                                         \
+	}
+#define FROM_TEXT_U(sfx, T, HI)                                                                    \
+	static int from_text_##sfx(const char *s, void *d, int64_t i)                              \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		int rc = parse_int(s, false, 0, 0, HI, NULL, &v);                                  \
+		if (!rc)                                                                           \
+			((T *)d)[i] = (T)v;                                                        \
+		return rc;                                                                         \
+	}
+#define FROM_TEXT_F(sfx, T, CONV)                                                                  \
+	static int from_text_##sfx(const char *s, void *d, int64_t i)                              \
+	{                                                                                          \
+		double v;                                                                          \
+		int rc = parse_double(s, &v);                                                      \
+		if (!rc)                                                                           \
+			((T *)d)[i] = CONV(v);                                                     \
+		return rc;                                                                         \
+	}
+#define CONV_F32(v) (float)(v)
+#define CONV_F64(v) (v)
+FROM_TEXT_S(i8, int8_t, INT8_MIN, INT8_MAX)
+FROM_TEXT_S(i16, int16_t, INT16_MIN, INT16_MAX)
+FROM_TEXT_S(i32, int32_t, INT32_MIN, INT32_MAX)
+FROM_TEXT_S(i64, int64_t, INT64_MIN, INT64_MAX)
+FROM_TEXT_U(u8, uint8_t, UINT8_MAX)
+FROM_TEXT_U(u16, uint16_t, UINT16_MAX)
+FROM_TEXT_U(u32, uint32_t, UINT32_MAX)
+FROM_TEXT_U(u64, uint64_t, UINT64_MAX)
+FROM_TEXT_F(f32, float, CONV_F32)
+FROM_TEXT_F(f64, double, CONV_F64)
+FROM_TEXT_F(f16, uint16_t, f64_to_f16)
+FROM_TEXT_F(bf16, uint16_t, f64_to_bf16)
+
+static int from_text_b(const char *s, void *d, int64_t i)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t len = strlen(s);
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	uint8_t *o = d;
+	if ((len == 4 && !strncasecmp(s, "true", 4)) || (len == 5 && !strncasecmp(s, "false", 5))) {
+		o[i] = len == 4;
+		return PARSE_OK;
+	}
+	double v;
+	int rc = parse_double(s, &v);
+	if (!rc)
+		o[i] = v != 0; /* NaN is true, as a float NaN cast to bool */
+	return rc;
+}
+
+static const from_text_fn from_text[GC_DTYPE_COUNT] = {
+    [GC_DTYPE_BOOL] = from_text_b,	  [GC_DTYPE_INT8] = from_text_i8,
+    [GC_DTYPE_INT16] = from_text_i16,	  [GC_DTYPE_INT32] = from_text_i32,
+    [GC_DTYPE_INT64] = from_text_i64,	  [GC_DTYPE_UINT8] = from_text_u8,
+    [GC_DTYPE_UINT16] = from_text_u16,	  [GC_DTYPE_UINT32] = from_text_u32,
+    [GC_DTYPE_UINT64] = from_text_u64,	  [GC_DTYPE_FLOAT] = from_text_f32,
+    [GC_DTYPE_DOUBLE] = from_text_f64,	  [GC_DTYPE_FLOAT16] = from_text_f16,
+    [GC_DTYPE_BFLOAT16] = from_text_bf16,
+};
+
+typedef struct text_cast {
+	to_text_fn to_text;
+	from_text_fn from_text;
+	gc_dtype to;
+	locale_t c_locale; /* numbers are text in the C locale */
+} text_cast;
+
+static void text_cast_free(void *state)
+{
+	text_cast *c = state;
+	if (c->c_locale)
+		freelocale(c->c_locale);
+	gc_free(c);
+}
+
+static int run_to_text(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const text_cast *c = n->state;
+	int64_t count = gc_tensor_numel(in[0]);
+	char **y = out[0]->data, buf[48];
+	locale_t old = uselocale(c->c_locale);
+	for (int64_t i = 0; i < count; i++) {
+		size_t len = c->to_text(in[0]->data, i, buf);
+		char *s = gc_kstr(k, len);
+		if (!s)
+			break;
+		memcpy(s, buf, len);
+		y[i] = s;
+	}
+	uselocale(old);
+	return gc_kok(k);
+}
+
+/* s for a message: at most 60 bytes, control bytes as '?'. */
+static void quote(const char *s, char *buf, size_t len)
+{
+	size_t j = 0;
+	for (; s[j] && j + 1 < len && j < 60; j++)
+		buf[j] = (unsigned char)s[j] < 0x20 || s[j] == 0x7f ? '?' : s[j];
+	buf[j] = 0;
+	if (s[j] && len > j + 4)
+		strcpy(buf + j, "...");
+}
+
+static int run_from_text(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const text_cast *c = n->state;
+	int64_t count = gc_tensor_numel(in[0]);
+	int rc = PARSE_OK;
+	int64_t i = 0;
+	locale_t old = uselocale(c->c_locale);
+	for (; i < count && !rc; i++)
+		rc = c->from_text(gc_str_at(in[0], i), out[0]->data, i);
+	uselocale(old);
+	if (!rc)
+		return 0;
+	char q[72];
+	quote(gc_str_at(in[0], i - 1), q, sizeof q);
+	if (rc == PARSE_RANGE)
+		return gc_kerr(k, GC_EINVAL,
+			       "input element %" PRId64 ", \"%s\", is out of the range "
+			       "of %s",
+			       i - 1, q, gc_dtype_name(c->to));
+	return gc_kerr(k, GC_EINVAL, "input element %" PRId64 ", \"%s\", is not %s (Cast reads %s)",
+		       i - 1, q, c->to == GC_DTYPE_BOOL ? "a bool" : "a number",
+		       c->to == GC_DTYPE_BOOL ? "true, false or a number"
+		       : c->to == GC_DTYPE_FLOAT || c->to == GC_DTYPE_DOUBLE ||
+			       c->to == GC_DTYPE_FLOAT16 || c->to == GC_DTYPE_BFLOAT16
+			   ? "decimal numbers, inf, -inf and nan"
+			   : "integers in decimal");
+}
+
+static int run_copy_strings(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			    gc_tensor *const *out)
+{
+	(void)k;
+	(void)n;
+	if (out[0]->data != in[0]->data)
+		memcpy(out[0]->data, in[0]->data, (size_t)gc_tensor_nbytes(in[0]));
+	return 0;
+}
+
+static int prepare_text_cast(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tensor *out,
+			     gc_dtype to)
+{
+	gc_dtype from = x->dtype;
+	gc_set_shape(out, to, x->rank, x->dims);
+	if (from == to) {
+		n->run = run_copy_strings;
+		n->inplace_ok = true;
+		return 0;
+	}
+	gc_dtype other = from == GC_DTYPE_STRING ? to : from;
+	if ((unsigned)other >= GC_DTYPE_COUNT || !to_text[other])
+		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s", gc_dtype_name(from),
+			       gc_dtype_name(to));
+	text_cast *c = gc_calloc(1, sizeof *c);
+	if (!c)
+		return gc_kerr(k, GC_ENOMEM, "out of memory");
+	n->state = c;
+	n->state_free = text_cast_free;
+	c->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!c->c_locale)
+		return gc_kerr(k, GC_ENOMEM, "cannot make a C locale for number text");
+	c->to = to;
+	c->to_text = to_text[other];
+	c->from_text = from_text[other];
+	n->run = from == GC_DTYPE_STRING ? run_from_text : run_to_text;
+	return 0;
+}
+
 static int prepare_cast(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			gc_dtype to)
 {
@@ -132,9 +610,7 @@ static int prepare_cast(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	const gc_tensor *x = in[0];
 	gc_dtype from = x->dtype;
 	if (from == GC_DTYPE_STRING || to == GC_DTYPE_STRING)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "casting from %s to %s is not supported (no string conversions)",
-			       gc_dtype_name(from), gc_dtype_name(to));
+		return prepare_text_cast(k, n, x, out[0], to);
 	gc_ew_fn fn = cast_fns[from][to];
 	if (!fn)
 		return gc_kerr(k, GC_EINVAL, "cannot cast from %s to %s", gc_dtype_name(from),

@@ -1,4 +1,4 @@
-/* BatchNormalization (inference), LayerNormalization, Softmax, LogSoftmax,
+/* BatchNormalization (inference and training mode), LayerNormalization, Softmax, LogSoftmax,
  * InstanceNormalization, LpNormalization, LRN. */
 #include <float.h>
 #include <inttypes.h>
@@ -64,7 +64,17 @@ typedef struct bn_state {
 	gc_nn_base base;
 	int64_t outer, nparam, inner; /* x viewed as [outer, nparam, inner] */
 	double eps;
+	double momentum; /* training mode: running = input * momentum + batch * (1 - momentum) */
 } bn_state;
+
+/* Stores v into element i of a float or double tensor. */
+static void bn_store(gc_tensor *t, int64_t i, double v)
+{
+	if (t->dtype == GC_DTYPE_DOUBLE)
+		((double *)t->data)[i] = v;
+	else
+		((float *)t->data)[i] = (float)v;
+}
 
 #define BN_DEFINE(T, sfx)                                                                          \
 	GC_NN_SIMD static void bn_apply_##sfx(const bn_state *st, const T *x, const T *a,          \
@@ -91,6 +101,47 @@ typedef struct bn_state {
 		}                                                                                  \
 		bn_apply_##sfx(st, in[0]->data, a, b, out[0]->data);                               \
 		return 0;                                                                          \
+	}                                                                                          \
+	/* Training mode: normalises with the batch's own mean and (population)    \
+	 * variance per channel, summed in double; outputs 1 and 2, when wanted,   \
+	 * get the running mean and variance. */                                   \
+	static int bn_train_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		const bn_state *st = n->state;                                                     \
+		const T *x = in[0]->data;                                                          \
+		T *a = k->scratch, *b = a + st->nparam;                                            \
+		double cnt = (double)(st->outer * st->inner);                                      \
+		for (int64_t c = 0; c < st->nparam; c++) {                                         \
+			double sum = 0, sq = 0;                                                    \
+			for (int64_t o = 0; o < st->outer; o++) {                                  \
+				const T *xs = x + (o * st->nparam + c) * st->inner;                \
+				for (int64_t i = 0; i < st->inner; i++)                            \
+					sum += xs[i];                                              \
+			}                                                                          \
+			double mean = cnt > 0 ? sum / cnt : 0;                                     \
+			for (int64_t o = 0; o < st->outer; o++) {                                  \
+				const T *xs = x + (o * st->nparam + c) * st->inner;                \
+				for (int64_t i = 0; i < st->inner; i++) {                          \
+					double d = xs[i] - mean;                                   \
+					sq += d * d;                                               \
+				}                                                                  \
+			}                                                                          \
+			double var = cnt > 0 ? sq / cnt : 0;                                       \
+			double s = load_f(in[1], c) / sqrt(var + st->eps);                         \
+			a[c] = (T)s;                                                               \
+			b[c] = (T)(load_f(in[2], c) - mean * s);                                   \
+			if (gc_nn_has_out(n, out, 1))                                              \
+				bn_store(out[1], c,                                                \
+					 load_f(in[3], c) * st->momentum +                         \
+					     mean * (1 - st->momentum));                           \
+			if (gc_nn_has_out(n, out, 2))                                              \
+				bn_store(out[2], c,                                                \
+					 load_f(in[4], c) * st->momentum +                         \
+					     var * (1 - st->momentum));                            \
+		}                                                                                  \
+		bn_apply_##sfx(st, x, a, b, out[0]->data);                                         \
+		return 0;                                                                          \
 	}
 
 BN_DEFINE(float, f32)
@@ -105,19 +156,27 @@ int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	int64_t training = n->opset >= 14 ? gc_attr_i(k, "training_mode", 0) : 0;
 	int64_t spatial = n->opset < 9 ? gc_attr_i(k, "spatial", 1) : 1;
 	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	float momentum = gc_attr_f(k, "momentum", 0.9f);
 	if (gc_kok(k))
 		return gc_kok(k);
-	if (training)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "training_mode=%" PRId64 " is not supported: graphcc runs "
-			       "inference only (training_mode=0)",
+	if (training != 0 && training != 1)
+		return gc_kerr(k, GC_EINVAL, "attribute 'training_mode' is %" PRId64 "; expected 0 or 1",
 			       training);
+	/* Opset 14 on: training_mode=1 computes Y from the batch's statistics
+	 * and outputs 1 and 2 are the running mean and variance. Before 14 the
+	 * outputs past Y (saved statistics included) are refused. */
+	if (training && n->n_out > 3)
+		return gc_kerr(k, GC_EINVAL,
+			       "has %d outputs; from opset 14 on BatchNormalization has at most 3 "
+			       "(Y, running_mean, running_var)",
+			       n->n_out);
 	for (int i = 1; i < n->n_out; i++)
-		if (gc_nn_has_out(n, out, i))
+		if (gc_nn_has_out(n, out, i) && !training)
 			return gc_kerr(
 			    k, GC_EUNSUPPORTED,
 			    "output %d (running or saved mean/variance) exists only in "
-			    "training; graphcc runs inference, where Y is the only output",
+			    "training; graphcc computes it with training_mode=1 (opset 14 on), and "
+			    "this node runs inference, where Y is the only output",
 			    i);
 	for (int i = 0; i < 5; i++) {
 		if (!in[i])
@@ -161,14 +220,20 @@ int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 					       : "spatial=0: one per element of C x D1 x ...");
 	}
 	st->eps = eps;
+	st->momentum = momentum;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	for (int i = 1; i <= 2; i++)
+		if (gc_nn_has_out(n, out, i)) /* the running statistics: input_mean's type */
+			gc_set_shape(out[i], in[3]->dtype, 1, &st->nparam);
 	uint64_t scratch =
 	    gc_nn_align((uint64_t)st->nparam * 2 * (x->dtype == GC_DTYPE_DOUBLE ? 8 : 4));
+	/* In training mode too: Y is written only after the statistics are read. */
 	n->inplace_ok = true;
+	gc_run_fn f32 = training ? bn_train_f32 : bn_run_f32;
 	if (gc_nn_is_half(x->dtype))
-		return gc_nn_half_setup(k, n, in, out, bn_run_f32, scratch);
+		return gc_nn_half_setup(k, n, in, out, f32, scratch);
 	n->scratch_bytes = scratch;
-	n->run = x->dtype == GC_DTYPE_DOUBLE ? bn_run_f64 : bn_run_f32;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? (training ? bn_train_f64 : bn_run_f64) : f32;
 	return 0;
 }
 

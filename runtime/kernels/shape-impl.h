@@ -17,9 +17,9 @@
 #define GC_VIEW_MAX (2 * GC_MAX_RANK)
 
 /*
- * The element size of input/output `what`, or 0 after reporting an error:
- * string tensors hold owned char pointers, which a byte copy would alias, so
- * they are refused (GC_EUNSUPPORTED) until string ownership is designed.
+ * The element size of input/output `what`, or 0 after reporting an error.
+ * String elements are `char *` that own nothing (runtime/strpool.h), so the
+ * ops that only move elements copy them as bytes like any other type.
  */
 size_t gc_shape_esize(gc_kctx *k, const gc_tensor *t, const char *what);
 

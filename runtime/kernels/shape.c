@@ -24,12 +24,9 @@
 
 size_t gc_shape_esize(gc_kctx *k, const gc_tensor *t, const char *what)
 {
-	if (t->dtype == GC_DTYPE_STRING) {
-		gc_kerr(k, GC_EUNSUPPORTED,
-			"%s is a string tensor; string tensors are not supported by this op yet",
-			what);
-		return 0;
-	}
+	/* A string element is a `char *` that owns nothing (strpool.h): these
+	 * ops move and copy elements as bytes, strings included; a slot they
+	 * zero reads as "". */
 	size_t s = gc_dtype_size(t->dtype);
 	if (!s)
 		gc_kerr(k, GC_EINVAL, "%s has invalid element type %d", what, (int)t->dtype);

@@ -22,6 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int64_t nb = gc_tensor_nbytes(&t);
 		for (int64_t i = 0; i < nb; i++)
 			sum ^= ((const unsigned char *)t.data)[i];
+		/* and every string a string tensor points at */
+		for (int64_t i = 0; t.dtype == GC_DTYPE_STRING && i < gc_tensor_numel(&t); i++)
+			sum ^= (unsigned char)strlen(((char **)t.data)[i]);
 		gc_tensor_release(&t);
 		free(name);
 	} else if (!err.msg[0]) {

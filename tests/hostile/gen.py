@@ -346,6 +346,58 @@ def tensor_cases(d):
     return out
 
 
+def string_tensor_cases(d):
+    """-> [(name, path, must)]: string input files refused by `graphcc run` of
+    a StringNormalizer (UPPER) model with input x: string[2]."""
+    out = []
+
+    def add(name, data, ext="npy", must=None):
+        p = os.path.join(d, name.replace("/", "-") + "." + ext)
+        with open(p, "wb") as f:
+            f.write(data)
+        out.append(("tensor/" + name, p, must))
+
+    def u32(*cps):
+        return struct.pack("<%dI" % len(cps), *cps)
+
+    def hdr(descr, shape="(2,)"):
+        return "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+
+    add("str-npy-surrogate", _npy(hdr("<U1"), u32(0x61, 0xD800)), must=["0xD800", "element 1"])
+    add("str-npy-above-unicode", _npy(hdr("<U1"), u32(0x110000, 0x61)), must=["0x110000"])
+    add("str-npy-nul-inside", _npy(hdr("<U3"), u32(0x61, 0, 0x62, 0x63, 0, 0)), must=["NUL"])
+    add("str-npy-width-huge", _npy(hdr("<U9999999999999"), u32(0x61, 0x62)),
+        must=["too large"])
+    add("str-npy-width-overflow", _npy(hdr("<U99999999999999999999"), u32(0x61, 0x62)),
+        must=["descr"])
+    add("str-npy-width-not-a-number", _npy(hdr("<Uab"), u32(0x61, 0x62)), must=["width"])
+    add("str-npy-width-missing", _npy(hdr("<U"), u32(0x61, 0x62)), must=["width"])
+    add("str-npy-data-short", _npy(hdr("<U3"), u32(0x61, 0x62, 0x63, 0x64, 0x65)),
+        must=["truncated"])
+    add("str-npy-big-endian", _npy(hdr(">U1"), struct.pack(">2I", 0x61, 0x62)),
+        must=["big-endian"])
+    add("str-npy-bytes-nul-inside", _npy(hdr("|S3"), b"a\x00bxyz"), must=["NUL"])
+    add("str-npy-object", _npy(hdr("|O"), b"\x00" * 16), must=["pickle"])
+    add("str-npy-wrong-shape-for-model", _npy(hdr("<U1", "(3,)"), u32(0x61, 0x62, 0x63)),
+        must=["'x'"])
+
+    def pb(name, t, must=None):
+        add(name, t.SerializeToString(), ext="pb", must=must)
+
+    def st(strings, dims=(2,)):
+        return TensorProto(name="x", data_type=TensorProto.STRING, dims=list(dims),
+                           string_data=strings)
+
+    pb("str-pb-nul-inside", st([b"ok", b"a\x00b"]), must=["NUL", "string 1"])
+    pb("str-pb-count-short", st([b"ok"]), must=["1 strings"])
+    pb("str-pb-count-long", st([b"a", b"b", b"c"]), must=["3 strings"])
+    t = st([])
+    t.raw_data = b"ab"
+    pb("str-pb-raw-data", t, must=["string_data"])
+    pb("str-pb-huge-dims", st([b"a", b"b"], dims=(1 << 40, 1 << 40)))
+    return out
+
+
 def _xxh3(buf):
     lib = ctypes.CDLL("libxxhash.so.0")
     lib.XXH3_64bits.restype = ctypes.c_uint64
@@ -427,6 +479,14 @@ def cases(work, graphcc):
     relu = _save(_relu(), os.path.join(d, "relu.onnx"))
     for name, path, must in tensor_cases(os.path.join(d, "tensors")):
         res.append(Case(name, ["run", relu, "--input", "x=" + path, "--output-dir", out_dir],
+                        [os.path.basename(path)] + (must or []), [out_dir]))
+    strnorm = _save(_model([helper.make_node("StringNormalizer", ["x"], ["y"], name="sn0",
+                                             case_change_action="UPPER")],
+                           [_vi("x", [2], TensorProto.STRING)], [_vi("y", [2], TensorProto.STRING)],
+                           opsets=[helper.make_opsetid("", 10)]),
+                    os.path.join(d, "strnorm.onnx"))
+    for name, path, must in string_tensor_cases(os.path.join(d, "tensors")):
+        res.append(Case(name, ["run", strnorm, "--input", "x=" + path, "--output-dir", out_dir],
                         [os.path.basename(path)] + (must or []), [out_dir]))
     # A good program to corrupt: conv + relu with weights.
     m = _model([helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv"),

@@ -104,6 +104,27 @@ def make_control(work):
     return args + ["--input", "seq=" + p]
 
 
+def make_string_inputs(work):
+    """Strings through every piece that holds them: a '<U' .npy input, a
+    StringNormalizer with stopwords (values known at compile), Cast from
+    and to strings, a '<U' output."""
+    import onnx
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("StringNormalizer", ["x"], ["u"], name="sn",
+                              case_change_action="UPPER", stopwords=["the"]),
+             helper.make_node("Cast", ["u"], ["f"], name="tof", to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["f"], ["y"], name="tos", to=TensorProto.STRING)]
+    g = helper.make_graph(nodes, "oom-strings",
+                          [helper.make_tensor_value_info("x", TensorProto.STRING, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.STRING, [3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model = os.path.join(work, "oom-strings.onnx")
+    onnx.save(m, model)
+    x = os.path.join(work, "x-strings.npy")
+    np.save(x, np.array(["1.5", "The", "2e3", "-inf"]))
+    return model, x
+
+
 def sweep(graphcc, name, args, outputs, env):
     """-> (failed_runs, problems, sites, n_allocs)."""
     problems, sites = [], set()
@@ -176,6 +197,7 @@ def main(graphcc, work):
     for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
         env[var] = ":".join(filter(None, [env.get(var), "exitcode=%d" % SANITIZER_RC]))
     model, x, ops = make_inputs(work, build)
+    smodel, sx = make_string_inputs(work)
     gcb = os.path.join(work, "oom.gcb")
     good_gcb = os.path.join(work, "good.gcb")
     out = os.path.join(work, "out")
@@ -201,6 +223,8 @@ def main(graphcc, work):
         ("info-gcb", ["info", good_gcb], []),
         ("run-control", control + ["--output-dir", out], [out]),
         ("run-control-gcb", ["run", control_gcb] + control[2:] + ["--output-dir", out], [out]),
+        ("run-strings", ["run", smodel, "--input", "x=" + sx, "--output-dir", out, "--repeat",
+                         "2"], [out]),
     ]
     passed = failed = 0
     all_sites = set()

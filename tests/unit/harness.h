@@ -11,13 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "kernel.h"
 #include "ops.h" /* the gc_prepare_<Name> declarations */
+#include "strpool.h"
 
 typedef struct {
 	gc_node node;
 	gc_tensor out[8];
 	gc_error err;
+	gc_strpool *strings; /* the strings the kernel makes, as a session's */
 } harness_run;
 
 /* Returns 0 or the error code; h->err.msg says why. Inputs may be NULL
@@ -45,7 +48,8 @@ static inline int harness_op(harness_run *h, gc_prepare_fn prepare, const char *
 	gc_tensor *outp[8];
 	for (int i = 0; i < n_out; i++)
 		outp[i] = &h->out[i];
-	gc_kctx k = { .err = &h->err, .node = &h->node, .threads = 1 };
+	h->strings = gc_strpool_new();
+	gc_kctx k = { .err = &h->err, .node = &h->node, .threads = 1, .strings = h->strings };
 	int rc = prepare(&k, &h->node, in, outp);
 	if (rc)
 		return rc;
@@ -71,8 +75,16 @@ static inline int harness_op(harness_run *h, gc_prepare_fn prepare, const char *
 
 static inline void harness_free(harness_run *h)
 {
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
+		/* A string output's strings are the kernel's inputs' or h->strings'. */
+		if (h->out[i].dtype == GC_DTYPE_STRING) {
+			gc_free(h->out[i].data);
+			h->out[i].data = NULL;
+		}
 		gc_tensor_release(&h->out[i]);
+	}
+	gc_strpool_free(h->strings);
+	h->strings = NULL;
 	if (h->node.state) {
 		if (h->node.state_free)
 			h->node.state_free(h->node.state);

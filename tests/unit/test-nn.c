@@ -1161,8 +1161,10 @@ static void test_batchnorm_errors(void)
 	gc_tensor tx = tf32(x, 4, DIMS(2, 3, 2, 2), 1), tp = tf32(p, 1, DIMS(3), 2),
 		  tp4 = tf32(p4, 1, DIMS(4), 3);
 	gc_tensor *in[] = {&tx, &tp, &tp, &tp, &tp};
+	gc_attr train2[] = ATTRS(A_INT("training_mode", 2));
+	RUN_FAILS(BatchNormalization, 15, 5, in, 1, train2, "expected 0 or 1");
 	gc_attr train[] = ATTRS(A_INT("training_mode", 1));
-	RUN_FAILS(BatchNormalization, 15, 5, in, 1, train, "training_mode=1 is not supported");
+	RUN_FAILS(BatchNormalization, 15, 5, in, 4, train, "at most 3");
 	gc_attr none[] = ATTRS();
 	RUN_FAILS(BatchNormalization, 9, 5, in, 3, none, "exists only in training");
 	gc_tensor *bad[] = {&tx, &tp, &tp, &tp4, &tp};

@@ -76,6 +76,8 @@ int cli_print_bindings(const gc_program *p, FILE *out);
  * sequence: 0.npy, 1.npy, ...), NAME.npy or NAME.none (an empty optional). */
 int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err);
 int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_error *err);
+/* Whether cli_write_value can write t (gc_npy_check of every tensor in it). */
+int cli_check_value(const gc_tensor *t, const char *what, gc_error *err);
 /* Removes what cli_write_value wrote for fname (when a later output fails). */
 void cli_remove_output(const char *dir, const char *fname);
 /* Parses "NAME=1x3x224x224"; the name is copied into name (len bytes). */

@@ -47,7 +47,7 @@ int cmd_compile(int argc, char **argv)
 				    .registry = reg, .pass_report = pass_report };
 	printf("passes:\n");
 	if (o.no_optimize)
-		printf("  (none: --no-optimize)\n");
+		printf("  (optimizations off: --no-optimize; lowerings such as Gradient still run)\n");
 	if (gc_compile(g, &copt, &p, &err))
 		goto fail;
 	gc_program_stats st;

@@ -192,6 +192,16 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 {
 	if (!o->output_dir)
 		return 0;
+	/* Every output must be writable (a string output must be UTF-8) before
+	 * anything is written: a refused run leaves no files. */
+	for (int i = 0; i < gc_program_num_outputs(p); i++) {
+		const char *name;
+		gc_program_output(p, i, &name);
+		char what[300];
+		snprintf(what, sizeof what, "output '%.200s'", name);
+		if (cli_check_value(gc_session_output(s, i), what, err))
+			return err->code;
+	}
 	if (mkdir_p(o->output_dir, err))
 		return err->code;
 	for (int i = 0; i < gc_program_num_outputs(p); i++) {

@@ -38,6 +38,26 @@ int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err
 	return gc_pb_read_value(path, dtype, t, err);
 }
 
+int cli_check_value(const gc_tensor *t, const char *what, gc_error *err)
+{
+	if (!gc_dtype_is_value(t->dtype))
+		return gc_npy_check(t, what, err);
+	if (!t->data)
+		return gc_error_set(err, GC_EINVAL, "%s holds no value", what);
+	if (gc_dtype_is_optional(t->dtype)) {
+		const gc_optional *o = t->data;
+		return o->has_value ? cli_check_value(&o->value, what, err) : 0;
+	}
+	const gc_sequence *s = t->data;
+	for (int32_t i = 0; i < s->n; i++) {
+		char w[400];
+		snprintf(w, sizeof w, "%.300s, tensor %d", what, (int)i);
+		if (gc_npy_check(&s->items[i], w, err))
+			return err->code;
+	}
+	return 0;
+}
+
 /* Removes path: a file, or a folder of files (what a sequence left). */
 static int remove_path(const char *path, gc_error *err)
 {

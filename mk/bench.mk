@@ -1,0 +1,42 @@
+# make bench: graphcc and ONNX Runtime side by side (not part of make test).
+#   make bench                          every model, 1 and 2 threads
+#   make bench ONLY=resnet18 THREADS=1  one model (or a comma list), one thread count
+# Writes the table to $(B)/bench.md. ONNX Runtime is the npm package
+# onnxruntime-node, installed by `make bench-ort` into bench/node_modules/
+# (ignored by git): a benchmark peer only, never a dependency of graphcc.
+# Its install script would fetch GPU files; the CPU library is in the
+# package, so the script is told to skip them.
+
+ORT_NODE_VERSION ?= 1.30.0
+BENCH_ORT_DIR    := bench/node_modules
+BENCH_WORKER     := $(B)/bench/graphcc-worker
+THREADS          ?= 1,2
+ONLY             ?=
+
+.PHONY: bench bench-ort
+
+$(BENCH_WORKER): tools/bench/graphcc-worker.c $(LIB_A) $(RUNTIME_A)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
+
+bench-ort:
+	@if [ ! -f $(BENCH_ORT_DIR)/onnxruntime-node/package.json ]; then \
+		command -v npm >/dev/null || { echo "bench: npm is needed to install onnxruntime-node (Debian package npm)" >&2; exit 1; }; \
+		echo "  NPM     onnxruntime-node@$(ORT_NODE_VERSION) -> $(BENCH_ORT_DIR)"; \
+		mkdir -p $(dir $(BENCH_ORT_DIR)) && \
+		ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm install --prefix $(dir $(BENCH_ORT_DIR)) \
+			--no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+			onnxruntime-node@$(ORT_NODE_VERSION) || exit 1; \
+	fi
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_WORKER) bench-ort
+	@mkdir -p $(B)/bench
+	@$(MAKE) --no-print-directory bench-custom-call > $(B)/bench/custom-call.txt || \
+		{ cat $(B)/bench/custom-call.txt; exit 1; }
+	@$(PYTHON) tools/bench/bench.py --build $(B) --ort-modules $(BENCH_ORT_DIR) \
+		--threads "$(THREADS)" $(if $(ONLY),--only "$(ONLY)")
+
+# tests/suites/bench-driver (part of make test) drives the worker.
+TEST_DEPS += $(BENCH_WORKER)

@@ -1,0 +1,376 @@
+/*
+ * The row path of MaxPool and AveragePool (pool.c: float32 and, through it,
+ * float16, over one or two spatial dims, without Indices) against the
+ * window loops that serve every other pool.
+ *
+ * A pool over [N, C, H, W] (or [N, C, W]) takes the row path; the same data
+ * seen as [N, C, 1, H, W] (or [N, C, 1, 1, W]) with a kernel of 1, stride 1,
+ * no padding on the added axes is a 3-D pool, computed by the window loops,
+ * and must give the same numbers: MaxPool exactly (NaN skipped, LOWEST for
+ * a window wholly in the padding), AveragePool within 1e-5 relative (the
+ * paths add in different orders). The window loops themselves are checked
+ * against NumPy in test-nn.c and by ONNX's node tests (make conformance).
+ *
+ * The shapes and attributes come from a seeded generator: odd sizes, every
+ * stride, kernel and dilation up to a few, asymmetric pads (also wider than
+ * the kernel), ceil_mode, auto_pad, count_include_pad, NaN and -inf inputs.
+ */
+#include <graphcc/runtime.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+#include "kernels/kutil.h"
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(rng_state >> 33) % n;
+}
+
+typedef struct {
+	int is_max, nsp, f16, nan_inf;
+	int64_t n, c, in[2], k[2], s[2], d[2], pl[2], ph[2];
+	int ceil_mode, count_include_pad;
+	const char *auto_pad; /* NULL: explicit pads */
+} pool_case;
+
+static void describe(const pool_case *pc, char *buf, size_t len)
+{
+	int o = 2 - pc->nsp;
+	snprintf(buf, len,
+		 "%s %s in %" PRId64 "x%" PRId64 "x%" PRId64 "x%" PRId64 " k %" PRId64 "x%" PRId64
+		 " s %" PRId64 "x%" PRId64 " d %" PRId64 "x%" PRId64 " pads %" PRId64 ",%" PRId64
+		 ",%" PRId64 ",%" PRId64 " ceil %d cip %d auto_pad %s%s",
+		 pc->is_max ? "MaxPool" : "AveragePool", pc->f16 ? "float16" : "float32", pc->n,
+		 pc->c, o ? 1 : pc->in[0], pc->in[1], pc->k[0], pc->k[1], pc->s[0], pc->s[1],
+		 pc->d[0], pc->d[1], pc->pl[0], pc->pl[1], pc->ph[0], pc->ph[1], pc->ceil_mode,
+		 pc->count_include_pad, pc->auto_pad ? pc->auto_pad : "-",
+		 pc->nan_inf ? " with NaN/-inf" : "");
+}
+
+/* Runs the pool on x seen with `extra` leading spatial axes of size 1 (0:
+ * the row path; 3 - nsp: a 3-D pool, the window loops). */
+static int run_pool(const pool_case *pc, int extra, gc_tensor *x, harness_run *h)
+{
+	int nsp = pc->nsp + extra, o = 2 - pc->nsp;
+	int64_t dims[5] = {pc->n, pc->c}, ks[3], ss[3], ds[3], ps[6];
+	for (int i = 0; i < nsp; i++) {
+		int src = i - extra + o; /* index into the case's 2-D arrays */
+		int real = i >= extra;
+		dims[2 + i] = real ? pc->in[src] : 1;
+		ks[i] = real ? pc->k[src] : 1;
+		ss[i] = real ? pc->s[src] : 1;
+		ds[i] = real ? pc->d[src] : 1;
+		ps[i] = real ? pc->pl[src] : 0;
+		ps[nsp + i] = real ? pc->ph[src] : 0;
+	}
+	x->rank = 2 + nsp;
+	memcpy(x->dims, dims, sizeof dims);
+	gc_attr a[6];
+	int na = 0;
+	a[na++] = (gc_attr){.name = "kernel_shape", .type = GC_ATTR_INTS, .n = nsp, .v.ints = ks};
+	a[na++] = (gc_attr){.name = "strides", .type = GC_ATTR_INTS, .n = nsp, .v.ints = ss};
+	a[na++] = (gc_attr){.name = "dilations", .type = GC_ATTR_INTS, .n = nsp, .v.ints = ds};
+	if (pc->auto_pad)
+		a[na++] = (gc_attr){.name = "auto_pad",
+				    .type = GC_ATTR_STRING,
+				    .n = (int64_t)strlen(pc->auto_pad),
+				    .v.s = pc->auto_pad};
+	else
+		a[na++] =
+		    (gc_attr){.name = "pads", .type = GC_ATTR_INTS, .n = 2 * nsp, .v.ints = ps};
+	a[na++] = (gc_attr){.name = "ceil_mode", .type = GC_ATTR_INT, .v.i = pc->ceil_mode};
+	if (!pc->is_max)
+		a[na++] = (gc_attr){
+		    .name = "count_include_pad", .type = GC_ATTR_INT, .v.i = pc->count_include_pad};
+	gc_tensor *in[] = {x};
+	return pc->is_max
+		   ? harness_op(h, gc_prepare_MaxPool, "MaxPool", 12, 1, in, 1, na, a)
+		   : harness_op(h, gc_prepare_AveragePool, "AveragePool", 19, 1, in, 1, na, a);
+}
+
+static double value_at(const gc_tensor *t, int64_t i)
+{
+	return t->dtype == GC_DTYPE_FLOAT16 ? gc_f16_to_f32(((const uint16_t *)t->data)[i])
+					    : ((const float *)t->data)[i];
+}
+
+/* One case: 1 when compared, 0 when both paths refused the attributes (the
+ * same way), -1 on a failed check (printed). */
+static int one_case(const pool_case *pc)
+{
+	char what[400];
+	describe(pc, what, sizeof what);
+	int64_t numel = pc->n * pc->c * pc->in[0] * pc->in[1];
+	size_t es = pc->f16 ? 2 : 4;
+	void *data = malloc((size_t)numel * es);
+	for (int64_t i = 0; i < numel; i++) {
+		float v = (float)((int)rnd(8001) - 4000) / 1000.0f;
+		if (pc->nan_inf && rnd(9) == 0)
+			v = rnd(2) ? NAN : -INFINITY;
+		if (pc->f16)
+			((uint16_t *)data)[i] = gc_f32_to_f16(v);
+		else
+			((float *)data)[i] = v;
+	}
+	gc_tensor x = harness_tensor(pc->f16 ? GC_DTYPE_FLOAT16 : GC_DTYPE_FLOAT, 0, NULL, data);
+	harness_run fast, ref;
+	int rf = run_pool(pc, 0, &x, &fast);
+	int rr = run_pool(pc, 3 - pc->nsp, &x, &ref);
+	int result = 1;
+	if (rf || rr) {
+		if (!rf || !rr) {
+			fprintf(stderr, "%s: row path %s, window loops %s\n", what,
+				rf ? fast.err.msg : "ran", rr ? ref.err.msg : "ran");
+			result = -1;
+		} else {
+			result = 0;
+		}
+		goto out;
+	}
+	/* That the two really are different paths: only the row path has a row
+	 * buffer in scratch (float16 has conversion scratch on both). */
+	if (!pc->f16 && (fast.node.scratch_bytes == 0 || ref.node.scratch_bytes != 0)) {
+		fprintf(stderr,
+			"%s: expected the row path on rank %d and not on rank 5 (scratch %" PRIu64
+			" and %" PRIu64 " bytes)\n",
+			what, 2 + pc->nsp, fast.node.scratch_bytes, ref.node.scratch_bytes);
+		result = -1;
+		goto out;
+	}
+	int64_t on = gc_tensor_numel(&fast.out[0]);
+	if (on != gc_tensor_numel(&ref.out[0]) ||
+	    fast.out[0].dims[2 + pc->nsp - 1] != ref.out[0].dims[4]) {
+		fprintf(stderr, "%s: output shapes differ\n", what);
+		result = -1;
+		goto out;
+	}
+	for (int64_t i = 0; i < on; i++) {
+		double a = value_at(&fast.out[0], i), b = value_at(&ref.out[0], i);
+		double tol = pc->is_max ? 0 : (pc->f16 ? 2e-3 : 1e-5) * (1 + fabs(b));
+		int ok = (isnan(a) && isnan(b)) || a == b || fabs(a - b) <= tol;
+		if (!ok) {
+			fprintf(stderr,
+				"%s: output %" PRId64 ": row path %.9g, window loops %.9g\n", what,
+				i, a, b);
+			result = -1;
+			goto out;
+		}
+	}
+	/* The row path must not depend on what its scratch held before: run it
+	 * again over scratch full of NaN bytes; same bits. */
+	if (!pc->f16) {
+		size_t ob = (size_t)on * es;
+		void *first = malloc(ob), *scratch = malloc(fast.node.scratch_bytes);
+		memcpy(first, fast.out[0].data, ob);
+		memset(scratch, 0xff, fast.node.scratch_bytes);
+		gc_tensor *in[] = {&x}, *outp[] = {&fast.out[0]};
+		gc_kctx k = {
+		    .err = &fast.err, .node = &fast.node, .threads = 1, .scratch = scratch};
+		x.rank = 2 + pc->nsp;
+		memcpy(x.dims + 2, pc->in + (2 - pc->nsp), sizeof(int64_t) * (size_t)pc->nsp);
+		int rc = fast.node.run(&k, &fast.node, in, outp);
+		if (rc || memcmp(first, fast.out[0].data, ob)) {
+			fprintf(stderr, "%s: a second run over dirty scratch differs\n", what);
+			result = -1;
+		}
+		free(first);
+		free(scratch);
+	}
+out:
+	harness_free(&fast);
+	harness_free(&ref);
+	free(data);
+	return result;
+}
+
+static pool_case random_case(void)
+{
+	pool_case pc = {0};
+	pc.is_max = (int)rnd(2);
+	pc.nsp = 1 + (int)rnd(2);
+	pc.f16 = rnd(8) == 0;
+	pc.nan_inf = pc.is_max && rnd(4) == 0;
+	pc.n = 1 + rnd(2);
+	pc.c = 1 + rnd(3);
+	for (int i = 0; i < 2; i++) {
+		int real = i >= 2 - pc.nsp;
+		pc.in[i] = real ? 1 + rnd(i ? 41 : 19) : 1;
+		pc.k[i] = real ? 1 + rnd(5) : 1;
+		pc.s[i] = real ? 1 + rnd(4) : 1;
+		pc.d[i] = real && rnd(3) == 0 ? 2 + rnd(2) : 1;
+		pc.pl[i] = real ? rnd((uint32_t)pc.k[i] + 2) : 0;
+		pc.ph[i] = real ? rnd((uint32_t)pc.k[i] + 2) : 0;
+	}
+	pc.ceil_mode = (int)rnd(2);
+	pc.count_include_pad = (int)rnd(2);
+	static const char *const modes[] = {"SAME_UPPER", "SAME_LOWER", "VALID"};
+	if (rnd(5) == 0)
+		pc.auto_pad = modes[rnd(3)];
+	return pc;
+}
+
+static void test_row_path_random(void)
+{
+	rng_state = 12345;
+	int compared = 0, refused = 0, failed = 0;
+	for (int i = 0; i < 1500; i++) {
+		pool_case pc = random_case();
+		int r = one_case(&pc);
+		compared += r == 1;
+		refused += r == 0;
+		failed += r < 0;
+		if (failed > 10)
+			break;
+	}
+	printf("  row path vs window loops: %d cases compared, %d refused by both, %d failed\n",
+	       compared, refused, failed);
+	CHECK_INT(failed, 0);
+	CHECK(compared >= 1000);
+}
+
+/* The pools of the reference models, and the edges named one by one. */
+static void test_row_path_named(void)
+{
+	rng_state = 99;
+	const pool_case cases[] = {
+	    /* resnet18: 1x64x112x112, 3x3 stride 2 pad 1 */
+	    {.is_max = 1,
+	     .nsp = 2,
+	     .n = 1,
+	     .c = 4,
+	     .in = {112, 112},
+	     .k = {3, 3},
+	     .s = {2, 2},
+	     .d = {1, 1},
+	     .pl = {1, 1},
+	     .ph = {1, 1}},
+	    /* squeezenet1_0: 3x3 stride 2, ceil_mode, odd size */
+	    {.is_max = 1,
+	     .nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .in = {109, 109},
+	     .k = {3, 3},
+	     .s = {2, 2},
+	     .d = {1, 1},
+	     .ceil_mode = 1},
+	    /* the demo: 2x2 stride 2 */
+	    {.is_max = 1,
+	     .nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .in = {32, 32},
+	     .k = {2, 2},
+	     .s = {2, 2},
+	     .d = {1, 1}},
+	    /* average, 3x3 stride 1 pad 1, with and without the pads counted */
+	    {.nsp = 2,
+	     .n = 2,
+	     .c = 3,
+	     .in = {7, 9},
+	     .k = {3, 3},
+	     .s = {1, 1},
+	     .d = {1, 1},
+	     .pl = {1, 1},
+	     .ph = {1, 1}},
+	    {.nsp = 2,
+	     .n = 2,
+	     .c = 3,
+	     .in = {7, 9},
+	     .k = {3, 3},
+	     .s = {1, 1},
+	     .d = {1, 1},
+	     .pl = {1, 1},
+	     .ph = {1, 1},
+	     .count_include_pad = 1},
+	    /* windows wholly in the padding (pads wider than the kernel) */
+	    {.is_max = 1,
+	     .nsp = 2,
+	     .n = 1,
+	     .c = 2,
+	     .in = {3, 4},
+	     .k = {2, 2},
+	     .s = {1, 3},
+	     .d = {1, 1},
+	     .pl = {3, 3},
+	     .ph = {2, 4}},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 2,
+	     .in = {3, 4},
+	     .k = {2, 2},
+	     .s = {1, 3},
+	     .d = {1, 1},
+	     .pl = {3, 3},
+	     .ph = {2, 4},
+	     .count_include_pad = 1},
+	    /* ceil_mode overhang past the end pad, dilated, stride 3 */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 1,
+	     .in = {10, 11},
+	     .k = {3, 2},
+	     .s = {3, 3},
+	     .d = {2, 3},
+	     .pl = {0, 1},
+	     .ph = {1, 0},
+	     .ceil_mode = 1},
+	    /* 1-D, width 1, kernel 1 */
+	    {.is_max = 1,
+	     .nsp = 1,
+	     .n = 1,
+	     .c = 2,
+	     .in = {1, 1},
+	     .k = {1, 1},
+	     .s = {1, 1},
+	     .d = {1, 1}},
+	    /* a wide row: longer than any vector, odd */
+	    {.nsp = 1,
+	     .n = 1,
+	     .c = 1,
+	     .in = {1, 1001},
+	     .k = {1, 5},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .pl = {0, 2},
+	     .ph = {0, 2}},
+	    /* all NaN and -inf */
+	    {.is_max = 1,
+	     .nsp = 2,
+	     .nan_inf = 1,
+	     .n = 1,
+	     .c = 2,
+	     .in = {13, 17},
+	     .k = {3, 3},
+	     .s = {2, 2},
+	     .d = {1, 1},
+	     .pl = {1, 1},
+	     .ph = {1, 1}},
+	    {.is_max = 1,
+	     .nsp = 2,
+	     .f16 = 1,
+	     .n = 1,
+	     .c = 2,
+	     .in = {13, 17},
+	     .k = {3, 3},
+	     .s = {2, 2},
+	     .d = {1, 1},
+	     .pl = {1, 1},
+	     .ph = {1, 1}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int r = one_case(&cases[i]);
+		CHECK_INT(r, 1);
+	}
+}
+
+TEST_MAIN(TEST(test_row_path_named), TEST(test_row_path_random))

@@ -1,0 +1,520 @@
+#!/usr/bin/python3
+"""make bench: graphcc and ONNX Runtime side by side, in the same run.
+
+Usage: bench.py --build B --ort-modules DIR [--only NAME,...] [--threads 1,2]
+                [--min-runs 20] [--min-seconds 1.0]
+
+For each model and thread count, two long-lived workers hold the model ready:
+graphcc-worker (C, graphcc linked in-process) and ort-worker.js (Node,
+onnxruntime-node). Both are warmed up, then asked to run in turn, A B A B
+in blocks of ~0.2 s, each timing its own runs inside the process, until
+each side has at least --min-runs samples and --min-seconds of measured
+time; the table gives the medians. Each worker is left to go idle before
+the other runs (Worker.quiesce: both runtimes' thread pools spin for a
+while after a run). Fast models run K times per request (K chosen in the
+warm-up so that a request lasts ~10 ms); a sample is the mean of those K.
+Then both write their outputs, which must agree (a check that they run the
+same model on the same inputs), and their peak RSS (VmHWM) is read.
+
+After the table: resnet18's `graphcc compile` time, its .gcb load time and
+size, and the custom-call overhead from `make bench-custom-call` (read from
+B/bench/custom-call.txt). Everything is printed and written to B/bench.md.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PY = "/usr/bin/python3"
+SAMPLE_MS = 10.0         # a timed request lasts about this long
+WARMUP_MS = 200.0        # per side, and at least WARMUP_RUNS runs
+WARMUP_RUNS = 3
+MAX_SAMPLES = 400
+BLOCK_MS = 200.0         # A B A B in blocks of about this much measured time
+QUIESCE_MAX_S = 0.5
+REPLY_TIMEOUT_S = 300
+CUSTOM_CALL_LIMIT_NS = 50.0
+
+# key: the table's label
+MODELS = {
+    "resnet18": "resnet18",
+    "mobilenet_v2": "mobilenet_v2",
+    "squeezenet1_0": "squeezenet1_0",
+    "transformer": "TransformerEncoderLayer d256, 4 heads, seq 128",
+    "mlp": "MLP 784-1024-1024-10, batch 1",
+    "mlp64": "MLP 784-1024-1024-10, batch 64",
+    "identity": "Identity 1x1000 (per-call floor)",
+    "demo": "demo, custom ops (see 1)",
+}
+TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
+
+
+class WorkerError(Exception):
+    pass
+
+
+class Worker:
+    """One worker process and its line protocol (see graphcc-worker.c)."""
+
+    def __init__(self, name, argv, log_path):
+        self.name = name
+        self.log_path = log_path
+        env = dict(os.environ)
+        env.pop("GRAPHCC_OPS_PATH", None)  # only the packages named on the command line
+        self.log = open(log_path, "w")
+        try:
+            self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=self.log, text=True, bufsize=1, env=env)
+        except OSError as e:
+            self.log.close()
+            raise WorkerError("%s: cannot start %s: %s" % (name, argv[0], e))
+        self.ready = self._reply("ready").split()
+
+    def _reply(self, expect):
+        r, _, _ = select.select([self.p.stdout], [], [], REPLY_TIMEOUT_S)
+        line = self.p.stdout.readline() if r else ""
+        if not line.startswith(expect):
+            self.close()
+            with open(self.log_path) as f:
+                err = f.read().strip()
+            raise WorkerError("%s: %s%s" % (
+                self.name, line.strip() or ("no reply in %d s" % REPLY_TIMEOUT_S if not r
+                                            else "exited with status %s" % self.p.returncode),
+                ("\n" + err[-2000:]) if err else ""))
+        return line[len(expect):].strip()
+
+    def request(self, line, expect="ok"):
+        try:
+            self.p.stdin.write(line + "\n")
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass  # _reply reports how it ended
+        return self._reply(expect)
+
+    def run(self, k):
+        """Mean ms per run over k back-to-back runs."""
+        return float(self.request("run %d" % k))
+
+    def cpu_ns(self):
+        """CPU time of all the worker's threads so far (ns)."""
+        total = 0
+        for t in os.listdir("/proc/%d/task" % self.p.pid):
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (self.p.pid, t)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass  # a thread that just ended
+        return total
+
+    def quiesce(self):
+        """Waits until the worker's threads stop using the CPU (under 10% of
+        a core over 5 ms; at most QUIESCE_MAX_S). After a run, ONNX Runtime's
+        pool threads spin for tens of ms and OpenBLAS's for ~0.1 s; on a
+        small machine that spinning would slow the other worker's runs."""
+        t0 = time.monotonic()
+        c = self.cpu_ns()
+        while time.monotonic() - t0 < QUIESCE_MAX_S:
+            time.sleep(0.005)
+            c2 = self.cpu_ns()
+            if c2 - c < 0.1 * 0.005 * 1e9:
+                return
+            c = c2
+
+    def peak_rss_mib(self):
+        with open("/proc/%d/status" % self.p.pid) as f:
+            m = re.search(r"^VmHWM:\s*(\d+)\s*kB", f.read(), re.M)
+        return int(m.group(1)) / 1024.0
+
+    def close(self):
+        if self.p.poll() is None:
+            try:
+                self.p.stdin.write("quit\n")
+                self.p.stdin.close()
+            except (BrokenPipeError, ValueError):
+                pass
+            try:
+                self.p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.log.close()
+
+
+def warm_up(w):
+    """Runs w until WARMUP_RUNS runs and WARMUP_MS have passed; returns the
+    number of runs per request that makes one last about SAMPLE_MS."""
+    k, runs, spent, per_run = 1, 0, 0.0, None
+    while runs < WARMUP_RUNS or spent < WARMUP_MS:
+        per_run = w.run(k)
+        runs += k
+        spent += per_run * k
+        if per_run * k < SAMPLE_MS / 2:
+            k *= 2
+    w.quiesce()
+    return max(1, int(round(SAMPLE_MS / max(per_run, 1e-6)))) if per_run < SAMPLE_MS else 1
+
+
+def interleave(a, b, min_runs, min_ms):
+    """A B A B ... in blocks, after warming both up; per side: a list of
+    samples (ms per run) and the runs per sample. A block is BLOCK_MS of
+    requests to one worker, which is then left to go idle before the other
+    starts (see Worker.quiesce)."""
+    ka, kb = warm_up(a), warm_up(b)
+    sa, sb = [], []
+    while True:
+        for w, s, k in ((a, sa, ka), (b, sb, kb)):
+            spent = 0.0
+            while spent < BLOCK_MS and len(s) < MAX_SAMPLES:
+                s.append(w.run(k))
+                spent += s[-1] * k
+            w.quiesce()
+        enough = all(len(s) >= min_runs and sum(s) * k >= min_ms
+                     for s, k in ((sa, ka), (sb, kb)))
+        if enough or len(sa) >= MAX_SAMPLES or len(sb) >= MAX_SAMPLES:
+            return (sa, ka), (sb, kb)
+
+
+def npy_outputs(d):
+    import numpy as np
+    out, i = [], 0
+    while os.path.exists(os.path.join(d, "%d.npy" % i)):
+        out.append(np.load(os.path.join(d, "%d.npy" % i), allow_pickle=False))
+        i += 1
+    return out
+
+
+def compare(gdir, odir):
+    """(max abs diff, max |ORT|, ok) over all outputs."""
+    import numpy as np
+    g, o = npy_outputs(gdir), npy_outputs(odir)
+    if not g or len(g) != len(o):
+        return float("inf"), 0.0, False
+    diff = scale = 0.0
+    for x, y in zip(g, o):
+        if x.shape != y.shape:
+            return float("inf"), 0.0, False
+        diff = max(diff, float(np.max(np.abs(x.astype(np.float64) - y))) if x.size else 0.0)
+        scale = max(scale, float(np.max(np.abs(y))) if y.size else 0.0)
+    return diff, scale, diff <= 1e-3 * scale + 1e-6
+
+
+def model_spec(key, b, work):
+    """(graphcc model, ORT model, [(input name, file)], [op packages])."""
+    if key in TORCH_MODELS:
+        d = os.path.join(b, "e2e", "models", "torch", key)
+        m = os.path.join(d, "model.onnx")
+        return m, m, [("input", os.path.join(d, "input.npy"))], []
+    d = os.path.join(work, "models", key)
+    if key == "identity":
+        m = os.path.join(d, "model.onnx")
+        return m, m, [("input", os.path.join(d, "input.npy"))], []
+    if key == "demo":
+        return (os.path.join(ROOT, "models", "demo", "model.onnx"),
+                os.path.join(d, "model-decomposed.onnx"), [("x", os.path.join(d, "x.npy"))],
+                [os.path.join(b, "plugins", "demo", "demo.yaml")])
+    raise KeyError(key)
+
+
+def make_models(keys, b, work):
+    torch_keys = [k for k in keys if k in TORCH_MODELS]
+    if torch_keys:  # the test set's own generator, cached in the e2e folder
+        run_quiet([PY, os.path.join(ROOT, "tests", "models", "torch_models.py"),
+                   os.path.join(b, "e2e", "models", "torch"), "--only"] + torch_keys)
+    if {"identity", "demo"} & set(keys):
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
+                   os.path.join(work, "models")])
+
+
+def run_quiet(argv):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for ln in r.stdout.splitlines():
+        if "Warning" not in ln and not ln.startswith(" ") and ln.strip():
+            print("  " + ln, flush=True)
+    if r.returncode:
+        sys.exit("bench: %s failed:\n%s" % (" ".join(argv), r.stdout[-3000:]))
+
+
+def bench_one(key, threads, a, work, logs):
+    gm, om, inputs, ops = model_spec(key, a.build, work)
+    feeds = ["%s=%s" % (n, f) for n, f in inputs]
+    gargv = [os.path.join(a.build, "bench", "graphcc-worker"), "--threads", str(threads)]
+    for o in ops:
+        gargv += ["--ops", o]
+    tag = "%s-t%d" % (key, threads)
+    g = o = None
+    try:
+        g = Worker("graphcc worker (%s)" % tag, gargv + [gm] + feeds,
+                   os.path.join(logs, tag + "-graphcc.log"))
+        o = Worker("ORT worker (%s)" % tag,
+                   ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                    a.ort_modules, om, str(threads)] + feeds,
+                   os.path.join(logs, tag + "-ort.log"))
+        (gs, gk), (os_, ok_) = interleave(g, o, a.min_runs, a.min_seconds * 1000.0)
+        out = {}
+        for name, w in (("graphcc", g), ("ort", o)):
+            d = os.path.join(work, "out", tag, name)
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            w.request("dump " + d)
+            out[name] = d
+        row = {
+            "model": key, "threads": threads,
+            "graphcc_ms": statistics.median(gs), "ort_ms": statistics.median(os_),
+            "graphcc_samples": len(gs), "graphcc_k": gk,
+            "ort_samples": len(os_), "ort_k": ok_,
+            "graphcc_rss": g.peak_rss_mib(), "ort_rss": o.peak_rss_mib(),
+            "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
+            "blas_core": g.ready[1], "ort_version": o.ready[1],
+        }
+        row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
+        return row
+    finally:
+        for w in (g, o):
+            if w:
+                w.close()
+
+
+def node_baseline(a, logs):
+    w = Worker("ORT baseline", ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                                a.ort_modules, "--baseline"],
+               os.path.join(logs, "ort-baseline.log"))
+    try:
+        if w.ready[2] != "mapped":
+            raise WorkerError("ORT baseline: libonnxruntime is not in the process after require")
+        return w.peak_rss_mib(), w.ready[1]
+    finally:
+        w.close()
+
+
+def compile_and_load(a, work):
+    """resnet18: `graphcc compile` wall time (median of 5), .gcb size, and
+    gc_program_load + first session (median of 20, in one process)."""
+    model = os.path.join(a.build, "e2e", "models", "torch", "resnet18", "model.onnx")
+    gcb = os.path.join(work, "resnet18.gcb")
+    times = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        r = subprocess.run([os.path.join(a.build, "bin", "graphcc"), "compile", model, "-o", gcb],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        times.append((time.monotonic() - t0) * 1000.0)
+        if r.returncode:
+            raise WorkerError("graphcc compile %s: %s" % (model, r.stderr.strip()))
+    r = subprocess.run([os.path.join(a.build, "bench", "graphcc-worker"), "--load-time", "20",
+                        gcb], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = re.match(r"load (\S+) (\S+) (\d)", r.stdout)
+    if r.returncode or not m:
+        raise WorkerError("graphcc-worker --load-time %s: %s" % (gcb, r.stdout.strip()))
+    return {"compile_ms": statistics.median(times), "load_ms": float(m.group(1)),
+            "load_min_ms": float(m.group(2)), "mapped": m.group(3) == "1",
+            "gcb_mib": os.path.getsize(gcb) / 2**20,
+            "onnx_mib": os.path.getsize(model) / 2**20}
+
+
+def custom_call(b):
+    """The lines of `make bench-custom-call` and the largest overhead (ns)."""
+    path = os.path.join(b, "bench", "custom-call.txt")
+    if not os.path.exists(path):
+        return [], None
+    with open(path) as f:
+        lines = [ln.strip() for ln in f if ln.startswith("custom node")]
+    over = [float(x) for ln in lines for x in re.findall(r"overhead (\S+) ns", ln)]
+    return lines, max(over) if over else None
+
+
+def lscpu_model():
+    try:
+        out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout
+        m = re.search(r"^Model name:\s*(.+)$", out, re.M)
+        return m.group(1).strip() if m else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def fmt(x):
+    """Three significant digits, never an exponent (0.000107, 0.105, 77.1)."""
+    if x >= 100 or x <= 0:
+        return "%.1f" % x
+    return "%.*f" % (max(0, 2 - math.floor(math.log10(x))), x)
+
+
+def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
+    L = []
+    L.append("# graphcc vs ONNX Runtime (`make bench`)")
+    L.append("")
+    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT | graphcc peak RSS MiB "
+             "| ORT peak RSS MiB (minus Node baseline) | max abs diff |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        L.append("| %s | %d | %s | %s | %.2f | %.1f | %.1f (%.1f) | %.1e%s |" % (
+            MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
+            r["graphcc_ms"] / r["ort_ms"], r["graphcc_rss"], r["ort_rss"],
+            r["ort_rss"] - base_rss, r["diff"], "" if r["same"] else " MISMATCH"))
+    L.append("")
+    L.append("Times: median ms per run. Each side runs in its own long-lived process "
+             "and times itself (graphcc: CLOCK_MONOTONIC around `gc_session_run`; ORT: "
+             "`process.hrtime` around `await session.run`, so ORT's times include the "
+             "Node binding's per-call cost, which the Identity row shows). After a "
+             "warm-up the two alternate A B A B in blocks of ~%.1f s, each worker left "
+             "to go idle before the other runs (both runtimes' pool threads spin for "
+             "up to ~0.1 s after a run), until each side has at least %d samples and "
+             "%.1f s; a fast model runs K times per sample (samples x K, graphcc | ORT: "
+             "%s). ORT: onnxruntime-node, intraOpNumThreads = threads, "
+             "interOpNumThreads 1, sequential, graph optimization 'all'. graphcc: "
+             "`gc_session_new` with `threads` (its GEMM-shaped work goes through "
+             "OpenBLAS with that many threads)." % (
+                 BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
+                     "%s/%d %dx%d | %dx%d" % (r["model"], r["threads"], r["graphcc_samples"],
+                                              r["graphcc_k"], r["ort_samples"], r["ort_k"])
+                     for r in rows)))
+    L.append("")
+    L.append("Peak RSS: VmHWM of each worker. graphcc's worker imports and compiles the "
+             ".onnx in-process, so its peak includes that. ORT is shown raw and, in "
+             "parentheses, minus a Node process with onnxruntime-node loaded and no "
+             "session (%.1f MiB)." % base_rss)
+    L.append("")
+    L.append("max abs diff: between the two workers' outputs for the same input "
+             "(the model's real input.npy); a row over 1e-3 x max|ORT output| says "
+             "MISMATCH.")
+    L.append("")
+    if any(r["model"] == "demo" for r in rows):
+        L.append("1. demo: graphcc runs models/demo/model.onnx with its op package "
+                 "plugins/demo (ChannelShuffle and two ScaledSwish nodes are custom nodes "
+                 "calling the package's kernels). ONNX Runtime cannot load graphcc packages: "
+                 "it runs the same network and weights exported with the two operations "
+                 "decomposed into standard ONNX ops (Reshape, Transpose, Reshape; Sigmoid, "
+                 "Mul), by tools/bench/bench_models.py.")
+        L.append("")
+    if cl:
+        L.append("## Load and compile (resnet18)")
+        L.append("")
+        L.append("- `graphcc compile model.onnx -o resnet18.gcb`: %.0f ms wall "
+                 "(median of 5, whole process; .onnx %.1f MiB)" % (cl["compile_ms"],
+                                                                  cl["onnx_mib"]))
+        L.append("- .gcb load (`gc_program_load` + first `gc_session_new`): %.2f ms median, "
+                 "%.2f ms min (20 loads in one process); weights mapped from the file, "
+                 "not copied: %s" % (cl["load_ms"], cl["load_min_ms"],
+                                     "yes (the .gcb is in /proc/self/maps)" if cl["mapped"]
+                                     else "NO: the .gcb is not mapped"))
+        L.append("- .gcb size: %.1f MiB" % cl["gcb_mib"])
+        r18 = [r for r in rows if r["model"] == "resnet18"]
+        if r18:
+            L.append("- prepare in the workers (.onnx to a session ready to run, %d "
+                     "thread%s): graphcc %.0f ms (import + compile + session), ORT %.0f ms "
+                     "(`InferenceSession.create`)" % (
+                         r18[0]["threads"], "" if r18[0]["threads"] == 1 else "s",
+                         r18[0]["graphcc_prepare_ms"], r18[0]["ort_prepare_ms"]))
+        L.append("")
+    L.append("## Custom-op call overhead (`make bench-custom-call`)")
+    L.append("")
+    if cc_lines:
+        for ln in cc_lines:
+            L.append("- " + ln)
+        L.append("- largest overhead %.1f ns: %s the %.0f ns limit" % (
+            cc_max, "within" if cc_max <= CUSTOM_CALL_LIMIT_NS else "OVER", CUSTOM_CALL_LIMIT_NS))
+    else:
+        L.append("- not measured (run through `make bench`)")
+    L.append("")
+    cores = sorted({r["blas_core"] for r in rows if r["blas_core"] != "-"})
+    try:
+        load = open("/proc/loadavg").read().split()[:3]
+    except OSError:
+        load = ["?"]
+    L.append("Machine: %s, %d CPUs; ONNX Runtime %s (onnxruntime-node, CPU); OpenBLAS core "
+             "%s; Node %s; load average %s at the end of the run (other work on the "
+             "machine makes the numbers noisy)." % (
+                 lscpu_model(), os.cpu_count() or 0, ort_version,
+                 ", ".join(cores) or "not loaded", node_version(), " ".join(load)))
+    return "\n".join(L) + "\n"
+
+
+def node_version():
+    try:
+        return subprocess.run(["node", "--version"], stdout=subprocess.PIPE,
+                              text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--ort-modules", default=os.path.join(ROOT, "bench", "node_modules"))
+    ap.add_argument("--only", default="", help="comma- or space-separated model names")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--min-runs", type=int, default=20)
+    ap.add_argument("--min-seconds", type=float, default=1.0)
+    a = ap.parse_args(argv)
+    keys = [k for k in re.split(r"[,\s]+", a.only) if k] or list(MODELS)
+    bad = [k for k in keys if k not in MODELS]
+    if bad:
+        sys.exit("bench: unknown model %s; the models are: %s" % (", ".join(bad),
+                                                                   ", ".join(MODELS)))
+    threads = [int(t) for t in re.split(r"[,\s]+", a.threads) if t]
+    if not threads or min(threads) < 1:
+        sys.exit("bench: --threads wants positive counts, e.g. 1,2")
+    if not os.path.exists(os.path.join(a.ort_modules, "onnxruntime-node", "package.json")):
+        sys.exit("bench: onnxruntime-node is not installed in %s (make bench installs it)"
+                 % a.ort_modules)
+    work = os.path.join(a.build, "bench")
+    logs = os.path.join(work, "logs")
+    os.makedirs(logs, exist_ok=True)
+    t_start = time.monotonic()
+
+    print("== models", flush=True)
+    make_models(keys, a.build, work)
+    base_rss, ort_version = node_baseline(a, logs)
+    print("== timing (A B A B in blocks; graphcc | ORT, median ms per run)", flush=True)
+    rows, failed = [], []
+    for key in keys:
+        for t in threads:
+            try:
+                r = bench_one(key, t, a, work, logs)
+            except WorkerError as e:
+                print("  %s, %d thread(s): FAILED: %s" % (key, t, e), flush=True)
+                failed.append("%s/%d" % (key, t))
+                continue
+            rows.append(r)
+            print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms   ratio %.2f   max|diff| %.1e%s"
+                  % (key, t, fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
+                     r["graphcc_ms"] / r["ort_ms"], r["diff"],
+                     "" if r["same"] else "  MISMATCH"), flush=True)
+            if not r["same"]:
+                failed.append("%s/%d (outputs differ)" % (key, t))
+    cl = None
+    if "resnet18" in keys:
+        print("== resnet18: graphcc compile, .gcb load", flush=True)
+        try:
+            cl = compile_and_load(a, work)
+        except WorkerError as e:
+            print("  FAILED: %s" % e, flush=True)
+            failed.append("resnet18 compile/load")
+    cc_lines, cc_max = custom_call(a.build)
+    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a)
+    out = os.path.join(a.build, "bench.md")
+    with open(out + ".tmp", "w") as f:
+        f.write(md)
+    os.replace(out + ".tmp", out)
+    with open(os.path.join(work, "bench.json"), "w") as f:
+        json.dump({"rows": rows, "node_baseline_rss_mib": base_rss, "compile_load": cl,
+                   "custom_call": cc_lines}, f, indent=1)
+    print()
+    print(md)
+    print("bench: written to %s (%.0f s)" % (out, time.monotonic() - t_start))
+    if cc_max is not None and cc_max > CUSTOM_CALL_LIMIT_NS:
+        failed.append("custom-call overhead %.1f ns > %.0f ns" % (cc_max, CUSTOM_CALL_LIMIT_NS))
+    if failed:
+        print("bench: FAILED: %s" % ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

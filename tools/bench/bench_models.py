@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""The two benchmark models that the test set does not have.
+
+Usage: bench_models.py OUTDIR
+
+  OUTDIR/identity/model.onnx, input.npy   one Identity node on 1x1000 float
+      (onnx.helper): what a call costs when there is nothing to compute
+  OUTDIR/demo/model-decomposed.onnx, x.npy
+      the demo network of models/demo/make_demo.py with the same weights,
+      exported with its two custom operations written in standard ONNX ops
+      (ChannelShuffle: Reshape -> Transpose -> Reshape; ScaledSwish: Mul,
+      Sigmoid) -- the form ONNX Runtime, which cannot load graphcc op
+      packages, runs; graphcc runs models/demo/model.onnx with plugins/demo.
+
+Files that exist and are newer than this script and make_demo.py are kept.
+"""
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO_SCRIPT = os.path.join(ROOT, "models", "demo", "make_demo.py")
+
+
+def _fresh(paths, sources):
+    newest = max(os.path.getmtime(s) for s in sources)
+    return all(os.path.exists(p) and os.path.getmtime(p) > newest for p in paths)
+
+
+def identity(outdir):
+    import onnx
+    from onnx import TensorProto, helper
+    d = os.path.join(outdir, "identity")
+    files = [os.path.join(d, f) for f in ("model.onnx", "input.npy")]
+    if _fresh(files, [__file__]):
+        return
+    os.makedirs(d, exist_ok=True)
+    g = helper.make_graph(
+        [helper.make_node("Identity", ["input"], ["output"], name="identity")], "identity",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 1000])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 1000])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8  # onnx 1.12's; ONNX Runtime reads it
+    onnx.checker.check_model(m)
+    onnx.save(m, files[0])
+    np.save(files[1], np.random.default_rng(7).standard_normal((1, 1000)).astype(np.float32))
+    print("identity       made with onnx.helper", flush=True)
+
+
+def demo(outdir):
+    d = os.path.join(outdir, "demo")
+    files = [os.path.join(d, f) for f in ("model-decomposed.onnx", "x.npy")]
+    if _fresh(files, [__file__, DEMO_SCRIPT]):
+        return
+    import importlib.util
+    import warnings
+
+    import torch
+    spec = importlib.util.spec_from_file_location("make_demo", DEMO_SCRIPT)
+    md = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(md)
+    # The torch-side definitions of the custom ops, called directly instead of
+    # through torch.ops.graphcc_demo: the exporter then traces them into
+    # standard ops instead of the custom symbolics.
+    md.ChannelShuffle.forward = lambda self, x: md._channel_shuffle(x, self.groups)
+    md.ScaledSwish.forward = lambda self, x: md._scaled_swish(x, self.beta, self.scale)
+    m = md.build()
+    os.makedirs(d, exist_ok=True)
+    tmp = files[0] + ".tmp"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(m, torch.zeros(1, 3, 64, 64), tmp, input_names=["x"],
+                          output_names=["y"], opset_version=13)
+    import onnx
+    custom = [n.op_type for n in onnx.load(tmp).graph.node if n.domain not in ("", "ai.onnx")]
+    if custom:
+        sys.exit("bench_models.py: decomposed demo still has custom ops %s" % custom)
+    np.save(files[1], md.seeded_input())
+    os.replace(tmp, files[0])
+    print("demo           exported with the custom ops decomposed", flush=True)
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.exit(__doc__)
+    identity(argv[1])
+    demo(argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
