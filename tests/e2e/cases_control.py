@@ -313,6 +313,30 @@ def sequence_reference(seq, x, pos):
             "joined": np.concatenate([x, x], axis=1)}
 
 
+def string_loop_model(h, TP):
+    """Strings made inside a body (Cast to string of i * step) come out as
+    a scan output of the loop and as the value it carries: they outlive the
+    iteration that made them."""
+    body = h.make_graph(
+        [h.make_node("Identity", ["c"], ["c2"]),
+         h.make_node("Mul", ["i", "step"], ["v"]),
+         h.make_node("Cast", ["v"], ["txt"], to=TP.STRING),
+         h.make_node("Identity", ["txt"], ["last"])],
+        "body", [h.make_tensor_value_info("i", TP.INT64, []),
+                 h.make_tensor_value_info("c", TP.BOOL, []),
+                 h.make_tensor_value_info("prev", TP.STRING, [])],
+        [h.make_tensor_value_info("c2", TP.BOOL, []),
+         h.make_tensor_value_info("last", TP.STRING, []),
+         h.make_tensor_value_info("txt", TP.STRING, [])])
+    return h.make_graph(
+        [h.make_node("Loop", ["M", "", "first"], ["final", "texts"], body=body, name="lp")],
+        "strings", [h.make_tensor_value_info("M", TP.INT64, []),
+                    h.make_tensor_value_info("step", TP.INT64, []),
+                    h.make_tensor_value_info("first", TP.STRING, [])],
+        [h.make_tensor_value_info("final", TP.STRING, []),
+         h.make_tensor_value_info("texts", TP.STRING, None)])
+
+
 def empty_sequence_model(h, TP):
     """A sequence input handed back, its length, and SequenceEmpty: empty
     sequences come out as empty folders."""
@@ -500,6 +524,12 @@ def cases(ctx):
                         [({"seq": []}, {"n": np.array(0, np.int64), "same": [], "made": []}, 0),
                          ({"seq": [x23]}, {"n": np.array(1, np.int64), "same": [x23],
                                            "made": []}, 0)]))
+    out.append(run_case(ctx, "loop-strings", string_loop_model,
+                        [({"M": np.array(m, np.int64), "step": np.array(7, np.int64),
+                           "first": np.array("start")},
+                          {"final": np.array(str(7 * (m - 1)) if m else "start"),
+                           "texts": np.array([str(7 * i) for i in range(m)])}, 0)
+                         for m in (4, 1)]))
     v = np.array([3, 4], np.float32)
     out.append(run_case(ctx, "optionals", optional_model,
                         [({"o": ("optional", v), "empty": np.array(e), "v": v},
