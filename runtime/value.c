@@ -18,10 +18,12 @@ int gc_dynbuf_reserve(gc_dynbuf *b, uint64_t bytes, bool keep, const char *what,
 				    "%s needs %" PRIu64 " bytes, over the limit of %" PRIu64
 				    " (set GRAPHCC_MAX_BYTES to allow more)",
 				    what, bytes, gc_limit_bytes());
-	/* Grow by half again at least, so that a tensor grown row by row (a
-	 * Loop's scan output) is copied a logarithmic number of times. */
+	/* Grow by half again at least, so that a tensor that grows a little
+	 * every time (a Loop's scan output row by row, a value a loop carries
+	 * that gets longer each iteration) is reallocated a logarithmic number
+	 * of times. */
 	size_t cap = (size_t)bytes;
-	if (keep && b->cap && cap < b->cap + b->cap / 2)
+	if (b->cap && cap < b->cap + b->cap / 2)
 		cap = b->cap + b->cap / 2;
 	if ((uint64_t)cap > gc_limit_bytes())
 		cap = (size_t)bytes;
