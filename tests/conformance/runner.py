@@ -251,14 +251,9 @@ def compare(name, want, got):
 
 
 GROUPS = [
-    (("If", "Loop", "Scan"), "If/Loop/Scan: subgraphs are imported but not executed yet"),
     (("RNN", "LSTM", "GRU"), "RNN/LSTM/GRU: no kernel"),
     (("StringConcat", "RegexFullMatch", "StringSplit"),
      "string ops (StringConcat, RegexFullMatch, StringSplit): no kernel"),
-    (("SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceAt", "SequenceErase",
-      "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap", "Optional",
-      "OptionalHasElement", "OptionalGetElement"),
-     "sequences/optionals: no sequence or optional values in the IR and runtime"),
     (("Momentum", "Adam", "Adagrad", "Gradient"),
      "ai.onnx.preview.training (Gradient, Adam, Adagrad, Momentum): training not supported"),
     (("RandomUniformLike", "RandomNormalLike", "RandomUniform", "RandomNormal", "Bernoulli",
@@ -275,8 +270,8 @@ def classify(why):
             if m.group(1) in ops:
                 return reason
         return "%s: no kernel" % m.group(1)
-    if "is a sequence" in why or "is a optional" in why or "output: graphcc has no" in why:
-        return GROUPS[3][1]
+    if "output: graphcc has no" in why or "is a map" in why:
+        return "maps: graphcc has no map values"
     if "cannot write bfloat16" in why:
         return "bfloat16 output: .npy has no bfloat16 type, so graphcc cannot write the result"
     if "but the model expects" in why:
@@ -286,8 +281,6 @@ def classify(why):
         return "training Dropout: a random mask (NumPy's draws), not reproducible"
     if "training_mode" in why:
         return "BatchNormalization training_mode=1: graphcc runs inference only"
-    if "(Loop)" in why:
-        return GROUPS[0][1]
     return why
 
 
