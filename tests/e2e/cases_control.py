@@ -337,6 +337,17 @@ def string_loop_model(h, TP):
          h.make_tensor_value_info("texts", TP.STRING, None)])
 
 
+def value_shapes_model(h, TP):
+    """No control flow: a Reshape whose shape is an input and a NonZero. The
+    saved program (compiled without the values) prepares them at run time,
+    so one .gcb serves every shape."""
+    return h.make_graph(
+        [h.make_node("Reshape", ["x", "shape"], ["y"]), h.make_node("NonZero", ["y"], ["nz"])],
+        "values", [h.make_tensor_value_info("x", TP.FLOAT, [2, 3, 4]),
+                   h.make_tensor_value_info("shape", TP.INT64, [2])],
+        [h.make_tensor_value_info("y", TP.FLOAT, None), h.make_tensor_value_info("nz", TP.INT64, None)])
+
+
 def empty_sequence_model(h, TP):
     """A sequence input handed back, its length, and SequenceEmpty: empty
     sequences come out as empty folders."""
@@ -530,6 +541,12 @@ def cases(ctx):
                           {"final": np.array(str(7 * (m - 1)) if m else "start"),
                            "texts": np.array([str(7 * i) for i in range(m)])}, 0)
                          for m in (4, 1)]))
+    xv = np.where(rng.standard_normal((2, 3, 4)) > 0, 1.0, 0.0).astype(np.float32)
+    out.append(run_case(ctx, "value-shapes-at-run-time", value_shapes_model,
+                        [({"x": xv, "shape": np.array(sh, np.int64)},
+                          {"y": xv.reshape(sh), "nz": np.array(np.nonzero(xv.reshape(sh)),
+                                                                np.int64)}, 0)
+                         for sh in ((4, 6), (2, 12), (-1, 8))]))
     v = np.array([3, 4], np.float32)
     out.append(run_case(ctx, "optionals", optional_model,
                         [({"o": ("optional", v), "empty": np.array(e), "v": v},
