@@ -174,16 +174,15 @@ static int bind(gc_kctx *k, int32_t s, int32_t i, const gc_tensor *t, const char
 }
 
 /*
- * The carried values: out[j] (or, for an unnamed output... every output is
- * named by the compiler) becomes a copy of body output `first + j`. A body
- * that hands one carried input on as another output (a swap) would have
- * the second copy read what the first wrote: such outputs go through a
- * copy of their own first.
+ * The carried values: out[out0 + j] becomes a copy of body output
+ * `first + j` (the compiler names every output of a control-flow node, so
+ * there is always one). A body that hands one carried input on as another
+ * output (a swap) would have the second copy read what the first wrote:
+ * such an output goes through a copy of its own first.
  */
 static int carry(gc_kctx *k, gc_session *body, int32_t first, int32_t n_carry,
 		 gc_tensor *const *out, int32_t out0)
 {
-	const gc_program *bp = body->p;
 	for (int32_t j = 0; j < n_carry; j++) {
 		const gc_tensor *src = gc_session_output(body, first + j);
 		gc_tensor *dst = out[out0 + j];
@@ -210,7 +209,6 @@ static int carry(gc_kctx *k, gc_session *body, int32_t first, int32_t n_carry,
 		if (!rc)
 			rc = gc_kout_copy(k, out0 + j, dst, &tmp, "the body's output");
 		gc_free(tmp.data);
-		(void)bp;
 		return rc ? k->err->code : 0;
 	}
 	return 0;

@@ -348,6 +348,29 @@ def value_shapes_model(h, TP):
         [h.make_tensor_value_info("y", TP.FLOAT, None), h.make_tensor_value_info("nz", TP.INT64, None)])
 
 
+def swap_model(h, TP):
+    """A body that hands its two carried inputs on as each other's outputs
+    (no node between), and an If branch that gives an enclosing tensor as
+    its output directly."""
+    body = h.make_graph(
+        [h.make_node("Identity", ["c"], ["c2"])], "body",
+        [h.make_tensor_value_info("i", TP.INT64, []), h.make_tensor_value_info("c", TP.BOOL, []),
+         h.make_tensor_value_info("a", TP.FLOAT, [2]), h.make_tensor_value_info("b", TP.FLOAT, [2])],
+        [h.make_tensor_value_info("c2", TP.BOOL, []), h.make_tensor_value_info("b", TP.FLOAT, [2]),
+         h.make_tensor_value_info("a", TP.FLOAT, [2])])
+    then = h.make_graph([], "then", [], [h.make_tensor_value_info("a0", TP.FLOAT, [2])])
+    els = h.make_graph([], "else", [], [h.make_tensor_value_info("b0", TP.FLOAT, [2])])
+    return h.make_graph(
+        [h.make_node("Loop", ["M", "", "a0", "b0"], ["a", "b"], body=body, name="swap"),
+         h.make_node("If", ["pick"], ["picked"], then_branch=then, else_branch=els)],
+        "swap", [h.make_tensor_value_info("M", TP.INT64, []),
+                 h.make_tensor_value_info("a0", TP.FLOAT, [2]),
+                 h.make_tensor_value_info("b0", TP.FLOAT, [2]),
+                 h.make_tensor_value_info("pick", TP.BOOL, [])],
+        [h.make_tensor_value_info("a", TP.FLOAT, [2]), h.make_tensor_value_info("b", TP.FLOAT, [2]),
+         h.make_tensor_value_info("picked", TP.FLOAT, [2])])
+
+
 def empty_sequence_model(h, TP):
     """A sequence input handed back, its length, and SequenceEmpty: empty
     sequences come out as empty folders."""
@@ -541,6 +564,11 @@ def cases(ctx):
                           {"final": np.array(str(7 * (m - 1)) if m else "start"),
                            "texts": np.array([str(7 * i) for i in range(m)])}, 0)
                          for m in (4, 1)]))
+    a0, b0 = np.array([1, 2], np.float32), np.array([3, 4], np.float32)
+    out.append(run_case(ctx, "loop-swap-and-pass-through", swap_model,
+                        [({"M": np.array(m, np.int64), "a0": a0, "b0": b0, "pick": np.array(m % 2 == 0)},
+                          {"a": b0 if m % 2 else a0, "b": a0 if m % 2 else b0,
+                           "picked": a0 if m % 2 == 0 else b0}, 0) for m in (0, 1, 2, 3)]))
     xv = np.where(rng.standard_normal((2, 3, 4)) > 0, 1.0, 0.0).astype(np.float32)
     out.append(run_case(ctx, "value-shapes-at-run-time", value_shapes_model,
                         [({"x": xv, "shape": np.array(sh, np.int64)},
