@@ -85,38 +85,45 @@ void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, 
 
 double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k)
 {
-	/* a full tile is 24 vector FMAs per k step; a part tile of mr rows
-	 * 3 * mr, at least ~8 for the loads; and a store of ~150 cycles */
+	/* a tile of 8 rows and 16 nv columns is 8 nv vector FMAs per k step
+	 * (fewer rows: 3 mr, but at least ~8 for the loads) and a store of
+	 * ~50 nv cycles; the last panel is as wide as its columns need */
 	int64_t full = m / GC_PK_MR, mr = m % GC_PK_MR;
-	int64_t panels = (n + GC_PK_NR - 1) / GC_PK_NR;
-	double tile = (double)k * 24 + 150;
-	double part = mr ? (double)k * (3 * mr > 8 ? 3 * mr : 8) + 100 : 0;
-	return (double)panels * ((double)full * tile + part);
+	double cols = (double)(n / GC_PK_NR) * 3 + (double)((n % GC_PK_NR + 15) / 16);
+	double tile = (double)k * 8 + 50;
+	double part = mr ? (double)k * (mr > 3 ? mr : 3) + 35 : 0;
+	return cols * ((double)full * tile + part);
 }
 
 #ifdef PK_X86
 
 #define AI static inline __attribute__((always_inline)) GC_PK_TARGET
 
-/* An mr x 48 tile: c rows [0, mr) and the columns the masks let through. */
+/* An mr x (16 nv) tile: c rows [0, mr) and the columns the masks let
+ * through. */
 AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
 		 const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1,
-		 __mmask16 k2, const int mr)
+		 __mmask16 k2, const int mr, const int nv)
 {
 	__m512 a[GC_PK_MR][3];
 #pragma GCC unroll 8
 	for (int i = 0; i < mr; i++)
 		a[i][0] = a[i][1] = a[i][2] = _mm512_setzero_ps();
 	for (int64_t p = 0; p < k; p++) {
-		__m512 v0 = _mm512_maskz_loadu_ps(k0, v), v1 = _mm512_maskz_loadu_ps(k1, v + 16);
-		__m512 v2 = _mm512_maskz_loadu_ps(k2, v + 32);
+		__m512 v0 = _mm512_maskz_loadu_ps(k0, v), v1 = v0, v2 = v0;
+		if (nv > 1)
+			v1 = _mm512_maskz_loadu_ps(k1, v + 16);
+		if (nv > 2)
+			v2 = _mm512_maskz_loadu_ps(k2, v + 32);
 		v += ldv;
 #pragma GCC unroll 8
 		for (int i = 0; i < mr; i++) {
 			__m512 b = _mm512_set1_ps(s[i]);
 			a[i][0] = _mm512_fmadd_ps(b, v0, a[i][0]);
-			a[i][1] = _mm512_fmadd_ps(b, v1, a[i][1]);
-			a[i][2] = _mm512_fmadd_ps(b, v2, a[i][2]);
+			if (nv > 1)
+				a[i][1] = _mm512_fmadd_ps(b, v1, a[i][1]);
+			if (nv > 2)
+				a[i][2] = _mm512_fmadd_ps(b, v2, a[i][2]);
 		}
 		s += GC_PK_MR;
 	}
@@ -125,7 +132,7 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 #pragma GCC unroll 8
 	for (int i = 0; i < mr; i++)
 #pragma GCC unroll 3
-		for (int q = 0; q < 3; q++) {
+		for (int q = 0; q < nv; q++) {
 			__m512 r = a[i][q];
 			if (e->alpha != 1)
 				r = _mm512_mul_ps(r, _mm512_set1_ps(e->alpha));
@@ -144,25 +151,33 @@ typedef void (*row_tile_fn)(const float *s, const float *v, int64_t ldv, int64_t
 			    int64_t ldc, const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0,
 			    __mmask16 k1, __mmask16 k2);
 
-#define ROW_TILE(mr)                                                                               \
-	static GC_PK_TARGET void row_tile_##mr(const float *s, const float *v, int64_t ldv,        \
-					       int64_t k, float *c, int64_t ldc,                   \
-					       const gc_pk_epi *e, int64_t m0, int64_t n0,         \
-					       __mmask16 k0, __mmask16 k1, __mmask16 k2)           \
+#define ROW_TILE(mr, nv)                                                                           \
+	static GC_PK_TARGET void row_tile_##mr##_##nv(                                             \
+	    const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,         \
+	    const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2)  \
 	{                                                                                          \
-		row_tile(s, v, ldv, k, c, ldc, e, m0, n0, k0, k1, k2, mr);                         \
+		row_tile(s, v, ldv, k, c, ldc, e, m0, n0, k0, k1, k2, mr, nv);                     \
 	}
-ROW_TILE(1)
-ROW_TILE(2)
-ROW_TILE(3)
-ROW_TILE(4)
-ROW_TILE(5)
-ROW_TILE(6)
-ROW_TILE(7)
-ROW_TILE(8)
+#define ROW_TILES(nv)                                                                              \
+	ROW_TILE(1, nv)                                                                            \
+	ROW_TILE(2, nv)                                                                            \
+	ROW_TILE(3, nv)                                                                            \
+	ROW_TILE(4, nv)                                                                            \
+	ROW_TILE(5, nv)                                                                            \
+	ROW_TILE(6, nv)                                                                            \
+	ROW_TILE(7, nv)                                                                            \
+	ROW_TILE(8, nv)
+ROW_TILES(1)
+ROW_TILES(2)
+ROW_TILES(3)
 
-static const row_tile_fn row_tiles[GC_PK_MR] = {row_tile_1, row_tile_2, row_tile_3, row_tile_4,
-						row_tile_5, row_tile_6, row_tile_7, row_tile_8};
+#define ROW_TABLE(nv)                                                                              \
+	{                                                                                          \
+		row_tile_1_##nv, row_tile_2_##nv, row_tile_3_##nv, row_tile_4_##nv,                \
+		    row_tile_5_##nv, row_tile_6_##nv, row_tile_7_##nv, row_tile_8_##nv             \
+	}
+/* [nv - 1][mr - 1] */
+static const row_tile_fn row_tiles[3][GC_PK_MR] = {ROW_TABLE(1), ROW_TABLE(2), ROW_TABLE(3)};
 
 static __mmask16 lane_mask(int64_t n)
 {
@@ -176,9 +191,10 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 		__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
 		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
 		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
+		int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 		for (int64_t i0 = 0; i0 < g->m; i0 += GC_PK_MR) {
 			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
-			row_tiles[mr - 1](g->s + i0 * g->k, v, ldv, g->k, g->c + i0 * g->ldc + n0,
+			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k, g->c + i0 * g->ldc + n0,
 					  g->ldc, &g->epi, g->m0 + i0, n0, k0, k1, k2);
 		}
 	}
