@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../alloc.h"
+#include "nn-par.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PK_X86 1
@@ -189,9 +190,9 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 {
-	if (p->blocked) /* + the 16 pixels a tile at a row's end reads past it */
-		return (p->band_in * p->row_px + 16 * p->sw + 1) * 16;
-	return p->sw * p->plane;
+	/* blocked: + the 16 pixels a tile at a row's end reads past it */
+	int64_t one = p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->sw * p->plane;
+	return GC_PK_DW_SLOTS * ((one + 15) / 16 * 16);
 }
 
 #ifdef PK_X86
@@ -379,20 +380,43 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp)
 				       x + ci * p->in_sp + (d * H + h) * W, (size_t)W * sizeof(float));
 }
 
-void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
-		    float *scratch)
+typedef struct conv_job {
+	const gc_pk_conv *p;
+	const float *x, *bias;
+	float *y;
+	int64_t xs; /* input elements a channel */
+} conv_job;
+
+/* Items (group, panel, output row) in that order, split in runs. */
+static void conv_part(void *arg, int part, int parts)
 {
+	const conv_job *j = arg;
+	const gc_pk_conv *p = j->p;
+	int64_t lo, hi;
+	gc_nn_part_range(p->g * p->panels * p->rows, part, parts, &lo, &hi);
+	while (lo < hi) {
+		int64_t gq = lo / p->rows, r0 = lo % p->rows;
+		int64_t r1 = p->rows < r0 + hi - lo ? p->rows : r0 + hi - lo;
+		int64_t gi = gq / p->panels, q = gq % p->panels;
+		chan_rows(p, j->x + gi * p->cg * j->xs, j->bias, j->y, gi, q, r0, r1);
+		lo += r1 - r0;
+	}
+}
+
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
+		    float *scratch, int threads)
+{
+	int t = gc_nn_par_threads(threads, (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows,
+									    p->out[2]));
 	for (int64_t b = 0; b < p->n; b++) {
-		const float *xb = x + b * p->c * p->in_sp;
+		conv_job j = {.p = p, .x = x + b * p->c * p->in_sp, .bias = bias,
+			      .y = y + b * p->m * p->out_sp, .xs = p->in_sp};
 		if (p->pad) {
-			conv_pad(p, xb, scratch);
-			xb = scratch;
+			conv_pad(p, j.x, scratch);
+			j.x = scratch;
+			j.xs = p->pin_sp;
 		}
-		int64_t xs = p->pad ? p->pin_sp : p->in_sp;
-		float *yb = y + b * p->m * p->out_sp;
-		for (int64_t gi = 0; gi < p->g; gi++)
-			for (int64_t q = 0; q < p->panels; q++)
-				chan_rows(p, xb + gi * p->cg * xs, bias, yb, gi, q, 0, p->rows);
+		gc_nn_parallel(t, conv_part, &j);
 	}
 }
 
@@ -629,39 +653,64 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 	}
 }
 
-void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
-		  float *scratch)
+typedef struct dw_job {
+	const gc_pk_dw *p;
+	const float *x, *wt, *bias;
+	float *y, *scratch;
+} dw_job;
+
+/* Batch items and channels (blocks of 16 when blocked), split in runs; part
+ * p uses scratch slot p. */
+static void dw_part(void *arg, int part, int parts)
 {
+	const dw_job *j = arg;
+	const gc_pk_dw *p = j->p;
+	int64_t in_sp = p->h * p->w, out_sp = p->oh * p->ow;
+	float *buf = j->scratch + part * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
+	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi;
+	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
 	if (p->blocked) {
-		int64_t in_sp = p->h * p->w, out_sp = p->oh * p->ow;
-		for (int64_t b = 0; b < p->n; b++)
-			for (int64_t c0 = 0; c0 < p->c; c0 += 16)
-				dwb_channels(p, x + b * p->c * in_sp, wt, bias, y + b * p->c * out_sp,
-					     c0, p->c - c0 < 16 ? p->c - c0 : 16, scratch);
+		for (int64_t i = lo; i < hi; i++) {
+			int64_t b = i / per, c0 = i % per * 16;
+			dwb_channels(p, j->x + b * p->c * in_sp, j->wt, j->bias,
+				     j->y + b * p->c * out_sp, c0, p->c - c0 < 16 ? p->c - c0 : 16,
+				     buf);
+		}
 		return;
 	}
-	int64_t taps = p->kh * p->kw, in_sp = p->h * p->w, out_sp = p->oh * p->ow;
+	int64_t taps = p->kh * p->kw;
 	int64_t toff[DW_MAX_TAPS];
-	for (int64_t i = 0; i < p->kh; i++)
-		for (int64_t j = 0; j < p->kw; j++) {
-			int64_t cj = j * p->dw;
-			toff[i * p->kw + j] = (cj % p->sw) * p->plane + i * p->dh * p->pw + cj / p->sw;
+	for (int64_t a = 0; a < p->kh; a++)
+		for (int64_t b = 0; b < p->kw; b++) {
+			int64_t cj = b * p->dw;
+			toff[a * p->kw + b] = (cj % p->sw) * p->plane + a * p->dh * p->pw + cj / p->sw;
 		}
-	for (int64_t b = 0; b < p->n; b++)
-		for (int64_t ci = 0; ci < p->c; ci++) {
-			dw_pad(p, x + (b * p->c + ci) * in_sp, scratch);
-			for (int64_t mo = ci * p->mg; mo < (ci + 1) * p->mg; mo++)
-				(taps == 9 ? dw_plane9 : dw_plane_any)(
-				    p, scratch, toff, wt + mo * taps, bias ? bias[mo] : 0,
-				    y + (b * p->c * p->mg + mo) * out_sp);
-		}
+	for (int64_t i = lo; i < hi; i++) {
+		int64_t b = i / per, ci = i % per;
+		dw_pad(p, j->x + (b * p->c + ci) * in_sp, buf);
+		for (int64_t mo = ci * p->mg; mo < (ci + 1) * p->mg; mo++)
+			(taps == 9 ? dw_plane9 : dw_plane_any)(
+			    p, buf, toff, j->wt + mo * taps, j->bias ? j->bias[mo] : 0,
+			    j->y + (b * p->c * p->mg + mo) * out_sp);
+	}
+}
+
+void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
+		  float *scratch, int threads)
+{
+	dw_job j = {.p = p, .x = x, .wt = wt, .bias = bias, .y = y, .scratch = scratch};
+	/* ~1.5 cycles an output and tap */
+	double cycles = 1.5 * (double)(p->n * p->c * p->mg * p->oh * p->ow * p->kh * p->kw) / 16;
+	int t = gc_nn_par_threads(threads, cycles);
+	gc_nn_parallel(t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS, dw_part, &j);
 }
 
 #else
 
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
-		    float *scratch)
+		    float *scratch, int threads)
 {
+	(void)threads;
 	(void)p;
 	(void)x;
 	(void)bias;
@@ -670,8 +719,9 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, floa
 }
 
 void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
-		  float *scratch)
+		  float *scratch, int threads)
 {
+	(void)threads;
 	(void)p;
 	(void)x;
 	(void)wt;

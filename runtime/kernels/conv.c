@@ -529,23 +529,22 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	const float *bias = st->has_bias ? (const float *)in[2]->data : NULL;
 	float *y = out[0]->data;
 	if (st->fast == FAST_DW) {
-		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch);
+		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch, k->threads);
 	} else if (st->fast == FAST_CHAN) {
-		gc_pk_conv_run(&st->pk, x, bias, y, k->scratch);
+		gc_pk_conv_run(&st->pk, x, bias, y, k->scratch, k->threads);
 	} else {
 		gc_pk_gemm g = {.m = st->mg, .n = st->out_sp, .k = st->kdim, .ldv = st->in_sp,
 				.ldc = st->out_sp};
 		gc_pk_epi_init(&g.epi, &st->act);
 		g.epi.c = bias;
 		g.epi.c_sm = 1;
-		int64_t panels = (st->out_sp + GC_PK_NR - 1) / GC_PK_NR;
 		for (int64_t b = 0; b < st->n; b++)
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
 				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
-				gc_pk_gemm_run(&g, 0, panels);
+				gc_pk_gemm_par(&g, k->threads);
 			}
 	}
 	return 0;

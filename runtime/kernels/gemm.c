@@ -242,19 +242,18 @@ static int pk_gemm_init(gc_kctx *k, gc_node *n, pk_gemm *p, int64_t m, int64_t n
 
 /* y = epi(op(A) B), A's rows packed a block at a time into scratch. */
 static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float *y,
-			float *scratch)
+			float *scratch, int threads)
 {
 	gc_pk_gemm g = {.n = p->n, .k = p->k, .s = scratch, .v = p->v, .v_packed = 1, .ldc = p->n,
 			.epi = p->epi};
 	g.epi.c = c;
 	int64_t rs = p->ta ? 1 : p->lda, cs = p->ta ? p->lda : 1;
-	int64_t panels = (p->n + GC_PK_NR - 1) / GC_PK_NR;
 	for (int64_t i0 = 0; i0 < p->m; i0 += p->mc) {
 		g.m = p->m - i0 < p->mc ? p->m - i0 : p->mc;
 		gc_pk_pack_s(a + i0 * rs, rs, cs, g.m, p->k, scratch);
 		g.c = y + i0 * p->n;
 		g.m0 = i0;
-		gc_pk_gemm_run(&g, 0, panels);
+		gc_pk_gemm_par(&g, threads);
 	}
 }
 
@@ -283,7 +282,7 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	const gemm_state *st = n->state;
 	int use_c = st->has_c && st->beta != 0;
 	pk_gemm_run(&st->pk, in[0]->data, use_c ? (const float *)in[2]->data : NULL,
-		    out[0]->data, k->scratch);
+		    out[0]->data, k->scratch, k->threads);
 	return 0;
 }
 
@@ -514,7 +513,7 @@ static int matmul_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			 gc_tensor *const *out)
 {
 	const matmul_state *st = n->state;
-	pk_gemm_run(&st->pk, in[0]->data, st->bias, out[0]->data, k->scratch);
+	pk_gemm_run(&st->pk, in[0]->data, st->bias, out[0]->data, k->scratch, k->threads);
 	return 0;
 }
 

@@ -6,6 +6,8 @@
 #include "sgemm-pack.h"
 
 #include <stdlib.h>
+
+#include "nn-par.h"
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -200,7 +202,28 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 	}
 }
 
+static void gemm_part(void *arg, int part, int parts)
+{
+	const gc_pk_gemm *g = arg;
+	int64_t lo, hi;
+	gc_nn_part_range((g->n + GC_PK_NR - 1) / GC_PK_NR, part, parts, &lo, &hi);
+	gc_pk_gemm_run(g, lo, hi);
+}
+
+void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
+{
+	int64_t panels = (g->n + GC_PK_NR - 1) / GC_PK_NR;
+	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
+	gc_nn_parallel(t < panels ? t : (int)panels, gemm_part, (void *)g);
+}
+
 #else
+
+void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
+{
+	(void)g;
+	(void)threads;
+}
 
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 {

@@ -81,6 +81,8 @@ typedef struct gc_pk_gemm {
 
 /* The columns [48 * p0, 48 * p1) of the product (p1 <= ceil(n / 48)). */
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
+/* The whole product, its column panels split over up to `threads` threads. */
+void gc_pk_gemm_par(const gc_pk_gemm *g, int threads);
 
 /* An estimate of the cycles gc_pk_gemm_run takes, to choose a kernel. */
 double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);
@@ -128,9 +130,10 @@ int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
 /* An estimate of the cycles, to choose between this and the row GEMM. */
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow);
 
-/* Runs the convolution: y = act(conv(x, w) + bias); bias may be NULL. */
+/* Runs the convolution: y = act(conv(x, w) + bias); bias may be NULL. Up to
+ * `threads` threads share the output rows. */
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
-		    float *scratch);
+		    float *scratch, int threads);
 
 /* ---- depthwise: one input channel per group ---- */
 
@@ -152,9 +155,12 @@ typedef struct gc_pk_dw {
 int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
 		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
 		  const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
+/* Scratch floats: one buffer for each of up to GC_PK_DW_SLOTS threads. */
+#define GC_PK_DW_SLOTS 4
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p);
-/* wt: [c * mg][kh * kw] as ONNX has it. */
+/* wt: [c * mg][kh * kw] as ONNX has it. Up to `threads` threads (at most
+ * GC_PK_DW_SLOTS) share the channels. */
 void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
-		  float *scratch);
+		  float *scratch, int threads);
 
 #endif

@@ -625,6 +625,89 @@ static void test_fast_row_gemm(void)
 	CHECK(ok);
 }
 
+/* ---- threads ---- */
+
+/* Runs h's node again with `threads` threads into a fresh output. */
+static int rerun(harness_run *h, gc_tensor **in, int threads, float *y)
+{
+	gc_tensor out = h->out[0];
+	out.data = y;
+	gc_tensor *outp[] = {&out};
+	gc_kctx k = {.err = &h->err, .node = &h->node, .threads = threads};
+	k.scratch = h->node.scratch_bytes ? calloc(1, h->node.scratch_bytes) : NULL;
+	int rc = h->node.run(&k, &h->node, in, outp);
+	free(k.scratch);
+	return rc;
+}
+
+/* Split over threads, every kernel gives the bytes one thread gives (each
+ * output is computed by one thread, in the same order). The cases are
+ * large enough for gc_nn_par_threads to use 2 or 3 threads. */
+static void test_fast_threads(void)
+{
+	rng_state = 8;
+	static const conv_case convs[] = {
+	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	  /* channel kernel, 32 + 32 + 8 */
+	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	  /* row GEMM */
+	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
+	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
+	};
+	for (int ci = 0; ci < LEN(convs); ci++) {
+		const conv_case *cc = &convs[ci];
+		int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
+		conv_geom(cc, in, k, s, d, plo, phi, out);
+		int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
+		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]), *w = rnd_buf(cc->m * cg * 9);
+		float *b = rnd_buf(cc->m);
+		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4,
+					      (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
+		gc_tensor tw =
+		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->m, cg, k[1], k[2]}, w);
+		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
+		gc_tensor *ins[] = {&tx, &tw, &tb};
+		gc_attr attrs[] = {
+		    {.name = "pads", .type = GC_ATTR_INTS, .n = 4,
+		     .v.ints = (const int64_t[]){plo[1], plo[2], phi[1], phi[2]}},
+		    {.name = "strides", .type = GC_ATTR_INTS, .n = 2,
+		     .v.ints = (const int64_t[]){s[1], s[2]}},
+		    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
+		    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+		harness_run h;
+		unsetenv("GRAPHCC_NN_REFERENCE");
+		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
+		float *y2 = malloc((size_t)ny * sizeof(float)), *y3 = malloc((size_t)ny * sizeof(float));
+		int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
+		ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
+		     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
+		if (!ok)
+			fprintf(stderr, "  conv case %d: %s\n", ci, rc ? h.err.msg : "differs");
+		harness_free(&h);
+		free(x);
+		free(w);
+		free(b);
+		free(y2);
+		free(y3);
+		CHECK(ok);
+	}
+	int64_t m = 40, n = 500, kk = 300;
+	float *A = rnd_buf(m * kk), *B = rnd_buf(kk * n), *C = rnd_buf(n);
+	gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
+	gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){kk, n}, B);
+	gc_tensor tC = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, C);
+	gc_tensor *ins[] = {&tA, &tB, &tC};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Gemm, "Gemm", 13, 3, ins, 1, 0, NULL);
+	float *y4 = malloc((size_t)(m * n) * sizeof(float));
+	int ok = rc == 0 && rerun(&h, ins, 4, y4) == 0 &&
+		 !memcmp(h.out[0].data, y4, (size_t)(m * n) * sizeof(float));
+	harness_free(&h);
+	free(A);
+	free(B);
+	free(C);
+	free(y4);
+	CHECK(ok);
+}
+
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
 	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
-	  TEST(test_fast_matmul), TEST(test_fast_row_gemm))
+	  TEST(test_fast_matmul), TEST(test_fast_row_gemm), TEST(test_fast_threads))
