@@ -206,9 +206,11 @@ AI __mmask16 pk_mask(int64_t n)
 }
 
 /* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
- * step, pixel j of step i is xb[koff[i] + j * s]. Stores it as tile[j][32]. */
-AI void chan_tile(const float *xb, const float *w, const int32_t *koff, int64_t k, float *tile,
-		  const int mv, const int nr, const int s)
+ * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
+ * xb[koff[i] + delta + (j - split) * s] after (two output rows in one tile,
+ * for short rows). Stores it as tile[j][32]. */
+AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t *koff, int64_t k,
+		  float *tile, const int mv, const int nr, const int split, const int s)
 {
 	__m512 a0[GC_PK_CV_NR], a1[GC_PK_CV_NR];
 #pragma GCC unroll 16
@@ -224,7 +226,7 @@ AI void chan_tile(const float *xb, const float *w, const int32_t *koff, int64_t 
 		w += 16 * mv;
 #pragma GCC unroll 16
 		for (int j = 0; j < nr; j++) {
-			__m512 b = _mm512_set1_ps(xt[j * s]);
+			__m512 b = _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
 			a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
 			if (mv == 2)
 				a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
@@ -238,30 +240,40 @@ AI void chan_tile(const float *xb, const float *w, const int32_t *koff, int64_t 
 	}
 }
 
-typedef void (*chan_tile_fn)(const float *xb, const float *w, const int32_t *koff, int64_t k,
-			     float *tile);
+typedef void (*chan_tile_fn)(const float *xb, int64_t delta, const float *w, const int32_t *koff,
+			     int64_t k, float *tile);
 
-#define CHAN_TILE(mv, nr, s)                                                                       \
-	static GC_PK_TARGET void chan_tile_##mv##_##nr##_##s(                                      \
-	    const float *xb, const float *w, const int32_t *koff, int64_t k, float *tile)          \
+#define CHAN_TILE(mv, nr, split, s, name)                                                          \
+	static GC_PK_TARGET void name(const float *xb, int64_t delta, const float *w,              \
+				      const int32_t *koff, int64_t k, float *tile)                 \
 	{                                                                                          \
-		chan_tile(xb, w, koff, k, tile, mv, nr, s);                                        \
+		chan_tile(xb, delta, w, koff, k, tile, mv, nr, split, s);                          \
 	}
+#define CHAN_TILE1(mv, nr, s) CHAN_TILE(mv, nr, nr, s, chan_tile_##mv##_##nr##_##s)
+/* two rows of q pixels */
+#define CHAN_TILE2(mv, q, s) CHAN_TILE(mv, 2 * q, q, s, chan_tile2_##mv##_##q##_##s)
 #define CHAN_TILES(mv, s)                                                                          \
-	CHAN_TILE(mv, 1, s)                                                                        \
-	CHAN_TILE(mv, 2, s)                                                                        \
-	CHAN_TILE(mv, 3, s)                                                                        \
-	CHAN_TILE(mv, 4, s)                                                                        \
-	CHAN_TILE(mv, 5, s)                                                                        \
-	CHAN_TILE(mv, 6, s)                                                                        \
-	CHAN_TILE(mv, 7, s)                                                                        \
-	CHAN_TILE(mv, 8, s)                                                                        \
-	CHAN_TILE(mv, 9, s)                                                                        \
-	CHAN_TILE(mv, 10, s)                                                                       \
-	CHAN_TILE(mv, 11, s)                                                                       \
-	CHAN_TILE(mv, 12, s)                                                                       \
-	CHAN_TILE(mv, 13, s)                                                                       \
-	CHAN_TILE(mv, 14, s)
+	CHAN_TILE1(mv, 1, s)                                                                       \
+	CHAN_TILE1(mv, 2, s)                                                                       \
+	CHAN_TILE1(mv, 3, s)                                                                       \
+	CHAN_TILE1(mv, 4, s)                                                                       \
+	CHAN_TILE1(mv, 5, s)                                                                       \
+	CHAN_TILE1(mv, 6, s)                                                                       \
+	CHAN_TILE1(mv, 7, s)                                                                       \
+	CHAN_TILE1(mv, 8, s)                                                                       \
+	CHAN_TILE1(mv, 9, s)                                                                       \
+	CHAN_TILE1(mv, 10, s)                                                                      \
+	CHAN_TILE1(mv, 11, s)                                                                      \
+	CHAN_TILE1(mv, 12, s)                                                                      \
+	CHAN_TILE1(mv, 13, s)                                                                      \
+	CHAN_TILE1(mv, 14, s)                                                                      \
+	CHAN_TILE2(mv, 1, s)                                                                       \
+	CHAN_TILE2(mv, 2, s)                                                                       \
+	CHAN_TILE2(mv, 3, s)                                                                       \
+	CHAN_TILE2(mv, 4, s)                                                                       \
+	CHAN_TILE2(mv, 5, s)                                                                       \
+	CHAN_TILE2(mv, 6, s)                                                                       \
+	CHAN_TILE2(mv, 7, s)
 CHAN_TILES(1, 1)
 CHAN_TILES(1, 2)
 CHAN_TILES(2, 1)
@@ -275,10 +287,21 @@ CHAN_TILES(2, 2)
 		    chan_tile_##mv##_10_##s, chan_tile_##mv##_11_##s, chan_tile_##mv##_12_##s,     \
 		    chan_tile_##mv##_13_##s, chan_tile_##mv##_14_##s                               \
 	}
+#define CHAN_TABLE2(mv, s)                                                                         \
+	{                                                                                          \
+		chan_tile2_##mv##_1_##s, chan_tile2_##mv##_2_##s, chan_tile2_##mv##_3_##s,         \
+		    chan_tile2_##mv##_4_##s, chan_tile2_##mv##_5_##s, chan_tile2_##mv##_6_##s,     \
+		    chan_tile2_##mv##_7_##s                                                        \
+	}
 /* [mv - 1][s - 1][nr - 1] */
 static const chan_tile_fn chan_tiles[2][2][GC_PK_CV_NR] = {
     {CHAN_TABLE(1, 1), CHAN_TABLE(1, 2)},
     {CHAN_TABLE(2, 1), CHAN_TABLE(2, 2)},
+};
+/* [mv - 1][s - 1][q - 1]: two rows of q */
+static const chan_tile_fn chan_tiles2[2][2][GC_PK_CV_NR / 2] = {
+    {CHAN_TABLE2(1, 1), CHAN_TABLE2(1, 2)},
+    {CHAN_TABLE2(2, 1), CHAN_TABLE2(2, 2)},
 };
 
 /* Transposes the 16 x 16 block r (r[i] lane j becomes r[j] lane i). */
@@ -356,10 +379,19 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 		int64_t od = r / oh, ohh = r % oh;
 		const float *xr = xg + od * p->row_step[0] + ohh * p->row_step[1];
 		float *yr = yb + m0 * p->out_sp + r * ow;
+		if (2 * ow <= GC_PK_CV_NR && r + 1 < r1) {
+			/* rows r and r + 1 in one tile: their outputs are adjacent */
+			int64_t od1 = (r + 1) / oh, oh1 = (r + 1) % oh;
+			int64_t delta = (od1 - od) * p->row_step[0] + (oh1 - ohh) * p->row_step[1];
+			chan_tiles2[mv - 1][p->sw - 1][ow - 1](xr, delta, wq, p->koff, p->k, tile);
+			chan_store(tile, (int)(2 * ow), mv, valid, bq, &p->epi, yr, p->out_sp);
+			r++;
+			continue;
+		}
 		int64_t o = 0;
 		for (int64_t t = 0; t < tiles; t++) {
 			int nr = (int)(ow / tiles + (t < ow % tiles));
-			fns[nr - 1](xr + o * p->sw, wq, p->koff, p->k, tile);
+			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile);
 			chan_store(tile, nr, mv, valid, bq, &p->epi, yr + o, p->out_sp);
 			o += nr;
 		}
