@@ -170,13 +170,17 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	int64_t cols = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
 	p->ph = rows > p->pt + p->h ? rows : p->pt + p->h;
 	cols = cols > p->pl + p->w ? cols : p->pl + p->w;
-	p->pw = (cols + p->sw - 1) / p->sw;
-	/* a 16-wide load at the last pixel of the last row stays inside */
-	p->plane = (p->ph * p->pw + 32 + 15) / 16 * 16;
+	/* the 3x3 kernel reads stride-2 inputs whole and splits them itself */
+	p->k3 = p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1 && p->sh == p->sw;
+	p->phases = p->k3 ? 1 : (int)p->sw;
+	p->pw = p->k3 ? (cols + 15) / 16 * 16 : (cols + p->sw - 1) / p->sw;
+	/* a 16-wide load (two at stride 2) at the last pixel of the last row
+	 * stays inside */
+	p->plane = (p->ph * p->pw + 64 + 15) / 16 * 16;
 	gc_pk_epi_init(&p->epi, act);
 	/* vectors along the row suit long rows (no transposes); stride 2 and
-	 * short rows go 16 channels at a time */
-	if (mg == 1 && (p->sw == 2 || p->ow <= 32)) {
+	 * short rows go 16 channels at a time (measured on mobilenet_v2's) */
+	if (mg == 1 && (p->sw == 2 || p->ow <= (p->k3 ? 28 : 32))) {
 		p->blocked = 1;
 		p->row_px = cols;
 		/* bands of rows whose transposed input stays within ~96 KB */
@@ -191,7 +195,7 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 {
 	/* blocked: + the 16 pixels a tile at a row's end reads past it */
-	int64_t one = p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->sw * p->plane;
+	int64_t one = p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->phases * p->plane;
 	return GC_PK_DW_SLOTS * ((one + 15) / 16 * 16);
 }
 
@@ -474,14 +478,14 @@ AI void copy_even(float *dst, const float *src, int64_t cnt)
  * once. */
 static GC_PK_TARGET void dw_pad(const gc_pk_dw *p, const float *x, float *xq)
 {
-	for (int64_t ph = 0; ph < p->sw; ph++) {
+	for (int64_t ph = 0; ph < p->phases; ph++) {
 		float *q = xq + ph * p->plane;
 		/* phase indices [a, b) hold input columns i0, i0 + sw, ... */
-		int64_t a = (p->pl - ph + p->sw - 1) / p->sw;
-		int64_t b = (p->pl + p->w - ph + p->sw - 1) / p->sw;
+		int64_t a = (p->pl - ph + p->phases - 1) / p->phases;
+		int64_t b = (p->pl + p->w - ph + p->phases - 1) / p->phases;
 		a = a < 0 ? 0 : a;
 		b = b > p->pw ? p->pw : b;
-		int64_t i0 = a * p->sw + ph - p->pl;
+		int64_t i0 = a * p->phases + ph - p->pl;
 		for (int64_t r = 0; r < p->ph; r++) {
 			float *d = q + r * p->pw;
 			int64_t in_row = r - p->pt;
@@ -491,7 +495,7 @@ static GC_PK_TARGET void dw_pad(const gc_pk_dw *p, const float *x, float *xq)
 			}
 			const float *src = x + in_row * p->w + i0;
 			memset(d, 0, (size_t)a * sizeof(float));
-			if (p->sw == 1)
+			if (p->phases == 1)
 				memcpy(d + a, src, (size_t)(b - a) * sizeof(float));
 			else
 				copy_even(d + a, src, b - a);
@@ -559,6 +563,77 @@ AI void dw_plane(const gc_pk_dw *p, const float *xq, const int64_t *toff, const 
 		dw_rows(p, xq, toff, wm, bv, ym, r, 1, nine);
 	if (r < p->oh)
 		dw_rows(p, xq, toff, wm, bv, ym, r, 0, nine);
+}
+
+/* 3x3, dilation 1, stride s: output rows r .. r + R - 1 of one channel from
+ * its padded plane xq (rows of pw). At stride 2 a tap's 16 inputs are split
+ * out of 32 loaded ones; the R rows share the input rows they overlap on. */
+AI void dw3_rows(const gc_pk_dw *p, const float *xq, const __m512 *w9, __m512 bv, float *ym,
+		 int64_t r, const int R, const int s)
+{
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+					       28, 30);
+	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+					      29, 31);
+	const float *x0 = xq + r * s * p->pw;
+	for (int64_t o = 0; o < p->ow; o += 16) {
+		__m512 acc[4];
+#pragma GCC unroll 4
+		for (int q = 0; q < R; q++)
+			acc[q] = bv;
+#pragma GCC unroll 9
+		for (int t = 0; t < (R - 1) * s + 3; t++) {
+			const float *xr = x0 + t * p->pw + o * s;
+			__m512 v[3];
+			if (s == 1) {
+				v[0] = _mm512_loadu_ps(xr);
+				v[1] = _mm512_loadu_ps(xr + 1);
+				v[2] = _mm512_loadu_ps(xr + 2);
+			} else {
+				__m512 a = _mm512_loadu_ps(xr), b = _mm512_loadu_ps(xr + 16);
+				__m512 a2 = _mm512_loadu_ps(xr + 2), b2 = _mm512_loadu_ps(xr + 18);
+				v[0] = _mm512_permutex2var_ps(a, even, b);
+				v[1] = _mm512_permutex2var_ps(a, odd, b);
+				v[2] = _mm512_permutex2var_ps(a2, even, b2);
+			}
+#pragma GCC unroll 4
+			for (int q = 0; q < R; q++) {
+				int i = t - q * s;
+				if (i < 0 || i > 2)
+					continue;
+#pragma GCC unroll 3
+				for (int j = 0; j < 3; j++)
+					acc[q] = _mm512_fmadd_ps(v[j], w9[i * 3 + j], acc[q]);
+			}
+		}
+		__mmask16 km = pk_mask(p->ow - o);
+#pragma GCC unroll 4
+		for (int q = 0; q < R; q++)
+			_mm512_mask_storeu_ps(ym + (r + q) * p->ow + o, km, gc_pk_act(acc[q], &p->epi));
+	}
+}
+
+/* One output channel of the 3x3 kernel: 4 rows at a time at stride 1, 2
+ * at stride 2. */
+static GC_PK_TARGET void dw3_plane(const gc_pk_dw *p, const float *xq, const float *wm,
+				   float bias, float *ym)
+{
+	__m512 w9[9], bv = _mm512_set1_ps(bias);
+#pragma GCC unroll 9
+	for (int t = 0; t < 9; t++)
+		w9[t] = _mm512_set1_ps(wm[t]);
+	int64_t r = 0;
+	if (p->sw == 1) {
+		for (; r + 4 <= p->oh; r += 4)
+			dw3_rows(p, xq, w9, bv, ym, r, 4, 1);
+		for (; r < p->oh; r++)
+			dw3_rows(p, xq, w9, bv, ym, r, 1, 1);
+	} else {
+		for (; r + 2 <= p->oh; r += 2)
+			dw3_rows(p, xq, w9, bv, ym, r, 2, 2);
+		for (; r < p->oh; r++)
+			dw3_rows(p, xq, w9, bv, ym, r, 1, 2);
+	}
 }
 
 static GC_PK_TARGET void dw_plane9(const gc_pk_dw *p, const float *xq, const int64_t *toff,
@@ -715,15 +790,20 @@ static void dw_part(void *arg, int part, int parts)
 	for (int64_t a = 0; a < p->kh; a++)
 		for (int64_t b = 0; b < p->kw; b++) {
 			int64_t cj = b * p->dw;
-			toff[a * p->kw + b] = (cj % p->sw) * p->plane + a * p->dh * p->pw + cj / p->sw;
+			toff[a * p->kw + b] = (cj % p->phases) * p->plane + a * p->dh * p->pw + cj / p->phases;
 		}
 	for (int64_t i = lo; i < hi; i++) {
 		int64_t b = i / per, ci = i % per;
 		dw_pad(p, j->x + (b * p->c + ci) * in_sp, buf);
-		for (int64_t mo = ci * p->mg; mo < (ci + 1) * p->mg; mo++)
-			(taps == 9 ? dw_plane9 : dw_plane_any)(
-			    p, buf, toff, j->wt + mo * taps, j->bias ? j->bias[mo] : 0,
-			    j->y + (b * p->c * p->mg + mo) * out_sp);
+		for (int64_t mo = ci * p->mg; mo < (ci + 1) * p->mg; mo++) {
+			float bv = j->bias ? j->bias[mo] : 0;
+			float *ym = j->y + (b * p->c * p->mg + mo) * out_sp;
+			if (p->k3)
+				dw3_plane(p, buf, j->wt + mo * taps, bv, ym);
+			else
+				(taps == 9 ? dw_plane9 : dw_plane_any)(p, buf, toff, j->wt + mo * taps,
+								       bv, ym);
+		}
 	}
 }
 

@@ -143,6 +143,8 @@ typedef struct gc_pk_dw {
 	int64_t kh, kw, sh, sw, dh, dw; /* sw is 1 or 2 */
 	int64_t pt, pl;			/* leading pads */
 	int64_t ph, pw, plane;		/* padded rows, row length (per phase), phase size */
+	int phases;			/* column phases of the padded plane: 1 or sw */
+	int k3;				/* 3x3, dilation 1, equal strides: its own kernel */
 	/* channel-blocked (one output per input channel): 16 channels at a
 	 * time, their padded input transposed into [row][pixel][16] for a band
 	 * of `band` output rows (band_in input rows of row_px pixels) */
