@@ -199,6 +199,7 @@ typedef struct conv_state {
 	gc_nn_act act; /* a fused activation, applied with the bias */
 	int fast;
 	float *row_w;	/* FAST_ROW: each group's weights packed as S */
+	int row_gather; /* FAST_ROW of a strided 1x1: its pixels gathered into scratch first */
 	gc_pk_conv pk;	/* FAST_CHAN */
 	gc_pk_dw dw;	/* FAST_DW */
 } conv_state;
@@ -522,6 +523,21 @@ static int blas_ready(gc_kctx *k)
 
 /* ---- Conv on the packed kernels ---- */
 
+/* The pixels a strided 1x1 convolution reads, one group's: dst[c][o]. */
+static void conv_gather(const conv_state *st, const float *x, float *dst)
+{
+	const gc_nn_window *w = &st->w;
+	for (int64_t c = 0; c < st->cg; c++)
+		for (int64_t od = 0; od < w->out[0]; od++)
+			for (int64_t oh = 0; oh < w->out[1]; oh++) {
+				const float *src = x + c * st->in_sp +
+						   (od * w->stride[0] * w->in[1] + oh * w->stride[1]) *
+						       w->in[2];
+				for (int64_t o = 0; o < w->out[2]; o++)
+					*dst++ = src[o * w->stride[2]];
+			}
+}
+
 static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const conv_state *st = n->state;
@@ -542,6 +558,11 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
 				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
+				if (st->row_gather) {
+					conv_gather(st, g.v, k->scratch);
+					g.v = k->scratch;
+					g.ldv = st->out_sp;
+				}
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
 				gc_pk_gemm_par(&g, k->threads);
@@ -556,7 +577,7 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
  * reference path, or an error.
  */
 static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in,
-			     int pointwise)
+			     int one)
 {
 	const gc_nn_window *w = &st->w;
 	const float *wt = in[1]->data;
@@ -574,10 +595,16 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	}
 	if (!wt) /* weights not known before running: nothing to pack */
 		return 0;
+	/* 1x1 unpadded: the row GEMM reads the input as V, directly at stride 1,
+	 * gathered at larger strides (~1 cycle a pixel) */
+	int strided = w->stride[0] * w->stride[1] * w->stride[2] > 1;
 	int64_t rows = w->out[0] * w->out[1];
-	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, pointwise ? 1 : rows,
-						      pointwise ? st->out_sp : w->out[2]);
-	if (pointwise && (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) < chan) {
+	int flat = one && !strided;
+	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
+						      flat ? st->out_sp : w->out[2]);
+	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
+				      (strided ? (double)(st->cg * st->out_sp) : 0));
+	if (one && row < chan) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		st->row_w = gc_malloc((size_t)(per * st->g) * sizeof(float));
 		if (!st->row_w)
@@ -587,7 +614,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			gc_pk_pack_s(wt + gi * st->mg * st->kdim, st->kdim, 1, st->mg, st->kdim,
 				     st->row_w + gi * per);
 		st->fast = FAST_ROW;
-		n->scratch_bytes = 0;
+		st->row_gather = strided;
+		n->scratch_bytes = strided ? gc_nn_align((uint64_t)(st->cg * st->out_sp) * 4) : 0;
 		n->run = conv_fast_run;
 		n->state_free = conv_state_free;
 		return 1;
@@ -727,7 +755,8 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		if (blas_ready(k))
 			return gc_kok(k);
 	}
-	int fast = conv_fast_prepare(k, n, st, in, unit && !padded);
+	int one = !padded && w->k[0] * w->k[1] * w->k[2] == 1;
+	int fast = conv_fast_prepare(k, n, st, in, one);
 	if (fast)
 		return fast < 0 ? fast : gc_kok(k);
 	if (gc_nn_is_half(x->dtype))
