@@ -192,6 +192,31 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	return 0;
 }
 
+int gc_pk_dw_pack(gc_pk_dw *p, const float *wt)
+{
+	if (!p->blocked)
+		return 0;
+	int64_t taps = p->kh * p->kw, blocks = (p->c + 15) / 16;
+	p->wb = gc_malloc((size_t)(blocks * taps * 16) * sizeof(float));
+	if (!p->wb)
+		return -1;
+	for (int64_t b = 0; b < blocks; b++)
+		for (int64_t t = 0; t < taps; t++)
+			for (int64_t l = 0; l < 16; l++) {
+				int64_t ch = 16 * b + l;
+				p->wb[(b * taps + t) * 16 + l] = ch < p->c ? wt[ch * taps + t] : 0;
+			}
+	return 0;
+}
+
+void gc_pk_dw_free(gc_pk_dw *p)
+{
+	if (p) {
+		gc_free(p->wb);
+		p->wb = NULL;
+	}
+}
+
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 {
 	/* blocked: + the 16 pixels a tile at a row's end reads past it */
@@ -687,47 +712,76 @@ static GC_PK_TARGET void dwb_fill(const gc_pk_dw *p, const float *x, int64_t c0,
 	}
 }
 
-/* 16 output pixels o .. o + 15 of one row (those past the row are computed
- * and dropped), 16 channels: q is the row's first input row in the buffer,
- * wv[t] the channels' weights of tap t. */
-AI void dwb_tile(const gc_pk_dw *p, const float *q, const float *wv, const int64_t *toff,
-		 int64_t taps, __m512 bv, float *y, int64_t ldy, int64_t nc, int64_t o,
-		 const int sw)
+/* npx output pixels (up to 16), 16 channels: pixel j reads the buffer at q
+ * + j * sw * 16 (j < split) or q + delta + (j - split) * sw * 16 (two rows of
+ * short ones in one tile); wv[t] holds the channels' weights of tap t. The
+ * first nout results go to y[l * ldy + j] for the nc channels. */
+AI void dwb_tile(const gc_pk_dw *p, const float *q, int64_t delta, const float *wv,
+		 const int64_t *toff, int64_t taps, __m512 bv, float *y, int64_t ldy, int64_t nc,
+		 int64_t nout, const int npx, const int split, const int sw)
 {
 	__m512 acc[16];
 #pragma GCC unroll 16
 	for (int px = 0; px < 16; px++)
-		acc[px] = bv;
-	q += o * sw * 16;
+		acc[px] = px < npx ? bv : _mm512_setzero_ps();
 	for (int64_t t = 0; t < taps; t++) {
 		__m512 w = _mm512_loadu_ps(wv + t * 16);
 		const float *qt = q + toff[t];
 #pragma GCC unroll 16
-		for (int px = 0; px < 16; px++)
-			acc[px] = _mm512_fmadd_ps(w, _mm512_loadu_ps(qt + px * sw * 16), acc[px]);
+		for (int px = 0; px < npx; px++)
+			acc[px] = _mm512_fmadd_ps(
+			    w,
+			    _mm512_loadu_ps(qt + (px < split ? px * sw * 16
+							     : delta + (px - split) * sw * 16)),
+			    acc[px]);
 	}
 #pragma GCC unroll 16
-	for (int px = 0; px < 16; px++)
+	for (int px = 0; px < npx; px++)
 		acc[px] = gc_pk_act(acc[px], &p->epi);
 	transpose16(acc);
-	__mmask16 km = pk_mask(p->ow - o);
+	__mmask16 km = pk_mask(nout);
 	for (int64_t l = 0; l < nc; l++)
-		_mm512_mask_storeu_ps(y + l * ldy + o, km, acc[l]);
+		_mm512_mask_storeu_ps(y + l * ldy, km, acc[l]);
 }
 
-static GC_PK_TARGET void dwb_tile1(const gc_pk_dw *p, const float *q, const float *wv,
-				   const int64_t *toff, int64_t taps, __m512 bv, float *y,
-				   int64_t ldy, int64_t nc, int64_t o)
-{
-	dwb_tile(p, q, wv, toff, taps, bv, y, ldy, nc, o, 1);
-}
+typedef void (*dwb_tile_fn)(const gc_pk_dw *p, const float *q, int64_t delta, const float *wv,
+			    const int64_t *toff, int64_t taps, __m512 bv, float *y, int64_t ldy,
+			    int64_t nc, int64_t nout);
 
-static GC_PK_TARGET void dwb_tile2(const gc_pk_dw *p, const float *q, const float *wv,
-				   const int64_t *toff, int64_t taps, __m512 bv, float *y,
-				   int64_t ldy, int64_t nc, int64_t o)
-{
-	dwb_tile(p, q, wv, toff, taps, bv, y, ldy, nc, o, 2);
-}
+#define DWB_TILE(npx, split, sw, name)                                                             \
+	static GC_PK_TARGET void name(const gc_pk_dw *p, const float *q, int64_t delta,            \
+				      const float *wv, const int64_t *toff, int64_t taps,          \
+				      __m512 bv, float *y, int64_t ldy, int64_t nc, int64_t nout)  \
+	{                                                                                          \
+		dwb_tile(p, q, delta, wv, toff, taps, bv, y, ldy, nc, nout, npx, split, sw);       \
+	}
+/* one row of n pixels, two rows of n */
+#define DWB_SHORT(n, sw)                                                                           \
+	DWB_TILE(n, n, sw, dwb_one_##n##_##sw)                                                     \
+	DWB_TILE(2 * n, n, sw, dwb_two_##n##_##sw)
+#define DWB_TILES(sw)                                                                              \
+	DWB_TILE(16, 16, sw, dwb_16_##sw)                                                          \
+	DWB_SHORT(1, sw)                                                                           \
+	DWB_SHORT(2, sw)                                                                           \
+	DWB_SHORT(3, sw)                                                                           \
+	DWB_SHORT(4, sw)                                                                           \
+	DWB_SHORT(5, sw)                                                                           \
+	DWB_SHORT(6, sw)                                                                           \
+	DWB_SHORT(7, sw)                                                                           \
+	DWB_SHORT(8, sw)
+DWB_TILES(1)
+DWB_TILES(2)
+
+#define DWB_TABLE(kind, sw)                                                                        \
+	{                                                                                          \
+		dwb_##kind##_1_##sw, dwb_##kind##_2_##sw, dwb_##kind##_3_##sw,                     \
+		    dwb_##kind##_4_##sw, dwb_##kind##_5_##sw, dwb_##kind##_6_##sw,                 \
+		    dwb_##kind##_7_##sw, dwb_##kind##_8_##sw                                       \
+	}
+/* [sw - 1][n - 1] */
+static const dwb_tile_fn dwb_one[2][8] = {DWB_TABLE(one, 1), DWB_TABLE(one, 2)};
+static const dwb_tile_fn dwb_two[2][8] = {DWB_TABLE(two, 1), DWB_TABLE(two, 2)};
+static const dwb_tile_fn dwb_16[2] = {dwb_16_1, dwb_16_2};
 
 /* Channels c0 .. c0 + nc of batch item x -> y. */
 static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const float *wt,
@@ -735,11 +789,12 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 				      float *buf)
 {
 	int64_t taps = p->kh * p->kw, out_sp = p->oh * p->ow;
-	float wv[DW_MAX_TAPS * 16] __attribute__((aligned(64)));
+	float wbuf[DW_MAX_TAPS * 16] __attribute__((aligned(64)));
 	int64_t toff[DW_MAX_TAPS];
-	for (int64_t t = 0; t < taps; t++)
+	const float *wv = p->wb ? p->wb + c0 * taps : wbuf;
+	for (int64_t t = 0; !p->wb && t < taps; t++)
 		for (int64_t l = 0; l < 16; l++)
-			wv[t * 16 + l] = l < nc ? wt[(c0 + l) * taps + t] : 0;
+			wbuf[t * 16 + l] = l < nc ? wt[(c0 + l) * taps + t] : 0;
 	for (int64_t i = 0; i < p->kh; i++)
 		for (int64_t j = 0; j < p->kw; j++)
 			toff[i * p->kw + j] = (i * p->dh * p->row_px + j * p->dw) * 16;
@@ -751,11 +806,22 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 		int64_t re = rb + p->band < p->oh ? rb + p->band : p->oh;
 		int64_t rows = (re - rb - 1) * p->sh + (p->kh - 1) * p->dh + 1;
 		dwb_fill(p, x, c0, nc, rb * p->sh, rows, buf);
+		int64_t row = p->sh * p->row_px * 16, s1 = p->sw - 1;
 		for (int64_t r = rb; r < re; r++) {
-			const float *q = buf + (r - rb) * p->sh * p->row_px * 16;
-			for (int64_t o = 0; o < p->ow; o += 16)
-				(p->sw == 1 ? dwb_tile1 : dwb_tile2)(p, q, wv, toff, taps, bv,
-								     yc + r * p->ow, out_sp, nc, o);
+			const float *q = buf + (r - rb) * row;
+			float *yr = yc + r * p->ow;
+			if (p->ow <= 8 && r + 1 < re) { /* rows r, r + 1: adjacent outputs */
+				dwb_two[s1][p->ow - 1](p, q, row, wv, toff, taps, bv, yr, out_sp, nc,
+						       2 * p->ow);
+				r++;
+			} else if (p->ow <= 8) {
+				dwb_one[s1][p->ow - 1](p, q, 0, wv, toff, taps, bv, yr, out_sp, nc,
+						       p->ow);
+			} else {
+				for (int64_t o = 0; o < p->ow; o += 16)
+					dwb_16[s1](p, q + o * p->sw * 16, 0, wv, toff, taps, bv,
+						   yr + o, out_sp, nc, p->ow - o);
+			}
 		}
 	}
 }

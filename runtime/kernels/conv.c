@@ -210,6 +210,7 @@ static void conv_state_free(void *p)
 	if (!st)
 		return;
 	gc_pk_conv_free(&st->pk);
+	gc_pk_dw_free(&st->dw);
 	gc_free(st->row_w);
 	gc_free(st);
 }
@@ -588,6 +589,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 				  w->pad_lo, w->out, &st->act))
 			return 0;
 		st->fast = FAST_DW;
+		if (wt && gc_pk_dw_pack(&st->dw, wt))
+			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights");
 		n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_dw_scratch(&st->dw) * 4);
 		n->run = conv_fast_run;
 		n->state_free = conv_state_free;

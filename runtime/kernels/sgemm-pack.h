@@ -150,6 +150,7 @@ typedef struct gc_pk_dw {
 	 * of `band` output rows (band_in input rows of row_px pixels) */
 	int blocked;
 	int64_t band, band_in, row_px;
+	float *wb; /* blocked: weights as [c / 16][taps][16] when known at prepare (owned) */
 	gc_pk_epi epi;
 } gc_pk_dw;
 
@@ -157,6 +158,10 @@ typedef struct gc_pk_dw {
 int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
 		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
 		  const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
+/* Packs constant weights wt ([c][taps]) for the blocked kernel (which
+ * otherwise gathers them at run time): 0, or -1 out of memory. */
+int gc_pk_dw_pack(gc_pk_dw *p, const float *wt);
+void gc_pk_dw_free(gc_pk_dw *p);
 /* Scratch floats: one buffer for each of up to GC_PK_DW_SLOTS threads. */
 #define GC_PK_DW_SLOTS 4
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p);

@@ -110,11 +110,27 @@ static int close_to(const char *what, const float *got, const double *want, cons
 	return 1;
 }
 
+/* When set, Conv's prepare does not see the weights' values (as for weights
+ * a node computes): the kernels that pack them at prepare cannot run. */
+static int weights_unknown;
+
+static int prepare_conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	void *w = in[1]->data;
+	if (weights_unknown)
+		in[1]->data = NULL;
+	int rc = gc_prepare_Conv(k, n, in, out);
+	in[1]->data = w;
+	return rc;
+}
+
 /* Runs op once with the packed kernels allowed and once on the reference
  * path; *fast_run / *ref_run get the run functions prepare chose. */
 static int run_both(gc_prepare_fn prepare, const char *op, int nin, gc_tensor **in, int nattr,
 		    gc_attr *attrs, harness_run *fast, harness_run *ref)
 {
+	if (prepare == gc_prepare_Conv)
+		prepare = prepare_conv;
 	unsetenv("GRAPHCC_NN_REFERENCE");
 	int rc = harness_op(fast, prepare, op, 13, nin, in, 1, nattr, attrs);
 	if (rc) {
@@ -383,6 +399,23 @@ static void test_fast_conv_depthwise(void)
 	     .d = {1, 1}, .plo = {1, 1}, .phi = {1, 1}, .bias = 1, .fast = 0},
 	};
 	CHECK(conv_cases(odd, LEN(odd), 0));
+}
+
+/* Weights a node computes (unknown at prepare): depthwise still takes the
+ * packed kernels, reading them at run time; the others the reference path. */
+static void test_fast_conv_weights_unknown(void)
+{
+	rng_state = 9;
+	static const conv_case cases[] = {
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* blocked */
+	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
+	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	  /* blocked, two rows a tile */
+	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	  /* reference */
+	};
+	weights_unknown = 1;
+	int ok = conv_cases(cases, LEN(cases), 0);
+	weights_unknown = 0;
+	CHECK(ok);
 }
 
 /* NaN and infinity pass through the fused activation as the plain loops
@@ -711,5 +744,5 @@ static void test_fast_threads(void)
 }
 
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
-	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
+	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
 	  TEST(test_fast_matmul), TEST(test_fast_row_gemm), TEST(test_fast_threads))
