@@ -17,6 +17,7 @@
 #include <graphcc/runtime.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -743,6 +744,64 @@ static void test_fast_threads(void)
 	CHECK(ok);
 }
 
+/* Sessions on several threads, each splitting its kernels: one of them has
+ * the pool at a time, the others run their parts themselves; all give the
+ * one-thread bytes. */
+typedef struct par_caller {
+	harness_run *h;
+	gc_tensor **in;
+	float *y;
+	int rc;
+} par_caller;
+
+static void *par_caller_run(void *p)
+{
+	par_caller *c = p;
+	for (int i = 0; i < 5 && !c->rc; i++)
+		c->rc = rerun(c->h, c->in, 2, c->y);
+	return NULL;
+}
+
+static void test_fast_threads_callers(void)
+{
+	rng_state = 10;
+	int64_t ny = 64 * 30 * 30;
+	float *x = rnd_buf(32 * 30 * 30), *w = rnd_buf(64 * 32 * 9), *b = rnd_buf(64);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 32, 30, 30}, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){64, 32, 3, 3}, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){64}, b);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	gc_attr attrs[] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4,
+			    .v.ints = (const int64_t[]){1, 1, 1, 1}}};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
+	par_caller c[3];
+	pthread_t th[3];
+	int started = 0;
+	for (int i = 0; i < 3; i++)
+		c[i] = (par_caller){.h = &h, .in = ins, .y = malloc((size_t)ny * sizeof(float))};
+	while (rc == 0 && started < 3 && !pthread_create(&th[started], NULL, par_caller_run,
+							 &c[started]))
+		started++;
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	int ok = rc == 0 && started == 3;
+	for (int i = 0; ok && i < 3; i++) {
+		ok = c[i].rc == 0 && !memcmp(c[i].y, h.out[0].data, (size_t)ny * sizeof(float));
+		if (!ok)
+			fprintf(stderr, "  caller %d: rc %d or different bytes\n", i, c[i].rc);
+	}
+	for (int i = 0; i < 3; i++)
+		free(c[i].y);
+	harness_free(&h);
+	free(x);
+	free(w);
+	free(b);
+	CHECK_INT(rc, 0);
+	CHECK(ok);
+}
+
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
 	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
-	  TEST(test_fast_matmul), TEST(test_fast_row_gemm), TEST(test_fast_threads))
+	  TEST(test_fast_matmul), TEST(test_fast_row_gemm), TEST(test_fast_threads),
+	  TEST(test_fast_threads_callers))
