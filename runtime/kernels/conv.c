@@ -1,9 +1,13 @@
 /*
- * Conv: im2col + GEMM per group in general, the input itself as the GEMM
- * operand for 1x1 stride-1 unpadded convolutions, and a direct kernel for
- * depthwise convolutions (one input channel per group), where GEMM gains
- * nothing. ConvTranspose: GEMM then col2im. Also the sliding-window
- * arithmetic that pooling shares.
+ * Conv: on AVX-512 CPUs, float32 convolutions run on the packed kernels of
+ * sgemm-pack.h (weights packed at prepare: a direct channel-vector kernel,
+ * the row GEMM for 1x1, a depthwise kernel), chosen by their cost. The
+ * reference path, for everything else and with GRAPHCC_NN_REFERENCE=1:
+ * im2col + GEMM per group in general, the input itself as the GEMM operand
+ * for 1x1 stride-1 unpadded convolutions, and a direct kernel for depthwise
+ * convolutions (one input channel per group), where GEMM gains nothing.
+ * ConvTranspose: GEMM then col2im. Also the sliding-window arithmetic that
+ * pooling shares.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -572,11 +576,15 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	return 0;
 }
 
+/* Most scratch the packed kernels take (a padded or gathered input). */
+#define CONV_FAST_SCRATCH_MAX ((uint64_t)256 << 20)
+
 /*
  * Picks a packed kernel for a float32 Conv when this CPU has them: returns 1
  * with n->run and n->scratch_bytes set, 0 to leave the node to the
  * reference path, or an error.
  */
+/* one: a 1x1 convolution without pads (the row GEMM may take it). */
 static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in,
 			     int one)
 {
@@ -607,7 +615,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 						      flat ? st->out_sp : w->out[2]);
 	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
 				      (strided ? (double)(st->cg * st->out_sp) : 0));
-	if (one && row < chan) {
+	if (one && row < chan &&
+	    (!strided || (uint64_t)(st->cg * st->out_sp) * 4 <= CONV_FAST_SCRATCH_MAX)) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		st->row_w = gc_malloc((size_t)(per * st->g) * sizeof(float));
 		if (!st->row_w)
@@ -630,6 +639,10 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			       " floats)", st->m * st->kdim);
 	if (rc)
 		return 0;
+	if ((uint64_t)gc_pk_conv_scratch(&st->pk) * 4 > CONV_FAST_SCRATCH_MAX) {
+		gc_pk_conv_free(&st->pk); /* a padded copy that large: im2col tiles instead */
+		return 0;
+	}
 	st->fast = FAST_CHAN;
 	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_conv_scratch(&st->pk) * 4);
 	n->run = conv_fast_run;

@@ -1,5 +1,7 @@
 /* Gemm and MatMul through OpenBLAS (float32/float64), a plain loop for the
- * integer types; also the helpers the nn kernel files share. */
+ * integer types; float32 products of two or more rows by a constant B on the
+ * packed row GEMM of sgemm-pack.h (B packed at prepare) on AVX-512 CPUs;
+ * also the helpers the nn kernel files share. */
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>

@@ -91,9 +91,20 @@ static void pool_stop(void)
 		pthread_join(pool.th[i], NULL);
 }
 
+/* A child of fork has none of the workers: it starts its own. */
+static void pool_forked(void)
+{
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.workers = 0;
+	pool.busy = 0;
+}
+
 static void pool_init(void)
 {
 	atexit(pool_stop);
+	pthread_atfork(NULL, NULL, pool_forked);
 }
 
 void gc_nn_parallel(int threads, gc_nn_part_fn fn, void *arg)

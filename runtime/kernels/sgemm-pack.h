@@ -2,10 +2,12 @@
  * Packed single-precision kernels for AVX-512 CPUs, used by conv.c and
  * gemm.c in place of OpenBLAS where they are faster: the constant operand
  * (a Conv's or Gemm's weights) is packed once at prepare time into the node's
- * state, the other one is read as it is.
+ * state, the other one is read as it is. All take the fused bias and
+ * activation (nn-act.h) in the same pass, and split their work over threads
+ * with nn-par.h (one thread: no other thread is involved).
  *
  * Two register tilings, because a Conv's output may be long or short along
- * its spatial axis:
+ * its spatial axis, and a depthwise kernel:
  *
  *  - "row" GEMM (sgemm-pack.c): C[m][n] = S[m][k] V[k][n] with 8 rows of S
  *    broadcast against 48 columns of V held in 3 vectors; the vectors run
@@ -18,7 +20,9 @@
  *    through a table of offsets (one per channel and tap), so that no im2col
  *    buffer is built; the 32 x 14 result is transposed into the NCHW output.
  *    Best for small images and any kernel size.
- *  - depthwise convolution (conv-direct.c): vectors along the output row.
+ *  - depthwise convolution (conv-direct.c): 16 channels at a time (their
+ *    input transposed into [pixel][16]) for short rows and stride 2,
+ *    vectors along the output row for long ones.
  *
  * Everything here needs AVX-512F/BW/DQ/VL and FMA: gc_pk_usable() says
  * whether this CPU has them (compiled with target attributes, so the build
