@@ -428,29 +428,44 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 }
 
 /* The zero-padded copy of one batch item's input. */
-static void conv_pad(const gc_pk_conv *p, const float *x, float *xp)
+static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0, int64_t c1)
 {
 	int64_t D = p->in[0], H = p->in[1], W = p->in[2];
 	int64_t PH = p->pin[1], PW = p->pin[2];
-	memset(xp, 0, (size_t)gc_pk_conv_scratch(p) * sizeof(float));
-	for (int64_t ci = 0; ci < p->c; ci++)
-		for (int64_t d = 0; d < D; d++)
+	for (int64_t ci = c0; ci < c1; ci++) {
+		float *d = xp + ci * p->pin_sp;
+		memset(d, 0, (size_t)p->pin_sp * sizeof(float));
+		for (int64_t z = 0; z < D; z++)
 			for (int64_t h = 0; h < H; h++)
-				memcpy(xp + ci * p->pin_sp + ((d + p->lo[0]) * PH + h + p->lo[1]) * PW +
-					   p->lo[2],
-				       x + ci * p->in_sp + (d * H + h) * W, (size_t)W * sizeof(float));
+				memcpy(d + ((z + p->lo[0]) * PH + h + p->lo[1]) * PW + p->lo[2],
+				       x + ci * p->in_sp + (z * H + h) * W, (size_t)W * sizeof(float));
+	}
+	if (c1 == p->c) /* the slack after the last channel */
+		memset(xp + p->c * p->pin_sp, 0,
+		       (size_t)(gc_pk_conv_scratch(p) - p->c * p->pin_sp) * sizeof(float));
 }
 
 typedef struct conv_job {
 	const gc_pk_conv *p;
 	const float *x, *bias;
-	float *y;
+	float *y, *xp;
 	int64_t xs; /* input elements a channel */
 } conv_job;
 
-/* Items (group, panel, output row) in that order, split in runs. */
-static void conv_part(void *arg, int part, int parts)
+/* Channels of the padded copy, split in runs. */
+static void pad_part(void *arg, int part, int parts, int slot)
 {
+	(void)slot;
+	const conv_job *j = arg;
+	int64_t lo, hi;
+	gc_nn_part_range(j->p->c, part, parts, &lo, &hi);
+	conv_pad(j->p, j->x, j->xp, lo, hi);
+}
+
+/* Items (group, panel, output row) in that order, split in runs. */
+static void conv_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
 	const conv_job *j = arg;
 	const gc_pk_conv *p = j->p;
 	int64_t lo, hi;
@@ -473,11 +488,14 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, floa
 		conv_job j = {.p = p, .x = x + b * p->c * p->in_sp, .bias = bias,
 			      .y = y + b * p->m * p->out_sp, .xs = p->in_sp};
 		if (p->pad) {
-			conv_pad(p, j.x, scratch);
+			/* a copy is ~1 cycle a float */
+			int tp = gc_nn_par_threads(threads, (double)(p->c * p->pin_sp));
+			j.xp = scratch;
+			gc_nn_parallel(tp, gc_nn_par_parts(tp, p->c), pad_part, &j);
 			j.x = scratch;
 			j.xs = p->pin_sp;
 		}
-		gc_nn_parallel(t, conv_part, &j);
+		gc_nn_parallel(t, gc_nn_par_parts(t, p->g * p->panels * p->rows), conv_part, &j);
 	}
 }
 
@@ -832,14 +850,14 @@ typedef struct dw_job {
 	float *y, *scratch;
 } dw_job;
 
-/* Batch items and channels (blocks of 16 when blocked), split in runs; part
- * p uses scratch slot p. */
-static void dw_part(void *arg, int part, int parts)
+/* Batch items and channels (blocks of 16 when blocked), split in runs; a
+ * thread uses the scratch buffer of its slot. */
+static void dw_part(void *arg, int part, int parts, int slot)
 {
 	const dw_job *j = arg;
 	const gc_pk_dw *p = j->p;
 	int64_t in_sp = p->h * p->w, out_sp = p->oh * p->ow;
-	float *buf = j->scratch + part * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
+	float *buf = j->scratch + slot * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
 	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi;
 	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
 	if (p->blocked) {
@@ -880,7 +898,9 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 	/* ~1.5 cycles an output and tap */
 	double cycles = 1.5 * (double)(p->n * p->c * p->mg * p->oh * p->ow * p->kh * p->kw) / 16;
 	int t = gc_nn_par_threads(threads, cycles);
-	gc_nn_parallel(t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS, dw_part, &j);
+	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
+	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 : p->c);
+	gc_nn_parallel(t, gc_nn_par_parts(t, items), dw_part, &j);
 }
 
 #else

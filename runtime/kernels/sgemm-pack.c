@@ -202,8 +202,9 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 	}
 }
 
-static void gemm_part(void *arg, int part, int parts)
+static void gemm_part(void *arg, int part, int parts, int slot)
 {
+	(void)slot;
 	const gc_pk_gemm *g = arg;
 	int64_t lo, hi;
 	gc_nn_part_range((g->n + GC_PK_NR - 1) / GC_PK_NR, part, parts, &lo, &hi);
@@ -214,7 +215,7 @@ void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {
 	int64_t panels = (g->n + GC_PK_NR - 1) / GC_PK_NR;
 	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
-	gc_nn_parallel(t < panels ? t : (int)panels, gemm_part, (void *)g);
+	gc_nn_parallel(t, gc_nn_par_parts(t, panels), gemm_part, (void *)g);
 }
 
 #else
