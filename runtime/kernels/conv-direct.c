@@ -2,7 +2,8 @@
  * Direct convolutions of sgemm-pack.h: the channel-vector kernel (vectors
  * along 32 or 16 output channels, up to 14 pixels of an output row
  * broadcast from the input through a table of offsets) and the depthwise
- * kernel (vectors along the output row).
+ * kernels (16 channels at a time from a transposed copy of their input, or
+ * vectors along the output row from a zero-padded copy of one channel).
  */
 #include "sgemm-pack.h"
 
@@ -72,7 +73,7 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g,
 	}
 	p->rows = p->out[0] * p->out[1];
 	/* offsets must fit int32 (and the whole input, for the tile bases) */
-	if ((p->cg + 1) * p->pin_sp > INT32_MAX)
+	if (p->pin_sp > INT32_MAX / (p->cg + 1))
 		return 1;
 	p->panels = (p->mg + 31) / 32;
 	p->group_floats = 0;

@@ -594,7 +594,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		return 0;
 	if (st->cg == 1) { /* depthwise: the weights are read as they are */
 		if (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
-				  w->pad_lo, w->out, &st->act))
+				  w->pad_lo, w->out, &st->act) ||
+		    (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)
 			return 0;
 		st->fast = FAST_DW;
 		if (wt && gc_pk_dw_pack(&st->dw, wt))
