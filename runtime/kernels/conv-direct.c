@@ -28,10 +28,10 @@ static int64_t panel_width(int64_t mg, int64_t p)
 	return left <= 16 ? 16 : 32;
 }
 
-int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g,
-		    const int64_t in[3], const int64_t k[3], const int64_t stride[3],
-		    const int64_t dil[3], const int64_t pad_lo[3], const int64_t out[3],
-		    const float *wt, const gc_nn_act *act)
+int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
+		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
+		    const int64_t pad_lo[3], const int64_t out[3], const float *wt,
+		    const gc_nn_act *act)
 {
 	memset(p, 0, sizeof *p);
 	if (stride[2] > 2)
@@ -104,7 +104,8 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g,
 				for (int64_t j = 0; j < k[2]; j++)
 					p->koff[i++] =
 					    (int32_t)(ci * p->pin_sp +
-						      (a * dil[0] * p->pin[1] + b * dil[1]) * p->pin[2] +
+						      (a * dil[0] * p->pin[1] + b * dil[1]) *
+							  p->pin[2] +
 						      j * dil[2]);
 	gc_pk_epi_init(&p->epi, act);
 	return 0;
@@ -149,8 +150,7 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 		  const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act)
 {
 	memset(p, 0, sizeof *p);
-	if (in[0] != 1 || k[0] != 1 || out[0] != 1 || stride[2] > 2 ||
-	    k[1] * k[2] > DW_MAX_TAPS)
+	if (in[0] != 1 || k[0] != 1 || out[0] != 1 || stride[2] > 2 || k[1] * k[2] > DW_MAX_TAPS)
 		return 1;
 	p->n = n;
 	p->c = c;
@@ -221,7 +221,8 @@ void gc_pk_dw_free(gc_pk_dw *p)
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 {
 	/* blocked: + the 16 pixels a tile at a row's end reads past it */
-	int64_t one = p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->phases * p->plane;
+	int64_t one =
+	    p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->phases * p->plane;
 	return GC_PK_DW_SLOTS * ((one + 15) / 16 * 16);
 }
 
@@ -256,7 +257,8 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 		w += 16 * mv;
 #pragma GCC unroll 16
 		for (int j = 0; j < nr; j++) {
-			__m512 b = _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
+			__m512 b =
+			    _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
 			a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
 			if (mv == 2)
 				a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
@@ -377,15 +379,17 @@ static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t v
 		int64_t lim = valid - 16 * h < 16 ? valid - 16 * h : 16;
 		if (lim <= 0)
 			break;
-		__m512 bv = bias ? _mm512_maskz_loadu_ps((__mmask16)((1u << lim) - 1), bias + 16 * h)
-				 : _mm512_setzero_ps();
+		__m512 bv = bias
+				? _mm512_maskz_loadu_ps((__mmask16)((1u << lim) - 1), bias + 16 * h)
+				: _mm512_setzero_ps();
 		__m512 r[16];
 #pragma GCC unroll 16
 		for (int j = 0; j < 16; j++)
-			r[j] = j < nr ? gc_pk_act(_mm512_add_ps(_mm512_load_ps(tile + j * 32 + 16 * h),
-								bv),
-						  e)
-				      : _mm512_setzero_ps();
+			r[j] =
+			    j < nr
+				? gc_pk_act(
+				      _mm512_add_ps(_mm512_load_ps(tile + j * 32 + 16 * h), bv), e)
+				: _mm512_setzero_ps();
 		transpose16(r);
 		for (int64_t l = 0; l < lim; l++)
 			_mm512_mask_storeu_ps(y + (16 * h + l) * ldy, cols, r[l]);
@@ -439,7 +443,8 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
 		for (int64_t z = 0; z < D; z++)
 			for (int64_t h = 0; h < H; h++)
 				memcpy(d + ((z + p->lo[0]) * PH + h + p->lo[1]) * PW + p->lo[2],
-				       x + ci * p->in_sp + (z * H + h) * W, (size_t)W * sizeof(float));
+				       x + ci * p->in_sp + (z * H + h) * W,
+				       (size_t)W * sizeof(float));
 	}
 	if (c1 == p->c) /* the slack after the last channel */
 		memset(xp + p->c * p->pin_sp, 0,
@@ -483,11 +488,14 @@ static void conv_part(void *arg, int part, int parts, int slot)
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
 		    float *scratch, int threads)
 {
-	int t = gc_nn_par_threads(threads, (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows,
-									    p->out[2]));
+	int t = gc_nn_par_threads(threads,
+				  (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]));
 	for (int64_t b = 0; b < p->n; b++) {
-		conv_job j = {.p = p, .x = x + b * p->c * p->in_sp, .bias = bias,
-			      .y = y + b * p->m * p->out_sp, .xs = p->in_sp};
+		conv_job j = {.p = p,
+			      .x = x + b * p->c * p->in_sp,
+			      .bias = bias,
+			      .y = y + b * p->m * p->out_sp,
+			      .xs = p->in_sp};
 		if (p->pad) {
 			/* a copy is ~1 cycle a float */
 			int tp = gc_nn_par_threads(threads, (double)(p->c * p->pin_sp));
@@ -505,8 +513,8 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, floa
 /* dst[t] = src[2 t] for t < cnt, reading no further than src[2 cnt - 2]. */
 AI void copy_even(float *dst, const float *src, int64_t cnt)
 {
-	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-					       28, 30);
+	const __m512i even =
+	    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 	for (int64_t t = 0; t < cnt; t += 16) {
 		int64_t rd = 2 * (cnt - t) - 1; /* elements left to read */
 		__m512 lo = _mm512_maskz_loadu_ps(pk_mask(rd), src + 2 * t);
@@ -551,8 +559,8 @@ static GC_PK_TARGET void dw_pad(const gc_pk_dw *p, const float *x, float *xq)
 
 /* Output rows r0 and r0 + 1 (when two) of one channel: toff[t] is tap t's
  * offset in the padded planes. Two rows at once, for two chains of FMAs. */
-AI void dw_rows(const gc_pk_dw *p, const float *xq, const int64_t *toff, const float *wm,
-		__m512 bv, float *ym, int64_t r0, const int two, const int nine)
+AI void dw_rows(const gc_pk_dw *p, const float *xq, const int64_t *toff, const float *wm, __m512 bv,
+		float *ym, int64_t r0, const int two, const int nine)
 {
 	int64_t taps = nine ? 9 : p->kh * p->kw;
 	__m512 wv[9];
@@ -575,11 +583,11 @@ AI void dw_rows(const gc_pk_dw *p, const float *xq, const int64_t *toff, const f
 			}
 #pragma GCC unroll 9
 			for (int t = 0; t < 9; t++) {
-				p0[t / 3] = _mm512_fmadd_ps(_mm512_loadu_ps(x0 + toff[t] + o), wv[t],
-							    p0[t / 3]);
+				p0[t / 3] = _mm512_fmadd_ps(_mm512_loadu_ps(x0 + toff[t] + o),
+							    wv[t], p0[t / 3]);
 				if (two)
-					p1[t / 3] = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + toff[t] + o),
-								    wv[t], p1[t / 3]);
+					p1[t / 3] = _mm512_fmadd_ps(
+					    _mm512_loadu_ps(x1 + toff[t] + o), wv[t], p1[t / 3]);
 			}
 			a0 = _mm512_add_ps(_mm512_add_ps(p0[0], p0[1]), p0[2]);
 			a1 = _mm512_add_ps(_mm512_add_ps(p1[0], p1[1]), p1[2]);
@@ -588,7 +596,8 @@ AI void dw_rows(const gc_pk_dw *p, const float *xq, const int64_t *toff, const f
 				__m512 w = _mm512_set1_ps(wm[t]);
 				a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x0 + toff[t] + o), w, a0);
 				if (two)
-					a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + toff[t] + o), w, a1);
+					a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + toff[t] + o), w,
+							     a1);
 			}
 		}
 		__mmask16 km = pk_mask(p->ow - o);
@@ -615,10 +624,10 @@ AI void dw_plane(const gc_pk_dw *p, const float *xq, const int64_t *toff, const 
 AI void dw3_rows(const gc_pk_dw *p, const float *xq, const __m512 *w9, __m512 bv, float *ym,
 		 int64_t r, const int R, const int s)
 {
-	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-					       28, 30);
-	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
-					      29, 31);
+	const __m512i even =
+	    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	const __m512i odd =
+	    _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 	const float *x0 = xq + r * s * p->pw;
 	for (int64_t o = 0; o < p->ow; o += 16) {
 		__m512 acc[4];
@@ -653,14 +662,15 @@ AI void dw3_rows(const gc_pk_dw *p, const float *xq, const __m512 *w9, __m512 bv
 		__mmask16 km = pk_mask(p->ow - o);
 #pragma GCC unroll 4
 		for (int q = 0; q < R; q++)
-			_mm512_mask_storeu_ps(ym + (r + q) * p->ow + o, km, gc_pk_act(acc[q], &p->epi));
+			_mm512_mask_storeu_ps(ym + (r + q) * p->ow + o, km,
+					      gc_pk_act(acc[q], &p->epi));
 	}
 }
 
 /* One output channel of the 3x3 kernel: 4 rows at a time at stride 1, 2
  * at stride 2. */
-static GC_PK_TARGET void dw3_plane(const gc_pk_dw *p, const float *xq, const float *wm,
-				   float bias, float *ym)
+static GC_PK_TARGET void dw3_plane(const gc_pk_dw *p, const float *xq, const float *wm, float bias,
+				   float *ym)
 {
 	__m512 w9[9], bv = _mm512_set1_ps(bias);
 #pragma GCC unroll 9
@@ -750,8 +760,8 @@ AI void dwb_tile(const gc_pk_dw *p, const float *q, int64_t delta, const float *
 		for (int px = 0; px < npx; px++)
 			acc[px] = _mm512_fmadd_ps(
 			    w,
-			    _mm512_loadu_ps(qt + (px < split ? px * sw * 16
-							     : delta + (px - split) * sw * 16)),
+			    _mm512_loadu_ps(
+				qt + (px < split ? px * sw * 16 : delta + (px - split) * sw * 16)),
 			    acc[px]);
 	}
 #pragma GCC unroll 16
@@ -830,8 +840,8 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 			const float *q = buf + (r - rb) * row;
 			float *yr = yc + r * p->ow;
 			if (p->ow <= 8 && r + 1 < re) { /* rows r, r + 1: adjacent outputs */
-				dwb_two[s1][p->ow - 1](p, q, row, wv, toff, taps, bv, yr, out_sp, nc,
-						       2 * p->ow);
+				dwb_two[s1][p->ow - 1](p, q, row, wv, toff, taps, bv, yr, out_sp,
+						       nc, 2 * p->ow);
 				r++;
 			} else if (p->ow <= 8) {
 				dwb_one[s1][p->ow - 1](p, q, 0, wv, toff, taps, bv, yr, out_sp, nc,
@@ -875,7 +885,8 @@ static void dw_part(void *arg, int part, int parts, int slot)
 	for (int64_t a = 0; a < p->kh; a++)
 		for (int64_t b = 0; b < p->kw; b++) {
 			int64_t cj = b * p->dw;
-			toff[a * p->kw + b] = (cj % p->phases) * p->plane + a * p->dh * p->pw + cj / p->phases;
+			toff[a * p->kw + b] =
+			    (cj % p->phases) * p->plane + a * p->dh * p->pw + cj / p->phases;
 		}
 	for (int64_t i = lo; i < hi; i++) {
 		int64_t b = i / per, ci = i % per;
@@ -886,8 +897,8 @@ static void dw_part(void *arg, int part, int parts, int slot)
 			if (p->k3)
 				dw3_plane(p, buf, j->wt + mo * taps, bv, ym);
 			else
-				(taps == 9 ? dw_plane9 : dw_plane_any)(p, buf, toff, j->wt + mo * taps,
-								       bv, ym);
+				(taps == 9 ? dw_plane9 : dw_plane_any)(p, buf, toff,
+								       j->wt + mo * taps, bv, ym);
 		}
 	}
 }

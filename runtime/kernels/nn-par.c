@@ -28,8 +28,8 @@ static struct {
 	pthread_cond_t done;  /* the caller: the last part finished */
 	pthread_t th[GC_NN_PAR_MAX];
 	uint64_t start[GC_NN_PAR_MAX]; /* gen when each worker was started */
-	int workers;			/* started */
-	int busy;			/* a caller owns the pool */
+	int workers;		       /* started */
+	int busy;		       /* a caller owns the pool */
 	atomic_int stop;
 	atomic_uint_least64_t gen; /* counts jobs */
 	/* the job: gen, function, parts handed out, threads that take part */

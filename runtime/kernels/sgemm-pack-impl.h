@@ -12,7 +12,7 @@
 /* The activation of e on r. The constant comes first in max/min, so that
  * NaN passes through as the plain loops have it. */
 static inline __attribute__((always_inline)) GC_PK_TARGET __m512 gc_pk_act(__m512 r,
-									    const gc_pk_epi *e)
+									   const gc_pk_epi *e)
 {
 	if (e->act == GC_NN_ACT_CLAMP) {
 		r = _mm512_max_ps(_mm512_set1_ps(e->lo), r);

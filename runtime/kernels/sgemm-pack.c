@@ -196,8 +196,9 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 		int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 		for (int64_t i0 = 0; i0 < g->m; i0 += GC_PK_MR) {
 			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
-			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k, g->c + i0 * g->ldc + n0,
-					  g->ldc, &g->epi, g->m0 + i0, n0, k0, k1, k2);
+			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k,
+						       g->c + i0 * g->ldc + n0, g->ldc, &g->epi,
+						       g->m0 + i0, n0, k0, k1, k2);
 		}
 	}
 }

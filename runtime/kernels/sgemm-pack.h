@@ -98,22 +98,22 @@ double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);
 /*
  * One convolution of float32 NCHW tensors (1 to 3 spatial axes held as 3,
  * as gc_nn_window) with groups. The input is read from a zero-padded copy
- * (made by gc_pk_conv_pad into scratch) unless the convolution has no pads.
+ * (made by gc_pk_conv_run in its scratch) unless the convolution has no pads.
  */
 typedef struct gc_pk_conv {
-	int64_t n, c, m, g, cg, mg; /* batch, channels, groups, per group */
-	int64_t k;		    /* cg * taps */
-	int64_t panels;		    /* per group: 32 channels each, the last maybe 16 */
-	int64_t group_floats;	    /* packed weights per group */
-	float *w;		    /* packed weights (owned) */
-	int32_t *koff;		    /* [k]: input offset of each (channel, tap) */
-	void *mem;		    /* the allocation behind w and koff */
-	int pad;		    /* the input needs a padded copy */
+	int64_t n, c, m, g, cg, mg;   /* batch, channels, groups, per group */
+	int64_t k;		      /* cg * taps */
+	int64_t panels;		      /* per group: 32 channels each, the last maybe 16 */
+	int64_t group_floats;	      /* packed weights per group */
+	float *w;		      /* packed weights (owned) */
+	int32_t *koff;		      /* [k]: input offset of each (channel, tap) */
+	void *mem;		      /* the allocation behind w and koff */
+	int pad;		      /* the input needs a padded copy */
 	int64_t in[3], lo[3], pin[3]; /* input dims, leading pads, padded dims */
-	int64_t out[3];		    /* output dims; a flattened 1x1 is one row */
-	int64_t row_step[2];	    /* input elements per output step along d, h */
-	int sw;			    /* stride along w: 1 or 2 */
-	int64_t rows;		    /* out[0] * out[1] */
+	int64_t out[3];		      /* output dims; a flattened 1x1 is one row */
+	int64_t row_step[2];	      /* input elements per output step along d, h */
+	int sw;			      /* stride along w: 1 or 2 */
+	int64_t rows;		      /* out[0] * out[1] */
 	int64_t in_sp, pin_sp, out_sp;
 	gc_pk_epi epi;
 } gc_pk_conv;
@@ -124,10 +124,10 @@ typedef struct gc_pk_conv {
  * above 2, offsets too large), or -1 out of memory. Window arrays are in
  * gc_nn_window's 3-D form.
  */
-int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g,
-		    const int64_t in[3], const int64_t k[3], const int64_t stride[3],
-		    const int64_t dil[3], const int64_t pad_lo[3], const int64_t out[3],
-		    const float *wt, const gc_nn_act *act);
+int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
+		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
+		    const int64_t pad_lo[3], const int64_t out[3], const float *wt,
+		    const gc_nn_act *act);
 void gc_pk_conv_free(gc_pk_conv *p);
 /* Scratch floats a run needs (the padded input of one batch item). */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);

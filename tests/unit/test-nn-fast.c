@@ -192,15 +192,15 @@ static void naive_conv(const conv_case *cc, const float *x, const float *w, cons
 					for (int64_t a0 = 0; a0 < k[0]; a0++)
 						for (int64_t a1 = 0; a1 < k[1]; a1++)
 							for (int64_t a2 = 0; a2 < k[2]; a2++) {
-								int64_t iz = oz * s[0] - plo[0] +
-									     a0 * d[0];
-								int64_t iy = oy * s[1] - plo[1] +
-									     a1 * d[1];
-								int64_t ix = ox * s[2] - plo[2] +
-									     a2 * d[2];
-								if (iz < 0 || iz >= in[0] || iy < 0 ||
-								    iy >= in[1] || ix < 0 ||
-								    ix >= in[2])
+								int64_t iz =
+								    oz * s[0] - plo[0] + a0 * d[0];
+								int64_t iy =
+								    oy * s[1] - plo[1] + a1 * d[1];
+								int64_t ix =
+								    ox * s[2] - plo[2] + a2 * d[2];
+								if (iz < 0 || iz >= in[0] ||
+								    iy < 0 || iy >= in[1] ||
+								    ix < 0 || ix >= in[2])
 									continue;
 								double xv =
 								    x[(bi * cc->c + gi * cg + ci) *
@@ -229,7 +229,8 @@ static int conv_check(const conv_case *cc, const act_case *a)
 	int64_t nx = cc->n * cc->c * in[0] * in[1] * in[2];
 	int64_t ny = cc->n * cc->m * out[0] * out[1] * out[2];
 	float *x = rnd_buf(nx), *w = rnd_buf(cc->m * cg * taps), *b = rnd_buf(cc->m);
-	double *want = malloc((size_t)ny * sizeof(double)), *mag = malloc((size_t)ny * sizeof(double));
+	double *want = malloc((size_t)ny * sizeof(double)),
+	       *mag = malloc((size_t)ny * sizeof(double));
 	naive_conv(cc, x, w, cc->bias ? b : NULL, a, want, mag);
 	int64_t xd[5] = {cc->n, cc->c}, wd[5] = {cc->m, cg};
 	for (int i = 0; i < cc->nsp; i++) {
@@ -308,15 +309,15 @@ static void test_fast_conv_1x1(void)
 {
 	rng_state = 1;
 	static const conv_case cases[] = {
-	    C2(1, 16, 64, 1, 54, 54, 1, 1, 0, 1, 1, 1),	  /* long rows */
-	    C2(1, 24, 144, 1, 56, 56, 1, 1, 0, 1, 1, 1),  /* N tail 16 of 48 */
-	    C2(1, 3, 5, 1, 9, 11, 1, 1, 0, 1, 1, 1),	  /* tiny, M tail */
-	    C2(1, 7, 13, 1, 40, 41, 1, 1, 0, 1, 0, 1),	  /* M 8 + 5, N odd */
+	    C2(1, 16, 64, 1, 54, 54, 1, 1, 0, 1, 1, 1),	 /* long rows */
+	    C2(1, 24, 144, 1, 56, 56, 1, 1, 0, 1, 1, 1), /* N tail 16 of 48 */
+	    C2(1, 3, 5, 1, 9, 11, 1, 1, 0, 1, 1, 1),	 /* tiny, M tail */
+	    C2(1, 7, 13, 1, 40, 41, 1, 1, 0, 1, 0, 1),	 /* M 8 + 5, N odd */
 	    C2(1, 320, 1280, 1, 7, 7, 1, 1, 0, 1, 1, 1), /* short rows, long K */
-	    C2(1, 96, 48, 1, 13, 13, 1, 1, 0, 1, 1, 1),  /* 32 + 16 channels */
-	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	  /* 32 + 1 channels */
-	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	  /* stride 2, batch 2 */
-	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	  /* groups */
+	    C2(1, 96, 48, 1, 13, 13, 1, 1, 0, 1, 1, 1),	 /* 32 + 16 channels */
+	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	 /* 32 + 1 channels */
+	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	 /* stride 2, batch 2 */
+	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
@@ -327,27 +328,60 @@ static void test_fast_conv_spatial(void)
 	rng_state = 2;
 	static const conv_case cases[] = {
 	    C2(1, 16, 32, 1, 14, 14, 3, 1, 1, 1, 1, 1),
-	    C2(1, 5, 7, 1, 17, 19, 3, 1, 1, 1, 1, 1),	 /* odd channels, tiles 10 + 9 */
-	    C2(1, 16, 40, 1, 28, 28, 3, 2, 1, 1, 1, 1),	 /* stride 2, 32 + 8 channels */
-	    C2(1, 3, 64, 1, 37, 37, 7, 2, 3, 1, 1, 1),	 /* a stem */
-	    C2(1, 8, 48, 1, 11, 12, 5, 1, 2, 1, 0, 1),	 /* 5x5, 32 + 16 */
-	    C2(1, 12, 17, 1, 15, 29, 3, 1, 2, 2, 1, 1),	 /* dilation 2 */
-	    C2(2, 64, 64, 1, 7, 7, 3, 1, 1, 1, 1, 1),	 /* 7x7 maps, batch 2 */
-	    C2(1, 16, 16, 1, 9, 9, 3, 1, 0, 1, 1, 1),	 /* no pads */
-	    C2(1, 8, 24, 4, 15, 16, 3, 1, 1, 1, 1, 1),	 /* groups of 2 -> 6 */
-	    C2(1, 8, 80, 2, 10, 10, 3, 2, 1, 1, 1, 1),	 /* groups of 40: 32 + 8 */
-	    C2(1, 4, 8, 1, 3, 3, 3, 1, 1, 1, 1, 1),	 /* output as small as the kernel */
-	    C2(1, 6, 20, 1, 30, 31, 3, 3, 1, 1, 1, 0),	 /* stride 3: reference path */
+	    C2(1, 5, 7, 1, 17, 19, 3, 1, 1, 1, 1, 1),	/* odd channels, tiles 10 + 9 */
+	    C2(1, 16, 40, 1, 28, 28, 3, 2, 1, 1, 1, 1), /* stride 2, 32 + 8 channels */
+	    C2(1, 3, 64, 1, 37, 37, 7, 2, 3, 1, 1, 1),	/* a stem */
+	    C2(1, 8, 48, 1, 11, 12, 5, 1, 2, 1, 0, 1),	/* 5x5, 32 + 16 */
+	    C2(1, 12, 17, 1, 15, 29, 3, 1, 2, 2, 1, 1), /* dilation 2 */
+	    C2(2, 64, 64, 1, 7, 7, 3, 1, 1, 1, 1, 1),	/* 7x7 maps, batch 2 */
+	    C2(1, 16, 16, 1, 9, 9, 3, 1, 0, 1, 1, 1),	/* no pads */
+	    C2(1, 8, 24, 4, 15, 16, 3, 1, 1, 1, 1, 1),	/* groups of 2 -> 6 */
+	    C2(1, 8, 80, 2, 10, 10, 3, 2, 1, 1, 1, 1),	/* groups of 40: 32 + 8 */
+	    C2(1, 4, 8, 1, 3, 3, 3, 1, 1, 1, 1, 1),	/* output as small as the kernel */
+	    C2(1, 6, 20, 1, 30, 31, 3, 3, 1, 1, 1, 0),	/* stride 3: reference path */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 	/* uneven pads, strides and kernels per axis */
 	static const conv_case odd[] = {
-	    {.nsp = 2, .n = 1, .c = 6, .m = 18, .g = 1, .in = {13, 16}, .k = {5, 3}, .s = {2, 1},
-	     .d = {1, 1}, .plo = {0, 1}, .phi = {2, 0}, .bias = 1, .fast = 1},
-	    {.nsp = 2, .n = 1, .c = 4, .m = 35, .g = 1, .in = {9, 20}, .k = {1, 3}, .s = {1, 2},
-	     .d = {1, 3}, .plo = {1, 0}, .phi = {0, 3}, .bias = 0, .fast = 1},
-	    {.nsp = 2, .n = 1, .c = 3, .m = 9, .g = 1, .in = {8, 8}, .k = {3, 3}, .s = {4, 1},
-	     .d = {1, 1}, .plo = {1, 1}, .phi = {1, 1}, .bias = 1, .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 6,
+	     .m = 18,
+	     .g = 1,
+	     .in = {13, 16},
+	     .k = {5, 3},
+	     .s = {2, 1},
+	     .d = {1, 1},
+	     .plo = {0, 1},
+	     .phi = {2, 0},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 4,
+	     .m = 35,
+	     .g = 1,
+	     .in = {9, 20},
+	     .k = {1, 3},
+	     .s = {1, 2},
+	     .d = {1, 3},
+	     .plo = {1, 0},
+	     .phi = {0, 3},
+	     .bias = 0,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 9,
+	     .g = 1,
+	     .in = {8, 8},
+	     .k = {3, 3},
+	     .s = {4, 1},
+	     .d = {1, 1},
+	     .plo = {1, 1},
+	     .phi = {1, 1},
+	     .bias = 1,
+	     .fast = 1},
 	};
 	CHECK(conv_cases(odd, LEN(odd), 0));
 }
@@ -357,15 +391,57 @@ static void test_fast_conv_1d_3d(void)
 {
 	rng_state = 3;
 	static const conv_case cases[] = {
-	    {.nsp = 1, .n = 2, .c = 5, .m = 20, .g = 1, .in = {50}, .k = {3}, .s = {1}, .d = {1},
-	     .plo = {1}, .phi = {1}, .bias = 1, .fast = 1},
-	    {.nsp = 1, .n = 1, .c = 16, .m = 33, .g = 1, .in = {31}, .k = {5}, .s = {2}, .d = {2},
-	     .plo = {0}, .phi = {3}, .bias = 0, .fast = 1},
-	    {.nsp = 3, .n = 1, .c = 3, .m = 17, .g = 1, .in = {5, 6, 7}, .k = {3, 3, 3},
-	     .s = {1, 1, 1}, .d = {1, 1, 1}, .plo = {1, 1, 1}, .phi = {1, 1, 1}, .bias = 1,
+	    {.nsp = 1,
+	     .n = 2,
+	     .c = 5,
+	     .m = 20,
+	     .g = 1,
+	     .in = {50},
+	     .k = {3},
+	     .s = {1},
+	     .d = {1},
+	     .plo = {1},
+	     .phi = {1},
+	     .bias = 1,
 	     .fast = 1},
-	    {.nsp = 3, .n = 1, .c = 4, .m = 8, .g = 2, .in = {6, 5, 9}, .k = {2, 1, 3},
-	     .s = {2, 1, 2}, .d = {1, 1, 1}, .plo = {0, 0, 1}, .phi = {1, 0, 1}, .bias = 1,
+	    {.nsp = 1,
+	     .n = 1,
+	     .c = 16,
+	     .m = 33,
+	     .g = 1,
+	     .in = {31},
+	     .k = {5},
+	     .s = {2},
+	     .d = {2},
+	     .plo = {0},
+	     .phi = {3},
+	     .bias = 0,
+	     .fast = 1},
+	    {.nsp = 3,
+	     .n = 1,
+	     .c = 3,
+	     .m = 17,
+	     .g = 1,
+	     .in = {5, 6, 7},
+	     .k = {3, 3, 3},
+	     .s = {1, 1, 1},
+	     .d = {1, 1, 1},
+	     .plo = {1, 1, 1},
+	     .phi = {1, 1, 1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 3,
+	     .n = 1,
+	     .c = 4,
+	     .m = 8,
+	     .g = 2,
+	     .in = {6, 5, 9},
+	     .k = {2, 1, 3},
+	     .s = {2, 1, 2},
+	     .d = {1, 1, 1},
+	     .plo = {0, 0, 1},
+	     .phi = {1, 0, 1},
+	     .bias = 1,
 	     .fast = 1},
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
@@ -378,26 +454,59 @@ static void test_fast_conv_depthwise(void)
 {
 	rng_state = 4;
 	static const conv_case cases[] = {
-	    C2(1, 32, 32, 32, 20, 23, 3, 1, 1, 1, 1, 1),   /* blocked, rows < 32 */
-	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),   /* blocked, stride 2, 16 + 5 */
-	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),   /* along rows */
-	    C2(2, 8, 8, 8, 9, 50, 3, 2, 1, 1, 0, 1),	   /* stride 2, long rows */
-	    C2(1, 16, 16, 16, 12, 12, 5, 1, 2, 1, 1, 1),   /* 5x5 */
-	    C2(1, 17, 17, 17, 14, 40, 3, 1, 2, 2, 1, 1),   /* dilation 2 */
-	    C2(1, 6, 12, 6, 11, 35, 3, 1, 1, 1, 1, 1),	   /* multiplier 2 */
-	    C2(1, 4, 8, 4, 21, 40, 3, 2, 1, 1, 1, 1),	   /* multiplier 2, stride 2 */
-	    C2(1, 5, 5, 5, 23, 37, 3, 1, 1, 1, 0, 1),	   /* 3x3 along rows, 4 + 3 */
-	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1),  /* mobilenet's last */
-	    C2(1, 40, 40, 40, 60, 64, 3, 2, 0, 1, 1, 1),   /* no pads, large band */
+	    C2(1, 32, 32, 32, 20, 23, 3, 1, 1, 1, 1, 1),  /* blocked, rows < 32 */
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
+	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
+	    C2(2, 8, 8, 8, 9, 50, 3, 2, 1, 1, 0, 1),	  /* stride 2, long rows */
+	    C2(1, 16, 16, 16, 12, 12, 5, 1, 2, 1, 1, 1),  /* 5x5 */
+	    C2(1, 17, 17, 17, 14, 40, 3, 1, 2, 2, 1, 1),  /* dilation 2 */
+	    C2(1, 6, 12, 6, 11, 35, 3, 1, 1, 1, 1, 1),	  /* multiplier 2 */
+	    C2(1, 4, 8, 4, 21, 40, 3, 2, 1, 1, 1, 1),	  /* multiplier 2, stride 2 */
+	    C2(1, 5, 5, 5, 23, 37, 3, 1, 1, 1, 0, 1),	  /* 3x3 along rows, 4 + 3 */
+	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1), /* mobilenet's last */
+	    C2(1, 40, 40, 40, 60, 64, 3, 2, 0, 1, 1, 1),  /* no pads, large band */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 	static const conv_case odd[] = {
-	    {.nsp = 2, .n = 1, .c = 9, .m = 9, .g = 9, .in = {12, 21}, .k = {3, 1}, .s = {1, 2},
-	     .d = {1, 1}, .plo = {1, 0}, .phi = {0, 1}, .bias = 1, .fast = 1},
-	    {.nsp = 1, .n = 1, .c = 20, .m = 20, .g = 20, .in = {70}, .k = {7}, .s = {1},
-	     .d = {1}, .plo = {3}, .phi = {3}, .bias = 1, .fast = 1},
-	    {.nsp = 2, .n = 1, .c = 5, .m = 5, .g = 5, .in = {10, 10}, .k = {3, 3}, .s = {3, 3},
-	     .d = {1, 1}, .plo = {1, 1}, .phi = {1, 1}, .bias = 1, .fast = 0},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 9,
+	     .m = 9,
+	     .g = 9,
+	     .in = {12, 21},
+	     .k = {3, 1},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .plo = {1, 0},
+	     .phi = {0, 1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 1,
+	     .n = 1,
+	     .c = 20,
+	     .m = 20,
+	     .g = 20,
+	     .in = {70},
+	     .k = {7},
+	     .s = {1},
+	     .d = {1},
+	     .plo = {3},
+	     .phi = {3},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 5,
+	     .m = 5,
+	     .g = 5,
+	     .in = {10, 10},
+	     .k = {3, 3},
+	     .s = {3, 3},
+	     .d = {1, 1},
+	     .plo = {1, 1},
+	     .phi = {1, 1},
+	     .bias = 1,
+	     .fast = 0},
 	};
 	CHECK(conv_cases(odd, LEN(odd), 0));
 }
@@ -408,10 +517,10 @@ static void test_fast_conv_weights_unknown(void)
 {
 	rng_state = 9;
 	static const conv_case cases[] = {
-	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* blocked */
-	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
-	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	  /* blocked, two rows a tile */
-	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	  /* reference */
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1), /* blocked */
+	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1), /* along rows */
+	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	 /* blocked, two rows a tile */
+	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	 /* reference */
 	};
 	weights_unknown = 1;
 	int ok = conv_cases(cases, LEN(cases), 0);
@@ -433,9 +542,9 @@ static void test_fast_conv_nan(void)
 	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){4, 2, 3, 3}, w);
 	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){4}, b);
 	gc_tensor *ins[] = {&tx, &tw, &tb};
-	gc_attr attrs[] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4,
-			    .v.ints = (const int64_t[]){1, 1, 1, 1}},
-			   {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	gc_attr attrs[] = {
+	    {.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = (const int64_t[]){1, 1, 1, 1}},
+	    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
 	harness_run fast, ref;
 	int rc = run_both(gc_prepare_Conv, "Conv", 3, ins, 2, attrs, &fast, &ref);
 	int same = rc == 0;
@@ -575,12 +684,13 @@ static void test_fast_matmul(void)
 					want[i * n + j] = act_apply(&ACTS[ai], acc);
 					mag[i * n + j] = am;
 				}
-			gc_tensor tA = harness_tensor(
-			    GC_DTYPE_FLOAT, 3, (int64_t[]){cases[ci].b, cases[ci].m, k}, A);
+			gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 3,
+						      (int64_t[]){cases[ci].b, cases[ci].m, k}, A);
 			gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){k, n}, B);
 			gc_tensor tbias = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, bias);
 			gc_tensor *ins[] = {&tA, &tB};
-			gc_attr attrs[8] = {{.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &tbias}};
+			gc_attr attrs[8] = {
+			    {.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &tbias}};
 			int nattr = act_attrs(&ACTS[ai], attrs, cases[ci].bias ? 1 : 0);
 			harness_run fast, ref;
 			int ok = run_both(gc_prepare_MatMul, "MatMul", 2, ins, nattr,
@@ -618,8 +728,10 @@ static void test_fast_row_gemm(void)
 	float *s = rnd_buf(m * k), *v = rnd_buf(k * ldv), *c = rnd_buf(m * n);
 	float *sp = malloc((size_t)gc_pk_s_floats(m, k) * sizeof(float));
 	float *vp = malloc((size_t)gc_pk_v_floats(k, n) * sizeof(float));
-	float *y1 = malloc((size_t)(m * n) * sizeof(float)), *y2 = malloc((size_t)(m * n) * sizeof(float));
-	double *want = malloc((size_t)(m * n) * sizeof(double)), *mag = malloc((size_t)(m * n) * sizeof(double));
+	float *y1 = malloc((size_t)(m * n) * sizeof(float)),
+	      *y2 = malloc((size_t)(m * n) * sizeof(float));
+	double *want = malloc((size_t)(m * n) * sizeof(double)),
+	       *mag = malloc((size_t)(m * n) * sizeof(double));
 	gc_pk_pack_s(s, k, 1, m, k, sp);
 	gc_pk_pack_v(v, ldv, 1, k, n, vp);
 	gc_nn_act act = {.kind = GC_NN_ACT_LEAKY, .alpha = 0.2};
@@ -648,7 +760,8 @@ static void test_fast_row_gemm(void)
 			want[i * n + j] = acc < 0 ? acc * (double)0.2f : acc;
 			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]);
 		}
-	int ok = close_to("plain V", y1, want, mag, m * n) && close_to("packed V", y2, want, mag, m * n);
+	int ok =
+	    close_to("plain V", y1, want, mag, m * n) && close_to("packed V", y2, want, mag, m * n);
 	free(s);
 	free(v);
 	free(c);
@@ -683,8 +796,8 @@ static void test_fast_threads(void)
 {
 	rng_state = 8;
 	static const conv_case convs[] = {
-	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	  /* channel kernel, 32 + 32 + 8 */
-	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	  /* row GEMM */
+	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
+	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
 	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
 	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
 	};
@@ -695,23 +808,28 @@ static void test_fast_threads(void)
 		int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
 		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]), *w = rnd_buf(cc->m * cg * 9);
 		float *b = rnd_buf(cc->m);
-		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4,
-					      (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
+		gc_tensor tx =
+		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
 		gc_tensor tw =
 		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->m, cg, k[1], k[2]}, w);
 		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
 		gc_tensor *ins[] = {&tx, &tw, &tb};
 		gc_attr attrs[] = {
-		    {.name = "pads", .type = GC_ATTR_INTS, .n = 4,
+		    {.name = "pads",
+		     .type = GC_ATTR_INTS,
+		     .n = 4,
 		     .v.ints = (const int64_t[]){plo[1], plo[2], phi[1], phi[2]}},
-		    {.name = "strides", .type = GC_ATTR_INTS, .n = 2,
+		    {.name = "strides",
+		     .type = GC_ATTR_INTS,
+		     .n = 2,
 		     .v.ints = (const int64_t[]){s[1], s[2]}},
 		    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
 		    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
 		harness_run h;
 		unsetenv("GRAPHCC_NN_REFERENCE");
 		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
-		float *y2 = malloc((size_t)ny * sizeof(float)), *y3 = malloc((size_t)ny * sizeof(float));
+		float *y2 = malloc((size_t)ny * sizeof(float)),
+		      *y3 = malloc((size_t)ny * sizeof(float));
 		int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
 		ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
 		     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
@@ -771,7 +889,9 @@ static void test_fast_threads_callers(void)
 	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){64, 32, 3, 3}, w);
 	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){64}, b);
 	gc_tensor *ins[] = {&tx, &tw, &tb};
-	gc_attr attrs[] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4,
+	gc_attr attrs[] = {{.name = "pads",
+			    .type = GC_ATTR_INTS,
+			    .n = 4,
 			    .v.ints = (const int64_t[]){1, 1, 1, 1}}};
 	harness_run h;
 	int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
@@ -780,8 +900,8 @@ static void test_fast_threads_callers(void)
 	int started = 0;
 	for (int i = 0; i < 3; i++)
 		c[i] = (par_caller){.h = &h, .in = ins, .y = malloc((size_t)ny * sizeof(float))};
-	while (rc == 0 && started < 3 && !pthread_create(&th[started], NULL, par_caller_run,
-							 &c[started]))
+	while (rc == 0 && started < 3 &&
+	       !pthread_create(&th[started], NULL, par_caller_run, &c[started]))
 		started++;
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
@@ -802,6 +922,6 @@ static void test_fast_threads_callers(void)
 }
 
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
-	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
-	  TEST(test_fast_matmul), TEST(test_fast_row_gemm), TEST(test_fast_threads),
-	  TEST(test_fast_threads_callers))
+	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown),
+	  TEST(test_fast_conv_nan), TEST(test_fast_gemm), TEST(test_fast_matmul),
+	  TEST(test_fast_row_gemm), TEST(test_fast_threads), TEST(test_fast_threads_callers))
