@@ -1,19 +1,25 @@
 /*
- * Conv: im2col + GEMM per group in general, the input itself as the GEMM
- * operand for 1x1 stride-1 unpadded convolutions, and a direct kernel for
- * depthwise convolutions (one input channel per group), where GEMM gains
- * nothing. ConvTranspose: GEMM then col2im. Also the sliding-window
- * arithmetic that pooling shares.
+ * Conv: on AVX-512 CPUs, float32 convolutions run on the packed kernels of
+ * sgemm-pack.h (weights packed at prepare: a direct channel-vector kernel,
+ * the row GEMM for 1x1, a depthwise kernel), chosen by their cost. The
+ * reference path, for everything else and with GRAPHCC_NN_REFERENCE=1:
+ * im2col + GEMM per group in general, the input itself as the GEMM operand
+ * for 1x1 stride-1 unpadded convolutions, and a direct kernel for depthwise
+ * convolutions (one input channel per group), where GEMM gains nothing.
+ * ConvTranspose: GEMM then col2im. Also the sliding-window arithmetic that
+ * pooling shares.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../alloc.h"
 #include "../blas.h"
 #include "kutil.h"
 #include "nn-act.h"
 #include "nn.h"
+#include "sgemm-pack.h"
 
 GC_NN_O3
 
@@ -177,6 +183,10 @@ static inline void valid_range(int64_t off, int64_t s, int64_t n, int64_t nout, 
 
 enum { CONV_IM2COL, CONV_POINTWISE, CONV_DEPTHWISE };
 
+/* The packed AVX-512 kernels of sgemm-pack.h (float32), when prepare picks
+ * one; CONV_* above is then the reference path it replaces. */
+enum { FAST_NONE, FAST_ROW, FAST_CHAN, FAST_DW };
+
 typedef struct conv_state {
 	gc_nn_base base;
 	gc_nn_window w;
@@ -191,7 +201,23 @@ typedef struct conv_state {
 	int wide;
 	int64_t wp, pad_elems, wide_elems;
 	gc_nn_act act; /* a fused activation, applied with the bias */
+	int fast;
+	float *row_w;	/* FAST_ROW: each group's weights packed as S */
+	int row_gather; /* FAST_ROW of a strided 1x1: its pixels gathered into scratch first */
+	gc_pk_conv pk;	/* FAST_CHAN */
+	gc_pk_dw dw;	/* FAST_DW */
 } conv_state;
+
+static void conv_state_free(void *p)
+{
+	conv_state *st = p;
+	if (!st)
+		return;
+	gc_pk_conv_free(&st->pk);
+	gc_pk_dw_free(&st->dw);
+	gc_free(st->row_w);
+	gc_free(st);
+}
 
 /* Widest kernel the depthwise path takes (wider ones use im2col). */
 #define DW_MAX_KW 32
@@ -500,6 +526,131 @@ static int blas_ready(gc_kctx *k)
 	return 0;
 }
 
+/* ---- Conv on the packed kernels ---- */
+
+/* The pixels a strided 1x1 convolution reads, one group's: dst[c][o]. */
+static void conv_gather(const conv_state *st, const float *x, float *dst)
+{
+	const gc_nn_window *w = &st->w;
+	for (int64_t c = 0; c < st->cg; c++)
+		for (int64_t od = 0; od < w->out[0]; od++)
+			for (int64_t oh = 0; oh < w->out[1]; oh++) {
+				const float *src = x + c * st->in_sp +
+						   (od * w->stride[0] * w->in[1] + oh * w->stride[1]) *
+						       w->in[2];
+				for (int64_t o = 0; o < w->out[2]; o++)
+					*dst++ = src[o * w->stride[2]];
+			}
+}
+
+static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const conv_state *st = n->state;
+	const float *x = in[0]->data;
+	const float *bias = st->has_bias ? (const float *)in[2]->data : NULL;
+	float *y = out[0]->data;
+	if (st->fast == FAST_DW) {
+		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch, k->threads);
+	} else if (st->fast == FAST_CHAN) {
+		gc_pk_conv_run(&st->pk, x, bias, y, k->scratch, k->threads);
+	} else {
+		gc_pk_gemm g = {.m = st->mg, .n = st->out_sp, .k = st->kdim, .ldv = st->in_sp,
+				.ldc = st->out_sp};
+		gc_pk_epi_init(&g.epi, &st->act);
+		g.epi.c = bias;
+		g.epi.c_sm = 1;
+		for (int64_t b = 0; b < st->n; b++)
+			for (int64_t gi = 0; gi < st->g; gi++) {
+				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
+				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
+				if (st->row_gather) {
+					conv_gather(st, g.v, k->scratch);
+					g.v = k->scratch;
+					g.ldv = st->out_sp;
+				}
+				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
+				g.m0 = gi * st->mg;
+				gc_pk_gemm_par(&g, k->threads);
+			}
+	}
+	return 0;
+}
+
+/* Most scratch the packed kernels take (a padded or gathered input). */
+#define CONV_FAST_SCRATCH_MAX ((uint64_t)256 << 20)
+
+/*
+ * Picks a packed kernel for a float32 Conv when this CPU has them: returns 1
+ * with n->run and n->scratch_bytes set, 0 to leave the node to the
+ * reference path, or an error.
+ */
+/* one: a 1x1 convolution without pads (the row GEMM may take it). */
+static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in,
+			     int one)
+{
+	const gc_nn_window *w = &st->w;
+	const float *wt = in[1]->data;
+	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
+		return 0;
+	if (st->cg == 1) { /* depthwise: the weights are read as they are */
+		if (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
+				  w->pad_lo, w->out, &st->act) ||
+		    (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)
+			return 0;
+		st->fast = FAST_DW;
+		if (wt && gc_pk_dw_pack(&st->dw, wt))
+			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights");
+		n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_dw_scratch(&st->dw) * 4);
+		n->run = conv_fast_run;
+		n->state_free = conv_state_free;
+		return 1;
+	}
+	if (!wt) /* weights not known before running: nothing to pack */
+		return 0;
+	/* 1x1 unpadded: the row GEMM reads the input as V, directly at stride 1,
+	 * gathered at larger strides (~1 cycle a pixel) */
+	int strided = w->stride[0] * w->stride[1] * w->stride[2] > 1;
+	int64_t rows = w->out[0] * w->out[1];
+	int flat = one && !strided;
+	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
+						      flat ? st->out_sp : w->out[2]);
+	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
+				      (strided ? (double)(st->cg * st->out_sp) : 0));
+	if (one && row < chan &&
+	    (!strided || (uint64_t)(st->cg * st->out_sp) * 4 <= CONV_FAST_SCRATCH_MAX)) {
+		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
+		st->row_w = gc_malloc((size_t)(per * st->g) * sizeof(float));
+		if (!st->row_w)
+			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights (%" PRId64
+				       " floats)", per * st->g);
+		for (int64_t gi = 0; gi < st->g; gi++)
+			gc_pk_pack_s(wt + gi * st->mg * st->kdim, st->kdim, 1, st->mg, st->kdim,
+				     st->row_w + gi * per);
+		st->fast = FAST_ROW;
+		st->row_gather = strided;
+		n->scratch_bytes = strided ? gc_nn_align((uint64_t)(st->cg * st->out_sp) * 4) : 0;
+		n->run = conv_fast_run;
+		n->state_free = conv_state_free;
+		return 1;
+	}
+	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,
+				 w->dil, w->pad_lo, w->out, wt, &st->act);
+	if (rc < 0)
+		return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights (%" PRId64
+			       " floats)", st->m * st->kdim);
+	if (rc)
+		return 0;
+	if ((uint64_t)gc_pk_conv_scratch(&st->pk) * 4 > CONV_FAST_SCRATCH_MAX) {
+		gc_pk_conv_free(&st->pk); /* a padded copy that large: im2col tiles instead */
+		return 0;
+	}
+	st->fast = FAST_CHAN;
+	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_conv_scratch(&st->pk) * 4);
+	n->run = conv_fast_run;
+	n->state_free = conv_state_free;
+	return 1;
+}
+
 int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
@@ -621,6 +772,10 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		if (blas_ready(k))
 			return gc_kok(k);
 	}
+	int one = !padded && w->k[0] * w->k[1] * w->k[2] == 1;
+	int fast = conv_fast_prepare(k, n, st, in, one);
+	if (fast)
+		return fast < 0 ? fast : gc_kok(k);
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, conv_run_f32, scratch);
 	n->scratch_bytes = scratch;

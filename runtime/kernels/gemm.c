@@ -1,5 +1,7 @@
 /* Gemm and MatMul through OpenBLAS (float32/float64), a plain loop for the
- * integer types; also the helpers the nn kernel files share. */
+ * integer types; float32 products of two or more rows by a constant B on the
+ * packed row GEMM of sgemm-pack.h (B packed at prepare) on AVX-512 CPUs;
+ * also the helpers the nn kernel files share. */
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -11,6 +13,7 @@
 #include "kutil.h"
 #include "nn-act.h"
 #include "nn.h"
+#include "sgemm-pack.h"
 
 GC_NN_O3
 
@@ -197,6 +200,65 @@ static int fits_int(gc_kctx *k, const char *what, int64_t v)
 	return 0;
 }
 
+/* ---- float32 products by a constant B on the packed kernels ---- */
+
+/* Rows of A packed at a time: at most this many bytes of scratch. */
+#define PK_A_BYTES ((int64_t)4 << 20)
+
+typedef struct pk_gemm {
+	float *v; /* B packed as V panels (owned); NULL: not used */
+	int64_t m, n, k, lda, mc;
+	int ta;
+	gc_pk_epi epi; /* c is set per run */
+} pk_gemm;
+
+/*
+ * Packs op(B) (b[p * rs + j * cs], k x n) when the packed kernels suit the
+ * product and this CPU: 1 when they do (p filled, n->scratch_bytes set), 0
+ * when not, or an error.
+ */
+static int pk_gemm_init(gc_kctx *k, gc_node *n, pk_gemm *p, int64_t m, int64_t nn, int64_t kk,
+			int ta, int64_t lda, const float *b, int64_t rs, int64_t cs,
+			const gc_nn_act *act)
+{
+	/* a single row is a matrix-vector product, which OpenBLAS does well;
+	 * narrow ones waste the 48-wide tiles */
+	if (!b || m < 2 || nn < 32 || kk < 1 || !gc_pk_usable())
+		return 0;
+	p->v = gc_malloc((size_t)gc_pk_v_floats(kk, nn) * sizeof(float));
+	if (!p->v)
+		return gc_kerr(k, GC_ENOMEM, "out of memory packing B (%" PRId64 " x %" PRId64 ")",
+			       kk, nn);
+	gc_pk_pack_v(b, rs, cs, kk, nn, p->v);
+	p->m = m;
+	p->n = nn;
+	p->k = kk;
+	p->ta = ta;
+	p->lda = lda;
+	int64_t mc = PK_A_BYTES / 4 / kk / GC_PK_MR * GC_PK_MR;
+	p->mc = mc < GC_PK_MR ? GC_PK_MR : mc > m ? m : mc;
+	gc_pk_epi_init(&p->epi, act);
+	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_s_floats(p->mc, kk) * 4);
+	return 1;
+}
+
+/* y = epi(op(A) B), A's rows packed a block at a time into scratch. */
+static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float *y,
+			float *scratch, int threads)
+{
+	gc_pk_gemm g = {.n = p->n, .k = p->k, .s = scratch, .v = p->v, .v_packed = 1, .ldc = p->n,
+			.epi = p->epi};
+	g.epi.c = c;
+	int64_t rs = p->ta ? 1 : p->lda, cs = p->ta ? p->lda : 1;
+	for (int64_t i0 = 0; i0 < p->m; i0 += p->mc) {
+		g.m = p->m - i0 < p->mc ? p->m - i0 : p->mc;
+		gc_pk_pack_s(a + i0 * rs, rs, cs, g.m, p->k, scratch);
+		g.c = y + i0 * p->n;
+		g.m0 = i0;
+		gc_pk_gemm_par(&g, threads);
+	}
+}
+
 /* ---- Gemm ---- */
 
 typedef struct gemm_state {
@@ -206,7 +268,25 @@ typedef struct gemm_state {
 	float alpha, beta;
 	int64_t c_sm, c_sn; /* C's strides over (m, n); 0 where broadcast */
 	gc_nn_act act;	    /* fused activation: C is added after the product, with it */
+	pk_gemm pk;
 } gemm_state;
+
+static void gemm_state_free(void *p)
+{
+	gemm_state *st = p;
+	if (st)
+		gc_free(st->pk.v);
+	gc_free(st);
+}
+
+static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gemm_state *st = n->state;
+	int use_c = st->has_c && st->beta != 0;
+	pk_gemm_run(&st->pk, in[0]->data, use_c ? (const float *)in[2]->data : NULL,
+		    out[0]->data, k->scratch, k->threads);
+	return 0;
+}
 
 #define GEMM_FILL_C(T, st, c, y)                                                                   \
 	do {                                                                                       \
@@ -385,6 +465,21 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
 	}
+	if (a->dtype == GC_DTYPE_FLOAT) {
+		n->state_free = gemm_state_free;
+		int rc = pk_gemm_init(k, n, &st->pk, m, nn, ka, st->ta, st->lda, b->data,
+				      tb ? 1 : st->ldb, tb ? st->ldb : 1, &st->act);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			st->pk.epi.alpha = alpha;
+			st->pk.epi.beta = beta;
+			st->pk.epi.c_sm = st->c_sm;
+			st->pk.epi.c_sn = st->c_sn;
+			n->run = gemm_pk_run;
+			return gc_kok(k);
+		}
+	}
 	if (gc_nn_is_half(a->dtype))
 		return gc_nn_half_setup(k, n, in, out, gemm_run_f32, 0);
 	n->run = gemm_pick(a->dtype);
@@ -405,7 +500,24 @@ typedef struct matmul_state {
 	int fold; /* B is shared by every batch and A is dense: one GEMM of batch*M rows */
 	const void *bias; /* _gc_bias: [N], added to every row with the activation */
 	gc_nn_act act;
+	pk_gemm pk;
 } matmul_state;
+
+static void matmul_state_free(void *p)
+{
+	matmul_state *st = p;
+	if (st)
+		gc_free(st->pk.v);
+	gc_free(st);
+}
+
+static int matmul_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			 gc_tensor *const *out)
+{
+	const matmul_state *st = n->state;
+	pk_gemm_run(&st->pk, in[0]->data, st->bias, out[0]->data, k->scratch, k->threads);
+	return 0;
+}
 
 static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t *ob)
 {
@@ -617,6 +729,19 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
 		    fits_int(k, "K", ka) || need_blas(k))
 			return gc_kok(k);
+	}
+	/* B the same for every row of a dense A: one product of batch * M rows */
+	if (a->dtype == GC_DTYPE_FLOAT && st->fold && b->rank == 2) {
+		n->state_free = matmul_state_free;
+		int rc = pk_gemm_init(k, n, &st->pk, st->batch * m, nn, ka, 0, ka, b->data, nn, 1,
+				      &st->act);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			st->pk.epi.c_sn = 1;
+			n->run = matmul_pk_run;
+			return gc_kok(k);
+		}
 	}
 	if (gc_nn_is_half(a->dtype))
 		return gc_nn_half_setup(k, n, in, out, matmul_run_f32, 0);

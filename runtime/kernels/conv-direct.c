@@ -1,0 +1,943 @@
+/*
+ * Direct convolutions of sgemm-pack.h: the channel-vector kernel (vectors
+ * along 32 or 16 output channels, up to 14 pixels of an output row
+ * broadcast from the input through a table of offsets) and the depthwise
+ * kernels (16 channels at a time from a transposed copy of their input, or
+ * vectors along the output row from a zero-padded copy of one channel).
+ */
+#include "sgemm-pack.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "../alloc.h"
+#include "nn-par.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PK_X86 1
+#include "sgemm-pack-impl.h"
+#endif
+
+/* ---- channel-vector kernel: plan ---- */
+
+/* Panels of one group: 32 channels each, the last 16 wide when 16 or fewer
+ * channels are left. */
+static int64_t panel_width(int64_t mg, int64_t p)
+{
+	int64_t left = mg - 32 * p;
+	return left <= 16 ? 16 : 32;
+}
+
+int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
+		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
+		    const int64_t pad_lo[3], const int64_t out[3], const float *wt,
+		    const gc_nn_act *act)
+{
+	memset(p, 0, sizeof *p);
+	if (stride[2] > 2)
+		return 1;
+	p->n = n;
+	p->c = c;
+	p->m = m;
+	p->g = g;
+	p->cg = c / g;
+	p->mg = m / g;
+	int64_t taps = k[0] * k[1] * k[2];
+	p->k = p->cg * taps;
+	p->sw = (int)stride[2];
+	int pad = 0, unit = 1;
+	for (int d = 0; d < 3; d++) {
+		p->in[d] = in[d];
+		p->out[d] = out[d];
+		p->lo[d] = pad_lo[d];
+		/* the padded input covers every window, pads beyond it are
+		 * never read */
+		int64_t need = (out[d] - 1) * stride[d] + (k[d] - 1) * dil[d] + 1;
+		p->pin[d] = need > pad_lo[d] + in[d] ? need : pad_lo[d] + in[d];
+		pad |= pad_lo[d] != 0 || p->pin[d] != in[d];
+		unit &= k[d] == 1 && stride[d] == 1;
+	}
+	p->pad = pad;
+	if (!pad)
+		for (int d = 0; d < 3; d++)
+			p->pin[d] = in[d];
+	p->in_sp = in[0] * in[1] * in[2];
+	p->pin_sp = p->pin[0] * p->pin[1] * p->pin[2];
+	p->out_sp = out[0] * out[1] * out[2];
+	p->row_step[0] = stride[0] * p->pin[1] * p->pin[2];
+	p->row_step[1] = stride[1] * p->pin[2];
+	if (unit && !pad) {
+		/* 1x1, stride 1: the output is one long row */
+		p->out[0] = p->out[1] = 1;
+		p->out[2] = p->out_sp;
+	}
+	p->rows = p->out[0] * p->out[1];
+	/* offsets must fit int32 (and the whole input, for the tile bases) */
+	if (p->pin_sp > INT32_MAX / (p->cg + 1))
+		return 1;
+	p->panels = (p->mg + 31) / 32;
+	p->group_floats = 0;
+	for (int64_t q = 0; q < p->panels; q++)
+		p->group_floats += panel_width(p->mg, q) * p->k;
+	size_t wbytes = (size_t)(p->group_floats * g) * sizeof(float);
+	size_t kbytes = (size_t)p->k * sizeof(int32_t);
+	p->mem = gc_malloc(wbytes + kbytes + 64);
+	if (!p->mem)
+		return -1;
+	p->w = (float *)(((uintptr_t)p->mem + 63) & ~(uintptr_t)63);
+	p->koff = (int32_t *)(p->w + p->group_floats * g);
+	/* w[group][panel][k][lane] = W[group * mg + 32 * panel + lane][k] */
+	float *dst = p->w;
+	for (int64_t gi = 0; gi < g; gi++)
+		for (int64_t q = 0; q < p->panels; q++) {
+			int64_t width = panel_width(p->mg, q);
+			for (int64_t kk = 0; kk < p->k; kk++)
+				for (int64_t l = 0; l < width; l++) {
+					int64_t mo = 32 * q + l;
+					*dst++ = mo < p->mg ? wt[(gi * p->mg + mo) * p->k + kk] : 0;
+				}
+		}
+	int64_t i = 0;
+	for (int64_t ci = 0; ci < p->cg; ci++)
+		for (int64_t a = 0; a < k[0]; a++)
+			for (int64_t b = 0; b < k[1]; b++)
+				for (int64_t j = 0; j < k[2]; j++)
+					p->koff[i++] =
+					    (int32_t)(ci * p->pin_sp +
+						      (a * dil[0] * p->pin[1] + b * dil[1]) *
+							  p->pin[2] +
+						      j * dil[2]);
+	gc_pk_epi_init(&p->epi, act);
+	return 0;
+}
+
+void gc_pk_conv_free(gc_pk_conv *p)
+{
+	if (p) {
+		gc_free(p->mem);
+		p->mem = NULL;
+	}
+}
+
+int64_t gc_pk_conv_scratch(const gc_pk_conv *p)
+{
+	/* + a vector of slack: tiles near the end broadcast from inside it */
+	return p->pad ? p->c * p->pin_sp + 16 : 0;
+}
+
+double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
+{
+	/* per tile of px pixels and k steps: 2 px vector FMAs a step for 32
+	 * channels, px for 16; ~600 cycles to transpose and store */
+	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
+	double px = (double)ow / (double)tiles;
+	double full = (double)(m / 32), left = (double)(m % 32);
+	double cost = full * ((double)k * 2 * px + 600);
+	if (left > 16)
+		cost += (double)k * 2 * px + 600;
+	else if (left > 0)
+		cost += (double)k * px + 500;
+	return (double)rows * (double)tiles * cost;
+}
+
+/* ---- depthwise: plan ---- */
+
+/* Most taps the depthwise kernel takes. */
+#define DW_MAX_TAPS 64
+
+int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
+		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
+		  const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act)
+{
+	memset(p, 0, sizeof *p);
+	if (in[0] != 1 || k[0] != 1 || out[0] != 1 || stride[2] > 2 || k[1] * k[2] > DW_MAX_TAPS)
+		return 1;
+	p->n = n;
+	p->c = c;
+	p->mg = mg;
+	p->h = in[1];
+	p->w = in[2];
+	p->oh = out[1];
+	p->ow = out[2];
+	p->kh = k[1];
+	p->kw = k[2];
+	p->sh = stride[1];
+	p->sw = stride[2];
+	p->dh = dil[1];
+	p->dw = dil[2];
+	p->pt = pad_lo[1];
+	p->pl = pad_lo[2];
+	int64_t rows = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
+	int64_t cols = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
+	p->ph = rows > p->pt + p->h ? rows : p->pt + p->h;
+	cols = cols > p->pl + p->w ? cols : p->pl + p->w;
+	/* the 3x3 kernel reads stride-2 inputs whole and splits them itself */
+	p->k3 = p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1 && p->sh == p->sw;
+	p->phases = p->k3 ? 1 : (int)p->sw;
+	p->pw = p->k3 ? (cols + 15) / 16 * 16 : (cols + p->sw - 1) / p->sw;
+	/* a 16-wide load (two at stride 2) at the last pixel of the last row
+	 * stays inside */
+	p->plane = (p->ph * p->pw + 64 + 15) / 16 * 16;
+	gc_pk_epi_init(&p->epi, act);
+	/* vectors along the row suit long rows (no transposes); stride 2 and
+	 * short rows go 16 channels at a time (measured on mobilenet_v2's) */
+	if (mg == 1 && (p->sw == 2 || p->ow <= (p->k3 ? 28 : 32))) {
+		p->blocked = 1;
+		p->row_px = cols;
+		/* bands of rows whose transposed input stays within ~96 KB */
+		int64_t fit = (96 << 10) / (p->row_px * 64), span = (p->kh - 1) * p->dh + 1;
+		p->band = fit > span ? (fit - span) / p->sh + 1 : 1;
+		p->band = p->band < p->oh ? p->band : p->oh;
+		p->band_in = (p->band - 1) * p->sh + span;
+	}
+	return 0;
+}
+
+int gc_pk_dw_pack(gc_pk_dw *p, const float *wt)
+{
+	if (!p->blocked)
+		return 0;
+	int64_t taps = p->kh * p->kw, blocks = (p->c + 15) / 16;
+	p->wb = gc_malloc((size_t)(blocks * taps * 16) * sizeof(float));
+	if (!p->wb)
+		return -1;
+	for (int64_t b = 0; b < blocks; b++)
+		for (int64_t t = 0; t < taps; t++)
+			for (int64_t l = 0; l < 16; l++) {
+				int64_t ch = 16 * b + l;
+				p->wb[(b * taps + t) * 16 + l] = ch < p->c ? wt[ch * taps + t] : 0;
+			}
+	return 0;
+}
+
+void gc_pk_dw_free(gc_pk_dw *p)
+{
+	if (p) {
+		gc_free(p->wb);
+		p->wb = NULL;
+	}
+}
+
+int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
+{
+	/* blocked: + the 16 pixels a tile at a row's end reads past it */
+	int64_t one =
+	    p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->phases * p->plane;
+	return GC_PK_DW_SLOTS * ((one + 15) / 16 * 16);
+}
+
+#ifdef PK_X86
+
+#define AI static inline __attribute__((always_inline)) GC_PK_TARGET
+
+/* The first n of 16 lanes (n may be out of [0, 16]). */
+AI __mmask16 pk_mask(int64_t n)
+{
+	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+/* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
+ * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
+ * xb[koff[i] + delta + (j - split) * s] after (two output rows in one tile,
+ * for short rows). Stores it as tile[j][32]. */
+AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t *koff, int64_t k,
+		  float *tile, const int mv, const int nr, const int split, const int s)
+{
+	__m512 a0[GC_PK_CV_NR], a1[GC_PK_CV_NR];
+#pragma GCC unroll 16
+	for (int j = 0; j < nr; j++) {
+		a0[j] = _mm512_setzero_ps();
+		a1[j] = _mm512_setzero_ps();
+	}
+	for (int64_t i = 0; i < k; i++) {
+		const float *xt = xb + koff[i];
+		__m512 w0 = _mm512_load_ps(w), w1 = _mm512_setzero_ps();
+		if (mv == 2)
+			w1 = _mm512_load_ps(w + 16);
+		w += 16 * mv;
+#pragma GCC unroll 16
+		for (int j = 0; j < nr; j++) {
+			__m512 b =
+			    _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
+			a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
+			if (mv == 2)
+				a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
+		}
+	}
+#pragma GCC unroll 16
+	for (int j = 0; j < nr; j++) {
+		_mm512_store_ps(tile + j * 32, a0[j]);
+		if (mv == 2)
+			_mm512_store_ps(tile + j * 32 + 16, a1[j]);
+	}
+}
+
+typedef void (*chan_tile_fn)(const float *xb, int64_t delta, const float *w, const int32_t *koff,
+			     int64_t k, float *tile);
+
+#define CHAN_TILE(mv, nr, split, s, name)                                                          \
+	static GC_PK_TARGET void name(const float *xb, int64_t delta, const float *w,              \
+				      const int32_t *koff, int64_t k, float *tile)                 \
+	{                                                                                          \
+		chan_tile(xb, delta, w, koff, k, tile, mv, nr, split, s);                          \
+	}
+#define CHAN_TILE1(mv, nr, s) CHAN_TILE(mv, nr, nr, s, chan_tile_##mv##_##nr##_##s)
+/* two rows of q pixels */
+#define CHAN_TILE2(mv, q, s) CHAN_TILE(mv, 2 * q, q, s, chan_tile2_##mv##_##q##_##s)
+#define CHAN_TILES(mv, s)                                                                          \
+	CHAN_TILE1(mv, 1, s)                                                                       \
+	CHAN_TILE1(mv, 2, s)                                                                       \
+	CHAN_TILE1(mv, 3, s)                                                                       \
+	CHAN_TILE1(mv, 4, s)                                                                       \
+	CHAN_TILE1(mv, 5, s)                                                                       \
+	CHAN_TILE1(mv, 6, s)                                                                       \
+	CHAN_TILE1(mv, 7, s)                                                                       \
+	CHAN_TILE1(mv, 8, s)                                                                       \
+	CHAN_TILE1(mv, 9, s)                                                                       \
+	CHAN_TILE1(mv, 10, s)                                                                      \
+	CHAN_TILE1(mv, 11, s)                                                                      \
+	CHAN_TILE1(mv, 12, s)                                                                      \
+	CHAN_TILE1(mv, 13, s)                                                                      \
+	CHAN_TILE1(mv, 14, s)                                                                      \
+	CHAN_TILE2(mv, 1, s)                                                                       \
+	CHAN_TILE2(mv, 2, s)                                                                       \
+	CHAN_TILE2(mv, 3, s)                                                                       \
+	CHAN_TILE2(mv, 4, s)                                                                       \
+	CHAN_TILE2(mv, 5, s)                                                                       \
+	CHAN_TILE2(mv, 6, s)                                                                       \
+	CHAN_TILE2(mv, 7, s)
+CHAN_TILES(1, 1)
+CHAN_TILES(1, 2)
+CHAN_TILES(2, 1)
+CHAN_TILES(2, 2)
+
+#define CHAN_TABLE(mv, s)                                                                          \
+	{                                                                                          \
+		chan_tile_##mv##_1_##s, chan_tile_##mv##_2_##s, chan_tile_##mv##_3_##s,            \
+		    chan_tile_##mv##_4_##s, chan_tile_##mv##_5_##s, chan_tile_##mv##_6_##s,        \
+		    chan_tile_##mv##_7_##s, chan_tile_##mv##_8_##s, chan_tile_##mv##_9_##s,        \
+		    chan_tile_##mv##_10_##s, chan_tile_##mv##_11_##s, chan_tile_##mv##_12_##s,     \
+		    chan_tile_##mv##_13_##s, chan_tile_##mv##_14_##s                               \
+	}
+#define CHAN_TABLE2(mv, s)                                                                         \
+	{                                                                                          \
+		chan_tile2_##mv##_1_##s, chan_tile2_##mv##_2_##s, chan_tile2_##mv##_3_##s,         \
+		    chan_tile2_##mv##_4_##s, chan_tile2_##mv##_5_##s, chan_tile2_##mv##_6_##s,     \
+		    chan_tile2_##mv##_7_##s                                                        \
+	}
+/* [mv - 1][s - 1][nr - 1] */
+static const chan_tile_fn chan_tiles[2][2][GC_PK_CV_NR] = {
+    {CHAN_TABLE(1, 1), CHAN_TABLE(1, 2)},
+    {CHAN_TABLE(2, 1), CHAN_TABLE(2, 2)},
+};
+/* [mv - 1][s - 1][q - 1]: two rows of q */
+static const chan_tile_fn chan_tiles2[2][2][GC_PK_CV_NR / 2] = {
+    {CHAN_TABLE2(1, 1), CHAN_TABLE2(1, 2)},
+    {CHAN_TABLE2(2, 1), CHAN_TABLE2(2, 2)},
+};
+
+/* Transposes the 16 x 16 block r (r[i] lane j becomes r[j] lane i). */
+AI void transpose16(__m512 *r)
+{
+	__m512 t[16];
+#pragma GCC unroll 8
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < 4; i++) {
+		r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+		r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+		r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+		r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+	}
+#pragma GCC unroll 4
+	for (int q = 0; q < 4; q++) {
+		__m512 u0 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0x88);
+		__m512 u1 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0xDD);
+		__m512 u2 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0x88);
+		__m512 u3 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0xDD);
+		t[q] = _mm512_shuffle_f32x4(u0, u2, 0x88);
+		t[8 + q] = _mm512_shuffle_f32x4(u0, u2, 0xDD);
+		t[4 + q] = _mm512_shuffle_f32x4(u1, u3, 0x88);
+		t[12 + q] = _mm512_shuffle_f32x4(u1, u3, 0xDD);
+	}
+#pragma GCC unroll 16
+	for (int i = 0; i < 16; i++)
+		r[i] = t[i];
+}
+
+/* tile[j][32] (pixel j, channel lane) -> y[ch * ldy + j] for the channels
+ * ch < valid of the 16 mv the tile holds, with bias (per channel) and the
+ * activation. */
+static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t valid,
+				    const float *bias, const gc_pk_epi *e, float *y, int64_t ldy)
+{
+	__mmask16 cols = (__mmask16)((1u << nr) - 1);
+	for (int h = 0; h < mv; h++) {
+		int64_t lim = valid - 16 * h < 16 ? valid - 16 * h : 16;
+		if (lim <= 0)
+			break;
+		__m512 bv = bias
+				? _mm512_maskz_loadu_ps((__mmask16)((1u << lim) - 1), bias + 16 * h)
+				: _mm512_setzero_ps();
+		__m512 r[16];
+#pragma GCC unroll 16
+		for (int j = 0; j < 16; j++)
+			r[j] =
+			    j < nr
+				? gc_pk_act(
+				      _mm512_add_ps(_mm512_load_ps(tile + j * 32 + 16 * h), bv), e)
+				: _mm512_setzero_ps();
+		transpose16(r);
+		for (int64_t l = 0; l < lim; l++)
+			_mm512_mask_storeu_ps(y + (16 * h + l) * ldy, cols, r[l]);
+	}
+}
+
+/* Output rows [r0, r1) of panel q of group gi, for batch item b. */
+static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const float *bias,
+				   float *yb, int64_t gi, int64_t q, int64_t r0, int64_t r1)
+{
+	float tile[16 * 32] __attribute__((aligned(64))); /* rows past nr unread */
+	int64_t width = panel_width(p->mg, q);
+	int mv = (int)(width / 16);
+	int64_t m0 = gi * p->mg + 32 * q, valid = p->mg - 32 * q < width ? p->mg - 32 * q : width;
+	const float *wq = p->w + gi * p->group_floats + 32 * q * p->k;
+	const chan_tile_fn *fns = chan_tiles[mv - 1][p->sw - 1];
+	int64_t ow = p->out[2], oh = p->out[1];
+	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
+	const float *bq = bias ? bias + m0 : NULL;
+	for (int64_t r = r0; r < r1; r++) {
+		int64_t od = r / oh, ohh = r % oh;
+		const float *xr = xg + od * p->row_step[0] + ohh * p->row_step[1];
+		float *yr = yb + m0 * p->out_sp + r * ow;
+		if (2 * ow <= GC_PK_CV_NR && r + 1 < r1) {
+			/* rows r and r + 1 in one tile: their outputs are adjacent */
+			int64_t od1 = (r + 1) / oh, oh1 = (r + 1) % oh;
+			int64_t delta = (od1 - od) * p->row_step[0] + (oh1 - ohh) * p->row_step[1];
+			chan_tiles2[mv - 1][p->sw - 1][ow - 1](xr, delta, wq, p->koff, p->k, tile);
+			chan_store(tile, (int)(2 * ow), mv, valid, bq, &p->epi, yr, p->out_sp);
+			r++;
+			continue;
+		}
+		int64_t o = 0;
+		for (int64_t t = 0; t < tiles; t++) {
+			int nr = (int)(ow / tiles + (t < ow % tiles));
+			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile);
+			chan_store(tile, nr, mv, valid, bq, &p->epi, yr + o, p->out_sp);
+			o += nr;
+		}
+	}
+}
+
+/* The zero-padded copy of one batch item's input. */
+static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0, int64_t c1)
+{
+	int64_t D = p->in[0], H = p->in[1], W = p->in[2];
+	int64_t PH = p->pin[1], PW = p->pin[2];
+	for (int64_t ci = c0; ci < c1; ci++) {
+		float *d = xp + ci * p->pin_sp;
+		memset(d, 0, (size_t)p->pin_sp * sizeof(float));
+		for (int64_t z = 0; z < D; z++)
+			for (int64_t h = 0; h < H; h++)
+				memcpy(d + ((z + p->lo[0]) * PH + h + p->lo[1]) * PW + p->lo[2],
+				       x + ci * p->in_sp + (z * H + h) * W,
+				       (size_t)W * sizeof(float));
+	}
+	if (c1 == p->c) /* the slack after the last channel */
+		memset(xp + p->c * p->pin_sp, 0,
+		       (size_t)(gc_pk_conv_scratch(p) - p->c * p->pin_sp) * sizeof(float));
+}
+
+typedef struct conv_job {
+	const gc_pk_conv *p;
+	const float *x, *bias;
+	float *y, *xp;
+	int64_t xs; /* input elements a channel */
+} conv_job;
+
+/* Channels of the padded copy, split in runs. */
+static void pad_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const conv_job *j = arg;
+	int64_t lo, hi;
+	gc_nn_part_range(j->p->c, part, parts, &lo, &hi);
+	conv_pad(j->p, j->x, j->xp, lo, hi);
+}
+
+/* Items (group, panel, output row) in that order, split in runs. */
+static void conv_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const conv_job *j = arg;
+	const gc_pk_conv *p = j->p;
+	int64_t lo, hi;
+	gc_nn_part_range(p->g * p->panels * p->rows, part, parts, &lo, &hi);
+	while (lo < hi) {
+		int64_t gq = lo / p->rows, r0 = lo % p->rows;
+		int64_t r1 = p->rows < r0 + hi - lo ? p->rows : r0 + hi - lo;
+		int64_t gi = gq / p->panels, q = gq % p->panels;
+		chan_rows(p, j->x + gi * p->cg * j->xs, j->bias, j->y, gi, q, r0, r1);
+		lo += r1 - r0;
+	}
+}
+
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
+		    float *scratch, int threads)
+{
+	int t = gc_nn_par_threads(threads,
+				  (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]));
+	for (int64_t b = 0; b < p->n; b++) {
+		conv_job j = {.p = p,
+			      .x = x + b * p->c * p->in_sp,
+			      .bias = bias,
+			      .y = y + b * p->m * p->out_sp,
+			      .xs = p->in_sp};
+		if (p->pad) {
+			/* a copy is ~1 cycle a float */
+			int tp = gc_nn_par_threads(threads, (double)(p->c * p->pin_sp));
+			j.xp = scratch;
+			gc_nn_parallel(tp, gc_nn_par_parts(tp, p->c), pad_part, &j);
+			j.x = scratch;
+			j.xs = p->pin_sp;
+		}
+		gc_nn_parallel(t, gc_nn_par_parts(t, p->g * p->panels * p->rows), conv_part, &j);
+	}
+}
+
+/* ---- depthwise: run ---- */
+
+/* dst[t] = src[2 t] for t < cnt, reading no further than src[2 cnt - 2]. */
+AI void copy_even(float *dst, const float *src, int64_t cnt)
+{
+	const __m512i even =
+	    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	for (int64_t t = 0; t < cnt; t += 16) {
+		int64_t rd = 2 * (cnt - t) - 1; /* elements left to read */
+		__m512 lo = _mm512_maskz_loadu_ps(pk_mask(rd), src + 2 * t);
+		__m512 hi = _mm512_maskz_loadu_ps(pk_mask(rd - 16), src + 2 * t + 16);
+		_mm512_mask_storeu_ps(dst + t, pk_mask(cnt - t),
+				      _mm512_permutex2var_ps(lo, even, hi));
+	}
+}
+
+/* The zero-padded plane of one channel, split by column phase when the
+ * stride along w is 2 (padded column j is phase j % 2, index j / 2), so that
+ * every tap reads 16 outputs' inputs with one load. Every element is written
+ * once. */
+static GC_PK_TARGET void dw_pad(const gc_pk_dw *p, const float *x, float *xq)
+{
+	for (int64_t ph = 0; ph < p->phases; ph++) {
+		float *q = xq + ph * p->plane;
+		/* phase indices [a, b) hold input columns i0, i0 + sw, ... */
+		int64_t a = (p->pl - ph + p->phases - 1) / p->phases;
+		int64_t b = (p->pl + p->w - ph + p->phases - 1) / p->phases;
+		a = a < 0 ? 0 : a;
+		b = b > p->pw ? p->pw : b;
+		int64_t i0 = a * p->phases + ph - p->pl;
+		for (int64_t r = 0; r < p->ph; r++) {
+			float *d = q + r * p->pw;
+			int64_t in_row = r - p->pt;
+			if (in_row < 0 || in_row >= p->h || b <= a) {
+				memset(d, 0, (size_t)p->pw * sizeof(float));
+				continue;
+			}
+			const float *src = x + in_row * p->w + i0;
+			memset(d, 0, (size_t)a * sizeof(float));
+			if (p->phases == 1)
+				memcpy(d + a, src, (size_t)(b - a) * sizeof(float));
+			else
+				copy_even(d + a, src, b - a);
+			memset(d + b, 0, (size_t)(p->pw - b) * sizeof(float));
+		}
+		memset(q + p->ph * p->pw, 0, (size_t)(p->plane - p->ph * p->pw) * sizeof(float));
+	}
+}
+
+/* Output rows r0 and r0 + 1 (when two) of one channel: toff[t] is tap t's
+ * offset in the padded planes. Two rows at once, for two chains of FMAs. */
+AI void dw_rows(const gc_pk_dw *p, const float *xq, const int64_t *toff, const float *wm, __m512 bv,
+		float *ym, int64_t r0, const int two, const int nine)
+{
+	int64_t taps = nine ? 9 : p->kh * p->kw;
+	__m512 wv[9];
+	if (nine) {
+#pragma GCC unroll 9
+		for (int t = 0; t < 9; t++)
+			wv[t] = _mm512_set1_ps(wm[t]);
+	}
+	const float *x0 = xq + r0 * p->sh * p->pw, *x1 = x0 + p->sh * p->pw;
+	float *y0 = ym + r0 * p->ow, *y1 = y0 + p->ow;
+	for (int64_t o = 0; o < p->ow; o += 16) {
+		__m512 a0 = bv, a1 = bv;
+		if (nine) {
+			/* three partial sums a row: shorter chains of FMAs */
+			__m512 p0[3], p1[3];
+#pragma GCC unroll 3
+			for (int i = 0; i < 3; i++) {
+				p0[i] = i ? _mm512_setzero_ps() : bv;
+				p1[i] = p0[i];
+			}
+#pragma GCC unroll 9
+			for (int t = 0; t < 9; t++) {
+				p0[t / 3] = _mm512_fmadd_ps(_mm512_loadu_ps(x0 + toff[t] + o),
+							    wv[t], p0[t / 3]);
+				if (two)
+					p1[t / 3] = _mm512_fmadd_ps(
+					    _mm512_loadu_ps(x1 + toff[t] + o), wv[t], p1[t / 3]);
+			}
+			a0 = _mm512_add_ps(_mm512_add_ps(p0[0], p0[1]), p0[2]);
+			a1 = _mm512_add_ps(_mm512_add_ps(p1[0], p1[1]), p1[2]);
+		} else {
+			for (int64_t t = 0; t < taps; t++) {
+				__m512 w = _mm512_set1_ps(wm[t]);
+				a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x0 + toff[t] + o), w, a0);
+				if (two)
+					a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + toff[t] + o), w,
+							     a1);
+			}
+		}
+		__mmask16 km = pk_mask(p->ow - o);
+		_mm512_mask_storeu_ps(y0 + o, km, gc_pk_act(a0, &p->epi));
+		if (two)
+			_mm512_mask_storeu_ps(y1 + o, km, gc_pk_act(a1, &p->epi));
+	}
+}
+
+AI void dw_plane(const gc_pk_dw *p, const float *xq, const int64_t *toff, const float *wm,
+		 float bias, float *ym, const int nine)
+{
+	__m512 bv = _mm512_set1_ps(bias);
+	int64_t r = 0;
+	for (; r + 2 <= p->oh; r += 2)
+		dw_rows(p, xq, toff, wm, bv, ym, r, 1, nine);
+	if (r < p->oh)
+		dw_rows(p, xq, toff, wm, bv, ym, r, 0, nine);
+}
+
+/* 3x3, dilation 1, stride s: output rows r .. r + R - 1 of one channel from
+ * its padded plane xq (rows of pw). At stride 2 a tap's 16 inputs are split
+ * out of 32 loaded ones; the R rows share the input rows they overlap on. */
+AI void dw3_rows(const gc_pk_dw *p, const float *xq, const __m512 *w9, __m512 bv, float *ym,
+		 int64_t r, const int R, const int s)
+{
+	const __m512i even =
+	    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	const __m512i odd =
+	    _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+	const float *x0 = xq + r * s * p->pw;
+	for (int64_t o = 0; o < p->ow; o += 16) {
+		__m512 acc[4];
+#pragma GCC unroll 4
+		for (int q = 0; q < R; q++)
+			acc[q] = bv;
+#pragma GCC unroll 9
+		for (int t = 0; t < (R - 1) * s + 3; t++) {
+			const float *xr = x0 + t * p->pw + o * s;
+			__m512 v[3];
+			if (s == 1) {
+				v[0] = _mm512_loadu_ps(xr);
+				v[1] = _mm512_loadu_ps(xr + 1);
+				v[2] = _mm512_loadu_ps(xr + 2);
+			} else {
+				__m512 a = _mm512_loadu_ps(xr), b = _mm512_loadu_ps(xr + 16);
+				__m512 a2 = _mm512_loadu_ps(xr + 2), b2 = _mm512_loadu_ps(xr + 18);
+				v[0] = _mm512_permutex2var_ps(a, even, b);
+				v[1] = _mm512_permutex2var_ps(a, odd, b);
+				v[2] = _mm512_permutex2var_ps(a2, even, b2);
+			}
+#pragma GCC unroll 4
+			for (int q = 0; q < R; q++) {
+				int i = t - q * s;
+				if (i < 0 || i > 2)
+					continue;
+#pragma GCC unroll 3
+				for (int j = 0; j < 3; j++)
+					acc[q] = _mm512_fmadd_ps(v[j], w9[i * 3 + j], acc[q]);
+			}
+		}
+		__mmask16 km = pk_mask(p->ow - o);
+#pragma GCC unroll 4
+		for (int q = 0; q < R; q++)
+			_mm512_mask_storeu_ps(ym + (r + q) * p->ow + o, km,
+					      gc_pk_act(acc[q], &p->epi));
+	}
+}
+
+/* One output channel of the 3x3 kernel: 4 rows at a time at stride 1, 2
+ * at stride 2. */
+static GC_PK_TARGET void dw3_plane(const gc_pk_dw *p, const float *xq, const float *wm, float bias,
+				   float *ym)
+{
+	__m512 w9[9], bv = _mm512_set1_ps(bias);
+#pragma GCC unroll 9
+	for (int t = 0; t < 9; t++)
+		w9[t] = _mm512_set1_ps(wm[t]);
+	int64_t r = 0;
+	if (p->sw == 1) {
+		for (; r + 4 <= p->oh; r += 4)
+			dw3_rows(p, xq, w9, bv, ym, r, 4, 1);
+		for (; r < p->oh; r++)
+			dw3_rows(p, xq, w9, bv, ym, r, 1, 1);
+	} else {
+		for (; r + 2 <= p->oh; r += 2)
+			dw3_rows(p, xq, w9, bv, ym, r, 2, 2);
+		for (; r < p->oh; r++)
+			dw3_rows(p, xq, w9, bv, ym, r, 1, 2);
+	}
+}
+
+static GC_PK_TARGET void dw_plane9(const gc_pk_dw *p, const float *xq, const int64_t *toff,
+				   const float *wm, float bias, float *ym)
+{
+	dw_plane(p, xq, toff, wm, bias, ym, 1);
+}
+
+static GC_PK_TARGET void dw_plane_any(const gc_pk_dw *p, const float *xq, const int64_t *toff,
+				      const float *wm, float bias, float *ym)
+{
+	dw_plane(p, xq, toff, wm, bias, ym, 0);
+}
+
+/* ---- depthwise, 16 channels at a time ---- */
+
+/* Input rows [r0, r0 + rows) of channels c0 .. c0 + nc of x (a batch item)
+ * into buf[row][pixel][16], zero where padding. */
+static GC_PK_TARGET void dwb_fill(const gc_pk_dw *p, const float *x, int64_t c0, int64_t nc,
+				  int64_t r0, int64_t rows, float *buf)
+{
+	int64_t in_sp = p->h * p->w;
+	__m512 z = _mm512_setzero_ps();
+	for (int64_t br = 0; br < rows; br++) {
+		float *d = buf + br * p->row_px * 16;
+		int64_t ih = r0 + br - p->pt;
+		if (ih < 0 || ih >= p->h) {
+			for (int64_t px = 0; px < p->row_px; px++)
+				_mm512_storeu_ps(d + px * 16, z);
+			continue;
+		}
+		for (int64_t px = 0; px < p->pl; px++)
+			_mm512_storeu_ps(d + px * 16, z);
+		for (int64_t px = p->pl + p->w; px < p->row_px; px++)
+			_mm512_storeu_ps(d + px * 16, z);
+		const float *src = x + c0 * in_sp + ih * p->w;
+		for (int64_t i0 = 0; i0 < p->w; i0 += 16) {
+			__mmask16 km = pk_mask(p->w - i0);
+			__m512 r[16];
+#pragma GCC unroll 16
+			for (int l = 0; l < 16; l++)
+				r[l] = l < nc ? _mm512_maskz_loadu_ps(km, src + l * in_sp + i0) : z;
+			transpose16(r);
+			int64_t n = p->w - i0 < 16 ? p->w - i0 : 16;
+			float *dp = d + (p->pl + i0) * 16;
+#pragma GCC unroll 16
+			for (int l = 0; l < 16; l++)
+				if (l < n)
+					_mm512_storeu_ps(dp + l * 16, r[l]);
+		}
+	}
+}
+
+/* npx output pixels (up to 16), 16 channels: pixel j reads the buffer at q
+ * + j * sw * 16 (j < split) or q + delta + (j - split) * sw * 16 (two rows of
+ * short ones in one tile); wv[t] holds the channels' weights of tap t. The
+ * first nout results go to y[l * ldy + j] for the nc channels. */
+AI void dwb_tile(const gc_pk_dw *p, const float *q, int64_t delta, const float *wv,
+		 const int64_t *toff, int64_t taps, __m512 bv, float *y, int64_t ldy, int64_t nc,
+		 int64_t nout, const int npx, const int split, const int sw)
+{
+	__m512 acc[16];
+#pragma GCC unroll 16
+	for (int px = 0; px < 16; px++)
+		acc[px] = px < npx ? bv : _mm512_setzero_ps();
+	for (int64_t t = 0; t < taps; t++) {
+		__m512 w = _mm512_loadu_ps(wv + t * 16);
+		const float *qt = q + toff[t];
+#pragma GCC unroll 16
+		for (int px = 0; px < npx; px++)
+			acc[px] = _mm512_fmadd_ps(
+			    w,
+			    _mm512_loadu_ps(
+				qt + (px < split ? px * sw * 16 : delta + (px - split) * sw * 16)),
+			    acc[px]);
+	}
+#pragma GCC unroll 16
+	for (int px = 0; px < npx; px++)
+		acc[px] = gc_pk_act(acc[px], &p->epi);
+	transpose16(acc);
+	__mmask16 km = pk_mask(nout);
+	for (int64_t l = 0; l < nc; l++)
+		_mm512_mask_storeu_ps(y + l * ldy, km, acc[l]);
+}
+
+typedef void (*dwb_tile_fn)(const gc_pk_dw *p, const float *q, int64_t delta, const float *wv,
+			    const int64_t *toff, int64_t taps, __m512 bv, float *y, int64_t ldy,
+			    int64_t nc, int64_t nout);
+
+#define DWB_TILE(npx, split, sw, name)                                                             \
+	static GC_PK_TARGET void name(const gc_pk_dw *p, const float *q, int64_t delta,            \
+				      const float *wv, const int64_t *toff, int64_t taps,          \
+				      __m512 bv, float *y, int64_t ldy, int64_t nc, int64_t nout)  \
+	{                                                                                          \
+		dwb_tile(p, q, delta, wv, toff, taps, bv, y, ldy, nc, nout, npx, split, sw);       \
+	}
+/* one row of n pixels, two rows of n */
+#define DWB_SHORT(n, sw)                                                                           \
+	DWB_TILE(n, n, sw, dwb_one_##n##_##sw)                                                     \
+	DWB_TILE(2 * n, n, sw, dwb_two_##n##_##sw)
+#define DWB_TILES(sw)                                                                              \
+	DWB_TILE(16, 16, sw, dwb_16_##sw)                                                          \
+	DWB_SHORT(1, sw)                                                                           \
+	DWB_SHORT(2, sw)                                                                           \
+	DWB_SHORT(3, sw)                                                                           \
+	DWB_SHORT(4, sw)                                                                           \
+	DWB_SHORT(5, sw)                                                                           \
+	DWB_SHORT(6, sw)                                                                           \
+	DWB_SHORT(7, sw)                                                                           \
+	DWB_SHORT(8, sw)
+DWB_TILES(1)
+DWB_TILES(2)
+
+#define DWB_TABLE(kind, sw)                                                                        \
+	{                                                                                          \
+		dwb_##kind##_1_##sw, dwb_##kind##_2_##sw, dwb_##kind##_3_##sw,                     \
+		    dwb_##kind##_4_##sw, dwb_##kind##_5_##sw, dwb_##kind##_6_##sw,                 \
+		    dwb_##kind##_7_##sw, dwb_##kind##_8_##sw                                       \
+	}
+/* [sw - 1][n - 1] */
+static const dwb_tile_fn dwb_one[2][8] = {DWB_TABLE(one, 1), DWB_TABLE(one, 2)};
+static const dwb_tile_fn dwb_two[2][8] = {DWB_TABLE(two, 1), DWB_TABLE(two, 2)};
+static const dwb_tile_fn dwb_16[2] = {dwb_16_1, dwb_16_2};
+
+/* Channels c0 .. c0 + nc of batch item x -> y. */
+static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const float *wt,
+				      const float *bias, float *y, int64_t c0, int64_t nc,
+				      float *buf)
+{
+	int64_t taps = p->kh * p->kw, out_sp = p->oh * p->ow;
+	float wbuf[DW_MAX_TAPS * 16] __attribute__((aligned(64)));
+	int64_t toff[DW_MAX_TAPS];
+	const float *wv = p->wb ? p->wb + c0 * taps : wbuf;
+	for (int64_t t = 0; !p->wb && t < taps; t++)
+		for (int64_t l = 0; l < 16; l++)
+			wbuf[t * 16 + l] = l < nc ? wt[(c0 + l) * taps + t] : 0;
+	for (int64_t i = 0; i < p->kh; i++)
+		for (int64_t j = 0; j < p->kw; j++)
+			toff[i * p->kw + j] = (i * p->dh * p->row_px + j * p->dw) * 16;
+	__m512 bv = bias ? _mm512_maskz_loadu_ps(pk_mask(nc), bias + c0) : _mm512_setzero_ps();
+	/* the pixels a tile reads past the last row: defined, never used */
+	memset(buf + p->band_in * p->row_px * 16, 0, (size_t)(16 * p->sw + 1) * 16 * sizeof(float));
+	float *yc = y + c0 * out_sp;
+	for (int64_t rb = 0; rb < p->oh; rb += p->band) {
+		int64_t re = rb + p->band < p->oh ? rb + p->band : p->oh;
+		int64_t rows = (re - rb - 1) * p->sh + (p->kh - 1) * p->dh + 1;
+		dwb_fill(p, x, c0, nc, rb * p->sh, rows, buf);
+		int64_t row = p->sh * p->row_px * 16, s1 = p->sw - 1;
+		for (int64_t r = rb; r < re; r++) {
+			const float *q = buf + (r - rb) * row;
+			float *yr = yc + r * p->ow;
+			if (p->ow <= 8 && r + 1 < re) { /* rows r, r + 1: adjacent outputs */
+				dwb_two[s1][p->ow - 1](p, q, row, wv, toff, taps, bv, yr, out_sp,
+						       nc, 2 * p->ow);
+				r++;
+			} else if (p->ow <= 8) {
+				dwb_one[s1][p->ow - 1](p, q, 0, wv, toff, taps, bv, yr, out_sp, nc,
+						       p->ow);
+			} else {
+				for (int64_t o = 0; o < p->ow; o += 16)
+					dwb_16[s1](p, q + o * p->sw * 16, 0, wv, toff, taps, bv,
+						   yr + o, out_sp, nc, p->ow - o);
+			}
+		}
+	}
+}
+
+typedef struct dw_job {
+	const gc_pk_dw *p;
+	const float *x, *wt, *bias;
+	float *y, *scratch;
+} dw_job;
+
+/* Batch items and channels (blocks of 16 when blocked), split in runs; a
+ * thread uses the scratch buffer of its slot. */
+static void dw_part(void *arg, int part, int parts, int slot)
+{
+	const dw_job *j = arg;
+	const gc_pk_dw *p = j->p;
+	int64_t in_sp = p->h * p->w, out_sp = p->oh * p->ow;
+	float *buf = j->scratch + slot * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
+	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi;
+	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
+	if (p->blocked) {
+		for (int64_t i = lo; i < hi; i++) {
+			int64_t b = i / per, c0 = i % per * 16;
+			dwb_channels(p, j->x + b * p->c * in_sp, j->wt, j->bias,
+				     j->y + b * p->c * out_sp, c0, p->c - c0 < 16 ? p->c - c0 : 16,
+				     buf);
+		}
+		return;
+	}
+	int64_t taps = p->kh * p->kw;
+	int64_t toff[DW_MAX_TAPS];
+	for (int64_t a = 0; a < p->kh; a++)
+		for (int64_t b = 0; b < p->kw; b++) {
+			int64_t cj = b * p->dw;
+			toff[a * p->kw + b] =
+			    (cj % p->phases) * p->plane + a * p->dh * p->pw + cj / p->phases;
+		}
+	for (int64_t i = lo; i < hi; i++) {
+		int64_t b = i / per, ci = i % per;
+		dw_pad(p, j->x + (b * p->c + ci) * in_sp, buf);
+		for (int64_t mo = ci * p->mg; mo < (ci + 1) * p->mg; mo++) {
+			float bv = j->bias ? j->bias[mo] : 0;
+			float *ym = j->y + (b * p->c * p->mg + mo) * out_sp;
+			if (p->k3)
+				dw3_plane(p, buf, j->wt + mo * taps, bv, ym);
+			else
+				(taps == 9 ? dw_plane9 : dw_plane_any)(p, buf, toff,
+								       j->wt + mo * taps, bv, ym);
+		}
+	}
+}
+
+void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
+		  float *scratch, int threads)
+{
+	dw_job j = {.p = p, .x = x, .wt = wt, .bias = bias, .y = y, .scratch = scratch};
+	/* ~1.5 cycles an output and tap */
+	double cycles = 1.5 * (double)(p->n * p->c * p->mg * p->oh * p->ow * p->kh * p->kw) / 16;
+	int t = gc_nn_par_threads(threads, cycles);
+	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
+	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 : p->c);
+	gc_nn_parallel(t, gc_nn_par_parts(t, items), dw_part, &j);
+}
+
+#else
+
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
+		    float *scratch, int threads)
+{
+	(void)threads;
+	(void)p;
+	(void)x;
+	(void)bias;
+	(void)y;
+	(void)scratch;
+}
+
+void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
+		  float *scratch, int threads)
+{
+	(void)threads;
+	(void)p;
+	(void)x;
+	(void)wt;
+	(void)bias;
+	(void)y;
+	(void)scratch;
+}
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * Splitting a kernel's work over threads: a small process-wide pool of
+ * worker threads, started on first use with as many workers as a call
+ * needs (at most GC_NN_PAR_MAX - 1), kept for the life of the process and
+ * stopped at exit. Used by the packed kernels (sgemm-pack.h); the reference
+ * path leaves threads to OpenBLAS.
+ */
+#ifndef GC_K_NN_PAR_H
+#define GC_K_NN_PAR_H
+
+#include <stdint.h>
+
+#define GC_NN_PAR_MAX 64
+
+/* Part `part` of `parts` of some work, run by thread `slot` (0 .. threads
+ * - 1, for per-thread scratch). */
+typedef void (*gc_nn_part_fn)(void *arg, int part, int parts, int slot);
+
+/*
+ * Runs fn(arg, p, parts, slot) once for every p in [0, parts), handing the
+ * parts out one at a time to the calling thread (slot 0) and up to
+ * min(threads, GC_NN_PAR_MAX) - 1 workers, and returns when all are done.
+ * A few parts a thread even out uneven parts and a thread the system did
+ * not schedule at once (the others take its parts). threads <= 1 or parts
+ * <= 1 runs them here, with no other thread. When another thread is using
+ * the pool (another session), or no worker can be started, the caller runs
+ * them all itself: the result is the same.
+ */
+void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
+
+/* Threads worth using for about `cycles` of work (at least 1). */
+int gc_nn_par_threads(int threads, double cycles);
+
+/* Parts to cut `items` into for `threads` threads: a few each. */
+static inline int gc_nn_par_parts(int threads, int64_t items)
+{
+	int64_t p = threads > 1 ? 4 * (int64_t)threads : 1;
+	return (int)(p < items ? p : items > 0 ? items : 1);
+}
+
+/* [*lo, *hi): part p of parts of n items, in contiguous nearly equal runs. */
+static inline void gc_nn_part_range(int64_t n, int part, int parts, int64_t *lo, int64_t *hi)
+{
+	*lo = n * part / parts;
+	*hi = n * (part + 1) / parts;
+}
+
+#endif

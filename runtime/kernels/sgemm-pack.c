@@ -1,0 +1,237 @@
+/*
+ * The row GEMM of sgemm-pack.h: 8 x 48 register tiles, S packed in panels
+ * of 8 rows, V plain or packed in panels of 48 columns; and what the packed
+ * kernels share (CPU check, epilogue).
+ */
+#include "sgemm-pack.h"
+
+#include <stdlib.h>
+
+#include "nn-par.h"
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PK_X86 1
+#include <immintrin.h>
+
+#include "sgemm-pack-impl.h"
+#endif
+
+int gc_pk_usable(void)
+{
+	const char *ref = getenv("GRAPHCC_NN_REFERENCE");
+	if (ref && ref[0] && strcmp(ref, "0"))
+		return 0;
+#ifdef PK_X86
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+	       __builtin_cpu_supports("fma");
+#else
+	return 0;
+#endif
+}
+
+void gc_pk_epi_init(gc_pk_epi *e, const gc_nn_act *act)
+{
+	memset(e, 0, sizeof *e);
+	e->alpha = 1;
+	e->beta = 1;
+	e->act = act->kind;
+	e->lo = (float)act->lo;
+	e->hi = (float)act->hi;
+	e->slope = (float)act->alpha;
+}
+
+int64_t gc_pk_s_floats(int64_t m, int64_t k)
+{
+	return (m + GC_PK_MR - 1) / GC_PK_MR * GC_PK_MR * k;
+}
+
+void gc_pk_pack_s(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *dst)
+{
+	for (int64_t i0 = 0; i0 < m; i0 += GC_PK_MR) {
+		int64_t mr = m - i0 < GC_PK_MR ? m - i0 : GC_PK_MR;
+		const float *ap = a + i0 * rs;
+		if (cs == 1) { /* rows of a: read along k, write strided */
+			for (int64_t i = 0; i < GC_PK_MR; i++)
+				for (int64_t p = 0; p < k; p++)
+					dst[p * GC_PK_MR + i] = i < mr ? ap[i * rs + p] : 0;
+		} else {
+			for (int64_t p = 0; p < k; p++)
+				for (int64_t i = 0; i < GC_PK_MR; i++)
+					dst[p * GC_PK_MR + i] = i < mr ? ap[i * rs + p * cs] : 0;
+		}
+		dst += GC_PK_MR * k;
+	}
+}
+
+int64_t gc_pk_v_floats(int64_t k, int64_t n)
+{
+	return (n + GC_PK_NR - 1) / GC_PK_NR * GC_PK_NR * k;
+}
+
+void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, float *dst)
+{
+	for (int64_t j0 = 0; j0 < n; j0 += GC_PK_NR) {
+		int64_t nr = n - j0 < GC_PK_NR ? n - j0 : GC_PK_NR;
+		for (int64_t p = 0; p < k; p++) {
+			const float *bp = b + p * rs + j0 * cs;
+			float *d = dst + p * GC_PK_NR;
+			for (int64_t j = 0; j < GC_PK_NR; j++)
+				d[j] = j < nr ? bp[j * cs] : 0;
+		}
+		dst += GC_PK_NR * k;
+	}
+}
+
+double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k)
+{
+	/* a tile of 8 rows and 16 nv columns is 8 nv vector FMAs per k step
+	 * (fewer rows: 3 mr, but at least ~8 for the loads) and a store of
+	 * ~50 nv cycles; the last panel is as wide as its columns need */
+	int64_t full = m / GC_PK_MR, mr = m % GC_PK_MR;
+	double cols = (double)(n / GC_PK_NR) * 3 + (double)((n % GC_PK_NR + 15) / 16);
+	double tile = (double)k * 8 + 50;
+	double part = mr ? (double)k * (mr > 3 ? mr : 3) + 35 : 0;
+	return cols * ((double)full * tile + part);
+}
+
+#ifdef PK_X86
+
+#define AI static inline __attribute__((always_inline)) GC_PK_TARGET
+
+/* An mr x (16 nv) tile: c rows [0, mr) and the columns the masks let
+ * through. */
+AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
+		 const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1,
+		 __mmask16 k2, const int mr, const int nv)
+{
+	__m512 a[GC_PK_MR][3];
+#pragma GCC unroll 8
+	for (int i = 0; i < mr; i++)
+		a[i][0] = a[i][1] = a[i][2] = _mm512_setzero_ps();
+	for (int64_t p = 0; p < k; p++) {
+		__m512 v0 = _mm512_maskz_loadu_ps(k0, v), v1 = v0, v2 = v0;
+		if (nv > 1)
+			v1 = _mm512_maskz_loadu_ps(k1, v + 16);
+		if (nv > 2)
+			v2 = _mm512_maskz_loadu_ps(k2, v + 32);
+		v += ldv;
+#pragma GCC unroll 8
+		for (int i = 0; i < mr; i++) {
+			__m512 b = _mm512_set1_ps(s[i]);
+			a[i][0] = _mm512_fmadd_ps(b, v0, a[i][0]);
+			if (nv > 1)
+				a[i][1] = _mm512_fmadd_ps(b, v1, a[i][1]);
+			if (nv > 2)
+				a[i][2] = _mm512_fmadd_ps(b, v2, a[i][2]);
+		}
+		s += GC_PK_MR;
+	}
+	__mmask16 km[3] = {k0, k1, k2};
+	/* unrolled, or the accumulators would live in memory */
+#pragma GCC unroll 8
+	for (int i = 0; i < mr; i++)
+#pragma GCC unroll 3
+		for (int q = 0; q < nv; q++) {
+			__m512 r = a[i][q];
+			if (e->alpha != 1)
+				r = _mm512_mul_ps(r, _mm512_set1_ps(e->alpha));
+			if (e->c) {
+				const float *cp = e->c + (m0 + i) * e->c_sm;
+				__m512 cv = e->c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q)
+						    : _mm512_set1_ps(*cp);
+				r = _mm512_fmadd_ps(cv, _mm512_set1_ps(e->beta), r);
+			}
+			r = gc_pk_act(r, e);
+			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
+		}
+}
+
+typedef void (*row_tile_fn)(const float *s, const float *v, int64_t ldv, int64_t k, float *c,
+			    int64_t ldc, const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0,
+			    __mmask16 k1, __mmask16 k2);
+
+#define ROW_TILE(mr, nv)                                                                           \
+	static GC_PK_TARGET void row_tile_##mr##_##nv(                                             \
+	    const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,         \
+	    const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2)  \
+	{                                                                                          \
+		row_tile(s, v, ldv, k, c, ldc, e, m0, n0, k0, k1, k2, mr, nv);                     \
+	}
+#define ROW_TILES(nv)                                                                              \
+	ROW_TILE(1, nv)                                                                            \
+	ROW_TILE(2, nv)                                                                            \
+	ROW_TILE(3, nv)                                                                            \
+	ROW_TILE(4, nv)                                                                            \
+	ROW_TILE(5, nv)                                                                            \
+	ROW_TILE(6, nv)                                                                            \
+	ROW_TILE(7, nv)                                                                            \
+	ROW_TILE(8, nv)
+ROW_TILES(1)
+ROW_TILES(2)
+ROW_TILES(3)
+
+#define ROW_TABLE(nv)                                                                              \
+	{                                                                                          \
+		row_tile_1_##nv, row_tile_2_##nv, row_tile_3_##nv, row_tile_4_##nv,                \
+		    row_tile_5_##nv, row_tile_6_##nv, row_tile_7_##nv, row_tile_8_##nv             \
+	}
+/* [nv - 1][mr - 1] */
+static const row_tile_fn row_tiles[3][GC_PK_MR] = {ROW_TABLE(1), ROW_TABLE(2), ROW_TABLE(3)};
+
+static __mmask16 lane_mask(int64_t n)
+{
+	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
+{
+	for (int64_t jp = p0; jp < p1; jp++) {
+		int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
+		__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
+		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
+		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
+		int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
+		for (int64_t i0 = 0; i0 < g->m; i0 += GC_PK_MR) {
+			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
+			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k,
+						       g->c + i0 * g->ldc + n0, g->ldc, &g->epi,
+						       g->m0 + i0, n0, k0, k1, k2);
+		}
+	}
+}
+
+static void gemm_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const gc_pk_gemm *g = arg;
+	int64_t lo, hi;
+	gc_nn_part_range((g->n + GC_PK_NR - 1) / GC_PK_NR, part, parts, &lo, &hi);
+	gc_pk_gemm_run(g, lo, hi);
+}
+
+void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
+{
+	int64_t panels = (g->n + GC_PK_NR - 1) / GC_PK_NR;
+	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
+	gc_nn_parallel(t, gc_nn_par_parts(t, panels), gemm_part, (void *)g);
+}
+
+#else
+
+void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
+{
+	(void)g;
+	(void)threads;
+}
+
+void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
+{
+	(void)g;
+	(void)p0;
+	(void)p1;
+}
+
+#endif

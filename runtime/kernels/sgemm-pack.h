@@ -1,0 +1,177 @@
+/*
+ * Packed single-precision kernels for AVX-512 CPUs, used by conv.c and
+ * gemm.c in place of OpenBLAS where they are faster: the constant operand
+ * (a Conv's or Gemm's weights) is packed once at prepare time into the node's
+ * state, the other one is read as it is. All take the fused bias and
+ * activation (nn-act.h) in the same pass, and split their work over threads
+ * with nn-par.h (one thread: no other thread is involved).
+ *
+ * Two register tilings, because a Conv's output may be long or short along
+ * its spatial axis, and a depthwise kernel:
+ *
+ *  - "row" GEMM (sgemm-pack.c): C[m][n] = S[m][k] V[k][n] with 8 rows of S
+ *    broadcast against 48 columns of V held in 3 vectors; the vectors run
+ *    along C's rows. S is packed in panels of 8 rows ([k][8]); V is either
+ *    plain rows (a Conv 1x1's input) or packed in panels of 48 columns (a
+ *    Gemm's weights). Best when n is long (large images, Gemm).
+ *  - "channel" direct convolution (conv-direct.c): the vectors run along
+ *    output channels (32 or 16 at a time, weights packed [k][32]) and up to
+ *    14 output pixels of one output row are broadcast from the input, found
+ *    through a table of offsets (one per channel and tap), so that no im2col
+ *    buffer is built; the 32 x 14 result is transposed into the NCHW output.
+ *    Best for small images and any kernel size.
+ *  - depthwise convolution (conv-direct.c): 16 channels at a time (their
+ *    input transposed into [pixel][16]) for short rows and stride 2,
+ *    vectors along the output row for long ones.
+ *
+ * Everything here needs AVX-512F/BW/DQ/VL and FMA: gc_pk_usable() says
+ * whether this CPU has them (compiled with target attributes, so the build
+ * runs on any x86-64). GRAPHCC_NN_REFERENCE=1 in the environment turns these
+ * kernels off at prepare time (the OpenBLAS and plain-loop reference path
+ * runs instead), for comparing results; the unit tests run both.
+ */
+#ifndef GC_K_SGEMM_PACK_H
+#define GC_K_SGEMM_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nn-act.h"
+
+/* 1 when the kernels here can run on this CPU and GRAPHCC_NN_REFERENCE is
+ * not set; read at prepare time. */
+int gc_pk_usable(void);
+
+/* What is done with each result v = sum S V before it is stored:
+ * act(alpha * v + beta * c[m * c_sm + n * c_sn]) (no c term when c is NULL;
+ * a stride of 0 broadcasts). (m, n) count from the origin of the whole
+ * product, as given to the kernels. */
+typedef struct gc_pk_epi {
+	const float *c;
+	int64_t c_sm, c_sn;
+	float alpha, beta;
+	int act; /* GC_NN_ACT_* */
+	float lo, hi, slope;
+} gc_pk_epi;
+
+/* An epilogue from a fused activation, with alpha = 1 and no c. */
+void gc_pk_epi_init(gc_pk_epi *e, const gc_nn_act *act);
+
+/* ---- row GEMM ---- */
+
+#define GC_PK_MR 8
+#define GC_PK_NR 48
+
+/* Floats of S packed: ceil(m / 8) panels of k x 8. */
+int64_t gc_pk_s_floats(int64_t m, int64_t k);
+/* Packs S[i][p] = a[i * rs + p * cs] for i < m, p < k (rows past m are 0). */
+void gc_pk_pack_s(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *dst);
+/* Floats of V packed: ceil(n / 48) panels of k x 48. */
+int64_t gc_pk_v_floats(int64_t k, int64_t n);
+/* Packs V[p][j] = b[p * rs + j * cs] for p < k, j < n (columns past n are 0). */
+void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, float *dst);
+
+typedef struct gc_pk_gemm {
+	int64_t m, n, k;
+	const float *s; /* packed */
+	const float *v; /* packed panels (v_packed) or rows of ldv floats */
+	int64_t ldv;
+	int v_packed;
+	float *c;
+	int64_t ldc;
+	int64_t m0; /* row of the epilogue's c that row 0 of this product is */
+	gc_pk_epi epi;
+} gc_pk_gemm;
+
+/* The columns [48 * p0, 48 * p1) of the product (p1 <= ceil(n / 48)). */
+void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
+/* The whole product, its column panels split over up to `threads` threads. */
+void gc_pk_gemm_par(const gc_pk_gemm *g, int threads);
+
+/* An estimate of the cycles gc_pk_gemm_run takes, to choose a kernel. */
+double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);
+
+/* ---- channel-vector direct convolution ---- */
+
+#define GC_PK_CV_NR 14 /* output pixels per tile */
+
+/*
+ * One convolution of float32 NCHW tensors (1 to 3 spatial axes held as 3,
+ * as gc_nn_window) with groups. The input is read from a zero-padded copy
+ * (made by gc_pk_conv_run in its scratch) unless the convolution has no pads.
+ */
+typedef struct gc_pk_conv {
+	int64_t n, c, m, g, cg, mg;   /* batch, channels, groups, per group */
+	int64_t k;		      /* cg * taps */
+	int64_t panels;		      /* per group: 32 channels each, the last maybe 16 */
+	int64_t group_floats;	      /* packed weights per group */
+	float *w;		      /* packed weights (owned) */
+	int32_t *koff;		      /* [k]: input offset of each (channel, tap) */
+	void *mem;		      /* the allocation behind w and koff */
+	int pad;		      /* the input needs a padded copy */
+	int64_t in[3], lo[3], pin[3]; /* input dims, leading pads, padded dims */
+	int64_t out[3];		      /* output dims; a flattened 1x1 is one row */
+	int64_t row_step[2];	      /* input elements per output step along d, h */
+	int sw;			      /* stride along w: 1 or 2 */
+	int64_t rows;		      /* out[0] * out[1] */
+	int64_t in_sp, pin_sp, out_sp;
+	gc_pk_epi epi;
+} gc_pk_conv;
+
+/*
+ * Plans a convolution with weights wt ([m][cg][taps]): returns 0 and fills
+ * p (its weights packed), 1 when the shape does not suit (stride along w
+ * above 2, offsets too large), or -1 out of memory. Window arrays are in
+ * gc_nn_window's 3-D form.
+ */
+int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
+		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
+		    const int64_t pad_lo[3], const int64_t out[3], const float *wt,
+		    const gc_nn_act *act);
+void gc_pk_conv_free(gc_pk_conv *p);
+/* Scratch floats a run needs (the padded input of one batch item). */
+int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
+/* An estimate of the cycles, to choose between this and the row GEMM. */
+double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow);
+
+/* Runs the convolution: y = act(conv(x, w) + bias); bias may be NULL. Up to
+ * `threads` threads share the output rows. */
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
+		    float *scratch, int threads);
+
+/* ---- depthwise: one input channel per group ---- */
+
+typedef struct gc_pk_dw {
+	int64_t n, c, mg;		/* batch, channels, outputs per channel */
+	int64_t h, w, oh, ow;		/* 2-D (a 1-D one has h = oh = 1) */
+	int64_t kh, kw, sh, sw, dh, dw; /* sw is 1 or 2 */
+	int64_t pt, pl;			/* leading pads */
+	int64_t ph, pw, plane;		/* padded rows, row length (per phase), phase size */
+	int phases;			/* column phases of the padded plane: 1 or sw */
+	int k3;				/* 3x3, dilation 1, equal strides: its own kernel */
+	/* channel-blocked (one output per input channel): 16 channels at a
+	 * time, their padded input transposed into [row][pixel][16] for a band
+	 * of `band` output rows (band_in input rows of row_px pixels) */
+	int blocked;
+	int64_t band, band_in, row_px;
+	float *wb; /* blocked: weights as [c / 16][taps][16] when known at prepare (owned) */
+	gc_pk_epi epi;
+} gc_pk_dw;
+
+/* 0 and p filled, or 1 when the shape does not suit. */
+int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
+		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
+		  const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
+/* Packs constant weights wt ([c][taps]) for the blocked kernel (which
+ * otherwise gathers them at run time): 0, or -1 out of memory. */
+int gc_pk_dw_pack(gc_pk_dw *p, const float *wt);
+void gc_pk_dw_free(gc_pk_dw *p);
+/* Scratch floats: one buffer for each of up to GC_PK_DW_SLOTS threads. */
+#define GC_PK_DW_SLOTS 4
+int64_t gc_pk_dw_scratch(const gc_pk_dw *p);
+/* wt: [c * mg][kh * kw] as ONNX has it. Up to `threads` threads (at most
+ * GC_PK_DW_SLOTS) share the channels. */
+void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
+		  float *scratch, int threads);
+
+#endif

@@ -1,0 +1,927 @@
+/*
+ * The packed AVX-512 kernels (runtime/kernels/sgemm-pack.h) against plain
+ * double-precision loops written here, and against the reference path
+ * (OpenBLAS and plain loops, chosen with GRAPHCC_NN_REFERENCE=1), on many
+ * shapes: odd channel counts, tails of every tile, strides, pads,
+ * dilations, groups, depthwise, 1x1 to 7x7, 1-D to 3-D, each fused
+ * activation with and without bias; Gemm and MatMul by constant weights.
+ *
+ * Inputs are pseudo-random in [-1, 1) (not exact in float32). Tolerance: a
+ * result may differ from the float64 value by 1e-5 of the sum of the
+ * absolute values of its products (plus 1e-6): float32 accumulation over
+ * K terms is off by about sqrt(K) * 6e-8 of that sum.
+ *
+ * On a CPU without AVX-512 both runs take the reference path; the tests
+ * still check it against the plain loops.
+ */
+#include <graphcc/runtime.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+#include "kernels/nn-act.h"
+#include "kernels/sgemm-pack.h"
+
+#define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static uint32_t rng_state;
+
+static float rnd(void)
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return (float)((double)(rng_state >> 8) / (double)(1u << 24) * 2.0 - 1.0);
+}
+
+static float *rnd_buf(int64_t n)
+{
+	float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+	for (int64_t i = 0; i < n; i++)
+		p[i] = rnd();
+	return p;
+}
+
+/* An activation as the graph pass writes it into the node. */
+typedef struct act_case {
+	const char *name; /* NULL: none */
+	int has_min, has_max;
+	float min, max, alpha;
+} act_case;
+
+static const act_case ACTS[] = {
+    {NULL, 0, 0, 0, 0, 0},
+    {"Relu", 0, 0, 0, 0, 0},
+    {"Clip", 1, 1, 0.0f, 6.0f / 8, 0},
+    {"Clip", 1, 0, -0.25f, 0, 0},
+    {"LeakyRelu", 0, 0, 0, 0, 0.1f},
+};
+
+static double act_apply(const act_case *a, double v)
+{
+	if (!a->name)
+		return v;
+	if (!strcmp(a->name, "Relu"))
+		return v < 0 ? 0 : v;
+	if (!strcmp(a->name, "Clip")) {
+		if (a->has_min && v < a->min)
+			v = a->min;
+		if (a->has_max && v > a->max)
+			v = a->max;
+		return v;
+	}
+	return v < 0 ? v * a->alpha : v;
+}
+
+/* Appends the _gc_ attributes of a to attrs; returns the new count. */
+static int act_attrs(const act_case *a, gc_attr *attrs, int n)
+{
+	if (!a->name)
+		return n;
+	attrs[n++] = (gc_attr){.name = "_gc_activation",
+			       .type = GC_ATTR_STRING,
+			       .n = (int64_t)strlen(a->name),
+			       .v.s = a->name};
+	if (a->has_min)
+		attrs[n++] = (gc_attr){.name = "_gc_min", .type = GC_ATTR_FLOAT, .v.f = a->min};
+	if (a->has_max)
+		attrs[n++] = (gc_attr){.name = "_gc_max", .type = GC_ATTR_FLOAT, .v.f = a->max};
+	if (!strcmp(a->name, "LeakyRelu"))
+		attrs[n++] = (gc_attr){.name = "_gc_alpha", .type = GC_ATTR_FLOAT, .v.f = a->alpha};
+	return n;
+}
+
+/* Compares got with want (tolerance from mag, see the top); prints the
+ * first difference. */
+static int close_to(const char *what, const float *got, const double *want, const double *mag,
+		    int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		double tol = 1e-5 * mag[i] + 1e-6;
+		if (!(fabs((double)got[i] - want[i]) <= tol)) {
+			fprintf(stderr, "  %s: element %lld: got %.9g, expected %.9g (tol %.3g)\n",
+				what, (long long)i, (double)got[i], want[i], tol);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* When set, Conv's prepare does not see the weights' values (as for weights
+ * a node computes): the kernels that pack them at prepare cannot run. */
+static int weights_unknown;
+
+static int prepare_conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	void *w = in[1]->data;
+	if (weights_unknown)
+		in[1]->data = NULL;
+	int rc = gc_prepare_Conv(k, n, in, out);
+	in[1]->data = w;
+	return rc;
+}
+
+/* Runs op once with the packed kernels allowed and once on the reference
+ * path; *fast_run / *ref_run get the run functions prepare chose. */
+static int run_both(gc_prepare_fn prepare, const char *op, int nin, gc_tensor **in, int nattr,
+		    gc_attr *attrs, harness_run *fast, harness_run *ref)
+{
+	if (prepare == gc_prepare_Conv)
+		prepare = prepare_conv;
+	unsetenv("GRAPHCC_NN_REFERENCE");
+	int rc = harness_op(fast, prepare, op, 13, nin, in, 1, nattr, attrs);
+	if (rc) {
+		fprintf(stderr, "  %s (fast) failed: %s\n", op, fast->err.msg);
+		return rc;
+	}
+	setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+	rc = harness_op(ref, prepare, op, 13, nin, in, 1, nattr, attrs);
+	unsetenv("GRAPHCC_NN_REFERENCE");
+	if (rc)
+		fprintf(stderr, "  %s (reference) failed: %s\n", op, ref->err.msg);
+	return rc;
+}
+
+/* ---- Conv ---- */
+
+typedef struct conv_case {
+	int nsp;	    /* spatial dims, 1..3 */
+	int64_t n, c, m, g; /* batch, channels, groups */
+	int64_t in[3];	    /* spatial sizes (the last nsp used) */
+	int64_t k[3], s[3], d[3], plo[3], phi[3];
+	int bias;
+	int fast; /* the packed kernels must take it (on an AVX-512 CPU) */
+} conv_case;
+
+/* 3-D arrays of a case, leading dims 1 for lower ranks. */
+static void conv_geom(const conv_case *cc, int64_t *in, int64_t *k, int64_t *s, int64_t *d,
+		      int64_t *plo, int64_t *phi, int64_t *out)
+{
+	int off = 3 - cc->nsp;
+	for (int i = 0; i < 3; i++) {
+		int j = i - off;
+		in[i] = j >= 0 ? cc->in[j] : 1;
+		k[i] = j >= 0 ? cc->k[j] : 1;
+		s[i] = j >= 0 ? cc->s[j] : 1;
+		d[i] = j >= 0 ? cc->d[j] : 1;
+		plo[i] = j >= 0 ? cc->plo[j] : 0;
+		phi[i] = j >= 0 ? cc->phi[j] : 0;
+		out[i] = (in[i] + plo[i] + phi[i] - (k[i] - 1) * d[i] - 1) / s[i] + 1;
+	}
+}
+
+static void naive_conv(const conv_case *cc, const float *x, const float *w, const float *b,
+		       const act_case *a, double *y, double *mag)
+{
+	int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
+	conv_geom(cc, in, k, s, d, plo, phi, out);
+	int64_t cg = cc->c / cc->g, mg = cc->m / cc->g;
+	int64_t isp = in[0] * in[1] * in[2], osp = out[0] * out[1] * out[2];
+	for (int64_t bi = 0; bi < cc->n; bi++)
+		for (int64_t m = 0; m < cc->m; m++)
+			for (int64_t o = 0; o < osp; o++) {
+				int64_t oz = o / (out[1] * out[2]), oy = o / out[2] % out[1],
+					ox = o % out[2];
+				double acc = b ? b[m] : 0, am = b ? fabs(b[m]) : 0;
+				int64_t gi = m / mg;
+				for (int64_t ci = 0; ci < cg; ci++)
+					for (int64_t a0 = 0; a0 < k[0]; a0++)
+						for (int64_t a1 = 0; a1 < k[1]; a1++)
+							for (int64_t a2 = 0; a2 < k[2]; a2++) {
+								int64_t iz =
+								    oz * s[0] - plo[0] + a0 * d[0];
+								int64_t iy =
+								    oy * s[1] - plo[1] + a1 * d[1];
+								int64_t ix =
+								    ox * s[2] - plo[2] + a2 * d[2];
+								if (iz < 0 || iz >= in[0] ||
+								    iy < 0 || iy >= in[1] ||
+								    ix < 0 || ix >= in[2])
+									continue;
+								double xv =
+								    x[(bi * cc->c + gi * cg + ci) *
+									  isp +
+								      (iz * in[1] + iy) * in[2] +
+								      ix];
+								double wv =
+								    w[((m * cg + ci) * k[0] + a0) *
+									  k[1] * k[2] +
+								      a1 * k[2] + a2];
+								acc += xv * wv;
+								am += fabs(xv * wv);
+							}
+				int64_t at = (bi * cc->m + m) * osp + o;
+				y[at] = act_apply(a, acc);
+				mag[at] = am;
+			}
+}
+
+/* One case with one activation: fast and reference against the loops. */
+static int conv_check(const conv_case *cc, const act_case *a)
+{
+	int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
+	conv_geom(cc, in, k, s, d, plo, phi, out);
+	int64_t cg = cc->c / cc->g, taps = k[0] * k[1] * k[2];
+	int64_t nx = cc->n * cc->c * in[0] * in[1] * in[2];
+	int64_t ny = cc->n * cc->m * out[0] * out[1] * out[2];
+	float *x = rnd_buf(nx), *w = rnd_buf(cc->m * cg * taps), *b = rnd_buf(cc->m);
+	double *want = malloc((size_t)ny * sizeof(double)),
+	       *mag = malloc((size_t)ny * sizeof(double));
+	naive_conv(cc, x, w, cc->bias ? b : NULL, a, want, mag);
+	int64_t xd[5] = {cc->n, cc->c}, wd[5] = {cc->m, cg};
+	for (int i = 0; i < cc->nsp; i++) {
+		xd[2 + i] = cc->in[i];
+		wd[2 + i] = cc->k[i];
+	}
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2 + cc->nsp, xd, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 2 + cc->nsp, wd, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	int64_t pads[6], strides[3], dils[3];
+	for (int i = 0; i < cc->nsp; i++) {
+		pads[i] = cc->plo[i];
+		pads[cc->nsp + i] = cc->phi[i];
+		strides[i] = cc->s[i];
+		dils[i] = cc->d[i];
+	}
+	gc_attr attrs[8] = {
+	    {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * cc->nsp, .v.ints = pads},
+	    {.name = "strides", .type = GC_ATTR_INTS, .n = cc->nsp, .v.ints = strides},
+	    {.name = "dilations", .type = GC_ATTR_INTS, .n = cc->nsp, .v.ints = dils},
+	    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
+	};
+	int nattr = act_attrs(a, attrs, 4);
+	harness_run fast, ref;
+	int ok = run_both(gc_prepare_Conv, "Conv", cc->bias ? 3 : 2, ins, nattr, attrs, &fast,
+			  &ref) == 0;
+	ok = ok && close_to("fast", fast.out[0].data, want, mag, ny);
+	ok = ok && close_to("reference", ref.out[0].data, want, mag, ny);
+	if (ok && cc->fast && gc_pk_usable() && fast.node.run == ref.node.run) {
+		fprintf(stderr, "  the packed kernels did not take this case\n");
+		ok = 0;
+	}
+	if (!ok)
+		fprintf(stderr,
+			"  conv case: nsp %d n %lld c %lld m %lld g %lld in %lldx%lldx%lld k "
+			"%lldx%lldx%lld s %lld,%lld,%lld d %lld,%lld,%lld pads %lld,%lld,%lld/"
+			"%lld,%lld,%lld bias %d act %s\n",
+			cc->nsp, (long long)cc->n, (long long)cc->c, (long long)cc->m,
+			(long long)cc->g, (long long)in[0], (long long)in[1], (long long)in[2],
+			(long long)k[0], (long long)k[1], (long long)k[2], (long long)s[0],
+			(long long)s[1], (long long)s[2], (long long)d[0], (long long)d[1],
+			(long long)d[2], (long long)plo[0], (long long)plo[1], (long long)plo[2],
+			(long long)phi[0], (long long)phi[1], (long long)phi[2], cc->bias,
+			a->name ? a->name : "none");
+	harness_free(&fast);
+	harness_free(&ref);
+	free(x);
+	free(w);
+	free(b);
+	free(want);
+	free(mag);
+	return ok;
+}
+
+/* 2-D case shorthand: square kernel, stride, pad and dilation. */
+#define C2(n_, c_, m_, g_, h_, w_, k_, s_, p_, d_, bias_, fast_)                                   \
+	{                                                                                          \
+		.nsp = 2, .n = n_, .c = c_, .m = m_, .g = g_, .in = {h_, w_}, .k = {k_, k_},       \
+		.s = {s_, s_}, .d = {d_, d_}, .plo = {p_, p_}, .phi = {p_, p_}, .bias = bias_,     \
+		.fast = fast_                                                                      \
+	}
+
+static int conv_cases(const conv_case *cases, int n, int all_acts)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < (all_acts ? LEN(ACTS) : 1); j++)
+			if (!conv_check(&cases[i], &ACTS[all_acts ? j : i % LEN(ACTS)]))
+				return 0;
+	return 1;
+}
+
+/* 1x1 convolutions: the row GEMM (long rows) and the channel kernel
+ * (short ones), every tail of their tiles. */
+static void test_fast_conv_1x1(void)
+{
+	rng_state = 1;
+	static const conv_case cases[] = {
+	    C2(1, 16, 64, 1, 54, 54, 1, 1, 0, 1, 1, 1),	 /* long rows */
+	    C2(1, 24, 144, 1, 56, 56, 1, 1, 0, 1, 1, 1), /* N tail 16 of 48 */
+	    C2(1, 3, 5, 1, 9, 11, 1, 1, 0, 1, 1, 1),	 /* tiny, M tail */
+	    C2(1, 7, 13, 1, 40, 41, 1, 1, 0, 1, 0, 1),	 /* M 8 + 5, N odd */
+	    C2(1, 320, 1280, 1, 7, 7, 1, 1, 0, 1, 1, 1), /* short rows, long K */
+	    C2(1, 96, 48, 1, 13, 13, 1, 1, 0, 1, 1, 1),	 /* 32 + 16 channels */
+	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	 /* 32 + 1 channels */
+	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	 /* stride 2, batch 2 */
+	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
+	};
+	CHECK(conv_cases(cases, LEN(cases), 1));
+}
+
+/* 3x3, 5x5, 7x7 and odd kernels on the channel kernel. */
+static void test_fast_conv_spatial(void)
+{
+	rng_state = 2;
+	static const conv_case cases[] = {
+	    C2(1, 16, 32, 1, 14, 14, 3, 1, 1, 1, 1, 1),
+	    C2(1, 5, 7, 1, 17, 19, 3, 1, 1, 1, 1, 1),	/* odd channels, tiles 10 + 9 */
+	    C2(1, 16, 40, 1, 28, 28, 3, 2, 1, 1, 1, 1), /* stride 2, 32 + 8 channels */
+	    C2(1, 3, 64, 1, 37, 37, 7, 2, 3, 1, 1, 1),	/* a stem */
+	    C2(1, 8, 48, 1, 11, 12, 5, 1, 2, 1, 0, 1),	/* 5x5, 32 + 16 */
+	    C2(1, 12, 17, 1, 15, 29, 3, 1, 2, 2, 1, 1), /* dilation 2 */
+	    C2(2, 64, 64, 1, 7, 7, 3, 1, 1, 1, 1, 1),	/* 7x7 maps, batch 2 */
+	    C2(1, 16, 16, 1, 9, 9, 3, 1, 0, 1, 1, 1),	/* no pads */
+	    C2(1, 8, 24, 4, 15, 16, 3, 1, 1, 1, 1, 1),	/* groups of 2 -> 6 */
+	    C2(1, 8, 80, 2, 10, 10, 3, 2, 1, 1, 1, 1),	/* groups of 40: 32 + 8 */
+	    C2(1, 4, 8, 1, 3, 3, 3, 1, 1, 1, 1, 1),	/* output as small as the kernel */
+	    C2(1, 6, 20, 1, 30, 31, 3, 3, 1, 1, 1, 0),	/* stride 3: reference path */
+	};
+	CHECK(conv_cases(cases, LEN(cases), 1));
+	/* uneven pads, strides and kernels per axis */
+	static const conv_case odd[] = {
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 6,
+	     .m = 18,
+	     .g = 1,
+	     .in = {13, 16},
+	     .k = {5, 3},
+	     .s = {2, 1},
+	     .d = {1, 1},
+	     .plo = {0, 1},
+	     .phi = {2, 0},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 4,
+	     .m = 35,
+	     .g = 1,
+	     .in = {9, 20},
+	     .k = {1, 3},
+	     .s = {1, 2},
+	     .d = {1, 3},
+	     .plo = {1, 0},
+	     .phi = {0, 3},
+	     .bias = 0,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 9,
+	     .g = 1,
+	     .in = {8, 8},
+	     .k = {3, 3},
+	     .s = {4, 1},
+	     .d = {1, 1},
+	     .plo = {1, 1},
+	     .phi = {1, 1},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(odd, LEN(odd), 0));
+}
+
+/* 1-D and 3-D convolutions. */
+static void test_fast_conv_1d_3d(void)
+{
+	rng_state = 3;
+	static const conv_case cases[] = {
+	    {.nsp = 1,
+	     .n = 2,
+	     .c = 5,
+	     .m = 20,
+	     .g = 1,
+	     .in = {50},
+	     .k = {3},
+	     .s = {1},
+	     .d = {1},
+	     .plo = {1},
+	     .phi = {1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 1,
+	     .n = 1,
+	     .c = 16,
+	     .m = 33,
+	     .g = 1,
+	     .in = {31},
+	     .k = {5},
+	     .s = {2},
+	     .d = {2},
+	     .plo = {0},
+	     .phi = {3},
+	     .bias = 0,
+	     .fast = 1},
+	    {.nsp = 3,
+	     .n = 1,
+	     .c = 3,
+	     .m = 17,
+	     .g = 1,
+	     .in = {5, 6, 7},
+	     .k = {3, 3, 3},
+	     .s = {1, 1, 1},
+	     .d = {1, 1, 1},
+	     .plo = {1, 1, 1},
+	     .phi = {1, 1, 1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 3,
+	     .n = 1,
+	     .c = 4,
+	     .m = 8,
+	     .g = 2,
+	     .in = {6, 5, 9},
+	     .k = {2, 1, 3},
+	     .s = {2, 1, 2},
+	     .d = {1, 1, 1},
+	     .plo = {0, 0, 1},
+	     .phi = {1, 0, 1},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 1, 1));
+}
+
+/* Depthwise: 16 channels at a time (stride 2, short rows) and along the
+ * row (long rows, channel multipliers). */
+static void test_fast_conv_depthwise(void)
+{
+	rng_state = 4;
+	static const conv_case cases[] = {
+	    C2(1, 32, 32, 32, 20, 23, 3, 1, 1, 1, 1, 1),  /* blocked, rows < 32 */
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
+	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
+	    C2(2, 8, 8, 8, 9, 50, 3, 2, 1, 1, 0, 1),	  /* stride 2, long rows */
+	    C2(1, 16, 16, 16, 12, 12, 5, 1, 2, 1, 1, 1),  /* 5x5 */
+	    C2(1, 17, 17, 17, 14, 40, 3, 1, 2, 2, 1, 1),  /* dilation 2 */
+	    C2(1, 6, 12, 6, 11, 35, 3, 1, 1, 1, 1, 1),	  /* multiplier 2 */
+	    C2(1, 4, 8, 4, 21, 40, 3, 2, 1, 1, 1, 1),	  /* multiplier 2, stride 2 */
+	    C2(1, 5, 5, 5, 23, 37, 3, 1, 1, 1, 0, 1),	  /* 3x3 along rows, 4 + 3 */
+	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1), /* mobilenet's last */
+	    C2(1, 40, 40, 40, 60, 64, 3, 2, 0, 1, 1, 1),  /* no pads, large band */
+	};
+	CHECK(conv_cases(cases, LEN(cases), 1));
+	static const conv_case odd[] = {
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 9,
+	     .m = 9,
+	     .g = 9,
+	     .in = {12, 21},
+	     .k = {3, 1},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .plo = {1, 0},
+	     .phi = {0, 1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 1,
+	     .n = 1,
+	     .c = 20,
+	     .m = 20,
+	     .g = 20,
+	     .in = {70},
+	     .k = {7},
+	     .s = {1},
+	     .d = {1},
+	     .plo = {3},
+	     .phi = {3},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 5,
+	     .m = 5,
+	     .g = 5,
+	     .in = {10, 10},
+	     .k = {3, 3},
+	     .s = {3, 3},
+	     .d = {1, 1},
+	     .plo = {1, 1},
+	     .phi = {1, 1},
+	     .bias = 1,
+	     .fast = 0},
+	};
+	CHECK(conv_cases(odd, LEN(odd), 0));
+}
+
+/* Weights a node computes (unknown at prepare): depthwise still takes the
+ * packed kernels, reading them at run time; the others the reference path. */
+static void test_fast_conv_weights_unknown(void)
+{
+	rng_state = 9;
+	static const conv_case cases[] = {
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1), /* blocked */
+	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1), /* along rows */
+	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	 /* blocked, two rows a tile */
+	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	 /* reference */
+	};
+	weights_unknown = 1;
+	int ok = conv_cases(cases, LEN(cases), 0);
+	weights_unknown = 0;
+	CHECK(ok);
+}
+
+/* NaN and infinity pass through the fused activation as the plain loops
+ * have them. */
+static void test_fast_conv_nan(void)
+{
+	float x[2 * 6 * 6], w[4 * 2 * 9], b[4] = {0.5f, -0.5f, 0, 1};
+	for (int i = 0; i < LEN(x); i++)
+		x[i] = (float)(i % 7) / 7;
+	for (int i = 0; i < LEN(w); i++)
+		w[i] = (float)(i % 5 - 2) / 4;
+	x[14] = NAN;
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 6, 6}, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){4, 2, 3, 3}, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){4}, b);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	gc_attr attrs[] = {
+	    {.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = (const int64_t[]){1, 1, 1, 1}},
+	    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	harness_run fast, ref;
+	int rc = run_both(gc_prepare_Conv, "Conv", 3, ins, 2, attrs, &fast, &ref);
+	int same = rc == 0;
+	for (int i = 0; same && i < 4 * 36; i++) {
+		float f = ((float *)fast.out[0].data)[i], r = ((float *)ref.out[0].data)[i];
+		same = isnan(f) == isnan(r) && (isnan(f) || fabsf(f - r) <= 1e-6f);
+	}
+	int nans = 0;
+	for (int i = 0; rc == 0 && i < 4 * 36; i++)
+		nans += isnan(((float *)fast.out[0].data)[i]);
+	harness_free(&fast);
+	harness_free(&ref);
+	CHECK_INT(rc, 0);
+	CHECK(same);
+	CHECK_INT(nans, 4 * 9); /* each output channel: the 3x3 around the NaN */
+}
+
+/* ---- Gemm and MatMul ---- */
+
+typedef struct gemm_case {
+	int64_t m, n, k;
+	int ta, tb;
+	float alpha, beta;
+	int c_kind; /* 0 none, 1 [N], 2 [M, 1], 3 [M, N], 4 [1] */
+	int fast;
+} gemm_case;
+
+static int gemm_check(const gemm_case *gc, const act_case *a)
+{
+	int64_t m = gc->m, n = gc->n, k = gc->k;
+	float *A = rnd_buf(m * k), *B = rnd_buf(k * n), *C = rnd_buf(m * n);
+	double *want = malloc((size_t)(m * n) * sizeof(double));
+	double *mag = malloc((size_t)(m * n) * sizeof(double));
+	int64_t cm = gc->c_kind == 2 || gc->c_kind == 3 ? m : 1;
+	int64_t cn = gc->c_kind == 1 || gc->c_kind == 3 ? n : 1;
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) {
+			double acc = 0, am = 0;
+			for (int64_t p = 0; p < k; p++) {
+				double av = gc->ta ? A[p * m + i] : A[i * k + p];
+				double bv = gc->tb ? B[j * k + p] : B[p * n + j];
+				acc += av * bv;
+				am += fabs(av * bv);
+			}
+			acc *= gc->alpha;
+			am *= fabs(gc->alpha);
+			if (gc->c_kind) {
+				double cv = C[(cm > 1 ? i : 0) * cn + (cn > 1 ? j : 0)];
+				acc += gc->beta * cv;
+				am += fabs(gc->beta * cv);
+			}
+			want[i * n + j] = act_apply(a, acc);
+			mag[i * n + j] = am;
+		}
+	int64_t ad[2] = {gc->ta ? k : m, gc->ta ? m : k}, bd[2] = {gc->tb ? n : k, gc->tb ? k : n};
+	int64_t cd[2] = {cm, cn};
+	gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 2, ad, A);
+	gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, bd, B);
+	gc_tensor tC = harness_tensor(GC_DTYPE_FLOAT, gc->c_kind == 1 || gc->c_kind == 4 ? 1 : 2,
+				      gc->c_kind == 1 ? cd + 1 : cd, C);
+	gc_tensor *ins[] = {&tA, &tB, &tC};
+	gc_attr attrs[8] = {
+	    {.name = "transA", .type = GC_ATTR_INT, .v.i = gc->ta},
+	    {.name = "transB", .type = GC_ATTR_INT, .v.i = gc->tb},
+	    {.name = "alpha", .type = GC_ATTR_FLOAT, .v.f = gc->alpha},
+	    {.name = "beta", .type = GC_ATTR_FLOAT, .v.f = gc->beta},
+	};
+	int nattr = act_attrs(a, attrs, 4);
+	harness_run fast, ref;
+	int ok = run_both(gc_prepare_Gemm, "Gemm", gc->c_kind ? 3 : 2, ins, nattr, attrs, &fast,
+			  &ref) == 0;
+	ok = ok && close_to("fast", fast.out[0].data, want, mag, m * n);
+	ok = ok && close_to("reference", ref.out[0].data, want, mag, m * n);
+	if (ok && gc->fast && gc_pk_usable() && fast.node.run == ref.node.run) {
+		fprintf(stderr, "  the packed kernels did not take this case\n");
+		ok = 0;
+	}
+	if (!ok)
+		fprintf(stderr,
+			"  gemm case: m %lld n %lld k %lld transA %d transB %d alpha %g beta %g C "
+			"%d act %s\n",
+			(long long)m, (long long)n, (long long)k, gc->ta, gc->tb, gc->alpha,
+			gc->beta, gc->c_kind, a->name ? a->name : "none");
+	harness_free(&fast);
+	harness_free(&ref);
+	free(A);
+	free(B);
+	free(C);
+	free(want);
+	free(mag);
+	return ok;
+}
+
+static void test_fast_gemm(void)
+{
+	rng_state = 5;
+	static const gemm_case cases[] = {
+	    {64, 1024, 784, 0, 1, 1, 1, 1, 1},	/* a Linear layer, tail 16 of 48 */
+	    {2, 32, 3, 0, 0, 1, 1, 1, 1},	/* smallest taken */
+	    {13, 100, 70, 0, 1, 1, 1, 3, 1},	/* every tail */
+	    {9, 48, 33, 1, 0, 0.5f, 2, 2, 1},	/* transA, alpha, beta, C [M, 1] */
+	    {17, 81, 40, 1, 1, 1, 0.25f, 4, 1}, /* C scalar */
+	    {8, 64, 16, 0, 0, -1, 0, 3, 1},	/* beta 0: C unread */
+	    {30, 95, 5, 0, 0, 1, 1, 0, 1},	/* no C */
+	    {1, 64, 32, 0, 1, 1, 1, 1, 0},	/* one row: OpenBLAS's gemv */
+	    {40, 10, 64, 0, 1, 1, 1, 1, 0},	/* narrow: OpenBLAS */
+	};
+	for (int i = 0; i < LEN(cases); i++)
+		for (int j = 0; j < LEN(ACTS); j++)
+			if (!gemm_check(&cases[i], &ACTS[j])) {
+				CHECK(0);
+			}
+}
+
+/* MatMul [b, m, k] x [k, n] with a fused bias and activation. */
+static void test_fast_matmul(void)
+{
+	rng_state = 6;
+	static const struct {
+		int64_t b, m, n, k;
+		int bias;
+	} cases[] = {{1, 128, 256, 64, 1}, {3, 5, 70, 9, 1}, {2, 4, 33, 50, 0}, {1, 2, 40, 1, 1}};
+	for (int ci = 0; ci < LEN(cases); ci++)
+		for (int ai = 0; ai < LEN(ACTS); ai++) {
+			int64_t rows = cases[ci].b * cases[ci].m, n = cases[ci].n, k = cases[ci].k;
+			float *A = rnd_buf(rows * k), *B = rnd_buf(k * n), *bias = rnd_buf(n);
+			double *want = malloc((size_t)(rows * n) * sizeof(double));
+			double *mag = malloc((size_t)(rows * n) * sizeof(double));
+			for (int64_t i = 0; i < rows; i++)
+				for (int64_t j = 0; j < n; j++) {
+					double acc = cases[ci].bias ? bias[j] : 0;
+					double am = fabs(acc);
+					for (int64_t p = 0; p < k; p++) {
+						acc += (double)A[i * k + p] * B[p * n + j];
+						am += fabs((double)A[i * k + p] * B[p * n + j]);
+					}
+					want[i * n + j] = act_apply(&ACTS[ai], acc);
+					mag[i * n + j] = am;
+				}
+			gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 3,
+						      (int64_t[]){cases[ci].b, cases[ci].m, k}, A);
+			gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){k, n}, B);
+			gc_tensor tbias = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, bias);
+			gc_tensor *ins[] = {&tA, &tB};
+			gc_attr attrs[8] = {
+			    {.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &tbias}};
+			int nattr = act_attrs(&ACTS[ai], attrs, cases[ci].bias ? 1 : 0);
+			harness_run fast, ref;
+			int ok = run_both(gc_prepare_MatMul, "MatMul", 2, ins, nattr,
+					  nattr ? attrs : NULL, &fast, &ref) == 0;
+			ok = ok && close_to("fast", fast.out[0].data, want, mag, rows * n);
+			ok = ok && close_to("reference", ref.out[0].data, want, mag, rows * n);
+			if (ok && gc_pk_usable() && fast.node.run == ref.node.run) {
+				fprintf(stderr, "  the packed kernels did not take this case\n");
+				ok = 0;
+			}
+			if (!ok)
+				fprintf(stderr, "  matmul case %d, act %s\n", ci,
+					ACTS[ai].name ? ACTS[ai].name : "none");
+			harness_free(&fast);
+			harness_free(&ref);
+			free(A);
+			free(B);
+			free(bias);
+			free(want);
+			free(mag);
+			CHECK(ok);
+		}
+}
+
+/* ---- the kernels themselves ---- */
+
+/* The row GEMM with V read as plain rows (a Conv 1x1's input) and packed,
+ * with every epilogue term, over a split of its column panels. */
+static void test_fast_row_gemm(void)
+{
+	if (!gc_pk_usable())
+		return;
+	rng_state = 7;
+	int64_t m = 21, n = 150, k = 37, ldv = 160;
+	float *s = rnd_buf(m * k), *v = rnd_buf(k * ldv), *c = rnd_buf(m * n);
+	float *sp = malloc((size_t)gc_pk_s_floats(m, k) * sizeof(float));
+	float *vp = malloc((size_t)gc_pk_v_floats(k, n) * sizeof(float));
+	float *y1 = malloc((size_t)(m * n) * sizeof(float)),
+	      *y2 = malloc((size_t)(m * n) * sizeof(float));
+	double *want = malloc((size_t)(m * n) * sizeof(double)),
+	       *mag = malloc((size_t)(m * n) * sizeof(double));
+	gc_pk_pack_s(s, k, 1, m, k, sp);
+	gc_pk_pack_v(v, ldv, 1, k, n, vp);
+	gc_nn_act act = {.kind = GC_NN_ACT_LEAKY, .alpha = 0.2};
+	gc_pk_gemm g = {.m = m, .n = n, .k = k, .s = sp, .v = v, .ldv = ldv, .c = y1, .ldc = n};
+	gc_pk_epi_init(&g.epi, &act);
+	g.epi.c = c;
+	g.epi.c_sm = n;
+	g.epi.c_sn = 1;
+	g.epi.alpha = 0.75f;
+	g.epi.beta = -1.5f;
+	int64_t panels = (n + GC_PK_NR - 1) / GC_PK_NR;
+	gc_pk_gemm_run(&g, 0, 1);
+	gc_pk_gemm_run(&g, 1, panels);
+	g.v = vp;
+	g.v_packed = 1;
+	g.c = y2;
+	gc_pk_gemm_run(&g, 0, panels);
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) {
+			double acc = 0, am = 0;
+			for (int64_t p = 0; p < k; p++) {
+				acc += (double)s[i * k + p] * v[p * ldv + j];
+				am += fabs((double)s[i * k + p] * v[p * ldv + j]);
+			}
+			acc = 0.75 * acc - 1.5 * c[i * n + j];
+			want[i * n + j] = acc < 0 ? acc * (double)0.2f : acc;
+			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]);
+		}
+	int ok =
+	    close_to("plain V", y1, want, mag, m * n) && close_to("packed V", y2, want, mag, m * n);
+	free(s);
+	free(v);
+	free(c);
+	free(sp);
+	free(vp);
+	free(y1);
+	free(y2);
+	free(want);
+	free(mag);
+	CHECK(ok);
+}
+
+/* ---- threads ---- */
+
+/* Runs h's node again with `threads` threads into a fresh output. */
+static int rerun(harness_run *h, gc_tensor **in, int threads, float *y)
+{
+	gc_tensor out = h->out[0];
+	out.data = y;
+	gc_tensor *outp[] = {&out};
+	gc_kctx k = {.err = &h->err, .node = &h->node, .threads = threads};
+	k.scratch = h->node.scratch_bytes ? calloc(1, h->node.scratch_bytes) : NULL;
+	int rc = h->node.run(&k, &h->node, in, outp);
+	free(k.scratch);
+	return rc;
+}
+
+/* Split over threads, every kernel gives the bytes one thread gives (each
+ * output is computed by one thread, in the same order). The cases are
+ * large enough for gc_nn_par_threads to use 2 or 3 threads. */
+static void test_fast_threads(void)
+{
+	rng_state = 8;
+	static const conv_case convs[] = {
+	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
+	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
+	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
+	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
+	};
+	for (int ci = 0; ci < LEN(convs); ci++) {
+		const conv_case *cc = &convs[ci];
+		int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
+		conv_geom(cc, in, k, s, d, plo, phi, out);
+		int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
+		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]), *w = rnd_buf(cc->m * cg * 9);
+		float *b = rnd_buf(cc->m);
+		gc_tensor tx =
+		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
+		gc_tensor tw =
+		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->m, cg, k[1], k[2]}, w);
+		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
+		gc_tensor *ins[] = {&tx, &tw, &tb};
+		gc_attr attrs[] = {
+		    {.name = "pads",
+		     .type = GC_ATTR_INTS,
+		     .n = 4,
+		     .v.ints = (const int64_t[]){plo[1], plo[2], phi[1], phi[2]}},
+		    {.name = "strides",
+		     .type = GC_ATTR_INTS,
+		     .n = 2,
+		     .v.ints = (const int64_t[]){s[1], s[2]}},
+		    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
+		    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+		harness_run h;
+		unsetenv("GRAPHCC_NN_REFERENCE");
+		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
+		float *y2 = malloc((size_t)ny * sizeof(float)),
+		      *y3 = malloc((size_t)ny * sizeof(float));
+		int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
+		ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
+		     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
+		if (!ok)
+			fprintf(stderr, "  conv case %d: %s\n", ci, rc ? h.err.msg : "differs");
+		harness_free(&h);
+		free(x);
+		free(w);
+		free(b);
+		free(y2);
+		free(y3);
+		CHECK(ok);
+	}
+	int64_t m = 40, n = 500, kk = 300;
+	float *A = rnd_buf(m * kk), *B = rnd_buf(kk * n), *C = rnd_buf(n);
+	gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
+	gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){kk, n}, B);
+	gc_tensor tC = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, C);
+	gc_tensor *ins[] = {&tA, &tB, &tC};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Gemm, "Gemm", 13, 3, ins, 1, 0, NULL);
+	float *y4 = malloc((size_t)(m * n) * sizeof(float));
+	int ok = rc == 0 && rerun(&h, ins, 4, y4) == 0 &&
+		 !memcmp(h.out[0].data, y4, (size_t)(m * n) * sizeof(float));
+	harness_free(&h);
+	free(A);
+	free(B);
+	free(C);
+	free(y4);
+	CHECK(ok);
+}
+
+/* Sessions on several threads, each splitting its kernels: one of them has
+ * the pool at a time, the others run their parts themselves; all give the
+ * one-thread bytes. */
+typedef struct par_caller {
+	harness_run *h;
+	gc_tensor **in;
+	float *y;
+	int rc;
+} par_caller;
+
+static void *par_caller_run(void *p)
+{
+	par_caller *c = p;
+	for (int i = 0; i < 5 && !c->rc; i++)
+		c->rc = rerun(c->h, c->in, 2, c->y);
+	return NULL;
+}
+
+static void test_fast_threads_callers(void)
+{
+	rng_state = 10;
+	int64_t ny = 64 * 30 * 30;
+	float *x = rnd_buf(32 * 30 * 30), *w = rnd_buf(64 * 32 * 9), *b = rnd_buf(64);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 32, 30, 30}, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){64, 32, 3, 3}, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){64}, b);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	gc_attr attrs[] = {{.name = "pads",
+			    .type = GC_ATTR_INTS,
+			    .n = 4,
+			    .v.ints = (const int64_t[]){1, 1, 1, 1}}};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
+	par_caller c[3];
+	pthread_t th[3];
+	int started = 0;
+	for (int i = 0; i < 3; i++)
+		c[i] = (par_caller){.h = &h, .in = ins, .y = malloc((size_t)ny * sizeof(float))};
+	while (rc == 0 && started < 3 &&
+	       !pthread_create(&th[started], NULL, par_caller_run, &c[started]))
+		started++;
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	int ok = rc == 0 && started == 3;
+	for (int i = 0; ok && i < 3; i++) {
+		ok = c[i].rc == 0 && !memcmp(c[i].y, h.out[0].data, (size_t)ny * sizeof(float));
+		if (!ok)
+			fprintf(stderr, "  caller %d: rc %d or different bytes\n", i, c[i].rc);
+	}
+	for (int i = 0; i < 3; i++)
+		free(c[i].y);
+	harness_free(&h);
+	free(x);
+	free(w);
+	free(b);
+	CHECK_INT(rc, 0);
+	CHECK(ok);
+}
+
+TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
+	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown),
+	  TEST(test_fast_conv_nan), TEST(test_fast_gemm), TEST(test_fast_matmul),
+	  TEST(test_fast_row_gemm), TEST(test_fast_threads), TEST(test_fast_threads_callers))
