@@ -490,6 +490,8 @@ static int bind_node(compiler *c, int32_t gi)
 			 * next run. */
 			if (control && !c->vs[pn->in[j]].is_const)
 				ins[j].data = NULL;
+			if (ins[j].data && !c->vs[pn->in[j]].is_const)
+				k.varying |= j < 64 ? (uint64_t)1 << j : ~(uint64_t)0;
 		}
 		if (pass || !control)
 			break;

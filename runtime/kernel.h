@@ -34,7 +34,22 @@ typedef struct gc_kctx {
 	struct gc_session *session;
 	struct gc_session **sub;
 	gc_strpool *strings; /* where a kernel's new strings go (strpool.h) */
+	/* At compile time: bit j set when in[j]'s value is known now (an
+	 * input value the caller gave, gc_compile_options.input_values) but
+	 * is not a constant, so the next run may differ. Prepare may read such
+	 * a value (shapes), but must not keep it: see gc_kfixed. */
+	uint64_t varying;
 } gc_kctx;
+
+/* in[j]'s value when it is the same on every run (a constant, or a value
+ * prepared again with each run), to keep in node state (packed weights);
+ * NULL when unknown or when it may change by the next run. */
+static inline const void *gc_kfixed(const gc_kctx *k, gc_tensor *const *in, int j)
+{
+	if (!in[j] || (j < 64 && (k->varying >> j & 1)) || (j >= 64 && k->varying))
+		return NULL;
+	return in[j]->data;
+}
 
 /*
  * in[i] is NULL for an absent optional input. At prepare time, in[i]->data is

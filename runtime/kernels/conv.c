@@ -589,7 +589,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			     int one)
 {
 	const gc_nn_window *w = &st->w;
-	const float *wt = in[1]->data;
+	const float *wt = gc_kfixed(k, in, 1);
 	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return 0;
 	if (st->cg == 1) { /* depthwise: the weights are read as they are */

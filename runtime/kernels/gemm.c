@@ -467,7 +467,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	}
 	if (a->dtype == GC_DTYPE_FLOAT) {
 		n->state_free = gemm_state_free;
-		int rc = pk_gemm_init(k, n, &st->pk, m, nn, ka, st->ta, st->lda, b->data,
+		int rc = pk_gemm_init(k, n, &st->pk, m, nn, ka, st->ta, st->lda, gc_kfixed(k, in, 1),
 				      tb ? 1 : st->ldb, tb ? st->ldb : 1, &st->act);
 		if (rc < 0)
 			return rc;
@@ -733,7 +733,7 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	/* B the same for every row of a dense A: one product of batch * M rows */
 	if (a->dtype == GC_DTYPE_FLOAT && st->fold && b->rank == 2) {
 		n->state_free = matmul_state_free;
-		int rc = pk_gemm_init(k, n, &st->pk, st->batch * m, nn, ka, 0, ka, b->data, nn, 1,
+		int rc = pk_gemm_init(k, n, &st->pk, st->batch * m, nn, ka, 0, ka, gc_kfixed(k, in, 1), nn, 1,
 				      &st->act);
 		if (rc < 0)
 			return rc;
