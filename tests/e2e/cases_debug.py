@@ -48,6 +48,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 
 import numpy as np
@@ -115,8 +116,12 @@ def need_package(ctx):
 # ---------------------------------------------------------------- models
 
 def _save(m, path):
-    with open(path, "wb") as f:
+    """Writes the model whole under its name (a temporary file, renamed):
+    cases running in parallel may be reading the same model."""
+    tmp = "%s.%d.%d.tmp" % (path, os.getpid(), threading.get_ident())
+    with open(tmp, "wb") as f:
         f.write(m.SerializeToString())
+    os.replace(tmp, path)
     return path
 
 
