@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "../runtime/alloc.h"
+#include "../runtime/kernel.h"
 #include "../runtime/kernels/training.h"
 #include "graph-edit.h"
 
@@ -866,6 +867,20 @@ out:
 	return rc;
 }
 
+/* The backward nodes get fixed shapes: refuses tensor v (of forward node
+ * `node`, or an x when node < 0) when its shape is only known at run time. */
+static int static_shape(grad *c, int32_t node, int32_t v)
+{
+	if (v < 0 || c->shape[v].rank != GC_RANK_DYNAMIC)
+		return 0;
+	char lb[300];
+	return gc_error_set(c->err, GC_EUNSUPPORTED,
+			    "%s: cannot differentiate %s%s'%s': its shape is only known at run time "
+			    "(the backward graph needs every shape when it is compiled)",
+			    c->who, node >= 0 ? gc_node_label(c->g, node, lb, sizeof lb) : "",
+			    node >= 0 ? ": tensor " : "x ", c->g->values[v].name);
+}
+
 /* Builds the backward graph for gn, whose forward graph ends in y, and
  * writes its outputs. The Gradient node is gone by now. */
 static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd, int32_t n_fwd)
@@ -895,6 +910,10 @@ static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd
 			rc = refuse(c, fwd[k], "");
 			goto out;
 		}
+		for (int j = 0; j < n->n_in + n->n_out && !rc; j++)
+			rc = static_shape(c, fwd[k], j < n->n_in ? n->in[j] : n->out[j - n->n_in]);
+		if (rc)
+			goto out;
 		reached[n->out[0]] = true;
 	}
 	const vshape ys = c->shape[y];
@@ -930,6 +949,8 @@ static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd
 					  c->who, g->values[x].name, gc_dtype_name(xs.dtype));
 			break;
 		}
+		if ((rc = static_shape(c, -1, x)))
+			break;
 		int32_t src = gv[x] >= 0 ? gv[x] : const_fill(c, xs.dtype, xs.rank, xs.dims, 0);
 		if (src < 0 || add_node_into(c, "Identity", 1, &src, 0, NULL, &xs, o) < 0)
 			rc = c->err->code ? c->err->code : nomem(c);

@@ -407,8 +407,23 @@ def _refuse_unknown_x(path):
     return ["Gradient 'g'", "xs", "'nothing'"]
 
 
+def _refuse_run_time_shape(path):
+    """A forward tensor whose shape depends on an input's value (Reshape to
+    the shape input s): the backward graph would have no fixed shapes (this
+    once reached the graph builder as a constant of rank -1)."""
+    from onnx import helper
+    n = helper.make_node
+    nodes = [n("Reshape", ["x", "s"], ["r"], name="shape_it"),
+             n("Mul", ["r", "r"], ["m"], name="sq"),
+             n("ReduceSum", ["m"], ["y"], name="total", keepdims=0),
+             _grad_node(["x"], ["dx"], "y", name="g")]
+    _save(path, nodes, {"x": (np.float32, [6]), "s": (np.int64, [2])},
+          [("dx", np.float32, [6])])
+    return ["Gradient 'g'", "node 'shape_it' (Reshape)", "'r'", "only known at run time"]
+
+
 REFUSALS = {"softmax": _refuse_softmax, "dynamic-shape": _refuse_dynamic,
-            "unknown-x": _refuse_unknown_x}
+            "unknown-x": _refuse_unknown_x, "run-time-shape": _refuse_run_time_shape}
 
 
 def refuse_case(ctx, name):
