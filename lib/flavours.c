@@ -42,6 +42,7 @@
 #include "../runtime/alloc.h"
 #include "../runtime/crash.h"
 #include "../runtime/custom.h"
+#include "../runtime/kernels/value-impl.h"
 #include "../runtime/program-impl.h"
 #include "../runtime/session-impl.h"
 #include "graph-impl.h"
@@ -69,59 +70,13 @@ const char *gc_graph_node_io(const gc_graph *g, int i, int is_output, int t, int
 
 /* ------------------------------------------------------------ numbers */
 
-static double half_to_double(uint16_t h)
-{
-	int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-	double v;
-	if (exp == 0)
-		v = ldexp(man, -24);
-	else if (exp == 31)
-		v = man ? NAN : INFINITY;
-	else
-		v = ldexp(man | 0x400, exp - 25);
-	return sign ? -v : v;
-}
-
-static double bf16_to_double(uint16_t b)
-{
-	uint32_t u = (uint32_t)b << 16;
-	float f;
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-/* Element i of a tensor of type dt, as a double. */
+/* Element i of a tensor of type dt, as a double; a bool byte as written
+ * (a kernel writing 2 for true differs from one writing 1). */
 static double element(const void *data, gc_dtype dt, int64_t i)
 {
-	switch (dt) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)data)[i];
-	case GC_DTYPE_FLOAT16:
-		return half_to_double(((const uint16_t *)data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return bf16_to_double(((const uint16_t *)data)[i]);
-	case GC_DTYPE_INT8:
-		return ((const int8_t *)data)[i];
-	case GC_DTYPE_UINT8:
-	case GC_DTYPE_BOOL:
+	if (dt == GC_DTYPE_BOOL)
 		return ((const uint8_t *)data)[i];
-	case GC_DTYPE_INT16:
-		return ((const int16_t *)data)[i];
-	case GC_DTYPE_UINT16:
-		return ((const uint16_t *)data)[i];
-	case GC_DTYPE_INT32:
-		return ((const int32_t *)data)[i];
-	case GC_DTYPE_UINT32:
-		return ((const uint32_t *)data)[i];
-	case GC_DTYPE_INT64:
-		return (double)((const int64_t *)data)[i];
-	case GC_DTYPE_UINT64:
-		return (double)((const uint64_t *)data)[i];
-	default:
-		return 0;
-	}
+	return gc_kv_load(&(gc_tensor){.dtype = dt, .data = (void *)data}, i);
 }
 
 /* |a - b| and |a - b| / max(|a|, |b|): 0 when both are equal (NaN and NaN,

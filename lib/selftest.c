@@ -20,6 +20,7 @@
 
 #include "../runtime/alloc.h"
 #include "../runtime/custom.h"
+#include "../runtime/kernels/value-impl.h"
 #include "../runtime/program-impl.h"
 #include "manifest-tests.h"
 #include "package-impl.h"
@@ -51,42 +52,13 @@ static void check(st *s, bool ok, const char *fmt, ...)
 		s->c->failed++;
 }
 
-static double half_to_double(uint16_t h)
-{
-	int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-	double v;
-	if (exp == 0)
-		v = ldexp(man, -24);
-	else if (exp == 31)
-		v = man ? NAN : INFINITY;
-	else
-		v = ldexp(man | 0x400, exp - 25);
-	return sign ? -v : v;
-}
-
+/* Element i of a tensor of type dt, as a double; a bool byte as written
+ * (a kernel writing 2 for true differs from one writing 1). */
 static double element(const void *data, gc_dtype dt, int64_t i)
 {
-	switch (dt) {
-	case GC_DTYPE_FLOAT: return ((const float *)data)[i];
-	case GC_DTYPE_DOUBLE: return ((const double *)data)[i];
-	case GC_DTYPE_FLOAT16: return half_to_double(((const uint16_t *)data)[i]);
-	case GC_DTYPE_BFLOAT16: {
-		uint32_t u = (uint32_t)((const uint16_t *)data)[i] << 16;
-		float f;
-		memcpy(&f, &u, sizeof f);
-		return f;
-	}
-	case GC_DTYPE_INT8: return ((const int8_t *)data)[i];
-	case GC_DTYPE_UINT8:
-	case GC_DTYPE_BOOL: return ((const uint8_t *)data)[i];
-	case GC_DTYPE_INT16: return ((const int16_t *)data)[i];
-	case GC_DTYPE_UINT16: return ((const uint16_t *)data)[i];
-	case GC_DTYPE_INT32: return ((const int32_t *)data)[i];
-	case GC_DTYPE_UINT32: return ((const uint32_t *)data)[i];
-	case GC_DTYPE_INT64: return (double)((const int64_t *)data)[i];
-	case GC_DTYPE_UINT64: return (double)((const uint64_t *)data)[i];
-	default: return 0;
-	}
+	if (dt == GC_DTYPE_BOOL)
+		return ((const uint8_t *)data)[i];
+	return gc_kv_load(&(gc_tensor){.dtype = dt, .data = (void *)data}, i);
 }
 
 /* Whether got is within tol of want everywhere; the worst element in *at,
