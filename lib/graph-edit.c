@@ -282,6 +282,13 @@ void gc_edit_set_output(gc_edit *e, int32_t node, int32_t j, int32_t v)
 		g->values[v].producer = node;
 }
 
+void gc_edit_absorb(gc_edit *e, int32_t p, int32_t i)
+{
+	int32_t y = e->g->nodes[i].out[0];
+	gc_edit_remove_node(e, i);
+	gc_edit_set_output(e, p, 0, y);
+}
+
 const gc_attr *gc_edit_attr(const gc_edit *e, int32_t node, const char *name)
 {
 	const gc_irnode *n = &e->g->nodes[node];
@@ -419,20 +426,22 @@ const gc_tensor *gc_edit_const(gc_edit *e, int32_t v)
 	return gc_tensor_copy_to_pool(g->pool, &t);
 }
 
-double gc_edit_load_f(const gc_tensor *t, int64_t i)
+int gc_edit_each(gc_pass_ctx *ctx, const char *const *ops, int (*one)(gc_edit *e, int32_t node))
 {
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)t->data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)t->data)[i];
-	case GC_DTYPE_FLOAT16:
-		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	default:
-		return 0;
+	gc_edit e;
+	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
+	for (int32_t i = 0; !rc && i < ctx->g->n_nodes; i++) {
+		bool match = false;
+		for (int k = 0; ops[k] && !match; k++)
+			match = gc_edit_is_op(&e, i, ops[k]);
+		int r = match ? one(&e, i) : 0;
+		if (r < 0)
+			rc = r;
+		else
+			ctx->changed += r;
 	}
+	gc_edit_finish(&e);
+	return rc;
 }
 
 bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type)

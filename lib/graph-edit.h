@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "../runtime/kernels/value-impl.h" /* gc_kv_load: a constant's elements */
 #include "graph-impl.h"
 #include "passes.h"
 
@@ -71,6 +72,9 @@ int gc_edit_set_input(gc_edit *e, int32_t node, int32_t j, int32_t v);
 /* Output j of node becomes v, which must have no producer (the old output
  * loses its producer). */
 void gc_edit_set_output(gc_edit *e, int32_t node, int32_t j, int32_t v);
+/* Fusion: node p takes node i's place (p absorbed what i computed): i goes,
+ * and p's output 0 becomes i's output 0. */
+void gc_edit_absorb(gc_edit *e, int32_t p, int32_t i);
 /* Adds or replaces an attribute of node (deep-copied into the graph). */
 int gc_edit_set_attr(gc_edit *e, int32_t node, const gc_attr *a);
 /* The attribute of that name, or NULL. */
@@ -86,11 +90,15 @@ int32_t gc_edit_add_constant(gc_edit *e, const char *hint, gc_dtype dtype, int32
  * default included), or the output of a Constant node (attribute value,
  * value_float, value_int, value_floats or value_ints). NULL otherwise. */
 const gc_tensor *gc_edit_const(gc_edit *e, int32_t v);
-/* Element i of a float32/float64/float16/bfloat16 tensor as double. */
-double gc_edit_load_f(const gc_tensor *t, int64_t i);
 
 /* Whether node is a built-in (default domain) node of that op type. */
 bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type);
+
+/* A pass's walk: edits ctx->g, calling one() on every node of one of the
+ * built-in ops (a NULL-terminated list) in order; one() returns 1 when it
+ * rewrote the node, 0 when not, negative on error (which ends the walk).
+ * The rewrites add to ctx->changed. */
+int gc_edit_each(gc_pass_ctx *ctx, const char *const *ops, int (*one)(gc_edit *e, int32_t node));
 
 /* The passes of passes.c's list, one per lib/pass-*.c file. */
 int gc_pass_gradient(gc_pass_ctx *ctx);

@@ -31,12 +31,6 @@ static gc_dtype known_dtype(gc_edit *e, int32_t v)
 	return val->has_info ? val->dtype : GC_DTYPE_UNDEFINED;
 }
 
-static bool is_float(gc_dtype t)
-{
-	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || t == GC_DTYPE_FLOAT16 ||
-	       t == GC_DTYPE_BFLOAT16;
-}
-
 /* A Clip bound (input j of node i): absent, or a constant float scalar that
  * a float attribute holds exactly. */
 static bool clip_bound(gc_edit *e, int32_t i, int j, gc_dtype want, bool *has, float *val)
@@ -46,11 +40,11 @@ static bool clip_bound(gc_edit *e, int32_t i, int j, gc_dtype want, bool *has, f
 	if (j >= n->n_in || n->in[j] < 0)
 		return true;
 	const gc_tensor *t = gc_edit_const(e, n->in[j]);
-	if (!t || !is_float(t->dtype) || gc_tensor_numel(t) != 1)
+	if (!t || !gc_kv_float(t->dtype) || gc_tensor_numel(t) != 1)
 		return false;
 	if (want != GC_DTYPE_UNDEFINED && t->dtype != want)
 		return false;
-	double d = gc_edit_load_f(t, 0);
+	double d = gc_kv_load(t, 0);
 	if (isnan(d) || (double)(float)d != d)
 		return false;
 	*has = true;
@@ -155,7 +149,7 @@ static int fuse_one(gc_edit *e, int32_t i)
 	const gc_irnode *n = &g->nodes[i];
 	if (n->n_in < 1 || n->in[0] < 0 || n->n_out != 1 || n->out[0] < 0)
 		return 0;
-	int32_t x = n->in[0], y = n->out[0];
+	int32_t x = n->in[0];
 	if (gc_edit_uses(e, x) != 1 || gc_edit_is_pinned(e, x))
 		return 0;
 	int32_t p = g->values[x].producer;
@@ -165,7 +159,7 @@ static int fuse_one(gc_edit *e, int32_t i)
 	act_desc d;
 	if (!read_activation(e, i, dtype, &d))
 		return 0;
-	if (strcmp(d.kind, "Relu") && dtype != GC_DTYPE_UNDEFINED && !is_float(dtype))
+	if (strcmp(d.kind, "Relu") && dtype != GC_DTYPE_UNDEFINED && !gc_kv_float(dtype))
 		return 0;
 	gc_attr kind = {.name = "_gc_activation", .type = GC_ATTR_STRING};
 	kind.v.s = d.kind;
@@ -179,27 +173,12 @@ static int fuse_one(gc_edit *e, int32_t i)
 		rc = set_float(e, p, "_gc_alpha", d.alpha);
 	if (rc)
 		return rc;
-	gc_edit_remove_node(e, i);
-	gc_edit_set_output(e, p, 0, y);
+	gc_edit_absorb(e, p, i);
 	return 1;
 }
 
 int gc_pass_fuse_activation(gc_pass_ctx *ctx)
 {
-	gc_edit e;
-	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
-	if (rc)
-		return rc;
-	for (int32_t i = 0; i < ctx->g->n_nodes && !rc; i++) {
-		if (!gc_edit_is_op(&e, i, "Relu") && !gc_edit_is_op(&e, i, "Clip") &&
-		    !gc_edit_is_op(&e, i, "LeakyRelu"))
-			continue;
-		int r = fuse_one(&e, i);
-		if (r < 0)
-			rc = r;
-		else
-			ctx->changed += r;
-	}
-	gc_edit_finish(&e);
-	return rc;
+	static const char *const ops[] = {"Relu", "Clip", "LeakyRelu", NULL};
+	return gc_edit_each(ctx, ops, fuse_one);
 }

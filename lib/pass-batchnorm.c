@@ -52,19 +52,6 @@ static double bn_epsilon(gc_edit *e, int32_t bn)
 	return eps;
 }
 
-static bool is_fd(gc_dtype t)
-{
-	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE;
-}
-
-static void store(void *data, gc_dtype t, int64_t i, double v)
-{
-	if (t == GC_DTYPE_FLOAT)
-		((float *)data)[i] = (float)v;
-	else
-		((double *)data)[i] = v;
-}
-
 /* Folds BatchNormalization node bn into the Conv that feeds it, when it can.
  * Returns 1 when folded, 0 when not, negative on error. */
 static int fold_one(gc_edit *e, int32_t bn)
@@ -86,7 +73,7 @@ static int fold_one(gc_edit *e, int32_t bn)
 	const gc_tensor *b = cn->n_in > 2 && cn->in[2] >= 0 ? gc_edit_const(e, cn->in[2]) : NULL;
 	if (!w || (cn->n_in > 2 && cn->in[2] >= 0 && !b))
 		return 0;
-	if (!is_fd(w->dtype) || w->rank < 3)
+	if ((w->dtype != GC_DTYPE_FLOAT && w->dtype != GC_DTYPE_DOUBLE) || w->rank < 3)
 		return 0;
 	int64_t m = w->dims[0];
 	if (b && (b->dtype != w->dtype || b->rank != 1 || b->dims[0] != m))
@@ -102,7 +89,7 @@ static int fold_one(gc_edit *e, int32_t bn)
 	if (!s)
 		return gc_error_set(e->err, GC_ENOMEM, "out of memory folding BatchNormalization");
 	for (int64_t c = 0; c < m; c++)
-		s[c] = gc_edit_load_f(scale, c) / sqrt(gc_edit_load_f(var, c) + eps);
+		s[c] = gc_kv_load(scale, c) / sqrt(gc_kv_load(var, c) + eps);
 
 	/* New names from the Conv's: "<conv>/W_bn", "<conv>/B_bn". */
 	const char *base = cn->name[0] ? cn->name : g->values[x].name;
@@ -127,39 +114,24 @@ static int fold_one(gc_edit *e, int32_t bn)
 	}
 	/* add_constant may have moved the values array, not the tensors */
 	int64_t per = m ? gc_tensor_numel(w) / m : 0;
+	gc_tensor wt = {.dtype = w->dtype, .data = wd}, bt = {.dtype = w->dtype, .data = bd};
 	for (int64_t c = 0; c < m; c++) {
 		for (int64_t k = 0; k < per; k++)
-			store(wd, w->dtype, c * per + k, gc_edit_load_f(w, c * per + k) * s[c]);
-		double b0 = b ? gc_edit_load_f(b, c) : 0;
-		store(bd, w->dtype, c,
-		      (b0 - gc_edit_load_f(mean, c)) * s[c] + gc_edit_load_f(beta, c));
+			gc_kv_store(&wt, c * per + k, gc_kv_load(w, c * per + k) * s[c]);
+		double b0 = b ? gc_kv_load(b, c) : 0;
+		gc_kv_store(&bt, c, (b0 - gc_kv_load(mean, c)) * s[c] + gc_kv_load(beta, c));
 	}
 	gc_free(s);
 
-	int32_t y = g->nodes[bn].out[0];
 	int rc;
 	if ((rc = gc_edit_set_input(e, conv, 1, wv)) || (rc = gc_edit_set_input(e, conv, 2, bv)))
 		return rc;
-	gc_edit_remove_node(e, bn);
-	gc_edit_set_output(e, conv, 0, y);
+	gc_edit_absorb(e, conv, bn);
 	return 1;
 }
 
 int gc_pass_fold_batchnorm(gc_pass_ctx *ctx)
 {
-	gc_edit e;
-	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
-	if (rc)
-		return rc;
-	for (int32_t i = 0; i < ctx->g->n_nodes && !rc; i++) {
-		if (!gc_edit_is_op(&e, i, "BatchNormalization"))
-			continue;
-		int r = fold_one(&e, i);
-		if (r < 0)
-			rc = r;
-		else
-			ctx->changed += r;
-	}
-	gc_edit_finish(&e);
-	return rc;
+	static const char *const ops[] = {"BatchNormalization", NULL};
+	return gc_edit_each(ctx, ops, fold_one);
 }

@@ -34,7 +34,7 @@ static bool dropout_is_identity(gc_edit *e, int32_t i)
 			if (t) {
 				if (gc_tensor_numel(t) != 1)
 					return false;
-				double r = gc_edit_load_f(t, 0);
+				double r = gc_kv_load(t, 0);
 				if (t->dtype != GC_DTYPE_FLOAT && t->dtype != GC_DTYPE_DOUBLE &&
 				    t->dtype != GC_DTYPE_FLOAT16 && t->dtype != GC_DTYPE_BFLOAT16)
 					return false;
@@ -84,22 +84,17 @@ static bool bypass(gc_edit *e, int32_t i)
 	return true;
 }
 
+/* 1 when Identity or Dropout node i went. */
+static int eliminate_one(gc_edit *e, int32_t i)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	bool through = gc_edit_is_op(e, i, "Identity") ? n->n_in == 1 && n->n_out == 1
+						       : dropout_is_identity(e, i);
+	return through && bypass(e, i);
+}
+
 int gc_pass_identity_elimination(gc_pass_ctx *ctx)
 {
-	gc_edit e;
-	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
-	if (rc)
-		return rc;
-	for (int32_t i = 0; i < ctx->g->n_nodes; i++) {
-		const gc_irnode *n = &ctx->g->nodes[i];
-		bool through = false;
-		if (gc_edit_is_op(&e, i, "Identity"))
-			through = n->n_in == 1 && n->n_out == 1;
-		else if (gc_edit_is_op(&e, i, "Dropout"))
-			through = dropout_is_identity(&e, i);
-		if (through && bypass(&e, i))
-			ctx->changed++;
-	}
-	gc_edit_finish(&e);
-	return 0;
+	static const char *const ops[] = {"Identity", "Dropout", NULL};
+	return gc_edit_each(ctx, ops, eliminate_one);
 }

@@ -40,9 +40,7 @@ static int fuse_one(gc_edit *e, int32_t i)
 		int rc = gc_edit_set_attr(e, p, &a);
 		if (rc)
 			return rc;
-		int32_t y = add->out[0];
-		gc_edit_remove_node(e, i);
-		gc_edit_set_output(e, p, 0, y);
+		gc_edit_absorb(e, p, i);
 		return 1;
 	}
 	return 0;
@@ -50,21 +48,9 @@ static int fuse_one(gc_edit *e, int32_t i)
 
 int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx)
 {
-	gc_edit e;
-	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
-	if (rc)
-		return rc;
+	static const char *const ops[] = {"Add", NULL};
 	/* Add broadcasts numpy-style from opset 7 on */
-	int64_t opset = gc_graph_opset(ctx->g, "");
-	for (int32_t i = 0; i < ctx->g->n_nodes && !rc && opset >= 7; i++) {
-		if (!gc_edit_is_op(&e, i, "Add"))
-			continue;
-		int r = fuse_one(&e, i);
-		if (r < 0)
-			rc = r;
-		else
-			ctx->changed += r;
-	}
-	gc_edit_finish(&e);
-	return rc;
+	if (gc_graph_opset(ctx->g, "") < 7)
+		return 0;
+	return gc_edit_each(ctx, ops, fuse_one);
 }
