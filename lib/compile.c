@@ -715,14 +715,14 @@ fail:
 	return rc;
 }
 
-/* Marks what the outputs need; returns the number of live nodes. */
+/* Marks what the outputs need and drops the nodes nothing needs (all stay
+ * when out of memory). */
 static void mark_live(compiler *c)
 {
 	const gc_graph *g = c->g;
 	for (int32_t i = 0; i < g->n_outputs; i++)
 		c->vs[g->outputs[i]].live = true;
 	gc_program *p = c->p;
-	int32_t w = p->n_nodes;
 	bool *keep = gc_calloc((size_t)p->n_nodes + 1, sizeof *keep);
 	for (int32_t i = p->n_nodes - 1; i >= 0; i--) {
 		gc_node *n = &p->nodes[i];
@@ -738,7 +738,7 @@ static void mark_live(compiler *c)
 				c->vs[n->in[j]].live = true;
 	}
 	/* Compact the kept nodes in order, releasing the dropped ones. */
-	w = 0;
+	int32_t w = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		if (keep && !keep[i]) {
 			drop_node(&p->nodes[i]);
@@ -1007,9 +1007,7 @@ out:
 	gc_graph_free(clone);
 	gc_strpool_free(c->strings);
 	c->strings = NULL;
-	if (rc)
-		return rc;
-	return 0;
+	return rc;
 }
 
 int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
