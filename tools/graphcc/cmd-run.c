@@ -180,10 +180,9 @@ static int compile_onnx(cli_opts *o, gc_graph *g, const gc_registry *reg, const 
 	gc_input_value vals[MAX_ARGS];
 	for (int i = 0; i < o->n_inputs; i++)
 		vals[i] = (gc_input_value){ gc_graph_input_name(g, bound[i]), &files[i] };
-	gc_compile_options copt = { .shapes = o->shapes, .n_shapes = o->n_shapes,
-				    .no_fold = o->no_fold, .no_optimize = o->no_optimize,
-				    .registry = reg, .input_values = vals,
-				    .n_input_values = o->n_inputs };
+	gc_compile_options copt = cli_compile_options(o, reg);
+	copt.input_values = vals;
+	copt.n_input_values = o->n_inputs;
 	return gc_compile(g, &copt, p, err);
 }
 
