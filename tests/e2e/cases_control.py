@@ -13,10 +13,16 @@ with onnx.helper, checked against NumPy computations written here (onnx
 """
 import os
 import subprocess
+import sys
 
 import numpy as np
 
 import run
+
+# What graphcc wrote for an output (array, list for a sequence folder, None
+# for NAME.none; exactly one of them): the conformance runner's reader.
+sys.path.insert(0, os.path.join(os.path.dirname(run.HERE), "conformance"))
+from runner import read_output  # noqa: E402
 
 RTOL = 1e-6
 
@@ -50,18 +56,6 @@ def _feed(d, feeds):
             np.save(p, v)
         args += ["--input", "%s=%s" % (k, p)]
     return args
-
-
-def _read(od, name):
-    """What graphcc wrote for an output: array, list (a sequence folder) or
-    None (NAME.none)."""
-    if os.path.exists(os.path.join(od, name + ".none")):
-        return None
-    folder = os.path.join(od, name)
-    if os.path.isdir(folder):
-        n = len(os.listdir(folder))
-        return [np.load(os.path.join(folder, "%d.npy" % i)) for i in range(n)]
-    return np.load(os.path.join(od, name + ".npy"))
 
 
 def _same(name, got, want, rtol=0.0):
@@ -109,8 +103,8 @@ def run_case(ctx, name, make, runs):
                                       err)
                 for k, w in want.items():
                     try:
-                        got = _read(od, k)
-                    except OSError as e:
+                        got = read_output(od, k)
+                    except ValueError as e:
                         return run.Result(False, "%s run %d: output %s: %s" % (kind, r, k, e),
                                           err)
                     why = _same(k, got, w, rtol)
