@@ -22,6 +22,21 @@ static GcStatus want_interpreter(GcOpContext *ctx)
 	return GC_STATUS_OK;
 }
 
+/* One output with the shape and type of the first of nIn inputs. */
+static GcStatus same_as_first(GcOpContext *ctx, CustomOpIOTensor *outputs, int32_t numOutputs,
+			      const CustomOpIOTensor *inputs, int32_t numInputs, int32_t nIn)
+{
+	int32_t d;
+
+	if (numOutputs != 1 || numInputs != nIn || inputs[0].rank > outputs[0].maxDims)
+		return GCX_FAIL(ctx, "cannot infer the output shape");
+	outputs[0].rank = inputs[0].rank;
+	for (d = 0; d < inputs[0].rank; d++)
+		outputs[0].dims[d] = inputs[0].dims[d];
+	outputs[0].dtype = inputs[0].dtype;
+	return GC_STATUS_OK;
+}
+
 /* ------------------------------------------------------------ PackedLinear */
 
 GC_CUSTOMOP_API GcStatus packed_linear_verify(GcOpContext *ctx, const CustomOpIOTensor *inputs,
@@ -126,17 +141,9 @@ GC_CUSTOMOP_API GcStatus row_softmax_infer_shape(GcOpContext *ctx, CustomOpIOTen
 						 int32_t numInputs, const CustomOpParam *params,
 						 int32_t numParams)
 {
-	int32_t d;
-
 	(void)params;
 	(void)numParams;
-	if (numOutputs != 1 || numInputs != 1 || inputs[0].rank > outputs[0].maxDims)
-		return GCX_FAIL(ctx, "cannot infer the output shape");
-	outputs[0].rank = inputs[0].rank;
-	for (d = 0; d < inputs[0].rank; d++)
-		outputs[0].dims[d] = inputs[0].dims[d];
-	outputs[0].dtype = DTFloat32;
-	return GC_STATUS_OK;
+	return same_as_first(ctx, outputs, numOutputs, inputs, numInputs, 1);
 }
 
 GC_CUSTOMOP_API GcStatus row_softmax_select(GcOpContext *ctx, const CustomOpIOTensor *inputs,
@@ -194,17 +201,9 @@ GC_CUSTOMOP_API GcStatus clamped_add_infer_shape(GcOpContext *ctx, CustomOpIOTen
 						 int32_t numInputs, const CustomOpParam *params,
 						 int32_t numParams)
 {
-	int32_t d;
-
 	(void)params;
 	(void)numParams;
-	if (numOutputs != 1 || numInputs != 2 || inputs[0].rank > outputs[0].maxDims)
-		return GCX_FAIL(ctx, "cannot infer the output shape");
-	outputs[0].rank = inputs[0].rank;
-	for (d = 0; d < inputs[0].rank; d++)
-		outputs[0].dims[d] = inputs[0].dims[d];
-	outputs[0].dtype = inputs[0].dtype;
-	return GC_STATUS_OK;
+	return same_as_first(ctx, outputs, numOutputs, inputs, numInputs, 2);
 }
 
 /* Two flavours: one kernel per element type. */

@@ -13,10 +13,16 @@ with onnx.helper, checked against NumPy computations written here (onnx
 """
 import os
 import subprocess
+import sys
 
 import numpy as np
 
 import run
+
+# What graphcc wrote for an output (array, list for a sequence folder, None
+# for NAME.none; exactly one of them): the conformance runner's reader.
+sys.path.insert(0, os.path.join(os.path.dirname(run.HERE), "conformance"))
+from runner import read_output  # noqa: E402
 
 RTOL = 1e-6
 
@@ -50,18 +56,6 @@ def _feed(d, feeds):
             np.save(p, v)
         args += ["--input", "%s=%s" % (k, p)]
     return args
-
-
-def _read(od, name):
-    """What graphcc wrote for an output: array, list (a sequence folder) or
-    None (NAME.none)."""
-    if os.path.exists(os.path.join(od, name + ".none")):
-        return None
-    folder = os.path.join(od, name)
-    if os.path.isdir(folder):
-        n = len(os.listdir(folder))
-        return [np.load(os.path.join(folder, "%d.npy" % i)) for i in range(n)]
-    return np.load(os.path.join(od, name + ".npy"))
 
 
 def _same(name, got, want, rtol=0.0):
@@ -109,8 +103,8 @@ def run_case(ctx, name, make, runs):
                                       err)
                 for k, w in want.items():
                     try:
-                        got = _read(od, k)
-                    except OSError as e:
+                        got = read_output(od, k)
+                    except ValueError as e:
                         return run.Result(False, "%s run %d: output %s: %s" % (kind, r, k, e),
                                           err)
                     why = _same(k, got, w, rtol)
@@ -616,7 +610,31 @@ def cases(ctx):
         runs.append(({"M": np.array(m, np.int64), "acc0": np.array(0, np.float32),
                       "x": np.arange(6, dtype=np.float32)}, {"acc": np.array(acc)}, 0))
     out.append(run_case(ctx, "reshape-per-iteration", reshape_in_body, runs))
+    out.append(_long_output_path(ctx))
     return out
+
+
+def _long_output_path(ctx):
+    """An empty optional output whose NAME.none path is one byte longer than
+    graphcc's path buffer: refused as too long, not written cut short (as
+    'nothing.non')."""
+    def fn():
+        from onnx import helper as h, TensorProto as TP
+        opt = h.make_optional_type_proto(h.make_tensor_type_proto(TP.FLOAT, [2]))
+        g = h.make_graph([h.make_node("Optional", [], ["nothing"],
+                                      type=opt.optional_type.elem_type)], "g", [],
+                         [h.make_value_info("nothing", opt)])
+        model = _save(os.path.join(ctx.work, "control", "long-path"), g)
+        od = run.fresh_dir(os.path.join(ctx.out, "control", "long-path"))
+        while len(od) + 1 + 200 < 4096 - len("/nothing.none"):
+            od = os.path.join(od, "d" * 200)
+        od = os.path.join(od, "e" * (4096 - len("/nothing.none") - len(od) - 1))
+        os.makedirs(od)
+        rc, _, err = run.run_graphcc(ctx, ["run", model, "--output-dir", od])
+        written = os.listdir(od)
+        ok = rc == 1 and "path too long" in err and not written
+        return run.Result(ok, "%s, wrote %s" % (run.describe_rc(rc), written), err)
+    return ("control/long-output-path", fn)
 
 
 def bad_loop_types_ok_negative(h, TP):

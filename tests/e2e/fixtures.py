@@ -70,6 +70,13 @@ def duplicate_producer_model(path):
     return _save(_model(nodes, [_vi(IN)], [_vi(OUT)]), path)
 
 
+def clashing_outputs_model(path):
+    """Outputs 'out/a' and 'out_a': both would be written as out_a.npy."""
+    nodes = [helper.make_node("Relu", [IN], ["out/a"], name="first"),
+             helper.make_node("Neg", [IN], ["out_a"], name="second")]
+    return _save(_model(nodes, [_vi(IN)], [_vi("out/a"), _vi("out_a")]), path)
+
+
 def good_input(path):
     x = np.random.default_rng(7).standard_normal((2, 3)).astype(np.float32)
     np.save(path, x)

@@ -332,6 +332,9 @@ def malformed_cases(ctx):
     bad_model("model-duplicate-producer",
               fixtures.duplicate_producer_model(os.path.join(d, "dup.onnx")), ["twice_made"])
     refuse("missing-required-input", ["run", base], [fixtures.IN])
+    refuse("outputs-same-file-name",
+           ["run", fixtures.clashing_outputs_model(os.path.join(d, "clash.onnx"))] + feed,
+           ["'out/a'", "'out_a'"])
     return cases
 
 

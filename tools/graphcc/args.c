@@ -205,6 +205,13 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
 	return 0;
 }
 
+gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg)
+{
+	return (gc_compile_options){ .shapes = o->shapes, .n_shapes = o->n_shapes,
+				     .no_fold = o->no_fold, .no_optimize = o->no_optimize,
+				     .registry = reg };
+}
+
 bool cli_is_program(const char *path)
 {
 	return gc_is_program_file(path) || ends_with(path, ".gcb");

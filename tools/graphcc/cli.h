@@ -67,6 +67,9 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 /* A registry with every --ops manifest and GRAPHCC_OPS_PATH entry loaded
  * (NULL *out when there are none). */
 int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err);
+/* The compile options the command line gives: --shape, --no-fold,
+ * --no-optimize and the registry. */
+gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg);
 /* Prints a registry note on stderr. */
 void cli_note(void *user, const char *msg);
 /* One line per custom node of p (its binding); returns how many. */

@@ -42,9 +42,8 @@ int cmd_compile(int argc, char **argv)
 	gc_program *p = NULL;
 	if (cli_registry(&o, &reg, &err) || gc_onnx_load(o.model, &g, &err))
 		goto fail;
-	gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
-				    .no_fold = o.no_fold, .no_optimize = o.no_optimize,
-				    .registry = reg, .pass_report = pass_report };
+	gc_compile_options copt = cli_compile_options(&o, reg);
+	copt.pass_report = pass_report;
 	printf("passes:\n");
 	if (o.no_optimize)
 		printf("  (optimizations off: --no-optimize; lowerings such as Gradient still run)\n");

@@ -456,7 +456,7 @@ int cmd_dot(int argc, char **argv)
 		rc = cli_exit_for(err.code);
 		goto out;
 	}
-	gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes, .registry = reg };
+	gc_compile_options copt = cli_compile_options(&o, reg);
 	if (!gc_compile(g, &copt, &p, &err)) {
 		if (draw_program(stdout, o.model, p))
 			goto oom;

@@ -196,8 +196,7 @@ int cmd_info(int argc, char **argv)
 		rc = EXIT_FAIL;
 	} else {
 		gc_program *p = NULL;
-		gc_compile_options copt = { .shapes = o.shapes, .n_shapes = o.n_shapes,
-					    .registry = reg };
+		gc_compile_options copt = cli_compile_options(&o, reg);
 		if (gc_compile(g, &copt, &p, &err)) {
 			printf("compile: %s\n", err.msg);
 			rc = cli_exit_for(err.code);

@@ -180,11 +180,42 @@ static int compile_onnx(cli_opts *o, gc_graph *g, const gc_registry *reg, const 
 	gc_input_value vals[MAX_ARGS];
 	for (int i = 0; i < o->n_inputs; i++)
 		vals[i] = (gc_input_value){ gc_graph_input_name(g, bound[i]), &files[i] };
-	gc_compile_options copt = { .shapes = o->shapes, .n_shapes = o->n_shapes,
-				    .no_fold = o->no_fold, .no_optimize = o->no_optimize,
-				    .registry = reg, .input_values = vals,
-				    .n_input_values = o->n_inputs };
+	gc_compile_options copt = cli_compile_options(o, reg);
+	copt.input_values = vals;
+	copt.n_input_values = o->n_inputs;
 	return gc_compile(g, &copt, p, err);
+}
+
+/* Whether an output written as file name a would touch one of b's paths
+ * (b, b.npy, b.none: cli_write_value writes one and removes the others). */
+static bool same_paths(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return !strncmp(a, b, n) && (!a[n] || !strcmp(a + n, ".npy") || !strcmp(a + n, ".none"));
+}
+
+/* Two outputs whose file names would clash ('a/b' and 'a_b' are both
+ * written as a_b.npy) are refused, naming both. */
+static int check_file_names(const cli_opts *o, const gc_program *p, gc_error *err)
+{
+	int n = gc_program_num_outputs(p);
+	for (int i = 0; i < n; i++) {
+		const char *a, *b;
+		char fa[256], fb[256];
+		gc_program_output(p, i, &a);
+		safe_name(a, fa, sizeof fa);
+		for (int j = 0; j < i; j++) {
+			gc_program_output(p, j, &b);
+			safe_name(b, fb, sizeof fb);
+			if (same_paths(fa, fb) || same_paths(fb, fa))
+				return gc_error_set(err, GC_EINVAL,
+						    "outputs '%.200s' and '%.200s' would both be "
+						    "written as '%.255s' in %.2000s (names made "
+						    "file-safe): rename one of them",
+						    b, a, strlen(fa) < strlen(fb) ? fa : fb, o->output_dir);
+		}
+	}
+	return 0;
 }
 
 static int write_outputs(const cli_opts *o, const gc_program *p, const gc_session *s,
@@ -202,6 +233,8 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 		if (cli_check_value(gc_session_output(s, i), what, err))
 			return err->code;
 	}
+	if (check_file_names(o, p, err))
+		return err->code;
 	if (mkdir_p(o->output_dir, err))
 		return err->code;
 	for (int i = 0; i < gc_program_num_outputs(p); i++) {

@@ -16,6 +16,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,21 @@ int cli_check_value(const gc_tensor *t, const char *what, gc_error *err)
 	return 0;
 }
 
+/* Formats a path into buf; one that does not fit is refused (a cut path
+ * would name another file). */
+__attribute__((format(printf, 4, 5))) static int path_fmt(char *buf, size_t len, gc_error *err,
+							   const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len)
+		return gc_error_set(err, GC_EINVAL, "%.300s...: path too long (%zu bytes at most)",
+				    buf, len - 1);
+	return 0;
+}
+
 /* Removes path: a file, or a folder of files (what a sequence left). */
 static int remove_path(const char *path, gc_error *err)
 {
@@ -82,7 +98,10 @@ static int remove_path(const char *path, gc_error *err)
 						    "%.200s: not removing it",
 						    path, e->d_name);
 			}
-			snprintf(p, sizeof p, "%.3000s/%.1000s", path, e->d_name);
+			if (path_fmt(p, sizeof p, err, "%s/%s", path, e->d_name)) {
+				closedir(d);
+				return err->code;
+			}
 			if (unlink(p)) {
 				closedir(d);
 				return gc_error_set(err, GC_EIO, "%.3000s: cannot remove: %s", p,
@@ -103,15 +122,14 @@ static int remove_path(const char *path, gc_error *err)
 static int write_sequence(const char *dir, const char *fname, const gc_sequence *s, gc_error *err)
 {
 	char tmp[4096], final[4096], p[4200];
-	snprintf(tmp, sizeof tmp, "%s/.%s.tmp-%ld", dir, fname, (long)getpid());
-	snprintf(final, sizeof final, "%s/%s", dir, fname);
-	if (remove_path(tmp, err))
+	if (path_fmt(tmp, sizeof tmp, err, "%s/.%s.tmp-%ld", dir, fname, (long)getpid()) ||
+	    path_fmt(final, sizeof final, err, "%s/%s", dir, fname) || remove_path(tmp, err))
 		return err->code;
 	if (mkdir(tmp, 0755))
 		return gc_error_set(err, GC_EIO, "%s: cannot create folder: %s", tmp, strerror(errno));
 	for (int32_t i = 0; i < s->n; i++) {
-		snprintf(p, sizeof p, "%s/%d.npy", tmp, (int)i);
-		if (gc_npy_write(p, &s->items[i], err)) {
+		if (path_fmt(p, sizeof p, err, "%s/%d.npy", tmp, (int)i) ||
+		    gc_npy_write(p, &s->items[i], err)) {
 			gc_error e = { 0 };
 			remove_path(tmp, &e);
 			return err->code;
@@ -128,9 +146,10 @@ static int write_sequence(const char *dir, const char *fname, const gc_sequence 
 int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_error *err)
 {
 	char npy[4096], none[4096], folder[4096];
-	snprintf(npy, sizeof npy, "%s/%s.npy", dir, fname);
-	snprintf(none, sizeof none, "%s/%s.none", dir, fname);
-	snprintf(folder, sizeof folder, "%s/%s", dir, fname);
+	if (path_fmt(npy, sizeof npy, err, "%s/%s.npy", dir, fname) ||
+	    path_fmt(none, sizeof none, err, "%s/%s.none", dir, fname) ||
+	    path_fmt(folder, sizeof folder, err, "%s/%s", dir, fname))
+		return err->code;
 	if (!gc_dtype_is_value(t->dtype)) {
 		if (gc_npy_write(npy, t, err))
 			return err->code;
@@ -156,10 +175,10 @@ void cli_remove_output(const char *dir, const char *fname)
 {
 	char p[4096];
 	gc_error e = { 0 };
-	snprintf(p, sizeof p, "%s/%s.npy", dir, fname);
-	remove_path(p, &e);
-	snprintf(p, sizeof p, "%s/%s.none", dir, fname);
-	remove_path(p, &e);
-	snprintf(p, sizeof p, "%s/%s", dir, fname);
-	remove_path(p, &e);
+	if (!path_fmt(p, sizeof p, &e, "%s/%s.npy", dir, fname))
+		remove_path(p, &e);
+	if (!path_fmt(p, sizeof p, &e, "%s/%s.none", dir, fname))
+		remove_path(p, &e);
+	if (!path_fmt(p, sizeof p, &e, "%s/%s", dir, fname))
+		remove_path(p, &e);
 }
