@@ -20,6 +20,7 @@
 #include "nn-act.h"
 #include "nn.h"
 #include "sgemm-pack.h"
+#include "value-impl.h"
 
 GC_NN_O3
 
@@ -513,11 +514,6 @@ static void conv_state_free(void *p)
 CONV_DEFINE(float, f32, gc_sgemm)
 CONV_DEFINE(double, f64, gc_dgemm)
 
-static int float_dtype(gc_dtype t)
-{
-	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t);
-}
-
 static int blas_ready(gc_kctx *k)
 {
 	gc_error e = {0};
@@ -655,7 +651,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
 	char s1[128], s2[128];
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "input X has type %s; Conv takes float16, "
 			       "float32 or float64",
@@ -863,7 +859,7 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
 	char s1[128], s2[128];
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "input X has type %s; ConvTranspose takes "
 			       "float16, float32 or float64",
