@@ -694,7 +694,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	if (b && (b->rank != 1 || b->dims[0] != m))
 		return gc_kerr(k, GC_EINVAL, "input B has shape %s; expected [%" PRId64 "]",
 			       gc_shape_str(b->dims, b->rank, s1, sizeof s1), m);
-	conv_state *st = gc_nn_state(k, n, sizeof *st);
+	conv_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	int32_t nsp = x->rank - 2;
@@ -906,7 +906,7 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	if (b && (b->rank != 1 || b->dims[0] != m))
 		return gc_kerr(k, GC_EINVAL, "input B has shape %s; expected [%" PRId64 "]",
 			       gc_shape_str(b->dims, b->rank, s1, sizeof s1), m);
-	convt_state *st = gc_nn_state(k, n, sizeof *st);
+	convt_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	gc_nn_window *w = &st->w;

@@ -160,7 +160,7 @@ int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	if (x->rank < 2)
 		return gc_kerr(k, GC_EINVAL, "input X has shape %s; expected N x C x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
-	bn_state *st = gc_nn_state(k, n, sizeof *st);
+	bn_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->outer = x->dims[0];
@@ -357,7 +357,7 @@ int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	int32_t a;
 	if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	ln_state *st = gc_nn_state(k, n, sizeof *st);
+	ln_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	int full_s = 1, full_b = 1;
@@ -571,7 +571,7 @@ static int softmax_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 		a = x->rank;
 	else if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	softmax_state *st = gc_nn_state(k, n, sizeof *st);
+	softmax_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->outer = st->len = st->inner = 1;
@@ -659,7 +659,7 @@ int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *i
 				       gc_shape_str(in[i]->dims, in[i]->rank, s1, sizeof s1),
 				       gc_dtype_name(x->dtype), x->dims[1],
 				       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
-	in_state *st = gc_nn_state(k, n, sizeof *st);
+	in_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->n = x->dims[0];
@@ -728,7 +728,7 @@ int gc_prepare_LpNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 	int32_t a;
 	if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	lp_state *st = gc_nn_state(k, n, sizeof *st);
+	lp_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->outer = st->inner = 1;
@@ -806,7 +806,7 @@ int gc_prepare_LRN(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 	if (x->rank < 2)
 		return gc_kerr(k, GC_EINVAL, "input has shape %s; expected N x C x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
-	lrn_state *st = gc_nn_state(k, n, sizeof *st);
+	lrn_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->n = x->dims[0];
