@@ -1309,6 +1309,23 @@ static void test_conv_huge_attrs(void)
 		CHECK(ok);
 	}
 
+	/* the packed depthwise kernel's band of 2^28 rows of 2^28 pixels: the
+	 * scratch sized from it overflowed to a few KB (a crash); the one tap
+	 * (1, 1) reads the input pixel */
+	const int64_t d28 = (INT64_C(1) << 28) - 1;
+	gc_attr band[] = ATTRS(A_INTS("dilations", d28, d28), A_INTS("pads", d28, d28, 0, 0));
+	const double want_band[1] = {20};
+	for (int ref = 0; ref < 2; ref++) {
+		if (ref)
+			setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+		harness_run h;
+		RUN(h, Conv, 11, 2, in, 1, band);
+		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), want_band, F32_TOL);
+		harness_free(&h);
+		unsetenv("GRAPHCC_NN_REFERENCE");
+		CHECK(ok);
+	}
+
 	float x2[4], w2[1] = {1};
 	gc_tensor tx2 = tf32(x2, 4, DIMS(1, 1, 2, 2), 130);
 	gc_tensor tw2 = harness_tensor(GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), w2);
