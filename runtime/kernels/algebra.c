@@ -127,9 +127,9 @@ int gc_prepare_CumSum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	int32_t a;
 	if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	cumsum_plan *p = gc_malloc(sizeof *p);
+	cumsum_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->outer = 1;
 	p->inner = 1;
 	p->len = x->dims[a];
@@ -139,7 +139,6 @@ int gc_prepare_CumSum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		p->inner *= x->dims[i];
 	p->exclusive = exclusive != 0;
 	p->reverse = reverse != 0;
-	n->state = p;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->run = run_cumsum;
 	return 0;
@@ -175,11 +174,10 @@ int gc_prepare_EyeLike(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 	if (dt <= 0 || dt >= GC_DTYPE_COUNT || !gc_kv_numeric((gc_dtype)dt))
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "attribute 'dtype' = %" PRId64 " is not supported", dt);
-	int64_t *st = gc_malloc(sizeof *st);
+	int64_t *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	*st = kk;
-	n->state = st;
 	gc_set_shape(out[0], (gc_dtype)dt, 2, x->dims);
 	n->run = run_eyelike;
 	return 0;
@@ -366,11 +364,9 @@ int gc_prepare_Einsum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	}
 	if (ocnt > GC_MAX_RANK)
 		return gc_kerr(k, GC_EUNSUPPORTED, "output rank %d is above %d", ocnt, GC_MAX_RANK);
-	einsum_plan *p = gc_malloc(sizeof *p);
+	einsum_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->n_ops = n->n_in;
 	/* order: output labels, then the summed ones */
 	int map[EIN_MAX_LABELS], nl = 0;
@@ -537,10 +533,9 @@ int gc_prepare_MeanVarianceNormalization(gc_kctx *k, gc_node *n, gc_tensor *cons
 			return gc_kok(k);
 		red[a] = true;
 	}
-	mvn_plan *p = gc_malloc(sizeof *p);
+	mvn_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = p;
+		return gc_kok(k);
 	p->groups = 1;
 	p->per_group = 1;
 	for (int d = x->rank - 1; d >= 0; d--) {

@@ -62,8 +62,12 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 		for (int d = 0; d < 3; d++)
 			p->pin[d] = in[d];
 	p->in_sp = in[0] * in[1] * in[2];
-	p->pin_sp = p->pin[0] * p->pin[1] * p->pin[2];
 	p->out_sp = out[0] * out[1] * out[2];
+	/* offsets must fit int32 (and the whole input, for the tile bases);
+	 * pads and dilations from a file may make the padded size overflow */
+	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp) ||
+	    p->pin_sp > INT32_MAX / (p->cg + 1))
+		return 1;
 	p->row_step[0] = stride[0] * p->pin[1] * p->pin[2];
 	p->row_step[1] = stride[1] * p->pin[2];
 	if (unit && !pad) {
@@ -72,9 +76,6 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 		p->out[2] = p->out_sp;
 	}
 	p->rows = p->out[0] * p->out[1];
-	/* offsets must fit int32 (and the whole input, for the tile bases) */
-	if (p->pin_sp > INT32_MAX / (p->cg + 1))
-		return 1;
 	p->panels = (p->mg + 31) / 32;
 	p->group_floats = 0;
 	for (int64_t q = 0; q < p->panels; q++)
@@ -144,6 +145,9 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
 
 /* Most taps the depthwise kernel takes. */
 #define DW_MAX_TAPS 64
+/* Most pixels of a padded plane (or band) the depthwise kernel plans for:
+ * far above the scratch conv.c allows, far below overflowing its size. */
+#define PK_DW_MAX_PLANE (INT64_C(1) << 40)
 
 int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
 		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
@@ -177,7 +181,12 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	p->pw = p->k3 ? (cols + 15) / 16 * 16 : (cols + p->sw - 1) / p->sw;
 	/* a 16-wide load (two at stride 2) at the last pixel of the last row
 	 * stays inside */
-	p->plane = (p->ph * p->pw + 64 + 15) / 16 * 16;
+	/* pads and dilations from a file may make the padded plane, and the
+	 * scratch sized from it, overflow: such a plane does not suit */
+	int64_t plane;
+	if (__builtin_mul_overflow(p->ph, p->pw, &plane) || plane > PK_DW_MAX_PLANE)
+		return 1;
+	p->plane = (plane + 64 + 15) / 16 * 16;
 	gc_pk_epi_init(&p->epi, act);
 	/* vectors along the row suit long rows (no transposes); stride 2 and
 	 * short rows go 16 channels at a time (measured on mobilenet_v2's) */
@@ -189,6 +198,9 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 		p->band = fit > span ? (fit - span) / p->sh + 1 : 1;
 		p->band = p->band < p->oh ? p->band : p->oh;
 		p->band_in = (p->band - 1) * p->sh + span;
+		if (__builtin_mul_overflow(p->band_in, p->row_px, &plane) ||
+		    plane > PK_DW_MAX_PLANE)
+			return 1;
 	}
 	return 0;
 }

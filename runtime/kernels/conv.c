@@ -20,6 +20,7 @@
 #include "nn-act.h"
 #include "nn.h"
 #include "sgemm-pack.h"
+#include "value-impl.h"
 
 GC_NN_O3
 
@@ -223,6 +224,43 @@ static void conv_state_free(void *p)
 #define DW_MAX_KW 32
 /* Most taps the wide depthwise path takes. */
 #define DW_MAX_TAPS 64
+
+/* Most scratch the wide depthwise path takes (larger: the plain kernel). */
+#define DW_WIDE_MAX_BYTES ((uint64_t)256 << 20)
+
+/*
+ * Plans the wide depthwise path (see conv_state): returns 1 with st->wp,
+ * pad_elems, wide_elems and *scratch set, or 0 when its padded plane would
+ * be larger than DW_WIDE_MAX_BYTES, and the plain depthwise kernel, which
+ * needs no scratch, runs instead. Strides, dilations and pads from a file
+ * may make these sizes overflow: every step is checked.
+ */
+static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t s = w->stride[2], max_elems = (int64_t)(DW_WIDE_MAX_BYTES / es);
+	/* gc_nn_window_init keeps sizes below 2^40, kernel, stride, dilation
+	 * and pads below 2^31: these four cannot overflow */
+	int64_t wp = (w->pad_lo[2] + w->in[2] + w->pad_hi[2] + s - 1) / s * s;
+	int64_t hp = w->pad_lo[1] + w->in[1] + w->pad_hi[1];
+	int64_t reach_h = (w->k[1] - 1) * w->dil[1], reach_w = (w->k[2] - 1) * w->dil[2];
+	int64_t max_off, wide, pad, plane;
+	if (__builtin_mul_overflow(reach_h, wp, &max_off) ||
+	    __builtin_add_overflow(max_off, reach_w, &max_off) ||
+	    __builtin_mul_overflow(w->out[1], wp, &wide) ||
+	    __builtin_mul_overflow(s, wide - 1, &pad) || __builtin_add_overflow(pad, max_off, &pad) ||
+	    __builtin_mul_overflow(hp, wp, &plane) || wide > max_elems || pad >= max_elems ||
+	    plane > max_elems)
+		return 0;
+	pad = pad + 1 < plane ? plane : pad + 1;
+	/* a whole number of stride phases */
+	pad = (pad + s - 1) / s * s;
+	st->wp = wp;
+	st->wide_elems = wide;
+	st->pad_elems = pad;
+	*scratch = gc_nn_align((uint64_t)pad * es) + gc_nn_align((uint64_t)wide * es);
+	return 1;
+}
 
 /* Largest im2col buffer before the output is tiled by rows. */
 #define CONV_COL_MAX_BYTES ((uint64_t)8 << 20)
@@ -513,11 +551,6 @@ static void conv_state_free(void *p)
 CONV_DEFINE(float, f32, gc_sgemm)
 CONV_DEFINE(double, f64, gc_dgemm)
 
-static int float_dtype(gc_dtype t)
-{
-	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t);
-}
-
 static int blas_ready(gc_kctx *k)
 {
 	gc_error e = {0};
@@ -655,7 +688,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
 	char s1[128], s2[128];
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "input X has type %s; Conv takes float16, "
 			       "float32 or float64",
@@ -698,7 +731,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	if (b && (b->rank != 1 || b->dims[0] != m))
 		return gc_kerr(k, GC_EINVAL, "input B has shape %s; expected [%" PRId64 "]",
 			       gc_shape_str(b->dims, b->rank, s1, sizeof s1), m);
-	conv_state *st = gc_nn_state(k, n, sizeof *st);
+	conv_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	int32_t nsp = x->rank - 2;
@@ -733,23 +766,8 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	if (st->cg == 1 && w->in[0] == 1 && w->k[0] == 1 && w->out[0] == 1 &&
 	    w->k[2] <= DW_MAX_KW) {
 		st->kind = CONV_DEPTHWISE;
-		if (w->stride[1] == w->stride[2] && w->k[1] * w->k[2] <= DW_MAX_TAPS) {
-			st->wide = 1;
-			int64_t sw = w->stride[2];
-			st->wp = (w->pad_lo[2] + w->in[2] + w->pad_hi[2] + sw - 1) / sw * sw;
-			int64_t hp = w->pad_lo[1] + w->in[1] + w->pad_hi[1];
-			int64_t max_off =
-			    (w->k[1] - 1) * w->dil[1] * st->wp + (w->k[2] - 1) * w->dil[2];
-			st->wide_elems = w->out[1] * st->wp;
-			st->pad_elems = w->stride[2] * (st->wide_elems - 1) + max_off + 1;
-			if (st->pad_elems < hp * st->wp)
-				st->pad_elems = hp * st->wp;
-			/* a whole number of stride phases */
-			st->pad_elems =
-			    (st->pad_elems + w->stride[2] - 1) / w->stride[2] * w->stride[2];
-			scratch = gc_nn_align((uint64_t)st->pad_elems * es) +
-				  gc_nn_align((uint64_t)st->wide_elems * es);
-		}
+		if (w->stride[1] == w->stride[2] && w->k[1] * w->k[2] <= DW_MAX_TAPS)
+			st->wide = dw_wide_plan(st, es, &scratch);
 	} else if (unit && !padded) {
 		st->kind = CONV_POINTWISE;
 	} else {
@@ -863,7 +881,7 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
 	char s1[128], s2[128];
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "input X has type %s; ConvTranspose takes "
 			       "float16, float32 or float64",
@@ -910,7 +928,7 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	if (b && (b->rank != 1 || b->dims[0] != m))
 		return gc_kerr(k, GC_EINVAL, "input B has shape %s; expected [%" PRId64 "]",
 			       gc_shape_str(b->dims, b->rank, s1, sizeof s1), m);
-	convt_state *st = gc_nn_state(k, n, sizeof *st);
+	convt_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	gc_nn_window *w = &st->w;
@@ -932,9 +950,20 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 				       "strides and dilations must be >= 1 and output_padding >= 0 "
 				       "(axis %d: %" PRId64 ", %" PRId64 ", %" PRId64 ")",
 				       i, s, dl, op);
+		/* Sizes read from a file: keep every product below 2^63. */
+		const int64_t big = INT64_C(1) << 31;
+		int64_t os = oss ? oss[nos - nsp + i] : 0, stretched;
+		if (kk > big || s > big || dl > big || op > big ||
+		    __builtin_mul_overflow(in_sz, s, &stretched) ||
+		    stretched > (INT64_C(1) << 40) || os > (INT64_C(1) << 40))
+			return gc_kerr(k, GC_ELIMIT,
+				       "spatial axis %d: size %" PRId64 ", kernel %" PRId64
+				       ", stride %" PRId64 ", dilation %" PRId64 ", output_padding %" PRId64
+				       " or output_shape %" PRId64 " is too large",
+				       i, in_sz, kk, s, dl, op, os);
 		int64_t full = s * (in_sz - 1) + op + (kk - 1) * dl + 1, o, head;
 		if (oss || same_upper || same_lower) {
-			o = oss ? oss[nos - nsp + i] : in_sz * s;
+			o = oss ? os : stretched;
 			int64_t total = full - o;
 			if (total < 0) /* a larger output: zeros at the end */
 				total = 0;
@@ -943,6 +972,9 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 			int64_t pl = ps && !valid ? ps[i] : 0, ph = ps && !valid ? ps[nsp + i] : 0;
 			if (pl < 0 || ph < 0)
 				return gc_kerr(k, GC_EINVAL, "attribute 'pads' %s must be >= 0",
+					       ints_str(ps, np, s1, sizeof s1));
+			if (pl > big || ph > big)
+				return gc_kerr(k, GC_ELIMIT, "attribute 'pads' %s is too large",
 					       ints_str(ps, np, s1, sizeof s1));
 			o = full - pl - ph;
 			head = pl;
@@ -965,19 +997,24 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	st->cg = c / group;
 	st->mg = m / group;
 	st->has_bias = b != NULL;
-	st->in_sp = w->in[0] * w->in[1] * w->in[2];
-	st->out_sp = w->out[0] * w->out[1] * w->out[2];
-	st->kk = w->k[0] * w->k[1] * w->k[2];
+	if (__builtin_mul_overflow(w->in[0] * w->in[1], w->in[2], &st->in_sp) ||
+	    __builtin_mul_overflow(w->out[0] * w->out[1], w->out[2], &st->out_sp) ||
+	    __builtin_mul_overflow(w->k[0] * w->k[1], w->k[2], &st->kk) ||
+	    st->in_sp > (INT64_C(1) << 40) || st->out_sp > (INT64_C(1) << 40) ||
+	    st->kk > (INT64_C(1) << 40))
+		return gc_kerr(k, GC_ELIMIT, "the spatial sizes are too large");
 	int64_t dims[GC_MAX_RANK] = {st->n, m};
 	for (int i = 0; i < nsp; i++)
 		dims[2 + i] = w->out[off + i];
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
-	if (st->mg * st->kk > INT_MAX || st->in_sp > INT_MAX || st->cg > INT_MAX)
+	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
+	int64_t col;
+	if (st->mg * st->kk > INT_MAX || st->in_sp > INT_MAX || st->cg > INT_MAX ||
+	    __builtin_mul_overflow(st->mg * st->kk, st->in_sp * (int64_t)es, &col))
 		return gc_kerr(k, GC_ELIMIT, "transposed convolution too large for BLAS int sizes");
 	if (blas_ready(k))
 		return gc_kok(k);
-	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
-	uint64_t scratch = gc_nn_align((uint64_t)st->mg * st->kk * st->in_sp * es);
+	uint64_t scratch = gc_nn_align((uint64_t)col);
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, convt_run_f32, scratch);
 	n->scratch_bytes = scratch;

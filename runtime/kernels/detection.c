@@ -304,16 +304,15 @@ int gc_prepare_RoiAlign(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if ((bi->dtype != GC_DTYPE_INT64 && bi->dtype != GC_DTYPE_INT32) || bi->rank != 1 ||
 	    bi->dims[0] != rois->dims[0])
 		return gc_kerr(k, GC_EINVAL, "input 'batch_indices' must be (num_rois) of int64");
-	roi_plan *p = gc_malloc(sizeof *p);
+	roi_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->ph = ph;
 	p->pw = pw;
 	p->sampling = sr;
 	p->scale = scale;
 	p->half_pixel = !strcmp(ct, "half_pixel");
 	p->max_mode = !strcmp(mode, "max");
-	n->state = p;
 	int64_t dims[4] = {rois->dims[0], x->dims[1], ph, pw};
 	gc_set_shape(out[0], x->dtype, 4, dims);
 	n->run = run_roialign;

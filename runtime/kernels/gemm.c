@@ -21,18 +21,6 @@ GC_NN_O3
 
 #define NN_MAX_IO 8
 
-void *gc_nn_state(gc_kctx *k, gc_node *n, size_t size)
-{
-	void *s = gc_calloc(1, size);
-	if (!s) {
-		gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", size);
-		return NULL;
-	}
-	n->state = s;
-	n->state_free = gc_free;
-	return s;
-}
-
 static int half_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const gc_nn_base *b = n->state;
@@ -431,7 +419,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 			       ", B %s (transB=%" PRId64 ") has K=%" PRId64,
 			       gc_shape_str(a->dims, a->rank, s1, sizeof s1), ta, ka,
 			       gc_shape_str(b->dims, b->rank, s2, sizeof s2), tb, kb);
-	gemm_state *st = gc_nn_state(k, n, sizeof *st);
+	gemm_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->m = m;
@@ -685,7 +673,7 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 			       gc_shape_str(b->dims, b->rank, s2, sizeof s2), kb);
 	int32_t ra = a->rank > 2 ? a->rank - 2 : 0, rb = b->rank > 2 ? b->rank - 2 : 0;
 	int32_t nb = ra > rb ? ra : rb;
-	matmul_state *st = gc_nn_state(k, n, sizeof *st);
+	matmul_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->m = m;

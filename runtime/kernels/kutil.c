@@ -2,6 +2,20 @@
 
 #include <inttypes.h>
 
+#include "../alloc.h"
+
+void *gc_kstate(gc_kctx *k, gc_node *n, size_t size)
+{
+	void *s = gc_calloc(1, size);
+	if (!s) {
+		gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", size);
+		return NULL;
+	}
+	n->state = s;
+	n->state_free = gc_free;
+	return s;
+}
+
 int gc_broadcast_shapes(gc_kctx *k, int n, const gc_tensor *const *ts, int32_t *rank,
 			int64_t *dims)
 {

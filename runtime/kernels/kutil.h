@@ -89,6 +89,10 @@ static inline void gc_strides(const int64_t *dims, int32_t rank, int64_t *stride
 	}
 }
 
+/* Allocates a zeroed state of `size` bytes as n->state (released with the
+ * node); NULL, with the error set, when out of memory. */
+void *gc_kstate(gc_kctx *k, gc_node *n, size_t size);
+
 /*
  * ONNX (NumPy) multidirectional broadcasting of n shapes. Fails with a
  * message naming the two dims that do not agree.

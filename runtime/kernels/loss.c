@@ -146,10 +146,9 @@ static int prepare_loss(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 				       "input 'weights' has shape %s; expected (%" PRId64 ")",
 				       gc_shape_str(w->dims, w->rank, s1, sizeof s1), x->dims[1]);
 	}
-	loss_plan *p = gc_malloc(sizeof *p);
+	loss_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
+		return gc_kok(k);
 	p->reduction = reduction;
 	p->has_ignore = ig != NULL;
 	p->ignore = ignore;
@@ -160,7 +159,6 @@ static int prepare_loss(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 		p->d *= x->dims[i];
 	p->softmax = softmax;
 	p->log_prob = softmax && has_out(n, out, 1);
-	n->state = p;
 	if (reduction == RED_NONE)
 		gc_set_shape(out[0], x->dtype, t->rank, t->dims);
 	else

@@ -81,9 +81,6 @@ static inline int gc_nn_is_half(gc_dtype t)
 	return t == GC_DTYPE_FLOAT16 || t == GC_DTYPE_BFLOAT16;
 }
 
-/* Allocates a zeroed state of `size` bytes into n->state; error on no memory. */
-void *gc_nn_state(gc_kctx *k, gc_node *n, size_t size);
-
 /*
  * The hot loops are compiled for AVX-512 and AVX2+FMA as well as the baseline
  * (picked once at load time through an ifunc), and at -O3 so that GCC

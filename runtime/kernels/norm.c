@@ -7,30 +7,9 @@
 
 #include "kutil.h"
 #include "nn.h"
+#include "value-impl.h"
 
 GC_NN_O3
-
-static int float_dtype(gc_dtype t)
-{
-	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE || gc_nn_is_half(t);
-}
-
-/* Element i of a float tensor of any float type, as double. */
-static double load_f(const gc_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)t->data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)t->data)[i];
-	case GC_DTYPE_FLOAT16:
-		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	default:
-		return 0;
-	}
-}
 
 /*
  * exp for float32, written so that GCC vectorises loops calling it (glibc's
@@ -67,15 +46,6 @@ typedef struct bn_state {
 	double momentum; /* training mode: running = input * momentum + batch * (1 - momentum) */
 } bn_state;
 
-/* Stores v into element i of a float or double tensor. */
-static void bn_store(gc_tensor *t, int64_t i, double v)
-{
-	if (t->dtype == GC_DTYPE_DOUBLE)
-		((double *)t->data)[i] = v;
-	else
-		((float *)t->data)[i] = (float)v;
-}
-
 #define BN_DEFINE(T, sfx)                                                                          \
 	GC_NN_SIMD static void bn_apply_##sfx(const bn_state *st, const T *x, const T *a,          \
 					      const T *b, T *y)                                    \
@@ -95,9 +65,9 @@ static void bn_store(gc_tensor *t, int64_t i, double v)
 		const bn_state *st = n->state;                                                     \
 		T *a = k->scratch, *b = a + st->nparam;                                            \
 		for (int64_t c = 0; c < st->nparam; c++) {                                         \
-			double s = load_f(in[1], c) / sqrt(load_f(in[4], c) + st->eps);            \
+			double s = gc_kv_load(in[1], c) / sqrt(gc_kv_load(in[4], c) + st->eps);    \
 			a[c] = (T)s;                                                               \
-			b[c] = (T)(load_f(in[2], c) - load_f(in[3], c) * s);                       \
+			b[c] = (T)(gc_kv_load(in[2], c) - gc_kv_load(in[3], c) * s);               \
 		}                                                                                  \
 		bn_apply_##sfx(st, in[0]->data, a, b, out[0]->data);                               \
 		return 0;                                                                          \
@@ -128,17 +98,17 @@ static void bn_store(gc_tensor *t, int64_t i, double v)
 				}                                                                  \
 			}                                                                          \
 			double var = cnt > 0 ? sq / cnt : 0;                                       \
-			double s = load_f(in[1], c) / sqrt(var + st->eps);                         \
+			double s = gc_kv_load(in[1], c) / sqrt(var + st->eps);                     \
 			a[c] = (T)s;                                                               \
-			b[c] = (T)(load_f(in[2], c) - mean * s);                                   \
+			b[c] = (T)(gc_kv_load(in[2], c) - mean * s);                               \
 			if (gc_nn_has_out(n, out, 1))                                              \
-				bn_store(out[1], c,                                                \
-					 load_f(in[3], c) * st->momentum +                         \
-					     mean * (1 - st->momentum));                           \
+				gc_kv_store(out[1], c,                                             \
+					    gc_kv_load(in[3], c) * st->momentum +                  \
+					        mean * (1 - st->momentum));                        \
 			if (gc_nn_has_out(n, out, 2))                                              \
-				bn_store(out[2], c,                                                \
-					 load_f(in[4], c) * st->momentum +                         \
-					     var * (1 - st->momentum));                            \
+				gc_kv_store(out[2], c,                                             \
+					    gc_kv_load(in[4], c) * st->momentum +                  \
+					        var * (1 - st->momentum));                         \
 		}                                                                                  \
 		bn_apply_##sfx(st, x, a, b, out[0]->data);                                         \
 		return 0;                                                                          \
@@ -181,7 +151,7 @@ int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	for (int i = 0; i < 5; i++) {
 		if (!in[i])
 			return gc_kerr(k, GC_EINVAL, "input '%s' is missing", names[i]);
-		if (!float_dtype(in[i]->dtype))
+		if (!gc_kv_float(in[i]->dtype))
 			return gc_kerr(k, GC_EUNSUPPORTED,
 				       "input '%s' has type %s; expected a "
 				       "float type",
@@ -190,7 +160,7 @@ int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	if (x->rank < 2)
 		return gc_kerr(k, GC_EINVAL, "input X has shape %s; expected N x C x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
-	bn_state *st = gc_nn_state(k, n, sizeof *st);
+	bn_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->outer = x->dims[0];
@@ -375,7 +345,7 @@ int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	float eps = gc_attr_f(k, "epsilon", 1e-5f);
 	if (gc_kok(k))
 		return gc_kok(k);
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (stash != GC_DTYPE_FLOAT)
@@ -387,7 +357,7 @@ int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	int32_t a;
 	if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	ln_state *st = gc_nn_state(k, n, sizeof *st);
+	ln_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	int full_s = 1, full_b = 1;
@@ -590,7 +560,7 @@ static int softmax_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 	int64_t axis = gc_attr_i(k, "axis", legacy ? 1 : -1);
 	if (gc_kok(k))
 		return gc_kok(k);
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (x->rank < 1)
@@ -601,7 +571,7 @@ static int softmax_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 		a = x->rank;
 	else if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	softmax_state *st = gc_nn_state(k, n, sizeof *st);
+	softmax_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->outer = st->len = st->inner = 1;
@@ -655,8 +625,8 @@ typedef struct in_state {
 				T *ys = y + (b * st->c + c) * st->inner;                           \
 				T mean = SUM(xs, st->inner) / (T)st->inner;                        \
 				T var = SUMSQ(xs, mean, st->inner) / (T)st->inner;                 \
-				T a = (T)(load_f(in[1], c) / sqrt((double)var + st->eps));         \
-				T sh = (T)load_f(in[2], c) - mean * a;                             \
+				T a = (T)(gc_kv_load(in[1], c) / sqrt((double)var + st->eps));     \
+				T sh = (T)gc_kv_load(in[2], c) - mean * a;                         \
 				for (int64_t i = 0; i < st->inner; i++)                            \
 					ys[i] = xs[i] * a + sh;                                    \
 			}                                                                          \
@@ -674,7 +644,7 @@ int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *i
 	float eps = gc_attr_f(k, "epsilon", 1e-5f);
 	if (gc_kok(k))
 		return gc_kok(k);
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (x->rank < 3)
@@ -689,7 +659,7 @@ int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *i
 				       gc_shape_str(in[i]->dims, in[i]->rank, s1, sizeof s1),
 				       gc_dtype_name(x->dtype), x->dims[1],
 				       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
-	in_state *st = gc_nn_state(k, n, sizeof *st);
+	in_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->n = x->dims[0];
@@ -748,7 +718,7 @@ int gc_prepare_LpNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 	int64_t axis = gc_attr_i(k, "axis", -1), p = gc_attr_i(k, "p", 2);
 	if (gc_kok(k))
 		return gc_kok(k);
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (p != 1 && p != 2)
@@ -758,7 +728,7 @@ int gc_prepare_LpNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 	int32_t a;
 	if (gc_axis(k, axis, x->rank, &a))
 		return gc_kok(k);
-	lp_state *st = gc_nn_state(k, n, sizeof *st);
+	lp_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->outer = st->inner = 1;
@@ -830,13 +800,13 @@ int gc_prepare_LRN(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 		return gc_kerr(k, GC_EINVAL,
 			       "attribute 'size' is required and must be >= 1 (got %" PRId64 ")",
 			       size);
-	if (!float_dtype(x->dtype))
+	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (x->rank < 2)
 		return gc_kerr(k, GC_EINVAL, "input has shape %s; expected N x C x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
-	lrn_state *st = gc_nn_state(k, n, sizeof *st);
+	lrn_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->n = x->dims[0];

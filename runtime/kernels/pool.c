@@ -385,7 +385,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	int64_t row_len = has_indices || !(x->dtype == GC_DTYPE_FLOAT || gc_nn_is_half(x->dtype))
 			      ? 0
 			      : row_path_len(&w);
-	pool_state *st = gc_nn_state(
+	pool_state *st = gc_kstate(
 	    k, n, sizeof *st + (row_len && !is_max ? (size_t)w.out[2] * sizeof(float) : 0));
 	if (!st)
 		return gc_kok(k);
@@ -510,7 +510,7 @@ static int global_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	if (x->rank < 2)
 		return gc_kerr(k, GC_EINVAL, "input X has shape %s; expected N x C x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
-	pool_state *st = gc_nn_state(k, n, sizeof *st);
+	pool_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
 	st->channels = x->dims[0] * x->dims[1];

@@ -96,10 +96,9 @@ static int prepare_qlin(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (z && (quantize ? !q8(z->dtype) : z->dtype != x->dtype))
 		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s does not fit input '%s' (%s)",
 			       zn, gc_dtype_name(z->dtype), xn, gc_dtype_name(x->dtype));
-	qlin_plan *p = gc_malloc(sizeof *p);
+	qlin_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = p;
+		return gc_kok(k);
 	p->outer = gc_tensor_numel(x);
 	p->len = 1;
 	p->inner = 1;
@@ -315,11 +314,9 @@ static int prepare_imm(gc_kctx *k, gc_tensor *const *in, gc_tensor *const *out, 
 
 int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	imm_plan *p = gc_malloc(sizeof *p);
+	imm_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->ia = 0;
 	p->ib = 1;
 	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
@@ -352,11 +349,9 @@ int gc_prepare_QLinearMatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	if (!q8(in[7]->dtype))
 		return gc_kerr(k, GC_EINVAL, "input 'y_zero_point' must be uint8 or int8, not %s",
 			       gc_dtype_name(in[7]->dtype));
-	imm_plan *p = gc_malloc(sizeof *p);
+	imm_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->ia = 0;
 	p->ias = 1;
 	p->iaz = 2;
@@ -572,11 +567,9 @@ static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 
 int gc_prepare_ConvInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	iconv_plan *p = gc_malloc(sizeof *p);
+	iconv_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->ix = 0;
 	p->iw = 1;
 	p->ixz = n->n_in > 2 && in[2] ? 2 : -1;
@@ -607,11 +600,9 @@ int gc_prepare_QLinearConv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 			       gc_dtype_name(in[7]->dtype));
 	if (gc_tensor_numel(in[4]) != 1 && gc_tensor_numel(in[4]) != in[3]->dims[0])
 		return gc_kerr(k, GC_EINVAL, "input 'w_scale' must hold 1 or M values");
-	iconv_plan *p = gc_malloc(sizeof *p);
+	iconv_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->requant = true;
 	p->ix = 0;
 	p->ixs = 1;

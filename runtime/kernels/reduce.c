@@ -436,10 +436,9 @@ static int reduce_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	}
 	if (gc_kok(k))
 		return gc_kok(k);
-	red_plan *p = gc_calloc(1, sizeof *p);
+	red_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = p;
+		return gc_kok(k);
 	p->esize = gc_dtype_size(x->dtype);
 	p->in_n = gc_tensor_numel(x);
 	if (na == 0 && noop) {
@@ -678,10 +677,9 @@ static int arg_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 			return gc_kerr(k, GC_EINVAL, "cannot take %s over axis %d of size 0",
 				       n->op_type, a);
 	}
-	arg_plan *p = gc_calloc(1, sizeof *p);
+	arg_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = p;
+		return gc_kok(k);
 	p->outer = 1;
 	p->inner = 1;
 	for (int i = 0; i < a; i++)

@@ -331,11 +331,9 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 				       i);
 		taps_total += odims[i];
 	}
-	resize_plan *p = gc_malloc(sizeof *p + (size_t)taps_total * sizeof(tap));
+	resize_plan *p = gc_kstate(k, n, sizeof *p + (size_t)taps_total * sizeof(tap));
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->rank = r;
 	p->extrapolation = extrapolation;
 	memcpy(p->idims, x->dims, sizeof p->idims);
@@ -520,13 +518,12 @@ int gc_prepare_GridSample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	if (x->rank != 4 || g->rank != 4 || g->dims[0] != x->dims[0] || g->dims[3] != 2)
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "needs X (N, C, H, W) and grid (N, H_out, W_out, 2) (2-D sampling)");
-	gs_plan *p = gc_malloc(sizeof *p);
+	gs_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->mode = mode;
 	p->pad = pad;
 	p->align = align != 0;
-	n->state = p;
 	int64_t dims[4] = {x->dims[0], x->dims[1], g->dims[1], g->dims[2]};
 	gc_set_shape(out[0], x->dtype, 4, dims);
 	n->run = run_gridsample;

@@ -250,11 +250,9 @@ static int prepare_rnn(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 	const gc_attr *acts = gc_attr_find(n, "activations");
 	if (gc_kok(k))
 		return gc_kok(k);
-	rnn_plan *p = gc_malloc(sizeof *p);
+	rnn_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	memset(p, 0, sizeof *p);
-	n->state = p;
+		return gc_kok(k);
 	p->kind = kind;
 	p->gates = gates[kind];
 	p->n_act = n_acts[kind];

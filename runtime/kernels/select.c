@@ -122,13 +122,12 @@ int gc_prepare_TopK(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		return gc_kerr(k, GC_EINVAL,
 			       "K = %" PRId64 " is outside [0, %" PRId64 "] (axis %d)", kv,
 			       x->dims[a], a);
-	topk_plan *p = gc_malloc(sizeof *p);
+	topk_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->v = view_at(x, a);
 	p->k = kv;
 	p->largest = largest != 0;
-	n->state = p;
 	int64_t dims[GC_MAX_RANK];
 	memcpy(dims, x->dims, sizeof dims);
 	dims[a] = kv;
@@ -176,10 +175,9 @@ int gc_prepare_Hardmax(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 			       gc_dtype_name(x->dtype));
 	if (x->rank < 1)
 		return gc_kerr(k, GC_EINVAL, "input must have rank >= 1");
-	axis_view *v = gc_malloc(sizeof *v);
+	axis_view *v = gc_kstate(k, n, sizeof *v);
 	if (!v)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = v;
+		return gc_kok(k);
 	if (n->opset >= 13) {
 		int32_t a;
 		if (gc_axis(k, axis, x->rank, &a))
@@ -304,16 +302,16 @@ int gc_prepare_Compress(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	const uint8_t *cv = c->data;
 	for (int64_t i = 0; i < clen; i++)
 		kept += cv[i] != 0;
-	compress_plan *p = gc_malloc(sizeof *p + (size_t)(kept > 0 ? kept : 1) * sizeof(int64_t));
+	compress_plan *p =
+	    gc_kstate(k, n, sizeof *p + (size_t)(kept > 0 ? kept : 1) * sizeof(int64_t));
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->v = v;
 	p->kept = kept;
 	p->esize = es;
 	for (int64_t i = 0, j = 0; i < clen; i++)
 		if (cv[i])
 			p->sel[j++] = i;
-	n->state = p;
 	if (has_axis) {
 		int64_t dims[GC_MAX_RANK];
 		memcpy(dims, x->dims, sizeof dims);
@@ -384,13 +382,12 @@ int gc_prepare_ReverseSequence(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 		return gc_kerr(k, GC_EINVAL,
 			       "input 'sequence_lens' must be 1-D of the batch size %" PRId64,
 			       x->dims[ba]);
-	revseq_plan *p = gc_malloc(sizeof *p);
+	revseq_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->batch_axis = (int32_t)ba;
 	p->time_axis = (int32_t)ta;
 	p->esize = es;
-	n->state = p;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->run = run_revseq;
 	return 0;
@@ -613,12 +610,11 @@ int gc_prepare_MaxUnpool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 	for (int i = 0; i < sp; i++)
 		dims[2 + i] = (x->dims[2 + i] - 1) * (ns ? strides[i] : 1) -
 			      (np_ ? pads[i] + pads[sp + i] : 0) + ks[i];
-	unpool_plan *p = gc_malloc(sizeof *p);
+	unpool_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->rank = x->rank;
 	memcpy(p->idims, dims, sizeof p->idims);
-	n->state = p;
 	if (n->n_in > 2 && in[2]) {
 		int64_t cnt, shp[GC_MAX_RANK];
 		if (gc_const_ints(k, in[2], "output_shape", shp, GC_MAX_RANK, &cnt))

@@ -69,16 +69,15 @@ static int prepare_window(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return gc_kok(k);
 	if (size < 0)
 		return gc_kerr(k, GC_EINVAL, "size %" PRId64 " is negative", size);
-	window_plan *p = gc_malloc(sizeof *p);
+	window_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
+		return gc_kok(k);
 	p->a[0] = a0;
 	p->a[1] = a1;
 	p->a[2] = a2;
 	p->denom = periodic ? (double)size : (double)(size - 1);
 	if (p->denom == 0)
 		p->denom = 1;
-	n->state = p;
 	gc_set_shape(out[0], dt, 1, &size);
 	n->run = run_window;
 	return 0;
@@ -163,10 +162,9 @@ int gc_prepare_DFT(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 	int32_t a;
 	if (gc_axis(k, axis, x->rank - 1, &a))
 		return gc_kok(k);
-	dft_plan *p = gc_malloc(sizeof *p);
+	dft_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = p;
+		return gc_kok(k);
 	p->outer = 1;
 	p->inner = 1;
 	for (int i = 0; i < a; i++)
@@ -244,10 +242,9 @@ int gc_prepare_STFT(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 			       "frame length %" PRId64 " / step %" PRId64
 			       " do not fit a signal of %" PRId64,
 			       len, step, x->dims[1]);
-	stft_plan *p = gc_malloc(sizeof *p);
+	stft_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
-		return gc_kerr(k, GC_ENOMEM, "out of memory");
-	n->state = p;
+		return gc_kok(k);
 	p->batch = x->dims[0];
 	p->slen = x->dims[1];
 	p->c_in = x->dims[2];

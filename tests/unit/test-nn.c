@@ -1282,6 +1282,64 @@ static void test_convtranspose_onnx(void)
 	RUN_FAILS(ConvTranspose, 11, 2, bad, 1, none, "channels; W 1x1x3x3 must have as many");
 }
 
+/* Strides, dilations, pads and output shapes that a file may hold, large
+ * enough that the sizes derived from them overflowed: the depthwise path
+ * sized its padded plane from an overflowed product (a crash); ConvTranspose
+ * computed its output size with signed overflow. */
+static void test_conv_huge_attrs(void)
+{
+	const int64_t b31 = INT64_C(1) << 31;
+	/* y[oh][ow] reads x at ((oh + i - 1) * 2^31, (ow + j - 1) * 2^31): only
+	 * the tap i = 1 - oh, j = 1 - ow meets the one input pixel */
+	float x[1] = {5}, w[4] = {1, 2, 3, 4};
+	const double want[4] = {20, 15, 10, 5};
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, DIMS(1, 1, 2, 2), w);
+	gc_tensor *in[] = {&tx, &tw};
+	gc_attr far[] = ATTRS(A_INTS("strides", b31, b31), A_INTS("dilations", b31, b31),
+			      A_INTS("pads", b31, b31, b31, b31));
+	for (int ref = 0; ref < 2; ref++) {
+		if (ref)
+			setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+		harness_run h;
+		RUN(h, Conv, 11, 2, in, 1, far);
+		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 2, 2), want, F32_TOL);
+		harness_free(&h);
+		unsetenv("GRAPHCC_NN_REFERENCE");
+		CHECK(ok);
+	}
+
+	/* the packed depthwise kernel's band of 2^28 rows of 2^28 pixels: the
+	 * scratch sized from it overflowed to a few KB (a crash); the one tap
+	 * (1, 1) reads the input pixel */
+	const int64_t d28 = (INT64_C(1) << 28) - 1;
+	gc_attr band[] = ATTRS(A_INTS("dilations", d28, d28), A_INTS("pads", d28, d28, 0, 0));
+	const double want_band[1] = {20};
+	for (int ref = 0; ref < 2; ref++) {
+		if (ref)
+			setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+		harness_run h;
+		RUN(h, Conv, 11, 2, in, 1, band);
+		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), want_band, F32_TOL);
+		harness_free(&h);
+		unsetenv("GRAPHCC_NN_REFERENCE");
+		CHECK(ok);
+	}
+
+	float x2[4], w2[1] = {1};
+	gc_tensor tx2 = tf32(x2, 4, DIMS(1, 1, 2, 2), 130);
+	gc_tensor tw2 = harness_tensor(GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), w2);
+	gc_tensor *in2[] = {&tx2, &tw2};
+	gc_attr stride[] = ATTRS(A_INTS("strides", INT64_C(1) << 62, 1));
+	RUN_FAILS(ConvTranspose, 11, 2, in2, 1, stride, "stride 4611686018427387904");
+	gc_attr same_up[] = ATTRS(A_STR("auto_pad", "SAME_UPPER"), A_INTS("strides", b31, b31));
+	RUN_FAILS(ConvTranspose, 11, 2, in2, 1, same_up, "too large");
+	gc_attr shape[] = ATTRS(A_INTS("output_shape", INT64_C(1) << 40, INT64_C(1) << 40));
+	RUN_FAILS(ConvTranspose, 11, 2, in2, 1, shape, "the spatial sizes are too large");
+	gc_attr pads[] = ATTRS(A_INTS("pads", INT64_MAX, INT64_MAX, 0, 0));
+	RUN_FAILS(ConvTranspose, 11, 2, in2, 1, pads, "attribute 'pads'");
+}
+
 /* ---- InstanceNormalization, LpNormalization, LRN ---- */
 
 static void test_instnorm(void)
@@ -1398,4 +1456,4 @@ TEST_MAIN(TEST(test_blas), TEST(test_conv_basic), TEST(test_conv_groups_dilation
 	  TEST(test_softmax_long), TEST(test_softmax_errors), TEST(test_layernorm),
 	  TEST(test_layernorm_errors), TEST(test_batchnorm), TEST(test_batchnorm_errors),
 	  TEST(test_instnorm), TEST(test_lpnorm), TEST(test_lrn), TEST(test_convtranspose),
-	  TEST(test_convtranspose_onnx))
+	  TEST(test_convtranspose_onnx), TEST(test_conv_huge_attrs))
