@@ -412,17 +412,40 @@ typedef struct unique_cmp_ctx {
 	axis_view v;
 } unique_cmp_ctx;
 
-/* Lexicographic comparison of slices a and b (NumPy's order for axis). */
+/* Lexicographic comparison of slices a and b (NumPy's order for axis); NaN
+ * equals NaN and sorts after every number, as NumPy's unique does. */
 static int slice_cmp(const unique_cmp_ctx *c, int64_t a, int64_t b)
 {
 	for (int64_t o = 0; o < c->v.outer; o++)
 		for (int64_t j = 0; j < c->v.inner; j++) {
 			double x = gc_kv_load(c->x, (o * c->v.len + a) * c->v.inner + j);
 			double y = gc_kv_load(c->x, (o * c->v.len + b) * c->v.inner + j);
+			int xn = x != x, yn = y != y;
+			if (xn || yn) {
+				if (xn != yn)
+					return xn ? 1 : -1;
+				continue;
+			}
 			if (x != y)
 				return x < y ? -1 : 1;
 		}
 	return 0;
+}
+
+/* Slice order, ties by position: a total order, so the sort is stable. */
+static int slice_order(const void *pa, const void *pb, void *ctx)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	int r = slice_cmp(ctx, a, b);
+	return r ? r : (a > b) - (a < b);
+}
+
+/* Unique ids by first occurrence (for sorted=0). */
+static int first_order(const void *pa, const void *pb, void *ctx)
+{
+	const int64_t *first = ctx;
+	int64_t a = first[*(const int64_t *)pa], b = first[*(const int64_t *)pb];
+	return (a > b) - (a < b);
 }
 
 static int run_unique(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -470,7 +493,7 @@ int gc_prepare_Unique(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	}
 	int64_t len = c.v.len;
 	unique_plan *p = gc_malloc(sizeof *p + (size_t)(3 * len + 1) * sizeof(int64_t));
-	int64_t *tmp = gc_malloc((size_t)(2 * len + 1) * sizeof(int64_t));
+	int64_t *tmp = gc_malloc((size_t)(4 * len + 1) * sizeof(int64_t));
 	if (!p || !tmp) {
 		gc_free(p);
 		gc_free(tmp);
@@ -483,46 +506,37 @@ int gc_prepare_Unique(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	p->counts = p->data + len;
 	p->inverse = p->data + 2 * len;
 	n->state = p;
-	int64_t nu = 0;
-	for (int64_t i = 0; i < len; i++) {
-		int64_t u = 0;
-		while (u < nu && slice_cmp(&c, p->first[u], i))
-			u++;
-		if (u == nu) {
+	/* Sort the positions by slice, then group equal neighbours: unique id
+	 * u in sorted order, its first position the group's smallest. */
+	int64_t *order = tmp, *rank = tmp + len, nu = 0;
+	for (int64_t i = 0; i < len; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)len, sizeof *order, slice_order, &c);
+	for (int64_t r = 0; r < len; r++) {
+		int64_t i = order[r];
+		if (!r || slice_cmp(&c, order[r - 1], i)) {
 			p->first[nu] = i;
 			p->counts[nu++] = 0;
 		}
-		p->counts[u]++;
-		p->inverse[i] = u;
+		p->counts[nu - 1]++;
+		p->inverse[i] = nu - 1;
 	}
 	p->nu = nu;
-	if (sorted) {
-		/* insertion sort of the unique ids by slice (stable; nu is small) */
-		int64_t *order = tmp, *rank = tmp + len;
-		for (int64_t u = 0; u < nu; u++) {
-			int64_t j = u;
-			while (j > 0 && slice_cmp(&c, p->first[order[j - 1]], p->first[u]) > 0) {
-				order[j] = order[j - 1];
-				j--;
-			}
-			order[j] = u;
-		}
-		for (int64_t r = 0; r < nu; r++)
-			rank[order[r]] = r;
-		int64_t *nf = gc_malloc((size_t)(2 * nu + 1) * sizeof(int64_t));
-		if (!nf) {
-			gc_free(tmp);
-			return gc_kerr(k, GC_ENOMEM, "out of memory");
-		}
+	if (!sorted) {
+		/* number the unique slices by first occurrence instead */
+		int64_t *nf = rank + len, *nc = nf + len;
+		for (int64_t u = 0; u < nu; u++)
+			order[u] = u;
+		qsort_r(order, (size_t)nu, sizeof *order, first_order, p->first);
 		for (int64_t r = 0; r < nu; r++) {
+			rank[order[r]] = r;
 			nf[r] = p->first[order[r]];
-			nf[nu + r] = p->counts[order[r]];
+			nc[r] = p->counts[order[r]];
 		}
-		memcpy(p->first, nf, (size_t)nu * sizeof(int64_t));
-		memcpy(p->counts, nf + nu, (size_t)nu * sizeof(int64_t));
+		memcpy(p->first, nf, (size_t)nu * sizeof *nf);
+		memcpy(p->counts, nc, (size_t)nu * sizeof *nc);
 		for (int64_t i = 0; i < len; i++)
 			p->inverse[i] = rank[p->inverse[i]];
-		gc_free(nf);
 	}
 	gc_free(tmp);
 	if (has_axis) {

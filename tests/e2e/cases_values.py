@@ -101,7 +101,45 @@ def cases(ctx):
             return run.Result(e <= 1e-4 * float(np.abs(want).max()), "maxerr %.1e" % e)
         out.append(("values/no-fold/" + m, nofold))
     out.append(_arena_case(ctx))
+    out += [_unique_case(ctx, srt) for srt in (1, 0)]
     return out
+
+
+def _unique_case(ctx, srt):
+    """Unique over 200000 values (150000 distinct, NaNs among them): all
+    four outputs against NumPy's unique (NaNs equal, as NumPy 1.24's
+    default), exact; it once took quadratic time to plan."""
+    name = "unique-large-%s" % ("sorted" if srt else "unsorted")
+
+    def fn():
+        from onnx import TensorProto as TP, helper
+        x = np.random.default_rng(3).integers(0, 150000, 200000).astype(np.float32)
+        x[[5, 9, 77]] = np.nan
+        outs = ["y", "idx", "inv", "cnt"]
+        d = os.path.join(ctx.work, "values", name)
+        args = _build(d, name, [helper.make_node("Unique", ["x"], outs, sorted=srt)],
+                      [helper.make_tensor_value_info("x", TP.FLOAT, [x.size])],
+                      [helper.make_tensor_value_info(o, TP.FLOAT if o == "y" else TP.INT64,
+                                                     None) for o in outs], {"x": x})
+        od = run.fresh_dir(os.path.join(ctx.out, "values", name))
+        rc, _, err = run.run_graphcc(ctx, ["run", os.path.join(d, "model.onnx")] + args +
+                                     ["--output-dir", od])
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err)
+        y, idx, inv, cnt = np.unique(x, return_index=True, return_inverse=True,
+                                     return_counts=True)
+        if not srt:  # first-occurrence order, as ONNX's sorted=0
+            order = np.argsort(idx, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            y, idx, cnt, inv = y[order], idx[order], cnt[order], rank[inv]
+        for o, want in zip(outs, (y, idx, inv, cnt)):
+            got = np.load(os.path.join(od, o + ".npy"))
+            if got.shape != want.shape or not np.array_equal(got, want, equal_nan=True):
+                return run.Result(False, "output %s: got %s, expected %s" %
+                                  (o, got.ravel()[:6], want.ravel()[:6]))
+        return run.Result(True, "%d unique" % y.size)
+    return ("values/" + name, fn)
 
 
 def _arena_case(ctx):
