@@ -64,6 +64,14 @@ static void bytes(buf *b, const void *p, uint64_t n)
 	put(b, p, (size_t)n);
 }
 
+/* A list of tensor indices: u32 n, i32 v[n]. */
+static void index_list(buf *b, int32_t n, const int32_t *v)
+{
+	u32(b, (uint32_t)n);
+	for (int32_t i = 0; i < n; i++)
+		i32(b, v[i]);
+}
+
 typedef struct writer {
 	buf strings, rec;
 	gc_strmap map; /* string -> offset */
@@ -251,12 +259,8 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 		u64(&w->rec, off);
 		u64(&w->rec, pt->nbytes);
 	}
-	u32(&w->rec, (uint32_t)p->n_inputs);
-	for (int32_t i = 0; i < p->n_inputs; i++)
-		i32(&w->rec, p->inputs[i]);
-	u32(&w->rec, (uint32_t)p->n_outputs);
-	for (int32_t i = 0; i < p->n_outputs; i++)
-		i32(&w->rec, p->outputs[i]);
+	index_list(&w->rec, p->n_inputs, p->inputs);
+	index_list(&w->rec, p->n_outputs, p->outputs);
 	u64(&w->rec, p->arena_bytes);
 	u64(&w->rec, p->tensor_bytes);
 	u64(&w->rec, p->const_bytes);
@@ -272,12 +276,8 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 		str(w, n->domain);
 		str(w, n->op_type);
 		i32(&w->rec, n->opset);
-		u32(&w->rec, (uint32_t)n->n_in);
-		for (int j = 0; j < n->n_in; j++)
-			i32(&w->rec, n->in[j]);
-		u32(&w->rec, (uint32_t)n->n_out);
-		for (int j = 0; j < n->n_out; j++)
-			i32(&w->rec, n->out[j]);
+		index_list(&w->rec, n->n_in, n->in);
+		index_list(&w->rec, n->n_out, n->out);
 		u64(&w->rec, n->scratch_bytes);
 		u64(&w->rec, p->scratch_offset ? p->scratch_offset[i] : 0);
 		uint32_t n_attr = 0;

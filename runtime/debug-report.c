@@ -86,9 +86,36 @@ static bool value_at(const gc_tensor *t, int64_t i, double *v)
 	}
 }
 
-static void finish(gc_dstats *st, double sum)
+/* Running minimum, maximum and sum of the finite values seen so far. */
+typedef struct running {
+	double mn, mx, sum;
+} running;
+
+/* Value i, x, goes into st (non-finite) or r (finite). */
+static void take(gc_dstats *st, running *r, int64_t i, double x)
 {
-	st->mean = st->finite ? sum / (double)st->finite : NAN;
+	if (isfinite(x)) {
+		r->mn = x < r->mn ? x : r->mn;
+		r->mx = x > r->mx ? x : r->mx;
+		r->sum += x;
+		return;
+	}
+	if (st->first_bad < 0) {
+		st->first_bad = i;
+		st->first_bad_value = x;
+	}
+	if (isnan(x))
+		st->nan++;
+	else
+		st->inf++;
+}
+
+static void finish(gc_dstats *st, int64_t n, const running *r)
+{
+	st->finite = n - st->nan - st->inf;
+	st->min = r->mn;
+	st->max = r->mx;
+	st->mean = st->finite ? r->sum / (double)st->finite : NAN;
 	if (!st->finite)
 		st->min = st->max = NAN;
 }
@@ -140,40 +167,21 @@ static bool f32_block_fast(const float *v, int64_t n, float *lo_out, float *hi_o
 
 static void f32_stats(const float *v, int64_t n, gc_dstats *st)
 {
-	float mn = INFINITY, mx = -INFINITY;
-	double sum = 0;
+	running r = { INFINITY, -INFINITY, 0 };
 	for (int64_t b = 0; b < n; b += BLOCK) {
 		int64_t len = n - b < BLOCK ? n - b : BLOCK;
 		float lo, hi;
 		double s;
 		if (f32_block_fast(v + b, len, &lo, &hi, &s)) {
-			mn = lo < mn ? lo : mn;
-			mx = hi > mx ? hi : mx;
-			sum += s;
+			r.mn = lo < r.mn ? lo : r.mn;
+			r.mx = hi > r.mx ? hi : r.mx;
+			r.sum += s;
 			continue;
 		}
-		for (int64_t i = b; i < b + len; i++) {
-			float x = v[i];
-			if (isfinite(x)) {
-				mn = x < mn ? x : mn;
-				mx = x > mx ? x : mx;
-				sum += x;
-				continue;
-			}
-			if (st->first_bad < 0) {
-				st->first_bad = i;
-				st->first_bad_value = x;
-			}
-			if (isnan(x))
-				st->nan++;
-			else
-				st->inf++;
-		}
+		for (int64_t i = b; i < b + len; i++)
+			take(st, &r, i, v[i]);
 	}
-	st->finite = n - st->nan - st->inf;
-	st->min = mn;
-	st->max = mx;
-	finish(st, sum);
+	finish(st, n, &r);
 }
 
 void gc_debug_stats(const gc_tensor *t, gc_dstats *st)
@@ -187,34 +195,17 @@ void gc_debug_stats(const gc_tensor *t, gc_dstats *st)
 		return;
 	st->numeric = true;
 	st->count = n;
-	double sum = 0;
 	if (t->dtype == GC_DTYPE_FLOAT) {
 		f32_stats(t->data, n, st);
 		return;
 	}
-	double mn = INFINITY, mx = -INFINITY;
+	running r = { INFINITY, -INFINITY, 0 };
 	for (int64_t i = 0; i < n; i++) {
 		double x;
 		value_at(t, i, &x);
-		if (isfinite(x)) {
-			mn = x < mn ? x : mn;
-			mx = x > mx ? x : mx;
-			sum += x;
-			continue;
-		}
-		if (st->first_bad < 0) {
-			st->first_bad = i;
-			st->first_bad_value = x;
-		}
-		if (isnan(x))
-			st->nan++;
-		else
-			st->inf++;
+		take(st, &r, i, x);
 	}
-	st->finite = n - st->nan - st->inf;
-	st->min = mn;
-	st->max = mx;
-	finish(st, sum);
+	finish(st, n, &r);
 }
 
 int64_t gc_debug_first_nonfinite(const gc_tensor *t, double *value)

@@ -163,15 +163,11 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 	int32_t *placed = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *placed);
 	if (!p->scratch_offset && nn)
 		p->scratch_offset = gc_pool_alloc(p->pool, (size_t)nn * sizeof(uint64_t));
+	int rc = 0;
 	if (!first || !last || !iv || !placed || !alias || !is_input ||
 	    (nn && !p->scratch_offset)) {
-		gc_free(alias);
-		gc_free(is_input);
-		gc_free(first);
-		gc_free(last);
-		gc_free(iv);
-		gc_free(placed);
-		return gc_error_set(err, GC_ENOMEM, "out of memory planning memory");
+		rc = gc_error_set(err, GC_ENOMEM, "out of memory planning memory");
+		goto out;
 	}
 	/* Steps: inputs live from step 0, node i runs at step i + 1, outputs
 	 * live to step nn + 1. */
@@ -270,17 +266,12 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 	}
 	p->arena_bytes = peak;
 	if (peak > gc_limit_bytes()) {
-		gc_free(alias);
-		gc_free(is_input);
-		gc_free(first);
-		gc_free(last);
-		gc_free(iv);
-		gc_free(placed);
-		return gc_error_set(err, GC_ELIMIT,
-				    "the program needs an activation arena of %" PRIu64
-				    " bytes, over the limit of %" PRIu64 " (set GRAPHCC_MAX_BYTES to "
-				    "allow more)",
-				    peak, gc_limit_bytes());
+		rc = gc_error_set(err, GC_ELIMIT,
+				  "the program needs an activation arena of %" PRIu64
+				  " bytes, over the limit of %" PRIu64 " (set GRAPHCC_MAX_BYTES to "
+				  "allow more)",
+				  peak, gc_limit_bytes());
+		goto out;
 	}
 	for (int32_t t = 0; t < nt; t++) {
 		int32_t root = t;
@@ -289,13 +280,14 @@ int gc_program_plan_memory(gc_program *p, gc_error *err)
 		if (root != t)
 			p->tensors[t].offset = p->tensors[root].offset;
 	}
+out:
 	gc_free(alias);
 	gc_free(is_input);
 	gc_free(first);
 	gc_free(last);
 	gc_free(iv);
 	gc_free(placed);
-	return 0;
+	return rc;
 }
 
 void gc_program_get_origin(const gc_program *p, gc_program_origin *o)

@@ -22,9 +22,10 @@ struct gc_session {
 	int threads;
 	/* Strings (see strpool.h): the ones kernels make, emptied when a run
 	 * starts, and per program input the session's copy of the strings
-	 * last set (one block each, NULL for other inputs). */
+	 * last set (one block each, reused by the next set; empty for other
+	 * inputs). */
 	gc_strpool *strings;
-	char **input_strings;
+	gc_dynbuf *input_strings;
 
 	/* Programs with dynamic tensors or control flow (p->dynamic) only: */
 	gc_dynslot *dyn;      /* per tensor; used by DYNAMIC ones */

@@ -176,7 +176,7 @@ void gc_session_free(gc_session *s)
 	gc_dynbuf_free(&s->scratch);
 	free(s->arena);
 	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
-		gc_free(s->input_strings[i]);
+		gc_dynbuf_free(&s->input_strings[i]);
 	gc_free(s->input_strings);
 	if (!s->depth)
 		gc_strpool_free(s->strings);
@@ -210,28 +210,32 @@ static int check_input(const gc_ptensor *pt, const gc_tensor *t, const char *wha
 
 /* The session keeps its own copy of a string input's strings, in one
  * block, until the input is set again or the session is freed; the arena
- * slot points into it. */
+ * slot points into it. The block is reused, unless t's strings lie in it
+ * (an output handed back that passed the input's strings through). */
 static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
 {
 	const gc_program *p = s->p;
 	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
+	gc_dynbuf *held = &s->input_strings[i];
+	uintptr_t lo = (uintptr_t)held->data, hi = lo + held->cap;
+	bool aliased = false;
 	int64_t n = gc_tensor_numel(t);
 	uint64_t total = 0;
 	for (int64_t j = 0; j < n; j++) {
-		total += strlen(gc_str_at(t, j)) + 1;
+		const char *str = gc_str_at(t, j);
+		aliased |= (uintptr_t)str >= lo && (uintptr_t)str < hi;
+		total += strlen(str) + 1;
 		if (total > gc_limit_bytes())
 			return gc_error_set(err, GC_ELIMIT,
 					    "input '%s': its strings hold more than %" PRIu64
 					    " bytes (GRAPHCC_MAX_BYTES)",
 					    pt->name, gc_limit_bytes());
 	}
-	char *block = gc_malloc(total ? (size_t)total : 1);
-	if (!block)
-		return gc_error_set(err, GC_ENOMEM, "input '%s': out of memory for %" PRIu64
-						    " bytes of strings",
-				    pt->name, total);
+	gc_dynbuf fresh = { 0 }, *block = aliased ? &fresh : held;
+	if (gc_dynbuf_reserve(block, total, false, "its strings", err))
+		return gc_error_prefix(err, "input '%s'", pt->name);
 	char **slot = s->tensors[p->inputs[i]].data;
-	char *at = block;
+	char *at = block->data;
 	for (int64_t j = 0; j < n; j++) {
 		const char *str = gc_str_at(t, j);
 		size_t len = strlen(str) + 1;
@@ -239,8 +243,10 @@ static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *
 		slot[j] = at;
 		at += len;
 	}
-	gc_free(s->input_strings[i]);
-	s->input_strings[i] = block;
+	if (aliased) {
+		gc_dynbuf_free(held);
+		*held = fresh;
+	}
 	return 0;
 }
 
@@ -254,6 +260,9 @@ int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err
 	const gc_ptensor *pt = &p->tensors[idx];
 	if (check_input(pt, t, "input", err))
 		return err->code;
+	if (!t->data && !gc_dtype_is_value(t->dtype) && gc_tensor_nbytes(t) > 0)
+		return gc_error_set(err, GC_EINVAL, "input '%s': a %s tensor without its data",
+				    pt->name, gc_dtype_name(t->dtype));
 	if (t->dtype == GC_DTYPE_STRING && pt->storage == GC_STORAGE_DYNAMIC)
 		return gc_error_set(err, GC_EUNSUPPORTED,
 				    "input '%s': string inputs of a shape only known at run time are "

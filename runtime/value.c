@@ -134,10 +134,8 @@ int gc_seq_set(gc_seqbuf *b, int32_t i, const gc_tensor *t, gc_error *err)
 	int64_t nb = gc_tensor_nbytes(t);
 	if (nb < 0)
 		return gc_error_set(err, GC_ELIMIT, "a sequence item's size overflows");
-	char what[64];
-	snprintf(what, sizeof what, "sequence item %d", (int)i);
-	if (gc_dynbuf_reserve(&b->bufs[i], (uint64_t)nb, false, what, err))
-		return err->code;
+	if (gc_dynbuf_reserve(&b->bufs[i], (uint64_t)nb, false, "a sequence item", err))
+		return gc_error_prefix(err, "sequence item %d", (int)i);
 	gc_tensor *it = &b->s.items[i];
 	*it = *t;
 	it->data = b->bufs[i].data;

@@ -579,6 +579,50 @@ static void test_session_string_input(void)
 	gc_program_free(p);
 }
 
+/* Setting a string input again reuses the session's copy of the strings
+ * (nothing allocated), also when the new strings are the session's own
+ * output passing the old ones through, in another order. */
+static void test_session_string_input_again(void)
+{
+	const row rows[] = {{"Identity", "x", "y", 0}};
+	const char *outs[] = {"y"};
+	gc_graph *g = chain("x", GC_DTYPE_STRING, 3, rows, 1, outs, 1);
+	CHECK(g);
+	gc_program *p;
+	gc_error err = {0};
+	gc_compile_options opt = {.no_optimize = 1};
+	int rc = gc_compile(g, &opt, &p, &err);
+	gc_graph_free(g);
+	if (rc)
+		fprintf(stderr, "  %s\n", err.msg);
+	CHECK_INT(rc, 0);
+	gc_session *s;
+	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
+	const char *v[3] = {"a", "bb", "ccc"};
+	gc_tensor in = {.data = v, .dims = {3}, .rank = 1, .dtype = GC_DTYPE_STRING};
+	CHECK_INT(gc_session_set_input(s, 0, &in, &err), 0);
+	long long before = gc_alloc_count();
+	for (int r = 0; r < 3; r++) {
+		CHECK_INT(gc_session_set_input(s, 0, &in, &err), 0);
+		CHECK_INT(gc_session_run(s, &err), 0);
+	}
+	CHECK_INT(gc_alloc_count() - before, 0);
+	CHECK(strs_are(gc_session_output(s, 0), 3, (const char *[]){"a", "bb", "ccc"}));
+	/* the output's strings are the input's: handed back reversed */
+	char *const *y = gc_session_output(s, 0)->data;
+	char *back[3] = {y[2], y[1], y[0]};
+	in.data = back;
+	CHECK_INT(gc_session_set_input(s, 0, &in, &err), 0);
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK(strs_are(gc_session_output(s, 0), 3, (const char *[]){"ccc", "bb", "a"}));
+	/* a tensor without its data is refused, not read */
+	in.data = NULL;
+	CHECK_INT(gc_session_set_input(s, 0, &in, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "input 'x': a string tensor without its data");
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
 /* x -> string -> double -> Neg -> Add -> Sqrt -> string -> UPPER -> float:
  * a string tensor dies and float tensors take its arena bytes. */
 static void test_arena_shared_with_floats(void)
@@ -721,5 +765,6 @@ static void test_folded_strings_owned_by_program(void)
 TEST_MAIN(TEST(test_strpool), TEST(test_utf8), TEST(test_npy_unicode_read),
 	  TEST(test_npy_unicode_refusals), TEST(test_npy_unicode_round_trip), TEST(test_pb_strings),
 	  TEST(test_strnorm), TEST(test_cast_to_string), TEST(test_cast_from_string),
-	  TEST(test_session_string_input), TEST(test_arena_shared_with_floats),
+	  TEST(test_session_string_input), TEST(test_session_string_input_again),
+	  TEST(test_arena_shared_with_floats),
 	  TEST(test_strnorm_values_fixed_at_compile), TEST(test_folded_strings_owned_by_program))
