@@ -433,23 +433,13 @@ static int r_index_list(rd *r, gc_program *p, int32_t **out, int32_t *count)
 	return 0;
 }
 
-static bool same_shape(const gc_tensor *a, const gc_tensor *b)
-{
-	if (a->dtype != b->dtype || a->rank != b->rank)
-		return false;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return false;
-	return true;
-}
-
 /* What prepare says of an output against what the file records: the same,
  * or, for session storage, a type the record completes (an element type
  * compile took from the model's declarations). */
 static bool output_fits(const gc_ptensor *rec, const gc_tensor *got)
 {
 	if (rec->storage != GC_STORAGE_DYNAMIC)
-		return same_shape(got, &rec->t);
+		return got->dtype == rec->t.dtype && gc_same_shape(got, &rec->t);
 	if (got->rank != rec->t.rank)
 		return false;
 	if (got->dtype == rec->t.dtype || got->dtype == GC_DTYPE_UNDEFINED)

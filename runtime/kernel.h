@@ -134,6 +134,17 @@ static inline const char *gc_str_at(const gc_tensor *t, int64_t i)
 	return s ? s : "";
 }
 
+/* Whether a and b have the same rank and dims (dtypes not compared). */
+static inline bool gc_same_shape(const gc_tensor *a, const gc_tensor *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return false;
+	return true;
+}
+
 /* Sets out's dtype, rank and dims. */
 void gc_set_shape(gc_tensor *out, gc_dtype dtype, int32_t rank, const int64_t *dims);
 

@@ -76,16 +76,6 @@ static bool is_dyn(const gc_ptensor *t)
 	return t->storage == GC_STORAGE_DYNAMIC;
 }
 
-static bool same_shape(const gc_tensor *a, const gc_tensor *b)
-{
-	if (a->rank != b->rank)
-		return false;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return false;
-	return true;
-}
-
 /* A compile-time type for an output: static as t, or dynamic. */
 static void set_out(gc_tensor *o, const gc_tensor *t, bool dynamic)
 {
@@ -136,11 +126,11 @@ int gc_kout_copy(gc_kctx *k, int j, gc_tensor *out, const gc_tensor *src, const 
 	}
 	int64_t nb = gc_tensor_nbytes(src);
 	if (gc_kout_dynamic(k, j)) {
-		if (out->data == src->data && same_shape(out, src) && out->dtype == src->dtype)
+		if (out->data == src->data && gc_same_shape(out, src) && out->dtype == src->dtype)
 			return 0;
 		if (gc_kout_shape(k, j, src->dtype, src->rank, src->dims))
 			return k->err->code;
-	} else if (src->dtype != out->dtype || !same_shape(src, out)) {
+	} else if (src->dtype != out->dtype || !gc_same_shape(src, out)) {
 		char a[160], b[160];
 		return gc_kerr(k, GC_EINVAL, "%s is %s of shape %s, but output %d is %s of shape %s",
 			       what, gc_dtype_name(src->dtype),
@@ -258,7 +248,7 @@ int gc_prepare_If(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const
 				       "output %d is %s in then_branch ('%s') but %s in else_branch "
 				       "('%s'): both branches must give the same types",
 				       j, gc_dtype_name(da), a->name, gc_dtype_name(db), b->name);
-		bool dynamic = is_dyn(a) || is_dyn(b) || !same_shape(&a->t, &b->t);
+		bool dynamic = is_dyn(a) || is_dyn(b) || !gc_same_shape(&a->t, &b->t);
 		gc_tensor ty = a->t;
 		if (ty.dtype == GC_DTYPE_UNDEFINED ||
 		    (gc_dtype_is_value(ty.dtype) && !(ty.dtype & GC_DTYPE_ELEM_MASK)))
@@ -374,7 +364,7 @@ static int run_loop(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 			int64_t nb = gc_tensor_nbytes(r);
 			if (it == 0) {
 				row_shape[s] = *r;
-			} else if (r->dtype != row_shape[s].dtype || !same_shape(r, &row_shape[s])) {
+			} else if (r->dtype != row_shape[s].dtype || !gc_same_shape(r, &row_shape[s])) {
 				char a[160], b[160];
 				return gc_kerr(k, GC_EINVAL,
 					       "scan output %d is %s %s in iteration %" PRId64
@@ -471,7 +461,7 @@ int gc_prepare_Loop(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 				       "(input %d, '%s') is %s",
 				       1 + j, bo->name, gc_dtype_name(bo->t.dtype), 2 + j, bi->name,
 				       gc_dtype_name(bi->t.dtype));
-		bool dynamic = is_dyn(bi) || is_dyn(bo) || !same_shape(&bi->t, &bo->t);
+		bool dynamic = is_dyn(bi) || is_dyn(bo) || !gc_same_shape(&bi->t, &bo->t);
 		gc_tensor ty = in[2 + j] ? *in[2 + j] : bi->t;
 		if (ty.dtype == GC_DTYPE_UNDEFINED)
 			ty.dtype = bo->t.dtype;
@@ -763,7 +753,7 @@ int gc_control_refine(gc_kctx *k, const gc_node *n, int32_t s, const gc_program 
 				       gc_dtype_name(f->dtype));
 		if (gc_dtype_is_value(f->dtype) || f->rank == GC_RANK_DYNAMIC)
 			continue;
-		if (is_dyn(o) || !same_shape(f, &o->t)) {
+		if (is_dyn(o) || !gc_same_shape(f, &o->t)) {
 			f->rank = GC_RANK_DYNAMIC;
 			*again = true;
 		}
@@ -895,7 +885,7 @@ static int run_scan9(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 					if ((rc = gc_kout_shape(k, N + s, r->dtype, r->rank + 1, dims)))
 						break;
 				}
-			} else if (r->dtype != row_shape[s].dtype || !same_shape(r, &row_shape[s])) {
+			} else if (r->dtype != row_shape[s].dtype || !gc_same_shape(r, &row_shape[s])) {
 				rc = gc_kerr(k, GC_EINVAL,
 					     "scan output %d changes shape in iteration %" PRId64
 					     ": every iteration must give the same",
@@ -1097,7 +1087,7 @@ int gc_prepare_Scan(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 				       "body output %d ('%s') is %s, but the state it replaces is %s",
 				       j, bo->name, gc_dtype_name(bo->t.dtype),
 				       gc_dtype_name(bi->t.dtype));
-		bool dynamic = is_dyn(bi) || is_dyn(bo) || !same_shape(&bi->t, &bo->t);
+		bool dynamic = is_dyn(bi) || is_dyn(bo) || !gc_same_shape(&bi->t, &bo->t);
 		if (st->batched && dynamic)
 			return gc_kerr(k, GC_EINVAL,
 				       "body output %d ('%s') does not keep the state's shape", j,

@@ -231,7 +231,7 @@ static int legacy_view(gc_kctx *k, const gc_tensor *a, const gc_tensor *b, gc_te
 	char s1[128], s2[128];
 	*view = *b;
 	if (!gc_attr_i(k, "broadcast", 0)) {
-		if (!gc_ew_same_shape(a, b))
+		if (!gc_same_shape(a, b))
 			return gc_kerr(k, GC_EINVAL,
 				       "inputs have shapes %s and %s; before opset 7 they must be "
 				       "equal unless attribute 'broadcast' is 1",
@@ -300,7 +300,7 @@ static int prepare_binary(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	gc_ew_plan_init(&s->plans[0], 2, ops, rank, dims, odt);
 	const gc_dtype dts[3] = {dt, in[1]->dtype, odt};
 	gc_ew_set_fn(&s->fn, &s->arg, &s->half, fn, &s->prm, 2, dts);
-	n->inplace_ok = gc_ew_same_shape(in[0], out[0]) && gc_dtype_size(dt) == gc_dtype_size(odt);
+	n->inplace_ok = gc_same_shape(in[0], out[0]) && gc_dtype_size(dt) == gc_dtype_size(odt);
 	n->run = gc_ew_run;
 	return gc_kok(k);
 }
@@ -408,7 +408,7 @@ int gc_prepare_PRelu(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *co
 	gc_tensor bt = *x;
 	bt.rank = rank;
 	memcpy(bt.dims, dims, sizeof dims);
-	if (!gc_ew_same_shape(&bt, x))
+	if (!gc_same_shape(&bt, x))
 		return gc_kerr(k, GC_EINVAL, "slope of shape %s does not broadcast to X's shape %s",
 			       gc_shape_str(in[1]->dims, in[1]->rank, s1, sizeof s1),
 			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
@@ -470,7 +470,7 @@ static int prepare_variadic(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	char s1[128], s2[128];
 	if (n->opset < 8)
 		for (int i = 1; i < ni; i++)
-			if (!gc_ew_same_shape(in[i], in[0]))
+			if (!gc_same_shape(in[i], in[0]))
 				return gc_kerr(
 				    k, GC_EINVAL,
 				    "input %d has shape %s but input 0 has shape %s; before "
@@ -501,7 +501,7 @@ static int prepare_variadic(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 		gc_ew_set_fn(&s->post, &s->post_arg, &s->post_half, divby_fns[ct], &s->prm, 1, dts);
 	}
 	/* Later steps reread the output, so only in0 may share its memory. */
-	n->inplace_ok = ni <= 2 && gc_ew_same_shape(in[0], out[0]);
+	n->inplace_ok = ni <= 2 && gc_same_shape(in[0], out[0]);
 	n->run = run_variadic;
 	return gc_kok(k);
 }

@@ -129,7 +129,6 @@ static inline gc_dtype gc_ew_compute_type(gc_dtype dt)
 int gc_ew_check_input(gc_kctx *k, gc_tensor *const *in, int idx, uint32_t mask);
 /* Fails unless in[idx] has the dtype of in[0]. */
 int gc_ew_check_same_type(gc_kctx *k, gc_tensor *const *in, int idx);
-bool gc_ew_same_shape(const gc_tensor *a, const gc_tensor *b);
 
 /* clang-format off */
 /*

@@ -221,15 +221,6 @@ int gc_ew_check_same_type(gc_kctx *k, gc_tensor *const *in, int idx)
 	return 0;
 }
 
-bool gc_ew_same_shape(const gc_tensor *a, const gc_tensor *b)
-{
-	if (a->rank != b->rank)
-		return false;
-	for (int d = 0; d < a->rank; d++)
-		if (a->dims[d] != b->dims[d])
-			return false;
-	return true;
-}
 
 /* ---- Where ---------------------------------------------------------------- */
 

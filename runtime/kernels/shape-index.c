@@ -394,23 +394,13 @@ int gc_prepare_GatherElements(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_t
 	return 0;
 }
 
-static bool same_shape(const gc_tensor *a, const gc_tensor *b)
-{
-	if (a->rank != b->rank)
-		return false;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return false;
-	return true;
-}
-
 int gc_prepare_ScatterElements(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0], *ind = in[1], *upd = in[2];
 	elems_plan *p = elems_prepare(k, n, x, ind);
 	if (!p)
 		return gc_kok(k);
-	if (upd->dtype != x->dtype || !same_shape(upd, ind)) {
+	if (upd->dtype != x->dtype || !gc_same_shape(upd, ind)) {
 		char s1[128], s2[128];
 		return gc_kerr(
 		    k, GC_EINVAL,
