@@ -414,8 +414,13 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 			continue;
 		}
 		int64_t nb = gc_tensor_nbytes(o);
-		if (!gc_dtype_size(o->dtype) || nb < 0)
+		if (!gc_dtype_size(o->dtype))
 			return gc_kerr(k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
+		if (nb < 0) {
+			char sh[160];
+			return gc_kerr(k, GC_ELIMIT, "output '%s' of shape %s is too large to hold",
+				       pt->name, gc_shape_str(o->dims, o->rank, sh, sizeof sh));
+		}
 		if (!gc_value_type_fits(pt->t.dtype, o->dtype))
 			return gc_kerr(k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
 				       pt->name, gc_dtype_name(o->dtype), gc_dtype_name(pt->t.dtype));

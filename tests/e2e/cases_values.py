@@ -102,7 +102,32 @@ def cases(ctx):
         out.append(("values/no-fold/" + m, nofold))
     out.append(_arena_case(ctx))
     out += [_unique_case(ctx, srt) for srt in (1, 0)]
+    out.append(_too_large_case(ctx))
     return out
+
+
+def _too_large_case(ctx):
+    """A saved program whose Expand shape comes from an input at run time:
+    a shape whose size overflows is refused naming the node and the output,
+    exit 1, nothing written."""
+    def fn():
+        from onnx import TensorProto as TP, helper
+        d = os.path.join(ctx.work, "values", "too-large")
+        args = _build(d, "too-large", [helper.make_node("Expand", ["x", "s"], ["y"])],
+                      [helper.make_tensor_value_info("x", TP.FLOAT, [1]),
+                       helper.make_tensor_value_info("s", TP.INT64, [3])],
+                      [helper.make_tensor_value_info("y", TP.FLOAT, None)],
+                      {"x": np.ones(1, np.float32), "s": np.array([2 ** 31] * 3, np.int64)})
+        gcb = os.path.join(d, "model.gcb")
+        rc, _, err = run.run_graphcc(ctx, ["compile", os.path.join(d, "model.onnx"), "-o", gcb])
+        if rc != 0:
+            return run.Result(False, "compile: " + run.describe_rc(rc), err)
+        od = run.fresh_dir(os.path.join(ctx.out, "values", "too-large"))
+        rc, _, err = run.run_graphcc(ctx, ["run", gcb] + args + ["--output-dir", od])
+        want = "output 'y' of shape 2147483648x2147483648x2147483648 is too large"
+        ok = rc == 1 and "(Expand)" in err and want in err and not os.listdir(od)
+        return run.Result(ok, err.strip().splitlines()[-1] if err.strip() else run.describe_rc(rc))
+    return ("values/too-large-run-time-shape", fn)
 
 
 def _unique_case(ctx, srt):
