@@ -291,24 +291,24 @@ static int run_flavour(node_run *r, flavour *f)
 	if (!kernel)
 		return flavour_fail(r, f, "%s", e.msg);
 	bool graphcc = im->graphcc_iface;
-	if (!graphcc && (im->init || im->destroy || im->scratch || im->scratch_bytes))
-		return flavour_fail(r, f, "library %s is written to the seed interface, but the "
-					  "implementation needs init/destroy/scratch",
-				    im->impl);
+	if (gc_custom_check_iface(im->impl, graphcc,
+				  im->init || im->destroy || im->scratch || im->scratch_bytes, &e))
+		return flavour_fail(r, f, "%s", e.msg);
+	gc_custom_args a = { .in = r->views, .n_in = n->n_in, .out = r->views + n->n_in,
+			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
 	GcOpContext ctx;
 	gc_custom_host host;
 	/* scratch */
 	uint64_t scratch_bytes = im->has_scratch_bytes ? im->scratch_bytes : 0;
 	if (im->scratch) {
-		gcOpScratch_t fn = (gcOpScratch_t)gc_dynlib_fn(im->lib, im->scratch, &e);
+		gc_fnptr fn = gc_dynlib_fn(im->lib, im->scratch, &e);
 		if (!fn)
 			return flavour_fail(r, f, "%s", e.msg);
 		fill_views(r, f, false);
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
 				   c->backend, im->type, im->config);
 		uint64_t bytes = 0;
-		if (fn(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out, c->params,
-		       c->n_params, &bytes) != GC_STATUS_OK)
+		if (gc_custom_call_scratch(fn, &ctx, &a, &bytes) != GC_STATUS_OK)
 			return flavour_decline(r, f, "its scratch function", host.msg);
 		if (bytes > (uint64_t)1 << 40)
 			return flavour_fail(r, f, "scratch function %s asks for %" PRIu64 " bytes",
@@ -322,14 +322,14 @@ static int run_flavour(node_run *r, flavour *f)
 	/* per-node state */
 	void *state = NULL;
 	bool initialised = false;
-	gcOpDestroy_t destroy = NULL;
+	gc_fnptr destroy = NULL;
 	int rc = 0;
-	if (im->destroy && !(destroy = (gcOpDestroy_t)gc_dynlib_fn(im->lib, im->destroy, &e))) {
+	if (im->destroy && !(destroy = gc_dynlib_fn(im->lib, im->destroy, &e))) {
 		rc = flavour_fail(r, f, "%s", e.msg);
 		goto out;
 	}
 	if (im->init) {
-		gcOpInit_t init = (gcOpInit_t)gc_dynlib_fn(im->lib, im->init, &e);
+		gc_fnptr init = gc_dynlib_fn(im->lib, im->init, &e);
 		if (!init) {
 			rc = flavour_fail(r, f, "%s", e.msg);
 			goto out;
@@ -338,8 +338,7 @@ static int run_flavour(node_run *r, flavour *f)
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
 				   c->backend, im->type, im->config);
 		ctx.num_threads = r->threads;
-		GcStatus st = init(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out, c->params,
-				   c->n_params);
+		GcStatus st = gc_custom_call_init(init, &ctx, &a);
 		state = ctx.state;
 		if (st != GC_STATUS_OK) {
 			rc = flavour_decline(r, f, "its init", host.msg);
@@ -349,20 +348,13 @@ static int run_flavour(node_run *r, flavour *f)
 	}
 	/* the kernel */
 	fill_views(r, f, false);
-	GcStatus st = GC_STATUS_OK;
-	if (graphcc) {
-		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
-				   c->backend, im->type, im->config);
-		ctx.state = state;
-		ctx.num_threads = r->threads;
-		ctx.scratch = scratch;
-		ctx.scratch_bytes = scratch ? scratch_bytes : 0;
-		st = ((gcOpKernel_t)kernel)(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out,
-					    c->params, c->n_params);
-	} else {
-		((customOpInterpreterKernel_t)kernel)(r->views, n->n_in, r->views + n->n_in,
-						      n->n_out, c->params, c->n_params);
-	}
+	gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name, c->backend,
+			   im->type, im->config);
+	ctx.state = state;
+	ctx.num_threads = r->threads;
+	ctx.scratch = scratch;
+	ctx.scratch_bytes = scratch ? scratch_bytes : 0;
+	GcStatus st = gc_custom_call_kernel(kernel, graphcc, &ctx, &a);
 	/* Inputs must not be written (even by a kernel that then gives up):
 	 * the copies must still match the session's tensors. */
 	for (int i = 0; i < n->n_in; i++) {
@@ -388,7 +380,7 @@ out:
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
 				   c->backend, im->type, im->config);
 		ctx.state = state;
-		destroy(&ctx);
+		gc_custom_call_destroy(destroy, &ctx);
 	}
 	free(scratch);
 	return rc;
