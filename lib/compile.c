@@ -528,7 +528,8 @@ static int bind_node(compiler *c, int32_t gi)
 				cinp[j] = inp[j];
 			}
 		const char *backend = c->opt->backend ? c->opt->backend : "Interpreter";
-		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->p->pool, pn, cinp, c->err);
+		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->opt->flavour, c->p->pool, pn,
+				    cinp, c->err);
 		if (rc)
 			goto fail;
 		rc = gc_custom_prepare(&k, pn, cinp, outp);

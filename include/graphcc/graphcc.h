@@ -192,6 +192,11 @@ typedef struct gc_compile_options {
 	/* Told what each pass changed (may be NULL). */
 	void (*pass_report)(void *user, const char *pass, int32_t changed);
 	void *pass_user;
+	/* Bind every custom node to the implementation of this flavour id
+	 * (NULL: the one selection picks). Verify, shape inference and
+	 * selection still run; an operation without that flavour for the
+	 * backend is an error naming the flavours it has. */
+	const char *flavour;
 } gc_compile_options;
 
 /*
