@@ -66,7 +66,8 @@ class ValueInfo(collections.namedtuple("ValueInfo", "name type shape")):
     """An input or output: its name, graphcc's type name ("float32",
     "sequence(float32)", "optional(int64)", ...) and its shape: a tuple
     whose entries are ints, the symbolic name of a dim (str), or None
-    for a size only known when it runs."""
+    for a size only known when it runs (the whole shape is None when not
+    even the rank is known)."""
 
     __slots__ = ()
 
@@ -85,6 +86,8 @@ class ValueInfo(collections.namedtuple("ValueInfo", "name type shape")):
 
 def _value_info(entry):
     name, type_, dims, names = entry
+    if dims is None:
+        return ValueInfo(name, type_, None)
     shape = tuple(d if d >= 0 else names[i] if names[i] else None
                   for i, d in enumerate(dims))
     return ValueInfo(name, type_, shape)
@@ -220,7 +223,7 @@ class Session:
         given = {n for n, _ in self._shapes}
         self._dynamic = [e[0] for e, has_default in io_in if not has_default and any(
             d < 0 and e[0] not in given and (e[3][i] is None or e[3][i] not in given)
-            for i, d in enumerate(e[2]))]
+            for i, d in enumerate(e[2] or ()))]
         self._out_index = {v.name: i for i, v in enumerate(self._outputs)}
         if not self._dynamic:
             self._runner = self._compile(self._shapes, _c.Runner)

@@ -468,8 +468,11 @@ PyObject *gcpy_from_tensor(const gc_tensor *t)
 /* (name, type, dims, dim names) of a declared value; dims < 0: unknown. */
 static PyObject *value_info(const char *name, const gc_tensor *t, const gc_graph *g)
 {
-	PyObject *dims = PyTuple_New(gc_dtype_is_value(t->dtype) ? 0 : t->rank);
-	PyObject *names = PyTuple_New(PyTuple_GET_SIZE(dims ? dims : Py_None));
+	if (t->rank < 0 && !gc_dtype_is_value(t->dtype)) /* rank unknown */
+		return Py_BuildValue("(ssOO)", name, gc_dtype_name(t->dtype), Py_None, Py_None);
+	Py_ssize_t rank = gc_dtype_is_value(t->dtype) ? 0 : t->rank;
+	PyObject *dims = PyTuple_New(rank);
+	PyObject *names = PyTuple_New(rank);
 	for (Py_ssize_t d = 0; dims && names && d < PyTuple_GET_SIZE(dims); d++) {
 		PyTuple_SET_ITEM(dims, d, PyLong_FromLongLong(t->dims[d]));
 		const char *dn = g ? gc_graph_dim_name(g, name, (int)d) : NULL;
