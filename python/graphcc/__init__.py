@@ -15,11 +15,34 @@ import collections
 import hashlib
 import os
 import pickle
+import sys
 import threading
 
-import numpy as np
 
-from . import _graphcc as _c
+def _openblas_coretype():
+    """graphcc's runtime asks OpenBLAS for its SkylakeX kernels on AVX-512
+    machines (runtime/blas.c), but OpenBLAS reads OPENBLAS_CORETYPE once,
+    when it is first loaded -- and NumPy loads it too. Set it before NumPy
+    loads OpenBLAS, so that graphcc computes what the graphcc command does
+    (bit for bit) when graphcc is imported first."""
+    if "numpy" in sys.modules or "OPENBLAS_CORETYPE" in os.environ:
+        return
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    if " avx512f" in line:
+                        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+                    return
+    except OSError:
+        pass
+
+
+_openblas_coretype()
+
+import numpy as np  # noqa: E402
+
+from . import _graphcc as _c  # noqa: E402
 
 
 class Error(Exception):
