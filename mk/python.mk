@@ -34,3 +34,14 @@ wheel: $(LIB_A) $(RUNTIME_A)
 		--no-index -w $(B)/wheel .
 
 TEST_DEPS += python
+
+# Per-call cost of Session.run against the C API on the bench's Identity
+# 1x1000 model, and two sessions in two threads against one (not part of
+# make test).
+.PHONY: bench-python
+bench-python: python $(LIB_A) $(RUNTIME_A)
+	@mkdir -p $(B)/bench/python
+	@$(PYTHON) tools/bench/bench_models.py $(B)/bench/python >/dev/null
+	@$(CC) $(CFLAGS) tests/bench/bench-session-run.c -o $(B)/bench/bench-session-run $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
+	@$(B)/bench/bench-session-run $(B)/bench/python/identity/model.onnx
+	@PYTHONPATH=$(B)/python $(PYTHON) tests/bench/bench-python-run.py $(B)/bench/python/identity/model.onnx
