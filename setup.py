@@ -2,8 +2,8 @@
 
 Builds the Python module `graphcc` (python/graphcc: the C extension
 _graphcc against CPython's and NumPy's C APIs, and graphcc/__init__.py),
-linked statically against graphcc's libraries, which `make` builds first
-into $GRAPHCC_BUILD (default: build/). Uses the system's setuptools and
+linked statically against graphcc's libraries in $GRAPHCC_BUILD (default:
+build/), which `make` builds first when they are missing. Uses the system's setuptools and
 NumPy; nothing is downloaded.
 """
 import os
@@ -21,7 +21,16 @@ LIBS = [os.path.join(BUILD, "lib", "libgraphcc.a"), os.path.join(BUILD, "lib", "
 
 class BuildWithLibraries(build_ext):
     def run(self):
-        subprocess.check_call(["make", "-C", ROOT, "--no-print-directory", "B=" + BUILD] + LIBS)
+        if all(os.path.exists(x) for x in LIBS):
+            # Built already (perhaps with SAN=...: running make here with other
+            # flags would rebuild that tree's objects).
+            return super().run()
+        # B as `make` spells it (relative to the checkout): its objects
+        # depend on the flags, which hold the build folder's name.
+        rel = os.path.relpath(BUILD, ROOT)
+        b = BUILD if rel.startswith("..") else rel
+        subprocess.check_call(["make", "-C", ROOT, "--no-print-directory", "B=" + b] +
+                              [os.path.join(b, "lib", os.path.basename(x)) for x in LIBS])
         super().run()
 
 
