@@ -34,3 +34,22 @@ void gc_registry_op_param(const gc_registry *r, int op, int k, gc_param_desc *d)
 			      p->scalar,      p->size,		 p->has_default,
 			      p->default_count, p->default_data };
 }
+
+void gc_registry_op_functions(const gc_registry *r, int op, gc_op_functions *f)
+{
+	const gc_op_spec *o = op_at(r, op);
+	memset(f, 0, sizeof *f);
+	if (o)
+		*f = (gc_op_functions){ o->verify, o->infer_shape, o->select_impl };
+}
+
+void gc_registry_impl_functions(const gc_registry *r, int op, int j, gc_impl_functions *f)
+{
+	const gc_op_spec *o = op_at(r, op);
+	memset(f, 0, sizeof *f);
+	if (!o || j < 0 || j >= o->n_impls)
+		return;
+	const gc_impl_spec *im = &o->impls[j];
+	*f = (gc_impl_functions){ im->init,	      im->destroy,  im->scratch,
+				  im->scratch_bytes, im->has_scratch_bytes, im->inplace };
+}

@@ -74,6 +74,18 @@ typedef struct gc_param_desc {
 void gc_registry_op_io(const gc_registry *r, int op, int is_output, int k, gc_io_desc *d);
 /* Param k of operation op; zeroed when out of range. */
 void gc_registry_op_param(const gc_registry *r, int op, int k, gc_param_desc *d);
+/* The symbol names of an operation's functions (in its functions library). */
+typedef struct gc_op_functions {
+	const char *verify, *infer_shape, *select_impl;
+} gc_op_functions;
+void gc_registry_op_functions(const gc_registry *r, int op, gc_op_functions *f);
+/* An implementation's optional functions (NULL: none) and its settings. */
+typedef struct gc_impl_functions {
+	const char *init, *destroy, *scratch;
+	uint64_t scratch_bytes;
+	int has_scratch_bytes, inplace;
+} gc_impl_functions;
+void gc_registry_impl_functions(const gc_registry *r, int op, int j, gc_impl_functions *f);
 /* Whether r has an operation for (domain, type) at that opset version
  * (-1: any). */
 int gc_registry_provides(const gc_registry *r, const char *domain, const char *type,

@@ -71,6 +71,20 @@ int gc_error_prefix(gc_error *err, const char *fmt, ...)
 #endif
 	;
 
+/*
+ * In-process op libraries: functions of the calling process (a binding's
+ * trampolines into another language, such as graphcc's Python kernels)
+ * that an op package may name as its functionsLibrary or an
+ * implementation's impl, spelled "inprocess:NAME" (taken as is, not
+ * relative to the manifest). Their functions follow the graphcc interface
+ * of customop.h (verify, inferShape, selectImpl, kernel, ...), looked up
+ * by the symbol names given here. Registered once per name for the life of
+ * the process; programs using them cannot be saved as .gcb files (there is
+ * no file to pin). The name and symbols are copied.
+ */
+int gc_inprocess_library_add(const char *name, int32_t n, const char *const *symbols,
+			     void (*const *functions)(void), gc_error *err);
+
 /* Element types, numbered as ONNX's TensorProto.DataType:
  * X(NAME, onnx value, element bytes, display name). */
 #define GC_DTYPE_LIST(X)                                                       \

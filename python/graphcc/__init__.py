@@ -577,5 +577,235 @@ def call(package, operation, *args, flavour=None, **kw):
     return getattr(package, operation)(*args, flavour=flavour, **kw)
 
 
-def python_kernel(*args, **kw):  # item 5: see python/graphcc/_graphcc.c
-    raise NotImplementedError
+# ------------------------------------------------------------ Python kernels
+
+# What the trampolines of pykernel.c call: (domain, type, flavour) -> kernel
+# wrapper, and (domain, type) -> {"verify", "infer", "flavour"} for
+# operations defined wholly in Python.
+_py_kernels = {}
+_py_ops = {}
+_c._python_tables(_py_kernels, _py_ops)
+_py_dir = []
+_py_count = [0]
+
+ShapeType = collections.namedtuple("ShapeType", "shape dtype")
+ShapeType.__doc__ = """An input as a shape function sees it: its shape (a tuple) and dtype
+(a NumPy dtype; object for strings)."""
+
+
+def _np_dtype(name):
+    return np.dtype(object) if name == "string" else np.dtype(
+        np.float32 if name == "bfloat16" else name)
+
+
+def _type_name(dtype):
+    d = np.dtype(dtype)
+    return "string" if d.kind in "OUS" else d.name
+
+
+def _params_for_python(values, specs):
+    del specs  # scalars come as scalars, vectors as lists
+    return values
+
+
+def _kernel_wrapper(fn, specs, what):
+    def call(inputs, params, out_specs):
+        res = fn(*inputs, **_params_for_python(params, specs))
+        if not isinstance(res, (tuple, list)):
+            res = (res,)
+        if len(res) != len(out_specs):
+            raise ValueError("%s returned %d outputs; the operation has %d" % (
+                what, len(res), len(out_specs)))
+        out = []
+        for i, (r, (shape, tname)) in enumerate(zip(res, out_specs)):
+            want = _np_dtype(tname)
+            a = np.asarray(r)
+            if tname in ("string", "bfloat16"):
+                raise TypeError("%s: a %s output cannot come from Python" % (what, tname))
+            if a.shape != tuple(shape):
+                raise ValueError("%s: output %d has shape %s; shape inference said %s" % (
+                    what, i, a.shape, tuple(shape)))
+            if a.dtype != want:
+                if not np.can_cast(a.dtype, want, "same_kind"):
+                    raise TypeError("%s: output %d is %s; shape inference said %s" % (
+                        what, i, a.dtype, want))
+                a = a.astype(want)
+            out.append(np.ascontiguousarray(a))
+        return out
+    return call
+
+
+def _infer_wrapper(infer, specs, n_out):
+    def call(in_specs, params):
+        ins = [None if x is None else ShapeType(tuple(x[0]), _np_dtype(x[1])) for x in in_specs]
+        if infer is None:
+            first = next(x for x in ins if x is not None)
+            return [(first.shape, _type_name(first.dtype))] * n_out
+        r = infer(*ins, **_params_for_python(params, specs))
+        if len(r) == 2 and not isinstance(r[0], (tuple, list, ShapeType)) or (
+                len(r) == 2 and isinstance(r[0], (tuple, list)) and
+                all(isinstance(d, (int, np.integer)) for d in r[0]) and
+                not isinstance(r[1], (tuple, list, ShapeType))):
+            r = [r]
+        return [(tuple(int(d) for d in shape), _type_name(dt)) for shape, dt in r]
+    return call
+
+
+def _verify_wrapper(verify, specs):
+    def call(in_specs, params):
+        ins = [None if x is None else ShapeType(tuple(x[0]), _np_dtype(x[1])) for x in in_specs]
+        return verify(*ins, **_params_for_python(params, specs))
+    return call
+
+
+def _param_specs(params):
+    """params: a dict name -> default (datatype from the default) or a list
+    of manifest-style dicts."""
+    if not params:
+        return []
+    if isinstance(params, dict):
+        out = []
+        for name, default in params.items():
+            vec = isinstance(default, (list, tuple))
+            first = default[0] if vec and default else default
+            dt = ("bool" if isinstance(first, bool) else "int" if isinstance(first, int)
+                  else "float" if isinstance(first, float) else "string")
+            out.append({"name": name, "datatype": dt, "scalar": not vec, "default": default,
+                        "has_default": True, "attribute": name, "size": -1})
+        return out
+    return [dict({"scalar": True, "attribute": p["name"], "size": -1,
+                  "has_default": "default" in p}, **p) for p in params]
+
+
+def _io_doc(io):
+    d = {"name": io["name"], "maxDims": io.get("max_dims", 8)}
+    for k in ("constant", "optional", "variadic"):
+        if io.get(k):
+            d[k] = True
+    if io.get("dtypes"):
+        d["dtypes"] = list(io["dtypes"])
+    return d
+
+
+def _param_doc(p):
+    d = {"name": p["name"], "datatype": p["datatype"], "scalar": bool(p["scalar"]),
+         "attribute": p.get("attribute") or p["name"]}
+    if not p["scalar"] and p.get("size", -1) >= 0:
+        d["size"] = p["size"]
+    if p.get("has_default") and p.get("default") is not None:
+        d["default"] = p["default"]
+    return d
+
+
+def _impl_doc(f):
+    d = {"backend": f["backend"], "type": f["type"], "impl": f["library"],
+         "symbol": f["symbol"]}
+    for k, key in (("config", "config"), ("init", "init"), ("destroy", "destroy"),
+                   ("scratch", "scratch")):
+        if f.get(k):
+            d[key] = f[k]
+    if f.get("scratch_bytes") is not None:
+        d["scratchBytes"] = f["scratch_bytes"]
+    if f.get("inplace"):
+        d["inplace"] = True
+    return d
+
+
+def _op_doc(op):
+    d = {"name": op["name"], "type": op["type"], "package": op["domain"]}
+    if op["version"] >= 0:
+        d["version"] = op["version"]
+    if op.get("pure"):
+        d["pure"] = True
+    d["inputs"] = [_io_doc(i) for i in op["inputs"]]
+    d["outputs"] = [_io_doc(o) for o in op["outputs"]]
+    if op["params"]:
+        d["params"] = [_param_doc(p) for p in op["params"]]
+    d["functionsLibrary"] = op["functions_library"]
+    for k, key in (("verify", "verify"), ("infer_shape", "inferShape"),
+                   ("select_impl", "selectImpl")):
+        if op.get(k):
+            d[key] = op[k]
+    d["implementations"] = [_impl_doc(f) for f in op["flavours"] if not f["skipped"]]
+    return d
+
+
+def _write_manifest(docs):
+    import json
+    import tempfile
+    if not _py_dir:
+        import atexit
+        import shutil
+        _py_dir.append(tempfile.mkdtemp(prefix="graphcc-python-kernels-"))
+        atexit.register(shutil.rmtree, _py_dir[0], True)
+    _py_count[0] += 1
+    path = os.path.join(_py_dir[0], "python-%d.yaml" % _py_count[0])
+    with open(path, "w") as f:
+        f.write("\n---\n".join(json.dumps(d, indent=1) for d in docs) + "\n")
+    return path
+
+
+def python_kernel(domain, type, fn, infer=None, verify=None, flavour="python", package=None,
+                  inputs=("x",), outputs=("y",), params=None, version=1, name=None):
+    """Registers a NumPy function as a kernel and returns the Package that
+    serves it (for Session(ops=[...]) and eager calls).
+
+    With package=None the whole operation (domain, type) is Python: inputs
+    and outputs (names), params (a dict name -> default, or manifest-style
+    dicts), `infer(*inputs, **params) -> (shape, dtype)` (or a list of them,
+    one per output; inputs come as ShapeType(shape, dtype); default: the
+    first input's shape and type), optional `verify(*inputs, **params)`.
+
+    With package=pkg (a Package that has the operation), fn becomes one more
+    flavour of it, named `flavour`, beside the C ones: the package's own
+    verify, shape inference and selection stay in charge, and
+    Session(..., ops=[the returned package], compare_flavours=True) or
+    pkg.Op(..., flavour=flavour) run the prototype against the C kernels.
+
+    fn(*arrays, **params) gets copies of the inputs (None for an absent
+    optional one) and returns the output array(s), of the inferred shapes
+    and types. A Python exception fails the call (KernelError). Programs
+    using Python kernels live in this process: they cannot be saved as .gcb.
+    """
+    if package is None:
+        specs = _param_specs(params)
+        doc = {"name": name or type, "type": type, "package": domain, "version": version,
+               "inputs": [_io_doc({"name": n} if isinstance(n, str) else n) for n in inputs],
+               "outputs": [_io_doc({"name": n} if isinstance(n, str) else n) for n in outputs],
+               "functionsLibrary": "inprocess:python", "verify": "python_verify",
+               "inferShape": "python_infer", "selectImpl": "python_select",
+               "implementations": [{"backend": "Interpreter", "type": flavour,
+                                    "impl": "inprocess:python", "symbol": "python_kernel"}]}
+        if specs:
+            doc["params"] = [_param_doc(p) for p in specs]
+        _py_ops[(domain, type)] = {
+            "verify": _verify_wrapper(verify, specs) if verify else None,
+            "infer": _infer_wrapper(infer, specs, len(outputs)), "flavour": flavour}
+        docs = [doc]
+        n_out = len(outputs)
+    else:
+        if not isinstance(package, Package):
+            package = load_package(package)
+        ops = package._registry.operations()
+        target = [o for o in ops if o["domain"] == domain and o["type"] == type]
+        if not target:
+            raise PackageError("%s has no operation %s::%s" % (package.path, domain, type))
+        if any(f["type"] == flavour for f in target[0]["flavours"]):
+            raise PackageError("operation %s::%s has a flavour '%s' already" % (
+                domain, type, flavour))
+        if infer is not None or verify is not None:
+            raise TypeError("infer= and verify= are for operations defined in Python; "
+                            "the package's own functions serve %s::%s" % (domain, type))
+        specs = target[0]["params"]
+        docs = []
+        for o in ops:
+            d = _op_doc(o)
+            if o is target[0]:
+                d["implementations"].append({"backend": "Interpreter", "type": flavour,
+                                             "impl": "inprocess:python", "symbol": "python_kernel"})
+            docs.append(d)
+        n_out = len(target[0]["outputs"])
+    _py_kernels[(domain, type, flavour)] = _kernel_wrapper(
+        fn, specs, "Python kernel %s::%s flavour '%s'" % (domain, type, flavour))
+    del n_out
+    return Package(_write_manifest(docs))

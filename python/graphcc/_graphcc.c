@@ -11,6 +11,7 @@
  *             (without copying when they are C-contiguous and of the right
  *             type), runs with the GIL released, and returns outputs as new
  *             arrays that own their memory
+ * and, in pykernel.c, the trampolines that make Python functions kernels.
  *
  * Errors raise the exception classes the package registers with
  * _set_errors(), carrying graphcc's own message.
@@ -616,20 +617,31 @@ static PyObject *reg_operations(gcpy_Registry *self, PyObject *unused)
 		PyObject *fl = PyList_New(d.n_impls);
 		for (int j = 0; fl && j < d.n_impls; j++) {
 			gc_impl_desc m;
+			gc_impl_functions x;
 			gc_registry_impl(self->r, i, j, &m);
+			gc_registry_impl_functions(self->r, i, j, &x);
+			PyObject *sb = x.has_scratch_bytes ? PyLong_FromUnsignedLongLong(x.scratch_bytes)
+							   : Py_NewRef(Py_None);
 			PyObject *e = Py_BuildValue(
-				"{s:s,s:s,s:s,s:s,s:z,s:O,s:O}", "type", m.type, "backend", m.backend,
-				"library", m.library ? m.library : "", "symbol", m.symbol ? m.symbol : "",
-				"config", m.config, "skipped", m.skipped ? Py_True : Py_False,
-				"graphcc_interface", m.graphcc_interface ? Py_True : Py_False);
+				"{s:s,s:s,s:s,s:s,s:z,s:O,s:O,s:z,s:z,s:z,s:N,s:O}", "type", m.type,
+				"backend", m.backend, "library", m.library ? m.library : "", "symbol",
+				m.symbol ? m.symbol : "", "config", m.config, "skipped",
+				m.skipped ? Py_True : Py_False, "graphcc_interface",
+				m.graphcc_interface ? Py_True : Py_False, "init", x.init, "destroy",
+				x.destroy, "scratch", x.scratch, "scratch_bytes", sb, "inplace",
+				x.inplace ? Py_True : Py_False);
 			if (!e)
 				Py_CLEAR(fl);
 			else
 				PyList_SET_ITEM(fl, j, e);
 		}
+		gc_op_functions fn;
+		gc_registry_op_functions(self->r, i, &fn);
 		PyObject *op = NULL;
 		if (io[0] && io[1] && params && fl)
-			op = Py_BuildValue("{s:s,s:s,s:s,s:L,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O}", "name",
+			op = Py_BuildValue("{s:z,s:z,s:z,s:s,s:s,s:s,s:L,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O}",
+					   "verify", fn.verify, "infer_shape", fn.infer_shape,
+					   "select_impl", fn.select_impl, "name",
 					   d.name, "type", d.type, "domain", d.domain, "version",
 					   (long long)d.version, "manifest", d.manifest,
 					   "functions_library",
@@ -1628,7 +1640,7 @@ PyMODINIT_FUNC PyInit__graphcc(void)
 			Py_DECREF(m);
 			return NULL;
 		}
-	if (PyModule_AddStringConstant(m, "version", GC_VERSION_STRING)) {
+	if (PyModule_AddStringConstant(m, "version", GC_VERSION_STRING) || gcpy_kernel_init(m)) {
 		Py_DECREF(m);
 		return NULL;
 	}

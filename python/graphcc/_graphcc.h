@@ -46,4 +46,8 @@ typedef struct {
 
 extern PyTypeObject gcpy_RegistryType, gcpy_ProgramType;
 
+/* Python kernels (pykernel.c): registers "inprocess:python" and the
+ * module's _python_tables. */
+int gcpy_kernel_init(PyObject *m);
+
 #endif

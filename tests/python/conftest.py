@@ -2,6 +2,7 @@
 with PYTHONPATH=<build>/python and GRAPHCC_BUILD=<build>)."""
 import os
 
+import graphcc  # noqa: F401  before NumPy loads OpenBLAS (see docs/python.md, BLAS)
 import numpy as np
 import onnx
 import pytest
