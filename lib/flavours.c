@@ -39,12 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/crash.h"
-#include "../runtime/custom.h"
-#include "../runtime/kernels/value-impl.h"
-#include "../runtime/program-impl.h"
-#include "../runtime/run-hooks.h"
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "package-impl.h"
 

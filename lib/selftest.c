@@ -1,12 +1,12 @@
 /*
- * Self-tests of an op package (see selftest.h). Each test case becomes a
+ * Self-tests of an op package (gc_selftest_package in graphcc.h). Each test case becomes a
  * one-node graph compiled with the package (so verify, shape inference and
  * selection run exactly as for a model); then every implementation of the
  * operation for this build's backends runs on the case directly, its
  * outputs between guard zones, twice (with different fill bytes, so a byte
  * the kernel does not write shows), and from two threads at once.
  */
-#include "selftest.h"
+#include <graphcc/graphcc.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -18,10 +18,7 @@
 
 #include <graphcc/debug.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/custom.h"
-#include "../runtime/kernels/value-impl.h"
-#include "../runtime/program-impl.h"
+#include "../runtime/build.h"
 #include "manifest-tests.h"
 #include "package-impl.h"
 

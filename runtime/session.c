@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
+#include "options.h"
 #include "program-impl.h"
 #include "run-hooks.h"
 #include "session-impl.h"
@@ -142,8 +143,12 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err)
 {
+	gc_session_options o;
+	*out = NULL;
+	if (gc_options_copy(&o, sizeof o, opt, "gc_session_options", err))
+		return err->code;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
+	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
 	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
 	gc_blas_set_threads(threads);
 	return session_new(p, threads, NULL, out, err);
