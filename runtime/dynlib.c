@@ -82,6 +82,31 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
 	return 0;
 }
 
+/* A new entry of the list with one reference (lock held); NULL when out of
+ * memory. */
+static gc_dynlib *add_entry(const char *path, const char *real, void *handle, const inproc *ip)
+{
+	gc_dynlib *l = gc_calloc(1, sizeof *l);
+	if (l) {
+		l->path = gc_strdup(path);
+		l->real = gc_strdup(real);
+	}
+	if (!l || !l->path || !l->real) {
+		if (l) {
+			gc_free(l->path);
+			gc_free(l->real);
+			gc_free(l);
+		}
+		return NULL;
+	}
+	l->handle = handle;
+	l->ip = ip;
+	l->refs = 1;
+	l->next = libs;
+	libs = l;
+	return l;
+}
+
 /* Opens "inprocess:NAME" (lock held). */
 static int open_inprocess(const char *path, gc_dynlib **out, gc_error *err)
 {
@@ -94,24 +119,8 @@ static int open_inprocess(const char *path, gc_dynlib **out, gc_error *err)
 				    "library %s: no in-process library of that name is registered "
 				    "(its functions live in the process that defined them)",
 				    path);
-	gc_dynlib *l = gc_calloc(1, sizeof *l);
-	if (l) {
-		l->path = gc_strdup(path);
-		l->real = gc_strdup(path);
-	}
-	if (!l || !l->path || !l->real) {
-		if (l) {
-			gc_free(l->path);
-			gc_free(l->real);
-		}
-		gc_free(l);
+	if (!(*out = add_entry(path, path, NULL, ip)))
 		return gc_error_set(err, GC_ENOMEM, "library %s: out of memory", path);
-	}
-	l->ip = ip;
-	l->refs = 1;
-	l->next = libs;
-	libs = l;
-	*out = l;
 	return 0;
 }
 
@@ -161,25 +170,12 @@ int gc_dynlib_open(const char *path, gc_dynlib **out, gc_error *err)
 		return gc_error_set(err, GC_EINVAL, "library %s cannot be loaded: %s", path,
 				    why ? why : "unknown dlopen error");
 	}
-	gc_dynlib *l = gc_calloc(1, sizeof *l);
-	if (l) {
-		l->path = gc_strdup(path);
-		l->real = gc_strdup(real);
-	}
-	if (!l || !l->path || !l->real) {
-		if (l) {
-			gc_free(l->path);
-			gc_free(l->real);
-			gc_free(l);
-		}
+	gc_dynlib *l = add_entry(path, real, h, NULL);
+	if (!l) {
 		dlclose(h);
 		pthread_mutex_unlock(&lock);
 		return gc_error_set(err, GC_ENOMEM, "library %s: out of memory", path);
 	}
-	l->handle = h;
-	l->refs = 1;
-	l->next = libs;
-	libs = l;
 	pthread_mutex_unlock(&lock);
 	*out = l;
 	return 0;
