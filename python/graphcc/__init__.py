@@ -498,8 +498,9 @@ class Operation:
             ins.append((name, a, d["constant"]))
         return ins
 
-    def __call__(self, *args, flavour=None, threads=1, **kw):
-        debug = _debug_options({k: kw.pop(k) for k in list(kw) if k in _DEBUG_KEYS})
+    def _runner(self, args, flavour, threads, kw):
+        """The compiled call for this signature (compiled on first use) and
+        its feeds."""
         attrs = self._attrs(kw)
         ins = self._arrays(args)
         key = (flavour, tuple((n, None) if a is None else
@@ -516,20 +517,19 @@ class Operation:
                     prog = g.compile(self.package._registry, None, flavour, True)
                     r = _c.Runner(prog, threads)
                     self._cache[key] = r
-        feeds = {n: a for n, a, c in ins if a is not None and not c}
+        return r, {n: a for n, a, c in ins if a is not None and not c}
+
+    def __call__(self, *args, flavour=None, threads=1, **kw):
+        debug = _debug_options({k: kw.pop(k) for k in list(kw) if k in _DEBUG_KEYS})
+        r, feeds = self._runner(args, flavour, threads, kw)
         out = r.run(feeds, None, debug)
         return out[0] if len(out) == 1 else tuple(out)
 
-    def bound_flavour(self, *args, flavour=None, **kw):
-        """The flavour a call with these arguments runs (selection's choice,
-        or `flavour`), after running it once."""
-        self(*args, flavour=flavour, **kw)
-        for k, r in self._cache.items():
-            if k[0] == flavour:
-                for n in r.program.nodes():
-                    if n["flavour"]:
-                        return n["flavour"]
-        return None
+    def bound_flavour(self, *args, flavour=None, threads=1, **kw):
+        """The flavour a call with these arguments is bound to (selection's
+        choice, or `flavour`): compiles the call, does not run it."""
+        r, _ = self._runner(args, flavour, threads, kw)
+        return next((n["flavour"] for n in r.program.nodes() if n["flavour"]), None)
 
 
 class Package:
@@ -642,10 +642,9 @@ def _infer_wrapper(infer, specs, n_out):
             first = next(x for x in ins if x is not None)
             return [(first.shape, _type_name(first.dtype))] * n_out
         r = infer(*ins, **_params_for_python(params, specs))
-        if len(r) == 2 and not isinstance(r[0], (tuple, list, ShapeType)) or (
-                len(r) == 2 and isinstance(r[0], (tuple, list)) and
-                all(isinstance(d, (int, np.integer)) for d in r[0]) and
-                not isinstance(r[1], (tuple, list, ShapeType))):
+        # One (shape, dtype) pair, or one per output.
+        if isinstance(r, ShapeType) or (len(r) == 2 and isinstance(r[0], (tuple, list)) and
+                                        not isinstance(r[1], (tuple, list))):
             r = [r]
         return [(tuple(int(d) for d in shape), _type_name(dt)) for shape, dt in r]
     return call
@@ -782,7 +781,6 @@ def python_kernel(domain, type, fn, infer=None, verify=None, flavour="python", p
             "verify": _verify_wrapper(verify, specs) if verify else None,
             "infer": _infer_wrapper(infer, specs, len(outputs)), "flavour": flavour}
         docs = [doc]
-        n_out = len(outputs)
     else:
         if not isinstance(package, Package):
             package = load_package(package)
@@ -804,8 +802,6 @@ def python_kernel(domain, type, fn, infer=None, verify=None, flavour="python", p
                 d["implementations"].append({"backend": "Interpreter", "type": flavour,
                                              "impl": "inprocess:python", "symbol": "python_kernel"})
             docs.append(d)
-        n_out = len(target[0]["outputs"])
     _py_kernels[(domain, type, flavour)] = _kernel_wrapper(
         fn, specs, "Python kernel %s::%s flavour '%s'" % (domain, type, flavour))
-    del n_out
     return Package(_write_manifest(docs))
