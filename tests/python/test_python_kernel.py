@@ -102,3 +102,21 @@ def test_prototype_flavour_in_a_package_with_state_and_scratch(rng):
     want = x.astype(np.float64).sum(1)
     for f in ("rowSumForward", "rowSumReverse", "numpyRowSum"):
         np.testing.assert_allclose(proto.RowSum(x, flavour=f), want, rtol=1e-5, atol=1e-5)
+
+
+def test_several_outputs_and_an_optional_input(rng):
+    def infer(x, lo):
+        return [((x.shape[0],), x.dtype), ((x.shape[0],), np.int64)]
+
+    def kernel(x, lo):
+        m = x.max(1) if lo is None else np.maximum(x.max(1), lo)
+        return m, x.argmax(1)
+    pkg = graphcc.python_kernel("my.ops", "RowMax", kernel, infer=infer,
+                                inputs=("x", {"name": "lo", "optional": True}),
+                                outputs=("m", "i"))
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    m, i = pkg.RowMax(x, None)
+    np.testing.assert_array_equal(m, x.max(1))
+    assert i.dtype == np.int64 and (i == x.argmax(1)).all()
+    m, _ = pkg.RowMax(x, np.full(4, 10, np.float32))
+    assert (m == 10).all()
