@@ -62,4 +62,5 @@ def test_crash_capture_can_be_turned_off():
         import numpy as np, graphcc
         graphcc.load_package(%r).Buggy(np.ones(3, np.float32), bug="nullWrite")
         """ % BUGGY)], capture_output=True, text=True, env=env, timeout=120)
-    assert r.returncode == -11 and "kernel crashed" not in r.stderr
+    # The plain signal (or a sanitizer's report, in those builds), not ours.
+    assert r.returncode not in (0, 3) and "kernel crashed" not in r.stderr, r.stderr
