@@ -206,6 +206,24 @@ static PyObject *specs(const CustomOpIOTensor *t, int32_t n)
 	return l;
 }
 
+/* r (what a Python function returned, NULL when it raised) as a sequence
+ * of one entry per output; NULL with the failure recorded otherwise. */
+static PyObject *per_output(GcOpContext *ctx, PyObject *r, int32_t n_out, const char *what)
+{
+	PyObject *seq = r ? PySequence_Fast(r, "it must return one entry per output") : NULL;
+	if (!seq) {
+		fail(ctx, what);
+		return NULL;
+	}
+	if (PySequence_Fast_GET_SIZE(seq) != n_out) {
+		ctx->set_error(ctx, "the Python %s gave %zd outputs; the operation has %d", what,
+			       PySequence_Fast_GET_SIZE(seq), n_out);
+		Py_DECREF(seq);
+		return NULL;
+	}
+	return seq;
+}
+
 static GcStatus py_verify(GcOpContext *ctx, const CustomOpIOTensor *in, int32_t n_in,
 			  const CustomOpIOTensor *out, int32_t n_out, const CustomOpParam *params,
 			  int32_t n_params)
@@ -245,15 +263,7 @@ static GcStatus py_infer(GcOpContext *ctx, CustomOpIOTensor *out, int32_t n_out,
 		goto out;
 	}
 	r = PyObject_CallFunction(fn, "NN", specs(in, n_in), params_of(params, n_params));
-	seq = r ? PySequence_Fast(r, "the shape function must return (shape, type) per output")
-		: NULL;
-	if (!seq) {
-		rc = fail(ctx, "shape inference");
-		goto out;
-	}
-	if (PySequence_Fast_GET_SIZE(seq) != n_out) {
-		ctx->set_error(ctx, "the Python shape function gave %zd outputs; the operation has %d",
-			       PySequence_Fast_GET_SIZE(seq), n_out);
+	if (!(seq = per_output(ctx, r, n_out, "shape inference"))) {
 		rc = GC_STATUS_FAIL;
 		goto out;
 	}
@@ -345,14 +355,7 @@ static GcStatus py_kernel(GcOpContext *ctx, const CustomOpIOTensor *in, int32_t 
 		goto out;
 	}
 	r = PyObject_CallFunction(fn, "ONN", args, params_of(params, n_params), specs(out, n_out));
-	seq = r ? PySequence_Fast(r, "a Python kernel returns its outputs") : NULL;
-	if (!seq) {
-		rc = fail(ctx, "kernel");
-		goto out;
-	}
-	if (PySequence_Fast_GET_SIZE(seq) != n_out) {
-		ctx->set_error(ctx, "the Python kernel returned %zd outputs; the operation has %d",
-			       PySequence_Fast_GET_SIZE(seq), n_out);
+	if (!(seq = per_output(ctx, r, n_out, "kernel"))) {
 		rc = GC_STATUS_FAIL;
 		goto out;
 	}
