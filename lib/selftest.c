@@ -25,7 +25,6 @@
 #define GUARD 64
 #define MAX_IO 64
 
-static const char *const backends[] = { "Interpreter" };
 
 typedef struct st {
 	FILE *out;
@@ -665,10 +664,10 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			continue;
 		}
 		for (int32_t k = 0; k < n; k++)
-			for (size_t b = 0; b < sizeof backends / sizeof *backends; b++) {
+			for (size_t b = 0; b < gc_n_backends; b++) {
 				snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
 					 tests[k].name, tests[k].line);
-				run_case(&s, reg, op, &tests[k], backends[b]);
+				run_case(&s, reg, op, &tests[k], gc_backends[b]->name);
 			}
 	}
 	if (only_op && !matched)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "blas.h"
 #include "fileio.h"
 #include "crash.h"
@@ -405,7 +406,7 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 		if (out[j])
 			*out[j] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
 	k->need_value = false;
-	int rc = gc_op_table[n->op].prepare(k, n, in, out);
+	int rc = p->backend->prepare(k, n, in, out);
 	if (!rc && !n->run)
 		rc = gc_kerr(k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)
