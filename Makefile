@@ -154,7 +154,7 @@ $(B)/tests/test-%: tests/unit/test-%.c tests/unit/check.h $(LIB_A) $(RUNTIME_A)
 	@echo "  TEST    $@"
 	@$(CC) $(CFLAGS) -Iruntime -Iruntime/kernels -Ilib -Itests/unit $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) test-packages
 	@sh tests/run-unit.sh $(UNIT_BIN)
 
 e2e: all test-packages
