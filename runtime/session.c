@@ -141,6 +141,12 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err)
 {
+	if (p->inspect_only) {
+		*out = NULL;
+		return gc_error_set(err, GC_EINVAL,
+				    "the program was loaded for inspection only (its libraries were "
+				    "not loaded): it cannot run");
+	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
 	/* OpenBLAS keeps one process-wide setting; the last session made wins. */

@@ -308,7 +308,7 @@ def cases(ctx):
         od = run.fresh_dir(os.path.join(ctx.out, "debug", "compile-time-crash"))
         rc, _, err = run.run_graphcc(ctx, ["run", model, "--ops", pure, "--input", "x=" + x,
                                            "--output-dir", od])
-        ok = rc == 3 and "while compiling" in err and "buggy_null_write" in err and \
+        ok = rc == 3 and "package code crashed" in err and "buggy_null_write" in err and \
             "folded_bug" in err and not os.listdir(od)
         return run.Result(ok, (err.strip().splitlines() or ["(no message)"])[0][:150], err)
     add("crash/while-compiling", compile_time_crash)

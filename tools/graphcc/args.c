@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -40,6 +41,42 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* What a file's first bytes say it is (NULL: nothing graphcc recognises
+ * by content; an ONNX model has no magic). */
+static const char *content_kind(const char *path)
+{
+	unsigned char b[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	if (n == 8 && !memcmp(b, "GCBPROG\0", 8))
+		return "a graphcc compiled program (.gcb)";
+	if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
+		return "a NumPy array (.npy)";
+	if (n >= 4 && !memcmp(b, "\x7f" "ELF", 4))
+		return "an ELF binary or shared library";
+	return NULL;
+}
+
+/* A model whose content disagrees with its extension is refused, naming
+ * both: a file is never run as something its name does not say. */
+static int check_model_kind(const char *path)
+{
+	const char *kind = content_kind(path);
+	bool gcb_name = ends_with(path, ".gcb"), onnx_name = ends_with(path, ".onnx");
+	bool gcb_content = kind && kind[2] == 'g';
+	if ((onnx_name && kind) || (gcb_name && !gcb_content && (kind || access(path, R_OK) == 0))) {
+		cli_error("%s: the name says %s, but the file holds %s: refused (rename it to "
+			  "what it is)",
+			  path, onnx_name ? "an ONNX model (.onnx)" : "a graphcc compiled program (.gcb)",
+			  kind ? kind : "something else (not a .gcb: no GCBPROG magic)");
+		return EXIT_FAIL;
+	}
+	return 0;
 }
 
 int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err)
@@ -172,6 +209,9 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 	if (!o->model)
 		return cli_usage("%s: no %s given", cmd,
 				 !strcmp(cmd, "check") ? "manifest" : "model");
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "info") || !strcmp(cmd, "dot") ||
+	    !strcmp(cmd, "compile"))
+		return check_model_kind(o->model);
 	return 0;
 }
 
