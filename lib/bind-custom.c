@@ -287,6 +287,11 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 			     "domain is loaded: give one with --ops PKG.yaml)",
 			     n->op_type, n->domain, ver);
 	}
+	if (!op->verify_fn)
+		return bfail(&b, GC_EINVAL,
+			     "operation '%s' of %s was loaded for a dry run (no library loaded): "
+			     "it cannot bind nodes",
+			     op->name, op->file);
 	b.op = op;
 	if (check_inputs(&b, n, in))
 		return err->code;

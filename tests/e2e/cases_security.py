@@ -214,9 +214,34 @@ def inspect_cases(ctx):
         fake = os.path.join(box.dir, "model.gcb")
         shutil.copy(box.model, fake)
         rc, _, err = box.graphcc(["run", fake, "--input", "x=" + box.x, "--output-dir", box.out])
-        return refused(rc, err, box, ["model.gcb", ".gcb"])
+        return refused(rc, err, box, ["model.gcb", ".gcb", "ONNX model"])
 
-    return [no_load("info-gcb", lambda b, g: ["info", g], ["libctor_marker_impl.so", "bump"]),
+    def dry_run_check():
+        box = Box(ctx, "inspect/check-dry-run", "ctor-marker")
+        rc, out, err = box.graphcc(["check", "--dry-run", box.manifest])
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err + out)
+        if box.loaded():
+            return run.Result(False, "check --dry-run loaded a library (its constructor ran)")
+        miss = need(out, "none loaded", "libctor_marker_impl.so", "symbol addOneFloat")
+        return run.Result(not miss, "output does not show %r" % miss if miss else "", out)
+
+    def dry_run_refuses(fixture, parts):
+        def fn():
+            box = Box(ctx, "inspect/check-dry-run-" + fixture, fixture)
+            rc, out, err = box.graphcc(["check", "--dry-run", box.manifest])
+            return refused(rc, err, box, parts)
+        return ("security/inspect/check-dry-run-refuses-" + fixture, fn)
+
+    return [("security/inspect/check-dry-run", dry_run_check),
+            dry_run_refuses("missing-verify", ["key 'verify'", "libaddone_fn_noverify.so",
+                                               "customOpVerify"]),
+            dry_run_refuses("new-abi", ["key 'functionsLibrary'", "libaddone_fn_newabi.so",
+                                        "ABI 2.0"]),
+            dry_run_refuses("not-a-library", ["key 'functionsLibrary'", "libx.so",
+                                              "not an ELF file"]),
+            dry_run_refuses("missing-kernel", ["key 'symbol'", "libaddone_impl.so"]),
+            no_load("info-gcb", lambda b, g: ["info", g], ["libctor_marker_impl.so", "bump"]),
             no_load("dot-gcb", lambda b, g: ["dot", g], ["digraph", "bump"]),
             misnamed("info"), misnamed("run"), misnamed("dot"),
             ("security/inspect/onnx-named-gcb", onnx_named_gcb)]
@@ -238,5 +263,276 @@ def attribution_cases(ctx):
                                  "libkernel_exit_impl.so"])]
 
 
+# ---------------------------------------------------------------- item 2: temporary files
+
+VICTIM_TEXT = b"the user's file: graphcc must not write here\n"
+
+
+def plant_tmp_links(path, victim, n=1500):
+    """Symlinks to victim at the names older graphcc wrote path through,
+    <path>.tmp.<pid> (and <path>.tmp<pid>), for the next n process ids.
+    Returns how many were planted."""
+    try:
+        last = int(open("/proc/sys/kernel/ns_last_pid").read())
+        pid_max = int(open("/proc/sys/kernel/pid_max").read())
+    except OSError:
+        return 0
+    count = 0
+    for k in range(1, n + 1):
+        pid = (last + k) % pid_max
+        for name in ("%s.tmp.%d" % (path, pid), "%s.tmp%d" % (path, pid)):
+            try:
+                os.symlink(victim, name)
+                count += 1
+            except FileExistsError:
+                pass
+    return count
+
+
+def victim_file(box):
+    v = os.path.join(box.dir, "victim.txt")
+    with open(v, "wb") as f:
+        f.write(VICTIM_TEXT)
+    return v
+
+
+def victim_intact(v):
+    return open(v, "rb").read() == VICTIM_TEXT
+
+
+def tempfile_cases(ctx):
+    def outputs_old_name():
+        box = Box(ctx, "tempfile/outputs-old-name")
+        v = victim_file(box)
+        os.makedirs(box.out)
+        if not plant_tmp_links(os.path.join(box.out, "y.npy"), v):
+            return run.Result(False, "test error: no process ids to plant at")
+        rc, _, err = box.graphcc(["run", box.model, "--ops", box.manifest, "--input",
+                                  "x=" + box.x, "--output-dir", box.out])
+        if rc != 0:
+            return run.Result(False, run.describe_rc(rc), err)
+        if not victim_intact(v):
+            return run.Result(False, "wrote through a symlink planted at a temporary name")
+        y = os.path.join(box.out, "y.npy")
+        if os.path.islink(y):
+            return run.Result(False, "out/y.npy is a planted symlink renamed into place")
+        why = box.output_ok()
+        return run.Result(not why, why or "")
+
+    def final_name(kind):
+        """A symlink at the final name: never written through."""
+        def fn():
+            box = Box(ctx, "tempfile/final-" + kind)
+            v = victim_file(box)
+            if kind == "output":
+                os.makedirs(box.out)
+                os.symlink(v, os.path.join(box.out, "y.npy"))
+                args = ["run", box.model, "--ops", box.manifest, "--input", "x=" + box.x,
+                        "--output-dir", box.out]
+            elif kind == "dump-map":
+                dump = os.path.join(box.dir, "dump")
+                os.makedirs(dump)
+                os.symlink(v, os.path.join(dump, "tensors.tsv"))
+                args = ["run", box.model, "--ops", box.manifest, "--input", "x=" + box.x,
+                        "--dump-dir", dump]
+            elif kind == "profile":
+                os.symlink(v, os.path.join(box.dir, "p.json"))
+                args = ["run", box.model, "--ops", box.manifest, "--input", "x=" + box.x,
+                        "--profile", os.path.join(box.dir, "p.json")]
+            else:  # the .gcb
+                os.symlink(v, os.path.join(box.dir, "m.gcb"))
+                args = ["compile", box.model, "--ops", box.manifest, "-o",
+                        os.path.join(box.dir, "m.gcb")]
+            rc, _, err = box.graphcc(args)
+            if not victim_intact(v):
+                return run.Result(False, "wrote through the symlink at the final name", err)
+            if kind == "output":
+                # the symlink is not graphcc's: refused, named (item 11)
+                if rc != 1 or os.path.join(box.out, "y.npy") not in err:
+                    return run.Result(False, "%s, expected exit 1 naming out/y.npy"
+                                      % run.describe_rc(rc), err)
+                if not os.path.islink(os.path.join(box.out, "y.npy")):
+                    return run.Result(False, "removed the user's symlink", err)
+                return run.Result(True)
+            if rc != 0:
+                return run.Result(False, run.describe_rc(rc), err)
+            return run.Result(True)
+        return ("security/tempfile/symlink-at-final-name-" + kind, fn)
+
+    def old_name(kind):
+        """Symlinks at the old predictable temporary names of a .gcb, a
+        profile, a dumped tensor."""
+        def fn():
+            box = Box(ctx, "tempfile/old-name-" + kind)
+            v = victim_file(box)
+            if kind == "gcb":
+                target = os.path.join(box.dir, "m.gcb")
+                args = ["compile", box.model, "--ops", box.manifest, "-o", target]
+            elif kind == "profile":
+                target = os.path.join(box.dir, "p.json")
+                args = ["run", box.model, "--ops", box.manifest, "--input", "x=" + box.x,
+                        "--profile", target]
+            else:
+                dump = os.path.join(box.dir, "dump")
+                os.makedirs(dump)
+                target = os.path.join(dump, "y.npy")
+                args = ["run", box.model, "--ops", box.manifest, "--input", "x=" + box.x,
+                        "--dump-dir", dump]
+            if not plant_tmp_links(target, v):
+                return run.Result(False, "test error: no process ids to plant at")
+            rc, _, err = box.graphcc(args)
+            if rc != 0:
+                return run.Result(False, run.describe_rc(rc), err)
+            if not victim_intact(v):
+                return run.Result(False, "wrote through a symlink planted at a temporary name")
+            if os.path.islink(target) or not os.path.isfile(target):
+                return run.Result(False, "%s is not a regular file graphcc wrote" % target)
+            return run.Result(True)
+        return ("security/tempfile/symlink-at-old-temporary-name-" + kind, fn)
+
+    return [("security/tempfile/symlink-at-old-temporary-name-output", outputs_old_name),
+            old_name("gcb"), old_name("profile"), old_name("dump"),
+            final_name("output"), final_name("dump-map"), final_name("profile"),
+            final_name("gcb")]
+
+
+# ---------------------------------------------------------------- item 11: the output folder
+
+def output_folder_cases(ctx):
+    def collision(tag, make, path_named):
+        def fn():
+            box = Box(ctx, "outdir/" + tag)
+            os.makedirs(box.out)
+            made = make(box.out)
+            before = snapshot(box.out)
+            rc, _, err = box.graphcc(["run", box.model, "--ops", box.manifest, "--input",
+                                      "x=" + box.x, "--output-dir", box.out])
+            if rc != 1:
+                return run.Result(False, "%s, expected exit 1" % run.describe_rc(rc), err)
+            miss = need(err, os.path.join(box.out, path_named))
+            if miss:
+                return run.Result(False, "message does not name %r" % miss, err)
+            if snapshot(box.out) != before:
+                return run.Result(False, "the folder changed: %s -> %s"
+                                  % (before, snapshot(box.out)), err)
+            return run.Result(True, made)
+        return ("security/output-folder/" + tag, fn)
+
+    def user_file(out):
+        open(os.path.join(out, "y"), "w").write("notes\n")
+        return "a user's file out/y beside output 'y'"
+
+    def user_folder(out):
+        os.makedirs(os.path.join(out, "y"))
+        np.save(os.path.join(out, "y", "0.npy"), np.zeros(2))
+        return "a user's folder out/y/ holding 0.npy"
+
+    def user_none(out):
+        open(os.path.join(out, "y.none"), "w").close()
+        return "a user's out/y.none"
+
+    def user_npy(out):
+        np.save(os.path.join(out, "y.npy"), np.zeros(3))
+        return "a .npy graphcc did not write"
+
+    def rerun():
+        """graphcc's own outputs are replaced run after run (its ledger)."""
+        box = Box(ctx, "outdir/rerun")
+        for k in range(2):
+            rc, _, err = box.graphcc(["run", box.model, "--ops", box.manifest, "--input",
+                                      "x=" + box.x, "--output-dir", box.out])
+            if rc != 0:
+                return run.Result(False, "run %d: %s" % (k + 1, run.describe_rc(rc)), err)
+        why = box.output_ok()
+        return run.Result(not why, why or " ".join(sorted(os.listdir(box.out))))
+
+    return [collision("unrelated-file", user_file, "y"),
+            collision("unrelated-folder", user_folder, "y"),
+            collision("unrelated-none", user_none, "y.none"),
+            collision("unrelated-npy", user_npy, "y.npy"),
+            ("security/output-folder/rerun", rerun)]
+
+
+def snapshot(d):
+    """{relative path: bytes or 'dir' or 'link->target'} of a folder."""
+    out = {}
+    for root, dirs, files in os.walk(d):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            rel = os.path.relpath(p, d)
+            out[rel] = ("link->" + os.readlink(p) if os.path.islink(p) else
+                        "dir" if os.path.isdir(p) else open(p, "rb").read())
+    return out
+
+
+# ---------------------------------------------------------------- item 4: restricting libraries
+
+def library_cases(ctx):
+    def case(tag, setup, want_ok, parts=()):
+        """setup(box) -> (args, env); the ctor-marker package's library shows
+        whether anything was loaded."""
+        def fn():
+            box = Box(ctx, "libraries/" + tag, "ctor-marker")
+            args, env = setup(box)
+            rc, out, err = box.graphcc(args, env=env)
+            if not want_ok:
+                return refused(rc, err, box, list(parts))
+            if rc != 0:
+                return run.Result(False, run.describe_rc(rc), err)
+            if not box.loaded():
+                return run.Result(False, "the allowed library was not loaded")
+            why = box.output_ok() if "--output-dir" in args else None
+            return run.Result(not why, why or "")
+        return ("security/libraries/" + tag, fn)
+
+    def run_onnx(box, extra):
+        return ["run", box.model, "--ops", box.manifest, "--input", "x=" + box.x,
+                "--output-dir", box.out] + extra
+
+    def elsewhere(box):
+        d = os.path.join(box.dir, "elsewhere")
+        os.makedirs(d, exist_ok=True)
+        return d
+
+    def symlink_escape(box):
+        """A library inside the allowed folder that is a symlink to one
+        outside: judged by its real path."""
+        lib = os.path.join(box.pkg, "lib", "libctor_marker_impl.so")
+        outside = os.path.join(elsewhere(box), "libreal.so")
+        shutil.move(lib, outside)
+        os.symlink(outside, lib)
+        return run_onnx(box, ["--allow-libraries", box.pkg]), None
+
+    def gcb(box, extra):
+        g = box.compile()
+        return ["run", g, "--input", "x=" + box.x, "--output-dir", box.out] + extra
+
+    lib = "libaddone_fn.so"
+    return [
+        case("allow-outside", lambda b: (run_onnx(b, ["--allow-libraries", elsewhere(b)]), None),
+             False, [lib, "--allow-libraries", "outside"]),
+        case("allow-inside", lambda b: (run_onnx(b, ["--allow-libraries", elsewhere(b),
+                                                     "--allow-libraries", b.pkg]), None), True),
+        case("env-outside", lambda b: (run_onnx(b, []), {"GRAPHCC_LIBRARY_PATH": elsewhere(b)}),
+             False, [lib, "GRAPHCC_LIBRARY_PATH"]),
+        case("env-inside", lambda b: (run_onnx(b, []),
+                                      {"GRAPHCC_LIBRARY_PATH": elsewhere(b) + ":" + b.pkg}), True),
+        case("symlink-out-of-allowed", symlink_escape, False,
+             ["libctor_marker_impl.so", "libreal.so", "outside"]),
+        case("compile-outside", lambda b: (["compile", b.model, "--ops", b.manifest, "-o",
+                                            os.path.join(b.out, "m.gcb"), "--allow-libraries",
+                                            elsewhere(b)], None),
+             False, [lib, "outside"]),
+        case("gcb-outside", lambda b: (gcb(b, ["--allow-libraries", elsewhere(b)]), None),
+             False, ["libctor_marker_impl.so", "outside"]),
+        case("gcb-inside", lambda b: (gcb(b, ["--allow-libraries", b.pkg]), None), True),
+        case("gcb-no-libraries", lambda b: (gcb(b, ["--no-libraries"]), None), False,
+             ["libctor_marker_impl.so", "--no-libraries"]),
+        case("onnx-no-libraries", lambda b: (run_onnx(b, ["--no-libraries"]), None), False,
+             ["--no-libraries", "ctor-marker.yaml"]),
+    ]
+
+
 def cases(ctx):
-    return pin_cases(ctx) + inspect_cases(ctx) + attribution_cases(ctx)
+    return (library_cases(ctx) + pin_cases(ctx) + inspect_cases(ctx) + attribution_cases(ctx) + tempfile_cases(ctx)
+            + output_folder_cases(ctx))

@@ -59,6 +59,8 @@ static const char *content_kind(const char *path)
 		return "a NumPy array (.npy)";
 	if (n >= 4 && !memcmp(b, "\x7f" "ELF", 4))
 		return "an ELF binary or shared library";
+	if (n >= 2 && b[0] == 0x08 && b[1] < 0x80) /* field 1, ir_version */
+		return "what looks like an ONNX model (a protobuf starting with ir_version)";
 	return NULL;
 }
 
@@ -69,7 +71,8 @@ static int check_model_kind(const char *path)
 	const char *kind = content_kind(path);
 	bool gcb_name = ends_with(path, ".gcb"), onnx_name = ends_with(path, ".onnx");
 	bool gcb_content = kind && kind[2] == 'g';
-	if ((onnx_name && kind) || (gcb_name && !gcb_content && (kind || access(path, R_OK) == 0))) {
+	bool onnx_content = kind && strstr(kind, "ONNX");
+	if ((onnx_name && kind && !onnx_content) || (gcb_name && !gcb_content && (kind || access(path, R_OK) == 0))) {
 		cli_error("%s: the name says %s, but the file holds %s: refused (rename it to "
 			  "what it is)",
 			  path, onnx_name ? "an ONNX model (.onnx)" : "a graphcc compiled program (.gcb)",
@@ -102,6 +105,9 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 				 : !strcmp(a, "--no-fold") || !strcmp(a, "--no-optimize") ? OPT_NO_FOLD
 				 : !strcmp(a, "-o") || !strcmp(a, "--output")	     ? OPT_OUT
 				 : !strcmp(a, "--allow-changed-kernels")	     ? OPT_ALLOW_CHANGED
+				 : !strcmp(a, "--allow-libraries") || !strcmp(a, "--no-libraries")
+					 ? OPT_LIBS
+				 : !strcmp(a, "--dry-run") ? OPT_DRY_RUN
 				 : !strcmp(a, "--trace") || !strcmp(a, "--dump-dir") ||
 						 !strcmp(a, "--check-nan") || !strcmp(a, "--guard") ||
 						 !strcmp(a, "--profile") ||
@@ -120,6 +126,10 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 		}
 		if (!(allowed & which))
 			return cli_usage("%s: option '%s' does not apply to this command", cmd, a);
+		if (which == OPT_DRY_RUN || (which == OPT_LIBS && !strcmp(a, "--no-libraries"))) {
+			*(which == OPT_DRY_RUN ? &o->dry_run : &o->no_libraries) = true;
+			continue;
+		}
 		if (which == OPT_NO_FOLD || which == OPT_ALLOW_CHANGED) {
 			*(which == OPT_ALLOW_CHANGED	   ? &o->allow_changed
 			  : !strcmp(a, "--no-optimize") ? &o->no_optimize
@@ -191,6 +201,11 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 				o->timeout = v;
 			}
 			break;
+		case OPT_LIBS: /* --allow-libraries DIR */
+			if (o->n_lib_dirs == MAX_ARGS)
+				return cli_usage("too many --allow-libraries options");
+			o->lib_dirs[o->n_lib_dirs++] = val;
+			break;
 		case OPT_OPS:
 			if (o->n_ops == MAX_ARGS)
 				return cli_usage("too many --ops options");
@@ -209,6 +224,19 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 	if (!o->model)
 		return cli_usage("%s: no %s given", cmd,
 				 !strcmp(cmd, "check") ? "manifest" : "model");
+	/* GRAPHCC_LIBRARY_PATH adds its folders to --allow-libraries' */
+	const char *env = getenv("GRAPHCC_LIBRARY_PATH");
+	if ((allowed & OPT_LIBS) && env && *env) {
+		if (strlen(env) >= sizeof o->lib_path_env)
+			return cli_usage("GRAPHCC_LIBRARY_PATH is too long");
+		strcpy(o->lib_path_env, env);
+		for (char *save = NULL, *t = strtok_r(o->lib_path_env, ":", &save); t;
+		     t = strtok_r(NULL, ":", &save)) {
+			if (o->n_lib_dirs == MAX_ARGS)
+				return cli_usage("GRAPHCC_LIBRARY_PATH: too many folders");
+			o->lib_dirs[o->n_lib_dirs++] = t;
+		}
+	}
 	if (!strcmp(cmd, "run") || !strcmp(cmd, "info") || !strcmp(cmd, "dot") ||
 	    !strcmp(cmd, "compile"))
 		return check_model_kind(o->model);
@@ -231,6 +259,18 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
 	if (!r)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
 	gc_registry_set_note_handler(r, cli_note, NULL);
+	if (o->no_libraries) {
+		gc_registry_free(r);
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: --no-libraries refuses every library, so no op package can "
+				    "load",
+				    o->n_ops ? o->ops[0] : "GRAPHCC_OPS_PATH");
+	}
+	gc_registry_options ro = { .library_dirs = o->lib_dirs, .n_library_dirs = o->n_lib_dirs };
+	if (gc_registry_set_options(r, &ro)) {
+		gc_registry_free(r);
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	}
 	for (int i = 0; i < o->n_ops; i++)
 		if (gc_registry_load(r, o->ops[i], err)) {
 			gc_registry_free(r);
@@ -243,6 +283,14 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
 	}
 	*out = r;
 	return 0;
+}
+
+gc_load_options cli_load_options(const cli_opts *o)
+{
+	return (gc_load_options){ .allow_changed_kernels = o->allow_changed,
+				  .library_dirs = o->lib_dirs,
+				  .n_library_dirs = o->n_lib_dirs,
+				  .no_libraries = o->no_libraries };
 }
 
 gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg)

@@ -425,7 +425,7 @@ static int draw_graph(FILE *f, const char *model, const gc_graph *g, const gc_re
 int cmd_dot(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("dot", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
+	int rc = cli_parse("dot", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED | OPT_LIBS, &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };

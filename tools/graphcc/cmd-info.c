@@ -123,7 +123,7 @@ static int info_program(const cli_opts *o)
 int cmd_info(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
+	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED | OPT_LIBS, &o);
 	if (rc)
 		return rc;
 	if (cli_is_program(o.model))
