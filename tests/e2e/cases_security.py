@@ -26,23 +26,9 @@ from onnx import helper, TensorProto
 
 import gcbedit
 import run
+from cases_packages import graphcc  # (ctx, args, cwd, env) -> (rc, stdout, stderr)
 
 DOMAIN = "test.fixtures"
-
-
-def graphcc(ctx, args, cwd, env=None):
-    """-> (returncode or None on timeout, stdout, stderr), run in cwd."""
-    e = dict(run.ENV)
-    e.update(env or {})
-    try:
-        p = subprocess.run([ctx.graphcc] + args, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=run.TIMEOUT, cwd=cwd, env=e)
-    except subprocess.TimeoutExpired as x:
-        return None, run._txt(x.stdout), run._txt(x.stderr)
-    out, err = run._txt(p.stdout), run._txt(p.stderr)
-    if run.SANITIZER_RE.search(err):
-        return run.SANITIZER_RC, out, err
-    return p.returncode, out, err
 
 
 def addone_model(path):

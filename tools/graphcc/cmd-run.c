@@ -218,6 +218,15 @@ static int check_file_names(const cli_opts *o, const gc_program *p, gc_error *er
 	return 0;
 }
 
+/* Output i's file name (made file-safe) in buf; returns buf. */
+static const char *output_file_name(const gc_program *p, int i, char buf[256])
+{
+	const char *name;
+	gc_program_output(p, i, &name);
+	safe_name(name, buf, 256);
+	return buf;
+}
+
 static int write_outputs(const cli_opts *o, const gc_program *p, const gc_session *s,
 			 gc_error *err)
 {
@@ -238,42 +247,30 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 	if (mkdir_p(o->output_dir, err))
 		return err->code;
 	/* The folder is the user's: graphcc replaces only what it wrote there
-	 * (listed in its ledger), checked for every output before any is written. */
+	 * (listed in its ledger), checked for every output before any is written;
+	 * the ledger as it will be is made before writing too, saved after. */
 	int n_out = gc_program_num_outputs(p);
 	cli_ledger led;
 	if (cli_ledger_load(&led, o->output_dir, err))
 		return err->code;
 	int rc = 0;
-	for (int i = 0; i < n_out && !rc; i++) {
-		const char *name;
-		gc_program_output(p, i, &name);
-		char fname[256];
-		safe_name(name, fname, sizeof fname);
-		rc = cli_ledger_check(&led, fname, err);
-	}
-	for (int i = 0; i < n_out && !rc; i++) {
-		const char *name;
-		gc_program_output(p, i, &name);
-		char fname[256];
-		safe_name(name, fname, sizeof fname);
-		if ((rc = cli_write_value(o->output_dir, fname, gc_session_output(s, i), err))) {
-			/* all outputs or none: take back the ones written */
-			for (int j = 0; j <= i; j++) {
-				gc_program_output(p, j, &name);
-				safe_name(name, fname, sizeof fname);
-				cli_remove_output(o->output_dir, fname);
-			}
-		}
-	}
-	for (int i = 0; i < n_out && !rc; i++) {
-		const char *name;
-		gc_program_output(p, i, &name);
-		char fname[256];
-		safe_name(name, fname, sizeof fname);
-		rc = cli_ledger_note(&led, fname, gc_session_output(s, i), err);
+	char fname[256];
+	for (int i = 0; i < n_out && !rc; i++)
+		rc = cli_ledger_check(&led, output_file_name(p, i, fname), err);
+	for (int i = 0; i < n_out && !rc; i++)
+		rc = cli_ledger_note(&led, output_file_name(p, i, fname), gc_session_output(s, i),
+				     err);
+	int written = 0;
+	while (!rc && written < n_out) {
+		rc = cli_write_value(o->output_dir, output_file_name(p, written, fname),
+				     gc_session_output(s, written), err);
+		written++;
 	}
 	if (!rc)
 		rc = cli_ledger_save(&led, err);
+	/* all outputs or none: take back the ones written */
+	for (int j = 0; rc && j < written; j++)
+		cli_remove_output(o->output_dir, output_file_name(p, j, fname));
 	cli_ledger_free(&led);
 	return rc;
 }
