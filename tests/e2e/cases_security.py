@@ -13,9 +13,19 @@ it), `ctor-exit`, `ctor-segv`, `kernel-exit`.
   security/inspect/...   info and dot on a .gcb, check --dry-run, never load
                          a library; a file whose content disagrees with its
                          extension is refused naming both
-  security/attribution/...  exit(0) or a crash in a library's constructor,
-                         exit(0) in a kernel: exit 3, the library (or node,
-                         flavour, symbol) named, nothing written
+  security/libraries/... --allow-libraries, GRAPHCC_LIBRARY_PATH (real paths:
+                         a symlink out of an allowed folder is refused),
+                         --no-libraries, for packages and .gcb pins
+  security/tempfile/...  symlinks planted at the old predictable temporary
+                         names (<path>.tmp.<pid>) and at final names of
+                         outputs, dumps, profiles, .gcb: never written through
+  security/output-folder/...  a user's file or folder where an output would
+                         go is refused, named, untouched; graphcc's own
+                         outputs are replaced run after run
+  security/attribution/...  exit(0) or a crash in a library's constructor
+                         (package or .gcb), exit(0) in a kernel: exit 3, the
+                         library (or node, flavour, symbol) named, nothing
+                         written
 """
 import os
 import shutil
@@ -243,7 +253,23 @@ def attribution_cases(ctx):
                                         "x=" + box.x, "--output-dir", box.out])
             return refused(rc, err, box, parts, status=3)
         return ("security/attribution/" + fixture, fn)
-    return [case("ctor-exit", ["libctor_exit_fn.so", "exit()", "constructor"]),
+    def via_gcb(fixture, parts):
+        """A .gcb's pinned kernel library replaced by one whose constructor
+        misbehaves (run with --allow-changed-kernels): named, exit 3."""
+        def fn():
+            box = Box(ctx, "attribution/gcb-" + fixture)  # a copy of the good package
+            gcb = box.compile()
+            bad = os.path.join(ctx.packages, fixture, "lib",
+                               "lib%s_impl.so" % fixture.replace("-", "_"))
+            shutil.copy(bad, os.path.join(box.pkg, "lib", "libaddone_impl.so"))
+            rc, _, err = box.graphcc(["run", gcb, "--allow-changed-kernels", "--input",
+                                      "x=" + box.x, "--output-dir", box.out])
+            return refused(rc, err, box, parts, status=3)
+        return ("security/attribution/gcb-" + fixture, fn)
+
+    return [via_gcb("ctor-exit", ["libaddone_impl.so", "exit()", "constructor"]),
+            via_gcb("ctor-segv", ["libaddone_impl.so", "SIGSEGV", "constructor"]),
+            case("ctor-exit", ["libctor_exit_fn.so", "exit()", "constructor"]),
             case("ctor-segv", ["libctor_segv_fn.so", "SIGSEGV", "constructor"]),
             case("kernel-exit", ["exit()", "node 'bump'", "addOneFloat",
                                  "libkernel_exit_impl.so"])]
