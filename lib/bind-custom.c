@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/crash.h"
+#include "../runtime/build.h"
 
 typedef struct binder {
 	const gc_graph *g;

@@ -4,8 +4,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/fileio.h"
+#include "../runtime/build.h"
 
 #if defined(__x86_64__)
 #define GC_ELF_MACHINE EM_X86_64

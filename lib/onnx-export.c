@@ -11,9 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/fileio.h"
-#include "../runtime/pool.h"
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "onnx.pb-c.h"
 
@@ -253,7 +251,7 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 		if (!(graph.output[graph.n_output++] = value_info(&w, g->outputs[i])))
 			goto nomem;
 	size_t len = onnx__model_proto__get_packed_size(&model);
-	if (!(buf = malloc(len + 1)))
+	if (!(buf = gc_malloc(len + 1)))
 		goto nomem;
 	onnx__model_proto__pack(&model, buf);
 	rc = gc_write_file_atomic(path, buf, len, NULL, 0, err);
@@ -264,7 +262,7 @@ nomem:
 fail:
 	rc = err->code ? err->code : gc_error_set(err, GC_ENOMEM, "out of memory");
 out:
-	free(buf);
+	gc_free(buf);
 	gc_free(order);
 	gc_pool_free(w.pool);
 	return rc;

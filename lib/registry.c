@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../runtime/alloc.h"
+#include "../runtime/build.h"
 #include "elf-check.h"
 #include "package-impl.h"
 
@@ -39,8 +39,13 @@ void gc_registry_free(gc_registry *r)
 	gc_free(r);
 }
 
-int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt)
+int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt_in)
 {
+	gc_registry_options o;
+	gc_error e = { 0 };
+	if (gc_options_copy(&o, sizeof o, opt_in, "gc_registry_options", &e))
+		return e.code;
+	const gc_registry_options *opt = &o;
 	for (int32_t i = 0; i < r->n_dirs; i++)
 		gc_free(r->dirs[i]);
 	gc_free(r->dirs);

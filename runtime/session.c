@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "blas.h"
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
+#include "options.h"
 #include "program-impl.h"
 #include "run-hooks.h"
 #include "session-impl.h"
@@ -105,7 +107,7 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 				    p->arena_bytes, gc_limit_bytes());
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
-	s->arena = arena ? aligned_alloc(64, arena) : NULL;
+	s->arena = arena ? gc_aligned_alloc(64, arena, 0) : NULL;
 	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
 	    (arena && !s->arena)) {
 		gc_session_free(s);
@@ -142,14 +144,16 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err)
 {
-	if (p->inspect_only) {
-		*out = NULL;
+	gc_session_options o;
+	*out = NULL;
+	if (p->inspect_only)
 		return gc_error_set(err, GC_EINVAL,
 				    "the program was loaded for inspection only (its libraries were "
 				    "not loaded): it cannot run");
-	}
+	if (gc_options_copy(&o, sizeof o, opt, "gc_session_options", err))
+		return err->code;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
+	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
 	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
 	gc_blas_set_threads(threads);
 	return session_new(p, threads, NULL, out, err);
@@ -181,7 +185,7 @@ void gc_session_free(gc_session *s)
 	gc_free(s->nodes);
 	gc_free(s->dyn);
 	gc_dynbuf_free(&s->scratch);
-	free(s->arena);
+	gc_free(s->arena);
 	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
 		gc_dynbuf_free(&s->input_strings[i]);
 	gc_free(s->input_strings);
@@ -406,7 +410,7 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 		if (out[j])
 			*out[j] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
 	k->need_value = false;
-	int rc = gc_op_table[n->op].prepare(k, n, in, out);
+	int rc = p->backend->prepare(k, n, in, out);
 	if (!rc && !n->run)
 		rc = gc_kerr(k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)
