@@ -1,5 +1,5 @@
 # make bench: graphcc and ONNX Runtime side by side (not part of make test).
-#   make bench                          every model, 1 and 2 threads
+#   make bench                          every model (tools/bench/zoo.py too), 1 and 2 threads
 #   make bench ONLY=resnet18 THREADS=1  one model (or a comma list), one thread count
 # Writes the table to $(B)/bench.md. ONNX Runtime is the npm package
 # onnxruntime-node, installed by `make bench-ort` into bench/node_modules/

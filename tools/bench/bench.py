@@ -14,7 +14,15 @@ the other runs (Worker.quiesce: both runtimes' thread pools spin for a
 while after a run). Fast models run K times per request (K chosen in the
 warm-up so that a request lasts ~10 ms); a sample is the mean of those K.
 Then both write their outputs, which must agree (a check that they run the
-same model on the same inputs), and their peak RSS (VmHWM) is read.
+same model on the same inputs), their peak RSS (VmHWM) is read, and the
+graphcc worker profiles PROFILE_RUNS warm runs (`profile` request: the
+per-node times of --profile), summed by op type: the table's top three op
+types say where graphcc's time goes, so a regression shows where it comes
+from.
+
+The models: the test set's PyTorch exports (tests/models/torch_models.py),
+the Identity floor and the demo (bench_models.py), and the zoo of
+tools/bench/zoo.py (torchvision and nn.Module exports made at bench time).
 
 After the table: resnet18's `graphcc compile` time, its .gcb load time and
 size, and the custom-call overhead from `make bench-custom-call` (read from
@@ -32,6 +40,8 @@ import subprocess
 import sys
 import time
 
+import zoo
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 SAMPLE_MS = 10.0         # a timed request lasts about this long
@@ -42,6 +52,7 @@ BLOCK_MS = 200.0         # A B A B in blocks of about this much measured time
 QUIESCE_MAX_S = 0.5
 REPLY_TIMEOUT_S = 300
 CUSTOM_CALL_LIMIT_NS = 50.0
+PROFILE_RUNS = 3
 
 # key: the table's label
 MODELS = {
@@ -54,6 +65,7 @@ MODELS = {
     "identity": "Identity 1x1000 (per-call floor)",
     "demo": "demo, custom ops (see 1)",
 }
+MODELS.update((k, v[0]) for k, v in zoo.MODELS.items())
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
 
 
@@ -220,6 +232,10 @@ def model_spec(key, b, work):
         return (os.path.join(ROOT, "models", "demo", "model.onnx"),
                 os.path.join(d, "model-decomposed.onnx"), [("x", os.path.join(d, "x.npy"))],
                 [os.path.join(b, "plugins", "demo", "demo.yaml")])
+    if key in zoo.MODELS:
+        d = os.path.join(work, "zoo", key)
+        m = os.path.join(d, "model.onnx")
+        return m, m, [(n, os.path.join(d, n + ".npy")) for n in zoo.input_names(key)], []
     raise KeyError(key)
 
 
@@ -231,6 +247,37 @@ def make_models(keys, b, work):
     if {"identity", "demo"} & set(keys):
         run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
                    os.path.join(work, "models")])
+    zoo_keys = [k for k in keys if k in zoo.MODELS]
+    if zoo_keys:
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "zoo.py"),
+                   os.path.join(work, "zoo"), "--only"] + zoo_keys)
+
+
+def profile_top(w, d, runs=PROFILE_RUNS, top=3):
+    """Profiles `runs` warm runs of graphcc worker w (files under d): the
+    `top` op types by kernel time, as [(op type, ms per run, share)]."""
+    import json
+    by_op, total = {}, 0.0
+    os.makedirs(d, exist_ok=True)
+    for i in range(runs):
+        path = os.path.join(d, "profile-%d.json" % i)
+        w.request("profile " + path)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+        for e in events:
+            if e.get("ph") == "X":
+                by_op[e["cat"]] = by_op.get(e["cat"], 0.0) + e["dur"] / 1000.0
+                total += e["dur"] / 1000.0
+    rows = sorted(by_op.items(), key=lambda kv: -kv[1])[:top]
+    return [(op, ms / runs, ms / total if total else 0.0) for op, ms in rows]
+
+
+def spread(samples):
+    """Half the interquartile range, relative to the median."""
+    if len(samples) < 4:
+        return 0.0
+    q = statistics.quantiles(samples, n=4)
+    return (q[2] - q[0]) / 2 / statistics.median(samples)
 
 
 def run_quiet(argv):
@@ -273,7 +320,9 @@ def bench_one(key, threads, a, work, logs):
             "graphcc_rss": g.peak_rss_mib(), "ort_rss": o.peak_rss_mib(),
             "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
             "blas_core": g.ready[1], "ort_version": o.ready[1],
+            "graphcc_spread": spread(gs), "ort_spread": spread(os_),
         }
+        row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
         row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
         return row
     finally:
@@ -349,15 +398,39 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
     L = []
     L.append("# graphcc vs ONNX Runtime (`make bench`)")
     L.append("")
-    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT | graphcc peak RSS MiB "
+    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT "
+             "| speedup over 1 thread: graphcc / ORT | graphcc peak RSS MiB "
              "| ORT peak RSS MiB (minus Node baseline) | max abs diff |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    one = {r["model"]: r for r in rows if r["threads"] == 1}
     for r in rows:
-        L.append("| %s | %d | %s | %s | %.2f | %.1f | %.1f (%.1f) | %.1e%s |" % (
-            MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
-            r["graphcc_ms"] / r["ort_ms"], r["graphcc_rss"], r["ort_rss"],
+        r1 = one.get(r["model"])
+        speed = ("%.2f / %.2f" % (r1["graphcc_ms"] / r["graphcc_ms"], r1["ort_ms"] / r["ort_ms"])
+                 if r1 and r["threads"] > 1 else "")
+        L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %.2f | %s | %.1f | %.1f (%.1f) | %.1e%s |" % (
+            MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]),
+            100 * r.get("graphcc_spread", 0.0), fmt(r["ort_ms"]), 100 * r.get("ort_spread", 0.0),
+            r["graphcc_ms"] / r["ort_ms"], speed, r["graphcc_rss"], r["ort_rss"],
             r["ort_rss"] - base_rss, r["diff"], "" if r["same"] else " MISMATCH"))
     L.append("")
+    L.append("± is half the interquartile range of the samples, relative to the median. "
+             "Speedup: the model's 1-thread median over this row's (above 1: faster).")
+    L.append("")
+    if any(r.get("top_ops") for r in rows):
+        L.append("## Where graphcc's time goes (top three op types)")
+        L.append("")
+        L.append("| model | threads | 1st | 2nd | 3rd |")
+        L.append("|---|---:|---|---|---|")
+        for r in rows:
+            ops = ["%s %s ms (%.0f%%)" % (op, fmt(ms), 100 * share)
+                   for op, ms, share in r.get("top_ops", [])]
+            L.append("| %s | %d | %s |" % (MODELS[r["model"]], r["threads"],
+                                          " | ".join((ops + ["", "", ""])[:3])))
+        L.append("")
+        L.append("Kernel time per op type (gc_session_run_debug's profile, the graphcc "
+                 "worker's session, warm), ms per run over %d runs and its share of the "
+                 "kernels' total." % PROFILE_RUNS)
+        L.append("")
     L.append("Times: median ms per run. Each side runs in its own long-lived process "
              "and times itself (graphcc: CLOCK_MONOTONIC around `gc_session_run`; ORT: "
              "`process.hrtime` around `await session.run`, so ORT's times include the "
