@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "blas.h"
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
@@ -143,8 +142,6 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
-	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
-	gc_blas_set_threads(threads);
 	return session_new(p, threads, NULL, out, err);
 }
 

@@ -12,6 +12,7 @@
 #include "../blas.h"
 #include "kutil.h"
 #include "nn-act.h"
+#include "nn-par.h"
 #include "nn.h"
 #include "sgemm-pack.h"
 
@@ -188,6 +189,66 @@ static int fits_int(gc_kctx *k, const char *what, int64_t v)
 	return 0;
 }
 
+/* ---- OpenBLAS products split over the pool ---- */
+
+/* C's rows or columns go to the threads in blocks of this many. */
+#define PAR_GEMM_GRAIN 16
+
+#define PAR_GEMM_DEFINE(T, name, gemm)                                                             \
+	typedef struct par_##name {                                                                \
+		bool ta, tb, rows;                                                                 \
+		int m, n, k, lda, ldb, ldc, units;                                                 \
+		T alpha, beta;                                                                     \
+		const T *a, *b;                                                                    \
+		T *c;                                                                              \
+	} par_##name;                                                                              \
+                                                                                                   \
+	static void par_##name##_part(void *arg, int part, int parts, int slot)                    \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const par_##name *g = arg;                                                         \
+		int64_t u0, u1;                                                                    \
+		gc_nn_part_range(g->units, part, parts, &u0, &u1);                                 \
+		int len = g->rows ? g->m : g->n;                                                   \
+		int i0 = (int)(u0 * PAR_GEMM_GRAIN);                                               \
+		int i1 = u1 * PAR_GEMM_GRAIN < len ? (int)(u1 * PAR_GEMM_GRAIN) : len;             \
+		if (i0 >= i1)                                                                      \
+			return;                                                                    \
+		if (g->rows)                                                                       \
+			gemm(g->ta, g->tb, i1 - i0, g->n, g->k, g->alpha,                          \
+			     g->a + (g->ta ? (size_t)i0 : (size_t)i0 * g->lda), g->lda, g->b,      \
+			     g->ldb, g->beta, g->c + (size_t)i0 * g->ldc, g->ldc);                 \
+		else                                                                               \
+			gemm(g->ta, g->tb, g->m, i1 - i0, g->k, g->alpha, g->a, g->lda,            \
+			     g->b + (g->tb ? (size_t)i0 * g->ldb : (size_t)i0), g->ldb, g->beta,   \
+			     g->c + i0, g->ldc);                                                   \
+	}                                                                                          \
+                                                                                                   \
+	void name(int threads, bool trans_a, bool trans_b, int m, int n, int k, T alpha,           \
+		  const T *a, int lda, const T *b, int ldb, T beta, T *c, int ldc)                 \
+	{                                                                                          \
+		/* cycles: the multiply-adds at ~16 a cycle, or reading the                        \
+		 * operands when they dominate (matrix-vector products) */                         \
+		double mnk = (double)m * n * k;                                                    \
+		double io = ((double)m * k + (double)k * n + (double)m * n) / 4;                   \
+		int t = gc_nn_par_threads(threads, (mnk / 16 > io ? mnk / 16 : io) *               \
+						       (sizeof(T) / sizeof(float)));               \
+		par_##name g = {.ta = trans_a, .tb = trans_b, .m = m, .n = n, .k = k,              \
+				.lda = lda, .ldb = ldb, .ldc = ldc, .alpha = alpha,                \
+				.beta = beta, .a = a, .b = b, .c = c};                             \
+		/* rows unless there are too few blocks of them to share */                        \
+		g.rows = m >= n || m >= 4 * PAR_GEMM_GRAIN * t;                                    \
+		g.units = ((g.rows ? m : n) + PAR_GEMM_GRAIN - 1) / PAR_GEMM_GRAIN;                \
+		if (t <= 1 || g.units < 2 || k <= 0) {                                             \
+			gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);      \
+			return;                                                                    \
+		}                                                                                  \
+		gc_nn_parallel(t, gc_nn_par_parts(t, g.units), par_##name##_part, &g);             \
+	}
+
+PAR_GEMM_DEFINE(float, gc_nn_sgemm, gc_sgemm)
+PAR_GEMM_DEFINE(double, gc_nn_dgemm, gc_dgemm)
+
 /* ---- float32 products by a constant B on the packed kernels ---- */
 
 /* Rows of A packed at a time: at most this many bytes of scratch. */
@@ -297,14 +358,13 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	static int gemm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
 				  gc_tensor *const *out)                                           \
 	{                                                                                          \
-		(void)k;                                                                           \
 		const gemm_state *st = n->state;                                                   \
 		T *y = out[0]->data;                                                               \
 		T beta = 0;                                                                        \
 		if (st->act.kind != GC_NN_ACT_NONE) {                                              \
-			gemm(st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha,        \
-			     in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, 0, y,           \
-			     (int)st->n);                                                          \
+			gemm(k->threads, st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k,       \
+			     st->alpha, in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, 0,   \
+			     y, (int)st->n);                                                       \
 			int use_c = st->has_c && st->beta != 0;                                    \
 			gemm_epilogue_##sfx(st, use_c ? (const T *)in[2]->data : NULL, y);         \
 			return 0;                                                                  \
@@ -314,13 +374,13 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 			GEMM_FILL_C(T, st, c, y);                                                  \
 			beta = st->beta;                                                           \
 		}                                                                                  \
-		gemm(st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha, in[0]->data,   \
-		     (int)st->lda, in[1]->data, (int)st->ldb, beta, y, (int)st->n);                \
+		gemm(k->threads, st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha,    \
+		     in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, beta, y, (int)st->n);   \
 		return 0;                                                                          \
 	}
 
-GEMM_BLAS_RUN(float, f32, gc_sgemm)
-GEMM_BLAS_RUN(double, f64, gc_dgemm)
+GEMM_BLAS_RUN(float, f32, gc_nn_sgemm)
+GEMM_BLAS_RUN(double, f64, gc_nn_dgemm)
 
 /* Integer products wrap (as ONNX Runtime's do): the arithmetic runs in the
  * unsigned type U of the same width. */
@@ -530,35 +590,66 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 					   (const T *)st->bias, 1, 1);                             \
 	}                                                                                          \
                                                                                                    \
+	/* the products of batch items [b0, b1), each on this thread */                           \
+	static void matmul_items_##sfx(const matmul_state *st, const T *a, const T *b, T *y,       \
+				       int threads, int64_t b0, int64_t b1)                        \
+	{                                                                                          \
+		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
+		for (int64_t bi = b0; bi < b1; bi++) {                                             \
+			int64_t oa, ob;                                                            \
+			mm_offsets(st, bi, &oa, &ob);                                              \
+			gemm(threads, 0, 0, (int)st->m, (int)st->n, (int)st->k, 1,                 \
+			     a + oa * st->m * st->k, (int)st->k, b + ob * st->k * st->n,           \
+			     (int)st->n, 0, y + bi * st->m * st->n, (int)st->n);                   \
+			if (epi)                                                                   \
+				matmul_epilogue_##sfx(st, y, bi * st->m, (bi + 1) * st->m);        \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	typedef struct matmul_job_##sfx {                                                          \
+		const matmul_state *st;                                                            \
+		const T *a, *b;                                                                    \
+		T *y;                                                                              \
+	} matmul_job_##sfx;                                                                        \
+                                                                                                   \
+	static void matmul_part_##sfx(void *arg, int part, int parts, int slot)                    \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const matmul_job_##sfx *j = arg;                                                   \
+		int64_t b0, b1;                                                                    \
+		gc_nn_part_range(j->st->batch, part, parts, &b0, &b1);                             \
+		matmul_items_##sfx(j->st, j->a, j->b, j->y, 1, b0, b1);                            \
+	}                                                                                          \
+                                                                                                   \
 	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
 				    gc_tensor *const *out)                                         \
 	{                                                                                          \
-		(void)k;                                                                           \
 		const matmul_state *st = n->state;                                                 \
 		const T *a = in[0]->data, *b = in[1]->data;                                        \
 		T *y = out[0]->data;                                                               \
 		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
 		if (st->fold) {                                                                    \
-			gemm(0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k, 1, a,         \
-			     (int)st->k, b, (int)st->n, 0, y, (int)st->n);                         \
+			gemm(k->threads, 0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k,   \
+			     1, a, (int)st->k, b, (int)st->n, 0, y, (int)st->n);                   \
 			if (epi)                                                                   \
 				matmul_epilogue_##sfx(st, y, 0, st->batch * st->m);                \
 			return 0;                                                                  \
 		}                                                                                  \
-		for (int64_t bi = 0; bi < st->batch; bi++) {                                       \
-			int64_t oa, ob;                                                            \
-			mm_offsets(st, bi, &oa, &ob);                                              \
-			gemm(0, 0, (int)st->m, (int)st->n, (int)st->k, 1, a + oa * st->m * st->k,  \
-			     (int)st->k, b + ob * st->k * st->n, (int)st->n, 0,                    \
-			     y + bi * st->m * st->n, (int)st->n);                                  \
-			if (epi)                                                                   \
-				matmul_epilogue_##sfx(st, y, bi * st->m, (bi + 1) * st->m);        \
+		/* many products (attention's heads): whole ones to each thread;                   \
+		 * a few: each split over the threads in turn */                                   \
+		double cycles = (double)st->batch * st->m * st->n * st->k / 16;                    \
+		int t = gc_nn_par_threads(k->threads, cycles);                                     \
+		if (t > 1 && st->batch >= 2 * t) {                                                 \
+			matmul_job_##sfx j = {st, a, b, y};                                        \
+			gc_nn_parallel(t, gc_nn_par_parts(t, st->batch), matmul_part_##sfx, &j);   \
+			return 0;                                                                  \
 		}                                                                                  \
+		matmul_items_##sfx(st, a, b, y, k->threads, 0, st->batch);                         \
 		return 0;                                                                          \
 	}
 
-MATMUL_BLAS_RUN(float, f32, gc_sgemm)
-MATMUL_BLAS_RUN(double, f64, gc_dgemm)
+MATMUL_BLAS_RUN(float, f32, gc_nn_sgemm)
+MATMUL_BLAS_RUN(double, f64, gc_nn_dgemm)
 
 #define MATMUL_INT_RUN(T, U, sfx)                                                                  \
 	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
