@@ -3,7 +3,8 @@
  * and 4 threads, the bytes it gives at 1 thread, and does split (the pool's
  * job counter moves): MatMul of every shape (4-D attention products with
  * many and with few heads, a folded batch, 2-D by a constant B on the
- * packed kernel and on OpenBLAS), Gemm (matrix-vector, packed), element-wise
+ * packed kernel and on OpenBLAS), Gemm (matrix-vector, packed), ConvTranspose
+ * (its product on OpenBLAS), element-wise
  * and broadcast binary ops, reductions, pooling (row path, window loops,
  * global), Resize, Transpose, Slice and Concat. Each split computes every
  * output element as one thread does (whole rows or columns of a GEMM, of a
@@ -229,6 +230,49 @@ static void test_gemm_threads(void)
 		free(bt);
 		free(cv);
 	}
+}
+
+/* ConvTranspose (U-Net's up-sampling): its product on OpenBLAS, split */
+static void test_convtranspose_threads(void)
+{
+	const int64_t C = 128, M = 64, H = 32, W = 32, OH = 64, OW = 64;
+	float *x = rnd_buf(C * H * W), *w = rnd_buf(C * M * 4), *bias = rnd_buf(M);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, C, H, W}, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){C, M, 2, 2}, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){M}, bias);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	gc_attr attrs[] = {
+	    {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = (int64_t[]){2, 2}}};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_ConvTranspose, "ConvTranspose", 11, 3, ins, 1, 1, attrs);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		/* stride 2, kernel 2: output (oh, ow) has one tap per channel */
+		int64_t ny = M * OH * OW;
+		double *want = malloc((size_t)ny * sizeof(double));
+		double *scale = malloc((size_t)ny * sizeof(double));
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t oh = 0; oh < OH; oh++)
+				for (int64_t ow = 0; ow < OW; ow++) {
+					double s = bias[m], sa = fabs(bias[m]);
+					for (int64_t c = 0; c < C; c++) {
+						double v = (double)x[(c * H + oh / 2) * W + ow / 2] *
+							   w[((c * M + m) * 2 + oh % 2) * 2 + ow % 2];
+						s += v;
+						sa += fabs(v);
+					}
+					want[(m * OH + oh) * OW + ow] = s;
+					scale[(m * OH + oh) * OW + ow] = sa;
+				}
+		CHECK(near_all(h.out[0].data, want, scale, ny, "ConvTranspose"));
+		check_threads_ref(&h, ins, "ConvTranspose", want, scale);
+		free(want);
+		free(scale);
+	}
+	harness_free(&h);
+	free(x);
+	free(w);
+	free(bias);
 }
 
 /* ---- element-wise ---- */
@@ -528,6 +572,7 @@ static void test_copy_threads(void)
 	free(c);
 }
 
-TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_elementwise_threads),
+TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
+	  TEST(test_elementwise_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
 	  TEST(test_copy_threads))
