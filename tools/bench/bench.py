@@ -25,7 +25,11 @@ the Identity floor and the demo (bench_models.py), and the zoo of
 tools/bench/zoo.py (torchvision and nn.Module exports made at bench time).
 
 After the table: resnet18's `graphcc compile` time, its .gcb load time and
-size, and the custom-call overhead from `make bench-custom-call` (read from
+size; "big weights" (bench_models.py --big DIM: six DIM x DIM MatMul weights
+in ONNX external data): time to the first result and peak RSS of `graphcc
+run model.onnx`, `graphcc compile`, `graphcc run model.gcb` and ONNX
+Runtime's session create + first run, each a fresh process (median of 3),
+against the size of the weights; and the custom-call overhead from `make bench-custom-call` (read from
 B/bench/custom-call.txt). Everything is printed and written to B/bench.md.
 """
 import argparse
@@ -367,6 +371,53 @@ def compile_and_load(a, work):
             "onnx_mib": os.path.getsize(model) / 2**20}
 
 
+def run_measured(argv):
+    """Runs argv to its end: (wall ms, peak RSS MiB of that process)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read().decode(errors="replace")  # small; read before waiting
+    _, status, ru = os.wait4(p.pid, 0)
+    ms = (time.monotonic() - t0) * 1000.0
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        raise WorkerError("%s: exit %d: %s" % (" ".join(argv), p.returncode, err.strip()[-1000:]))
+    return ms, ru.ru_maxrss / 1024.0
+
+
+def big_weights(a, work, dim, repeat=3):
+    """The big-weights rows: [(what, ms to first result, peak RSS MiB)],
+    and the weights' size in MiB."""
+    run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
+               os.path.join(work, "models"), "--big", str(dim)])
+    d = os.path.join(work, "models", "big-%d" % dim)
+    model, x = os.path.join(d, "model.onnx"), os.path.join(d, "x.npy")
+    gcb, out = os.path.join(work, "big.gcb"), os.path.join(work, "out", "big")
+    g = os.path.join(a.build, "bin", "graphcc")
+    cmds = [
+        ("graphcc run model.onnx", [g, "run", model, "--threads", "1", "--input", "x=" + x,
+                                    "--output-dir", out]),
+        ("graphcc compile model.onnx", [g, "compile", model, "-o", gcb]),
+        ("graphcc run model.gcb", [g, "run", gcb, "--threads", "1", "--input", "x=" + x,
+                                   "--output-dir", out]),
+    ]
+    rows = []
+    for what, argv in cmds:
+        m = [run_measured(argv) for _ in range(repeat)]
+        rows.append((what, statistics.median(v[0] for v in m), max(v[1] for v in m)))
+    ort = []
+    for _ in range(repeat):
+        t0 = time.monotonic()
+        w = Worker("ORT big", ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                               a.ort_modules, model, "1", "x=" + x],
+                   os.path.join(work, "logs", "big-ort.log"))
+        ort.append(((time.monotonic() - t0) * 1000.0, w.peak_rss_mib()))
+        w.close()
+    rows.append(("ONNX Runtime: create + first run (Node)", statistics.median(v[0] for v in ort),
+                 max(v[1] for v in ort)))
+    return rows, os.path.getsize(os.path.join(d, "weights.bin")) / 2**20
+
+
 def custom_call(b):
     """The lines of `make bench-custom-call` and the largest overhead (ns)."""
     path = os.path.join(b, "bench", "custom-call.txt")
@@ -394,7 +445,7 @@ def fmt(x):
     return "%.*f" % (max(0, 2 - math.floor(math.log10(x))), x)
 
 
-def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
+def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
     L = []
     L.append("# graphcc vs ONNX Runtime (`make bench`)")
     L.append("")
@@ -441,8 +492,8 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
              "%.1f s; a fast model runs K times per sample (samples x K, graphcc | ORT: "
              "%s). ORT: onnxruntime-node, intraOpNumThreads = threads, "
              "interOpNumThreads 1, sequential, graph optimization 'all'. graphcc: "
-             "`gc_session_new` with `threads` (its GEMM-shaped work goes through "
-             "OpenBLAS with that many threads)." % (
+             "`gc_session_new` with `threads` (its kernels split their work over its own "
+             "worker pool; OpenBLAS runs single-threaded)." % (
                  BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
                      "%s/%d %dx%d | %dx%d" % (r["model"], r["threads"], r["graphcc_samples"],
                                               r["graphcc_k"], r["ort_samples"], r["ort_k"])
@@ -485,6 +536,21 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
                          r18[0]["threads"], "" if r18[0]["threads"] == 1 else "s",
                          r18[0]["graphcc_prepare_ms"], r18[0]["ort_prepare_ms"]))
         L.append("")
+    if big:
+        brows, wmib = big
+        L.append("## Big weights (%.0f MiB of MatMul weights in ONNX external data)" % wmib)
+        L.append("")
+        L.append("| command (fresh process, 1 thread) | time to first result ms | peak RSS MiB "
+                 "| RSS / weights |")
+        L.append("|---|---:|---:|---:|")
+        for what, ms, rss in brows:
+            L.append("| %s | %.0f | %.0f | %.2f |" % (what, ms, rss, rss / wmib))
+        L.append("")
+        L.append("Wall time of the whole process (graphcc: `graphcc run` includes writing "
+                 "the output; ORT: Node start, `InferenceSession.create`, one run), median "
+                 "of 3; peak RSS: the largest of the 3 (wait4's ru_maxrss; ORT: VmHWM, "
+                 "Node's %.0f MiB included)." % base_rss)
+        L.append("")
     L.append("## Custom-op call overhead (`make bench-custom-call`)")
     L.append("")
     if cc_lines:
@@ -524,12 +590,16 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--min-runs", type=int, default=20)
     ap.add_argument("--min-seconds", type=float, default=1.0)
+    ap.add_argument("--big-dim", type=int, default=2048,
+                    help="big weights: DIM x DIM MatMul weights (8192: issue 19's 1.5 GB)")
     a = ap.parse_args(argv)
-    keys = [k for k in re.split(r"[,\s]+", a.only) if k] or list(MODELS)
+    keys = [k for k in re.split(r"[,\s]+", a.only) if k] or list(MODELS) + ["big"]
+    want_big = "big" in keys
+    keys = [k for k in keys if k != "big"]
     bad = [k for k in keys if k not in MODELS]
     if bad:
-        sys.exit("bench: unknown model %s; the models are: %s" % (", ".join(bad),
-                                                                   ", ".join(MODELS)))
+        sys.exit("bench: unknown model %s; the models are: %s, big" % (", ".join(bad),
+                                                                       ", ".join(MODELS)))
     threads = [int(t) for t in re.split(r"[,\s]+", a.threads) if t]
     if not threads or min(threads) < 1:
         sys.exit("bench: --threads wants positive counts, e.g. 1,2")
@@ -569,14 +639,26 @@ def main(argv=None):
         except WorkerError as e:
             print("  FAILED: %s" % e, flush=True)
             failed.append("resnet18 compile/load")
+    big = None
+    if want_big:
+        print("== big weights (%d x %d, six of them, external data)" % (a.big_dim, a.big_dim),
+              flush=True)
+        try:
+            big = big_weights(a, work, a.big_dim)
+            for what, ms, rss in big[0]:
+                print("  %-42s %8.0f ms  %8.0f MiB" % (what, ms, rss), flush=True)
+        except WorkerError as e:
+            print("  FAILED: %s" % e, flush=True)
+            failed.append("big weights")
     cc_lines, cc_max = custom_call(a.build)
-    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a)
+    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a, big)
     out = os.path.join(a.build, "bench.md")
     with open(out + ".tmp", "w") as f:
         f.write(md)
     os.replace(out + ".tmp", out)
     with open(os.path.join(work, "bench.json"), "w") as f:
         json.dump({"rows": rows, "node_baseline_rss_mib": base_rss, "compile_load": cl,
+                   "big_weights": big,
                    "custom_call": cc_lines}, f, indent=1)
     print()
     print(md)
