@@ -249,6 +249,80 @@ static int fits_int(gc_kctx *k, const char *what, int64_t v)
 PAR_GEMM_DEFINE(float, gc_nn_sgemm, gc_sgemm)
 PAR_GEMM_DEFINE(double, gc_nn_dgemm, gc_dgemm)
 
+/* ---- float32: a few rows by B read where it is ---- */
+
+/*
+ * 2 to FEW_ROWS rows of A (a decoder's tokens, a small batch) by B, read in
+ * place: a product this thin is bound by reading B, which packing would only
+ * copy -- and a packed copy of constant weights doubles the memory they take
+ * (issue 19 item 7). Columns are split over the pool in blocks of FEW_NB;
+ * each result sums its K products in order, whatever the split.
+ */
+#define FEW_ROWS 8
+#define FEW_NB 256
+
+typedef struct few_job {
+	const float *a, *b;
+	float *y;
+	float alpha;
+	int64_t m, n, k, blocks;
+	int tb; /* B is [n][k] (Gemm's transB) */
+} few_job;
+
+GC_NN_SIMD static void few_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const few_job *j = arg;
+	const int64_t m = j->m, n = j->n, k = j->k;
+	int64_t b0, b1;
+	gc_nn_part_range(j->blocks, part, parts, &b0, &b1);
+	for (int64_t blk = b0; blk < b1; blk++) {
+		int64_t j0 = blk * FEW_NB, w = n - j0 < FEW_NB ? n - j0 : FEW_NB;
+		if (j->tb) {
+			for (int64_t c = j0; c < j0 + w; c++)
+				for (int64_t i = 0; i < m; i++) {
+					const float *x = j->a + i * k, *bc = j->b + c * k;
+					float acc[GC_NN_LANES] = {0}, s = 0;
+					int64_t p = 0;
+					for (; p + GC_NN_LANES <= k; p += GC_NN_LANES)
+						for (int l = 0; l < GC_NN_LANES; l++)
+							acc[l] += x[p + l] * bc[p + l];
+					for (; p < k; p++)
+						s += x[p] * bc[p];
+					for (int l = 0; l < GC_NN_LANES; l++)
+						s += acc[l];
+					j->y[i * n + c] = j->alpha * s;
+				}
+			continue;
+		}
+		float acc[FEW_ROWS][FEW_NB];
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t c = 0; c < w; c++)
+				acc[i][c] = 0;
+		for (int64_t p = 0; p < k; p++) {
+			const float *bp = j->b + p * n + j0;
+			for (int64_t i = 0; i < m; i++) {
+				float av = j->a[i * k + p], *ac = acc[i];
+				for (int64_t c = 0; c < w; c++)
+					ac[c] += av * bp[c];
+			}
+		}
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t c = 0; c < w; c++)
+				j->y[i * n + j0 + c] = j->alpha * acc[i][c];
+	}
+}
+
+/* y[m][n] = alpha A[m][k] op(B), m <= FEW_ROWS. */
+static void few_rows(int threads, const float *a, const float *b, float *y, float alpha, int64_t m,
+		     int64_t n, int64_t k, int tb)
+{
+	few_job j = {a, b, y, alpha, m, n, k, (n + FEW_NB - 1) / FEW_NB, tb};
+	double fma = (double)m * n * k / 16, bytes = (double)n * k;
+	int t = gc_nn_par_threads(threads, fma > bytes ? fma : bytes);
+	gc_nn_parallel(t, gc_nn_par_parts(t, j.blocks), few_part, &j);
+}
+
 /* ---- float32 products by a constant B on the packed kernels ---- */
 
 /* Rows of A packed at a time: at most this many bytes of scratch. */
@@ -320,6 +394,8 @@ typedef struct gemm_state {
 	pk_gemm pk;
 } gemm_state;
 
+GC_NN_SIMD static void gemm_epilogue_f32(const gemm_state *st, const float *c, float *y);
+
 static void gemm_state_free(void *p)
 {
 	gemm_state *st = p;
@@ -334,6 +410,17 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	int use_c = st->has_c && st->beta != 0;
 	pk_gemm_run(&st->pk, in[0]->data, use_c ? (const float *)in[2]->data : NULL,
 		    out[0]->data, k->scratch, k->threads);
+	return 0;
+}
+
+static int gemm_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			gc_tensor *const *out)
+{
+	const gemm_state *st = n->state;
+	few_rows(k->threads, in[0]->data, in[1]->data, out[0]->data, st->alpha, st->m, st->n,
+		 st->k, st->tb);
+	int use_c = st->has_c && st->beta != 0;
+	gemm_epilogue_f32(st, use_c ? (const float *)in[2]->data : NULL, out[0]->data);
 	return 0;
 }
 
@@ -512,6 +599,10 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		if (fits_int(k, "M", m) || fits_int(k, "N", nn) || fits_int(k, "K", ka) ||
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
+	}
+	if (a->dtype == GC_DTYPE_FLOAT && !ta && m >= 2 && m <= FEW_ROWS) {
+		n->run = gemm_few_run;
+		return gc_kok(k);
 	}
 	if (a->dtype == GC_DTYPE_FLOAT) {
 		n->state_free = gemm_state_free;
@@ -704,6 +795,20 @@ static gc_run_fn matmul_pick(gc_dtype t)
 	}
 }
 
+GC_NN_SIMD static void matmul_epilogue_f32(const matmul_state *st, float *y, int64_t r0,
+					   int64_t r1);
+
+static int matmul_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			  gc_tensor *const *out)
+{
+	const matmul_state *st = n->state;
+	int64_t rows = st->batch * st->m;
+	few_rows(k->threads, in[0]->data, in[1]->data, out[0]->data, 1, rows, st->n, st->k, 0);
+	if (st->bias || st->act.kind != GC_NN_ACT_NONE)
+		matmul_epilogue_f32(st, out[0]->data, 0, rows);
+	return 0;
+}
+
 /* The _gc_bias and _gc_activation a pass fused into the MatMul. */
 static int matmul_epilogue_init(gc_kctx *k, const gc_node *n, gc_dtype dtype, int64_t nn,
 				matmul_state *st)
@@ -808,6 +913,12 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
 		    fits_int(k, "K", ka) || need_blas(k))
 			return gc_kok(k);
+	}
+	/* a few rows: B read in place (few_rows) */
+	if (a->dtype == GC_DTYPE_FLOAT && st->fold && st->batch * m >= 2 &&
+	    st->batch * m <= FEW_ROWS) {
+		n->run = matmul_few_run;
+		return gc_kok(k);
 	}
 	/* B the same for every row of a dense A: one product of batch * M rows */
 	if (a->dtype == GC_DTYPE_FLOAT && st->fold && b->rank == 2) {

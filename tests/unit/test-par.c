@@ -149,6 +149,8 @@ static void test_matmul_threads(void)
 	    {"2-D, constant B (packed)", 2, 2, {300, 256}, {256, 200}, 0, 0},
 	    {"2-D on OpenBLAS", 2, 2, {300, 256}, {256, 200}, 1, 1},
 	    {"one row", 2, 2, {1, 2048}, {2048, 512}, 1, 1},
+	    {"four rows, B read in place", 2, 2, {4, 2048}, {2048, 600}, 0, 0},
+	    {"two heads of three rows by one B", 3, 2, {2, 3, 1024}, {1024, 1000}, 0, 0},
 	};
 	for (int ci = 0; ci < LEN(cases); ci++) {
 		const mm_case *c = &cases[ci];
@@ -194,7 +196,9 @@ static void test_gemm_threads(void)
 	static const struct {
 		const char *what;
 		int64_t m, n, k;
-	} cases[] = {{"Gemm, one row", 1, 1024, 2048}, {"Gemm, packed", 256, 384, 512}};
+	} cases[] = {{"Gemm, one row", 1, 1024, 2048},
+		     {"Gemm, packed", 256, 384, 512},
+		     {"Gemm, five rows, B read in place", 5, 700, 1500}};
 	for (int ci = 0; ci < LEN(cases); ci++) {
 		int64_t m = cases[ci].m, n = cases[ci].n, k = cases[ci].k;
 		float *a = rnd_buf(m * k), *bt = rnd_buf(n * k), *cv = rnd_buf(n);
