@@ -6,11 +6,14 @@ Usage: bench.py --build B --ort-modules DIR [--only NAME,...] [--threads 1,2]
 
 For each model and thread count, two long-lived workers hold the model ready:
 graphcc-worker (C, graphcc linked in-process) and ort-worker.js (Node,
-onnxruntime-node). Both are warmed up, then asked to run in turn, A B A B
-in blocks of ~0.2 s, each timing its own runs inside the process, until
-each side has at least --min-runs samples and --min-seconds of measured
-time; the table gives the medians. Each worker is left to go idle before
-the other runs (Worker.quiesce: both runtimes' thread pools spin for a
+onnxruntime-node). All of a model's workers (both runtimes, every thread
+count) are warmed up, then asked to run in turn, round-robin in blocks of
+~0.2 s, each timing its own runs inside the process, until each has at
+least --min-runs samples and --min-seconds of measured time; the table
+gives the medians. One round-robin for all thread counts means that each
+runtime's speedup over 1 thread is measured under the same load as the
+ratio between the runtimes. Each worker is left to go idle before the next
+runs (Worker.quiesce: both runtimes' thread pools spin for a
 while after a run). Fast models run K times per request (K chosen in the
 warm-up so that a request lasts ~10 ms); a sample is the mean of those K.
 Then both write their outputs, which must agree (a check that they run the
@@ -178,24 +181,30 @@ def warm_up(w):
     return max(1, int(round(SAMPLE_MS / max(per_run, 1e-6)))) if per_run < SAMPLE_MS else 1
 
 
-def interleave(a, b, min_runs, min_ms):
-    """A B A B ... in blocks, after warming both up; per side: a list of
-    samples (ms per run) and the runs per sample. A block is BLOCK_MS of
-    requests to one worker, which is then left to go idle before the other
-    starts (see Worker.quiesce)."""
-    ka, kb = warm_up(a), warm_up(b)
-    sa, sb = [], []
+def interleave_all(ws, min_runs, min_ms):
+    """A B C ... A B C ... in blocks, after warming each up; per worker: a
+    list of samples (ms per run) and the runs per sample. A block is
+    BLOCK_MS of requests to one worker, which is then left to go idle before
+    the next starts (see Worker.quiesce). Turns are this short so that every
+    worker sees the same load on a shared machine."""
+    ks = [warm_up(w) for w in ws]
+    ss = [[] for _ in ws]
     while True:
-        for w, s, k in ((a, sa, ka), (b, sb, kb)):
+        for w, s, k in zip(ws, ss, ks):
             spent = 0.0
             while spent < BLOCK_MS and len(s) < MAX_SAMPLES:
                 s.append(w.run(k))
                 spent += s[-1] * k
             w.quiesce()
-        enough = all(len(s) >= min_runs and sum(s) * k >= min_ms
-                     for s, k in ((sa, ka), (sb, kb)))
-        if enough or len(sa) >= MAX_SAMPLES or len(sb) >= MAX_SAMPLES:
-            return (sa, ka), (sb, kb)
+        enough = all(len(s) >= min_runs and sum(s) * k >= min_ms for s, k in zip(ss, ks))
+        if enough or any(len(s) >= MAX_SAMPLES for s in ss):
+            return list(zip(ss, ks))
+
+
+def interleave(a, b, min_runs, min_ms):
+    """interleave_all of two workers."""
+    ra, rb = interleave_all([a, b], min_runs, min_ms)
+    return ra, rb
 
 
 def npy_outputs(d):
@@ -294,45 +303,57 @@ def run_quiet(argv):
 
 
 def bench_one(key, threads, a, work, logs):
+    """Rows for each thread count of `threads`: graphcc and ORT workers for
+    every thread count, all in one round-robin (so that the speedup over one
+    thread is measured under the same load as the runtimes' ratio)."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
-    gargv = [os.path.join(a.build, "bench", "graphcc-worker"), "--threads", str(threads)]
-    for o in ops:
-        gargv += ["--ops", o]
-    tag = "%s-t%d" % (key, threads)
-    g = o = None
+    pairs = []
     try:
-        g = Worker("graphcc worker (%s)" % tag, gargv + [gm] + feeds,
-                   os.path.join(logs, tag + "-graphcc.log"))
-        o = Worker("ORT worker (%s)" % tag,
-                   ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
-                    a.ort_modules, om, str(threads)] + feeds,
-                   os.path.join(logs, tag + "-ort.log"))
-        (gs, gk), (os_, ok_) = interleave(g, o, a.min_runs, a.min_seconds * 1000.0)
-        out = {}
-        for name, w in (("graphcc", g), ("ort", o)):
-            d = os.path.join(work, "out", tag, name)
-            shutil.rmtree(d, ignore_errors=True)
-            os.makedirs(d)
-            w.request("dump " + d)
-            out[name] = d
-        row = {
-            "model": key, "threads": threads,
-            "graphcc_ms": statistics.median(gs), "ort_ms": statistics.median(os_),
-            "graphcc_samples": len(gs), "graphcc_k": gk,
-            "ort_samples": len(os_), "ort_k": ok_,
-            "graphcc_rss": g.peak_rss_mib(), "ort_rss": o.peak_rss_mib(),
-            "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
-            "blas_core": g.ready[1], "ort_version": o.ready[1],
-            "graphcc_spread": spread(gs), "ort_spread": spread(os_),
-        }
-        row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
-        row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
-        return row
+        for t in threads:
+            gargv = [os.path.join(a.build, "bench", "graphcc-worker"), "--threads", str(t)]
+            for o in ops:
+                gargv += ["--ops", o]
+            tag = "%s-t%d" % (key, t)
+            g = Worker("graphcc worker (%s)" % tag, gargv + [gm] + feeds,
+                       os.path.join(logs, tag + "-graphcc.log"))
+            pairs.append((t, tag, g, None))
+            o = Worker("ORT worker (%s)" % tag,
+                       ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                        a.ort_modules, om, str(t)] + feeds,
+                       os.path.join(logs, tag + "-ort.log"))
+            pairs[-1] = (t, tag, g, o)
+        res = interleave_all([w for _, _, g, o in pairs for w in (g, o)], a.min_runs,
+                             a.min_seconds * 1000.0)
+        rows = []
+        for i, (t, tag, g, o) in enumerate(pairs):
+            (gs, gk), (os_, ok_) = res[2 * i], res[2 * i + 1]
+            out = {}
+            for name, w in (("graphcc", g), ("ort", o)):
+                d = os.path.join(work, "out", tag, name)
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+                w.request("dump " + d)
+                out[name] = d
+            row = {
+                "model": key, "threads": t,
+                "graphcc_ms": statistics.median(gs), "ort_ms": statistics.median(os_),
+                "graphcc_samples": len(gs), "graphcc_k": gk,
+                "ort_samples": len(os_), "ort_k": ok_,
+                "graphcc_rss": g.peak_rss_mib(), "ort_rss": o.peak_rss_mib(),
+                "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
+                "blas_core": g.ready[1], "ort_version": o.ready[1],
+                "graphcc_spread": spread(gs), "ort_spread": spread(os_),
+            }
+            row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
+            row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
+            rows.append(row)
+        return rows
     finally:
-        for w in (g, o):
-            if w:
-                w.close()
+        for _, _, g, o in pairs:
+            for w in (g, o):
+                if w:
+                    w.close()
 
 
 def node_baseline(a, logs):
@@ -486,8 +507,10 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
              "and times itself (graphcc: CLOCK_MONOTONIC around `gc_session_run`; ORT: "
              "`process.hrtime` around `await session.run`, so ORT's times include the "
              "Node binding's per-call cost, which the Identity row shows). After a "
-             "warm-up the two alternate A B A B in blocks of ~%.1f s, each worker left "
-             "to go idle before the other runs (both runtimes' pool threads spin for "
+             "warm-up the workers take turns (graphcc and ORT at 1 thread, then at 2, "
+             "...: one round-robin per model, so the speedups over 1 thread are measured "
+             "under the same load as the ratios) in blocks of ~%.1f s, each worker left "
+             "to go idle before the next runs (both runtimes' pool threads spin for "
              "up to ~0.1 s after a run), until each side has at least %d samples and "
              "%.1f s; a fast model runs K times per sample (samples x K, graphcc | ORT: "
              "%s). ORT: onnxruntime-node, intraOpNumThreads = threads, "
@@ -617,14 +640,15 @@ def main(argv=None):
     print("== timing (A B A B in blocks; graphcc | ORT, median ms per run)", flush=True)
     rows, failed = [], []
     for key in keys:
-        for t in threads:
-            try:
-                r = bench_one(key, t, a, work, logs)
-            except WorkerError as e:
-                print("  %s, %d thread(s): FAILED: %s" % (key, t, e), flush=True)
-                failed.append("%s/%d" % (key, t))
-                continue
+        try:
+            rs = bench_one(key, threads, a, work, logs)
+        except WorkerError as e:
+            print("  %s: FAILED: %s" % (key, e), flush=True)
+            failed.append(key)
+            continue
+        for r in rs:
             rows.append(r)
+            t = r["threads"]
             print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms   ratio %.2f   max|diff| %.1e%s"
                   % (key, t, fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
                      r["graphcc_ms"] / r["ort_ms"], r["diff"],
