@@ -305,29 +305,35 @@ def run_quiet(argv):
 def bench_one(key, threads, a, work, logs):
     """Rows for each thread count of `threads`: graphcc and ORT workers for
     every thread count, all in one round-robin (so that the speedup over one
-    thread is measured under the same load as the runtimes' ratio)."""
+    thread is measured under the same load as the runtimes' ratio); with
+    --baseline-build, a worker of that build too (graphcc before a change),
+    in the same round-robin."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
-    pairs = []
+    builds = [("graphcc", a.build)] + ([("base", a.baseline_build)] if a.baseline_build else [])
+    sets = []  # (threads, tag, {name: Worker})
     try:
         for t in threads:
-            gargv = [os.path.join(a.build, "bench", "graphcc-worker"), "--threads", str(t)]
-            for o in ops:
-                gargv += ["--ops", o]
             tag = "%s-t%d" % (key, t)
-            g = Worker("graphcc worker (%s)" % tag, gargv + [gm] + feeds,
-                       os.path.join(logs, tag + "-graphcc.log"))
-            pairs.append((t, tag, g, None))
-            o = Worker("ORT worker (%s)" % tag,
-                       ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
-                        a.ort_modules, om, str(t)] + feeds,
-                       os.path.join(logs, tag + "-ort.log"))
-            pairs[-1] = (t, tag, g, o)
-        res = interleave_all([w for _, _, g, o in pairs for w in (g, o)], a.min_runs,
-                             a.min_seconds * 1000.0)
+            ws = {}
+            sets.append((t, tag, ws))
+            for name, b in builds:
+                gargv = [os.path.join(b, "bench", "graphcc-worker"), "--threads", str(t)]
+                for o in ops:
+                    gargv += ["--ops", o]
+                ws[name] = Worker("%s worker (%s)" % (name, tag), gargv + [gm] + feeds,
+                                  os.path.join(logs, "%s-%s.log" % (tag, name)))
+            ws["ort"] = Worker("ORT worker (%s)" % tag,
+                               ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                                a.ort_modules, om, str(t)] + feeds,
+                               os.path.join(logs, tag + "-ort.log"))
+        order = [(i, name) for i, (_, _, ws) in enumerate(sets) for name in ws]
+        res = dict(zip(order, interleave_all([sets[i][2][n] for i, n in order], a.min_runs,
+                                             a.min_seconds * 1000.0)))
         rows = []
-        for i, (t, tag, g, o) in enumerate(pairs):
-            (gs, gk), (os_, ok_) = res[2 * i], res[2 * i + 1]
+        for i, (t, tag, ws) in enumerate(sets):
+            (gs, gk), (os_, ok_) = res[(i, "graphcc")], res[(i, "ort")]
+            g, o = ws["graphcc"], ws["ort"]
             out = {}
             for name, w in (("graphcc", g), ("ort", o)):
                 d = os.path.join(work, "out", tag, name)
@@ -345,15 +351,17 @@ def bench_one(key, threads, a, work, logs):
                 "blas_core": g.ready[1], "ort_version": o.ready[1],
                 "graphcc_spread": spread(gs), "ort_spread": spread(os_),
             }
+            if "base" in ws:
+                bs = res[(i, "base")][0]
+                row["base_ms"], row["base_spread"] = statistics.median(bs), spread(bs)
             row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
             row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
             rows.append(row)
         return rows
     finally:
-        for _, _, g, o in pairs:
-            for w in (g, o):
-                if w:
-                    w.close()
+        for _, _, ws in sets:
+            for w in ws.values():
+                w.close()
 
 
 def node_baseline(a, logs):
@@ -488,6 +496,25 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
     L.append("± is half the interquartile range of the samples, relative to the median. "
              "Speedup: the model's 1-thread median over this row's (above 1: faster).")
     L.append("")
+    if any("base_ms" in r for r in rows):
+        L.append("## Before and after (the baseline build in the same round-robin)")
+        L.append("")
+        L.append("| model | threads | before ms | after ms | ORT ms | before/ORT | after/ORT "
+                 "| speedup over 1 thread: before / after / ORT |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            if "base_ms" not in r:
+                continue
+            r1 = one.get(r["model"])
+            speed = ("%.2f / %.2f / %.2f" % (r1["base_ms"] / r["base_ms"],
+                                              r1["graphcc_ms"] / r["graphcc_ms"],
+                                              r1["ort_ms"] / r["ort_ms"])
+                     if r1 and "base_ms" in r1 and r["threads"] > 1 else "")
+            L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %s | %.2f | %.2f | %s |" % (
+                MODELS[r["model"]], r["threads"], fmt(r["base_ms"]), 100 * r["base_spread"],
+                fmt(r["graphcc_ms"]), 100 * r["graphcc_spread"], fmt(r["ort_ms"]),
+                r["base_ms"] / r["ort_ms"], r["graphcc_ms"] / r["ort_ms"], speed))
+        L.append("")
     if any(r.get("top_ops") for r in rows):
         L.append("## Where graphcc's time goes (top three op types)")
         L.append("")
@@ -613,6 +640,9 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--min-runs", type=int, default=20)
     ap.add_argument("--min-seconds", type=float, default=1.0)
+    ap.add_argument("--baseline-build", default="",
+                    help="also time this build's graphcc-worker (before a change), in the "
+                         "same round-robin")
     ap.add_argument("--big-dim", type=int, default=2048,
                     help="big weights: DIM x DIM MatMul weights (8192: issue 19's 1.5 GB)")
     a = ap.parse_args(argv)
@@ -649,10 +679,12 @@ def main(argv=None):
         for r in rs:
             rows.append(r)
             t = r["threads"]
-            print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms   ratio %.2f   max|diff| %.1e%s"
+            print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms   ratio %.2f   max|diff| %.1e%s%s"
                   % (key, t, fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
                      r["graphcc_ms"] / r["ort_ms"], r["diff"],
-                     "" if r["same"] else "  MISMATCH"), flush=True)
+                     "" if r["same"] else "  MISMATCH",
+                     "   (before: %s ms)" % fmt(r["base_ms"]) if "base_ms" in r else ""),
+                  flush=True)
             if not r["same"]:
                 failed.append("%s/%d (outputs differ)" % (key, t))
     cl = None
