@@ -256,7 +256,9 @@ PAR_GEMM_DEFINE(double, gc_nn_dgemm, gc_dgemm)
  * place: a product this thin is bound by reading B, which packing would only
  * copy -- and a packed copy of constant weights doubles the memory they take
  * (issue 19 item 7). Columns are split over the pool in blocks of FEW_NB;
- * each result sums its K products in order, whatever the split.
+ * each result sums its K products in order, whatever the split. Plain C,
+ * but one of graphcc's own GEMM kernels: GRAPHCC_NN_REFERENCE=1 turns it off
+ * with the packed ones (gc_pk_usable), leaving OpenBLAS to compare with.
  */
 #define FEW_ROWS 8
 #define FEW_NB 256
@@ -600,7 +602,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
 	}
-	if (a->dtype == GC_DTYPE_FLOAT && !ta && m >= 2 && m <= FEW_ROWS) {
+	if (a->dtype == GC_DTYPE_FLOAT && !ta && m >= 2 && m <= FEW_ROWS && gc_pk_usable()) {
 		n->run = gemm_few_run;
 		return gc_kok(k);
 	}
@@ -916,7 +918,7 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	}
 	/* a few rows: B read in place (few_rows) */
 	if (a->dtype == GC_DTYPE_FLOAT && st->fold && st->batch * m >= 2 &&
-	    st->batch * m <= FEW_ROWS) {
+	    st->batch * m <= FEW_ROWS && gc_pk_usable()) {
 		n->run = matmul_few_run;
 		return gc_kok(k);
 	}
