@@ -350,10 +350,12 @@ def bench_one(key, threads, a, work, logs):
                 "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
                 "blas_core": g.ready[1], "ort_version": o.ready[1],
                 "graphcc_spread": spread(gs), "ort_spread": spread(os_),
+                "graphcc_min": min(gs), "ort_min": min(os_),
             }
             if "base" in ws:
                 bs = res[(i, "base")][0]
                 row["base_ms"], row["base_spread"] = statistics.median(bs), spread(bs)
+                row["base_min"] = min(bs)
             row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
             row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
             rows.append(row)
@@ -500,8 +502,9 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
         L.append("## Before and after (the baseline build in the same round-robin)")
         L.append("")
         L.append("| model | threads | before ms | after ms | ORT ms | before/ORT | after/ORT "
-                 "| speedup over 1 thread: before / after / ORT |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+                 "| speedup over 1 thread: before / after / ORT | fastest sample: before / "
+                 "after / ORT ms |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             if "base_ms" not in r:
                 continue
@@ -510,10 +513,12 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
                                               r1["graphcc_ms"] / r["graphcc_ms"],
                                               r1["ort_ms"] / r["ort_ms"])
                      if r1 and "base_ms" in r1 and r["threads"] > 1 else "")
-            L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %s | %.2f | %.2f | %s |" % (
-                MODELS[r["model"]], r["threads"], fmt(r["base_ms"]), 100 * r["base_spread"],
-                fmt(r["graphcc_ms"]), 100 * r["graphcc_spread"], fmt(r["ort_ms"]),
-                r["base_ms"] / r["ort_ms"], r["graphcc_ms"] / r["ort_ms"], speed))
+            L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %s | %.2f | %.2f | %s | %s / %s / %s |"
+                     % (MODELS[r["model"]], r["threads"], fmt(r["base_ms"]),
+                        100 * r["base_spread"], fmt(r["graphcc_ms"]),
+                        100 * r["graphcc_spread"], fmt(r["ort_ms"]),
+                        r["base_ms"] / r["ort_ms"], r["graphcc_ms"] / r["ort_ms"], speed,
+                        fmt(r["base_min"]), fmt(r["graphcc_min"]), fmt(r["ort_min"])))
         L.append("")
     if any(r.get("top_ops") for r in rows):
         L.append("## Where graphcc's time goes (top three op types)")
