@@ -516,7 +516,7 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
             L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %s | %.2f | %.2f | %s | %s / %s / %s |"
                      % (MODELS[r["model"]], r["threads"], fmt(r["base_ms"]),
                         100 * r["base_spread"], fmt(r["graphcc_ms"]),
-                        100 * r["graphcc_spread"], fmt(r["ort_ms"]),
+                        100 * r.get("graphcc_spread", 0.0), fmt(r["ort_ms"]),
                         r["base_ms"] / r["ort_ms"], r["graphcc_ms"] / r["ort_ms"], speed,
                         fmt(r["base_min"]), fmt(r["graphcc_min"]), fmt(r["ort_min"])))
         L.append("")
