@@ -186,11 +186,18 @@ def interleave_all(ws, min_runs, min_ms):
     list of samples (ms per run) and the runs per sample. A block is
     BLOCK_MS of requests to one worker, which is then left to go idle before
     the next starts (see Worker.quiesce). Turns are this short so that every
-    worker sees the same load on a shared machine."""
+    worker sees the same load on a shared machine; each round starts one
+    worker later than the last, so no worker always follows the same one."""
     ks = [warm_up(w) for w in ws]
     ss = [[] for _ in ws]
+    turn = 0
     while True:
-        for w, s, k in zip(ws, ss, ks):
+        # each round starts one worker later: whatever a worker's place in
+        # the order costs (the one before it still spinning down) is shared
+        order = list(zip(ws, ss, ks))
+        order = order[turn % len(order):] + order[:turn % len(order)]
+        turn += 1
+        for w, s, k in order:
             spent = 0.0
             while spent < BLOCK_MS and len(s) < MAX_SAMPLES:
                 s.append(w.run(k))
