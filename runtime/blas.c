@@ -85,6 +85,9 @@ static void load(void)
 	memcpy(&blas.dgemv, &p, sizeof p);
 	p = sym("openblas_set_num_threads");
 	memcpy(&blas.set_threads, &p, sizeof p);
+	/* Single-threaded, once (see blas.h): the pool splits the work. */
+	if (!blas.err.code)
+		blas.set_threads(1);
 	/* The library stays loaded for the life of the process: programs built
 	 * later may still call into it. */
 }
@@ -95,13 +98,6 @@ int gc_blas_init(gc_error *err)
 	if (blas.err.code)
 		return gc_error_set(err, blas.err.code, "%s", blas.err.msg);
 	return 0;
-}
-
-void gc_blas_set_threads(int n)
-{
-	if (!blas.lib || blas.err.code)
-		return;
-	blas.set_threads(n > 0 ? n : 0);
 }
 
 #define GC_BLAS_GEMM(T, name, gemm_ptr, gemv_ptr)                                                  \

@@ -7,6 +7,13 @@
  * unless the user already chose one) and then loads the library, so the
  * setting takes effect.
  *
+ * OpenBLAS runs single-threaded: gc_blas_init sets its thread count to 1,
+ * once, when it loads the library (the one place graphcc calls
+ * openblas_set_num_threads; OpenBLAS 0.3.21 has no per-call or per-thread
+ * setting). graphcc's kernels split GEMMs over their own worker pool
+ * (kernels/nn-par.h) instead, so OpenBLAS's threads never compete with the
+ * pool's (no oversubscription) and sessions never race on the setting.
+ *
  * Matrices are row-major; trans_a/trans_b say whether op(A) = A^T.
  */
 #ifndef GC_BLAS_H
@@ -25,9 +32,6 @@
  */
 int gc_blas_init(gc_error *err);
 
-/* Threads OpenBLAS may use; n <= 0 means one per core. Does nothing before
- * a successful gc_blas_init. */
-void gc_blas_set_threads(int n);
 
 /*
  * C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. When M or N is 1 this

@@ -10,7 +10,6 @@
 
 #include "alloc.h"
 #include "backend.h"
-#include "blas.h"
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
@@ -154,8 +153,6 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 		return err->code;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
-	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
-	gc_blas_set_threads(threads);
 	return session_new(p, threads, NULL, out, err);
 }
 

@@ -1442,7 +1442,6 @@ static void test_blas(void)
 	float c[4] = {1, 2, 3, 4};
 	gc_sgemm(false, false, 2, 2, 0, 1.0f, a, 1, a, 2, 2.0f, c, 2);
 	CHECK_NEAR(c[3], 8, 0);
-	gc_blas_set_threads(1);
 }
 
 TEST_MAIN(TEST(test_blas), TEST(test_conv_basic), TEST(test_conv_groups_dilations),
