@@ -75,6 +75,7 @@ test-packages:
 	fi
 	@$(MAKE) --no-print-directory -C tests/flavours OUT=$(abspath $(B)/tests/flavours) $(PKG_FLAGS)
 	@$(MAKE) --no-print-directory -C tests/debug OUT=$(abspath $(B)/tests/debug) $(PKG_FLAGS)
+	@$(MAKE) --no-print-directory -C tests/authors OUT=$(abspath $(B)/tests/authors) $(PKG_FLAGS)
 
 help:
 	@echo "make            build $(GRAPHCC), libraries and plugins"

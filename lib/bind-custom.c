@@ -9,6 +9,8 @@
 
 typedef struct binder {
 	const gc_graph *g;
+	const gc_irnode *n;
+	gc_tensor *const *in; /* the node's inputs (NULL: absent) */
 	const gc_op_spec *op;
 	char label[400]; /* "model.onnx: node 'n' (dom::Type)" */
 	gc_pool *pool;
@@ -237,10 +239,35 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 				     "declared at %s:%d, but it is a graph input or computed by the graph",
 				     i, s->name, op->file, s->line);
 	}
-	if (n->n_out != op->n_outputs)
-		return bfail(b, GC_EINVAL, "has %d outputs; operation '%s' (%s:%d) has %d", n->n_out,
-			     op->name, op->file, op->line, op->n_outputs);
+	/* ONNX lets a node drop trailing outputs or leave one unnamed: only
+	 * optional ones. */
+	int32_t min_out = 0;
+	for (int32_t i = 0; i < op->n_outputs; i++)
+		if (!op->outputs[i].optional)
+			min_out = i + 1;
+	if (n->n_out < min_out || n->n_out > op->n_outputs) {
+		char takes[64];
+		if (min_out == op->n_outputs)
+			snprintf(takes, sizeof takes, "%d", min_out);
+		else
+			snprintf(takes, sizeof takes, "%d to %d (the rest are optional)", min_out,
+				 op->n_outputs);
+		return bfail(b, GC_EINVAL, "has %d outputs; operation '%s' (%s:%d) has %s", n->n_out,
+			     op->name, op->file, op->line, takes);
+	}
+	for (int32_t i = 0; i < n->n_out; i++)
+		if (n->out[i] < 0 && !op->outputs[i].optional)
+			return bfail(b, GC_EINVAL,
+				     "leaves output %d ('%s') unnamed, but it is not optional (%s:%d)",
+				     i, op->outputs[i].name, op->file, op->outputs[i].line);
 	return 0;
+}
+
+/* Whether output i of node n is absent: dropped or unnamed (only optional
+ * ones may be, check_inputs made sure). */
+static bool output_absent(const gc_irnode *n, int32_t i)
+{
+	return i >= n->n_out || n->out[i] < 0;
 }
 
 
@@ -271,6 +298,16 @@ static int64_t *out_dims(const bind_call *bc, int32_t i)
 	return bc->dims + (size_t)(bc->a.n_in + i) * DIMS_SLOTS;
 }
 
+/* The views of outputs the node leaves out, for every call but shape
+ * inference (which sets every declared output). */
+static void absent_outputs(const binder *b, bind_call *bc)
+{
+	for (int32_t i = 0; i < bc->a.n_out; i++)
+		if (output_absent(b->n, i))
+			gc_custom_view(&bc->a.out[i], out_dims(bc, i), NULL,
+				       b->op->outputs[i].max_dims);
+}
+
 /* verify: outputs are not known yet (rank 0). */
 static int bind_verify(binder *b, bind_call *bc)
 {
@@ -279,6 +316,7 @@ static int bind_verify(binder *b, bind_call *bc)
 		gc_custom_view(&bc->a.out[i], out_dims(bc, i), NULL, op->outputs[i].max_dims);
 		bc->a.out[i].dtype = DTFloat32;
 	}
+	absent_outputs(b, bc);
 	bc->host.msg[0] = 0;
 	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->verify);
 	if (gc_custom_call_verify(op->verify_fn, op->graphcc_iface, &bc->ctx, &bc->a) !=
@@ -319,6 +357,20 @@ static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor 
 		return bfail(b, GC_EINVAL,
 			     "shape inference %s:%s gave output %d ('%s') an invalid type %d", lib,
 			     fn, i, name, (int)o->dtype);
+	uint32_t declared = op->outputs[i].dtypes;
+	if (declared && !(dt < 32 && (declared >> dt & 1))) {
+		char list[256] = "";
+		size_t at = 0;
+		for (int k = 0; k < 32 && at < sizeof list; k++)
+			if (declared >> k & 1)
+				at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+						       at ? ", " : "", gc_dtype_name((gc_dtype)k));
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s made output %d ('%s') %s, but operation '%s' "
+			     "declares it [%s] (dtypes at %s:%d)",
+			     lib, fn, i, name, gc_dtype_name(dt), op->name, list, op->file,
+			     op->outputs[i].line);
+	}
 	*t = (gc_tensor){ .dtype = dt, .rank = o->rank };
 	for (int k = 0; k < o->rank; k++) {
 		if (d[k] < 0)
@@ -363,6 +415,7 @@ static int bind_infer(binder *b, bind_call *bc, gc_tensor **outs)
 			return b->err->code;
 		bc->a.out[i].numel = gc_tensor_numel(&t[i]);
 	}
+	absent_outputs(b, bc);
 	*outs = t;
 	return 0;
 }
@@ -402,6 +455,11 @@ static int bind_select(binder *b, bind_call *bc, const char *backend,
 			     "has no %s implementation of that type (it has: %s)",
 			     op->functions_library, op->select_impl, flavour, op->name, op->file,
 			     backend, at ? have : "none");
+	char why[400];
+	if (!gc_impl_accepts(op, im, b->in, b->n->n_in, why, sizeof why))
+		return bfail(b, GC_EINVAL,
+			     "selection %s:%s chose flavour '%s', which does not accept the node: %s",
+			     op->functions_library, op->select_impl, im->type, why);
 	*chosen = im;
 	return 0;
 }
@@ -501,13 +559,18 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err)
 {
 	const gc_irnode *n = &g->nodes[gi];
-	binder b = { .g = g, .pool = pool, .err = err };
+	binder b = { .g = g, .n = n, .in = in, .pool = pool, .err = err };
 	char lb[300];
 	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
 	if (!(b.op = find_op(&b, n, reg)) || check_inputs(&b, n, in))
 		return err->code;
 	const gc_op_spec *op = b.op;
-	int32_t n_in = n->n_in, n_out = n->n_out;
+	/* A view for every declared input and output (customop.h): an absent
+	 * one is NULL here. Variadic: the node's count. */
+	bool variadic = op->n_inputs && op->inputs[op->n_inputs - 1].variadic;
+	int32_t n_in = variadic ? (n->n_in > op->n_inputs - 1 ? n->n_in : op->n_inputs - 1)
+				: op->n_inputs;
+	int32_t n_out = op->n_outputs;
 	bind_call bc = { .a = { .n_in = n_in, .n_out = n_out, .n_params = op->n_params } };
 	bc.a.params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *bc.a.params);
 	bc.a.in = gc_calloc((size_t)(n_in + n_out) + 1, sizeof *bc.a.in);
@@ -524,8 +587,8 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	if ((rc = make_params(&b, n, bc.a.params)))
 		goto out;
 	for (int32_t i = 0; i < n_in; i++)
-		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS, in[i],
-			       input_spec(op, i)->max_dims);
+		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS,
+			       i < n->n_in ? in[i] : NULL, input_spec(op, i)->max_dims);
 	gc_custom_ctx_init(&bc.ctx, &bc.host, op->name, op->domain, op->type, pn->name, backend,
 			   NULL, "");
 	if ((rc = bind_verify(&b, &bc)) || (rc = bind_infer(&b, &bc, &outs)) ||

@@ -105,6 +105,12 @@ static int check_keys(parser *p, const yaml_node_t *map, const char *what,
 		bool known = false;
 		for (int i = 0; keys[i]; i++)
 			known |= !strcmp(keys[i], k);
+		if (!known && !strcmp(k, "inferType") && !strcmp(what, "an operation"))
+			return fail_at(p, kn, k,
+				       "unknown key in %s: graphcc has no separate inferType; "
+				       "inferShape sets each output's dtype with its shape (checked "
+				       "against the output's dtypes:)",
+				       what);
 		if (!known) {
 			const char *best = NULL;
 			size_t bd = 3;
@@ -324,7 +330,7 @@ static int parse_ios(parser *p, const yaml_node_t *op, const char *key, bool is_
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
 	static const char *const in_keys[] = { "name",	   "maxDims",  "constant", "dtypes",
 					       "optional", "variadic", NULL };
-	static const char *const out_keys[] = { "name", "maxDims", "dtypes", NULL };
+	static const char *const out_keys[] = { "name", "maxDims", "dtypes", "optional", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
@@ -513,6 +519,9 @@ static int parse_params(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	return 0;
 }
 
+static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
+			 gc_impl_spec *im);
+
 static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 {
 	yaml_node_t *list = get(p, op, "implementations", NULL, NULL);
@@ -530,7 +539,7 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
 	static const char *const keys[] = { "backend", "type",	  "impl",	  "symbol",
 					    "config",  "init",	  "destroy",	  "scratch",
-					    "scratchBytes", "inplace", NULL };
+					    "scratchBytes", "inplace", "accepts", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
@@ -569,6 +578,9 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 		if (!(im->destroy == NULL || im->init))
 			return fail_at(p, get(p, e, "destroy", NULL, NULL), "destroy",
 				       "a destroy function needs an init function");
+		yaml_node_t *acc = get(p, e, "accepts", NULL, NULL);
+		if (acc && parse_accepts(p, acc, spec, im))
+			return p->err->code;
 		im->impl = resolve(p, impl);
 		if (!im->symbol)
 			im->symbol = im->type;
@@ -592,6 +604,63 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 		}
 	}
 	spec->n_impls = (int32_t)n;
+	return 0;
+}
+
+/* accepts: [{input: NAME, dtypes: [...], ranks: [...], lastDimMultipleOf: N}] */
+static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
+			 gc_impl_spec *im)
+{
+	static const char *const keys[] = { "input", "dtypes", "ranks", "lastDimMultipleOf",
+					    NULL };
+	if (list->type != YAML_SEQUENCE_NODE)
+		return fail_at(p, list, "accepts",
+			       "expected a list of rules, e.g. [{input: x, lastDimMultipleOf: 8}]");
+	size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+	if (n > MAX_ITEMS)
+		return fail_at(p, list, "accepts", "more than %d rules", MAX_ITEMS);
+	im->accepts = gc_pool_alloc(p->pool, (n + 1) * sizeof *im->accepts);
+	if (!im->accepts)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
+		gc_accept_rule *r = &im->accepts[i];
+		const char *name;
+		if (e->type != YAML_MAPPING_NODE)
+			return fail_at(p, e, "accepts", "rule %zu: expected a mapping", i + 1);
+		if (check_keys(p, e, "an accepts rule", keys) ||
+		    need_string(p, e, "input", NULL, "an accepts rule", &name))
+			return p->err->code;
+		r->line = (int)e->start_mark.line + 1;
+		r->input = -1;
+		for (int32_t k = 0; k < spec->n_inputs; k++)
+			if (!strcmp(spec->inputs[k].name, name))
+				r->input = k;
+		if (r->input < 0)
+			return fail_at(p, get(p, e, "input", NULL, NULL), "input",
+				       "operation '%s' has no input named '%s'", spec->name, name);
+		yaml_node_t *v = get(p, e, "dtypes", NULL, NULL);
+		if (v && parse_dtypes(p, v, &r->dtypes))
+			return p->err->code;
+		if ((v = get(p, e, "ranks", NULL, NULL))) {
+			if (v->type != YAML_SEQUENCE_NODE)
+				return fail_at(p, v, "ranks", "expected a list of ranks, e.g. [2, 3]");
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				const char *t = scalar(yaml_document_get_node(p->doc, *it));
+				int64_t rk;
+				if (!t || parse_int_text(t, &rk) || rk < 0 || rk > GC_MAX_RANK)
+					return fail_at(p, v, "ranks", "'%s' is not a rank (0 to %d)",
+						       t ? t : "(a list or map)", GC_MAX_RANK);
+				r->ranks |= 1u << rk;
+			}
+		}
+		bool present;
+		if (opt_int(p, e, "lastDimMultipleOf", NULL, 1, INT32_MAX, &present,
+			    &r->last_dim_multiple))
+			return p->err->code;
+	}
+	im->n_accepts = (int32_t)n;
 	return 0;
 }
 

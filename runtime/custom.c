@@ -184,10 +184,13 @@ static size_t align64(size_t v)
 	return (v + 63) & ~(size_t)63;
 }
 
+/* Every declared input and output has a view (c->n_in, c->n_out: the
+ * node may have fewer). */
 static size_t frame_bytes(const gc_node *n)
 {
-	size_t io = (size_t)(n->n_in + n->n_out) * sizeof(CustomOpIOTensor);
-	size_t dims = (size_t)(n->n_in + n->n_out) * GC_MAX_RANK * sizeof(int64_t);
+	const gc_custom *c = n->custom;
+	size_t io = (size_t)(c->n_in + c->n_out) * sizeof(CustomOpIOTensor);
+	size_t dims = (size_t)(c->n_in + c->n_out) * GC_MAX_RANK * sizeof(int64_t);
 	return align64(sizeof(call_frame) + io + dims);
 }
 
@@ -197,8 +200,10 @@ void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int3
 	v->scale = 1.0f;
 	v->maxDims = max_dims;
 	v->dims = dims;
-	if (!t) { /* an absent optional input */
+	if (!t) { /* absent: data NULL, rank 0, and dims a kernel must not trust */
 		v->dtype = DTCustomOpDataTypeCount;
+		for (int i = 0; i < GC_MAX_RANK; i++)
+			dims[i] = GC_CUSTOM_ABSENT_DIM;
 		return;
 	}
 	v->data = t->data;
@@ -212,6 +217,23 @@ void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int3
 	v->numel = numel;
 }
 
+void gc_custom_views(CustomOpIOTensor *io, int64_t *dims, const gc_custom *c,
+		     gc_tensor *const *in, int32_t n_in, gc_tensor *const *out, int32_t n_out)
+{
+	for (int32_t i = 0; i < c->n_in; i++)
+		gc_custom_view(&io[i], dims + (size_t)i * GC_MAX_RANK, i < n_in ? in[i] : NULL,
+			       c->in_max_dims[i]);
+	for (int32_t i = 0; i < c->n_out; i++)
+		gc_custom_view(&io[c->n_in + i], dims + (size_t)(c->n_in + i) * GC_MAX_RANK,
+			       i < n_out ? out[i] : NULL, c->out_max_dims[i]);
+}
+
+gc_custom_args gc_custom_args_of(const gc_custom *c, CustomOpIOTensor *io)
+{
+	return (gc_custom_args){ .in = io, .n_in = c->n_in, .out = io + c->n_in,
+				 .n_out = c->n_out, .params = c->params, .n_params = c->n_params };
+}
+
 /* Builds the frame in k->scratch; returns the I/O views. */
 static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			       gc_tensor *const *out, call_frame **fp)
@@ -219,12 +241,8 @@ static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *i
 	const gc_custom *c = n->custom;
 	call_frame *f = k->scratch;
 	CustomOpIOTensor *io = (CustomOpIOTensor *)(f + 1);
-	int64_t *dims = (int64_t *)(io + n->n_in + n->n_out);
-	for (int i = 0; i < n->n_in; i++)
-		gc_custom_view(&io[i], dims + (size_t)i * GC_MAX_RANK, in[i], c->in_max_dims[i]);
-	for (int i = 0; i < n->n_out; i++)
-		gc_custom_view(&io[n->n_in + i], dims + (size_t)(n->n_in + i) * GC_MAX_RANK, out[i],
-			       c->out_max_dims[i]);
+	int64_t *dims = (int64_t *)(io + c->n_in + c->n_out);
+	gc_custom_views(io, dims, c, in, n->n_in, out, n->n_out);
 	*fp = f;
 	return io;
 }
@@ -236,8 +254,7 @@ static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	const gc_custom *c = n->custom;
 	call_frame *f;
 	CustomOpIOTensor *io = frame(k, n, in, out, &f);
-	gc_custom_args a = { .in = io, .n_in = n->n_in, .out = io + n->n_in,
-			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	gc_custom_args a = gc_custom_args_of(c, io);
 	if (!c->graphcc_iface)
 		return (int)gc_custom_call_kernel(c->kernel, false, NULL, &a);
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
@@ -277,7 +294,10 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	gc_custom *c = n->custom;
 	if (!c)
 		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding");
-	if (c->n_in != n->n_in || c->n_out < n->n_out)
+	/* The binding has every declared input and output; the node may
+	 * leave trailing optional ones out. (Programs saved before the views
+	 * were per declaration have the node's counts.) */
+	if (c->n_in < n->n_in || c->n_out < n->n_out)
 		return gc_kerr(k, GC_EINVAL, "binding has %d inputs and %d outputs, node %d and %d",
 			       c->n_in, c->n_out, n->n_in, n->n_out);
 	for (int i = 0; i < n->n_out; i++)
@@ -313,8 +333,8 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	call_frame *f;
 	CustomOpIOTensor *io = frame(k, n, in, out, &f);
 	k->scratch = saved;
-	for (int i = 0; i < n->n_out; i++)
-		io[n->n_in + i].data = NULL;
+	for (int i = 0; i < c->n_out; i++)
+		io[c->n_in + i].data = NULL;
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
 			   c->backend, c->flavour, c->config);
 	f->ctx.num_threads = k->threads;
@@ -322,8 +342,7 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	snprintf(where, sizeof where, "init %s:%s of operation '%s', flavour '%s', node '%s'",
 		 c->library, c->init_sym, c->op_name, c->flavour, n->name);
 	gc_crash_context = where;
-	gc_custom_args a = { .in = io, .n_in = n->n_in, .out = io + n->n_in,
-			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	gc_custom_args a = gc_custom_args_of(c, io);
 	GcStatus st = gc_custom_call_init(c->init, &f->ctx, &a);
 	gc_crash_context = NULL;
 	c->state = f->ctx.state;

@@ -20,14 +20,16 @@
  *        GC_CUSTOMOP_EXPORT_ABI();
  *    at file scope (it exports the symbol `graphcc_customop_abi`). Then every
  *    function gets a GcOpContext first and returns a GcStatus, and the
- *    manifest may name optional init/destroy, inferType, scratch and inplace
- *    entry points. A library whose major ABI version differs from graphcc's
+ *    manifest may name optional init/destroy and scratch entry points (and
+ *    say `inplace: true`). There is no separate inferType: inferShape sets
+ *    each output's dtype along with its rank and dims, and graphcc checks
+ *    it against the output's `dtypes:` in the manifest. A library whose major ABI version differs from graphcc's
  *    is refused with both versions in the message.
  *
  * Lifecycle (both interfaces):
  *  - graphcc loads each library once with dlopen(RTLD_NOW | RTLD_LOCAL) and
  *    never unloads it while a program that uses it is alive.
- *  - verify, inferShape (and inferType) and selectImpl run at compile time,
+ *  - verify, inferShape and selectImpl run at compile time,
  *    once per node, in that order. They MUST NOT keep pointers to the
  *    tensors or params they are given: those live only for the call.
  *    Inputs whose values are constant (initializers) arrive with `data` set;
@@ -40,7 +42,7 @@
  *    (sized by the scratch function, or the manifest, before the first run).
  *
  * Threading:
- *  - verify, inferShape, inferType, selectImpl, init and destroy are called
+ *  - verify, inferShape, selectImpl, init and destroy are called
  *    from one thread at a time.
  *  - A kernel MAY be called concurrently from several threads for the same
  *    node (one compiled program run by several sessions), each call with
@@ -93,7 +95,24 @@ typedef enum CustomOpDataType {
 	DTCustomOpDataTypeCount
 } CustomOpDataType;
 
-/* A tensor handed to a package function or kernel. */
+/* A tensor handed to a package function or kernel.
+ *
+ * Inputs and outputs are given by declaration: every function and kernel
+ * gets one view per input and per output the manifest declares, in the
+ * manifest's order, so numInputs and numOutputs always equal the declared
+ * counts (a variadic last input: the node's actual count, at least the
+ * inputs before it). A view is *absent* when the node leaves that optional
+ * input or output out (ONNX: an empty name, or trailing ones dropped):
+ *     data == NULL, rank == 0, numel == 0, dtype == DTCustomOpDataTypeCount,
+ *     and dims pointing at values no tensor has (do not read them).
+ * Test with gcInputPresent(&inputs[i]) / gcOutputPresent(&outputs[i])
+ * (never with `data != NULL`: at compile time a present input that is not
+ * a constant has data == NULL too). A kernel MUST NOT write an absent
+ * output. An absent output's shape is still inferred (inferShape sets
+ * every declared output); it is not computed by anyone. graphcc --guard
+ * and graphcc test-package make any read through an absent view fail
+ * loudly: data is NULL (crash capture names the kernel) and the dims hold
+ * 0xdeadbeefdeadbeef. */
 typedef struct CustomOpIOTensor {
 	void *data;		/* NULL at compile time unless constant */
 	int64_t *dims;		/* rank entries */
@@ -119,6 +138,18 @@ typedef struct CustomOpParam {
 	const char *name;
 	int32_t size;
 } CustomOpParam;
+
+/* Whether an input's view holds a tensor (see CustomOpIOTensor). */
+static inline bool gcInputPresent(const CustomOpIOTensor *t)
+{
+	return t && t->dtype != DTCustomOpDataTypeCount;
+}
+
+/* Whether an output's view is one the node computes (see CustomOpIOTensor). */
+static inline bool gcOutputPresent(const CustomOpIOTensor *t)
+{
+	return gcInputPresent(t);
+}
 
 typedef bool (*customOpVerify_t)(CustomOpIOTensor *inputs, int32_t numInputs,
 				 CustomOpIOTensor *outputs, int32_t numOutputs,

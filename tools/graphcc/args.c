@@ -69,7 +69,7 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 						 !strcmp(a, "--check-nan") || !strcmp(a, "--guard") ||
 						 !strcmp(a, "--profile") ||
 						 !strcmp(a, "--break-before") ||
-						 !strcmp(a, "--timeout") ||
+						 !strcmp(a, "--timeout") || !strcmp(a, "--tolerance") ||
 						 !strcmp(a, "--compare-flavours")
 					 ? OPT_DEBUG
 					 : 0;
@@ -144,6 +144,13 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 				o->profile = val;
 			} else if (!strcmp(a, "--break-before")) {
 				o->break_before = val;
+			} else if (!strcmp(a, "--tolerance")) {
+				char *end;
+				double v = strtod(val, &end);
+				if (*end || !(v > 0) || v > 1e6)
+					return cli_usage("--tolerance needs a positive number, not '%s'",
+							 val);
+				o->tolerance = v;
 			} else { /* --timeout */
 				char *end;
 				double v = strtod(val, &end);

@@ -52,6 +52,7 @@ typedef struct cli_opts {
 	bool trace, check_nan, guard, compare_flavours;
 	const char *dump_dir, *profile, *break_before;
 	double timeout;
+	double tolerance; /* --tolerance (with --compare-flavours); 0: the default */
 } cli_opts;
 
 /* Prints "graphcc: <msg>" to stderr. */
