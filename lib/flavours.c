@@ -280,11 +280,7 @@ static void fill_views(node_run *r, const flavour *f, bool init_only)
 
 static void *aligned_buf(size_t bytes)
 {
-	size_t size = (bytes + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, size ? size : 64);
-	if (p)
-		memset(p, 0, size ? size : 64);
-	return p;
+	return gc_aligned_alloc(64, bytes, 1);
 }
 
 /* An output buffer of `bytes` between guard zones (free with
@@ -302,7 +298,7 @@ static void *guarded_buf(size_t bytes)
 static void guarded_free(void *p)
 {
 	if (p)
-		free((unsigned char *)p - GUARD);
+		gc_free((unsigned char *)p - GUARD);
 }
 
 /* Whether the guard zones around p (bytes long) are intact; else the
@@ -433,7 +429,7 @@ out:
 		ctx.state = state;
 		gc_custom_call_destroy(destroy, &ctx);
 	}
-	free(scratch);
+	gc_free(scratch);
 	return rc;
 }
 
@@ -650,7 +646,7 @@ out:
 	}
 	gc_free(fl);
 	for (int k = 0; r.in_copy && k < n->n_in; k++)
-		free(r.in_copy[k]);
+		gc_free(r.in_copy[k]);
 	gc_free(r.in_copy);
 	gc_free(r.in_bytes);
 	gc_free(r.views);

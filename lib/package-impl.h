@@ -103,7 +103,11 @@ int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, c
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);
 void gc_package_free(gc_package *pkg);
 
-const char *gc_param_kind_name(gc_param_kind k);
+static inline const char *gc_param_kind_name(gc_param_kind k)
+{
+	static const char *const names[GC_PARAM_KIND_COUNT] = { "bool", "int", "float", "string" };
+	return (unsigned)k < GC_PARAM_KIND_COUNT ? names[k] : "?";
+}
 
 /* Whether implementation im of op accepts a node whose inputs are in[0 ..
  * n_in) (NULL: absent); when not, why (naming the rule's manifest line). */
