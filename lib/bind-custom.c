@@ -308,6 +308,52 @@ static void absent_outputs(const binder *b, bind_call *bc)
 				       b->op->outputs[i].max_dims);
 }
 
+/* "inputs x float32 2x3, w (absent); params alpha = 2": what package code
+ * was given, for a failure it gave no reason for. */
+static void describe_call(const binder *b, const bind_call *bc, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "inputs");
+	for (int32_t i = 0; i < bc->a.n_in && at < len; i++) {
+		const CustomOpIOTensor *v = &bc->a.in[i];
+		char shp[160];
+		const char *name = input_spec(b->op, i)->name;
+		if (!gcInputPresent(v))
+			at += (size_t)snprintf(buf + at, len - at, "%s %s (absent)", i ? "," : "",
+					       name);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%s %s %s %s", i ? "," : "", name,
+					       gc_dtype_name(gc_custom_dtype_back(v->dtype)),
+					       gc_shape_str(v->dims, v->rank, shp, sizeof shp));
+	}
+	for (int32_t i = 0; i < bc->a.n_params && at < len; i++) {
+		const CustomOpParam *cp = &bc->a.params[i];
+		at += (size_t)snprintf(buf + at, len - at, "%s %s = ", i ? "," : "; params", cp->name);
+		for (int32_t k = 0; k < (cp->size ? cp->size : 1) && k < 8 && at < len; k++) {
+			const char *sep = k ? ", " : cp->size ? "[" : "";
+			switch (cp->dtype) {
+			case DTFloat32:
+				at += (size_t)snprintf(buf + at, len - at, "%s%g", sep,
+						       ((const float *)cp->data)[k]);
+				break;
+			case DTIInt64:
+				at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, sep,
+						       ((const int64_t *)cp->data)[k]);
+				break;
+			case DTBool:
+				at += (size_t)snprintf(buf + at, len - at, "%s%s", sep,
+						       ((const uint8_t *)cp->data)[k] ? "true" : "false");
+				break;
+			default:
+				at += (size_t)snprintf(buf + at, len - at, "%s'%.60s'", sep,
+						       cp->size ? ((const char *const *)cp->data)[k]
+								: (const char *)cp->data);
+			}
+		}
+		if (cp->size && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s]", cp->size > 8 ? ", ..." : "");
+	}
+}
+
 /* verify: outputs are not known yet (rank 0). */
 static int bind_verify(binder *b, bind_call *bc)
 {
@@ -319,12 +365,19 @@ static int bind_verify(binder *b, bind_call *bc)
 	absent_outputs(b, bc);
 	bc->host.msg[0] = 0;
 	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->verify);
-	if (gc_custom_call_verify(op->verify_fn, op->graphcc_iface, &bc->ctx, &bc->a) !=
+	if (gc_custom_call_verify(op->verify_fn, op->graphcc_iface, &bc->ctx, &bc->a) ==
 	    GC_STATUS_OK)
-		return bfail(b, GC_EINVAL, "rejected by %s:%s of operation '%s'%s%s",
-			     op->functions_library, op->verify, op->name,
-			     bc->host.msg[0] ? ": " : " (verify returned false)", bc->host.msg);
-	return 0;
+		return 0;
+	if (bc->host.msg[0])
+		return bfail(b, GC_EINVAL, "rejected by %s:%s of operation '%s': %s",
+			     op->functions_library, op->verify, op->name, bc->host.msg);
+	char given[512];
+	describe_call(b, bc, given, sizeof given);
+	return bfail(b, GC_EINVAL,
+		     "rejected by %s:%s of operation '%s' (verify returned %s without a reason); it "
+		     "was given %s",
+		     op->functions_library, op->verify, op->name,
+		     op->graphcc_iface ? "a failure" : "false", given);
 }
 
 /* Output i as shape inference left it, checked, into *t. */

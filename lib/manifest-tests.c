@@ -85,6 +85,9 @@ static int mapping(tparser *p, const yaml_node_t *map, const char *what, const c
 		for (int i = 0; keys[i]; i++)
 			if (!strcmp(keys[i], k))
 				found = i;
+		const char *best = found < 0 ? gc_manifest_suggest(k, keys) : NULL;
+		if (best)
+			return tfail(p, kn, k, "unknown key in %s; did you mean '%s'?", what, best);
 		if (found < 0) {
 			char list[256] = "";
 			size_t at = 0;

@@ -30,6 +30,7 @@ typedef struct parser {
 	gc_error *err;
 	void (*note)(void *, const char *);
 	void *user;
+	bool skip_tests; /* loading to run: self-tests matter to test-package only */
 } parser;
 
 
@@ -105,15 +106,7 @@ static int check_keys(parser *p, const yaml_node_t *map, const char *what,
 				       "against the output's dtypes:)",
 				       what);
 		if (!known) {
-			const char *best = NULL;
-			size_t bd = 3;
-			for (int i = 0; keys[i]; i++) {
-				size_t d = edit_distance(k, keys[i]);
-				if (d < bd) {
-					bd = d;
-					best = keys[i];
-				}
-			}
+			const char *best = gc_manifest_suggest(k, keys);
 			if (best)
 				return fail_at(p, kn, k, "unknown key in %s; did you mean '%s'?", what,
 					       best);
@@ -722,7 +715,7 @@ static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 		return p->err->code;
 	/* Self-tests (lib/manifest-tests.c): checked here, run by test-package. */
 	yaml_node_t *tests = get(p, root, "tests", NULL, NULL);
-	if (tests && gc_manifest_tests_parse(p->path, p->dir, p->doc, tests, spec, NULL, NULL, NULL,
+	if (tests && !p->skip_tests && gc_manifest_tests_parse(p->path, p->dir, p->doc, tests, spec, NULL, NULL, NULL,
 					     p->err))
 		return p->err->code;
 	return 0;
@@ -741,15 +734,16 @@ void gc_package_free(gc_package *pkg)
 	gc_free(pkg);
 }
 
-int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, const char *),
-		      void *user, gc_error *err)
+static int parse_manifest(const char *path, gc_package **out, void (*note)(void *, const char *),
+			  void *user, bool skip_tests, gc_error *err)
 {
 	*out = NULL;
 	void *buf;
 	size_t len;
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
-	parser p = { .path = path, .err = err, .note = note, .user = user };
+	parser p = { .path = path, .err = err, .note = note, .user = user,
+		     .skip_tests = skip_tests };
 	/* Library paths become absolute: a compiled program names them, and
 	 * it may run from another folder. */
 	char tmp[PATH_MAX];
@@ -865,4 +859,30 @@ out:
 	}
 	*out = pkg;
 	return 0;
+}
+
+int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, const char *),
+		      void *user, gc_error *err)
+{
+	return parse_manifest(path, out, note, user, false, err);
+}
+
+int gc_manifest_parse_to_run(const char *path, gc_package **out,
+			     void (*note)(void *, const char *), void *user, gc_error *err)
+{
+	return parse_manifest(path, out, note, user, true, err);
+}
+
+const char *gc_manifest_suggest(const char *key, const char *const *keys)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+	for (int i = 0; keys[i]; i++) {
+		size_t d = edit_distance(key, keys[i]);
+		if (d < bd) {
+			bd = d;
+			best = keys[i];
+		}
+	}
+	return best;
 }

@@ -98,6 +98,13 @@ typedef struct gc_package {
  * implementations) go to note(user, text) when note is non-NULL. */
 int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, const char *),
 		      void *user, gc_error *err);
+/* The same for running models (registries): the self-tests (`tests:`) are
+ * not looked into, so a mistake there stops only test-package and check. */
+int gc_manifest_parse_to_run(const char *path, gc_package **out,
+			     void (*note)(void *, const char *), void *user, gc_error *err);
+/* The key of `keys` (NULL-terminated) closest to a misspelt `key`, or NULL
+ * when none is close (for "did you mean"). */
+const char *gc_manifest_suggest(const char *key, const char *const *keys);
 /* Opens the package's functions libraries, checks ABI versions and finds
  * the symbols; checks each implementation library and kernel symbol too. */
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);

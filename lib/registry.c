@@ -134,7 +134,7 @@ void gc_registry_list_domain(const gc_registry *r, const char *domain, char *buf
 int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
 {
 	gc_package *pkg;
-	if (gc_manifest_parse(manifest, &pkg, r->note, r->note_user, err))
+	if (gc_manifest_parse_to_run(manifest, &pkg, r->note, r->note_user, err))
 		return err->code;
 	int rc = gc_package_load_libraries(pkg, err);
 	for (int32_t j = 0; !rc && j < pkg->n_ops; j++) {

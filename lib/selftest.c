@@ -731,3 +731,11 @@ done:
 	gc_package_free(pkg);
 	return rc;
 }
+
+int gc_selftest_check(const char *manifest, gc_error *err)
+{
+	gc_package *pkg = NULL;
+	int rc = gc_manifest_parse(manifest, &pkg, NULL, NULL, err);
+	gc_package_free(pkg);
+	return rc;
+}

@@ -301,6 +301,11 @@ typedef struct gc_selftest_counts {
 int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			gc_selftest_counts *counts, gc_error *err);
 
+/* Checks the `tests:` of every operation of the manifest without running
+ * anything (graphcc check): 0, or the first mistake (file:line:column and
+ * key in err). Loading a package to run models does not look at them. */
+int gc_selftest_check(const char *manifest, gc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,8 @@ GC_CUSTOMOP_API bool rms_seed_verify(CustomOpIOTensor *inputs, int32_t numInputs
 	(void)params;
 	(void)numParams;
 	return numInputs == 2 && numOutputs == 1 && inputs[0].rank >= 1 &&
-	       (!gcInputPresent(&inputs[1]) || inputs[1].rank == 1);
+	       (!gcInputPresent(&inputs[1]) ||
+		(inputs[1].rank == 1 && inputs[1].dims[0] == inputs[0].dims[inputs[0].rank - 1]));
 }
 
 GC_CUSTOMOP_API bool rms_seed_infer(CustomOpIOTensor *outputs, const int32_t numOutputs,

@@ -18,6 +18,11 @@ onnx.helper; references are NumPy's.
                                  gives exit 3, names the test, operation,
                                  flavour, library and symbol, and the PASS
                                  lines printed before it survive
+  authors/manifest/<what>        a typo in a self-test key: "did you mean" from
+                                 check and test-package, while run still loads
+                                 the package; an inferType key is explained;
+                                 a seed verify returning false: graphcc names
+                                 the shapes and params it was given
   authors/flavours/<what>        --compare-flavours runs only flavours valid
                                  for the node (accepts:), guards their
                                  outputs, prints NaN as nan and exits 3 when
@@ -251,6 +256,71 @@ def flavours_tolerance(ctx):
                       % (run.describe_rc(rc1), run.describe_rc(rc2)), err1 + err2)
 
 
+# ------------------------------------------------------------ manifest
+
+def _variant(ctx, name, old, new):
+    """authors.yaml with old replaced by new, beside it (same lib/)."""
+    src = open(_pkg(ctx)).read()
+    assert old in src, old
+    path = _pkg(ctx, name)
+    with open(path, "w") as f:
+        f.write(src.replace(old, new, 1))
+    return path
+
+
+def test_key_typo(ctx):
+    bad = _need(ctx)
+    if bad:
+        return bad
+    pkg = _variant(ctx, "typo.yaml", "  - name: rows of 8 (both flavours)\n",
+                   "  - name: rows of 8 (both flavours)\n    flavors: [rmsNormBy8]\n")
+    rc1, _, err1 = run.run_graphcc(ctx, ["check", pkg])
+    rc2, out2, err2 = run.run_graphcc(ctx, ["test-package", pkg])
+    x = np.random.default_rng(3).standard_normal((3, 5), dtype=np.float32)
+    d = _dir(ctx, "typo")
+    model = _model(os.path.join(d, "model.onnx"),
+                   [helper.make_node("RMSNorm", ["x"], ["y"], domain=DOMAIN, name="norm")],
+                   [_vi("x", TP.FLOAT, [3, 5])], [_vi("y", TP.FLOAT, [3, 5])])
+    rc3, out, err3 = _run(ctx, "typo", model, {"x": x}, "typo.yaml")
+    why = run.compare(os.path.join(out, "y.npy"), rms_ref(x), *TOL) if rc3 == 0 else "run failed"
+    hint = "key 'flavors': test 3: unknown key in a test; " \
+           "did you mean 'flavours'?"
+    ok = rc1 == 1 and hint in err1 and rc2 == 1 and hint in err2 + out2 and why is None
+    return run.Result(ok, "check %s, test-package %s, run %s (%s)"
+                      % (run.describe_rc(rc1), run.describe_rc(rc2), run.describe_rc(rc3),
+                         why or "right"), err1 + err2 + out2 + err3)
+
+
+def infer_type_key(ctx):
+    bad = _need(ctx)
+    if bad:
+        return bad
+    pkg = _variant(ctx, "infer-type.yaml", "inferShape: same_shape\n",
+                   "inferShape: same_shape\ninferType: same_type\n")
+    rc, _, err = run.run_graphcc(ctx, ["check", pkg])
+    ok = rc == 1 and "inferType" in err and "inferShape sets each output's dtype" in err
+    return run.Result(ok, run.describe_rc(rc), err)
+
+
+def seed_verify_false(ctx):
+    bad = _need(ctx)
+    if bad:
+        return bad
+    d = _dir(ctx, "seed-verify")
+    model = _model(os.path.join(d, "model.onnx"),
+                   [helper.make_node("RMSNormSeed", ["x", "w"], ["y"], domain=DOMAIN,
+                                     name="norm", epsilon=0.5)],
+                   [_vi("x", TP.FLOAT, [3, 5]), _vi("w", TP.FLOAT, [4])],
+                   [_vi("y", TP.FLOAT, [3, 5])])
+    rc, _, err = run.run_graphcc(ctx, ["compile", model, "--ops", _pkg(ctx), "-o",
+                                       os.path.join(d, "m.gcb")])
+    must = ["rms_seed_verify", "verify returned false", "x float32 3x5", "weight float32 4",
+            "epsilon = 0.5", "'norm'"]
+    missing = [m for m in must if m not in err]
+    return run.Result(rc == 1 and not missing, "%s; missing: %s" % (run.describe_rc(rc), missing),
+                      err)
+
+
 def cases(ctx):
     out = []
     for how in ("left-out", "empty-name", "seed", "with-weight"):
@@ -260,6 +330,9 @@ def cases(ctx):
     out.append(("authors/output-dtype", lambda: output_dtype(ctx)))
     out.append(("authors/test-package/good", lambda: test_package_good(ctx)))
     out.append(("authors/test-package/crash", lambda: test_package_crash(ctx)))
+    out.append(("authors/manifest/test-key-typo", lambda: test_key_typo(ctx)))
+    out.append(("authors/manifest/infer-type", lambda: infer_type_key(ctx)))
+    out.append(("authors/manifest/seed-verify-false", lambda: seed_verify_false(ctx)))
     for what in ("valid-only", "both-valid", "guard", "nan"):
         out.append(("authors/flavours/" + what, lambda w=what: flavours(ctx, w)))
     out.append(("authors/flavours/tolerance", lambda: flavours_tolerance(ctx)))

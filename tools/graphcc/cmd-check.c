@@ -31,7 +31,7 @@ int cmd_check(int argc, char **argv)
 	}
 	/* Not cli_registry: check looks at this one file, not GRAPHCC_OPS_PATH. */
 	gc_registry_set_note_handler(reg, cli_note, NULL);
-	if (gc_registry_load(reg, o.model, &err)) {
+	if (gc_registry_load(reg, o.model, &err) || gc_selftest_check(o.model, &err)) {
 		cli_error("%s", err.msg);
 		gc_registry_free(reg);
 		return cli_exit_for(err.code);
