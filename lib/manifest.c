@@ -56,6 +56,38 @@ static const char *scalar(const yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* Every key the parser knows, per kind of mapping: the tables it checks
+ * with, and what tests/unit/test-manifest-schema.c checks
+ * config/manifest.schema.json against (gc_manifest_sections). */
+static const char *const op_keys[] = {
+	"name",		    "type",   "package",    "domain",	  "version",
+	"pure",		    "inputs", "outputs",    "params",	  "parameters",
+	"functionsLibrary", "verify", "inferShape", "selectImpl", "implementations",
+	"tests",	    NULL,
+};
+static const char *const in_keys[] = { "name",	   "maxDims",  "constant", "dtypes",
+				       "optional", "variadic", NULL };
+static const char *const out_keys[] = { "name", "maxDims", "dtypes", "optional", NULL };
+static const char *const param_keys[] = { "name", "datatype", "dataType", "scalar",
+					  "size", "default",  "attribute", NULL };
+static const char *const impl_keys[] = { "backend", "type",	     "impl",	 "symbol",
+					 "config",  "init",	     "destroy", "scratch",
+					 "scratchBytes", "inplace", "accepts", NULL };
+static const char *const accepts_keys[] = { "input", "dtypes", "ranks", "lastDimMultipleOf",
+					    NULL };
+
+const gc_manifest_section gc_manifest_sections[] = {
+	{ "operation", op_keys },
+	{ "input", in_keys },
+	{ "output", out_keys },
+	{ "param", param_keys },
+	{ "implementation", impl_keys },
+	{ "acceptsRule", accepts_keys },
+	{ "test", gc_manifest_test_keys },
+	{ "testTensor", gc_manifest_tensor_keys },
+	{ NULL, NULL },
+};
+
 static size_t edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -314,9 +346,6 @@ static int parse_ios(parser *p, const yaml_node_t *op, const char *key, bool is_
 	const char **seen = gc_pool_alloc(p->pool, (n + 1) * sizeof *seen);
 	if (!ios || !seen)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-	static const char *const in_keys[] = { "name",	   "maxDims",  "constant", "dtypes",
-					       "optional", "variadic", NULL };
-	static const char *const out_keys[] = { "name", "maxDims", "dtypes", "optional", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
@@ -419,8 +448,6 @@ static int parse_params(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	const char **seen = gc_pool_alloc(p->pool, (n + 1) * sizeof *seen);
 	if (!spec->params || !seen)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-	static const char *const keys[] = { "name",    "datatype", "dataType", "scalar",
-					    "size",    "default",  "attribute", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
@@ -428,7 +455,7 @@ static int parse_params(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 		if (e->type != YAML_MAPPING_NODE)
 			return fail_at(p, e, kn, "entry %zu: expected a mapping with name and datatype",
 				       i + 1);
-		if (check_keys(p, e, what, keys))
+		if (check_keys(p, e, what, param_keys))
 			return p->err->code;
 		gc_param_spec *ps = &spec->params[i];
 		ps->line = (int)e->start_mark.line + 1;
@@ -523,16 +550,13 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	spec->impls = gc_pool_alloc(p->pool, (n + 1) * sizeof *spec->impls);
 	if (!spec->impls)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-	static const char *const keys[] = { "backend", "type",	  "impl",	  "symbol",
-					    "config",  "init",	  "destroy",	  "scratch",
-					    "scratchBytes", "inplace", "accepts", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
 		snprintf(what, sizeof what, "implementations entry %zu", i + 1);
 		if (e->type != YAML_MAPPING_NODE)
 			return fail_at(p, e, "implementations", "entry %zu: expected a mapping", i + 1);
-		if (check_keys(p, e, what, keys))
+		if (check_keys(p, e, what, impl_keys))
 			return p->err->code;
 		gc_impl_spec *im = &spec->impls[i];
 		im->line = (int)e->start_mark.line + 1;
@@ -595,8 +619,6 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
 			 gc_impl_spec *im)
 {
-	static const char *const keys[] = { "input", "dtypes", "ranks", "lastDimMultipleOf",
-					    NULL };
 	if (list->type != YAML_SEQUENCE_NODE)
 		return fail_at(p, list, "accepts",
 			       "expected a list of rules, e.g. [{input: x, lastDimMultipleOf: 8}]");
@@ -612,7 +634,7 @@ static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *s
 		const char *name;
 		if (e->type != YAML_MAPPING_NODE)
 			return fail_at(p, e, "accepts", "rule %zu: expected a mapping", i + 1);
-		if (check_keys(p, e, "an accepts rule", keys) ||
+		if (check_keys(p, e, "an accepts rule", accepts_keys) ||
 		    need_string(p, e, "input", NULL, "an accepts rule", &name))
 			return p->err->code;
 		r->line = (int)e->start_mark.line + 1;
@@ -650,18 +672,12 @@ static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *s
 
 static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 {
-	static const char *const keys[] = {
-		"name",	      "type",	       "package",	   "domain",	 "version",
-		"pure",	      "inputs",	       "outputs",	   "params",	 "parameters",
-		"functionsLibrary", "verify", "inferShape",	   "selectImpl", "implementations",
-		"tests",      NULL,
-	};
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(p, root, NULL,
 			       "an operation must be a mapping (name:, type:, package:, ...), not a "
 			       "%s",
 			       root->type == YAML_SEQUENCE_NODE ? "list" : "single value");
-	if (check_keys(p, root, "an operation", keys))
+	if (check_keys(p, root, "an operation", op_keys))
 		return p->err->code;
 	spec->file = p->file; /* the pool's copy: the caller's string may not live */
 	spec->line = (int)root->start_mark.line + 1;

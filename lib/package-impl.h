@@ -105,6 +105,17 @@ int gc_manifest_parse_to_run(const char *path, gc_package **out,
 /* The key of `keys` (NULL-terminated) closest to a misspelt `key`, or NULL
  * when none is close (for "did you mean"). */
 const char *gc_manifest_suggest(const char *key, const char *const *keys);
+/* The keys the manifest parser knows, per kind of mapping ("operation",
+ * "input", "output", "param", "implementation", "acceptsRule", "test",
+ * "testTensor": the names of config/manifest.schema.json's $defs), ending
+ * with { NULL, NULL }. */
+typedef struct gc_manifest_section {
+	const char *name;
+	const char *const *keys; /* NULL-terminated */
+} gc_manifest_section;
+extern const gc_manifest_section gc_manifest_sections[];
+extern const char *const gc_manifest_test_keys[], *const gc_manifest_tensor_keys[];
+
 /* Opens the package's functions libraries, checks ABI versions and finds
  * the symbols; checks each implementation library and kernel symbol too. */
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);

@@ -7,7 +7,7 @@ set -eu
 BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev"
 # clang + libclang-rt-14-dev: libFuzzer with the sanitizers (make fuzz).
 # valgrind (make valgrind) and gdb are on the base image.
-TEST_PKGS="python3 python3-onnx python3-numpy python3-torch python3-torchvision graphviz clang libclang-rt-14-dev"
+TEST_PKGS="python3 python3-onnx python3-numpy python3-torch python3-torchvision python3-yaml python3-jsonschema graphviz clang libclang-rt-14-dev"
 
 want="$BUILD_PKGS"
 case "${1:-all}" in

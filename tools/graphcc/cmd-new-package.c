@@ -76,6 +76,7 @@ static int write_file(const char *dir, const char *name, const char *head, const
 }
 
 static const char manifest_head[] =
+	"# yaml-language-server: $schema=@DOCS@/manifest.schema.json\n"
 	"# Op package @PKG@, made by `graphcc new-package`: @OPS@.\n"
 	"#   make                        builds lib/*.so next to this file\n"
 	"#   graphcc check @PKG@.yaml\n"
