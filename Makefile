@@ -92,6 +92,8 @@ help:
 	@echo "make valgrind   representative graphcc commands under valgrind"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  / make uninstall"
 	@echo "make bench-custom-call  measure the cost of a custom kernel call"
+	@echo "make bench-host-services  2-thread speedup of a custom kernel using host services"
+	@echo "make compile_commands.json  the compilation database of graphcc's sources (clang -MJ)"
 	@echo "make bench [ONLY=resnet18,mlp] [THREADS=1]  graphcc vs ONNX Runtime (onnxruntime-node), table in $(B)/bench.md"
 	@echo "make format     clang-format the C sources"
 	@echo "make clean      remove build/"

@@ -389,7 +389,9 @@ static int run_flavour(node_run *r, flavour *f)
 	ctx.num_threads = r->threads;
 	ctx.scratch = scratch;
 	ctx.scratch_bytes = scratch ? scratch_bytes : 0;
+	gc_custom_ctx_services(&ctx);
 	GcStatus st = gc_custom_call_kernel(kernel, graphcc, &ctx, &a);
+	gc_custom_host_release(&host);
 	/* Inputs must not be written (even by a kernel that then gives up):
 	 * the copies must still match the session's tensors. */
 	for (int i = 0; i < n->n_in; i++) {

@@ -226,9 +226,11 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 	ctx.scratch_bytes = scratch ? f->scratch_bytes : 0;
 	gc_custom_args a = frun_args(f, v);
 	/* f->where is set by run_flavour; threads share it read-only. */
+	gc_custom_ctx_services(&ctx);
 	gc_crash_context = f->where;
 	GcStatus st = gc_custom_call_kernel(f->kernel, f->im->graphcc_iface, &ctx, &a);
 	gc_crash_context = NULL;
+	gc_custom_host_release(&host);
 	if (st != GC_STATUS_OK) {
 		snprintf(msg, len, "%s", host.msg[0] ? host.msg : "(no reason given)");
 		rc = 1;

@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "blas.h"
 #include "crash.h"
+#include "fileio.h"
+#include "kernels/nn-par.h"
 
 static const struct {
 	gc_dtype gc;
@@ -71,12 +74,89 @@ static void set_error(GcOpContext *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ---------------------------------------------------- host services (1.1) */
+
+typedef struct par_for {
+	int64_t n;
+	void (*fn)(void *arg, int64_t begin, int64_t end);
+	void *arg;
+} par_for;
+
+static void par_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const par_for *pf = arg;
+	int64_t lo, hi;
+	gc_nn_part_range(pf->n, part, parts, &lo, &hi);
+	if (lo < hi)
+		pf->fn(pf->arg, lo, hi);
+}
+
+/* On graphcc's worker pool (nn-par.h), as the built-in kernels use it. */
+static GcStatus host_parallel_for(GcOpContext *ctx, int64_t n,
+				  void (*fn)(void *arg, int64_t begin, int64_t end), void *arg)
+{
+	if (!fn || n <= 0)
+		return GC_STATUS_OK;
+	int threads = ctx && ctx->num_threads > 1 ? ctx->num_threads : 1;
+	par_for pf = { .n = n, .fn = fn, .arg = arg };
+	gc_nn_parallel(threads, gc_nn_par_parts(threads, n), par_part, &pf);
+	return GC_STATUS_OK;
+}
+
+static GcStatus host_sgemm(GcOpContext *ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+			   int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+			   int64_t ldb, float beta, float *c, int64_t ldc)
+{
+	gc_error e = { 0 };
+	if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX ||
+	    lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) {
+		set_error(ctx, "sgemm: dims %" PRId64 "x%" PRId64 "x%" PRId64
+			       " are negative or too large for the BLAS",
+			  m, n, k);
+		return GC_STATUS_FAIL;
+	}
+	if (gc_blas_init(&e)) {
+		set_error(ctx, "sgemm: %s", e.msg);
+		return GC_STATUS_FAIL;
+	}
+	gc_sgemm(trans_a, trans_b, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c,
+		 (int)ldc);
+	return GC_STATUS_OK;
+}
+
+static void *host_temp_alloc(GcOpContext *ctx, uint64_t bytes)
+{
+	gc_custom_host *h = ctx ? ctx->host : NULL;
+	if (!h || h->n_temps == GC_CUSTOM_MAX_TEMPS || bytes > gc_limit_bytes())
+		return NULL;
+	void *p = gc_aligned_alloc(64, (size_t)bytes, 0);
+	if (p)
+		h->temps[h->n_temps++] = p;
+	return p;
+}
+
+void gc_custom_ctx_services(GcOpContext *ctx)
+{
+	ctx->parallel_for = host_parallel_for;
+	ctx->sgemm = host_sgemm;
+	ctx->temp_alloc = host_temp_alloc;
+}
+
+void gc_custom_host_release(gc_custom_host *host)
+{
+	for (int i = 0; i < host->n_temps; i++)
+		gc_free(host->temps[i]);
+	host->n_temps = 0;
+}
+
 void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
 			const char *domain, const char *op_type, const char *node_name,
 			const char *backend, const char *flavour, const char *config)
 {
 	memset(ctx, 0, sizeof *ctx);
 	host->msg[0] = 0;
+	host->n_temps = 0;
 	ctx->struct_size = sizeof *ctx;
 	ctx->abi_version = GC_CUSTOMOP_ABI_VERSION;
 	ctx->op_name = op_name;
@@ -261,11 +341,14 @@ static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			   c->backend, c->flavour, c->config);
 	f->ctx.state = c->state;
 	f->ctx.num_threads = k->threads;
+	gc_custom_ctx_services(&f->ctx);
 	if (c->kernel_scratch) {
 		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
 		f->ctx.scratch_bytes = c->kernel_scratch;
 	}
-	if (gc_custom_call_kernel(c->kernel, true, &f->ctx, &a) != GC_STATUS_OK)
+	GcStatus st = gc_custom_call_kernel(c->kernel, true, &f->ctx, &a);
+	gc_custom_host_release(&f->host);
+	if (st != GC_STATUS_OK)
 		return gc_kerr(k, GC_EKERNEL, "kernel '%s' (flavour '%s', library %s) failed: %s",
 			       c->symbol, c->flavour, c->library,
 			       f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");

@@ -39,9 +39,20 @@ typedef struct gc_custom {
 } gc_custom;
 
 /* The host side of a GcOpContext: where set_error writes. */
+#define GC_CUSTOM_MAX_TEMPS 16
+
 typedef struct gc_custom_host {
 	char msg[512];
+	/* temp_alloc's blocks, freed by gc_custom_host_release */
+	void *temps[GC_CUSTOM_MAX_TEMPS];
+	int n_temps;
 } gc_custom_host;
+
+/* Gives a kernel's context the host services of ABI 1.1 (parallel_for on
+ * graphcc's worker pool, sgemm, temp_alloc); after the call,
+ * gc_custom_host_release frees the temporary memory it asked for. */
+void gc_custom_ctx_services(GcOpContext *ctx);
+void gc_custom_host_release(gc_custom_host *host);
 
 /* Fills a context for calls into package code. */
 void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,

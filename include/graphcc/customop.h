@@ -151,6 +151,67 @@ static inline bool gcOutputPresent(const CustomOpIOTensor *t)
 	return gcInputPresent(t);
 }
 
+/* Params by position. graphcc hands every function and kernel exactly the
+ * params the manifest declares, in the manifest's order, each of its
+ * declared datatype: an attribute of another type, a vector of the wrong
+ * size, a missing attribute without a default are refused when the model is
+ * compiled, naming the node and the param. So a kernel reads param i
+ * directly, with no strcmp and no type test per call (number them once,
+ * e.g. `enum { P_ALPHA, P_AXES };` in the manifest's order):
+ *     float alpha = gcParamFloat(params, P_ALPHA);
+ *     int32_t n; const int64_t *axes = gcParamInts(params, P_AXES, &n);
+ * (A string param's text: gcParamString; a vector of strings:
+ * gcParamStrings.) */
+static inline float gcParamFloat(const CustomOpParam *params, int32_t i)
+{
+	return *(const float *)params[i].data;
+}
+
+static inline int64_t gcParamInt(const CustomOpParam *params, int32_t i)
+{
+	return *(const int64_t *)params[i].data;
+}
+
+static inline bool gcParamBool(const CustomOpParam *params, int32_t i)
+{
+	return *(const uint8_t *)params[i].data != 0;
+}
+
+static inline const char *gcParamString(const CustomOpParam *params, int32_t i)
+{
+	return (const char *)params[i].data;
+}
+
+static inline const float *gcParamFloats(const CustomOpParam *params, int32_t i, int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const float *)params[i].data;
+}
+
+static inline const int64_t *gcParamInts(const CustomOpParam *params, int32_t i, int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const int64_t *)params[i].data;
+}
+
+/* Bools of a vector param: one byte each, 0 or 1. */
+static inline const uint8_t *gcParamBools(const CustomOpParam *params, int32_t i, int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const uint8_t *)params[i].data;
+}
+
+static inline const char *const *gcParamStrings(const CustomOpParam *params, int32_t i,
+						 int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const char *const *)params[i].data;
+}
+
 typedef bool (*customOpVerify_t)(CustomOpIOTensor *inputs, int32_t numInputs,
 				 CustomOpIOTensor *outputs, int32_t numOutputs,
 				 CustomOpParam *params, int32_t numParams);
@@ -178,7 +239,7 @@ typedef void (*customOpInterpreterKernel_t)(CustomOpIOTensor *inputs, int32_t nu
  * ---------------------------------------------------------------------- */
 
 #define GC_CUSTOMOP_ABI_MAJOR 1
-#define GC_CUSTOMOP_ABI_MINOR 0
+#define GC_CUSTOMOP_ABI_MINOR 1 /* 1: host services in GcOpContext */
 #define GC_CUSTOMOP_ABI_VERSION ((uint32_t)GC_CUSTOMOP_ABI_MAJOR << 16 | GC_CUSTOMOP_ABI_MINOR)
 
 #if defined(_WIN32)
@@ -228,7 +289,38 @@ struct GcOpContext {
 	 * name. printf-style. */
 	void (*set_error)(GcOpContext *ctx, const char *fmt, ...);
 	void *host;		 /* graphcc's own; do not touch */
+
+	/* ---- ABI 1.1: host services, for kernels (NULL in the other
+	 * functions). Present when gcHostServices(ctx) says so: a graphcc
+	 * older than 1.1 hands a smaller struct. ---- */
+
+	/* Runs fn(arg, begin, end) over [0, n) in contiguous ranges on
+	 * graphcc's own worker pool, with up to ctx->num_threads threads
+	 * (--threads), and returns when all ranges are done. fn MUST be safe to
+	 * run concurrently on disjoint ranges; it must not call parallel_for
+	 * itself (it would run serially). GC_STATUS_OK. */
+	GcStatus (*parallel_for)(GcOpContext *ctx, int64_t n,
+				 void (*fn)(void *arg, int64_t begin, int64_t end), void *arg);
+	/* C = alpha * op(A) op(B) + beta * C, row-major, float32, op(X) = X or
+	 * X^T; graphcc's GEMM (OpenBLAS), so a package need not link a BLAS.
+	 * A failure (dims too large) says why through set_error. */
+	GcStatus (*sgemm)(GcOpContext *ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+			  int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+			  int64_t ldb, float beta, float *c, int64_t ldc);
+	/* Temporary memory beyond ctx->scratch: `bytes` bytes, 64-byte
+	 * aligned, valid until the kernel returns (graphcc frees it then);
+	 * NULL when it cannot be had (at most 16 blocks per call). */
+	void *(*temp_alloc)(GcOpContext *ctx, uint64_t bytes);
 };
+
+/* Whether ctx has the ABI 1.1 host services (parallel_for, sgemm,
+ * temp_alloc): a kernel built against this header may run in an older
+ * graphcc, which hands a smaller GcOpContext. */
+static inline bool gcHostServices(const GcOpContext *ctx)
+{
+	return ctx->struct_size >= offsetof(GcOpContext, temp_alloc) + sizeof ctx->temp_alloc &&
+	       ctx->parallel_for && ctx->sgemm && ctx->temp_alloc;
+}
 
 typedef GcStatus (*gcOpVerify_t)(GcOpContext *ctx, const CustomOpIOTensor *inputs,
 				 int32_t numInputs, const CustomOpIOTensor *outputs,

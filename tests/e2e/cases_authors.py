@@ -23,6 +23,9 @@ onnx.helper; references are NumPy's.
                                  the package; an inferType key is explained;
                                  a seed verify returning false: graphcc names
                                  the shapes and params it was given
+  authors/host-services/<n>      gcx-ops' LinearGelu (ctx->sgemm, temp_alloc,
+                                 parallel_for) against NumPy at --threads 1
+                                 and 2, same bytes either way
   authors/flavours/<what>        --compare-flavours runs only flavours valid
                                  for the node (accepts:), guards their
                                  outputs, prints NaN as nan and exits 3 when
@@ -321,6 +324,41 @@ def seed_verify_false(ctx):
                       err)
 
 
+def host_services(ctx, threads):
+    gcx = os.path.join(ctx.plugins, "gcx-ops", "gcx-ops.yaml")
+    if not os.path.exists(gcx):
+        return run.Result(False, "%s is missing (make plugins)" % gcx)
+    import math
+    d = _dir(ctx, "host-services")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((67, 33), dtype=np.float32)
+    w = rng.standard_normal((19, 33), dtype=np.float32) / 6
+    b = rng.standard_normal(19, dtype=np.float32)
+    model = _model(os.path.join(d, "model.onnx"),
+                   [helper.make_node("LinearGelu", ["x", "W", "b"], ["y"],
+                                     domain="org.graphcc.examples", name="lg")],
+                   [_vi("x", TP.FLOAT, [67, 33])], [_vi("y", TP.FLOAT, [67, 19])],
+                   [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
+    m = onnx.load(model)
+    m.opset_import[1].domain = "org.graphcc.examples"
+    onnx.save(m, model)
+    t = x.astype(np.float64) @ w.astype(np.float64).T + b
+    ref = (0.5 * t * (1 + np.vectorize(math.erf)(t / math.sqrt(2)))).astype(np.float32)
+    outs = []
+    for th in (1, threads):
+        rc, out, err = _run(ctx, "host-services-%d" % th, model, {"x": x}, gcx,
+                            ["--threads", str(th)])
+        if rc != 0:
+            return run.Result(False, "--threads %d: %s" % (th, run.describe_rc(rc)), err)
+        why = run.compare(os.path.join(out, "y.npy"), ref, 1e-5, 1e-5)
+        if why:
+            return run.Result(False, "--threads %d: %s" % (th, why), err)
+        outs.append(np.load(os.path.join(out, "y.npy")))
+    same = outs[0].tobytes() == outs[1].tobytes()
+    return run.Result(same, "matches NumPy at --threads 1 and %d%s" % (
+        threads, "" if same else ", but the bytes differ between them"))
+
+
 def cases(ctx):
     out = []
     for how in ("left-out", "empty-name", "seed", "with-weight"):
@@ -336,4 +374,5 @@ def cases(ctx):
     for what in ("valid-only", "both-valid", "guard", "nan"):
         out.append(("authors/flavours/" + what, lambda w=what: flavours(ctx, w)))
     out.append(("authors/flavours/tolerance", lambda: flavours_tolerance(ctx)))
+    out.append(("authors/host-services/2", lambda: host_services(ctx, 2)))
     return out
