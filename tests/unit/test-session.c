@@ -97,13 +97,7 @@ static void test_session_options_size(void)
 static void test_compile_and_load_options_size(void)
 {
 	gc_error err = { 0 };
-	gc_graph *g = gc_graph_new("tiny");
-	int64_t d[1] = { 4 };
-	gc_graph_set_opset(g, "", 13, &err);
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
-	const char *in[] = { "x" }, *out[] = { "y" };
-	gc_graph_add_node(g, "relu", "", "Relu", 1, in, 1, out, 0, NULL, &err);
-	gc_graph_add_output(g, "y", &err);
+	gc_graph *g = tiny_graph();
 	gc_program *p = NULL;
 	gc_compile_options co = { .size = 1 };
 	CHECK_INT(gc_compile(g, &co, &p, &err), GC_EINVAL);
