@@ -78,6 +78,7 @@ test-packages:
 	fi
 	@$(MAKE) --no-print-directory -C tests/flavours OUT=$(abspath $(B)/tests/flavours) $(PKG_FLAGS)
 	@$(MAKE) --no-print-directory -C tests/debug OUT=$(abspath $(B)/tests/debug) $(PKG_FLAGS)
+	@$(MAKE) --no-print-directory -C tests/authors OUT=$(abspath $(B)/tests/authors) $(PKG_FLAGS)
 
 help:
 	@echo "make            build $(GRAPHCC), libraries and plugins"
@@ -91,6 +92,8 @@ help:
 	@echo "make valgrind   representative graphcc commands under valgrind"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  / make uninstall"
 	@echo "make bench-custom-call  measure the cost of a custom kernel call"
+	@echo "make bench-host-services  2-thread speedup of a custom kernel using host services"
+	@echo "make compile_commands.json  the compilation database of graphcc's sources (clang -MJ)"
 	@echo "make bench [ONLY=resnet18,mlp] [THREADS=1]  graphcc vs ONNX Runtime (onnxruntime-node), table in $(B)/bench.md"
 	@echo "make python     the Python module, in-tree into $(B)/python (PYTHONPATH=$(B)/python)"
 	@echo "make wheel      a wheel of the Python module in $(B)/wheel (pip, no network)"

@@ -9,6 +9,8 @@
 
 typedef struct binder {
 	const gc_graph *g;
+	const gc_irnode *n;
+	gc_tensor *const *in; /* the node's inputs (NULL: absent) */
 	const gc_op_spec *op;
 	char label[400]; /* "model.onnx: node 'n' (dom::Type)" */
 	gc_pool *pool;
@@ -238,10 +240,35 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 				     "declared at %s:%d, but it is a graph input or computed by the graph",
 				     i, s->name, op->file, s->line);
 	}
-	if (n->n_out != op->n_outputs)
-		return bfail(b, GC_EINVAL, "has %d outputs; operation '%s' (%s:%d) has %d", n->n_out,
-			     op->name, op->file, op->line, op->n_outputs);
+	/* ONNX lets a node drop trailing outputs or leave one unnamed: only
+	 * optional ones. */
+	int32_t min_out = 0;
+	for (int32_t i = 0; i < op->n_outputs; i++)
+		if (!op->outputs[i].optional)
+			min_out = i + 1;
+	if (n->n_out < min_out || n->n_out > op->n_outputs) {
+		char takes[64];
+		if (min_out == op->n_outputs)
+			snprintf(takes, sizeof takes, "%d", min_out);
+		else
+			snprintf(takes, sizeof takes, "%d to %d (the rest are optional)", min_out,
+				 op->n_outputs);
+		return bfail(b, GC_EINVAL, "has %d outputs; operation '%s' (%s:%d) has %s", n->n_out,
+			     op->name, op->file, op->line, takes);
+	}
+	for (int32_t i = 0; i < n->n_out; i++)
+		if (n->out[i] < 0 && !op->outputs[i].optional)
+			return bfail(b, GC_EINVAL,
+				     "leaves output %d ('%s') unnamed, but it is not optional (%s:%d)",
+				     i, op->outputs[i].name, op->file, op->outputs[i].line);
 	return 0;
+}
+
+/* Whether output i of node n is absent: dropped or unnamed (only optional
+ * ones may be, check_inputs made sure). */
+static bool output_absent(const gc_irnode *n, int32_t i)
+{
+	return i >= n->n_out || n->out[i] < 0;
 }
 
 
@@ -272,6 +299,62 @@ static int64_t *out_dims(const bind_call *bc, int32_t i)
 	return bc->dims + (size_t)(bc->a.n_in + i) * DIMS_SLOTS;
 }
 
+/* The views of outputs the node leaves out, for every call but shape
+ * inference (which sets every declared output). */
+static void absent_outputs(const binder *b, bind_call *bc)
+{
+	for (int32_t i = 0; i < bc->a.n_out; i++)
+		if (output_absent(b->n, i))
+			gc_custom_view(&bc->a.out[i], out_dims(bc, i), NULL,
+				       b->op->outputs[i].max_dims);
+}
+
+/* "inputs x float32 2x3, w (absent); params alpha = 2": what package code
+ * was given, for a failure it gave no reason for. */
+static void describe_call(const binder *b, const bind_call *bc, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "inputs");
+	for (int32_t i = 0; i < bc->a.n_in && at < len; i++) {
+		const CustomOpIOTensor *v = &bc->a.in[i];
+		char shp[160];
+		const char *name = input_spec(b->op, i)->name;
+		if (!gcInputPresent(v))
+			at += (size_t)snprintf(buf + at, len - at, "%s %s (absent)", i ? "," : "",
+					       name);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%s %s %s %s", i ? "," : "", name,
+					       gc_dtype_name(gc_custom_dtype_back(v->dtype)),
+					       gc_shape_str(v->dims, v->rank, shp, sizeof shp));
+	}
+	for (int32_t i = 0; i < bc->a.n_params && at < len; i++) {
+		const CustomOpParam *cp = &bc->a.params[i];
+		at += (size_t)snprintf(buf + at, len - at, "%s %s = ", i ? "," : "; params", cp->name);
+		for (int32_t k = 0; k < (cp->size ? cp->size : 1) && k < 8 && at < len; k++) {
+			const char *sep = k ? ", " : cp->size ? "[" : "";
+			switch (cp->dtype) {
+			case DTFloat32:
+				at += (size_t)snprintf(buf + at, len - at, "%s%g", sep,
+						       ((const float *)cp->data)[k]);
+				break;
+			case DTIInt64:
+				at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, sep,
+						       ((const int64_t *)cp->data)[k]);
+				break;
+			case DTBool:
+				at += (size_t)snprintf(buf + at, len - at, "%s%s", sep,
+						       ((const uint8_t *)cp->data)[k] ? "true" : "false");
+				break;
+			default:
+				at += (size_t)snprintf(buf + at, len - at, "%s'%.60s'", sep,
+						       cp->size ? ((const char *const *)cp->data)[k]
+								: (const char *)cp->data);
+			}
+		}
+		if (cp->size && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s]", cp->size > 8 ? ", ..." : "");
+	}
+}
+
 /* verify: outputs are not known yet (rank 0). */
 static int bind_verify(binder *b, bind_call *bc)
 {
@@ -280,14 +363,22 @@ static int bind_verify(binder *b, bind_call *bc)
 		gc_custom_view(&bc->a.out[i], out_dims(bc, i), NULL, op->outputs[i].max_dims);
 		bc->a.out[i].dtype = DTFloat32;
 	}
+	absent_outputs(b, bc);
 	bc->host.msg[0] = 0;
 	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->verify);
-	if (gc_custom_call_verify(op->verify_fn, op->graphcc_iface, &bc->ctx, &bc->a) !=
+	if (gc_custom_call_verify(op->verify_fn, op->graphcc_iface, &bc->ctx, &bc->a) ==
 	    GC_STATUS_OK)
-		return bfail(b, GC_EINVAL, "rejected by %s:%s of operation '%s'%s%s",
-			     op->functions_library, op->verify, op->name,
-			     bc->host.msg[0] ? ": " : " (verify returned false)", bc->host.msg);
-	return 0;
+		return 0;
+	if (bc->host.msg[0])
+		return bfail(b, GC_EINVAL, "rejected by %s:%s of operation '%s': %s",
+			     op->functions_library, op->verify, op->name, bc->host.msg);
+	char given[512];
+	describe_call(b, bc, given, sizeof given);
+	return bfail(b, GC_EINVAL,
+		     "rejected by %s:%s of operation '%s' (verify returned %s without a reason); it "
+		     "was given %s",
+		     op->functions_library, op->verify, op->name,
+		     op->graphcc_iface ? "a failure" : "false", given);
 }
 
 /* Output i as shape inference left it, checked, into *t. */
@@ -320,6 +411,20 @@ static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor 
 		return bfail(b, GC_EINVAL,
 			     "shape inference %s:%s gave output %d ('%s') an invalid type %d", lib,
 			     fn, i, name, (int)o->dtype);
+	uint32_t declared = op->outputs[i].dtypes;
+	if (declared && !(dt < 32 && (declared >> dt & 1))) {
+		char list[256] = "";
+		size_t at = 0;
+		for (int k = 0; k < 32 && at < sizeof list; k++)
+			if (declared >> k & 1)
+				at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+						       at ? ", " : "", gc_dtype_name((gc_dtype)k));
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s made output %d ('%s') %s, but operation '%s' "
+			     "declares it [%s] (dtypes at %s:%d)",
+			     lib, fn, i, name, gc_dtype_name(dt), op->name, list, op->file,
+			     op->outputs[i].line);
+	}
 	*t = (gc_tensor){ .dtype = dt, .rank = o->rank };
 	for (int k = 0; k < o->rank; k++) {
 		if (d[k] < 0)
@@ -364,6 +469,7 @@ static int bind_infer(binder *b, bind_call *bc, gc_tensor **outs)
 			return b->err->code;
 		bc->a.out[i].numel = gc_tensor_numel(&t[i]);
 	}
+	absent_outputs(b, bc);
 	*outs = t;
 	return 0;
 }
@@ -415,6 +521,11 @@ static int bind_select(binder *b, bind_call *bc, const char *backend,
 				     "%s implementation of that type (it has: %s)",
 				     b->flavour, op->name, op->file, backend, at ? have : "none");
 	}
+	char why[400];
+	if (!gc_impl_accepts(op, im, b->in, b->n->n_in, why, sizeof why))
+		return bfail(b, GC_EINVAL,
+			     "selection %s:%s chose flavour '%s', which does not accept the node: %s",
+			     op->functions_library, op->select_impl, im->type, why);
 	*chosen = im;
 	return 0;
 }
@@ -515,13 +626,18 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 		   gc_error *err)
 {
 	const gc_irnode *n = &g->nodes[gi];
-	binder b = { .g = g, .pool = pool, .err = err, .flavour = flavour };
+	binder b = { .g = g, .n = n, .in = in, .pool = pool, .err = err, .flavour = flavour };
 	char lb[300];
 	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
 	if (!(b.op = find_op(&b, n, reg)) || check_inputs(&b, n, in))
 		return err->code;
 	const gc_op_spec *op = b.op;
-	int32_t n_in = n->n_in, n_out = n->n_out;
+	/* A view for every declared input and output (customop.h): an absent
+	 * one is NULL here. Variadic: the node's count. */
+	bool variadic = op->n_inputs && op->inputs[op->n_inputs - 1].variadic;
+	int32_t n_in = variadic ? (n->n_in > op->n_inputs - 1 ? n->n_in : op->n_inputs - 1)
+				: op->n_inputs;
+	int32_t n_out = op->n_outputs;
 	bind_call bc = { .a = { .n_in = n_in, .n_out = n_out, .n_params = op->n_params } };
 	bc.a.params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *bc.a.params);
 	bc.a.in = gc_calloc((size_t)(n_in + n_out) + 1, sizeof *bc.a.in);
@@ -538,8 +654,8 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	if ((rc = make_params(&b, n, bc.a.params)))
 		goto out;
 	for (int32_t i = 0; i < n_in; i++)
-		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS, in[i],
-			       input_spec(op, i)->max_dims);
+		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS,
+			       i < n->n_in ? in[i] : NULL, input_spec(op, i)->max_dims);
 	gc_custom_ctx_init(&bc.ctx, &bc.host, op->name, op->domain, op->type, pn->name, backend,
 			   NULL, "");
 	if ((rc = bind_verify(&b, &bc)) || (rc = bind_infer(&b, &bc, &outs)) ||

@@ -83,6 +83,10 @@ static void difference(double a, double b, double *abs_diff, double *rel_diff)
 		*abs_diff = *rel_diff = 0;
 		return;
 	}
+	if (isnan(a) || isnan(b)) { /* a NaN against a number: NaN, the worst */
+		*abs_diff = *rel_diff = NAN;
+		return;
+	}
 	double d = fabs(a - b);
 	if (isnan(d) || isinf(d)) {
 		*abs_diff = *rel_diff = INFINITY;
@@ -91,6 +95,20 @@ static void difference(double a, double b, double *abs_diff, double *rel_diff)
 	double m = fmax(fabs(a), fabs(b));
 	*abs_diff = d;
 	*rel_diff = d / m; /* m > 0: a != b */
+}
+
+/* Whether difference a is worse than b: larger, NaN worst of all. */
+static bool worse(double a, double b)
+{
+	return isnan(a) ? !isnan(b) : a > b;
+}
+
+/* Whether a and b disagree beyond tol x max(1, |a|, |b|). */
+static bool disagree(double a, double b, double tol)
+{
+	double ad, rd;
+	difference(a, b, &ad, &rd);
+	return isnan(ad) || ad > tol * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
 /* "[1,2,3]" of flat index i in dims. */
@@ -113,9 +131,14 @@ static void index_str(const gc_tensor *t, int64_t i, char *buf, size_t len)
 /* ------------------------------------------------------------ flavours */
 
 /* One implementation run on one node. */
+/* Bytes of guard zone before and after each flavour's outputs, and what
+ * they hold. */
+#define GUARD 64
+#define GUARD_FILL 0xA5
+
 typedef struct flavour {
 	const gc_impl_spec *im;
-	void **outs;	/* one buffer per output */
+	void **outs;	/* one buffer per output, GUARD bytes into its allocation */
 	bool ran;	/* its outputs are valid */
 	bool declined;	/* returned a failure status: not for this node */
 } flavour;
@@ -186,15 +209,6 @@ static const gc_op_spec *find_op(const gc_registry *reg, pkg_cache *pc, const gc
 	return op;
 }
 
-/* A view of t whose data is `data` (a copy, or the flavour's own output). */
-static void view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, void *data,
-		 int32_t max_dims)
-{
-	gc_custom_view(v, dims, t, max_dims);
-	if (t)
-		v->data = data;
-}
-
 typedef struct node_run {
 	const gc_program *p;
 	const gc_node *n;
@@ -206,8 +220,9 @@ typedef struct node_run {
 	int64_t *dims;
 	int threads;
 	FILE *report;
+	double tol;
 	gc_error *err;
-	int failed, declined;
+	int failed, declined, overrun, invalid;
 } node_run;
 
 static int flavour_fail(node_run *r, const flavour *f, const char *fmt, ...)
@@ -248,27 +263,57 @@ static bool input_constant(const node_run *r, int i)
 	return t >= 0 && r->p->tensors[t].storage == GC_STORAGE_CONST;
 }
 
-/* Fills the views: inputs from the private copies (data NULL for the
- * non-constant ones when `init_only`), outputs from f's buffers (NULL when
- * init_only). */
+/* Fills the views of every declared input and output: inputs from the
+ * private copies (data NULL for the non-constant ones when `init_only`),
+ * outputs from f's buffers (NULL when init_only). */
 static void fill_views(node_run *r, const flavour *f, bool init_only)
 {
 	const gc_node *n = r->n;
-	for (int i = 0; i < n->n_in; i++) {
-		void *data = r->in_copy[i];
-		if (init_only && !input_constant(r, i))
-			data = NULL;
-		view(&r->views[i], r->dims + (size_t)i * GC_MAX_RANK, r->io[i], data,
-		     r->c->in_max_dims[i]);
-	}
+	const gc_custom *c = r->c;
+	gc_custom_views(r->views, r->dims, c, r->io, n->n_in, r->io + n->n_in, n->n_out);
+	for (int i = 0; i < n->n_in; i++)
+		if (r->io[i])
+			r->views[i].data = init_only && !input_constant(r, i) ? NULL : r->in_copy[i];
 	for (int i = 0; i < n->n_out; i++)
-		view(&r->views[n->n_in + i], r->dims + (size_t)(n->n_in + i) * GC_MAX_RANK,
-		     r->io[n->n_in + i], init_only ? NULL : f->outs[i], r->c->out_max_dims[i]);
+		if (r->io[n->n_in + i])
+			r->views[c->n_in + i].data = init_only ? NULL : f->outs[i];
 }
 
 static void *aligned_buf(size_t bytes)
 {
 	return gc_aligned_alloc(64, bytes, 1);
+}
+
+/* An output buffer of `bytes` between guard zones (free with
+ * guarded_free). */
+static void *guarded_buf(size_t bytes)
+{
+	unsigned char *p = aligned_buf(bytes + 2 * GUARD);
+	if (!p)
+		return NULL;
+	memset(p, GUARD_FILL, GUARD);
+	memset(p + GUARD + bytes, GUARD_FILL, GUARD);
+	return p + GUARD;
+}
+
+static void guarded_free(void *p)
+{
+	if (p)
+		gc_free((unsigned char *)p - GUARD);
+}
+
+/* Whether the guard zones around p (bytes long) are intact; else the
+ * first changed byte's offset from p (negative: before it). */
+static bool guard_intact(const void *p, size_t bytes, long *off)
+{
+	const unsigned char *b = p;
+	for (long k = -GUARD; k < 0; k++)
+		if (b[k] != GUARD_FILL)
+			return *off = k, false;
+	for (size_t k = 0; k < GUARD; k++)
+		if (b[bytes + k] != GUARD_FILL)
+			return *off = (long)(bytes + k), false;
+	return true;
 }
 
 /* Runs flavour f on the node's private inputs. 0, or -1 (reported). */
@@ -285,8 +330,7 @@ static int run_flavour(node_run *r, flavour *f)
 	if (gc_custom_check_iface(im->impl, graphcc,
 				  im->init || im->destroy || im->scratch || im->scratch_bytes, &e))
 		return flavour_fail(r, f, "%s", e.msg);
-	gc_custom_args a = { .in = r->views, .n_in = n->n_in, .out = r->views + n->n_in,
-			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	gc_custom_args a = gc_custom_args_of(c, r->views);
 	GcOpContext ctx;
 	gc_custom_host host;
 	/* scratch */
@@ -345,7 +389,9 @@ static int run_flavour(node_run *r, flavour *f)
 	ctx.num_threads = r->threads;
 	ctx.scratch = scratch;
 	ctx.scratch_bytes = scratch ? scratch_bytes : 0;
+	gc_custom_ctx_services(&ctx);
 	GcStatus st = gc_custom_call_kernel(kernel, graphcc, &ctx, &a);
+	gc_custom_host_release(&host);
 	/* Inputs must not be written (even by a kernel that then gives up):
 	 * the copies must still match the session's tensors. */
 	for (int i = 0; i < n->n_in; i++) {
@@ -360,6 +406,19 @@ static int run_flavour(node_run *r, flavour *f)
 				  "kernel '%s' wrote into its input %d ('%s'), first at byte %zu of %zu",
 				  im->symbol, i, r->p->tensors[n->in[i]].name, at, r->in_bytes[i]);
 		goto out;
+	}
+	for (int o = 0; o < n->n_out; o++) {
+		const gc_tensor *t = r->io[n->n_in + o];
+		long off;
+		if (t && !guard_intact(f->outs[o], (size_t)gc_tensor_nbytes(t), &off)) {
+			r->overrun++;
+			rc = flavour_fail(r, f,
+					  "kernel '%s' wrote outside output %d ('%s', %" PRId64
+					  " bytes): byte offset %ld",
+					  im->symbol, o, r->p->tensors[n->out[o]].name,
+					  gc_tensor_nbytes(t), off);
+			goto out;
+		}
 	}
 	if (st != GC_STATUS_OK) {
 		rc = flavour_decline(r, f, "its kernel", host.msg);
@@ -383,6 +442,7 @@ typedef struct pair_diff {
 	int out_abs;	   /* output of the largest absolute difference */
 	int64_t at_abs;	   /* its element */
 	double a, b;	   /* the two values there */
+	int64_t n_bad;	   /* elements beyond the tolerance */
 } pair_diff;
 
 static void compare_pair(const node_run *r, const flavour *fa, const flavour *fb, pair_diff *d)
@@ -399,14 +459,15 @@ static void compare_pair(const node_run *r, const flavour *fa, const flavour *fb
 			double b = element(fb->outs[o], t->dtype, i);
 			double ad, rd;
 			difference(a, b, &ad, &rd);
-			if (ad > d->max_abs || d->at_abs < 0) {
+			d->n_bad += disagree(a, b, r->tol);
+			if (worse(ad, d->max_abs) || d->at_abs < 0) {
 				d->max_abs = ad;
 				d->out_abs = o;
 				d->at_abs = i;
 				d->a = a;
 				d->b = b;
 			}
-			if (rd > d->max_rel)
+			if (worse(rd, d->max_rel))
 				d->max_rel = rd;
 		}
 	}
@@ -443,8 +504,8 @@ static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int 
 	const gc_node *n = r->n;
 	r->in_copy = gc_calloc((size_t)n->n_in + 1, sizeof *r->in_copy);
 	r->in_bytes = gc_calloc((size_t)n->n_in + 1, sizeof *r->in_bytes);
-	r->views = gc_calloc((size_t)(n->n_in + n->n_out) + 1, sizeof *r->views);
-	r->dims = gc_calloc((size_t)(n->n_in + n->n_out) * GC_MAX_RANK + 1, sizeof *r->dims);
+	r->views = gc_calloc((size_t)(r->c->n_in + r->c->n_out) + 1, sizeof *r->views);
+	r->dims = gc_calloc((size_t)(r->c->n_in + r->c->n_out) * GC_MAX_RANK + 1, sizeof *r->dims);
 	flavour *fl = *flp = gc_calloc((size_t)op->n_impls + 1, sizeof *fl);
 	if (!r->in_copy || !r->in_bytes || !r->views || !r->dims || !fl)
 		return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
@@ -461,8 +522,18 @@ static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int 
 	}
 	for (int32_t j = 0; j < op->n_impls; j++) {
 		const gc_impl_spec *im = &op->impls[j];
+		char why[400];
 		if (im->skipped || strcmp(im->backend, r->c->backend) || !im->lib)
 			continue;
+		/* Only flavours the node is valid for: selection would never
+		 * pick the others, and what they compute here means nothing. */
+		if (!gc_impl_accepts(op, im, r->io, n->n_in, why, sizeof why)) {
+			if (r->report)
+				fprintf(r->report, "  flavour '%s' is not valid for this node: %s\n",
+					im->type, why);
+			r->invalid++;
+			continue;
+		}
 		flavour *f = &fl[(*n_fl)++];
 		f->im = im;
 		f->outs = gc_calloc((size_t)n->n_out + 1, sizeof *f->outs);
@@ -471,7 +542,7 @@ static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int 
 		for (int o = 0; o < n->n_out; o++) {
 			const gc_tensor *t = r->io[n->n_in + o];
 			int64_t nb = t ? gc_tensor_nbytes(t) : 0;
-			if (!(f->outs[o] = aligned_buf(nb > 0 ? (size_t)nb : 0)))
+			if (!(f->outs[o] = guarded_buf(nb > 0 ? (size_t)nb : 0)))
 				return gc_error_set(r->err, GC_ENOMEM,
 						    "--compare-flavours: out of memory");
 		}
@@ -483,7 +554,7 @@ static void node_run_free(node_run *r, flavour *fl, int n_fl)
 {
 	for (int a = 0; a < n_fl; a++) {
 		for (int o = 0; fl[a].outs && o < r->n->n_out; o++)
-			gc_free(fl[a].outs[o]);
+			guarded_free(fl[a].outs[o]);
 		gc_free(fl[a].outs);
 	}
 	gc_free(fl);
@@ -498,7 +569,7 @@ static void node_run_free(node_run *r, flavour *fl, int n_fl)
 /* The pair of flavours that ran whose outputs differ most (*wa < 0: no
  * pair ran). */
 static void worst_pair(const node_run *r, const flavour *fl, int n_fl, pair_diff *worst, int *wa,
-		       int *wb)
+		       int *wb, gc_flavours_summary *sum)
 {
 	*worst = (pair_diff){ .at_abs = -1 };
 	*wa = *wb = -1;
@@ -509,10 +580,13 @@ static void worst_pair(const node_run *r, const flavour *fl, int n_fl, pair_diff
 			pair_diff d;
 			compare_pair(r, &fl[a], &fl[b], &d);
 			if (r->report)
-				fprintf(r->report, "  %s vs %s: max abs %.3g, max rel %.3g\n",
-					fl[a].im->type, fl[b].im->type, d.max_abs, d.max_rel);
-			if (*wa < 0 || d.max_abs > worst->max_abs ||
-			    (d.max_abs == worst->max_abs && d.max_rel > worst->max_rel)) {
+				fprintf(r->report, "  %s vs %s: max abs %.3g, max rel %.3g%s\n",
+					fl[a].im->type, fl[b].im->type, d.max_abs, d.max_rel,
+					d.n_bad ? " -- DISAGREE beyond the tolerance" : "");
+			if (sum && d.n_bad)
+				sum->n_disagree++;
+			if (*wa < 0 || worse(d.max_abs, worst->max_abs) ||
+			    (d.max_abs == worst->max_abs && worse(d.max_rel, worst->max_rel))) {
 				*worst = d;
 				*wa = a;
 				*wb = b;
@@ -544,8 +618,8 @@ static void report_worst(const node_run *r, const flavour *fl, int n_ran, const 
 	if (!sum)
 		return;
 	sum->n_compared++;
-	if (sum->n_compared == 1 || worst->max_abs > sum->max_abs ||
-	    (worst->max_abs == sum->max_abs && worst->max_rel > sum->max_rel)) {
+	if (sum->n_compared == 1 || worse(worst->max_abs, sum->max_abs) ||
+	    (worst->max_abs == sum->max_abs && worse(worst->max_rel, sum->max_rel))) {
 		sum->max_abs = worst->max_abs;
 		sum->max_rel = worst->max_rel;
 		snprintf(sum->node, sizeof sum->node, "%s", n->name);
@@ -556,13 +630,13 @@ static void report_worst(const node_run *r, const flavour *fl, int n_ran, const 
 
 /* Compares every flavour of custom node rn on its inputs as they are now. */
 static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node *rn,
-			FILE *report, gc_flavours_summary *sum, gc_error *err)
+			FILE *report, double tol, gc_flavours_summary *sum, gc_error *err)
 {
 	const gc_node *n = rn->node;
 	gc_error local = { 0 };
 	node_run r = { .p = rn->program, .n = n, .c = n->custom,
 		       .io = gc_session_io(rn->session, rn->index), .threads = rn->threads,
-		       .report = report, .err = err };
+		       .report = report, .tol = tol, .err = err };
 	flavour *fl = NULL;
 	int n_fl = 0, rc = 0;
 	if (sum)
@@ -597,11 +671,13 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node
 	}
 	pair_diff worst;
 	int wa, wb;
-	worst_pair(&r, fl, n_fl, &worst, &wa, &wb);
+	worst_pair(&r, fl, n_fl, &worst, &wa, &wb, sum);
 	report_worst(&r, fl, n_ran, &worst, wa, wb, sum);
 	if (sum) {
 		sum->n_failed += r.failed;
 		sum->n_declined += r.declined;
+		sum->n_invalid += r.invalid;
+		sum->n_overrun += r.overrun;
 	}
 	if (r.failed)
 		rc = err && err->code ? err->code : GC_EKERNEL;
@@ -616,6 +692,7 @@ typedef struct compare_run {
 	const gc_registry *reg;
 	pkg_cache pc;
 	FILE *report;
+	double tol;
 	gc_flavours_summary *sum;
 	gc_error cmp; /* the first flavour failure */
 } compare_run;
@@ -630,26 +707,42 @@ static int compare_before(void *user, gc_run_node *rn, gc_error *err)
 	compare_run *cr = user;
 	if (!rn->node->custom)
 		return 0;
-	int crc = compare_node(cr->reg, &cr->pc, rn, cr->report, cr->sum, &cr->cmp);
+	int crc = compare_node(cr->reg, &cr->pc, rn, cr->report, cr->tol, cr->sum, &cr->cmp);
 	if (crc != GC_ENOMEM)
 		return 0;
 	*err = cr->cmp;
 	return crc;
 }
 
-int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
+int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report, double tolerance,
 			gc_flavours_summary *sum, gc_error *err)
 {
 	gc_error local = { 0 };
+	gc_flavours_summary own;
 	if (!err)
 		err = &local;
-	if (sum)
-		memset(sum, 0, sizeof *sum);
-	compare_run cr = { .reg = reg, .report = report, .sum = sum };
+	if (!sum)
+		sum = &own;
+	memset(sum, 0, sizeof *sum);
+	sum->tolerance = tolerance > 0 ? tolerance : 1e-4;
+	compare_run cr = { .reg = reg, .report = report, .tol = sum->tolerance, .sum = sum };
 	gc_run_hooks h = { .user = &cr, .before = compare_before };
 	int rc = gc_session_run_hooked(s, &h, err);
 	cache_free(&cr.pc);
-	if (!rc && cr.cmp.code) {
+	if (rc)
+		return rc;
+	if (sum->n_overrun || sum->n_disagree) {
+		char first[GC_ERROR_MSG_MAX / 2] = "";
+		if (cr.cmp.code)
+			snprintf(first, sizeof first, "; %.500s", cr.cmp.msg);
+		return gc_error_set(err, GC_ECRASH,
+				    "--compare-flavours: %d pair%s of flavours disagree beyond "
+				    "tolerance %g, %d flavour%s wrote outside %s outputs%s",
+				    sum->n_disagree, sum->n_disagree == 1 ? "" : "s", sum->tolerance,
+				    sum->n_overrun, sum->n_overrun == 1 ? "" : "s",
+				    sum->n_overrun == 1 ? "its" : "their", first);
+	}
+	if (cr.cmp.code) {
 		*err = cr.cmp;
 		rc = cr.cmp.code;
 	}

@@ -27,6 +27,10 @@
 
 #include "../runtime/build.h"
 
+const char *const gc_manifest_test_keys[] = { "name",	"inputs",    "params",   "outputs",
+					      "sameAs", "tolerance", "flavours", NULL };
+const char *const gc_manifest_tensor_keys[] = { "values", "shape", "dtype", "npy", NULL };
+
 #define MAX_TESTS 1024
 #define MAX_VALUES (1 << 24)
 
@@ -85,6 +89,9 @@ static int mapping(tparser *p, const yaml_node_t *map, const char *what, const c
 		for (int i = 0; keys[i]; i++)
 			if (!strcmp(keys[i], k))
 				found = i;
+		const char *best = found < 0 ? gc_manifest_suggest(k, keys) : NULL;
+		if (best)
+			return tfail(p, kn, k, "unknown key in %s; did you mean '%s'?", what, best);
 		if (found < 0) {
 			char list[256] = "";
 			size_t at = 0;
@@ -220,7 +227,7 @@ static int parse_tensor(tparser *p, const yaml_node_t *n, const char *key, gc_te
 	const char *npy = sval(n);
 	yaml_node_t *v[5] = { 0 };
 	if (!npy) {
-		static const char *const keys[] = { "values", "shape", "dtype", "npy", NULL };
+		const char *const *keys = gc_manifest_tensor_keys;
 		if (n->type != YAML_MAPPING_NODE)
 			return tfail(p, n, key,
 				     "a tensor is a .npy path or a mapping {values:, shape:, dtype:}");
@@ -441,8 +448,7 @@ static int parse_param(tparser *p, const yaml_node_t *kn, const yaml_node_t *vn,
 
 static int parse_test(tparser *p, const yaml_node_t *n, int idx, gc_op_test *t)
 {
-	static const char *const keys[] = { "name",    "inputs",    "params", "outputs",
-					    "sameAs", "tolerance", "flavours", NULL };
+	const char *const *keys = gc_manifest_test_keys;
 	char label[160];
 	snprintf(label, sizeof label, "test %d", idx + 1);
 	p->test = label;

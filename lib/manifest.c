@@ -30,6 +30,7 @@ typedef struct parser {
 	gc_error *err;
 	void (*note)(void *, const char *);
 	void *user;
+	bool skip_tests; /* loading to run: self-tests matter to test-package only */
 } parser;
 
 
@@ -54,6 +55,38 @@ static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
+
+/* Every key the parser knows, per kind of mapping: the tables it checks
+ * with, and what tests/unit/test-manifest-schema.c checks
+ * config/manifest.schema.json against (gc_manifest_sections). */
+static const char *const op_keys[] = {
+	"name",		    "type",   "package",    "domain",	  "version",
+	"pure",		    "inputs", "outputs",    "params",	  "parameters",
+	"functionsLibrary", "verify", "inferShape", "selectImpl", "implementations",
+	"tests",	    NULL,
+};
+static const char *const in_keys[] = { "name",	   "maxDims",  "constant", "dtypes",
+				       "optional", "variadic", NULL };
+static const char *const out_keys[] = { "name", "maxDims", "dtypes", "optional", NULL };
+static const char *const param_keys[] = { "name", "datatype", "dataType", "scalar",
+					  "size", "default",  "attribute", NULL };
+static const char *const impl_keys[] = { "backend", "type",	     "impl",	 "symbol",
+					 "config",  "init",	     "destroy", "scratch",
+					 "scratchBytes", "inplace", "accepts", NULL };
+static const char *const accepts_keys[] = { "input", "dtypes", "ranks", "lastDimMultipleOf",
+					    NULL };
+
+const gc_manifest_section gc_manifest_sections[] = {
+	{ "operation", op_keys },
+	{ "input", in_keys },
+	{ "output", out_keys },
+	{ "param", param_keys },
+	{ "implementation", impl_keys },
+	{ "acceptsRule", accepts_keys },
+	{ "test", gc_manifest_test_keys },
+	{ "testTensor", gc_manifest_tensor_keys },
+	{ NULL, NULL },
+};
 
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -98,16 +131,14 @@ static int check_keys(parser *p, const yaml_node_t *map, const char *what,
 		bool known = false;
 		for (int i = 0; keys[i]; i++)
 			known |= !strcmp(keys[i], k);
+		if (!known && !strcmp(k, "inferType") && !strcmp(what, "an operation"))
+			return fail_at(p, kn, k,
+				       "unknown key in %s: graphcc has no separate inferType; "
+				       "inferShape sets each output's dtype with its shape (checked "
+				       "against the output's dtypes:)",
+				       what);
 		if (!known) {
-			const char *best = NULL;
-			size_t bd = 3;
-			for (int i = 0; keys[i]; i++) {
-				size_t d = edit_distance(k, keys[i]);
-				if (d < bd) {
-					bd = d;
-					best = keys[i];
-				}
-			}
+			const char *best = gc_manifest_suggest(k, keys);
 			if (best)
 				return fail_at(p, kn, k, "unknown key in %s; did you mean '%s'?", what,
 					       best);
@@ -315,9 +346,6 @@ static int parse_ios(parser *p, const yaml_node_t *op, const char *key, bool is_
 	const char **seen = gc_pool_alloc(p->pool, (n + 1) * sizeof *seen);
 	if (!ios || !seen)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-	static const char *const in_keys[] = { "name",	   "maxDims",  "constant", "dtypes",
-					       "optional", "variadic", NULL };
-	static const char *const out_keys[] = { "name", "maxDims", "dtypes", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
@@ -420,8 +448,6 @@ static int parse_params(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	const char **seen = gc_pool_alloc(p->pool, (n + 1) * sizeof *seen);
 	if (!spec->params || !seen)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-	static const char *const keys[] = { "name",    "datatype", "dataType", "scalar",
-					    "size",    "default",  "attribute", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
@@ -429,7 +455,7 @@ static int parse_params(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 		if (e->type != YAML_MAPPING_NODE)
 			return fail_at(p, e, kn, "entry %zu: expected a mapping with name and datatype",
 				       i + 1);
-		if (check_keys(p, e, what, keys))
+		if (check_keys(p, e, what, param_keys))
 			return p->err->code;
 		gc_param_spec *ps = &spec->params[i];
 		ps->line = (int)e->start_mark.line + 1;
@@ -506,6 +532,9 @@ static int parse_params(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	return 0;
 }
 
+static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
+			 gc_impl_spec *im);
+
 static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 {
 	yaml_node_t *list = get(p, op, "implementations", NULL, NULL);
@@ -521,16 +550,13 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	spec->impls = gc_pool_alloc(p->pool, (n + 1) * sizeof *spec->impls);
 	if (!spec->impls)
 		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-	static const char *const keys[] = { "backend", "type",	  "impl",	  "symbol",
-					    "config",  "init",	  "destroy",	  "scratch",
-					    "scratchBytes", "inplace", NULL };
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
 		char what[64];
 		snprintf(what, sizeof what, "implementations entry %zu", i + 1);
 		if (e->type != YAML_MAPPING_NODE)
 			return fail_at(p, e, "implementations", "entry %zu: expected a mapping", i + 1);
-		if (check_keys(p, e, what, keys))
+		if (check_keys(p, e, what, impl_keys))
 			return p->err->code;
 		gc_impl_spec *im = &spec->impls[i];
 		im->line = (int)e->start_mark.line + 1;
@@ -562,6 +588,9 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 		if (!(im->destroy == NULL || im->init))
 			return fail_at(p, get(p, e, "destroy", NULL, NULL), "destroy",
 				       "a destroy function needs an init function");
+		yaml_node_t *acc = get(p, e, "accepts", NULL, NULL);
+		if (acc && parse_accepts(p, acc, spec, im))
+			return p->err->code;
 		im->impl = resolve(p, impl);
 		if (!im->symbol)
 			im->symbol = im->type;
@@ -586,20 +615,69 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 	return 0;
 }
 
+/* accepts: [{input: NAME, dtypes: [...], ranks: [...], lastDimMultipleOf: N}] */
+static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
+			 gc_impl_spec *im)
+{
+	if (list->type != YAML_SEQUENCE_NODE)
+		return fail_at(p, list, "accepts",
+			       "expected a list of rules, e.g. [{input: x, lastDimMultipleOf: 8}]");
+	size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+	if (n > MAX_ITEMS)
+		return fail_at(p, list, "accepts", "more than %d rules", MAX_ITEMS);
+	im->accepts = gc_pool_alloc(p->pool, (n + 1) * sizeof *im->accepts);
+	if (!im->accepts)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
+		gc_accept_rule *r = &im->accepts[i];
+		const char *name;
+		if (e->type != YAML_MAPPING_NODE)
+			return fail_at(p, e, "accepts", "rule %zu: expected a mapping", i + 1);
+		if (check_keys(p, e, "an accepts rule", accepts_keys) ||
+		    need_string(p, e, "input", NULL, "an accepts rule", &name))
+			return p->err->code;
+		r->line = (int)e->start_mark.line + 1;
+		r->input = -1;
+		for (int32_t k = 0; k < spec->n_inputs; k++)
+			if (!strcmp(spec->inputs[k].name, name))
+				r->input = k;
+		if (r->input < 0)
+			return fail_at(p, get(p, e, "input", NULL, NULL), "input",
+				       "operation '%s' has no input named '%s'", spec->name, name);
+		yaml_node_t *v = get(p, e, "dtypes", NULL, NULL);
+		if (v && parse_dtypes(p, v, &r->dtypes))
+			return p->err->code;
+		if ((v = get(p, e, "ranks", NULL, NULL))) {
+			if (v->type != YAML_SEQUENCE_NODE)
+				return fail_at(p, v, "ranks", "expected a list of ranks, e.g. [2, 3]");
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				const char *t = scalar(yaml_document_get_node(p->doc, *it));
+				int64_t rk;
+				if (!t || parse_int_text(t, &rk) || rk < 0 || rk > GC_MAX_RANK)
+					return fail_at(p, v, "ranks", "'%s' is not a rank (0 to %d)",
+						       t ? t : "(a list or map)", GC_MAX_RANK);
+				r->ranks |= 1u << rk;
+			}
+		}
+		bool present;
+		if (opt_int(p, e, "lastDimMultipleOf", NULL, 1, INT32_MAX, &present,
+			    &r->last_dim_multiple))
+			return p->err->code;
+	}
+	im->n_accepts = (int32_t)n;
+	return 0;
+}
+
 static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 {
-	static const char *const keys[] = {
-		"name",	      "type",	       "package",	   "domain",	 "version",
-		"pure",	      "inputs",	       "outputs",	   "params",	 "parameters",
-		"functionsLibrary", "verify", "inferShape",	   "selectImpl", "implementations",
-		"tests",      NULL,
-	};
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(p, root, NULL,
 			       "an operation must be a mapping (name:, type:, package:, ...), not a "
 			       "%s",
 			       root->type == YAML_SEQUENCE_NODE ? "list" : "single value");
-	if (check_keys(p, root, "an operation", keys))
+	if (check_keys(p, root, "an operation", op_keys))
 		return p->err->code;
 	spec->file = p->file; /* the pool's copy: the caller's string may not live */
 	spec->line = (int)root->start_mark.line + 1;
@@ -653,7 +731,7 @@ static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 		return p->err->code;
 	/* Self-tests (lib/manifest-tests.c): checked here, run by test-package. */
 	yaml_node_t *tests = get(p, root, "tests", NULL, NULL);
-	if (tests && gc_manifest_tests_parse(p->path, p->dir, p->doc, tests, spec, NULL, NULL, NULL,
+	if (tests && !p->skip_tests && gc_manifest_tests_parse(p->path, p->dir, p->doc, tests, spec, NULL, NULL, NULL,
 					     p->err))
 		return p->err->code;
 	return 0;
@@ -672,15 +750,16 @@ void gc_package_free(gc_package *pkg)
 	gc_free(pkg);
 }
 
-int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, const char *),
-		      void *user, gc_error *err)
+static int parse_manifest(const char *path, gc_package **out, void (*note)(void *, const char *),
+			  void *user, bool skip_tests, gc_error *err)
 {
 	*out = NULL;
 	void *buf;
 	size_t len;
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
-	parser p = { .path = path, .err = err, .note = note, .user = user };
+	parser p = { .path = path, .err = err, .note = note, .user = user,
+		     .skip_tests = skip_tests };
 	/* Library paths become absolute: a compiled program names them, and
 	 * it may run from another folder. */
 	char tmp[PATH_MAX];
@@ -796,4 +875,30 @@ out:
 	}
 	*out = pkg;
 	return 0;
+}
+
+int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, const char *),
+		      void *user, gc_error *err)
+{
+	return parse_manifest(path, out, note, user, false, err);
+}
+
+int gc_manifest_parse_to_run(const char *path, gc_package **out,
+			     void (*note)(void *, const char *), void *user, gc_error *err)
+{
+	return parse_manifest(path, out, note, user, true, err);
+}
+
+const char *gc_manifest_suggest(const char *key, const char *const *keys)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+	for (int i = 0; keys[i]; i++) {
+		size_t d = edit_distance(key, keys[i]);
+		if (d < bd) {
+			bd = d;
+			best = keys[i];
+		}
+	}
+	return best;
 }

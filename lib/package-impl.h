@@ -40,6 +40,17 @@ typedef struct gc_param_spec {
 	int line, col;
 } gc_param_spec;
 
+/* What an implementation accepts (`accepts:` in the manifest): a rule on
+ * one input. A flavour that a rule rejects is never bound to the node and
+ * neither --compare-flavours nor test-package runs it there. */
+typedef struct gc_accept_rule {
+	int32_t input;	     /* index of the declared input */
+	uint32_t dtypes;     /* bit (1 << gc_dtype) per allowed type; 0: any */
+	uint32_t ranks;	     /* bit (1 << rank) per allowed rank; 0: any */
+	int64_t last_dim_multiple; /* 0: any */
+	int line;
+} gc_accept_rule;
+
 typedef struct gc_impl_spec {
 	const char *backend, *type, *impl, *symbol, *config;
 	const char *init, *destroy, *scratch; /* graphcc interface symbols, or NULL */
@@ -47,6 +58,8 @@ typedef struct gc_impl_spec {
 	bool has_scratch_bytes, inplace;
 	bool skipped; /* backend this build lacks */
 	int line, col;
+	gc_accept_rule *accepts;
+	int32_t n_accepts;
 	/* Resolved when the package loads (not for skipped ones). */
 	gc_dynlib *lib;
 	bool graphcc_iface;
@@ -85,6 +98,24 @@ typedef struct gc_package {
  * implementations) go to note(user, text) when note is non-NULL. */
 int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, const char *),
 		      void *user, gc_error *err);
+/* The same for running models (registries): the self-tests (`tests:`) are
+ * not looked into, so a mistake there stops only test-package and check. */
+int gc_manifest_parse_to_run(const char *path, gc_package **out,
+			     void (*note)(void *, const char *), void *user, gc_error *err);
+/* The key of `keys` (NULL-terminated) closest to a misspelt `key`, or NULL
+ * when none is close (for "did you mean"). */
+const char *gc_manifest_suggest(const char *key, const char *const *keys);
+/* The keys the manifest parser knows, per kind of mapping ("operation",
+ * "input", "output", "param", "implementation", "acceptsRule", "test",
+ * "testTensor": the names of config/manifest.schema.json's $defs), ending
+ * with { NULL, NULL }. */
+typedef struct gc_manifest_section {
+	const char *name;
+	const char *const *keys; /* NULL-terminated */
+} gc_manifest_section;
+extern const gc_manifest_section gc_manifest_sections[];
+extern const char *const gc_manifest_test_keys[], *const gc_manifest_tensor_keys[];
+
 /* Opens the package's functions libraries, checks ABI versions and finds
  * the symbols; checks each implementation library and kernel symbol too. */
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);
@@ -95,6 +126,11 @@ static inline const char *gc_param_kind_name(gc_param_kind k)
 	static const char *const names[GC_PARAM_KIND_COUNT] = { "bool", "int", "float", "string" };
 	return (unsigned)k < GC_PARAM_KIND_COUNT ? names[k] : "?";
 }
+
+/* Whether implementation im of op accepts a node whose inputs are in[0 ..
+ * n_in) (NULL: absent); when not, why (naming the rule's manifest line). */
+bool gc_impl_accepts(const gc_op_spec *op, const gc_impl_spec *im, gc_tensor *const *in,
+		     int32_t n_in, char *why, size_t len);
 
 /* Everything a node bound to a package operation needs at compile time. */
 const gc_op_spec *gc_registry_find(const gc_registry *r, const char *domain, const char *type,

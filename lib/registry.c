@@ -270,7 +270,7 @@ static int dry_run(gc_package *pkg, gc_error *err)
 int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
 {
 	gc_package *pkg;
-	if (gc_manifest_parse(manifest, &pkg, r->note, r->note_user, err))
+	if (gc_manifest_parse_to_run(manifest, &pkg, r->note, r->note_user, err))
 		return err->code;
 	int rc = check_dirs(r, pkg, err);
 	if (!rc)
@@ -422,4 +422,37 @@ int gc_registry_provides(const gc_registry *r, const char *domain, const char *t
 			 int64_t version)
 {
 	return gc_registry_find(r, domain, type, version) != NULL;
+}
+
+bool gc_impl_accepts(const gc_op_spec *op, const gc_impl_spec *im, gc_tensor *const *in,
+		     int32_t n_in, char *why, size_t len)
+{
+	for (int32_t i = 0; i < im->n_accepts; i++) {
+		const gc_accept_rule *r = &im->accepts[i];
+		const gc_tensor *t = r->input < n_in ? in[r->input] : NULL;
+		const char *name = op->inputs[r->input].name;
+		char shp[160];
+		if (!t) /* absent: nothing to check */
+			continue;
+		if (r->dtypes && !(t->dtype < 32 && (r->dtypes >> t->dtype & 1))) {
+			snprintf(why, len, "input '%s' is %s (accepts at %s:%d)", name,
+				 gc_dtype_name(t->dtype), op->file, r->line);
+			return false;
+		}
+		if (r->ranks && !(t->rank >= 0 && t->rank < 32 && (r->ranks >> t->rank & 1))) {
+			snprintf(why, len, "input '%s' has rank %d (accepts at %s:%d)", name, t->rank,
+				 op->file, r->line);
+			return false;
+		}
+		if (r->last_dim_multiple &&
+		    (t->rank < 1 || t->dims[t->rank - 1] % r->last_dim_multiple)) {
+			snprintf(why, len,
+				 "input '%s' is %s: its last dimension is not a multiple of %" PRId64
+				 " (accepts at %s:%d)",
+				 name, gc_shape_str(t->dims, t->rank, shp, sizeof shp),
+				 r->last_dim_multiple, op->file, r->line);
+			return false;
+		}
+	}
+	return true;
 }

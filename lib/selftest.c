@@ -42,6 +42,8 @@ static void check(st *s, bool ok, const char *fmt, ...)
 	vfprintf(s->out, fmt, ap);
 	fputc('\n', s->out);
 	va_end(ap);
+	/* Out before the next kernel runs: a crash ends the process. */
+	fflush(s->out);
 	if (ok)
 		s->c->passed++;
 	else
@@ -100,7 +102,17 @@ typedef struct frun {
 	void *state;
 	bool initialised;
 	gc_fnptr destroy;
+	const char *selftest; /* gc_crash_selftest of the threads it runs on */
+	char where[1200];     /* the crash context of its calls */
 } frun;
+
+/* Names the package function about to run for crash capture. */
+static void frun_context(frun *f, const char *what, const char *symbol)
+{
+	snprintf(f->where, sizeof f->where, "%s %s:%s of flavour '%s'", what, f->im->impl, symbol,
+		 f->im->type);
+	gc_crash_context = f->where;
+}
 
 static void views(const frun *f, CustomOpIOTensor *v, int64_t *dims, void *const *outs,
 		  bool init_only)
@@ -152,7 +164,10 @@ static int frun_setup(frun *f, char *msg, size_t len)
 		views(f, v, dims, NULL, true);
 		ctx_for(f, &ctx, &host);
 		uint64_t b = 0;
-		if (gc_custom_call_scratch(fn, &ctx, &a, &b) != GC_STATUS_OK)
+		frun_context(f, "scratch function", im->scratch);
+		GcStatus sst = gc_custom_call_scratch(fn, &ctx, &a, &b);
+		gc_crash_context = NULL;
+		if (sst != GC_STATUS_OK)
 			return snprintf(msg, len, "scratch function: %s", host.msg), 1;
 		if (b > (uint64_t)1 << 34)
 			return snprintf(msg, len, "scratch function asks for %" PRIu64 " bytes", b), -1;
@@ -166,7 +181,9 @@ static int frun_setup(frun *f, char *msg, size_t len)
 			return snprintf(msg, len, "%.500s", e.msg), -1;
 		views(f, v, dims, NULL, true);
 		ctx_for(f, &ctx, &host);
+		frun_context(f, "init", im->init);
 		GcStatus stt = gc_custom_call_init(init, &ctx, &a);
+		gc_crash_context = NULL;
 		f->state = ctx.state;
 		if (stt != GC_STATUS_OK)
 			return snprintf(msg, len, "init: %s", host.msg), 1;
@@ -182,7 +199,9 @@ static void frun_teardown(frun *f)
 		gc_custom_host host;
 		ctx_for(f, &ctx, &host);
 		ctx.state = f->state;
+		frun_context(f, "destroy", f->im->destroy);
 		gc_custom_call_destroy(f->destroy, &ctx);
+		gc_crash_context = NULL;
 	}
 	f->initialised = false;
 }
@@ -206,7 +225,13 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 	ctx.scratch = scratch;
 	ctx.scratch_bytes = scratch ? f->scratch_bytes : 0;
 	gc_custom_args a = frun_args(f, v);
-	if (gc_custom_call_kernel(f->kernel, f->im->graphcc_iface, &ctx, &a) != GC_STATUS_OK) {
+	/* f->where is set by run_flavour; threads share it read-only. */
+	gc_custom_ctx_services(&ctx);
+	gc_crash_context = f->where;
+	GcStatus st = gc_custom_call_kernel(f->kernel, f->im->graphcc_iface, &ctx, &a);
+	gc_crash_context = NULL;
+	gc_custom_host_release(&host);
+	if (st != GC_STATUS_OK) {
 		snprintf(msg, len, "%s", host.msg[0] ? host.msg : "(no reason given)");
 		rc = 1;
 	}
@@ -267,6 +292,7 @@ typedef struct thread_arg {
 static void *thread_main(void *p)
 {
 	thread_arg *a = p;
+	gc_crash_selftest = a->f->selftest;
 	a->rc = frun_call(a->f, a->g.data, a->msg, sizeof a->msg);
 	return NULL;
 }
@@ -286,6 +312,22 @@ static bool wants(const gc_op_test *t, const char *flavour)
 	for (int32_t i = 0; i < t->n_flavours; i++)
 		if (!strcmp(t->flavours[i], flavour))
 			return true;
+	return false;
+}
+
+/* Whether flavour im is valid for the case (its accepts: rules); when
+ * not, says so (it is not run). */
+static bool valid_for(st *s, const char *where, const gc_op_spec *op, const gc_impl_spec *im,
+		      gc_tensor *in, int32_t n_in)
+{
+	gc_tensor *inp[MAX_IO];
+	char why[400];
+	for (int32_t i = 0; i < n_in && i < MAX_IO; i++)
+		inp[i] = in[i].dtype == GC_DTYPE_UNDEFINED ? NULL : &in[i];
+	if (gc_impl_accepts(op, im, inp, n_in, why, sizeof why))
+		return true;
+	fprintf(s->out, "SKIP  %s / %s: not valid for the case: %s\n", where, im->type, why);
+	fflush(s->out);
 	return false;
 }
 
@@ -406,6 +448,10 @@ static bool compile_case(case_run *cr)
 			cr->c = cr->p->nodes[k].custom;
 	if (!cr->c) {
 		check(cr->s, false, "graphcc bug: the test graph has no custom node");
+		return false;
+	}
+	if (cr->c->n_in + cr->c->n_out > MAX_IO) {
+		check(cr->s, false, "more than %d inputs and outputs", MAX_IO);
 		return false;
 	}
 	check(cr->s, true, "verify, shape inference and selection accept the case (selected '%s')",
@@ -569,10 +615,13 @@ static void run_flavour(case_run *cr, const gc_impl_spec *im)
 	flav_result *r = &cr->fr[cr->n_fr++];
 	memset(r, 0, sizeof *r);
 	r->im = im;
-	frun f = { .c = cr->c, .im = im, .in = cr->in, .n_in = cr->n_in, .n_out = cr->n_out,
-		   .outs = cr->c->outs };
+	/* Views of every declared input (in[] past the case's: absent). */
+	frun f = { .c = cr->c, .im = im, .in = cr->in, .n_in = cr->c->n_in,
+		   .n_out = cr->c->n_out, .outs = cr->c->outs, .selftest = gc_crash_selftest };
 	char msg[600] = "";
 	int rc = frun_setup(&f, msg, sizeof msg);
+	snprintf(f.where, sizeof f.where, "kernel %s:%s of flavour '%s'", im->impl, im->symbol,
+		 im->type);
 	bool selected = !strcmp(im->type, cr->c->flavour);
 	if (rc) {
 		check(cr->s, rc > 0 && !selected, "%s %s", rc > 0 ? "declined the case:" : "failed:",
@@ -675,7 +724,8 @@ static void run_case(st *s, const gc_registry *reg, const gc_op_spec *op, const 
 		/* Every implementation of this backend. */
 		for (int32_t j = 0; j < op->n_impls; j++) {
 			const gc_impl_spec *im = &op->impls[j];
-			if (!im->skipped && !strcmp(im->backend, backend) && wants(t, im->type))
+			if (!im->skipped && !strcmp(im->backend, backend) && wants(t, im->type) &&
+			    valid_for(s, cr->base_where, op, im, cr->in, cr->n_in))
 				run_flavour(cr, im);
 		}
 		snprintf(s->where, sizeof s->where, "%s", cr->base_where);
@@ -743,7 +793,12 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			for (size_t b = 0; b < gc_n_backends; b++) {
 				snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
 					 tests[k].name, tests[k].line);
+				char crash[1200];
+				snprintf(crash, sizeof crash, "'%.200s' (%.600s:%d) of operation '%.150s'",
+					 tests[k].name, manifest, tests[k].line, op->name);
+				gc_crash_selftest = crash;
 				run_case(&s, reg, op, &tests[k], gc_backends[b]->name);
+				gc_crash_selftest = NULL;
 			}
 	}
 	if (only_op && !matched)
@@ -751,6 +806,14 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 done:
 	gc_pool_free(pool);
 	gc_registry_free(reg);
+	gc_package_free(pkg);
+	return rc;
+}
+
+int gc_selftest_check(const char *manifest, gc_error *err)
+{
+	gc_package *pkg = NULL;
+	int rc = gc_manifest_parse(manifest, &pkg, NULL, NULL, err);
 	gc_package_free(pkg);
 	return rc;
 }

@@ -46,3 +46,11 @@ bench: deps
 
 # tests/suites/bench-driver (part of make test) drives the worker.
 TEST_DEPS += $(BENCH_WORKER)
+
+# make bench-host-services: the 2-thread speedup of gcx-ops' LinearGelu, a
+# custom kernel using graphcc's host services (parallel_for, sgemm,
+# temp_alloc), checked against NumPy first (not part of make test).
+.PHONY: bench-host-services
+bench-host-services: all
+	@$(PYTHON) tools/bench/host_services.py $(GRAPHCC) $(B)/plugins/gcx-ops/gcx-ops.yaml \
+		$(B)/bench/host-services

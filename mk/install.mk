@@ -3,7 +3,11 @@
 #   make uninstall [PREFIX=...] [DESTDIR=...]
 # Installs bin/graphcc, lib/libgraphcc.a, lib/libgraphcc-runtime.{a,so},
 # include/graphcc/*.h, lib/pkgconfig/graphcc{,-runtime}.pc (from
-# config/*.pc.in, with the prefix filled in) and share/man/man1/graphcc.1.
+# config/*.pc.in, with the prefix filled in), share/man/man1/graphcc.1 and,
+# for package authors, share/doc/graphcc/: the manifest reference
+# (config/manifest-reference.yaml, which generated manifests point at), its
+# JSON schema (config/manifest.schema.json) and the tutorial
+# (docs/writing-op-packages.md).
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INSTALL ?= install
@@ -15,6 +19,9 @@ I_LIB   := $(DESTDIR)$(PREFIX)/lib
 I_INC   := $(DESTDIR)$(PREFIX)/include/graphcc
 I_PC    := $(DESTDIR)$(PREFIX)/lib/pkgconfig
 I_MAN   := $(DESTDIR)$(PREFIX)/share/man/man1
+I_DOC   := $(DESTDIR)$(PREFIX)/share/doc/graphcc
+GC_DOCS := config/manifest-reference.yaml $(wildcard config/manifest.schema.json) \
+	docs/writing-op-packages.md
 
 .PHONY: install uninstall
 
@@ -26,7 +33,7 @@ $(B)/pkgconfig/%.pc: config/%.pc.in include/graphcc/runtime.h FORCE_PC
 FORCE_PC:
 
 install: $(GRAPHCC) $(LIB_A) $(RUNTIME_A) $(RUNTIME_SO) $(B)/pkgconfig/graphcc.pc $(B)/pkgconfig/graphcc-runtime.pc
-	$(INSTALL) -d $(I_BIN) $(I_LIB) $(I_INC) $(I_PC) $(I_MAN)
+	$(INSTALL) -d $(I_BIN) $(I_LIB) $(I_INC) $(I_PC) $(I_MAN) $(I_DOC)
 	$(INSTALL) -m 755 $(GRAPHCC) $(I_BIN)/graphcc
 	$(INSTALL) -m 644 $(LIB_A) $(RUNTIME_A) $(I_LIB)/
 	$(INSTALL) -m 755 $(RUNTIME_SO) $(I_LIB)/libgraphcc-runtime.so.0
@@ -34,10 +41,12 @@ install: $(GRAPHCC) $(LIB_A) $(RUNTIME_A) $(RUNTIME_SO) $(B)/pkgconfig/graphcc.p
 	$(INSTALL) -m 644 $(GC_HEADERS) $(I_INC)/
 	$(INSTALL) -m 644 $(B)/pkgconfig/graphcc.pc $(B)/pkgconfig/graphcc-runtime.pc $(I_PC)/
 	$(INSTALL) -m 644 docs/graphcc.1 $(I_MAN)/graphcc.1
+	$(INSTALL) -m 644 $(GC_DOCS) $(I_DOC)/
 
 uninstall:
 	rm -f $(I_BIN)/graphcc $(I_LIB)/libgraphcc.a $(I_LIB)/libgraphcc-runtime.a \
 		$(I_LIB)/libgraphcc-runtime.so $(I_LIB)/libgraphcc-runtime.so.0 \
 		$(I_PC)/graphcc.pc $(I_PC)/graphcc-runtime.pc $(I_MAN)/graphcc.1
 	rm -f $(addprefix $(I_INC)/,$(notdir $(GC_HEADERS)))
-	-rmdir $(I_INC) 2>/dev/null || true
+	rm -f $(addprefix $(I_DOC)/,$(notdir $(GC_DOCS)))
+	-rmdir $(I_INC) $(I_DOC) 2>/dev/null || true

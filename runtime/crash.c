@@ -24,6 +24,7 @@
 _Thread_local const gc_session *gc_crash_session GC_TLS_INITIAL_EXEC;
 _Thread_local const gc_node *gc_crash_current GC_TLS_INITIAL_EXEC;
 _Thread_local const char *gc_crash_context GC_TLS_INITIAL_EXEC;
+_Thread_local const char *gc_crash_selftest GC_TLS_INITIAL_EXEC;
 
 /* The handler runs here; a kernel's stack overflow leaves no room on the
  * thread's own stack. */
@@ -348,6 +349,12 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 	const gc_session *s = gc_crash_session;
 	bool overflow = is_stack_overflow(sig, si);
 	const gc_program *p = n && s ? s->p : NULL;
+	if (gc_crash_selftest) {
+		put("graphcc: self-test ");
+		put_n(gc_crash_selftest, 2048);
+		put(" crashed\n");
+		flush();
+	}
 	if (gc_crash_context && (!n || !p)) {
 		put("graphcc: package code crashed: ");
 		put_signal(sig, si, overflow);

@@ -85,5 +85,12 @@ extern _Thread_local const gc_node *gc_crash_current GC_TLS_INITIAL_EXEC;
  * reported with it, exit status 3.
  */
 extern _Thread_local const char *gc_crash_context GC_TLS_INITIAL_EXEC;
+/*
+ * graphcc test-package: the self-test running now ("test 'x' (line 12) of
+ * operation 'Op' in pkg.yaml"), named first in any crash report; a crash
+ * in package code it calls directly (gc_crash_context set, no node) is
+ * reported with that context and exit status 3.
+ */
+extern _Thread_local const char *gc_crash_selftest GC_TLS_INITIAL_EXEC;
 
 #endif

@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "blas.h"
 #include "crash.h"
+#include "fileio.h"
+#include "kernels/nn-par.h"
 
 static const struct {
 	gc_dtype gc;
@@ -71,12 +74,89 @@ static void set_error(GcOpContext *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ---------------------------------------------------- host services (1.1) */
+
+typedef struct par_for {
+	int64_t n;
+	void (*fn)(void *arg, int64_t begin, int64_t end);
+	void *arg;
+} par_for;
+
+static void par_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const par_for *pf = arg;
+	int64_t lo, hi;
+	gc_nn_part_range(pf->n, part, parts, &lo, &hi);
+	if (lo < hi)
+		pf->fn(pf->arg, lo, hi);
+}
+
+/* On graphcc's worker pool (nn-par.h), as the built-in kernels use it. */
+static GcStatus host_parallel_for(GcOpContext *ctx, int64_t n,
+				  void (*fn)(void *arg, int64_t begin, int64_t end), void *arg)
+{
+	if (!fn || n <= 0)
+		return GC_STATUS_OK;
+	int threads = ctx && ctx->num_threads > 1 ? ctx->num_threads : 1;
+	par_for pf = { .n = n, .fn = fn, .arg = arg };
+	gc_nn_parallel(threads, gc_nn_par_parts(threads, n), par_part, &pf);
+	return GC_STATUS_OK;
+}
+
+static GcStatus host_sgemm(GcOpContext *ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+			   int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+			   int64_t ldb, float beta, float *c, int64_t ldc)
+{
+	gc_error e = { 0 };
+	if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX ||
+	    lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) {
+		set_error(ctx, "sgemm: dims %" PRId64 "x%" PRId64 "x%" PRId64
+			       " are negative or too large for the BLAS",
+			  m, n, k);
+		return GC_STATUS_FAIL;
+	}
+	if (gc_blas_init(&e)) {
+		set_error(ctx, "sgemm: %s", e.msg);
+		return GC_STATUS_FAIL;
+	}
+	gc_sgemm(trans_a, trans_b, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c,
+		 (int)ldc);
+	return GC_STATUS_OK;
+}
+
+static void *host_temp_alloc(GcOpContext *ctx, uint64_t bytes)
+{
+	gc_custom_host *h = ctx ? ctx->host : NULL;
+	if (!h || h->n_temps == GC_CUSTOM_MAX_TEMPS || bytes > gc_limit_bytes())
+		return NULL;
+	void *p = gc_aligned_alloc(64, (size_t)bytes, 0);
+	if (p)
+		h->temps[h->n_temps++] = p;
+	return p;
+}
+
+void gc_custom_ctx_services(GcOpContext *ctx)
+{
+	ctx->parallel_for = host_parallel_for;
+	ctx->sgemm = host_sgemm;
+	ctx->temp_alloc = host_temp_alloc;
+}
+
+void gc_custom_host_release(gc_custom_host *host)
+{
+	for (int i = 0; i < host->n_temps; i++)
+		gc_free(host->temps[i]);
+	host->n_temps = 0;
+}
+
 void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
 			const char *domain, const char *op_type, const char *node_name,
 			const char *backend, const char *flavour, const char *config)
 {
 	memset(ctx, 0, sizeof *ctx);
 	host->msg[0] = 0;
+	host->n_temps = 0;
 	ctx->struct_size = sizeof *ctx;
 	ctx->abi_version = GC_CUSTOMOP_ABI_VERSION;
 	ctx->op_name = op_name;
@@ -184,10 +264,13 @@ static size_t align64(size_t v)
 	return (v + 63) & ~(size_t)63;
 }
 
+/* Every declared input and output has a view (c->n_in, c->n_out: the
+ * node may have fewer). */
 static size_t frame_bytes(const gc_node *n)
 {
-	size_t io = (size_t)(n->n_in + n->n_out) * sizeof(CustomOpIOTensor);
-	size_t dims = (size_t)(n->n_in + n->n_out) * GC_MAX_RANK * sizeof(int64_t);
+	const gc_custom *c = n->custom;
+	size_t io = (size_t)(c->n_in + c->n_out) * sizeof(CustomOpIOTensor);
+	size_t dims = (size_t)(c->n_in + c->n_out) * GC_MAX_RANK * sizeof(int64_t);
 	return align64(sizeof(call_frame) + io + dims);
 }
 
@@ -197,8 +280,10 @@ void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int3
 	v->scale = 1.0f;
 	v->maxDims = max_dims;
 	v->dims = dims;
-	if (!t) { /* an absent optional input */
+	if (!t) { /* absent: data NULL, rank 0, and dims a kernel must not trust */
 		v->dtype = DTCustomOpDataTypeCount;
+		for (int i = 0; i < GC_MAX_RANK; i++)
+			dims[i] = GC_CUSTOM_ABSENT_DIM;
 		return;
 	}
 	v->data = t->data;
@@ -212,6 +297,23 @@ void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int3
 	v->numel = numel;
 }
 
+void gc_custom_views(CustomOpIOTensor *io, int64_t *dims, const gc_custom *c,
+		     gc_tensor *const *in, int32_t n_in, gc_tensor *const *out, int32_t n_out)
+{
+	for (int32_t i = 0; i < c->n_in; i++)
+		gc_custom_view(&io[i], dims + (size_t)i * GC_MAX_RANK, i < n_in ? in[i] : NULL,
+			       c->in_max_dims[i]);
+	for (int32_t i = 0; i < c->n_out; i++)
+		gc_custom_view(&io[c->n_in + i], dims + (size_t)(c->n_in + i) * GC_MAX_RANK,
+			       i < n_out ? out[i] : NULL, c->out_max_dims[i]);
+}
+
+gc_custom_args gc_custom_args_of(const gc_custom *c, CustomOpIOTensor *io)
+{
+	return (gc_custom_args){ .in = io, .n_in = c->n_in, .out = io + c->n_in,
+				 .n_out = c->n_out, .params = c->params, .n_params = c->n_params };
+}
+
 /* Builds the frame in k->scratch; returns the I/O views. */
 static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			       gc_tensor *const *out, call_frame **fp)
@@ -219,12 +321,8 @@ static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *i
 	const gc_custom *c = n->custom;
 	call_frame *f = k->scratch;
 	CustomOpIOTensor *io = (CustomOpIOTensor *)(f + 1);
-	int64_t *dims = (int64_t *)(io + n->n_in + n->n_out);
-	for (int i = 0; i < n->n_in; i++)
-		gc_custom_view(&io[i], dims + (size_t)i * GC_MAX_RANK, in[i], c->in_max_dims[i]);
-	for (int i = 0; i < n->n_out; i++)
-		gc_custom_view(&io[n->n_in + i], dims + (size_t)(n->n_in + i) * GC_MAX_RANK, out[i],
-			       c->out_max_dims[i]);
+	int64_t *dims = (int64_t *)(io + c->n_in + c->n_out);
+	gc_custom_views(io, dims, c, in, n->n_in, out, n->n_out);
 	*fp = f;
 	return io;
 }
@@ -236,19 +334,21 @@ static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	const gc_custom *c = n->custom;
 	call_frame *f;
 	CustomOpIOTensor *io = frame(k, n, in, out, &f);
-	gc_custom_args a = { .in = io, .n_in = n->n_in, .out = io + n->n_in,
-			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	gc_custom_args a = gc_custom_args_of(c, io);
 	if (!c->graphcc_iface)
 		return (int)gc_custom_call_kernel(c->kernel, false, NULL, &a);
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
 			   c->backend, c->flavour, c->config);
 	f->ctx.state = c->state;
 	f->ctx.num_threads = k->threads;
+	gc_custom_ctx_services(&f->ctx);
 	if (c->kernel_scratch) {
 		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
 		f->ctx.scratch_bytes = c->kernel_scratch;
 	}
-	if (gc_custom_call_kernel(c->kernel, true, &f->ctx, &a) != GC_STATUS_OK)
+	GcStatus st = gc_custom_call_kernel(c->kernel, true, &f->ctx, &a);
+	gc_custom_host_release(&f->host);
+	if (st != GC_STATUS_OK)
 		return gc_kerr(k, GC_EKERNEL, "kernel '%s' (flavour '%s', library %s) failed: %s",
 			       c->symbol, c->flavour, c->library,
 			       f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");
@@ -278,7 +378,10 @@ int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 	gc_custom *c = n->custom;
 	if (!c)
 		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding");
-	if (c->n_in != n->n_in || c->n_out < n->n_out)
+	/* The binding has every declared input and output; the node may
+	 * leave trailing optional ones out. (Programs saved before the views
+	 * were per declaration have the node's counts.) */
+	if (c->n_in < n->n_in || c->n_out < n->n_out)
 		return gc_kerr(k, GC_EINVAL, "binding has %d inputs and %d outputs, node %d and %d",
 			       c->n_in, c->n_out, n->n_in, n->n_out);
 	for (int i = 0; i < n->n_out; i++)
@@ -323,8 +426,8 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	call_frame *f;
 	CustomOpIOTensor *io = frame(k, n, in, out, &f);
 	k->scratch = saved;
-	for (int i = 0; i < n->n_out; i++)
-		io[n->n_in + i].data = NULL;
+	for (int i = 0; i < c->n_out; i++)
+		io[c->n_in + i].data = NULL;
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
 			   c->backend, c->flavour, c->config);
 	f->ctx.num_threads = k->threads;
@@ -332,8 +435,7 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	snprintf(where, sizeof where, "init %s:%s of operation '%s', flavour '%s', node '%s'",
 		 c->library, c->init_sym, c->op_name, c->flavour, n->name);
 	gc_crash_context = where;
-	gc_custom_args a = { .in = io, .n_in = n->n_in, .out = io + n->n_in,
-			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	gc_custom_args a = gc_custom_args_of(c, io);
 	GcStatus st = gc_custom_call_init(c->init, &f->ctx, &a);
 	gc_crash_context = NULL;
 	c->state = f->ctx.state;

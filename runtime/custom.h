@@ -24,6 +24,8 @@ typedef struct gc_custom {
 	bool inplace, pure;
 	int32_t n_params;
 	CustomOpParam *params;
+	/* Every declared input and output (variadic: the node's count); the
+	 * node itself may leave trailing optional ones out. */
 	int32_t n_in, n_out;
 	int32_t *in_max_dims, *out_max_dims;
 	gc_tensor *outs; /* output types and shapes inferred at compile time */
@@ -37,19 +39,40 @@ typedef struct gc_custom {
 } gc_custom;
 
 /* The host side of a GcOpContext: where set_error writes. */
+#define GC_CUSTOM_MAX_TEMPS 16
+
 typedef struct gc_custom_host {
 	char msg[512];
+	/* temp_alloc's blocks, freed by gc_custom_host_release */
+	void *temps[GC_CUSTOM_MAX_TEMPS];
+	int n_temps;
 } gc_custom_host;
+
+/* Gives a kernel's context the host services of ABI 1.1 (parallel_for on
+ * graphcc's worker pool, sgemm, temp_alloc); after the call,
+ * gc_custom_host_release frees the temporary memory it asked for. */
+void gc_custom_ctx_services(GcOpContext *ctx);
+void gc_custom_host_release(gc_custom_host *host);
 
 /* Fills a context for calls into package code. */
 void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
 			const char *domain, const char *op_type, const char *node_name,
 			const char *backend, const char *flavour, const char *config);
 
-/* Fills a package's view of tensor t (NULL: an absent optional input),
- * copying its dims into `dims` (GC_MAX_RANK entries) so package code never
- * writes graphcc's own. */
+/* What the dims of an absent input's or output's view hold: a kernel that
+ * reads them instead of checking gcInputPresent gets a size no tensor has. */
+#define GC_CUSTOM_ABSENT_DIM INT64_C(-0x2152411021524111) /* 0xdeadbeefdeadbeef */
+
+/* Fills a package's view of tensor t (NULL: absent, an optional input or
+ * output the node leaves out: data NULL, rank 0, numel 0, dtype
+ * DTCustomOpDataTypeCount, dims poisoned), copying its dims into `dims`
+ * (GC_MAX_RANK entries) so package code never writes graphcc's own. */
 void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims);
+/* The views of every declared input and output of binding c (io:
+ * c->n_in + c->n_out entries, dims: GC_MAX_RANK per view): in[i] for
+ * i < n_in and out[i] for i < n_out (NULL: absent), the rest absent. */
+void gc_custom_views(CustomOpIOTensor *io, int64_t *dims, const gc_custom *c,
+		     gc_tensor *const *in, int32_t n_in, gc_tensor *const *out, int32_t n_out);
 
 /*
  * The one place that calls into a package. Every call of a package
@@ -69,6 +92,10 @@ typedef struct gc_custom_args {
 	CustomOpParam *params;
 	int32_t n_params;
 } gc_custom_args;
+
+/* The arguments of a call on binding c's views io (as gc_custom_views
+ * fills them) and params. */
+gc_custom_args gc_custom_args_of(const gc_custom *c, CustomOpIOTensor *io);
 
 GcStatus gc_custom_call_verify(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
 			       const gc_custom_args *a);

@@ -20,14 +20,16 @@
  *        GC_CUSTOMOP_EXPORT_ABI();
  *    at file scope (it exports the symbol `graphcc_customop_abi`). Then every
  *    function gets a GcOpContext first and returns a GcStatus, and the
- *    manifest may name optional init/destroy, inferType, scratch and inplace
- *    entry points. A library whose major ABI version differs from graphcc's
+ *    manifest may name optional init/destroy and scratch entry points (and
+ *    say `inplace: true`). There is no separate inferType: inferShape sets
+ *    each output's dtype along with its rank and dims, and graphcc checks
+ *    it against the output's `dtypes:` in the manifest. A library whose major ABI version differs from graphcc's
  *    is refused with both versions in the message.
  *
  * Lifecycle (both interfaces):
  *  - graphcc loads each library once with dlopen(RTLD_NOW | RTLD_LOCAL) and
  *    never unloads it while a program that uses it is alive.
- *  - verify, inferShape (and inferType) and selectImpl run at compile time,
+ *  - verify, inferShape and selectImpl run at compile time,
  *    once per node, in that order. They MUST NOT keep pointers to the
  *    tensors or params they are given: those live only for the call.
  *    Inputs whose values are constant (initializers) arrive with `data` set;
@@ -40,7 +42,7 @@
  *    (sized by the scratch function, or the manifest, before the first run).
  *
  * Threading:
- *  - verify, inferShape, inferType, selectImpl, init and destroy are called
+ *  - verify, inferShape, selectImpl, init and destroy are called
  *    from one thread at a time.
  *  - A kernel MAY be called concurrently from several threads for the same
  *    node (one compiled program run by several sessions), each call with
@@ -93,7 +95,24 @@ typedef enum CustomOpDataType {
 	DTCustomOpDataTypeCount
 } CustomOpDataType;
 
-/* A tensor handed to a package function or kernel. */
+/* A tensor handed to a package function or kernel.
+ *
+ * Inputs and outputs are given by declaration: every function and kernel
+ * gets one view per input and per output the manifest declares, in the
+ * manifest's order, so numInputs and numOutputs always equal the declared
+ * counts (a variadic last input: the node's actual count, at least the
+ * inputs before it). A view is *absent* when the node leaves that optional
+ * input or output out (ONNX: an empty name, or trailing ones dropped):
+ *     data == NULL, rank == 0, numel == 0, dtype == DTCustomOpDataTypeCount,
+ *     and dims pointing at values no tensor has (do not read them).
+ * Test with gcInputPresent(&inputs[i]) / gcOutputPresent(&outputs[i])
+ * (never with `data != NULL`: at compile time a present input that is not
+ * a constant has data == NULL too). A kernel MUST NOT write an absent
+ * output. An absent output's shape is still inferred (inferShape sets
+ * every declared output); it is not computed by anyone. graphcc --guard
+ * and graphcc test-package make any read through an absent view fail
+ * loudly: data is NULL (crash capture names the kernel) and the dims hold
+ * 0xdeadbeefdeadbeef. */
 typedef struct CustomOpIOTensor {
 	void *data;		/* NULL at compile time unless constant */
 	int64_t *dims;		/* rank entries */
@@ -119,6 +138,79 @@ typedef struct CustomOpParam {
 	const char *name;
 	int32_t size;
 } CustomOpParam;
+
+/* Whether an input's view holds a tensor (see CustomOpIOTensor). */
+static inline bool gcInputPresent(const CustomOpIOTensor *t)
+{
+	return t && t->dtype != DTCustomOpDataTypeCount;
+}
+
+/* Whether an output's view is one the node computes (see CustomOpIOTensor). */
+static inline bool gcOutputPresent(const CustomOpIOTensor *t)
+{
+	return gcInputPresent(t);
+}
+
+/* Params by position. graphcc hands every function and kernel exactly the
+ * params the manifest declares, in the manifest's order, each of its
+ * declared datatype: an attribute of another type, a vector of the wrong
+ * size, a missing attribute without a default are refused when the model is
+ * compiled, naming the node and the param. So a kernel reads param i
+ * directly, with no strcmp and no type test per call (number them once,
+ * e.g. `enum { P_ALPHA, P_AXES };` in the manifest's order):
+ *     float alpha = gcParamFloat(params, P_ALPHA);
+ *     int32_t n; const int64_t *axes = gcParamInts(params, P_AXES, &n);
+ * (A string param's text: gcParamString; a vector of strings:
+ * gcParamStrings.) */
+static inline float gcParamFloat(const CustomOpParam *params, int32_t i)
+{
+	return *(const float *)params[i].data;
+}
+
+static inline int64_t gcParamInt(const CustomOpParam *params, int32_t i)
+{
+	return *(const int64_t *)params[i].data;
+}
+
+static inline bool gcParamBool(const CustomOpParam *params, int32_t i)
+{
+	return *(const uint8_t *)params[i].data != 0;
+}
+
+static inline const char *gcParamString(const CustomOpParam *params, int32_t i)
+{
+	return (const char *)params[i].data;
+}
+
+static inline const float *gcParamFloats(const CustomOpParam *params, int32_t i, int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const float *)params[i].data;
+}
+
+static inline const int64_t *gcParamInts(const CustomOpParam *params, int32_t i, int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const int64_t *)params[i].data;
+}
+
+/* Bools of a vector param: one byte each, 0 or 1. */
+static inline const uint8_t *gcParamBools(const CustomOpParam *params, int32_t i, int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const uint8_t *)params[i].data;
+}
+
+static inline const char *const *gcParamStrings(const CustomOpParam *params, int32_t i,
+						 int32_t *n)
+{
+	if (n)
+		*n = params[i].size;
+	return (const char *const *)params[i].data;
+}
 
 typedef bool (*customOpVerify_t)(CustomOpIOTensor *inputs, int32_t numInputs,
 				 CustomOpIOTensor *outputs, int32_t numOutputs,
@@ -147,7 +239,7 @@ typedef void (*customOpInterpreterKernel_t)(CustomOpIOTensor *inputs, int32_t nu
  * ---------------------------------------------------------------------- */
 
 #define GC_CUSTOMOP_ABI_MAJOR 1
-#define GC_CUSTOMOP_ABI_MINOR 0
+#define GC_CUSTOMOP_ABI_MINOR 1 /* 1: host services in GcOpContext */
 #define GC_CUSTOMOP_ABI_VERSION ((uint32_t)GC_CUSTOMOP_ABI_MAJOR << 16 | GC_CUSTOMOP_ABI_MINOR)
 
 #if defined(_WIN32)
@@ -197,7 +289,38 @@ struct GcOpContext {
 	 * name. printf-style. */
 	void (*set_error)(GcOpContext *ctx, const char *fmt, ...);
 	void *host;		 /* graphcc's own; do not touch */
+
+	/* ---- ABI 1.1: host services, for kernels (NULL in the other
+	 * functions). Present when gcHostServices(ctx) says so: a graphcc
+	 * older than 1.1 hands a smaller struct. ---- */
+
+	/* Runs fn(arg, begin, end) over [0, n) in contiguous ranges on
+	 * graphcc's own worker pool, with up to ctx->num_threads threads
+	 * (--threads), and returns when all ranges are done. fn MUST be safe to
+	 * run concurrently on disjoint ranges; it must not call parallel_for
+	 * itself (it would run serially). GC_STATUS_OK. */
+	GcStatus (*parallel_for)(GcOpContext *ctx, int64_t n,
+				 void (*fn)(void *arg, int64_t begin, int64_t end), void *arg);
+	/* C = alpha * op(A) op(B) + beta * C, row-major, float32, op(X) = X or
+	 * X^T; graphcc's GEMM (OpenBLAS), so a package need not link a BLAS.
+	 * A failure (dims too large) says why through set_error. */
+	GcStatus (*sgemm)(GcOpContext *ctx, bool trans_a, bool trans_b, int64_t m, int64_t n,
+			  int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+			  int64_t ldb, float beta, float *c, int64_t ldc);
+	/* Temporary memory beyond ctx->scratch: `bytes` bytes, 64-byte
+	 * aligned, valid until the kernel returns (graphcc frees it then);
+	 * NULL when it cannot be had (at most 16 blocks per call). */
+	void *(*temp_alloc)(GcOpContext *ctx, uint64_t bytes);
 };
+
+/* Whether ctx has the ABI 1.1 host services (parallel_for, sgemm,
+ * temp_alloc): a kernel built against this header may run in an older
+ * graphcc, which hands a smaller GcOpContext. */
+static inline bool gcHostServices(const GcOpContext *ctx)
+{
+	return ctx->struct_size >= offsetof(GcOpContext, temp_alloc) + sizeof ctx->temp_alloc &&
+	       ctx->parallel_for && ctx->sgemm && ctx->temp_alloc;
+}
 
 typedef GcStatus (*gcOpVerify_t)(GcOpContext *ctx, const CustomOpIOTensor *inputs,
 				 int32_t numInputs, const CustomOpIOTensor *outputs,

@@ -282,6 +282,14 @@ typedef struct gc_flavours_summary {
 	double max_abs, max_rel;
 	char node[256];
 	char flavour_a[128], flavour_b[128];
+	/* Appended: */
+	double tolerance;    /* the one used */
+	int32_t n_disagree;  /* pairs of flavours that disagree beyond it (each
+			      * reported), a NaN where the other is a number included */
+	int32_t n_invalid;   /* flavours not valid for a node (their accepts: rules):
+			      * not run there; reported */
+	int32_t n_overrun;   /* flavours that wrote outside their outputs (guard
+			      * zones), counted in n_failed too */
 } gc_flavours_summary;
 
 /*
@@ -300,12 +308,19 @@ typedef struct gc_flavours_summary {
  * says a node is not for it): reported with its reason, not compared, not
  * an error. A flavour fails when its library or symbols do not resolve or
  * its kernel writes into its inputs.
- * Returns 0 unless a flavour failed, whatever the differences; GC_EKERNEL
- * (err naming the node, flavour, library and why) when one failed -- the
- * run and the comparisons go on to the end; or the error of a node of the
- * run itself, as gc_session_run.
+ * Only flavours valid for the node run: one whose `accepts:` rules in the
+ * manifest reject the node's inputs is reported and skipped. Each flavour's
+ * outputs lie between guard zones; a kernel that writes into them fails.
+ * Two flavours disagree when an element differs by more than
+ * tolerance x max(1, |a|, |b|), or is NaN in one and not the other
+ * (tolerance <= 0: 1e-4).
+ * Returns GC_ECRASH when a flavour wrote outside its outputs or flavours
+ * disagree, else GC_EKERNEL when a flavour failed (err naming the node,
+ * flavour, library and why) -- the run and the comparisons go on to the
+ * end either way -- else 0; or the error of a node of the run itself, as
+ * gc_session_run.
  */
-int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
+int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report, double tolerance,
 			gc_flavours_summary *sum, gc_error *err);
 
 #ifdef __cplusplus
@@ -350,6 +365,11 @@ typedef struct gc_selftest_counts {
  */
 int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			gc_selftest_counts *counts, gc_error *err);
+
+/* Checks the `tests:` of every operation of the manifest without running
+ * anything (graphcc check): 0, or the first mistake (file:line:column and
+ * key in err). Loading a package to run models does not look at them. */
+int gc_selftest_check(const char *manifest, gc_error *err);
 
 #ifdef __cplusplus
 }

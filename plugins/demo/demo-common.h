@@ -4,20 +4,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-
 #include <graphcc/customop.h>
 
-/* Params arrive in manifest order; looking them up by name (and type) keeps
- * each function correct if the manifest grows. NULL if absent. */
-static inline const CustomOpParam *demo_param(const CustomOpParam *params, int32_t n,
-					      const char *name, CustomOpDataType dtype)
-{
-	for (int32_t i = 0; i < n; i++)
-		if (params[i].name && !strcmp(params[i].name, name) && params[i].dtype == dtype)
-			return &params[i];
-	return NULL;
-}
+/* Params by position (customop.h, gcParamFloat & co): graphcc gives them in
+ * the manifest's order with their declared types, checked when a model is
+ * compiled, so a kernel reads them without looking them up. */
+enum { CHANNEL_SHUFFLE_GROUPS };
+enum { SCALED_SWISH_BETA, SCALED_SWISH_SCALE };
 
 /* Records why a function failed (graphcc prints it with the node's name) and
  * returns GC_STATUS_FAIL. */

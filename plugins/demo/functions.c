@@ -6,6 +6,8 @@
  */
 #include "demo-common.h"
 
+#include <string.h>
+
 GC_CUSTOMOP_EXPORT_ABI();
 
 /* Both operations take one tensor [N, C, ...] and return one of the same
@@ -49,10 +51,8 @@ GC_CUSTOMOP_API GcStatus channel_shuffle_verify(GcOpContext *ctx, const CustomOp
 		return GC_STATUS_FAIL;
 	if (gcDataTypeSize(inputs[0].dtype) == 0)
 		return demo_fail(ctx, "input x has an element type without a fixed size");
-	const CustomOpParam *p = demo_param(params, numParams, "groups", DTIInt64);
-	if (!p || !p->data || p->size != 0)
-		return demo_fail(ctx, "param groups (attribute group) must be one int");
-	int64_t groups = *(const int64_t *)p->data;
+	(void)numParams;
+	int64_t groups = gcParamInt(params, CHANNEL_SHUFFLE_GROUPS);
 	int64_t channels = inputs[0].dims[1];
 	if (groups < 1)
 		return demo_fail(ctx, "groups (attribute group) must be >= 1, got %lld",
@@ -100,16 +100,13 @@ GC_CUSTOMOP_API GcStatus scaled_swish_verify(GcOpContext *ctx, const CustomOpIOT
 		return GC_STATUS_FAIL;
 	if (inputs[0].dtype != DTFloat32 && inputs[0].dtype != DTFloat64)
 		return demo_fail(ctx, "input x must be float32 or float64");
-	const CustomOpParam *beta = demo_param(params, numParams, "beta", DTFloat32);
-	const CustomOpParam *scale = demo_param(params, numParams, "scale", DTFloat32);
-	if (!beta || !beta->data)
-		return demo_fail(ctx, "param beta (a float vector) is missing");
-	if (!scale || !scale->data || scale->size != 0)
-		return demo_fail(ctx, "param scale must be one float");
+	(void)numParams;
+	int32_t n_beta;
+	gcParamFloats(params, SCALED_SWISH_BETA, &n_beta);
 	int64_t channels = inputs[0].dims[1];
-	if (beta->size != 1 && beta->size != channels)
+	if (n_beta != 1 && n_beta != channels)
 		return demo_fail(ctx, "beta has %d values; expected 1 or one per channel (%lld)",
-				 (int)beta->size, (long long)channels);
+				 (int)n_beta, (long long)channels);
 	return GC_STATUS_OK;
 }
 

@@ -12,6 +12,8 @@
 
 #include "demo-common.h"
 
+#include <string.h>
+
 GC_CUSTOMOP_EXPORT_ABI();
 
 static GcStatus check_same(GcOpContext *ctx, const CustomOpIOTensor *in, int32_t numInputs,
@@ -45,10 +47,10 @@ GC_CUSTOMOP_API GcStatus channel_shuffle_copy(GcOpContext *ctx, const CustomOpIO
 {
 	if (check_same(ctx, inputs, numInputs, outputs, numOutputs))
 		return GC_STATUS_FAIL;
-	const CustomOpParam *p = demo_param(params, numParams, "groups", DTIInt64);
+	(void)numParams;
 	const CustomOpIOTensor *x = &inputs[0];
 	int64_t n = x->dims[0], c = x->dims[1];
-	int64_t groups = p && p->data ? *(const int64_t *)p->data : 0;
+	int64_t groups = gcParamInt(params, CHANNEL_SHUFFLE_GROUPS);
 	if (groups < 1 || c % groups)
 		return demo_fail(ctx, "groups=%lld does not split %lld channels", (long long)groups,
 				 (long long)c);
@@ -80,13 +82,11 @@ typedef struct swish_params {
 static GcStatus get_swish(GcOpContext *ctx, const CustomOpIOTensor *x, const CustomOpParam *params,
 			  int32_t numParams, swish_params *sp)
 {
-	const CustomOpParam *beta = demo_param(params, numParams, "beta", DTFloat32);
-	const CustomOpParam *scale = demo_param(params, numParams, "scale", DTFloat32);
-	if (!beta || !beta->data || !scale || !scale->data)
-		return demo_fail(ctx, "params beta and scale are missing");
-	sp->beta = beta->data;
-	sp->n_beta = beta->size > 0 ? beta->size : 1;
-	sp->scale = *(const float *)scale->data;
+	(void)numParams;
+	int32_t n_beta;
+	sp->beta = gcParamFloats(params, SCALED_SWISH_BETA, &n_beta);
+	sp->n_beta = n_beta > 0 ? n_beta : 1;
+	sp->scale = gcParamFloat(params, SCALED_SWISH_SCALE);
 	if (sp->n_beta != 1 && sp->n_beta != x->dims[1])
 		return demo_fail(ctx, "beta has %lld values for %lld channels",
 				 (long long)sp->n_beta, (long long)x->dims[1]);

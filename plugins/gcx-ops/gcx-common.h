@@ -43,14 +43,13 @@ static inline bool gcx_float(const CustomOpParam *params, int32_t numParams, con
 	return true;
 }
 
-/* Is input `i` there? An optional input that the node leaves out arrives
- * either not at all (numInputs <= i) or as a placeholder with no data, dtype
- * DTCustomOpDataTypeCount, rank 0 and numel 0 (a real rank-0 tensor has
- * numel 1). */
+/* Is input `i` there? graphcc gives every declared input a view, an absent
+ * optional one with dtype DTCustomOpDataTypeCount (customop.h, beside
+ * CustomOpIOTensor): gcInputPresent says which. The bound check keeps a
+ * caller's wrong index from reading past the views. */
 static inline bool gcx_present(const CustomOpIOTensor *inputs, int32_t numInputs, int32_t i)
 {
-	return i < numInputs && inputs[i].dtype != DTCustomOpDataTypeCount &&
-	       !(inputs[i].rank == 0 && inputs[i].numel == 0);
+	return i < numInputs && gcInputPresent(&inputs[i]);
 }
 
 /* "2x3x4" (or "scalar") into buf, for messages. */

@@ -113,6 +113,24 @@ GC_CUSTOMOP_API GcStatus packed_linear_select(GcOpContext *ctx, const CustomOpIO
 	return GC_STATUS_OK;
 }
 
+/* LinearGelu: PackedLinear's verify and shape inference, its own flavour. */
+GC_CUSTOMOP_API GcStatus linear_gelu_select(GcOpContext *ctx, const CustomOpIOTensor *inputs,
+					    int32_t numInputs, const CustomOpIOTensor *outputs,
+					    int32_t numOutputs, const CustomOpParam *params,
+					    int32_t numParams, const char **flavour)
+{
+	(void)inputs;
+	(void)numInputs;
+	(void)outputs;
+	(void)numOutputs;
+	(void)params;
+	(void)numParams;
+	if (want_interpreter(ctx) != GC_STATUS_OK)
+		return GC_STATUS_FAIL;
+	*flavour = "linearGeluF32";
+	return GC_STATUS_OK;
+}
+
 /* ------------------------------------------------------------ RowSoftmax */
 
 GC_CUSTOMOP_API GcStatus row_softmax_verify(GcOpContext *ctx, const CustomOpIOTensor *inputs,

@@ -241,3 +241,56 @@ GC_CUSTOMOP_API GcStatus clamped_add_i32(GcOpContext *ctx, const CustomOpIOTenso
 	}
 	return GC_STATUS_OK;
 }
+
+/* ------------------------------------------------------------ LinearGelu */
+
+/* y = gelu(x @ W^T + b) with graphcc's host services (ABI 1.1): the
+ * product by graphcc's GEMM (ctx->sgemm) into temporary memory
+ * (ctx->temp_alloc), then GELU, the costly part, over rows on graphcc's
+ * worker pool (ctx->parallel_for): it scales with --threads, and the
+ * package neither links a BLAS nor starts threads of its own. */
+typedef struct gelu_rows_job {
+	const float *t, *b;
+	float *y;
+	int64_t m;
+} gelu_rows_job;
+
+static void gelu_rows(void *arg, int64_t r0, int64_t r1)
+{
+	const gelu_rows_job *j = arg;
+	for (int64_t r = r0; r < r1; r++)
+		for (int64_t i = 0; i < j->m; i++) {
+			float v = j->t[r * j->m + i] + (j->b ? j->b[i] : 0.0f);
+			j->y[r * j->m + i] = 0.5f * v * (1.0f + erff(v * 0.70710678f));
+		}
+}
+
+GC_CUSTOMOP_API GcStatus linear_gelu_f32(GcOpContext *ctx, const CustomOpIOTensor *inputs,
+					 int32_t numInputs, CustomOpIOTensor *outputs,
+					 int32_t numOutputs, const CustomOpParam *params,
+					 int32_t numParams)
+{
+	(void)numInputs;
+	(void)numOutputs;
+	(void)params;
+	(void)numParams;
+	if (!gcHostServices(ctx)) {
+		ctx->set_error(ctx, "linearGeluF32 needs graphcc's host services (ABI 1.1 or later)");
+		return GC_STATUS_FAIL;
+	}
+	const CustomOpIOTensor *x = &inputs[0], *w = &inputs[1];
+	int64_t m = w->dims[0], k = w->dims[1], rows = k ? x->numel / k : 0;
+	if (rows == 0 || m == 0)
+		return GC_STATUS_OK;
+	float *t = ctx->temp_alloc(ctx, (uint64_t)(rows * m) * sizeof(float));
+	if (!t) {
+		ctx->set_error(ctx, "no temporary memory for %lld x %lld floats", (long long)rows,
+			       (long long)m);
+		return GC_STATUS_FAIL;
+	}
+	if (ctx->sgemm(ctx, false, true, rows, m, k, 1.0f, x->data, k, w->data, k, 0.0f, t, m))
+		return GC_STATUS_FAIL;
+	gelu_rows_job j = { .t = t, .b = gcInputPresent(&inputs[2]) ? inputs[2].data : NULL,
+			    .y = outputs[0].data, .m = m };
+	return ctx->parallel_for(ctx, rows, gelu_rows, &j);
+}

@@ -130,15 +130,14 @@ static int set_count(const cli_option *opt, const char *a, const char *val, cli_
 	return 0;
 }
 
-static int set_timeout(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+/* A positive number (--timeout seconds, --tolerance) into a double field. */
+static int set_positive(const cli_option *opt, const char *a, const char *val, cli_opts *o)
 {
-	(void)opt;
-	(void)a;
 	char *end;
 	double v = strtod(val, &end);
 	if (*end || !(v > 0) || v > 1e6)
-		return cli_usage("--timeout needs a positive number of seconds, not '%s'", val);
-	o->timeout = v;
+		return cli_usage("%s needs a positive number, not '%s'", a, val);
+	*(double *)((char *)o + opt->field) = v;
 	return 0;
 }
 
@@ -218,7 +217,8 @@ static const cli_option options[] = {
 	{ "--dump-dir", NULL, OPT_DEBUG, true, set_string, FIELD(dump_dir) },
 	{ "--profile", NULL, OPT_DEBUG, true, set_string, FIELD(profile) },
 	{ "--break-before", NULL, OPT_DEBUG, true, set_string, FIELD(break_before) },
-	{ "--timeout", NULL, OPT_DEBUG, true, set_timeout, 0 },
+	{ "--timeout", NULL, OPT_DEBUG, true, set_positive, FIELD(timeout) },
+	{ "--tolerance", NULL, OPT_DEBUG, true, set_positive, FIELD(tolerance) },
 	{ "--allow-libraries", NULL, OPT_LIBS, true, add_lib_dir, 0 },
 	{ "--no-libraries", NULL, OPT_LIBS, false, set_flag, FIELD(no_libraries) },
 	{ "--dry-run", NULL, OPT_DRY_RUN, false, set_flag, FIELD(dry_run) },

@@ -55,6 +55,7 @@ typedef struct cli_opts {
 	bool trace, check_nan, guard, compare_flavours;
 	const char *dump_dir, *profile, *break_before;
 	double timeout;
+	double tolerance; /* --tolerance (with --compare-flavours); 0: the default */
 	/* --allow-libraries DIR... and GRAPHCC_LIBRARY_PATH's folders: when
 	 * any, no library outside them is loaded. */
 	const char *lib_dirs[MAX_ARGS];

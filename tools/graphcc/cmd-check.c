@@ -41,7 +41,7 @@ int cmd_check(int argc, char **argv)
 		gc_registry_free(reg);
 		return EXIT_FAIL;
 	}
-	if (gc_registry_load(reg, o.model, &err)) {
+	if (gc_registry_load(reg, o.model, &err) || gc_selftest_check(o.model, &err)) {
 		cli_error("%s", err.msg);
 		gc_registry_free(reg);
 		return cli_exit_for(err.code);

@@ -1,13 +1,15 @@
 /*
- * graphcc new-package DIR --op NAME [--domain D] [--interface seed|graphcc]
+ * graphcc new-package DIR --op NAME [--op NAME]... [--domain D]
+ *                         [--interface seed|graphcc]
  *
- * Writes a complete op package to start from: a manifest with self-tests,
- * the functions library (verify, shape inference, selection), one kernel,
- * a Makefile (pkg-config when graphcc is installed, else the source tree
- * this graphcc was built from), a one-node ONNX model using the operation
- * (written through the builder API and gc_onnx_save) and an input for it.
- * It builds and passes `graphcc test-package` as written. The operation it
- * starts with is elementwise: y = alpha * x (float32, any rank up to 4).
+ * Writes a complete op package to start from, one operation per --op: a
+ * manifest with self-tests, the functions library (verify, shape
+ * inference, selection), one kernel per operation, a Makefile (pkg-config
+ * when graphcc is installed, else the source tree this graphcc was built
+ * from), an ONNX model chaining the operations (written through the
+ * builder API and gc_onnx_save) and an input for it. It builds and passes
+ * `graphcc test-package` as written. Each operation starts as elementwise:
+ * y = alpha * x (float32, any rank up to 4).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,21 +27,13 @@ typedef struct subst {
 	const char *key, *value;
 } subst;
 
-/* Writes text to DIR/name with every @KEY@ replaced. */
-static int write_file(const char *dir, const char *name, const char *text, const subst *s,
-		      int n)
+/* OP, PKG, DOMAIN, SNAKE, FLAV, SRCINC, IFACE, OPS, DOCS, TUTORIAL */
+#define N_SUBST 10
+#define MAX_OPS 16
+
+/* Writes text to f with every @KEY@ replaced. */
+static void expand(FILE *f, const char *text, const subst *s, int n)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	/* a new file in the folder just made: never through a symlink */
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		cli_error("%s: cannot create: %s", path, strerror(errno));
-		return -1;
-	}
 	for (const char *p = text; *p;) {
 		bool done = false;
 		if (*p == '@')
@@ -55,6 +49,30 @@ static int write_file(const char *dir, const char *name, const char *text, const
 		if (!done)
 			fputc(*p++, f);
 	}
+}
+
+/* Writes DIR/name: head, then per_op (may be NULL) once per operation,
+ * each with its own substitutions s[i] (n each). */
+static int write_file(const char *dir, const char *name, const char *head, const char *per_op,
+		      subst (*s)[N_SUBST], int n_ops)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	/* a new file in the folder just made: never through a symlink */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		cli_error("%s: cannot create: %s", path, strerror(errno));
+		return -1;
+	}
+	expand(f, head, s[0], N_SUBST);
+	for (int i = 0; per_op && i < n_ops; i++) {
+		if (i)
+			fputc('\n', f);
+		expand(f, per_op, s[i], N_SUBST);
+	}
 	if (fclose(f)) {
 		cli_error("%s: cannot write: %s", path, strerror(errno));
 		return -1;
@@ -62,13 +80,19 @@ static int write_file(const char *dir, const char *name, const char *text, const
 	return 0;
 }
 
-static const char manifest_text[] =
-	"# Op package @PKG@, made by `graphcc new-package`.\n"
+static const char manifest_head[] =
+	"# yaml-language-server: $schema=@DOCS@/manifest.schema.json\n"
+	"# Op package @PKG@, made by `graphcc new-package`: @OPS@.\n"
 	"#   make                        builds lib/*.so next to this file\n"
 	"#   graphcc check @PKG@.yaml\n"
 	"#   graphcc test-package @PKG@.yaml\n"
 	"#   graphcc run model.onnx --ops @PKG@.yaml --input x=x.npy --output-dir out\n"
-	"# Every key is documented in graphcc's config/manifest-reference.yaml.\n"
+	"# One YAML document per operation. Every key is documented in\n"
+	"# @DOCS@/manifest-reference.yaml; the tutorial is\n"
+	"# @TUTORIAL@.\n";
+
+static const char manifest_op[] =
+	"---\n"
 	"name: @OP@\n"
 	"type: @OP@                       # the ONNX op_type\n"
 	"package: @DOMAIN@                # the ONNX domain of the node\n"
@@ -81,18 +105,21 @@ static const char manifest_text[] =
 	"outputs:\n"
 	"  - name: y\n"
 	"    maxDims: 4\n"
+	"    dtypes: [float32]\n"
 	"params:\n"
 	"  - name: alpha\n"
 	"    datatype: float\n"
 	"    default: 1.0\n"
 	"functionsLibrary: lib/lib@PKG@_functions.so\n"
-	"@FNSYMS@"
+	"verify: @SNAKE@_verify\n"
+	"inferShape: @SNAKE@_infer_shape\n"
+	"selectImpl: @SNAKE@_select\n"
 	"implementations:\n"
 	"  - backend: Interpreter\n"
 	"    type: @FLAV@\n"
 	"    impl: lib/lib@PKG@_kernels.so\n"
 	"    symbol: @SNAKE@_f32\n"
-	"tests:\n"
+	"tests:                           # run by graphcc test-package, ignored by run\n"
 	"  - name: default alpha\n"
 	"    inputs:\n"
 	"      - {shape: [2, 3], dtype: float32, values: [-2, -1, 0, 0.5, 1, 3]}\n"
@@ -107,13 +134,9 @@ static const char manifest_text[] =
 	"      - {shape: [1, 2, 1, 2], dtype: float32, values: [2, -2, 0.5, 8]}\n"
 	"    tolerance: 1e-6\n";
 
-static const char fnsyms_graphcc[] = "verify: @SNAKE@_verify\n"
-				     "inferShape: @SNAKE@_infer_shape\n"
-				     "selectImpl: @SNAKE@_select\n";
-
 static const char functions_graphcc[] =
 	"/*\n"
-	" * @OP@: verify, shape inference and implementation selection (the\n"
+	" * @OPS@: verify, shape inference and implementation selection (the\n"
 	" * functions library). graphcc calls them once per node, at compile time.\n"
 	" */\n"
 	"#include <graphcc/customop.h>\n"
@@ -122,6 +145,9 @@ static const char functions_graphcc[] =
 	"\n"
 	"GC_CUSTOMOP_EXPORT_ABI();\n"
 	"\n"
+;
+
+static const char functions_graphcc_op[] =
 	"/* Rejects a node graphcc must not run, saying why. */\n"
 	"GC_CUSTOMOP_API GcStatus @SNAKE@_verify(GcOpContext *ctx, const CustomOpIOTensor *inputs,\n"
 	"\t\t\t\t  int32_t numInputs, const CustomOpIOTensor *outputs,\n"
@@ -138,11 +164,9 @@ static const char functions_graphcc[] =
 	"\t\t\t       (int)inputs[0].dtype);\n"
 	"\t\treturn GC_STATUS_FAIL;\n"
 	"\t}\n"
-	"\tfor (int32_t i = 0; i < numParams; i++)\n"
-	"\t\tif (!strcmp(params[i].name, \"alpha\") && params[i].size != 0) {\n"
-	"\t\t\tctx->set_error(ctx, \"param alpha must be one float\");\n"
-	"\t\t\treturn GC_STATUS_FAIL;\n"
-	"\t\t}\n"
+	"\t/* alpha: graphcc checked its type against the manifest already. */\n"
+	"\t(void)params;\n"
+	"\t(void)numParams;\n"
 	"\treturn GC_STATUS_OK;\n"
 	"}\n"
 	"\n"
@@ -184,7 +208,7 @@ static const char functions_graphcc[] =
 
 static const char kernels_graphcc[] =
 	"/*\n"
-	" * @OP@ kernels (the implementation library). A kernel runs once per\n"
+	" * @OPS@ kernels (the implementation library). A kernel runs once per\n"
 	" * execution of the node; it must not allocate, keep pointers, or write\n"
 	" * anywhere but its outputs, and may be called from several threads at once.\n"
 	" */\n"
@@ -194,15 +218,18 @@ static const char kernels_graphcc[] =
 	"\n"
 	"GC_CUSTOMOP_EXPORT_ABI();\n"
 	"\n"
+;
+
+static const char kernels_graphcc_op[] =
 	"/* y = alpha * x, float32, any shape (verify checked the types). */\n"
 	"GC_CUSTOMOP_API GcStatus @SNAKE@_f32(GcOpContext *ctx, const CustomOpIOTensor *inputs,\n"
 	"\t\t\t       int32_t numInputs, CustomOpIOTensor *outputs, int32_t numOutputs,\n"
 	"\t\t\t       const CustomOpParam *params, int32_t numParams)\n"
 	"{\n"
-	"\tfloat alpha = 1.0f;\n"
-	"\tfor (int32_t i = 0; i < numParams; i++)\n"
-	"\t\tif (!strcmp(params[i].name, \"alpha\"))\n"
-	"\t\t\talpha = *(const float *)params[i].data;\n"
+	"\t/* Params by position, in the manifest's order, types checked by graphcc\n"
+	"\t * when the model was compiled: no lookup per call. */\n"
+	"\tfloat alpha = gcParamFloat(params, 0);\n"
+	"\t(void)numParams;\n"
 	"\tif (numInputs != 1 || numOutputs != 1) {\n"
 	"\t\tctx->set_error(ctx, \"expects 1 input and 1 output\");\n"
 	"\t\treturn GC_STATUS_FAIL;\n"
@@ -216,28 +243,28 @@ static const char kernels_graphcc[] =
 
 static const char functions_seed[] =
 	"/*\n"
-	" * @OP@: verify, shape inference and implementation selection (the\n"
+	" * @OPS@: verify, shape inference and implementation selection (the\n"
 	" * functions library), written to the seed interface (Glow's external\n"
-	" * custom operations): default symbol names, bool results.\n"
+	" * custom operations): bool results, symbol names the manifest gives.\n"
 	" */\n"
 	"#include <graphcc/customop.h>\n"
 	"\n"
 	"#include <string.h>\n"
 	"\n"
-	"GC_CUSTOMOP_API bool customOpVerify(CustomOpIOTensor *inputs, int32_t numInputs,\n"
+;
+
+static const char functions_seed_op[] =
+	"GC_CUSTOMOP_API bool @SNAKE@_verify(CustomOpIOTensor *inputs, int32_t numInputs,\n"
 	"\t\t\t\t    CustomOpIOTensor *outputs, int32_t numOutputs,\n"
 	"\t\t\t\t    CustomOpParam *params, int32_t numParams)\n"
 	"{\n"
 	"\t(void)outputs;\n"
-	"\tif (numInputs != 1 || numOutputs != 1 || inputs[0].dtype != DTFloat32)\n"
-	"\t\treturn false;\n"
-	"\tfor (int32_t i = 0; i < numParams; i++)\n"
-	"\t\tif (!strcmp(params[i].name, \"alpha\") && params[i].size != 0)\n"
-	"\t\t\treturn false;\n"
-	"\treturn true;\n"
+	"\t(void)params;\n"
+	"\t(void)numParams;\n"
+	"\treturn numInputs == 1 && numOutputs == 1 && inputs[0].dtype == DTFloat32;\n"
 	"}\n"
 	"\n"
-	"GC_CUSTOMOP_API bool customOpInferShape(CustomOpIOTensor *outputs, const int32_t numOutputs,\n"
+	"GC_CUSTOMOP_API bool @SNAKE@_infer_shape(CustomOpIOTensor *outputs, const int32_t numOutputs,\n"
 	"\t\t\t\t\tconst CustomOpIOTensor *inputs, const int32_t numInputs,\n"
 	"\t\t\t\t\tconst CustomOpParam *params, const int32_t numParams)\n"
 	"{\n"
@@ -252,7 +279,7 @@ static const char functions_seed[] =
 	"\treturn true;\n"
 	"}\n"
 	"\n"
-	"GC_CUSTOMOP_API const char *customOpSelectImpl(CustomOpIOTensor *inputs, int32_t numInputs,\n"
+	"GC_CUSTOMOP_API const char *@SNAKE@_select(CustomOpIOTensor *inputs, int32_t numInputs,\n"
 	"\t\t\t\t\t       CustomOpIOTensor *outputs, int32_t numOutputs,\n"
 	"\t\t\t\t\t       CustomOpParam *params, int32_t numParams,\n"
 	"\t\t\t\t\t       const char *backend)\n"
@@ -269,7 +296,7 @@ static const char functions_seed[] =
 
 static const char kernels_seed[] =
 	"/*\n"
-	" * @OP@ kernels, seed interface: void, no context. A kernel must not\n"
+	" * @OPS@ kernels, seed interface: void, no context. A kernel must not\n"
 	" * allocate, keep pointers, or write anywhere but its outputs, and may be\n"
 	" * called from several threads at once.\n"
 	" */\n"
@@ -277,17 +304,19 @@ static const char kernels_seed[] =
 	"\n"
 	"#include <string.h>\n"
 	"\n"
+;
+
+static const char kernels_seed_op[] =
 	"/* y = alpha * x, float32, any shape (verify checked the types). */\n"
 	"GC_CUSTOMOP_API void @SNAKE@_f32(CustomOpIOTensor *inputs, int32_t numInputs,\n"
 	"\t\t\t   CustomOpIOTensor *outputs, int32_t numOutputs, CustomOpParam *params,\n"
 	"\t\t\t   int32_t numParams)\n"
 	"{\n"
-	"\tfloat alpha = 1.0f;\n"
+	"\t/* Params by position, in the manifest's order (graphcc checked types). */\n"
+	"\tfloat alpha = gcParamFloat(params, 0);\n"
 	"\t(void)numInputs;\n"
 	"\t(void)numOutputs;\n"
-	"\tfor (int32_t i = 0; i < numParams; i++)\n"
-	"\t\tif (!strcmp(params[i].name, \"alpha\"))\n"
-	"\t\t\talpha = *(const float *)params[i].data;\n"
+	"\t(void)numParams;\n"
 	"\tconst float *x = inputs[0].data;\n"
 	"\tfloat *y = outputs[0].data;\n"
 	"\tfor (int64_t i = 0; i < outputs[0].numel; i++)\n"
@@ -300,6 +329,7 @@ static const char makefile_text[] =
 	"#                             else the graphcc source tree it was made from\n"
 	"#   make GRAPHCC_INCLUDE=DIR  against DIR/graphcc/customop.h\n"
 	"#   make OUT=DIR              also copies the manifest: DIR/@PKG@.yaml, DIR/lib/\n"
+	"#   make compile_commands.json  for clangd / clang-tidy (clang -MJ, else bear)\n"
 	"OUT ?= .\n"
 	"SAN ?=\n"
 	"ifdef GRAPHCC_INCLUDE\n"
@@ -315,7 +345,7 @@ static const char makefile_text[] =
 	"CFLAGS += -fsanitize=address,undefined\n"
 	"endif\n"
 	"\n"
-	".PHONY: all clean\n"
+	".PHONY: all clean compile_commands.json\n"
 	"all: $(OUT)/lib/lib@PKG@_functions.so $(OUT)/lib/lib@PKG@_kernels.so\n"
 	"ifneq ($(abspath $(OUT)),$(abspath .))\n"
 	"all: $(OUT)/@PKG@.yaml\n"
@@ -332,14 +362,30 @@ static const char makefile_text[] =
 	"\t@mkdir -p $(dir $@)\n"
 	"\t$(CC) $(CFLAGS) -o $@ kernels.c -lm\n"
 	"\n"
+	"# The compilation database for clangd, clang-tidy and editors: clang's\n"
+	"# -MJ when clang is installed, else bear.\n"
+	"compile_commands.json: functions.c kernels.c Makefile\n"
+	"\t@if command -v clang >/dev/null 2>&1; then \\\n"
+	"\t\trm -f .cdb-*.json; \\\n"
+	"\t\tfor f in functions.c kernels.c; do \\\n"
+	"\t\t\tclang $(CFLAGS) -Wno-unused-command-line-argument -c -o /dev/null \\\n"
+	"\t\t\t\t-MJ .cdb-$$f.json $$f || exit 1; \\\n"
+	"\t\tdone; \\\n"
+	"\t\t(echo '['; cat .cdb-*.json | sed '$$ s/,$$//'; echo ']') > $@; rm -f .cdb-*.json; \\\n"
+	"\telif command -v bear >/dev/null 2>&1; then \\\n"
+	"\t\tbear --output $@ -- $(MAKE) -B all; \\\n"
+	"\telse \\\n"
+	"\t\techo 'compile_commands.json needs clang or bear' >&2; exit 1; \\\n"
+	"\tfi\n"
+	"\n"
 	"clean:\n"
-	"\trm -rf $(OUT)/lib\n";
+	"\trm -rf $(OUT)/lib compile_commands.json\n";
 
 static const char readme_text[] =
 	"# @PKG@: an op package for graphcc\n"
 	"\n"
-	"Operation `@DOMAIN@::@OP@` (@IFACE@ interface), as `graphcc new-package` wrote it:\n"
-	"`y = alpha * x` on float32 tensors of rank up to 4. Change `kernels.c` (and the\n"
+	"Operations @OPS@ in domain `@DOMAIN@` (@IFACE@ interface), as `graphcc new-package`\n"
+	"wrote them: each `y = alpha * x` on float32 tensors of rank up to 4. Change `kernels.c` (and the\n"
 	"expected values under `tests:` in `@PKG@.yaml`) to make it yours.\n"
 	"\n"
 	"    make                                   # lib/*.so\n"
@@ -351,8 +397,8 @@ static const char readme_text[] =
 	"|---|---|\n"
 	"| `@PKG@.yaml` | the manifest: inputs, outputs, params, libraries, flavours, self-tests |\n"
 	"| `functions.c` | verify, shape inference, selection (compile time) |\n"
-	"| `kernels.c` | the kernel (run time) |\n"
-	"| `model.onnx`, `x.npy` | a one-node model using the operation, and an input |\n";
+	"| `kernels.c` | the kernels (run time) |\n"
+	"| `model.onnx`, `x.npy` | a model using every operation (in a chain), and an input |\n";
 
 static bool valid_ident(const char *s)
 {
@@ -404,20 +450,79 @@ static bool source_include(char *buf, size_t len)
 	return false;
 }
 
-static int write_model(const char *dir, const char *op, const char *domain)
+/* "RMSNorm" -> "rms_norm", "TopKMask" -> "top_k_mask": a word starts at an
+ * upper-case letter after a lower-case one or a digit, or at the last
+ * upper-case letter of a run followed by a lower-case one. */
+static void snake_case(const char *op, char *out, size_t len)
+{
+	size_t k = 0;
+	for (const char *p = op; *p && k + 2 < len; p++) {
+		bool up = isupper((unsigned char)*p);
+		if (up && p != op &&
+		    (!isupper((unsigned char)p[-1]) || islower((unsigned char)p[1])) && p[-1] != '_')
+			out[k++] = '_';
+		out[k++] = (char)tolower((unsigned char)*p);
+	}
+	out[k] = 0;
+}
+
+/* "RMSNorm" -> "rmsNormF32", "TopKMask" -> "topKMaskF32": the leading
+ * capitals in lower case (but the last of a run that starts a word). */
+static void flavour_name(const char *op, char *out, size_t len)
+{
+	size_t k = 0;
+	const char *p = op;
+	for (; *p && isupper((unsigned char)*p) && k + 1 < len; p++) {
+		if (p != op && islower((unsigned char)p[1]))
+			break;
+		out[k++] = (char)tolower((unsigned char)*p);
+	}
+	for (; *p && k + 1 < len; p++)
+		out[k++] = *p;
+	out[k] = 0;
+	snprintf(out + k, len - k, "F32");
+}
+
+/* A model chaining the operations: x -> ops[0] -> ... -> y, each with
+ * alpha 2 (so y = 2^n x), and an input for it. */
+/* Where the manifest reference and the tutorial are, from the headers'
+ * folder: the source tree's config/ and docs/, else (installed) the
+ * prefix's share/doc/graphcc/. */
+static void doc_paths(const char *inc, char *docs, size_t dl, char *tut, size_t tl)
+{
+	char root[PATH_MAX - 64], p[PATH_MAX];
+	snprintf(root, sizeof root, "%.*s", (int)sizeof root - 1, inc);
+	char *slash = strrchr(root, '/');
+	if (slash && !strcmp(slash, "/include"))
+		*slash = 0;
+	snprintf(p, sizeof p, "%s/config/manifest-reference.yaml", root);
+	if (access(p, R_OK) == 0) {
+		snprintf(docs, dl, "%s/config", root);
+		snprintf(tut, tl, "%s/docs/writing-op-packages.md", root);
+	} else {
+		snprintf(docs, dl, "%s/share/doc/graphcc", root);
+		snprintf(tut, tl, "%s/share/doc/graphcc/writing-op-packages.md", root);
+	}
+}
+
+static int write_model(const char *dir, const char *const *ops, int n_ops, const char *domain)
 {
 	gc_error err = { 0 };
 	gc_graph *g = gc_graph_new("model.onnx");
 	const int64_t dims[4] = { 1, 2, 2, 3 };
 	const char *dn[4] = { "N", NULL, NULL, NULL };
-	const char *in[1] = { "x" }, *out[1] = { "y" };
 	gc_attr alpha = { .name = "alpha", .type = GC_ATTR_FLOAT, .v.f = 2.0f };
-	char path[PATH_MAX];
+	char path[PATH_MAX], names[MAX_OPS + 1][16];
 	int rc = !g || gc_graph_set_opset(g, "", 17, &err) || gc_graph_set_opset(g, domain, 1, &err) ||
-		 gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, dims, dn, &err) ||
-		 gc_graph_add_node(g, op, domain, op, 1, in, 1, out, 1, &alpha, &err) ||
-		 gc_graph_add_output(g, "y", &err) ||
-		 gc_graph_set_value_info(g, "y", GC_DTYPE_FLOAT, 4, dims, &err);
+		 gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, dims, dn, &err);
+	snprintf(names[0], sizeof names[0], "x");
+	for (int i = 0; !rc && i < n_ops; i++) {
+		snprintf(names[i + 1], sizeof names[0], i + 1 == n_ops ? "y" : "t%d", i + 1);
+		const char *in[1] = { names[i] }, *out[1] = { names[i + 1] };
+		rc = gc_graph_add_node(g, ops[i], domain, ops[i], 1, in, 1, out, 1, &alpha, &err);
+	}
+	rc = rc || gc_graph_add_output(g, "y", &err) ||
+	     gc_graph_set_value_info(g, "y", GC_DTYPE_FLOAT, 4, dims, &err);
 	snprintf(path, sizeof path, "%s/model.onnx", dir);
 	if (!rc)
 		rc = gc_onnx_save(g, path, &err);
@@ -436,15 +541,18 @@ static int write_model(const char *dir, const char *op, const char *domain)
 
 int cmd_new_package(int argc, char **argv)
 {
-	const char *dir = NULL, *op = NULL, *domain = NULL, *iface = "graphcc";
+	const char *dir = NULL, *ops[MAX_OPS], *domain = NULL, *iface = "graphcc";
+	int n_ops = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--op") || !strcmp(a, "--domain") || !strcmp(a, "--interface")) {
 			if (i + 1 >= argc)
 				return cli_usage("new-package: %s needs a value", a);
 			const char *v = argv[++i];
+			if (a[2] == 'o' && n_ops == MAX_OPS)
+				return cli_usage("new-package: at most %d --op", MAX_OPS);
 			if (a[2] == 'o')
-				op = v;
+				ops[n_ops++] = v;
 			else if (a[2] == 'd')
 				domain = v;
 			else
@@ -457,17 +565,22 @@ int cmd_new_package(int argc, char **argv)
 			dir = a;
 		}
 	}
-	if (!dir || !op)
-		return cli_usage("new-package: usage: graphcc new-package DIR --op NAME [--domain D] "
-				 "[--interface seed|graphcc]");
-	if (!valid_ident(op))
-		return cli_usage("new-package: --op '%s': an operation name is letters, digits and _ "
-				 "(a C identifier, as ONNX op types are)",
-				 op);
+	if (!dir || !n_ops)
+		return cli_usage("new-package: usage: graphcc new-package DIR --op NAME [--op NAME]... "
+				 "[--domain D] [--interface seed|graphcc]");
+	for (int i = 0; i < n_ops; i++) {
+		if (!valid_ident(ops[i]))
+			return cli_usage("new-package: --op '%s': an operation name is letters, digits "
+					 "and _ (a C identifier, as ONNX op types are)",
+					 ops[i]);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(ops[i], ops[j]))
+				return cli_usage("new-package: --op '%s' is given twice", ops[i]);
+	}
 	if (strcmp(iface, "graphcc") && strcmp(iface, "seed"))
 		return cli_usage("new-package: --interface '%s': give seed or graphcc", iface);
 	/* The package's name: the folder's last component, as an identifier. */
-	char pkg[128], snake[256], flav[160], dom[256], inc[PATH_MAX];
+	char pkg[128], dom[256], inc[PATH_MAX];
 	const char *base = strrchr(dir, '/');
 	base = base && base[1] ? base + 1 : dir;
 	size_t k = 0;
@@ -486,14 +599,19 @@ int cmd_new_package(int argc, char **argv)
 		return cli_usage("new-package: --domain '%s': a domain is letters, digits, '.', '_' "
 				 "and '-', and not ONNX's own 'ai.onnx'",
 				 domain);
-	k = 0;
-	for (const char *p = op; *p && k + 2 < sizeof snake; p++) {
-		if (isupper((unsigned char)*p) && p != op && !isupper((unsigned char)p[-1]))
-			snake[k++] = '_';
-		snake[k++] = (char)tolower((unsigned char)*p);
+	/* Two operations whose C names would collide (FooBar, Foo_bar). */
+	char snake[MAX_OPS][256], flav[MAX_OPS][160], list[MAX_OPS * 110] = "";
+	for (int i = 0; i < n_ops; i++) {
+		snake_case(ops[i], snake[i], sizeof snake[i]);
+		flavour_name(ops[i], flav[i], sizeof flav[i]);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(snake[i], snake[j]))
+				return cli_usage("new-package: --op '%s' and --op '%s' would both be "
+						 "named %s in C",
+						 ops[j], ops[i], snake[i]);
+		size_t at = strlen(list);
+		snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", ops[i]);
 	}
-	snake[k] = 0;
-	snprintf(flav, sizeof flav, "%c%sF32", tolower((unsigned char)op[0]), op + 1);
 	struct stat sb;
 	if (stat(dir, &sb) == 0 || errno != ENOENT) {
 		cli_error("new-package: %s already exists; not overwriting it (choose a new folder)",
@@ -510,39 +628,32 @@ int cmd_new_package(int argc, char **argv)
 			"uses `pkg-config --cflags graphcc` (after make install), else give "
 			"make GRAPHCC_INCLUDE=/path/to/graphcc/include\n");
 	bool seed = !strcmp(iface, "seed");
-	const subst s[] = {
-		{ "OP", op },	  { "PKG", pkg },     { "DOMAIN", domain }, { "SNAKE", snake },
-		{ "FLAV", flav }, { "SRCINC", inc }, { "IFACE", iface },
-		{ "FNSYMS", seed ? "" : fnsyms_graphcc },
-	};
-	/* FNSYMS itself holds @SNAKE@: expand it first. */
-	char fnsyms[512] = "";
-	if (!seed) {
-		char tmp[PATH_MAX];
-		snprintf(tmp, sizeof tmp, "%s/.fnsyms", dir);
-		if (write_file(dir, ".fnsyms", fnsyms_graphcc, s, 7))
-			return EXIT_FAIL;
-		FILE *f = fopen(tmp, "r");
-		size_t n = f ? fread(fnsyms, 1, sizeof fnsyms - 1, f) : 0;
-		fnsyms[n] = 0;
-		if (f)
-			fclose(f);
-		remove(tmp);
+	char docs[PATH_MAX], tut[PATH_MAX];
+	doc_paths(inc, docs, sizeof docs, tut, sizeof tut);
+	subst s[MAX_OPS][N_SUBST];
+	for (int i = 0; i < n_ops; i++) {
+		const subst si[N_SUBST] = {
+			{ "OP", ops[i] },	{ "PKG", pkg },	   { "DOMAIN", domain },
+			{ "SNAKE", snake[i] }, { "FLAV", flav[i] }, { "SRCINC", inc },
+			{ "IFACE", iface },	{ "OPS", list },	   { "DOCS", docs },
+			{ "TUTORIAL", tut },
+		};
+		memcpy(s[i], si, sizeof si);
 	}
-	subst s2[8];
-	memcpy(s2, s, sizeof s2);
-	s2[7].value = fnsyms;
 	char yaml[160];
 	snprintf(yaml, sizeof yaml, "%s.yaml", pkg);
-	if (write_file(dir, yaml, manifest_text, s2, 8) ||
-	    write_file(dir, "functions.c", seed ? functions_seed : functions_graphcc, s2, 8) ||
-	    write_file(dir, "kernels.c", seed ? kernels_seed : kernels_graphcc, s2, 8) ||
-	    write_file(dir, "Makefile", makefile_text, s2, 8) ||
-	    write_file(dir, "README.md", readme_text, s2, 8) || write_model(dir, op, domain))
+	if (write_file(dir, yaml, manifest_head, manifest_op, s, n_ops) ||
+	    write_file(dir, "functions.c", seed ? functions_seed : functions_graphcc,
+		       seed ? functions_seed_op : functions_graphcc_op, s, n_ops) ||
+	    write_file(dir, "kernels.c", seed ? kernels_seed : kernels_graphcc,
+		       seed ? kernels_seed_op : kernels_graphcc_op, s, n_ops) ||
+	    write_file(dir, "Makefile", makefile_text, NULL, s, n_ops) ||
+	    write_file(dir, "README.md", readme_text, NULL, s, n_ops) ||
+	    write_model(dir, ops, n_ops, domain))
 		return EXIT_FAIL;
-	printf("wrote %s/: %s (operation %s::%s, %s interface), functions.c, kernels.c, Makefile, "
-	       "README.md, model.onnx, x.npy\n",
-	       dir, yaml, domain, op, iface);
+	printf("wrote %s/: %s (operation%s %s in %s, %s interface), functions.c, kernels.c, "
+	       "Makefile, README.md, model.onnx, x.npy\n",
+	       dir, yaml, n_ops > 1 ? "s" : "", list, domain, iface);
 	printf("next:\n  make -C %s\n  graphcc test-package %s/%s\n"
 	       "  graphcc run %s/model.onnx --ops %s/%s --input x=%s/x.npy --output-dir out\n",
 	       dir, dir, yaml, dir, dir, yaml, dir);

@@ -4,7 +4,11 @@
  * for the backend on the node's actual inputs (gc_flavours_compare in
  * lib/flavours.c). The report goes to stderr: per custom node the flavours,
  * each pair's largest absolute and relative difference and the worst pair,
- * then one summary line. Exit status stays 0 unless a flavour fails.
+ * then one summary line. Only flavours valid for a node run there (the
+ * manifest's accepts:), each between guard zones. Exit status 3 when
+ * flavours disagree beyond --tolerance (default 1e-4, relative to
+ * max(1, |value|); a NaN against a number always disagrees) or one wrote
+ * outside its outputs; 1 when one failed otherwise; else 0.
  */
 #include <stdio.h>
 
@@ -17,7 +21,7 @@ int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry
 	(void)g;
 	(void)p;
 	gc_flavours_summary sum;
-	int rc = gc_flavours_compare(reg, s, stderr, &sum, err);
+	int rc = gc_flavours_compare(reg, s, stderr, o->tolerance, &sum, err);
 	if (rc && !sum.n_custom)
 		return rc; /* the run failed before any custom node */
 	if (!sum.n_custom)
@@ -36,9 +40,15 @@ int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry
 		if (sum.n_declined)
 			fprintf(stderr, "; %d flavour%s declined a node", sum.n_declined,
 				sum.n_declined == 1 ? "" : "s");
+		if (sum.n_invalid)
+			fprintf(stderr, "; %d flavour%s not valid for a node (not run there)",
+				sum.n_invalid, sum.n_invalid == 1 ? "" : "s");
 		if (sum.n_failed)
 			fprintf(stderr, "; %d flavour%s FAILED", sum.n_failed,
 				sum.n_failed == 1 ? "" : "s");
+		if (sum.n_disagree)
+			fprintf(stderr, "; %d pair%s DISAGREE beyond tolerance %g", sum.n_disagree,
+				sum.n_disagree == 1 ? "" : "s", sum.tolerance);
 		fputc('\n', stderr);
 	}
 	return rc;

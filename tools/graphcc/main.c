@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
 	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
 	"                 [--trace] [--dump-dir DIR] [--check-nan] [--guard] [--profile F.json]\n"
-	"                 [--break-before NODE] [--timeout SECONDS] [--compare-flavours]\n"
+	"                 [--break-before NODE] [--timeout SECONDS] [--compare-flavours [--tolerance T]]\n"
 	"                 [--allow-changed-kernels] [--allow-libraries DIR]... [--no-libraries]\n"
 	"      run a model (.onnx, or a compiled .gcb) on .npy or .pb inputs;\n"
 	"      writes DIR/<output>.npy\n"
