@@ -1,0 +1,374 @@
+/* Meaning checks of a loaded program (see gcb-check.h). */
+#include "gcb-check.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "alloc.h"
+#include "fileio.h"
+
+enum { WRITER_NONE = -1, WRITER_INPUT = -2, WRITER_CONST = -3 };
+
+/* One arena block to check: a tensor (tensor >= 0) or node's scratch. */
+typedef struct block {
+	int32_t first, last; /* lifetime in steps, as the planner counts them */
+	uint64_t off, size;
+	int32_t tensor, node; /* node: its writer, or the scratch's node (-1: input) */
+} block;
+
+typedef struct checker {
+	const gc_program *p;
+	const char *path;
+	gc_error *err;
+	int32_t *writer; /* per tensor: the node writing it, or a WRITER_ value */
+} checker;
+
+static const char *node_name(const gc_program *p, int32_t i)
+{
+	return p->nodes[i].name;
+}
+
+static int refuse(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int refuse(checker *c, const char *fmt, ...)
+{
+	char what[GC_ERROR_MSG_MAX / 2];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return gc_error_set(c->err, GC_EINVAL, "%s: corrupted program: %s", c->path, what);
+}
+
+static const char *writer_str(checker *c, int32_t t, char *buf, size_t len)
+{
+	int32_t w = c->writer[t];
+	if (w == WRITER_INPUT)
+		return "a program input";
+	if (w == WRITER_CONST)
+		return "a constant";
+	snprintf(buf, len, "written by node '%s'", node_name(c->p, w));
+	return buf;
+}
+
+/* Who writes what, in order: every read finds its tensor there. */
+static int check_dataflow(checker *c)
+{
+	const gc_program *p = c->p;
+	char buf[GC_ERROR_MSG_MAX / 4];
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		c->writer[t] = p->tensors[t].storage == GC_STORAGE_CONST ? WRITER_CONST : WRITER_NONE;
+	for (int32_t i = 0; i < p->n_inputs; i++) {
+		int32_t t = p->inputs[i];
+		if (c->writer[t] != WRITER_NONE)
+			return refuse(c, "input '%s' is listed twice", p->tensors[t].name);
+		c->writer[t] = WRITER_INPUT;
+	}
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		for (int32_t j = 0; j < n->n_in; j++) {
+			int32_t t = n->in[j];
+			if (t < 0) {
+				/* absent optional inputs are the node's own; what its
+				 * subgraphs read by name is always there */
+				if (j >= n->n_explicit_in)
+					return refuse(c, "node '%s' passes nothing to its subgraphs "
+							 "for a tensor they read",
+						      n->name);
+				continue;
+			}
+			if (c->writer[t] == WRITER_NONE)
+				return refuse(c, "node '%s' reads '%s' before any node writes it",
+					      n->name, p->tensors[t].name);
+		}
+		for (int32_t j = 0; j < n->n_out; j++) {
+			int32_t t = n->out[j];
+			if (t < 0)
+				continue;
+			if (c->writer[t] != WRITER_NONE) {
+				bool self = c->writer[t] == i;
+				return refuse(c, "node '%s' writes '%s', which is %s", n->name,
+					      p->tensors[t].name,
+					      self ? "another of its own outputs"
+						   : writer_str(c, t, buf, sizeof buf));
+			}
+			c->writer[t] = i;
+			for (int32_t k = 0; k < n->n_in; k++)
+				if (n->in[k] == t)
+					return refuse(c, "node '%s' reads and writes '%s'", n->name,
+						      p->tensors[t].name);
+		}
+	}
+	for (int32_t i = 0; i < p->n_outputs; i++) {
+		int32_t t = p->outputs[i];
+		if (c->writer[t] == WRITER_NONE)
+			return refuse(c, "output '%s' is never written", p->tensors[t].name);
+	}
+	return 0;
+}
+
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The planner's block alignment (program.c) */
+static uint64_t align_up(uint64_t v)
+{
+	return (v + 63) & ~(uint64_t)63;
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const block *x = a, *y = b;
+	return x->first != y->first ? (x->first < y->first ? -1 : 1)
+				    : (x->off < y->off ? -1 : x->off > y->off);
+}
+
+/* A set of ranks 0..m-1 (a segment tree of counts): the live blocks,
+ * ranked by offset, for the neighbour queries of the sweep. */
+typedef struct rankset {
+	int32_t *cnt;
+	int64_t m; /* a power of two */
+} rankset;
+
+static void rs_add(rankset *s, int64_t r, int32_t d)
+{
+	for (int64_t i = r + s->m; i >= 1; i /= 2)
+		s->cnt[i] += d;
+}
+
+/* The largest rank <= q in the set, or -1. */
+static int64_t rs_last(const rankset *s, int64_t node, int64_t lo, int64_t hi, int64_t q)
+{
+	if (lo > q || !s->cnt[node])
+		return -1;
+	if (hi - lo == 1)
+		return lo;
+	int64_t mid = lo + (hi - lo) / 2;
+	int64_t r = rs_last(s, 2 * node + 1, mid, hi, q);
+	return r >= 0 ? r : rs_last(s, 2 * node, lo, mid, q);
+}
+
+/* The smallest rank >= q in the set, or -1. */
+static int64_t rs_first(const rankset *s, int64_t node, int64_t lo, int64_t hi, int64_t q)
+{
+	if (hi <= q || !s->cnt[node])
+		return -1;
+	if (hi - lo == 1)
+		return lo;
+	int64_t mid = lo + (hi - lo) / 2;
+	int64_t r = rs_first(s, 2 * node, lo, mid, q);
+	return r >= 0 ? r : rs_first(s, 2 * node + 1, mid, hi, q);
+}
+
+static int overlap_error(checker *c, const block *a, const block *b)
+{
+	char wa[GC_ERROR_MSG_MAX / 4], wb[GC_ERROR_MSG_MAX / 4];
+	const block *bl[2] = { a, b };
+	char *w[2] = { wa, wb };
+	for (int k = 0; k < 2; k++) {
+		const block *x = bl[k];
+		if (x->tensor < 0)
+			snprintf(w[k], sizeof wa, "the scratch of node '%s'",
+				 node_name(c->p, x->node));
+		else if (x->node < 0)
+			snprintf(w[k], sizeof wa, "input '%s'", c->p->tensors[x->tensor].name);
+		else
+			snprintf(w[k], sizeof wa, "'%s' (written by node '%s')",
+				 c->p->tensors[x->tensor].name, node_name(c->p, x->node));
+	}
+	return refuse(c, "%s shares arena bytes with %s while both are in use", wa, wb);
+}
+
+/* The memory plan: blocks whose lifetimes overlap do not share bytes. */
+static int check_plan(checker *c)
+{
+	const gc_program *p = c->p;
+	int32_t nt = p->n_tensors, nn = p->n_nodes;
+	if (p->arena_bytes > gc_limit_bytes())
+		return gc_error_set(c->err, GC_ELIMIT,
+				    "%s: the program needs an activation arena of %" PRIu64
+				    " bytes, over the limit of %" PRIu64
+				    " (set GRAPHCC_MAX_BYTES to allow more)",
+				    c->path, p->arena_bytes, gc_limit_bytes());
+	int32_t *first = gc_malloc(((size_t)nt + 1) * sizeof *first);
+	int32_t *last = gc_malloc(((size_t)nt + 1) * sizeof *last);
+	int32_t *alias = gc_malloc(((size_t)nt + 1) * sizeof *alias);
+	block *bl = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *bl);
+	int32_t *by_last = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *by_last);
+	int64_t *rank = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *rank);
+	int32_t *at_rank = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *at_rank);
+	rankset rs = { 0 };
+	int rc = 0;
+	if (!first || !last || !alias || !bl || !by_last || !rank || !at_rank) {
+		rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
+		goto out;
+	}
+	/* Lifetimes and in-place chains exactly as gc_program_plan_memory
+	 * counts them (a chain only where the file put both at one place). */
+	for (int32_t t = 0; t < nt; t++) {
+		first[t] = c->writer[t] >= 0 ? c->writer[t] + 1 : 0;
+		last[t] = -1;
+		alias[t] = -1;
+	}
+	for (int32_t i = 0; i < nn; i++)
+		for (int32_t j = 0; j < p->nodes[i].n_in; j++)
+			if (p->nodes[i].in[j] >= 0 && last[p->nodes[i].in[j]] < i + 1)
+				last[p->nodes[i].in[j]] = i + 1;
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		last[p->inputs[i]] = nn + 1;
+	for (int32_t i = 0; i < p->n_outputs; i++)
+		last[p->outputs[i]] = nn + 1;
+	for (int32_t t = 0; t < nt; t++)
+		if (last[t] < first[t])
+			last[t] = first[t];
+	for (int32_t i = 0; i < nn; i++) {
+		const gc_node *n = &p->nodes[i];
+		if (!n->inplace_ok || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
+			continue;
+		int32_t a = n->in[0], o = n->out[0], root = a;
+		while (alias[root] >= 0)
+			root = alias[root];
+		const gc_ptensor *pr = &p->tensors[root], *pa = &p->tensors[a],
+				 *po = &p->tensors[o];
+		if (pa->storage != GC_STORAGE_ARENA || po->storage != GC_STORAGE_ARENA ||
+		    pa->nbytes != po->nbytes || last[root] != i + 1 ||
+		    c->writer[root] == WRITER_INPUT || po->offset != pr->offset)
+			continue;
+		alias[o] = root;
+		if (last[o] > last[root])
+			last[root] = last[o];
+	}
+	/* The arena is what its blocks need (the reader checked each lies
+	 * inside it), not more: a patched size would only make sessions
+	 * reserve and touch memory for nothing. */
+	uint64_t need = 0;
+	for (int32_t t = 0; t < nt; t++)
+		if (p->tensors[t].storage == GC_STORAGE_ARENA && p->tensors[t].nbytes)
+			need = MAX(need, align_up(p->tensors[t].offset + p->tensors[t].nbytes));
+	for (int32_t i = 0; i < nn; i++)
+		if (p->nodes[i].scratch_bytes)
+			need = MAX(need, align_up(p->scratch_offset[i] + p->nodes[i].scratch_bytes));
+	int32_t nb = 0;
+	for (int32_t t = 0; t < nt; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage != GC_STORAGE_ARENA || alias[t] >= 0 || !pt->nbytes)
+			continue;
+		bl[nb++] = (block){ first[t], last[t], pt->offset, pt->nbytes, t,
+				    c->writer[t] >= 0 ? c->writer[t] : -1 };
+	}
+	for (int32_t i = 0; i < nn; i++)
+		if (p->nodes[i].scratch_bytes)
+			bl[nb++] = (block){ i + 1, i + 1, p->scratch_offset[i],
+					    p->nodes[i].scratch_bytes, -1, i };
+	/* Sweep in time; the live blocks, ranked by offset, are disjoint, so a
+	 * new block overlaps one of them only if it overlaps its neighbours. */
+	qsort(bl, (size_t)nb, sizeof *bl, by_first);
+	for (int32_t b = 0; b < nb; b++)
+		at_rank[b] = b;
+	/* ranks: order by offset (ties by index) */
+	for (int32_t b = 0; b < nb; b++)
+		rank[b] = b;
+	{
+		/* a stable order of block indices by offset */
+		int32_t *ord = at_rank;
+		for (int32_t w = 1; w < nb; w *= 2) { /* bottom-up merge sort */
+			int32_t *tmp = by_last;
+			for (int32_t lo = 0; lo < nb; lo += 2 * w) {
+				int32_t mid = lo + w < nb ? lo + w : nb;
+				int32_t hi = lo + 2 * w < nb ? lo + 2 * w : nb;
+				int32_t i = lo, j = mid, k = lo;
+				while (i < mid || j < hi)
+					tmp[k++] = j >= hi || (i < mid && bl[ord[i]].off <= bl[ord[j]].off)
+							   ? ord[i++]
+							   : ord[j++];
+			}
+			for (int32_t k = 0; k < nb; k++)
+				ord[k] = tmp[k];
+		}
+		for (int32_t k = 0; k < nb; k++)
+			rank[ord[k]] = k;
+	}
+	/* by_last: block indices by end of life (simple sort by key) */
+	for (int32_t b = 0; b < nb; b++)
+		by_last[b] = b;
+	{
+		int32_t *tmp = gc_malloc(((size_t)nb + 1) * sizeof *tmp);
+		if (!tmp) {
+			rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
+			goto out;
+		}
+		for (int32_t w = 1; w < nb; w *= 2) {
+			for (int32_t lo = 0; lo < nb; lo += 2 * w) {
+				int32_t mid = lo + w < nb ? lo + w : nb;
+				int32_t hi = lo + 2 * w < nb ? lo + 2 * w : nb;
+				int32_t i = lo, j = mid, k = lo;
+				while (i < mid || j < hi)
+					tmp[k++] = j >= hi || (i < mid &&
+							       bl[by_last[i]].last <= bl[by_last[j]].last)
+							   ? by_last[i++]
+							   : by_last[j++];
+			}
+			for (int32_t k = 0; k < nb; k++)
+				by_last[k] = tmp[k];
+		}
+		gc_free(tmp);
+	}
+	rs.m = 1;
+	while (rs.m < nb)
+		rs.m *= 2;
+	rs.cnt = gc_calloc((size_t)rs.m * 2, sizeof *rs.cnt);
+	if (!rs.cnt) {
+		rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
+		goto out;
+	}
+	int32_t gone = 0;
+	for (int32_t b = 0; b < nb && !rc; b++) {
+		while (gone < nb && bl[by_last[gone]].last < bl[b].first) {
+			if (by_last[gone] < b) /* inserted already */
+				rs_add(&rs, rank[by_last[gone]], -1);
+			gone++;
+		}
+		int64_t r = rank[b];
+		int64_t lo = rs_last(&rs, 1, 0, rs.m, r - 1), hi = rs_first(&rs, 1, 0, rs.m, r + 1);
+		if (lo >= 0) {
+			const block *x = &bl[at_rank[lo]];
+			if (x->off + x->size > bl[b].off)
+				rc = overlap_error(c, &bl[b], x);
+		}
+		if (!rc && hi >= 0) {
+			const block *x = &bl[at_rank[hi]];
+			if (bl[b].off + bl[b].size > x->off)
+				rc = overlap_error(c, &bl[b], x);
+		}
+		rs_add(&rs, r, 1);
+	}
+	if (!rc && p->arena_bytes > need)
+		rc = gc_error_set(c->err, GC_EINVAL,
+				  "%s: corrupted program: its arena is %" PRIu64
+				  " bytes, but its tensors and scratch use %" PRIu64,
+				  c->path, p->arena_bytes, need);
+out:
+	gc_free(rs.cnt);
+	gc_free(first);
+	gc_free(last);
+	gc_free(alias);
+	gc_free(bl);
+	gc_free(by_last);
+	gc_free(rank);
+	gc_free(at_rank);
+	return rc;
+}
+
+int gc_gcb_check_program(const gc_program *p, const char *path, gc_error *err)
+{
+	checker c = { .p = p, .path = path, .err = err };
+	c.writer = gc_malloc(((size_t)p->n_tensors + 1) * sizeof *c.writer);
+	if (!c.writer)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	int rc = check_dataflow(&c);
+	if (!rc)
+		rc = check_plan(&c);
+	gc_free(c.writer);
+	return rc;
+}
