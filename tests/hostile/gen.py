@@ -463,6 +463,84 @@ def program_cases(d, good_gcb):
     return out
 
 
+def kernel_cases(d):
+    """-> [(name, model, {input: npy path}, must)]: sizes and indices that
+    reach the kernels as values (inputs, attributes): each product must go
+    through the checked multiply, each float -> index conversion must be
+    range-checked, each data-sized buffer must obey GRAPHCC_MAX_BYTES."""
+    out = []
+
+    def add(name, nodes, feeds, must, opset=13, out_types=None):
+        ins = []
+        for k, v in feeds.items():
+            vi = helper.make_tensor_value_info(
+                k, helper.np_dtype_to_tensor_dtype(v.dtype) if hasattr(
+                    helper, "np_dtype_to_tensor_dtype") else
+                onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype],
+                ["%s%d" % (k, i) for i in range(v.ndim)])
+            ins.append(vi)
+        outs = [helper.make_tensor_value_info(o, t, None)
+                for o, t in (out_types or [("y", TensorProto.FLOAT)])]
+        m = _model(nodes, ins, outs, opsets=[helper.make_opsetid("", opset)])
+        base = os.path.join(d, "kernel-" + name)
+        paths = {}
+        for k, v in feeds.items():
+            paths[k] = "%s-%s.npy" % (base, k)
+            np.save(paths[k], v)
+        out.append(("kernel/" + name, _save(m, base + ".onnx"), paths, must))
+
+    img = np.ones((1, 4, 2, 2), np.float32)
+    add("depthtospace-blocksize-2^32", [helper.make_node(
+        "DepthToSpace", ["x"], ["y"], name="d2s", blocksize=1 << 32)], {"x": img}, ["'d2s'"])
+    add("spacetodepth-blocksize-2^62", [helper.make_node(
+        "SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=1 << 62)],
+        {"x": np.ones((1, 1, 0, 0), np.float32)}, ["'s2d'"])
+    add("spacetodepth-blocksize-2^32", [helper.make_node(
+        "SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=1 << 32)],
+        {"x": np.ones((1, 3, 0, 0), np.float32)}, ["'s2d'"])
+    x14 = np.ones((1, 4), np.float32)
+    add("pad-overflows", [helper.make_node("Pad", ["x", "p"], ["y"], name="pad")],
+        {"x": x14, "p": np.array([0, 0, 1 << 62, 1 << 62], np.int64)}, ["'pad'"])
+    add("pad-int64-extremes", [helper.make_node("Pad", ["x", "p"], ["y"], name="pad")],
+        {"x": x14, "p": np.array([0, -(1 << 63), 0, (1 << 63) - 1], np.int64)}, ["'pad'"])
+    add("pad-value-1e30-into-int8", [helper.make_node(
+        "Pad", ["x"], ["y"], name="pad", pads=[0, 1, 0, 1], value=1e30)],
+        {"x": np.ones((1, 4), np.int8)}, ["'pad'", "int8"], opset=2,
+        out_types=[("y", TensorProto.INT8)])
+    add("pad-value-nan-into-int32", [helper.make_node(
+        "Pad", ["x"], ["y"], name="pad", pads=[0, 1, 0, 1], value=float("nan"))],
+        {"x": np.ones((1, 4), np.int32)}, ["'pad'"], opset=2,
+        out_types=[("y", TensorProto.INT32)])
+    seq = [("y", TensorProto.FLOAT)]
+    split_nodes = [helper.make_node("SplitToSequence", ["x", "s"], ["q"], name="s2s", axis=1),
+                   helper.make_node("ConcatFromSequence", ["q"], ["y"], name="cat", axis=1)]
+    add("splittosequence-sizes-wrap", split_nodes,
+        {"x": x14, "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'s2s'"],
+        out_types=seq)
+    # (no rows: every item is empty, so the wrapped sizes made a wrong
+    # result instead of a failure)
+    add("splittosequence-sizes-wrap-no-rows", split_nodes,
+        {"x": np.ones((0, 4), np.float32),
+         "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'s2s'"], out_types=seq)
+    for tag, sc in (("2.5e7", 2.5e7), ("inf", float("inf")), ("1e30", 1e30),
+                    ("nan", float("nan"))):
+        add("resize-scales-" + tag, [helper.make_node("Resize", ["x", "", "s"], ["y"],
+                                                      name="rs")],
+            {"x": np.ones((1, 1, 2, 2), np.float32),
+             "s": np.array([1, 1, sc, sc], np.float32)}, ["'rs'"])
+        add("upsample-scales-" + tag, [helper.make_node("Upsample", ["x", "s"], ["y"],
+                                                        name="up")],
+            {"x": np.ones((1, 1, 2, 2), np.float32),
+             "s": np.array([1, 1, sc, sc], np.float32)}, ["'up'"], opset=9)
+    add("resize-sizes-2^40", [helper.make_node("Resize", ["x", "", "", "z"], ["y"], name="rs")],
+        {"x": np.ones((1, 1, 2, 2), np.float32),
+         "z": np.array([1, 1, 1 << 40, 1 << 40], np.int64)}, ["'rs'"])
+    add("topk-k-int64-max", [helper.make_node("TopK", ["x", "k"], ["y", "i"], name="tk")],
+        {"x": np.ones(3, np.float32), "k": np.array([(1 << 63) - 1], np.int64)}, ["'tk'"],
+        out_types=[("y", TensorProto.FLOAT), ("i", TensorProto.INT64)])
+    return out
+
+
 def _cf_model():
     """A program with control flow, two-output nodes and a constant: Loop
     (body: badd, bid, brelu), If (then: trelu; else: eneg), Split, Mul."""
@@ -788,6 +866,11 @@ def cases(work, graphcc):
         f.write("".join("  " * i + "- \n" for i in range(5000)))
     res.append(Case("manifest/deep-block-nesting", ["check", deep],
                     [os.path.basename(deep), "64 deep"], []))
+    for name, model, feeds, must in kernel_cases(os.path.join(d, "models")):
+        args = ["run", model]
+        for k, p in feeds.items():
+            args += ["--input", "%s=%s" % (k, p)]
+        res.append(Case(name, args + ["--output-dir", out_dir], must, [out_dir]))
     # A FIFO and /dev/zero wherever graphcc reads a file; the program with
     # a pinned library is the demo's (its package ships with graphcc).
     plugins = os.path.join(os.path.dirname(os.path.dirname(graphcc)), "plugins")
