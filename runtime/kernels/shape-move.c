@@ -245,7 +245,11 @@ int gc_prepare_Tile(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		v->strides[2 * i] = 0;
 		v->dims[2 * i + 1] = x->dims[i];
 		v->strides[2 * i + 1] = st[i];
-		dims[i] = rep[i] * x->dims[i];
+		if (!gc_mul_i64(rep[i], x->dims[i], &dims[i]))
+			return gc_kerr(k, GC_ELIMIT,
+				       "repeats %" PRId64 " of axis %d of size %" PRId64
+				       " make it too large to hold",
+				       rep[i], i, x->dims[i]);
 	}
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
 	return 0;

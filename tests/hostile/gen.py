@@ -535,6 +535,13 @@ def kernel_cases(d):
     add("resize-sizes-2^40", [helper.make_node("Resize", ["x", "", "", "z"], ["y"], name="rs")],
         {"x": np.ones((1, 1, 2, 2), np.float32),
          "z": np.array([1, 1, 1 << 40, 1 << 40], np.int64)}, ["'rs'"])
+    add("tile-repeats-overflow", [helper.make_node("Tile", ["x", "r"], ["y"], name="tile")],
+        {"x": np.ones((2, 2), np.float32), "r": np.array([1 << 62, 1 << 62], np.int64)},
+        ["'tile'"])
+    add("tile-repeats-int64-max-no-rows", [helper.make_node("Tile", ["x", "r"], ["y"],
+                                                             name="tile")],
+        {"x": np.ones((0, 2), np.float32), "r": np.array([(1 << 63) - 1] * 2, np.int64)},
+        ["'tile'"])
     add("topk-k-int64-max", [helper.make_node("TopK", ["x", "k"], ["y", "i"], name="tk")],
         {"x": np.ones(3, np.float32), "k": np.array([(1 << 63) - 1], np.int64)}, ["'tk'"],
         out_types=[("y", TensorProto.FLOAT), ("i", TensorProto.INT64)])

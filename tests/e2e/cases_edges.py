@@ -1,11 +1,17 @@
-"""Empty tensors through the kernels: an input with a dimension of 0 (or an
-output that comes out empty) must give NumPy's answer, exact: empty
-results of the right shape, and the zeros, ones or values an empty
-reduction or contraction makes. Hardmax and Unique once called memset and
-memcpy on the NULL an empty tensor has (UBSan), so every family gets one
-here, run like any model (`graphcc run`).
+"""Edge values through the kernels, run like any model (`graphcc run`):
 
-  empty/<case>
+  empty/<case>              an input with a dimension of 0 (or an output
+                            that comes out empty) must give NumPy's answer,
+                            exact: empty results of the right shape, and the
+                            zeros, ones or values an empty reduction or
+                            contraction makes. Hardmax and Unique once called
+                            memset and memcpy on the NULL an empty tensor has
+                            (UBSan), Softmax over an empty axis read past its
+                            buffer (SIGSEGV), so every family gets one here.
+  empty/gridsample-far/...  grid points far outside (and NaN) against
+                            PyTorch.
+  empty/eyelike-k-*         EyeLike with k at the ends of int64 (i + k
+                            overflowed) against NumPy.
 """
 import os
 
@@ -134,6 +140,13 @@ def _cases():
         {"y": np.zeros(0, f32)})
     add("quantize-empty", [N("QuantizeLinear", ["x", "s"], ["y"])],
         {"x": x04, "s": np.array(0.5, f32)}, {"y": np.zeros((0, 4), np.uint8)})
+    BIG = np.iinfo(i64).max
+    add("eyelike-k-int64-max", [N("EyeLike", ["x"], ["y"], k=int(BIG))], {"x": np.ones((3, 4), f32)},
+        {"y": np.eye(3, 4, dtype=f32, k=4)}, opset=9)
+    add("eyelike-k-int64-min", [N("EyeLike", ["x"], ["y"], k=int(-BIG - 1))],
+        {"x": np.ones((3, 4), f32)}, {"y": np.eye(3, 4, dtype=f32, k=-3)}, opset=9)
+    add("eyelike-empty", [N("EyeLike", ["x"], ["y"])], {"x": np.ones((0, 0), f32)},
+        {"y": np.zeros((0, 0), f32)}, opset=9)
     add("sequence-of-empty", [N("SplitToSequence", ["x"], ["s"], axis=0),
                               N("ConcatFromSequence", ["s"], ["y"], axis=0)],
         {"x": np.zeros((2, 0), f32)}, {"y": np.zeros((2, 0), f32)}, opset=13)
