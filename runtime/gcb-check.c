@@ -8,6 +8,7 @@
 
 #include "alloc.h"
 #include "fileio.h"
+#include "liveness.h"
 
 enum { WRITER_NONE = -1, WRITER_INPUT = -2, WRITER_CONST = -3 };
 
@@ -124,6 +125,26 @@ static int by_first(const void *a, const void *b)
 				    : (x->off < y->off ? -1 : x->off > y->off);
 }
 
+/* Block indices (into the block array ctx) by offset, then by end of
+ * life; ties by index, so that the orders are total. */
+static int by_offset(const void *a, const void *b, void *ctx)
+{
+	const block *bl = ctx;
+	int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+	if (bl[i].off != bl[j].off)
+		return bl[i].off < bl[j].off ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static int by_end(const void *a, const void *b, void *ctx)
+{
+	const block *bl = ctx;
+	int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+	if (bl[i].last != bl[j].last)
+		return bl[i].last < bl[j].last ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
 /* A set of ranks 0..m-1 (a segment tree of counts): the live blocks,
  * ranked by offset, for the neighbour queries of the sweep. */
 typedef struct rankset {
@@ -194,51 +215,21 @@ static int check_plan(checker *c)
 	int32_t *first = gc_malloc(((size_t)nt + 1) * sizeof *first);
 	int32_t *last = gc_malloc(((size_t)nt + 1) * sizeof *last);
 	int32_t *alias = gc_malloc(((size_t)nt + 1) * sizeof *alias);
+	bool *is_input = gc_malloc(((size_t)nt + 1) * sizeof *is_input);
 	block *bl = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *bl);
 	int32_t *by_last = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *by_last);
 	int64_t *rank = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *rank);
 	int32_t *at_rank = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *at_rank);
 	rankset rs = { 0 };
 	int rc = 0;
-	if (!first || !last || !alias || !bl || !by_last || !rank || !at_rank) {
+	if (!first || !last || !alias || !is_input || !bl || !by_last || !rank || !at_rank) {
 		rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
 		goto out;
 	}
-	/* Lifetimes and in-place chains exactly as gc_program_plan_memory
-	 * counts them (a chain only where the file put both at one place). */
-	for (int32_t t = 0; t < nt; t++) {
-		first[t] = c->writer[t] >= 0 ? c->writer[t] + 1 : 0;
-		last[t] = -1;
-		alias[t] = -1;
-	}
-	for (int32_t i = 0; i < nn; i++)
-		for (int32_t j = 0; j < p->nodes[i].n_in; j++)
-			if (p->nodes[i].in[j] >= 0 && last[p->nodes[i].in[j]] < i + 1)
-				last[p->nodes[i].in[j]] = i + 1;
-	for (int32_t i = 0; i < p->n_inputs; i++)
-		last[p->inputs[i]] = nn + 1;
-	for (int32_t i = 0; i < p->n_outputs; i++)
-		last[p->outputs[i]] = nn + 1;
-	for (int32_t t = 0; t < nt; t++)
-		if (last[t] < first[t])
-			last[t] = first[t];
-	for (int32_t i = 0; i < nn; i++) {
-		const gc_node *n = &p->nodes[i];
-		if (!n->inplace_ok || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
-			continue;
-		int32_t a = n->in[0], o = n->out[0], root = a;
-		while (alias[root] >= 0)
-			root = alias[root];
-		const gc_ptensor *pr = &p->tensors[root], *pa = &p->tensors[a],
-				 *po = &p->tensors[o];
-		if (pa->storage != GC_STORAGE_ARENA || po->storage != GC_STORAGE_ARENA ||
-		    pa->nbytes != po->nbytes || last[root] != i + 1 ||
-		    c->writer[root] == WRITER_INPUT || po->offset != pr->offset)
-			continue;
-		alias[o] = root;
-		if (last[o] > last[root])
-			last[root] = last[o];
-	}
+	/* Lifetimes and in-place chains exactly as the planner counts them (a
+	 * chain only where the file put both at one place). */
+	gc_lifetimes(p, first, last, is_input);
+	gc_share_in_place(p, last, is_input, alias, true);
 	/* The arena is what its blocks need (the reader checked each lies
 	 * inside it), not more: a patched size would only make sessions
 	 * reserve and touch memory for nothing. */
@@ -264,56 +255,14 @@ static int check_plan(checker *c)
 	/* Sweep in time; the live blocks, ranked by offset, are disjoint, so a
 	 * new block overlaps one of them only if it overlaps its neighbours. */
 	qsort(bl, (size_t)nb, sizeof *bl, by_first);
+	/* at_rank: block indices by offset (rank[b] the inverse); by_last:
+	 * block indices by end of life */
 	for (int32_t b = 0; b < nb; b++)
-		at_rank[b] = b;
-	/* ranks: order by offset (ties by index) */
-	for (int32_t b = 0; b < nb; b++)
-		rank[b] = b;
-	{
-		/* a stable order of block indices by offset */
-		int32_t *ord = at_rank;
-		for (int32_t w = 1; w < nb; w *= 2) { /* bottom-up merge sort */
-			int32_t *tmp = by_last;
-			for (int32_t lo = 0; lo < nb; lo += 2 * w) {
-				int32_t mid = lo + w < nb ? lo + w : nb;
-				int32_t hi = lo + 2 * w < nb ? lo + 2 * w : nb;
-				int32_t i = lo, j = mid, k = lo;
-				while (i < mid || j < hi)
-					tmp[k++] = j >= hi || (i < mid && bl[ord[i]].off <= bl[ord[j]].off)
-							   ? ord[i++]
-							   : ord[j++];
-			}
-			for (int32_t k = 0; k < nb; k++)
-				ord[k] = tmp[k];
-		}
-		for (int32_t k = 0; k < nb; k++)
-			rank[ord[k]] = k;
-	}
-	/* by_last: block indices by end of life (simple sort by key) */
-	for (int32_t b = 0; b < nb; b++)
-		by_last[b] = b;
-	{
-		int32_t *tmp = gc_malloc(((size_t)nb + 1) * sizeof *tmp);
-		if (!tmp) {
-			rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
-			goto out;
-		}
-		for (int32_t w = 1; w < nb; w *= 2) {
-			for (int32_t lo = 0; lo < nb; lo += 2 * w) {
-				int32_t mid = lo + w < nb ? lo + w : nb;
-				int32_t hi = lo + 2 * w < nb ? lo + 2 * w : nb;
-				int32_t i = lo, j = mid, k = lo;
-				while (i < mid || j < hi)
-					tmp[k++] = j >= hi || (i < mid &&
-							       bl[by_last[i]].last <= bl[by_last[j]].last)
-							   ? by_last[i++]
-							   : by_last[j++];
-			}
-			for (int32_t k = 0; k < nb; k++)
-				by_last[k] = tmp[k];
-		}
-		gc_free(tmp);
-	}
+		at_rank[b] = by_last[b] = b;
+	qsort_r(at_rank, (size_t)nb, sizeof *at_rank, by_offset, bl);
+	qsort_r(by_last, (size_t)nb, sizeof *by_last, by_end, bl);
+	for (int32_t r = 0; r < nb; r++)
+		rank[at_rank[r]] = r;
 	rs.m = 1;
 	while (rs.m < nb)
 		rs.m *= 2;
@@ -353,6 +302,7 @@ out:
 	gc_free(first);
 	gc_free(last);
 	gc_free(alias);
+	gc_free(is_input);
 	gc_free(bl);
 	gc_free(by_last);
 	gc_free(rank);
