@@ -69,7 +69,9 @@ static int fail_now(void *caller)
 static int over_limit(size_t n, size_t size)
 {
 	size_t total;
-	return __builtin_mul_overflow(n, size, &total) || total > gc_limit_bytes() + (1u << 20);
+	if (__builtin_mul_overflow(n, size, &total))
+		return 1;
+	return total > (1u << 20) && total > gc_limit_bytes() + (1u << 20);
 }
 
 static void *alloc_from(size_t size, void *caller)
