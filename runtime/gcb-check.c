@@ -84,6 +84,20 @@ static int check_dataflow(checker *c)
 				return refuse(c, "node '%s' reads '%s' before any node writes it",
 					      n->name, p->tensors[t].name);
 		}
+		/* what a subgraph reads by name has the type its input says */
+		for (int32_t s = 0; s < n->n_sub; s++) {
+			const gc_program *sp = n->sub[s];
+			for (int32_t j = 0; j + sp->n_formal < sp->n_inputs; j++) {
+				const gc_ptensor *o = &p->tensors[n->in[sp->outer_slot[j]]];
+				const gc_ptensor *b = &sp->tensors[sp->inputs[sp->n_formal + j]];
+				if (o->storage != GC_STORAGE_DYNAMIC &&
+				    b->storage != GC_STORAGE_DYNAMIC &&
+				    (o->t.dtype != b->t.dtype || !gc_same_shape(&o->t, &b->t)))
+					return refuse(c, "node '%s' passes '%s' to its subgraph %d as "
+							 "'%s', of another type or shape",
+						      n->name, o->name, s, b->name);
+			}
+		}
 		for (int32_t j = 0; j < n->n_out; j++) {
 			int32_t t = n->out[j];
 			if (t < 0)

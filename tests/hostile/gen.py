@@ -623,6 +623,8 @@ def meaning_cases(d, good_gcb, topk_gcb):
         ["'loop'"])
     add("if-passes-nothing-to-branches", lambda g, P: g.set(node(g, "iff").ins[1], -1),
         ["'iff'"])
+    add("loop-passes-int-for-float", lambda g, P: g.set(node(g, "loop").ins[3],
+                                                        tensor(g, P, "n")), ["'loop'", "'n'"])
     add("if-as-loop", lambda g, P: g.set(node(g, "iff").op_type, g.string_at["Loop"]),
         ["'iff'"])
     add("loop-as-if", lambda g, P: g.set(node(g, "loop").op_type, g.string_at["If"]),
