@@ -522,6 +522,16 @@ def kernel_cases(d):
     add("splittosequence-sizes-wrap-no-rows", split_nodes,
         {"x": np.ones((0, 4), np.float32),
          "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'s2s'"], out_types=seq)
+    add("split-sizes-wrap-no-rows", [helper.make_node("Split", ["x", "s"], ["y", "z"],
+                                                       name="split", axis=1)],
+        {"x": np.ones((0, 4), np.float32),
+         "s": np.array([(1 << 63) - 1, -(1 << 63) + 5], np.int64)}, ["'split'"],
+        out_types=[("y", TensorProto.FLOAT), ("z", TensorProto.FLOAT)])
+    add("split-sizes-wrap-positive-no-rows", [helper.make_node(
+        "Split", ["x", "s"], ["a", "b", "c", "y"], name="split", axis=1)],
+        {"x": np.ones((0, 4), np.float32),
+         "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'split'"],
+        out_types=[(o, TensorProto.FLOAT) for o in "abcy"])
     for tag, sc in (("2.5e7", 2.5e7), ("inf", float("inf")), ("1e30", 1e30),
                     ("nan", float("nan"))):
         add("resize-scales-" + tag, [helper.make_node("Resize", ["x", "", "s"], ["y"],
