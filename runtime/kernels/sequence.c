@@ -311,12 +311,11 @@ static int run_split(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 				return gc_kerr(k, GC_EINVAL, "input 'split' has a negative size %" PRId64,
 					       v);
 			/* (a sum that wrapped around to dim split past the end) */
-			if (v > dim - sum)
+			if (!gc_add_i64(sum, v, &sum))
 				return gc_kerr(k, GC_EINVAL,
 					       "the sizes in input 'split' add up to more than the "
 					       "%" PRId64 " of axis %d",
 					       dim, ax);
-			sum += v;
 		}
 		if (sum != dim)
 			return gc_kerr(k, GC_EINVAL,

@@ -504,11 +504,10 @@ int gc_prepare_Split(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *co
 			gc_kerr(k, GC_EINVAL, "split size %d is negative (%" PRId64 ")", i,
 				split[i]);
 		/* (sizes that wrapped around to the axis split past its end) */
-		else if (split[i] > total - sum)
+		else if (!gc_add_i64(sum, split[i], &sum))
 			gc_kerr(k, GC_EINVAL,
 				"split sizes add up to more than the %" PRId64 " of axis %d", total,
 				a);
-		sum += split[i];
 	}
 	if (!gc_kok(k) && sum != total)
 		gc_kerr(k, GC_EINVAL,
