@@ -139,23 +139,21 @@ static int by_first(const void *a, const void *b)
 				    : (x->off < y->off ? -1 : x->off > y->off);
 }
 
-/* Block indices (into the block array ctx) by offset, then by end of
- * life; ties by index, so that the orders are total. */
-static int by_offset(const void *a, const void *b, void *ctx)
-{
-	const block *bl = ctx;
-	int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
-	if (bl[i].off != bl[j].off)
-		return bl[i].off < bl[j].off ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
+/* Block indices into the block array, by one key (offset, or end of
+ * life), ties by index so that the order is total. */
+typedef struct block_order {
+	const block *bl;
+	bool by_end;
+} block_order;
 
-static int by_end(const void *a, const void *b, void *ctx)
+static int block_cmp(const void *a, const void *b, void *ctx)
 {
-	const block *bl = ctx;
+	const block_order *o = ctx;
 	int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
-	if (bl[i].last != bl[j].last)
-		return bl[i].last < bl[j].last ? -1 : 1;
+	uint64_t ki = o->by_end ? (uint64_t)o->bl[i].last : o->bl[i].off;
+	uint64_t kj = o->by_end ? (uint64_t)o->bl[j].last : o->bl[j].off;
+	if (ki != kj)
+		return ki < kj ? -1 : 1;
 	return i < j ? -1 : i > j;
 }
 
@@ -273,8 +271,9 @@ static int check_plan(checker *c)
 	 * block indices by end of life */
 	for (int32_t b = 0; b < nb; b++)
 		at_rank[b] = by_last[b] = b;
-	qsort_r(at_rank, (size_t)nb, sizeof *at_rank, by_offset, bl);
-	qsort_r(by_last, (size_t)nb, sizeof *by_last, by_end, bl);
+	block_order by_offset = { bl, false }, by_end = { bl, true };
+	qsort_r(at_rank, (size_t)nb, sizeof *at_rank, block_cmp, &by_offset);
+	qsort_r(by_last, (size_t)nb, sizeof *by_last, block_cmp, &by_end);
 	for (int32_t r = 0; r < nb; r++)
 		rank[at_rank[r]] = r;
 	rs.m = 1;
