@@ -309,6 +309,13 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 	u32(&w.rec, (uint32_t)n_libs);
 	for (int32_t j = 0; j < n_libs && !rc; j++) {
 		uint8_t sha[32];
+		if (gc_dynlib_is_inprocess(libs[j])) {
+			rc = gc_error_set(err, GC_EINVAL,
+					  "%s: the program runs kernels of the in-process library %s "
+					  "(a Python prototype): there is no file to save and pin",
+					  path, libs[j]);
+			break;
+		}
 		if ((rc = gc_sha256_file(libs[j], sha, err)))
 			break;
 		str(&w, libs[j]);

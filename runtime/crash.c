@@ -34,6 +34,9 @@ static uintptr_t stack_lo, stack_hi;
 static _Thread_local bool installer_thread GC_TLS_INITIAL_EXEC;
 
 static const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+/* What was installed before (an embedding host's handler, such as
+ * Python's faulthandler): a crash outside any kernel goes on to it. */
+static struct sigaction previous[sizeof caught / sizeof caught[0]];
 
 /* ------------------------------------------------------------ the report */
 
@@ -286,6 +289,9 @@ static void die_default(int sig)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+		if (caught[i] == sig && previous[i].sa_handler != SIG_IGN)
+			sa = previous[i];
 	sigaction(sig, &sa, NULL);
 	sigset_t set;
 	sigemptyset(&set);
@@ -404,5 +410,5 @@ void gc_crash_capture_install(void)
 	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
 		sigaddset(&sa.sa_mask, caught[i]);
 	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
-		sigaction(caught[i], &sa, NULL);
+		sigaction(caught[i], &sa, &previous[i]);
 }

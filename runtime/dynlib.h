@@ -26,6 +26,10 @@ void *gc_dynlib_sym(gc_dynlib *l, const char *sym, gc_error *err);
 typedef void (*gc_fnptr)(void);
 gc_fnptr gc_dynlib_fn(gc_dynlib *l, const char *sym, gc_error *err);
 
+/* Whether path names an in-process library ("inprocess:NAME", see
+ * gc_inprocess_library_add in runtime.h): no file, nothing to hash. */
+int gc_dynlib_is_inprocess(const char *path);
+
 /* The symbol or NULL, no error. */
 void *gc_dynlib_sym_opt(gc_dynlib *l, const char *sym);
 /*

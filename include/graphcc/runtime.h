@@ -71,6 +71,20 @@ int gc_error_prefix(gc_error *err, const char *fmt, ...)
 #endif
 	;
 
+/*
+ * In-process op libraries: functions of the calling process (a binding's
+ * trampolines into another language, such as graphcc's Python kernels)
+ * that an op package may name as its functionsLibrary or an
+ * implementation's impl, spelled "inprocess:NAME" (taken as is, not
+ * relative to the manifest). Their functions follow the graphcc interface
+ * of customop.h (verify, inferShape, selectImpl, kernel, ...), looked up
+ * by the symbol names given here. Registered once per name for the life of
+ * the process; programs using them cannot be saved as .gcb files (there is
+ * no file to pin). The name and symbols are copied.
+ */
+int gc_inprocess_library_add(const char *name, int32_t n, const char *const *symbols,
+			     void (*const *functions)(void), gc_error *err);
+
 /* Element types, numbered as ONNX's TensorProto.DataType:
  * X(NAME, onnx value, element bytes, display name). */
 #define GC_DTYPE_LIST(X)                                                       \
@@ -334,6 +348,13 @@ void gc_session_free(gc_session *s);
 /* Copies t into input i after checking its dtype and shape against the
  * program's. A string input's strings are copied too (t keeps its own). */
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+/* As gc_session_set_input, but without copying when it can: input i reads
+ * t's memory (which MUST stay valid and unchanged until the runs that use
+ * it end) until it is set or used again. Inputs that live in session
+ * storage (strings, sequences, optionals, shapes only known at run time)
+ * are copied as by gc_session_set_input. Nothing writes into t: the memory
+ * plan never lets a kernel work in place on a graph input. */
+int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
 int gc_session_run(gc_session *s, gc_error *err);
 /* Output i of the last run. Borrowed; valid until the next run or free (the
  * strings of a string output also until the input they may come from is set
