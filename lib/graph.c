@@ -121,6 +121,15 @@ int gc_graph_set_opset(gc_graph *g, const char *domain, int64_t version, gc_erro
 		domain = "";
 	if (!strcmp(domain, "ai.onnx"))
 		domain = "";
+	int64_t lo, hi;
+	if (!gc_opset_supported(domain, version, &lo, &hi))
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "opset %" PRId64 " of domain '%s' is outside what graphcc "
+				    "implements: %s%s%s opsets %" PRId64 " to %" PRId64,
+				    version, domain[0] ? domain : "ai.onnx",
+				    domain[0] ? "domain '" : "ONNX's default domain",
+				    domain[0] ? domain : "", domain[0] ? "' (op packages) takes" : " has",
+				    lo, hi);
 	for (int i = 0; i < g->n_opsets; i++) {
 		if (!strcmp(g->opsets[i].domain, domain)) {
 			g->opsets[i].version = version;

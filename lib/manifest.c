@@ -20,6 +20,7 @@
 
 #define MAX_ITEMS 1024 /* inputs, outputs, params, implementations per op */
 #define MAX_OPS 4096   /* operations per manifest */
+#define GC_MANIFEST_MAX_DEPTH 64 /* lists and maps inside each other (README) */
 
 typedef struct parser {
 	const char *path;
@@ -750,6 +751,42 @@ void gc_package_free(gc_package *pkg)
 	gc_free(pkg);
 }
 
+/*
+ * Bounds the nesting of flow and block collections before libyaml builds
+ * documents: it takes time quadratic in the depth (80,000 levels: 14 s) and
+ * the manifest's own structure is a few levels deep (test values add one
+ * per tensor dimension). Syntax errors are left for the loader to report.
+ */
+static int check_yaml_depth(const char *path, const void *buf, size_t len, gc_error *err)
+{
+	yaml_parser_t yp;
+	if (!yaml_parser_initialize(&yp))
+		return gc_error_set(err, GC_ENOMEM, "%s: cannot start the YAML parser", path);
+	yaml_parser_set_input_string(&yp, buf, len);
+	int rc = 0, depth = 0;
+	for (;;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&yp, &ev))
+			break;
+		yaml_event_type_t t = ev.type;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > GC_MANIFEST_MAX_DEPTH)
+				rc = gc_error_set(err, GC_ELIMIT,
+						  "%s:%zu:%zu: lists and maps nest more than %d deep "
+						  "(the most a manifest may)",
+						  path, ev.start_mark.line + 1, ev.start_mark.column + 1,
+						  GC_MANIFEST_MAX_DEPTH);
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (rc || t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&yp);
+	return rc;
+}
+
 static int parse_manifest(const char *path, gc_package **out, void (*note)(void *, const char *),
 			  void *user, bool skip_tests, gc_error *err)
 {
@@ -758,6 +795,10 @@ static int parse_manifest(const char *path, gc_package **out, void (*note)(void 
 	size_t len;
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
+	if (check_yaml_depth(path, buf, len, err)) {
+		gc_free(buf);
+		return err->code;
+	}
 	parser p = { .path = path, .err = err, .note = note, .user = user,
 		     .skip_tests = skip_tests };
 	/* Library paths become absolute: a compiled program names them, and

@@ -379,12 +379,117 @@ static void pb_free(void *data, void *p)
 	gc_free(p);
 }
 
+static bool pb_varint(const uint8_t *p, size_t n, size_t *at, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*at >= n)
+			return false;
+		uint8_t b = p[(*at)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * protobuf-c unpacks nested messages recursively, on the stack, as deep as
+ * a file nests them: a model with If nested 10,000 deep overflowed it. This
+ * walks the wire format first, following the message fields the
+ * descriptor declares, and bounds the nesting: messages inside messages
+ * (types, attributes, sequences inside each other) and graphs inside
+ * graphs (If, Loop, Scan bodies).
+ */
+#define PB_MAX_MESSAGE_DEPTH 256
+#define PB_MAX_GRAPH_DEPTH 64
+
+typedef enum pb_nest { PB_OK, PB_MALFORMED, PB_TOO_DEEP, PB_GRAPHS_TOO_DEEP } pb_nest;
+
+static pb_nest pb_nesting(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
+			  int depth, int graphs, int max_depth)
+{
+	if (depth > max_depth)
+		return PB_TOO_DEEP;
+	if (d == &onnx__graph_proto__descriptor && ++graphs > PB_MAX_GRAPH_DEPTH)
+		return PB_GRAPHS_TOO_DEEP;
+	size_t at = 0;
+	while (at < n) {
+		uint64_t key, v;
+		if (!pb_varint(p, n, &at, &key))
+			return PB_MALFORMED;
+		switch (key & 7) {
+		case 0:
+			if (!pb_varint(p, n, &at, &v))
+				return PB_MALFORMED;
+			break;
+		case 1:
+		case 5: {
+			size_t w = (key & 7) == 1 ? 8 : 4;
+			if (n - at < w)
+				return PB_MALFORMED;
+			at += w;
+			break;
+		}
+		case 2: {
+			if (!pb_varint(p, n, &at, &v) || v > n - at)
+				return PB_MALFORMED;
+			const ProtobufCFieldDescriptor *f =
+				key >> 3 <= UINT32_MAX
+					? protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3))
+					: NULL;
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+				pb_nest r = pb_nesting(f->descriptor, p + at, (size_t)v, depth + 1,
+						       graphs, max_depth);
+				if (r != PB_OK)
+					return r;
+			}
+			at += (size_t)v;
+			break;
+		}
+		default:
+			return PB_MALFORMED; /* groups: protobuf-c refuses them too */
+		}
+	}
+	return PB_OK;
+}
+
+/* Checks buf (a message of type d, from path) with pb_nesting; what is the
+ * message's name for people. */
+static int pb_check_nesting(const ProtobufCMessageDescriptor *d, const void *buf, size_t len,
+			    int max_depth, const char *path, const char *what, gc_error *err)
+{
+	switch (pb_nesting(d, buf, len, 0, 0, max_depth)) {
+	case PB_OK:
+		return 0;
+	case PB_MALFORMED:
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: not a valid ONNX %s (protobuf parse failed: the file is "
+				    "truncated, corrupted, or not ONNX)",
+				    path, what);
+	case PB_TOO_DEEP:
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: the %s nests deeper than graphcc reads (more than %d "
+				    "messages inside each other: types, attributes or values)",
+				    path, what, max_depth);
+	case PB_GRAPHS_TOO_DEEP:
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: the %s nests subgraphs (If, Loop, Scan bodies) more than "
+				    "%d deep",
+				    path, what, PB_MAX_GRAPH_DEPTH);
+	}
+	return 0;
+}
+
 /* im.dir empty: external data is refused. */
 static int load_model(importer *im, const void *buf, size_t len, gc_graph **out, gc_error *err)
 {
 	const char *path = im->path;
 	if (len == 0)
 		return gc_error_set(err, GC_EINVAL, "%s: empty file, not an ONNX model", path);
+	if (pb_check_nesting(&onnx__model_proto__descriptor, buf, len, PB_MAX_MESSAGE_DEPTH, path,
+			     "model", err))
+		return err->code;
 	int pb_nomem = 0;
 	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,
 					    .allocator_data = &pb_nomem };
@@ -411,6 +516,8 @@ static int load_model(importer *im, const void *buf, size_t len, gc_graph **out,
 		const Onnx__OperatorSetIdProto *os = m->opset_import[i];
 		rc = gc_graph_set_opset(g, os->domain ? os->domain : "",
 					os->has_version ? os->version : 1, err);
+		if (rc)
+			gc_error_prefix(err, "%s: opset_import", path);
 	}
 	if (!rc && gc_graph_opset(g, "") < 0 && m->n_opset_import == 0)
 		rc = gc_error_set(err, GC_EINVAL, "%s: the model imports no opset (opset_import is empty)",
@@ -481,73 +588,6 @@ int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)
 	}
 	onnx__tensor_proto__free_unpacked(tp, &pb_allocator);
 	return rc;
-}
-
-/*
- * SequenceProto and OptionalProto nest (a sequence of sequences, an
- * optional of a sequence): protobuf-c would follow a hostile file's nesting
- * as deep as it goes, on the stack. This walks the wire format first and
- * refuses more than a few levels. kind: 0 SequenceProto, 1 OptionalProto,
- * 2 MapProto.
- */
-static bool pb_varint(const uint8_t *p, size_t n, size_t *at, uint64_t *v)
-{
-	*v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (*at >= n)
-			return false;
-		uint8_t b = p[(*at)++];
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
-}
-
-static bool pb_depth_ok(const uint8_t *p, size_t n, int kind, int depth)
-{
-	if (depth > 4)
-		return false;
-	size_t at = 0;
-	while (at < n) {
-		uint64_t key, v;
-		if (!pb_varint(p, n, &at, &key))
-			return false;
-		uint32_t field = (uint32_t)(key >> 3), wt = key & 7;
-		switch (wt) {
-		case 0:
-			if (!pb_varint(p, n, &at, &v))
-				return false;
-			break;
-		case 1:
-			if (n - at < 8)
-				return false;
-			at += 8;
-			break;
-		case 5:
-			if (n - at < 4)
-				return false;
-			at += 4;
-			break;
-		case 2: {
-			if (!pb_varint(p, n, &at, &v) || v > n - at)
-				return false;
-			/* fields 5-7 of Sequence/OptionalProto, 5 of MapProto nest */
-			int sub = -1;
-			if (kind < 2 && field >= 5 && field <= 7)
-				sub = field == 5 ? 0 : field == 6 ? 2 : 1;
-			else if (kind == 2 && field == 5)
-				sub = 0;
-			if (sub >= 0 && !pb_depth_ok(p + at, (size_t)v, sub, depth + 1))
-				return false;
-			at += (size_t)v;
-			break;
-		}
-		default:
-			return false; /* groups: not in these messages */
-		}
-	}
-	return true;
 }
 
 /* A heap copy (gc_value_release frees it) of a SequenceProto holding
@@ -624,12 +664,12 @@ int gc_pb_read_value(const char *path, gc_dtype dtype, gc_tensor *out, gc_error 
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
 	bool opt = gc_dtype_is_optional(dtype);
-	if (!pb_depth_ok(buf, len, opt ? 1 : 0, 0)) {
+	/* a sequence of sequences, an optional of a sequence: a few levels */
+	if (pb_check_nesting(opt ? &onnx__optional_proto__descriptor
+				 : &onnx__sequence_proto__descriptor,
+			     buf, len, 6, path, opt ? "OptionalProto" : "SequenceProto", err)) {
 		gc_free(buf);
-		return gc_error_set(err, GC_EINVAL,
-				    "%s: not a valid ONNX %s (malformed, or nested deeper than "
-				    "graphcc reads)",
-				    path, opt ? "OptionalProto" : "SequenceProto");
+		return err->code;
 	}
 	int pb_nomem = 0;
 	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,

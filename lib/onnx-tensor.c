@@ -70,33 +70,20 @@ static int read_external(const Onnx__TensorProto *tp, const char *base_dir, cons
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: external data location '%s' leaves the model's folder %s",
 				    where, location, real_base);
-	int fd = open(real_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "%s: cannot open external data '%s': %s", where,
-				    path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < offset ||
-	    (uint64_t)st.st_size - offset < nbytes) {
+	int fd;
+	uint64_t size;
+	if (gc_open_regular(real_path, &fd, &size, err))
+		return gc_error_prefix(err, "%s: external data", where);
+	if (size < offset || size - offset < nbytes) {
 		close(fd);
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: external data file '%s' is too short for %" PRIu64
 				    " bytes at offset %" PRIu64,
 				    where, path, nbytes, offset);
 	}
-	uint64_t got = 0;
-	while (got < nbytes) {
-		ssize_t r = pread(fd, (char *)dst + got, nbytes - got, (off_t)(offset + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			close(fd);
-			return gc_error_set(err, GC_EIO, "%s: reading external data '%s' failed",
-					    where, path);
-		}
-		got += (uint64_t)r;
-	}
+	int rc = gc_read_fd_at(fd, dst, (size_t)nbytes, offset, path, err);
 	close(fd);
-	return 0;
+	return rc ? gc_error_prefix(err, "%s: external data", where) : 0;
 }
 
 /* The typed field holding the values for a dtype, and its element count. */

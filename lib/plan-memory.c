@@ -39,70 +39,6 @@ static uint64_t align_up(const plan *pl, uint64_t v)
 	return (v + pl->align - 1) & ~(pl->align - 1);
 }
 
-/* Steps: inputs live from step 0, node i runs at step i + 1, outputs
- * live to step nn + 1. */
-static void lifetimes(plan *pl)
-{
-	const gc_program *p = pl->p;
-	int32_t nt = p->n_tensors, nn = p->n_nodes;
-	int32_t *first = pl->first, *last = pl->last;
-	for (int32_t t = 0; t < nt; t++) {
-		first[t] = INT32_MAX;
-		last[t] = -1;
-	}
-	for (int32_t i = 0; i < p->n_inputs; i++) {
-		first[p->inputs[i]] = 0;
-		pl->is_input[p->inputs[i]] = true;
-	}
-	for (int32_t i = 0; i < nn; i++) {
-		const gc_node *n = &p->nodes[i];
-		for (int j = 0; j < n->n_out; j++)
-			if (n->out[j] >= 0 && first[n->out[j]] > i + 1)
-				first[n->out[j]] = i + 1;
-		for (int j = 0; j < n->n_in; j++)
-			if (n->in[j] >= 0 && last[n->in[j]] < i + 1)
-				last[n->in[j]] = i + 1;
-	}
-	/* Inputs are set once and may be run on many times: they live
-	 * throughout, like the outputs. */
-	for (int32_t i = 0; i < p->n_inputs; i++)
-		last[p->inputs[i]] = nn + 1;
-	for (int32_t i = 0; i < p->n_outputs; i++)
-		last[p->outputs[i]] = nn + 1;
-	for (int32_t t = 0; t < nt; t++) {
-		if (first[t] == INT32_MAX)
-			first[t] = 0;
-		if (last[t] < first[t])
-			last[t] = first[t]; /* written, never read: still needs room */
-	}
-}
-
-/* In place: output 0 takes input 0's bytes when the kernel allows it,
- * they are the same size, and the input dies at this node (it is not
- * a graph input, which must survive the run). Chains share one block. */
-static void share_in_place(plan *pl)
-{
-	const gc_program *p = pl->p;
-	int32_t *alias = pl->alias, *last = pl->last;
-	for (int32_t t = 0; t < p->n_tensors; t++)
-		alias[t] = -1;
-	for (int32_t i = 0; i < p->n_nodes; i++) {
-		const gc_node *n = &p->nodes[i];
-		if (!n->inplace_ok || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
-			continue;
-		int32_t a = n->in[0], o = n->out[0], root = a;
-		while (alias[root] >= 0)
-			root = alias[root];
-		const gc_ptensor *pa = &p->tensors[a], *po = &p->tensors[o];
-		if (pa->storage != GC_STORAGE_ARENA || po->storage != GC_STORAGE_ARENA ||
-		    pa->nbytes != po->nbytes || last[root] != i + 1 || pl->is_input[root] || a == o)
-			continue;
-		alias[o] = root;
-		if (last[o] > last[root])
-			last[root] = last[o];
-	}
-}
-
 /* The blocks to place: every ARENA tensor that has bytes of its own, and
  * every node's scratch. */
 static void collect_blocks(plan *pl)
@@ -184,8 +120,8 @@ int gc_program_plan_memory(gc_program *p, uint32_t align, gc_error *err)
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory planning memory");
 		goto out;
 	}
-	lifetimes(&pl);
-	share_in_place(&pl);
+	gc_lifetimes(p, pl.first, pl.last, pl.is_input);
+	gc_share_in_place(p, pl.last, pl.is_input, pl.alias, false);
 	collect_blocks(&pl);
 	uint64_t peak = place_blocks(&pl);
 	p->arena_bytes = peak;

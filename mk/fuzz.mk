@@ -1,7 +1,8 @@
 # Fuzzing and valgrind (issue 8).
 #   make fuzz [FUZZ_SECONDS=N]   build the libFuzzer targets with clang
 #                                (-fsanitize=fuzzer,address,undefined) and
-#                                run each for N seconds from tests/fuzz/corpus
+#                                run each for N seconds from the seeds
+#                                tests/fuzz/make-seeds.py generates
 #   make valgrind                representative graphcc commands under valgrind
 #                                (zero errors, zero definitely-lost bytes)
 FUZZ_SECONDS ?= 60
@@ -10,7 +11,7 @@ FUZZ_CC      ?= clang
 FUZZ_TARGETS := onnx manifest npy pb gcb
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz/fuzz-%)
 
-.PHONY: fuzz fuzz-build fuzz-libs valgrind
+.PHONY: fuzz fuzz-build fuzz-libs fuzz-seeds valgrind
 
 # The libraries are built by this same Makefile in $(FUZZ_B) with clang,
 # the sanitizers (SAN=1) and libFuzzer's coverage instrumentation; the
@@ -19,6 +20,24 @@ fuzz-libs:
 	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=$(FUZZ_CC) SAN=1 \
 		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link -Wno-error" \
 		$(FUZZ_B)/lib/libgraphcc.a $(FUZZ_B)/lib/libgraphcc-runtime.a plugins
+
+# The seed corpora are generated from the current writers (a committed
+# corpus went stale once): tests/fuzz/make-seeds.py, with this build's
+# graphcc for the .gcb seeds.
+FUZZ_SEEDS := $(FUZZ_B)/seeds
+fuzz-seeds: $(GRAPHCC) plugins
+	@$(PYTHON) tests/fuzz/make-seeds.py $(GRAPHCC) $(FUZZ_SEEDS)
+
+# The targets' input functions under the normal compiler, with a replay
+# main (tests/fuzz/replay.c): tests/suites/fuzz-seeds runs them on the
+# generated seeds in `make test` (and SAN=1).
+FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz-replay/fuzz-%)
+TEST_DEPS += $(FUZZ_REPLAY)
+$(B)/fuzz-replay/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h tests/fuzz/replay.c $(LIB_A) $(RUNTIME_A)
+	@mkdir -p $(dir $@)
+	@echo "  REPLAY  $@"
+	@$(CC) $(CFLAGS) tests/fuzz/fuzz-$*.c tests/fuzz/replay.c -o $@ \
+		$(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
 
 $(FUZZ_B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h fuzz-libs
 	@mkdir -p $(dir $@)
@@ -32,14 +51,15 @@ fuzz-build: $(FUZZ_BINS)
 # Each target runs FUZZ_SECONDS on a scratch copy of its seed corpus (new
 # inputs land in $(FUZZ_B)/corpus/, never in the committed seeds); a crash
 # leaves its input in $(FUZZ_B)/crashes/ and fails the target.
-fuzz: fuzz-build
+fuzz: fuzz-build fuzz-seeds
 	@fail=0; for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(FUZZ_B)/corpus/$$t $(FUZZ_B)/crashes; \
+		mkdir -p $(FUZZ_B)/corpus/$$t $(FUZZ_B)/crashes $(FUZZ_SEEDS)/regress/$$t; \
 		GRAPHCC_FUZZ_LIBDIR=$(abspath $(FUZZ_B)/plugins/seed-lenet/lib) \
 		ASAN_OPTIONS=detect_leaks=1 \
 		$(FUZZ_B)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 			-max_len=65536 -print_final_stats=1 -artifact_prefix=$(FUZZ_B)/crashes/$$t- \
-			$(FUZZ_B)/corpus/$$t tests/fuzz/corpus/$$t > $(FUZZ_B)/fuzz-$$t.log 2>&1; \
+			$(FUZZ_B)/corpus/$$t $(FUZZ_SEEDS)/seeds/$$t $(FUZZ_SEEDS)/regress/$$t \
+			> $(FUZZ_B)/fuzz-$$t.log 2>&1; \
 		rc=$$?; \
 		execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_B)/fuzz-$$t.log); \
 		n=$$(ls $(FUZZ_B)/corpus/$$t | wc -l); \

@@ -1,4 +1,5 @@
 #include "alloc.h"
+#include "fileio.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -63,9 +64,20 @@ static int fail_now(void *caller)
 	return 0;
 }
 
+/* No one allocation may exceed GRAPHCC_MAX_BYTES (plus a little for the
+ * bookkeeping around a buffer of exactly that size): sizes come from data,
+ * and the callers that can name what was too large check first. */
+static int over_limit(size_t n, size_t size)
+{
+	size_t total;
+	if (__builtin_mul_overflow(n, size, &total))
+		return 1;
+	return total > (1u << 20) && total > gc_limit_bytes() + (1u << 20);
+}
+
 static void *alloc_from(size_t size, void *caller)
 {
-	if (fail_now(caller))
+	if (fail_now(caller) || over_limit(1, size))
 		return NULL;
 	return malloc(size ? size : 1);
 }
@@ -77,14 +89,14 @@ void *gc_malloc(size_t size)
 
 void *gc_calloc(size_t n, size_t size)
 {
-	if (fail_now(__builtin_return_address(0)))
+	if (fail_now(__builtin_return_address(0)) || over_limit(n, size))
 		return NULL;
 	return calloc(n ? n : 1, size ? size : 1);
 }
 
 void *gc_realloc(void *p, size_t size)
 {
-	if (fail_now(__builtin_return_address(0)))
+	if (fail_now(__builtin_return_address(0)) || over_limit(1, size))
 		return NULL;
 	return realloc(p, size ? size : 1);
 }

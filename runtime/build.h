@@ -10,6 +10,8 @@
  *                   memory, threading): manifests, selection, binding
  *   program-impl.h  a program: tensors, storage kinds, nodes (the compiler
  *                   fills one; lib/plan-memory.c plans its arena)
+ *   liveness.h      tensor lifetimes and in-place chains (the plan's and
+ *                   the .gcb loader's one definition)
  *   kernel.h ops.h  built-in ops: the op table, prepare/run, kernel context
  *                   (binding prepares nodes; folding runs them)
  *   custom.h        custom nodes: the binding record and the one layer that
@@ -43,6 +45,7 @@
 #include "kernels/kutil.h"
 #include "kernels/training.h"
 #include "kernels/value-impl.h"
+#include "liveness.h"
 #include "ops.h"
 #include "options.h"
 #include "pool.h"

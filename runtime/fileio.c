@@ -25,46 +25,91 @@ uint64_t gc_limit_bytes(void)
 	return (uint64_t)16 << 30;
 }
 
+/* What a path that is not a regular file is, for messages. */
+static const char *file_kind(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISDIR(m))
+		return "a folder";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+int gc_open_regular(const char *path, int *fd_out, uint64_t *size, gc_error *err)
+{
+	*fd_out = -1;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return gc_error_set(err, GC_EIO, "%s: cannot stat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return gc_error_set(err, GC_EIO, "%s: not a regular file (%s): graphcc reads only "
+					"regular files",
+				    path, file_kind(st.st_mode));
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	*fd_out = fd;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int gc_read_fd_at(int fd, void *dst, size_t n, uint64_t offset, const char *path, gc_error *err)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)dst + got, n - got, (off_t)(offset + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return gc_error_set(err, GC_EIO, "%s: read failed: %s", path,
+					    r < 0 ? strerror(errno) : "file shrank while reading");
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 int gc_read_file(const char *path, void **buf, size_t *len, gc_error *err)
 {
 	*buf = NULL;
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return gc_error_set(err, GC_EIO, "%s: not a regular file", path);
-	}
-	if ((uint64_t)st.st_size > gc_limit_bytes()) {
+	int fd;
+	uint64_t size;
+	if (gc_open_regular(path, &fd, &size, err))
+		return err->code;
+	if (size > gc_limit_bytes() || size > SIZE_MAX - 1) {
 		close(fd);
 		return gc_error_set(err, GC_ELIMIT,
 				    "%s: file is %" PRIu64 " bytes, over the limit of %" PRIu64
 				    " (GRAPHCC_MAX_BYTES)",
-				    path, (uint64_t)st.st_size, gc_limit_bytes());
+				    path, size, gc_limit_bytes());
 	}
-	size_t n = (size_t)st.st_size;
+	size_t n = (size_t)size;
 	char *p = gc_malloc(n + 1);
 	if (!p) {
 		close(fd);
 		return gc_error_set(err, GC_ENOMEM, "%s: out of memory reading %zu bytes", path, n);
 	}
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = read(fd, p + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = errno;
-			close(fd);
-			gc_free(p);
-			return gc_error_set(err, GC_EIO, "%s: read failed: %s", path,
-					    r < 0 ? strerror(e) : "file shrank while reading");
-		}
-		got += (size_t)r;
-	}
+	int rc = gc_read_fd_at(fd, p, n, 0, path, err);
 	close(fd);
+	if (rc) {
+		gc_free(p);
+		return rc;
+	}
 	p[n] = 0;
 	*buf = p;
 	*len = n;

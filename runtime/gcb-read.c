@@ -17,7 +17,9 @@
 #include "options.h"
 #include "alloc.h"
 #include "custom.h"
+#include "fileio.h"
 #include "kernels/control.h"
+#include "gcb-check.h"
 #include "gcb.h"
 #include "ops.h"
 #include "program-impl.h"
@@ -531,6 +533,11 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 	    r_str(r, &n->op_type, false) || r_i32(r, &n->opset) ||
 	    r_count(r, &nin, 4, 1u << 20))
 		return r->err->code;
+	int64_t lo, hi;
+	if (!gc_opset_supported(n->domain, n->opset, &lo, &hi))
+		return bad(r, "node '%s' has opset %d of domain '%s'; graphcc implements %" PRId64
+			      " to %" PRId64,
+			   n->name, n->opset, n->domain, lo, hi);
 	n->n_in = (int32_t)nin;
 	n->in = gc_pool_alloc(p->pool, ((size_t)nin + 1) * sizeof(int32_t));
 	if (!n->in)
@@ -620,7 +627,8 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		const gc_op_info *info = &p->backend->ops[n->op];
 		int32_t own = n->n_explicit_in;
 		if (own < info->min_in || own > info->max_in || n->n_out < info->min_out ||
-		    n->n_out > info->max_out || (gc_op_is_control(n->op) != (n_sub > 0)))
+		    n->n_out > info->max_out ||
+		    n_sub != (!gc_op_is_control(n->op) ? 0u : n->op == GC_OP_If ? 2u : 1u))
 			return bad(r, "node '%s' has %d inputs, %d outputs and %u subgraphs", n->name,
 				   own, n->n_out, n_sub);
 		/* kernels take required inputs and outputs as given */
@@ -764,7 +772,7 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 			return rc;
 		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
 	}
-	return 0;
+	return gc_gcb_check_program(p, r->path, r->err);
 }
 
 /* Opens every custom node's library, finds its kernel and runs its init:
@@ -807,12 +815,14 @@ static int bind_libraries(rd *r, gc_program *p)
 int gc_is_program_file(const char *path)
 {
 	char magic[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd;
+	uint64_t size;
+	gc_error e = { 0 };
+	if (gc_open_regular(path, &fd, &size, &e))
 		return 0;
-	ssize_t got = read(fd, magic, sizeof magic);
+	int got = size >= sizeof magic && !gc_read_fd_at(fd, magic, sizeof magic, 0, path, &e);
 	close(fd);
-	return got == (ssize_t)sizeof magic && !memcmp(magic, GCB_MAGIC, 8);
+	return got && !memcmp(magic, GCB_MAGIC, 8);
 }
 
 int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program **out,
@@ -823,15 +833,11 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err))
 		return err->code;
 	const gc_load_options *opt = &lo;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return gc_error_set(err, GC_EIO, "%s: not a regular file", path);
-	}
-	size_t len = (size_t)st.st_size;
+	int fd;
+	uint64_t size;
+	if (gc_open_regular(path, &fd, &size, err))
+		return err->code;
+	size_t len = (size_t)size;
 	if (len < GCB_HEADER_SIZE) {
 		close(fd);
 		return gc_error_set(err, GC_EINVAL, "%s: not a graphcc program (%zu bytes, too short)",

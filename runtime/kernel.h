@@ -135,6 +135,30 @@ static inline const char *gc_str_at(const gc_tensor *t, int64_t i)
 }
 
 /* Whether a and b have the same rank and dims (dtypes not compared). */
+/*
+ * Sizes, counts and indices from tensors are only known at run time: every
+ * product or sum of them goes through these (false when the result does not
+ * fit int64, which C leaves undefined), and every float that becomes an
+ * index or a size is range-checked first (a NaN or a huge scale converted to
+ * int64_t is undefined too).
+ */
+static inline bool gc_mul_i64(int64_t a, int64_t b, int64_t *r)
+{
+	return !__builtin_mul_overflow(a, b, r);
+}
+
+static inline bool gc_add_i64(int64_t a, int64_t b, int64_t *r)
+{
+	return !__builtin_add_overflow(a, b, r);
+}
+
+/* Is v a number (not NaN) in [lo, hi], so that (int64_t)v is defined when
+ * the bounds are within int64? */
+static inline bool gc_float_in(double v, double lo, double hi)
+{
+	return v >= lo && v <= hi;
+}
+
 static inline bool gc_same_shape(const gc_tensor *a, const gc_tensor *b)
 {
 	if (a->rank != b->rank)

@@ -1,5 +1,6 @@
 #include "ops.h"
 
+#include <stdint.h>
 #include <string.h>
 
 const gc_op_info gc_op_table[GC_OP_COUNT] = {
@@ -16,6 +17,30 @@ static const char *const gc_op_domains[GC_OP_COUNT] = {
 	GC_OPS_TRAINING(GC_X_)
 #undef GC_X_
 };
+
+/* The opset versions graphcc implements: ONNX's default domain up to the
+ * last opset whose changes its kernels follow, the training domain's one
+ * opset; any other domain is an op package's, whose versions are 32-bit. */
+static const struct {
+	const char *domain;
+	int64_t lo, hi;
+} gc_opsets[] = {
+	{ "", 1, GC_ONNX_OPSET_MAX },
+	{ GC_DOMAIN_TRAINING, 1, 1 },
+};
+
+bool gc_opset_supported(const char *domain, int64_t version, int64_t *lo, int64_t *hi)
+{
+	*lo = 1;
+	*hi = INT32_MAX;
+	for (size_t i = 0; i < sizeof gc_opsets / sizeof gc_opsets[0]; i++)
+		if (gc_domain_is_default(domain) ? !gc_opsets[i].domain[0]
+						 : !strcmp(domain, gc_opsets[i].domain)) {
+			*lo = gc_opsets[i].lo;
+			*hi = gc_opsets[i].hi;
+		}
+	return version >= *lo && version <= *hi;
+}
 
 bool gc_domain_is_default(const char *domain)
 {

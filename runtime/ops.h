@@ -74,4 +74,10 @@ extern const gc_op_info gc_op_table[GC_OP_COUNT];
 gc_op gc_op_lookup(const char *domain, const char *op_type);
 bool gc_domain_is_default(const char *domain);
 
+/* The last opset of ONNX's default domain graphcc implements. */
+#define GC_ONNX_OPSET_MAX 18
+/* Is version an opset of domain graphcc implements? lo and hi get the range
+ * it does (for a domain of op packages: 1 to INT32_MAX). */
+bool gc_opset_supported(const char *domain, int64_t version, int64_t *lo, int64_t *hi);
+
 #endif

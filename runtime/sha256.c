@@ -7,11 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
+
 int gc_sha256_file(const char *path, uint8_t out[32], gc_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "library %s: %s", path, strerror(errno));
+	/* A regular file only, and only the bytes fstat counted: /dev/zero or a
+	 * FIFO would be hashed forever. */
+	int fd;
+	uint64_t size;
+	if (gc_open_regular(path, &fd, &size, err))
+		return err->code;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		EVP_MD_CTX_free(ctx);
@@ -20,18 +25,12 @@ int gc_sha256_file(const char *path, uint8_t out[32], gc_error *err)
 	}
 	unsigned char buf[1 << 16];
 	int rc = 0;
-	for (;;) {
-		ssize_t r = read(fd, buf, sizeof buf);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = gc_error_set(err, GC_EIO, "library %s: read failed: %s", path,
-					  strerror(errno));
-			break;
+	for (uint64_t at = 0; at < size && !rc;) {
+		size_t n = size - at < sizeof buf ? (size_t)(size - at) : sizeof buf;
+		if (!(rc = gc_read_fd_at(fd, buf, n, at, path, err))) {
+			EVP_DigestUpdate(ctx, buf, n);
+			at += n;
 		}
-		if (r == 0)
-			break;
-		EVP_DigestUpdate(ctx, buf, (size_t)r);
 	}
 	unsigned int len = 0;
 	if (!rc && (!EVP_DigestFinal_ex(ctx, out, &len) || len != 32))

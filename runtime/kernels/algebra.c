@@ -152,8 +152,11 @@ static int run_eyelike(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	(void)in;
 	int64_t kk = *(const int64_t *)n->state;
 	gc_tensor *y = out[0];
-	memset(y->data, 0, (size_t)gc_tensor_nbytes(y));
+	if (gc_tensor_nbytes(y) > 0)
+		memset(y->data, 0, (size_t)gc_tensor_nbytes(y));
 	int64_t rows = y->dims[0], cols = y->dims[1];
+	if (kk >= cols || kk <= -rows) /* no diagonal inside (and i + kk stays in int64) */
+		return 0;
 	for (int64_t i = 0; i < rows; i++) {
 		int64_t j = i + kk;
 		if (j >= 0 && j < cols)

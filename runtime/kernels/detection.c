@@ -111,9 +111,8 @@ int gc_prepare_NonMaxSuppression(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	    const_scalar(k, n->n_in > 4 ? in[4] : NULL, "score_threshold", &score_t))
 		return gc_kok(k);
 	int64_t B = bx->dims[0], N = bx->dims[1], C = sc->dims[1];
-	int64_t per = maxo < 0 ? 0 : (int64_t)maxo;
-	if (per > N)
-		per = N;
+	/* (NaN and huge counts: the conversion would be undefined) */
+	int64_t per = !(maxo > 0) ? 0 : maxo >= (double)N ? N : (int64_t)maxo;
 	nms_plan *p = gc_malloc(sizeof *p + (size_t)(B * C * per * 3 + 1) * sizeof(int64_t));
 	nms_cand *cand = gc_malloc((size_t)(N + 1) * sizeof *cand);
 	int64_t *kept = gc_malloc((size_t)(N + 1) * sizeof *kept);
@@ -183,8 +182,8 @@ static void roi_sample(const gc_tensor *x, int64_t base, int64_t H, int64_t W, d
 {
 	for (int i = 0; i < 4; i++)
 		w[i] = v[i] = 0;
-	if (y < -1.0 || y > (double)H || xx < -1.0 || xx > (double)W)
-		return;
+	if (!gc_float_in(y, -1.0, (double)H) || !gc_float_in(xx, -1.0, (double)W))
+		return; /* outside, or NaN */
 	y = y <= 0 ? 0 : y;
 	xx = xx <= 0 ? 0 : xx;
 	int64_t yl = (int64_t)y, xl = (int64_t)xx, yh, xh;
@@ -219,12 +218,12 @@ static int run_roialign(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 	int64_t R = rois->dims[0];
 	double off = p->half_pixel ? 0.5 : 0;
 	for (int64_t r = 0; r < R; r++) {
-		int64_t b = (int64_t)gc_kv_load(bi, r);
-		if (b < 0 || b >= N)
+		double bd = gc_kv_load(bi, r);
+		if (!gc_float_in(bd, 0, (double)(N - 1)))
 			return gc_kerr(k, GC_EINVAL,
-				       "batch_indices[%" PRId64 "] = %" PRId64
-				       " is outside [0, %" PRId64 ")",
-				       r, b, N);
+				       "batch_indices[%" PRId64 "] = %.0f is outside [0, %" PRId64 ")",
+				       r, bd, N);
+		int64_t b = (int64_t)bd;
 		double x1 = gc_kv_load(rois, r * 4) * p->scale - off;
 		double y1 = gc_kv_load(rois, r * 4 + 1) * p->scale - off;
 		double x2 = gc_kv_load(rois, r * 4 + 2) * p->scale - off;
@@ -235,8 +234,17 @@ static int run_roialign(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 			rh = rh > 1 ? rh : 1;
 		}
 		double bh = rh / (double)p->ph, bw = rw / (double)p->pw;
-		int64_t gh = p->sampling > 0 ? p->sampling : (int64_t)ceil(rh / (double)p->ph);
-		int64_t gw = p->sampling > 0 ? p->sampling : (int64_t)ceil(rw / (double)p->pw);
+		double sh = ceil(rh / (double)p->ph), sw = ceil(rw / (double)p->pw);
+		/* the sampling grid follows the roi's size: a roi of NaN or of
+		 * 1e30 pixels has none worth taking */
+		if (p->sampling <= 0 && (!gc_float_in(sh, -0x1p20, 0x1p20) ||
+					 !gc_float_in(sw, -0x1p20, 0x1p20)))
+			return gc_kerr(k, GC_EINVAL,
+				       "roi %" PRId64 " (%g x %g pixels) is not a size a sampling grid "
+				       "can follow (give sampling_ratio)",
+				       r, rh, rw);
+		int64_t gh = p->sampling > 0 ? p->sampling : (int64_t)sh;
+		int64_t gw = p->sampling > 0 ? p->sampling : (int64_t)sw;
 		double count = (double)(gh * gw > 1 ? gh * gw : 1);
 		for (int64_t c = 0; c < C; c++) {
 			int64_t base = (b * C + c) * H * W;

@@ -3,9 +3,17 @@
 #include <inttypes.h>
 
 #include "../alloc.h"
+#include "../fileio.h"
 
 void *gc_kstate(gc_kctx *k, gc_node *n, size_t size)
 {
+	if (size > gc_limit_bytes()) {
+		gc_kerr(k, GC_ELIMIT,
+			"the node's state needs %zu bytes, over the limit of %" PRIu64
+			" (set GRAPHCC_MAX_BYTES to allow more)",
+			size, gc_limit_bytes());
+		return NULL;
+	}
 	void *s = gc_calloc(1, size);
 	if (!s) {
 		gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", size);
@@ -14,6 +22,25 @@ void *gc_kstate(gc_kctx *k, gc_node *n, size_t size)
 	n->state = s;
 	n->state_free = gc_free;
 	return s;
+}
+
+int gc_kout_fits(gc_kctx *k, int j, gc_dtype dt, int32_t rank, const int64_t *dims)
+{
+	gc_tensor t = { .dtype = dt, .rank = rank };
+	memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
+	int64_t nb = gc_tensor_nbytes(&t);
+	if (nb >= 0 && (uint64_t)nb <= gc_limit_bytes())
+		return 0;
+	char buf[200];
+	gc_shape_str(dims, rank, buf, sizeof buf);
+	if (nb < 0)
+		return gc_kerr(k, GC_ELIMIT, "output %d of shape %s (%s) has a size that overflows 64 "
+					     "bits",
+			       j, buf, gc_dtype_name(dt));
+	return gc_kerr(k, GC_ELIMIT,
+		       "output %d of shape %s (%s) is over the size limit of %" PRIu64
+		       " bytes (GRAPHCC_MAX_BYTES)",
+		       j, buf, gc_dtype_name(dt), gc_limit_bytes());
 }
 
 int gc_broadcast_shapes(gc_kctx *k, int n, const gc_tensor *const *ts, int32_t *rank,

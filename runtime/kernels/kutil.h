@@ -92,6 +92,10 @@ static inline void gc_strides(const int64_t *dims, int32_t rank, int64_t *stride
 /* Allocates a zeroed state of `size` bytes as n->state (released with the
  * node); NULL, with the error set, when out of memory. */
 void *gc_kstate(gc_kctx *k, gc_node *n, size_t size);
+/* Refuses (naming output j) a shape whose bytes overflow or pass
+ * GRAPHCC_MAX_BYTES: for kernels that would size their state or tables
+ * from the output before it is set. */
+int gc_kout_fits(gc_kctx *k, int j, gc_dtype dt, int32_t rank, const int64_t *dims);
 
 /*
  * ONNX (NumPy) multidirectional broadcasting of n shapes. Fails with a

@@ -583,6 +583,8 @@ static int softmax_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 		else
 			st->inner *= x->dims[d];
 	}
+	if (!st->len || !st->inner) /* empty: no rows (a row of none has no max) */
+		st->outer = 0;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->inplace_ok = true; /* every pass reads x[i] before writing y[i] */
 	uint64_t scratch = st->inner > 1 ? gc_nn_align((uint64_t)st->inner * 2 * 4) : 0;

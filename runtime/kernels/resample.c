@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "../alloc.h"
+#include "../fileio.h"
+#include "kutil.h"
 #include "nn-par.h"
 #include "resample.h"
 #include "value-impl.h"
@@ -99,6 +101,15 @@ static void make_tap(const axis_cfg *c, int64_t len, double s, double x, double 
 	default:
 		xo = (x + 0.5) / s - 0.5;
 		break;
+	}
+	/* A roi of NaN or far outside maps nowhere (tf_crop_and_resize:
+	 * extrapolate); the tap indices must stay inside int64. */
+	if (!gc_float_in(xo, -0x1p40, 0x1p40)) {
+		if (c->ct == CT_TF_CROP || xo != xo) {
+			t->n = 0;
+			return;
+		}
+		xo = xo > 0 ? 0x1p40 : -0x1p40;
 	}
 	/* the reference prefers the left pixel: ratio in (0, 1] */
 	double fl = floor(xo);
@@ -372,14 +383,29 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 			if (!(scales[i] > 0))
 				return gc_kerr(k, GC_EINVAL, "scale %g of axis %d is not positive",
 					       scales[i], i);
-			odims[i] = (int64_t)(scales[i] * (double)x->dims[i]);
+			double od = scales[i] * (double)x->dims[i];
+			if (!gc_float_in(od, 0, 0x1p62))
+				return gc_kerr(k, GC_ELIMIT,
+					       "scale %g makes axis %d of size %" PRId64
+					       " %g long, too large to hold",
+					       scales[i], i, x->dims[i], od);
+			odims[i] = (int64_t)od;
 		}
 		if (odims[i] < 0)
 			return gc_kerr(k, GC_EINVAL,
 				       "output size %" PRId64 " of axis %d is negative", odims[i],
 				       i);
-		taps_total += odims[i];
+		if (!gc_add_i64(taps_total, odims[i], &taps_total))
+			return gc_kerr(k, GC_ELIMIT, "the output's axes are too long to hold");
 	}
+	/* the taps below and the scratch are sized by the output */
+	if (gc_kout_fits(k, 0, x->dtype, r, odims))
+		return gc_kok(k);
+	if ((uint64_t)taps_total > gc_limit_bytes() / sizeof(tap))
+		return gc_kerr(k, GC_ELIMIT,
+			       "the output's axes need %" PRId64 " interpolation taps, over the "
+			       "limit of %" PRIu64 " bytes (GRAPHCC_MAX_BYTES)",
+			       taps_total, gc_limit_bytes());
 	resize_plan *p = gc_kstate(k, n, sizeof *p + (size_t)taps_total * sizeof(tap));
 	if (!p)
 		return gc_kok(k);
@@ -405,7 +431,12 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 			cur[d] = odims[d];
 			int64_t e = 1;
 			for (int i = 0; i < r; i++)
-				e *= cur[i];
+				if (!gc_mul_i64(e, cur[i], &e) ||
+				    (uint64_t)e > gc_limit_bytes() / (2 * sizeof(double)))
+					return gc_kerr(k, GC_ELIMIT,
+						       "resizing axis by axis needs a buffer over the "
+						       "limit of %" PRIu64 " bytes (GRAPHCC_MAX_BYTES)",
+						       gc_limit_bytes());
 			biggest = e > biggest ? e : biggest;
 		}
 	}
@@ -442,9 +473,13 @@ typedef struct gs_plan {
 	bool align;
 } gs_plan;
 
+/* The pixel coordinate of grid value c. Far outside (and NaN: nowhere)
+ * becomes +-2^40, where every padding mode gives what it gives far
+ * outside, and the tap indices stay well inside int64. */
 static double gs_unnorm(double c, int64_t size, bool align)
 {
-	return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+	c = align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+	return gc_float_in(c, -0x1p40, 0x1p40) ? c : c > 0 ? 0x1p40 : -0x1p40;
 }
 
 static double gs_reflect(double c, double twice_lo, double twice_hi)

@@ -145,7 +145,9 @@ static int run_hardmax(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	(void)k;
 	const axis_view *v = n->state;
 	const gc_tensor *x = in[0];
-	memset(out[0]->data, 0, (size_t)gc_tensor_nbytes(out[0]));
+	size_t nb = (size_t)gc_tensor_nbytes(out[0]);
+	if (nb) /* (an empty output may have no memory at all) */
+		memset(out[0]->data, 0, nb);
 	for (int64_t o = 0; o < v->outer; o++)
 		for (int64_t j = 0; j < v->inner; j++) {
 			int64_t base = o * v->len * v->inner + j, best = 0;
@@ -462,7 +464,7 @@ static int run_unique(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 	int64_t cnt[3] = {p->nu, p->len, p->nu};
 	for (int i = 1; i < 4; i++)
 		if (i < n->n_out && out[i] && (!n->out || n->out[i] >= 0))
-			memcpy(out[i]->data, src[i - 1], (size_t)cnt[i - 1] * sizeof(int64_t));
+			gc_copy_bytes(out[i]->data, src[i - 1], (size_t)cnt[i - 1] * sizeof(int64_t));
 	return 0;
 }
 

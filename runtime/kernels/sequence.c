@@ -300,7 +300,7 @@ static int run_split(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 		if (chunk <= 0)
 			return gc_kerr(k, GC_EINVAL, "input 'split' is %" PRId64 "; it must be positive",
 				       chunk);
-		count = (dim + chunk - 1) / chunk;
+		count = dim / chunk + (dim % chunk != 0);
 	} else {
 		count = nsp;
 		int64_t sum = 0;
@@ -310,7 +310,12 @@ static int run_split(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 			if (v < 0)
 				return gc_kerr(k, GC_EINVAL, "input 'split' has a negative size %" PRId64,
 					       v);
-			sum += v;
+			/* (a sum that wrapped around to dim split past the end) */
+			if (!gc_add_i64(sum, v, &sum))
+				return gc_kerr(k, GC_EINVAL,
+					       "the sizes in input 'split' add up to more than the "
+					       "%" PRId64 " of axis %d",
+					       dim, ax);
 		}
 		if (sum != dim)
 			return gc_kerr(k, GC_EINVAL,
@@ -351,7 +356,7 @@ static int run_split(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 			return seq_err(k);
 		t.data = o->bufs[c].data;
 		o->s.items[c] = t;
-		for (int64_t r = 0; r < outer; r++)
+		for (int64_t r = 0; r < outer && len * inner != 0; r++)
 			memcpy((char *)t.data + r * len * inner,
 			       (const char *)x->data + (r * dim + at) * inner, (size_t)(len * inner));
 		at += len;
@@ -424,7 +429,10 @@ static int run_concat(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 				       gc_dtype_name(t0->dtype), gc_shape_str(t0->dims, r, y, sizeof y),
 				       ax);
 		}
-		total += a->new_axis ? 1 : t->dims[ax];
+		if (!gc_add_i64(total, a->new_axis ? 1 : t->dims[ax], &total))
+			return gc_kerr(k, GC_ELIMIT, "the sequence's tensors are too long to concatenate "
+						     "along axis %d",
+				       ax);
 	}
 	dims[ax] = total;
 	if (gc_kout_shape(k, 0, t0->dtype, orank, dims))
@@ -439,7 +447,7 @@ static int run_concat(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 	for (int32_t i = 0; i < s->n; i++) {
 		const gc_tensor *t = &s->items[i];
 		int64_t len = a->new_axis ? 1 : t->dims[ax];
-		for (int64_t o = 0; o < outer; o++)
+		for (int64_t o = 0; o < outer && len * inner != 0; o++)
 			memcpy((char *)out[0]->data + (o * total + at) * inner,
 			       (const char *)t->data + o * len * inner, (size_t)(len * inner));
 		at += len;

@@ -246,7 +246,11 @@ int gc_prepare_Tile(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		v->strides[2 * i] = 0;
 		v->dims[2 * i + 1] = x->dims[i];
 		v->strides[2 * i + 1] = st[i];
-		dims[i] = rep[i] * x->dims[i];
+		if (!gc_mul_i64(rep[i], x->dims[i], &dims[i]))
+			return gc_kerr(k, GC_ELIMIT,
+				       "repeats %" PRId64 " of axis %d of size %" PRId64
+				       " make it too large to hold",
+				       rep[i], i, x->dims[i]);
 	}
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
 	return 0;
@@ -290,12 +294,15 @@ int gc_prepare_DepthToSpace(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	bool crd = !strcmp(mode, "CRD");
 	if (!crd && strcmp(mode, "DCR"))
 		return gc_kerr(k, GC_EINVAL, "attribute 'mode' is '%s', expected DCR or CRD", mode);
-	int64_t b = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
-	if (c % (bs * bs))
+	int64_t b = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], bs2, hb, wb;
+	if (!gc_mul_i64(bs, bs, &bs2) || !gc_mul_i64(h, bs, &hb) || !gc_mul_i64(w, bs, &wb))
+		return gc_kerr(k, GC_ELIMIT,
+			       "blocksize %" PRId64 " makes the output too large to hold", bs);
+	if (c % bs2)
 		return gc_kerr(k, GC_EINVAL,
 			       "channels %" PRId64 " are not divisible by blocksize^2 = %" PRId64,
-			       c, bs * bs);
-	int64_t c2 = c / (bs * bs), hw = h * w;
+			       c, bs2);
+	int64_t c2 = c / bs2, hw = h * w;
 	gc_view *v = gc_view_new(k, n, es);
 	if (!v)
 		return gc_kok(k);
@@ -304,7 +311,7 @@ int gc_prepare_DepthToSpace(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	int64_t dcr[6] = {c * hw, hw, w, bs * c2 * hw, 1, c2 * hw};
 	int64_t crdv[6] = {c * hw, bs * bs * hw, w, bs * hw, 1, hw};
 	set6(v, vd, crd ? crdv : dcr);
-	int64_t dims[4] = {b, c2, h * bs, w * bs};
+	int64_t dims[4] = {b, c2, hb, wb};
 	gc_set_shape(out[0], x->dtype, 4, dims);
 	return 0;
 }
@@ -316,7 +323,10 @@ int gc_prepare_SpaceToDepth(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	int64_t bs;
 	if (!es || blocksize(k, x, &bs))
 		return gc_kok(k);
-	int64_t b = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
+	int64_t b = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], cbb;
+	if (!gc_mul_i64(c, bs, &cbb) || !gc_mul_i64(cbb, bs, &cbb))
+		return gc_kerr(k, GC_ELIMIT,
+			       "blocksize %" PRId64 " makes the output too large to hold", bs);
 	if (h % bs || w % bs)
 		return gc_kerr(k, GC_EINVAL,
 			       "height %" PRId64 " and width %" PRId64
@@ -329,7 +339,7 @@ int gc_prepare_SpaceToDepth(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	int64_t vd[6] = {b, bs, bs, c, h / bs, w / bs};
 	int64_t vs[6] = {c * h * w, w, 1, h * w, bs * w, bs};
 	set6(v, vd, vs);
-	int64_t dims[4] = {b, c * bs * bs, h / bs, w / bs};
+	int64_t dims[4] = {b, cbb, h / bs, w / bs};
 	gc_set_shape(out[0], x->dtype, 4, dims);
 	return 0;
 }
@@ -533,7 +543,11 @@ int gc_prepare_Split(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *co
 		if (split[i] < 0)
 			gc_kerr(k, GC_EINVAL, "split size %d is negative (%" PRId64 ")", i,
 				split[i]);
-		sum += split[i];
+		/* (sizes that wrapped around to the axis split past its end) */
+		else if (!gc_add_i64(sum, split[i], &sum))
+			gc_kerr(k, GC_EINVAL,
+				"split sizes add up to more than the %" PRId64 " of axis %d", total,
+				a);
 	}
 	if (!gc_kok(k) && sum != total)
 		gc_kerr(k, GC_EINVAL,
@@ -683,13 +697,21 @@ static int run_pad(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor
 	return 0;
 }
 
-/* Stores v as one element of dtype dt (Pad's float `value` attribute). */
-static void store_as(gc_dtype dt, double v, void *dst)
+/* Stores v as one element of dtype dt (Pad's float `value` attribute);
+ * false when an integer type cannot hold it (NaN, or out of its range:
+ * the conversion would be undefined). */
+static bool store_as(gc_dtype dt, double v, void *dst)
 {
 #define GC_ST_(T)                                                                                  \
 	do {                                                                                       \
 		T t_ = (T)v;                                                                       \
 		memcpy(dst, &t_, sizeof t_);                                                       \
+	} while (0)
+#define GC_STI_(T, LO, HI)                                                                         \
+	do {                                                                                       \
+		if (!gc_float_in(v, (double)(LO), (double)(HI)))                                    \
+			return false;                                                              \
+		GC_ST_(T);                                                                         \
 	} while (0)
 	switch (dt) {
 	case GC_DTYPE_FLOAT:
@@ -709,28 +731,28 @@ static void store_as(gc_dtype dt, double v, void *dst)
 		break;
 	}
 	case GC_DTYPE_INT8:
-		GC_ST_(int8_t);
+		GC_STI_(int8_t, INT8_MIN, INT8_MAX);
 		break;
 	case GC_DTYPE_UINT8:
-		GC_ST_(uint8_t);
+		GC_STI_(uint8_t, 0, UINT8_MAX);
 		break;
 	case GC_DTYPE_INT16:
-		GC_ST_(int16_t);
+		GC_STI_(int16_t, INT16_MIN, INT16_MAX);
 		break;
 	case GC_DTYPE_UINT16:
-		GC_ST_(uint16_t);
+		GC_STI_(uint16_t, 0, UINT16_MAX);
 		break;
 	case GC_DTYPE_INT32:
-		GC_ST_(int32_t);
+		GC_STI_(int32_t, INT32_MIN, INT32_MAX);
 		break;
 	case GC_DTYPE_UINT32:
-		GC_ST_(uint32_t);
+		GC_STI_(uint32_t, 0, UINT32_MAX);
 		break;
 	case GC_DTYPE_INT64:
-		GC_ST_(int64_t);
+		GC_STI_(int64_t, -0x1p63, 0x1.fffffffffffffp62);
 		break;
 	case GC_DTYPE_UINT64:
-		GC_ST_(uint64_t);
+		GC_STI_(uint64_t, 0, 0x1.fffffffffffffp63);
 		break;
 	case GC_DTYPE_BOOL: {
 		uint8_t t = v != 0;
@@ -740,7 +762,9 @@ static void store_as(gc_dtype dt, double v, void *dst)
 	default:
 		break;
 	}
+	return true;
 #undef GC_ST_
+#undef GC_STI_
 }
 
 int gc_prepare_Pad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -791,7 +815,9 @@ int gc_prepare_Pad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 		float value = gc_attr_f(k, "value", 0.0f);
 		if (gc_kok(k))
 			return gc_kok(k);
-		store_as(x->dtype, value, p->value);
+		if (!store_as(x->dtype, value, p->value))
+			return gc_kerr(k, GC_EINVAL, "attribute 'value' %g does not fit %s", value,
+				       gc_dtype_name(x->dtype));
 	} else {
 		if (gc_const_ints(k, in[1], "pads", pads, 2 * GC_MAX_RANK, &np))
 			return gc_kok(k);
@@ -830,7 +856,14 @@ int gc_prepare_Pad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 	int64_t dims[GC_MAX_RANK];
 	gc_strides(x->dims, x->rank, p->istr);
 	for (int i = 0; i < x->rank; i++) {
-		dims[i] = x->dims[i] + begin[i] + end[i];
+		/* negative pads crop, but never more than the axis has */
+		if (begin[i] < -x->dims[i] || end[i] < -x->dims[i] ||
+		    !gc_add_i64(x->dims[i], begin[i], &dims[i]) ||
+		    !gc_add_i64(dims[i], end[i], &dims[i]))
+			return gc_kerr(k, GC_EINVAL,
+				       "pads %" PRId64 ", %" PRId64 " of axis %d of size %" PRId64
+				       " crop more than it has or make it too large to hold",
+				       begin[i], end[i], i, x->dims[i]);
 		if (dims[i] < 0)
 			return gc_kerr(k, GC_EINVAL,
 				       "pads %" PRId64 ", %" PRId64 " make axis %d of size %" PRId64

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../alloc.h"
+#include "../fileio.h"
 #include "signal.h"
 #include "value-impl.h"
 
@@ -294,7 +295,13 @@ int gc_prepare_MelWeightMatrix(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 	if (mels <= 0 || dft_len <= 0 || rate <= 0)
 		return gc_kerr(k, GC_EINVAL,
 			       "num_mel_bins, dft_length and sample_rate must be positive");
-	int64_t bins = dft_len / 2 + 1;
+	int64_t bins = dft_len / 2 + 1, cells;
+	if (mels > INT64_MAX - 2 || !gc_mul_i64(bins, mels, &cells) ||
+	    (uint64_t)cells > gc_limit_bytes() / sizeof(double))
+		return gc_kerr(k, GC_ELIMIT,
+			       "%" PRId64 " mel bins of %" PRId64 " spectrogram bins are over the "
+			       "limit of %" PRIu64 " bytes (GRAPHCC_MAX_BYTES)",
+			       mels, bins, gc_limit_bytes());
 	/* as the reference: the mel edges in float32, the rest in double */
 	float lo = (float)gc_kv_load(in[3], 0), hi = (float)gc_kv_load(in[4], 0);
 	float lmel = 2595.0f * log10f(1.0f + lo / 700.0f),
@@ -310,14 +317,16 @@ int gc_prepare_MelWeightMatrix(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 	for (int64_t i = 0; i < mels + 2; i++) {
 		double f = (double)i * (double)step + (double)lmel;
 		f = 700 * (pow(10, f / 2595) - 1);
-		fb[i] = (int64_t)floor((double)(dft_len + 1) * f / (double)rate);
+		double b = floor((double)(dft_len + 1) * f / (double)rate);
+		/* (NaN or far outside: a band outside the bins, refused below) */
+		fb[i] = gc_float_in(b, -1, (double)bins) ? (int64_t)b : -1;
 	}
 	p->count = bins * mels;
 	memset(p->w, 0, (size_t)p->count * sizeof(double));
 	n->state = p;
 	for (int64_t i = 0; i < mels; i++) {
 		int64_t l = fb[i], c = fb[i + 1], h = fb[i + 2];
-		if (l < 0 || h >= bins || c < 0 || c >= bins) {
+		if (l < 0 || h < 0 || h >= bins || c < 0 || c >= bins) {
 			gc_free(fb);
 			return gc_kerr(k, GC_EINVAL,
 				       "mel band %" PRId64 " falls outside the %" PRId64

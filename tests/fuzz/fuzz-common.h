@@ -6,6 +6,7 @@
 #ifndef GC_FUZZ_COMMON_H
 #define GC_FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <graphcc/runtime.h>
+
 /* Writes data to a fresh file; -> its fd (close it after), path in buf. */
-static int fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len)
+static inline int fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len)
 {
 	int fd = memfd_create("graphcc-fuzz", 0);
 	if (fd < 0) {
@@ -34,9 +37,23 @@ static int fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len
 	return fd;
 }
 
+/* Counts the inputs a reader refused (each with a message, or the target
+ * aborts): the seed replay (tests/fuzz/replay.c, tests/suites/fuzz-seeds)
+ * fails a seed its reader refuses. */
+int fuzz_refusals;
+
+static inline void fuzz_refused(const gc_error *err)
+{
+	if (!err->msg[0])
+		abort(); /* a refusal must come with a message */
+	fuzz_refusals++;
+	if (getenv("GRAPHCC_FUZZ_VERBOSE"))
+		fprintf(stderr, "refused: %s\n", err->msg);
+}
+
 /* Inputs are small; keep what a reader may allocate small too, so that a
  * legitimate "too big" refusal is fast rather than an out-of-memory kill. */
-static void fuzz_limits(void)
+static inline void fuzz_limits(void)
 {
 	setenv("GRAPHCC_MAX_BYTES", "67108864", 0);
 }

@@ -24,11 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gc_error cerr = {0};
 		if (gc_compile(g, &opt, &p, &cerr) == 0)
 			gc_program_free(p);
-		else if (!cerr.msg[0])
-			abort();
+		else
+			fuzz_refused(&cerr);
 		gc_graph_free(g);
-	} else if (!err.msg[0]) {
-		abort();
+	} else {
+		fuzz_refused(&err);
 	}
 	close(fd);
 	return 0;

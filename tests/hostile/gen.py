@@ -13,12 +13,17 @@ import ctypes
 import os
 import struct
 import subprocess
+import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gcbfile  # noqa: E402
+
 OPSET = [helper.make_opsetid("", 13)]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Case:
@@ -458,6 +463,348 @@ def program_cases(d, good_gcb):
     return out
 
 
+def kernel_cases(d):
+    """-> [(name, model, {input: npy path}, must)]: sizes and indices that
+    reach the kernels as values (inputs, attributes): each product must go
+    through the checked multiply, each float -> index conversion must be
+    range-checked, each data-sized buffer must obey GRAPHCC_MAX_BYTES."""
+    out = []
+
+    def add(name, nodes, feeds, must, opset=13, out_types=None):
+        ins = []
+        for k, v in feeds.items():
+            vi = helper.make_tensor_value_info(
+                k, helper.np_dtype_to_tensor_dtype(v.dtype) if hasattr(
+                    helper, "np_dtype_to_tensor_dtype") else
+                onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype],
+                ["%s%d" % (k, i) for i in range(v.ndim)])
+            ins.append(vi)
+        outs = [helper.make_tensor_value_info(o, t, None)
+                for o, t in (out_types or [("y", TensorProto.FLOAT)])]
+        m = _model(nodes, ins, outs, opsets=[helper.make_opsetid("", opset)])
+        base = os.path.join(d, "kernel-" + name)
+        paths = {}
+        for k, v in feeds.items():
+            paths[k] = "%s-%s.npy" % (base, k)
+            np.save(paths[k], v)
+        out.append(("kernel/" + name, _save(m, base + ".onnx"), paths, must))
+
+    img = np.ones((1, 4, 2, 2), np.float32)
+    add("depthtospace-blocksize-2^32", [helper.make_node(
+        "DepthToSpace", ["x"], ["y"], name="d2s", blocksize=1 << 32)], {"x": img}, ["'d2s'"])
+    add("spacetodepth-blocksize-2^62", [helper.make_node(
+        "SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=1 << 62)],
+        {"x": np.ones((1, 1, 0, 0), np.float32)}, ["'s2d'"])
+    add("spacetodepth-blocksize-2^32", [helper.make_node(
+        "SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=1 << 32)],
+        {"x": np.ones((1, 3, 0, 0), np.float32)}, ["'s2d'"])
+    x14 = np.ones((1, 4), np.float32)
+    add("pad-overflows", [helper.make_node("Pad", ["x", "p"], ["y"], name="pad")],
+        {"x": x14, "p": np.array([0, 0, 1 << 62, 1 << 62], np.int64)}, ["'pad'"])
+    add("pad-int64-extremes", [helper.make_node("Pad", ["x", "p"], ["y"], name="pad")],
+        {"x": x14, "p": np.array([0, -(1 << 63), 0, (1 << 63) - 1], np.int64)}, ["'pad'"])
+    add("pad-value-1e30-into-int8", [helper.make_node(
+        "Pad", ["x"], ["y"], name="pad", pads=[0, 1, 0, 1], value=1e30)],
+        {"x": np.ones((1, 4), np.int8)}, ["'pad'", "int8"], opset=2,
+        out_types=[("y", TensorProto.INT8)])
+    add("pad-value-nan-into-int32", [helper.make_node(
+        "Pad", ["x"], ["y"], name="pad", pads=[0, 1, 0, 1], value=float("nan"))],
+        {"x": np.ones((1, 4), np.int32)}, ["'pad'"], opset=2,
+        out_types=[("y", TensorProto.INT32)])
+    seq = [("y", TensorProto.FLOAT)]
+    split_nodes = [helper.make_node("SplitToSequence", ["x", "s"], ["q"], name="s2s", axis=1),
+                   helper.make_node("ConcatFromSequence", ["q"], ["y"], name="cat", axis=1)]
+    add("splittosequence-sizes-wrap", split_nodes,
+        {"x": x14, "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'s2s'"],
+        out_types=seq)
+    # (no rows: every item is empty, so the wrapped sizes made a wrong
+    # result instead of a failure)
+    add("splittosequence-sizes-wrap-no-rows", split_nodes,
+        {"x": np.ones((0, 4), np.float32),
+         "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'s2s'"], out_types=seq)
+    add("split-sizes-wrap-no-rows", [helper.make_node("Split", ["x", "s"], ["y", "z"],
+                                                       name="split", axis=1)],
+        {"x": np.ones((0, 4), np.float32),
+         "s": np.array([(1 << 63) - 1, -(1 << 63) + 5], np.int64)}, ["'split'"],
+        out_types=[("y", TensorProto.FLOAT), ("z", TensorProto.FLOAT)])
+    add("split-sizes-wrap-positive-no-rows", [helper.make_node(
+        "Split", ["x", "s"], ["a", "b", "c", "y"], name="split", axis=1)],
+        {"x": np.ones((0, 4), np.float32),
+         "s": np.array([1 << 62] * 3 + [(1 << 62) + 4], np.int64)}, ["'split'"],
+        out_types=[(o, TensorProto.FLOAT) for o in "abcy"])
+    for tag, sc in (("2.5e7", 2.5e7), ("inf", float("inf")), ("1e30", 1e30),
+                    ("nan", float("nan"))):
+        add("resize-scales-" + tag, [helper.make_node("Resize", ["x", "", "s"], ["y"],
+                                                      name="rs")],
+            {"x": np.ones((1, 1, 2, 2), np.float32),
+             "s": np.array([1, 1, sc, sc], np.float32)}, ["'rs'"])
+        add("upsample-scales-" + tag, [helper.make_node("Upsample", ["x", "s"], ["y"],
+                                                        name="up")],
+            {"x": np.ones((1, 1, 2, 2), np.float32),
+             "s": np.array([1, 1, sc, sc], np.float32)}, ["'up'"], opset=9)
+    add("resize-sizes-2^40", [helper.make_node("Resize", ["x", "", "", "z"], ["y"], name="rs")],
+        {"x": np.ones((1, 1, 2, 2), np.float32),
+         "z": np.array([1, 1, 1 << 40, 1 << 40], np.int64)}, ["'rs'"])
+    add("tile-repeats-overflow", [helper.make_node("Tile", ["x", "r"], ["y"], name="tile")],
+        {"x": np.ones((2, 2), np.float32), "r": np.array([1 << 62, 1 << 62], np.int64)},
+        ["'tile'"])
+    add("tile-repeats-int64-max-no-rows", [helper.make_node("Tile", ["x", "r"], ["y"],
+                                                             name="tile")],
+        {"x": np.ones((0, 2), np.float32), "r": np.array([(1 << 63) - 1] * 2, np.int64)},
+        ["'tile'"])
+    add("topk-k-int64-max", [helper.make_node("TopK", ["x", "k"], ["y", "i"], name="tk")],
+        {"x": np.ones(3, np.float32), "k": np.array([(1 << 63) - 1], np.int64)}, ["'tk'"],
+        out_types=[("y", TensorProto.FLOAT), ("i", TensorProto.INT64)])
+    return out
+
+
+def _cf_model():
+    """A program with control flow, two-output nodes and a constant: Loop
+    (body: badd, bid, brelu), If (then: trelu; else: eneg), Split, Mul."""
+    body = helper.make_graph([
+        helper.make_node("Add", ["acc_in", "x"], ["acc_out"], name="badd"),
+        helper.make_node("Identity", ["cond_in"], ["cond_out"], name="bid"),
+        helper.make_node("Relu", ["acc_out"], ["scan"], name="brelu")],
+        "body", [_vi("i", [], TensorProto.INT64), _vi("cond_in", [], TensorProto.BOOL),
+                 _vi("acc_in", [1, 4])],
+        [_vi("cond_out", [], TensorProto.BOOL), _vi("acc_out", [1, 4]), _vi("scan", [1, 4])])
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="trelu")], "then", [],
+                             [_vi("t", [1, 4])])
+    els = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="eneg")], "else", [],
+                            [_vi("e", [1, 4])])
+    return _model([
+        helper.make_node("Loop", ["n", "c", "x"], ["acc", "scans"], name="loop", body=body),
+        helper.make_node("If", ["c"], ["z"], name="iff", then_branch=then, else_branch=els),
+        helper.make_node("Split", ["x"], ["s1", "s2"], name="split", axis=1),
+        helper.make_node("Mul", ["s1", "s2"], ["m"], name="mul")],
+        [_vi("x", [1, 4]), _vi("c", [], TensorProto.BOOL)],
+        [_vi("acc", [1, 4]), _vi("scans", None), _vi("z", [1, 4]), _vi("m", [1, 2])],
+        inits=[numpy_helper.from_array(np.array(3, np.int64), "n")])
+
+
+def _topk_model():
+    """TopK, whose kernel needs scratch memory."""
+    return _model([helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")],
+                  [_vi("x", [1, 4])], [_vi("v", [1, 2]), _vi("i", [1, 2], TensorProto.INT64)],
+                  inits=[numpy_helper.from_array(np.array([2], np.int64), "k")])
+
+
+def meaning_cases(d, good_gcb, topk_gcb):
+    """-> [(name, path, must)]: programs whose checksums are right and whose
+    every count and index is in range, but which mean nothing: each must be
+    refused at load naming the node or tensor (tests/hostile/gcbfile.py
+    edits them). good_gcb is _cf_model compiled, topk_gcb _topk_model."""
+    out = []
+
+    def add(name, edit, must, base=good_gcb):
+        g = gcbfile.Gcb(base)
+        edit(g, g.program)
+        out.append(("program/meaning/" + name, g.save(os.path.join(d, name + ".gcb")), must))
+
+    def node(g, name):
+        return g.node(name)
+
+    def tensor(g, prog, name):
+        return gcbfile.Gcb.tensor(g, prog, name)
+
+    # data flow
+    add("reads-own-output", lambda g, P: g.set(node(g, "mul").ins[0], tensor(g, P, "m")),
+        ["'mul'", "'m'"])
+    add("reads-never-written", lambda g, P: g.set(node(g, "split").outs[1], -1),
+        ["'mul'", "'s2'"])
+    add("body-reads-later-tensor",
+        lambda g, P: g.set(node(g, "badd").ins[0], tensor(g, node(g, "loop").subs[0], "scan")),
+        ["'badd'", "'scan'"])
+    add("branch-reads-its-output",
+        lambda g, P: g.set(node(g, "trelu").ins[0], tensor(g, node(g, "iff").subs[0], "t")),
+        ["'trelu'"])
+    add("two-outputs-one-tensor", lambda g, P: g.set(node(g, "split").outs[1],
+                                                     tensor(g, P, "s1")), ["'split'", "'s1'"])
+    add("writes-program-input", lambda g, P: g.set(node(g, "iff").outs[0], tensor(g, P, "x")),
+        ["'iff'", "'x'"])
+    add("writes-another-nodes-output",
+        lambda g, P: g.set(node(g, "mul").outs[0], tensor(g, P, "s1")), ["'mul'", "'s1'"])
+    add("inputs-listed-twice", lambda g, P: g.set(P.inputs[1], P.inputs[0].val), ["'x'"])
+    add("body-inputs-listed-twice",
+        lambda g, P: g.set(node(g, "loop").subs[0].inputs[1],
+                           node(g, "loop").subs[0].inputs[2].val), ["'acc_in'"])
+    # control flow: the tensors a node passes to its subgraphs
+    add("loop-passes-nothing-to-body", lambda g, P: g.set(node(g, "loop").ins[3], -1),
+        ["'loop'"])
+    add("if-passes-nothing-to-branches", lambda g, P: g.set(node(g, "iff").ins[1], -1),
+        ["'iff'"])
+    add("loop-passes-int-for-float", lambda g, P: g.set(node(g, "loop").ins[3],
+                                                        tensor(g, P, "n")), ["'loop'", "'n'"])
+    add("if-as-loop", lambda g, P: g.set(node(g, "iff").op_type, g.string_at["Loop"]),
+        ["'iff'"])
+    add("loop-as-if", lambda g, P: g.set(node(g, "loop").op_type, g.string_at["If"]),
+        ["'loop'"])
+    add("body-reads-past-node-inputs", lambda g, P: g.set(node(g, "loop").n_explicit_in, 4),
+        ["'loop'"])
+    # the memory plan
+    add("arena-overlaps-live-output",
+        lambda g, P: g.set(P.tensors[tensor(g, P, "s2")].offset,
+                           P.tensors[tensor(g, P, "s1")].offset.val), ["'s2'", "'s1'"])
+    add("arena-output-over-input",
+        lambda g, P: g.set(P.tensors[tensor(g, P, "m")].offset,
+                           P.tensors[tensor(g, P, "x")].offset.val), ["'m'", "'x'"])
+    add("arena-inputs-overlap",
+        lambda g, P: g.set(P.tensors[tensor(g, P, "c")].offset,
+                           P.tensors[tensor(g, P, "x")].offset.val), ["'c'", "'x'"])
+
+    def scratch_over_input(g, P):
+        g.set(node(g, "topk").scratch_offset, P.tensors[tensor(g, P, "x")].offset.val)
+    add("scratch-over-input", scratch_over_input, ["'topk'", "'x'"], base=topk_gcb)
+    # GRAPHCC_MAX_BYTES: a patched arena made sessions reserve 15 GiB
+    add("arena-15-gib", lambda g, P: g.set(P.arena_bytes, 15 << 30), ["15"])
+    add("body-arena-15-gib", lambda g, P: g.set(node(g, "loop").subs[0].arena_bytes, 15 << 30),
+        ["15"])
+    # opsets
+    add("opset-int-max", lambda g, P: g.set(node(g, "mul").opset, 2**31 - 1),
+        ["'mul'", "1 to %d" % 18])
+    add("opset-negative", lambda g, P: g.set(node(g, "mul").opset, -3), ["'mul'", "-3"])
+    add("opset-zero", lambda g, P: g.set(node(g, "badd").opset, 0), ["'badd'"])
+    return out
+
+
+def opset_cases(d):
+    """-> [(name, path, must)]: models importing opsets graphcc does not
+    implement."""
+    out = []
+    relu = helper.make_node("Relu", ["x"], ["y"], name="r")
+    for name, opsets, must in (
+            ("default-2^40", [helper.make_opsetid("", 1 << 40)], ["1099511627776", "1 to 18"]),
+            ("default-negative", [helper.make_opsetid("", -3)], ["-3", "1 to 18"]),
+            ("default-zero", [helper.make_opsetid("", 0)], ["opset 0"]),
+            ("default-19", [helper.make_opsetid("", 19)], ["opset 19", "1 to 18"]),
+            ("ai.onnx-2^40", [helper.make_opsetid("ai.onnx", 1 << 40)], ["ai.onnx"]),
+            ("custom-2^40", [helper.make_opsetid("", 13),
+                             helper.make_opsetid("com.example", 1 << 40)], ["'com.example'"]),
+            ("custom-negative", [helper.make_opsetid("", 13),
+                                 helper.make_opsetid("com.example", -1)], ["'com.example'"]),
+            ("training-2", [helper.make_opsetid("", 13),
+                            helper.make_opsetid("ai.onnx.preview.training", 2)],
+             ["'ai.onnx.preview.training'", "1 to 1"])):
+        m = _model([relu], [_vi("x", [1, 4])], [_vi("y", [1, 4])], opsets=opsets)
+        out.append(("model/opset/" + name, _save(m, os.path.join(d, "opset-%s.onnx" % name)), must))
+    return out
+
+
+def _deep_if(depth):
+    """A model whose If nests depth deep (each then-branch holds the next
+    If). onnx.helper makes each level; the levels are linked in place with
+    protobuf's API (helper.make_graph would copy the whole chain per level)."""
+    leaf = helper.make_graph([helper.make_node("Relu", ["x"], ["y0"], name="leaf")], "g0", [],
+                             [_vi("y0", [1, 4])])
+    m = _model([helper.make_node("If", ["c"], ["y"], name="top", else_branch=leaf)],
+               [_vi("x", [1, 4]), _vi("c", [], TensorProto.BOOL)], [_vi("y", [1, 4])])
+    node = m.graph.node[0]
+    for i in range(depth - 1, 0, -1):
+        a = node.attribute.add()
+        a.name, a.type = "then_branch", onnx.AttributeProto.GRAPH
+        a.g.name = "g%d" % i
+        a.g.output.add().CopyFrom(_vi("y%d" % i, [1, 4]))
+        node = a.g.node.add()
+        node.CopyFrom(helper.make_node("If", ["c"], ["y%d" % i], name="if%d" % i,
+                                       else_branch=leaf))
+    a = node.attribute.add()
+    a.name, a.type = "then_branch", onnx.AttributeProto.GRAPH
+    a.g.CopyFrom(leaf)
+    return m
+
+
+def _deep_sequence_type(depth):
+    """A model whose input type is a sequence of sequences ... depth deep
+    (linked in place, as _deep_if)."""
+    x = helper.make_value_info("x", helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4]))
+    m = _model([helper.make_node("Identity", ["x"], ["y"], name="id")], [x],
+               [helper.make_value_info("y", helper.make_sequence_type_proto(
+                   helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4])))],
+               opsets=[helper.make_opsetid("", 13)])
+    t = m.graph.input[0].type
+    for _ in range(depth):
+        t = t.sequence_type.elem_type
+    t.tensor_type.elem_type = TensorProto.FLOAT
+    return m
+
+
+def nesting_cases(d):
+    """-> [(name, path, must)]: models nested past what the readers take."""
+    out = []
+    for name, make in (("if-10000-deep", lambda: _deep_if(10000)),
+                       ("if-100-deep", lambda: _deep_if(100)),
+                       ("sequence-type-20000-deep", lambda: _deep_sequence_type(20000))):
+        # onnx.helper builds the nesting; serializing it needs protobuf's
+        # recursion limit raised on the python side only
+        p = os.path.join(d, "nesting-%s.onnx" % name)
+        if not os.path.exists(p):
+            sys.setrecursionlimit(max(sys.getrecursionlimit(), 200000))
+            _save(make(), p)
+        out.append(("model/nesting/" + name, p, ["deep"]))
+    return out
+
+
+def nonregular_cases(d, good_gcb, relu_onnx, plugins):
+    """-> [(name, args, must, outputs)]: a FIFO and /dev/zero given where
+    graphcc reads a file: each refused before any read (a read of a FIFO
+    without a writer waits forever; /dev/zero never ends)."""
+    fifo = os.path.join(d, "fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    out_dir = os.path.join(d, "out")
+    res = []
+    for kind, path in (("fifo", fifo), ("dev-zero", "/dev/zero")):
+        what = "FIFO" if kind == "fifo" else "character device"
+        res.append(("special/%s/model" % kind, ["compile", path, "-o",
+                                                 os.path.join(d, "o.gcb")], [path, what],
+                    [os.path.join(d, "o.gcb")]))
+        res.append(("special/%s/model-run" % kind, ["run", path, "--output-dir", out_dir],
+                    [path, what], [out_dir]))
+        res.append(("special/%s/program-info" % kind, ["info", path], [path, what], []))
+        res.append(("special/%s/input" % kind, ["run", relu_onnx, "--input", "x=" + path,
+                                                 "--output-dir", out_dir], [path, what],
+                    [out_dir]))
+        res.append(("special/%s/manifest" % kind, ["check", path], [path, what], []))
+        res.append(("special/%s/ops" % kind, ["run", relu_onnx, "--ops", path, "--output-dir",
+                                               out_dir], [path, what], [out_dir]))
+        # external data
+        t = TensorProto()
+        t.name, t.data_type = "w", TensorProto.FLOAT
+        t.dims.extend([2, 3])
+        t.data_location = TensorProto.EXTERNAL
+        e = t.external_data.add()
+        e.key, e.value = "location", os.path.basename(path) if kind == "fifo" else "zero"
+        if kind != "fifo":
+            lnk = os.path.join(d, "zero")
+            if not os.path.lexists(lnk):
+                os.symlink("/dev/zero", lnk)
+        m = _save(_add_w(t), os.path.join(d, "external-%s.onnx" % kind))
+        # (/dev/zero can only be reached through a symlink, which leaves the
+        # model's folder: refused for that)
+        res.append(("special/%s/external-data" % kind, ["compile", m, "-o",
+                                                         os.path.join(d, "o.gcb")],
+                    ["'w'"] + ([what] if kind == "fifo" else []), [os.path.join(d, "o.gcb")]))
+        # a kernel library
+        man = os.path.join(d, "lib-%s.yaml" % kind)
+        with open(man, "w") as f:
+            f.write(MANIFEST_OK % (path, path))
+        res.append(("special/%s/functions-library" % kind, ["check", man], [path], []))
+        # a program's pinned library: the pin and the binding name it
+        if good_gcb:
+            g = gcbfile.Gcb(good_gcb)
+            at = g.add_string(path)
+            for lib in g.libraries:
+                g.set(lib.path, at)
+            for n in g.program.nodes:
+                if n.custom:
+                    g.set(n.custom.library, at)
+            p = g.save(os.path.join(d, "pinned-%s.gcb" % kind))
+            res.append(("special/%s/pinned-library" % kind, ["info", p], [path, what], []))
+            res.append(("special/%s/pinned-library-run" % kind,
+                        ["run", p, "--output-dir", out_dir], [path, what], [out_dir]))
+    return res
+
+
 def cases(work, graphcc):
     """Builds the corpus under work/corpus; -> [Case]."""
     d = os.path.join(work, "corpus")
@@ -504,4 +851,56 @@ def cases(work, graphcc):
     for name, path, must in program_cases(os.path.join(d, "programs"), good):
         res.append(Case(name, ["run", path, "--input", "x=" + x, "--output-dir", out_dir],
                         [os.path.basename(path)] + (must or []), [out_dir]))
+    # Programs that mean nothing, with valid checksums.
+    cf = _save(_cf_model(), os.path.join(d, "cf.onnx"))
+    cf_gcb = os.path.join(d, "cf.gcb")
+    r = subprocess.run([graphcc, "compile", cf, "-o", cf_gcb], capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("cannot compile the control-flow program: " + r.stderr.decode())
+    cx = os.path.join(d, "c.npy")
+    np.save(cx, np.array(True))
+    x4 = os.path.join(d, "x4.npy")
+    np.save(x4, np.ones((1, 4), np.float32))
+    topk_gcb = os.path.join(d, "topk.gcb")
+    r = subprocess.run([graphcc, "compile", _save(_topk_model(), os.path.join(d, "topk.onnx")),
+                        "-o", topk_gcb], capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("cannot compile the TopK program: " + r.stderr.decode())
+    for name, path, must in meaning_cases(os.path.join(d, "programs"), cf_gcb, topk_gcb):
+        args = ["run", path, "--input", "x=" + x4, "--output-dir", out_dir]
+        if "scratch" not in name:
+            args[2:2] = ["--input", "c=" + cx]
+        res.append(Case(name, args, [os.path.basename(path)] + must, [out_dir]))
+    for name, path, must in opset_cases(os.path.join(d, "models")) + nesting_cases(
+            os.path.join(d, "models")):
+        res.append(Case(name, ["compile", path, "-o", gcb_out], [os.path.basename(path)] + must,
+                        [gcb_out]))
+    deep = os.path.join(d, "manifests", "deep-nesting-80000.yaml")
+    with open(deep, "w") as f:
+        f.write("name: " + "[" * 80000 + "]" * 80000 + "\n")
+    res.append(Case("manifest/deep-nesting-80000", ["check", deep],
+                    [os.path.basename(deep), "64 deep"], []))
+    deep = os.path.join(d, "manifests", "deep-block-nesting.yaml")
+    with open(deep, "w") as f:
+        f.write("".join("  " * i + "- \n" for i in range(5000)))
+    res.append(Case("manifest/deep-block-nesting", ["check", deep],
+                    [os.path.basename(deep), "64 deep"], []))
+    for name, model, feeds, must in kernel_cases(os.path.join(d, "models")):
+        args = ["run", model]
+        for k, p in feeds.items():
+            args += ["--input", "%s=%s" % (k, p)]
+        res.append(Case(name, args + ["--output-dir", out_dir], must, [out_dir]))
+    # A FIFO and /dev/zero wherever graphcc reads a file; the program with
+    # a pinned library is the demo's (its package ships with graphcc).
+    plugins = os.path.join(os.path.dirname(os.path.dirname(graphcc)), "plugins")
+    demo_gcb = os.path.join(d, "demo.gcb")
+    r = subprocess.run([graphcc, "compile", os.path.join(ROOT, "models", "demo", "model.onnx"),
+                        "--ops", os.path.join(plugins, "demo", "demo.yaml"), "-o", demo_gcb],
+                       capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("cannot compile the demo program: " + r.stderr.decode())
+    os.makedirs(os.path.join(d, "special"), exist_ok=True)
+    for name, args, must, outs in nonregular_cases(os.path.join(d, "special"), demo_gcb, relu,
+                                                   plugins):
+        res.append(Case(name, args, must, outs))
     return res
