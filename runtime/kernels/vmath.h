@@ -156,16 +156,4 @@ static inline float gc_vm_softplusf(float x)
 	return x != x ? x : r;
 }
 
-/* x * sigmoid(x) (SiLU, Swish with beta 1). */
-static inline float gc_vm_swishf(float x)
-{
-	return x / (1.0f + gc_vm_expf(-x));
-}
-
-/* The exact (erf) form of GELU: x/2 (1 + erf(x / sqrt 2)). */
-static inline float gc_vm_geluf(float x)
-{
-	return 0.5f * x * (1.0f + gc_vm_erff(x * 0.707106781186547524f));
-}
-
 #endif
