@@ -32,6 +32,8 @@ static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; } /* NaN sta
 static double r_hsig(double x) { return clamp01((double)0.2f * x + 0.5); } /* alpha is a float */
 static double r_hswish(double x) { return x * clamp01(x / 6 + 0.5); }
 static double r_mish(double x) { return x * tanh(r_softplus(x)); }
+static double r_swish(double x) { return x / (1 + exp(-x)); }
+static double r_gelu(double x) { return 0.5 * x * (1 + erf(x / sqrt(2.0))); }
 
 typedef struct vm_case {
 	const char *op;
@@ -54,6 +56,12 @@ static const vm_case vm_cases[] = {
 	{"HardSigmoid", gc_prepare_HardSigmoid, r_hsig, -8.0f, 8.0f, 0, 1.2e-7},
 	{"HardSwish", gc_prepare_HardSwish, r_hswish, -8.0f, 8.0f, 0, 1e-6},
 	{"Mish", gc_prepare_Mish, r_mish, -20.0f, 20.0f, 4, 0},
+	{"Swish", gc_prepare_Swish, r_swish, -87.0f, 88.0f, 4, 0},
+	/* x/2 (1 + erf(x / sqrt 2)) cancels for negative x (as in the
+	 * graph it replaces): ulps where it does not, the absolute error over
+	 * the whole range */
+	{"Gelu", gc_prepare_Gelu, r_gelu, -1.0f, 10.0f, 8, 0},
+	{"Gelu", gc_prepare_Gelu, r_gelu, -10.0f, 10.0f, 0, 2e-6},
 };
 /* clang-format on */
 
