@@ -130,7 +130,7 @@ $(RUNTIME_A): $(RUNTIME_OBJ)
 $(RUNTIME_SO): $(RUNTIME_OBJ) runtime/libgraphcc-runtime.map
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) -shared $(LDSAN) -Wl,--version-script=runtime/libgraphcc-runtime.map -Wl,-soname,libgraphcc-runtime.so.0 \
+	@$(CC) -shared $(LDSAN) -Wl,--no-undefined -Wl,--version-script=runtime/libgraphcc-runtime.map -Wl,-soname,libgraphcc-runtime.so.0 \
 		-o $@ $(RUNTIME_OBJ) $(RUNTIME_LDLIBS)
 
 $(LIB_A): $(LIB_OBJ)

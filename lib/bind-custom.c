@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/crash.h"
+#include "../runtime/build.h"
 
 typedef struct binder {
 	const gc_graph *g;
@@ -257,179 +256,133 @@ static void crash_context(char *buf, size_t len, const binder *b, const char *li
 	gc_crash_context = buf;
 }
 
-static const char *fn_name(const gc_op_spec *op, int which)
-{
-	return which == 0 ? op->verify : which == 1 ? op->infer_shape : op->select_impl;
-}
-
-int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
-		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err)
-{
-	const gc_irnode *n = &g->nodes[gi];
-	binder b = { .g = g, .pool = pool, .err = err };
-	char lb[300];
-	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
-	int64_t version = gc_graph_opset(g, n->domain);
-	const gc_op_spec *op = gc_registry_find(reg, n->domain, n->op_type, version);
-	if (!op) {
-		char have[512];
-		gc_registry_list_domain(reg, n->domain, have, sizeof have);
-		char ver[64] = "";
-		if (version >= 0)
-			snprintf(ver, sizeof ver, " at version %" PRId64, version);
-		if (have[0])
-			return bfail(&b, GC_EUNSUPPORTED,
-				     "no op package provides '%s' in domain '%s'%s; the loaded "
-				     "packages provide for that domain: %s",
-				     n->op_type, n->domain, ver, have);
-		return bfail(&b, GC_EUNSUPPORTED,
-			     "no op package provides '%s' in domain '%s'%s (no package for that "
-			     "domain is loaded: give one with --ops PKG.yaml)",
-			     n->op_type, n->domain, ver);
-	}
-	b.op = op;
-	if (check_inputs(&b, n, in))
-		return err->code;
-
-	int32_t n_in = n->n_in, n_out = n->n_out;
-	CustomOpParam *params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *params);
-	CustomOpIOTensor *io = gc_calloc((size_t)(n_in + n_out) + 1, sizeof *io);
-	int64_t *dims = gc_calloc((size_t)(n_in + n_out) * DIMS_SLOTS + 1, sizeof *dims);
-	gc_custom *c = gc_pool_alloc(pool, sizeof *c);
-	int rc = 0;
-	if (!params || !io || !dims || !c) {
-		rc = bfail(&b, GC_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = make_params(&b, n, params)))
-		goto out;
-	CustomOpIOTensor *ins = io, *outs = io + n_in;
-	for (int32_t i = 0; i < n_in; i++) {
-		const gc_io_spec *s = input_spec(op, i);
-		gc_custom_view(&ins[i], dims + (size_t)i * DIMS_SLOTS, in[i], s->max_dims);
-	}
-	/* verify: outputs are not known yet (rank 0). */
-	for (int32_t i = 0; i < n_out; i++) {
-		gc_custom_view(&outs[i], dims + (size_t)(n_in + i) * DIMS_SLOTS, NULL, op->outputs[i].max_dims);
-		outs[i].dtype = DTFloat32;
-	}
+/* What the package functions of one binding see: the views (inputs, then
+ * outputs, each with DIMS_SLOTS dims), the params and one context. */
+typedef struct bind_call {
+	gc_custom_args a;
+	int64_t *dims;
 	GcOpContext ctx;
 	gc_custom_host host;
-	gc_custom_ctx_init(&ctx, &host, op->name, op->domain, op->type, pn->name, backend, NULL, "");
-	bool ok;
-	char where[1024];
-	crash_context(where, sizeof where, &b, op->functions_library, fn_name(op, 0));
-	if (op->graphcc_iface)
-		ok = ((gcOpVerify_t)op->verify_fn)(&ctx, ins, n_in, outs, n_out, params,
-						   op->n_params) == GC_STATUS_OK;
-	else
-		ok = ((customOpVerify_t)op->verify_fn)(ins, n_in, outs, n_out, params, op->n_params);
-	if (!ok) {
-		rc = bfail(&b, GC_EINVAL, "rejected by %s:%s of operation '%s'%s%s", op->functions_library,
-			   fn_name(op, 0), op->name, host.msg[0] ? ": " : " (verify returned false)",
-			   host.msg);
-		goto out;
+	char where[1024]; /* the crash context */
+} bind_call;
+
+static int64_t *out_dims(const bind_call *bc, int32_t i)
+{
+	return bc->dims + (size_t)(bc->a.n_in + i) * DIMS_SLOTS;
+}
+
+/* verify: outputs are not known yet (rank 0). */
+static int bind_verify(binder *b, bind_call *bc)
+{
+	const gc_op_spec *op = b->op;
+	for (int32_t i = 0; i < bc->a.n_out; i++) {
+		gc_custom_view(&bc->a.out[i], out_dims(bc, i), NULL, op->outputs[i].max_dims);
+		bc->a.out[i].dtype = DTFloat32;
 	}
-	/* shape inference: outputs arrive with rank maxDims, a dims buffer of
-	 * maxDims entries (guarded past its end) and dtype DTFloat32. */
+	bc->host.msg[0] = 0;
+	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->verify);
+	if (gc_custom_call_verify(op->verify_fn, op->graphcc_iface, &bc->ctx, &bc->a) !=
+	    GC_STATUS_OK)
+		return bfail(b, GC_EINVAL, "rejected by %s:%s of operation '%s'%s%s",
+			     op->functions_library, op->verify, op->name,
+			     bc->host.msg[0] ? ": " : " (verify returned false)", bc->host.msg);
+	return 0;
+}
+
+/* Output i as shape inference left it, checked, into *t. */
+static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor *t)
+{
+	const gc_op_spec *op = b->op;
+	const CustomOpIOTensor *o = &bc->a.out[i];
+	const int64_t *d = out_dims(bc, i);
+	int32_t md = op->outputs[i].max_dims;
+	const char *lib = op->functions_library, *fn = op->infer_shape;
+	const char *name = op->outputs[i].name;
+	if (o->rank < 0 || o->rank > md)
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s set output %d ('%s') to rank %d, above its "
+			     "maxDims %d",
+			     lib, fn, i, name, o->rank, md);
+	for (int k = md; k < DIMS_SLOTS; k++)
+		if (d[k] != CANARY)
+			return bfail(b, GC_ECRASH,
+				     "shape inference %s:%s wrote past the %d dims of output %d "
+				     "('%s')",
+				     lib, fn, md, i, name);
+	if (o->dims != d)
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s replaced the dims pointer of output %d; it "
+			     "must fill the buffer it is given",
+			     lib, fn, i);
+	gc_dtype dt = gc_custom_dtype_back(o->dtype);
+	if (dt == GC_DTYPE_UNDEFINED || dt == GC_DTYPE_STRING)
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s gave output %d ('%s') an invalid type %d", lib,
+			     fn, i, name, (int)o->dtype);
+	*t = (gc_tensor){ .dtype = dt, .rank = o->rank };
+	for (int k = 0; k < o->rank; k++) {
+		if (d[k] < 0)
+			return bfail(b, GC_EINVAL,
+				     "shape inference %s:%s gave output %d ('%s') a negative "
+				     "dimension %" PRId64,
+				     lib, fn, i, name, d[k]);
+		t->dims[k] = d[k];
+	}
+	if (gc_tensor_nbytes(t) < 0)
+		return bfail(b, GC_ELIMIT, "output %d ('%s') is too large", i, name);
+	return 0;
+}
+
+/* shape inference: outputs arrive with rank maxDims, a dims buffer of
+ * maxDims entries (guarded past its end) and dtype DTFloat32. The inferred
+ * outputs go to *outs (in the pool). */
+static int bind_infer(binder *b, bind_call *bc, gc_tensor **outs)
+{
+	const gc_op_spec *op = b->op;
+	int32_t n_out = bc->a.n_out;
 	for (int32_t i = 0; i < n_out; i++) {
-		int64_t *d = dims + (size_t)(n_in + i) * DIMS_SLOTS;
+		int64_t *d = out_dims(bc, i);
 		int32_t md = op->outputs[i].max_dims;
 		for (int k = 0; k < DIMS_SLOTS; k++)
 			d[k] = k < md ? 0 : CANARY;
-		outs[i].rank = md;
-		outs[i].dtype = DTFloat32;
+		bc->a.out[i].rank = md;
+		bc->a.out[i].dtype = DTFloat32;
 	}
-	host.msg[0] = 0;
-	crash_context(where, sizeof where, &b, op->functions_library, fn_name(op, 1));
-	if (op->graphcc_iface)
-		ok = ((gcOpInferShape_t)op->infer_fn)(&ctx, outs, n_out, ins, n_in, params,
-						      op->n_params) == GC_STATUS_OK;
-	else
-		ok = ((customOpInferShape_t)op->infer_fn)(outs, n_out, ins, n_in, params, op->n_params);
-	if (!ok) {
-		rc = bfail(&b, GC_EINVAL, "shape inference %s:%s of operation '%s' failed%s%s",
-			   op->functions_library, fn_name(op, 1), op->name, host.msg[0] ? ": " : "",
-			   host.msg);
-		goto out;
-	}
-	gc_tensor *otensors = gc_pool_alloc(pool, ((size_t)n_out + 1) * sizeof *otensors);
-	if (!otensors) {
-		rc = bfail(&b, GC_ENOMEM, "out of memory");
-		goto out;
-	}
+	bc->host.msg[0] = 0;
+	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->infer_shape);
+	if (gc_custom_call_infer(op->infer_fn, op->graphcc_iface, &bc->ctx, &bc->a) !=
+	    GC_STATUS_OK)
+		return bfail(b, GC_EINVAL, "shape inference %s:%s of operation '%s' failed%s%s",
+			     op->functions_library, op->infer_shape, op->name,
+			     bc->host.msg[0] ? ": " : "", bc->host.msg);
+	gc_tensor *t = gc_pool_alloc(b->pool, ((size_t)n_out + 1) * sizeof *t);
+	if (!t)
+		return bfail(b, GC_ENOMEM, "out of memory");
 	for (int32_t i = 0; i < n_out; i++) {
-		int64_t *d = dims + (size_t)(n_in + i) * DIMS_SLOTS;
-		int32_t md = op->outputs[i].max_dims;
-		const char *fn = fn_name(op, 1);
-		if (outs[i].rank < 0 || outs[i].rank > md) {
-			rc = bfail(&b, GC_EINVAL,
-				   "shape inference %s:%s set output %d ('%s') to rank %d, above its "
-				   "maxDims %d",
-				   op->functions_library, fn, i, op->outputs[i].name, outs[i].rank, md);
-			goto out;
-		}
-		for (int k = md; k < DIMS_SLOTS; k++)
-			if (d[k] != CANARY) {
-				rc = bfail(&b, GC_ECRASH,
-					   "shape inference %s:%s wrote past the %d dims of output %d "
-					   "('%s')",
-					   op->functions_library, fn, md, i, op->outputs[i].name);
-				goto out;
-			}
-		if (outs[i].dims != d) {
-			rc = bfail(&b, GC_EINVAL,
-				   "shape inference %s:%s replaced the dims pointer of output %d; it "
-				   "must fill the buffer it is given",
-				   op->functions_library, fn, i);
-			goto out;
-		}
-		gc_dtype dt = gc_custom_dtype_back(outs[i].dtype);
-		if (dt == GC_DTYPE_UNDEFINED || dt == GC_DTYPE_STRING) {
-			rc = bfail(&b, GC_EINVAL,
-				   "shape inference %s:%s gave output %d ('%s') an invalid type %d",
-				   op->functions_library, fn, i, op->outputs[i].name,
-				   (int)outs[i].dtype);
-			goto out;
-		}
-		otensors[i] = (gc_tensor){ .dtype = dt, .rank = outs[i].rank };
-		for (int k = 0; k < outs[i].rank; k++) {
-			if (d[k] < 0) {
-				rc = bfail(&b, GC_EINVAL,
-					   "shape inference %s:%s gave output %d ('%s') a negative "
-					   "dimension %" PRId64,
-					   op->functions_library, fn, i, op->outputs[i].name, d[k]);
-				goto out;
-			}
-			otensors[i].dims[k] = d[k];
-		}
-		if (gc_tensor_nbytes(&otensors[i]) < 0) {
-			rc = bfail(&b, GC_ELIMIT, "output %d ('%s') is too large", i,
-				   op->outputs[i].name);
-			goto out;
-		}
-		outs[i].numel = gc_tensor_numel(&otensors[i]);
+		if (inferred_output(b, bc, i, &t[i]))
+			return b->err->code;
+		bc->a.out[i].numel = gc_tensor_numel(&t[i]);
 	}
-	/* selection */
+	*outs = t;
+	return 0;
+}
+
+/* selection: the implementation of `backend` whose type the selection
+ * function returns. */
+static int bind_select(binder *b, bind_call *bc, const char *backend,
+		       const gc_impl_spec **chosen)
+{
+	const gc_op_spec *op = b->op;
 	const char *flavour = NULL;
-	host.msg[0] = 0;
-	crash_context(where, sizeof where, &b, op->functions_library, fn_name(op, 2));
-	if (op->graphcc_iface) {
-		if (((gcOpSelectImpl_t)op->select_fn)(&ctx, ins, n_in, outs, n_out, params,
-						      op->n_params, &flavour) != GC_STATUS_OK)
-			flavour = NULL;
-	} else {
-		flavour = ((customOpSelectImpl_t)op->select_fn)(ins, n_in, outs, n_out, params,
-								 op->n_params, backend);
-	}
-	if (!flavour) {
-		rc = bfail(&b, GC_EINVAL,
-			   "selection %s:%s of operation '%s' chose no implementation for backend "
-			   "%s%s%s",
-			   op->functions_library, fn_name(op, 2), op->name, backend,
-			   host.msg[0] ? ": " : " (it returned NULL)", host.msg);
-		goto out;
-	}
+	bc->host.msg[0] = 0;
+	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->select_impl);
+	if (gc_custom_call_select(op->select_fn, op->graphcc_iface, &bc->ctx, &bc->a,
+				  &flavour) != GC_STATUS_OK)
+		return bfail(b, GC_EINVAL,
+			     "selection %s:%s of operation '%s' chose no implementation for "
+			     "backend %s%s%s",
+			     op->functions_library, op->select_impl, op->name, backend,
+			     bc->host.msg[0] ? ": " : " (it returned NULL)", bc->host.msg);
 	const gc_impl_spec *im = NULL;
 	char have[512] = "";
 	size_t at = 0;
@@ -443,14 +396,49 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 			at += (size_t)snprintf(have + at, sizeof have - at, "%s'%s'", at ? ", " : "",
 					       x->type);
 	}
-	if (!im) {
-		rc = bfail(&b, GC_EINVAL,
-			   "selection %s:%s returned flavour '%.100s', but operation '%s' (%s) has "
-			   "no %s implementation of that type (it has: %s)",
-			   op->functions_library, fn_name(op, 2), flavour, op->name, op->file,
-			   backend, at ? have : "none");
-		goto out;
+	if (!im)
+		return bfail(b, GC_EINVAL,
+			     "selection %s:%s returned flavour '%.100s', but operation '%s' (%s) "
+			     "has no %s implementation of that type (it has: %s)",
+			     op->functions_library, op->select_impl, flavour, op->name, op->file,
+			     backend, at ? have : "none");
+	*chosen = im;
+	return 0;
+}
+
+/* The chosen implementation's scratch bytes (its scratch function, after
+ * selection, or its scratchBytes). */
+static int bind_scratch(binder *b, bind_call *bc, gc_custom *c, const gc_impl_spec *im,
+			const char *node_name)
+{
+	const gc_op_spec *op = b->op;
+	if (!im->scratch) {
+		c->kernel_scratch = im->has_scratch_bytes ? im->scratch_bytes : 0;
+		return 0;
 	}
+	gc_fnptr fn = gc_dynlib_fn(im->lib, im->scratch, b->err);
+	uint64_t bytes = 0;
+	gc_custom_ctx_init(&bc->ctx, &bc->host, op->name, op->domain, op->type, node_name,
+			   c->backend, c->flavour, c->config);
+	crash_context(bc->where, sizeof bc->where, b, im->impl, im->scratch);
+	if (!fn || gc_custom_call_scratch(fn, &bc->ctx, &bc->a, &bytes) != GC_STATUS_OK)
+		return bfail(b, GC_EINVAL, "scratch function %s:%s failed%s%s", im->impl,
+			     im->scratch, bc->host.msg[0] ? ": " : "", bc->host.msg);
+	if (bytes > (uint64_t)1 << 40)
+		return bfail(b, GC_ELIMIT, "scratch function %s:%s asks for %" PRIu64 " bytes",
+			     im->impl, im->scratch, bytes);
+	c->kernel_scratch = bytes;
+	return 0;
+}
+
+/* The binding as the program keeps it: everything copied into the pool
+ * (a program outlives the registry that bound it). */
+static int bind_record(binder *b, const gc_impl_spec *im, const char *backend,
+		       const bind_call *bc, gc_tensor *outs, gc_custom *c)
+{
+	const gc_op_spec *op = b->op;
+	gc_pool *pool = b->pool;
+	int32_t n_in = bc->a.n_in, n_out = bc->a.n_out;
 	memset(c, 0, sizeof *c);
 	c->manifest = gc_pool_strdup(pool, op->file);
 	c->op_name = gc_pool_strdup(pool, op->name);
@@ -463,54 +451,92 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	c->symbol = gc_pool_strdup(pool, im->symbol);
 	c->init_sym = im->init ? gc_pool_strdup(pool, im->init) : NULL;
 	c->destroy_sym = im->destroy ? gc_pool_strdup(pool, im->destroy) : NULL;
+	c->in_max_dims = gc_pool_alloc(pool, ((size_t)n_in + 1) * sizeof(int32_t));
+	c->out_max_dims = gc_pool_alloc(pool, ((size_t)n_out + 1) * sizeof(int32_t));
 	if (!c->manifest || !c->op_name || !c->domain || !c->op_type || !c->config ||
 	    !c->library || !c->symbol || (im->init && !c->init_sym) ||
-	    (im->destroy && !c->destroy_sym)) {
-		rc = bfail(&b, GC_ENOMEM, "out of memory");
-		goto out;
-	}
+	    (im->destroy && !c->destroy_sym) || !c->flavour || !c->backend || !c->in_max_dims ||
+	    !c->out_max_dims)
+		return bfail(b, GC_ENOMEM, "out of memory");
 	c->inplace = im->inplace;
 	c->pure = op->pure;
 	c->n_params = op->n_params;
-	c->params = params;
+	c->params = bc->a.params;
 	c->n_in = n_in;
 	c->n_out = n_out;
-	c->in_max_dims = gc_pool_alloc(pool, ((size_t)n_in + 1) * sizeof(int32_t));
-	c->out_max_dims = gc_pool_alloc(pool, ((size_t)n_out + 1) * sizeof(int32_t));
-	c->outs = otensors;
-	if (!c->flavour || !c->backend || !c->in_max_dims || !c->out_max_dims) {
-		rc = bfail(&b, GC_ENOMEM, "out of memory");
-		goto out;
-	}
+	c->outs = outs;
 	for (int32_t i = 0; i < n_in; i++)
 		c->in_max_dims[i] = input_spec(op, i)->max_dims;
 	for (int32_t i = 0; i < n_out; i++)
 		c->out_max_dims[i] = op->outputs[i].max_dims;
-	if (im->has_scratch_bytes)
-		c->kernel_scratch = im->scratch_bytes;
-	if (im->scratch) {
-		gcOpScratch_t fn = (gcOpScratch_t)gc_dynlib_fn(im->lib, im->scratch, err);
-		uint64_t bytes = 0;
-		gc_custom_ctx_init(&ctx, &host, op->name, op->domain, op->type, pn->name, backend,
-				   c->flavour, c->config);
-		crash_context(where, sizeof where, &b, im->impl, im->scratch);
-		if (!fn || fn(&ctx, ins, n_in, outs, n_out, params, op->n_params, &bytes) !=
-				   GC_STATUS_OK) {
-			rc = bfail(&b, GC_EINVAL, "scratch function %s:%s failed%s%s", im->impl,
-				   im->scratch, host.msg[0] ? ": " : "", host.msg);
-			goto out;
-		}
-		if (bytes > (uint64_t)1 << 40) {
-			rc = bfail(&b, GC_ELIMIT, "scratch function %s:%s asks for %" PRIu64 " bytes",
-				   im->impl, im->scratch, bytes);
-			goto out;
-		}
-		c->kernel_scratch = bytes;
+	return 0;
+}
+
+/* The operation of node n, or an error naming what the registry has. */
+static const gc_op_spec *find_op(binder *b, const gc_irnode *n, const gc_registry *reg)
+{
+	int64_t version = gc_graph_opset(b->g, n->domain);
+	const gc_op_spec *op = gc_registry_find(reg, n->domain, n->op_type, version);
+	if (op)
+		return op;
+	char have[512];
+	gc_registry_list_domain(reg, n->domain, have, sizeof have);
+	char ver[64] = "";
+	if (version >= 0)
+		snprintf(ver, sizeof ver, " at version %" PRId64, version);
+	if (have[0])
+		bfail(b, GC_EUNSUPPORTED,
+		      "no op package provides '%s' in domain '%s'%s; the loaded packages provide "
+		      "for that domain: %s",
+		      n->op_type, n->domain, ver, have);
+	else
+		bfail(b, GC_EUNSUPPORTED,
+		      "no op package provides '%s' in domain '%s'%s (no package for that domain "
+		      "is loaded: give one with --ops PKG.yaml)",
+		      n->op_type, n->domain, ver);
+	return NULL;
+}
+
+int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
+		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err)
+{
+	const gc_irnode *n = &g->nodes[gi];
+	binder b = { .g = g, .pool = pool, .err = err };
+	char lb[300];
+	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
+	if (!(b.op = find_op(&b, n, reg)) || check_inputs(&b, n, in))
+		return err->code;
+	const gc_op_spec *op = b.op;
+	int32_t n_in = n->n_in, n_out = n->n_out;
+	bind_call bc = { .a = { .n_in = n_in, .n_out = n_out, .n_params = op->n_params } };
+	bc.a.params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *bc.a.params);
+	bc.a.in = gc_calloc((size_t)(n_in + n_out) + 1, sizeof *bc.a.in);
+	bc.a.out = bc.a.in ? bc.a.in + n_in : NULL;
+	bc.dims = gc_calloc((size_t)(n_in + n_out) * DIMS_SLOTS + 1, sizeof *bc.dims);
+	gc_custom *c = gc_pool_alloc(pool, sizeof *c);
+	gc_tensor *outs = NULL;
+	const gc_impl_spec *im = NULL;
+	int rc = 0;
+	if (!bc.a.params || !bc.a.in || !bc.dims || !c) {
+		rc = bfail(&b, GC_ENOMEM, "out of memory");
+		goto out;
 	}
+	if ((rc = make_params(&b, n, bc.a.params)))
+		goto out;
+	for (int32_t i = 0; i < n_in; i++)
+		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS, in[i],
+			       input_spec(op, i)->max_dims);
+	gc_custom_ctx_init(&bc.ctx, &bc.host, op->name, op->domain, op->type, pn->name, backend,
+			   NULL, "");
+	if ((rc = bind_verify(&b, &bc)) || (rc = bind_infer(&b, &bc, &outs)) ||
+	    (rc = bind_select(&b, &bc, backend, &im)) ||
+	    (rc = bind_record(&b, im, backend, &bc, outs, c)) ||
+	    (rc = bind_scratch(&b, &bc, c, im, pn->name)))
+		goto out;
 	pn->custom = c;
 out:
 	gc_crash_context = NULL;
-	gc_free(io);
-	gc_free(dims);
+	gc_free(bc.a.in);
+	gc_free(bc.dims);
 	return rc;
 }

@@ -2,7 +2,7 @@
 #ifndef GC_BIND_CUSTOM_H
 #define GC_BIND_CUSTOM_H
 
-#include "../runtime/custom.h"
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "package-impl.h"
 

@@ -10,15 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/crash.h"
-#include "../runtime/custom.h"
-#include "../runtime/fileio.h"
-#include "../runtime/kernels/control.h"
-#include "../runtime/ops.h"
-#include "../runtime/program-impl.h"
-#include "../runtime/strpool.h"
-#include "../runtime/value.h"
+#include "../runtime/build.h"
+#include "plan-memory.h"
 #include "bind-custom.h"
 #include "graph-edit.h"
 #include "graph-impl.h"
@@ -1014,7 +1007,10 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	       gc_error *err)
 {
 	*out = NULL;
-	compiler c = { .opt = opt, .err = err };
+	gc_compile_options o;
+	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err))
+		return err->code;
+	compiler c = { .opt = &o, .err = err };
 	int rc = compile_graph(&c, g, NULL, 0);
 	gc_free(c.vs);
 	gc_free(c.kept);

@@ -3,8 +3,8 @@
  * --compare-flavours), and reading a node's tensors from the graph IR (for
  * graphcc dot when a model does not compile).
  *
- * gc_flavours_compare runs the session once more, node by node, as
- * gc_session_run does. Just before each custom node it takes the node's
+ * gc_flavours_compare runs the session once more, through the executor's
+ * loop with a hook before each node (run-hooks.h). Just before each custom node it takes the node's
  * inputs as they are at that point of the run, copies them, and calls every
  * implementation of the node's operation for the node's backend on the
  * copies: its own kernel, scratch (from the implementation's scratch
@@ -39,12 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/crash.h"
-#include "../runtime/custom.h"
-#include "../runtime/kernels/value-impl.h"
-#include "../runtime/program-impl.h"
-#include "../runtime/session-impl.h"
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "package-impl.h"
 
@@ -291,24 +286,24 @@ static int run_flavour(node_run *r, flavour *f)
 	if (!kernel)
 		return flavour_fail(r, f, "%s", e.msg);
 	bool graphcc = im->graphcc_iface;
-	if (!graphcc && (im->init || im->destroy || im->scratch || im->scratch_bytes))
-		return flavour_fail(r, f, "library %s is written to the seed interface, but the "
-					  "implementation needs init/destroy/scratch",
-				    im->impl);
+	if (gc_custom_check_iface(im->impl, graphcc,
+				  im->init || im->destroy || im->scratch || im->scratch_bytes, &e))
+		return flavour_fail(r, f, "%s", e.msg);
+	gc_custom_args a = { .in = r->views, .n_in = n->n_in, .out = r->views + n->n_in,
+			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
 	GcOpContext ctx;
 	gc_custom_host host;
 	/* scratch */
 	uint64_t scratch_bytes = im->has_scratch_bytes ? im->scratch_bytes : 0;
 	if (im->scratch) {
-		gcOpScratch_t fn = (gcOpScratch_t)gc_dynlib_fn(im->lib, im->scratch, &e);
+		gc_fnptr fn = gc_dynlib_fn(im->lib, im->scratch, &e);
 		if (!fn)
 			return flavour_fail(r, f, "%s", e.msg);
 		fill_views(r, f, false);
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
 				   c->backend, im->type, im->config);
 		uint64_t bytes = 0;
-		if (fn(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out, c->params,
-		       c->n_params, &bytes) != GC_STATUS_OK)
+		if (gc_custom_call_scratch(fn, &ctx, &a, &bytes) != GC_STATUS_OK)
 			return flavour_decline(r, f, "its scratch function", host.msg);
 		if (bytes > (uint64_t)1 << 40)
 			return flavour_fail(r, f, "scratch function %s asks for %" PRIu64 " bytes",
@@ -322,14 +317,14 @@ static int run_flavour(node_run *r, flavour *f)
 	/* per-node state */
 	void *state = NULL;
 	bool initialised = false;
-	gcOpDestroy_t destroy = NULL;
+	gc_fnptr destroy = NULL;
 	int rc = 0;
-	if (im->destroy && !(destroy = (gcOpDestroy_t)gc_dynlib_fn(im->lib, im->destroy, &e))) {
+	if (im->destroy && !(destroy = gc_dynlib_fn(im->lib, im->destroy, &e))) {
 		rc = flavour_fail(r, f, "%s", e.msg);
 		goto out;
 	}
 	if (im->init) {
-		gcOpInit_t init = (gcOpInit_t)gc_dynlib_fn(im->lib, im->init, &e);
+		gc_fnptr init = gc_dynlib_fn(im->lib, im->init, &e);
 		if (!init) {
 			rc = flavour_fail(r, f, "%s", e.msg);
 			goto out;
@@ -338,8 +333,7 @@ static int run_flavour(node_run *r, flavour *f)
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
 				   c->backend, im->type, im->config);
 		ctx.num_threads = r->threads;
-		GcStatus st = init(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out, c->params,
-				   c->n_params);
+		GcStatus st = gc_custom_call_init(init, &ctx, &a);
 		state = ctx.state;
 		if (st != GC_STATUS_OK) {
 			rc = flavour_decline(r, f, "its init", host.msg);
@@ -349,20 +343,13 @@ static int run_flavour(node_run *r, flavour *f)
 	}
 	/* the kernel */
 	fill_views(r, f, false);
-	GcStatus st = GC_STATUS_OK;
-	if (graphcc) {
-		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
-				   c->backend, im->type, im->config);
-		ctx.state = state;
-		ctx.num_threads = r->threads;
-		ctx.scratch = scratch;
-		ctx.scratch_bytes = scratch ? scratch_bytes : 0;
-		st = ((gcOpKernel_t)kernel)(&ctx, r->views, n->n_in, r->views + n->n_in, n->n_out,
-					    c->params, c->n_params);
-	} else {
-		((customOpInterpreterKernel_t)kernel)(r->views, n->n_in, r->views + n->n_in,
-						      n->n_out, c->params, c->n_params);
-	}
+	gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name, c->backend,
+			   im->type, im->config);
+	ctx.state = state;
+	ctx.num_threads = r->threads;
+	ctx.scratch = scratch;
+	ctx.scratch_bytes = scratch ? scratch_bytes : 0;
+	GcStatus st = gc_custom_call_kernel(kernel, graphcc, &ctx, &a);
 	/* Inputs must not be written (even by a kernel that then gives up):
 	 * the copies must still match the session's tensors. */
 	for (int i = 0; i < n->n_in; i++) {
@@ -388,7 +375,7 @@ out:
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, n->name,
 				   c->backend, im->type, im->config);
 		ctx.state = state;
-		destroy(&ctx);
+		gc_custom_call_destroy(destroy, &ctx);
 	}
 	free(scratch);
 	return rc;
@@ -435,16 +422,16 @@ static const char *out_name(const node_run *r, int o)
 	return t >= 0 ? r->p->tensors[t].name : "?";
 }
 
-/* Compares every flavour of custom node i on its inputs as they are now. */
-static int compare_node(const gc_registry *reg, pkg_cache *pc, gc_session *s, int32_t i,
+/* Compares every flavour of custom node rn on its inputs as they are now. */
+static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node *rn,
 			FILE *report, gc_flavours_summary *sum, gc_error *err)
 {
-	const gc_program *p = s->p;
-	const gc_node *n = &p->nodes[i];
+	const gc_program *p = rn->program;
+	const gc_node *n = rn->node;
 	const gc_custom *c = n->custom;
 	gc_error local = { 0 };
-	node_run r = { .p = p, .n = n, .c = c, .io = gc_session_node_io(s, i),
-		       .threads = s->threads, .report = report, .err = err };
+	node_run r = { .p = p, .n = n, .c = c, .io = gc_session_io(rn->session, rn->index),
+		       .threads = rn->threads, .report = report, .err = err };
 	flavour *fl = NULL;
 	int n_fl = 0, rc = 0;
 	if (sum)
@@ -596,51 +583,48 @@ out:
 	return rc;
 }
 
+/* The comparison as a hook set of the executor's loop: before each custom
+ * node. */
+typedef struct compare_run {
+	const gc_registry *reg;
+	pkg_cache pc;
+	FILE *report;
+	gc_flavours_summary *sum;
+	gc_error cmp; /* the first flavour failure */
+} compare_run;
+
+/* A flavour's failure is reported after the run, which goes on; only
+ * running out of memory stops it. A crash in any flavour is reported as
+ * one in this node (crash.c names the node's bound flavour; with a report,
+ * its last line before the crash names the flavour that was being
+ * compared). */
+static int compare_before(void *user, gc_run_node *rn, gc_error *err)
+{
+	compare_run *cr = user;
+	if (!rn->node->custom)
+		return 0;
+	int crc = compare_node(cr->reg, &cr->pc, rn, cr->report, cr->sum, &cr->cmp);
+	if (crc != GC_ENOMEM)
+		return 0;
+	*err = cr->cmp;
+	return crc;
+}
+
 int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report,
 			gc_flavours_summary *sum, gc_error *err)
 {
-	const gc_program *p = s->p;
 	gc_error local = { 0 };
 	if (!err)
 		err = &local;
 	if (sum)
 		memset(sum, 0, sizeof *sum);
-	pkg_cache pc = { 0 };
-	gc_kctx k = gc_session_begin_run(s, err);
-	gc_error cmp = { 0 }; /* the first flavour failure */
-	int rc = 0;
-	/* A crash in any flavour is reported as one in this node (crash.c
-	 * names the node's bound flavour; with a report, its last line before
-	 * the crash names the flavour that was being compared). */
-	gc_crash_session = s;
-	for (int32_t i = 0; i < p->n_nodes; i++) {
-		gc_node *n = &p->nodes[i];
-		gc_tensor **io = gc_session_node_io(s, i);
-		gc_crash_current = n;
-		if (n->custom) {
-			int crc = compare_node(reg, &pc, s, i, report, sum, &cmp);
-			if (crc == GC_ENOMEM) {
-				*err = cmp;
-				rc = crc;
-				break;
-			}
-		}
-		k.node = n;
-		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
-		rc = p->dynamic ? gc_session_step(s, i, &k, io, io + n->n_in)
-				: n->run(&k, n, io, io + n->n_in);
-		if (rc) {
-			if (!err->code)
-				gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
-			rc = err->code;
-			break;
-		}
-	}
-	gc_crash_current = NULL;
-	cache_free(&pc);
-	if (!rc && cmp.code) {
-		*err = cmp;
-		rc = cmp.code;
+	compare_run cr = { .reg = reg, .report = report, .sum = sum };
+	gc_run_hooks h = { .user = &cr, .before = compare_before };
+	int rc = gc_session_run_hooked(s, &h, err);
+	cache_free(&cr.pc);
+	if (!rc && cr.cmp.code) {
+		*err = cr.cmp;
+		rc = cr.cmp.code;
 	}
 	return rc;
 }

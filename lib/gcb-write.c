@@ -6,12 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/custom.h"
-#include "../runtime/fileio.h"
-#include "../runtime/gcb.h"
-#include "../runtime/program-impl.h"
-#include "../runtime/sha256.h"
+#include "../runtime/build.h"
 #include "strmap.h"
 
 typedef struct buf {

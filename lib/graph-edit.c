@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/kernels/kutil.h"
+#include "../runtime/build.h"
 
 static int nomem(gc_error *err)
 {

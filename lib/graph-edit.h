@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "../runtime/kernels/value-impl.h" /* gc_kv_load: a constant's elements */
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "passes.h"
 
@@ -110,17 +110,5 @@ bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type);
  * rewrote the node, 0 when not, negative on error (which ends the walk).
  * The rewrites add to ctx->changed. */
 int gc_edit_each(gc_pass_ctx *ctx, const char *const *ops, int (*one)(gc_edit *e, int32_t node));
-
-/* The passes of passes.c's list, one per lib/pass-*.c file. */
-int gc_pass_gradient(gc_pass_ctx *ctx);
-int gc_pass_identity_elimination(gc_pass_ctx *ctx);
-int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
-int gc_pass_fuse_layernorm(gc_pass_ctx *ctx);
-int gc_pass_pow_to_mul(gc_pass_ctx *ctx);
-int gc_pass_fuse_gelu(gc_pass_ctx *ctx);
-int gc_pass_fuse_swish(gc_pass_ctx *ctx);
-int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx);
-int gc_pass_fuse_activation(gc_pass_ctx *ctx);
-int gc_pass_dead_nodes(gc_pass_ctx *ctx);
 
 #endif

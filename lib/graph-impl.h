@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../runtime/pool.h"
+#include "../runtime/build.h"
 #include "strmap.h"
 
 typedef struct gc_value {

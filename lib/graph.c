@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
+#include "../runtime/build.h"
 
 #define GROW(g, arr, n, cap)                                                   \
 	((n) < (cap) ? 0 : grow_array((void **)&(arr), &(cap), sizeof *(arr)))

@@ -25,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/fileio.h"
+#include "../runtime/build.h"
 
 #define MAX_TESTS 1024
 #define MAX_VALUES (1 << 24)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <yaml.h>
 
-#include "../runtime/pool.h"
+#include "../runtime/build.h"
 #include "package-impl.h"
 
 /* One tensor of a test: inline (t.data in the pool) or a .npy path. */

@@ -14,8 +14,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/fileio.h"
+#include "../runtime/build.h"
 #include "manifest-tests.h"
 #include "package-impl.h"
 

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/pool.h"
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "onnx.pb-c.h"
 

@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/fileio.h"
+#include "../runtime/build.h"
 #include "graph-impl.h"
 #include "onnx-tensor.h"
 #include "onnx-data.pb-c.h"

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/fileio.h"
+#include "../runtime/build.h"
 
 /* Reads `length` bytes at `offset` of the file `location` (relative to
  * base_dir, and not allowed to leave it) into dst. */

@@ -1,6 +1,6 @@
-/* Op packages: what a manifest declares (parsed by manifest.c), the loaded
- * libraries (package.c), and the registry that finds an operation for a
- * custom node (registry.c). */
+/* Op packages: what a manifest declares (parsed by manifest.c), and the
+ * loaded libraries and the registry that finds an operation for a custom
+ * node (both registry.c). */
 #ifndef GC_PACKAGE_IMPL_H
 #define GC_PACKAGE_IMPL_H
 
@@ -9,8 +9,7 @@
 
 #include <stdbool.h>
 
-#include "../runtime/dynlib.h"
-#include "../runtime/pool.h"
+#include "../runtime/build.h"
 
 typedef enum gc_param_kind {
 	GC_PARAM_BOOL,

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
+#include "../runtime/build.h"
 #include "graph-edit.h"
 
 /* The BatchNormalization's epsilon, or a negative number when the node is not

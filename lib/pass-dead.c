@@ -5,7 +5,7 @@
  * replaced, a fused Clip's bounds), which would otherwise be copied into the
  * program. Graph inputs keep their defaults: a caller may still feed them.
  */
-#include "../runtime/alloc.h"
+#include "../runtime/build.h"
 #include "graph-edit.h"
 
 int gc_pass_dead_nodes(gc_pass_ctx *ctx)

@@ -12,7 +12,7 @@
  */
 #include <math.h>
 
-#include "../runtime/kernels/fused.h"
+#include "../runtime/build.h" /* GC_DOMAIN_GRAPHCC */
 #include "graph-edit.h"
 
 /* The producer of v when it is a built-in `op` node with two inputs and one

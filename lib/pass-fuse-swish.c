@@ -5,7 +5,7 @@
  * tensor. The Sigmoid's output must be read by that Mul alone and not be a
  * graph output.
  */
-#include "../runtime/kernels/fused.h"
+#include "../runtime/build.h" /* GC_DOMAIN_GRAPHCC */
 #include "graph-edit.h"
 
 static int fuse_one(gc_edit *e, int32_t i)

@@ -30,9 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/kernel.h"
-#include "../runtime/kernels/training.h"
+#include "../runtime/build.h"
 #include "graph-edit.h"
 
 /* A tensor's type and shape, as the compiled copy of the graph says. */

@@ -10,8 +10,7 @@
 
 #include <string.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/kernels/training.h"
+#include "../runtime/build.h"
 #include "graph-edit.h"
 
 /* First, so that the optimisations see the graph that runs. */

@@ -26,6 +26,18 @@ typedef struct gc_pass {
 	gc_pass_fn run;
 } gc_pass;
 
+/* The passes of passes.c's list, one per lib/pass-*.c file. */
+int gc_pass_gradient(gc_pass_ctx *ctx);
+int gc_pass_identity_elimination(gc_pass_ctx *ctx);
+int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
+int gc_pass_fuse_layernorm(gc_pass_ctx *ctx);
+int gc_pass_pow_to_mul(gc_pass_ctx *ctx);
+int gc_pass_fuse_gelu(gc_pass_ctx *ctx);
+int gc_pass_fuse_swish(gc_pass_ctx *ctx);
+int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx);
+int gc_pass_fuse_activation(gc_pass_ctx *ctx);
+int gc_pass_dead_nodes(gc_pass_ctx *ctx);
+
 /* A lowering: a pass that replaces every node of one (domain, op type),
  * which no kernel runs (Gradient), so it runs even with no_optimize,
  * whenever the graph has such a node. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../runtime/alloc.h"
+#include "../runtime/build.h"
 #include "package-impl.h"
 
 struct gc_registry {

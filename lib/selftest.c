@@ -1,12 +1,12 @@
 /*
- * Self-tests of an op package (see selftest.h). Each test case becomes a
+ * Self-tests of an op package (gc_selftest_package in graphcc.h). Each test case becomes a
  * one-node graph compiled with the package (so verify, shape inference and
  * selection run exactly as for a model); then every implementation of the
  * operation for this build's backends runs on the case directly, its
  * outputs between guard zones, twice (with different fill bytes, so a byte
  * the kernel does not write shows), and from two threads at once.
  */
-#include "selftest.h"
+#include <graphcc/graphcc.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -18,10 +18,7 @@
 
 #include <graphcc/debug.h>
 
-#include "../runtime/alloc.h"
-#include "../runtime/custom.h"
-#include "../runtime/kernels/value-impl.h"
-#include "../runtime/program-impl.h"
+#include "../runtime/build.h"
 #include "manifest-tests.h"
 #include "package-impl.h"
 
@@ -103,7 +100,7 @@ typedef struct frun {
 	uint64_t scratch_bytes;
 	void *state;
 	bool initialised;
-	gcOpDestroy_t destroy;
+	gc_fnptr destroy;
 } frun;
 
 static void views(const frun *f, CustomOpIOTensor *v, int64_t *dims, void *const *outs,
@@ -112,21 +109,11 @@ static void views(const frun *f, CustomOpIOTensor *v, int64_t *dims, void *const
 	for (int32_t i = 0; i < f->n_in + f->n_out; i++) {
 		bool is_in = i < f->n_in;
 		const gc_tensor *t = is_in ? &f->in[i] : &f->outs[i - f->n_in];
-		CustomOpIOTensor *x = &v[i];
-		memset(x, 0, sizeof *x);
-		x->scale = 1.0f;
-		x->maxDims = is_in ? f->c->in_max_dims[i] : f->c->out_max_dims[i - f->n_in];
-		x->dims = dims + (size_t)i * GC_MAX_RANK;
-		if (t->dtype == GC_DTYPE_UNDEFINED) {
-			x->dtype = DTCustomOpDataTypeCount;
-			continue;
-		}
-		x->rank = t->rank;
-		x->dtype = gc_custom_dtype(t->dtype);
-		for (int k = 0; k < t->rank; k++)
-			x->dims[k] = t->dims[k];
-		x->numel = gc_tensor_numel(t);
-		x->data = is_in ? t->data : init_only ? NULL : outs[i - f->n_in];
+		bool absent = t->dtype == GC_DTYPE_UNDEFINED;
+		gc_custom_view(&v[i], dims + (size_t)i * GC_MAX_RANK, absent ? NULL : t,
+			       is_in ? f->c->in_max_dims[i] : f->c->out_max_dims[i - f->n_in]);
+		if (!absent)
+			v[i].data = is_in ? t->data : init_only ? NULL : outs[i - f->n_in];
 	}
 }
 
@@ -137,6 +124,12 @@ static void ctx_for(const frun *f, GcOpContext *ctx, gc_custom_host *host)
 	ctx->num_threads = 1;
 }
 
+static gc_custom_args frun_args(const frun *f, CustomOpIOTensor *v)
+{
+	return (gc_custom_args){ .in = v, .n_in = f->n_in, .out = v + f->n_in, .n_out = f->n_out,
+				 .params = f->c->params, .n_params = f->c->n_params };
+}
+
 /* 0 ready; 1 declined (why in msg); -1 failed (msg). */
 static int frun_setup(frun *f, char *msg, size_t len)
 {
@@ -144,41 +137,37 @@ static int frun_setup(frun *f, char *msg, size_t len)
 	const gc_impl_spec *im = f->im;
 	if (!(f->kernel = gc_dynlib_fn(im->lib, im->symbol, &e)))
 		return snprintf(msg, len, "%.500s", e.msg), -1;
-	if (!im->graphcc_iface && (im->init || im->destroy || im->scratch || im->scratch_bytes))
-		return snprintf(msg, len,
-				"library %s is written to the seed interface, but the "
-				"implementation asks for init/destroy/scratch",
-				im->impl),
-		       -1;
+	if (gc_custom_check_iface(im->impl, im->graphcc_iface,
+				  im->init || im->destroy || im->scratch || im->scratch_bytes, &e))
+		return snprintf(msg, len, "%.500s", e.msg), -1;
 	CustomOpIOTensor v[MAX_IO];
 	int64_t dims[MAX_IO * GC_MAX_RANK];
+	gc_custom_args a = frun_args(f, v);
 	GcOpContext ctx;
 	gc_custom_host host;
 	f->scratch_bytes = im->has_scratch_bytes ? im->scratch_bytes : 0;
 	if (im->scratch) {
-		gcOpScratch_t fn = (gcOpScratch_t)gc_dynlib_fn(im->lib, im->scratch, &e);
+		gc_fnptr fn = gc_dynlib_fn(im->lib, im->scratch, &e);
 		if (!fn)
 			return snprintf(msg, len, "%.500s", e.msg), -1;
 		views(f, v, dims, NULL, true);
 		ctx_for(f, &ctx, &host);
 		uint64_t b = 0;
-		if (fn(&ctx, v, f->n_in, v + f->n_in, f->n_out, f->c->params, f->c->n_params, &b) !=
-		    GC_STATUS_OK)
+		if (gc_custom_call_scratch(fn, &ctx, &a, &b) != GC_STATUS_OK)
 			return snprintf(msg, len, "scratch function: %s", host.msg), 1;
 		if (b > (uint64_t)1 << 34)
 			return snprintf(msg, len, "scratch function asks for %" PRIu64 " bytes", b), -1;
 		f->scratch_bytes = b;
 	}
-	if (im->destroy && !(f->destroy = (gcOpDestroy_t)gc_dynlib_fn(im->lib, im->destroy, &e)))
+	if (im->destroy && !(f->destroy = gc_dynlib_fn(im->lib, im->destroy, &e)))
 		return snprintf(msg, len, "%.500s", e.msg), -1;
 	if (im->init) {
-		gcOpInit_t init = (gcOpInit_t)gc_dynlib_fn(im->lib, im->init, &e);
+		gc_fnptr init = gc_dynlib_fn(im->lib, im->init, &e);
 		if (!init)
 			return snprintf(msg, len, "%.500s", e.msg), -1;
 		views(f, v, dims, NULL, true);
 		ctx_for(f, &ctx, &host);
-		GcStatus stt =
-			init(&ctx, v, f->n_in, v + f->n_in, f->n_out, f->c->params, f->c->n_params);
+		GcStatus stt = gc_custom_call_init(init, &ctx, &a);
 		f->state = ctx.state;
 		if (stt != GC_STATUS_OK)
 			return snprintf(msg, len, "init: %s", host.msg), 1;
@@ -194,7 +183,7 @@ static void frun_teardown(frun *f)
 		gc_custom_host host;
 		ctx_for(f, &ctx, &host);
 		ctx.state = f->state;
-		f->destroy(&ctx);
+		gc_custom_call_destroy(f->destroy, &ctx);
 	}
 	f->initialised = false;
 }
@@ -213,21 +202,16 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 		memset(scratch, 0, sz);
 	}
 	int rc = 0;
-	if (f->im->graphcc_iface) {
-		GcOpContext ctx;
-		gc_custom_host host;
-		ctx_for(f, &ctx, &host);
-		ctx.state = f->state;
-		ctx.scratch = scratch;
-		ctx.scratch_bytes = scratch ? f->scratch_bytes : 0;
-		if (((gcOpKernel_t)f->kernel)(&ctx, v, f->n_in, v + f->n_in, f->n_out, f->c->params,
-					      f->c->n_params) != GC_STATUS_OK) {
-			snprintf(msg, len, "%s", host.msg[0] ? host.msg : "(no reason given)");
-			rc = 1;
-		}
-	} else {
-		((customOpInterpreterKernel_t)f->kernel)(v, f->n_in, v + f->n_in, f->n_out,
-							 f->c->params, f->c->n_params);
+	GcOpContext ctx;
+	gc_custom_host host;
+	ctx_for(f, &ctx, &host);
+	ctx.state = f->state;
+	ctx.scratch = scratch;
+	ctx.scratch_bytes = scratch ? f->scratch_bytes : 0;
+	gc_custom_args a = frun_args(f, v);
+	if (gc_custom_call_kernel(f->kernel, f->im->graphcc_iface, &ctx, &a) != GC_STATUS_OK) {
+		snprintf(msg, len, "%s", host.msg[0] ? host.msg : "(no reason given)");
+		rc = 1;
 	}
 	free(scratch);
 	return rc;

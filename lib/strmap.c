@@ -3,7 +3,7 @@
 #include <graphcc/runtime.h>
 #include <string.h>
 
-#include "../runtime/alloc.h"
+#include "../runtime/build.h"
 
 static uint32_t hash(const char *s)
 {

@@ -86,11 +86,4 @@ extern _Thread_local const gc_node *gc_crash_current GC_TLS_INITIAL_EXEC;
  */
 extern _Thread_local const char *gc_crash_context GC_TLS_INITIAL_EXEC;
 
-/*
- * The process's command line (/proc/self/cmdline), arguments separated by
- * spaces and shell-quoted where needed, into buf; returns its length (0 when
- * unknown). Async-signal-safe.
- */
-size_t gc_crash_cmdline(char *buf, size_t len);
-
 #endif

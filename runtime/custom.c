@@ -91,6 +91,87 @@ void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_n
 	ctx->host = host;
 }
 
+/* ------------------------------------------------------------ package calls */
+
+GcStatus gc_custom_call_verify(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			       const gc_custom_args *a)
+{
+	if (graphcc)
+		return ((gcOpVerify_t)fn)(ctx, a->in, a->n_in, a->out, a->n_out, a->params,
+					  a->n_params);
+	return ((customOpVerify_t)fn)(a->in, a->n_in, a->out, a->n_out, a->params, a->n_params)
+		       ? GC_STATUS_OK
+		       : GC_STATUS_FAIL;
+}
+
+GcStatus gc_custom_call_infer(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			      const gc_custom_args *a)
+{
+	if (graphcc)
+		return ((gcOpInferShape_t)fn)(ctx, a->out, a->n_out, a->in, a->n_in, a->params,
+					      a->n_params);
+	return ((customOpInferShape_t)fn)(a->out, a->n_out, a->in, a->n_in, a->params,
+					  a->n_params)
+		       ? GC_STATUS_OK
+		       : GC_STATUS_FAIL;
+}
+
+GcStatus gc_custom_call_select(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			       const gc_custom_args *a, const char **flavour)
+{
+	*flavour = NULL;
+	if (graphcc) {
+		GcStatus st = ((gcOpSelectImpl_t)fn)(ctx, a->in, a->n_in, a->out, a->n_out,
+						     a->params, a->n_params, flavour);
+		if (st != GC_STATUS_OK)
+			*flavour = NULL;
+		return *flavour ? st : GC_STATUS_FAIL;
+	}
+	*flavour = ((customOpSelectImpl_t)fn)(a->in, a->n_in, a->out, a->n_out, a->params,
+					      a->n_params, ctx->backend);
+	return *flavour ? GC_STATUS_OK : GC_STATUS_FAIL;
+}
+
+GcStatus gc_custom_call_scratch(gc_fnptr fn, GcOpContext *ctx, const gc_custom_args *a,
+				uint64_t *bytes)
+{
+	*bytes = 0;
+	return ((gcOpScratch_t)fn)(ctx, a->in, a->n_in, a->out, a->n_out, a->params, a->n_params,
+				   bytes);
+}
+
+GcStatus gc_custom_call_init(gc_fnptr fn, GcOpContext *ctx, const gc_custom_args *a)
+{
+	return ((gcOpInit_t)fn)(ctx, a->in, a->n_in, a->out, a->n_out, a->params, a->n_params);
+}
+
+void gc_custom_call_destroy(gc_fnptr fn, GcOpContext *ctx)
+{
+	((gcOpDestroy_t)fn)(ctx);
+}
+
+GcStatus gc_custom_call_kernel(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			       const gc_custom_args *a)
+{
+	if (graphcc)
+		return ((gcOpKernel_t)fn)(ctx, a->in, a->n_in, a->out, a->n_out, a->params,
+					  a->n_params);
+	((customOpInterpreterKernel_t)fn)(a->in, a->n_in, a->out, a->n_out, a->params,
+					  a->n_params);
+	return GC_STATUS_OK;
+}
+
+int gc_custom_check_iface(const char *library, bool graphcc, bool needs_graphcc,
+			  gc_error *err)
+{
+	if (graphcc || !needs_graphcc)
+		return 0;
+	return gc_error_set(err, GC_EINVAL,
+			    "library %s is written to the seed interface, but the implementation "
+			    "needs init/destroy/scratch (graphcc interface)",
+			    library);
+}
+
 /* Scratch layout per node: context, host, I/O views, dims, then the
  * kernel's own scratch at a 64-byte boundary. */
 typedef struct call_frame {
@@ -148,22 +229,17 @@ static CustomOpIOTensor *frame(gc_kctx *k, const gc_node *n, gc_tensor *const *i
 	return io;
 }
 
-static int run_seed(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+/* The runner of every custom node: views in scratch, one call. */
+static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+		      gc_tensor *const *out)
 {
 	const gc_custom *c = n->custom;
 	call_frame *f;
 	CustomOpIOTensor *io = frame(k, n, in, out, &f);
-	((customOpInterpreterKernel_t)c->kernel)(io, n->n_in, io + n->n_in, n->n_out, c->params,
-						 c->n_params);
-	return 0;
-}
-
-static int run_graphcc(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
-		       gc_tensor *const *out)
-{
-	const gc_custom *c = n->custom;
-	call_frame *f;
-	CustomOpIOTensor *io = frame(k, n, in, out, &f);
+	gc_custom_args a = { .in = io, .n_in = n->n_in, .out = io + n->n_in,
+			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	if (!c->graphcc_iface)
+		return (int)gc_custom_call_kernel(c->kernel, false, NULL, &a);
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
 			   c->backend, c->flavour, c->config);
 	f->ctx.state = c->state;
@@ -172,9 +248,7 @@ static int run_graphcc(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
 		f->ctx.scratch_bytes = c->kernel_scratch;
 	}
-	GcStatus st = ((gcOpKernel_t)c->kernel)(&f->ctx, io, n->n_in, io + n->n_in, n->n_out,
-						 c->params, c->n_params);
-	if (st != GC_STATUS_OK)
+	if (gc_custom_call_kernel(c->kernel, true, &f->ctx, &a) != GC_STATUS_OK)
 		return gc_kerr(k, GC_EKERNEL, "kernel '%s' (flavour '%s', library %s) failed: %s",
 			       c->symbol, c->flavour, c->library,
 			       f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");
@@ -190,7 +264,7 @@ static void custom_release(void *state)
 		gc_custom_ctx_init(&ctx, &host, c->op_name, c->domain, c->op_type, "", c->backend,
 				   c->flavour, c->config);
 		ctx.state = c->state;
-		c->destroy(&ctx);
+		gc_custom_call_destroy(c->destroy, &ctx);
 	}
 	c->initialised = false;
 	c->state = NULL;
@@ -216,20 +290,17 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	if (gc_dynlib_abi(c->lib, &c->graphcc_iface, k->err) ||
 	    !(c->kernel = gc_dynlib_fn(c->lib, c->symbol, k->err)))
 		return k->err->code;
-	if ((c->init_sym || c->destroy_sym || c->kernel_scratch) && !c->graphcc_iface)
-		return gc_kerr(k, GC_EINVAL,
-			       "library %s is written to the seed interface, but the binding needs "
-			       "init/destroy/scratch (graphcc interface)",
-			       c->library);
-	if ((c->init_sym && !(c->init = (gcOpInit_t)gc_dynlib_fn(c->lib, c->init_sym, k->err))) ||
-	    (c->destroy_sym &&
-	     !(c->destroy = (gcOpDestroy_t)gc_dynlib_fn(c->lib, c->destroy_sym, k->err))))
+	if (gc_custom_check_iface(c->library, c->graphcc_iface,
+				  c->init_sym || c->destroy_sym || c->kernel_scratch, k->err))
+		return k->err->code;
+	if ((c->init_sym && !(c->init = gc_dynlib_fn(c->lib, c->init_sym, k->err))) ||
+	    (c->destroy_sym && !(c->destroy = gc_dynlib_fn(c->lib, c->destroy_sym, k->err))))
 		return k->err->code;
 	n->scratch_bytes = frame_bytes(n) + c->kernel_scratch;
 	/* The package says output 0 may share input 0's memory. */
 	n->inplace_ok = c->inplace && n->n_in > 0 && n->n_out > 0 && in[0] && out[0] &&
 			gc_tensor_nbytes(in[0]) == gc_tensor_nbytes(out[0]);
-	n->run = c->graphcc_iface ? run_graphcc : run_seed;
+	n->run = run_custom;
 	if (!c->init)
 		return 0;
 	/* init sees constant inputs' values (data NULL for the others). */
@@ -251,7 +322,9 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	snprintf(where, sizeof where, "init %s:%s of operation '%s', flavour '%s', node '%s'",
 		 c->library, c->init_sym, c->op_name, c->flavour, n->name);
 	gc_crash_context = where;
-	GcStatus st = c->init(&f->ctx, io, n->n_in, io + n->n_in, n->n_out, c->params, c->n_params);
+	gc_custom_args a = { .in = io, .n_in = n->n_in, .out = io + n->n_in,
+			     .n_out = n->n_out, .params = c->params, .n_params = c->n_params };
+	GcStatus st = gc_custom_call_init(c->init, &f->ctx, &a);
 	gc_crash_context = NULL;
 	c->state = f->ctx.state;
 	int rc = 0;

@@ -31,9 +31,7 @@ typedef struct gc_custom {
 	/* Resolved when the program is prepared. */
 	gc_dynlib *lib;
 	bool graphcc_iface;
-	gc_fnptr kernel;
-	gcOpInit_t init;
-	gcOpDestroy_t destroy;
+	gc_fnptr kernel, init, destroy; /* called through gc_custom_call_* */
 	bool initialised;
 	void *state; /* set by init */
 } gc_custom;
@@ -52,6 +50,46 @@ void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_n
  * copying its dims into `dims` (GC_MAX_RANK entries) so package code never
  * writes graphcc's own. */
 void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims);
+
+/*
+ * The one place that calls into a package. Every call of a package
+ * function (verify, inferShape, selectImpl from the functions library;
+ * scratch, init, destroy and the kernel from an implementation library)
+ * goes through these, so the function-pointer casts and the switch between
+ * the seed interface (Glow's: bool / const char * / void results, no
+ * context) and the graphcc interface (GcStatus results, a GcOpContext) are
+ * written once. `graphcc` says which interface fn's library is written to.
+ * Each returns GC_STATUS_OK or a failure; a seed function's false or NULL
+ * counts as a failure, and a failing graphcc function's reason is in the
+ * context's host (gc_custom_host.msg).
+ */
+typedef struct gc_custom_args {
+	CustomOpIOTensor *in, *out;
+	int32_t n_in, n_out;
+	CustomOpParam *params;
+	int32_t n_params;
+} gc_custom_args;
+
+GcStatus gc_custom_call_verify(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			       const gc_custom_args *a);
+GcStatus gc_custom_call_infer(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			      const gc_custom_args *a);
+/* The seed interface's selectImpl gets ctx->backend. */
+GcStatus gc_custom_call_select(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			       const gc_custom_args *a, const char **flavour);
+/* scratch, init and destroy exist in the graphcc interface only. */
+GcStatus gc_custom_call_scratch(gc_fnptr fn, GcOpContext *ctx, const gc_custom_args *a,
+				uint64_t *bytes);
+GcStatus gc_custom_call_init(gc_fnptr fn, GcOpContext *ctx, const gc_custom_args *a);
+void gc_custom_call_destroy(gc_fnptr fn, GcOpContext *ctx);
+/* A seed kernel cannot fail: GC_STATUS_OK. */
+GcStatus gc_custom_call_kernel(gc_fnptr fn, bool graphcc, GcOpContext *ctx,
+			       const gc_custom_args *a);
+/* The error for an implementation whose library is written to the seed
+ * interface but that asks for init, destroy or scratch (which only the
+ * graphcc interface has): 0 when graphcc or nothing is asked for. */
+int gc_custom_check_iface(const char *library, bool graphcc, bool needs_graphcc,
+			  gc_error *err);
 
 /* CustomOpDataType of a gc_dtype; DTCustomOpDataTypeCount when none. */
 CustomOpDataType gc_custom_dtype(gc_dtype dt);

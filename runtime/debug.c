@@ -1,6 +1,6 @@
 /*
- * gc_session_run_debug: the executor's loop with the debugging instruments
- * of <graphcc/debug.h> around each kernel. The parts live beside it
+ * gc_session_run_debug: the debugging instruments of <graphcc/debug.h> as
+ * hooks around each kernel of the executor's loop (run-hooks.h). The parts live beside it
  * (debug-report.c, debug-dump.c, debug-guard.c, debug-profile.c); this file
  * drives them and holds the breakpoint and the per-node time limit.
  *
@@ -22,6 +22,7 @@
 #include "crash.h"
 #include "custom.h"
 #include "debug-impl.h"
+#include "run-hooks.h"
 
 static double now_us(void)
 {
@@ -61,8 +62,8 @@ static bool debugger_attached(void)
 }
 
 /*
- * The debugger stops in here (in raise), one 'finish' from the loop that
- * calls the kernel next; 'up' shows this frame: n is the node, in/out its
+ * The debugger stops in here (in raise), a few 'finish'es from the loop
+ * that calls the kernel next (gc_session_run_hooked); 'up' shows this frame: n is the node, in/out its
  * tensors. Not inlined, so that the frame exists.
  */
 __attribute__((noinline)) static void gc_debug_break_before(const gc_node *n, gc_tensor *const *in,
@@ -271,41 +272,96 @@ static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_err
 	    at, gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
 }
 
-int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *err)
+/* The instruments of one debug run, as hooks of the executor's loop. */
+typedef struct debug_run {
+	const gc_debug_options *opt;
+	int32_t brk;
+	double *start, *dur; /* per node, microseconds from the run's start */
+	double t_run, t0;
+	unsigned char *bad; /* per tensor: holds NaN/Inf */
+	gc_dumper *dump;
+	gc_guard *guard;
+	watchdog wd;
+	int32_t done; /* nodes that ran */
+} debug_run;
+
+static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 {
-	static const gc_debug_options none;
-	gc_error local = {0};
-	if (!opt)
-		opt = &none;
-	if (!err)
-		err = &local;
-	const gc_program *p = s->p;
-	int32_t brk = -1;
-	if (opt->break_before && (brk = find_node(p, opt->break_before, err)) < 0)
-		return err->code;
-	double *start = NULL, *dur = NULL;
-	unsigned char *bad = NULL;
-	gc_dumper *dump = NULL;
-	gc_guard *guard = NULL;
-	watchdog wd = {0};
-	int32_t done = 0;
-	int rc = 0;
-	start = gc_calloc((size_t)p->n_nodes + 1, sizeof *start);
-	dur = gc_calloc((size_t)p->n_nodes + 1, sizeof *dur);
-	bad = gc_calloc((size_t)p->n_tensors + 1, 1);
-	if (!start || !dur || !bad) {
-		rc = gc_error_set(err, GC_ENOMEM, "out of memory");
-		goto out;
+	(void)err;
+	debug_run *d = user;
+	const gc_node *n = rn->node;
+	if (rn->index == d->brk)
+		break_before(n, rn->in, rn->out);
+	if (d->guard && n->custom)
+		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
+	d->t0 = now_us();
+	if (d->wd.started) {
+		atomic_store(&d->wd.since, d->t0);
+		atomic_store(&d->wd.node, (int)rn->index);
 	}
-	if (opt->dump_dir && (rc = gc_dumper_open(opt->dump_dir, p, &dump, err)))
-		goto out;
-	if (opt->guard && (rc = gc_guard_new(s, &guard, err)))
-		goto out;
+	return 0;
+}
+
+/* The node's time, whether it succeeded or not. */
+static void debug_timed(debug_run *d, int32_t i)
+{
+	double t1 = now_us();
+	if (d->wd.started)
+		atomic_store(&d->wd.node, -1);
+	d->start[i] = d->t0 - d->t_run;
+	d->dur[i] = t1 - d->t0;
+	d->done = i + 1;
+}
+
+static void debug_failed(void *user, const gc_run_node *rn, int rc, gc_error *err)
+{
+	(void)rc;
+	(void)err;
+	debug_timed(user, rn->index);
+}
+
+/* Order after a node: guard check -> dump -> trace line -> NaN check. */
+static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
+{
+	debug_run *d = user;
+	const gc_session *s = rn->session;
+	const gc_node *n = rn->node;
+	int32_t i = rn->index;
+	int rc;
+	debug_timed(d, i);
+	if (d->guard && n->custom && (rc = gc_guard_end(d->guard, s, i, err)))
+		return rc;
+	for (int j = 0; d->dump && j < n->n_out; j++)
+		if (n->out[j] >= 0 && (rc = gc_dumper_write(d->dump, s, n->out[j], n->name, err)))
+			return rc;
+	if (d->opt->trace)
+		gc_debug_trace_line(d->opt->trace, s, i, d->dur[i]);
+	if (d->opt->check_nan && (rc = nan_origin(s, i, d->bad, err)))
+		return rc;
+	return 0;
+}
+
+/* Everything before the first node: dumps and NaN marks of the inputs, the
+ * trace's header, the watchdog. */
+static int debug_start(debug_run *d, gc_session *s, gc_error *err)
+{
+	const gc_debug_options *opt = d->opt;
+	const gc_program *p = s->p;
+	int rc;
+	d->start = gc_calloc((size_t)p->n_nodes + 1, sizeof *d->start);
+	d->dur = gc_calloc((size_t)p->n_nodes + 1, sizeof *d->dur);
+	d->bad = gc_calloc((size_t)p->n_tensors + 1, 1);
+	if (!d->start || !d->dur || !d->bad)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	if (opt->dump_dir && (rc = gc_dumper_open(opt->dump_dir, p, &d->dump, err)))
+		return rc;
+	if (opt->guard && (rc = gc_guard_new(s, &d->guard, err)))
+		return rc;
 	for (int32_t j = 0; j < p->n_inputs; j++) {
-		if (dump && (rc = gc_dumper_write(dump, s, p->inputs[j], NULL, err)))
-			goto out;
+		if (d->dump && (rc = gc_dumper_write(d->dump, s, p->inputs[j], NULL, err)))
+			return rc;
 		if (opt->check_nan)
-			mark_nonfinite(s, p->inputs[j], bad, true);
+			mark_nonfinite(s, p->inputs[j], d->bad, true);
 	}
 	if (opt->trace) {
 		fprintf(opt->trace,
@@ -318,77 +374,60 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 	if (opt->timeout_seconds > 0) {
 		if (debugger_attached())
 			fprintf(stderr, "graphcc: --timeout is off under a debugger\n");
-		else if ((rc = watchdog_start(&wd, p, opt->timeout_seconds, err)))
-			goto out;
+		else if ((rc = watchdog_start(&d->wd, p, opt->timeout_seconds, err)))
+			return rc;
 	}
+	return 0;
+}
 
-	gc_kctx k = gc_session_begin_run(s, err);
-	double t_run = now_us();
-	gc_crash_session = s;
-	for (int32_t i = 0; i < p->n_nodes; i++) {
-		gc_node *n = &p->nodes[i];
-		gc_tensor **io = gc_session_node_io(s, i);
-		gc_tensor *const *in = io, *const *out = io + n->n_in;
-		k.node = n;
-		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
-		if (i == brk)
-			break_before(n, in, out);
-		if (guard && n->custom)
-			out = gc_guard_begin(guard, s, i);
-		double t0 = now_us();
-		if (wd.started) {
-			atomic_store(&wd.since, t0);
-			atomic_store(&wd.node, (int)i);
-		}
-		gc_crash_current = n;
-		int krc = p->dynamic ? gc_session_step(s, i, &k, in, out) : n->run(&k, n, in, out);
-		gc_crash_current = NULL;
-		double t1 = now_us();
-		if (wd.started)
-			atomic_store(&wd.node, -1);
-		start[i] = t0 - t_run;
-		dur[i] = t1 - t0;
-		done = i + 1;
-		if (krc) {
-			if (!err->code)
-				gc_kerr(&k, krc, "kernel failed (%s)", gc_strerror(krc));
-			rc = err->code;
-			goto out;
-		}
-		if (guard && n->custom && (rc = gc_guard_end(guard, s, i, err)))
-			goto out;
-		for (int j = 0; dump && j < n->n_out; j++)
-			if (n->out[j] >= 0 &&
-			    (rc = gc_dumper_write(dump, s, n->out[j], n->name, err)))
-				goto out;
-		if (opt->trace)
-			gc_debug_trace_line(opt->trace, s, i, dur[i]);
-		if (opt->check_nan && (rc = nan_origin(s, i, bad, err)))
-			goto out;
-	}
-
-out:
-	gc_crash_current = NULL;
-	watchdog_stop(&wd);
-	if (opt->profile_path && done) {
+/* Everything after the run: the profile, the dump's count. */
+static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err)
+{
+	const gc_debug_options *opt = d->opt;
+	const gc_program *p = s->p;
+	watchdog_stop(&d->wd);
+	if (opt->profile_path && d->done) {
 		gc_error perr = {0};
-		if (gc_profile_write(opt->profile_path, s, start, dur, done, &perr)) {
+		if (gc_profile_write(opt->profile_path, s, d->start, d->dur, d->done, &perr)) {
 			if (!rc)
 				rc = gc_error_set(err, perr.code, "%s", perr.msg);
 		} else {
-			gc_profile_summary(stderr, p, dur, done);
+			gc_profile_summary(stderr, p, d->dur, d->done);
 			fprintf(stderr, "graphcc: profile written to %s%s\n", opt->profile_path,
-				done < p->n_nodes ? " (up to the node that failed)" : "");
+				d->done < p->n_nodes ? " (up to the node that failed)" : "");
 		}
 	}
-	int32_t dumped = gc_dumper_close(dump);
-	if (opt->dump_dir && dump)
+	int32_t dumped = gc_dumper_close(d->dump);
+	if (opt->dump_dir && d->dump)
 		fprintf(stderr,
 			"graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
 			(int)dumped, opt->dump_dir);
-	gc_guard_free(guard);
-	gc_free(start);
-	gc_free(dur);
-	gc_free(bad);
+	gc_guard_free(d->guard);
+	gc_free(d->start);
+	gc_free(d->dur);
+	gc_free(d->bad);
 	return rc;
+}
+
+int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *err)
+{
+	static const gc_debug_options none;
+	gc_error local = {0};
+	if (!opt)
+		opt = &none;
+	if (!err)
+		err = &local;
+	debug_run d = {.opt = opt, .brk = -1};
+	if (opt->break_before && (d.brk = find_node(s->p, opt->break_before, err)) < 0)
+		return err->code;
+	int rc = debug_start(&d, s, err);
+	if (!rc) {
+		gc_run_hooks h = {.user = &d,
+				  .before = debug_before,
+				  .after = debug_after,
+				  .on_failure = debug_failed};
+		d.t_run = now_us();
+		rc = gc_session_run_hooked(s, &h, err);
+	}
+	return debug_finish(&d, s, rc, err);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "options.h"
 #include "alloc.h"
 #include "custom.h"
 #include "kernels/control.h"
@@ -704,10 +705,14 @@ int gc_is_program_file(const char *path)
 	return got == (ssize_t)sizeof magic && !memcmp(magic, GCB_MAGIC, 8);
 }
 
-int gc_program_load(const char *path, const gc_load_options *opt, gc_program **out,
+int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program **out,
 		    gc_error *err)
 {
 	*out = NULL;
+	gc_load_options lo;
+	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err))
+		return err->code;
+	const gc_load_options *opt = &lo;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gc_error_set(err, GC_EIO, "%s: cannot open: %s", path, strerror(errno));

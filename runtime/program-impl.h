@@ -65,12 +65,4 @@ gc_program *gc_program_alloc(void);
 /* Frees the per-node states a prepare made. */
 void gc_node_release_state(gc_node *n);
 
-/*
- * Plans the arena: gives each ARENA tensor an offset such that tensors whose
- * lifetimes overlap do not share bytes (lifetime: from the node that writes
- * it, or the start for inputs, to its last reader, or the end for outputs),
- * plus each node's scratch. Fills offsets, arena_bytes and tensor_bytes.
- */
-int gc_program_plan_memory(gc_program *p, gc_error *err);
-
 #endif

@@ -37,30 +37,10 @@ struct gc_session {
 	int depth;	      /* 0 for a program's session, +1 per enclosing node */
 };
 
-/* Starts a run of s: the strings of the previous run are given back (its
- * string outputs die here). Returns the kernels' context. */
-gc_kctx gc_session_begin_run(gc_session *s, gc_error *err);
-
 /* The in/out tensor pointers of node i: inputs first, then outputs. */
 static inline gc_tensor **gc_session_node_io(const gc_session *s, int32_t i)
 {
 	return s->ptrs + s->ptr_start[i];
-}
-
-/*
- * Runs node i of s: prepares it first when it is prepared at run time, and
- * hands control flow its subprograms' sessions. k holds err and threads;
- * its other fields are set here. The executor, the debugging loop and the
- * flavour comparison all step through this.
- */
-int gc_session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
-		    gc_tensor *const *out);
-/* The node that step i runs (the session's copy for one prepared at run
- * time, once prepared). */
-static inline const gc_node *gc_session_node(const gc_session *s, int32_t i)
-{
-	const gc_node *n = &s->p->nodes[i];
-	return n->reprepare && s->nodes ? &s->nodes[i] : n;
 }
 
 /*

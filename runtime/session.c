@@ -13,7 +13,9 @@
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
+#include "options.h"
 #include "program-impl.h"
+#include "run-hooks.h"
 #include "session-impl.h"
 #include "strpool.h"
 
@@ -141,8 +143,12 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err)
 {
+	gc_session_options o;
+	*out = NULL;
+	if (gc_options_copy(&o, sizeof o, opt, "gc_session_options", err))
+		return err->code;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = opt && opt->threads > 0 ? opt->threads : cores > 0 ? (int)cores : 1;
+	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
 	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
 	gc_blas_set_threads(threads);
 	return session_new(p, threads, NULL, out, err);
@@ -435,8 +441,8 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 	return 0;
 }
 
-int gc_session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
-		    gc_tensor *const *out)
+static int session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
+			gc_tensor *const *out)
 {
 	const gc_program *p = s->p;
 	gc_node *n = &p->nodes[i];
@@ -453,51 +459,67 @@ int gc_session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 	}
 	k->node = n;
 	gc_crash_current = n;
-	int rc = n->run(k, n, in, out);
-	gc_crash_current = NULL;
-	return rc;
+	return n->run(k, n, in, out);
 }
 
-gc_kctx gc_session_begin_run(gc_session *s, gc_error *err)
+gc_tensor **gc_session_io(const gc_session *s, int32_t i)
 {
-	if (!s->depth) /* (a subprogram's strings live until the program's next run) */
-		gc_strpool_reset(s->strings);
-	return (gc_kctx){ .err = err, .threads = s->threads, .strings = s->strings };
+	return gc_session_node_io(s, i);
 }
 
-int gc_session_run(gc_session *s, gc_error *err)
+int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 {
 	const gc_program *p = s->p;
 	gc_error local = { 0 };
-	gc_kctx k = gc_session_begin_run(s, err ? err : &local);
+	if (!err)
+		err = &local;
+	/* The strings of the previous run are given back (its string outputs
+	 * die here); a subprogram's live until the program's next run. */
+	if (!s->depth)
+		gc_strpool_reset(s->strings);
+	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings };
 	/* A subprogram's session runs inside a node of its parent's. */
 	const gc_session *outer_session = gc_crash_session;
 	const gc_node *outer_node = gc_crash_current;
 	gc_crash_session = s; /* for the crash report: which node crashed */
 	int rc = 0;
-	if (!p->dynamic) {
-		for (int32_t i = 0; i < p->n_nodes; i++) {
-			gc_node *n = &p->nodes[i];
-			gc_tensor **io = s->ptrs + s->ptr_start[i];
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		gc_node *n = &p->nodes[i];
+		gc_tensor **io = s->ptrs + s->ptr_start[i];
+		gc_run_node rn = { .session = s, .program = p, .index = i, .node = n, .in = io,
+				   .out = io + n->n_in, .threads = s->threads };
+		gc_crash_current = n; /* (a crash in a hook is reported in this node) */
+		if (h && h->before && (rc = h->before(h->user, &rn, err)))
+			break;
+		if (p->dynamic) {
+			rc = session_step(s, i, &k, rn.in, rn.out);
+		} else {
 			k.node = n;
 			k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
-			gc_crash_current = n;
-			if ((rc = n->run(&k, n, io, io + n->n_in)))
-				break;
+			rc = n->run(&k, n, rn.in, rn.out);
 		}
-	} else {
-		for (int32_t i = 0; i < p->n_nodes; i++) {
-			gc_tensor **io = s->ptrs + s->ptr_start[i];
-			if ((rc = gc_session_step(s, i, &k, io, io + p->nodes[i].n_in)))
-				break;
+		gc_crash_current = outer_node;
+		if (rc) {
+			if (!err->code)
+				gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
+			if (h && h->on_failure)
+				h->on_failure(h->user, &rn, rc, err);
+			break;
 		}
+		if (h && h->after && (rc = h->after(h->user, &rn, err)))
+			break;
 	}
-	if (rc && !k.err->code)
-		gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
 	gc_crash_current = outer_node;
 	if (s->depth)
 		gc_crash_session = outer_session;
-	return rc ? k.err->code : 0;
+	if (rc && !err->code)
+		gc_error_set(err, rc, "%s", gc_strerror(rc));
+	return rc ? err->code : 0;
+}
+
+int gc_session_run(gc_session *s, gc_error *err)
+{
+	return gc_session_run_hooked(s, NULL, err);
 }
 
 const gc_tensor *gc_session_output(const gc_session *s, int i)

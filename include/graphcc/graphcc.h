@@ -139,6 +139,7 @@ typedef struct gc_input_value {
 } gc_input_value;
 
 typedef struct gc_compile_options {
+	size_t size; /* sizeof(gc_compile_options), or 0 (see gc_load_options) */
 	const gc_shape_override *shapes;
 	int32_t n_shapes;
 	/* Packages custom nodes bind to (may be NULL: no custom nodes). */
@@ -260,4 +261,31 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err);
 }
 #endif
 /* ---- end: ONNX export ---- */
+
+/* ---- begin: package self-tests (lib/selftest.c, graphcc test-package) ---- */
+#include <stdio.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gc_selftest_counts {
+	int passed, failed;
+} gc_selftest_counts;
+
+/*
+ * Runs the `tests:` of every operation of the manifest (only the one named
+ * `only_op`, by name or type, when non-NULL) for every implementation of
+ * every backend this build has, plus the checks nobody has to ask for
+ * (verify accepts the case, inferred outputs match what the kernel fills,
+ * guard zones, determinism, flavours agree, two threads). One line per check
+ * on out. Returns 0 when the package loaded (look at counts), else the
+ * error (err says why).
+ */
+int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
+			gc_selftest_counts *counts, gc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+/* ---- end: package self-tests ---- */
 #endif

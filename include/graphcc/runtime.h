@@ -261,7 +261,15 @@ typedef struct gc_session gc_session;
 
 void gc_program_free(gc_program *p);
 
+/*
+ * Options structs (gc_load_options, gc_session_options, gc_compile_options)
+ * start with `size`: set it to sizeof the struct, or leave it 0 (this
+ * version's size). Fields are only appended; a library newer than the
+ * caller's header reads the caller's `size` bytes and uses the defaults
+ * (zero) for the fields it appended since.
+ */
 typedef struct gc_load_options {
+	size_t size; /* sizeof(gc_load_options), or 0 */
 	/* Accept kernel libraries whose SHA-256 changed since compile (warn). */
 	int allow_changed_kernels;
 	/* Where warnings go; NULL: stderr. */
@@ -316,6 +324,7 @@ const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_outpu
 					const char **name);
 
 typedef struct gc_session_options {
+	size_t size; /* sizeof(gc_session_options), or 0 */
 	int threads; /* 0: all cores */
 } gc_session_options;
 

@@ -695,7 +695,7 @@ def cases(ctx):
         miss = missing(text, ["stopping before node 'culprit'", "SIGTRAP",
                               "gc_debug_break_before", "break buggy_nan_at",
                               re.compile(r"#0 +buggy_nan_at \("),
-                              re.compile(r"#1 .* run_graphcc ")])
+                              re.compile(r"#1 .* gc_custom_call_kernel ")])
         if miss:
             return run.Result(False, "gdb session lacks %r" % miss, text)
         # The trap came before the kernel: the stop is listed before the

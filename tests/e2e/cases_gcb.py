@@ -10,7 +10,8 @@
                                flipped bytes, newer format: exit 1, named, no crash,
                                nothing written
   gcb/runtime-alone/...        libgraphcc-runtime.so links neither libyaml nor
-                               protobuf-c; the .gcb path needs neither
+                               protobuf-c; the .gcb path needs neither; it exports
+                               exactly the functions of graphcc/runtime.h and debug.h
   gcb/example                  the builder-API example program
 """
 import os
@@ -158,7 +159,41 @@ def runtime_alone(ctx):
         if p.returncode or bad:
             return run.Result(False, "undefined yaml/protobuf symbols: %s" % bad[:5])
         return run.Result(True, "no yaml_ or protobuf_c symbols referenced")
-    return [("gcb/runtime-alone/ldd", ldd), ("gcb/runtime-alone/nm", nm)]
+    def exports():
+        # The public API: every function (not static inline) that
+        # include/graphcc/runtime.h and debug.h declare, as the compiler
+        # lists them (-aux-info).
+        inc = os.path.join(run.ROOT, "include")
+        tmp = os.path.join(ctx.work, "exports")
+        os.makedirs(tmp, exist_ok=True)
+        src, aux = os.path.join(tmp, "pub.c"), os.path.join(tmp, "pub.aux")
+        open(src, "w").write("#include <graphcc/runtime.h>\n#include <graphcc/debug.h>\n")
+        p = subprocess.run(["gcc", "-std=c11", "-fsyntax-only", "-I" + inc, "-aux-info", aux,
+                            src], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode:
+            return run.Result(False, "gcc -aux-info failed", p.stdout.decode())
+        public = set()
+        for line in open(aux):
+            m = re.match(r"/\* (\S+):\d+:\w+ \*/ extern .*?\b(gc_\w+) \(", line)
+            if m and m.group(1).startswith(inc):
+                public.add(m.group(2))
+        p = subprocess.run(["nm", "-D", "--defined-only", so], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if p.returncode:
+            return run.Result(False, "nm -D failed", p.stderr.decode())
+        exported = set()
+        for l in p.stdout.decode().splitlines():
+            f = l.split()
+            if len(f) == 3 and f[1] in "TDBRVWiu" and f[2].startswith("gc_"):
+                exported.add(f[2])
+        extra, missing = sorted(exported - public), sorted(public - exported)
+        if extra or missing or len(public) < 30:
+            return run.Result(False, "exports beyond the public API: %s; public functions "
+                              "not exported: %s (of %d public)" % (extra[:20], missing,
+                                                                    len(public)))
+        return run.Result(True, "exports exactly the %d public functions" % len(public))
+    return [("gcb/runtime-alone/ldd", ldd), ("gcb/runtime-alone/nm", nm),
+            ("gcb/runtime-alone/exports", exports)]
 
 
 def cases(ctx):

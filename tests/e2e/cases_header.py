@@ -2,8 +2,16 @@
 as strict C99 and as C++, and a package using either interface builds.
 
   header/c99, header/c++, header/c99-graphcc-interface
+
+The folders depend one way (tools -> lib -> runtime -> include):
+
+  header/layout/lib-includes   lib/ includes from runtime/ only build.h (its one
+                               internal header); runtime/ and include/ never
+                               include lib/; tools/ never include lib/ headers
 """
+import glob
 import os
+import re
 import subprocess
 
 import run
@@ -47,6 +55,29 @@ def compile_case(ctx, name, compiler, flags, src, lang):
     return ("header/" + name, fn)
 
 
+def layout():
+    root = run.ROOT
+    bad = []
+    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+    def scan(folder, ok):
+        for path in sorted(glob.glob(os.path.join(root, folder, "**", "*.[ch]"),
+                                     recursive=True)):
+            for m in inc.finditer(open(path, encoding="utf-8", errors="replace").read()):
+                target = os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))
+                rel = os.path.relpath(target, root)
+                if not ok(rel):
+                    bad.append("%s includes %s" % (os.path.relpath(path, root), m.group(1)))
+    scan("lib", lambda rel: not rel.startswith("runtime" + os.sep) or
+         rel == os.path.join("runtime", "build.h"))
+    scan("runtime", lambda rel: not rel.startswith("lib" + os.sep))
+    scan("include", lambda rel: not rel.startswith("lib" + os.sep))
+    scan(os.path.join("tools", "graphcc"), lambda rel: not rel.startswith("lib" + os.sep))
+    if bad:
+        return run.Result(False, "%d includes against the layout" % len(bad), "\n".join(bad))
+    return run.Result(True, "lib -> runtime only through runtime/build.h")
+
+
 def cases(ctx):
     strict = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
     return [
@@ -56,4 +87,5 @@ def cases(ctx):
         compile_case(ctx, "c++", "g++", ["-std=c++11"] + strict, SEED_SRC, "c++"),
         compile_case(ctx, "c++-graphcc-interface", "g++", ["-std=c++11"] + strict,
                      GRAPHCC_SRC, "c++"),
+        ("header/layout/lib-includes", layout),
     ]

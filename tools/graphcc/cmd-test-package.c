@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../lib/selftest.h"
 #include "cli.h"
 
 int cmd_test_package(int argc, char **argv)

@@ -1,0 +1,215 @@
+/* The memory plan: one arena for every activation and scratch block,
+ * reused by liveness, outputs in place of inputs where the kernel allows. */
+#include "plan-memory.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "../runtime/build.h"
+
+#define ARENA_ALIGN 64
+
+/* One block to place: [first, last] node steps, size. */
+typedef struct interval {
+	int32_t first, last;
+	uint64_t size;
+	uint64_t *offset;
+} interval;
+
+/* The plan's working arrays, per tensor unless said otherwise. */
+typedef struct plan {
+	gc_program *p;
+	int32_t *first, *last; /* steps */
+	int32_t *alias;	       /* the tensor whose bytes it takes; -1: its own */
+	bool *is_input;
+	interval *iv; /* per tensor and node */
+	int32_t *placed;
+	int32_t n_iv;
+} plan;
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const interval *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return x->first - y->first;
+}
+
+static uint64_t align_up(uint64_t v)
+{
+	return (v + ARENA_ALIGN - 1) & ~(uint64_t)(ARENA_ALIGN - 1);
+}
+
+/* Steps: inputs live from step 0, node i runs at step i + 1, outputs
+ * live to step nn + 1. */
+static void lifetimes(plan *pl)
+{
+	const gc_program *p = pl->p;
+	int32_t nt = p->n_tensors, nn = p->n_nodes;
+	int32_t *first = pl->first, *last = pl->last;
+	for (int32_t t = 0; t < nt; t++) {
+		first[t] = INT32_MAX;
+		last[t] = -1;
+	}
+	for (int32_t i = 0; i < p->n_inputs; i++) {
+		first[p->inputs[i]] = 0;
+		pl->is_input[p->inputs[i]] = true;
+	}
+	for (int32_t i = 0; i < nn; i++) {
+		const gc_node *n = &p->nodes[i];
+		for (int j = 0; j < n->n_out; j++)
+			if (n->out[j] >= 0 && first[n->out[j]] > i + 1)
+				first[n->out[j]] = i + 1;
+		for (int j = 0; j < n->n_in; j++)
+			if (n->in[j] >= 0 && last[n->in[j]] < i + 1)
+				last[n->in[j]] = i + 1;
+	}
+	/* Inputs are set once and may be run on many times: they live
+	 * throughout, like the outputs. */
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		last[p->inputs[i]] = nn + 1;
+	for (int32_t i = 0; i < p->n_outputs; i++)
+		last[p->outputs[i]] = nn + 1;
+	for (int32_t t = 0; t < nt; t++) {
+		if (first[t] == INT32_MAX)
+			first[t] = 0;
+		if (last[t] < first[t])
+			last[t] = first[t]; /* written, never read: still needs room */
+	}
+}
+
+/* In place: output 0 takes input 0's bytes when the kernel allows it,
+ * they are the same size, and the input dies at this node (it is not
+ * a graph input, which must survive the run). Chains share one block. */
+static void share_in_place(plan *pl)
+{
+	const gc_program *p = pl->p;
+	int32_t *alias = pl->alias, *last = pl->last;
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		alias[t] = -1;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		if (!n->inplace_ok || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
+			continue;
+		int32_t a = n->in[0], o = n->out[0], root = a;
+		while (alias[root] >= 0)
+			root = alias[root];
+		const gc_ptensor *pa = &p->tensors[a], *po = &p->tensors[o];
+		if (pa->storage != GC_STORAGE_ARENA || po->storage != GC_STORAGE_ARENA ||
+		    pa->nbytes != po->nbytes || last[root] != i + 1 || pl->is_input[root] || a == o)
+			continue;
+		alias[o] = root;
+		if (last[o] > last[root])
+			last[root] = last[o];
+	}
+}
+
+/* The blocks to place: every ARENA tensor that has bytes of its own, and
+ * every node's scratch. */
+static void collect_blocks(plan *pl)
+{
+	gc_program *p = pl->p;
+	pl->n_iv = 0;
+	p->tensor_bytes = 0;
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage != GC_STORAGE_ARENA)
+			continue;
+		p->tensor_bytes += pt->nbytes;
+		if (pl->alias[t] >= 0)
+			continue;
+		pl->iv[pl->n_iv++] =
+		    (interval){ pl->first[t], pl->last[t], align_up(pt->nbytes), &pt->offset };
+	}
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		p->scratch_offset[i] = 0;
+		if (p->nodes[i].scratch_bytes) {
+			pl->iv[pl->n_iv++] = (interval){ i + 1, i + 1,
+							 align_up(p->nodes[i].scratch_bytes),
+							 &p->scratch_offset[i] };
+			p->tensor_bytes += p->nodes[i].scratch_bytes;
+		}
+	}
+}
+
+/* Greedy by size: each block goes at the lowest offset where it does
+ * not overlap a placed block whose lifetime overlaps its own. Returns the
+ * arena's size. */
+static uint64_t place_blocks(plan *pl)
+{
+	interval *iv = pl->iv;
+	qsort(iv, (size_t)pl->n_iv, sizeof *iv, by_size_desc);
+	uint64_t peak = 0;
+	int32_t n_placed = 0;
+	for (int32_t i = 0; i < pl->n_iv; i++) {
+		uint64_t off = 0;
+		bool moved = true;
+		while (moved) {
+			moved = false;
+			for (int32_t j = 0; j < n_placed; j++) {
+				const interval *o = &iv[pl->placed[j]];
+				if (o->last < iv[i].first || o->first > iv[i].last)
+					continue;
+				if (off < *o->offset + o->size && *o->offset < off + iv[i].size) {
+					off = align_up(*o->offset + o->size);
+					moved = true;
+				}
+			}
+		}
+		*iv[i].offset = off;
+		pl->placed[n_placed++] = i;
+		if (off + iv[i].size > peak)
+			peak = off + iv[i].size;
+	}
+	return peak;
+}
+
+int gc_program_plan_memory(gc_program *p, gc_error *err)
+{
+	int32_t nt = p->n_tensors, nn = p->n_nodes;
+	plan pl = {
+		.p = p,
+		.first = gc_malloc(((size_t)nt + 1) * sizeof *pl.first),
+		.last = gc_malloc(((size_t)nt + 1) * sizeof *pl.last),
+		.iv = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *pl.iv),
+		.alias = gc_malloc(((size_t)nt + 1) * sizeof *pl.alias),
+		.is_input = gc_calloc((size_t)nt + 1, sizeof *pl.is_input),
+		.placed = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *pl.placed),
+	};
+	if (!p->scratch_offset && nn)
+		p->scratch_offset = gc_pool_alloc(p->pool, (size_t)nn * sizeof(uint64_t));
+	int rc = 0;
+	if (!pl.first || !pl.last || !pl.iv || !pl.placed || !pl.alias || !pl.is_input ||
+	    (nn && !p->scratch_offset)) {
+		rc = gc_error_set(err, GC_ENOMEM, "out of memory planning memory");
+		goto out;
+	}
+	lifetimes(&pl);
+	share_in_place(&pl);
+	collect_blocks(&pl);
+	uint64_t peak = place_blocks(&pl);
+	p->arena_bytes = peak;
+	if (peak > gc_limit_bytes()) {
+		rc = gc_error_set(err, GC_ELIMIT,
+				  "the program needs an activation arena of %" PRIu64
+				  " bytes, over the limit of %" PRIu64 " (set GRAPHCC_MAX_BYTES to "
+				  "allow more)",
+				  peak, gc_limit_bytes());
+		goto out;
+	}
+	for (int32_t t = 0; t < nt; t++) {
+		int32_t root = t;
+		while (pl.alias[root] >= 0)
+			root = pl.alias[root];
+		if (root != t)
+			p->tensors[t].offset = p->tensors[root].offset;
+	}
+out:
+	gc_free(pl.alias);
+	gc_free(pl.is_input);
+	gc_free(pl.first);
+	gc_free(pl.last);
+	gc_free(pl.iv);
+	gc_free(pl.placed);
+	return rc;
+}

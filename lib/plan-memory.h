@@ -1,0 +1,15 @@
+/* The compiler's last step: the memory plan of a program. */
+#ifndef GC_PLAN_MEMORY_H
+#define GC_PLAN_MEMORY_H
+
+#include "../runtime/build.h"
+
+/*
+ * Plans the arena: gives each ARENA tensor an offset such that tensors whose
+ * lifetimes overlap do not share bytes (lifetime: from the node that writes
+ * it, or the start for inputs, to its last reader, or the end for outputs),
+ * plus each node's scratch. Fills offsets, arena_bytes and tensor_bytes.
+ */
+int gc_program_plan_memory(gc_program *p, gc_error *err);
+
+#endif
