@@ -293,6 +293,39 @@ GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int6
 	}
 }
 
+/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
+ * sharing the loads of rt: 64 columns of each row in registers (eight
+ * AVX-512 accumulators: enough independent FMAs to hide their latency). */
+GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
+				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
+				 float *o1)
+{
+	int64_t j = 0;
+	for (; j + 64 <= n; j += 64) {
+		float a0[64], a1[64];
+		for (int q = 0; q < 64; q++) {
+			a0[q] = b0[j + q];
+			a1[q] = b1[j + q];
+		}
+		for (int64_t k = 0; k < K; k++) {
+			float x0 = h0[k], x1 = h1[k];
+			const float *r = rt + k * ld + j;
+			for (int q = 0; q < 64; q++) {
+				a0[q] += x0 * r[q];
+				a1[q] += x1 * r[q];
+			}
+		}
+		for (int q = 0; q < 64; q++) {
+			o0[j + q] = a0[q];
+			o1[j + q] = a1[q];
+		}
+	}
+	if (j < n) {
+		rec_cols(h0, K, rt + j, ld, n - j, b0 + j, o0 + j);
+		rec_cols(h1, K, rt + j, ld, n - j, b1 + j, o1 + j);
+	}
+}
+
 /* v[i] = act(clip(v[i])) for i < n (clip 0: none). */
 GC_NN_SIMD static void act_vec(const act *a, float clip, float *v, int64_t n)
 {
@@ -440,7 +473,8 @@ static void fast_dir(const fast_run *fr, int64_t d)
 	float *S = fr->scratch;
 	const float *P = S + p->o_proj + (uint64_t)(d * rows * GHp);
 	float *h = S + p->o_h + (uint64_t)(d * NB * hp), *c = S + p->o_c + (uint64_t)(d * NB * hp);
-	float *g = S + p->o_g + (uint64_t)(d * GHp), *tmp = S + p->o_tmp + (uint64_t)(d * 2 * hp);
+	float *g = S + p->o_g + (uint64_t)(d * NB * GHp);
+	float *tmp = S + p->o_tmp + (uint64_t)(d * NB * 2 * hp);
 	const float *rbh = S + p->o_rbh + (uint64_t)(d * hp);
 	const float *rt = p->rt ? p->rt + d * p->rt_floats : S + p->o_rt + d * p->rt_floats;
 	const float *pp = fr->P ? (const float *)fr->P->data + d * 3 * H : NULL;
@@ -451,40 +485,74 @@ static void fast_dir(const fast_run *fr, int64_t d)
 			h[b * hp + j] = fr->H0 ? ((const float *)fr->H0->data)[s_at(p, d, b, j)] : 0;
 			c[b * hp + j] = fr->C0 ? ((const float *)fr->C0->data)[s_at(p, d, b, j)] : 0;
 		}
-	for (int64_t s = 0; s < p->seq; s++)
+	/* the main product's columns: every gate's, or GRU's z and r (with
+	 * linear_before_reset, all three, the h gate's without the projection:
+	 * its R term is needed on its own) */
+	bool lbr = p->kind == K_GRU && p->lbr;
+	int64_t main_cols = p->kind == K_GRU && !lbr ? 2 * hp : GHp;
+	for (int64_t s = 0; s < p->seq; s++) {
+		/* H R^T for the rows still running, two at a time */
+		int64_t pend = -1;
 		for (int64_t b = 0; b < NB; b++) {
 			int64_t len = fr->len ? fr->len[b] : p->seq;
 			if (s >= len)
 				continue;
 			int64_t t = rev ? len - 1 - s : s;
-			int64_t row = p->layout1 ? b * p->seq + t : t * NB + b;
-			const float *pr = P + row * GHp;
-			float *hb = h + b * hp;
+			const float *pr = P + (p->layout1 ? b * p->seq + t : t * NB + b) * GHp;
+			if (lbr) { /* base: the projection of z and r, 0 for h */
+				memcpy(g + b * GHp, pr, (size_t)(2 * hp) * sizeof *g);
+				memset(g + b * GHp + 2 * hp, 0, (size_t)hp * sizeof *g);
+			}
+			if (pend < 0) {
+				pend = b;
+				continue;
+			}
+			int64_t l0 = fr->len ? fr->len[pend] : p->seq;
+			int64_t t0 = rev ? l0 - 1 - s : s;
+			const float *p0 = P + (p->layout1 ? pend * p->seq + t0 : t0 * NB + pend) * GHp;
+			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols,
+				  lbr ? g + pend * GHp : p0, lbr ? g + b * GHp : pr, g + pend * GHp,
+				  g + b * GHp);
+			pend = -1;
+		}
+		if (pend >= 0) {
+			int64_t l0 = fr->len ? fr->len[pend] : p->seq;
+			int64_t t0 = rev ? l0 - 1 - s : s;
+			const float *p0 = P + (p->layout1 ? pend * p->seq + t0 : t0 * NB + pend) * GHp;
+			rec_cols(h + pend * hp, H, rt, GHp, main_cols, lbr ? g + pend * GHp : p0,
+				 g + pend * GHp);
+		}
+		/* the gates, row by row */
+		for (int64_t b = 0; b < NB; b++) {
+			int64_t len = fr->len ? fr->len[b] : p->seq;
+			if (s >= len)
+				continue;
+			int64_t t = rev ? len - 1 - s : s;
+			const float *pr = P + (p->layout1 ? b * p->seq + t : t * NB + b) * GHp;
+			float *hb = h + b * hp, *gb = g + b * GHp, *tb = tmp + b * 2 * hp;
 			if (p->kind == K_LSTM) {
-				rec_cols(hb, H, rt, GHp, GHp, pr, g);
-				lstm_cell(p, fa, pp, g, hb, c + b * hp, tmp);
+				lstm_cell(p, fa, pp, gb, hb, c + b * hp, tb);
 			} else if (p->kind == K_GRU) {
-				rec_cols(hb, H, rt, GHp, 2 * hp, pr, g);
-				act_vec(&fa[0], (float)p->clip, g, 2 * hp);
-				if (p->lbr) {
-					memcpy(g + 2 * hp, pr + 2 * hp, (size_t)hp * sizeof *g);
-					rec_cols(hb, H, rt + 2 * hp, GHp, hp, NULL, tmp);
+				act_vec(&fa[0], (float)p->clip, gb, 2 * hp);
+				if (lbr) {
+					memcpy(tb, gb + 2 * hp, (size_t)hp * sizeof *gb);
+					memcpy(gb + 2 * hp, pr + 2 * hp, (size_t)hp * sizeof *gb);
 				} else {
-					const float *r = g + hp;
+					const float *r = gb + hp;
 					for (int64_t j = 0; j < H; j++)
-						tmp[hp + j] = r[j] * hb[j];
-					rec_cols(tmp + hp, H, rt + 2 * hp, GHp, hp, pr + 2 * hp,
-						 g + 2 * hp);
+						tb[hp + j] = r[j] * hb[j];
+					rec_cols(tb + hp, H, rt + 2 * hp, GHp, hp, pr + 2 * hp,
+						 gb + 2 * hp);
 				}
-				gru_finish(p, fa, g, tmp, rbh, hb);
+				gru_finish(p, fa, gb, tb, rbh, hb);
 			} else {
-				rec_cols(hb, H, rt, GHp, hp, pr, g);
-				act_vec(&fa[0], (float)p->clip, g, H);
-				memcpy(hb, g, (size_t)H * sizeof *g);
+				act_vec(&fa[0], (float)p->clip, gb, H);
+				memcpy(hb, gb, (size_t)H * sizeof *gb);
 			}
 			if (fr->Y)
 				memcpy(fr->Y + y_at(p, t, d, b, 0), hb, (size_t)H * sizeof *hb);
 		}
+	}
 	for (int64_t b = 0; b < NB; b++) {
 		if (fr->Yh)
 			memcpy(fr->Yh + s_at(p, d, b, 0), h + b * hp, (size_t)H * sizeof(float));
@@ -550,10 +618,12 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 			}
 		if (hp != H)
 			memset(P, 0, (size_t)(rows * GHp) * sizeof *P);
-		for (int64_t q = 0; q < G && rows; q++)
-			gc_sgemm(false, true, (int)rows, (int)H, (int)p->in, 1.0f, X, (int)p->in,
-				 W + (d * G + q) * H * p->in, (int)p->in, 0.0f, P + q * hp,
-				 (int)GHp);
+		/* one product for all gates when their rows need no padding */
+		int64_t per = hp == H ? G : 1;
+		for (int64_t q = 0; q < G && rows; q += per)
+			gc_sgemm(false, true, (int)rows, (int)(per * H), (int)p->in, 1.0f, X,
+				 (int)p->in, W + (d * G + q) * H * p->in, (int)p->in, 0.0f,
+				 P + q * hp, (int)GHp);
 		add_rows(P, rows, GHp, bias);
 		if (!p->rt)
 			pack_rt(p, R + d * G * H * H, S + p->o_rt + d * p->rt_floats);
@@ -592,8 +662,8 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	RNN_BUF(o_proj, dirs * rows * GHp);
 	RNN_BUF(o_h, dirs * p->batch * hp);
 	RNN_BUF(o_c, dirs * p->batch * hp);
-	RNN_BUF(o_g, dirs * GHp);
-	RNN_BUF(o_tmp, dirs * 2 * hp);
+	RNN_BUF(o_g, dirs * p->batch * GHp);
+	RNN_BUF(o_tmp, dirs * p->batch * 2 * hp);
 	RNN_BUF(o_bias, dirs * GHp);
 	RNN_BUF(o_rbh, dirs * hp);
 	RNN_BUF(o_rt, 0);
