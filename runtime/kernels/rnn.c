@@ -22,6 +22,7 @@
 #include "nn-par.h"
 #include "nn.h"
 #include "rnn.h"
+#include "sgemm-pack.h"
 #include "value-impl.h"
 #include "vmath.h"
 
@@ -63,8 +64,13 @@ typedef struct rnn_plan {
 	int64_t hp;		/* hid rounded up to 16: every gate's row in buffers */
 	uint64_t rt_floats;	/* packed R^T per direction: hid x gates * hp */
 	const float *rt;	/* packed at prepare (R constant), else NULL */
-	uint64_t o_proj, o_h, o_c, o_g, o_tmp, o_bias, o_rbh, o_rt; /* scratch, floats */
-	float rt_data[];	/* the packed R^T when R is constant */
+	/* W constant on an AVX-512 CPU: the projection on the packed kernels
+	 * (sgemm-pack.h), inside each direction's thread; else OpenBLAS */
+	const float *wv;	 /* packed W^T: per direction, wv_blocks blocks */
+	int64_t wv_blocks;	 /* 1 (every gate) when hid == hp, else one per gate */
+	uint64_t wv_floats;	 /* per block */
+	uint64_t o_proj, o_h, o_c, o_g, o_tmp, o_bias, o_rbh, o_s, o_rt; /* scratch, floats */
+	float rt_data[];	/* the packed R^T (R constant), then W^T (wv) */
 } rnn_plan;
 
 static double apply(const act *a, double x)
@@ -457,6 +463,26 @@ static void pack_rt(const rnn_plan *p, const float *R, float *rt)
 				rt[k * ld + q * hp + j] = R[(q * H + j) * H + k];
 }
 
+/* P (rows x G * hp) = X W^T + bias for direction d on the packed kernels,
+ * X packed at S + o_s; on this thread. */
+static void project_pk(const rnn_plan *p, int64_t d, const float *S, float *P)
+{
+	int64_t H = p->hid, hp = p->hp, GHp = p->gates * hp, rows = p->seq * p->batch;
+	int64_t per = p->gates / p->wv_blocks;
+	if (hp != H)
+		memset(P, 0, (size_t)(rows * GHp) * sizeof *P);
+	for (int64_t q = 0; q < p->wv_blocks; q++) {
+		gc_pk_gemm g = {.m = rows, .n = per * H, .k = p->in, .s = S + p->o_s,
+				.v = p->wv + (uint64_t)(d * p->wv_blocks + q) * p->wv_floats,
+				.v_packed = 1, .c = P + q * per * hp, .ldc = GHp};
+		gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+		gc_pk_epi_init(&g.epi, &none);
+		g.epi.c = S + p->o_bias + (uint64_t)(d * GHp + q * per * hp);
+		g.epi.c_sn = 1;
+		gc_pk_gemm_run(&g, 0, (g.n + GC_PK_NR - 1) / GC_PK_NR);
+	}
+}
+
 typedef struct fast_run {
 	const rnn_plan *p;
 	const gc_tensor *X, *W, *R, *B, *H0, *C0, *P;
@@ -480,6 +506,8 @@ static void fast_dir(const fast_run *fr, int64_t d)
 	const float *pp = fr->P ? (const float *)fr->P->data + d * 3 * H : NULL;
 	const act *fa = &p->acts[d * p->n_act];
 	bool rev = p->reverse_only || d == 1;
+	if (p->wv)
+		project_pk(p, d, S, (float *)P);
 	for (int64_t b = 0; b < NB; b++)
 		for (int64_t j = 0; j < H; j++) {
 			h[b * hp + j] = fr->H0 ? ((const float *)fr->H0->data)[s_at(p, d, b, j)] : 0;
@@ -618,6 +646,10 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 			}
 		if (hp != H)
 			memset(P, 0, (size_t)(rows * GHp) * sizeof *P);
+		if (!p->rt)
+			pack_rt(p, R + d * G * H * H, S + p->o_rt + d * p->rt_floats);
+		if (p->wv)
+			continue; /* projected in fast_dir, on its thread */
 		/* one product for all gates when their rows need no padding */
 		int64_t per = hp == H ? G : 1;
 		for (int64_t q = 0; q < G && rows; q += per)
@@ -625,9 +657,9 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 				 (int)p->in, W + (d * G + q) * H * p->in, (int)p->in, 0.0f,
 				 P + q * hp, (int)GHp);
 		add_rows(P, rows, GHp, bias);
-		if (!p->rt)
-			pack_rt(p, R + d * G * H * H, S + p->o_rt + d * p->rt_floats);
 	}
+	if (p->wv && rows)
+		gc_pk_pack_s(X, p->in, 1, rows, p->in, S + p->o_s);
 	if (p->dirs == 2 && k->threads >= 2)
 		gc_nn_parallel(2, 2, fast_part, &fr);
 	else
@@ -666,15 +698,22 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	RNN_BUF(o_tmp, dirs * p->batch * 2 * hp);
 	RNN_BUF(o_bias, dirs * GHp);
 	RNN_BUF(o_rbh, dirs * hp);
+	const float *W = gc_kfixed(k, in, 1), *R = gc_kfixed(k, in, 2);
+	bool pk = W && R && gc_pk_usable();
+	RNN_BUF(o_s, pk ? gc_pk_s_floats(rows, p->in) : 0);
 	RNN_BUF(o_rt, 0);
 #undef RNN_BUF
-	const float *R = gc_kfixed(k, in, 2);
+	if (pk) {
+		p->wv_blocks = hp == p->hid ? 1 : p->gates;
+		p->wv_floats = (uint64_t)gc_pk_v_floats(p->in, p->gates / p->wv_blocks * p->hid);
+	}
 	if (!R)
 		o += dirs * p->rt_floats;
 	o += (uint64_t)p->batch * 2; /* sequence_lens as int64 */
 	n->scratch_bytes = o * sizeof(float) + 64;
 	if (R) {
-		size_t bytes = sizeof *p + dirs * p->rt_floats * sizeof(float);
+		uint64_t wv_all = dirs * (uint64_t)p->wv_blocks * p->wv_floats;
+		size_t bytes = sizeof *p + (dirs * p->rt_floats + wv_all) * sizeof(float);
 		rnn_plan *q = gc_calloc(1, bytes);
 		if (!q) {
 			gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", bytes);
@@ -684,6 +723,16 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 		for (int64_t d = 0; d < p->dirs; d++)
 			pack_rt(q, R + d * p->gates * p->hid * p->hid, q->rt_data + d * p->rt_floats);
 		q->rt = q->rt_data;
+		if (pk) {
+			float *wv = q->rt_data + dirs * p->rt_floats;
+			int64_t per = p->gates / p->wv_blocks;
+			for (int64_t d = 0; d < p->dirs; d++)
+				for (int64_t b = 0; b < p->wv_blocks; b++)
+					gc_pk_pack_v(W + (d * p->gates + b * per) * p->hid * p->in, 1,
+						     p->in, p->in, per * p->hid,
+						     wv + (uint64_t)(d * p->wv_blocks + b) * p->wv_floats);
+			q->wv = wv;
+		}
 		gc_free(p);
 		n->state = q;
 		*pp = q;
