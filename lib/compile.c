@@ -38,6 +38,7 @@ typedef struct compiler compiler;
 struct compiler {
 	const gc_graph *g;
 	const gc_compile_options *opt;
+	const gc_backend *backend; /* opt->backend's */
 	gc_program *p;
 	gc_strpool *strings; /* strings made by kernels run now */
 	gc_error *err;
@@ -335,7 +336,7 @@ static int compile_control(compiler *c, int32_t gi, gc_node *pn, gc_tensor *cons
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 		int rc = gc_control_formal(&k, pn, inp, s, nf, formal);
 		for (int tries = 0; !rc; tries++) {
-			compiler sc = { .opt = c->opt, .err = c->err, .parent = c,
+			compiler sc = { .opt = c->opt, .backend = c->backend, .err = c->err, .parent = c,
 					.depth = c->depth + 1 };
 			if ((rc = compile_graph(&sc, sg, formal, nf))) {
 				sub_free(&sc);
@@ -387,7 +388,7 @@ static int bind_node(compiler *c, int32_t gi)
 		custom = true;
 		op = GC_OP_CUSTOM;
 	}
-	const gc_op_info *info = &gc_op_table[op];
+	const gc_op_info *info = &c->backend->ops[op];
 	char lb[300];
 	if (!custom && (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
 	    n->n_out > info->max_out))
@@ -507,7 +508,6 @@ static int bind_node(compiler *c, int32_t gi)
 		memset(&outs[j], 0, sizeof outs[j]);
 		outp[j] = pn->out[j] >= 0 ? &outs[j] : NULL;
 	}
-	gc_prepare_fn prepare = info->prepare;
 	if (custom) {
 		/* Package functions see the values of constants (initializers)
 		 * only: `constant: true` means an initializer, and init may keep
@@ -520,17 +520,17 @@ static int bind_node(compiler *c, int32_t gi)
 			} else {
 				cinp[j] = inp[j];
 			}
-		const char *backend = c->opt->backend ? c->opt->backend : "Interpreter";
-		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->p->pool, pn, cinp, c->err);
+		rc = gc_bind_custom(g, gi, c->opt->registry, c->backend->name, c->p->pool, pn, cinp,
+				    c->err);
 		if (rc)
 			goto fail;
-		rc = gc_custom_prepare(&k, pn, cinp, outp);
+		rc = c->backend->prepare(&k, pn, cinp, outp);
 	} else if (any_dyn && !gc_op_takes_dynamic(op)) {
 		/* An input's shape is only known at run time: so is this node's. */
 		reprepare = true;
 		rc = 0;
 	} else {
-		rc = prepare(&k, pn, inp, outp);
+		rc = c->backend->prepare(&k, pn, inp, outp);
 		if (rc && k.need_value) {
 			/* It needs a value computed at run time: prepare it then. */
 			gc_node_release_state(pn);
@@ -822,7 +822,7 @@ static int emit(compiler *c)
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 		p->outputs[p->n_outputs++] = t;
 	}
-	return gc_program_plan_memory(p, c->err);
+	return gc_program_plan_memory(p, c->backend->arena_align, c->err);
 }
 
 /*
@@ -1010,7 +1010,13 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	gc_compile_options o;
 	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err))
 		return err->code;
-	compiler c = { .opt = &o, .err = err };
+	compiler c = { .opt = &o, .backend = gc_backend_find(o.backend), .err = err };
+	if (!c.backend) {
+		char names[128];
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "backend '%s': this build has no such backend (it has: %s)",
+				    o.backend, gc_backend_names(names, sizeof names));
+	}
 	int rc = compile_graph(&c, g, NULL, 0);
 	gc_free(c.vs);
 	gc_free(c.kept);

@@ -268,11 +268,7 @@ static void fill_views(node_run *r, const flavour *f, bool init_only)
 
 static void *aligned_buf(size_t bytes)
 {
-	size_t size = (bytes + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, size ? size : 64);
-	if (p)
-		memset(p, 0, size ? size : 64);
-	return p;
+	return gc_aligned_alloc(64, bytes, 1);
 }
 
 /* Runs flavour f on the node's private inputs. 0, or -1 (reported). */
@@ -377,7 +373,7 @@ out:
 		ctx.state = state;
 		gc_custom_call_destroy(destroy, &ctx);
 	}
-	free(scratch);
+	gc_free(scratch);
 	return rc;
 }
 
@@ -570,12 +566,12 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node
 out:
 	for (int a = 0; a < n_fl; a++) {
 		for (int o = 0; fl[a].outs && o < n->n_out; o++)
-			free(fl[a].outs[o]);
+			gc_free(fl[a].outs[o]);
 		gc_free(fl[a].outs);
 	}
 	gc_free(fl);
 	for (int k = 0; r.in_copy && k < n->n_in; k++)
-		free(r.in_copy[k]);
+		gc_free(r.in_copy[k]);
 	gc_free(r.in_copy);
 	gc_free(r.in_bytes);
 	gc_free(r.views);

@@ -25,7 +25,6 @@
 #define GUARD 64
 #define MAX_IO 64
 
-static const char *const backends[] = { "Interpreter" };
 
 typedef struct st {
 	FILE *out;
@@ -196,10 +195,8 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 	views(f, v, dims, outs, false);
 	void *scratch = NULL;
 	if (f->scratch_bytes) {
-		size_t sz = ((size_t)f->scratch_bytes + 63) & ~(size_t)63;
-		if (!(scratch = aligned_alloc(64, sz)))
+		if (!(scratch = gc_aligned_alloc(64, (size_t)f->scratch_bytes, 1)))
 			return snprintf(msg, len, "out of memory for scratch"), -1;
-		memset(scratch, 0, sz);
 	}
 	int rc = 0;
 	GcOpContext ctx;
@@ -213,7 +210,7 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 		snprintf(msg, len, "%s", host.msg[0] ? host.msg : "(no reason given)");
 		rc = 1;
 	}
-	free(scratch);
+	gc_free(scratch);
 	return rc;
 }
 
@@ -231,7 +228,7 @@ static int gbufs_alloc(gbufs *g, const frun *f, unsigned char fill)
 	g->n = f->n_out;
 	for (int i = 0; i < f->n_out; i++) {
 		g->bytes[i] = (size_t)gc_tensor_nbytes(&f->outs[i]);
-		g->base[i] = malloc(g->bytes[i] + 2 * GUARD);
+		g->base[i] = gc_malloc(g->bytes[i] + 2 * GUARD);
 		if (!g->base[i])
 			return -1;
 		memset(g->base[i], fill, g->bytes[i] + 2 * GUARD);
@@ -243,7 +240,7 @@ static int gbufs_alloc(gbufs *g, const frun *f, unsigned char fill)
 static void gbufs_free(gbufs *g)
 {
 	for (int i = 0; i < g->n; i++)
-		free(g->base[i]);
+		gc_free(g->base[i]);
 	g->n = 0;
 }
 
@@ -434,7 +431,7 @@ static void run_case(st *s, const gc_registry *reg, const gc_op_spec *op, const 
 		/* Inputs must stay as they are. */
 		void *copies[MAX_IO] = { 0 };
 		for (int32_t i = 0; i < n_in; i++)
-			if (in[i].data && (copies[i] = malloc((size_t)gc_tensor_nbytes(&in[i]) + 1)))
+			if (in[i].data && (copies[i] = gc_malloc((size_t)gc_tensor_nbytes(&in[i]) + 1)))
 				memcpy(copies[i], in[i].data, (size_t)gc_tensor_nbytes(&in[i]));
 		gbufs g2;
 		bool alloc_ok = !gbufs_alloc(&r->g, &f, 0xA5) && !gbufs_alloc(&g2, &f, 0x5A);
@@ -545,7 +542,7 @@ static void run_case(st *s, const gc_registry *reg, const gc_op_spec *op, const 
 		}
 	next:
 		for (int32_t i = 0; i < n_in; i++)
-			free(copies[i]);
+			gc_free(copies[i]);
 		frun_teardown(&f);
 	}
 	snprintf(s->where, sizeof s->where, "%s", base_where);
@@ -665,10 +662,10 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			continue;
 		}
 		for (int32_t k = 0; k < n; k++)
-			for (size_t b = 0; b < sizeof backends / sizeof *backends; b++) {
+			for (size_t b = 0; b < gc_n_backends; b++) {
 				snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
 					 tests[k].name, tests[k].line);
-				run_case(&s, reg, op, &tests[k], backends[b]);
+				run_case(&s, reg, op, &tests[k], gc_backends[b]->name);
 			}
 	}
 	if (only_op && !matched)
