@@ -265,38 +265,35 @@ static int run_rnn(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor
  * the node's scratch: nothing is allocated while running. With two or more
  * threads the directions of a bidirectional node run on two threads. */
 
+/* out[q] = base[q] + sum_k h[k] rt[k * ld + q] for q < w (a constant after
+ * inlining: the w accumulators stay in registers). */
+static inline __attribute__((always_inline)) void rec_block(const float *h, int64_t K,
+							    const float *rt, int64_t ld,
+							    const float *base, float *out, const int w)
+{
+	float acc[64];
+	for (int q = 0; q < w; q++)
+		acc[q] = base ? base[q] : 0.0f;
+	for (int64_t k = 0; k < K; k++) {
+		float hk = h[k];
+		const float *r = rt + k * ld;
+		for (int q = 0; q < w; q++)
+			acc[q] += hk * r[q];
+	}
+	for (int q = 0; q < w; q++)
+		out[q] = acc[q];
+}
+
 /* out[j] = base[j] + sum_k h[k] rt[k * ld + j] for j < n (n a multiple of 16);
  * base NULL: 0. rt and out start at the first column. */
 GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int64_t ld, int64_t n,
 				const float *base, float *out)
 {
 	int64_t j = 0;
-	for (; j + 64 <= n; j += 64) {
-		float acc[64];
-		for (int q = 0; q < 64; q++)
-			acc[q] = base ? base[j + q] : 0.0f;
-		for (int64_t k = 0; k < K; k++) {
-			float hk = h[k];
-			const float *r = rt + k * ld + j;
-			for (int q = 0; q < 64; q++)
-				acc[q] += hk * r[q];
-		}
-		for (int q = 0; q < 64; q++)
-			out[j + q] = acc[q];
-	}
-	for (; j < n; j += 16) {
-		float acc[16];
-		for (int q = 0; q < 16; q++)
-			acc[q] = base ? base[j + q] : 0.0f;
-		for (int64_t k = 0; k < K; k++) {
-			float hk = h[k];
-			const float *r = rt + k * ld + j;
-			for (int q = 0; q < 16; q++)
-				acc[q] += hk * r[q];
-		}
-		for (int q = 0; q < 16; q++)
-			out[j + q] = acc[q];
-	}
+	for (; j + 64 <= n; j += 64)
+		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 64);
+	for (; j < n; j += 16)
+		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 16);
 }
 
 /* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
