@@ -30,6 +30,20 @@ static gc_program *small_program(void)
 	return p;
 }
 
+/* y = relu(x), x float 4 (not compiled). */
+static gc_graph *tiny_graph(void)
+{
+	gc_graph *g = gc_graph_new("tiny");
+	gc_error err = { 0 };
+	int64_t d[1] = { 4 };
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
+	const char *in[] = { "x" }, *out[] = { "y" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, in, 1, out, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	return g;
+}
+
 static float x_data[6] = { -1, 2, -3, 4, -5, 6 };
 
 static gc_session *small_session(gc_program *p)
@@ -83,13 +97,7 @@ static void test_session_options_size(void)
 static void test_compile_and_load_options_size(void)
 {
 	gc_error err = { 0 };
-	gc_graph *g = gc_graph_new("tiny");
-	int64_t d[1] = { 4 };
-	gc_graph_set_opset(g, "", 13, &err);
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
-	const char *in[] = { "x" }, *out[] = { "y" };
-	gc_graph_add_node(g, "relu", "", "Relu", 1, in, 1, out, 0, NULL, &err);
-	gc_graph_add_output(g, "y", &err);
+	gc_graph *g = tiny_graph();
 	gc_program *p = NULL;
 	gc_compile_options co = { .size = 1 };
 	CHECK_INT(gc_compile(g, &co, &p, &err), GC_EINVAL);
@@ -233,14 +241,8 @@ static void test_backend_descriptor(void)
 		if (p->tensors[t].storage == GC_STORAGE_ARENA)
 			CHECK_INT(p->tensors[t].offset % b->arena_align, 0);
 	gc_program_free(p);
-	gc_graph *g = gc_graph_new("tiny");
+	gc_graph *g = tiny_graph();
 	gc_error err = { 0 };
-	int64_t d[1] = { 4 };
-	gc_graph_set_opset(g, "", 13, &err);
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
-	const char *in[] = { "x" }, *out[] = { "y" };
-	gc_graph_add_node(g, "relu", "", "Relu", 1, in, 1, out, 0, NULL, &err);
-	gc_graph_add_output(g, "y", &err);
 	gc_compile_options co = { .backend = "Vulkan" };
 	CHECK_INT(gc_compile(g, &co, &p, &err), GC_EUNSUPPORTED);
 	CHECK_CONTAINS(err.msg, "backend 'Vulkan': this build has no such backend (it has: "
