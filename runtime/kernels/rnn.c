@@ -487,6 +487,19 @@ typedef struct fast_run {
 	float *scratch, *Y, *Yh, *Yc;
 } fast_run;
 
+/* Batch row b's projection row at step s of a direction (*t its time
+ * index), or NULL when the row's sequence has ended. */
+static const float *step_row(const fast_run *fr, const float *P, int64_t b, int64_t s, bool rev,
+			     int64_t *t)
+{
+	const rnn_plan *p = fr->p;
+	int64_t len = fr->len ? fr->len[b] : p->seq;
+	if (s >= len)
+		return NULL;
+	*t = rev ? len - 1 - s : s;
+	return P + (p->layout1 ? b * p->seq + *t : *t * p->batch + b) * p->gates * p->hp;
+}
+
 /* The recurrence of direction d (its projections are done). */
 static void fast_dir(const fast_run *fr, int64_t d)
 {
@@ -516,44 +529,37 @@ static void fast_dir(const fast_run *fr, int64_t d)
 	bool lbr = p->kind == K_GRU && p->lbr;
 	int64_t main_cols = p->kind == K_GRU && !lbr ? 2 * hp : GHp;
 	for (int64_t s = 0; s < p->seq; s++) {
-		/* H R^T for the rows still running, two at a time */
+		/* H R^T for the rows still running, two at a time; base: the
+		 * projection (with linear_before_reset: that of z and r, 0 for h) */
 		int64_t pend = -1;
+		const float *pbase = NULL;
 		for (int64_t b = 0; b < NB; b++) {
-			int64_t len = fr->len ? fr->len[b] : p->seq;
-			if (s >= len)
+			int64_t t;
+			const float *pr = step_row(fr, P, b, s, rev, &t), *base = pr;
+			if (!pr)
 				continue;
-			int64_t t = rev ? len - 1 - s : s;
-			const float *pr = P + (p->layout1 ? b * p->seq + t : t * NB + b) * GHp;
-			if (lbr) { /* base: the projection of z and r, 0 for h */
+			if (lbr) {
 				memcpy(g + b * GHp, pr, (size_t)(2 * hp) * sizeof *g);
 				memset(g + b * GHp + 2 * hp, 0, (size_t)hp * sizeof *g);
+				base = g + b * GHp;
 			}
 			if (pend < 0) {
 				pend = b;
+				pbase = base;
 				continue;
 			}
-			int64_t l0 = fr->len ? fr->len[pend] : p->seq;
-			int64_t t0 = rev ? l0 - 1 - s : s;
-			const float *p0 = P + (p->layout1 ? pend * p->seq + t0 : t0 * NB + pend) * GHp;
-			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols,
-				  lbr ? g + pend * GHp : p0, lbr ? g + b * GHp : pr, g + pend * GHp,
-				  g + b * GHp);
+			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols, pbase, base,
+				  g + pend * GHp, g + b * GHp);
 			pend = -1;
 		}
-		if (pend >= 0) {
-			int64_t l0 = fr->len ? fr->len[pend] : p->seq;
-			int64_t t0 = rev ? l0 - 1 - s : s;
-			const float *p0 = P + (p->layout1 ? pend * p->seq + t0 : t0 * NB + pend) * GHp;
-			rec_cols(h + pend * hp, H, rt, GHp, main_cols, lbr ? g + pend * GHp : p0,
-				 g + pend * GHp);
-		}
+		if (pend >= 0)
+			rec_cols(h + pend * hp, H, rt, GHp, main_cols, pbase, g + pend * GHp);
 		/* the gates, row by row */
 		for (int64_t b = 0; b < NB; b++) {
-			int64_t len = fr->len ? fr->len[b] : p->seq;
-			if (s >= len)
+			int64_t t;
+			const float *pr = step_row(fr, P, b, s, rev, &t);
+			if (!pr)
 				continue;
-			int64_t t = rev ? len - 1 - s : s;
-			const float *pr = P + (p->layout1 ? b * p->seq + t : t * NB + b) * GHp;
 			float *hb = h + b * hp, *gb = g + b * GHp, *tb = tmp + b * 2 * hp;
 			if (p->kind == K_LSTM) {
 				lstm_cell(p, fa, pp, gb, hb, c + b * hp, tb);
