@@ -146,6 +146,10 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 {
 	gc_session_options o;
 	*out = NULL;
+	if (p->inspect_only)
+		return gc_error_set(err, GC_EINVAL,
+				    "the program was loaded for inspection only (its libraries were "
+				    "not loaded): it cannot run");
 	if (gc_options_copy(&o, sizeof o, opt, "gc_session_options", err))
 		return err->code;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -297,6 +301,8 @@ int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err
 			memcpy(v->data, t->data, (size_t)nb);
 		return 0;
 	}
+	if (pt->storage == GC_STORAGE_ARENA)
+		v->data = s->arena + pt->offset; /* gc_session_use_input may have pointed it away */
 	if (pt->nbytes)
 		memcpy(v->data, t->data, (size_t)pt->nbytes);
 	return 0;
@@ -320,6 +326,21 @@ int gc_session_bind_input(gc_session *s, int i, const gc_tensor *t, const char *
 	}
 	s->tensors[idx] = *t;
 	return 0;
+}
+
+int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
+{
+	const gc_program *p = s->p;
+	if (i < 0 || i >= p->n_inputs)
+		return gc_error_set(err, GC_EINVAL, "input index %d out of range (the program has %d)",
+				    i, p->n_inputs);
+	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
+	if (pt->storage != GC_STORAGE_ARENA || t->dtype == GC_DTYPE_STRING)
+		return gc_session_set_input(s, i, t, err);
+	if (!t->data && gc_tensor_nbytes(t) > 0)
+		return gc_error_set(err, GC_EINVAL, "input '%s': a %s tensor without its data",
+				    pt->name, gc_dtype_name(t->dtype));
+	return gc_session_bind_input(s, i, t, "input", err);
 }
 
 static int dynamic_output(gc_kctx *k, int j, gc_tensor **v, gc_dynslot **slot,
