@@ -448,3 +448,49 @@ bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type)
 	const gc_irnode *n = &e->g->nodes[node];
 	return (!n->domain[0] || !strcmp(n->domain, "ai.onnx")) && !strcmp(n->op_type, op_type);
 }
+
+int gc_edit_set_op(gc_edit *e, int32_t node, const char *domain, const char *op_type,
+		   int32_t n_in)
+{
+	gc_graph *g = e->g;
+	gc_irnode *n = &g->nodes[node];
+	const char *d = gc_pool_strdup(g->pool, domain), *t = gc_pool_strdup(g->pool, op_type);
+	if (!d || !t)
+		return nomem(e->err);
+	for (int32_t j = n_in; j < n->n_in; j++)
+		if (n->in[j] >= 0)
+			e->n_uses[n->in[j]]--;
+	if (n_in < n->n_in)
+		n->n_in = n_in;
+	n->domain = d;
+	n->op_type = t;
+	n->n_attr = 0;
+	n->attrs = NULL;
+	return 0;
+}
+
+bool gc_edit_const_scalar(gc_edit *e, int32_t v, gc_dtype *dtype, double *val)
+{
+	const gc_tensor *t = gc_edit_const(e, v);
+	if (!t || !gc_kv_float(t->dtype) || gc_tensor_numel(t) != 1)
+		return false;
+	*val = gc_kv_load(t, 0);
+	if (dtype)
+		*dtype = t->dtype;
+	return true;
+}
+
+int32_t gc_edit_only_reader(const gc_edit *e, int32_t v)
+{
+	if (v < 0 || e->n_uses[v] != 1 || e->pinned[v])
+		return -1;
+	for (int32_t i = 0; i < e->g->n_nodes; i++) {
+		if (e->removed[i])
+			continue;
+		const gc_irnode *n = &e->g->nodes[i];
+		for (int32_t j = 0; j < n->n_in; j++)
+			if (n->in[j] == v)
+				return i;
+	}
+	return -1;
+}

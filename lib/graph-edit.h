@@ -91,6 +91,17 @@ int32_t gc_edit_add_constant(gc_edit *e, const char *hint, gc_dtype dtype, int32
  * value_float, value_int, value_floats or value_ints). NULL otherwise. */
 const gc_tensor *gc_edit_const(gc_edit *e, int32_t v);
 
+/* Node becomes a node of (domain, op_type) without attributes, keeping its
+ * first n_in inputs (the others lose a use) and its outputs. */
+int gc_edit_set_op(gc_edit *e, int32_t node, const char *domain, const char *op_type,
+		   int32_t n_in);
+/* Whether v is a constant float scalar (any rank, one element); its value
+ * and (dtype may be NULL) type. */
+bool gc_edit_const_scalar(gc_edit *e, int32_t v, gc_dtype *dtype, double *val);
+/* The one node that reads v when v has exactly one use and is not pinned,
+ * else -1 (a scan over the nodes). */
+int32_t gc_edit_only_reader(const gc_edit *e, int32_t v);
+
 /* Whether node is a built-in (default domain) node of that op type. */
 bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type);
 

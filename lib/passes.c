@@ -21,6 +21,10 @@ static const gc_lowering gc_ir_lowerings[] = {
 static const gc_pass gc_ir_passes[] = {
     {"identity-elimination", gc_pass_identity_elimination},
     {"fold-batchnorm", gc_pass_fold_batchnorm},
+    {"fuse-layernorm", gc_pass_fuse_layernorm}, /* before pow-to-mul: its chain has a Pow */
+    {"pow-to-mul", gc_pass_pow_to_mul},
+    {"fuse-gelu", gc_pass_fuse_gelu},
+    {"fuse-swish", gc_pass_fuse_swish},
     {"fuse-matmul-bias", gc_pass_fuse_matmul_bias},
     {"fuse-activation", gc_pass_fuse_activation},
     {"dead-node-removal", gc_pass_dead_nodes},

@@ -30,6 +30,10 @@ typedef struct gc_pass {
 int gc_pass_gradient(gc_pass_ctx *ctx);
 int gc_pass_identity_elimination(gc_pass_ctx *ctx);
 int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
+int gc_pass_fuse_layernorm(gc_pass_ctx *ctx);
+int gc_pass_pow_to_mul(gc_pass_ctx *ctx);
+int gc_pass_fuse_gelu(gc_pass_ctx *ctx);
+int gc_pass_fuse_swish(gc_pass_ctx *ctx);
 int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx);
 int gc_pass_fuse_activation(gc_pass_ctx *ctx);
 int gc_pass_dead_nodes(gc_pass_ctx *ctx);

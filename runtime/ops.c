@@ -16,6 +16,9 @@ static const char *const gc_op_domains[GC_OP_COUNT] = {
 #define GC_X_(name, ...) [GC_OP_##name] = GC_DOMAIN_TRAINING,
 	GC_OPS_TRAINING(GC_X_)
 #undef GC_X_
+#define GC_X_(name, ...) [GC_OP_##name] = GC_DOMAIN_GRAPHCC,
+	GC_OPS_FUSED(GC_X_)
+#undef GC_X_
 };
 
 /* The opset versions graphcc implements: ONNX's default domain up to the

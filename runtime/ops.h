@@ -12,6 +12,7 @@
 #include "kernels/control.h"
 #include "kernels/detection.h"
 #include "kernels/elementwise.h"
+#include "kernels/fused.h"
 #include "kernels/loss.h"
 #include "kernels/nn.h"
 #include "kernels/quant.h"
@@ -40,7 +41,8 @@
 	GC_OPS_TEXT(X)                                                         \
 	GC_OPS_TRAINING(X)                                                     \
 	GC_OPS_CONTROL(X)                                                      \
-	GC_OPS_SEQUENCE(X)
+	GC_OPS_SEQUENCE(X)                                                     \
+	GC_OPS_FUSED(X)
 
 typedef enum gc_op {
 	GC_OP_NONE,

@@ -10,93 +10,28 @@
 
 #include "../alloc.h"
 #include "../ops.h"
-
-/*
- * float32 exp and tanh written so that loops over them vectorise (libm's are
- * calls): Cody-Waite range reduction and Cephes' polynomials, at most 1 ulp
- * from the correctly rounded value (checked against exp/tanh in double over
- * the whole float range), with inf, NaN and underflow to 0 as libm's.
- */
-static inline float ew_expf(float x)
-{
-	float xc = x < -104.0f ? -104.0f : x; /* exp(-104) rounds to 0 */
-	xc = xc > 89.0f ? 89.0f : xc;	      /* exp(89) overflows */
-	xc = x != x ? 0.0f : xc;
-	const float round_magic = 12582912.0f; /* 1.5 * 2^23 */
-	float n = (xc * 1.44269504088896341f + round_magic) - round_magic;
-	float r = xc - n * 0.693359375f;
-	r = r - n * -2.12194440e-4f;
-	float q = 1.9875691500e-4f;
-	q = q * r + 1.3981999507e-3f;
-	q = q * r + 8.3334519073e-3f;
-	q = q * r + 4.1665795894e-2f;
-	q = q * r + 1.6666665459e-1f;
-	q = q * r + 5.0000001201e-1f;
-	q = q * r * r + r + 1.0f;
-	/* 2^n as two factors, so that n in [-150, 129] needs no denormal or
-	 * infinite scale of its own */
-	int32_t ni = (int32_t)n, n1 = ni >> 1, n2 = ni - n1;
-	uint32_t b1 = (uint32_t)(n1 + 127) << 23, b2 = (uint32_t)(n2 + 127) << 23;
-	float s1, s2;
-	memcpy(&s1, &b1, 4);
-	memcpy(&s2, &b2, 4);
-	float y = q * s1 * s2;
-	return x != x ? x : y;
-}
-
-static inline float ew_tanhf(float x)
-{
-	float ax = x < 0 ? -x : x, z = x * x;
-	float q = -5.70498872745e-3f;
-	q = q * z + 2.06390887954e-2f;
-	q = q * z - 5.37397155531e-2f;
-	q = q * z + 1.33314422036e-1f;
-	q = q * z - 3.33332819422e-1f;
-	float small = x + x * z * q;
-	float e = ew_expf(2.0f * (ax > 9.0f ? 9.0f : ax));
-	float big = 1.0f - 2.0f / (e + 1.0f);
-	big = x < 0 ? -big : big;
-	return ax < 0.625f ? small : big;
-}
-
-/*
- * float32 erf as a rational function of x (the odd/even polynomials of
- * Eigen's fast erf) on [-4, 4], where erf saturates at float precision.
- * Within 4.5e-7 of erf (a few ulp near +-1; relative error grows only for
- * results in the denormal range); GELU-shaped models spend much of their
- * elementwise time here, and libm's erff does not vectorise.
- */
-static inline float ew_erff(float x)
-{
-	float xc = x < -4.0f ? -4.0f : x;
-	xc = xc > 4.0f ? 4.0f : xc;
-	float z = xc * xc;
-	float p = -2.72614225801306e-10f;
-	p = p * z + 2.77068142495902e-08f;
-	p = p * z - 2.10102402082508e-06f;
-	p = p * z - 5.69250639462346e-05f;
-	p = p * z - 7.34990630326855e-04f;
-	p = p * z - 2.95459980854025e-03f;
-	p = p * z - 1.60960333262415e-02f;
-	float q = -1.45660718464996e-05f;
-	q = q * z - 2.13374055278905e-04f;
-	q = q * z - 1.68282697438203e-03f;
-	q = q * z - 7.37332916720468e-03f;
-	q = q * z - 1.42647390514189e-02f;
-	return xc * p / q;
-}
+#include "nn.h" /* GC_NN_SIMD */
+#include "vmath.h"
 
 /* clang-format off */
-/* exp/tanh/erf of a float or a double expression */
-#define EXP_(x) _Generic((x), float: ew_expf, default: exp)(x)
-#define TANH_(x) _Generic((x), float: ew_tanhf, default: tanh)(x)
-#define ERF_(x) _Generic((x), float: ew_erff, default: erf)(x)
+/* float32 through vmath.h (vectorised), double through libm */
+#define EXP_(x) _Generic((x), float: gc_vm_expf, default: exp)(x)
+#define LOG_(x) _Generic((x), float: gc_vm_logf, default: log)(x)
+#define TANH_(x) _Generic((x), float: gc_vm_tanhf, default: tanh)(x)
+#define ERF_(x) _Generic((x), float: gc_vm_erff, default: erf)(x)
+#define SOFTPLUS_(x) _Generic((x), float: gc_vm_softplusf, default: softplus_d)(x)
+
+/* log(1 + e^x) without overflowing for large x */
+static inline double softplus_d(double x)
+{
+	return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+}
 
 /* ---- kernels: o = OP(x, p, T, W), p the node's gc_ew_params ------------- */
 
 #define OP_SQRT(x, p, T, W) sqrt(x)
 #define OP_EXP(x, p, T, W) EXP_(x)
-#define OP_LOG(x, p, T, W) log(x)
+#define OP_LOG(x, p, T, W) LOG_(x)
 #define OP_TANH(x, p, T, W) TANH_(x)
 #define OP_ERF(x, p, T, W) ERF_(x)
 #define OP_SIN(x, p, T, W) sin(x)
@@ -115,6 +50,8 @@ static inline float ew_erff(float x)
 #define OP_ROUND(x, p, T, W) nearbyint(x) /* halves to even */
 #define OP_RECIP(x, p, T, W) ((T)1 / (x))
 #define OP_SIGMOID(x, p, T, W) ((T)1 / ((T)1 + EXP_(-(x))))
+#define OP_SWISH(x, p, T, W) ((x) / ((T)1 + EXP_(-(x))))
+#define OP_GELU(x, p, T, W) ((T)0.5 * (x) * ((T)1 + ERF_((x) * (T)0.70710678118654752440)))
 #define OP_NEG_F(x, p, T, W) (-(x))
 #define OP_ABS_F(x, p, T, W) fabs(x)
 #define OP_RELU_F(x, p, T, W) ((x) < 0 ? (T)0 : (x))
@@ -129,10 +66,9 @@ static inline float ew_erff(float x)
 #define OP_CELU(x, p, T, W)                                                    \
 	((x) > 0 ? (x) : (T)(p)->alpha * (EXP_((x) / (T)(p)->alpha) - (T)1))
 #define OP_THRELU(x, p, T, W) ((x) > (T)(p)->alpha ? (x) : (T)0)
-/* log(1 + e^x) without overflowing for large x */
-#define OP_SOFTPLUS(x, p, T, W) ((x) > 0 ? (x) + log1p(exp(-(x))) : log1p(exp(x)))
+#define OP_SOFTPLUS(x, p, T, W) SOFTPLUS_(x)
 #define OP_SOFTSIGN(x, p, T, W) ((x) / ((T)1 + fabs(x)))
-#define OP_MISH(x, p, T, W) ((x) * tanh(OP_SOFTPLUS(x, p, T, W)))
+#define OP_MISH(x, p, T, W) ((x) * TANH_(SOFTPLUS_(x)))
 /* Shrink: alpha holds lambd, beta holds bias. */
 #define OP_SHRINK_F(x, p, T, W)                                                \
 	((x) < -(T)(p)->alpha  ? (x) + (T)(p)->beta                            \
@@ -154,11 +90,16 @@ static inline float ew_erff(float x)
 
 /* float32 and float64 (float16/bfloat16 use the float32 kernel) */
 #define GEN_F(N, OP) GC_EW_T_FLT(GC_EW_GEN_UN, N, OP)
+/* the same, the float32 kernel compiled for AVX-512 and AVX2+FMA too (picked
+ * once, when the library loads): for what vectorises (no libm call) */
+#define GEN_FV(N, OP)                                                          \
+	GC_NN_SIMD GC_EW_UN(N##_f32, float, float, float, OP)                  \
+	GC_EW_UN(N##_f64, double, double, double, OP)
 #define TBL_F(N) { GC_EW_T_FLT(GC_EW_TBL, N, _) }
-GEN_F(sqrt, OP_SQRT)
-GEN_F(exp, OP_EXP)
-GEN_F(log, OP_LOG)
-GEN_F(tanh, OP_TANH)
+GEN_FV(sqrt, OP_SQRT)
+GEN_FV(exp, OP_EXP)
+GEN_FV(log, OP_LOG)
+GEN_FV(tanh, OP_TANH)
 GEN_F(sin, OP_SIN)
 GEN_F(cos, OP_COS)
 GEN_F(tan, OP_TAN)
@@ -173,18 +114,20 @@ GEN_F(atanh, OP_ATANH)
 GEN_F(floor, OP_FLOOR)
 GEN_F(ceil, OP_CEIL)
 GEN_F(round, OP_ROUND)
-GEN_F(recip, OP_RECIP)
-GEN_F(sigmoid, OP_SIGMOID)
-GEN_F(leaky, OP_LEAKY)
-GEN_F(hsig, OP_HSIG)
-GEN_F(hswish, OP_HSWISH)
-GEN_F(elu, OP_ELU)
-GEN_F(selu, OP_SELU)
-GEN_F(celu, OP_CELU)
+GEN_FV(recip, OP_RECIP)
+GEN_FV(sigmoid, OP_SIGMOID)
+GEN_FV(swish, OP_SWISH)
+GEN_FV(gelu, OP_GELU)
+GEN_FV(leaky, OP_LEAKY)
+GEN_FV(hsig, OP_HSIG)
+GEN_FV(hswish, OP_HSWISH)
+GEN_FV(elu, OP_ELU)
+GEN_FV(selu, OP_SELU)
+GEN_FV(celu, OP_CELU)
 GEN_F(threlu, OP_THRELU)
-GEN_F(softplus, OP_SOFTPLUS)
-GEN_F(softsign, OP_SOFTSIGN)
-GEN_F(mish, OP_MISH)
+GEN_FV(softplus, OP_SOFTPLUS)
+GEN_FV(softsign, OP_SOFTSIGN)
+GEN_FV(mish, OP_MISH)
 GC_EW_T_FLT(GC_EW_GEN_UNB, isnan, OP_ISNAN)
 GC_EW_T_FLT(GC_EW_GEN_UNB, isinf, OP_ISINF)
 
@@ -194,12 +137,12 @@ GC_EW_T_SINT(GC_EW_GEN_UN, neg, OP_NEG_S)
 GC_EW_T_FLT(GC_EW_GEN_UN, abs, OP_ABS_F)
 GC_EW_T_SINT(GC_EW_GEN_UN, abs, OP_ABS_S)
 GC_EW_T_UINT(GC_EW_GEN_UN, abs, OP_ABS_U)
-GC_EW_T_FLT(GC_EW_GEN_UN, relu, OP_RELU_F)
+GEN_FV(relu, OP_RELU_F)
 GC_EW_T_SINT(GC_EW_GEN_UN, relu, OP_RELU_S)
 GC_EW_T_FLT(GC_EW_GEN_UN, sign, OP_SIGN_F)
 GC_EW_T_SINT(GC_EW_GEN_UN, sign, OP_SIGN_S)
 GC_EW_T_UINT(GC_EW_GEN_UN, sign, OP_SIGN_U)
-GC_EW_T_FLT(GC_EW_GEN_UN, erf, OP_ERF)
+GEN_FV(erf, OP_ERF)
 GC_EW_T_SINT(GC_EW_GEN_UN, erf, OP_ERF_I)
 GC_EW_T_UINT(GC_EW_GEN_UN, erf, OP_ERF_I)
 GC_EW_T_FLT(GC_EW_GEN_UN, shrink, OP_SHRINK_F)
@@ -262,6 +205,8 @@ UNARY_OP(Exp, F4, TBL_F(exp), GC_DTYPE_UNDEFINED)
 UNARY_OP(Log, F4, TBL_F(log), GC_DTYPE_UNDEFINED)
 UNARY_OP(Tanh, F4, TBL_F(tanh), GC_DTYPE_UNDEFINED)
 UNARY_OP(Sigmoid, F4, TBL_F(sigmoid), GC_DTYPE_UNDEFINED)
+UNARY_OP(Swish, F4, TBL_F(swish), GC_DTYPE_UNDEFINED)
+UNARY_OP(Gelu, F4, TBL_F(gelu), GC_DTYPE_UNDEFINED)
 UNARY_OP(Reciprocal, F4, TBL_F(recip), GC_DTYPE_UNDEFINED)
 UNARY_OP(Floor, F4, TBL_F(floor), GC_DTYPE_UNDEFINED)
 UNARY_OP(Ceil, F4, TBL_F(ceil), GC_DTYPE_UNDEFINED)

@@ -8,34 +8,9 @@
 #include "kutil.h"
 #include "nn.h"
 #include "value-impl.h"
+#include "vmath.h"
 
 GC_NN_O3
-
-/*
- * exp for float32, written so that GCC vectorises loops calling it (glibc's
- * expf does not vectorise): Cephes' range reduction and degree-6 polynomial,
- * relative error about 2e-7. Inputs below -87.3 give ~1e-38 rather than 0,
- * which softmax cannot tell apart; NaN stays NaN.
- */
-static inline float nn_expf(float x)
-{
-	x = x > 88.7f ? 88.7f : x;
-	x = x < -87.3f ? -87.3f : x;
-	float t = x * 1.44269504088896341f + 12582912.0f; /* round to nearest */
-	float fn = t - 12582912.0f;
-	float r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
-	float p = 1.9875691500e-4f;
-	p = p * r + 1.3981999507e-3f;
-	p = p * r + 8.3334519073e-3f;
-	p = p * r + 4.1665795894e-2f;
-	p = p * r + 1.6666665459e-1f;
-	p = p * r + 5.0000001201e-1f;
-	p = p * r * r + r + 1.0f;
-	int32_t e = ((int32_t)fn + 127) << 23;
-	float scale;
-	memcpy(&scale, &e, 4);
-	return p * scale;
-}
 
 /* ---- BatchNormalization ---- */
 
@@ -422,9 +397,9 @@ GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x,
 		if (is_log) {
 			for (; i + GC_NN_LANES <= len; i += GC_NN_LANES)
 				for (int j = 0; j < GC_NN_LANES; j++)
-					acc[j] += nn_expf(xr[i + j] - mx);
+					acc[j] += gc_vm_expf(xr[i + j] - mx);
 			for (; i < len; i++)
-				sum += nn_expf(xr[i] - mx);
+				sum += gc_vm_expf(xr[i] - mx);
 			for (int j = 0; j < GC_NN_LANES; j++)
 				sum += acc[j];
 			float shift = mx + logf(sum);
@@ -433,12 +408,12 @@ GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x,
 		} else {
 			for (; i + GC_NN_LANES <= len; i += GC_NN_LANES)
 				for (int j = 0; j < GC_NN_LANES; j++) {
-					float e = nn_expf(xr[i + j] - mx);
+					float e = gc_vm_expf(xr[i + j] - mx);
 					yr[i + j] = e;
 					acc[j] += e;
 				}
 			for (; i < len; i++) {
-				float e = nn_expf(xr[i] - mx);
+				float e = gc_vm_expf(xr[i] - mx);
 				yr[i] = e;
 				sum += e;
 			}
@@ -475,7 +450,7 @@ GC_NN_SIMD static void softmax_strided_f32(const softmax_state *st, const float 
 			const float *xr = xo + j * inner;
 			float *yr = yo + j * inner;
 			for (int64_t i = 0; i < inner; i++) {
-				float e = nn_expf(xr[i] - mx[i]);
+				float e = gc_vm_expf(xr[i] - mx[i]);
 				if (!is_log)
 					yr[i] = e;
 				sum[i] += e;

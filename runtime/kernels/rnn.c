@@ -5,16 +5,28 @@
  * in Y and leave the state alone), initial states, LSTM peepholes and
  * input_forget, GRU linear_before_reset, clip, and every activation ONNX
  * lists with its alpha/beta. Gate order: GRU z, r, h; LSTM i, o, f, c
- * (peepholes i, o, f). Computed in double; float16, float and double.
+ * (peepholes i, o, f). float32 takes the fast path below (GEMM input
+ * projection, packed recurrent weights, vectorised gates; computed in
+ * float); float16 and double, and everything with GRAPHCC_NN_REFERENCE=1,
+ * the reference path (computed in double), which tests/unit/test-rnn-fast.c
+ * compares the fast one with.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "../alloc.h"
+#include "../blas.h"
+#include "nn-par.h"
+#include "nn.h"
 #include "rnn.h"
+#include "sgemm-pack.h"
 #include "value-impl.h"
+#include "vmath.h"
+
+GC_NN_O3
 
 enum { K_RNN, K_GRU, K_LSTM };
 enum {
@@ -47,6 +59,18 @@ typedef struct rnn_plan {
 	double clip; /* 0: none */
 	act acts[6]; /* n_act per direction */
 	bool has_y, has_yh, has_yc;
+	/* float32 fast path (see run_fast); the reference path otherwise */
+	bool fast;
+	int64_t hp;		/* hid rounded up to 16: every gate's row in buffers */
+	uint64_t rt_floats;	/* packed R^T per direction: hid x gates * hp */
+	const float *rt;	/* packed at prepare (R constant), else NULL */
+	/* W constant on an AVX-512 CPU: the projection on the packed kernels
+	 * (sgemm-pack.h), inside each direction's thread; else OpenBLAS */
+	const float *wv;	 /* packed W^T: per direction, wv_blocks blocks */
+	int64_t wv_blocks;	 /* 1 (every gate) when hid == hp, else one per gate */
+	uint64_t wv_floats;	 /* per block */
+	uint64_t o_proj, o_h, o_c, o_g, o_tmp, o_bias, o_rbh, o_s, o_rt; /* scratch, floats */
+	float rt_data[];	/* the packed R^T (R constant), then W^T (wv) */
 } rnn_plan;
 
 static double apply(const act *a, double x)
@@ -230,6 +254,498 @@ static int run_rnn(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor
 	return 0;
 }
 
+/* ---- float32 fast path ----
+ *
+ * The input projection of every time step is one GEMM per gate and direction
+ * (X [steps * batch, in] times W's rows, through OpenBLAS) before the
+ * recurrence starts; each step then adds H R^T from R^T packed [hid][gate
+ * * hp] (at prepare when R is constant, else into scratch at the start of
+ * the run), 64 or 16 columns at a time in registers, and the gates'
+ * element-wise math runs in vectorised passes (vmath.h). Every buffer is in
+ * the node's scratch: nothing is allocated while running. With two or more
+ * threads the directions of a bidirectional node run on two threads. */
+
+/* out[q] = base[q] + sum_k h[k] rt[k * ld + q] for q < w (a constant after
+ * inlining: the w accumulators stay in registers). */
+static inline __attribute__((always_inline)) void rec_block(const float *h, int64_t K,
+							    const float *rt, int64_t ld,
+							    const float *base, float *out, const int w)
+{
+	float acc[64];
+	for (int q = 0; q < w; q++)
+		acc[q] = base ? base[q] : 0.0f;
+	for (int64_t k = 0; k < K; k++) {
+		float hk = h[k];
+		const float *r = rt + k * ld;
+		for (int q = 0; q < w; q++)
+			acc[q] += hk * r[q];
+	}
+	for (int q = 0; q < w; q++)
+		out[q] = acc[q];
+}
+
+/* out[j] = base[j] + sum_k h[k] rt[k * ld + j] for j < n (n a multiple of 16);
+ * base NULL: 0. rt and out start at the first column. */
+GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int64_t ld, int64_t n,
+				const float *base, float *out)
+{
+	int64_t j = 0;
+	for (; j + 64 <= n; j += 64)
+		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 64);
+	for (; j < n; j += 16)
+		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 16);
+}
+
+/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
+ * sharing the loads of rt: 64 columns of each row in registers (eight
+ * AVX-512 accumulators: enough independent FMAs to hide their latency). */
+GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
+				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
+				 float *o1)
+{
+	int64_t j = 0;
+	for (; j + 64 <= n; j += 64) {
+		float a0[64], a1[64];
+		for (int q = 0; q < 64; q++) {
+			a0[q] = b0[j + q];
+			a1[q] = b1[j + q];
+		}
+		for (int64_t k = 0; k < K; k++) {
+			float x0 = h0[k], x1 = h1[k];
+			const float *r = rt + k * ld + j;
+			for (int q = 0; q < 64; q++) {
+				a0[q] += x0 * r[q];
+				a1[q] += x1 * r[q];
+			}
+		}
+		for (int q = 0; q < 64; q++) {
+			o0[j + q] = a0[q];
+			o1[j + q] = a1[q];
+		}
+	}
+	if (j < n) {
+		rec_cols(h0, K, rt + j, ld, n - j, b0 + j, o0 + j);
+		rec_cols(h1, K, rt + j, ld, n - j, b1 + j, o1 + j);
+	}
+}
+
+/* v[i] = act(clip(v[i])) for i < n (clip 0: none). */
+GC_NN_SIMD static void act_vec(const act *a, float clip, float *v, int64_t n)
+{
+	if (clip > 0)
+		for (int64_t i = 0; i < n; i++) {
+			float x = v[i] < -clip ? -clip : v[i];
+			v[i] = x > clip ? clip : x;
+		}
+	float al = (float)a->alpha, be = (float)a->beta;
+	switch (a->kind) {
+	case A_SIGMOID:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = gc_vm_sigmoidf(v[i]);
+		break;
+	case A_TANH:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = gc_vm_tanhf(v[i]);
+		break;
+	case A_RELU:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = v[i] > 0 ? v[i] : 0.0f;
+		break;
+	case A_AFFINE:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = al * v[i] + be;
+		break;
+	case A_LEAKYRELU:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = v[i] >= 0 ? v[i] : al * v[i];
+		break;
+	case A_THRESHOLDEDRELU:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = v[i] > al ? v[i] : 0.0f;
+		break;
+	case A_SCALEDTANH:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = al * gc_vm_tanhf(be * v[i]);
+		break;
+	case A_HARDSIGMOID:
+		for (int64_t i = 0; i < n; i++) {
+			float x = al * v[i] + be;
+			x = x < 0 ? 0.0f : x;
+			v[i] = x > 1 ? 1.0f : x;
+		}
+		break;
+	case A_ELU:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = v[i] >= 0 ? v[i] : al * (gc_vm_expf(v[i]) - 1.0f);
+		break;
+	case A_SOFTSIGN:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = v[i] / (1.0f + (v[i] < 0 ? -v[i] : v[i]));
+		break;
+	default:
+		for (int64_t i = 0; i < n; i++)
+			v[i] = gc_vm_softplusf(v[i]);
+		break;
+	}
+}
+
+/* The gate math of one step of one batch row: g holds the gates' pre-
+ * activations (X W^T + biases + H R^T, GRU's h gate without its R term),
+ * h and c the state, updated in place. */
+GC_NN_SIMD static void lstm_cell(const rnn_plan *p, const act *fa, const float *pp, float *g,
+				 float *h, float *c, float *tmp)
+{
+	int64_t H = p->hid, hp = p->hp;
+	float clip = (float)p->clip;
+	float *gi = g, *go = g + hp, *gf = g + 2 * hp, *gc = g + 3 * hp;
+	if (pp)
+		for (int64_t j = 0; j < H; j++) {
+			gi[j] += pp[j] * c[j];
+			gf[j] += pp[2 * H + j] * c[j];
+		}
+	act_vec(&fa[0], clip, gi, H);
+	if (p->input_forget)
+		for (int64_t j = 0; j < H; j++)
+			gf[j] = 1.0f - gi[j];
+	else
+		act_vec(&fa[0], clip, gf, H);
+	act_vec(&fa[1], clip, gc, H);
+	for (int64_t j = 0; j < H; j++)
+		c[j] = gf[j] * c[j] + gi[j] * gc[j];
+	if (pp)
+		for (int64_t j = 0; j < H; j++)
+			go[j] += pp[H + j] * c[j];
+	act_vec(&fa[0], clip, go, H);
+	memcpy(tmp, c, (size_t)H * sizeof *tmp);
+	act_vec(&fa[2], 0, tmp, H);
+	for (int64_t j = 0; j < H; j++)
+		h[j] = go[j] * tmp[j];
+}
+
+/* After z and r: GRU's h gate (its R term `rec`, for linear_before_reset)
+ * and the new state. */
+GC_NN_SIMD static void gru_finish(const rnn_plan *p, const act *fa, float *g, const float *rec,
+				  const float *rbh, float *h)
+{
+	int64_t H = p->hid, hp = p->hp;
+	float *z = g, *r = g + hp, *hh = g + 2 * hp;
+	if (p->lbr)
+		for (int64_t j = 0; j < H; j++)
+			hh[j] += r[j] * (rec[j] + rbh[j]);
+	else
+		for (int64_t j = 0; j < H; j++)
+			hh[j] += rbh[j];
+	act_vec(&fa[1], (float)p->clip, hh, H);
+	for (int64_t j = 0; j < H; j++)
+		h[j] = (1.0f - z[j]) * hh[j] + z[j] * h[j];
+}
+
+/* Adds bias[j] to every row of P (rows x ld). */
+GC_NN_SIMD static void add_rows(float *P, int64_t rows, int64_t ld, const float *bias)
+{
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < ld; j++)
+			P[r * ld + j] += bias[j];
+}
+
+/* rt[k][q * hp + j] = R[q * H + j][k] (R of one direction, [G * H][H]);
+ * padding columns 0. */
+static void pack_rt(const rnn_plan *p, const float *R, float *rt)
+{
+	int64_t H = p->hid, hp = p->hp, ld = p->gates * hp;
+	memset(rt, 0, (size_t)(H * ld) * sizeof *rt);
+	for (int64_t q = 0; q < p->gates; q++)
+		for (int64_t j = 0; j < H; j++)
+			for (int64_t k = 0; k < H; k++)
+				rt[k * ld + q * hp + j] = R[(q * H + j) * H + k];
+}
+
+/* P (rows x G * hp) = X W^T + bias for direction d on the packed kernels,
+ * X packed at S + o_s; on this thread. */
+static void project_pk(const rnn_plan *p, int64_t d, const float *S, float *P)
+{
+	int64_t H = p->hid, hp = p->hp, GHp = p->gates * hp, rows = p->seq * p->batch;
+	int64_t per = p->gates / p->wv_blocks;
+	if (hp != H)
+		memset(P, 0, (size_t)(rows * GHp) * sizeof *P);
+	for (int64_t q = 0; q < p->wv_blocks; q++) {
+		gc_pk_gemm g = {.m = rows, .n = per * H, .k = p->in, .s = S + p->o_s,
+				.v = p->wv + (uint64_t)(d * p->wv_blocks + q) * p->wv_floats,
+				.v_packed = 1, .c = P + q * per * hp, .ldc = GHp};
+		gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+		gc_pk_epi_init(&g.epi, &none);
+		g.epi.c = S + p->o_bias + (uint64_t)(d * GHp + q * per * hp);
+		g.epi.c_sn = 1;
+		gc_pk_gemm_run(&g, 0, (g.n + GC_PK_NR - 1) / GC_PK_NR);
+	}
+}
+
+typedef struct fast_run {
+	const rnn_plan *p;
+	const gc_tensor *X, *W, *R, *B, *H0, *C0, *P;
+	const int64_t *len;
+	float *scratch, *Y, *Yh, *Yc;
+} fast_run;
+
+/* Batch row b's projection row at step s of a direction (*t its time
+ * index), or NULL when the row's sequence has ended. */
+static const float *step_row(const fast_run *fr, const float *P, int64_t b, int64_t s, bool rev,
+			     int64_t *t)
+{
+	const rnn_plan *p = fr->p;
+	int64_t len = fr->len ? fr->len[b] : p->seq;
+	if (s >= len)
+		return NULL;
+	*t = rev ? len - 1 - s : s;
+	return P + (p->layout1 ? b * p->seq + *t : *t * p->batch + b) * p->gates * p->hp;
+}
+
+/* The recurrence of direction d (its projections are done). */
+static void fast_dir(const fast_run *fr, int64_t d)
+{
+	const rnn_plan *p = fr->p;
+	int64_t H = p->hid, hp = p->hp, GHp = p->gates * hp, NB = p->batch;
+	int64_t rows = p->seq * NB;
+	float *S = fr->scratch;
+	const float *P = S + p->o_proj + (uint64_t)(d * rows * GHp);
+	float *h = S + p->o_h + (uint64_t)(d * NB * hp), *c = S + p->o_c + (uint64_t)(d * NB * hp);
+	float *g = S + p->o_g + (uint64_t)(d * NB * GHp);
+	float *tmp = S + p->o_tmp + (uint64_t)(d * NB * 2 * hp);
+	const float *rbh = S + p->o_rbh + (uint64_t)(d * hp);
+	const float *rt = p->rt ? p->rt + d * p->rt_floats : S + p->o_rt + d * p->rt_floats;
+	const float *pp = fr->P ? (const float *)fr->P->data + d * 3 * H : NULL;
+	const act *fa = &p->acts[d * p->n_act];
+	bool rev = p->reverse_only || d == 1;
+	if (p->wv)
+		project_pk(p, d, S, (float *)P);
+	for (int64_t b = 0; b < NB; b++)
+		for (int64_t j = 0; j < H; j++) {
+			h[b * hp + j] = fr->H0 ? ((const float *)fr->H0->data)[s_at(p, d, b, j)] : 0;
+			c[b * hp + j] = fr->C0 ? ((const float *)fr->C0->data)[s_at(p, d, b, j)] : 0;
+		}
+	/* the main product's columns: every gate's, or GRU's z and r (with
+	 * linear_before_reset, all three, the h gate's without the projection:
+	 * its R term is needed on its own) */
+	bool lbr = p->kind == K_GRU && p->lbr;
+	int64_t main_cols = p->kind == K_GRU && !lbr ? 2 * hp : GHp;
+	for (int64_t s = 0; s < p->seq; s++) {
+		/* H R^T for the rows still running, two at a time; base: the
+		 * projection (with linear_before_reset: that of z and r, 0 for h) */
+		int64_t pend = -1;
+		const float *pbase = NULL;
+		for (int64_t b = 0; b < NB; b++) {
+			int64_t t;
+			const float *pr = step_row(fr, P, b, s, rev, &t), *base = pr;
+			if (!pr)
+				continue;
+			if (lbr) {
+				memcpy(g + b * GHp, pr, (size_t)(2 * hp) * sizeof *g);
+				memset(g + b * GHp + 2 * hp, 0, (size_t)hp * sizeof *g);
+				base = g + b * GHp;
+			}
+			if (pend < 0) {
+				pend = b;
+				pbase = base;
+				continue;
+			}
+			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols, pbase, base,
+				  g + pend * GHp, g + b * GHp);
+			pend = -1;
+		}
+		if (pend >= 0)
+			rec_cols(h + pend * hp, H, rt, GHp, main_cols, pbase, g + pend * GHp);
+		/* the gates, row by row */
+		for (int64_t b = 0; b < NB; b++) {
+			int64_t t;
+			const float *pr = step_row(fr, P, b, s, rev, &t);
+			if (!pr)
+				continue;
+			float *hb = h + b * hp, *gb = g + b * GHp, *tb = tmp + b * 2 * hp;
+			if (p->kind == K_LSTM) {
+				lstm_cell(p, fa, pp, gb, hb, c + b * hp, tb);
+			} else if (p->kind == K_GRU) {
+				act_vec(&fa[0], (float)p->clip, gb, 2 * hp);
+				if (lbr) {
+					memcpy(tb, gb + 2 * hp, (size_t)hp * sizeof *gb);
+					memcpy(gb + 2 * hp, pr + 2 * hp, (size_t)hp * sizeof *gb);
+				} else {
+					const float *r = gb + hp;
+					for (int64_t j = 0; j < H; j++)
+						tb[hp + j] = r[j] * hb[j];
+					rec_cols(tb + hp, H, rt + 2 * hp, GHp, hp, pr + 2 * hp,
+						 gb + 2 * hp);
+				}
+				gru_finish(p, fa, gb, tb, rbh, hb);
+			} else {
+				act_vec(&fa[0], (float)p->clip, gb, H);
+				memcpy(hb, gb, (size_t)H * sizeof *gb);
+			}
+			if (fr->Y)
+				memcpy(fr->Y + y_at(p, t, d, b, 0), hb, (size_t)H * sizeof *hb);
+		}
+	}
+	for (int64_t b = 0; b < NB; b++) {
+		if (fr->Yh)
+			memcpy(fr->Yh + s_at(p, d, b, 0), h + b * hp, (size_t)H * sizeof(float));
+		if (fr->Yc)
+			memcpy(fr->Yc + s_at(p, d, b, 0), c + b * hp, (size_t)H * sizeof(float));
+	}
+}
+
+static void fast_part(void *arg, int part, int parts, int slot)
+{
+	(void)parts;
+	(void)slot;
+	fast_dir(arg, part);
+}
+
+static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const rnn_plan *p = n->state;
+	float *S = (float *)(((uintptr_t)k->scratch + 63) & ~(uintptr_t)63);
+	fast_run fr = {.p = p, .X = in[0], .W = in[1], .R = in[2], .scratch = S};
+	fr.B = present(n, in, 3, n->n_in) ? in[3] : NULL;
+	const gc_tensor *L = present(n, in, 4, n->n_in) ? in[4] : NULL;
+	fr.H0 = present(n, in, 5, n->n_in) ? in[5] : NULL;
+	fr.C0 = p->kind == K_LSTM && present(n, in, 6, n->n_in) ? in[6] : NULL;
+	fr.P = p->kind == K_LSTM && present(n, in, 7, n->n_in) ? in[7] : NULL;
+	int64_t H = p->hid, hp = p->hp, G = p->gates, GHp = G * hp, NB = p->batch;
+	int64_t rows = p->seq * NB;
+	/* sequence_lens, checked before anything is written; kept in the
+	 * scratch after the floats */
+	int64_t *len = NULL;
+	if (L) {
+		len = (int64_t *)(S + p->o_rt + (p->rt ? 0 : p->dirs * p->rt_floats));
+		for (int64_t b = 0; b < NB; b++) {
+			len[b] = (int64_t)gc_kv_load(L, b);
+			if (len[b] < 0 || len[b] > p->seq)
+				return gc_kerr(k, GC_EINVAL,
+					       "sequence_lens[%" PRId64 "] = %" PRId64
+					       " is outside [0, %" PRId64 "]",
+					       b, len[b], p->seq);
+		}
+	}
+	fr.len = len;
+	fr.Y = p->has_y ? out[0]->data : NULL;
+	fr.Yh = p->has_yh ? out[1]->data : NULL;
+	fr.Yc = p->has_yc ? out[2]->data : NULL;
+	if (fr.Y && L)
+		memset(fr.Y, 0, (size_t)gc_tensor_nbytes(out[0]));
+	const float *X = fr.X->data, *W = fr.W->data, *R = fr.R->data;
+	const float *Bv = fr.B ? fr.B->data : NULL;
+	for (int64_t d = 0; d < p->dirs; d++) {
+		float *P = S + p->o_proj + (uint64_t)(d * rows * GHp);
+		float *bias = S + p->o_bias + (uint64_t)(d * GHp);
+		float *rbh = S + p->o_rbh + (uint64_t)(d * hp);
+		memset(bias, 0, (size_t)GHp * sizeof *bias);
+		memset(rbh, 0, (size_t)hp * sizeof *rbh);
+		for (int64_t q = 0; q < G && Bv; q++)
+			for (int64_t j = 0; j < H; j++) {
+				const float *wb = Bv + d * 2 * G * H, *rb = wb + G * H;
+				bool gru_h = p->kind == K_GRU && q == 2;
+				bias[q * hp + j] = wb[q * H + j] + (gru_h ? 0 : rb[q * H + j]);
+				if (gru_h)
+					rbh[j] = rb[q * H + j];
+			}
+		if (hp != H)
+			memset(P, 0, (size_t)(rows * GHp) * sizeof *P);
+		if (!p->rt)
+			pack_rt(p, R + d * G * H * H, S + p->o_rt + d * p->rt_floats);
+		if (p->wv)
+			continue; /* projected in fast_dir, on its thread */
+		/* one product for all gates when their rows need no padding */
+		int64_t per = hp == H ? G : 1;
+		for (int64_t q = 0; q < G && rows; q += per)
+			gc_sgemm(false, true, (int)rows, (int)(per * H), (int)p->in, 1.0f, X,
+				 (int)p->in, W + (d * G + q) * H * p->in, (int)p->in, 0.0f,
+				 P + q * hp, (int)GHp);
+		add_rows(P, rows, GHp, bias);
+	}
+	if (p->wv && rows)
+		gc_pk_pack_s(X, p->in, 1, rows, p->in, S + p->o_s);
+	if (p->dirs == 2 && k->threads >= 2)
+		gc_nn_parallel(2, 2, fast_part, &fr);
+	else
+		for (int64_t d = 0; d < p->dirs; d++)
+			fast_dir(&fr, d);
+	return 0;
+}
+
+/* Lays out the fast path's scratch (in floats, each buffer 64-byte aligned)
+ * and packs R^T when it is constant; false when the node takes the
+ * reference path. */
+static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **pp)
+{
+	rnn_plan *p = *pp;
+	const char *ref = getenv("GRAPHCC_NN_REFERENCE");
+	if (in[0]->dtype != GC_DTYPE_FLOAT || (ref && ref[0] && strcmp(ref, "0")))
+		return false;
+	int64_t hp = (p->hid + 15) / 16 * 16, GHp = p->gates * hp, rows = p->seq * p->batch;
+	if (rows > INT32_MAX || GHp > INT32_MAX || p->in > INT32_MAX || p->hid > INT32_MAX / 4)
+		return false;
+	gc_error e = {0};
+	if (gc_blas_init(&e))
+		return false; /* the reference path needs no BLAS */
+	p->hp = hp;
+	p->rt_floats = (uint64_t)(p->hid * GHp + 15) / 16 * 16;
+	uint64_t o = 0, dirs = (uint64_t)p->dirs;
+#define RNN_BUF(f, cnt)                                                                            \
+	do {                                                                                       \
+		p->f = o;                                                                          \
+		o += ((uint64_t)(cnt) + 15) / 16 * 16;                                             \
+	} while (0)
+	RNN_BUF(o_proj, dirs * rows * GHp);
+	RNN_BUF(o_h, dirs * p->batch * hp);
+	RNN_BUF(o_c, dirs * p->batch * hp);
+	RNN_BUF(o_g, dirs * p->batch * GHp);
+	RNN_BUF(o_tmp, dirs * p->batch * 2 * hp);
+	RNN_BUF(o_bias, dirs * GHp);
+	RNN_BUF(o_rbh, dirs * hp);
+	const float *W = gc_kfixed(k, in, 1), *R = gc_kfixed(k, in, 2);
+	bool pk = W && R && gc_pk_usable();
+	RNN_BUF(o_s, pk ? gc_pk_s_floats(rows, p->in) : 0);
+	RNN_BUF(o_rt, 0);
+#undef RNN_BUF
+	if (pk) {
+		p->wv_blocks = hp == p->hid ? 1 : p->gates;
+		p->wv_floats = (uint64_t)gc_pk_v_floats(p->in, p->gates / p->wv_blocks * p->hid);
+	}
+	if (!R)
+		o += dirs * p->rt_floats;
+	o += (uint64_t)p->batch * 2; /* sequence_lens as int64 */
+	n->scratch_bytes = o * sizeof(float) + 64;
+	if (R) {
+		uint64_t wv_all = dirs * (uint64_t)p->wv_blocks * p->wv_floats;
+		size_t bytes = sizeof *p + (dirs * p->rt_floats + wv_all) * sizeof(float);
+		rnn_plan *q = gc_calloc(1, bytes);
+		if (!q) {
+			gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", bytes);
+			return false;
+		}
+		memcpy(q, p, sizeof *p);
+		for (int64_t d = 0; d < p->dirs; d++)
+			pack_rt(q, R + d * p->gates * p->hid * p->hid, q->rt_data + d * p->rt_floats);
+		q->rt = q->rt_data;
+		if (pk) {
+			float *wv = q->rt_data + dirs * p->rt_floats;
+			int64_t per = p->gates / p->wv_blocks;
+			for (int64_t d = 0; d < p->dirs; d++)
+				for (int64_t b = 0; b < p->wv_blocks; b++)
+					gc_pk_pack_v(W + (d * p->gates + b * per) * p->hid * p->in, 1,
+						     p->in, p->in, per * p->hid,
+						     wv + (uint64_t)(d * p->wv_blocks + b) * p->wv_floats);
+			q->wv = wv;
+		}
+		gc_free(p);
+		n->state = q;
+		*pp = q;
+	}
+	p = *pp;
+	p->fast = true;
+	n->run = run_fast;
+	return true;
+}
+
 static int prepare_rnn(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 		       int kind)
 {
@@ -376,6 +892,10 @@ static int prepare_rnn(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		gc_set_shape(out[1], X->dtype, 3, sd);
 	if (p->has_yc)
 		gc_set_shape(out[2], X->dtype, 3, sd);
+	if (plan_fast(k, n, in, &p))
+		return gc_kok(k);
+	if (gc_kok(k))
+		return gc_kok(k);
 	n->scratch_bytes = (uint64_t)(2 * p->batch * hid + GH + hid + 1) * sizeof(double);
 	n->run = run_rnn;
 	return 0;

@@ -23,6 +23,9 @@ typedef struct {
 	gc_strpool *strings; /* the strings the kernel makes, as a session's */
 } harness_run;
 
+/* The thread count kernels are told (gc_kctx.threads). */
+static int harness_threads = 1;
+
 /* Returns 0 or the error code; h->err.msg says why. Inputs may be NULL
  * (absent). Outputs are left in h->out; free with harness_free. */
 /* `prepare` is the op's gc_prepare_<Name>; calling it directly (not through
@@ -49,7 +52,7 @@ static inline int harness_op(harness_run *h, gc_prepare_fn prepare, const char *
 	for (int i = 0; i < n_out; i++)
 		outp[i] = &h->out[i];
 	h->strings = gc_strpool_new();
-	gc_kctx k = { .err = &h->err, .node = &h->node, .threads = 1, .strings = h->strings };
+	gc_kctx k = { .err = &h->err, .node = &h->node, .threads = harness_threads, .strings = h->strings };
 	int rc = prepare(&k, &h->node, in, outp);
 	if (rc)
 		return rc;

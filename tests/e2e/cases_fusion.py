@@ -1,0 +1,259 @@
+"""The fusion passes of lib/passes.c (fuse-layernorm, pow-to-mul, fuse-gelu,
+fuse-swish) end to end, on small onnx.helper graphs and a PyTorch export.
+
+  fusion/<case>        `graphcc compile` gives the stated node count and op
+                       types (`graphcc info` of the .gcb); `graphcc run`
+                       matches NumPy in float64 (|err| <= 1e-5 x max|ref| +
+                       1e-6) and matches `graphcc run --no-optimize` (the
+                       unfused graph) to the same tolerance. The *-shared and
+                       *-output cases have a middle tensor that another node
+                       reads or that is a graph output: nothing may fuse.
+  fusion/torch-blocks  LayerNorm, GELU, SiLU and x**2 exported by
+                       torch.onnx.export (opset 13): every chain fused,
+                       output against PyTorch's
+"""
+import math
+import os
+import re
+
+import numpy as np
+
+import run
+
+COMPILED_RE = re.compile(r"compiled .*?: (\d+) nodes \((\d+) in the model\)")
+HIST_RE = re.compile(r"^\s+(\d+)\s+(\S+)\s*$", re.M)
+REL = 1e-5
+
+_erf = np.vectorize(math.erf)
+
+
+def _ln_ref(x, axes, eps, gamma=None, beta=None):
+    x = x.astype(np.float64)
+    m = x.mean(axis=axes, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=axes, keepdims=True)
+    y = (x - m) / np.sqrt(v + eps)
+    if gamma is not None:
+        y = y * gamma
+    if beta is not None:
+        y = y + beta
+    return y
+
+
+def _fixtures():
+    """name -> (build(path) -> ({input: array}, {output: expected}), node count,
+    op types that must be in the compiled program (None: not checked),
+    op types that must not)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    def save(path, nodes, inits, inputs, outputs, opset=13):
+        g = helper.make_graph(
+            nodes, "fusion",
+            [helper.make_tensor_value_info(k, TensorProto.FLOAT, v.shape)
+             for k, v in inputs.items()],
+            [helper.make_tensor_value_info(k, TensorProto.FLOAT, None) for k in outputs],
+            [numpy_helper.from_array(np.asarray(v, np.float32) if np.asarray(v).dtype.kind == "f"
+                                     else np.asarray(v), k) for k, v in inits.items()])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="graphcc-e2e")
+        m.ir_version = 8
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+
+    rng = np.random.default_rng(19)
+    x = (rng.standard_normal((2, 3, 8)) * 3).astype(np.float32)
+    n = helper.make_node
+
+    def swish(path, shared=False, output=False):
+        nodes = [n("Sigmoid", ["x"], ["s"]), n("Mul", ["x", "s"], ["y"])]
+        outs = {"y": x / (1 + np.exp(-x.astype(np.float64)))}
+        if shared:
+            nodes.append(n("Add", ["s", "x"], ["z"]))
+            outs["z"] = 1 / (1 + np.exp(-x.astype(np.float64))) + x
+        if output:
+            outs["s"] = 1 / (1 + np.exp(-x.astype(np.float64)))
+        save(path, nodes, {}, {"x": x}, outs)
+        return {"x": x}, outs
+
+    def gelu(path, half_first=False, output=False):
+        if half_first:  # 0.5 x first, Mul by 1/sqrt 2, operands swapped
+            nodes = [n("Mul", ["r2", "x"], ["d"]), n("Erf", ["d"], ["e"]),
+                     n("Add", ["one", "e"], ["a"]), n("Mul", ["half", "x"], ["h"]),
+                     n("Mul", ["a", "h"], ["y"])]
+            inits = {"r2": np.float32(1 / math.sqrt(2)), "one": np.float32(1),
+                     "half": np.float32(0.5)}
+        else:  # as torch.onnx.export writes nn.GELU()
+            nodes = [n("Div", ["x", "s2"], ["d"]), n("Erf", ["d"], ["e"]),
+                     n("Add", ["e", "one"], ["a"]), n("Mul", ["x", "a"], ["m"]),
+                     n("Mul", ["m", "half"], ["y"])]
+            inits = {"s2": np.float32(math.sqrt(2)), "one": np.float32(1),
+                     "half": np.float32(0.5)}
+        xd = x.astype(np.float64)
+        outs = {"y": 0.5 * xd * (1 + _erf(xd / math.sqrt(2)))}
+        if output:
+            outs["e"] = _erf(xd / math.sqrt(2))
+        save(path, nodes, inits, {"x": x}, outs)
+        return {"x": x}, outs
+
+    def layernorm(path, opset=13, axes=(-1,), affine=True, shared=False, output=False):
+        k = len(axes)
+        shape = x.shape[-k:]
+        gamma = rng.uniform(0.5, 1.5, shape).astype(np.float32)
+        beta = rng.standard_normal(shape).astype(np.float32)
+        inits = {"two": np.float32(2), "eps": np.float32(1e-5)}
+        if opset >= 18:
+            inits["axes"] = np.array(axes, np.int64)
+            rm = lambda i, o: n("ReduceMean", [i, "axes"], [o])  # noqa: E731
+        else:
+            rm = lambda i, o: n("ReduceMean", [i], [o], axes=list(axes))  # noqa: E731
+        nodes = [rm("x", "m"), n("Sub", ["x", "m"], ["d"]), n("Pow", ["d", "two"], ["p"]),
+                 rm("p", "v"), n("Add", ["v", "eps"], ["a"]), n("Sqrt", ["a"], ["s"]),
+                 n("Div", ["d", "s"], ["nrm" if affine else "y"])]
+        if affine:
+            inits.update(gamma=gamma, beta=beta)
+            nodes += [n("Mul", ["gamma", "nrm"], ["g"]), n("Add", ["g", "beta"], ["y"])]
+        ax = tuple(a % x.ndim for a in axes)
+        outs = {"y": _ln_ref(x, ax, 1e-5, *((gamma, beta) if affine else ()))}
+        xd = x.astype(np.float64)
+        if shared:  # the mean is read by another node
+            nodes.append(n("Neg", ["m"], ["z"]))
+            outs["z"] = -xd.mean(axis=ax, keepdims=True)
+        if output:  # x - mean is a graph output
+            outs["d"] = xd - xd.mean(axis=ax, keepdims=True)
+        save(path, nodes, inits, {"x": x}, outs, opset)
+        return {"x": x}, outs
+
+    def powers(path):
+        xp = np.abs(x) + 0.25
+        nodes = [n("Pow", ["x", "two"], ["a"]), n("Pow", ["x", "half"], ["b"]),
+                 n("Pow", ["x", "minus1"], ["c"]), n("Pow", ["x", "three"], ["d"]),
+                 n("Sum", ["a", "b", "c", "d"], ["y"])]
+        inits = {"two": np.float32(2), "half": np.float32(0.5), "minus1": np.float32(-1),
+                 "three": np.float32(3)}
+        xd = xp.astype(np.float64)
+        save(path, nodes, inits, {"x": xp}, {"y": None})
+        return {"x": xp}, {"y": xd ** 2 + np.sqrt(xd) + 1 / xd + xd ** 3}
+
+    L = layernorm
+    return {
+        "swish": (swish, 1, {"com.graphcc::Swish"}, {"Sigmoid", "Mul"}),
+        "swish-shared": (lambda p: swish(p, shared=True), 3, None, {"com.graphcc::Swish"}),
+        "swish-output": (lambda p: swish(p, output=True), 2, None, {"com.graphcc::Swish"}),
+        "gelu": (gelu, 1, {"com.graphcc::Gelu"}, {"Erf", "Mul"}),
+        "gelu-half-first": (lambda p: gelu(p, half_first=True), 1, {"com.graphcc::Gelu"},
+                            {"Erf"}),
+        "gelu-output": (lambda p: gelu(p, output=True), 5, {"Erf"}, {"com.graphcc::Gelu"}),
+        "layernorm": (L, 1, {"LayerNormalization"}, {"ReduceMean", "Pow"}),
+        "layernorm-opset18-2axes-plain": (lambda p: L(p, 18, (-2, -1), False), 1,
+                                          {"LayerNormalization"}, {"ReduceMean"}),
+        "layernorm-shared": (lambda p: L(p, shared=True), 10, {"ReduceMean"},
+                             {"LayerNormalization"}),
+        "layernorm-output": (lambda p: L(p, output=True), 9, {"ReduceMean"},
+                             {"LayerNormalization"}),
+        "pow": (powers, 5, {"Mul", "Sqrt", "Reciprocal", "Pow"}, None),
+    }
+
+
+def _histogram(ctx, gcb):
+    rc, out, err = run.run_graphcc(ctx, ["info", gcb])
+    if rc != 0:
+        return None, err
+    return {m.group(2) for m in HIST_RE.finditer(out.split("nodes:", 1)[-1].split("custom")[0])}, ""
+
+
+def _run(ctx, model, inputs, d, extra):
+    args = []
+    for k, v in inputs.items():
+        p = os.path.join(d, k + ".npy")
+        np.save(p, v)
+        args += ["--input", "%s=%s" % (k, p)]
+    o = run.fresh_dir(os.path.join(d, "out" + "".join(extra).replace("-", "_")))
+    rc, _, err = run.run_graphcc(ctx, ["run", model] + args + ["--output-dir", o] + extra)
+    return o, rc, err
+
+
+def fixture_case(ctx, name):
+    build, count, must, must_not = _fixtures()[name]
+    d = run.fresh_dir(os.path.join(ctx.fix, "fusion", name))
+    model = os.path.join(d, "model.onnx")
+    inputs, outs = build(model)
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    m = COMPILED_RE.search(out)
+    if not m or int(m.group(1)) != count:
+        return run.Result(False, "compiled to %s nodes, expected %d"
+                          % (m.group(1) if m else "?", count), out)
+    ops, err = _histogram(ctx, gcb)
+    if ops is None:
+        return run.Result(False, "info failed", err)
+    if must and not must <= ops:
+        return run.Result(False, "program lacks %s (has %s)" % (sorted(must - ops), sorted(ops)))
+    if must_not and must_not & ops:
+        return run.Result(False, "program still has %s" % sorted(must_not & ops))
+    fused, rc, err = _run(ctx, gcb, inputs, d, [])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    plain, rc, err = _run(ctx, model, inputs, d, ["--no-optimize"])
+    if rc != 0:
+        return run.Result(False, "run --no-optimize: " + run.describe_rc(rc), err)
+    for k, want in outs.items():
+        want = np.asarray(want, np.float32)
+        tol = REL * float(np.abs(want).max())
+        why = run.compare(os.path.join(fused, k + ".npy"), want, 0, tol + 1e-6)
+        if why:
+            return run.Result(False, "vs NumPy: " + why)
+        unfused = np.load(os.path.join(plain, k + ".npy"))
+        why = run.compare(os.path.join(fused, k + ".npy"), unfused, 0, tol + 1e-6)
+        if why:
+            return run.Result(False, "vs the unfused graph: " + why)
+    return run.Result(True, "%d nodes of %s; %s" % (count, m.group(2), ", ".join(sorted(ops))))
+
+
+def torch_case(ctx):
+    import torch
+    d = run.fresh_dir(os.path.join(ctx.fix, "fusion", "torch-blocks"))
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln = torch.nn.LayerNorm(32)
+            self.fc = torch.nn.Linear(32, 32)
+            self.gelu = torch.nn.GELU()
+            self.silu = torch.nn.SiLU()
+
+        def forward(self, x):
+            h = self.gelu(self.fc(self.ln(x)))
+            return self.silu(h) + h ** 2
+
+    torch.manual_seed(19)
+    m = Block().eval()
+    with torch.no_grad():
+        m.ln.weight.uniform_(0.5, 1.5)
+        m.ln.bias.normal_()
+    x = torch.randn(2, 5, 32)
+    model = os.path.join(d, "model.onnx")
+    torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
+    with torch.no_grad():
+        want = m(x).numpy()
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    ops, err = _histogram(ctx, gcb)
+    need = {"LayerNormalization", "com.graphcc::Gelu", "com.graphcc::Swish"}
+    if ops is None or not need <= ops or {"Erf", "Sigmoid", "Pow", "ReduceMean"} & ops:
+        return run.Result(False, "compiled ops %s; expected %s and no Erf/Sigmoid/Pow/"
+                          "ReduceMean" % (sorted(ops or []), sorted(need)), out + err)
+    o, rc, err = _run(ctx, gcb, {"x": x.numpy()}, d, [])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    why = run.compare(os.path.join(o, "y.npy"), want, 0,
+                      REL * float(np.abs(want).max()) + 1e-6)
+    return run.Result(not why, why or COMPILED_RE.search(out).group(0))
+
+
+def cases(ctx):
+    out = [("fusion/" + k, (lambda k=k: fixture_case(ctx, k))) for k in _fixtures()]
+    out.append(("fusion/torch-blocks", lambda: torch_case(ctx)))
+    return out
