@@ -452,6 +452,34 @@ static bool output_fits(const gc_ptensor *rec, const gc_tensor *got)
 static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize,
 			int depth);
 
+/* A node whose kernel here needs more scratch than the file planned. */
+#define SCRATCH_REPLAN UINT64_MAX
+
+/*
+ * A .gcb runs on any CPU graphcc supports: the kernels chosen at load may be
+ * another variant (AVX-512 packed, reference) than at compile, with other
+ * scratch needs. Nodes run one at a time, so every node that outgrew its
+ * planned scratch shares one region appended to the arena, sized for the
+ * largest of them; the rest of the plan stays as compiled.
+ */
+static int replan_scratch(rd *r, gc_program *p)
+{
+	uint64_t extra = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		if (p->scratch_offset[i] == SCRATCH_REPLAN && p->nodes[i].scratch_bytes > extra)
+			extra = p->nodes[i].scratch_bytes;
+	if (!extra)
+		return 0;
+	uint64_t at = (p->arena_bytes + GCB_TENSOR_ALIGN - 1) / GCB_TENSOR_ALIGN * GCB_TENSOR_ALIGN;
+	if (extra > ((uint64_t)1 << 44) || at > ((uint64_t)1 << 44))
+		return bad(r, "a node needs %" PRIu64 " bytes of scratch", extra);
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		if (p->scratch_offset[i] == SCRATCH_REPLAN)
+			p->scratch_offset[i] = at;
+	p->arena_bytes = at + extra;
+	return 0;
+}
+
 /* Reads node i and prepares it: its kernel is chosen again by this build
  * (a node prepared at run time is only checked). */
 static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weights,
@@ -627,11 +655,11 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 			goto out;
 		}
 	}
+	/* A kernel variant of this CPU (or of GRAPHCC_NN_REFERENCE) may need
+	 * more scratch than the compiling machine's did: read_program gives
+	 * such nodes a region past the planned arena. */
 	if (n->scratch_bytes > scratch_bytes)
-		rc = gc_error_set(r->err, GC_EINVAL,
-				  "%s: node '%s' needs %" PRIu64 " bytes of scratch, the program "
-				  "planned %" PRIu64 " (compiled by another graphcc build?)",
-				  r->path, n->name, n->scratch_bytes, scratch_bytes);
+		p->scratch_offset[i] = SCRATCH_REPLAN;
 out:
 	gc_free(ins);
 	gc_free(inp);
@@ -691,7 +719,7 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 			return rc;
 		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
 	}
-	return 0;
+	return replan_scratch(r, p);
 }
 
 int gc_is_program_file(const char *path)
