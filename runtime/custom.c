@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "crash.h"
+#include "session-impl.h"
 
 static const struct {
 	gc_dtype gc;
@@ -69,6 +70,12 @@ static void set_error(GcOpContext *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(h->msg, sizeof h->msg, fmt, ap);
 	va_end(ap);
+}
+
+static int32_t should_stop(GcOpContext *ctx)
+{
+	const gc_custom_host *h = ctx ? ctx->host : NULL;
+	return h && h->session && gc_session_check_stop(h->session, "", NULL) ? 1 : 0;
 }
 
 void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
@@ -248,10 +255,18 @@ static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
 		f->ctx.scratch_bytes = c->kernel_scratch;
 	}
-	if (gc_custom_call_kernel(c->kernel, true, &f->ctx, &a) != GC_STATUS_OK)
+	f->host.session = k->session;
+	f->ctx.should_stop = should_stop;
+	if (gc_custom_call_kernel(c->kernel, true, &f->ctx, &a) != GC_STATUS_OK) {
+		char where[700];
+		snprintf(where, sizeof where, "node '%s' (%s), in kernel '%s'", n->name,
+			 n->op_type, c->symbol);
+		if (k->session && gc_session_check_stop(k->session, where, k->err))
+			return k->err->code;
 		return gc_kerr(k, GC_EKERNEL, "kernel '%s' (flavour '%s', library %s) failed: %s",
 			       c->symbol, c->flavour, c->library,
 			       f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");
+	}
 	return 0;
 }
 

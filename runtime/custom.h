@@ -39,6 +39,7 @@ typedef struct gc_custom {
 /* The host side of a GcOpContext: where set_error writes. */
 typedef struct gc_custom_host {
 	char msg[512];
+	const struct gc_session *session; /* a kernel's run (should_stop) */
 } gc_custom_host;
 
 /* Fills a context for calls into package code. */

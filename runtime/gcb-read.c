@@ -15,6 +15,7 @@
 
 #include "options.h"
 #include "alloc.h"
+#include "api-check.h"
 #include "custom.h"
 #include "kernels/control.h"
 #include "gcb.h"
@@ -725,6 +726,8 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 int gc_is_program_file(const char *path)
 {
 	char magic[8];
+	if (!path)
+		return 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -736,7 +739,9 @@ int gc_is_program_file(const char *path)
 int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program **out,
 		    gc_error *err)
 {
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, path);
 	gc_load_options lo;
 	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err))
 		return err->code;

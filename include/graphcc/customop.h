@@ -197,6 +197,13 @@ struct GcOpContext {
 	 * name. printf-style. */
 	void (*set_error)(GcOpContext *ctx, const char *fmt, ...);
 	void *host;		 /* graphcc's own; do not touch */
+	/* Kernels only (NULL elsewhere): non-zero once the run this call
+	 * serves was canceled or passed its deadline (the host's
+	 * gc_run_options). A kernel that runs long SHOULD check it now and
+	 * then and return GC_STATUS_FAIL when it is set; graphcc then reports
+	 * the run as canceled at this node. Cheap (an atomic load and a clock
+	 * read); thread-safe. Check struct_size before reading it. */
+	int32_t (*should_stop)(GcOpContext *ctx);
 };
 
 typedef GcStatus (*gcOpVerify_t)(GcOpContext *ctx, const CustomOpIOTensor *inputs,

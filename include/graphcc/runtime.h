@@ -39,7 +39,9 @@ extern "C" {
 	X(KERNEL, -5, "kernel failed")                                         \
 	X(CRASH, -6, "kernel crashed or misbehaved")                           \
 	X(CHANGED, -7, "library changed since compile")                        \
-	X(LIMIT, -8, "size limit exceeded")
+	X(LIMIT, -8, "size limit exceeded")                                    \
+	X(BUSY, -9, "session in use by another call")                          \
+	X(CANCELED, -10, "canceled or past its deadline")
 
 typedef enum gc_errno {
 #define GC_X_(name, value, text) GC_E##name = value,
@@ -326,15 +328,50 @@ const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_outpu
 typedef struct gc_session_options {
 	size_t size; /* sizeof(gc_session_options), or 0 */
 	int threads; /* 0: all cores */
+	/* Names the session in messages (GC_EBUSY, inputs never set,
+	 * GC_ECANCELED); copied, at most 63 bytes kept. NULL: its address. */
+	const char *name;
 } gc_session_options;
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err);
 void gc_session_free(gc_session *s);
 /* Copies t into input i after checking its dtype and shape against the
- * program's. A string input's strings are copied too (t keeps its own). */
+ * program's (rank 0 to GC_MAX_RANK, no negative dim). A string input's
+ * strings are copied too (t keeps its own).
+ *
+ * Inputs persist: once set, an input keeps its value for every later run
+ * of the session until it is set again. A run before every input was set
+ * at least once since gc_session_new fails with GC_EINVAL naming the inputs
+ * never set (it never runs on zeros). */
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+/*
+ * Runs the program on the inputs set. A session serves one call at a time:
+ * a call on a session that another thread is running (gc_session_run,
+ * gc_session_run_with, gc_session_run_debug, gc_session_set_input) fails
+ * with GC_EBUSY naming the session and touches nothing.
+ */
 int gc_session_run(gc_session *s, gc_error *err);
+
+/*
+ * A run that can be stopped. Both are checked between nodes (also the nodes
+ * of a control-flow body, each iteration) and offered to custom kernels
+ * (GcOpContext.should_stop, customop.h); a run stopped by either fails with
+ * GC_ECANCELED naming the node it reached, and leaves the session usable
+ * (its outputs are undefined until the next run that succeeds).
+ */
+typedef struct gc_run_options {
+	size_t size; /* sizeof(gc_run_options), or 0 */
+	/* gc_now_ns() time after which the run stops; 0: no deadline. */
+	int64_t deadline_ns;
+	/* Non-NULL: the run stops once *cancel is non-zero. Another thread
+	 * sets it (read with an atomic load; it MUST stay valid during the
+	 * run). */
+	const int *cancel;
+} gc_run_options;
+int gc_session_run_with(gc_session *s, const gc_run_options *opt, gc_error *err);
+/* CLOCK_MONOTONIC in nanoseconds: the clock of gc_run_options.deadline_ns. */
+int64_t gc_now_ns(void);
 /* Output i of the last run. Borrowed; valid until the next run or free (the
  * strings of a string output also until the input they may come from is set
  * again). Undefined after a failed run. */
