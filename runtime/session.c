@@ -346,8 +346,92 @@ static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
 			memcpy(v->data, t->data, (size_t)nb);
 		return 0;
 	}
+	if (pt->storage == GC_STORAGE_ARENA)
+		v->data = s->arena + pt->offset; /* gc_session_use_input may have pointed it away */
 	if (pt->nbytes)
 		memcpy(v->data, t->data, (size_t)pt->nbytes);
+	return 0;
+}
+
+/* Whether data is aligned for elements of dtype (C requires it). */
+static bool elem_aligned(const void *data, gc_dtype dtype)
+{
+	size_t a = gc_dtype_size(dtype);
+	a = a > 16 ? 16 : a ? a : 1;
+	return (uintptr_t)data % a == 0;
+}
+
+int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
+{
+	GC_ARG_NONNULL(err, s);
+	GC_ARG_NONNULL(err, t);
+	const gc_program *p = s->p;
+	if (i < 0 || i >= p->n_inputs)
+		return gc_error_set(err, GC_EINVAL, "input index %d out of range (the program has %d)",
+				    i, p->n_inputs);
+	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
+	if (pt->storage != GC_STORAGE_ARENA || t->dtype == GC_DTYPE_STRING)
+		return gc_session_set_input(s, i, t, err);
+	if (!t->data && gc_tensor_nbytes(t) > 0)
+		return gc_error_set(err, GC_EINVAL, "input '%s': a %s tensor without its data",
+				    pt->name, gc_dtype_name(t->dtype));
+	if (!elem_aligned(t->data, t->dtype))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_use_input: input '%s': data %p is not aligned for %s "
+				    "elements",
+				    pt->name, t->data, gc_dtype_name(t->dtype));
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	int rc = gc_session_bind_input(s, i, t, "input", err);
+	if (!rc)
+		s->input_set[i] = true;
+	gc_session_unclaim(s);
+	return rc;
+}
+
+int gc_session_use_output(gc_session *s, int i, void *data, size_t bytes, gc_error *err)
+{
+	GC_ARG_NONNULL(err, s);
+	const gc_program *p = s->p;
+	if (i < 0 || i >= p->n_outputs)
+		return gc_error_set(err, GC_EINVAL,
+				    "output index %d out of range (the program has %d)", i,
+				    p->n_outputs);
+	int32_t idx = p->outputs[i];
+	const gc_ptensor *pt = &p->tensors[idx];
+	if (pt->storage != GC_STORAGE_ARENA || pt->t.dtype == GC_DTYPE_STRING)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "gc_session_use_output: output '%s' is %s: only outputs of a "
+				    "shape known when compiling live in the arena and can be "
+				    "written to the caller's memory",
+				    pt->name,
+				    pt->t.dtype == GC_DTYPE_STRING ? "a string tensor"
+				    : pt->storage == GC_STORAGE_CONST ? "a constant"
+								      : "in session storage");
+	for (int32_t j = 0; j < p->n_inputs; j++)
+		if (p->inputs[j] == idx)
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "gc_session_use_output: output '%s' is also input %d",
+					    pt->name, (int)j);
+	for (int32_t j = 0; j < p->n_outputs; j++)
+		if (j != i && p->outputs[j] == idx)
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "gc_session_use_output: output '%s' is also output %d",
+					    pt->name, (int)j);
+	if (data && bytes < pt->nbytes)
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_use_output: output '%s' needs %" PRIu64
+				    " bytes, the buffer has %zu",
+				    pt->name, pt->nbytes, bytes);
+	if (data && !elem_aligned(data, pt->t.dtype))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_use_output: output '%s': buffer %p is not aligned for "
+				    "%s elements",
+				    pt->name, data, gc_dtype_name(pt->t.dtype));
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	s->tensors[idx].data = data ? data : s->arena + pt->offset;
+	gc_session_unclaim(s);
 	return 0;
 }
 

@@ -346,6 +346,31 @@ void gc_session_free(gc_session *s);
  * never set (it never runs on zeros). */
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
 /*
+ * Zero-copy input: as gc_session_set_input, but without copying when it
+ * can: input i reads t's memory (which MUST stay valid and unchanged until
+ * the runs that use it end) until it is set or used again. Inputs that
+ * live in session storage (strings, sequences, optionals, shapes only known
+ * at run time) are copied as by gc_session_set_input. Nothing writes into
+ * t: the memory plan never lets a kernel work in place on a graph input.
+ * Alignment: t->data MUST be aligned for its element type (else GC_EINVAL);
+ * no further alignment is needed. Several sessions MAY read one buffer at
+ * once.
+ */
+int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+/*
+ * Caller-provided output: the next runs write output i straight into
+ * `data` (no copy, no arena slot), until called again; data NULL goes back
+ * to the session's own memory. `bytes` MUST cover the output
+ * (gc_tensor_nbytes of gc_program_output(p, i)); data MUST be aligned for
+ * its element type and stay valid while the session may run. The buffer
+ * holds the output after each successful run (undefined after a failed
+ * one); gc_session_output(s, i)->data then points at it. Only outputs of a
+ * shape known when compiling (not strings, not in session storage, not an
+ * output that is also an input or another output) can be bound:
+ * GC_EUNSUPPORTED otherwise, naming the output.
+ */
+int gc_session_use_output(gc_session *s, int i, void *data, size_t bytes, gc_error *err);
+/*
  * Runs the program on the inputs set. A session serves one call at a time:
  * a call on a session that another thread is running (gc_session_run,
  * gc_session_run_with, gc_session_run_debug, gc_session_set_input) fails

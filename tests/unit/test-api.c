@@ -113,6 +113,13 @@ static void test_null_arguments(void)
 	EXPECT_EINVAL(gc_session_set_input(s, 0, NULL, err), "'t' is NULL");
 	EXPECT_EINVAL(gc_session_set_input(s, 7, &t, err), "out of range");
 	EXPECT_EINVAL(gc_session_run(NULL, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_run_with(NULL, NULL, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_use_input(NULL, 0, &t, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_use_input(s, 0, NULL, err), "'t' is NULL");
+	EXPECT_EINVAL(gc_session_use_output(NULL, 0, x_data, 24, err), "'s' is NULL");
+	gc_run_options past = { .deadline_ns = -1 };
+	EXPECT_EINVAL(gc_session_run_with(s, &past, err), "gc_run_options.deadline_ns");
+	CHECK(gc_now_ns() > 0);
 	EXPECT_EINVAL(gc_session_run_debug(NULL, NULL, err), "'s' is NULL");
 	CHECK(gc_session_output(NULL, 0) == NULL);
 	CHECK(gc_session_output(s, -1) == NULL);
@@ -239,4 +246,56 @@ static void test_busy_session(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+/* gc_session_use_input reads the caller's buffer in place, run after run;
+ * gc_session_use_output makes the run write into the caller's buffer. */
+static void test_zero_copy_io(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_session *s = NULL;
+	gc_error err = { 0 };
+	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
+	float in0[6], in1[6] = { 1, 1, 1, 1, 1, 1 }, out[6 + 1];
+	memcpy(in0, x_data, sizeof in0);
+	gc_tensor t0 = { .data = in0, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	gc_tensor t1 = t0;
+	t1.data = in1;
+	CHECK_INT(gc_session_use_input(s, 0, &t0, &err), 0);
+	CHECK_INT(gc_session_use_input(s, 1, &t1, &err), 0);
+	CHECK_INT(gc_session_use_output(s, 0, out, sizeof(float) * 6, &err), 0);
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 6; i++)
+			in0[i] = x_data[i] * (float)(r + 1); /* changed in place, not set again */
+		CHECK_INT(gc_session_run(s, &err), 0);
+		CHECK(gc_session_output(s, 0)->data == out);
+		for (int i = 0; i < 6; i++)
+			CHECK_NEAR(out[i], (in0[i] > 0 ? in0[i] : 0) + 1, 0);
+	}
+	/* set_input copies again: later changes to the buffer are not seen */
+	CHECK_INT(gc_session_set_input(s, 0, &t0, &err), 0);
+	in0[1] = 100;
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK_NEAR(out[1], x_data[1] * 3 + 1, 0);
+	/* back to the session's memory */
+	CHECK_INT(gc_session_use_output(s, 0, NULL, 0, &err), 0);
+	out[0] = -42;
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK(gc_session_output(s, 0)->data != out);
+	CHECK_NEAR(out[0], -42, 0);
+	/* refusals name the output / input */
+	CHECK_INT(gc_session_use_output(s, 0, out, 8, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "output 'y' needs 24 bytes, the buffer has 8");
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_use_output(s, 0, (char *)out + 1, 24, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "not aligned for float32");
+	err = (gc_error){ 0 };
+	t0.data = (char *)in0 + 2;
+	CHECK_INT(gc_session_use_input(s, 0, &t0, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "input 'x'");
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_use_output(s, 3, out, 24, &err), GC_EINVAL);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+TEST_MAIN(TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
