@@ -16,6 +16,7 @@
 #include "options.h"
 #include "alloc.h"
 #include "api-check.h"
+#include "log.h"
 #include "custom.h"
 #include "kernels/control.h"
 #include "gcb.h"
@@ -360,14 +361,12 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 			 r->path, path, hw, hh);
 		if (!opt || !opt->allow_changed_kernels)
 			return gc_error_set(r->err, GC_ECHANGED,
-					    "%s (compile the model again, or pass "
-					    "--allow-changed-kernels to run it anyway)",
+					    "%s (compile the model again, or set "
+					    "gc_load_options.allow_changed_kernels (graphcc: "
+					    "--allow-changed-kernels) to run it anyway)",
 					    msg);
-		if (opt->warn)
-			opt->warn(opt->user, msg);
-		else
-			fprintf(stderr, "graphcc: warning: %s (allowed by --allow-changed-kernels)\n",
-				msg);
+		gc_log(&p->log, GC_LOG_WARNING, "%s (allowed by gc_load_options.allow_changed_kernels)",
+		       msg);
 	}
 	return 0;
 }
@@ -474,9 +473,17 @@ static int replan_scratch(rd *r, gc_program *p)
 	uint64_t at = (p->arena_bytes + GCB_TENSOR_ALIGN - 1) / GCB_TENSOR_ALIGN * GCB_TENSOR_ALIGN;
 	if (extra > ((uint64_t)1 << 44) || at > ((uint64_t)1 << 44))
 		return bad(r, "a node needs %" PRIu64 " bytes of scratch", extra);
+	int32_t n = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++)
-		if (p->scratch_offset[i] == SCRATCH_REPLAN)
+		if (p->scratch_offset[i] == SCRATCH_REPLAN) {
 			p->scratch_offset[i] = at;
+			n++;
+		}
+	gc_log(&p->log, GC_LOG_INFO,
+	       "%s: %d node%s need more scratch with this CPU's kernels than the program "
+	       "planned (compiled on another CPU or build): the arena grows from %" PRIu64
+	       " to %" PRIu64 " bytes",
+	       r->path, (int)n, n == 1 ? "" : "s", p->arena_bytes, at + extra);
 	p->arena_bytes = at + extra;
 	return 0;
 }
@@ -771,6 +778,8 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	}
 	p->map = map;
 	p->map_len = len;
+	p->log = (gc_log_sink){ .log = opt->log, .user = opt->log_user, .warn = opt->warn,
+				.warn_user = opt->user };
 	const unsigned char *base = map;
 	gcb_header h;
 	memcpy(&h, base, sizeof h);

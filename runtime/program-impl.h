@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "kernel.h"
+#include "log.h"
 #include "pool.h"
 
 typedef enum gc_storage {
@@ -58,6 +59,7 @@ struct gc_program {
 	const char *graphcc_version;
 	int32_t n_libs;
 	const char **lib_paths, **lib_sha;
+	gc_log_sink log; /* gc_load_options.log (warn) */
 };
 
 /* An empty program with its pool; NULL when out of memory. */

@@ -45,6 +45,7 @@ struct gc_session {
 	atomic_int busy;      /* a public call is under way (gc_session_claim) */
 	bool *input_set;      /* per input: set since the session was made */
 	char name[64];	      /* gc_session_options.name, for messages */
+	gc_log_sink log;      /* gc_session_options.log, or the program's */
 };
 
 /*

@@ -163,6 +163,7 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 	gc_blas_set_threads(threads);
 	if (session_new(p, threads, NULL, out, err))
 		return err->code;
+	(*out)->log = o.log ? (gc_log_sink){ .log = o.log, .user = o.log_user } : p->log;
 	if (o.name)
 		snprintf((*out)->name, sizeof (*out)->name, "%s", o.name);
 	else
@@ -175,6 +176,8 @@ int gc_session_claim(gc_session *s, const char *fn, gc_error *err)
 	int idle = 0;
 	if (atomic_compare_exchange_strong(&s->busy, &idle, 1))
 		return 0;
+	gc_log(&s->log, GC_LOG_WARNING, "%s: session '%s' is in use by another call: refused",
+	       fn, s->name);
 	return gc_error_set(err, GC_EBUSY,
 			    "%s: session '%s' is in use by another call (a session serves one "
 			    "thread at a time; give each thread its own)",

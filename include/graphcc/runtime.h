@@ -270,13 +270,34 @@ void gc_program_free(gc_program *p);
  * caller's header reads the caller's `size` bytes and uses the defaults
  * (zero) for the fields it appended since.
  */
+/*
+ * Logging. The library never writes to stdout or stderr: what it has to
+ * say beyond a failing call's gc_error goes to a callback set per program
+ * (gc_load_options.log) or per session (gc_session_options.log; NULL: the
+ * program's). No callback: the message is dropped. The callback MAY be
+ * called from any thread that calls into the program or session (one call
+ * at a time per session); msg is valid during the call only.
+ */
+typedef enum gc_log_level {
+	GC_LOG_ERROR = 0,
+	GC_LOG_WARNING = 1,
+	GC_LOG_INFO = 2,
+	GC_LOG_DEBUG = 3,
+	GC_LOG_LEVEL_COUNT
+} gc_log_level;
+typedef void (*gc_log_fn)(void *user, gc_log_level level, const char *msg);
+
 typedef struct gc_load_options {
 	size_t size; /* sizeof(gc_load_options), or 0 */
-	/* Accept kernel libraries whose SHA-256 changed since compile (warn). */
+	/* Accept kernel libraries whose SHA-256 changed since compile (a
+	 * warning is logged). */
 	int allow_changed_kernels;
-	/* Where warnings go; NULL: stderr. */
+	/* Older spelling of a warning-only log: used when `log` is NULL. */
 	void (*warn)(void *user, const char *msg);
 	void *user;
+	/* The program's log (see gc_log_fn), and its user pointer. */
+	gc_log_fn log;
+	void *log_user;
 } gc_load_options;
 
 /*
@@ -331,6 +352,9 @@ typedef struct gc_session_options {
 	/* Names the session in messages (GC_EBUSY, inputs never set,
 	 * GC_ECANCELED); copied, at most 63 bytes kept. NULL: its address. */
 	const char *name;
+	/* The session's log; NULL: its program's. */
+	gc_log_fn log;
+	void *log_user;
 } gc_session_options;
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,

@@ -196,6 +196,13 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+static atomic_int n_logged;
+static void count_log(void *user, gc_log_level level, const char *msg)
+{
+	if (level == GC_LOG_WARNING && strstr(msg, "session 'shared' is in use") && user == &n_logged)
+		atomic_fetch_add(&n_logged, 1);
+}
+
 /* Two threads on one session: a call while another runs is GC_EBUSY naming
  * the session, never a concurrent run (TSan/ASan builds check that nothing
  * else is touched). */
@@ -205,7 +212,8 @@ static void test_busy_session(void)
 	CHECK(p);
 	gc_session *s = NULL;
 	gc_error err = { 0 };
-	gc_session_options so = { .threads = 1, .name = "shared" };
+	gc_session_options so = { .threads = 1, .name = "shared", .log = count_log,
+				  .log_user = &n_logged };
 	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
 	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
 	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
@@ -220,6 +228,7 @@ static void test_busy_session(void)
 	pthread_join(th, NULL);
 	CHECK_INT(one.busy, 2000);
 	CHECK_INT(one.ok, 0);
+	CHECK_INT(atomic_load(&n_logged), 2000); /* each refusal logged at the session's log */
 	err = (gc_error){ 0 };
 	CHECK_INT(gc_session_set_input(s, 0, &t, &err), GC_EBUSY);
 	CHECK_CONTAINS(err.msg, "gc_session_set_input: session 'shared' is in use");

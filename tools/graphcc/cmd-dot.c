@@ -436,7 +436,7 @@ int cmd_dot(int argc, char **argv)
 		/* A compiled program: drawn as it was compiled. */
 		if ((rc = cli_program_options("dot", &o)))
 			return rc;
-		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
+		gc_load_options lo = { .allow_changed_kernels = o.allow_changed, .log = cli_log };
 		if (gc_program_load(o.model, &lo, &p, &err)) {
 			cli_error("%s", err.msg);
 			return cli_exit_for(err.code);

@@ -71,7 +71,7 @@ static int info_program(const cli_opts *o)
 {
 	gc_error err = { 0 };
 	gc_program *p = NULL;
-	gc_load_options lo = { .allow_changed_kernels = o->allow_changed };
+	gc_load_options lo = { .allow_changed_kernels = o->allow_changed, .log = cli_log };
 	double t0 = now_ms();
 	if (gc_program_load(o->model, &lo, &p, &err)) {
 		cli_error("%s", err.msg);

@@ -301,7 +301,7 @@ int cmd_run(int argc, char **argv)
 		/* A compiled program runs through the runtime alone. */
 		if ((rc = cli_program_options("run", &o)))
 			return rc;
-		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
+		gc_load_options lo = { .allow_changed_kernels = o.allow_changed, .log = cli_log };
 		model_inputs m = { 0 };
 		if (gc_program_load(o.model, &lo, &p, &err))
 			goto fail;
