@@ -60,10 +60,16 @@ static int has_avx512(void)
 #endif
 }
 
-static void load(void)
+/* The library never changes the process environment by itself: a host (the
+ * graphcc command) asks for it with gc_init_options.blas_coretype. */
+void gc_blas_choose_coretype(void)
 {
 	if (!getenv("OPENBLAS_CORETYPE") && has_avx512())
 		setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+}
+
+static void load(void)
+{
 	blas.lib = dlopen(GC_BLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!blas.lib) {
 		const char *why = dlerror();
@@ -85,6 +91,9 @@ static void load(void)
 	memcpy(&blas.dgemv, &p, sizeof p);
 	p = sym("openblas_set_num_threads");
 	memcpy(&blas.set_threads, &p, sizeof p);
+	/* Single-threaded, once (see blas.h): the pool splits the work. */
+	if (!blas.err.code)
+		blas.set_threads(1);
 	/* The library stays loaded for the life of the process: programs built
 	 * later may still call into it. */
 }
@@ -95,13 +104,6 @@ int gc_blas_init(gc_error *err)
 	if (blas.err.code)
 		return gc_error_set(err, blas.err.code, "%s", blas.err.msg);
 	return 0;
-}
-
-void gc_blas_set_threads(int n)
-{
-	if (!blas.lib || blas.err.code)
-		return;
-	blas.set_threads(n > 0 ? n : 0);
 }
 
 #define GC_BLAS_GEMM(T, name, gemm_ptr, gemv_ptr)                                                  \

@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "api-check.h"
 #include "blas.h"
+#include "kernels/nn-par.h"
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
@@ -159,10 +160,9 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 				    o.threads);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
-	/* OpenBLAS keeps one process-wide setting; the last session made wins. */
-	gc_blas_set_threads(threads);
 	if (session_new(p, threads, NULL, out, err))
 		return err->code;
+	gc_nn_par_acquire();
 	(*out)->log = o.log ? (gc_log_sink){ .log = o.log, .user = o.log_user } : p->log;
 	if (o.name)
 		snprintf((*out)->name, sizeof (*out)->name, "%s", o.name);
@@ -225,7 +225,10 @@ void gc_session_free(gc_session *s)
 	gc_free(s->tensors);
 	gc_free(s->ptrs);
 	gc_free(s->ptr_start);
+	bool user = !s->depth && s->name[0]; /* made by gc_session_new */
 	gc_free(s);
+	if (user)
+		gc_nn_par_release();
 }
 
 /* Whether t fits input pt: its type, and its shape unless that is dynamic. */

@@ -101,7 +101,8 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
  * command line) and the process ends with _exit(3): no output has been
  * written by then, and the process state is not trusted. A crash outside
  * any kernel is reported plainly and re-raised with the default action.
- * GRAPHCC_CRASH_CAPTURE=0 in the environment turns it off.
+ * Only a host that calls it gets the handlers (the graphcc command does,
+ * unless GRAPHCC_CRASH_CAPTURE=0 is in its environment).
  */
 void gc_crash_capture_install(void);
 

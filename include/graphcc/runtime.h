@@ -73,6 +73,40 @@ int gc_error_prefix(gc_error *err, const char *fmt, ...)
 #endif
 	;
 
+/* The version of the library the program runs with (GC_VERSION_STRING of
+ * its build), and of its ABI: a program built against major version M
+ * runs with any library of the same GC_ABI_VERSION (the .so's soname is
+ * libgraphcc-runtime.so.GC_ABI_VERSION). */
+#define GC_ABI_VERSION 0
+const char *gc_version(void);
+int gc_abi_version(void);
+
+/*
+ * Library-wide settings, all optional: without a call every field has its
+ * default. The library reads no environment variable and changes nothing
+ * of its host's process by itself; what a host wants of either it asks for
+ * here (the graphcc command does, from its environment). Call it before
+ * loading programs; a later call changes the settings for what follows.
+ */
+typedef struct gc_init_options {
+	size_t size; /* sizeof(gc_init_options), or 0 */
+	/* The largest single buffer the library allocates (arena, file read,
+	 * a tensor grown at run time); 0: 16 GiB. */
+	uint64_t max_bytes;
+	/* Non-zero: the portable reference kernels only, as on a CPU without
+	 * AVX-512 (for comparisons). */
+	int reference_kernels;
+	/* Non-zero: set OPENBLAS_CORETYPE=SkylakeX in the process environment
+	 * on CPUs with AVX-512F/DQ/BW/VL, unless it is set, before OpenBLAS
+	 * loads (OpenBLAS 0.3.21 takes AMD Zen 4/5 for Haswell otherwise and
+	 * runs GEMMs at half speed). A process-wide change: opt-in. */
+	int blas_coretype;
+	/* Non-zero: the environment overrides the fields above:
+	 * GRAPHCC_MAX_BYTES=N, GRAPHCC_NN_REFERENCE=1. */
+	int from_environment;
+} gc_init_options;
+int gc_init(const gc_init_options *opt, gc_error *err);
+
 /* Element types, numbered as ONNX's TensorProto.DataType:
  * X(NAME, onnx value, element bytes, display name). */
 #define GC_DTYPE_LIST(X)                                                       \

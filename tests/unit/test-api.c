@@ -5,11 +5,15 @@
 #include <graphcc/debug.h>
 #include <graphcc/graphcc.h>
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "blas.h"
 #include "check.h"
+#include "nn-par.h"
 #include "session-impl.h"
 
 /* y = relu(x) + x2, x and x2 float 2x3. */
@@ -307,4 +311,73 @@ static void test_zero_copy_io(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void split_part(void *arg, int part, int parts, int slot)
+{
+	(void)parts;
+	(void)slot;
+	((int *)arg)[part] = part + 1;
+}
+
+/* Nothing of the host's process changes behind its back: no environment
+ * variable set or read (OPENBLAS_CORETYPE, GRAPHCC_*), OpenBLAS's thread
+ * count not set per session, and no graphcc thread outlives the last
+ * session. */
+static void test_no_process_global_effects(void)
+{
+	unsetenv("OPENBLAS_CORETYPE");
+	setenv("GRAPHCC_FAIL_ALLOC", "3", 1);  /* a server's environment ... */
+	setenv("GRAPHCC_MAX_BYTES", "1000", 1); /* ... must not change its library */
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_error err = { 0 };
+	CHECK_INT(gc_blas_init(&err), 0);
+	/* (OpenBLAS's own threads, started when it loads, are counted here) */
+	int base = count_threads();
+	CHECK(getenv("OPENBLAS_CORETYPE") == NULL);
+	int (*get_threads)(void) = NULL;
+	void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
+	void *sym = ob ? dlsym(ob, "openblas_get_num_threads") : NULL;
+	memcpy(&get_threads, &sym, sizeof sym);
+	CHECK(get_threads);
+	int blas_threads = get_threads();
+	gc_session *s1 = NULL, *s2 = NULL;
+	gc_session_options one = { .threads = 1 }, four = { .threads = 4 };
+	CHECK_INT(gc_session_new(p, &four, &s1, &err), 0);
+	CHECK_INT(gc_session_new(p, &one, &s2, &err), 0);
+	CHECK_INT(get_threads(), blas_threads);
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s1, 0, &t, &err), 0);
+	CHECK_INT(gc_session_set_input(s1, 1, &t, &err), 0);
+	CHECK_INT(gc_session_run(s1, &err), 0);
+	/* the pool's workers start for a session's split work ... */
+	int parts[8] = { 0 };
+	gc_nn_parallel(4, 8, split_part, parts);
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(parts[i], i + 1);
+	CHECK(count_threads() > base);
+	gc_session_free(s1);
+	CHECK(count_threads() > base); /* s2 still uses the pool */
+	gc_session_free(s2);
+	/* ... and end with the last session */
+	CHECK_INT(count_threads(), base);
+	gc_program_free(p);
+	unsetenv("GRAPHCC_FAIL_ALLOC");
+	unsetenv("GRAPHCC_MAX_BYTES");
+	CHECK(getenv("OPENBLAS_CORETYPE") == NULL);
+	CHECK_STR(gc_version(), GC_VERSION_STRING);
+	CHECK_INT(gc_abi_version(), GC_ABI_VERSION);
+}
+
+TEST_MAIN(TEST(test_no_process_global_effects), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
