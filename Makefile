@@ -23,6 +23,9 @@ CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDSAN := -fsanitize=address,undefined
 endif
 CFLAGS  := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
+# Shared libraries resolve every symbol they use (not under the sanitizers:
+# clang leaves their runtime to the executable).
+NO_UNDEFINED := $(if $(SAN),,-Wl,--no-undefined)
 # The runtime needs only these; the compiler adds libyaml and protobuf-c.
 RUNTIME_LDLIBS := -lcrypto -lxxhash -ldl -lm -lpthread
 LDLIBS  := -lprotobuf-c -lyaml $(RUNTIME_LDLIBS)
@@ -130,7 +133,7 @@ $(RUNTIME_A): $(RUNTIME_OBJ)
 $(RUNTIME_SO): $(RUNTIME_OBJ) runtime/libgraphcc-runtime.map
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) -shared $(LDSAN) -Wl,--no-undefined -Wl,--version-script=runtime/libgraphcc-runtime.map -Wl,-soname,libgraphcc-runtime.so.0 \
+	@$(CC) -shared $(LDSAN) $(NO_UNDEFINED) -Wl,--version-script=runtime/libgraphcc-runtime.map -Wl,-soname,libgraphcc-runtime.so.0 \
 		-o $@ $(RUNTIME_OBJ) $(RUNTIME_LDLIBS)
 
 $(LIB_A): $(LIB_OBJ)
@@ -154,7 +157,7 @@ $(B)/tests/test-%: tests/unit/test-%.c tests/unit/check.h $(LIB_A) $(RUNTIME_A)
 	@echo "  TEST    $@"
 	@$(CC) $(CFLAGS) -Iruntime -Iruntime/kernels -Ilib -Itests/unit $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) test-packages
 	@sh tests/run-unit.sh $(UNIT_BIN)
 
 e2e: all test-packages

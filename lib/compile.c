@@ -38,6 +38,7 @@ typedef struct compiler compiler;
 struct compiler {
 	const gc_graph *g;
 	const gc_compile_options *opt;
+	const gc_backend *backend; /* opt->backend's */
 	gc_program *p;
 	gc_strpool *strings; /* strings made by kernels run now */
 	gc_error *err;
@@ -335,7 +336,7 @@ static int compile_control(compiler *c, int32_t gi, gc_node *pn, gc_tensor *cons
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 		int rc = gc_control_formal(&k, pn, inp, s, nf, formal);
 		for (int tries = 0; !rc; tries++) {
-			compiler sc = { .opt = c->opt, .err = c->err, .parent = c,
+			compiler sc = { .opt = c->opt, .backend = c->backend, .err = c->err, .parent = c,
 					.depth = c->depth + 1 };
 			if ((rc = compile_graph(&sc, sg, formal, nf))) {
 				sub_free(&sc);
@@ -375,33 +376,61 @@ static int32_t unnamed_output(compiler *c, const gc_node *pn, int j)
 }
 
 /* Prepares one node; folds it when its value is known now. */
-static int bind_node(compiler *c, int32_t gi)
+/* The op of graph node gi and its table entry; GC_OP_CUSTOM for a node a
+ * package serves. Refuses an op this build lacks and a built-in op's
+ * wrong input or output count. */
+static int check_arity(compiler *c, int32_t gi, gc_op *opp, const gc_op_info **info)
 {
 	const gc_graph *g = c->g;
 	const gc_irnode *n = &g->nodes[gi];
 	gc_op op = gc_op_lookup(n->domain, n->op_type);
-	bool custom = false;
 	if (op == GC_OP_NONE) {
 		if (gc_domain_is_default(n->domain) || !c->opt || !c->opt->registry)
 			return unsupported(c, gi);
-		custom = true;
 		op = GC_OP_CUSTOM;
 	}
-	const gc_op_info *info = &gc_op_table[op];
+	const gc_op_info *in = &c->backend->ops[op];
 	char lb[300];
-	if (!custom && (n->n_in < info->min_in || n->n_in > info->max_in || n->n_out < info->min_out ||
-	    n->n_out > info->max_out))
+	if (op != GC_OP_CUSTOM && (n->n_in < in->min_in || n->n_in > in->max_in ||
+				   n->n_out < in->min_out || n->n_out > in->max_out))
 		return gc_error_set(c->err, GC_EINVAL,
 				    "%s: %s has %d inputs and %d outputs; %s takes %d to %d inputs "
 				    "and %d to %d outputs",
 				    g->origin, gc_node_label(g, gi, lb, sizeof lb), n->n_in, n->n_out,
-				    info->name, info->min_in, info->max_in, info->min_out,
-				    info->max_out);
-	int rc;
-	gc_node *pn = &c->p->nodes[c->p->n_nodes];
-	if (make_node(c, gi, op, pn))
-		return c->err->code;
-	bool control = gc_op_is_control(op);
+				    in->name, in->min_in, in->max_in, in->min_out, in->max_out);
+	*opp = op;
+	*info = in;
+	return 0;
+}
+
+/* The node's inputs and outputs as prepare and the kernels see them: ins
+ * and outs (pointers inp and outp, NULL for an absent one), and for a
+ * custom node cins/cinp, the inputs with only constants' values. */
+typedef struct node_io {
+	gc_tensor *ins, *outs, *cins;
+	gc_tensor **inp, **outp, **cinp;
+	/* Of the inputs, before prepare: every value known now, all constants,
+	 * any a sequence, an optional or of a shape known at run time. */
+	bool all_known, all_const, any_value;
+} node_io;
+
+static void node_io_free(node_io *io)
+{
+	gc_free(io->ins);
+	gc_free(io->inp);
+	memset(io, 0, sizeof *io);
+}
+
+/* Outputs trimmed and named as the op needs, required inputs present,
+ * sequences and optionals only where the op takes them. *any_dyn: an input
+ * whose shape is only known at run time. */
+static int check_io(compiler *c, int32_t gi, gc_node *pn, const gc_op_info *info,
+		    bool *any_dyn)
+{
+	const gc_graph *g = c->g;
+	gc_op op = pn->op;
+	bool custom = op == GC_OP_CUSTOM, control = gc_op_is_control(op);
+	char lb[300];
 	/* Trailing unnamed outputs are not computed at all; the required ones
 	 * must be named; other unnamed optional outputs reach prepare as NULL.
 	 * Control flow computes every output (a loop keeps what it carries in
@@ -409,129 +438,129 @@ static int bind_node(compiler *c, int32_t gi)
 	while (!control && pn->n_out > 0 && pn->out[pn->n_out - 1] < 0 && pn->n_out > info->min_out)
 		pn->n_out--;
 	for (int j = 0; j < pn->n_out; j++) {
-		if (pn->out[j] < 0 && control && (pn->out[j] = unnamed_output(c, pn, j)) < 0) {
-			drop_node(pn);
+		if (pn->out[j] < 0 && control && (pn->out[j] = unnamed_output(c, pn, j)) < 0)
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
-		}
-		if (pn->out[j] < 0 && j < info->min_out) {
-			rc = gc_error_set(c->err, GC_EINVAL, "%s: %s leaves its required output %d unnamed",
-					  g->origin, gc_node_label(g, gi, lb, sizeof lb), j);
-			drop_node(pn);
-			return rc;
-		}
+		if (pn->out[j] < 0 && j < info->min_out)
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: %s leaves its required output %d unnamed", g->origin,
+					    gc_node_label(g, gi, lb, sizeof lb), j);
 	}
 	/* Only optional inputs may be left empty (""): kernels take the
 	 * required ones as given. */
 	for (int j = 0; !custom && j < pn->n_in && j < info->min_in; j++)
-		if (pn->in[j] < 0) {
-			rc = gc_error_set(c->err, GC_EINVAL,
-					  "%s: %s leaves its required input %d empty", g->origin,
-					  gc_node_label(g, gi, lb, sizeof lb), j);
-			drop_node(pn);
-			return rc;
-		}
+		if (pn->in[j] < 0)
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: %s leaves its required input %d empty", g->origin,
+					    gc_node_label(g, gi, lb, sizeof lb), j);
 	/* Sequences and optionals go only to the ops made for them. */
-	bool any_dyn = false;
+	*any_dyn = false;
 	for (int j = 0; j < pn->n_in; j++) {
 		if (pn->in[j] < 0)
 			continue;
 		const vstate *vs = &c->vs[pn->in[j]];
-		any_dyn |= dyn_tensor(vs);
+		*any_dyn |= dyn_tensor(vs);
 		if ((gc_dtype_is_value(vs->t.dtype) && !gc_op_takes_values(op)) ||
-		    (custom && vs->dynamic)) {
-			rc = gc_error_set(c->err, GC_EUNSUPPORTED,
-					  "%s: %s: input %d ('%s') is %s%s; %s", g->origin,
-					  gc_node_label(g, gi, lb, sizeof lb), j, vs->name,
-					  gc_dtype_is_value(vs->t.dtype) ? "a " : "a tensor whose shape is "
+		    (custom && vs->dynamic))
+			return gc_error_set(c->err, GC_EUNSUPPORTED,
+					    "%s: %s: input %d ('%s') is %s%s; %s", g->origin,
+					    gc_node_label(g, gi, lb, sizeof lb), j, vs->name,
+					    gc_dtype_is_value(vs->t.dtype) ? "a "
+									   : "a tensor whose shape is "
 									     "only known at run time, ",
-					  gc_dtype_is_value(vs->t.dtype) ? gc_dtype_name(vs->t.dtype) : "",
-					  custom ? "op packages take tensors of known shapes"
-						 : "this op takes tensors");
-			drop_node(pn);
-			return rc;
-		}
+					    gc_dtype_is_value(vs->t.dtype) ? gc_dtype_name(vs->t.dtype) : "",
+					    custom ? "op packages take tensors of known shapes"
+						   : "this op takes tensors");
 	}
+	return 0;
+}
 
-	size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
-	gc_tensor *ins = NULL, *outs, *cins;
-	gc_tensor **inp = NULL, **outp, **cinp;
-	gc_kctx k = { .err = c->err, .node = pn, .threads = 1, .strings = c->strings };
-	bool reprepare = false;
+/* The node's inputs as the compiler knows them now (k->varying: those
+ * whose value is known now but may change by the next run). Control flow
+ * first compiles its subgraphs: the tensors they read by name join the
+ * node's inputs. */
+static int gather_io(compiler *c, int32_t gi, gc_node *pn, gc_kctx *k, node_io *io)
+{
+	bool control = gc_op_is_control(pn->op);
 	for (int pass = 0; pass < 2; pass++) {
-		gc_free(ins);
-		gc_free(inp);
-		ins = gc_calloc(nio, sizeof *ins);
-		inp = gc_calloc(nio, sizeof *inp);
-		if (!ins || !inp) {
-			gc_free(ins);
-			gc_free(inp);
-			drop_node(pn);
+		size_t nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
+		node_io_free(io);
+		io->ins = gc_calloc(nio, sizeof *io->ins);
+		io->inp = gc_calloc(nio, sizeof *io->inp);
+		if (!io->ins || !io->inp)
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
-		}
-		outs = ins + pn->n_in + 1;
-		cins = outs + pn->n_out + 1;
-		outp = inp + pn->n_in + 1;
-		cinp = outp + pn->n_out + 1;
+		io->outs = io->ins + pn->n_in + 1;
+		io->cins = io->outs + pn->n_out + 1;
+		io->outp = io->inp + pn->n_in + 1;
+		io->cinp = io->outp + pn->n_out + 1;
 		for (int j = 0; j < pn->n_in; j++) {
-			inp[j] = NULL;
+			io->inp[j] = NULL;
 			if (pn->in[j] < 0)
 				continue;
-			ins[j] = c->vs[pn->in[j]].t;
-			inp[j] = &ins[j];
+			io->ins[j] = c->vs[pn->in[j]].t;
+			io->inp[j] = &io->ins[j];
 			/* Control flow decides on constants only: a trip count or a
 			 * condition known now (an input's value) may change by the
 			 * next run. */
 			if (control && !c->vs[pn->in[j]].is_const)
-				ins[j].data = NULL;
-			if (ins[j].data && !c->vs[pn->in[j]].is_const)
-				k.varying |= j < 64 ? (uint64_t)1 << j : ~(uint64_t)0;
+				io->ins[j].data = NULL;
+			if (io->ins[j].data && !c->vs[pn->in[j]].is_const)
+				k->varying |= j < 64 ? (uint64_t)1 << j : ~(uint64_t)0;
 		}
 		if (pass || !control)
 			break;
-		/* Control flow: compile the subgraphs; the tensors they read by
-		 * name join the node's inputs (so the arrays are made again). */
-		if ((rc = compile_control(c, gi, pn, inp)))
-			goto fail;
-		nio = 2 * (size_t)pn->n_in + (size_t)pn->n_out + 3;
+		int rc = compile_control(c, gi, pn, io->inp);
+		if (rc)
+			return rc;
 	}
-	bool all_known = true, all_const = true, any_value = false;
+	io->all_known = io->all_const = true;
+	io->any_value = false;
 	for (int j = 0; j < pn->n_in; j++) {
 		if (pn->in[j] < 0)
 			continue;
 		const vstate *vs = &c->vs[pn->in[j]];
-		all_known &= ins[j].data != NULL;
-		all_const &= vs->is_const;
-		any_value |= vs->dynamic;
+		io->all_known &= io->ins[j].data != NULL;
+		io->all_const &= vs->is_const;
+		io->any_value |= vs->dynamic;
 	}
 	for (int j = 0; j < pn->n_out; j++) {
-		memset(&outs[j], 0, sizeof outs[j]);
-		outp[j] = pn->out[j] >= 0 ? &outs[j] : NULL;
+		memset(&io->outs[j], 0, sizeof io->outs[j]);
+		io->outp[j] = pn->out[j] >= 0 ? &io->outs[j] : NULL;
 	}
-	gc_prepare_fn prepare = info->prepare;
-	if (custom) {
+	return 0;
+}
+
+/* Binds a custom node and prepares any node on what is known now; a node
+ * whose shapes are only known at run time is left to be prepared then
+ * (*reprepare). */
+static int prepare_node(compiler *c, int32_t gi, gc_node *pn, node_io *io, gc_kctx *k,
+			bool any_dyn, bool *reprepare)
+{
+	int rc;
+	*reprepare = false;
+	if (pn->op == GC_OP_CUSTOM) {
 		/* Package functions see the values of constants (initializers)
 		 * only: `constant: true` means an initializer, and init may keep
 		 * what it reads. */
 		for (int j = 0; j < pn->n_in; j++)
-			if (inp[j] && !c->vs[pn->in[j]].is_const) {
-				cins[j] = ins[j];
-				cins[j].data = NULL;
-				cinp[j] = &cins[j];
+			if (io->inp[j] && !c->vs[pn->in[j]].is_const) {
+				io->cins[j] = io->ins[j];
+				io->cins[j].data = NULL;
+				io->cinp[j] = &io->cins[j];
 			} else {
-				cinp[j] = inp[j];
+				io->cinp[j] = io->inp[j];
 			}
-		const char *backend = c->opt->backend ? c->opt->backend : "Interpreter";
-		rc = gc_bind_custom(g, gi, c->opt->registry, backend, c->p->pool, pn, cinp, c->err);
+		rc = gc_bind_custom(c->g, gi, c->opt->registry, c->backend->name, c->p->pool, pn,
+				    io->cinp, c->err);
 		if (rc)
-			goto fail;
-		rc = gc_custom_prepare(&k, pn, cinp, outp);
-	} else if (any_dyn && !gc_op_takes_dynamic(op)) {
+			return rc;
+		rc = c->backend->prepare(k, pn, io->cinp, io->outp);
+	} else if (any_dyn && !gc_op_takes_dynamic(pn->op)) {
 		/* An input's shape is only known at run time: so is this node's. */
-		reprepare = true;
+		*reprepare = true;
 		rc = 0;
 	} else {
-		rc = prepare(&k, pn, inp, outp);
-		if (rc && k.need_value) {
+		rc = c->backend->prepare(k, pn, io->inp, io->outp);
+		if (rc && k->need_value) {
 			/* It needs a value computed at run time: prepare it then. */
 			gc_node_release_state(pn);
 			pn->run = NULL;
@@ -539,153 +568,184 @@ static int bind_node(compiler *c, int32_t gi)
 			pn->inplace_ok = false;
 			c->err->code = 0;
 			c->err->msg[0] = 0;
-			reprepare = true;
+			*reprepare = true;
 			rc = 0;
 		}
 	}
-	if (!rc && !reprepare && !pn->run)
-		rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
-	if (rc)
-		goto fail;
-	bool outs_known = !reprepare, outs_dynamic = reprepare;
-	for (int j = 0; j < pn->n_out; j++) {
-		gc_tensor *o = &outs[j];
-		if (!outp[j])
-			continue;
-		const gc_value *gv = pn->out[j] < g->n_values ? &g->values[pn->out[j]] : NULL;
-		gc_dtype declared = gv && gv->has_info ? gv->dtype : GC_DTYPE_UNDEFINED;
-		if (reprepare) {
-			*o = (gc_tensor){ .dtype = declared, .rank = GC_RANK_DYNAMIC };
-			continue;
-		}
-		if (gc_dtype_is_value(o->dtype) || o->rank == GC_RANK_DYNAMIC) {
-			/* A sequence or optional, or a shape the kernel finds out. */
-			if (declared != GC_DTYPE_UNDEFINED && !gc_value_type_fits(o->dtype, declared)) {
-				rc = gc_kerr(&k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
-					     gv->name, gc_dtype_name(o->dtype), gc_dtype_name(declared));
-				goto fail;
-			}
-			if (o->dtype == GC_DTYPE_UNDEFINED ||
-			    (gc_dtype_is_value(o->dtype) && !(o->dtype & GC_DTYPE_ELEM_MASK)))
-				o->dtype = declared ? declared : o->dtype;
-			if (gc_dtype_is_value(o->dtype))
-				o->rank = 0;
-			o->data = NULL;
-			outs_known = false;
-			outs_dynamic = true;
-			continue;
-		}
-		int64_t nb = gc_tensor_nbytes(o);
-		if (nb < 0 && gc_dtype_size(o->dtype) && o->rank >= 0 && o->rank <= GC_MAX_RANK) {
-			char a[160];
-			rc = gc_kerr(&k, GC_ELIMIT,
-				     "output %d of shape %s (%s) has a size that overflows 64 bits", j,
-				     gc_shape_str(o->dims, o->rank, a, sizeof a),
-				     gc_dtype_name(o->dtype));
-			goto fail;
-		}
-		if (gc_dtype_size(o->dtype) == 0 || o->rank < 0 || o->rank > GC_MAX_RANK || nb < 0) {
-			rc = gc_kerr(&k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
-			goto fail;
-		}
-		if ((uint64_t)nb > gc_limit_bytes()) {
-			char a[160];
-			rc = gc_kerr(&k, GC_ELIMIT,
-				     "output %d of shape %s (%s) is over the size limit of %" PRIu64
-				     " bytes (GRAPHCC_MAX_BYTES)",
-				     j, gc_shape_str(o->dims, o->rank, a, sizeof a),
-				     gc_dtype_name(o->dtype), gc_limit_bytes());
-			goto fail;
-		}
-		if (gv && gv->has_info && gv->dtype != GC_DTYPE_UNDEFINED && gv->dtype != o->dtype) {
-			rc = gc_kerr(&k, GC_EINVAL,
-				     "output '%s' is %s, but the model declares it %s", gv->name,
-				     gc_dtype_name(o->dtype), gc_dtype_name(gv->dtype));
-			goto fail;
-		}
-		outs_known &= o->data != NULL;
+	if (!rc && !*reprepare && !pn->run)
+		rc = gc_kerr(k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
+	return rc;
+}
+
+/* Output j as prepare left it, against the limits and what the model
+ * declares. *known: its value is known now; *dynamic: a sequence, an
+ * optional or a shape only known at run time. */
+static int check_output(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, int j,
+			bool reprepare, bool *known, bool *dynamic)
+{
+	const gc_graph *g = c->g;
+	gc_tensor *o = &io->outs[j];
+	const gc_value *gv = pn->out[j] < g->n_values ? &g->values[pn->out[j]] : NULL;
+	gc_dtype declared = gv && gv->has_info ? gv->dtype : GC_DTYPE_UNDEFINED;
+	if (reprepare) {
+		*o = (gc_tensor){ .dtype = declared, .rank = GC_RANK_DYNAMIC };
+		return 0;
 	}
+	if (gc_dtype_is_value(o->dtype) || o->rank == GC_RANK_DYNAMIC) {
+		/* A sequence or optional, or a shape the kernel finds out. */
+		if (declared != GC_DTYPE_UNDEFINED && !gc_value_type_fits(o->dtype, declared))
+			return gc_kerr(k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
+				       gv->name, gc_dtype_name(o->dtype), gc_dtype_name(declared));
+		if (o->dtype == GC_DTYPE_UNDEFINED ||
+		    (gc_dtype_is_value(o->dtype) && !(o->dtype & GC_DTYPE_ELEM_MASK)))
+			o->dtype = declared ? declared : o->dtype;
+		if (gc_dtype_is_value(o->dtype))
+			o->rank = 0;
+		o->data = NULL;
+		*known = false;
+		*dynamic = true;
+		return 0;
+	}
+	int64_t nb = gc_tensor_nbytes(o);
+	char a[160];
+	if (nb < 0 && gc_dtype_size(o->dtype) && o->rank >= 0 && o->rank <= GC_MAX_RANK)
+		return gc_kerr(k, GC_ELIMIT,
+			       "output %d of shape %s (%s) has a size that overflows 64 bits", j,
+			       gc_shape_str(o->dims, o->rank, a, sizeof a), gc_dtype_name(o->dtype));
+	if (gc_dtype_size(o->dtype) == 0 || o->rank < 0 || o->rank > GC_MAX_RANK || nb < 0)
+		return gc_kerr(k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
+	if ((uint64_t)nb > gc_limit_bytes())
+		return gc_kerr(k, GC_ELIMIT,
+			       "output %d of shape %s (%s) is over the size limit of %" PRIu64
+			       " bytes (GRAPHCC_MAX_BYTES)",
+			       j, gc_shape_str(o->dims, o->rank, a, sizeof a), gc_dtype_name(o->dtype),
+			       gc_limit_bytes());
+	if (gv && gv->has_info && gv->dtype != GC_DTYPE_UNDEFINED && gv->dtype != o->dtype)
+		return gc_kerr(k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
+			       gv->name, gc_dtype_name(o->dtype), gc_dtype_name(gv->dtype));
+	*known &= o->data != NULL;
+	return 0;
+}
+
+/* Runs the node now on its known inputs, its outputs in the program's
+ * pool. */
+static int run_now(compiler *c, gc_node *pn, node_io *io, gc_kctx *k)
+{
+	for (int j = 0; j < pn->n_out; j++) {
+		if (!io->outp[j])
+			continue;
+		int64_t nb = gc_tensor_nbytes(&io->outs[j]);
+		io->outs[j].data = gc_pool_alloc(c->p->pool, (size_t)nb);
+		if (!io->outs[j].data)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+	}
+	void *scratch = pn->scratch_bytes ? gc_calloc(1, (size_t)pn->scratch_bytes) : NULL;
+	if (pn->scratch_bytes && !scratch)
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+	k->scratch = scratch;
+	char where[1024] = "";
+	if (pn->op == GC_OP_CUSTOM) {
+		const gc_custom *cu = pn->custom;
+		snprintf(where, sizeof where,
+			 "kernel %s:%s (flavour '%s') of node '%s', folded at compile time "
+			 "(the package declares it pure)",
+			 cu->library, cu->symbol, cu->flavour, pn->name);
+		gc_crash_context = where;
+	}
+	int rc = pn->run(k, pn, io->inp, io->outp);
+	gc_crash_context = NULL;
+	gc_free(scratch);
+	return rc;
+}
+
+/* The node's output values when they can be known now: folded into
+ * constants (*fold: the node goes), or evaluated for the data-dependent
+ * shapes downstream (*evaluate: it still runs at run time). */
+static int fold_node(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, bool reprepare,
+		     bool outs_known, bool outs_dynamic, bool *fold, bool *evaluate)
+{
+	bool custom = pn->op == GC_OP_CUSTOM, control = gc_op_is_control(pn->op);
+	bool all_known = io->all_known, all_const = io->all_const, any_value = io->any_value;
 	/* A custom node folds only when its package says it is pure. Nothing
 	 * with a subgraph, a sequence or a run-time shape folds. */
 	bool foldable = (!custom || ((gc_custom *)pn->custom)->pure) && !control &&
 			!reprepare && !outs_dynamic && !any_value;
-	bool fold = !(c->opt && c->opt->no_fold) && foldable && (all_const || outs_known);
+	*fold = !(c->opt && c->opt->no_fold) && foldable && (all_const || outs_known);
 	/* Not folded, but its inputs' values are known: work its value out
 	 * too (small tensors only: shape arithmetic), for the data-dependent
 	 * shapes downstream. The node still runs at run time. */
-	bool evaluate = foldable && (fold || outs_known);
+	*evaluate = foldable && (*fold || outs_known);
 	/* (Not custom kernels: they would run on the caller's own input
 	 * buffers, outside --guard.) */
-	if (!evaluate && foldable && all_known && !custom) {
+	if (!*evaluate && foldable && all_known && !custom) {
 		int64_t total = 0;
 		for (int j = 0; j < pn->n_out; j++)
-			if (outp[j])
-				total += gc_tensor_nbytes(&outs[j]);
-		evaluate = total <= (1 << 20);
+			if (io->outp[j])
+				total += gc_tensor_nbytes(&io->outs[j]);
+		*evaluate = total <= (1 << 20);
 	}
-	if (evaluate && !outs_known) {
-		/* Run it now on the known inputs. */
-		for (int j = 0; j < pn->n_out; j++) {
-			if (!outp[j])
-				continue;
-			int64_t nb = gc_tensor_nbytes(&outs[j]);
-			outs[j].data = gc_pool_alloc(c->p->pool, (size_t)nb);
-			if (!outs[j].data) {
-				rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
-				goto fail;
-			}
-		}
-		void *scratch = pn->scratch_bytes ? gc_calloc(1, (size_t)pn->scratch_bytes) : NULL;
-		if (pn->scratch_bytes && !scratch) {
-			rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
-			goto fail;
-		}
-		k.scratch = scratch;
-		char where[1024] = "";
-		if (custom) {
-			const gc_custom *cu = pn->custom;
-			snprintf(where, sizeof where,
-				 "kernel %s:%s (flavour '%s') of node '%s', folded at compile time "
-				 "(the package declares it pure)",
-				 cu->library, cu->symbol, cu->flavour, pn->name);
-			gc_crash_context = where;
-		}
-		rc = pn->run(&k, pn, inp, outp);
-		gc_crash_context = NULL;
-		gc_free(scratch);
-		if (rc)
-			goto fail;
-	} else if (evaluate) {
-		for (int j = 0; j < pn->n_out; j++) {
-			if (!outp[j])
-				continue;
-			/* prepare's value lives in its state: copy it out. */
-			outs[j].data = gc_pool_memdup(c->p->pool, outs[j].data,
-						      (size_t)gc_tensor_nbytes(&outs[j]));
-			if (!outs[j].data) {
-				rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
-				goto fail;
-			}
-		}
+	int rc;
+	if (*evaluate && !outs_known && (rc = run_now(c, pn, io, k)))
+		return rc;
+	for (int j = 0; *evaluate && outs_known && j < pn->n_out; j++) {
+		if (!io->outp[j])
+			continue;
+		/* prepare's value lives in its state: copy it out. */
+		io->outs[j].data = gc_pool_memdup(c->p->pool, io->outs[j].data,
+						  (size_t)gc_tensor_nbytes(&io->outs[j]));
+		if (!io->outs[j].data)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
 	}
 	/* A string value points at strings of its inputs (the graph's
 	 * constants, the caller's input values) or of c->strings, which all die
 	 * before the program: a folded one, a constant now, is copied into it. */
-	for (int j = 0; fold && j < pn->n_out; j++) {
-		if (!outp[j] || outs[j].dtype != GC_DTYPE_STRING)
+	for (int j = 0; *fold && j < pn->n_out; j++) {
+		if (!io->outp[j] || io->outs[j].dtype != GC_DTYPE_STRING)
 			continue;
-		gc_tensor *copy = gc_tensor_copy_to_pool(c->p->pool, &outs[j]);
-		if (!copy) {
-			rc = gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
-			goto fail;
-		}
-		outs[j].data = copy->data;
+		gc_tensor *copy = gc_tensor_copy_to_pool(c->p->pool, &io->outs[j]);
+		if (!copy)
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory folding constants");
+		io->outs[j].data = copy->data;
 	}
+	return 0;
+}
+
+/*
+ * Graph node gi becomes the next program node: arity, inputs and outputs
+ * checked; bound (custom) and prepared; its outputs checked; folded into
+ * constants when its inputs are (then it is dropped), otherwise kept.
+ */
+static int bind_node(compiler *c, int32_t gi)
+{
+	gc_op op = GC_OP_NONE;
+	const gc_op_info *info = NULL;
+	if (check_arity(c, gi, &op, &info))
+		return c->err->code;
+	gc_node *pn = &c->p->nodes[c->p->n_nodes];
+	if (make_node(c, gi, op, pn))
+		return c->err->code;
+	node_io io = { 0 };
+	gc_kctx k = { .err = c->err, .node = pn, .threads = 1, .strings = c->strings };
+	bool any_dyn = false, reprepare = false, outs_known, outs_dynamic, fold = false;
+	bool evaluate = false;
+	int rc;
+	if ((rc = check_io(c, gi, pn, info, &any_dyn)) || (rc = gather_io(c, gi, pn, &k, &io)) ||
+	    (rc = prepare_node(c, gi, pn, &io, &k, any_dyn, &reprepare)))
+		goto fail;
+	outs_known = !reprepare;
+	outs_dynamic = reprepare;
+	for (int j = 0; j < pn->n_out; j++)
+		if (io.outp[j] &&
+		    (rc = check_output(c, pn, &io, &k, j, reprepare, &outs_known, &outs_dynamic)))
+			goto fail;
+	if ((rc = fold_node(c, pn, &io, &k, reprepare, outs_known, outs_dynamic, &fold,
+			    &evaluate)))
+		goto fail;
 	for (int j = 0; j < pn->n_out; j++) {
 		if (pn->out[j] < 0)
 			continue;
 		vstate *s = &c->vs[pn->out[j]];
-		s->t = outs[j];
+		s->t = io.outs[j];
 		if (!evaluate)
 			s->t.data = NULL;
 		s->is_const = fold;
@@ -693,8 +753,7 @@ static int bind_node(compiler *c, int32_t gi)
 		s->dynamic = gc_dtype_is_value(s->t.dtype) || s->t.rank == GC_RANK_DYNAMIC;
 	}
 	pn->reprepare = reprepare;
-	gc_free(ins);
-	gc_free(inp);
+	node_io_free(&io);
 	if (fold) {
 		drop_node(pn);
 		return 0;
@@ -702,8 +761,7 @@ static int bind_node(compiler *c, int32_t gi)
 	c->kept[c->p->n_nodes++] = gi;
 	return 0;
 fail:
-	gc_free(ins);
-	gc_free(inp);
+	node_io_free(&io);
 	drop_node(pn);
 	return rc;
 }
@@ -822,7 +880,7 @@ static int emit(compiler *c)
 			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
 		p->outputs[p->n_outputs++] = t;
 	}
-	return gc_program_plan_memory(p, c->err);
+	return gc_program_plan_memory(p, c->backend->arena_align, c->err);
 }
 
 /*
@@ -1010,7 +1068,13 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 	gc_compile_options o;
 	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err))
 		return err->code;
-	compiler c = { .opt = &o, .err = err };
+	compiler c = { .opt = &o, .backend = gc_backend_find(o.backend), .err = err };
+	if (!c.backend) {
+		char names[128];
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "backend '%s': this build has no such backend (it has: %s)",
+				    o.backend, gc_backend_names(names, sizeof names));
+	}
 	int rc = compile_graph(&c, g, NULL, 0);
 	gc_free(c.vs);
 	gc_free(c.kept);

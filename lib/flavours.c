@@ -268,11 +268,7 @@ static void fill_views(node_run *r, const flavour *f, bool init_only)
 
 static void *aligned_buf(size_t bytes)
 {
-	size_t size = (bytes + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, size ? size : 64);
-	if (p)
-		memset(p, 0, size ? size : 64);
-	return p;
+	return gc_aligned_alloc(64, bytes, 1);
 }
 
 /* Runs flavour f on the node's private inputs. 0, or -1 (reported). */
@@ -377,7 +373,7 @@ out:
 		ctx.state = state;
 		gc_custom_call_destroy(destroy, &ctx);
 	}
-	free(scratch);
+	gc_free(scratch);
 	return rc;
 }
 
@@ -422,34 +418,157 @@ static const char *out_name(const node_run *r, int o)
 	return t >= 0 ? r->p->tensors[t].name : "?";
 }
 
+/* "compare-flavours: node 'n' (dom::Type), bound to flavour 'f'; inputs ..." */
+static void report_node(const node_run *r)
+{
+	const gc_node *n = r->n;
+	fprintf(r->report, "compare-flavours: node '%s' (%s::%s), bound to flavour '%s'; inputs",
+		n->name, r->c->domain, r->c->op_type, r->c->flavour);
+	for (int k = 0; k < n->n_in; k++) {
+		char shp[160];
+		const gc_tensor *t = r->io[k];
+		if (t)
+			fprintf(r->report, "%s %s %s", k ? "," : "", gc_dtype_name(t->dtype),
+				gc_shape_str(t->dims, t->rank, shp, sizeof shp));
+		else
+			fprintf(r->report, "%s (absent)", k ? "," : "");
+	}
+	fputc('\n', r->report);
+}
+
+/* The private copies of the inputs, the views, and per flavour of op for
+ * the node's backend, its own outputs (*fl, *n_fl). */
+static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int *n_fl)
+{
+	const gc_node *n = r->n;
+	r->in_copy = gc_calloc((size_t)n->n_in + 1, sizeof *r->in_copy);
+	r->in_bytes = gc_calloc((size_t)n->n_in + 1, sizeof *r->in_bytes);
+	r->views = gc_calloc((size_t)(n->n_in + n->n_out) + 1, sizeof *r->views);
+	r->dims = gc_calloc((size_t)(n->n_in + n->n_out) * GC_MAX_RANK + 1, sizeof *r->dims);
+	flavour *fl = *flp = gc_calloc((size_t)op->n_impls + 1, sizeof *fl);
+	if (!r->in_copy || !r->in_bytes || !r->views || !r->dims || !fl)
+		return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
+	for (int k = 0; k < n->n_in; k++) {
+		const gc_tensor *t = r->io[k];
+		if (!t)
+			continue;
+		int64_t nb = gc_tensor_nbytes(t);
+		r->in_bytes[k] = nb > 0 ? (size_t)nb : 0;
+		if (!(r->in_copy[k] = aligned_buf(r->in_bytes[k])))
+			return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
+		if (r->in_bytes[k])
+			memcpy(r->in_copy[k], t->data, r->in_bytes[k]);
+	}
+	for (int32_t j = 0; j < op->n_impls; j++) {
+		const gc_impl_spec *im = &op->impls[j];
+		if (im->skipped || strcmp(im->backend, r->c->backend) || !im->lib)
+			continue;
+		flavour *f = &fl[(*n_fl)++];
+		f->im = im;
+		f->outs = gc_calloc((size_t)n->n_out + 1, sizeof *f->outs);
+		if (!f->outs)
+			return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
+		for (int o = 0; o < n->n_out; o++) {
+			const gc_tensor *t = r->io[n->n_in + o];
+			int64_t nb = t ? gc_tensor_nbytes(t) : 0;
+			if (!(f->outs[o] = aligned_buf(nb > 0 ? (size_t)nb : 0)))
+				return gc_error_set(r->err, GC_ENOMEM,
+						    "--compare-flavours: out of memory");
+		}
+	}
+	return 0;
+}
+
+static void node_run_free(node_run *r, flavour *fl, int n_fl)
+{
+	for (int a = 0; a < n_fl; a++) {
+		for (int o = 0; fl[a].outs && o < r->n->n_out; o++)
+			gc_free(fl[a].outs[o]);
+		gc_free(fl[a].outs);
+	}
+	gc_free(fl);
+	for (int k = 0; r->in_copy && k < r->n->n_in; k++)
+		gc_free(r->in_copy[k]);
+	gc_free(r->in_copy);
+	gc_free(r->in_bytes);
+	gc_free(r->views);
+	gc_free(r->dims);
+}
+
+/* The pair of flavours that ran whose outputs differ most (*wa < 0: no
+ * pair ran). */
+static void worst_pair(const node_run *r, const flavour *fl, int n_fl, pair_diff *worst, int *wa,
+		       int *wb)
+{
+	*worst = (pair_diff){ .at_abs = -1 };
+	*wa = *wb = -1;
+	for (int a = 0; a < n_fl; a++)
+		for (int b = a + 1; b < n_fl; b++) {
+			if (!fl[a].ran || !fl[b].ran)
+				continue;
+			pair_diff d;
+			compare_pair(r, &fl[a], &fl[b], &d);
+			if (r->report)
+				fprintf(r->report, "  %s vs %s: max abs %.3g, max rel %.3g\n",
+					fl[a].im->type, fl[b].im->type, d.max_abs, d.max_rel);
+			if (*wa < 0 || d.max_abs > worst->max_abs ||
+			    (d.max_abs == worst->max_abs && d.max_rel > worst->max_rel)) {
+				*worst = d;
+				*wa = a;
+				*wb = b;
+			}
+		}
+}
+
+/* The worst pair into the report and the run's summary. */
+static void report_worst(const node_run *r, const flavour *fl, int n_ran, const pair_diff *worst,
+			 int wa, int wb, gc_flavours_summary *sum)
+{
+	const gc_node *n = r->n;
+	if (wa < 0) {
+		if (r->report)
+			fprintf(r->report, "  nothing to compare: %s\n",
+				n_ran ? "only one flavour ran on this node" : "no flavour ran");
+		return;
+	}
+	const gc_tensor *t = r->io[n->n_in + worst->out_abs];
+	char idx[160] = "";
+	if (t && worst->at_abs >= 0)
+		index_str(t, worst->at_abs, idx, sizeof idx);
+	if (r->report)
+		fprintf(r->report,
+			"  worst pair: %s vs %s: max abs diff %.3g (output '%s'%s: %.9g vs "
+			"%.9g), max rel diff %.3g\n",
+			fl[wa].im->type, fl[wb].im->type, worst->max_abs, out_name(r, worst->out_abs),
+			idx, worst->a, worst->b, worst->max_rel);
+	if (!sum)
+		return;
+	sum->n_compared++;
+	if (sum->n_compared == 1 || worst->max_abs > sum->max_abs ||
+	    (worst->max_abs == sum->max_abs && worst->max_rel > sum->max_rel)) {
+		sum->max_abs = worst->max_abs;
+		sum->max_rel = worst->max_rel;
+		snprintf(sum->node, sizeof sum->node, "%s", n->name);
+		snprintf(sum->flavour_a, sizeof sum->flavour_a, "%s", fl[wa].im->type);
+		snprintf(sum->flavour_b, sizeof sum->flavour_b, "%s", fl[wb].im->type);
+	}
+}
+
 /* Compares every flavour of custom node rn on its inputs as they are now. */
 static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node *rn,
 			FILE *report, gc_flavours_summary *sum, gc_error *err)
 {
-	const gc_program *p = rn->program;
 	const gc_node *n = rn->node;
-	const gc_custom *c = n->custom;
 	gc_error local = { 0 };
-	node_run r = { .p = p, .n = n, .c = c, .io = gc_session_io(rn->session, rn->index),
-		       .threads = rn->threads, .report = report, .err = err };
+	node_run r = { .p = rn->program, .n = n, .c = n->custom,
+		       .io = gc_session_io(rn->session, rn->index), .threads = rn->threads,
+		       .report = report, .err = err };
 	flavour *fl = NULL;
 	int n_fl = 0, rc = 0;
 	if (sum)
 		sum->n_custom++;
-	if (report) {
-		fprintf(report, "compare-flavours: node '%s' (%s::%s), bound to flavour '%s'; inputs",
-			n->name, c->domain, c->op_type, c->flavour);
-		for (int k = 0; k < n->n_in; k++) {
-			char shp[160];
-			const gc_tensor *t = r.io[k];
-			if (t)
-				fprintf(report, "%s %s %s", k ? "," : "", gc_dtype_name(t->dtype),
-					gc_shape_str(t->dims, t->rank, shp, sizeof shp));
-			else
-				fprintf(report, "%s (absent)", k ? "," : "");
-		}
-		fputc('\n', report);
-	}
+	if (report)
+		report_node(&r);
 	const gc_op_spec *op = find_op(reg, pc, n, &local);
 	if (!op) {
 		if (report)
@@ -459,50 +578,10 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node
 		return gc_error_set(err, local.code ? local.code : GC_EINVAL,
 				    "--compare-flavours: %s", local.msg);
 	}
-	r.in_copy = gc_calloc((size_t)n->n_in + 1, sizeof *r.in_copy);
-	r.in_bytes = gc_calloc((size_t)n->n_in + 1, sizeof *r.in_bytes);
-	r.views = gc_calloc((size_t)(n->n_in + n->n_out) + 1, sizeof *r.views);
-	r.dims = gc_calloc((size_t)(n->n_in + n->n_out) * GC_MAX_RANK + 1, sizeof *r.dims);
-	fl = gc_calloc((size_t)op->n_impls + 1, sizeof *fl);
-	if (!r.in_copy || !r.in_bytes || !r.views || !r.dims || !fl) {
-		rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
+	if ((rc = node_run_alloc(&r, op, &fl, &n_fl)))
 		goto out;
-	}
-	for (int k = 0; k < n->n_in; k++) {
-		const gc_tensor *t = r.io[k];
-		if (!t)
-			continue;
-		int64_t nb = gc_tensor_nbytes(t);
-		r.in_bytes[k] = nb > 0 ? (size_t)nb : 0;
-		if (!(r.in_copy[k] = aligned_buf(r.in_bytes[k]))) {
-			rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
-			goto out;
-		}
-		if (r.in_bytes[k])
-			memcpy(r.in_copy[k], t->data, r.in_bytes[k]);
-	}
-	for (int32_t j = 0; j < op->n_impls; j++) {
-		const gc_impl_spec *im = &op->impls[j];
-		if (im->skipped || strcmp(im->backend, c->backend) || !im->lib)
-			continue;
-		flavour *f = &fl[n_fl++];
-		f->im = im;
-		f->outs = gc_calloc((size_t)n->n_out + 1, sizeof *f->outs);
-		if (!f->outs) {
-			rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
-			goto out;
-		}
-		for (int o = 0; o < n->n_out; o++) {
-			const gc_tensor *t = r.io[n->n_in + o];
-			int64_t nb = t ? gc_tensor_nbytes(t) : 0;
-			if (!(f->outs[o] = aligned_buf(nb > 0 ? (size_t)nb : 0))) {
-				rc = gc_error_set(err, GC_ENOMEM, "--compare-flavours: out of memory");
-				goto out;
-			}
-		}
-	}
 	if (report)
-		fprintf(report, "  %d %s flavour%s of operation '%s' (%s):\n", n_fl, c->backend,
+		fprintf(report, "  %d %s flavour%s of operation '%s' (%s):\n", n_fl, r.c->backend,
 			n_fl == 1 ? "" : "s", op->name, op->file);
 	int n_ran = 0;
 	for (int a = 0; a < n_fl; a++) {
@@ -516,51 +595,10 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node
 		run_flavour(&r, &fl[a]);
 		n_ran += fl[a].ran;
 	}
-	pair_diff worst = { .at_abs = -1 };
-	int wa = -1, wb = -1;
-	for (int a = 0; a < n_fl; a++)
-		for (int b = a + 1; b < n_fl; b++) {
-			if (!fl[a].ran || !fl[b].ran)
-				continue;
-			pair_diff d;
-			compare_pair(&r, &fl[a], &fl[b], &d);
-			if (report)
-				fprintf(report, "  %s vs %s: max abs %.3g, max rel %.3g\n",
-					fl[a].im->type, fl[b].im->type, d.max_abs, d.max_rel);
-			if (wa < 0 || d.max_abs > worst.max_abs ||
-			    (d.max_abs == worst.max_abs && d.max_rel > worst.max_rel)) {
-				worst = d;
-				wa = a;
-				wb = b;
-			}
-		}
-	if (wa < 0) {
-		if (report)
-			fprintf(report, "  nothing to compare: %s\n",
-				n_ran ? "only one flavour ran on this node" : "no flavour ran");
-	} else {
-		const gc_tensor *t = r.io[n->n_in + worst.out_abs];
-		char idx[160] = "";
-		if (t && worst.at_abs >= 0)
-			index_str(t, worst.at_abs, idx, sizeof idx);
-		if (report)
-			fprintf(report,
-				"  worst pair: %s vs %s: max abs diff %.3g (output '%s'%s: %.9g vs "
-				"%.9g), max rel diff %.3g\n",
-				fl[wa].im->type, fl[wb].im->type, worst.max_abs, out_name(&r, worst.out_abs),
-				idx, worst.a, worst.b, worst.max_rel);
-		if (sum) {
-			sum->n_compared++;
-			if (sum->n_compared == 1 || worst.max_abs > sum->max_abs ||
-			    (worst.max_abs == sum->max_abs && worst.max_rel > sum->max_rel)) {
-				sum->max_abs = worst.max_abs;
-				sum->max_rel = worst.max_rel;
-				snprintf(sum->node, sizeof sum->node, "%s", n->name);
-				snprintf(sum->flavour_a, sizeof sum->flavour_a, "%s", fl[wa].im->type);
-				snprintf(sum->flavour_b, sizeof sum->flavour_b, "%s", fl[wb].im->type);
-			}
-		}
-	}
+	pair_diff worst;
+	int wa, wb;
+	worst_pair(&r, fl, n_fl, &worst, &wa, &wb);
+	report_worst(&r, fl, n_ran, &worst, wa, wb, sum);
 	if (sum) {
 		sum->n_failed += r.failed;
 		sum->n_declined += r.declined;
@@ -568,18 +606,7 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node
 	if (r.failed)
 		rc = err && err->code ? err->code : GC_EKERNEL;
 out:
-	for (int a = 0; a < n_fl; a++) {
-		for (int o = 0; fl[a].outs && o < n->n_out; o++)
-			free(fl[a].outs[o]);
-		gc_free(fl[a].outs);
-	}
-	gc_free(fl);
-	for (int k = 0; r.in_copy && k < n->n_in; k++)
-		free(r.in_copy[k]);
-	gc_free(r.in_copy);
-	gc_free(r.in_bytes);
-	gc_free(r.views);
-	gc_free(r.dims);
+	node_run_free(&r, fl, n_fl);
 	return rc;
 }
 

@@ -32,13 +32,6 @@ typedef struct parser {
 	void *user;
 } parser;
 
-static const char *backends[] = { "Interpreter" };
-
-const char *gc_param_kind_name(gc_param_kind k)
-{
-	static const char *const names[GC_PARAM_KIND_COUNT] = { "bool", "int", "float", "string" };
-	return (unsigned)k < GC_PARAM_KIND_COUNT ? names[k] : "?";
-}
 
 static int fail_at(parser *p, const yaml_node_t *n, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -576,17 +569,15 @@ static int parse_impls(parser *p, const yaml_node_t *op, gc_op_spec *spec)
 			im->config = "";
 		if (!im->impl)
 			return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
-		bool have = false;
-		for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++)
-			have |= !strcmp(backends[b], im->backend);
-		if (!have) {
+		if (!gc_backend_find(im->backend)) {
 			im->skipped = true;
 			if (p->note) {
-				char msg[512];
+				char msg[512], names[128];
 				snprintf(msg, sizeof msg,
 					 "%s:%d:%d: implementation '%s' for backend '%s' skipped: this "
-					 "build has only the Interpreter backend",
-					 p->path, im->line, im->col, im->type, im->backend);
+					 "build has only the %s backend%s",
+					 p->path, im->line, im->col, im->type, im->backend,
+					 gc_backend_names(names, sizeof names), gc_n_backends > 1 ? "s" : "");
 				p->note(p->user, msg);
 			}
 		}

@@ -253,7 +253,7 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 		if (!(graph.output[graph.n_output++] = value_info(&w, g->outputs[i])))
 			goto nomem;
 	size_t len = onnx__model_proto__get_packed_size(&model);
-	if (!(buf = malloc(len + 1)))
+	if (!(buf = gc_malloc(len + 1)))
 		goto nomem;
 	onnx__model_proto__pack(&model, buf);
 	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
@@ -277,7 +277,7 @@ nomem:
 fail:
 	rc = err->code ? err->code : gc_error_set(err, GC_ENOMEM, "out of memory");
 out:
-	free(buf);
+	gc_free(buf);
 	gc_free(order);
 	gc_pool_free(w.pool);
 	return rc;

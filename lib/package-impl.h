@@ -90,7 +90,11 @@ int gc_manifest_parse(const char *path, gc_package **out, void (*note)(void *, c
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);
 void gc_package_free(gc_package *pkg);
 
-const char *gc_param_kind_name(gc_param_kind k);
+static inline const char *gc_param_kind_name(gc_param_kind k)
+{
+	static const char *const names[GC_PARAM_KIND_COUNT] = { "bool", "int", "float", "string" };
+	return (unsigned)k < GC_PARAM_KIND_COUNT ? names[k] : "?";
+}
 
 /* Everything a node bound to a package operation needs at compile time. */
 const gc_op_spec *gc_registry_find(const gc_registry *r, const char *domain, const char *type,

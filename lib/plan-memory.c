@@ -7,8 +7,6 @@
 
 #include "../runtime/build.h"
 
-#define ARENA_ALIGN 64
-
 /* One block to place: [first, last] node steps, size. */
 typedef struct interval {
 	int32_t first, last;
@@ -25,6 +23,7 @@ typedef struct plan {
 	interval *iv; /* per tensor and node */
 	int32_t *placed;
 	int32_t n_iv;
+	uint64_t align; /* the backend's arena alignment (a power of two) */
 } plan;
 
 static int by_size_desc(const void *a, const void *b)
@@ -35,9 +34,9 @@ static int by_size_desc(const void *a, const void *b)
 	return x->first - y->first;
 }
 
-static uint64_t align_up(uint64_t v)
+static uint64_t align_up(const plan *pl, uint64_t v)
 {
-	return (v + ARENA_ALIGN - 1) & ~(uint64_t)(ARENA_ALIGN - 1);
+	return (v + pl->align - 1) & ~(pl->align - 1);
 }
 
 /* Steps: inputs live from step 0, node i runs at step i + 1, outputs
@@ -119,13 +118,13 @@ static void collect_blocks(plan *pl)
 		if (pl->alias[t] >= 0)
 			continue;
 		pl->iv[pl->n_iv++] =
-		    (interval){ pl->first[t], pl->last[t], align_up(pt->nbytes), &pt->offset };
+		    (interval){ pl->first[t], pl->last[t], align_up(pl, pt->nbytes), &pt->offset };
 	}
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		p->scratch_offset[i] = 0;
 		if (p->nodes[i].scratch_bytes) {
 			pl->iv[pl->n_iv++] = (interval){ i + 1, i + 1,
-							 align_up(p->nodes[i].scratch_bytes),
+							 align_up(pl, p->nodes[i].scratch_bytes),
 							 &p->scratch_offset[i] };
 			p->tensor_bytes += p->nodes[i].scratch_bytes;
 		}
@@ -151,7 +150,7 @@ static uint64_t place_blocks(plan *pl)
 				if (o->last < iv[i].first || o->first > iv[i].last)
 					continue;
 				if (off < *o->offset + o->size && *o->offset < off + iv[i].size) {
-					off = align_up(*o->offset + o->size);
+					off = align_up(pl, *o->offset + o->size);
 					moved = true;
 				}
 			}
@@ -164,11 +163,12 @@ static uint64_t place_blocks(plan *pl)
 	return peak;
 }
 
-int gc_program_plan_memory(gc_program *p, gc_error *err)
+int gc_program_plan_memory(gc_program *p, uint32_t align, gc_error *err)
 {
 	int32_t nt = p->n_tensors, nn = p->n_nodes;
 	plan pl = {
 		.p = p,
+		.align = align,
 		.first = gc_malloc(((size_t)nt + 1) * sizeof *pl.first),
 		.last = gc_malloc(((size_t)nt + 1) * sizeof *pl.last),
 		.iv = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *pl.iv),

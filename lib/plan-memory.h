@@ -8,8 +8,9 @@
  * Plans the arena: gives each ARENA tensor an offset such that tensors whose
  * lifetimes overlap do not share bytes (lifetime: from the node that writes
  * it, or the start for inputs, to its last reader, or the end for outputs),
- * plus each node's scratch. Fills offsets, arena_bytes and tensor_bytes.
+ * plus each node's scratch, every block aligned to `align` (the backend's
+ * arena_align, a power of two). Fills offsets, arena_bytes and tensor_bytes.
  */
-int gc_program_plan_memory(gc_program *p, gc_error *err);
+int gc_program_plan_memory(gc_program *p, uint32_t align, gc_error *err);
 
 #endif

@@ -25,7 +25,6 @@
 #define GUARD 64
 #define MAX_IO 64
 
-static const char *const backends[] = { "Interpreter" };
 
 typedef struct st {
 	FILE *out;
@@ -196,10 +195,8 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 	views(f, v, dims, outs, false);
 	void *scratch = NULL;
 	if (f->scratch_bytes) {
-		size_t sz = ((size_t)f->scratch_bytes + 63) & ~(size_t)63;
-		if (!(scratch = aligned_alloc(64, sz)))
+		if (!(scratch = gc_aligned_alloc(64, (size_t)f->scratch_bytes, 1)))
 			return snprintf(msg, len, "out of memory for scratch"), -1;
-		memset(scratch, 0, sz);
 	}
 	int rc = 0;
 	GcOpContext ctx;
@@ -213,7 +210,7 @@ static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
 		snprintf(msg, len, "%s", host.msg[0] ? host.msg : "(no reason given)");
 		rc = 1;
 	}
-	free(scratch);
+	gc_free(scratch);
 	return rc;
 }
 
@@ -231,7 +228,7 @@ static int gbufs_alloc(gbufs *g, const frun *f, unsigned char fill)
 	g->n = f->n_out;
 	for (int i = 0; i < f->n_out; i++) {
 		g->bytes[i] = (size_t)gc_tensor_nbytes(&f->outs[i]);
-		g->base[i] = malloc(g->bytes[i] + 2 * GUARD);
+		g->base[i] = gc_malloc(g->bytes[i] + 2 * GUARD);
 		if (!g->base[i])
 			return -1;
 		memset(g->base[i], fill, g->bytes[i] + 2 * GUARD);
@@ -243,7 +240,7 @@ static int gbufs_alloc(gbufs *g, const frun *f, unsigned char fill)
 static void gbufs_free(gbufs *g)
 {
 	for (int i = 0; i < g->n; i++)
-		free(g->base[i]);
+		gc_free(g->base[i]);
 	g->n = 0;
 }
 
@@ -299,326 +296,404 @@ static const char *shape_of(const gc_tensor *t, char *buf, size_t len)
 	return buf;
 }
 
-static void run_case(st *s, const gc_registry *reg, const gc_op_spec *op, const gc_op_test *t,
-		     const char *backend)
-{
+/* One test case of one operation on one backend, as it goes through the
+ * steps of run_case. */
+typedef struct case_run {
+	st *s;
+	const gc_registry *reg;
+	const gc_op_spec *op;
+	const gc_op_test *t;
+	const char *backend;
 	char base_where[400];
-	snprintf(base_where, sizeof base_where, "%s", s->where);
 	gc_tensor in[MAX_IO], want[MAX_IO];
-	bool in_owned[MAX_IO] = { 0 }, want_owned[MAX_IO] = { 0 };
-	int32_t n_in = t->n_inputs, n_out = op->n_outputs;
-	gc_graph *g = NULL;
-	gc_program *p = NULL;
+	bool in_owned[MAX_IO], want_owned[MAX_IO];
+	int32_t n_in, n_out;
+	gc_graph *g;
+	gc_program *p;
+	const gc_custom *c; /* the binding compile chose */
 	flav_result fr[MAX_IO];
-	int32_t n_fr = 0;
-	gc_error e = { 0 };
-	memset(in, 0, sizeof in);
-	memset(want, 0, sizeof want);
-	if (n_in > MAX_IO || n_out > MAX_IO || op->n_impls > MAX_IO) {
-		check(s, false, "more than %d inputs, outputs or implementations", MAX_IO);
-		return;
-	}
-	for (int32_t i = 0; i < n_in; i++) {
-		const gc_test_tensor *tt = &t->inputs[i];
-		if (tt->npy) {
-			if (gc_npy_read(tt->npy, &in[i], &e)) {
-				check(s, false, "input %d (line %d): %s", i, tt->line, e.msg);
-				goto out;
-			}
-			in_owned[i] = true;
-		} else {
-			in[i] = tt->t;
-		}
-	}
-	for (int32_t i = 0; t->outputs && i < n_out; i++) {
-		const gc_test_tensor *tt = &t->outputs[i];
-		if (tt->npy) {
-			if (gc_npy_read(tt->npy, &want[i], &e)) {
-				check(s, false, "expected output %d (line %d): %s", i, tt->line, e.msg);
-				goto out;
-			}
-			want_owned[i] = true;
-		} else {
-			want[i] = tt->t;
-		}
-	}
-	/* The case as a one-node graph, compiled with the package. */
-	g = gc_graph_new(op->file);
-	const char *in_names[MAX_IO], *out_names[MAX_IO];
+	int32_t n_fr;
+	/* the graph's inputs (not constants) and their values */
 	char names[2 * MAX_IO][64];
+	gc_input_value values[MAX_IO];
+	int32_t n_values;
+} case_run;
+
+/* The case's inputs and expected outputs (inline or from .npy files). */
+static bool load_tensors(case_run *cr)
+{
+	gc_error e = { 0 };
+	const gc_op_test *t = cr->t;
+	for (int32_t i = 0; i < cr->n_in; i++) {
+		const gc_test_tensor *tt = &t->inputs[i];
+		if (!tt->npy) {
+			cr->in[i] = tt->t;
+		} else if (gc_npy_read(tt->npy, &cr->in[i], &e)) {
+			check(cr->s, false, "input %d (line %d): %s", i, tt->line, e.msg);
+			return false;
+		} else {
+			cr->in_owned[i] = true;
+		}
+	}
+	for (int32_t i = 0; t->outputs && i < cr->n_out; i++) {
+		const gc_test_tensor *tt = &t->outputs[i];
+		if (!tt->npy) {
+			cr->want[i] = tt->t;
+		} else if (gc_npy_read(tt->npy, &cr->want[i], &e)) {
+			check(cr->s, false, "expected output %d (line %d): %s", i, tt->line, e.msg);
+			return false;
+		} else {
+			cr->want_owned[i] = true;
+		}
+	}
+	return true;
+}
+
+/* The case as a one-node graph, compiled with the package: verify, shape
+ * inference and selection run as for a model. */
+static bool compile_case(case_run *cr)
+{
+	const gc_op_spec *op = cr->op;
+	const gc_op_test *t = cr->t;
+	gc_error e = { 0 };
+	gc_graph *g = cr->g = gc_graph_new(op->file);
+	const char *in_names[MAX_IO], *out_names[MAX_IO];
 	gc_attr attrs[MAX_IO];
 	int32_t n_attr = 0;
-	gc_input_value values[MAX_IO];
-	int32_t n_values = 0;
 	bool built = g && !gc_graph_set_opset(g, "", 17, &e) &&
 		     !gc_graph_set_opset(g, op->domain, op->version >= 0 ? op->version : 1, &e);
-	for (int32_t i = 0; built && i < n_in; i++) {
+	for (int32_t i = 0; built && i < cr->n_in; i++) {
 		const gc_io_spec *io = &op->inputs[i < op->n_inputs ? i : op->n_inputs - 1];
-		snprintf(names[i], sizeof names[i], "%s", io->name);
+		snprintf(cr->names[i], sizeof cr->names[i], "%s", io->name);
 		for (int32_t j = 0; j < i; j++)
-			if (!strcmp(names[j], names[i]))
-				snprintf(names[i], sizeof names[i], "%s_%d", io->name, i);
-		in_names[i] = names[i];
+			if (!strcmp(cr->names[j], cr->names[i]))
+				snprintf(cr->names[i], sizeof cr->names[i], "%s_%d", io->name, i);
+		in_names[i] = cr->names[i];
 		if (io->constant) {
-			built = !gc_graph_add_constant(g, names[i], &in[i], &e);
+			built = !gc_graph_add_constant(g, cr->names[i], &cr->in[i], &e);
 		} else {
-			built = !gc_graph_add_input(g, names[i], in[i].dtype, in[i].rank, in[i].dims,
-						    NULL, &e);
-			values[n_values].name = names[i];
-			values[n_values++].value = &in[i];
+			built = !gc_graph_add_input(g, cr->names[i], cr->in[i].dtype, cr->in[i].rank,
+						    cr->in[i].dims, NULL, &e);
+			cr->values[cr->n_values].name = cr->names[i];
+			cr->values[cr->n_values++].value = &cr->in[i];
 		}
 	}
-	for (int32_t i = 0; i < n_out; i++) {
-		snprintf(names[MAX_IO + i], sizeof names[0], "%s_out", op->outputs[i].name);
-		out_names[i] = names[MAX_IO + i];
+	for (int32_t i = 0; i < cr->n_out; i++) {
+		snprintf(cr->names[MAX_IO + i], sizeof cr->names[0], "%s_out", op->outputs[i].name);
+		out_names[i] = cr->names[MAX_IO + i];
 	}
 	for (int32_t i = 0; i < t->n_params && i < MAX_IO; i++)
 		attrs[n_attr++] = t->params[i].attr;
-	built = built &&
-		!gc_graph_add_node(g, "selftest", op->domain, op->type, n_in, in_names, n_out,
-				   out_names, n_attr, attrs, &e);
-	for (int32_t i = 0; built && i < n_out; i++)
+	built = built && !gc_graph_add_node(g, "selftest", op->domain, op->type, cr->n_in,
+					    in_names, cr->n_out, out_names, n_attr, attrs, &e);
+	for (int32_t i = 0; built && i < cr->n_out; i++)
 		built = !gc_graph_add_output(g, out_names[i], &e);
 	if (!built) {
-		check(s, false, "building the test graph: %s", e.msg[0] ? e.msg : "out of memory");
-		goto out;
+		check(cr->s, false, "building the test graph: %s", e.msg[0] ? e.msg : "out of memory");
+		return false;
 	}
 	/* No input values: a pure operation would be run at compile time, on
 	 * the very buffers the checks below compare with. */
-	gc_compile_options co = { .registry = reg, .backend = backend, .no_fold = 1,
+	gc_compile_options co = { .registry = cr->reg, .backend = cr->backend, .no_fold = 1,
 				  .no_optimize = 1 };
-	if (gc_compile(g, &co, &p, &e)) {
-		check(s, false, "verify, shape inference and selection accept the case: %s", e.msg);
-		goto out;
+	if (gc_compile(g, &co, &cr->p, &e)) {
+		check(cr->s, false, "verify, shape inference and selection accept the case: %s",
+		      e.msg);
+		return false;
 	}
-	const gc_custom *c = NULL;
-	for (int32_t k = 0; k < p->n_nodes; k++)
-		if (p->nodes[k].custom)
-			c = p->nodes[k].custom;
-	if (!c) {
-		check(s, false, "graphcc bug: the test graph has no custom node");
-		goto out;
+	for (int32_t k = 0; k < cr->p->n_nodes; k++)
+		if (cr->p->nodes[k].custom)
+			cr->c = cr->p->nodes[k].custom;
+	if (!cr->c) {
+		check(cr->s, false, "graphcc bug: the test graph has no custom node");
+		return false;
 	}
-	check(s, true, "verify, shape inference and selection accept the case (selected '%s')",
-	      c->flavour);
+	check(cr->s, true, "verify, shape inference and selection accept the case (selected '%s')",
+	      cr->c->flavour);
 	/* Inferred outputs against the expected ones. */
-	for (int32_t i = 0; t->outputs && i < n_out; i++) {
+	for (int32_t i = 0; t->outputs && i < cr->n_out; i++) {
 		char a[160], b[160];
-		bool same = want[i].dtype == c->outs[i].dtype && want[i].rank == c->outs[i].rank;
-		for (int k = 0; same && k < want[i].rank; k++)
-			same = want[i].dims[k] == c->outs[i].dims[k];
-		check(s, same, "inferred output %d ('%s') is %s; expected %s", i, op->outputs[i].name,
-		      shape_of(&c->outs[i], a, sizeof a), shape_of(&want[i], b, sizeof b));
+		const gc_tensor *w = &cr->want[i], *o = &cr->c->outs[i];
+		bool same = w->dtype == o->dtype && w->rank == o->rank;
+		for (int k = 0; same && k < w->rank; k++)
+			same = w->dims[k] == o->dims[k];
+		check(cr->s, same, "inferred output %d ('%s') is %s; expected %s", i,
+		      op->outputs[i].name, shape_of(o, a, sizeof a), shape_of(w, b, sizeof b));
 		if (!same)
-			goto out;
+			return false;
 	}
-	/* Every implementation of this backend. */
-	for (int32_t j = 0; j < op->n_impls; j++) {
-		const gc_impl_spec *im = &op->impls[j];
-		if (im->skipped || strcmp(im->backend, backend) || !wants(t, im->type))
+	return true;
+}
+
+/* The kernel's first run into r->g (0xA5 guards): it leaves its inputs
+ * alone and writes only inside its outputs. */
+static bool first_run(case_run *cr, frun *f, flav_result *r, bool selected)
+{
+	const gc_op_spec *op = cr->op;
+	char msg[600] = "";
+	void *copies[MAX_IO] = { 0 };
+	bool ok = false;
+	for (int32_t i = 0; i < cr->n_in; i++)
+		if (cr->in[i].data &&
+		    (copies[i] = gc_malloc((size_t)gc_tensor_nbytes(&cr->in[i]) + 1)))
+			memcpy(copies[i], cr->in[i].data, (size_t)gc_tensor_nbytes(&cr->in[i]));
+	int rc = frun_call(f, r->g.data, msg, sizeof msg);
+	if (rc) {
+		check(cr->s, rc > 0 && !selected, "kernel %s: %s", rc > 0 ? "declined" : "failed",
+		      msg);
+		goto out;
+	}
+	bool in_ok = true;
+	for (int32_t i = 0; i < cr->n_in; i++) {
+		size_t nb = (size_t)gc_tensor_nbytes(&cr->in[i]);
+		if (!copies[i] || !memcmp(copies[i], cr->in[i].data, nb))
 			continue;
-		snprintf(s->where, sizeof s->where, "%.300s / %.90s", base_where, im->type);
-		flav_result *r = &fr[n_fr++];
-		memset(r, 0, sizeof *r);
-		r->im = im;
-		frun f = { .c = c, .im = im, .in = in, .n_in = n_in, .n_out = n_out, .outs = c->outs };
-		char msg[600] = "";
-		int rc = frun_setup(&f, msg, sizeof msg);
-		bool selected = !strcmp(im->type, c->flavour);
-		if (rc) {
-			check(s, rc > 0 && !selected, "%s %s", rc > 0 ? "declined the case:" : "failed:",
-			      msg);
-			frun_teardown(&f);
-			continue;
+		check(cr->s, false, "kernel '%s' wrote into its input %d ('%s')", r->im->symbol, i,
+		      op->inputs[i < op->n_inputs ? i : op->n_inputs - 1].name);
+		memcpy(cr->in[i].data, copies[i], nb);
+		in_ok = false;
+	}
+	if (in_ok)
+		check(cr->s, true, "kernel '%s' runs and leaves its inputs alone", r->im->symbol);
+	bool guard_ok = true;
+	for (int32_t i = 0; i < cr->n_out; i++) {
+		long off;
+		if (!guards_intact(&r->g, i, 0xA5, &off)) {
+			check(cr->s, false,
+			      "wrote outside output %d ('%s', %zu bytes as inferred): byte offset %ld",
+			      i, op->outputs[i].name, r->g.bytes[i], off);
+			guard_ok = false;
 		}
-		/* Inputs must stay as they are. */
-		void *copies[MAX_IO] = { 0 };
-		for (int32_t i = 0; i < n_in; i++)
-			if (in[i].data && (copies[i] = malloc((size_t)gc_tensor_nbytes(&in[i]) + 1)))
-				memcpy(copies[i], in[i].data, (size_t)gc_tensor_nbytes(&in[i]));
-		gbufs g2;
-		bool alloc_ok = !gbufs_alloc(&r->g, &f, 0xA5) && !gbufs_alloc(&g2, &f, 0x5A);
-		if (!alloc_ok) {
-			check(s, false, "out of memory for the outputs");
-			gbufs_free(&g2);
-			goto next;
-		}
-		rc = frun_call(&f, r->g.data, msg, sizeof msg);
-		if (rc) {
-			check(s, rc > 0 && !selected, "kernel %s: %s", rc > 0 ? "declined" : "failed",
-			      msg);
-			gbufs_free(&g2);
-			goto next;
-		}
-		bool in_ok = true;
-		for (int32_t i = 0; i < n_in; i++)
-			if (copies[i] && memcmp(copies[i], in[i].data, (size_t)gc_tensor_nbytes(&in[i]))) {
-				check(s, false, "kernel '%s' wrote into its input %d ('%s')", im->symbol,
-				      i, op->inputs[i < op->n_inputs ? i : op->n_inputs - 1].name);
-				memcpy(in[i].data, copies[i], (size_t)gc_tensor_nbytes(&in[i]));
-				in_ok = false;
-			}
-		if (in_ok)
-			check(s, true, "kernel '%s' runs and leaves its inputs alone", im->symbol);
-		bool guard_ok = true;
-		for (int32_t i = 0; i < n_out; i++) {
-			long off;
-			if (!guards_intact(&r->g, i, 0xA5, &off)) {
-				check(s, false,
-				      "wrote outside output %d ('%s', %zu bytes as inferred): byte "
-				      "offset %ld",
-				      i, op->outputs[i].name, r->g.bytes[i], off);
-				guard_ok = false;
-			}
-		}
-		if (guard_ok)
-			check(s, true, "writes only inside its outputs (guard zones intact)");
-		r->ran = true;
-		/* Second run, other fill: identical bytes = deterministic, and
-		 * every byte of the inferred outputs is written. */
-		rc = frun_call(&f, g2.data, msg, sizeof msg);
-		bool same = rc == 0;
-		for (int32_t i = 0; same && i < n_out; i++) {
-			if (!memcmp(r->g.data[i], g2.data[i], r->g.bytes[i]))
-				continue;
-			size_t at = 0;
-			const unsigned char *a = r->g.data[i], *b = g2.data[i];
-			while (a[at] == b[at])
-				at++;
-			same = false;
-			if (a[at] == 0xA5 && b[at] == 0x5A)
-				check(s, false,
-				      "does not write byte %zu of output %d ('%s'): the inferred shape "
-				      "is larger than what the kernel fills",
-				      at, i, op->outputs[i].name);
-			else
-				check(s, false, "two runs differ at byte %zu of output %d ('%s')", at,
-				      i, op->outputs[i].name);
-		}
-		if (same)
-			check(s, true, "fills every byte of its outputs; two runs give identical bytes");
+	}
+	if (guard_ok)
+		check(cr->s, true, "writes only inside its outputs (guard zones intact)");
+	ok = true;
+out:
+	for (int32_t i = 0; i < cr->n_in; i++)
+		gc_free(copies[i]);
+	return ok;
+}
+
+/* Second run, other fill: identical bytes = deterministic, and every byte
+ * of the inferred outputs is written. */
+static void second_run(case_run *cr, const frun *f, const flav_result *r)
+{
+	const gc_op_spec *op = cr->op;
+	char msg[600] = "";
+	gbufs g2;
+	if (gbufs_alloc(&g2, f, 0x5A)) {
+		check(cr->s, false, "out of memory for the outputs");
 		gbufs_free(&g2);
-		/* Two threads at once (per-node state shared, as two sessions of
-		 * one program share it). */
-		thread_arg ta[2];
-		pthread_t th[2];
-		bool thr_ok = true;
-		int started = 0;
-		for (int k = 0; k < 2; k++) {
-			ta[k].f = &f;
-			ta[k].rc = -1;
-			ta[k].msg[0] = 0;
-			if (gbufs_alloc(&ta[k].g, &f, 0xA5)) {
-				thr_ok = false;
-				break;
-			}
-		}
-		for (int k = 0; thr_ok && k < 2; k++)
-			if (!pthread_create(&th[k], NULL, thread_main, &ta[k]))
-				started++;
-		for (int k = 0; k < started; k++)
-			pthread_join(th[k], NULL);
-		thr_ok = thr_ok && started == 2;
-		for (int k = 0; thr_ok && k < 2; k++) {
-			thr_ok = ta[k].rc == 0;
-			for (int32_t i = 0; thr_ok && i < n_out; i++)
-				thr_ok = !memcmp(ta[k].g.data[i], r->g.data[i], r->g.bytes[i]);
-		}
-		check(s, thr_ok, "two threads calling it at once give the same bytes as one");
-		gbufs_free(&ta[0].g);
-		gbufs_free(&ta[1].g);
-		/* Against the expected outputs. */
-		for (int32_t i = 0; t->outputs && i < n_out; i++) {
-			double m, gv = 0, wv = 0;
-			int64_t at;
-			bool ok = close_enough(r->g.data[i], want[i].data, want[i].dtype,
-					       gc_tensor_numel(&want[i]), t->tolerance, &m, &at, &gv,
-					       &wv);
-			if (ok)
-				check(s, true, "output %d ('%s') matches the expected values (max abs "
-					       "error %.3g, tolerance %g)",
-				      i, op->outputs[i].name, m, t->tolerance);
-			else
-				check(s, false, "output %d ('%s') element %" PRId64 " is %.9g, expected "
-					       "%.9g (abs error %.3g > tolerance %g x max(1, |expected|))",
-				      i, op->outputs[i].name, at, gv, wv, m, t->tolerance);
-		}
-	next:
-		for (int32_t i = 0; i < n_in; i++)
-			free(copies[i]);
-		frun_teardown(&f);
+		return;
 	}
-	snprintf(s->where, sizeof s->where, "%s", base_where);
-	/* sameAs, and every pair of flavours. */
-	const flav_result *ref = NULL;
-	for (int32_t k = 0; t->same_as && k < n_fr; k++)
+	bool same = frun_call(f, g2.data, msg, sizeof msg) == 0;
+	for (int32_t i = 0; same && i < cr->n_out; i++) {
+		if (!memcmp(r->g.data[i], g2.data[i], r->g.bytes[i]))
+			continue;
+		size_t at = 0;
+		const unsigned char *a = r->g.data[i], *b = g2.data[i];
+		while (a[at] == b[at])
+			at++;
+		same = false;
+		if (a[at] == 0xA5 && b[at] == 0x5A)
+			check(cr->s, false,
+			      "does not write byte %zu of output %d ('%s'): the inferred shape is "
+			      "larger than what the kernel fills",
+			      at, i, op->outputs[i].name);
+		else
+			check(cr->s, false, "two runs differ at byte %zu of output %d ('%s')", at, i,
+			      op->outputs[i].name);
+	}
+	if (same)
+		check(cr->s, true, "fills every byte of its outputs; two runs give identical bytes");
+	gbufs_free(&g2);
+}
+
+/* Two threads at once (per-node state shared, as two sessions of one
+ * program share it) give the first run's bytes. */
+static void threaded_run(case_run *cr, const frun *f, const flav_result *r)
+{
+	thread_arg ta[2];
+	pthread_t th[2];
+	bool ok = true;
+	int started = 0;
+	memset(ta, 0, sizeof ta);
+	for (int k = 0; k < 2; k++) {
+		ta[k].f = f;
+		ta[k].rc = -1;
+		if (gbufs_alloc(&ta[k].g, f, 0xA5)) {
+			ok = false;
+			break;
+		}
+	}
+	for (int k = 0; ok && k < 2; k++)
+		if (!pthread_create(&th[k], NULL, thread_main, &ta[k]))
+			started++;
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	ok = ok && started == 2;
+	for (int k = 0; ok && k < 2; k++) {
+		ok = ta[k].rc == 0;
+		for (int32_t i = 0; ok && i < cr->n_out; i++)
+			ok = !memcmp(ta[k].g.data[i], r->g.data[i], r->g.bytes[i]);
+	}
+	check(cr->s, ok, "two threads calling it at once give the same bytes as one");
+	gbufs_free(&ta[0].g);
+	gbufs_free(&ta[1].g);
+}
+
+/* The first run's outputs against the expected ones. */
+static void against_expected(case_run *cr, const flav_result *r)
+{
+	const gc_op_test *t = cr->t;
+	for (int32_t i = 0; t->outputs && i < cr->n_out; i++) {
+		double m, gv = 0, wv = 0;
+		int64_t at;
+		const char *name = cr->op->outputs[i].name;
+		if (close_enough(r->g.data[i], cr->want[i].data, cr->want[i].dtype,
+				 gc_tensor_numel(&cr->want[i]), t->tolerance, &m, &at, &gv, &wv))
+			check(cr->s, true, "output %d ('%s') matches the expected values (max abs "
+					   "error %.3g, tolerance %g)",
+			      i, name, m, t->tolerance);
+		else
+			check(cr->s, false, "output %d ('%s') element %" PRId64 " is %.9g, expected "
+					    "%.9g (abs error %.3g > tolerance %g x max(1, |expected|))",
+			      i, name, at, gv, wv, m, t->tolerance);
+	}
+}
+
+/* Implementation im run directly on the case: set up, runs, teardown. */
+static void run_flavour(case_run *cr, const gc_impl_spec *im)
+{
+	snprintf(cr->s->where, sizeof cr->s->where, "%.300s / %.90s", cr->base_where, im->type);
+	flav_result *r = &cr->fr[cr->n_fr++];
+	memset(r, 0, sizeof *r);
+	r->im = im;
+	frun f = { .c = cr->c, .im = im, .in = cr->in, .n_in = cr->n_in, .n_out = cr->n_out,
+		   .outs = cr->c->outs };
+	char msg[600] = "";
+	int rc = frun_setup(&f, msg, sizeof msg);
+	bool selected = !strcmp(im->type, cr->c->flavour);
+	if (rc) {
+		check(cr->s, rc > 0 && !selected, "%s %s", rc > 0 ? "declined the case:" : "failed:",
+		      msg);
+	} else if (gbufs_alloc(&r->g, &f, 0xA5)) {
+		check(cr->s, false, "out of memory for the outputs");
+	} else if (first_run(cr, &f, r, selected)) {
+		r->ran = true;
+		second_run(cr, &f, r);
+		threaded_run(cr, &f, r);
+		against_expected(cr, r);
+	}
+	frun_teardown(&f);
+}
+
+/* sameAs, and every pair of flavours that ran. */
+static void compare_flavours(case_run *cr)
+{
+	const gc_op_test *t = cr->t;
+	const flav_result *fr = cr->fr, *ref = NULL;
+	for (int32_t k = 0; t->same_as && k < cr->n_fr; k++)
 		if (!strcmp(fr[k].im->type, t->same_as) && fr[k].ran)
 			ref = &fr[k];
 	if (t->same_as && !ref)
-		check(s, false, "sameAs: flavour '%s' did not run on the case", t->same_as);
-	for (int32_t a = 0; a < n_fr; a++)
-		for (int32_t b = a + 1; b < n_fr; b++) {
+		check(cr->s, false, "sameAs: flavour '%s' did not run on the case", t->same_as);
+	for (int32_t a = 0; a < cr->n_fr; a++)
+		for (int32_t b = a + 1; b < cr->n_fr; b++) {
 			if (!fr[a].ran || !fr[b].ran)
 				continue;
 			bool is_ref = ref && (ref == &fr[a] || ref == &fr[b]);
-			for (int32_t i = 0; i < n_out; i++) {
+			const flav_result *x = ref == &fr[a] ? &fr[b] : &fr[a];
+			const flav_result *y = ref == &fr[a] ? &fr[a] : &fr[b];
+			for (int32_t i = 0; i < cr->n_out; i++) {
 				double m, gv = 0, wv = 0;
 				int64_t at;
-				const flav_result *x = ref == &fr[a] ? &fr[b] : &fr[a];
-				const flav_result *y = ref == &fr[a] ? &fr[a] : &fr[b];
-				bool ok = close_enough(x->g.data[i], y->g.data[i], c->outs[i].dtype,
-						       gc_tensor_numel(&c->outs[i]), t->tolerance, &m,
+				bool ok = close_enough(x->g.data[i], y->g.data[i], cr->c->outs[i].dtype,
+						       gc_tensor_numel(&cr->c->outs[i]), t->tolerance, &m,
 						       &at, &gv, &wv);
-				check(s, ok,
+				check(cr->s, ok,
 				      "%sflavours '%s' and '%s' agree on output %d ('%s'): max abs "
 				      "difference %.3g (tolerance %g)%s",
 				      is_ref ? "sameAs: " : "", x->im->type, y->im->type, i,
-				      op->outputs[i].name, m, t->tolerance, ok ? "" : " -- they differ");
+				      cr->op->outputs[i].name, m, t->tolerance, ok ? "" : " -- they differ");
 			}
 		}
-	if (!t->outputs && !t->same_as && n_fr < 2)
-		check(s, false, "the case gives neither outputs: nor sameAs: (nothing to compare "
-				"the kernel with)");
-	/* The whole runtime path, as `graphcc run --guard` takes it. */
-	{
-		gc_session *ss = NULL;
-		int k = 0;
-		bool ok = !gc_session_new(p, NULL, &ss, &e);
-		for (int32_t i = 0; ok && i < gc_program_num_inputs(p); i++) {
-			const char *nm;
-			gc_program_input(p, i, &nm);
-			for (k = 0; k < n_values; k++)
-				if (!strcmp(values[k].name, nm))
-					break;
-			ok = k < n_values && !gc_session_set_input(ss, i, values[k].value, &e);
-		}
-		gc_debug_options dbg = { .guard = 1 };
-		ok = ok && !gc_session_run_debug(ss, &dbg, &e);
-		const flav_result *sel = NULL;
-		for (int32_t j = 0; j < n_fr; j++)
-			if (!strcmp(fr[j].im->type, c->flavour) && fr[j].ran)
-				sel = &fr[j];
-		for (int32_t i = 0; ok && i < n_out && i < gc_program_num_outputs(p); i++) {
-			const gc_tensor *o = gc_session_output(ss, i);
-			ok = (sel && !memcmp(o->data, sel->g.data[i], sel->g.bytes[i])) ||
-			     (!sel && t->outputs);
-		}
-		check(s, ok, "through the runtime with --guard (flavour '%s'): %s", c->flavour,
-		      ok ? "same bytes as the direct call" : e.msg[0] ? e.msg : "outputs differ");
-		gc_session_free(ss);
+	if (!t->outputs && !t->same_as && cr->n_fr < 2)
+		check(cr->s, false, "the case gives neither outputs: nor sameAs: (nothing to compare "
+				    "the kernel with)");
+}
+
+/* The whole runtime path, as `graphcc run --guard` takes it: the same
+ * bytes as the direct call of the selected flavour. */
+static void through_runtime(case_run *cr)
+{
+	gc_error e = { 0 };
+	const gc_program *p = cr->p;
+	gc_session *ss = NULL;
+	bool ok = !gc_session_new(p, NULL, &ss, &e);
+	for (int32_t i = 0; ok && i < gc_program_num_inputs(p); i++) {
+		const char *nm;
+		gc_program_input(p, i, &nm);
+		int32_t k = 0;
+		while (k < cr->n_values && strcmp(cr->values[k].name, nm))
+			k++;
+		ok = k < cr->n_values && !gc_session_set_input(ss, i, cr->values[k].value, &e);
 	}
-out:
-	snprintf(s->where, sizeof s->where, "%s", base_where);
-	for (int32_t k = 0; k < n_fr; k++)
-		gbufs_free(&fr[k].g);
-	gc_program_free(p);
-	gc_graph_free(g);
+	gc_debug_options dbg = { .guard = 1 };
+	ok = ok && !gc_session_run_debug(ss, &dbg, &e);
+	const flav_result *sel = NULL;
+	for (int32_t j = 0; j < cr->n_fr; j++)
+		if (!strcmp(cr->fr[j].im->type, cr->c->flavour) && cr->fr[j].ran)
+			sel = &cr->fr[j];
+	for (int32_t i = 0; ok && i < cr->n_out && i < gc_program_num_outputs(p); i++) {
+		const gc_tensor *o = gc_session_output(ss, i);
+		ok = (sel && !memcmp(o->data, sel->g.data[i], sel->g.bytes[i])) ||
+		     (!sel && cr->t->outputs);
+	}
+	check(cr->s, ok, "through the runtime with --guard (flavour '%s'): %s", cr->c->flavour,
+	      ok ? "same bytes as the direct call" : e.msg[0] ? e.msg : "outputs differ");
+	gc_session_free(ss);
+}
+
+static void run_case(st *s, const gc_registry *reg, const gc_op_spec *op, const gc_op_test *t,
+		     const char *backend)
+{
+	case_run *cr = gc_calloc(1, sizeof *cr);
+	if (!cr) {
+		check(s, false, "out of memory");
+		return;
+	}
+	*cr = (case_run){ .s = s, .reg = reg, .op = op, .t = t, .backend = backend,
+			  .n_in = t->n_inputs, .n_out = op->n_outputs };
+	snprintf(cr->base_where, sizeof cr->base_where, "%s", s->where);
+	if (cr->n_in > MAX_IO || cr->n_out > MAX_IO || op->n_impls > MAX_IO) {
+		check(s, false, "more than %d inputs, outputs or implementations", MAX_IO);
+		gc_free(cr);
+		return;
+	}
+	if (load_tensors(cr) && compile_case(cr)) {
+		/* Every implementation of this backend. */
+		for (int32_t j = 0; j < op->n_impls; j++) {
+			const gc_impl_spec *im = &op->impls[j];
+			if (!im->skipped && !strcmp(im->backend, backend) && wants(t, im->type))
+				run_flavour(cr, im);
+		}
+		snprintf(s->where, sizeof s->where, "%s", cr->base_where);
+		compare_flavours(cr);
+		through_runtime(cr);
+	}
+	snprintf(s->where, sizeof s->where, "%s", cr->base_where);
+	for (int32_t k = 0; k < cr->n_fr; k++)
+		gbufs_free(&cr->fr[k].g);
+	gc_program_free(cr->p);
+	gc_graph_free(cr->g);
 	for (int32_t i = 0; i < MAX_IO; i++) {
-		if (in_owned[i])
-			gc_tensor_release(&in[i]);
-		if (want_owned[i])
-			gc_tensor_release(&want[i]);
+		if (cr->in_owned[i])
+			gc_tensor_release(&cr->in[i]);
+		if (cr->want_owned[i])
+			gc_tensor_release(&cr->want[i]);
 	}
+	gc_free(cr);
 }
 
 static void note(void *user, const char *msg)
@@ -665,10 +740,10 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			continue;
 		}
 		for (int32_t k = 0; k < n; k++)
-			for (size_t b = 0; b < sizeof backends / sizeof *backends; b++) {
+			for (size_t b = 0; b < gc_n_backends; b++) {
 				snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
 					 tests[k].name, tests[k].line);
-				run_case(&s, reg, op, &tests[k], backends[b]);
+				run_case(&s, reg, op, &tests[k], gc_backends[b]->name);
 			}
 	}
 	if (only_op && !matched)

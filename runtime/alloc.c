@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 /*
  * Out-of-memory injection for tests: the N-th call (counting from 1) to
- * gc_malloc, gc_calloc, gc_realloc or gc_strdup fails (only that one).
+ * gc_malloc, gc_calloc, gc_realloc, gc_strdup or gc_aligned_alloc fails (only that one).
  * Set by gc_alloc_set_fail_after() only (tests; the graphcc command maps
  * GRAPHCC_FAIL_ALLOC=N to it): the library reads no environment, so a
  * server's allocations never fail on purpose. 0 (the default) never fails.
@@ -88,6 +89,19 @@ void *gc_realloc(void *p, size_t size)
 void gc_free(void *p)
 {
 	free(p);
+}
+
+void *gc_aligned_alloc(size_t align, size_t size, int zero)
+{
+	if (fail_now(__builtin_return_address(0)))
+		return NULL;
+	if (size > SIZE_MAX - align)
+		return NULL;
+	size = (size + align - 1) & ~(align - 1);
+	void *p = aligned_alloc(align, size ? size : align);
+	if (p && zero)
+		memset(p, 0, size ? size : align);
+	return p;
 }
 
 char *gc_strdup(const char *s)

@@ -1,6 +1,7 @@
 /*
- * The allocator every graphcc allocation goes through, so that tests can
- * fail the N-th allocation.
+ * The allocator every graphcc allocation goes through (the compiler's, the
+ * runtime's pools, session arenas and debugging buffers alike), so that
+ * tests can fail the N-th allocation.
  */
 #ifndef GC_ALLOC_H
 #define GC_ALLOC_H
@@ -14,11 +15,14 @@ void *gc_calloc(size_t n, size_t size);
 void *gc_realloc(void *p, size_t size);
 void gc_free(void *p);
 char *gc_strdup(const char *s);
+/* size bytes (rounded up to a multiple of align, a power of two) at an
+ * align-byte boundary, zeroed when `zero`; freed with gc_free. */
+void *gc_aligned_alloc(size_t align, size_t size, int zero);
 
 /* Tests only: make the n-th allocation from now on fail (n counts calls to
- * gc_malloc/gc_calloc/gc_realloc/gc_strdup from 1; 0 never fails). Not
- * exported by the shared library; the graphcc command sets it from
- * GRAPHCC_FAIL_ALLOC=N. */
+ * gc_malloc/gc_calloc/gc_realloc/gc_strdup/gc_aligned_alloc from 1; 0 never
+ * fails). Not exported by the shared library; the graphcc command sets it
+ * from GRAPHCC_FAIL_ALLOC=N. */
 void gc_alloc_set_fail_after(long long n);
 /* Tests only: the failed allocation says where it came from on stderr
  * (GRAPHCC_FAIL_ALLOC_TRACE for the graphcc command). */

@@ -6,6 +6,8 @@
  * libgraphcc-runtime.so (see libgraphcc-runtime.map): lib/ links the
  * runtime's static archive.
  *
+ *   backend.h       the backends of this build (name, op table, prepare,
+ *                   memory, threading): manifests, selection, binding
  *   program-impl.h  a program: tensors, storage kinds, nodes (the compiler
  *                   fills one; lib/plan-memory.c plans its arena)
  *   kernel.h ops.h  built-in ops: the op table, prepare/run, kernel context
@@ -30,6 +32,7 @@
 #include <graphcc/runtime.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "crash.h"
 #include "custom.h"
 #include "dynlib.h"

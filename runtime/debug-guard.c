@@ -65,8 +65,8 @@ int gc_guard_new(const gc_session *s, gc_guard **out, gc_error *err)
 	gc_guard *g = gc_calloc(1, sizeof *g);
 	if (!g)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
-	g->shadow = aligned_alloc(64, round64(shadow));
-	g->snap = aligned_alloc(64, round64(snap));
+	g->shadow = gc_aligned_alloc(64, shadow, 0);
+	g->snap = gc_aligned_alloc(64, snap, 0);
 	g->views = gc_calloc((size_t)max_out, sizeof *g->views);
 	g->ptrs = gc_calloc((size_t)max_out, sizeof *g->ptrs);
 	if (!g->shadow || !g->snap || !g->views || !g->ptrs) {
@@ -94,8 +94,8 @@ void gc_guard_free(gc_guard *g)
 {
 	if (!g)
 		return;
-	free(g->shadow);
-	free(g->snap);
+	gc_free(g->shadow);
+	gc_free(g->snap);
 	gc_free(g->views);
 	gc_free(g->ptrs);
 	gc_free(g);

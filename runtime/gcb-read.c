@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "backend.h"
 #include "options.h"
 #include "alloc.h"
 #include "api-check.h"
@@ -533,7 +534,6 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 			return r->err->code;
 	if (r_u32(r, &has_custom))
 		return r->err->code;
-	gc_prepare_fn prepare;
 	gc_custom *c = NULL;
 	if (has_custom) {
 		c = gc_pool_alloc(p->pool, sizeof *c);
@@ -542,6 +542,13 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		r->what = "custom binding";
 		if (r_custom(r, c))
 			return r->err->code;
+		if (!gc_backend_find(c->backend)) {
+			char names[128];
+			return gc_error_set(r->err, GC_EUNSUPPORTED,
+					    "%s: a custom node is bound for backend '%s', which this "
+					    "graphcc build does not have (it has: %s)",
+					    r->path, c->backend, gc_backend_names(names, sizeof names));
+		}
 	}
 	r->what = "node";
 	if (r_u32(r, &flags) || r_i32(r, &n->n_explicit_in) || r_count(r, &n_sub, 16, 64))
@@ -574,7 +581,6 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 	if (has_custom) {
 		n->custom = c;
 		n->op = GC_OP_CUSTOM;
-		prepare = gc_custom_prepare;
 	} else {
 		n->op = gc_op_lookup(n->domain, n->op_type);
 		if (n->op == GC_OP_NONE)
@@ -582,7 +588,7 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 					    "%s: node '%s' uses op '%s', which this graphcc build does "
 					    "not have",
 					    r->path, n->name, n->op_type);
-		const gc_op_info *info = &gc_op_table[n->op];
+		const gc_op_info *info = &p->backend->ops[n->op];
 		int32_t own = n->n_explicit_in;
 		if (own < info->min_in || own > info->max_in || n->n_out < info->min_out ||
 		    n->n_out > info->max_out || (gc_op_is_control(n->op) != (n_sub > 0)))
@@ -597,7 +603,6 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 			if (n->out[j] < 0)
 				return bad(r, "node '%s' leaves its required output %d empty",
 					   n->name, j);
-		prepare = info->prepare;
 	}
 	if (n->reprepare) {
 		/* Prepared before each run, on what its inputs hold then: its
@@ -640,7 +645,7 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 	for (int j = 0; j < n->n_out; j++)
 		outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
 	gc_kctx k = { .err = r->err, .node = n, .threads = 1 };
-	if ((rc = prepare(&k, n, inp, outp))) {
+	if ((rc = p->backend->prepare(&k, n, inp, outp))) {
 		gc_error_prefix(r->err, "%s", r->path);
 		goto out;
 	}

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 #define POOL_ALIGN 64
 #define POOL_BLOCK (64 * 1024)
 
@@ -20,7 +22,7 @@ struct gc_pool {
 
 gc_pool *gc_pool_new(void)
 {
-	return calloc(1, sizeof(gc_pool));
+	return gc_calloc(1, sizeof(gc_pool));
 }
 
 void gc_pool_free(gc_pool *pool)
@@ -29,10 +31,10 @@ void gc_pool_free(gc_pool *pool)
 		return;
 	for (block *b = pool->head; b;) {
 		block *next = b->next;
-		free(b);
+		gc_free(b);
 		b = next;
 	}
-	free(pool);
+	gc_free(pool);
 }
 
 void *gc_pool_alloc(gc_pool *pool, size_t size)
@@ -45,8 +47,7 @@ void *gc_pool_alloc(gc_pool *pool, size_t size)
 	block *b = pool->head;
 	if (!b || b->size - b->used < need) {
 		size_t cap = need > POOL_BLOCK ? need : POOL_BLOCK;
-		block *nb = aligned_alloc(POOL_ALIGN, (sizeof(block) + cap + POOL_ALIGN - 1) &
-							  ~(size_t)(POOL_ALIGN - 1));
+		block *nb = gc_aligned_alloc(POOL_ALIGN, sizeof(block) + cap, 0);
 		if (!nb)
 			return NULL;
 		nb->used = 0;

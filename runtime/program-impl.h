@@ -30,6 +30,7 @@ typedef struct gc_ptensor {
 
 struct gc_program {
 	gc_pool *pool; /* names, nodes, attributes, constants */
+	const struct gc_backend *backend; /* what prepares and runs its nodes */
 	int32_t n_tensors;
 	gc_ptensor *tensors;
 	int32_t n_nodes;

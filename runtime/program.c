@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "custom.h"
 #include "fileio.h"
 
@@ -15,6 +16,7 @@ gc_program *gc_program_alloc(void)
 	gc_program *p = gc_calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
+	p->backend = gc_backend_find(NULL);
 	p->pool = gc_pool_new();
 	if (!p->pool) {
 		gc_free(p);

@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "api-check.h"
+#include "backend.h"
 #include "blas.h"
 #include "kernels/nn-par.h"
 #include "fileio.h"
@@ -111,7 +112,7 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 				    p->arena_bytes, gc_limit_bytes());
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
-	s->arena = arena ? aligned_alloc(64, arena) : NULL;
+	s->arena = arena ? gc_aligned_alloc(64, arena, 0) : NULL;
 	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
 	    !s->input_set || (arena && !s->arena)) {
 		gc_session_free(s);
@@ -215,7 +216,7 @@ void gc_session_free(gc_session *s)
 	gc_free(s->nodes);
 	gc_free(s->dyn);
 	gc_dynbuf_free(&s->scratch);
-	free(s->arena);
+	gc_free(s->arena);
 	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
 		gc_dynbuf_free(&s->input_strings[i]);
 	gc_free(s->input_strings);
@@ -545,7 +546,7 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 		if (out[j])
 			*out[j] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
 	k->need_value = false;
-	int rc = gc_op_table[n->op].prepare(k, n, in, out);
+	int rc = p->backend->prepare(k, n, in, out);
 	if (!rc && !n->run)
 		rc = gc_kerr(k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)

@@ -8,7 +8,6 @@
 
 #include "alloc.h"
 #include "api-check.h"
-#include "value.h"
 
 const char *gc_strerror(int code)
 {
@@ -31,6 +30,23 @@ static const struct {
 #undef GC_X_
 };
 
+/* "sequence(float32)", "optional(sequence(int64))", ... */
+static const char *value_type_name(gc_dtype dtype)
+{
+	switch ((int)dtype) {
+#define GC_X_(name, value, size, text)                                         \
+	case GC_DTYPE_SEQUENCE | value:                                        \
+		return "sequence(" text ")";                                   \
+	case GC_DTYPE_OPTIONAL | value:                                        \
+		return "optional(" text ")";                                   \
+	case GC_DTYPE_OPTIONAL | GC_DTYPE_SEQUENCE | value:                    \
+		return "optional(sequence(" text "))";
+		GC_DTYPE_LIST(GC_X_)
+#undef GC_X_
+	}
+	return "invalid";
+}
+
 size_t gc_dtype_size(gc_dtype dtype)
 {
 	if ((unsigned)dtype >= GC_DTYPE_COUNT)
@@ -41,7 +57,7 @@ size_t gc_dtype_size(gc_dtype dtype)
 const char *gc_dtype_name(gc_dtype dtype)
 {
 	if (gc_dtype_is_value(dtype))
-		return gc_value_type_name(dtype);
+		return value_type_name(dtype);
 	if ((unsigned)dtype >= GC_DTYPE_COUNT || !dtypes[dtype].name)
 		return "invalid";
 	return dtypes[dtype].name;
@@ -155,22 +171,4 @@ int gc_tensor_alloc(gc_tensor *t, gc_error *err)
 		return gc_error_set(err, GC_ENOMEM, "out of memory allocating %" PRId64 " bytes",
 				    nb);
 	return 0;
-}
-
-void gc_tensor_release(gc_tensor *t)
-{
-	if (!t || !t->data)
-		return;
-	if (gc_dtype_is_value(t->dtype)) {
-		gc_value_release(t);
-		return;
-	}
-	if (t->dtype == GC_DTYPE_STRING) {
-		int64_t n = gc_tensor_numel(t);
-		char **s = t->data;
-		for (int64_t i = 0; i < n; i++)
-			gc_free(s[i]);
-	}
-	gc_free(t->data);
-	t->data = NULL;
 }

@@ -206,22 +206,6 @@ int gc_value_assign(gc_tensor *dst, const gc_tensor *src, gc_error *err)
 	return gc_seq_assign(dst->data, src->data, err);
 }
 
-const char *gc_value_type_name(gc_dtype dtype)
-{
-	switch ((int)dtype) {
-#define GC_X_(name, value, size, text)                                         \
-	case GC_DTYPE_SEQUENCE | value:                                        \
-		return "sequence(" text ")";                                   \
-	case GC_DTYPE_OPTIONAL | value:                                        \
-		return "optional(" text ")";                                   \
-	case GC_DTYPE_OPTIONAL | GC_DTYPE_SEQUENCE | value:                    \
-		return "optional(sequence(" text "))";
-		GC_DTYPE_LIST(GC_X_)
-#undef GC_X_
-	}
-	return "invalid";
-}
-
 bool gc_value_type_fits(gc_dtype want, gc_dtype have)
 {
 	if (want == have)
@@ -253,6 +237,26 @@ void gc_value_release(gc_tensor *t)
 		for (int32_t i = 0; i < s->n; i++)
 			gc_tensor_release(&s->items[i]);
 		gc_free(s->items);
+	}
+	gc_free(t->data);
+	t->data = NULL;
+}
+
+/* Any tensor's release: a sequence or optional value releases the tensors
+ * it holds (values own tensors, so this lives with them). */
+void gc_tensor_release(gc_tensor *t)
+{
+	if (!t || !t->data)
+		return;
+	if (gc_dtype_is_value(t->dtype)) {
+		gc_value_release(t);
+		return;
+	}
+	if (t->dtype == GC_DTYPE_STRING) {
+		int64_t n = gc_tensor_numel(t);
+		char **s = t->data;
+		for (int64_t i = 0; i < n; i++)
+			gc_free(s[i]);
 	}
 	gc_free(t->data);
 	t->data = NULL;

@@ -62,9 +62,6 @@ int gc_opt_set(gc_optbuf *b, const gc_tensor *v, gc_error *err);
  */
 int gc_value_assign(gc_tensor *dst, const gc_tensor *src, gc_error *err);
 
-/* "sequence(float32)", "optional(sequence(int64))", ... */
-const char *gc_value_type_name(gc_dtype dtype);
-
 /* Whether a value of type `have` may go where `want` is expected: equal,
  * or want leaves an element type UNDEFINED that have fills, or want is an
  * optional of have's type (the optional then holds it). */

@@ -144,7 +144,9 @@ typedef struct gc_compile_options {
 	int32_t n_shapes;
 	/* Packages custom nodes bind to (may be NULL: no custom nodes). */
 	const gc_registry *registry;
-	/* The backend kernels are selected for; NULL: "Interpreter". */
+	/* The backend the program is built for (custom nodes are bound and
+	 * built-in nodes prepared for it); NULL: the default one,
+	 * "Interpreter". A name this build does not have is refused. */
 	const char *backend;
 	/* The values the program will run on, when the caller knows them (as
 	 * `graphcc run` does): shapes that depend on values -- a Reshape's

@@ -470,6 +470,27 @@ def cases(ctx):
         add(tag, lambda: built(fixture) or fn())
 
     compile_ok("good/compile", "good", m.plain, 1)
+
+    # --backend goes through the backend descriptors (runtime/backend.c):
+    # the one this build has is accepted, any other is refused, naming it
+    # and the ones there are.
+    def backend_ok():
+        tag = "good/backend/interpreter"
+        r, sout, err, _ = success(ctx, tag, ["compile", m.plain, "--ops", pkg(ctx, "good"),
+                                             "--backend", "Interpreter"])
+        if r:
+            return r
+        if not ("addOneFloat" in sout and "libaddone_impl.so" in sout):
+            return run.Result(False, "the binding is not shown", sout + err)
+        return run.Result(True)
+    add("good/backend/interpreter", lambda: built("good") or backend_ok())
+    for cmd in ("compile", "run"):
+        tag = "good/backend/unknown-" + cmd
+        args = [cmd, m.plain, "--ops", None, "--backend", "Vulkan"] + (
+            feed23 if cmd == "run" else [])
+        add(tag, lambda t=tag, a=args: built("good") or refusal(
+            ctx, t, [x if x is not None else pkg(ctx, "good") for x in a],
+            ["backend 'Vulkan'", "no such backend", "it has: Interpreter"]))
     compile_ok("good/compile-two-custom-nodes", "good", m.mixed, 2)
 
     def run_ok(tag, fixtures, model_path, feed, want, ops=None, env=None):

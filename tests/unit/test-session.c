@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "backend.h"
 #include "check.h"
 #include "run-hooks.h"
 #include "session-impl.h"
@@ -27,6 +28,20 @@ static gc_program *small_program(void)
 		fprintf(stderr, "small_program: %s\n", err.msg);
 	gc_graph_free(g);
 	return p;
+}
+
+/* y = relu(x), x float 4 (not compiled). */
+static gc_graph *tiny_graph(void)
+{
+	gc_graph *g = gc_graph_new("tiny");
+	gc_error err = { 0 };
+	int64_t d[1] = { 4 };
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
+	const char *in[] = { "x" }, *out[] = { "y" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, in, 1, out, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	return g;
 }
 
 static float x_data[6] = { -1, 2, -3, 4, -5, 6 };
@@ -82,13 +97,7 @@ static void test_session_options_size(void)
 static void test_compile_and_load_options_size(void)
 {
 	gc_error err = { 0 };
-	gc_graph *g = gc_graph_new("tiny");
-	int64_t d[1] = { 4 };
-	gc_graph_set_opset(g, "", 13, &err);
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, d, NULL, &err);
-	const char *in[] = { "x" }, *out[] = { "y" };
-	gc_graph_add_node(g, "relu", "", "Relu", 1, in, 1, out, 0, NULL, &err);
-	gc_graph_add_output(g, "y", &err);
+	gc_graph *g = tiny_graph();
 	gc_program *p = NULL;
 	gc_compile_options co = { .size = 1 };
 	CHECK_INT(gc_compile(g, &co, &p, &err), GC_EINVAL);
@@ -209,5 +218,42 @@ static void test_run_hooks_kernel_failure(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_session_options_size), TEST(test_compile_and_load_options_size),
+/* A backend is a value: found by name, the default first; programs and
+ * compile options go through it. */
+static void test_backend_descriptor(void)
+{
+	const gc_backend *b = gc_backend_find(NULL);
+	CHECK(b);
+	CHECK(b == gc_backends[0]);
+	CHECK_STR(b->name, "Interpreter");
+	CHECK(gc_backend_find("Interpreter") == b);
+	CHECK(gc_backend_find("interpreter") == NULL);
+	CHECK(gc_backend_find("Vulkan") == NULL);
+	CHECK(b->ops == gc_op_table);
+	CHECK(b->arena_align >= 16 && (b->arena_align & (b->arena_align - 1)) == 0);
+	char names[64];
+	CHECK_STR(gc_backend_names(names, sizeof names), "Interpreter");
+	gc_program *p = small_program();
+	CHECK(p);
+	CHECK(p->backend == b);
+	/* every arena block starts at the backend's alignment */
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (p->tensors[t].storage == GC_STORAGE_ARENA)
+			CHECK_INT(p->tensors[t].offset % b->arena_align, 0);
+	gc_program_free(p);
+	gc_graph *g = tiny_graph();
+	gc_error err = { 0 };
+	gc_compile_options co = { .backend = "Vulkan" };
+	CHECK_INT(gc_compile(g, &co, &p, &err), GC_EUNSUPPORTED);
+	CHECK_CONTAINS(err.msg, "backend 'Vulkan': this build has no such backend (it has: "
+				"Interpreter)");
+	co.backend = "Interpreter";
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_compile(g, &co, &p, &err), 0);
+	CHECK(p->backend == b);
+	gc_program_free(p);
+	gc_graph_free(g);
+}
+
+TEST_MAIN(TEST(test_backend_descriptor), TEST(test_session_options_size), TEST(test_compile_and_load_options_size),
 	  TEST(test_run_hooks), TEST(test_run_hooks_kernel_failure))

@@ -1,5 +1,6 @@
 /* Option parsing and tensor files for the subcommands. */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,31 +50,142 @@ int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err)
 	return gc_npy_read(path, t, err);
 }
 
+/* ------------------------------------------------------------ the option table */
+
+typedef struct cli_option cli_option;
+/* Applies option a (its value val; NULL for a flag). 0 or EXIT_USAGE. */
+typedef int (*cli_apply)(const cli_option *opt, const char *a, const char *val, cli_opts *o);
+
+struct cli_option {
+	const char *name, *alias; /* "--input", "-i" */
+	unsigned group;		  /* the OPT_* bit a command allows it by */
+	bool takes_value;
+	cli_apply apply;
+	size_t field; /* offsetof the cli_opts field set_flag / set_string set */
+};
+
+static int set_flag(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)a;
+	(void)val;
+	*(bool *)((char *)o + opt->field) = true;
+	return 0;
+}
+
+static int set_string(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)a;
+	*(const char **)((char *)o + opt->field) = val;
+	return 0;
+}
+
+static int set_count(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+	if (*end || v < 1 || v > 1000000)
+		return cli_usage("%s needs a positive number, not '%s'", a, val);
+	*(int *)((char *)o + opt->field) = (int)v;
+	return 0;
+}
+
+static int set_timeout(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	(void)a;
+	char *end;
+	double v = strtod(val, &end);
+	if (*end || !(v > 0) || v > 1e6)
+		return cli_usage("--timeout needs a positive number of seconds, not '%s'", val);
+	o->timeout = v;
+	return 0;
+}
+
+static int add_input(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	(void)a;
+	if (o->n_inputs == MAX_ARGS)
+		return cli_usage("too many --input options");
+	cli_input *in = &o->inputs[o->n_inputs++];
+	const char *eq = strchr(val, '=');
+	if (eq) {
+		if (eq == val || !eq[1] || (size_t)(eq - val) >= sizeof in->name_buf)
+			return cli_usage("--input %s: expected NAME=FILE", val);
+		memcpy(in->name_buf, val, (size_t)(eq - val));
+		in->name_buf[eq - val] = 0;
+		in->name = in->name_buf;
+		in->path = eq + 1;
+	} else {
+		in->path = val;
+	}
+	return 0;
+}
+
+static int add_ops(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	(void)a;
+	if (o->n_ops == MAX_ARGS)
+		return cli_usage("too many --ops options");
+	o->ops[o->n_ops++] = val;
+	return 0;
+}
+
+static int add_shape(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	(void)a;
+	if (o->n_shapes == MAX_ARGS ||
+	    cli_parse_shape(val, &o->shapes[o->n_shapes], o->shape_names[o->n_shapes],
+			    sizeof o->shape_names[0]))
+		return cli_usage("--shape %s: expected NAME=DIMS, e.g. x=1x3x224x224", val);
+	o->n_shapes++;
+	return 0;
+}
+
+#define FIELD(f) offsetof(cli_opts, f)
+
+/* Every option of every command; a command allows the groups it names. */
+static const cli_option options[] = {
+	{ "--input", "-i", OPT_INPUT, true, add_input, 0 },
+	{ "--output-dir", NULL, OPT_OUTPUT_DIR, true, set_string, FIELD(output_dir) },
+	{ "--threads", NULL, OPT_THREADS, true, set_count, FIELD(threads) },
+	{ "--repeat", NULL, OPT_REPEAT, true, set_count, FIELD(repeat) },
+	{ "--ops", NULL, OPT_OPS, true, add_ops, 0 },
+	{ "--backend", NULL, OPT_OPS, true, set_string, FIELD(backend) },
+	{ "--shape", NULL, OPT_SHAPE, true, add_shape, 0 },
+	{ "--no-fold", NULL, OPT_NO_FOLD, false, set_flag, FIELD(no_fold) },
+	{ "--no-optimize", NULL, OPT_NO_FOLD, false, set_flag, FIELD(no_optimize) },
+	{ "--output", "-o", OPT_OUT, true, set_string, FIELD(out) },
+	{ "--allow-changed-kernels", NULL, OPT_ALLOW_CHANGED, false, set_flag,
+	  FIELD(allow_changed) },
+	{ "--trace", NULL, OPT_DEBUG, false, set_flag, FIELD(trace) },
+	{ "--check-nan", NULL, OPT_DEBUG, false, set_flag, FIELD(check_nan) },
+	{ "--guard", NULL, OPT_DEBUG, false, set_flag, FIELD(guard) },
+	{ "--compare-flavours", NULL, OPT_DEBUG, false, set_flag, FIELD(compare_flavours) },
+	{ "--dump-dir", NULL, OPT_DEBUG, true, set_string, FIELD(dump_dir) },
+	{ "--profile", NULL, OPT_DEBUG, true, set_string, FIELD(profile) },
+	{ "--break-before", NULL, OPT_DEBUG, true, set_string, FIELD(break_before) },
+	{ "--timeout", NULL, OPT_DEBUG, true, set_timeout, 0 },
+};
+
+static const cli_option *find_option(const char *a)
+{
+	for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+		if (!strcmp(a, options[i].name) || (options[i].alias && !strcmp(a, options[i].alias)))
+			return &options[i];
+	return NULL;
+}
+
 int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->repeat = 1;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		unsigned which = !strcmp(a, "--input") || !strcmp(a, "-i")	     ? OPT_INPUT
-				 : !strcmp(a, "--output-dir")			     ? OPT_OUTPUT_DIR
-				 : !strcmp(a, "--threads")			     ? OPT_THREADS
-				 : !strcmp(a, "--repeat")			     ? OPT_REPEAT
-				 : !strcmp(a, "--ops")				     ? OPT_OPS
-				 : !strcmp(a, "--shape")			     ? OPT_SHAPE
-				 : !strcmp(a, "--no-fold") || !strcmp(a, "--no-optimize") ? OPT_NO_FOLD
-				 : !strcmp(a, "-o") || !strcmp(a, "--output")	     ? OPT_OUT
-				 : !strcmp(a, "--allow-changed-kernels")	     ? OPT_ALLOW_CHANGED
-				 : !strcmp(a, "--trace") || !strcmp(a, "--dump-dir") ||
-						 !strcmp(a, "--check-nan") || !strcmp(a, "--guard") ||
-						 !strcmp(a, "--profile") ||
-						 !strcmp(a, "--break-before") ||
-						 !strcmp(a, "--timeout") ||
-						 !strcmp(a, "--compare-flavours")
-					 ? OPT_DEBUG
-					 : 0;
-		if (!which) {
+		const cli_option *opt = find_option(a);
+		if (!opt) {
 			if (a[0] == '-' && a[1])
 				return cli_usage("%s: unknown option '%s'", cmd, a);
 			if (o->model)
@@ -81,114 +193,22 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 			o->model = a;
 			continue;
 		}
-		if (!(allowed & which))
+		if (!(allowed & opt->group))
 			return cli_usage("%s: option '%s' does not apply to this command", cmd, a);
-		if (which == OPT_NO_FOLD || which == OPT_ALLOW_CHANGED) {
-			*(which == OPT_ALLOW_CHANGED	   ? &o->allow_changed
-			  : !strcmp(a, "--no-optimize") ? &o->no_optimize
-							 : &o->no_fold) = true;
-			continue;
+		const char *val = NULL;
+		if (opt->takes_value) {
+			if (i + 1 >= argc)
+				return cli_usage("%s: option '%s' needs a value", cmd, a);
+			val = argv[++i];
 		}
-		if (which == OPT_DEBUG && (!strcmp(a, "--trace") || !strcmp(a, "--check-nan") ||
-					   !strcmp(a, "--guard") || !strcmp(a, "--compare-flavours"))) {
-			bool *flag = !strcmp(a, "--trace")	   ? &o->trace
-				     : !strcmp(a, "--check-nan") ? &o->check_nan
-				     : !strcmp(a, "--guard")	   ? &o->guard
-								   : &o->compare_flavours;
-			*flag = true;
-			continue;
-		}
-		if (!val)
-			return cli_usage("%s: option '%s' needs a value", cmd, a);
-		i++;
-		switch (which) {
-		case OPT_INPUT: {
-			if (o->n_inputs == MAX_ARGS)
-				return cli_usage("too many --input options");
-			cli_input *in = &o->inputs[o->n_inputs++];
-			const char *eq = strchr(val, '=');
-			if (eq) {
-				if (eq == val || !eq[1] || (size_t)(eq - val) >= sizeof in->name_buf)
-					return cli_usage("--input %s: expected NAME=FILE", val);
-				memcpy(in->name_buf, val, (size_t)(eq - val));
-				in->name_buf[eq - val] = 0;
-				in->name = in->name_buf;
-				in->path = eq + 1;
-			} else {
-				in->path = val;
-			}
-			break;
-		}
-		case OPT_OUTPUT_DIR:
-			o->output_dir = val;
-			break;
-		case OPT_THREADS:
-		case OPT_REPEAT: {
-			char *end;
-			long v = strtol(val, &end, 10);
-			if (*end || v < 1 || v > 1000000)
-				return cli_usage("%s needs a positive number, not '%s'", a, val);
-			if (which == OPT_THREADS)
-				o->threads = (int)v;
-			else
-				o->repeat = (int)v;
-			break;
-		}
-		case OPT_OUT:
-			o->out = val;
-			break;
-		case OPT_DEBUG:
-			if (!strcmp(a, "--dump-dir")) {
-				o->dump_dir = val;
-			} else if (!strcmp(a, "--profile")) {
-				o->profile = val;
-			} else if (!strcmp(a, "--break-before")) {
-				o->break_before = val;
-			} else { /* --timeout */
-				char *end;
-				double v = strtod(val, &end);
-				if (*end || !(v > 0) || v > 1e6)
-					return cli_usage("--timeout needs a positive number of seconds, "
-							 "not '%s'",
-							 val);
-				o->timeout = v;
-			}
-			break;
-		case OPT_OPS:
-			if (o->n_ops == MAX_ARGS)
-				return cli_usage("too many --ops options");
-			o->ops[o->n_ops++] = val;
-			break;
-		case OPT_SHAPE:
-			if (o->n_shapes == MAX_ARGS ||
-			    cli_parse_shape(val, &o->shapes[o->n_shapes], o->shape_names[o->n_shapes],
-					    sizeof o->shape_names[0]))
-				return cli_usage("--shape %s: expected NAME=DIMS, e.g. x=1x3x224x224",
-						 val);
-			o->n_shapes++;
-			break;
-		}
+		int rc = opt->apply(opt, a, val, o);
+		if (rc)
+			return rc;
 	}
 	if (!o->model)
 		return cli_usage("%s: no %s given", cmd,
 				 !strcmp(cmd, "check") ? "manifest" : "model");
 	return 0;
-}
-
-void cli_note(void *user, const char *msg)
-{
-	(void)user;
-	fprintf(stderr, "graphcc: note: %s\n", msg);
-}
-
-void cli_log(void *user, gc_log_level level, const char *msg)
-{
-	static const char *const names[GC_LOG_LEVEL_COUNT] = { "error", "warning", "note",
-							       "debug" };
-	(void)user;
-	if (level <= GC_LOG_INFO)
-		fprintf(stderr, "graphcc: %s: %s\n",
-			names[(unsigned)level < GC_LOG_LEVEL_COUNT ? level : GC_LOG_DEBUG], msg);
 }
 
 int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
@@ -219,7 +239,7 @@ gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg
 {
 	return (gc_compile_options){ .shapes = o->shapes, .n_shapes = o->n_shapes,
 				     .no_fold = o->no_fold, .no_optimize = o->no_optimize,
-				     .registry = reg };
+				     .registry = reg, .backend = o->backend };
 }
 
 bool cli_is_program(const char *path)
@@ -230,6 +250,7 @@ bool cli_is_program(const char *path)
 int cli_program_options(const char *cmd, const cli_opts *o)
 {
 	const char *opt = o->n_ops	     ? "--ops"
+			  : o->backend	     ? "--backend"
 			  : o->n_shapes	     ? "--shape"
 			  : o->no_fold	     ? "--no-fold"
 			  : o->no_optimize ? "--no-optimize"

@@ -48,6 +48,7 @@ typedef struct cli_opts {
 	bool no_fold, no_optimize;
 	bool quiet;
 	const char *out;	   /* -o */
+	const char *backend;	   /* --backend (NULL: the default) */
 	bool allow_changed;	   /* --allow-changed-kernels */
 	bool trace, check_nan, guard, compare_flavours;
 	const char *dump_dir, *profile, *break_before;

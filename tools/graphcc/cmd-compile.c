@@ -5,25 +5,6 @@
 
 #include "cli.h"
 
-/* Prints one line per custom node of p. Returns how many. */
-int cli_print_bindings(const gc_program *p, FILE *out)
-{
-	int n_custom = 0;
-	for (int i = 0; i < gc_program_num_nodes(p); i++) {
-		gc_node_desc d;
-		gc_program_node(p, i, &d);
-		if (!d.flavour)
-			continue;
-		n_custom++;
-		fprintf(out,
-			"  node '%s' %s::%s -> operation '%s' (%s), flavour '%s', library %s, "
-			"symbol %s\n",
-			d.name, d.domain, d.op_type, d.op_name, d.manifest, d.flavour, d.library,
-			d.symbol);
-	}
-	return n_custom;
-}
-
 static void pass_report(void *user, const char *pass, int32_t changed)
 {
 	(void)user;

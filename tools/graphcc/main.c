@@ -1,9 +1,8 @@
 /* graphcc: the command line. */
 #include <graphcc/debug.h>
 
-#include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -37,35 +36,43 @@ static const char usage_text[] =
 	"\n"
 	"GRAPHCC_OPS_PATH: colon-separated manifests or folders of manifests, loaded\n"
 	"  like --ops by compile, run and info.\n"
+	"--backend NAME (compile, run, info, dot): the backend custom nodes are bound\n"
+	"  for and the program runs on (default and only one in this build: Interpreter).\n"
 	"\n"
 	"exit status: 0 ok, 1 bad model/input or failed kernel, 2 usage error,\n"
 	"             3 a kernel crashed or misbehaved\n";
 
-void cli_error(const char *fmt, ...)
+static int cmd_help(int argc, char **argv)
 {
-	va_list ap;
-	fputs("graphcc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	(void)argc;
+	(void)argv;
+	fputs(usage_text, stdout);
+	return EXIT_OK;
 }
 
-int cli_usage(const char *fmt, ...)
+static int cmd_version(int argc, char **argv)
 {
-	va_list ap;
-	fputs("graphcc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n(run 'graphcc help' for usage)\n", stderr);
-	return EXIT_USAGE;
+	(void)argc;
+	(void)argv;
+	printf("graphcc %s\n", GC_VERSION_STRING);
+	return EXIT_OK;
 }
 
-int cli_exit_for(int code)
-{
-	return code == GC_ECRASH ? EXIT_CRASH : code ? EXIT_FAIL : EXIT_OK;
-}
+/* The commands, each with the name(s) it answers to. */
+static const struct {
+	const char *name, *alias, *alias2;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "run", NULL, NULL, cmd_run },
+	{ "info", NULL, NULL, cmd_info },
+	{ "compile", NULL, NULL, cmd_compile },
+	{ "dot", NULL, NULL, cmd_dot },
+	{ "check", NULL, NULL, cmd_check },
+	{ "test-package", NULL, NULL, cmd_test_package },
+	{ "new-package", NULL, NULL, cmd_new_package },
+	{ "help", "--help", "-h", cmd_help },
+	{ "version", "--version", NULL, cmd_version },
+};
 
 /* The library reads no environment and changes nothing of the process by
  * itself: the command does both for it, here. */
@@ -98,27 +105,10 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return cli_usage("no command given");
 	const char *cmd = argv[1];
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(cmd, "info"))
-		return cmd_info(argc - 2, argv + 2);
-	if (!strcmp(cmd, "compile"))
-		return cmd_compile(argc - 2, argv + 2);
-	if (!strcmp(cmd, "dot"))
-		return cmd_dot(argc - 2, argv + 2);
-	if (!strcmp(cmd, "check"))
-		return cmd_check(argc - 2, argv + 2);
-	if (!strcmp(cmd, "test-package"))
-		return cmd_test_package(argc - 2, argv + 2);
-	if (!strcmp(cmd, "new-package"))
-		return cmd_new_package(argc - 2, argv + 2);
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-		printf("graphcc %s\n", GC_VERSION_STRING);
-		return EXIT_OK;
-	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(cmd, commands[i].name) ||
+		    (commands[i].alias && !strcmp(cmd, commands[i].alias)) ||
+		    (commands[i].alias2 && !strcmp(cmd, commands[i].alias2)))
+			return commands[i].run(argc - 2, argv + 2);
 	return cli_usage("unknown command '%s'", cmd);
 }
