@@ -3,7 +3,7 @@
  *
  * Why dlopen: OpenBLAS 0.3.21 takes AMD Zen 5 for Haswell and runs at half
  * speed unless OPENBLAS_CORETYPE is in the environment before the library
- * loads. The library does not touch the environment itself: gc_init with
+ * loads. The library does not touch the environment itself: gc_runtime_init with
  * blas_coretype (the graphcc command does) sets it to SkylakeX on CPUs with
  * AVX-512F/DQ/BW/VL, unless the user already chose one, before OpenBLAS
  * loads.
@@ -34,7 +34,7 @@
 int gc_blas_init(gc_error *err);
 
 /* Sets OPENBLAS_CORETYPE=SkylakeX in the process environment on CPUs with
- * AVX-512F/DQ/BW/VL, unless set: only when the host asks (gc_init), and
+ * AVX-512F/DQ/BW/VL, unless set: only when the host asks (gc_runtime_init), and
  * only useful before OpenBLAS loads. */
 void gc_blas_choose_coretype(void);
 

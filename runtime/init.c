@@ -1,4 +1,4 @@
-/* Library-wide settings (gc_init): the only place the runtime reads the
+/* Library-wide settings (gc_runtime_init): the only place the runtime reads the
  * environment, and only when the host asks. */
 #include <graphcc/runtime.h>
 
@@ -35,7 +35,7 @@ int gc_reference_kernels(void)
 	return atomic_load_explicit(&reference_kernels, memory_order_relaxed);
 }
 
-int gc_init(const gc_init_options *opt, gc_error *err)
+int gc_runtime_init(const gc_init_options *opt, gc_error *err)
 {
 	gc_init_options o;
 	if (gc_options_copy(&o, sizeof o, opt, "gc_init_options", err))

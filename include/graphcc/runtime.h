@@ -105,7 +105,7 @@ typedef struct gc_init_options {
 	 * GRAPHCC_MAX_BYTES=N, GRAPHCC_NN_REFERENCE=1. */
 	int from_environment;
 } gc_init_options;
-int gc_init(const gc_init_options *opt, gc_error *err);
+int gc_runtime_init(const gc_init_options *opt, gc_error *err);
 
 /* Element types, numbered as ONNX's TensorProto.DataType:
  * X(NAME, onnx value, element bytes, display name). */

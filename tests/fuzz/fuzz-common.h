@@ -38,7 +38,7 @@ static int fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len
  * legitimate "too big" refusal is fast rather than an out-of-memory kill. */
 static void fuzz_limits(void)
 {
-	gc_init(&(gc_init_options){ .max_bytes = 67108864, .from_environment = 1 }, NULL);
+	gc_runtime_init(&(gc_init_options){ .max_bytes = 67108864, .from_environment = 1 }, NULL);
 }
 
 #endif

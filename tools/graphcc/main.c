@@ -80,7 +80,7 @@ static int init_from_environment(void)
 {
 	gc_error err = { 0 };
 	gc_init_options io = { .blas_coretype = 1, .from_environment = 1 };
-	if (gc_init(&io, &err)) {
+	if (gc_runtime_init(&io, &err)) {
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
 	}
