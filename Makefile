@@ -92,6 +92,9 @@ help:
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  / make uninstall"
 	@echo "make bench-custom-call  measure the cost of a custom kernel call"
 	@echo "make bench [ONLY=resnet18,mlp] [THREADS=1]  graphcc vs ONNX Runtime (onnxruntime-node), table in $(B)/bench.md"
+	@echo "make python     the Python module, in-tree into $(B)/python (PYTHONPATH=$(B)/python)"
+	@echo "make wheel      a wheel of the Python module in $(B)/wheel (pip, no network)"
+	@echo "make bench-python  Session.run's per-call cost vs the C API; two threads vs one"
 	@echo "make format     clang-format the C sources"
 	@echo "make clean      remove build/"
 

@@ -13,6 +13,7 @@ typedef struct binder {
 	char label[400]; /* "model.onnx: node 'n' (dom::Type)" */
 	gc_pool *pool;
 	gc_error *err;
+	const char *flavour; /* gc_compile_options.flavour: bind this one after selection */
 } binder;
 
 static int bfail(binder *b, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -402,6 +403,18 @@ static int bind_select(binder *b, bind_call *bc, const char *backend,
 			     "has no %s implementation of that type (it has: %s)",
 			     op->functions_library, op->select_impl, flavour, op->name, op->file,
 			     backend, at ? have : "none");
+	if (b->flavour) {
+		im = NULL;
+		for (int32_t j = 0; j < op->n_impls; j++)
+			if (!op->impls[j].skipped && !strcmp(op->impls[j].backend, backend) &&
+			    !strcmp(op->impls[j].type, b->flavour))
+				im = &op->impls[j];
+		if (!im)
+			return bfail(b, GC_EINVAL,
+				     "flavour '%.100s' was asked for, but operation '%s' (%s) has no "
+				     "%s implementation of that type (it has: %s)",
+				     b->flavour, op->name, op->file, backend, at ? have : "none");
+	}
 	*chosen = im;
 	return 0;
 }
@@ -498,10 +511,11 @@ static const gc_op_spec *find_op(binder *b, const gc_irnode *n, const gc_registr
 }
 
 int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
-		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err)
+		   const char *flavour, gc_pool *pool, gc_node *pn, gc_tensor *const *in,
+		   gc_error *err)
 {
 	const gc_irnode *n = &g->nodes[gi];
-	binder b = { .g = g, .pool = pool, .err = err };
+	binder b = { .g = g, .pool = pool, .err = err, .flavour = flavour };
 	char lb[300];
 	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
 	if (!(b.op = find_op(&b, n, reg)) || check_inputs(&b, n, in))

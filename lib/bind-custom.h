@@ -11,9 +11,11 @@
  * params, runs verify, shape inference and selection, and records the
  * chosen implementation in a gc_custom in pool (set as pn->custom). `in` are
  * the node's inputs as the compiler knows them (data set when constant).
- * Errors name the model, the node and what is at fault.
+ * `flavour` (may be NULL) replaces selection's choice, once selection has
+ * run and chosen. Errors name the model, the node and what is at fault.
  */
 int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
-		   gc_pool *pool, gc_node *pn, gc_tensor *const *in, gc_error *err);
+		   const char *flavour, gc_pool *pool, gc_node *pn, gc_tensor *const *in,
+		   gc_error *err);
 
 #endif

@@ -549,8 +549,8 @@ static int prepare_node(compiler *c, int32_t gi, gc_node *pn, node_io *io, gc_kc
 			} else {
 				io->cinp[j] = io->inp[j];
 			}
-		rc = gc_bind_custom(c->g, gi, c->opt->registry, c->backend->name, c->p->pool, pn,
-				    io->cinp, c->err);
+		rc = gc_bind_custom(c->g, gi, c->opt->registry, c->backend->name, c->opt->flavour,
+				    c->p->pool, pn, io->cinp, c->err);
 		if (rc)
 			return rc;
 		rc = c->backend->prepare(k, pn, io->cinp, io->outp);

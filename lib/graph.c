@@ -523,6 +523,14 @@ int gc_graph_tensor_info(const gc_graph *g, const char *name, gc_tensor *info)
 	return 0;
 }
 
+const char *gc_graph_dim_name(const gc_graph *g, const char *name, int d)
+{
+	int32_t id = gc_graph_find(g, name);
+	if (id < 0 || d < 0 || d >= g->values[id].rank)
+		return NULL;
+	return g->values[id].dim_names[d];
+}
+
 void gc_graph_node(const gc_graph *g, int i, const char **name, const char **domain,
 		   const char **op_type)
 {

@@ -257,7 +257,7 @@ static int opt_int(parser *p, const yaml_node_t *map, const char *key, const cha
 /* A path relative to the manifest's folder. */
 static const char *resolve(parser *p, const char *rel)
 {
-	if (rel[0] == '/')
+	if (rel[0] == '/' || gc_dynlib_is_inprocess(rel))
 		return gc_pool_strdup(p->pool, rel);
 	char buf[PATH_MAX * 2];
 	snprintf(buf, sizeof buf, "%s/%s", p->dir, rel);

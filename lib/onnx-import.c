@@ -180,7 +180,7 @@ static int import_attr(importer *im, gc_graph *g, const char *node_label,
 		if (!ap->t)
 			return gc_error_set(im->err, GC_EINVAL, "%s: tensor attribute without a tensor",
 					    where);
-		if (gc_onnx_tensor(ap->t, im->dir, where, &scratch[(*n_scratch)++], im->err))
+		if (gc_onnx_tensor(ap->t, im->dir[0] ? im->dir : NULL, where, &scratch[(*n_scratch)++], im->err))
 			return im->err->code;
 		a->v.t = &scratch[*n_scratch - 1];
 		return 0;
@@ -190,7 +190,7 @@ static int import_attr(importer *im, gc_graph *g, const char *node_label,
 			return gc_error_set(im->err, GC_ENOMEM, "%s: out of memory", where);
 		for (size_t i = 0; i < ap->n_tensors; i++) {
 			gc_tensor tmp;
-			if (gc_onnx_tensor(ap->tensors[i], im->dir, where, &tmp, im->err))
+			if (gc_onnx_tensor(ap->tensors[i], im->dir[0] ? im->dir : NULL, where, &tmp, im->err))
 				return im->err->code;
 			gc_tensor *c = gc_tensor_copy_to_pool(g->pool, &tmp);
 			gc_tensor_release(&tmp);
@@ -299,7 +299,7 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 		const char *name = tp->name ? tp->name : "";
 		snprintf(where, sizeof where, "%s: initializer '%s'", g->origin, name);
 		gc_tensor t;
-		if (gc_onnx_tensor(tp, im->dir, where, &t, err))
+		if (gc_onnx_tensor(tp, im->dir[0] ? im->dir : NULL, where, &t, err))
 			return err->code;
 		int rc = gc_graph_add_constant(g, name, &t, err);
 		gc_tensor_release(&t);
@@ -379,27 +379,16 @@ static void pb_free(void *data, void *p)
 	gc_free(p);
 }
 
-int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
+/* im.dir empty: external data is refused. */
+static int load_model(importer *im, const void *buf, size_t len, gc_graph **out, gc_error *err)
 {
-	*out = NULL;
-	importer im = { .path = path, .err = err };
-	snprintf(im.dir, sizeof im.dir, "%s", path);
-	char *d = dirname(im.dir);
-	memmove(im.dir, d, strlen(d) + 1);
-
-	void *buf;
-	size_t len;
-	if (gc_read_file(path, &buf, &len, err))
-		return err->code;
-	if (len == 0) {
-		gc_free(buf);
+	const char *path = im->path;
+	if (len == 0)
 		return gc_error_set(err, GC_EINVAL, "%s: empty file, not an ONNX model", path);
-	}
 	int pb_nomem = 0;
 	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,
 					    .allocator_data = &pb_nomem };
 	Onnx__ModelProto *m = onnx__model_proto__unpack(&pb_allocator, len, buf);
-	gc_free(buf);
 	if (!m && pb_nomem)
 		return gc_error_set(err, GC_ENOMEM, "%s: out of memory parsing the model", path);
 	if (!m)
@@ -427,7 +416,7 @@ int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 		rc = gc_error_set(err, GC_EINVAL, "%s: the model imports no opset (opset_import is empty)",
 				  path);
 	if (!rc)
-		rc = import_graph(&im, m->graph, g);
+		rc = import_graph(im, m->graph, g);
 out:
 	onnx__model_proto__free_unpacked(m, &pb_allocator);
 	if (rc) {
@@ -436,6 +425,31 @@ out:
 	}
 	*out = g;
 	return 0;
+}
+
+int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
+{
+	*out = NULL;
+	importer im = { .path = path, .err = err };
+	snprintf(im.dir, sizeof im.dir, "%s", path);
+	char *d = dirname(im.dir);
+	memmove(im.dir, d, strlen(d) + 1);
+
+	void *buf;
+	size_t len;
+	if (gc_read_file(path, &buf, &len, err))
+		return err->code;
+	int rc = load_model(&im, buf, len, out, err);
+	gc_free(buf);
+	return rc;
+}
+
+int gc_onnx_load_mem(const void *buf, size_t len, const char *origin, gc_graph **out,
+		     gc_error *err)
+{
+	*out = NULL;
+	importer im = { .path = origin ? origin : "(model in memory)", .err = err };
+	return load_model(&im, buf, len, out, err);
 }
 
 int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)

@@ -7,7 +7,9 @@ set -eu
 BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev"
 # clang + libclang-rt-14-dev: libFuzzer with the sanitizers (make fuzz).
 # valgrind (make valgrind) and gdb are on the base image.
-TEST_PKGS="python3 python3-onnx python3-numpy python3-torch python3-torchvision graphviz clang libclang-rt-14-dev"
+# python3-dev .. python3-distributed: the Python module (make python, its
+# pytest suite, make wheel / pip install --no-build-isolation .).
+TEST_PKGS="python3 python3-onnx python3-numpy python3-torch python3-torchvision graphviz clang libclang-rt-14-dev python3-dev python3-setuptools python3-pip python3-wheel python3-pytest python3-distributed"
 
 want="$BUILD_PKGS"
 case "${1:-all}" in

@@ -100,7 +100,9 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
  * operation, flavour, library, symbol, input and output shapes, a gdb
  * command line) and the process ends with _exit(3): no output has been
  * written by then, and the process state is not trusted. A crash outside
- * any kernel is reported plainly and re-raised with the default action.
+ * any kernel is reported plainly and re-raised with the action that was
+ * installed before (the default one, or an embedding host's handler such as
+ * Python's faulthandler).
  * Only a host that calls it gets the handlers (the graphcc command does,
  * unless GRAPHCC_CRASH_CAPTURE=0 is in its environment).
  */

@@ -29,6 +29,22 @@ void gc_registry_free(gc_registry *r);
  * backend). Default: none. */
 void gc_registry_set_note_handler(gc_registry *r, void (*note)(void *user, const char *msg),
 				  void *user);
+/* Which libraries a registry may load (set before loading; copied). */
+typedef struct gc_registry_options {
+	size_t size; /* sizeof(gc_registry_options), or 0 */
+	/* When n_library_dirs > 0: every library a manifest names must lie
+	 * (real path, symlinks resolved) under one of these folders, or the
+	 * package is refused before any of its libraries is opened. */
+	const char *const *library_dirs;
+	int32_t n_library_dirs;
+	/* Dry run (graphcc check --dry-run): manifests are parsed and every
+	 * library is read as a file -- an ELF shared object for this machine
+	 * exporting the symbols the manifest names, with a compatible ABI
+	 * version -- but none is loaded, so no package code runs. Such a
+	 * registry describes packages; it cannot bind nodes. */
+	int dry_run;
+} gc_registry_options;
+int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt);
 /* Parses the manifest, opens its libraries, resolves every symbol. */
 int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err);
 /* Loads each entry of a colon-separated list: a manifest, or a folder whose
@@ -50,6 +66,42 @@ typedef struct gc_impl_desc {
 	int skipped;	       /* backend not in this build */
 	int has_init, has_scratch;
 } gc_impl_desc;
+/* An operation's declared inputs and outputs (gc_registry_op_io). */
+typedef struct gc_io_desc {
+	const char *name;
+	int32_t max_dims;
+	int constant, optional, variadic;
+	uint32_t dtypes; /* bit (1 << gc_dtype) per allowed type; 0: any */
+} gc_io_desc;
+/* An operation's declared params (gc_registry_op_param). */
+typedef struct gc_param_desc {
+	const char *name, *attribute;
+	const char *datatype; /* "bool", "int", "float" or "string" */
+	int scalar;
+	int32_t size; /* vectors: the required length, or -1 */
+	int has_default;
+	int32_t default_count; /* vectors: entries in the default */
+	/* The default as functions get it: a scalar is one int64_t, float,
+	 * uint8_t (bool) or the text itself; a vector an array of those (of
+	 * char * for strings). */
+	const void *default_data;
+} gc_param_desc;
+/* Input (is_output 0) or output k of operation op; zeroed when out of range. */
+void gc_registry_op_io(const gc_registry *r, int op, int is_output, int k, gc_io_desc *d);
+/* Param k of operation op; zeroed when out of range. */
+void gc_registry_op_param(const gc_registry *r, int op, int k, gc_param_desc *d);
+/* The symbol names of an operation's functions (in its functions library). */
+typedef struct gc_op_functions {
+	const char *verify, *infer_shape, *select_impl;
+} gc_op_functions;
+void gc_registry_op_functions(const gc_registry *r, int op, gc_op_functions *f);
+/* An implementation's optional functions (NULL: none) and its settings. */
+typedef struct gc_impl_functions {
+	const char *init, *destroy, *scratch;
+	uint64_t scratch_bytes;
+	int has_scratch_bytes, inplace;
+} gc_impl_functions;
+void gc_registry_impl_functions(const gc_registry *r, int op, int j, gc_impl_functions *f);
 /* Whether r has an operation for (domain, type) at that opset version
  * (-1: any). */
 int gc_registry_provides(const gc_registry *r, const char *domain, const char *type,
@@ -96,6 +148,11 @@ int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32
 
 /* Loads an ONNX model file (external data resolved next to it). */
 int gc_onnx_load(const char *path, gc_graph **out, gc_error *err);
+/* Loads an ONNX model from memory (the buffer is only read during the
+ * call). `origin` names it in messages. A model whose tensors refer to
+ * external data is refused: there is no folder to resolve it in. */
+int gc_onnx_load_mem(const void *buf, size_t len, const char *origin, gc_graph **out,
+		     gc_error *err);
 /* Reads an ONNX TensorProto file (.pb) into a tensor the caller releases
  * with gc_tensor_release. `name` (may be NULL) receives the tensor's name,
  * malloc'd. */
@@ -118,6 +175,9 @@ int gc_graph_input_has_default(const gc_graph *g, int i);
 int gc_graph_drop_default(gc_graph *g, const char *name, gc_error *err);
 /* The declared type and shape of a tensor (dims < 0: dynamic). */
 int gc_graph_tensor_info(const gc_graph *g, const char *name, gc_tensor *info);
+/* The symbolic name of dimension d of a tensor (ONNX dim_param), or NULL
+ * (a fixed or unnamed dimension). Borrowed from g. */
+const char *gc_graph_dim_name(const gc_graph *g, const char *name, int d);
 /* Node i: its name, domain and op type (borrowed). */
 void gc_graph_node(const gc_graph *g, int i, const char **name, const char **domain,
 		   const char **op_type);
@@ -163,6 +223,11 @@ typedef struct gc_compile_options {
 	/* Told what each pass changed (may be NULL). */
 	void (*pass_report)(void *user, const char *pass, int32_t changed);
 	void *pass_user;
+	/* Bind every custom node to the implementation of this flavour id
+	 * (NULL: the one selection picks). Verify, shape inference and
+	 * selection still run; an operation without that flavour for the
+	 * backend is an error naming the flavours it has. */
+	const char *flavour;
 } gc_compile_options;
 
 /*

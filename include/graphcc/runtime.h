@@ -107,6 +107,20 @@ typedef struct gc_init_options {
 } gc_init_options;
 int gc_runtime_init(const gc_init_options *opt, gc_error *err);
 
+/*
+ * In-process op libraries: functions of the calling process (a binding's
+ * trampolines into another language, such as graphcc's Python kernels)
+ * that an op package may name as its functionsLibrary or an
+ * implementation's impl, spelled "inprocess:NAME" (taken as is, not
+ * relative to the manifest). Their functions follow the graphcc interface
+ * of customop.h (verify, inferShape, selectImpl, kernel, ...), looked up
+ * by the symbol names given here. Registered once per name for the life of
+ * the process; programs using them cannot be saved as .gcb files (there is
+ * no file to pin). The name and symbols are copied.
+ */
+int gc_inprocess_library_add(const char *name, int32_t n, const char *const *symbols,
+			     void (*const *functions)(void), gc_error *err);
+
 /* Element types, numbered as ONNX's TensorProto.DataType:
  * X(NAME, onnx value, element bytes, display name). */
 #define GC_DTYPE_LIST(X)                                                       \
@@ -329,6 +343,18 @@ typedef struct gc_load_options {
 	/* Older spelling of a warning-only log: used when `log` is NULL. */
 	void (*warn)(void *user, const char *msg);
 	void *user;
+	/* Inspect only (graphcc info, dot): no library is opened, so no package
+	 * code runs; a library that is missing or changed is a warning. Such a
+	 * program cannot run: gc_session_new refuses it. */
+	int inspect_only;
+	/* When n_library_dirs > 0: a library whose real path (symlinks
+	 * resolved) does not lie under one of these folders is refused before
+	 * anything reads it (--allow-libraries, GRAPHCC_LIBRARY_PATH). */
+	const char *const *library_dirs;
+	int32_t n_library_dirs;
+	/* Refuse every library: a program with custom nodes is refused, naming
+	 * its first library (--no-libraries: only built-in ops may run). */
+	int no_libraries;
 	/* The program's log (see gc_log_fn), and its user pointer. */
 	gc_log_fn log;
 	void *log_user;
@@ -339,6 +365,11 @@ typedef struct gc_load_options {
  * checksums, every size and offset), the weights are used in place, every
  * kernel library is checked against its recorded SHA-256 and every node is
  * prepared. Needs only the runtime (no YAML, no protobuf).
+ *
+ * Which code it runs: a custom node's binding must name one of the pinned
+ * libraries, or the program is refused before any library is opened.
+ * Relative library paths are resolved against the program file's folder,
+ * never the current directory.
  */
 int gc_program_load(const char *path, const gc_load_options *opt, gc_program **out,
 		    gc_error *err);
