@@ -1,6 +1,9 @@
 # make bench: graphcc and ONNX Runtime side by side (not part of make test).
-#   make bench                          every model, 1 and 2 threads
+#   make bench                          every model (tools/bench/zoo.py too), 1 and 2 threads
 #   make bench ONLY=resnet18 THREADS=1  one model (or a comma list), one thread count
+#   make bench ONLY=big BIG_DIM=8192     the big-weights rows alone, at issue 19's 1.5 GB
+#   make bench BASELINE=build-old        also time build-old's worker (a copy of B made
+#                                        before a change) in the same round-robin
 # Writes the table to $(B)/bench.md. ONNX Runtime is the npm package
 # onnxruntime-node, installed by `make bench-ort` into bench/node_modules/
 # (ignored by git): a benchmark peer only, never a dependency of graphcc.
@@ -12,6 +15,8 @@ BENCH_ORT_DIR    := bench/node_modules
 BENCH_WORKER     := $(B)/bench/graphcc-worker
 THREADS          ?= 1,2
 ONLY             ?=
+BIG_DIM          ?= 2048
+BASELINE         ?=
 
 .PHONY: bench bench-ort
 
@@ -36,7 +41,8 @@ bench: deps
 	@$(MAKE) --no-print-directory bench-custom-call > $(B)/bench/custom-call.txt || \
 		{ cat $(B)/bench/custom-call.txt; exit 1; }
 	@$(PYTHON) tools/bench/bench.py --build $(B) --ort-modules $(BENCH_ORT_DIR) \
-		--threads "$(THREADS)" $(if $(ONLY),--only "$(ONLY)")
+		--threads "$(THREADS)" --big-dim $(BIG_DIM) $(if $(ONLY),--only "$(ONLY)") \
+		$(if $(BASELINE),--baseline-build "$(BASELINE)")
 
 # tests/suites/bench-driver (part of make test) drives the worker.
 TEST_DEPS += $(BENCH_WORKER)

@@ -12,7 +12,6 @@
 #include "alloc.h"
 #include "api-check.h"
 #include "backend.h"
-#include "blas.h"
 #include "kernels/nn-par.h"
 #include "fileio.h"
 #include "crash.h"

@@ -524,9 +524,9 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 				const T *wg = wt + g * st->mg * st->kdim;                          \
 				T *yg = y + (b * st->m + g * st->mg) * st->out_sp;                 \
 				if (st->kind == CONV_POINTWISE) {                                  \
-					gemm(0, 0, (int)st->mg, (int)st->out_sp, (int)st->kdim, 1, \
-					     wg, (int)st->kdim, xg, (int)st->in_sp, 0, yg,         \
-					     (int)st->out_sp);                                     \
+					gemm(k->threads, 0, 0, (int)st->mg, (int)st->out_sp,       \
+					     (int)st->kdim, 1, wg, (int)st->kdim, xg,              \
+					     (int)st->in_sp, 0, yg, (int)st->out_sp);              \
 					if (epi)                                                   \
 						epilogue_##sfx(st, bias, yg, g * st->mg,           \
 							       (g + 1) * st->mg);                  \
@@ -538,8 +538,8 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 					T *col = k->scratch;                                       \
 					im2col_##sfx(st, xg, col, r0, r1);                         \
 					int cols = (int)((r1 - r0) * OW);                          \
-					gemm(0, 0, (int)st->mg, cols, (int)st->kdim, 1, wg,        \
-					     (int)st->kdim, col, cols, 0, yg + r0 * OW,            \
+					gemm(k->threads, 0, 0, (int)st->mg, cols, (int)st->kdim,   \
+					     1, wg, (int)st->kdim, col, cols, 0, yg + r0 * OW,     \
 					     (int)st->out_sp);                                     \
 				}                                                                  \
 				if (epi) /* the group's output, just written */            \
@@ -548,8 +548,9 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 		return 0;                                                                          \
 	}
 
-CONV_DEFINE(float, f32, gc_sgemm)
-CONV_DEFINE(double, f64, gc_dgemm)
+/* OpenBLAS runs single-threaded (blas.h): the products split over the pool */
+CONV_DEFINE(float, f32, gc_nn_sgemm)
+CONV_DEFINE(double, f64, gc_nn_dgemm)
 
 static int blas_ready(gc_kctx *k)
 {
@@ -867,15 +868,15 @@ typedef struct convt_state {
 			for (int64_t g = 0; g < st->g; g++) {                                      \
 				const T *xg = x + (b * st->c + g * st->cg) * st->in_sp;            \
 				const T *wg = wt + g * st->cg * rows;                              \
-				gemm(1, 0, (int)rows, (int)st->in_sp, (int)st->cg, 1, wg,          \
-				     (int)rows, xg, (int)st->in_sp, 0, col, (int)st->in_sp);       \
+				gemm(k->threads, 1, 0, (int)rows, (int)st->in_sp, (int)st->cg, 1,  \
+				     wg, (int)rows, xg, (int)st->in_sp, 0, col, (int)st->in_sp);   \
 				col2im_##sfx(st, col, y + (b * st->m + g * st->mg) * st->out_sp);  \
 			}                                                                          \
 		return 0;                                                                          \
 	}
 
-CONVT_DEFINE(float, f32, gc_sgemm)
-CONVT_DEFINE(double, f64, gc_dgemm)
+CONVT_DEFINE(float, f32, gc_nn_sgemm)
+CONVT_DEFINE(double, f64, gc_nn_dgemm)
 
 int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {

@@ -437,7 +437,6 @@ static const gc_ew_fn divby_fns[GC_DTYPE_COUNT] = { GC_EW_T_FLT(GC_EW_TBL, divby
  * out = out (+) in[j+1]; Mean's last plan divides the sum in place. */
 static int run_variadic(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const gc_ew_state *s = n->state;
 	if (n->n_in == 1) {
 		if (out[0]->data != in[0]->data)
@@ -447,11 +446,12 @@ static int run_variadic(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 	int steps = n->n_in - 1;
 	for (int j = 0; j < steps; j++) {
 		const void *src[2] = {j ? out[0]->data : in[0]->data, in[j + 1]->data};
-		gc_ew_plan_run(&s->plans[j], s->fn, s->arg, src, out[0]->data);
+		gc_ew_plan_run_par(k->threads, &s->plans[j], s->fn, s->arg, src, out[0]->data);
 	}
 	if (s->post) {
 		const void *src[1] = {out[0]->data};
-		gc_ew_plan_run(&s->plans[steps], s->post, s->post_arg, src, out[0]->data);
+		gc_ew_plan_run_par(k->threads, &s->plans[steps], s->post, s->post_arg, src,
+				   out[0]->data);
 	}
 	return 0;
 }

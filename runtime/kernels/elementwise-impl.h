@@ -55,6 +55,10 @@ void gc_ew_plan_init(gc_ew_plan *p, int n_in, const gc_tensor *const *in, int32_
 		     const int64_t *odims, gc_dtype odtype);
 void gc_ew_plan_run(const gc_ew_plan *p, gc_ew_fn fn, const void *arg, const void *const *in,
 		    void *out);
+/* The same split over up to `threads` threads of the nn-par pool when the
+ * op is large enough (each element computed as gc_ew_plan_run would). */
+void gc_ew_plan_run_par(int threads, const gc_ew_plan *p, gc_ew_fn fn, const void *arg,
+			const void *const *in, void *out);
 
 /*
  * float16 and bfloat16 operands go through the float32 kernel: the adapter

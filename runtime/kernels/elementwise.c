@@ -10,6 +10,7 @@
 
 #include "../alloc.h"
 #include "../ops.h"
+#include "nn-par.h"
 
 void gc_ew_plan_init(gc_ew_plan *p, int n_in, const gc_tensor *const *in, int32_t orank,
 		     const int64_t *odims, gc_dtype odtype)
@@ -60,22 +61,37 @@ void gc_ew_plan_init(gc_ew_plan *p, int n_in, const gc_tensor *const *in, int32_
 		p->inc[i] = cs[i][0] ? 1 : 0;
 }
 
-void gc_ew_plan_run(const gc_ew_plan *p, gc_ew_fn fn, const void *arg, const void *const *in,
-		    void *out)
+/* The output elements [e0, e1) of the plan (e counts in the output's
+ * order), as runs along the innermost axis. */
+static void plan_run_range(const gc_ew_plan *p, gc_ew_fn fn, const void *arg,
+			   const void *const *in, void *out, int64_t e0, int64_t e1)
 {
-	if (p->numel == 0)
+	if (e1 <= e0)
 		return;
 	const int r = p->rank, n_in = p->n_in;
-	const int64_t inner = p->dims[r - 1], outer = p->numel / inner;
+	const int64_t inner = p->dims[r - 1];
+	int64_t row = e0 / inner, j = e0 % inner;
+	int64_t idx[GC_MAX_RANK] = {0};
 	const char *ptr[GC_EW_MAX_IN];
 	for (int i = 0; i < n_in; i++)
 		ptr[i] = in[i];
-	char *o = out;
-	const int64_t orun = inner * (int64_t)p->osize;
-	int64_t idx[GC_MAX_RANK] = {0};
-	for (int64_t k = 0; k < outer; k++) {
-		fn(inner, (const void *const *)ptr, p->inc, o, arg);
-		o += orun;
+	for (int d = r - 2; d >= 0 && row; d--) {
+		idx[d] = row % p->dims[d];
+		row /= p->dims[d];
+		for (int i = 0; i < n_in; i++)
+			ptr[i] += idx[d] * p->bstride[i][d];
+	}
+	char *o = (char *)out + e0 * (int64_t)p->osize;
+	for (int64_t left = e1 - e0; left > 0;) {
+		int64_t len = inner - j < left ? inner - j : left;
+		const char *q[GC_EW_MAX_IN];
+		/* the innermost byte stride: the element size, or 0 (broadcast) */
+		for (int i = 0; i < n_in; i++)
+			q[i] = ptr[i] + j * p->bstride[i][r - 1];
+		fn(len, (const void *const *)q, p->inc, o, arg);
+		o += len * (int64_t)p->osize;
+		left -= len;
+		j = 0;
 		for (int d = r - 2; d >= 0; d--) {
 			if (++idx[d] < p->dims[d]) {
 				for (int i = 0; i < n_in; i++)
@@ -87,6 +103,48 @@ void gc_ew_plan_run(const gc_ew_plan *p, gc_ew_fn fn, const void *arg, const voi
 				ptr[i] -= p->bstride[i][d] * (p->dims[d] - 1);
 		}
 	}
+}
+
+void gc_ew_plan_run(const gc_ew_plan *p, gc_ew_fn fn, const void *arg, const void *const *in,
+		    void *out)
+{
+	plan_run_range(p, fn, arg, in, out, 0, p->numel);
+}
+
+/* Elements per block handed to a thread: whole cache lines of output. */
+#define EW_GRAIN 512
+
+typedef struct ew_job {
+	const gc_ew_plan *p;
+	gc_ew_fn fn;
+	const void *arg;
+	const void *const *in;
+	void *out;
+	int64_t blocks;
+} ew_job;
+
+static void ew_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const ew_job *j = arg;
+	int64_t b0, b1;
+	gc_nn_part_range(j->blocks, part, parts, &b0, &b1);
+	int64_t e1 = b1 * EW_GRAIN < j->p->numel ? b1 * EW_GRAIN : j->p->numel;
+	plan_run_range(j->p, j->fn, j->arg, j->in, j->out, b0 * EW_GRAIN, e1);
+}
+
+void gc_ew_plan_run_par(int threads, const gc_ew_plan *p, gc_ew_fn fn, const void *arg,
+			const void *const *in, void *out)
+{
+	/* about a cycle an element (memory traffic, or the math of the cheaper
+	 * functions): below ~60000 elements one thread is faster */
+	int t = gc_nn_par_threads(threads, (double)p->numel);
+	ew_job j = {p, fn, arg, in, out, (p->numel + EW_GRAIN - 1) / EW_GRAIN};
+	if (t <= 1 || j.blocks < 2) {
+		plan_run_range(p, fn, arg, in, out, 0, p->numel);
+		return;
+	}
+	gc_nn_parallel(t, gc_nn_par_parts(t, j.blocks), ew_part, &j);
 }
 
 #define GC_EW_CHUNK 256
@@ -183,13 +241,12 @@ void gc_ew_set_fn(gc_ew_fn *fn_out, const void **arg_out, gc_ew_half *h, gc_ew_f
 
 int gc_ew_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const gc_ew_state *s = n->state;
 	const gc_ew_plan *p = &s->plans[0];
 	const void *src[GC_EW_MAX_IN];
 	for (int i = 0; i < p->n_in; i++)
 		src[i] = in[i]->data;
-	gc_ew_plan_run(p, s->fn, s->arg, src, out[0]->data);
+	gc_ew_plan_run_par(k->threads, p, s->fn, s->arg, src, out[0]->data);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "../blas.h"
 #include "kutil.h"
 #include "nn-act.h"
+#include "nn-par.h"
 #include "nn.h"
 #include "sgemm-pack.h"
 
@@ -188,6 +189,142 @@ static int fits_int(gc_kctx *k, const char *what, int64_t v)
 	return 0;
 }
 
+/* ---- OpenBLAS products split over the pool ---- */
+
+/* C's rows or columns go to the threads in blocks of this many. */
+#define PAR_GEMM_GRAIN 16
+
+#define PAR_GEMM_DEFINE(T, name, gemm)                                                             \
+	typedef struct par_##name {                                                                \
+		bool ta, tb, rows;                                                                 \
+		int m, n, k, lda, ldb, ldc, units;                                                 \
+		T alpha, beta;                                                                     \
+		const T *a, *b;                                                                    \
+		T *c;                                                                              \
+	} par_##name;                                                                              \
+                                                                                                   \
+	static void par_##name##_part(void *arg, int part, int parts, int slot)                    \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const par_##name *g = arg;                                                         \
+		int64_t u0, u1;                                                                    \
+		gc_nn_part_range(g->units, part, parts, &u0, &u1);                                 \
+		int len = g->rows ? g->m : g->n;                                                   \
+		int i0 = (int)(u0 * PAR_GEMM_GRAIN);                                               \
+		int i1 = u1 * PAR_GEMM_GRAIN < len ? (int)(u1 * PAR_GEMM_GRAIN) : len;             \
+		if (i0 >= i1)                                                                      \
+			return;                                                                    \
+		if (g->rows)                                                                       \
+			gemm(g->ta, g->tb, i1 - i0, g->n, g->k, g->alpha,                          \
+			     g->a + (g->ta ? (size_t)i0 : (size_t)i0 * g->lda), g->lda, g->b,      \
+			     g->ldb, g->beta, g->c + (size_t)i0 * g->ldc, g->ldc);                 \
+		else                                                                               \
+			gemm(g->ta, g->tb, g->m, i1 - i0, g->k, g->alpha, g->a, g->lda,            \
+			     g->b + (g->tb ? (size_t)i0 * g->ldb : (size_t)i0), g->ldb, g->beta,   \
+			     g->c + i0, g->ldc);                                                   \
+	}                                                                                          \
+                                                                                                   \
+	void name(int threads, bool trans_a, bool trans_b, int m, int n, int k, T alpha,           \
+		  const T *a, int lda, const T *b, int ldb, T beta, T *c, int ldc)                 \
+	{                                                                                          \
+		/* cycles: the multiply-adds at ~16 a cycle, or reading the                        \
+		 * operands when they dominate (matrix-vector products) */                         \
+		double mnk = (double)m * n * k;                                                    \
+		double io = ((double)m * k + (double)k * n + (double)m * n) / 4;                   \
+		int t = gc_nn_par_threads(threads, (mnk / 16 > io ? mnk / 16 : io) *               \
+						       (sizeof(T) / sizeof(float)));               \
+		par_##name g = {.ta = trans_a, .tb = trans_b, .m = m, .n = n, .k = k,              \
+				.lda = lda, .ldb = ldb, .ldc = ldc, .alpha = alpha,                \
+				.beta = beta, .a = a, .b = b, .c = c};                             \
+		/* rows unless there are too few blocks of them to share */                        \
+		g.rows = m >= n || m >= 4 * PAR_GEMM_GRAIN * t;                                    \
+		g.units = ((g.rows ? m : n) + PAR_GEMM_GRAIN - 1) / PAR_GEMM_GRAIN;                \
+		if (t <= 1 || g.units < 2 || k <= 0) {                                             \
+			gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);      \
+			return;                                                                    \
+		}                                                                                  \
+		gc_nn_parallel(t, gc_nn_par_parts(t, g.units), par_##name##_part, &g);             \
+	}
+
+PAR_GEMM_DEFINE(float, gc_nn_sgemm, gc_sgemm)
+PAR_GEMM_DEFINE(double, gc_nn_dgemm, gc_dgemm)
+
+/* ---- float32: a few rows by B read where it is ---- */
+
+/*
+ * 2 to FEW_ROWS rows of A (a decoder's tokens, a small batch) by B, read in
+ * place: a product this thin is bound by reading B, which packing would only
+ * copy -- and a packed copy of constant weights doubles the memory they take
+ * (issue 19 item 7). Columns are split over the pool in blocks of FEW_NB;
+ * each result sums its K products in order, whatever the split. Plain C,
+ * but one of graphcc's own GEMM kernels: GRAPHCC_NN_REFERENCE=1 turns it off
+ * with the packed ones (gc_pk_usable), leaving OpenBLAS to compare with.
+ */
+#define FEW_ROWS 8
+#define FEW_NB 256
+
+typedef struct few_job {
+	const float *a, *b;
+	float *y;
+	float alpha;
+	int64_t m, n, k, blocks;
+	int tb; /* B is [n][k] (Gemm's transB) */
+} few_job;
+
+GC_NN_SIMD static void few_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const few_job *j = arg;
+	const int64_t m = j->m, n = j->n, k = j->k;
+	int64_t b0, b1;
+	gc_nn_part_range(j->blocks, part, parts, &b0, &b1);
+	for (int64_t blk = b0; blk < b1; blk++) {
+		int64_t j0 = blk * FEW_NB, w = n - j0 < FEW_NB ? n - j0 : FEW_NB;
+		if (j->tb) {
+			for (int64_t c = j0; c < j0 + w; c++)
+				for (int64_t i = 0; i < m; i++) {
+					const float *x = j->a + i * k, *bc = j->b + c * k;
+					float acc[GC_NN_LANES] = {0}, s = 0;
+					int64_t p = 0;
+					for (; p + GC_NN_LANES <= k; p += GC_NN_LANES)
+						for (int l = 0; l < GC_NN_LANES; l++)
+							acc[l] += x[p + l] * bc[p + l];
+					for (; p < k; p++)
+						s += x[p] * bc[p];
+					for (int l = 0; l < GC_NN_LANES; l++)
+						s += acc[l];
+					j->y[i * n + c] = j->alpha * s;
+				}
+			continue;
+		}
+		float acc[FEW_ROWS][FEW_NB];
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t c = 0; c < w; c++)
+				acc[i][c] = 0;
+		for (int64_t p = 0; p < k; p++) {
+			const float *bp = j->b + p * n + j0;
+			for (int64_t i = 0; i < m; i++) {
+				float av = j->a[i * k + p], *ac = acc[i];
+				for (int64_t c = 0; c < w; c++)
+					ac[c] += av * bp[c];
+			}
+		}
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t c = 0; c < w; c++)
+				j->y[i * n + j0 + c] = j->alpha * acc[i][c];
+	}
+}
+
+/* y[m][n] = alpha A[m][k] op(B), m <= FEW_ROWS. */
+static void few_rows(int threads, const float *a, const float *b, float *y, float alpha, int64_t m,
+		     int64_t n, int64_t k, int tb)
+{
+	few_job j = {a, b, y, alpha, m, n, k, (n + FEW_NB - 1) / FEW_NB, tb};
+	double fma = (double)m * n * k / 16, bytes = (double)n * k;
+	int t = gc_nn_par_threads(threads, fma > bytes ? fma : bytes);
+	gc_nn_parallel(t, gc_nn_par_parts(t, j.blocks), few_part, &j);
+}
+
 /* ---- float32 products by a constant B on the packed kernels ---- */
 
 /* Rows of A packed at a time: at most this many bytes of scratch. */
@@ -259,6 +396,8 @@ typedef struct gemm_state {
 	pk_gemm pk;
 } gemm_state;
 
+GC_NN_SIMD static void gemm_epilogue_f32(const gemm_state *st, const float *c, float *y);
+
 static void gemm_state_free(void *p)
 {
 	gemm_state *st = p;
@@ -273,6 +412,17 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	int use_c = st->has_c && st->beta != 0;
 	pk_gemm_run(&st->pk, in[0]->data, use_c ? (const float *)in[2]->data : NULL,
 		    out[0]->data, k->scratch, k->threads);
+	return 0;
+}
+
+static int gemm_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			gc_tensor *const *out)
+{
+	const gemm_state *st = n->state;
+	few_rows(k->threads, in[0]->data, in[1]->data, out[0]->data, st->alpha, st->m, st->n,
+		 st->k, st->tb);
+	int use_c = st->has_c && st->beta != 0;
+	gemm_epilogue_f32(st, use_c ? (const float *)in[2]->data : NULL, out[0]->data);
 	return 0;
 }
 
@@ -297,14 +447,13 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 	static int gemm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
 				  gc_tensor *const *out)                                           \
 	{                                                                                          \
-		(void)k;                                                                           \
 		const gemm_state *st = n->state;                                                   \
 		T *y = out[0]->data;                                                               \
 		T beta = 0;                                                                        \
 		if (st->act.kind != GC_NN_ACT_NONE) {                                              \
-			gemm(st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha,        \
-			     in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, 0, y,           \
-			     (int)st->n);                                                          \
+			gemm(k->threads, st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k,       \
+			     st->alpha, in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, 0,   \
+			     y, (int)st->n);                                                       \
 			int use_c = st->has_c && st->beta != 0;                                    \
 			gemm_epilogue_##sfx(st, use_c ? (const T *)in[2]->data : NULL, y);         \
 			return 0;                                                                  \
@@ -314,13 +463,13 @@ static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 			GEMM_FILL_C(T, st, c, y);                                                  \
 			beta = st->beta;                                                           \
 		}                                                                                  \
-		gemm(st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha, in[0]->data,   \
-		     (int)st->lda, in[1]->data, (int)st->ldb, beta, y, (int)st->n);                \
+		gemm(k->threads, st->ta, st->tb, (int)st->m, (int)st->n, (int)st->k, st->alpha,    \
+		     in[0]->data, (int)st->lda, in[1]->data, (int)st->ldb, beta, y, (int)st->n);   \
 		return 0;                                                                          \
 	}
 
-GEMM_BLAS_RUN(float, f32, gc_sgemm)
-GEMM_BLAS_RUN(double, f64, gc_dgemm)
+GEMM_BLAS_RUN(float, f32, gc_nn_sgemm)
+GEMM_BLAS_RUN(double, f64, gc_nn_dgemm)
 
 /* Integer products wrap (as ONNX Runtime's do): the arithmetic runs in the
  * unsigned type U of the same width. */
@@ -453,6 +602,10 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
 	}
+	if (a->dtype == GC_DTYPE_FLOAT && !ta && m >= 2 && m <= FEW_ROWS && gc_pk_usable()) {
+		n->run = gemm_few_run;
+		return gc_kok(k);
+	}
 	if (a->dtype == GC_DTYPE_FLOAT) {
 		n->state_free = gemm_state_free;
 		int rc = pk_gemm_init(k, n, &st->pk, m, nn, ka, st->ta, st->lda, gc_kfixed(k, in, 1),
@@ -530,35 +683,66 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 					   (const T *)st->bias, 1, 1);                             \
 	}                                                                                          \
                                                                                                    \
+	/* the products of batch items [b0, b1), each on this thread */                           \
+	static void matmul_items_##sfx(const matmul_state *st, const T *a, const T *b, T *y,       \
+				       int threads, int64_t b0, int64_t b1)                        \
+	{                                                                                          \
+		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
+		for (int64_t bi = b0; bi < b1; bi++) {                                             \
+			int64_t oa, ob;                                                            \
+			mm_offsets(st, bi, &oa, &ob);                                              \
+			gemm(threads, 0, 0, (int)st->m, (int)st->n, (int)st->k, 1,                 \
+			     a + oa * st->m * st->k, (int)st->k, b + ob * st->k * st->n,           \
+			     (int)st->n, 0, y + bi * st->m * st->n, (int)st->n);                   \
+			if (epi)                                                                   \
+				matmul_epilogue_##sfx(st, y, bi * st->m, (bi + 1) * st->m);        \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	typedef struct matmul_job_##sfx {                                                          \
+		const matmul_state *st;                                                            \
+		const T *a, *b;                                                                    \
+		T *y;                                                                              \
+	} matmul_job_##sfx;                                                                        \
+                                                                                                   \
+	static void matmul_part_##sfx(void *arg, int part, int parts, int slot)                    \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const matmul_job_##sfx *j = arg;                                                   \
+		int64_t b0, b1;                                                                    \
+		gc_nn_part_range(j->st->batch, part, parts, &b0, &b1);                             \
+		matmul_items_##sfx(j->st, j->a, j->b, j->y, 1, b0, b1);                            \
+	}                                                                                          \
+                                                                                                   \
 	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
 				    gc_tensor *const *out)                                         \
 	{                                                                                          \
-		(void)k;                                                                           \
 		const matmul_state *st = n->state;                                                 \
 		const T *a = in[0]->data, *b = in[1]->data;                                        \
 		T *y = out[0]->data;                                                               \
 		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
 		if (st->fold) {                                                                    \
-			gemm(0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k, 1, a,         \
-			     (int)st->k, b, (int)st->n, 0, y, (int)st->n);                         \
+			gemm(k->threads, 0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k,   \
+			     1, a, (int)st->k, b, (int)st->n, 0, y, (int)st->n);                   \
 			if (epi)                                                                   \
 				matmul_epilogue_##sfx(st, y, 0, st->batch * st->m);                \
 			return 0;                                                                  \
 		}                                                                                  \
-		for (int64_t bi = 0; bi < st->batch; bi++) {                                       \
-			int64_t oa, ob;                                                            \
-			mm_offsets(st, bi, &oa, &ob);                                              \
-			gemm(0, 0, (int)st->m, (int)st->n, (int)st->k, 1, a + oa * st->m * st->k,  \
-			     (int)st->k, b + ob * st->k * st->n, (int)st->n, 0,                    \
-			     y + bi * st->m * st->n, (int)st->n);                                  \
-			if (epi)                                                                   \
-				matmul_epilogue_##sfx(st, y, bi * st->m, (bi + 1) * st->m);        \
+		/* many products (attention's heads): whole ones to each thread;                   \
+		 * a few: each split over the threads in turn */                                   \
+		double cycles = (double)st->batch * st->m * st->n * st->k / 16;                    \
+		int t = gc_nn_par_threads(k->threads, cycles);                                     \
+		if (t > 1 && st->batch >= 2 * t) {                                                 \
+			matmul_job_##sfx j = {st, a, b, y};                                        \
+			gc_nn_parallel(t, gc_nn_par_parts(t, st->batch), matmul_part_##sfx, &j);   \
+			return 0;                                                                  \
 		}                                                                                  \
+		matmul_items_##sfx(st, a, b, y, k->threads, 0, st->batch);                         \
 		return 0;                                                                          \
 	}
 
-MATMUL_BLAS_RUN(float, f32, gc_sgemm)
-MATMUL_BLAS_RUN(double, f64, gc_dgemm)
+MATMUL_BLAS_RUN(float, f32, gc_nn_sgemm)
+MATMUL_BLAS_RUN(double, f64, gc_nn_dgemm)
 
 #define MATMUL_INT_RUN(T, U, sfx)                                                                  \
 	static int matmul_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,            \
@@ -611,6 +795,20 @@ static gc_run_fn matmul_pick(gc_dtype t)
 	default:
 		return NULL;
 	}
+}
+
+GC_NN_SIMD static void matmul_epilogue_f32(const matmul_state *st, float *y, int64_t r0,
+					   int64_t r1);
+
+static int matmul_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			  gc_tensor *const *out)
+{
+	const matmul_state *st = n->state;
+	int64_t rows = st->batch * st->m;
+	few_rows(k->threads, in[0]->data, in[1]->data, out[0]->data, 1, rows, st->n, st->k, 0);
+	if (st->bias || st->act.kind != GC_NN_ACT_NONE)
+		matmul_epilogue_f32(st, out[0]->data, 0, rows);
+	return 0;
 }
 
 /* The _gc_bias and _gc_activation a pass fused into the MatMul. */
@@ -717,6 +915,12 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
 		    fits_int(k, "K", ka) || need_blas(k))
 			return gc_kok(k);
+	}
+	/* a few rows: B read in place (few_rows) */
+	if (a->dtype == GC_DTYPE_FLOAT && st->fold && st->batch * m >= 2 &&
+	    st->batch * m <= FEW_ROWS && gc_pk_usable()) {
+		n->run = matmul_few_run;
+		return gc_kok(k);
 	}
 	/* B the same for every row of a dense A: one product of batch * M rows */
 	if (a->dtype == GC_DTYPE_FLOAT && st->fold && b->rank == 2) {

@@ -147,6 +147,13 @@ void gc_nn_par_release(void)
 	pthread_mutex_unlock(&pool.lock);
 }
 
+static atomic_uint_least64_t par_jobs;
+
+uint64_t gc_nn_par_jobs(void)
+{
+	return atomic_load(&par_jobs);
+}
+
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 {
 	if (threads > GC_NN_PAR_MAX)
@@ -158,6 +165,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 			fn(arg, p, parts, 0);
 		return;
 	}
+	atomic_fetch_add_explicit(&par_jobs, 1, memory_order_relaxed);
 	pthread_once(&pool.once, pool_init);
 	pthread_mutex_lock(&pool.lock);
 	int own = pool.busy || atomic_load(&pool.stop);

@@ -32,6 +32,11 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 void gc_nn_par_acquire(void);
 void gc_nn_par_release(void);
 
+/* How many gc_nn_parallel calls so far had more than one thread and more
+ * than one part (whether or not another thread took a part): lets the
+ * tests see that a kernel splits its work. */
+uint64_t gc_nn_par_jobs(void);
+
 /* Threads worth using for about `cycles` of work (at least 1). */
 int gc_nn_par_threads(int threads, double cycles);
 

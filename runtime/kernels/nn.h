@@ -5,6 +5,7 @@
 
 #include "../kernel.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* BatchNormalization lists up to 5 outputs because opset 7-13 models may name
@@ -80,6 +81,19 @@ static inline int gc_nn_is_half(gc_dtype t)
 {
 	return t == GC_DTYPE_FLOAT16 || t == GC_DTYPE_BFLOAT16;
 }
+
+/*
+ * C = alpha op(A) op(B) + beta C (gc_sgemm's arguments) with the product
+ * split over up to `threads` threads of the nn-par pool: blocks of C's rows
+ * (or of its columns when it has few rows), each an OpenBLAS call on one
+ * thread (OpenBLAS itself never runs threads: see blas.c). Small products,
+ * and threads <= 1, are one call on this thread.
+ */
+void gc_nn_sgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, float alpha,
+		 const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
+void gc_nn_dgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, double alpha,
+		 const double *a, int lda, const double *b, int ldb, double beta, double *c,
+		 int ldc);
 
 /*
  * The hot loops are compiled for AVX-512 and AVX2+FMA as well as the baseline

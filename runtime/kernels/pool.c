@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kutil.h"
+#include "nn-par.h"
 #include "nn.h"
 
 GC_NN_O3
@@ -43,10 +44,54 @@ static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t
 	*hi = h;
 }
 
+/*
+ * Every pool runs over the channels [c0, c1) of N * C; `buf` is the calling
+ * thread's row buffer (row path) or NULL. pool_par splits the channels over
+ * the nn-par pool when the work is large enough: each output is computed
+ * as one thread would, so the result does not depend on the thread count.
+ */
+typedef void (*pool_range_fn)(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			      int64_t c0, int64_t c1, float *buf);
+
+/* Row buffers in scratch: at most this many threads take the row path. */
+#define POOL_SLOTS 8
+
+typedef struct pool_job {
+	pool_range_fn fn;
+	const gc_node *n;
+	gc_tensor *const *in, *const *out;
+	char *scratch;
+	uint64_t slot_bytes;
+	int64_t channels;
+} pool_job;
+
+static void pool_part(void *arg, int part, int parts, int slot)
+{
+	const pool_job *j = arg;
+	int64_t c0, c1;
+	gc_nn_part_range(j->channels, part, parts, &c0, &c1);
+	j->fn(j->n, j->in, j->out, c0, c1,
+	      j->scratch ? (float *)(j->scratch + (uint64_t)slot * j->slot_bytes) : NULL);
+}
+
+/* cycles: an estimate of the whole op's; slot_bytes: scratch per thread */
+static int pool_par(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+		    pool_range_fn fn, int64_t channels, double cycles, uint64_t slot_bytes)
+{
+	int threads = slot_bytes && k->threads > POOL_SLOTS ? POOL_SLOTS : k->threads;
+	int t = gc_nn_par_threads(threads, cycles);
+	pool_job j = {fn, n, in, out, slot_bytes ? k->scratch : NULL, slot_bytes, channels};
+	if (t <= 1 || channels < 2)
+		fn(n, in, out, 0, channels, (float *)j.scratch);
+	else
+		gc_nn_parallel(t, gc_nn_par_parts(t, channels), pool_part, &j);
+	return 0;
+}
+
 #define POOL_LOOP_BEGIN(T, st)                                                                     \
 	const gc_nn_window *w = &(st)->w;                                                          \
 	int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                          \
-	for (int64_t ch = 0; ch < (st)->channels; ch++) {                                          \
+	for (int64_t ch = c0; ch < c1; ch++) {                                                     \
 		const T *xc = x + ch * (st)->in_sp;                                                \
 		int64_t yo = ch * (st)->out_sp;                                                    \
 		for (int64_t od = 0; od < w->out[0]; od++) {                                       \
@@ -65,14 +110,31 @@ static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t
 	}                                                                                          \
 	}
 
+/* Cycles of a window loop: a few for each output and tap. */
+static double pool_window_cycles(const pool_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	return 2.0 * (double)st->channels * (double)st->out_sp * (double)(w->k[0] * w->k[1] * w->k[2]);
+}
+
+#define POOL_RUN(name)                                                                             \
+	static int name##_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                  \
+			      gc_tensor *const *out)                                               \
+	{                                                                                          \
+		const pool_state *st = n->state;                                                   \
+		return pool_par(k, n, in, out, name##_range, st->channels,                         \
+				pool_window_cycles(st), 0);                                        \
+	}
+
 #define MAXPOOL_DEFINE(T, sfx, LOWEST)                                                             \
 	/* Without Indices: branch-free maximum (random data mispredicts a branch).                \
 	 * NaN is skipped, and a window wholly in the padding gives LOWEST, as in                  \
 	 * ONNX Runtime. */                                                                        \
-	GC_NN_SIMD static int maxpool_run_##sfx(gc_kctx *k, const gc_node *n,                      \
-						gc_tensor *const *in, gc_tensor *const *out)       \
+	GC_NN_SIMD static void maxpool_##sfx##_range(const gc_node *n, gc_tensor *const *in,       \
+						     gc_tensor *const *out, int64_t c0,            \
+						     int64_t c1, float *buf)                       \
 	{                                                                                          \
-		(void)k;                                                                           \
+		(void)buf;                                                                         \
 		const pool_state *st = n->state;                                                   \
 		const T *x = in[0]->data;                                                          \
 		T *y = out[0]->data;                                                               \
@@ -91,15 +153,16 @@ static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t
 		}                                                                                  \
 		y[yo] = best;                                                                      \
 		POOL_LOOP_END                                                                      \
-		return 0;                                                                          \
 	}                                                                                          \
+	POOL_RUN(maxpool_##sfx)                                                                    \
                                                                                                    \
 	/* With Indices: the first maximum's flat index into X (with the batch and                 \
 	 * channel offsets), row-major or, for storage_order 1, column-major. */                   \
-	static int maxpool_ind_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,       \
-					 gc_tensor *const *out)                                    \
+	static void maxpool_ind_##sfx##_range(const gc_node *n, gc_tensor *const *in,              \
+					      gc_tensor *const *out, int64_t c0, int64_t c1,       \
+					      float *buf)                                          \
 	{                                                                                          \
-		(void)k;                                                                           \
+		(void)buf;                                                                         \
 		const pool_state *st = n->state;                                                   \
 		const T *x = in[0]->data;                                                          \
 		T *y = out[0]->data;                                                               \
@@ -128,8 +191,8 @@ static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t
 				 : ch * st->in_sp + (st->storage_order ? b0 + b1 * D + b2 * D * H  \
 								       : (b0 * H + b1) * W + b2);  \
 		POOL_LOOP_END                                                                      \
-		return 0;                                                                          \
-	}
+	}                                                                                          \
+	POOL_RUN(maxpool_ind_##sfx)
 
 MAXPOOL_DEFINE(float, f32, -FLT_MAX)
 MAXPOOL_DEFINE(double, f64, -DBL_MAX)
@@ -148,10 +211,11 @@ static inline int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_
 }
 
 #define AVGPOOL_DEFINE(T, sfx)                                                                     \
-	static int avgpool_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,           \
-				     gc_tensor *const *out)                                        \
+	static void avgpool_##sfx##_range(const gc_node *n, gc_tensor *const *in,                  \
+					  gc_tensor *const *out, int64_t c0, int64_t c1,           \
+					  float *buf)                                              \
 	{                                                                                          \
-		(void)k;                                                                           \
+		(void)buf;                                                                         \
 		const pool_state *st = n->state;                                                   \
 		const T *x = in[0]->data;                                                          \
 		T *y = out[0]->data;                                                               \
@@ -175,8 +239,8 @@ static inline int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_
 			cnt = (h0 - l0) * (h1 - l1) * (h2 - l2);                                   \
 		y[yo] = sum / (T)cnt;                                                              \
 		POOL_LOOP_END                                                                      \
-		return 0;                                                                          \
-	}
+	}                                                                                          \
+	POOL_RUN(avgpool_##sfx)
 
 AVGPOOL_DEFINE(float, f32)
 AVGPOOL_DEFINE(double, f64)
@@ -288,13 +352,13 @@ ROW_INLINE void row_taps(row_op op, float *restrict y, const float *restrict b, 
 	row_taps_any(op, y, b, ow, stride, kw, dil, init);
 }
 
-ROW_INLINE int row_pool(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
-			row_op op)
+ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			 int64_t c0, int64_t c1, float *buf, row_op op)
 {
 	const pool_state *st = n->state;
 	const gc_nn_window *w = &st->w;
 	const float *x = in[0]->data;
-	float *y = out[0]->data, *buf = k->scratch;
+	float *y = out[0]->data;
 	const float init = op == ROW_MAX ? -FLT_MAX : 0.0f;
 	const int64_t H = w->in[1], W = w->in[2], OH = w->out[1], OW = w->out[2];
 	const int64_t pl = w->pad_lo[2] < st->row_len ? w->pad_lo[2] : st->row_len;
@@ -304,7 +368,7 @@ ROW_INLINE int row_pool(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 		buf[i] = init;
 	for (int64_t i = pl + cols; i < st->row_len; i++)
 		buf[i] = init;
-	for (int64_t ch = 0; ch < st->channels; ch++) {
+	for (int64_t ch = c0; ch < c1; ch++) {
 		const float *xc = x + ch * st->in_sp;
 		for (int64_t oh = 0; oh < OH; oh++) {
 			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;
@@ -322,19 +386,51 @@ ROW_INLINE int row_pool(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 			}
 		}
 	}
-	return 0;
 }
 
-GC_NN_SIMD static int maxpool_rows_f32(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
-				       gc_tensor *const *out)
+GC_NN_SIMD static void maxpool_rows_range(const gc_node *n, gc_tensor *const *in,
+					  gc_tensor *const *out, int64_t c0, int64_t c1,
+					  float *buf)
 {
-	return row_pool(k, n, in, out, ROW_MAX);
+	row_pool(n, in, out, c0, c1, buf, ROW_MAX);
 }
 
-GC_NN_SIMD static int avgpool_rows_f32(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
-				       gc_tensor *const *out)
+GC_NN_SIMD static void avgpool_rows_range(const gc_node *n, gc_tensor *const *in,
+					  gc_tensor *const *out, int64_t c0, int64_t c1,
+					  float *buf)
 {
-	return row_pool(k, n, in, out, ROW_SUM);
+	row_pool(n, in, out, c0, c1, buf, ROW_SUM);
+}
+
+/* Row buffer bytes of one thread. */
+static uint64_t row_slot_bytes(const pool_state *st)
+{
+	return gc_nn_align((uint64_t)st->row_len * sizeof(float));
+}
+
+/* Cycles of the row path: about one per input element read and per output
+ * tap. */
+static double row_cycles(const pool_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	return (double)st->channels *
+	       ((double)st->out_sp * (double)(w->k[1] + w->k[2]) + (double)st->in_sp);
+}
+
+static int maxpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			    gc_tensor *const *out)
+{
+	const pool_state *st = n->state;
+	return pool_par(k, n, in, out, maxpool_rows_range, st->channels, row_cycles(st),
+			row_slot_bytes(st));
+}
+
+static int avgpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			    gc_tensor *const *out)
+{
+	const pool_state *st = n->state;
+	return pool_par(k, n, in, out, avgpool_rows_range, st->channels, row_cycles(st),
+			row_slot_bytes(st));
 }
 
 /* Whether the row path serves this window (float32 without Indices is the
@@ -411,28 +507,28 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 		st->has_indices = 1;
 		gc_set_shape(out[1], GC_DTYPE_INT64, x->rank, dims);
 	}
-	gc_run_fn f32 = !is_max		  ? avgpool_run_f32
-			: st->has_indices ? maxpool_ind_run_f32
-					  : maxpool_run_f32;
+	gc_run_fn f32 = !is_max		  ? avgpool_f32_run
+			: st->has_indices ? maxpool_ind_f32_run
+					  : maxpool_f32_run;
 	uint64_t scratch = 0;
 	if (row_len) {
-		f32 = is_max ? maxpool_rows_f32 : avgpool_rows_f32;
-		scratch = gc_nn_align((uint64_t)row_len * sizeof(float));
+		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
+		scratch = POOL_SLOTS * row_slot_bytes(st);
 	}
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, f32, scratch);
 	n->scratch_bytes = scratch;
 	switch (x->dtype) {
 	case GC_DTYPE_DOUBLE:
-		n->run = !is_max	   ? avgpool_run_f64
-			 : st->has_indices ? maxpool_ind_run_f64
-					   : maxpool_run_f64;
+		n->run = !is_max	   ? avgpool_f64_run
+			 : st->has_indices ? maxpool_ind_f64_run
+					   : maxpool_f64_run;
 		break;
 	case GC_DTYPE_INT8:
-		n->run = st->has_indices ? maxpool_ind_run_i8 : maxpool_run_i8;
+		n->run = st->has_indices ? maxpool_ind_i8_run : maxpool_i8_run;
 		break;
 	case GC_DTYPE_UINT8:
-		n->run = st->has_indices ? maxpool_ind_run_u8 : maxpool_run_u8;
+		n->run = st->has_indices ? maxpool_ind_u8_run : maxpool_u8_run;
 		break;
 	default:
 		n->run = f32;
@@ -452,33 +548,44 @@ int gc_prepare_AveragePool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 
 /* ---- global pooling ---- */
 
-#define GLOBAL_DEFINE(T, sfx, SUM, MAX)                                                            \
-	GC_NN_SIMD static int gavg_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,   \
-					     gc_tensor *const *out)                                \
+#define GLOBAL_RUN(name)                                                                           \
+	static int name##_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                  \
+			      gc_tensor *const *out)                                               \
 	{                                                                                          \
-		(void)k;                                                                           \
+		const pool_state *st = n->state;                                                   \
+		return pool_par(k, n, in, out, name##_range, st->channels,                         \
+				(double)st->channels * (double)st->in_sp, 0);                      \
+	}
+
+#define GLOBAL_DEFINE(T, sfx, SUM, MAX)                                                            \
+	GC_NN_SIMD static void gavg_##sfx##_range(const gc_node *n, gc_tensor *const *in,          \
+						  gc_tensor *const *out, int64_t c0, int64_t c1,   \
+						  float *buf)                                      \
+	{                                                                                          \
+		(void)buf;                                                                         \
 		const pool_state *st = n->state;                                                   \
 		const T *x = in[0]->data;                                                          \
 		T *y = out[0]->data;                                                               \
-		for (int64_t ch = 0; ch < st->channels; ch++) {                                    \
+		for (int64_t ch = c0; ch < c1; ch++) {                                             \
 			const T *xc = x + ch * st->in_sp;                                          \
 			y[ch] = SUM(xc, st->in_sp) / (T)st->in_sp;                                 \
 		}                                                                                  \
-		return 0;                                                                          \
 	}                                                                                          \
-	GC_NN_SIMD static int gmax_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,   \
-					     gc_tensor *const *out)                                \
+	GLOBAL_RUN(gavg_##sfx)                                                                     \
+	GC_NN_SIMD static void gmax_##sfx##_range(const gc_node *n, gc_tensor *const *in,          \
+						  gc_tensor *const *out, int64_t c0, int64_t c1,   \
+						  float *buf)                                      \
 	{                                                                                          \
-		(void)k;                                                                           \
+		(void)buf;                                                                         \
 		const pool_state *st = n->state;                                                   \
 		const T *x = in[0]->data;                                                          \
 		T *y = out[0]->data;                                                               \
-		for (int64_t ch = 0; ch < st->channels; ch++) {                                    \
+		for (int64_t ch = c0; ch < c1; ch++) {                                             \
 			const T *xc = x + ch * st->in_sp;                                          \
 			y[ch] = MAX(xc, st->in_sp);                                                \
 		}                                                                                  \
-		return 0;                                                                          \
-	}
+	}                                                                                          \
+	GLOBAL_RUN(gmax_##sfx)
 
 static inline double sum_f64(const double *x, int64_t n)
 {
@@ -525,10 +632,10 @@ static int global_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return gc_kerr(k, GC_EINVAL, "input X of shape %s has no spatial elements to pool",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
-	gc_run_fn f32 = is_max ? gmax_run_f32 : gavg_run_f32;
+	gc_run_fn f32 = is_max ? gmax_f32_run : gavg_f32_run;
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, f32, 0);
-	n->run = x->dtype == GC_DTYPE_DOUBLE ? (is_max ? gmax_run_f64 : gavg_run_f64) : f32;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? (is_max ? gmax_f64_run : gavg_f64_run) : f32;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "../alloc.h"
 #include "kutil.h"
+#include "nn-par.h"
 
 /* ---- row kernels -------------------------------------------------------- */
 
@@ -336,24 +337,81 @@ static void fill_acc(void *acc, const void *init, size_t asize, int64_t n)
 	}
 }
 
-/* Folds all of x into acc (already initialised) with row kernel rk. */
-static void walk(const red_plan *p, const char *x, const rowk *rk, char *acc, const char *shift)
+/* Folds into acc (already initialised) with row kernel rk the part of x
+ * whose index along collapsed axis d is in [lo, hi): with d a kept axis,
+ * the accumulators it touches are its own, each folded in the order a
+ * whole walk folds it. */
+static void walk_part(const red_plan *p, const char *x, const rowk *rk, char *acc,
+		      const char *shift, int d, int64_t lo, int64_t hi)
 {
 	int last = p->rank - 1;
-	int64_t len = p->dims[last], rows = p->in_n / len, ooff = 0;
-	int64_t idx[GC_MAX_RANK] = {0}, es = (int64_t)p->esize, as = (int64_t)rk->asize;
+	int64_t dims[GC_MAX_RANK], istr[GC_MAX_RANK], s = 1;
+	for (int i = last; i >= 0; i--) {
+		istr[i] = s;
+		s *= p->dims[i];
+		dims[i] = p->dims[i];
+	}
+	dims[d] = hi - lo;
+	int64_t es = (int64_t)p->esize, as = (int64_t)rk->asize, o0 = lo * p->ostr[d] * as;
+	x += lo * istr[d] * es;
+	acc += o0;
+	if (shift)
+		shift += o0;
+	int64_t len = dims[last], rows = 1, xoff = 0, ooff = 0;
+	for (int i = 0; i < last; i++)
+		rows *= dims[i];
+	int64_t idx[GC_MAX_RANK] = {0};
 	row_fn f = p->inner_reduced ? rk->s : rk->v;
 	for (int64_t r = 0; r < rows; r++) {
-		f(x + r * len * es, len, acc + ooff * as, shift ? shift + ooff * as : NULL);
+		f(x + xoff * es, len, acc + ooff * as, shift ? shift + ooff * as : NULL);
 		for (int i = last - 1; i >= 0; i--) {
-			if (++idx[i] < p->dims[i]) {
+			if (++idx[i] < dims[i]) {
 				ooff += p->ostr[i];
+				xoff += istr[i];
 				break;
 			}
-			ooff -= p->ostr[i] * (p->dims[i] - 1);
+			ooff -= p->ostr[i] * (dims[i] - 1);
+			xoff -= istr[i] * (dims[i] - 1);
 			idx[i] = 0;
 		}
 	}
+}
+
+typedef struct walk_job {
+	const red_plan *p;
+	const char *x;
+	const rowk *rk;
+	char *acc;
+	const char *shift;
+	int d;
+} walk_job;
+
+static void walk_job_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const walk_job *j = arg;
+	int64_t lo, hi;
+	gc_nn_part_range(j->p->dims[j->d], part, parts, &lo, &hi);
+	if (lo < hi)
+		walk_part(j->p, j->x, j->rk, j->acc, j->shift, j->d, lo, hi);
+}
+
+/* Folds all of x into acc, the outermost kept axis split over up to
+ * `threads` threads when the work is large enough (results do not depend on
+ * the split). A reduction to one value stays on one thread. */
+static void walk(int threads, const red_plan *p, const char *x, const rowk *rk, char *acc,
+		 const char *shift)
+{
+	int d = 0;
+	while (d < p->rank && p->ostr[d] == 0)
+		d++;
+	int t = d < p->rank ? gc_nn_par_threads(threads, (double)p->in_n) : 1;
+	if (t <= 1 || p->dims[d] < 2) {
+		walk_part(p, x, rk, acc, shift, 0, 0, p->dims[0]);
+		return;
+	}
+	walk_job j = {p, x, rk, acc, shift, d};
+	gc_nn_parallel(t, gc_nn_par_parts(t, p->dims[d]), walk_job_part, &j);
 }
 
 static int run_reduce(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -378,7 +436,7 @@ static int run_reduce(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 		acc += p->out_n * (int64_t)as;
 		fill_acc(mx, p->max.init, as, p->out_n);
 		if (!p->empty)
-			walk(p, x, &p->max, mx, NULL);
+			walk(k->threads, p, x, &p->max, mx, NULL);
 		for (int64_t i = 0; i < p->out_n; i++) {
 			if (as == 4 && !isfinite(((float *)mx)[i]))
 				((float *)mx)[i] = 0;
@@ -389,7 +447,7 @@ static int run_reduce(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 	}
 	fill_acc(acc, p->main.init, as, p->out_n);
 	if (!p->empty)
-		walk(p, x, &p->main, acc, shift);
+		walk(k->threads, p, x, &p->main, acc, shift);
 	if (!p->acc_in_out || p->post != P_NONE)
 		p->fin(y, acc, shift, p->out_n, p->post, p->count);
 	return 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../alloc.h"
+#include "nn-par.h"
 #include "resample.h"
 #include "value-impl.h"
 
@@ -146,14 +147,74 @@ static void make_tap(const axis_cfg *c, int64_t len, double s, double x, double 
 	t->n = n;
 }
 
+/* One pass of a resize over items [i0, i1): loading the input into doubles,
+ * one axis (items are the rows outer x output position), or storing. */
+typedef struct resize_job {
+	const resize_plan *p;
+	const gc_tensor *x;
+	gc_tensor *y;
+	const double *a;
+	double *b;
+	int phase; /* -1 load, -2 store, else the axis */
+	int64_t items, il, ol, inner;
+} resize_job;
+
+static void resize_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const resize_job *j = arg;
+	const resize_plan *p = j->p;
+	int64_t i0, i1;
+	gc_nn_part_range(j->items, part, parts, &i0, &i1);
+	if (j->phase == -1) {
+		for (int64_t i = i0; i < i1; i++)
+			j->b[i] = gc_kv_load(j->x, i);
+		return;
+	}
+	if (j->phase == -2) {
+		bool integer = !gc_kv_float(j->y->dtype);
+		for (int64_t i = i0; i < i1; i++)
+			gc_kv_store(j->y, i, integer ? rint(j->a[i]) : j->a[i]);
+		return;
+	}
+	const tap *taps = p->taps[j->phase];
+	const int64_t il = j->il, ol = j->ol, inner = j->inner;
+	for (int64_t r = i0; r < i1; r++) {
+		int64_t o = r / ol, xo = r % ol;
+		const tap *t = &taps[xo];
+		double *dst = j->b + r * inner;
+		if (t->n == 0) {
+			for (int64_t e = 0; e < inner; e++)
+				dst[e] = p->extrapolation;
+			continue;
+		}
+		for (int64_t e = 0; e < inner; e++) {
+			double s = 0;
+			for (int q = 0; q < t->n; q++)
+				if (t->w[q] != 0)
+					s += t->w[q] * j->a[(o * il + t->idx[q]) * inner + e];
+			dst[e] = s;
+		}
+	}
+}
+
+/* Runs the pass over up to `threads` threads when it is large enough. */
+static void resize_pass(int threads, resize_job *j, double cycles)
+{
+	int t = gc_nn_par_threads(threads, cycles);
+	if (t <= 1 || j->items < 2)
+		resize_part(j, 0, 1, 0);
+	else
+		gc_nn_parallel(t, gc_nn_par_parts(t, j->items), resize_part, j);
+}
+
 static int run_resize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const resize_plan *p = n->state;
-	const gc_tensor *x = in[0];
 	double *a = k->scratch, *b = a + p->buf_elems;
-	int64_t total = gc_tensor_numel(x);
-	for (int64_t i = 0; i < total; i++)
-		a[i] = gc_kv_load(x, i);
+	resize_job j = {.p = p, .x = in[0], .y = out[0], .b = a, .phase = -1};
+	j.items = gc_tensor_numel(in[0]);
+	resize_pass(k->threads, &j, 2.0 * (double)j.items);
 	int64_t cur[GC_MAX_RANK];
 	memcpy(cur, p->idims, sizeof cur);
 	for (int d = p->rank - 1; d >= 0; d--) {
@@ -164,35 +225,23 @@ static int run_resize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 			outer *= cur[i];
 		for (int i = d + 1; i < p->rank; i++)
 			inner *= cur[i];
-		int64_t il = cur[d], ol = p->odims[d];
-		const tap *taps = p->taps[d];
-		for (int64_t o = 0; o < outer; o++)
-			for (int64_t xo = 0; xo < ol; xo++) {
-				const tap *t = &taps[xo];
-				double *dst = b + (o * ol + xo) * inner;
-				if (t->n == 0) {
-					for (int64_t j = 0; j < inner; j++)
-						dst[j] = p->extrapolation;
-					continue;
-				}
-				for (int64_t j = 0; j < inner; j++) {
-					double s = 0;
-					for (int q = 0; q < t->n; q++)
-						if (t->w[q] != 0)
-							s += t->w[q] *
-							     a[(o * il + t->idx[q]) * inner + j];
-					dst[j] = s;
-				}
-			}
-		cur[d] = ol;
+		j.phase = d;
+		j.a = a;
+		j.b = b;
+		j.il = cur[d];
+		j.ol = p->odims[d];
+		j.inner = inner;
+		j.items = outer * j.ol;
+		resize_pass(k->threads, &j, 8.0 * (double)j.items * (double)inner);
+		cur[d] = j.ol;
 		double *tmp = a;
 		a = b;
 		b = tmp;
 	}
-	int64_t on = gc_tensor_numel(out[0]);
-	bool integer = !gc_kv_float(out[0]->dtype);
-	for (int64_t i = 0; i < on; i++)
-		gc_kv_store(out[0], i, integer ? rint(a[i]) : a[i]);
+	j.phase = -2;
+	j.a = a;
+	j.items = gc_tensor_numel(out[0]);
+	resize_pass(k->threads, &j, 2.0 * (double)j.items);
 	return 0;
 }
 

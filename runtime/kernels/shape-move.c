@@ -11,6 +11,7 @@
 #include "../alloc.h"
 #include "../ops.h"
 #include "kutil.h"
+#include "nn-par.h"
 #include "shape-impl.h"
 
 /* ---- Transpose ---------------------------------------------------------- */
@@ -354,19 +355,58 @@ static chunks *chunks_new(gc_kctx *k, gc_node *n, int32_t count)
 	return c;
 }
 
+/* Chunks [u0, u1) of outer x n: chunk u is input u % n's chunk u / n. */
+static void concat_chunks(const chunks *c, gc_tensor *const *in, char *out, int64_t u0,
+			  int64_t u1)
+{
+	int64_t row = 0;
+	for (int32_t i = 0; i < c->n; i++)
+		row += c->bytes[i];
+	int64_t o = u0 / c->n;
+	int32_t i = (int32_t)(u0 % c->n);
+	char *dst = out + o * row;
+	for (int32_t q = 0; q < i; q++)
+		dst += c->bytes[q];
+	for (int64_t u = u0; u < u1; u++) {
+		int64_t b = c->bytes[i];
+		if (b) {
+			memcpy(dst, (const char *)in[i]->data + o * b, (size_t)b);
+			dst += b;
+		}
+		if (++i == c->n) {
+			i = 0;
+			o++;
+		}
+	}
+}
+
+typedef struct concat_job {
+	const chunks *c;
+	gc_tensor *const *in;
+	char *out;
+} concat_job;
+
+static void concat_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const concat_job *j = arg;
+	int64_t u0, u1;
+	gc_nn_part_range(j->c->outer * j->c->n, part, parts, &u0, &u1);
+	concat_chunks(j->c, j->in, j->out, u0, u1);
+}
+
 static int run_concat(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const chunks *c = n->state;
-	char *dst = out[0]->data;
-	for (int64_t o = 0; o < c->outer; o++)
-		for (int32_t i = 0; i < c->n; i++) {
-			int64_t b = c->bytes[i];
-			if (b) {
-				memcpy(dst, (const char *)in[i]->data + o * b, (size_t)b);
-				dst += b;
-			}
-		}
+	int64_t units = c->outer * c->n;
+	/* a copy: ~4 bytes a cycle */
+	int t = gc_nn_par_threads(k->threads, (double)gc_tensor_nbytes(out[0]) / 4);
+	if (t <= 1 || units < 2) {
+		concat_chunks(c, in, out[0]->data, 0, units);
+		return 0;
+	}
+	concat_job j = {c, in, out[0]->data};
+	gc_nn_parallel(t, gc_nn_par_parts(t, units), concat_part, &j);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "../alloc.h"
 #include "kutil.h"
 #include "control.h"
+#include "nn-par.h"
 #include "shape-impl.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -285,14 +286,51 @@ gc_view *gc_view_new(gc_kctx *k, gc_node *n, size_t esize)
 	return v;
 }
 
+/* A view copy split along the view's outermost axis that is not 1. */
+typedef struct view_job {
+	const gc_view *v;
+	char *dst;
+	const char *src;
+	int axis;
+	int64_t dst_step; /* output bytes per step along axis */
+} view_job;
+
+static void view_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const view_job *j = arg;
+	const gc_view *v = j->v;
+	int64_t lo, hi, dims[GC_VIEW_MAX];
+	gc_nn_part_range(v->dims[j->axis], part, parts, &lo, &hi);
+	if (lo >= hi)
+		return;
+	memcpy(dims, v->dims, sizeof dims);
+	dims[j->axis] = hi - lo;
+	gc_view_copy(j->dst + lo * j->dst_step,
+		     j->src + lo * v->strides[j->axis] * (int64_t)v->esize, v->esize, v->rank,
+		     dims, v->strides);
+}
+
 int gc_run_view(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const gc_view *v = n->state;
-	if (gc_tensor_numel(out[0]) == 0)
+	int64_t numel = gc_tensor_numel(out[0]);
+	if (numel == 0)
 		return 0;
-	gc_view_copy(out[0]->data, (const char *)in[0]->data + v->offset * (int64_t)v->esize,
-		     v->esize, v->rank, v->dims, v->strides);
+	view_job j = {v, out[0]->data,
+		      (const char *)in[0]->data + v->offset * (int64_t)v->esize, 0, 0};
+	while (j.axis < v->rank - 1 && v->dims[j.axis] == 1)
+		j.axis++;
+	/* ~a cycle an element of up to 8 bytes: a strided gather or a copy */
+	int t = gc_nn_par_threads(k->threads, (double)numel * (double)(1 + v->esize / 8));
+	if (t <= 1 || v->rank == 0 || v->dims[j.axis] < 2) {
+		gc_view_copy(j.dst, j.src, v->esize, v->rank, v->dims, v->strides);
+		return 0;
+	}
+	j.dst_step = (int64_t)v->esize;
+	for (int i = j.axis + 1; i < v->rank; i++)
+		j.dst_step *= v->dims[i];
+	gc_nn_parallel(t, gc_nn_par_parts(t, v->dims[j.axis]), view_part, &j);
 	return 0;
 }
 

@@ -6,18 +6,33 @@ Usage: bench.py --build B --ort-modules DIR [--only NAME,...] [--threads 1,2]
 
 For each model and thread count, two long-lived workers hold the model ready:
 graphcc-worker (C, graphcc linked in-process) and ort-worker.js (Node,
-onnxruntime-node). Both are warmed up, then asked to run in turn, A B A B
-in blocks of ~0.2 s, each timing its own runs inside the process, until
-each side has at least --min-runs samples and --min-seconds of measured
-time; the table gives the medians. Each worker is left to go idle before
-the other runs (Worker.quiesce: both runtimes' thread pools spin for a
+onnxruntime-node). All of a model's workers (both runtimes, every thread
+count) are warmed up, then asked to run in turn, round-robin in blocks of
+~0.2 s, each timing its own runs inside the process, until each has at
+least --min-runs samples and --min-seconds of measured time; the table
+gives the medians. One round-robin for all thread counts means that each
+runtime's speedup over 1 thread is measured under the same load as the
+ratio between the runtimes. Each worker is left to go idle before the next
+runs (Worker.quiesce: both runtimes' thread pools spin for a
 while after a run). Fast models run K times per request (K chosen in the
 warm-up so that a request lasts ~10 ms); a sample is the mean of those K.
 Then both write their outputs, which must agree (a check that they run the
-same model on the same inputs), and their peak RSS (VmHWM) is read.
+same model on the same inputs), their peak RSS (VmHWM) is read, and the
+graphcc worker profiles PROFILE_RUNS warm runs (`profile` request: the
+per-node times of --profile), summed by op type: the table's top three op
+types say where graphcc's time goes, so a regression shows where it comes
+from.
+
+The models: the test set's PyTorch exports (tests/models/torch_models.py),
+the Identity floor and the demo (bench_models.py), and the zoo of
+tools/bench/zoo.py (torchvision and nn.Module exports made at bench time).
 
 After the table: resnet18's `graphcc compile` time, its .gcb load time and
-size, and the custom-call overhead from `make bench-custom-call` (read from
+size; "big weights" (bench_models.py --big DIM: six DIM x DIM MatMul weights
+in ONNX external data): time to the first result and peak RSS of `graphcc
+run model.onnx`, `graphcc compile`, `graphcc run model.gcb` and ONNX
+Runtime's session create + first run, each a fresh process (median of 3),
+against the size of the weights; and the custom-call overhead from `make bench-custom-call` (read from
 B/bench/custom-call.txt). Everything is printed and written to B/bench.md.
 """
 import argparse
@@ -32,6 +47,8 @@ import subprocess
 import sys
 import time
 
+import zoo
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
 SAMPLE_MS = 10.0         # a timed request lasts about this long
@@ -42,6 +59,7 @@ BLOCK_MS = 200.0         # A B A B in blocks of about this much measured time
 QUIESCE_MAX_S = 0.5
 REPLY_TIMEOUT_S = 300
 CUSTOM_CALL_LIMIT_NS = 50.0
+PROFILE_RUNS = 3
 
 # key: the table's label
 MODELS = {
@@ -54,6 +72,7 @@ MODELS = {
     "identity": "Identity 1x1000 (per-call floor)",
     "demo": "demo, custom ops (see 1)",
 }
+MODELS.update((k, v[0]) for k, v in zoo.MODELS.items())
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
 
 
@@ -162,24 +181,37 @@ def warm_up(w):
     return max(1, int(round(SAMPLE_MS / max(per_run, 1e-6)))) if per_run < SAMPLE_MS else 1
 
 
-def interleave(a, b, min_runs, min_ms):
-    """A B A B ... in blocks, after warming both up; per side: a list of
-    samples (ms per run) and the runs per sample. A block is BLOCK_MS of
-    requests to one worker, which is then left to go idle before the other
-    starts (see Worker.quiesce)."""
-    ka, kb = warm_up(a), warm_up(b)
-    sa, sb = [], []
+def interleave_all(ws, min_runs, min_ms):
+    """A B C ... A B C ... in blocks, after warming each up; per worker: a
+    list of samples (ms per run) and the runs per sample. A block is
+    BLOCK_MS of requests to one worker, which is then left to go idle before
+    the next starts (see Worker.quiesce). Turns are this short so that every
+    worker sees the same load on a shared machine; each round starts one
+    worker later than the last, so no worker always follows the same one."""
+    ks = [warm_up(w) for w in ws]
+    ss = [[] for _ in ws]
+    turn = 0
     while True:
-        for w, s, k in ((a, sa, ka), (b, sb, kb)):
+        # each round starts one worker later: whatever a worker's place in
+        # the order costs (the one before it still spinning down) is shared
+        order = list(zip(ws, ss, ks))
+        order = order[turn % len(order):] + order[:turn % len(order)]
+        turn += 1
+        for w, s, k in order:
             spent = 0.0
             while spent < BLOCK_MS and len(s) < MAX_SAMPLES:
                 s.append(w.run(k))
                 spent += s[-1] * k
             w.quiesce()
-        enough = all(len(s) >= min_runs and sum(s) * k >= min_ms
-                     for s, k in ((sa, ka), (sb, kb)))
-        if enough or len(sa) >= MAX_SAMPLES or len(sb) >= MAX_SAMPLES:
-            return (sa, ka), (sb, kb)
+        enough = all(len(s) >= min_runs and sum(s) * k >= min_ms for s, k in zip(ss, ks))
+        if enough or any(len(s) >= MAX_SAMPLES for s in ss):
+            return list(zip(ss, ks))
+
+
+def interleave(a, b, min_runs, min_ms):
+    """interleave_all of two workers."""
+    ra, rb = interleave_all([a, b], min_runs, min_ms)
+    return ra, rb
 
 
 def npy_outputs(d):
@@ -220,6 +252,10 @@ def model_spec(key, b, work):
         return (os.path.join(ROOT, "models", "demo", "model.onnx"),
                 os.path.join(d, "model-decomposed.onnx"), [("x", os.path.join(d, "x.npy"))],
                 [os.path.join(b, "plugins", "demo", "demo.yaml")])
+    if key in zoo.MODELS:
+        d = os.path.join(work, "zoo", key)
+        m = os.path.join(d, "model.onnx")
+        return m, m, [(n, os.path.join(d, n + ".npy")) for n in zoo.input_names(key)], []
     raise KeyError(key)
 
 
@@ -231,6 +267,37 @@ def make_models(keys, b, work):
     if {"identity", "demo"} & set(keys):
         run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
                    os.path.join(work, "models")])
+    zoo_keys = [k for k in keys if k in zoo.MODELS]
+    if zoo_keys:
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "zoo.py"),
+                   os.path.join(work, "zoo"), "--only"] + zoo_keys)
+
+
+def profile_top(w, d, runs=PROFILE_RUNS, top=3):
+    """Profiles `runs` warm runs of graphcc worker w (files under d): the
+    `top` op types by kernel time, as [(op type, ms per run, share)]."""
+    import json
+    by_op, total = {}, 0.0
+    os.makedirs(d, exist_ok=True)
+    for i in range(runs):
+        path = os.path.join(d, "profile-%d.json" % i)
+        w.request("profile " + path)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+        for e in events:
+            if e.get("ph") == "X":
+                by_op[e["cat"]] = by_op.get(e["cat"], 0.0) + e["dur"] / 1000.0
+                total += e["dur"] / 1000.0
+    rows = sorted(by_op.items(), key=lambda kv: -kv[1])[:top]
+    return [(op, ms / runs, ms / total if total else 0.0) for op, ms in rows]
+
+
+def spread(samples):
+    """Half the interquartile range, relative to the median."""
+    if len(samples) < 4:
+        return 0.0
+    q = statistics.quantiles(samples, n=4)
+    return (q[2] - q[0]) / 2 / statistics.median(samples)
 
 
 def run_quiet(argv):
@@ -243,42 +310,66 @@ def run_quiet(argv):
 
 
 def bench_one(key, threads, a, work, logs):
+    """Rows for each thread count of `threads`: graphcc and ORT workers for
+    every thread count, all in one round-robin (so that the speedup over one
+    thread is measured under the same load as the runtimes' ratio); with
+    --baseline-build, a worker of that build too (graphcc before a change),
+    in the same round-robin."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
-    gargv = [os.path.join(a.build, "bench", "graphcc-worker"), "--threads", str(threads)]
-    for o in ops:
-        gargv += ["--ops", o]
-    tag = "%s-t%d" % (key, threads)
-    g = o = None
+    builds = [("graphcc", a.build)] + ([("base", a.baseline_build)] if a.baseline_build else [])
+    sets = []  # (threads, tag, {name: Worker})
     try:
-        g = Worker("graphcc worker (%s)" % tag, gargv + [gm] + feeds,
-                   os.path.join(logs, tag + "-graphcc.log"))
-        o = Worker("ORT worker (%s)" % tag,
-                   ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
-                    a.ort_modules, om, str(threads)] + feeds,
-                   os.path.join(logs, tag + "-ort.log"))
-        (gs, gk), (os_, ok_) = interleave(g, o, a.min_runs, a.min_seconds * 1000.0)
-        out = {}
-        for name, w in (("graphcc", g), ("ort", o)):
-            d = os.path.join(work, "out", tag, name)
-            shutil.rmtree(d, ignore_errors=True)
-            os.makedirs(d)
-            w.request("dump " + d)
-            out[name] = d
-        row = {
-            "model": key, "threads": threads,
-            "graphcc_ms": statistics.median(gs), "ort_ms": statistics.median(os_),
-            "graphcc_samples": len(gs), "graphcc_k": gk,
-            "ort_samples": len(os_), "ort_k": ok_,
-            "graphcc_rss": g.peak_rss_mib(), "ort_rss": o.peak_rss_mib(),
-            "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
-            "blas_core": g.ready[1], "ort_version": o.ready[1],
-        }
-        row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
-        return row
+        for t in threads:
+            tag = "%s-t%d" % (key, t)
+            ws = {}
+            sets.append((t, tag, ws))
+            for name, b in builds:
+                gargv = [os.path.join(b, "bench", "graphcc-worker"), "--threads", str(t)]
+                for o in ops:
+                    gargv += ["--ops", o]
+                ws[name] = Worker("%s worker (%s)" % (name, tag), gargv + [gm] + feeds,
+                                  os.path.join(logs, "%s-%s.log" % (tag, name)))
+            ws["ort"] = Worker("ORT worker (%s)" % tag,
+                               ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                                a.ort_modules, om, str(t)] + feeds,
+                               os.path.join(logs, tag + "-ort.log"))
+        order = [(i, name) for i, (_, _, ws) in enumerate(sets) for name in ws]
+        res = dict(zip(order, interleave_all([sets[i][2][n] for i, n in order], a.min_runs,
+                                             a.min_seconds * 1000.0)))
+        rows = []
+        for i, (t, tag, ws) in enumerate(sets):
+            (gs, gk), (os_, ok_) = res[(i, "graphcc")], res[(i, "ort")]
+            g, o = ws["graphcc"], ws["ort"]
+            out = {}
+            for name, w in (("graphcc", g), ("ort", o)):
+                d = os.path.join(work, "out", tag, name)
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+                w.request("dump " + d)
+                out[name] = d
+            row = {
+                "model": key, "threads": t,
+                "graphcc_ms": statistics.median(gs), "ort_ms": statistics.median(os_),
+                "graphcc_samples": len(gs), "graphcc_k": gk,
+                "ort_samples": len(os_), "ort_k": ok_,
+                "graphcc_rss": g.peak_rss_mib(), "ort_rss": o.peak_rss_mib(),
+                "graphcc_prepare_ms": float(g.ready[0]), "ort_prepare_ms": float(o.ready[0]),
+                "blas_core": g.ready[1], "ort_version": o.ready[1],
+                "graphcc_spread": spread(gs), "ort_spread": spread(os_),
+                "graphcc_min": min(gs), "ort_min": min(os_),
+            }
+            if "base" in ws:
+                bs = res[(i, "base")][0]
+                row["base_ms"], row["base_spread"] = statistics.median(bs), spread(bs)
+                row["base_min"] = min(bs)
+            row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
+            row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
+            rows.append(row)
+        return rows
     finally:
-        for w in (g, o):
-            if w:
+        for _, _, ws in sets:
+            for w in ws.values():
                 w.close()
 
 
@@ -318,6 +409,53 @@ def compile_and_load(a, work):
             "onnx_mib": os.path.getsize(model) / 2**20}
 
 
+def run_measured(argv):
+    """Runs argv to its end: (wall ms, peak RSS MiB of that process)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read().decode(errors="replace")  # small; read before waiting
+    _, status, ru = os.wait4(p.pid, 0)
+    ms = (time.monotonic() - t0) * 1000.0
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        raise WorkerError("%s: exit %d: %s" % (" ".join(argv), p.returncode, err.strip()[-1000:]))
+    return ms, ru.ru_maxrss / 1024.0
+
+
+def big_weights(a, work, dim, repeat=3):
+    """The big-weights rows: [(what, ms to first result, peak RSS MiB)],
+    and the weights' size in MiB."""
+    run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
+               os.path.join(work, "models"), "--big", str(dim)])
+    d = os.path.join(work, "models", "big-%d" % dim)
+    model, x = os.path.join(d, "model.onnx"), os.path.join(d, "x.npy")
+    gcb, out = os.path.join(work, "big.gcb"), os.path.join(work, "out", "big")
+    g = os.path.join(a.build, "bin", "graphcc")
+    cmds = [
+        ("graphcc run model.onnx", [g, "run", model, "--threads", "1", "--input", "x=" + x,
+                                    "--output-dir", out]),
+        ("graphcc compile model.onnx", [g, "compile", model, "-o", gcb]),
+        ("graphcc run model.gcb", [g, "run", gcb, "--threads", "1", "--input", "x=" + x,
+                                   "--output-dir", out]),
+    ]
+    rows = []
+    for what, argv in cmds:
+        m = [run_measured(argv) for _ in range(repeat)]
+        rows.append((what, statistics.median(v[0] for v in m), max(v[1] for v in m)))
+    ort = []
+    for _ in range(repeat):
+        t0 = time.monotonic()
+        w = Worker("ORT big", ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                               a.ort_modules, model, "1", "x=" + x],
+                   os.path.join(work, "logs", "big-ort.log"))
+        ort.append(((time.monotonic() - t0) * 1000.0, w.peak_rss_mib()))
+        w.close()
+    rows.append(("ONNX Runtime: create + first run (Node)", statistics.median(v[0] for v in ort),
+                 max(v[1] for v in ort)))
+    return rows, os.path.getsize(os.path.join(d, "weights.bin")) / 2**20
+
+
 def custom_call(b):
     """The lines of `make bench-custom-call` and the largest overhead (ns)."""
     path = os.path.join(b, "bench", "custom-call.txt")
@@ -345,31 +483,79 @@ def fmt(x):
     return "%.*f" % (max(0, 2 - math.floor(math.log10(x))), x)
 
 
-def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
+def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
     L = []
     L.append("# graphcc vs ONNX Runtime (`make bench`)")
     L.append("")
-    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT | graphcc peak RSS MiB "
+    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT "
+             "| speedup over 1 thread: graphcc / ORT | graphcc peak RSS MiB "
              "| ORT peak RSS MiB (minus Node baseline) | max abs diff |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    one = {r["model"]: r for r in rows if r["threads"] == 1}
     for r in rows:
-        L.append("| %s | %d | %s | %s | %.2f | %.1f | %.1f (%.1f) | %.1e%s |" % (
-            MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
-            r["graphcc_ms"] / r["ort_ms"], r["graphcc_rss"], r["ort_rss"],
+        r1 = one.get(r["model"])
+        speed = ("%.2f / %.2f" % (r1["graphcc_ms"] / r["graphcc_ms"], r1["ort_ms"] / r["ort_ms"])
+                 if r1 and r["threads"] > 1 else "")
+        L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %.2f | %s | %.1f | %.1f (%.1f) | %.1e%s |" % (
+            MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]),
+            100 * r.get("graphcc_spread", 0.0), fmt(r["ort_ms"]), 100 * r.get("ort_spread", 0.0),
+            r["graphcc_ms"] / r["ort_ms"], speed, r["graphcc_rss"], r["ort_rss"],
             r["ort_rss"] - base_rss, r["diff"], "" if r["same"] else " MISMATCH"))
     L.append("")
+    L.append("± is half the interquartile range of the samples, relative to the median. "
+             "Speedup: the model's 1-thread median over this row's (above 1: faster).")
+    L.append("")
+    if any("base_ms" in r for r in rows):
+        L.append("## Before and after (the baseline build in the same round-robin)")
+        L.append("")
+        L.append("| model | threads | before ms | after ms | ORT ms | before/ORT | after/ORT "
+                 "| speedup over 1 thread: before / after / ORT | fastest sample: before / "
+                 "after / ORT ms |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            if "base_ms" not in r:
+                continue
+            r1 = one.get(r["model"])
+            speed = ("%.2f / %.2f / %.2f" % (r1["base_ms"] / r["base_ms"],
+                                              r1["graphcc_ms"] / r["graphcc_ms"],
+                                              r1["ort_ms"] / r["ort_ms"])
+                     if r1 and "base_ms" in r1 and r["threads"] > 1 else "")
+            L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %s | %.2f | %.2f | %s | %s / %s / %s |"
+                     % (MODELS[r["model"]], r["threads"], fmt(r["base_ms"]),
+                        100 * r["base_spread"], fmt(r["graphcc_ms"]),
+                        100 * r.get("graphcc_spread", 0.0), fmt(r["ort_ms"]),
+                        r["base_ms"] / r["ort_ms"], r["graphcc_ms"] / r["ort_ms"], speed,
+                        fmt(r["base_min"]), fmt(r["graphcc_min"]), fmt(r["ort_min"])))
+        L.append("")
+    if any(r.get("top_ops") for r in rows):
+        L.append("## Where graphcc's time goes (top three op types)")
+        L.append("")
+        L.append("| model | threads | 1st | 2nd | 3rd |")
+        L.append("|---|---:|---|---|---|")
+        for r in rows:
+            ops = ["%s %s ms (%.0f%%)" % (op, fmt(ms), 100 * share)
+                   for op, ms, share in r.get("top_ops", [])]
+            L.append("| %s | %d | %s |" % (MODELS[r["model"]], r["threads"],
+                                          " | ".join((ops + ["", "", ""])[:3])))
+        L.append("")
+        L.append("Kernel time per op type (gc_session_run_debug's profile, the graphcc "
+                 "worker's session, warm), ms per run over %d runs and its share of the "
+                 "kernels' total." % PROFILE_RUNS)
+        L.append("")
     L.append("Times: median ms per run. Each side runs in its own long-lived process "
              "and times itself (graphcc: CLOCK_MONOTONIC around `gc_session_run`; ORT: "
              "`process.hrtime` around `await session.run`, so ORT's times include the "
              "Node binding's per-call cost, which the Identity row shows). After a "
-             "warm-up the two alternate A B A B in blocks of ~%.1f s, each worker left "
-             "to go idle before the other runs (both runtimes' pool threads spin for "
+             "warm-up the workers take turns (graphcc and ORT at 1 thread, then at 2, "
+             "...: one round-robin per model, so the speedups over 1 thread are measured "
+             "under the same load as the ratios) in blocks of ~%.1f s, each worker left "
+             "to go idle before the next runs (both runtimes' pool threads spin for "
              "up to ~0.1 s after a run), until each side has at least %d samples and "
              "%.1f s; a fast model runs K times per sample (samples x K, graphcc | ORT: "
              "%s). ORT: onnxruntime-node, intraOpNumThreads = threads, "
              "interOpNumThreads 1, sequential, graph optimization 'all'. graphcc: "
-             "`gc_session_new` with `threads` (its GEMM-shaped work goes through "
-             "OpenBLAS with that many threads)." % (
+             "`gc_session_new` with `threads` (its kernels split their work over its own "
+             "worker pool; OpenBLAS runs single-threaded)." % (
                  BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
                      "%s/%d %dx%d | %dx%d" % (r["model"], r["threads"], r["graphcc_samples"],
                                               r["graphcc_k"], r["ort_samples"], r["ort_k"])
@@ -412,6 +598,21 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args):
                          r18[0]["threads"], "" if r18[0]["threads"] == 1 else "s",
                          r18[0]["graphcc_prepare_ms"], r18[0]["ort_prepare_ms"]))
         L.append("")
+    if big:
+        brows, wmib = big
+        L.append("## Big weights (%.0f MiB of MatMul weights in ONNX external data)" % wmib)
+        L.append("")
+        L.append("| command (fresh process, 1 thread) | time to first result ms | peak RSS MiB "
+                 "| RSS / weights |")
+        L.append("|---|---:|---:|---:|")
+        for what, ms, rss in brows:
+            L.append("| %s | %.0f | %.0f | %.2f |" % (what, ms, rss, rss / wmib))
+        L.append("")
+        L.append("Wall time of the whole process (graphcc: `graphcc run` includes writing "
+                 "the output; ORT: Node start, `InferenceSession.create`, one run), median "
+                 "of 3; peak RSS: the largest of the 3 (wait4's ru_maxrss; ORT: VmHWM, "
+                 "Node's %.0f MiB included)." % base_rss)
+        L.append("")
     L.append("## Custom-op call overhead (`make bench-custom-call`)")
     L.append("")
     if cc_lines:
@@ -451,12 +652,19 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--min-runs", type=int, default=20)
     ap.add_argument("--min-seconds", type=float, default=1.0)
+    ap.add_argument("--baseline-build", default="",
+                    help="also time this build's graphcc-worker (before a change), in the "
+                         "same round-robin")
+    ap.add_argument("--big-dim", type=int, default=2048,
+                    help="big weights: DIM x DIM MatMul weights (8192: issue 19's 1.5 GB)")
     a = ap.parse_args(argv)
-    keys = [k for k in re.split(r"[,\s]+", a.only) if k] or list(MODELS)
+    keys = [k for k in re.split(r"[,\s]+", a.only) if k] or list(MODELS) + ["big"]
+    want_big = "big" in keys
+    keys = [k for k in keys if k != "big"]
     bad = [k for k in keys if k not in MODELS]
     if bad:
-        sys.exit("bench: unknown model %s; the models are: %s" % (", ".join(bad),
-                                                                   ", ".join(MODELS)))
+        sys.exit("bench: unknown model %s; the models are: %s, big" % (", ".join(bad),
+                                                                       ", ".join(MODELS)))
     threads = [int(t) for t in re.split(r"[,\s]+", a.threads) if t]
     if not threads or min(threads) < 1:
         sys.exit("bench: --threads wants positive counts, e.g. 1,2")
@@ -474,18 +682,21 @@ def main(argv=None):
     print("== timing (A B A B in blocks; graphcc | ORT, median ms per run)", flush=True)
     rows, failed = [], []
     for key in keys:
-        for t in threads:
-            try:
-                r = bench_one(key, t, a, work, logs)
-            except WorkerError as e:
-                print("  %s, %d thread(s): FAILED: %s" % (key, t, e), flush=True)
-                failed.append("%s/%d" % (key, t))
-                continue
+        try:
+            rs = bench_one(key, threads, a, work, logs)
+        except WorkerError as e:
+            print("  %s: FAILED: %s" % (key, e), flush=True)
+            failed.append(key)
+            continue
+        for r in rs:
             rows.append(r)
-            print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms   ratio %.2f   max|diff| %.1e%s"
+            t = r["threads"]
+            print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms   ratio %.2f   max|diff| %.1e%s%s"
                   % (key, t, fmt(r["graphcc_ms"]), fmt(r["ort_ms"]),
                      r["graphcc_ms"] / r["ort_ms"], r["diff"],
-                     "" if r["same"] else "  MISMATCH"), flush=True)
+                     "" if r["same"] else "  MISMATCH",
+                     "   (before: %s ms)" % fmt(r["base_ms"]) if "base_ms" in r else ""),
+                  flush=True)
             if not r["same"]:
                 failed.append("%s/%d (outputs differ)" % (key, t))
     cl = None
@@ -496,14 +707,26 @@ def main(argv=None):
         except WorkerError as e:
             print("  FAILED: %s" % e, flush=True)
             failed.append("resnet18 compile/load")
+    big = None
+    if want_big:
+        print("== big weights (%d x %d, six of them, external data)" % (a.big_dim, a.big_dim),
+              flush=True)
+        try:
+            big = big_weights(a, work, a.big_dim)
+            for what, ms, rss in big[0]:
+                print("  %-42s %8.0f ms  %8.0f MiB" % (what, ms, rss), flush=True)
+        except WorkerError as e:
+            print("  FAILED: %s" % e, flush=True)
+            failed.append("big weights")
     cc_lines, cc_max = custom_call(a.build)
-    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a)
+    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a, big)
     out = os.path.join(a.build, "bench.md")
     with open(out + ".tmp", "w") as f:
         f.write(md)
     os.replace(out + ".tmp", out)
     with open(os.path.join(work, "bench.json"), "w") as f:
         json.dump({"rows": rows, "node_baseline_rss_mib": base_rss, "compile_load": cl,
+                   "big_weights": big,
                    "custom_call": cc_lines}, f, indent=1)
     print()
     print(md)

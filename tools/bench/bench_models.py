@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The two benchmark models that the test set does not have.
 
-Usage: bench_models.py OUTDIR
+Usage: bench_models.py OUTDIR [--big DIM]
 
   OUTDIR/identity/model.onnx, input.npy   one Identity node on 1x1000 float
       (onnx.helper): what a call costs when there is nothing to compute
@@ -11,6 +11,12 @@ Usage: bench_models.py OUTDIR
       (ChannelShuffle: Reshape -> Transpose -> Reshape; ScaledSwish: Mul,
       Sigmoid) -- the form ONNX Runtime, which cannot load graphcc op
       packages, runs; graphcc runs models/demo/model.onnx with plugins/demo.
+
+  OUTDIR/big-DIM/model.onnx, weights.bin, x.npy   (--big DIM)
+      "big weights": six DIM x DIM MatMul weights (float32) in ONNX external
+      data (one file), x of 4 x DIM, a GELU-free chain y = x W1 W2 ... W6
+      scaled by 1/sqrt(DIM) per step -- issue 19's 1.5 GB model at DIM 8192;
+      `make bench` uses a smaller DIM unless told (BIG_DIM).
 
 Files that exist and are newer than this script and make_demo.py are kept.
 """
@@ -81,7 +87,42 @@ def demo(outdir):
     print("demo           exported with the custom ops decomposed", flush=True)
 
 
+def big(outdir, dim):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    d = os.path.join(outdir, "big-%d" % dim)
+    files = [os.path.join(d, f) for f in ("model.onnx", "weights.bin", "x.npy")]
+    if _fresh(files, [__file__]):
+        return
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(11)
+    nodes, inits, prev = [], [], "x"
+    for i in range(6):
+        w = (rng.standard_normal((dim, dim), dtype=np.float32) / np.sqrt(dim)).astype(np.float32)
+        inits.append(numpy_helper.from_array(w, "w%d" % i))
+        out = "y" if i == 5 else "h%d" % i
+        nodes.append(helper.make_node("MatMul", [prev, "w%d" % i], [out], name="mm%d" % i))
+        prev = out
+    g = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                       [4, dim])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, dim])],
+                          initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    for f in files[:2]:
+        if os.path.exists(f):
+            os.remove(f)
+    onnx.save_model(m, files[0], save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="weights.bin", size_threshold=0)
+    np.save(files[2], rng.standard_normal((4, dim)).astype(np.float32))
+    print("big-%-10d made with onnx.helper (%.0f MiB of weights in external data)"
+          % (dim, os.path.getsize(files[1]) / 2**20), flush=True)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[2] == "--big":
+        big(argv[1], int(argv[3]))
+        return 0
     if len(argv) != 2:
         sys.exit(__doc__)
     identity(argv[1])

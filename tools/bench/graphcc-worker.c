@@ -11,6 +11,9 @@
  *         run K     runs K times; replies "ok <ms per run>", measured with
  *                   CLOCK_MONOTONIC around the K runs
  *         dump DIR  writes output i of the last run as DIR/<i>.npy; "ok"
+ *         profile F one run with gc_session_run_debug's profile: the Chrome
+ *                   trace-event JSON (one event per node, its op type in
+ *                   "cat") to F; "ok". The summary goes to stderr.
  *         quit      exits 0
  *       A failure prints "error <message>" and exits 1.
  *   graphcc-worker --load-time N MODEL.gcb
@@ -19,6 +22,7 @@
  *       1 when the file was in /proc/self/maps while the program lived (its
  *       weights are used from the mapping, not copied).
  */
+#include <graphcc/debug.h>
 #include <graphcc/graphcc.h>
 
 #include <dlfcn.h>
@@ -165,6 +169,11 @@ static int serve(gc_session *s, const gc_program *p, gc_error *err)
 				if (gc_npy_write(path, gc_session_output(s, i), err))
 					return err->code;
 			}
+			printf("ok\n");
+		} else if (!strncmp(line, "profile ", 8)) {
+			gc_debug_options dopt = {.profile_path = line + 8};
+			if (gc_session_run_debug(s, &dopt, err))
+				return err->code;
 			printf("ok\n");
 		} else if (!strcmp(line, "quit")) {
 			return 0;

@@ -1,0 +1,586 @@
+/*
+ * Every kernel that splits its work over the nn-par pool gives, at 2, 3
+ * and 4 threads, the bytes it gives at 1 thread, and does split (the pool's
+ * job counter moves): MatMul of every shape (4-D attention products with
+ * many and with few heads, a folded batch, 2-D by a constant B on the
+ * packed kernel and on OpenBLAS), Gemm (matrix-vector, packed), ConvTranspose
+ * (its product on OpenBLAS), element-wise
+ * and broadcast binary ops, reductions, pooling (row path, window loops,
+ * global), Resize, Transpose, Slice and Concat. Each split computes every
+ * output element as one thread does (whole rows or columns of a GEMM, of a
+ * reduction's kept axis, of a copy), so the results are bit-identical --
+ * except where a block of a product goes to OpenBLAS: OpenBLAS picks its
+ * kernel (and so its order of additions) by the size of each call, so a
+ * 300-row product cut into blocks of 16 rows can round differently from the
+ * whole (it does, at 3 threads, on this machine's SkylakeX kernels). Those
+ * cases are checked against the float64 reference at every thread count
+ * with the tolerance below instead of bit for bit.
+ *
+ * The 1-thread results are also checked against plain loops written here
+ * (double precision for sums: |error| <= 1e-5 of the sum of the absolute
+ * values of the terms, plus 1e-6; exact for copies, maxima, Add).
+ */
+#include <graphcc/runtime.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+#include "kernels/nn-par.h"
+#include "kernels/sgemm-pack.h"
+
+#define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static uint32_t rng_state = 1;
+
+static float *rnd_buf(int64_t n)
+{
+	float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+	for (int64_t i = 0; i < n; i++) {
+		rng_state = rng_state * 1664525u + 1013904223u;
+		p[i] = (float)((double)(rng_state >> 8) / (double)(1u << 24) * 2.0 - 1.0);
+	}
+	return p;
+}
+
+/*
+ * Runs the prepared node of h again with 2, 3 and 4 threads into fresh
+ * outputs and checks each output's bytes against the 1-thread run's, and
+ * that the node handed work to the pool. `what` names the case.
+ */
+static int near_all(const float *got, const double *want, const double *scale, int64_t n,
+		    const char *what);
+
+/* want/scale non-NULL: each thread count's output 0 is checked against
+ * them (near_all) instead of against the 1-thread bytes. */
+static void check_threads_ref(harness_run *h, gc_tensor **in, const char *what,
+			      const double *want, const double *scale)
+{
+	for (int t = 2; t <= 4; t++) {
+		gc_tensor outs[8], *outp[8];
+		int n_out = h->node.n_out;
+		for (int i = 0; i < n_out; i++) {
+			outs[i] = h->out[i];
+			outs[i].data = calloc(1, (size_t)gc_tensor_nbytes(&h->out[i]) + 1);
+			outp[i] = &outs[i];
+		}
+		gc_kctx k = {.err = &h->err, .node = &h->node, .threads = t, .strings = h->strings};
+		k.scratch = h->node.scratch_bytes ? calloc(1, h->node.scratch_bytes) : NULL;
+		uint64_t jobs = gc_nn_par_jobs();
+		int rc = h->node.run(&k, &h->node, in, outp);
+		int split = gc_nn_par_jobs() > jobs;
+		int same = rc == 0;
+		if (same && want)
+			same = near_all(outs[0].data, want, scale, gc_tensor_numel(&h->out[0]),
+					what);
+		for (int i = 0; same && !want && i < n_out; i++)
+			same = !memcmp(outs[i].data, h->out[i].data,
+				       (size_t)gc_tensor_nbytes(&h->out[i]));
+		if (!same || !split)
+			fprintf(stderr, "  %s, %d threads: %s\n", what, t,
+				rc	? h->err.msg
+				: !same ? (want ? "out of tolerance" : "differs from 1 thread")
+					: "did not split");
+		CHECK(same);
+		CHECK(split);
+		free(k.scratch);
+		for (int i = 0; i < n_out; i++)
+			free(outs[i].data);
+	}
+}
+
+static void check_threads(harness_run *h, gc_tensor **in, const char *what)
+{
+	check_threads_ref(h, in, what, NULL, NULL);
+}
+
+/* |got - want| <= 1e-5 * scale + 1e-6 for every element. */
+static int near_all(const float *got, const double *want, const double *scale, int64_t n,
+		    const char *what)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (!(fabs(got[i] - want[i]) <= 1e-5 * scale[i] + 1e-6)) {
+			fprintf(stderr, "  %s: element %lld is %.9g, want %.9g\n", what,
+				(long long)i, got[i], want[i]);
+			return 0;
+		}
+	return 1;
+}
+
+/* ---- MatMul, Gemm ---- */
+
+/* want[b][i][j] = sum_p A[b % ba][i][p] B[b % bb][p][j] for batch b. */
+static void matmul_ref(const float *a, const float *b, int64_t batch, int64_t ba, int64_t bb,
+		       int64_t m, int64_t n, int64_t k, double *want, double *scale)
+{
+	for (int64_t q = 0; q < batch; q++)
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				double s = 0, sa = 0;
+				for (int64_t p = 0; p < k; p++) {
+					double v = (double)a[(q % ba * m + i) * k + p] *
+						   b[(q % bb * k + p) * n + j];
+					s += v;
+					sa += fabs(v);
+				}
+				want[(q * m + i) * n + j] = s;
+				scale[(q * m + i) * n + j] = sa;
+			}
+}
+
+typedef struct mm_case {
+	const char *what;
+	int32_t ra, rb;
+	int64_t da[4], db[4];
+	int reference; /* GRAPHCC_NN_REFERENCE=1: OpenBLAS instead of the packed kernel */
+	int blas_split; /* blocks of one product on OpenBLAS: checked with the tolerance */
+} mm_case;
+
+static void test_matmul_threads(void)
+{
+	static const mm_case cases[] = {
+	    {"attention, 8 heads", 4, 4, {2, 4, 128, 64}, {2, 4, 64, 128}, 0, 0},
+	    {"attention, 2 heads", 4, 4, {1, 2, 256, 64}, {1, 2, 64, 256}, 0, 1},
+	    {"heads by one B", 4, 2, {1, 2, 200, 64}, {64, 96}, 1, 1},
+	    {"folded batch, 3-D B", 3, 3, {4, 128, 96}, {1, 96, 80}, 0, 1},
+	    {"2-D, constant B (packed)", 2, 2, {300, 256}, {256, 200}, 0, 0},
+	    {"2-D on OpenBLAS", 2, 2, {300, 256}, {256, 200}, 1, 1},
+	    {"one row", 2, 2, {1, 2048}, {2048, 512}, 1, 1},
+	    {"four rows, B read in place", 2, 2, {4, 2048}, {2048, 600}, 0, 0},
+	    {"two heads of three rows by one B", 3, 2, {2, 3, 1024}, {1024, 1000}, 0, 0},
+	};
+	for (int ci = 0; ci < LEN(cases); ci++) {
+		const mm_case *c = &cases[ci];
+		int64_t na = 1, nb = 1;
+		for (int i = 0; i < c->ra; i++)
+			na *= c->da[i];
+		for (int i = 0; i < c->rb; i++)
+			nb *= c->db[i];
+		int64_t m = c->da[c->ra - 2], k = c->da[c->ra - 1], n = c->db[c->rb - 1];
+		int64_t ba = na / (m * k), bb = nb / (k * n), batch = ba > bb ? ba : bb;
+		float *a = rnd_buf(na), *b = rnd_buf(nb);
+		gc_tensor ta = harness_tensor(GC_DTYPE_FLOAT, c->ra, c->da, a);
+		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, c->rb, c->db, b);
+		gc_tensor *ins[] = {&ta, &tb};
+		if (c->reference)
+			setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+		harness_run h;
+		int rc = harness_op(&h, gc_prepare_MatMul, "MatMul", 13, 2, ins, 1, 0, NULL);
+		unsetenv("GRAPHCC_NN_REFERENCE");
+		if (rc)
+			fprintf(stderr, "  %s: %s\n", c->what, h.err.msg);
+		CHECK_INT(rc, 0);
+		if (!rc) {
+			double *want = malloc((size_t)(batch * m * n) * sizeof(double));
+			double *scale = malloc((size_t)(batch * m * n) * sizeof(double));
+			matmul_ref(a, b, batch, ba, bb, m, n, k, want, scale);
+			CHECK(near_all(h.out[0].data, want, scale, batch * m * n, c->what));
+			/* without graphcc's own kernels (no AVX-512), OpenBLAS takes all */
+			int blas = c->blas_split || !gc_pk_usable();
+			check_threads_ref(&h, ins, c->what, blas ? want : NULL, scale);
+			free(want);
+			free(scale);
+		}
+		harness_free(&h);
+		free(a);
+		free(b);
+	}
+}
+
+static void test_gemm_threads(void)
+{
+	/* y = A B^T + C: a matrix-vector product (one row, OpenBLAS's gemv
+	 * split by columns: checked with the tolerance) and a packed product
+	 * by constant weights (bit for bit) */
+	static const struct {
+		const char *what;
+		int64_t m, n, k;
+	} cases[] = {{"Gemm, one row", 1, 1024, 2048},
+		     {"Gemm, packed", 256, 384, 512},
+		     {"Gemm, five rows, B read in place", 5, 700, 1500}};
+	for (int ci = 0; ci < LEN(cases); ci++) {
+		int64_t m = cases[ci].m, n = cases[ci].n, k = cases[ci].k;
+		float *a = rnd_buf(m * k), *bt = rnd_buf(n * k), *cv = rnd_buf(n);
+		gc_tensor ta = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, k}, a);
+		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){n, k}, bt);
+		gc_tensor tc = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, cv);
+		gc_tensor *ins[] = {&ta, &tb, &tc};
+		gc_attr attrs[] = {{.name = "transB", .type = GC_ATTR_INT, .v.i = 1}};
+		harness_run h;
+		int rc = harness_op(&h, gc_prepare_Gemm, "Gemm", 13, 3, ins, 1, 1, attrs);
+		CHECK_INT(rc, 0);
+		if (!rc) {
+			double *want = malloc((size_t)(m * n) * sizeof(double));
+			double *scale = malloc((size_t)(m * n) * sizeof(double));
+			for (int64_t i = 0; i < m; i++)
+				for (int64_t j = 0; j < n; j++) {
+					double s = cv[j], sa = fabs(cv[j]);
+					for (int64_t p = 0; p < k; p++) {
+						double v = (double)a[i * k + p] * bt[j * k + p];
+						s += v;
+						sa += fabs(v);
+					}
+					want[i * n + j] = s;
+					scale[i * n + j] = sa;
+				}
+			CHECK(near_all(h.out[0].data, want, scale, m * n, cases[ci].what));
+			int blas = m == 1 || !gc_pk_usable();
+			check_threads_ref(&h, ins, cases[ci].what, blas ? want : NULL, scale);
+			free(want);
+			free(scale);
+		}
+		harness_free(&h);
+		free(a);
+		free(bt);
+		free(cv);
+	}
+}
+
+/* ConvTranspose (U-Net's up-sampling): its product on OpenBLAS, split */
+static void test_convtranspose_threads(void)
+{
+	const int64_t C = 128, M = 64, H = 32, W = 32, OH = 64, OW = 64;
+	float *x = rnd_buf(C * H * W), *w = rnd_buf(C * M * 4), *bias = rnd_buf(M);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, C, H, W}, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){C, M, 2, 2}, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){M}, bias);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	gc_attr attrs[] = {
+	    {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = (int64_t[]){2, 2}}};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_ConvTranspose, "ConvTranspose", 11, 3, ins, 1, 1, attrs);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		/* stride 2, kernel 2: output (oh, ow) has one tap per channel */
+		int64_t ny = M * OH * OW;
+		double *want = malloc((size_t)ny * sizeof(double));
+		double *scale = malloc((size_t)ny * sizeof(double));
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t oh = 0; oh < OH; oh++)
+				for (int64_t ow = 0; ow < OW; ow++) {
+					double s = bias[m], sa = fabs(bias[m]);
+					for (int64_t c = 0; c < C; c++) {
+						double v = (double)x[(c * H + oh / 2) * W + ow / 2] *
+							   w[((c * M + m) * 2 + oh % 2) * 2 + ow % 2];
+						s += v;
+						sa += fabs(v);
+					}
+					want[(m * OH + oh) * OW + ow] = s;
+					scale[(m * OH + oh) * OW + ow] = sa;
+				}
+		CHECK(near_all(h.out[0].data, want, scale, ny, "ConvTranspose"));
+		check_threads_ref(&h, ins, "ConvTranspose", want, scale);
+		free(want);
+		free(scale);
+	}
+	harness_free(&h);
+	free(x);
+	free(w);
+	free(bias);
+}
+
+/* ---- element-wise ---- */
+
+static void test_elementwise_threads(void)
+{
+	/* x [1, 64, 56, 56] + bias [1, 64, 1, 1]: a broadcast in the middle */
+	int64_t nx = 64 * 56 * 56;
+	float *x = rnd_buf(256000), *bias = rnd_buf(64); /* also the Mul's [256, 1000] below */
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 64, 56, 56}, x);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 64, 1, 1}, bias);
+	gc_tensor *ins[] = {&tx, &tb};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Add, "Add", 14, 2, ins, 1, 0, NULL);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		const float *y = h.out[0].data;
+		int ok = 1;
+		for (int64_t i = 0; i < nx && ok; i++)
+			ok = y[i] == x[i] + bias[i / (56 * 56)];
+		CHECK(ok);
+		check_threads(&h, ins, "Add, broadcast channel bias");
+	}
+	harness_free(&h);
+	/* x [256, 1000] * row [1000]: the innermost axis broadcast, rows split
+	 * mid-row (blocks of 512 elements) */
+	float *row = rnd_buf(1000);
+	gc_tensor tx2 = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){256, 1000}, x);
+	gc_tensor tr = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){1000}, row);
+	gc_tensor *ins2[] = {&tx2, &tr};
+	rc = harness_op(&h, gc_prepare_Mul, "Mul", 14, 2, ins2, 1, 0, NULL);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		const float *y = h.out[0].data;
+		int ok = 1;
+		for (int64_t i = 0; i < 256000 && ok; i++)
+			ok = y[i] == x[i] * row[i % 1000];
+		CHECK(ok);
+		check_threads(&h, ins2, "Mul, broadcast row");
+	}
+	harness_free(&h);
+	free(x);
+	free(bias);
+	free(row);
+}
+
+/* ---- reductions ---- */
+
+static void test_reduce_threads(void)
+{
+	/* ReduceMean over the last axis (LayerNorm's), and ReduceSum over a
+	 * middle axis (kept axes both outside and inside) */
+	static const struct {
+		const char *what;
+		int64_t d[3];
+		int64_t axis;
+		int mean;
+	} cases[] = {{"ReduceMean, last axis", {1, 3136, 96}, 2, 1},
+		     {"ReduceSum, middle axis", {6, 64, 1000}, 1, 0}};
+	for (int ci = 0; ci < LEN(cases); ci++) {
+		const int64_t *d = cases[ci].d;
+		int64_t nx = d[0] * d[1] * d[2], ax = cases[ci].axis;
+		float *x = rnd_buf(nx);
+		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3, d, x);
+		gc_tensor *ins[] = {&tx};
+		gc_attr attrs[] = {{.name = "axes", .type = GC_ATTR_INTS, .n = 1, .v.ints = &ax}};
+		harness_run h;
+		int rc = cases[ci].mean ? harness_op(&h, gc_prepare_ReduceMean, "ReduceMean", 13, 1,
+						     ins, 1, 1, attrs)
+					: harness_op(&h, gc_prepare_ReduceSum, "ReduceSum", 11, 1,
+						     ins, 1, 1, attrs);
+		CHECK_INT(rc, 0);
+		if (!rc) {
+			int64_t outer = 1, inner = 1;
+			for (int i = 0; i < ax; i++)
+				outer *= d[i];
+			for (int i = (int)ax + 1; i < 3; i++)
+				inner *= d[i];
+			int64_t ny = outer * inner;
+			double *want = malloc((size_t)ny * sizeof(double));
+			double *scale = malloc((size_t)ny * sizeof(double));
+			for (int64_t o = 0; o < outer; o++)
+				for (int64_t j = 0; j < inner; j++) {
+					double s = 0, sa = 0;
+					for (int64_t r = 0; r < d[ax]; r++) {
+						double v = x[(o * d[ax] + r) * inner + j];
+						s += v;
+						sa += fabs(v);
+					}
+					double div = cases[ci].mean ? (double)d[ax] : 1.0;
+					want[o * inner + j] = s / div;
+					scale[o * inner + j] = sa / div;
+				}
+			CHECK(near_all(h.out[0].data, want, scale, ny, cases[ci].what));
+			check_threads(&h, ins, cases[ci].what);
+			free(want);
+			free(scale);
+		}
+		harness_free(&h);
+		free(x);
+	}
+}
+
+/* ---- pooling ---- */
+
+/* Max of the 3x3 stride-2 pad-1 window at (oh, ow) of a 112x112 plane. */
+static float max_window(const float *xc, int64_t oh, int64_t ow)
+{
+	float best = -INFINITY;
+	for (int64_t a = 0; a < 3; a++)
+		for (int64_t b = 0; b < 3; b++) {
+			int64_t ih = oh * 2 - 1 + a, iw = ow * 2 - 1 + b;
+			if (ih >= 0 && ih < 112 && iw >= 0 && iw < 112 && xc[ih * 112 + iw] > best)
+				best = xc[ih * 112 + iw];
+		}
+	return best;
+}
+
+static void test_pool_threads(void)
+{
+	int64_t nx = 64 * 112 * 112;
+	float *x = rnd_buf(nx);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 64, 112, 112}, x);
+	gc_tensor *ins[] = {&tx};
+	gc_attr attrs[] = {
+	    {.name = "kernel_shape", .type = GC_ATTR_INTS, .n = 2, .v.ints = (int64_t[]){3, 3}},
+	    {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = (int64_t[]){2, 2}},
+	    {.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = (int64_t[]){1, 1, 1, 1}}};
+	/* MaxPool: the row path (one output), the window loops (with Indices) */
+	for (int n_out = 1; n_out <= 2; n_out++) {
+		harness_run h;
+		int rc = harness_op(&h, gc_prepare_MaxPool, "MaxPool", 12, 1, ins, n_out,
+				    LEN(attrs), attrs);
+		CHECK_INT(rc, 0);
+		if (!rc) {
+			const float *y = h.out[0].data;
+			int ok = 1;
+			for (int64_t c = 0; c < 64 && ok; c++)
+				for (int64_t i = 0; i < 56 * 56 && ok; i++)
+					ok = y[c * 3136 + i] ==
+					     max_window(x + c * 112 * 112, i / 56, i % 56);
+			CHECK(ok);
+			check_threads(&h, ins, n_out == 1 ? "MaxPool, row path"
+							  : "MaxPool with Indices, window loops");
+		}
+		harness_free(&h);
+	}
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_AveragePool, "AveragePool", 11, 1, ins, 1, LEN(attrs),
+			    attrs);
+	CHECK_INT(rc, 0);
+	if (!rc)
+		check_threads(&h, ins, "AveragePool, row path");
+	harness_free(&h);
+	rc = harness_op(&h, gc_prepare_GlobalAveragePool, "GlobalAveragePool", 1, 1, ins, 1, 0,
+			NULL);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		double want[64], scale[64];
+		for (int64_t c = 0; c < 64; c++) {
+			double s = 0, sa = 0;
+			for (int64_t i = 0; i < 112 * 112; i++) {
+				s += x[c * 112 * 112 + i];
+				sa += fabs(x[c * 112 * 112 + i]);
+			}
+			want[c] = s / (112 * 112);
+			scale[c] = sa / (112 * 112);
+		}
+		CHECK(near_all(h.out[0].data, want, scale, 64, "GlobalAveragePool"));
+		check_threads(&h, ins, "GlobalAveragePool");
+	}
+	harness_free(&h);
+	free(x);
+}
+
+/* ---- Resize, Transpose, Slice, Concat ---- */
+
+static void test_resize_threads(void)
+{
+	float *x = rnd_buf(16 * 64 * 64);
+	float scales[] = {1, 1, 2, 2};
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 16, 64, 64}, x);
+	gc_tensor ts = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){4}, scales);
+	gc_tensor *ins[] = {&tx, NULL, &ts};
+	gc_attr attrs[] = {{.name = "mode", .type = GC_ATTR_STRING, .n = 6, .v.s = "linear"}};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Resize, "Resize", 13, 3, ins, 1, 1, attrs);
+	if (rc)
+		fprintf(stderr, "  Resize: %s\n", h.err.msg);
+	CHECK_INT(rc, 0);
+	if (!rc)
+		check_threads(&h, ins, "Resize, bilinear x2");
+	harness_free(&h);
+	free(x);
+}
+
+static void test_copy_threads(void)
+{
+	/* Transpose [1, 256, 8, 64] -> [1, 8, 256, 64] (heads) and
+	 * [1, 64, 56, 56] -> [1, 56, 56, 64] (channels last) */
+	static const struct {
+		int64_t d[4], perm[4];
+	} tr[] = {{{1, 256, 8, 64}, {0, 2, 1, 3}}, {{1, 64, 56, 56}, {0, 2, 3, 1}}};
+	for (int ci = 0; ci < LEN(tr); ci++) {
+		const int64_t *d = tr[ci].d, *pm = tr[ci].perm;
+		int64_t nx = d[0] * d[1] * d[2] * d[3];
+		float *x = rnd_buf(nx);
+		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, d, x);
+		gc_tensor *ins[] = {&tx};
+		gc_attr attrs[] = {
+		    {.name = "perm", .type = GC_ATTR_INTS, .n = 4, .v.ints = tr[ci].perm}};
+		harness_run h;
+		int rc = harness_op(&h, gc_prepare_Transpose, "Transpose", 13, 1, ins, 1, 1, attrs);
+		CHECK_INT(rc, 0);
+		if (!rc) {
+			const float *y = h.out[0].data;
+			int64_t od[4] = {d[pm[0]], d[pm[1]], d[pm[2]], d[pm[3]]}, xs[4];
+			xs[3] = 1;
+			for (int i = 2; i >= 0; i--)
+				xs[i] = xs[i + 1] * d[i + 1];
+			int ok = 1;
+			for (int64_t i = 0; i < nx && ok; i++) {
+				int64_t r = i, off = 0;
+				for (int a = 3; a >= 0; a--) {
+					off += (r % od[a]) * xs[pm[a]];
+					r /= od[a];
+				}
+				ok = y[i] == x[off];
+			}
+			CHECK(ok);
+			check_threads(&h, ins, ci ? "Transpose to channels last" : "Transpose heads");
+		}
+		harness_free(&h);
+		free(x);
+	}
+
+	/* Slice [1, 64, 112, 112] -> [:, 8:40, 1:111, ::2] */
+	float *x = rnd_buf(64 * 112 * 112);
+	int64_t st[] = {8, 1, 0}, en[] = {40, 111, 112}, ax[] = {1, 2, 3}, sp[] = {1, 1, 2};
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 64, 112, 112}, x);
+	gc_tensor tst = harness_tensor(GC_DTYPE_INT64, 1, (int64_t[]){3}, st);
+	gc_tensor ten = harness_tensor(GC_DTYPE_INT64, 1, (int64_t[]){3}, en);
+	gc_tensor tax = harness_tensor(GC_DTYPE_INT64, 1, (int64_t[]){3}, ax);
+	gc_tensor tsp = harness_tensor(GC_DTYPE_INT64, 1, (int64_t[]){3}, sp);
+	gc_tensor *sins[] = {&tx, &tst, &ten, &tax, &tsp};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_Slice, "Slice", 13, 5, sins, 1, 0, NULL);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		const float *y = h.out[0].data;
+		int ok = 1;
+		for (int64_t c = 0; c < 32 && ok; c++)
+			for (int64_t r = 0; r < 110 && ok; r++)
+				for (int64_t q = 0; q < 56 && ok; q++)
+					ok = y[(c * 110 + r) * 56 + q] ==
+					     x[((c + 8) * 112 + r + 1) * 112 + 2 * q];
+		CHECK(ok);
+		check_threads(&h, sins, "Slice");
+	}
+	harness_free(&h);
+
+	/* Concat of three [1, C, 56, 56] along channels (one outer row: the
+	 * inputs are the units) and of two [64, 3, 1000] along axis 1 */
+	float *b = rnd_buf(32 * 56 * 56), *c = rnd_buf(16 * 56 * 56);
+	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 64, 56, 56}, x);
+	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 32, 56, 56}, b);
+	gc_tensor t2 = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 16, 56, 56}, c);
+	gc_tensor *cins[] = {&t0, &t1, &t2};
+	gc_attr cat1[] = {{.name = "axis", .type = GC_ATTR_INT, .v.i = 1}};
+	rc = harness_op(&h, gc_prepare_Concat, "Concat", 13, 3, cins, 1, 1, cat1);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		const float *y = h.out[0].data;
+		int64_t p = 56 * 56;
+		CHECK(!memcmp(y, x, (size_t)(64 * p) * 4) && !memcmp(y + 64 * p, b, (size_t)(32 * p) * 4) &&
+		      !memcmp(y + 96 * p, c, (size_t)(16 * p) * 4));
+		check_threads(&h, cins, "Concat of three along channels");
+	}
+	harness_free(&h);
+	gc_tensor u0 = harness_tensor(GC_DTYPE_FLOAT, 3, (int64_t[]){64, 3, 1000}, x);
+	gc_tensor u1 = harness_tensor(GC_DTYPE_FLOAT, 3, (int64_t[]){64, 1, 1000}, b);
+	gc_tensor *uins[] = {&u0, &u1};
+	rc = harness_op(&h, gc_prepare_Concat, "Concat", 13, 2, uins, 1, 1, cat1);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		const float *y = h.out[0].data;
+		int ok = 1;
+		for (int64_t o = 0; o < 64 && ok; o++)
+			ok = !memcmp(y + o * 4000, x + o * 3000, 3000 * 4) &&
+			     !memcmp(y + o * 4000 + 3000, b + o * 1000, 1000 * 4);
+		CHECK(ok);
+		check_threads(&h, uins, "Concat of rows");
+	}
+	harness_free(&h);
+	free(x);
+	free(b);
+	free(c);
+}
+
+TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
+	  TEST(test_elementwise_threads),
+	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
+	  TEST(test_copy_threads))
