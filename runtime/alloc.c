@@ -12,11 +12,18 @@
 /*
  * Out-of-memory injection for tests: the N-th call (counting from 1) to
  * gc_malloc, gc_calloc, gc_realloc, gc_strdup or gc_aligned_alloc fails (only that one).
- * Set by gc_alloc_set_fail_after() or, once, from the environment:
- * GRAPHCC_FAIL_ALLOC=N. 0 (the default) never fails.
+ * Set by gc_alloc_set_fail_after() only (tests; the graphcc command maps
+ * GRAPHCC_FAIL_ALLOC=N to it): the library reads no environment, so a
+ * server's allocations never fail on purpose. 0 (the default) never fails.
  */
-static atomic_llong fail_at = -1; /* -1: not yet read from the environment */
+static atomic_llong fail_at; /* 0: never */
 static atomic_llong alloc_calls;
+static atomic_int trace_failures;
+
+void gc_alloc_set_trace(int on)
+{
+	atomic_store(&trace_failures, on != 0);
+}
 
 void gc_alloc_set_fail_after(long long n)
 {
@@ -34,7 +41,7 @@ long long gc_alloc_count(void)
  * distinct allocation sites it failed. */
 static void trace_failure(long long n, void *caller)
 {
-	if (!getenv("GRAPHCC_FAIL_ALLOC_TRACE"))
+	if (!atomic_load(&trace_failures))
 		return;
 	Dl_info info;
 	if (caller && dladdr(caller, &info) && info.dli_fname)
@@ -47,15 +54,6 @@ static void trace_failure(long long n, void *caller)
 static int fail_now(void *caller)
 {
 	long long at = atomic_load(&fail_at);
-	if (at < 0) {
-		const char *e = getenv("GRAPHCC_FAIL_ALLOC");
-		at = e ? atoll(e) : 0;
-		if (at < 0)
-			at = 0;
-		long long unset = -1;
-		atomic_compare_exchange_strong(&fail_at, &unset, at);
-		at = atomic_load(&fail_at);
-	}
 	long long n = atomic_fetch_add(&alloc_calls, 1) + 1;
 	if (at > 0 && n == at) {
 		trace_failure(n, caller);

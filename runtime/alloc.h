@@ -20,9 +20,13 @@ char *gc_strdup(const char *s);
 void *gc_aligned_alloc(size_t align, size_t size, int zero);
 
 /* Tests only: make the n-th allocation from now on fail (n counts calls to
- * gc_malloc/gc_calloc/gc_realloc/gc_strdup/gc_aligned_alloc from 1; 0 never fails). Without
- * a call, GRAPHCC_FAIL_ALLOC=N in the environment sets it. */
+ * gc_malloc/gc_calloc/gc_realloc/gc_strdup/gc_aligned_alloc from 1; 0 never
+ * fails). Not exported by the shared library; the graphcc command sets it
+ * from GRAPHCC_FAIL_ALLOC=N. */
 void gc_alloc_set_fail_after(long long n);
+/* Tests only: the failed allocation says where it came from on stderr
+ * (GRAPHCC_FAIL_ALLOC_TRACE for the graphcc command). */
+void gc_alloc_set_trace(int on);
 /* Allocations counted since the last gc_alloc_set_fail_after (or start). */
 long long gc_alloc_count(void);
 

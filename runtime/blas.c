@@ -60,10 +60,16 @@ static int has_avx512(void)
 #endif
 }
 
-static void load(void)
+/* The library never changes the process environment by itself: a host (the
+ * graphcc command) asks for it with gc_init_options.blas_coretype. */
+void gc_blas_choose_coretype(void)
 {
 	if (!getenv("OPENBLAS_CORETYPE") && has_avx512())
 		setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+}
+
+static void load(void)
+{
 	blas.lib = dlopen(GC_BLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!blas.lib) {
 		const char *why = dlerror();

@@ -3,9 +3,17 @@
  *
  * Why dlopen: OpenBLAS 0.3.21 takes AMD Zen 5 for Haswell and runs at half
  * speed unless OPENBLAS_CORETYPE is in the environment before the library
- * loads. gc_blas_init sets it (to SkylakeX on CPUs with AVX-512F/DQ/BW/VL,
- * unless the user already chose one) and then loads the library, so the
- * setting takes effect.
+ * loads. The library does not touch the environment itself: gc_runtime_init with
+ * blas_coretype (the graphcc command does) sets it to SkylakeX on CPUs with
+ * AVX-512F/DQ/BW/VL, unless the user already chose one, before OpenBLAS
+ * loads.
+ *
+ * OpenBLAS runs single-threaded: gc_blas_init sets its thread count to 1,
+ * once, when it loads the library (the one place graphcc calls
+ * openblas_set_num_threads; OpenBLAS 0.3.21 has no per-call or per-thread
+ * setting). graphcc's kernels split GEMMs over their own worker pool
+ * (kernels/nn-par.h) instead, so OpenBLAS's threads never compete with the
+ * pool's (no oversubscription) and sessions never race on the setting.
  *
  * OpenBLAS runs single-threaded: gc_blas_init sets its thread count to 1,
  * once, when it loads the library (the one place graphcc calls
@@ -32,6 +40,10 @@
  */
 int gc_blas_init(gc_error *err);
 
+/* Sets OPENBLAS_CORETYPE=SkylakeX in the process environment on CPUs with
+ * AVX-512F/DQ/BW/VL, unless set: only when the host asks (gc_runtime_init), and
+ * only useful before OpenBLAS loads. */
+void gc_blas_choose_coretype(void);
 
 /*
  * C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. When M or N is 1 this

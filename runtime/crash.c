@@ -427,9 +427,6 @@ void gc_crash_capture_install(void)
 	if (atomic_exchange(&installed, 1))
 		return;
 	atexit(exit_guard);
-	const char *env = getenv("GRAPHCC_CRASH_CAPTURE");
-	if (env && !strcmp(env, "0"))
-		return;
 	/* Keep an alternate stack someone else (a sanitizer) already set. */
 	stack_t old;
 	if (sigaltstack(NULL, &old) || (old.ss_flags & SS_DISABLE)) {

@@ -12,6 +12,7 @@
 #include "crash.h"
 #include "fileio.h"
 #include "kernels/nn-par.h"
+#include "session-impl.h"
 
 static const struct {
 	gc_dtype gc;
@@ -148,6 +149,12 @@ void gc_custom_host_release(gc_custom_host *host)
 	for (int i = 0; i < host->n_temps; i++)
 		gc_free(host->temps[i]);
 	host->n_temps = 0;
+}
+
+static int32_t should_stop(GcOpContext *ctx)
+{
+	const gc_custom_host *h = ctx ? ctx->host : NULL;
+	return h && h->session && gc_session_check_stop(h->session, "", NULL) ? 1 : 0;
 }
 
 void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_name,
@@ -346,12 +353,20 @@ static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
 		f->ctx.scratch_bytes = c->kernel_scratch;
 	}
+	f->host.session = k->session;
+	f->ctx.should_stop = should_stop;
 	GcStatus st = gc_custom_call_kernel(c->kernel, true, &f->ctx, &a);
 	gc_custom_host_release(&f->host);
-	if (st != GC_STATUS_OK)
+	if (st != GC_STATUS_OK) {
+		char where[700];
+		snprintf(where, sizeof where, "node '%s' (%s), in kernel '%s'", n->name,
+			 n->op_type, c->symbol);
+		if (k->session && gc_session_check_stop(k->session, where, k->err))
+			return k->err->code;
 		return gc_kerr(k, GC_EKERNEL, "kernel '%s' (flavour '%s', library %s) failed: %s",
 			       c->symbol, c->flavour, c->library,
 			       f->host.msg[0] ? f->host.msg : "it gave no reason (ctx->set_error)");
+	}
 	return 0;
 }
 

@@ -46,6 +46,7 @@ typedef struct gc_custom_host {
 	/* temp_alloc's blocks, freed by gc_custom_host_release */
 	void *temps[GC_CUSTOM_MAX_TEMPS];
 	int n_temps;
+	const struct gc_session *session; /* a kernel's run (should_stop) */
 } gc_custom_host;
 
 /* Gives a kernel's context the host services of ABI 1.1 (parallel_for on

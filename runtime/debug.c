@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "api-check.h"
 #include "crash.h"
 #include "custom.h"
 #include "debug-impl.h"
 #include "run-hooks.h"
+#include "session-impl.h"
 
 static double now_us(void)
 {
@@ -417,8 +419,11 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 		opt = &none;
 	if (!err)
 		err = &local;
+	GC_ARG_NONNULL(err, s);
 	debug_run d = {.opt = opt, .brk = -1};
 	if (opt->break_before && (d.brk = find_node(s->p, opt->break_before, err)) < 0)
+		return err->code;
+	if (gc_session_claim(s, __func__, err))
 		return err->code;
 	int rc = debug_start(&d, s, err);
 	if (!rc) {
@@ -429,5 +434,7 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 		d.t_run = now_us();
 		rc = gc_session_run_hooked(s, &h, err);
 	}
-	return debug_finish(&d, s, rc, err);
+	rc = debug_finish(&d, s, rc, err);
+	gc_session_unclaim(s);
+	return rc;
 }

@@ -13,18 +13,6 @@
 
 #include "alloc.h"
 
-uint64_t gc_limit_bytes(void)
-{
-	const char *s = getenv("GRAPHCC_MAX_BYTES");
-	if (s && *s) {
-		char *end;
-		unsigned long long v = strtoull(s, &end, 10);
-		if (*end == 0 && v > 0)
-			return v;
-	}
-	return (uint64_t)16 << 30;
-}
-
 /* What a path that is not a regular file is, for messages. */
 static const char *file_kind(mode_t m)
 {

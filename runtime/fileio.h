@@ -9,6 +9,8 @@
 
 /* The largest file or tensor graphcc reads (GRAPHCC_MAX_BYTES, default 16 GiB). */
 uint64_t gc_limit_bytes(void);
+/* gc_init_options.reference_kernels: the packed AVX-512 kernels are off. */
+int gc_reference_kernels(void);
 
 /* Opens path for reading: anything but a regular file (a FIFO, a device
  * such as /dev/zero, a folder, a socket) is refused after open and before

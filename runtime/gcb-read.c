@@ -16,6 +16,8 @@
 #include "backend.h"
 #include "options.h"
 #include "alloc.h"
+#include "api-check.h"
+#include "log.h"
 #include "custom.h"
 #include "fileio.h"
 #include "kernels/control.h"
@@ -354,10 +356,11 @@ static int library_problem(rd *r, int code, const char *msg, bool allowed)
 	const gc_load_options *opt = r->opt;
 	if (!allowed && !(opt && opt->inspect_only))
 		return gc_error_set(r->err, code, "%s", msg);
-	if (opt && opt->warn)
-		opt->warn(opt->user, msg);
-	else
-		fprintf(stderr, "graphcc: warning: %s\n", msg);
+	gc_log_sink sink = { 0 };
+	if (opt)
+		sink = (gc_log_sink){ .log = opt->log, .user = opt->log_user, .warn = opt->warn,
+				      .warn_user = opt->user };
+	gc_log(&sink, GC_LOG_WARNING, "%s", msg);
 	return 0;
 }
 
@@ -413,10 +416,12 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 			 "%s: kernel library %s changed since the program was compiled: SHA-256 "
 			 "was %s, is now %s%s",
 			 r->path, path, hw, hh,
-			 opt && opt->allow_changed_kernels ? " (allowed by --allow-changed-kernels)"
+			 opt && opt->allow_changed_kernels ? " (allowed by gc_load_options.allow_changed_kernels)"
 			 : opt && opt->inspect_only	   ? ""
-							   : " (compile the model again, or pass "
-							     "--allow-changed-kernels to run it anyway)");
+							   : " (compile the model again, or set "
+							     "gc_load_options.allow_changed_kernels "
+							     "(graphcc: --allow-changed-kernels) to "
+							     "run it anyway)");
 		if (library_problem(r, GC_ECHANGED, msg, opt && opt->allow_changed_kernels))
 			return r->err->code;
 	}
@@ -519,6 +524,42 @@ static bool output_fits(const gc_ptensor *rec, const gc_tensor *got)
 
 static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize,
 			int depth);
+
+/* A node whose kernel here needs more scratch than the file planned. */
+#define SCRATCH_REPLAN UINT64_MAX
+
+/*
+ * A .gcb runs on any CPU graphcc supports: the kernels chosen at load may be
+ * another variant (AVX-512 packed, reference) than at compile, with other
+ * scratch needs. Nodes run one at a time, so every node that outgrew its
+ * planned scratch shares one region appended to the arena, sized for the
+ * largest of them; the rest of the plan stays as compiled.
+ */
+static int replan_scratch(rd *r, gc_program *p)
+{
+	uint64_t extra = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		if (p->scratch_offset[i] == SCRATCH_REPLAN && p->nodes[i].scratch_bytes > extra)
+			extra = p->nodes[i].scratch_bytes;
+	if (!extra)
+		return 0;
+	uint64_t at = (p->arena_bytes + GCB_TENSOR_ALIGN - 1) / GCB_TENSOR_ALIGN * GCB_TENSOR_ALIGN;
+	if (extra > ((uint64_t)1 << 44) || at > ((uint64_t)1 << 44))
+		return bad(r, "a node needs %" PRIu64 " bytes of scratch", extra);
+	int32_t n = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		if (p->scratch_offset[i] == SCRATCH_REPLAN) {
+			p->scratch_offset[i] = at;
+			n++;
+		}
+	gc_log(&p->log, GC_LOG_INFO,
+	       "%s: %d node%s need more scratch with this CPU's kernels than the program "
+	       "planned (compiled on another CPU or build): the arena grows from %" PRIu64
+	       " to %" PRIu64 " bytes",
+	       r->path, (int)n, n == 1 ? "" : "s", p->arena_bytes, at + extra);
+	p->arena_bytes = at + extra;
+	return 0;
+}
 
 /* Reads node i and prepares it: its kernel is chosen again by this build
  * (a node prepared at run time is only checked). */
@@ -708,11 +749,11 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 			goto out;
 		}
 	}
+	/* A kernel variant of this CPU (or of GRAPHCC_NN_REFERENCE) may need
+	 * more scratch than the compiling machine's did: read_program gives
+	 * such nodes a region past the planned arena. */
 	if (n->scratch_bytes > scratch_bytes)
-		rc = gc_error_set(r->err, GC_EINVAL,
-				  "%s: node '%s' needs %" PRIu64 " bytes of scratch, the program "
-				  "planned %" PRIu64 " (compiled by another graphcc build?)",
-				  r->path, n->name, n->scratch_bytes, scratch_bytes);
+		p->scratch_offset[i] = SCRATCH_REPLAN;
 out:
 	gc_free(ins);
 	gc_free(inp);
@@ -772,7 +813,9 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 			return rc;
 		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
 	}
-	return gc_gcb_check_program(p, r->path, r->err);
+	/* Meaning first (on what the file says), then this CPU's scratch. */
+	rc = gc_gcb_check_program(p, r->path, r->err);
+	return rc ? rc : replan_scratch(r, p);
 }
 
 /* Opens every custom node's library, finds its kernel and runs its init:
@@ -815,6 +858,8 @@ static int bind_libraries(rd *r, gc_program *p)
 int gc_is_program_file(const char *path)
 {
 	char magic[8];
+	if (!path)
+		return 0;
 	int fd;
 	uint64_t size;
 	gc_error e = { 0 };
@@ -828,7 +873,9 @@ int gc_is_program_file(const char *path)
 int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program **out,
 		    gc_error *err)
 {
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, path);
 	gc_load_options lo;
 	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err))
 		return err->code;
@@ -854,6 +901,8 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	}
 	p->map = map;
 	p->map_len = len;
+	p->log = (gc_log_sink){ .log = opt->log, .user = opt->log_user, .warn = opt->warn,
+				.warn_user = opt->user };
 	const unsigned char *base = map;
 	gcb_header h;
 	memcpy(&h, base, sizeof h);

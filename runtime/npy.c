@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "api-check.h"
 #include "fileio.h"
 #include "utf8.h"
 
@@ -261,7 +262,11 @@ static int read_strings(gc_tensor *t, const elem_format *f, const unsigned char 
 
 int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *out, gc_error *err)
 {
+	GC_ARG_NONNULL(err, out);
 	memset(out, 0, sizeof *out);
+	GC_ARG_NONNULL(err, buf);
+	if (!what)
+		what = "buffer";
 	const unsigned char *b = buf;
 	if (len < 10 || memcmp(b, "\x93NUMPY", 6))
 		return gc_error_set(err, GC_EINVAL, "%s: not a .npy file (bad magic)", what);
@@ -321,7 +326,9 @@ int gc_npy_read(const char *path, gc_tensor *out, gc_error *err)
 {
 	void *buf;
 	size_t len;
+	GC_ARG_NONNULL(err, out);
 	memset(out, 0, sizeof *out);
+	GC_ARG_NONNULL(err, path);
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
 	int rc = gc_npy_read_mem(buf, len, path, out, err);
@@ -352,6 +359,11 @@ static int string_width(const gc_tensor *t, const char *what, uint64_t *width, g
 
 int gc_npy_check(const gc_tensor *t, const char *what, gc_error *err)
 {
+	GC_ARG_NONNULL(err, t);
+	if (!what)
+		what = "tensor";
+	if (gc_tensor_check_shape(t, what, err))
+		return err->code;
 	if (gc_tensor_nbytes(t) < 0)
 		return gc_error_set(err, GC_EINVAL, "%s: tensor has an invalid shape", what);
 	if (t->dtype == GC_DTYPE_STRING) {
@@ -406,8 +418,11 @@ static int encode_strings(const gc_tensor *t, const char *what, char *descr, siz
 
 int gc_npy_write(const char *path, const gc_tensor *t, gc_error *err)
 {
+	GC_ARG_NONNULL(err, path);
 	if (gc_npy_check(t, path, err))
 		return err->code;
+	if (!t->data && gc_tensor_nbytes(t) > 0)
+		return gc_error_set(err, GC_EINVAL, "%s: tensor without its data", path);
 	const char *descr = NULL;
 	char sdescr[32];
 	void *body = t->data, *owned = NULL;

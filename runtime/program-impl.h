@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "kernel.h"
+#include "log.h"
 #include "pool.h"
 
 typedef enum gc_storage {
@@ -61,6 +62,7 @@ struct gc_program {
 	bool inspect_only;
 	int32_t n_libs;
 	const char **lib_paths, **lib_sha;
+	gc_log_sink log; /* gc_load_options.log (warn) */
 };
 
 /* An empty program with its pool; NULL when out of memory. */

@@ -53,17 +53,21 @@ void gc_program_free(gc_program *p)
 
 int gc_program_num_inputs(const gc_program *p)
 {
+	if (!p)
+		return GC_EINVAL;
 	return p->n_inputs;
 }
 
 int gc_program_num_outputs(const gc_program *p)
 {
+	if (!p)
+		return GC_EINVAL;
 	return p->n_outputs;
 }
 
 const gc_tensor *gc_program_input(const gc_program *p, int i, const char **name)
 {
-	if (i < 0 || i >= p->n_inputs)
+	if (!p || i < 0 || i >= p->n_inputs)
 		return NULL;
 	const gc_ptensor *t = &p->tensors[p->inputs[i]];
 	if (name)
@@ -73,7 +77,7 @@ const gc_tensor *gc_program_input(const gc_program *p, int i, const char **name)
 
 const gc_tensor *gc_program_output(const gc_program *p, int i, const char **name)
 {
-	if (i < 0 || i >= p->n_outputs)
+	if (!p || i < 0 || i >= p->n_outputs)
 		return NULL;
 	const gc_ptensor *t = &p->tensors[p->outputs[i]];
 	if (name)
@@ -83,6 +87,8 @@ const gc_tensor *gc_program_output(const gc_program *p, int i, const char **name
 
 int gc_program_find_input(const gc_program *p, const char *name)
 {
+	if (!p || !name)
+		return -1;
 	for (int i = 0; i < p->n_inputs; i++)
 		if (!strcmp(p->tensors[p->inputs[i]].name, name))
 			return i;
@@ -91,13 +97,17 @@ int gc_program_find_input(const gc_program *p, const char *name)
 
 int gc_program_num_nodes(const gc_program *p)
 {
+	if (!p)
+		return GC_EINVAL;
 	return p->n_nodes;
 }
 
 void gc_program_node(const gc_program *p, int i, gc_node_desc *d)
 {
+	if (!d)
+		return;
 	memset(d, 0, sizeof *d);
-	if (i < 0 || i >= p->n_nodes)
+	if (!p || i < 0 || i >= p->n_nodes)
 		return;
 	const gc_node *n = &p->nodes[i];
 	d->name = n->name;
@@ -118,7 +128,7 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d)
 const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
 					const char **name)
 {
-	if (i < 0 || i >= p->n_nodes)
+	if (!p || i < 0 || i >= p->n_nodes)
 		return NULL;
 	const gc_node *n = &p->nodes[i];
 	int count = is_output ? n->n_out : n->n_in;
@@ -134,7 +144,11 @@ const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_outpu
 
 void gc_program_get_origin(const gc_program *p, gc_program_origin *o)
 {
+	if (!o)
+		return;
 	memset(o, 0, sizeof *o);
+	if (!p)
+		return;
 	o->format_version = p->format_version;
 	o->graphcc_version = p->graphcc_version;
 	o->n_libraries = p->n_libs;

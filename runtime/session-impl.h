@@ -4,6 +4,8 @@
 
 #include <graphcc/runtime.h>
 
+#include <stdatomic.h>
+
 #include "program-impl.h"
 #include "value.h"
 
@@ -35,7 +37,29 @@ struct gc_session {
 	int32_t *sub_start;
 	gc_dynbuf scratch;    /* scratch of the nodes prepared at run time */
 	int depth;	      /* 0 for a program's session, +1 per enclosing node */
+
+	gc_session *root;     /* the program's session (itself at depth 0) */
+	/* A program's session (depth 0) only: */
+	int64_t deadline_ns;  /* of the run under way (gc_session_run_with) */
+	const int *cancel;
+	atomic_int busy;      /* a public call is under way (gc_session_claim) */
+	bool *input_set;      /* per input: set since the session was made */
+	char name[64];	      /* gc_session_options.name, for messages */
+	gc_log_sink log;      /* gc_session_options.log, or the program's */
 };
+
+/*
+ * A session serves one call at a time: the public entry points that use it
+ * (run, run_debug, set_input, use_input) claim it first; a second thread's
+ * call meanwhile is refused with GC_EBUSY naming the session and `fn`,
+ * never run on shared memory. 0 when claimed.
+ */
+int gc_session_claim(gc_session *s, const char *fn, gc_error *err);
+void gc_session_unclaim(gc_session *s);
+
+/* Whether the run of s's program session should stop now (cancel flag set,
+ * deadline passed): GC_ECANCELED with err naming `where`, else 0. */
+int gc_session_check_stop(const gc_session *s, const char *where, gc_error *err);
 
 /* The in/out tensor pointers of node i: inputs first, then outputs. */
 static inline gc_tensor **gc_session_node_io(const gc_session *s, int32_t i)

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <unistd.h>
 
 #include "alloc.h"
+#include "api-check.h"
 #include "backend.h"
+#include "kernels/nn-par.h"
 #include "fileio.h"
 #include "crash.h"
 #include "ops.h"
@@ -87,11 +90,13 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 	s->p = p;
 	s->threads = threads;
 	s->depth = parent ? parent->depth + 1 : 0;
+	s->root = parent ? parent->root : s;
 	/* A subprogram's strings go to the program's session's pool, emptied
 	 * only when a run of the whole program starts: what a body makes
 	 * outlives the iteration that made it. */
 	s->strings = parent ? parent->strings : gc_strpool_new();
 	s->input_strings = gc_calloc((size_t)p->n_inputs + 1, sizeof *s->input_strings);
+	s->input_set = gc_calloc((size_t)p->n_inputs + 1, sizeof *s->input_set);
 	size_t n_ptrs = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++)
 		n_ptrs += (size_t)p->nodes[i].n_in + (size_t)p->nodes[i].n_out;
@@ -108,7 +113,7 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
 	s->arena = arena ? gc_aligned_alloc(64, arena, 0) : NULL;
 	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
-	    (arena && !s->arena)) {
+	    !s->input_set || (arena && !s->arena)) {
 		gc_session_free(s);
 		return gc_error_set(err, GC_ENOMEM,
 				    "out of memory creating a session (arena of %" PRIu64 " bytes)",
@@ -144,16 +149,48 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 		   gc_error *err)
 {
 	gc_session_options o;
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, p);
 	if (p->inspect_only)
 		return gc_error_set(err, GC_EINVAL,
 				    "the program was loaded for inspection only (its libraries were "
 				    "not loaded): it cannot run");
 	if (gc_options_copy(&o, sizeof o, opt, "gc_session_options", err))
 		return err->code;
+	if (o.threads < 0)
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_options.threads is %d (0: one per core, or a count)",
+				    o.threads);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
-	return session_new(p, threads, NULL, out, err);
+	if (session_new(p, threads, NULL, out, err))
+		return err->code;
+	gc_nn_par_acquire();
+	(*out)->log = o.log ? (gc_log_sink){ .log = o.log, .user = o.log_user } : p->log;
+	if (o.name)
+		snprintf((*out)->name, sizeof (*out)->name, "%s", o.name);
+	else
+		snprintf((*out)->name, sizeof (*out)->name, "%p", (void *)*out);
+	return 0;
+}
+
+int gc_session_claim(gc_session *s, const char *fn, gc_error *err)
+{
+	int idle = 0;
+	if (atomic_compare_exchange_strong(&s->busy, &idle, 1))
+		return 0;
+	gc_log(&s->log, GC_LOG_WARNING, "%s: session '%s' is in use by another call: refused",
+	       fn, s->name);
+	return gc_error_set(err, GC_EBUSY,
+			    "%s: session '%s' is in use by another call (a session serves one "
+			    "thread at a time; give each thread its own)",
+			    fn, s->name);
+}
+
+void gc_session_unclaim(gc_session *s)
+{
+	atomic_store(&s->busy, 0);
 }
 
 void gc_session_free(gc_session *s)
@@ -186,17 +223,23 @@ void gc_session_free(gc_session *s)
 	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
 		gc_dynbuf_free(&s->input_strings[i]);
 	gc_free(s->input_strings);
+	gc_free(s->input_set);
 	if (!s->depth)
 		gc_strpool_free(s->strings);
 	gc_free(s->tensors);
 	gc_free(s->ptrs);
 	gc_free(s->ptr_start);
+	bool user = !s->depth && s->name[0]; /* made by gc_session_new */
 	gc_free(s);
+	if (user)
+		gc_nn_par_release();
 }
 
 /* Whether t fits input pt: its type, and its shape unless that is dynamic. */
 static int check_input(const gc_ptensor *pt, const gc_tensor *t, const char *what, gc_error *err)
 {
+	if (gc_tensor_check_shape(t, what, err))
+		return gc_error_prefix(err, "'%s'", pt->name);
 	bool dyn = pt->storage == GC_STORAGE_DYNAMIC;
 	bool same = dyn ? gc_value_type_fits(pt->t.dtype, t->dtype)
 			: t->dtype == pt->t.dtype && t->rank == pt->t.rank;
@@ -258,7 +301,22 @@ static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *
 	return 0;
 }
 
+static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
+{
+	GC_ARG_NONNULL(err, s);
+	GC_ARG_NONNULL(err, t);
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	int rc = set_input(s, i, t, err);
+	if (!rc)
+		s->input_set[i] = true;
+	gc_session_unclaim(s);
+	return rc;
+}
+
+static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
 {
 	const gc_program *p = s->p;
 	if (i < 0 || i >= p->n_inputs)
@@ -305,6 +363,88 @@ int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err
 	return 0;
 }
 
+/* Whether data is aligned for elements of dtype (C requires it). */
+static bool elem_aligned(const void *data, gc_dtype dtype)
+{
+	size_t a = gc_dtype_size(dtype);
+	a = a > 16 ? 16 : a ? a : 1;
+	return (uintptr_t)data % a == 0;
+}
+
+int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
+{
+	GC_ARG_NONNULL(err, s);
+	GC_ARG_NONNULL(err, t);
+	const gc_program *p = s->p;
+	if (i < 0 || i >= p->n_inputs)
+		return gc_error_set(err, GC_EINVAL, "input index %d out of range (the program has %d)",
+				    i, p->n_inputs);
+	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
+	if (pt->storage != GC_STORAGE_ARENA || t->dtype == GC_DTYPE_STRING)
+		return gc_session_set_input(s, i, t, err);
+	if (!t->data && gc_tensor_nbytes(t) > 0)
+		return gc_error_set(err, GC_EINVAL, "input '%s': a %s tensor without its data",
+				    pt->name, gc_dtype_name(t->dtype));
+	if (!elem_aligned(t->data, t->dtype))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_use_input: input '%s': data %p is not aligned for %s "
+				    "elements",
+				    pt->name, t->data, gc_dtype_name(t->dtype));
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	int rc = gc_session_bind_input(s, i, t, "input", err);
+	if (!rc)
+		s->input_set[i] = true;
+	gc_session_unclaim(s);
+	return rc;
+}
+
+int gc_session_use_output(gc_session *s, int i, void *data, size_t bytes, gc_error *err)
+{
+	GC_ARG_NONNULL(err, s);
+	const gc_program *p = s->p;
+	if (i < 0 || i >= p->n_outputs)
+		return gc_error_set(err, GC_EINVAL,
+				    "output index %d out of range (the program has %d)", i,
+				    p->n_outputs);
+	int32_t idx = p->outputs[i];
+	const gc_ptensor *pt = &p->tensors[idx];
+	if (pt->storage != GC_STORAGE_ARENA || pt->t.dtype == GC_DTYPE_STRING)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "gc_session_use_output: output '%s' is %s: only outputs of a "
+				    "shape known when compiling live in the arena and can be "
+				    "written to the caller's memory",
+				    pt->name,
+				    pt->t.dtype == GC_DTYPE_STRING ? "a string tensor"
+				    : pt->storage == GC_STORAGE_CONST ? "a constant"
+								      : "in session storage");
+	for (int32_t j = 0; j < p->n_inputs; j++)
+		if (p->inputs[j] == idx)
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "gc_session_use_output: output '%s' is also input %d",
+					    pt->name, (int)j);
+	for (int32_t j = 0; j < p->n_outputs; j++)
+		if (j != i && p->outputs[j] == idx)
+			return gc_error_set(err, GC_EUNSUPPORTED,
+					    "gc_session_use_output: output '%s' is also output %d",
+					    pt->name, (int)j);
+	if (data && bytes < pt->nbytes)
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_use_output: output '%s' needs %" PRIu64
+				    " bytes, the buffer has %zu",
+				    pt->name, pt->nbytes, bytes);
+	if (data && !elem_aligned(data, pt->t.dtype))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_session_use_output: output '%s': buffer %p is not aligned for "
+				    "%s elements",
+				    pt->name, data, gc_dtype_name(pt->t.dtype));
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	s->tensors[idx].data = data ? data : s->arena + pt->offset;
+	gc_session_unclaim(s);
+	return 0;
+}
+
 int gc_session_bind_input(gc_session *s, int i, const gc_tensor *t, const char *what,
 			  gc_error *err)
 {
@@ -323,21 +463,6 @@ int gc_session_bind_input(gc_session *s, int i, const gc_tensor *t, const char *
 	}
 	s->tensors[idx] = *t;
 	return 0;
-}
-
-int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
-{
-	const gc_program *p = s->p;
-	if (i < 0 || i >= p->n_inputs)
-		return gc_error_set(err, GC_EINVAL, "input index %d out of range (the program has %d)",
-				    i, p->n_inputs);
-	const gc_ptensor *pt = &p->tensors[p->inputs[i]];
-	if (pt->storage != GC_STORAGE_ARENA || t->dtype == GC_DTYPE_STRING)
-		return gc_session_set_input(s, i, t, err);
-	if (!t->data && gc_tensor_nbytes(t) > 0)
-		return gc_error_set(err, GC_EINVAL, "input '%s': a %s tensor without its data",
-				    pt->name, gc_dtype_name(t->dtype));
-	return gc_session_bind_input(s, i, t, "input", err);
 }
 
 static int dynamic_output(gc_kctx *k, int j, gc_tensor **v, gc_dynslot **slot,
@@ -486,17 +611,51 @@ gc_tensor **gc_session_io(const gc_session *s, int32_t i)
 	return gc_session_node_io(s, i);
 }
 
+static int stop_before(const gc_session *s, int32_t i, gc_error *err);
+
+/* A run needs every input set at least once since the session was made
+ * (they keep their values from run to run): the ones that were not are
+ * named, rather than run on zeros. */
+static int inputs_unset(const gc_session *s, gc_error *err)
+{
+	const gc_program *p = s->p;
+	char names[GC_ERROR_MSG_MAX / 2];
+	size_t at = 0;
+	int missing = 0;
+	names[0] = 0;
+	for (int32_t i = 0; i < p->n_inputs; i++) {
+		if (s->input_set[i])
+			continue;
+		if (at < sizeof names - 1) {
+			int w = snprintf(names + at, sizeof names - at, "%s'%s'", missing ? ", " : "",
+					 p->tensors[p->inputs[i]].name);
+			at = w < 0 ? sizeof names : at + (size_t)w;
+		}
+		missing++;
+	}
+	if (!missing)
+		return 0;
+	return gc_error_set(err, GC_EINVAL,
+			    "session '%s': %d input%s never set (gc_session_set_input or "
+			    "gc_session_use_input; an input keeps its value from run to run once "
+			    "set): %s",
+			    s->name, missing, missing == 1 ? " was" : "s were", names);
+}
+
 int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 {
 	const gc_program *p = s->p;
 	gc_error local = { 0 };
 	if (!err)
 		err = &local;
+	if (!s->depth && inputs_unset(s, err))
+		return err->code;
 	/* The strings of the previous run are given back (its string outputs
 	 * die here); a subprogram's live until the program's next run. */
 	if (!s->depth)
 		gc_strpool_reset(s->strings);
-	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings };
+	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings, .session = s };
+	const bool stops = s->root->cancel || s->root->deadline_ns;
 	/* A subprogram's session runs inside a node of its parent's. */
 	const gc_session *outer_session = gc_crash_session;
 	const gc_node *outer_node = gc_crash_current;
@@ -508,6 +667,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 		gc_run_node rn = { .session = s, .program = p, .index = i, .node = n, .in = io,
 				   .out = io + n->n_in, .threads = s->threads };
 		gc_crash_current = n; /* (a crash in a hook is reported in this node) */
+		if (stops && (rc = stop_before(s, i, err)))
+			break;
 		if (h && h->before && (rc = h->before(h->user, &rn, err)))
 			break;
 		if (p->dynamic) {
@@ -538,12 +699,69 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 
 int gc_session_run(gc_session *s, gc_error *err)
 {
-	return gc_session_run_hooked(s, NULL, err);
+	GC_ARG_NONNULL(err, s);
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	int rc = gc_session_run_hooked(s, NULL, err);
+	gc_session_unclaim(s);
+	return rc;
+}
+
+int64_t gc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int gc_session_run_with(gc_session *s, const gc_run_options *opt, gc_error *err)
+{
+	gc_run_options o;
+	GC_ARG_NONNULL(err, s);
+	if (gc_options_copy(&o, sizeof o, opt, "gc_run_options", err))
+		return err->code;
+	if (o.deadline_ns < 0)
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_run_options.deadline_ns is negative (0: none; else a "
+				    "gc_now_ns() time)");
+	if (gc_session_claim(s, __func__, err))
+		return err->code;
+	s->deadline_ns = o.deadline_ns;
+	s->cancel = o.cancel;
+	int rc = gc_session_run_hooked(s, NULL, err);
+	s->deadline_ns = 0;
+	s->cancel = NULL;
+	gc_session_unclaim(s);
+	return rc;
+}
+
+int gc_session_check_stop(const gc_session *s, const char *where, gc_error *err)
+{
+	const gc_session *r = s->root;
+	if (r->cancel && __atomic_load_n(r->cancel, __ATOMIC_ACQUIRE))
+		return gc_error_set(err, GC_ECANCELED, "session '%s': canceled (the cancel flag "
+				    "of gc_run_options was set) at %s", r->name, where);
+	if (r->deadline_ns && gc_now_ns() >= r->deadline_ns)
+		return gc_error_set(err, GC_ECANCELED,
+				    "session '%s': past the deadline of gc_run_options (by %.3f ms) "
+				    "at %s",
+				    r->name, (double)(gc_now_ns() - r->deadline_ns) / 1e6, where);
+	return 0;
+}
+
+/* Between nodes: the run stops before node i when asked to. */
+static int stop_before(const gc_session *s, int32_t i, gc_error *err)
+{
+	const gc_node *n = &s->p->nodes[i];
+	char where[400];
+	snprintf(where, sizeof where, "node '%s' (%s), node %d of %d%s, before it ran", n->name,
+		 n->op_type, (int)i + 1, (int)s->p->n_nodes, s->depth ? " of a subgraph" : "");
+	return gc_session_check_stop(s, where, err);
 }
 
 const gc_tensor *gc_session_output(const gc_session *s, int i)
 {
-	if (i < 0 || i >= s->p->n_outputs)
+	if (!s || i < 0 || i >= s->p->n_outputs)
 		return NULL;
 	return &s->tensors[s->p->outputs[i]];
 }

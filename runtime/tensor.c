@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "api-check.h"
 
 const char *gc_strerror(int code)
 {
@@ -64,6 +65,8 @@ const char *gc_dtype_name(gc_dtype dtype)
 
 gc_dtype gc_dtype_from_name(const char *name)
 {
+	if (!name)
+		return GC_DTYPE_UNDEFINED;
 	for (int i = 1; i < GC_DTYPE_COUNT; i++)
 		if (dtypes[i].name && !strcmp(dtypes[i].name, name))
 			return (gc_dtype)i;
@@ -86,7 +89,7 @@ int64_t gc_tensor_numel(const gc_tensor *t)
 	/* The product of the non-zero dims must fit too: kernels multiply
 	 * partial products of the dims (a [0, 2^62, 2^62] tensor is refused). */
 	int64_t n = 1, nz = 1;
-	if (t->rank < 0 || t->rank > GC_MAX_RANK)
+	if (!t || t->rank < 0 || t->rank > GC_MAX_RANK)
 		return -1;
 	for (int i = 0; i < t->rank; i++) {
 		if (t->dims[i] < 0)
@@ -103,8 +106,10 @@ int64_t gc_tensor_numel(const gc_tensor *t)
 int64_t gc_tensor_nbytes(const gc_tensor *t)
 {
 	int64_t n = gc_tensor_numel(t);
+	if (n < 0)
+		return -1;
 	int64_t sz = (int64_t)gc_dtype_size(t->dtype);
-	if (n < 0 || (sz && n > INT64_MAX / sz))
+	if ( (sz && n > INT64_MAX / sz))
 		return -1;
 	return n * sz;
 }
@@ -112,9 +117,13 @@ int64_t gc_tensor_nbytes(const gc_tensor *t)
 char *gc_shape_str(const int64_t *dims, int32_t rank, char *buf, size_t len)
 {
 	size_t at = 0;
-	if (len == 0)
+	if (!buf || len == 0)
 		return buf;
 	buf[0] = 0;
+	if (rank > GC_MAX_RANK || (rank > 0 && !dims)) {
+		snprintf(buf, len, "invalid (rank %d)", (int)rank);
+		return buf;
+	}
 	if (rank == 0) {
 		snprintf(buf, len, "scalar");
 		return buf;
@@ -132,8 +141,24 @@ char *gc_shape_str(const int64_t *dims, int32_t rank, char *buf, size_t len)
 	return buf;
 }
 
+int gc_tensor_check_shape(const gc_tensor *t, const char *what, gc_error *err)
+{
+	if (t->rank < 0 || t->rank > GC_MAX_RANK)
+		return gc_error_set(err, GC_EINVAL, "%s: rank %d is out of range (0 to %d)", what,
+				    (int)t->rank, GC_MAX_RANK);
+	for (int d = 0; d < t->rank; d++)
+		if (t->dims[d] < 0)
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: dim %d is %" PRId64 " (dims must not be negative)",
+					    what, d, t->dims[d]);
+	return 0;
+}
+
 int gc_tensor_alloc(gc_tensor *t, gc_error *err)
 {
+	GC_ARG_NONNULL(err, t);
+	if (gc_tensor_check_shape(t, "gc_tensor_alloc: t", err))
+		return err->code;
 	int64_t nb = gc_tensor_nbytes(t);
 	if (nb < 0 || (uint64_t)nb > SIZE_MAX) {
 		char s[128];

@@ -311,6 +311,14 @@ struct GcOpContext {
 	 * aligned, valid until the kernel returns (graphcc frees it then);
 	 * NULL when it cannot be had (at most 16 blocks per call). */
 	void *(*temp_alloc)(GcOpContext *ctx, uint64_t bytes);
+
+	/* Kernels only (NULL elsewhere): non-zero once the run this call
+	 * serves was canceled or passed its deadline (the host's
+	 * gc_run_options). A kernel that runs long SHOULD check it now and
+	 * then and return GC_STATUS_FAIL when it is set; graphcc then reports
+	 * the run as canceled at this node. Cheap (an atomic load and a clock
+	 * read); thread-safe. ABI 1.1; check struct_size before reading it. */
+	int32_t (*should_stop)(GcOpContext *ctx);
 };
 
 /* Whether ctx has the ABI 1.1 host services (parallel_for, sgemm,

@@ -103,7 +103,8 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
  * any kernel is reported plainly and re-raised with the action that was
  * installed before (the default one, or an embedding host's handler such as
  * Python's faulthandler).
- * GRAPHCC_CRASH_CAPTURE=0 in the environment turns it off.
+ * Only a host that calls it gets the handlers (the graphcc command does,
+ * unless GRAPHCC_CRASH_CAPTURE=0 is in its environment).
  */
 void gc_crash_capture_install(void);
 

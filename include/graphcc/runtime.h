@@ -39,7 +39,9 @@ extern "C" {
 	X(KERNEL, -5, "kernel failed")                                         \
 	X(CRASH, -6, "kernel crashed or misbehaved")                           \
 	X(CHANGED, -7, "library changed since compile")                        \
-	X(LIMIT, -8, "size limit exceeded")
+	X(LIMIT, -8, "size limit exceeded")                                    \
+	X(BUSY, -9, "session in use by another call")                          \
+	X(CANCELED, -10, "canceled or past its deadline")
 
 typedef enum gc_errno {
 #define GC_X_(name, value, text) GC_E##name = value,
@@ -70,6 +72,40 @@ int gc_error_prefix(gc_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+
+/* The version of the library the program runs with (GC_VERSION_STRING of
+ * its build), and of its ABI: a program built against major version M
+ * runs with any library of the same GC_ABI_VERSION (the .so's soname is
+ * libgraphcc-runtime.so.GC_ABI_VERSION). */
+#define GC_ABI_VERSION 0
+const char *gc_version(void);
+int gc_abi_version(void);
+
+/*
+ * Library-wide settings, all optional: without a call every field has its
+ * default. The library reads no environment variable and changes nothing
+ * of its host's process by itself; what a host wants of either it asks for
+ * here (the graphcc command does, from its environment). Call it before
+ * loading programs; a later call changes the settings for what follows.
+ */
+typedef struct gc_init_options {
+	size_t size; /* sizeof(gc_init_options), or 0 */
+	/* The largest single buffer the library allocates (arena, file read,
+	 * a tensor grown at run time); 0: 16 GiB. */
+	uint64_t max_bytes;
+	/* Non-zero: the portable reference kernels only, as on a CPU without
+	 * AVX-512 (for comparisons). */
+	int reference_kernels;
+	/* Non-zero: set OPENBLAS_CORETYPE=SkylakeX in the process environment
+	 * on CPUs with AVX-512F/DQ/BW/VL, unless it is set, before OpenBLAS
+	 * loads (OpenBLAS 0.3.21 takes AMD Zen 4/5 for Haswell otherwise and
+	 * runs GEMMs at half speed). A process-wide change: opt-in. */
+	int blas_coretype;
+	/* Non-zero: the environment overrides the fields above:
+	 * GRAPHCC_MAX_BYTES=N, GRAPHCC_NN_REFERENCE=1. */
+	int from_environment;
+} gc_init_options;
+int gc_runtime_init(const gc_init_options *opt, gc_error *err);
 
 /*
  * In-process op libraries: functions of the calling process (a binding's
@@ -282,11 +318,29 @@ void gc_program_free(gc_program *p);
  * caller's header reads the caller's `size` bytes and uses the defaults
  * (zero) for the fields it appended since.
  */
+/*
+ * Logging. The library never writes to stdout or stderr: what it has to
+ * say beyond a failing call's gc_error goes to a callback set per program
+ * (gc_load_options.log) or per session (gc_session_options.log; NULL: the
+ * program's). No callback: the message is dropped. The callback MAY be
+ * called from any thread that calls into the program or session (one call
+ * at a time per session); msg is valid during the call only.
+ */
+typedef enum gc_log_level {
+	GC_LOG_ERROR = 0,
+	GC_LOG_WARNING = 1,
+	GC_LOG_INFO = 2,
+	GC_LOG_DEBUG = 3,
+	GC_LOG_LEVEL_COUNT
+} gc_log_level;
+typedef void (*gc_log_fn)(void *user, gc_log_level level, const char *msg);
+
 typedef struct gc_load_options {
 	size_t size; /* sizeof(gc_load_options), or 0 */
-	/* Accept kernel libraries whose SHA-256 changed since compile (warn). */
+	/* Accept kernel libraries whose SHA-256 changed since compile (a
+	 * warning is logged). */
 	int allow_changed_kernels;
-	/* Where warnings go; NULL: stderr. */
+	/* Older spelling of a warning-only log: used when `log` is NULL. */
 	void (*warn)(void *user, const char *msg);
 	void *user;
 	/* Inspect only (graphcc info, dot): no library is opened, so no package
@@ -301,6 +355,9 @@ typedef struct gc_load_options {
 	/* Refuse every library: a program with custom nodes is refused, naming
 	 * its first library (--no-libraries: only built-in ops may run). */
 	int no_libraries;
+	/* The program's log (see gc_log_fn), and its user pointer. */
+	gc_log_fn log;
+	void *log_user;
 } gc_load_options;
 
 /*
@@ -357,22 +414,78 @@ const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_outpu
 typedef struct gc_session_options {
 	size_t size; /* sizeof(gc_session_options), or 0 */
 	int threads; /* 0: all cores */
+	/* Names the session in messages (GC_EBUSY, inputs never set,
+	 * GC_ECANCELED); copied, at most 63 bytes kept. NULL: its address. */
+	const char *name;
+	/* The session's log; NULL: its program's. */
+	gc_log_fn log;
+	void *log_user;
 } gc_session_options;
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err);
 void gc_session_free(gc_session *s);
 /* Copies t into input i after checking its dtype and shape against the
- * program's. A string input's strings are copied too (t keeps its own). */
+ * program's (rank 0 to GC_MAX_RANK, no negative dim). A string input's
+ * strings are copied too (t keeps its own).
+ *
+ * Inputs persist: once set, an input keeps its value for every later run
+ * of the session until it is set again. A run before every input was set
+ * at least once since gc_session_new fails with GC_EINVAL naming the inputs
+ * never set (it never runs on zeros). */
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
-/* As gc_session_set_input, but without copying when it can: input i reads
- * t's memory (which MUST stay valid and unchanged until the runs that use
- * it end) until it is set or used again. Inputs that live in session
- * storage (strings, sequences, optionals, shapes only known at run time)
- * are copied as by gc_session_set_input. Nothing writes into t: the memory
- * plan never lets a kernel work in place on a graph input. */
+/*
+ * Zero-copy input: as gc_session_set_input, but without copying when it
+ * can: input i reads t's memory (which MUST stay valid and unchanged until
+ * the runs that use it end) until it is set or used again. Inputs that
+ * live in session storage (strings, sequences, optionals, shapes only known
+ * at run time) are copied as by gc_session_set_input. Nothing writes into
+ * t: the memory plan never lets a kernel work in place on a graph input.
+ * Alignment: t->data MUST be aligned for its element type (else GC_EINVAL);
+ * no further alignment is needed. Several sessions MAY read one buffer at
+ * once.
+ */
 int gc_session_use_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+/*
+ * Caller-provided output: the next runs write output i straight into
+ * `data` (no copy, no arena slot), until called again; data NULL goes back
+ * to the session's own memory. `bytes` MUST cover the output
+ * (gc_tensor_nbytes of gc_program_output(p, i)); data MUST be aligned for
+ * its element type and stay valid while the session may run. The buffer
+ * holds the output after each successful run (undefined after a failed
+ * one); gc_session_output(s, i)->data then points at it. Only outputs of a
+ * shape known when compiling (not strings, not in session storage, not an
+ * output that is also an input or another output) can be bound:
+ * GC_EUNSUPPORTED otherwise, naming the output.
+ */
+int gc_session_use_output(gc_session *s, int i, void *data, size_t bytes, gc_error *err);
+/*
+ * Runs the program on the inputs set. A session serves one call at a time:
+ * a call on a session that another thread is running (gc_session_run,
+ * gc_session_run_with, gc_session_run_debug, gc_session_set_input) fails
+ * with GC_EBUSY naming the session and touches nothing.
+ */
 int gc_session_run(gc_session *s, gc_error *err);
+
+/*
+ * A run that can be stopped. Both are checked between nodes (also the nodes
+ * of a control-flow body, each iteration) and offered to custom kernels
+ * (GcOpContext.should_stop, customop.h); a run stopped by either fails with
+ * GC_ECANCELED naming the node it reached, and leaves the session usable
+ * (its outputs are undefined until the next run that succeeds).
+ */
+typedef struct gc_run_options {
+	size_t size; /* sizeof(gc_run_options), or 0 */
+	/* gc_now_ns() time after which the run stops; 0: no deadline. */
+	int64_t deadline_ns;
+	/* Non-NULL: the run stops once *cancel is non-zero. Another thread
+	 * sets it (read with an atomic load; it MUST stay valid during the
+	 * run). */
+	const int *cancel;
+} gc_run_options;
+int gc_session_run_with(gc_session *s, const gc_run_options *opt, gc_error *err);
+/* CLOCK_MONOTONIC in nanoseconds: the clock of gc_run_options.deadline_ns. */
+int64_t gc_now_ns(void);
 /* Output i of the last run. Borrowed; valid until the next run or free (the
  * strings of a string output also until the input they may come from is set
  * again). Undefined after a failed run. */

@@ -1652,7 +1652,11 @@ PyMODINIT_FUNC PyInit__graphcc(void)
 	}
 	pthread_key_create(&altstack_key, altstack_free);
 	/* A kernel that crashes ends the process with graphcc's report, as the
-	 * command does (GRAPHCC_CRASH_CAPTURE=0 turns it off). */
-	gc_crash_capture_install();
+	 * command does (GRAPHCC_CRASH_CAPTURE=0 turns it off: the library reads
+	 * no environment, its host decides). */
+	gc_runtime_init(&(gc_init_options){ .from_environment = 1 }, NULL); /* as the command */
+	const char *capture = getenv("GRAPHCC_CRASH_CAPTURE");
+	if (!capture || strcmp(capture, "0"))
+		gc_crash_capture_install();
 	return m;
 }

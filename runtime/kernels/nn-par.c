@@ -9,7 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
+#include <stdint.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -118,8 +118,33 @@ static void pool_forked(void)
 
 static void pool_init(void)
 {
-	atexit(pool_stop);
 	pthread_atfork(NULL, NULL, pool_forked);
+}
+
+/* Sessions are the pool's users: it starts workers when a run needs them
+ * and ends them with its last user, so no graphcc thread outlives every
+ * session (nor needs an atexit handler). */
+static int pool_users;
+
+void gc_nn_par_acquire(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	pool_users++;
+	pthread_mutex_unlock(&pool.lock);
+}
+
+void gc_nn_par_release(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	int last = --pool_users == 0 && pool.workers > 0;
+	pthread_mutex_unlock(&pool.lock);
+	if (!last)
+		return;
+	pool_stop();
+	pthread_mutex_lock(&pool.lock);
+	pool.workers = 0;
+	atomic_store(&pool.stop, 0);
+	pthread_mutex_unlock(&pool.lock);
 }
 
 static atomic_uint_least64_t par_jobs;

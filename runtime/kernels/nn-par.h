@@ -28,6 +28,10 @@ typedef void (*gc_nn_part_fn)(void *arg, int part, int parts, int slot);
  */
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 
+/* The pool's users (sessions): the workers end when the last one goes. */
+void gc_nn_par_acquire(void);
+void gc_nn_par_release(void);
+
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the
  * tests see that a kernel splits its work. */

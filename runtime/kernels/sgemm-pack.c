@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "../fileio.h"
 #include "nn-par.h"
 #include <string.h>
 
@@ -19,8 +20,7 @@
 
 int gc_pk_usable(void)
 {
-	const char *ref = getenv("GRAPHCC_NN_REFERENCE");
-	if (ref && ref[0] && strcmp(ref, "0"))
+	if (gc_reference_kernels())
 		return 0;
 #ifdef PK_X86
 	__builtin_cpu_init();

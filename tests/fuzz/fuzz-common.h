@@ -55,7 +55,7 @@ static inline void fuzz_refused(const gc_error *err)
  * legitimate "too big" refusal is fast rather than an out-of-memory kill. */
 static inline void fuzz_limits(void)
 {
-	setenv("GRAPHCC_MAX_BYTES", "67108864", 0);
+	gc_runtime_init(&(gc_init_options){ .max_bytes = 67108864, .from_environment = 1 }, NULL);
 }
 
 #endif

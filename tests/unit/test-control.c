@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "check.h"
@@ -685,7 +686,62 @@ static void test_threads_share_a_control_program(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_if_condition_changes_in_one_session),
+static void *cancel_later(void *arg)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 30 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A loop that would run for hours stops at the cancel flag another thread
+ * sets, or at the deadline, between two nodes of its body: GC_ECANCELED
+ * naming the Loop node and the body's node; the session runs again after. */
+static void test_loop_canceled_or_past_deadline(void)
+{
+	memset(&err, 0, sizeof err);
+	gc_graph *g = loop_graph(false);
+	gc_program *p;
+	CHECK_INT(gc_compile(g, NULL, &p, &err), 0);
+	gc_graph_free(g);
+	gc_session *s;
+	gc_session_options so = { .name = "loop-session" };
+	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
+	float s0[2] = { 1, 10 }, a[2] = { 0.5f, -2 };
+	int64_t m = (int64_t)1 << 40;
+	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2), mt = scalar_i64(&m);
+	CHECK_INT(gc_session_set_input(s, 0, &mt, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 1, &st, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 2, &at, &err), 0);
+	int cancel = 0;
+	pthread_t th;
+	CHECK_INT(pthread_create(&th, NULL, cancel_later, &cancel), 0);
+	gc_run_options ro = { .cancel = &cancel };
+	int rc = gc_session_run_with(s, &ro, &err);
+	pthread_join(th, NULL);
+	CHECK_INT(rc, GC_ECANCELED);
+	CHECK_CONTAINS(err.msg, "node 'loop' (Loop)");
+	CHECK_CONTAINS(err.msg, "session 'loop-session': canceled");
+	CHECK_CONTAINS(err.msg, "of a subgraph");
+	memset(&err, 0, sizeof err);
+	int64_t t0 = gc_now_ns();
+	ro = (gc_run_options){ .deadline_ns = t0 + 30 * 1000 * 1000 };
+	CHECK_INT(gc_session_run_with(s, &ro, &err), GC_ECANCELED);
+	CHECK_CONTAINS(err.msg, "past the deadline");
+	CHECK(gc_now_ns() - t0 < (int64_t)20 * 1000 * 1000 * 1000);
+	memset(&err, 0, sizeof err);
+	m = 3;
+	CHECK_INT(gc_session_set_input(s, 0, &mt, &err), 0);
+	CHECK_INT(gc_session_run_with(s, &ro, &err), GC_ECANCELED); /* deadline passed: node 1 */
+	CHECK_CONTAINS(err.msg, "node 'loop' (Loop), node 1 of 1, before it ran");
+	memset(&err, 0, sizeof err);
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK_NEAR(((float *)gc_session_output(s, 0)->data)[0], s0[0] + 3 * a[0], 1e-6);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+TEST_MAIN(TEST(test_if_condition_changes_in_one_session), TEST(test_loop_canceled_or_past_deadline),
 	  TEST(test_loop_trip_count_changes_in_one_session), TEST(test_loop_carried_value_grows),
 	  TEST(test_nested_outer_reads), TEST(test_reshape_per_iteration_many_runs),
 	  TEST(test_errors_name_the_nodes), TEST(test_sequences), TEST(test_scan_axes),

@@ -132,15 +132,15 @@ static int run_both(gc_prepare_fn prepare, const char *op, int nin, gc_tensor **
 {
 	if (prepare == gc_prepare_Conv)
 		prepare = prepare_conv;
-	unsetenv("GRAPHCC_NN_REFERENCE");
+	gc_runtime_init(NULL, NULL);
 	int rc = harness_op(fast, prepare, op, 13, nin, in, 1, nattr, attrs);
 	if (rc) {
 		fprintf(stderr, "  %s (fast) failed: %s\n", op, fast->err.msg);
 		return rc;
 	}
-	setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+	gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
 	rc = harness_op(ref, prepare, op, 13, nin, in, 1, nattr, attrs);
-	unsetenv("GRAPHCC_NN_REFERENCE");
+	gc_runtime_init(NULL, NULL);
 	if (rc)
 		fprintf(stderr, "  %s (reference) failed: %s\n", op, ref->err.msg);
 	return rc;
@@ -826,7 +826,7 @@ static void test_fast_threads(void)
 		    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
 		    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
 		harness_run h;
-		unsetenv("GRAPHCC_NN_REFERENCE");
+		gc_runtime_init(NULL, NULL);
 		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
 		float *y2 = malloc((size_t)ny * sizeof(float)),
 		      *y3 = malloc((size_t)ny * sizeof(float));

@@ -1300,12 +1300,12 @@ static void test_conv_huge_attrs(void)
 			      A_INTS("pads", b31, b31, b31, b31));
 	for (int ref = 0; ref < 2; ref++) {
 		if (ref)
-			setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+			gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
 		harness_run h;
 		RUN(h, Conv, 11, 2, in, 1, far);
 		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 2, 2), want, F32_TOL);
 		harness_free(&h);
-		unsetenv("GRAPHCC_NN_REFERENCE");
+		gc_runtime_init(NULL, NULL);
 		CHECK(ok);
 	}
 
@@ -1317,12 +1317,12 @@ static void test_conv_huge_attrs(void)
 	const double want_band[1] = {20};
 	for (int ref = 0; ref < 2; ref++) {
 		if (ref)
-			setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+			gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
 		harness_run h;
 		RUN(h, Conv, 11, 2, in, 1, band);
 		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), want_band, F32_TOL);
 		harness_free(&h);
-		unsetenv("GRAPHCC_NN_REFERENCE");
+		gc_runtime_init(NULL, NULL);
 		CHECK(ok);
 	}
 
@@ -1425,12 +1425,15 @@ static void test_blas(void)
 	gc_error err = {0};
 	CHECK_INT(gc_blas_init(&err), 0);
 	CHECK_INT(gc_blas_init(&err), 0); /* idempotent */
-	/* OpenBLAS must have been loaded with the core type graphcc chose */
+	/* The core type is the host's choice, made through gc_runtime_init (the graphcc
+	 * command asks for it); loading OpenBLAS never sets it. */
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+		CHECK_INT(gc_runtime_init(&(gc_init_options){ .blas_coretype = 1 }, &err), 0);
 		CHECK(getenv("OPENBLAS_CORETYPE") != NULL);
+	}
 #endif
 	/* y = A^T x with beta = 0 over a y holding NaN */
 	float a[6] = {1, 2, 3, 4, 5, 6}, x[2] = {1, -1}, y[3] = {NAN, NAN, NAN};

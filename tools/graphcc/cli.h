@@ -86,6 +86,9 @@ gc_load_options cli_load_options(const cli_opts *o);
 gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg);
 /* Prints a registry note on stderr. */
 void cli_note(void *user, const char *msg);
+/* The library's log (gc_load_options.log): errors, warnings and notes on
+ * stderr as "graphcc: <level>: <msg>". */
+void cli_log(void *user, gc_log_level level, const char *msg);
 /* One line per custom node of p (its binding); returns how many. */
 int cli_print_bindings(const gc_program *p, FILE *out);
 /* Sequence and optional values as files (value-io.c): an input of such a

@@ -437,7 +437,8 @@ int cmd_dot(int argc, char **argv)
 		if ((rc = cli_program_options("dot", &o)))
 			return rc;
 		/* drawing runs no package code: no library is opened */
-		gc_load_options lo = { .allow_changed_kernels = o.allow_changed, .inspect_only = 1 };
+		gc_load_options lo = { .allow_changed_kernels = o.allow_changed, .inspect_only = 1,
+				       .log = cli_log };
 		if (gc_program_load(o.model, &lo, &p, &err)) {
 			cli_error("%s", err.msg);
 			return cli_exit_for(err.code);

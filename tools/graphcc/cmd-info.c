@@ -72,7 +72,8 @@ static int info_program(const cli_opts *o)
 	gc_error err = { 0 };
 	gc_program *p = NULL;
 	/* inspecting runs no package code: no library is opened */
-	gc_load_options lo = { .allow_changed_kernels = o->allow_changed, .inspect_only = 1 };
+	gc_load_options lo = { .allow_changed_kernels = o->allow_changed, .inspect_only = 1,
+				 .log = cli_log };
 	double t0 = now_ms();
 	if (gc_program_load(o->model, &lo, &p, &err)) {
 		cli_error("%s", err.msg);

@@ -322,6 +322,7 @@ int cmd_run(int argc, char **argv)
 		if ((rc = cli_program_options("run", &o)))
 			return rc;
 		gc_load_options lo = cli_load_options(&o);
+		lo.log = cli_log;
 		model_inputs m = { 0 };
 		if (gc_program_load(o.model, &lo, &p, &err))
 			goto fail;

@@ -2,9 +2,11 @@
 #include <graphcc/debug.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "../../runtime/alloc.h" /* fault injection: not in the public API */
 
 static const char usage_text[] =
 	"usage: graphcc COMMAND [ARGS]\n"
@@ -78,11 +80,34 @@ static const struct {
 	{ "version", "--version", NULL, cmd_version },
 };
 
-int main(int argc, char **argv)
+/* The library reads no environment and changes nothing of the process by
+ * itself: the command does both for it, here. */
+static int init_from_environment(void)
 {
+	gc_error err = { 0 };
+	gc_init_options io = { .blas_coretype = 1, .from_environment = 1 };
+	if (gc_runtime_init(&io, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	/* fault injection, for tests/oom (counts from the first allocation) */
+	const char *fail = getenv("GRAPHCC_FAIL_ALLOC");
+	if (fail && atoll(fail) > 0)
+		gc_alloc_set_fail_after(atoll(fail));
+	gc_alloc_set_trace(getenv("GRAPHCC_FAIL_ALLOC_TRACE") != NULL);
 	/* A crashing kernel is named (node, operation, flavour, library,
 	 * symbol, input shapes), exit status 3, nothing written. */
-	gc_crash_capture_install();
+	const char *capture = getenv("GRAPHCC_CRASH_CAPTURE");
+	if (!capture || strcmp(capture, "0"))
+		gc_crash_capture_install();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = init_from_environment();
+	if (rc)
+		return rc;
 	if (argc < 2)
 		return cli_usage("no command given");
 	const char *cmd = argv[1];

@@ -37,6 +37,16 @@ void cli_note(void *user, const char *msg)
 	fprintf(stderr, "graphcc: note: %s\n", msg);
 }
 
+void cli_log(void *user, gc_log_level level, const char *msg)
+{
+	static const char *const names[GC_LOG_LEVEL_COUNT] = { "error", "warning", "note",
+							       "debug" };
+	(void)user;
+	if (level <= GC_LOG_INFO)
+		fprintf(stderr, "graphcc: %s: %s\n",
+			names[(unsigned)level < GC_LOG_LEVEL_COUNT ? level : GC_LOG_DEBUG], msg);
+}
+
 /* Prints one line per custom node of p. Returns how many. */
 int cli_print_bindings(const gc_program *p, FILE *out)
 {

@@ -1,0 +1,383 @@
+/* The public runtime API as a host calls it (issue 18): every function
+ * refuses NULL and out-of-range arguments with GC_EINVAL and a message
+ * naming the argument (never a crash), inputs never set are named, and a
+ * session used from two threads at once answers GC_EBUSY. */
+#include <graphcc/debug.h>
+#include <graphcc/graphcc.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "blas.h"
+#include "check.h"
+#include "nn-par.h"
+#include "session-impl.h"
+
+/* y = relu(x) + x2, x and x2 float 2x3. */
+static gc_program *two_input_program(void)
+{
+	gc_graph *g = gc_graph_new("api");
+	gc_error err = { 0 };
+	int64_t d[2] = { 2, 3 };
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
+	gc_graph_add_input(g, "x2", GC_DTYPE_FLOAT, 2, d, NULL, &err);
+	const char *r_in[] = { "x" }, *r_out[] = { "r" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, r_in, 1, r_out, 0, NULL, &err);
+	const char *a_in[] = { "r", "x2" }, *a_out[] = { "y" };
+	gc_graph_add_node(g, "add", "", "Add", 2, a_in, 1, a_out, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	gc_program *p = NULL;
+	if (err.code || gc_compile(g, NULL, &p, &err))
+		fprintf(stderr, "two_input_program: %s\n", err.msg);
+	gc_graph_free(g);
+	return p;
+}
+
+static float x_data[6] = { -1, 2, -3, 4, -5, 6 };
+
+#define EXPECT_EINVAL(call, needle)                                                                \
+	do {                                                                                       \
+		gc_error e_ = { 0 };                                                               \
+		gc_error *err = &e_;                                                               \
+		(void)err;                                                                         \
+		CHECK_INT((call), GC_EINVAL);                                                      \
+		CHECK_INT(e_.code, GC_EINVAL);                                                     \
+		CHECK_CONTAINS(e_.msg, needle);                                                    \
+	} while (0)
+
+/* Every function of runtime.h and debug.h with NULL where it takes a
+ * pointer (the list is runtime/libgraphcc-runtime.map). */
+static void test_null_arguments(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_session *s = NULL;
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	char buf[64];
+
+	CHECK(gc_strerror(GC_EBUSY) != NULL);
+	CHECK_INT(gc_error_set(NULL, GC_EINVAL, "x"), GC_EINVAL);
+	CHECK_INT(gc_error_prefix(NULL, "x"), GC_EINVAL);
+	CHECK_INT(gc_dtype_size(GC_DTYPE_FLOAT), 4);
+	CHECK_STR(gc_dtype_name((gc_dtype)77), "invalid");
+	CHECK_INT(gc_dtype_from_name(NULL), GC_DTYPE_UNDEFINED);
+	CHECK_STR(gc_attr_type_name((gc_attr_type)99), "unknown");
+	gc_value_release(NULL);
+	gc_tensor_release(NULL);
+	CHECK_INT(gc_tensor_numel(NULL), -1);
+	CHECK_INT(gc_tensor_nbytes(NULL), -1);
+	CHECK(gc_shape_str(t.dims, 2, NULL, 0) == NULL);
+	CHECK_STR(gc_shape_str(NULL, 3, buf, sizeof buf), "invalid (rank 3)");
+	EXPECT_EINVAL(gc_tensor_alloc(NULL, err), "'t' is NULL");
+	EXPECT_EINVAL(gc_npy_read(NULL, &t, err), "'path' is NULL");
+	EXPECT_EINVAL(gc_npy_read("x.npy", NULL, err), "'out' is NULL");
+	EXPECT_EINVAL(gc_npy_read_mem(NULL, 10, "m", &t, err), "'buf' is NULL");
+	EXPECT_EINVAL(gc_npy_read_mem("x", 1, "m", NULL, err), "'out' is NULL");
+	t = (gc_tensor){ .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	EXPECT_EINVAL(gc_npy_write(NULL, &t, err), "'path' is NULL");
+	EXPECT_EINVAL(gc_npy_write("/nonexistent/x.npy", NULL, err), "'t' is NULL");
+	EXPECT_EINVAL(gc_npy_check(NULL, "t", err), "'t' is NULL");
+	gc_program_free(NULL);
+	gc_program *lp = (gc_program *)1;
+	EXPECT_EINVAL(gc_program_load(NULL, NULL, &lp, err), "'path' is NULL");
+	CHECK(lp == NULL);
+	EXPECT_EINVAL(gc_program_load("m.gcb", NULL, NULL, err), "'out' is NULL");
+	CHECK_INT(gc_is_program_file(NULL), 0);
+	gc_program_origin o;
+	gc_program_get_origin(NULL, &o);
+	CHECK_INT(o.n_libraries, 0);
+	gc_program_get_origin(p, NULL);
+	CHECK_INT(gc_program_num_inputs(NULL), GC_EINVAL);
+	CHECK_INT(gc_program_num_outputs(NULL), GC_EINVAL);
+	CHECK_INT(gc_program_num_nodes(NULL), GC_EINVAL);
+	CHECK(gc_program_input(NULL, 0, NULL) == NULL);
+	CHECK(gc_program_output(NULL, 0, NULL) == NULL);
+	CHECK_INT(gc_program_find_input(NULL, "x"), -1);
+	CHECK_INT(gc_program_find_input(p, NULL), -1);
+	gc_node_desc nd;
+	gc_program_node(NULL, 0, &nd);
+	CHECK(nd.name == NULL);
+	gc_program_node(p, 0, NULL);
+	CHECK(gc_program_node_tensor(NULL, 0, 0, 0, NULL) == NULL);
+
+	gc_session *ls = (gc_session *)1;
+	EXPECT_EINVAL(gc_session_new(NULL, NULL, &ls, err), "'p' is NULL");
+	CHECK(ls == NULL);
+	EXPECT_EINVAL(gc_session_new(p, NULL, NULL, err), "'out' is NULL");
+	gc_session_options bad = { .threads = -2 };
+	EXPECT_EINVAL(gc_session_new(p, &bad, &ls, err), "gc_session_options.threads");
+	gc_session_free(NULL);
+	gc_error e = { 0 };
+	CHECK_INT(gc_session_new(p, NULL, &s, &e), 0);
+	EXPECT_EINVAL(gc_session_set_input(NULL, 0, &t, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_set_input(s, 0, NULL, err), "'t' is NULL");
+	EXPECT_EINVAL(gc_session_set_input(s, 7, &t, err), "out of range");
+	EXPECT_EINVAL(gc_session_run(NULL, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_run_with(NULL, NULL, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_use_input(NULL, 0, &t, err), "'s' is NULL");
+	EXPECT_EINVAL(gc_session_use_input(s, 0, NULL, err), "'t' is NULL");
+	EXPECT_EINVAL(gc_session_use_output(NULL, 0, x_data, 24, err), "'s' is NULL");
+	gc_run_options past = { .deadline_ns = -1 };
+	EXPECT_EINVAL(gc_session_run_with(s, &past, err), "gc_run_options.deadline_ns");
+	CHECK(gc_now_ns() > 0);
+	EXPECT_EINVAL(gc_session_run_debug(NULL, NULL, err), "'s' is NULL");
+	CHECK(gc_session_output(NULL, 0) == NULL);
+	CHECK(gc_session_output(s, -1) == NULL);
+
+	/* A rank past GC_MAX_RANK is not read past dims; negative dims refused. */
+	gc_tensor big = t;
+	big.rank = 100;
+	CHECK_INT(gc_tensor_numel(&big), -1);
+	CHECK_STR(gc_shape_str(big.dims, big.rank, buf, sizeof buf), "invalid (rank 100)");
+	EXPECT_EINVAL(gc_session_set_input(s, 0, &big, err), "rank 100 is out of range");
+	EXPECT_EINVAL(gc_tensor_alloc(&big, err), "rank 100");
+	EXPECT_EINVAL(gc_npy_check(&big, "t", err), "rank 100");
+	gc_tensor neg = t;
+	neg.dims[1] = -3;
+	EXPECT_EINVAL(gc_session_set_input(s, 0, &neg, err), "dim 1 is -3");
+	EXPECT_EINVAL(gc_tensor_alloc(&neg, err), "dim 1 is -3");
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+/* A run before every input was set names the missing ones; once set, an
+ * input keeps its value for the next runs. */
+static void test_inputs_never_set(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_session *s = NULL;
+	gc_error err = { 0 };
+	gc_session_options so = { .threads = 1, .name = "req-7" };
+	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
+	CHECK_INT(gc_session_run(s, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "'x', 'x2'");
+	CHECK_CONTAINS(err.msg, "session 'req-7'");
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+	CHECK_INT(gc_session_run(s, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "1 input was never set");
+	CHECK_CONTAINS(err.msg, "'x2'");
+	CHECK(!strstr(err.msg, "'x',"));
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+	CHECK_INT(gc_session_run(s, &err), 0);
+	/* persistence: the next run reuses both inputs */
+	CHECK_INT(gc_session_run(s, &err), 0);
+	const float *y = gc_session_output(s, 0)->data;
+	for (int i = 0; i < 6; i++)
+		CHECK_NEAR(y[i], (x_data[i] > 0 ? x_data[i] : 0) + x_data[i], 0);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+typedef struct {
+	gc_session *s;
+	atomic_int *go;
+	int ok, busy, other;
+} hammer_arg;
+
+static void *hammer(void *arg)
+{
+	hammer_arg *a = arg;
+	while (!atomic_load(a->go))
+		;
+	for (int i = 0; i < 2000; i++) {
+		gc_error err = { 0 };
+		int rc = gc_session_run(a->s, &err);
+		if (!rc)
+			a->ok++;
+		else if (rc == GC_EBUSY && strstr(err.msg, "session 'shared'"))
+			a->busy++;
+		else
+			a->other++;
+	}
+	return NULL;
+}
+
+static atomic_int n_logged;
+static void count_log(void *user, gc_log_level level, const char *msg)
+{
+	if (level == GC_LOG_WARNING && strstr(msg, "session 'shared' is in use") && user == &n_logged)
+		atomic_fetch_add(&n_logged, 1);
+}
+
+/* Two threads on one session: a call while another runs is GC_EBUSY naming
+ * the session, never a concurrent run (TSan/ASan builds check that nothing
+ * else is touched). */
+static void test_busy_session(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_session *s = NULL;
+	gc_error err = { 0 };
+	gc_session_options so = { .threads = 1, .name = "shared", .log = count_log,
+				  .log_user = &n_logged };
+	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+
+	/* Deterministic: a call under way (claimed as every entry point does). */
+	CHECK_INT(gc_session_claim(s, "test", &err), 0);
+	atomic_int go = 1;
+	hammer_arg one = { .s = s, .go = &go };
+	pthread_t th;
+	CHECK_INT(pthread_create(&th, NULL, hammer, &one), 0);
+	pthread_join(th, NULL);
+	CHECK_INT(one.busy, 2000);
+	CHECK_INT(one.ok, 0);
+	CHECK_INT(atomic_load(&n_logged), 2000); /* each refusal logged at the session's log */
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), GC_EBUSY);
+	CHECK_CONTAINS(err.msg, "gc_session_set_input: session 'shared' is in use");
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_run_debug(s, NULL, &err), GC_EBUSY);
+	gc_session_unclaim(s);
+
+	/* Racing: every call either runs alone or is refused. */
+	atomic_store(&go, 0);
+	hammer_arg a = { .s = s, .go = &go }, b = { .s = s, .go = &go };
+	pthread_t ta, tb;
+	CHECK_INT(pthread_create(&ta, NULL, hammer, &a), 0);
+	CHECK_INT(pthread_create(&tb, NULL, hammer, &b), 0);
+	atomic_store(&go, 1);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	CHECK_INT(a.other + b.other, 0);
+	CHECK_INT(a.ok + a.busy + b.ok + b.busy, 4000);
+	CHECK(a.ok + b.ok > 0);
+	const float *y = gc_session_output(s, 0)->data;
+	for (int i = 0; i < 6; i++)
+		CHECK_NEAR(y[i], (x_data[i] > 0 ? x_data[i] : 0) + x_data[i], 0);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+/* gc_session_use_input reads the caller's buffer in place, run after run;
+ * gc_session_use_output makes the run write into the caller's buffer. */
+static void test_zero_copy_io(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_session *s = NULL;
+	gc_error err = { 0 };
+	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
+	float in0[6], in1[6] = { 1, 1, 1, 1, 1, 1 }, out[6 + 1];
+	memcpy(in0, x_data, sizeof in0);
+	gc_tensor t0 = { .data = in0, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	gc_tensor t1 = t0;
+	t1.data = in1;
+	CHECK_INT(gc_session_use_input(s, 0, &t0, &err), 0);
+	CHECK_INT(gc_session_use_input(s, 1, &t1, &err), 0);
+	CHECK_INT(gc_session_use_output(s, 0, out, sizeof(float) * 6, &err), 0);
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 6; i++)
+			in0[i] = x_data[i] * (float)(r + 1); /* changed in place, not set again */
+		CHECK_INT(gc_session_run(s, &err), 0);
+		CHECK(gc_session_output(s, 0)->data == out);
+		for (int i = 0; i < 6; i++)
+			CHECK_NEAR(out[i], (in0[i] > 0 ? in0[i] : 0) + 1, 0);
+	}
+	/* set_input copies again: later changes to the buffer are not seen */
+	CHECK_INT(gc_session_set_input(s, 0, &t0, &err), 0);
+	in0[1] = 100;
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK_NEAR(out[1], x_data[1] * 3 + 1, 0);
+	/* back to the session's memory */
+	CHECK_INT(gc_session_use_output(s, 0, NULL, 0, &err), 0);
+	out[0] = -42;
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK(gc_session_output(s, 0)->data != out);
+	CHECK_NEAR(out[0], -42, 0);
+	/* refusals name the output / input */
+	CHECK_INT(gc_session_use_output(s, 0, out, 8, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "output 'y' needs 24 bytes, the buffer has 8");
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_use_output(s, 0, (char *)out + 1, 24, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "not aligned for float32");
+	err = (gc_error){ 0 };
+	t0.data = (char *)in0 + 2;
+	CHECK_INT(gc_session_use_input(s, 0, &t0, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "input 'x'");
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_use_output(s, 3, out, 24, &err), GC_EINVAL);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void split_part(void *arg, int part, int parts, int slot)
+{
+	(void)parts;
+	(void)slot;
+	((int *)arg)[part] = part + 1;
+}
+
+/* Nothing of the host's process changes behind its back: no environment
+ * variable set or read (OPENBLAS_CORETYPE, GRAPHCC_*), OpenBLAS's thread
+ * count not set per session, and no graphcc thread outlives the last
+ * session. */
+static void test_no_process_global_effects(void)
+{
+	unsetenv("OPENBLAS_CORETYPE");
+	setenv("GRAPHCC_FAIL_ALLOC", "3", 1);  /* a server's environment ... */
+	setenv("GRAPHCC_MAX_BYTES", "1000", 1); /* ... must not change its library */
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_error err = { 0 };
+	CHECK_INT(gc_blas_init(&err), 0);
+	/* (OpenBLAS's own threads, started when it loads, are counted here) */
+	int base = count_threads();
+	CHECK(getenv("OPENBLAS_CORETYPE") == NULL);
+	int (*get_threads)(void) = NULL;
+	void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
+	void *sym = ob ? dlsym(ob, "openblas_get_num_threads") : NULL;
+	memcpy(&get_threads, &sym, sizeof sym);
+	CHECK(get_threads);
+	int blas_threads = get_threads();
+	gc_session *s1 = NULL, *s2 = NULL;
+	gc_session_options one = { .threads = 1 }, four = { .threads = 4 };
+	CHECK_INT(gc_session_new(p, &four, &s1, &err), 0);
+	CHECK_INT(gc_session_new(p, &one, &s2, &err), 0);
+	CHECK_INT(get_threads(), blas_threads);
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s1, 0, &t, &err), 0);
+	CHECK_INT(gc_session_set_input(s1, 1, &t, &err), 0);
+	CHECK_INT(gc_session_run(s1, &err), 0);
+	/* the pool's workers start for a session's split work ... */
+	int parts[8] = { 0 };
+	gc_nn_parallel(4, 8, split_part, parts);
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(parts[i], i + 1);
+	CHECK(count_threads() > base);
+	gc_session_free(s1);
+	CHECK(count_threads() > base); /* s2 still uses the pool */
+	gc_session_free(s2);
+	/* ... and end with the last session */
+	CHECK_INT(count_threads(), base);
+	gc_program_free(p);
+	unsetenv("GRAPHCC_FAIL_ALLOC");
+	unsetenv("GRAPHCC_MAX_BYTES");
+	CHECK(getenv("OPENBLAS_CORETYPE") == NULL);
+	CHECK_STR(gc_version(), GC_VERSION_STRING);
+	CHECK_INT(gc_abi_version(), GC_ABI_VERSION);
+}
+
+TEST_MAIN(TEST(test_no_process_global_effects), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
