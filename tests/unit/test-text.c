@@ -51,7 +51,7 @@ static const op_case cases[] = {
 	 .opset = 9, .n_out = 1,
 	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT64, 2, D(3, 9), in0}},
 	 .n_attr = 8, .attrs = (gc_attr[]){
-		{.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = (const float[]){ 0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f }},
+		{.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = (const float[]){0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f}},
 		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
 		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = D(0LL, 3LL, 7LL)},
 		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
@@ -66,7 +66,7 @@ static const op_case cases[] = {
 	 .opset = 9, .n_out = 1,
 	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT64, 2, D(3, 9), in0}},
 	 .n_attr = 8, .attrs = (gc_attr[]){
-		{.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = (const float[]){ 0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f }},
+		{.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = (const float[]){0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f}},
 		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
 		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = D(0LL, 3LL, 7LL)},
 		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
