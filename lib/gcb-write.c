@@ -2,6 +2,8 @@
 #include <graphcc/graphcc.h>
 
 #include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
@@ -71,6 +73,10 @@ typedef struct writer {
 	buf strings, rec;
 	gc_strmap map; /* string -> offset */
 	gc_error *err;
+	/* Each kernel library as bindings name it, and as the file records it
+	 * (relative to the program's folder). */
+	const char **libs, **lib_rel;
+	int32_t n_libs;
 } writer;
 
 static void str(writer *w, const char *s)
@@ -149,8 +155,12 @@ static int attr_record(writer *w, const gc_node *n, const gc_attr *a)
 
 static void custom_record(writer *w, const gc_custom *c)
 {
+	const char *lib = c->library;
+	for (int32_t j = 0; j < w->n_libs; j++)
+		if (!strcmp(w->libs[j], c->library))
+			lib = w->lib_rel[j];
 	const char *s[] = { c->manifest, c->op_name, c->domain,	 c->op_type,
-			    c->flavour,	 c->backend, c->config,	 c->library,
+			    c->flavour,	 c->backend, c->config,	 lib,
 			    c->symbol,	 c->init_sym, c->destroy_sym };
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		str(w, s[i]);
@@ -294,6 +304,48 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 	return rc;
 }
 
+/* file as a path relative to the folder of the program at path (both
+ * real paths), so that a folder moved with the program and its packages
+ * still loads; NULL when out of memory. Absolute when either cannot be
+ * resolved. */
+static char *relative_path(const char *path, const char *file)
+{
+	char dir[PATH_MAX], dreal[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+	if (dl >= sizeof dir)
+		return gc_strdup(file);
+	if (!slash)
+		strcpy(dir, ".");
+	else if (!dl)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, dl);
+		dir[dl] = 0;
+	}
+	if (!realpath(dir, dreal) || !realpath(file, real))
+		return gc_strdup(file);
+	/* c: the end of the longest common folder (at a '/') */
+	size_t c = 0;
+	for (size_t i = 0;; i++) {
+		if ((dreal[i] == '/' || !dreal[i]) && real[i] == '/')
+			c = i;
+		if (!dreal[i] || dreal[i] != real[i])
+			break;
+	}
+	size_t ups = 0;
+	for (size_t i = c; dreal[i] && strcmp(dreal, "/"); i++)
+		ups += dreal[i] == '/';
+	size_t rest = strlen(real + c + 1);
+	char *out = gc_malloc(ups * 3 + rest + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < ups; i++)
+		memcpy(out + 3 * i, "../", 3);
+	memcpy(out + 3 * ups, real + c + 1, rest + 1);
+	return out;
+}
+
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
 	writer w = { .err = err };
@@ -307,6 +359,10 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
 	}
 	u32(&w.rec, (uint32_t)n_libs);
+	w.libs = libs;
+	w.lib_rel = gc_calloc((size_t)n_libs + 1, sizeof *w.lib_rel);
+	if (!w.lib_rel)
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
 	for (int32_t j = 0; j < n_libs && !rc; j++) {
 		uint8_t sha[32];
 		if (gc_dynlib_is_inprocess(libs[j])) {
@@ -318,10 +374,14 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 		}
 		if ((rc = gc_sha256_file(libs[j], sha, err)))
 			break;
-		str(&w, libs[j]);
+		if (!(w.lib_rel[j] = relative_path(path, libs[j]))) {
+			rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+			break;
+		}
+		w.n_libs = j + 1;
+		str(&w, w.lib_rel[j]);
 		put(&w.rec, sha, 32);
 	}
-	gc_free(libs);
 	if (rc)
 		goto out;
 	if ((rc = program_record(&w, p, &weights, path)))
@@ -361,6 +421,10 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 		rc = gc_write_file_atomic(path, head.p, head.n, weights.p, weights.n, err);
 	gc_free(head.p);
 out:
+	for (int32_t j = 0; j < w.n_libs; j++)
+		gc_free((char *)w.lib_rel[j]);
+	gc_free(w.lib_rel);
+	gc_free(libs);
 	gc_free(w.rec.p);
 	gc_free(w.strings.p);
 	gc_free(weights.p);

@@ -169,8 +169,6 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 	wr w = { .pool = gc_pool_new(), .g = g, .err = err };
 	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
 	uint8_t *buf = NULL;
-	FILE *f = NULL;
-	char tmp[4096];
 	int rc = 0;
 	err->code = 0;
 	if (!w.pool || !order) {
@@ -256,20 +254,7 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 	if (!(buf = gc_malloc(len + 1)))
 		goto nomem;
 	onnx__model_proto__pack(&model, buf);
-	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-	if (!(f = fopen(tmp, "wb")) || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		int e = errno;
-		f = NULL;
-		remove(tmp);
-		rc = gc_error_set(err, GC_EIO, "%s: cannot write: %s", path, strerror(e));
-		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, path)) {
-		int e = errno;
-		remove(tmp);
-		rc = gc_error_set(err, GC_EIO, "%s: cannot write: %s", path, strerror(e));
-	}
+	rc = gc_write_file_atomic(path, buf, len, NULL, 0, err);
 	goto out;
 nomem:
 	rc = gc_error_set(err, GC_ENOMEM, "out of memory");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../runtime/build.h"
+#include "elf-check.h"
 #include "package-impl.h"
 
 struct gc_registry {
@@ -15,6 +16,9 @@ struct gc_registry {
 	int32_t n_pkgs, cap_pkgs;
 	void (*note)(void *, const char *);
 	void *note_user;
+	char **dirs; /* gc_registry_options.library_dirs, copied */
+	int32_t n_dirs;
+	bool dry_run;
 };
 
 gc_registry *gc_registry_new(void)
@@ -28,8 +32,37 @@ void gc_registry_free(gc_registry *r)
 		return;
 	for (int32_t i = 0; i < r->n_pkgs; i++)
 		gc_package_free(r->pkgs[i]);
+	for (int32_t i = 0; i < r->n_dirs; i++)
+		gc_free(r->dirs[i]);
+	gc_free(r->dirs);
 	gc_free(r->pkgs);
 	gc_free(r);
+}
+
+int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt_in)
+{
+	gc_registry_options o;
+	gc_error e = { 0 };
+	if (gc_options_copy(&o, sizeof o, opt_in, "gc_registry_options", &e))
+		return e.code;
+	const gc_registry_options *opt = &o;
+	for (int32_t i = 0; i < r->n_dirs; i++)
+		gc_free(r->dirs[i]);
+	gc_free(r->dirs);
+	r->dirs = NULL;
+	r->n_dirs = 0;
+	r->dry_run = opt && opt->dry_run;
+	if (!opt || opt->n_library_dirs <= 0)
+		return 0;
+	r->dirs = gc_calloc((size_t)opt->n_library_dirs, sizeof *r->dirs);
+	if (!r->dirs)
+		return GC_ENOMEM;
+	for (int32_t i = 0; i < opt->n_library_dirs; i++) {
+		if (!(r->dirs[i] = gc_strdup(opt->library_dirs[i])))
+			return GC_ENOMEM;
+		r->n_dirs = i + 1;
+	}
+	return 0;
 }
 
 void gc_registry_set_note_handler(gc_registry *r, void (*note)(void *user, const char *msg),
@@ -131,12 +164,117 @@ void gc_registry_list_domain(const gc_registry *r, const char *domain, char *buf
 		}
 }
 
+/* Every library of pkg lies under the allowed folders (before any opens). */
+static int check_dirs(const gc_registry *r, const gc_package *pkg, gc_error *err)
+{
+	const char *const *dirs = (const char *const *)r->dirs;
+	for (int32_t i = 0; i < pkg->n_ops; i++) {
+		const gc_op_spec *op = &pkg->ops[i];
+		if (gc_dynlib_check_dirs(op->functions_library, dirs, r->n_dirs, err))
+			return at(err, op, op->fl_line, op->fl_col, "functionsLibrary");
+		for (int32_t j = 0; j < op->n_impls; j++) {
+			const gc_impl_spec *im = &op->impls[j];
+			if (!im->skipped && gc_dynlib_check_dirs(im->impl, dirs, r->n_dirs, err))
+				return at(err, op, im->line, im->col, "impl");
+		}
+	}
+	return 0;
+}
+
+/* The interface and ABI of a library read as a file (dry run). */
+static int elf_abi(const gc_elf *e, const char *path, bool *graphcc, gc_error *err)
+{
+	uint32_t v = 0;
+	*graphcc = gc_elf_exports(e, "graphcc_customop_abi");
+	if (!*graphcc)
+		return 0;
+	if (!gc_elf_u32(e, "graphcc_customop_abi", &v))
+		return gc_error_set(err, GC_EINVAL,
+				    "library %s exports graphcc_customop_abi, but its value is not "
+				    "in the file",
+				    path);
+	if ((int)(v >> 16) != GC_CUSTOMOP_ABI_MAJOR)
+		return gc_error_set(err, GC_EINVAL,
+				    "library %s is built for graphcc op ABI %u.%u; this graphcc "
+				    "speaks ABI %d.%d (major versions must match: rebuild the "
+				    "package against this graphcc's customop.h)",
+				    path, v >> 16, v & 0xffff, GC_CUSTOMOP_ABI_MAJOR,
+				    GC_CUSTOMOP_ABI_MINOR);
+	return 0;
+}
+
+static int elf_sym(const gc_elf *e, const char *path, const char *sym, gc_error *err)
+{
+	if (gc_elf_exports(e, sym))
+		return 0;
+	return gc_error_set(err, GC_EINVAL,
+			    "library %s has no symbol '%s' (its exported symbols were read from "
+			    "the file; --dry-run loads nothing)",
+			    path, sym);
+}
+
+/* What gc_package_load_libraries checks, from the files alone. */
+static int dry_run(gc_package *pkg, gc_error *err)
+{
+	for (int32_t i = 0; i < pkg->n_ops; i++) {
+		gc_op_spec *op = &pkg->ops[i];
+		gc_elf *e;
+		if (gc_elf_open(op->functions_library, &e, err) ||
+		    elf_abi(e, op->functions_library, &op->graphcc_iface, err))
+			goto fn_fail;
+		const char *syms[3] = { op->verify, op->infer_shape, op->select_impl };
+		const char *keys[3] = { "verify", "inferShape", "selectImpl" };
+		for (int k = 0; k < 3; k++)
+			if (elf_sym(e, op->functions_library, syms[k], err)) {
+				gc_elf_free(e);
+				return at(err, op, op->fl_line, op->fl_col, keys[k]);
+			}
+		gc_elf_free(e);
+		for (int32_t j = 0; j < op->n_impls; j++) {
+			gc_impl_spec *im = &op->impls[j];
+			if (im->skipped)
+				continue;
+			if (gc_elf_open(im->impl, &e, err) ||
+			    elf_abi(e, im->impl, &im->graphcc_iface, err)) {
+				gc_elf_free(e);
+				return at(err, op, im->line, im->col, "impl");
+			}
+			if ((im->init || im->destroy || im->scratch) && !im->graphcc_iface) {
+				gc_elf_free(e);
+				gc_error_set(err, GC_EINVAL,
+					     "'%s' is a graphcc-interface entry point, but library %s is "
+					     "written to the seed interface (it does not say "
+					     "GC_CUSTOMOP_EXPORT_ABI())",
+					     im->init ? "init" : im->destroy ? "destroy" : "scratch",
+					     im->impl);
+				return at(err, op, im->line, im->col,
+					  im->init ? "init" : im->destroy ? "destroy" : "scratch");
+			}
+			const char *isyms[4] = { im->symbol, im->init, im->destroy, im->scratch };
+			const char *ikeys[4] = { "symbol", "init", "destroy", "scratch" };
+			for (int k = 0; k < 4; k++)
+				if (isyms[k] && elf_sym(e, im->impl, isyms[k], err)) {
+					gc_elf_free(e);
+					return at(err, op, im->line, im->col, ikeys[k]);
+				}
+			gc_elf_free(e);
+		}
+		continue;
+	fn_fail:
+		gc_elf_free(e);
+		return at(err, op, op->fl_line, op->fl_col, "functionsLibrary");
+	}
+	return 0;
+}
+
 int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
 {
 	gc_package *pkg;
 	if (gc_manifest_parse(manifest, &pkg, r->note, r->note_user, err))
 		return err->code;
-	int rc = gc_package_load_libraries(pkg, err);
+	int rc = check_dirs(r, pkg, err);
+	if (!rc)
+		rc = r->dry_run ? dry_run(pkg, err) : gc_package_load_libraries(pkg, err);
 	for (int32_t j = 0; !rc && j < pkg->n_ops; j++) {
 		const gc_op_spec *a = &pkg->ops[j];
 		for (int32_t i = 0; !rc && i < r->n_pkgs; i++)

@@ -301,40 +301,11 @@ static void die_default(int sig)
 	_exit(128 + sig);
 }
 
-static void on_signal(int sig, siginfo_t *si, void *uctx)
+/* "node 'n' (dom::Op), operation 'o', flavour 'f', library L, symbol S;
+ * inputs: ...; outputs: ..." (shapes only when n is one of p's nodes). */
+static void put_node(const gc_node *n, const gc_program *p)
 {
-	(void)uctx;
-	static atomic_flag busy = ATOMIC_FLAG_INIT;
-	if (atomic_flag_test_and_set(&busy)) {
-		for (;;) /* another thread is reporting; it ends the process */
-			pause();
-	}
-	const gc_node *n = gc_crash_current;
-	const gc_session *s = gc_crash_session;
-	bool overflow = is_stack_overflow(sig, si);
-	const gc_program *p = n && s ? s->p : NULL;
-	if (gc_crash_context && (!n || !p)) {
-		put("graphcc: package code crashed while compiling: ");
-		put_signal(sig, si, overflow);
-		put(" in ");
-		put_n(gc_crash_context, 2048);
-		put("\ngraphcc: nothing was written\n");
-		flush();
-		_exit(3);
-	}
-	if (!n || !p || n < p->nodes || n >= p->nodes + p->n_nodes) {
-		put("graphcc: crashed outside any kernel: ");
-		put_signal(sig, si, overflow);
-		put("\n");
-		if (s)
-			put("graphcc: kernels ran before this: one may have damaged memory that "
-			    "graphcc uses (rerun with --guard to check custom kernels' writes)\n");
-		flush();
-		die_default(sig);
-	}
-	put("graphcc: kernel crashed: ");
-	put_signal(sig, si, overflow);
-	put(" in node '");
+	put("node '");
 	put_n(n->name, 256);
 	put("' (");
 	const gc_custom *c = n->custom;
@@ -357,10 +328,49 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 	} else {
 		put(", graphcc's built-in kernel");
 	}
+	if (!p || n < p->nodes || n >= p->nodes + p->n_nodes)
+		return;
 	put("; inputs: ");
 	put_tensors(p, n->in, n->n_in);
 	put("; outputs: ");
 	put_tensors(p, n->out, n->n_out);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	static atomic_flag busy = ATOMIC_FLAG_INIT;
+	if (atomic_flag_test_and_set(&busy)) {
+		for (;;) /* another thread is reporting; it ends the process */
+			pause();
+	}
+	const gc_node *n = gc_crash_current;
+	const gc_session *s = gc_crash_session;
+	bool overflow = is_stack_overflow(sig, si);
+	const gc_program *p = n && s ? s->p : NULL;
+	if (gc_crash_context && (!n || !p)) {
+		put("graphcc: package code crashed: ");
+		put_signal(sig, si, overflow);
+		put(" in ");
+		put_n(gc_crash_context, 2048);
+		put("\ngraphcc: nothing was written\n");
+		flush();
+		_exit(3);
+	}
+	if (!n || !p || n < p->nodes || n >= p->nodes + p->n_nodes) {
+		put("graphcc: crashed outside any kernel: ");
+		put_signal(sig, si, overflow);
+		put("\n");
+		if (s)
+			put("graphcc: kernels ran before this: one may have damaged memory that "
+			    "graphcc uses (rerun with --guard to check custom kernels' writes)\n");
+		flush();
+		die_default(sig);
+	}
+	put("graphcc: kernel crashed: ");
+	put_signal(sig, si, overflow);
+	put(" in ");
+	put_node(n, p);
 	put("\n");
 	flush();
 	put("graphcc: no output was written; the process state after a crash is not trusted, "
@@ -377,11 +387,39 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 	_exit(3);
 }
 
+/*
+ * exit() called while package code runs (a library's constructor during
+ * dlopen, verify/infer/select/init, a kernel): the run did not finish, so
+ * the process must not end with the status the package chose. Runs as the
+ * last atexit handler (registered first); names what was running.
+ */
+static void exit_guard(void)
+{
+	const gc_node *n = gc_crash_current;
+	const char *what = gc_crash_context;
+	if (!n && !what)
+		return;
+	if (n) {
+		const gc_session *s = gc_crash_session;
+		put("graphcc: kernel called exit() in ");
+		put_node(n, s ? s->p : NULL);
+		put("\n");
+	} else {
+		put("graphcc: package code called exit() in ");
+		put_n(what, 2048);
+		put("\n");
+	}
+	put("graphcc: the run did not finish; nothing more is written (exit 3)\n");
+	flush();
+	_exit(3);
+}
+
 void gc_crash_capture_install(void)
 {
 	static atomic_int installed;
 	if (atomic_exchange(&installed, 1))
 		return;
+	atexit(exit_guard);
 	const char *env = getenv("GRAPHCC_CRASH_CAPTURE");
 	if (env && !strcmp(env, "0"))
 		return;

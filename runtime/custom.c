@@ -272,8 +272,9 @@ static void custom_release(void *state)
 	c->lib = NULL;
 }
 
-int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
+	(void)in;
 	gc_custom *c = n->custom;
 	if (!c)
 		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding");
@@ -283,6 +284,15 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	for (int i = 0; i < n->n_out; i++)
 		if (out[i])
 			gc_set_shape(out[i], c->outs[i].dtype, c->outs[i].rank, c->outs[i].dims);
+	n->scratch_bytes = frame_bytes(n) + c->kernel_scratch;
+	return 0;
+}
+
+int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	gc_custom *c = n->custom;
+	if (gc_custom_describe(k, n, in, out))
+		return k->err->code;
 	if (gc_dynlib_open(c->library, &c->lib, k->err))
 		return gc_kerr(k, k->err->code, "flavour '%s'", c->flavour);
 	n->state = c;

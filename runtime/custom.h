@@ -102,5 +102,10 @@ const char *gc_custom_dtype_name(CustomOpDataType dt);
  * the kernel and init/destroy, sizes scratch, runs init, picks the runner.
  */
 int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out);
+/* The part of gc_custom_prepare that runs no package code: checks the
+ * binding against the node, sets the outputs and sizes scratch. (A program
+ * loaded for inspection stops here; gcb-read checks every binding before
+ * gc_custom_prepare opens any library.) */
+int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out);
 
 #endif

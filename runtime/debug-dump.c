@@ -12,6 +12,9 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
 
 #include "alloc.h"
 #include "debug-impl.h"
@@ -69,8 +72,16 @@ int gc_dumper_open(const char *dir, const gc_program *p, gc_dumper **out, gc_err
 	}
 	char path[4200];
 	snprintf(path, sizeof path, "%s/tensors.tsv", dir);
-	d->map = fopen(path, "w");
+	/* a new file, never one a symlink points at (fileio.h) */
+	gc_outfile of;
+	if (gc_outfile_open(&of, path, err) || gc_outfile_publish(&of, err)) {
+		gc_error_prefix(err, "--dump-dir");
+		gc_dumper_close(d);
+		return err->code;
+	}
+	d->map = fdopen(of.fd, "w");
 	if (!d->map) {
+		close(of.fd);
 		gc_error_set(err, GC_EIO, "--dump-dir: cannot write %s: %s", path, strerror(errno));
 		gc_dumper_close(d);
 		return err->code;

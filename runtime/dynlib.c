@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "alloc.h"
+#include "crash.h"
 
 /* An in-process library (gc_inprocess_library_add): named functions of
  * the host process, never unloaded. */
@@ -162,8 +164,15 @@ int gc_dynlib_open(const char *path, gc_dynlib **out, gc_error *err)
 			return 0;
 		}
 	}
+	/* dlopen runs the library's constructors: a crash or an exit() in
+	 * them is reported naming the library (crash.c). */
+	char what[PATH_MAX + 64];
+	snprintf(what, sizeof what, "library %s (its constructors, run when it is loaded)", real);
+	const char *outer = gc_crash_context;
+	gc_crash_context = what;
 	dlerror();
 	void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	gc_crash_context = outer;
 	if (!h) {
 		const char *why = dlerror();
 		pthread_mutex_unlock(&lock);
@@ -179,6 +188,34 @@ int gc_dynlib_open(const char *path, gc_dynlib **out, gc_error *err)
 	pthread_mutex_unlock(&lock);
 	*out = l;
 	return 0;
+}
+
+int gc_dynlib_check_dirs(const char *path, const char *const *dirs, int32_t n_dirs,
+			 gc_error *err)
+{
+	if (n_dirs <= 0)
+		return 0;
+	char real[PATH_MAX], dir[PATH_MAX];
+	if (!realpath(path, real))
+		return gc_error_set(err, GC_EIO, "library %s: %s", path, strerror(errno));
+	char list[1024] = "";
+	size_t at = 0;
+	for (int32_t i = 0; i < n_dirs; i++) {
+		if (at < sizeof list)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
+					       dirs[i]);
+		if (!realpath(dirs[i], dir))
+			continue; /* a folder that does not exist holds nothing */
+		size_t n = strlen(dir);
+		while (n > 1 && dir[n - 1] == '/')
+			n--;
+		if (!strncmp(real, dir, n) && (real[n] == '/' || (n == 1 && dir[0] == '/')))
+			return 0;
+	}
+	return gc_error_set(err, GC_EINVAL,
+			    "library %s (%s) lies outside the folders libraries may be loaded "
+			    "from (%s: --allow-libraries, GRAPHCC_LIBRARY_PATH): not loaded",
+			    path, real, list);
 }
 
 gc_dynlib *gc_dynlib_ref(gc_dynlib *l)

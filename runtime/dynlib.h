@@ -15,6 +15,14 @@ typedef struct gc_dynlib gc_dynlib;
 /* Opens (or shares) the library at path. Errors name the path and carry
  * dlerror's text. */
 int gc_dynlib_open(const char *path, gc_dynlib **out, gc_error *err);
+/*
+ * Whether the library at path may be loaded under a restriction to folders
+ * (n_dirs > 0; none: any): its real path (symlinks resolved) must lie under
+ * the real path of one of dirs. Nothing is opened. The error names the
+ * library, its real path and the folders.
+ */
+int gc_dynlib_check_dirs(const char *path, const char *const *dirs, int32_t n_dirs,
+			 gc_error *err);
 /* Takes one more reference. */
 gc_dynlib *gc_dynlib_ref(gc_dynlib *l);
 void gc_dynlib_release(gc_dynlib *l);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -84,38 +86,97 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+int gc_outfile_open(gc_outfile *f, const char *path, gc_error *err)
+{
+	f->fd = -1;
+	f->path = path;
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dl;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return gc_error_set(err, GC_EINVAL, "%s: not a file name", path);
+	size_t len = strlen(path) + 32;
+	f->tmp = gc_malloc(len);
+	if (!f->tmp)
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	for (int attempt = 0; attempt < 32; attempt++) {
+		uint64_t rnd;
+		if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			rnd = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)getpid() << 32 ^
+			      (uint64_t)attempt;
+		}
+		snprintf(f->tmp, len, "%.*s.%s.%016" PRIx64 ".tmp", (int)dl, path, base, rnd);
+		f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (f->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	int e = errno;
+	gc_free(f->tmp);
+	f->tmp = NULL;
+	return gc_error_set(err, GC_EIO, "%s: cannot create: %s", path, strerror(e));
+}
+
+void gc_outfile_abort(gc_outfile *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlink(f->tmp);
+	gc_free(f->tmp);
+	f->tmp = NULL;
+}
+
+/* Renames the temporary over the final name (not over a folder). */
+static int publish(gc_outfile *f, int rc, gc_error *err)
+{
+	struct stat st;
+	if (!rc && !lstat(f->path, &st) && S_ISDIR(st.st_mode))
+		rc = gc_error_set(err, GC_EIO,
+				  "%s: a folder is in the way; graphcc does not replace it", f->path);
+	if (!rc && rename(f->tmp, f->path))
+		rc = gc_error_set(err, GC_EIO, "%s: cannot rename into place: %s", f->path,
+				  strerror(errno));
+	if (rc)
+		unlink(f->tmp);
+	gc_free(f->tmp);
+	f->tmp = NULL;
+	return rc;
+}
+
+int gc_outfile_commit(gc_outfile *f, gc_error *err)
+{
+	int rc = 0;
+	if (close(f->fd))
+		rc = gc_error_set(err, GC_EIO, "%s: write failed: %s", f->path, strerror(errno));
+	f->fd = -1;
+	return publish(f, rc, err);
+}
+
+int gc_outfile_publish(gc_outfile *f, gc_error *err)
+{
+	if (publish(f, 0, err)) {
+		close(f->fd);
+		f->fd = -1;
+		return err->code;
+	}
+	return 0;
+}
+
 int gc_write_file_atomic(const char *path, const void *head, size_t head_len, const void *body,
 			 size_t body_len, gc_error *err)
 {
-	size_t pl = strlen(path);
-	char *tmp = gc_malloc(pl + 32);
-	if (!tmp)
-		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	gc_outfile f;
+	if (gc_outfile_open(&f, path, err))
+		return err->code;
+	if (write_all(f.fd, head, head_len) || write_all(f.fd, body, body_len)) {
 		int e = errno;
-		gc_free(tmp);
-		return gc_error_set(err, GC_EIO, "%s: cannot create: %s", path, strerror(e));
-	}
-	int bad = write_all(fd, head, head_len) || write_all(fd, body, body_len);
-	int e = errno;
-	if (close(fd) && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (bad) {
-		unlink(tmp);
-		gc_free(tmp);
+		gc_outfile_abort(&f);
 		return gc_error_set(err, GC_EIO, "%s: write failed: %s", path, strerror(e));
 	}
-	if (rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		gc_free(tmp);
-		return gc_error_set(err, GC_EIO, "%s: cannot rename into place: %s", path,
-				    strerror(e));
-	}
-	gc_free(tmp);
-	return 0;
+	return gc_outfile_commit(&f, err);
 }

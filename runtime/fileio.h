@@ -14,8 +14,32 @@ uint64_t gc_limit_bytes(void);
  * Messages name the path. */
 int gc_read_file(const char *path, void **buf, size_t *len, gc_error *err);
 
-/* Writes len bytes to path through a temporary file renamed into place, so
- * a failed write never leaves a half-written file. */
+/*
+ * Every file graphcc writes (outputs, dumps, profiles, .gcb programs) is
+ * created through this: a new file under an unpredictable name in the
+ * target's folder (".<name>.<random>.tmp", O_CREAT | O_EXCL | O_NOFOLLOW:
+ * never an existing file, never through a symlink), renamed over the final
+ * name when complete (rename replaces a symlink there, it does not follow
+ * it). A folder at the final name is refused, never replaced.
+ */
+typedef struct gc_outfile {
+	int fd;
+	char *tmp;	  /* the temporary name (malloc'd) */
+	const char *path; /* the final name (borrowed) */
+} gc_outfile;
+
+/* Creates the temporary file for path; f->fd is open for writing. */
+int gc_outfile_open(gc_outfile *f, const char *path, gc_error *err);
+/* Closes it and renames it over path; on failure the temporary is removed. */
+int gc_outfile_commit(gc_outfile *f, gc_error *err);
+/* Renames it over path now and leaves f->fd open (a log written as it goes,
+ * flushed per line): the caller closes f->fd. */
+int gc_outfile_publish(gc_outfile *f, gc_error *err);
+/* Closes and removes the temporary (nothing at path changes). */
+void gc_outfile_abort(gc_outfile *f);
+
+/* Writes head and body to path through gc_outfile, so a failed write never
+ * leaves a half-written file. */
 int gc_write_file_atomic(const char *path, const void *head, size_t head_len, const void *body,
 			 size_t body_len, gc_error *err);
 

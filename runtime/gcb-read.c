@@ -32,6 +32,11 @@ typedef struct rd {
 	gc_error *err;
 	gc_pool *pool;
 	const char *what; /* the record being read, for messages */
+	const gc_load_options *opt;
+	/* The pinned libraries: as the file names them, and resolved against
+	 * the program's folder. A binding must name one of them. */
+	const char **pin_raw, **pin_path;
+	uint32_t n_pins;
 } rd;
 
 static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -324,6 +329,36 @@ static int r_custom(rd *r, gc_custom *c)
 	return 0;
 }
 
+/* path as a library path of the program file: relative ones are relative
+ * to the program's folder, never the current directory. */
+static const char *resolve_library(rd *r, const char *path)
+{
+	const char *slash = strrchr(r->path, '/');
+	if (path[0] == '/' || !slash)
+		return gc_pool_strdup(r->pool, path);
+	size_t dl = (size_t)(slash - r->path) + 1, pl = strlen(path);
+	char *s = gc_pool_alloc(r->pool, dl + pl + 1);
+	if (s) {
+		memcpy(s, r->path, dl);
+		memcpy(s + dl, path, pl + 1);
+	}
+	return s;
+}
+
+/* A library that cannot be read or changed: refused, or only a warning
+ * when inspecting (or when --allow-changed-kernels allows a change). */
+static int library_problem(rd *r, int code, const char *msg, bool allowed)
+{
+	const gc_load_options *opt = r->opt;
+	if (!allowed && !(opt && opt->inspect_only))
+		return gc_error_set(r->err, code, "%s", msg);
+	if (opt && opt->warn)
+		opt->warn(opt->user, msg);
+	else
+		fprintf(stderr, "graphcc: warning: %s\n", msg);
+	return 0;
+}
+
 static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 {
 	uint32_t n;
@@ -333,43 +368,73 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 	p->n_libs = (int32_t)n;
 	p->lib_paths = gc_pool_alloc(p->pool, (n + 1) * sizeof(char *));
 	p->lib_sha = gc_pool_alloc(p->pool, (n + 1) * sizeof(char *));
-	if (!p->lib_paths || !p->lib_sha)
+	r->pin_raw = gc_pool_alloc(p->pool, (n + 1) * sizeof(char *));
+	if (!p->lib_paths || !p->lib_sha || !r->pin_raw)
 		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	r->pin_path = p->lib_paths;
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t want[32], have[32];
-		const char *path;
-		if (r_str(r, &path, false) || take(r, want, 32))
+		const char *raw;
+		if (r_str(r, &raw, false) || take(r, want, 32))
 			return r->err->code;
+		const char *path = resolve_library(r, raw);
 		char hw[65], hh[65];
 		gc_sha256_hex(want, hw);
+		if (!path || !(p->lib_sha[i] = gc_pool_strdup(p->pool, hw)))
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		r->pin_raw[i] = raw;
 		p->lib_paths[i] = path;
-		p->lib_sha[i] = gc_pool_strdup(p->pool, hw);
+		r->n_pins = i + 1;
+		if (opt && opt->no_libraries && !opt->inspect_only)
+			return gc_error_set(r->err, GC_EINVAL,
+					    "%s: the program needs kernel library %s, and "
+					    "--no-libraries refuses every library",
+					    r->path, path);
 		gc_error e = { 0 };
-		if (gc_sha256_file(path, have, &e))
-			return gc_error_set(r->err, GC_EIO,
-					    "%s: kernel library %s, which the program was compiled "
-					    "with, cannot be read: %s",
-					    r->path, path, e.msg);
+		if (opt && !opt->inspect_only &&
+		    gc_dynlib_check_dirs(path, opt->library_dirs, opt->n_library_dirs, &e))
+			return gc_error_set(r->err, e.code, "%s: %s", r->path, e.msg);
+		char msg[2048];
+		if (gc_sha256_file(path, have, &e)) {
+			snprintf(msg, sizeof msg,
+				 "%s: kernel library %s, which the program was compiled with, cannot "
+				 "be read: %s",
+				 r->path, path, e.msg);
+			if (library_problem(r, GC_EIO, msg, false))
+				return r->err->code;
+			continue;
+		}
 		if (!memcmp(want, have, 32))
 			continue;
 		gc_sha256_hex(have, hh);
-		char msg[1024];
 		snprintf(msg, sizeof msg,
 			 "%s: kernel library %s changed since the program was compiled: SHA-256 "
-			 "was %s, is now %s",
-			 r->path, path, hw, hh);
-		if (!opt || !opt->allow_changed_kernels)
-			return gc_error_set(r->err, GC_ECHANGED,
-					    "%s (compile the model again, or pass "
-					    "--allow-changed-kernels to run it anyway)",
-					    msg);
-		if (opt->warn)
-			opt->warn(opt->user, msg);
-		else
-			fprintf(stderr, "graphcc: warning: %s (allowed by --allow-changed-kernels)\n",
-				msg);
+			 "was %s, is now %s%s",
+			 r->path, path, hw, hh,
+			 opt && opt->allow_changed_kernels ? " (allowed by --allow-changed-kernels)"
+			 : opt && opt->inspect_only	   ? ""
+							   : " (compile the model again, or pass "
+							     "--allow-changed-kernels to run it anyway)");
+		if (library_problem(r, GC_ECHANGED, msg, opt && opt->allow_changed_kernels))
+			return r->err->code;
 	}
 	return 0;
+}
+
+/* A binding may name only a pinned library; it then uses the pin's path
+ * (resolved against the program's folder). */
+static int check_binding(rd *r, const gc_node *n, gc_custom *c)
+{
+	for (uint32_t i = 0; i < r->n_pins; i++)
+		if (!strcmp(c->library, r->pin_raw[i])) {
+			c->library = r->pin_path[i];
+			return 0;
+		}
+	return gc_error_set(r->err, GC_EINVAL,
+			    "%s: node '%s' (%s::%s) is bound to library %s, which the program "
+			    "does not pin (no SHA-256 recorded for it): refused before any library "
+			    "is loaded (corrupted or edited program)",
+			    r->path, n->name, c->domain, c->op_type, c->library);
 }
 
 static int read_tensors(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize)
@@ -504,7 +569,7 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		if (!c)
 			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 		r->what = "custom binding";
-		if (r_custom(r, c))
+		if (r_custom(r, c) || check_binding(r, n, c))
 			return r->err->code;
 		if (!gc_backend_find(c->backend)) {
 			char names[128];
@@ -609,7 +674,10 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 	for (int j = 0; j < n->n_out; j++)
 		outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
 	gc_kctx k = { .err = r->err, .node = n, .threads = 1 };
-	if ((rc = p->backend->prepare(&k, n, inp, outp))) {
+	/* a custom node runs no package code yet: every binding is checked
+	 * first (bind_libraries opens the libraries after the whole file) */
+	if ((rc = n->custom ? gc_custom_describe(&k, n, inp, outp)
+			    : p->backend->prepare(&k, n, inp, outp))) {
 		gc_error_prefix(r->err, "%s", r->path);
 		goto out;
 	}
@@ -695,6 +763,43 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 		if ((rc = read_node(r, p, (int32_t)i, weights, wsize, depth)))
 			return rc;
 		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
+	}
+	return 0;
+}
+
+/* Opens every custom node's library, finds its kernel and runs its init:
+ * the first package code that runs, after every binding was checked. */
+static int bind_libraries(rd *r, gc_program *p)
+{
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		gc_node *n = &p->nodes[i];
+		for (int32_t j = 0; j < n->n_sub; j++)
+			if (bind_libraries(r, n->sub[j]))
+				return r->err->code;
+		if (!n->custom)
+			continue;
+		size_t nio = (size_t)n->n_in + (size_t)n->n_out + 2;
+		gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + n->n_in + 1;
+		gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + n->n_in + 1;
+		int rc;
+		if (!ins || !inp) {
+			rc = gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		} else {
+			for (int j = 0; j < n->n_in; j++)
+				if (n->in[j] >= 0) {
+					ins[j] = p->tensors[n->in[j]].t;
+					inp[j] = &ins[j];
+				}
+			for (int j = 0; j < n->n_out; j++)
+				outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
+			gc_kctx k = { .err = r->err, .node = n, .threads = 1 };
+			if ((rc = p->backend->prepare(&k, n, inp, outp)))
+				gc_error_prefix(r->err, "%s", r->path);
+		}
+		gc_free(ins);
+		gc_free(inp);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -789,7 +894,7 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	p->format_version = h.format_version;
 	p->graphcc_version = gc_pool_strdup(p->pool, ver);
 	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .err = err,
-		 .pool = p->pool, .what = "string table" };
+		 .pool = p->pool, .what = "string table", .opt = opt };
 	uint32_t nstr;
 	if ((rc = r_u32(&r, &nstr)))
 		goto fail;
@@ -807,6 +912,9 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 		rc = bad(&r, "%zu bytes of metadata left over", r.n - r.at);
 		goto fail;
 	}
+	p->inspect_only = opt && opt->inspect_only;
+	if (!p->inspect_only && (rc = bind_libraries(&r, p)))
+		goto fail;
 	*out = p;
 	return 0;
 fail:

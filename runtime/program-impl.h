@@ -57,6 +57,8 @@ struct gc_program {
 	size_t map_len;
 	uint32_t format_version;
 	const char *graphcc_version;
+	/* Loaded for inspection: no library was opened, it cannot run. */
+	bool inspect_only;
 	int32_t n_libs;
 	const char **lib_paths, **lib_sha;
 };

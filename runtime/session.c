@@ -146,6 +146,10 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 {
 	gc_session_options o;
 	*out = NULL;
+	if (p->inspect_only)
+		return gc_error_set(err, GC_EINVAL,
+				    "the program was loaded for inspection only (its libraries were "
+				    "not loaded): it cannot run");
 	if (gc_options_copy(&o, sizeof o, opt, "gc_session_options", err))
 		return err->code;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);

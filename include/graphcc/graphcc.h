@@ -29,6 +29,22 @@ void gc_registry_free(gc_registry *r);
  * backend). Default: none. */
 void gc_registry_set_note_handler(gc_registry *r, void (*note)(void *user, const char *msg),
 				  void *user);
+/* Which libraries a registry may load (set before loading; copied). */
+typedef struct gc_registry_options {
+	size_t size; /* sizeof(gc_registry_options), or 0 */
+	/* When n_library_dirs > 0: every library a manifest names must lie
+	 * (real path, symlinks resolved) under one of these folders, or the
+	 * package is refused before any of its libraries is opened. */
+	const char *const *library_dirs;
+	int32_t n_library_dirs;
+	/* Dry run (graphcc check --dry-run): manifests are parsed and every
+	 * library is read as a file -- an ELF shared object for this machine
+	 * exporting the symbols the manifest names, with a compatible ABI
+	 * version -- but none is loaded, so no package code runs. Such a
+	 * registry describes packages; it cannot bind nodes. */
+	int dry_run;
+} gc_registry_options;
+int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt);
 /* Parses the manifest, opens its libraries, resolves every symbol. */
 int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err);
 /* Loads each entry of a colon-separated list: a manifest, or a folder whose

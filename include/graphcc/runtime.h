@@ -289,6 +289,18 @@ typedef struct gc_load_options {
 	/* Where warnings go; NULL: stderr. */
 	void (*warn)(void *user, const char *msg);
 	void *user;
+	/* Inspect only (graphcc info, dot): no library is opened, so no package
+	 * code runs; a library that is missing or changed is a warning. Such a
+	 * program cannot run: gc_session_new refuses it. */
+	int inspect_only;
+	/* When n_library_dirs > 0: a library whose real path (symlinks
+	 * resolved) does not lie under one of these folders is refused before
+	 * anything reads it (--allow-libraries, GRAPHCC_LIBRARY_PATH). */
+	const char *const *library_dirs;
+	int32_t n_library_dirs;
+	/* Refuse every library: a program with custom nodes is refused, naming
+	 * its first library (--no-libraries: only built-in ops may run). */
+	int no_libraries;
 } gc_load_options;
 
 /*
@@ -296,6 +308,11 @@ typedef struct gc_load_options {
  * checksums, every size and offset), the weights are used in place, every
  * kernel library is checked against its recorded SHA-256 and every node is
  * prepared. Needs only the runtime (no YAML, no protobuf).
+ *
+ * Which code it runs: a custom node's binding must name one of the pinned
+ * libraries, or the program is refused before any library is opened.
+ * Relative library paths are resolved against the program file's folder,
+ * never the current directory.
  */
 int gc_program_load(const char *path, const gc_load_options *opt, gc_program **out,
 		    gc_error *err);

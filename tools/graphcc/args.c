@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -41,6 +42,46 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* What a file's first bytes say it is (NULL: nothing graphcc recognises
+ * by content). */
+static const char *content_kind(const char *path)
+{
+	unsigned char b[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	if (n == 8 && !memcmp(b, "GCBPROG\0", 8))
+		return "a graphcc compiled program (.gcb)";
+	if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
+		return "a NumPy array (.npy)";
+	if (n >= 4 && !memcmp(b, "\x7f" "ELF", 4))
+		return "an ELF binary or shared library";
+	if (n >= 2 && b[0] == 0x08 && b[1] < 0x80) /* field 1, ir_version */
+		return "what looks like an ONNX model (a protobuf starting with ir_version)";
+	return NULL;
+}
+
+/* A model whose content disagrees with its extension is refused, naming
+ * both: a file is never run as something its name does not say. */
+static int check_model_kind(const char *path)
+{
+	const char *kind = content_kind(path);
+	bool gcb_name = ends_with(path, ".gcb"), onnx_name = ends_with(path, ".onnx");
+	bool gcb_content = kind && kind[2] == 'g';
+	bool onnx_content = kind && strstr(kind, "ONNX");
+	if ((onnx_name && kind && !onnx_content) ||
+	    (gcb_name && !gcb_content && (kind || access(path, R_OK) == 0))) {
+		cli_error("%s: the name says %s, but the file holds %s: refused (rename it to "
+			  "what it is)",
+			  path, onnx_name ? "an ONNX model (.onnx)" : "a graphcc compiled program (.gcb)",
+			  kind ? kind : "something else (not a .gcb: no GCBPROG magic)");
+		return EXIT_FAIL;
+	}
+	return 0;
 }
 
 int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err)
@@ -144,6 +185,16 @@ static int add_shape(const cli_option *opt, const char *a, const char *val, cli_
 	return 0;
 }
 
+static int add_lib_dir(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	(void)a;
+	if (o->n_lib_dirs == MAX_ARGS)
+		return cli_usage("too many --allow-libraries options");
+	o->lib_dirs[o->n_lib_dirs++] = val;
+	return 0;
+}
+
 #define FIELD(f) offsetof(cli_opts, f)
 
 /* Every option of every command; a command allows the groups it names. */
@@ -168,6 +219,9 @@ static const cli_option options[] = {
 	{ "--profile", NULL, OPT_DEBUG, true, set_string, FIELD(profile) },
 	{ "--break-before", NULL, OPT_DEBUG, true, set_string, FIELD(break_before) },
 	{ "--timeout", NULL, OPT_DEBUG, true, set_timeout, 0 },
+	{ "--allow-libraries", NULL, OPT_LIBS, true, add_lib_dir, 0 },
+	{ "--no-libraries", NULL, OPT_LIBS, false, set_flag, FIELD(no_libraries) },
+	{ "--dry-run", NULL, OPT_DRY_RUN, false, set_flag, FIELD(dry_run) },
 };
 
 static const cli_option *find_option(const char *a)
@@ -208,6 +262,22 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 	if (!o->model)
 		return cli_usage("%s: no %s given", cmd,
 				 !strcmp(cmd, "check") ? "manifest" : "model");
+	/* GRAPHCC_LIBRARY_PATH adds its folders to --allow-libraries' */
+	const char *env = getenv("GRAPHCC_LIBRARY_PATH");
+	if ((allowed & OPT_LIBS) && env && *env) {
+		if (strlen(env) >= sizeof o->lib_path_env)
+			return cli_usage("GRAPHCC_LIBRARY_PATH is too long");
+		strcpy(o->lib_path_env, env);
+		for (char *save = NULL, *t = strtok_r(o->lib_path_env, ":", &save); t;
+		     t = strtok_r(NULL, ":", &save)) {
+			if (o->n_lib_dirs == MAX_ARGS)
+				return cli_usage("GRAPHCC_LIBRARY_PATH: too many folders");
+			o->lib_dirs[o->n_lib_dirs++] = t;
+		}
+	}
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "info") || !strcmp(cmd, "dot") ||
+	    !strcmp(cmd, "compile"))
+		return check_model_kind(o->model);
 	return 0;
 }
 
@@ -221,6 +291,18 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
 	if (!r)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
 	gc_registry_set_note_handler(r, cli_note, NULL);
+	if (o->no_libraries) {
+		gc_registry_free(r);
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: --no-libraries refuses every library, so no op package can "
+				    "load",
+				    o->n_ops ? o->ops[0] : "GRAPHCC_OPS_PATH");
+	}
+	gc_registry_options ro = { .library_dirs = o->lib_dirs, .n_library_dirs = o->n_lib_dirs };
+	if (gc_registry_set_options(r, &ro)) {
+		gc_registry_free(r);
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	}
 	for (int i = 0; i < o->n_ops; i++)
 		if (gc_registry_load(r, o->ops[i], err)) {
 			gc_registry_free(r);
@@ -233,6 +315,14 @@ int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err)
 	}
 	*out = r;
 	return 0;
+}
+
+gc_load_options cli_load_options(const cli_opts *o)
+{
+	return (gc_load_options){ .allow_changed_kernels = o->allow_changed,
+				  .library_dirs = o->lib_dirs,
+				  .n_library_dirs = o->n_lib_dirs,
+				  .no_libraries = o->no_libraries };
 }
 
 gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg)

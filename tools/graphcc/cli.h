@@ -31,6 +31,8 @@ enum {
 	OPT_ALLOW_CHANGED = 1 << 8, /* --allow-changed-kernels */
 	OPT_DEBUG = 1 << 9,	    /* --trace --dump-dir --check-nan --guard --profile
 				       --break-before --timeout --compare-flavours */
+	OPT_LIBS = 1 << 10,	    /* --allow-libraries DIR, --no-libraries */
+	OPT_DRY_RUN = 1 << 11,	    /* --dry-run */
 };
 
 typedef struct cli_opts {
@@ -53,6 +55,13 @@ typedef struct cli_opts {
 	bool trace, check_nan, guard, compare_flavours;
 	const char *dump_dir, *profile, *break_before;
 	double timeout;
+	/* --allow-libraries DIR... and GRAPHCC_LIBRARY_PATH's folders: when
+	 * any, no library outside them is loaded. */
+	const char *lib_dirs[MAX_ARGS];
+	int n_lib_dirs;
+	char lib_path_env[4096]; /* a copy of GRAPHCC_LIBRARY_PATH, split */
+	bool no_libraries;	 /* --no-libraries */
+	bool dry_run;		 /* check --dry-run */
 } cli_opts;
 
 /* Prints "graphcc: <msg>" to stderr. */
@@ -68,6 +77,9 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 /* A registry with every --ops manifest and GRAPHCC_OPS_PATH entry loaded
  * (NULL *out when there are none). */
 int cli_registry(const cli_opts *o, gc_registry **out, gc_error *err);
+/* The .gcb load options the command line gives (--allow-changed-kernels,
+ * --allow-libraries, GRAPHCC_LIBRARY_PATH, --no-libraries). */
+gc_load_options cli_load_options(const cli_opts *o);
 /* The compile options the command line gives: --shape, --no-fold,
  * --no-optimize and the registry. */
 gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg);
@@ -82,6 +94,27 @@ int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err
 int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_error *err);
 /* Whether cli_write_value can write t (gc_npy_check of every tensor in it). */
 int cli_check_value(const gc_tensor *t, const char *what, gc_error *err);
+/*
+ * The output folder's ledger, DIR/.graphcc-outputs: one line per file or
+ * folder graphcc wrote there (NAME.npy, NAME.none, NAME/). graphcc creates,
+ * replaces or removes a path in DIR only when it is new or listed there; an
+ * output whose paths would touch anything else (a user's DIR/notes beside an
+ * output 'notes') is refused naming it, before anything is written.
+ */
+typedef struct cli_ledger {
+	char *dir;
+	char **names;
+	int n, cap;
+} cli_ledger;
+#define CLI_LEDGER_NAME ".graphcc-outputs"
+int cli_ledger_load(cli_ledger *l, const char *dir, gc_error *err);
+/* Refuses an output (file-safe name fname) whose paths hold something
+ * graphcc did not write. */
+int cli_ledger_check(const cli_ledger *l, const char *fname, gc_error *err);
+/* Records what cli_write_value wrote for fname (its other forms go). */
+int cli_ledger_note(cli_ledger *l, const char *fname, const gc_tensor *t, gc_error *err);
+int cli_ledger_save(cli_ledger *l, gc_error *err);
+void cli_ledger_free(cli_ledger *l);
 /* Removes what cli_write_value wrote for fname (when a later output fails). */
 void cli_remove_output(const char *dir, const char *fname);
 /* Parses "NAME=1x3x224x224"; the name is copied into name (len bytes). */

@@ -20,7 +20,7 @@ static const char *iface(int graphcc)
 int cmd_check(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("check", argc, argv, 0, &o);
+	int rc = cli_parse("check", argc, argv, OPT_LIBS | OPT_DRY_RUN, &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };
@@ -29,16 +29,27 @@ int cmd_check(int argc, char **argv)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	/* Not cli_registry: check looks at this one file, not GRAPHCC_OPS_PATH. */
+	/* Not cli_registry: check looks at this one file, not GRAPHCC_OPS_PATH.
+	 * --dry-run (or --no-libraries) reads the libraries as files: nothing
+	 * of the package runs. */
 	gc_registry_set_note_handler(reg, cli_note, NULL);
+	bool dry = o.dry_run || o.no_libraries;
+	gc_registry_options ro = { .library_dirs = o.lib_dirs, .n_library_dirs = o.n_lib_dirs,
+				   .dry_run = dry };
+	if (gc_registry_set_options(reg, &ro)) {
+		cli_error("out of memory");
+		gc_registry_free(reg);
+		return EXIT_FAIL;
+	}
 	if (gc_registry_load(reg, o.model, &err)) {
 		cli_error("%s", err.msg);
 		gc_registry_free(reg);
 		return cli_exit_for(err.code);
 	}
 	int n = gc_registry_num_ops(reg);
-	printf("%s: %d operation%s, all libraries and symbols found\n", o.model, n,
-	       n == 1 ? "" : "s");
+	printf("%s: %d operation%s, all libraries and symbols found%s\n", o.model, n,
+	       n == 1 ? "" : "s",
+	       dry ? " (dry run: libraries read as files, none loaded, no package code run)" : "");
 	for (int i = 0; i < n; i++) {
 		gc_op_desc d;
 		gc_registry_op(reg, i, &d);

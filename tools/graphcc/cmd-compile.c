@@ -14,7 +14,8 @@ static void pass_report(void *user, const char *pass, int32_t changed)
 int cmd_compile(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("compile", argc, argv, OPT_OPS | OPT_SHAPE | OPT_NO_FOLD | OPT_OUT, &o);
+	int rc = cli_parse("compile", argc, argv, OPT_OPS | OPT_SHAPE | OPT_NO_FOLD | OPT_OUT | OPT_LIBS,
+			   &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };

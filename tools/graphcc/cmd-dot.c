@@ -425,7 +425,7 @@ static int draw_graph(FILE *f, const char *model, const gc_graph *g, const gc_re
 int cmd_dot(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("dot", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
+	int rc = cli_parse("dot", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED | OPT_LIBS, &o);
 	if (rc)
 		return rc;
 	gc_error err = { 0 };
@@ -436,7 +436,8 @@ int cmd_dot(int argc, char **argv)
 		/* A compiled program: drawn as it was compiled. */
 		if ((rc = cli_program_options("dot", &o)))
 			return rc;
-		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
+		/* drawing runs no package code: no library is opened */
+		gc_load_options lo = { .allow_changed_kernels = o.allow_changed, .inspect_only = 1 };
 		if (gc_program_load(o.model, &lo, &p, &err)) {
 			cli_error("%s", err.msg);
 			return cli_exit_for(err.code);

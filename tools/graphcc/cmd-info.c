@@ -71,7 +71,8 @@ static int info_program(const cli_opts *o)
 {
 	gc_error err = { 0 };
 	gc_program *p = NULL;
-	gc_load_options lo = { .allow_changed_kernels = o->allow_changed };
+	/* inspecting runs no package code: no library is opened */
+	gc_load_options lo = { .allow_changed_kernels = o->allow_changed, .inspect_only = 1 };
 	double t0 = now_ms();
 	if (gc_program_load(o->model, &lo, &p, &err)) {
 		cli_error("%s", err.msg);
@@ -109,7 +110,7 @@ static int info_program(const cli_opts *o)
 	printf("custom nodes:\n");
 	if (!cli_print_bindings(p, stdout))
 		printf("  (none)\n");
-	printf("kernel libraries (SHA-256 checked at load):\n");
+	printf("kernel libraries (SHA-256 pinned; not loaded by info):\n");
 	for (int i = 0; i < og.n_libraries; i++)
 		printf("  %s  %s\n", og.library_sha256[i], og.library_paths[i]);
 	if (!og.n_libraries)
@@ -122,7 +123,7 @@ static int info_program(const cli_opts *o)
 int cmd_info(int argc, char **argv)
 {
 	cli_opts o;
-	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED, &o);
+	int rc = cli_parse("info", argc, argv, OPT_OPS | OPT_SHAPE | OPT_ALLOW_CHANGED | OPT_LIBS, &o);
 	if (rc)
 		return rc;
 	if (cli_is_program(o.model))

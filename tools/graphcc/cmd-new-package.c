@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +31,12 @@ static int write_file(const char *dir, const char *name, const char *text, const
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
+	/* a new file in the folder just made: never through a symlink */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		cli_error("%s: cannot create: %s", path, strerror(errno));
 		return -1;
 	}

@@ -218,6 +218,15 @@ static int check_file_names(const cli_opts *o, const gc_program *p, gc_error *er
 	return 0;
 }
 
+/* Output i's file name (made file-safe) in buf; returns buf. */
+static const char *output_file_name(const gc_program *p, int i, char buf[256])
+{
+	const char *name;
+	gc_program_output(p, i, &name);
+	safe_name(name, buf, 256);
+	return buf;
+}
+
 static int write_outputs(const cli_opts *o, const gc_program *p, const gc_session *s,
 			 gc_error *err)
 {
@@ -237,22 +246,33 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 		return err->code;
 	if (mkdir_p(o->output_dir, err))
 		return err->code;
-	for (int i = 0; i < gc_program_num_outputs(p); i++) {
-		const char *name;
-		gc_program_output(p, i, &name);
-		char fname[256];
-		safe_name(name, fname, sizeof fname);
-		if (cli_write_value(o->output_dir, fname, gc_session_output(s, i), err)) {
-			/* all outputs or none: take back the ones written */
-			for (int j = 0; j <= i; j++) {
-				gc_program_output(p, j, &name);
-				safe_name(name, fname, sizeof fname);
-				cli_remove_output(o->output_dir, fname);
-			}
-			return err->code;
-		}
+	/* The folder is the user's: graphcc replaces only what it wrote there
+	 * (listed in its ledger), checked for every output before any is written;
+	 * the ledger as it will be is made before writing too, saved after. */
+	int n_out = gc_program_num_outputs(p);
+	cli_ledger led;
+	if (cli_ledger_load(&led, o->output_dir, err))
+		return err->code;
+	int rc = 0;
+	char fname[256];
+	for (int i = 0; i < n_out && !rc; i++)
+		rc = cli_ledger_check(&led, output_file_name(p, i, fname), err);
+	for (int i = 0; i < n_out && !rc; i++)
+		rc = cli_ledger_note(&led, output_file_name(p, i, fname), gc_session_output(s, i),
+				     err);
+	int written = 0;
+	while (!rc && written < n_out) {
+		rc = cli_write_value(o->output_dir, output_file_name(p, written, fname),
+				     gc_session_output(s, written), err);
+		written++;
 	}
-	return 0;
+	if (!rc)
+		rc = cli_ledger_save(&led, err);
+	/* all outputs or none: take back the ones written */
+	for (int j = 0; rc && j < written; j++)
+		cli_remove_output(o->output_dir, output_file_name(p, j, fname));
+	cli_ledger_free(&led);
+	return rc;
 }
 
 static int run_timed(const cli_opts *o, gc_session *s, gc_error *err)
@@ -282,7 +302,7 @@ int cmd_run(int argc, char **argv)
 	cli_opts o;
 	int rc = cli_parse("run", argc, argv,
 			   OPT_INPUT | OPT_OUTPUT_DIR | OPT_THREADS | OPT_REPEAT | OPT_OPS | OPT_SHAPE |
-				   OPT_NO_FOLD | OPT_ALLOW_CHANGED | OPT_DEBUG,
+				   OPT_NO_FOLD | OPT_ALLOW_CHANGED | OPT_DEBUG | OPT_LIBS,
 			   &o);
 	if (rc)
 		return rc;
@@ -301,7 +321,7 @@ int cmd_run(int argc, char **argv)
 		/* A compiled program runs through the runtime alone. */
 		if ((rc = cli_program_options("run", &o)))
 			return rc;
-		gc_load_options lo = { .allow_changed_kernels = o.allow_changed };
+		gc_load_options lo = cli_load_options(&o);
 		model_inputs m = { 0 };
 		if (gc_program_load(o.model, &lo, &p, &err))
 			goto fail;

@@ -15,6 +15,7 @@
  * and renamed into place: a reader never sees half of one.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../runtime/fileio.h"
 #include "cli.h"
 
 int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err)
@@ -122,11 +124,13 @@ static int remove_path(const char *path, gc_error *err)
 static int write_sequence(const char *dir, const char *fname, const gc_sequence *s, gc_error *err)
 {
 	char tmp[4096], final[4096], p[4200];
-	if (path_fmt(tmp, sizeof tmp, err, "%s/.%s.tmp-%ld", dir, fname, (long)getpid()) ||
-	    path_fmt(final, sizeof final, err, "%s/%s", dir, fname) || remove_path(tmp, err))
+	/* an unpredictable new folder (mkdtemp), never one planted in advance */
+	if (path_fmt(tmp, sizeof tmp, err, "%s/.%s.XXXXXX", dir, fname) ||
+	    path_fmt(final, sizeof final, err, "%s/%s", dir, fname))
 		return err->code;
-	if (mkdir(tmp, 0755))
+	if (!mkdtemp(tmp))
 		return gc_error_set(err, GC_EIO, "%s: cannot create folder: %s", tmp, strerror(errno));
+	chmod(tmp, 0755);
 	for (int32_t i = 0; i < s->n; i++) {
 		if (path_fmt(p, sizeof p, err, "%s/%d.npy", tmp, (int)i) ||
 		    gc_npy_write(p, &s->items[i], err)) {
@@ -165,9 +169,8 @@ int cli_write_value(const char *dir, const char *fname, const gc_tensor *t, gc_e
 	const gc_optional *o = t->data;
 	if (o->has_value)
 		return cli_write_value(dir, fname, &o->value, err);
-	FILE *f = fopen(none, "wb");
-	if (!f || fclose(f))
-		return gc_error_set(err, GC_EIO, "%s: cannot write: %s", none, strerror(errno));
+	if (gc_write_file_atomic(none, "", 0, NULL, 0, err))
+		return err->code;
 	return remove_path(npy, err) || remove_path(folder, err) ? err->code : 0;
 }
 
@@ -181,4 +184,142 @@ void cli_remove_output(const char *dir, const char *fname)
 		remove_path(p, &e);
 	if (!path_fmt(p, sizeof p, &e, "%s/%s", dir, fname))
 		remove_path(p, &e);
+}
+
+/* ---------------------------------------------------------------- the ledger */
+
+static bool ledger_has(const cli_ledger *l, const char *entry)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->names[i], entry))
+			return true;
+	return false;
+}
+
+static int ledger_add(cli_ledger *l, const char *entry, gc_error *err)
+{
+	if (ledger_has(l, entry))
+		return 0;
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+		char **nn = realloc(l->names, (size_t)cap * sizeof *nn);
+		if (!nn)
+			return gc_error_set(err, GC_ENOMEM, "out of memory");
+		l->names = nn;
+		l->cap = cap;
+	}
+	if (!(l->names[l->n] = strdup(entry)))
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	l->n++;
+	return 0;
+}
+
+static void ledger_drop(cli_ledger *l, const char *entry)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->names[i], entry)) {
+			free(l->names[i]);
+			l->names[i] = l->names[--l->n];
+			return;
+		}
+}
+
+int cli_ledger_load(cli_ledger *l, const char *dir, gc_error *err)
+{
+	memset(l, 0, sizeof *l);
+	if (!(l->dir = strdup(dir)))
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	char path[4200];
+	if (path_fmt(path, sizeof path, err, "%s/%s", dir, CLI_LEDGER_NAME))
+		return err->code;
+	struct stat st;
+	if (lstat(path, &st))
+		return 0; /* no ledger yet: graphcc wrote nothing here */
+	if (!S_ISREG(st.st_mode))
+		return gc_error_set(err, GC_EIO, "%s: not a regular file (graphcc's list of the "
+					 "outputs it wrote here)", path);
+	void *buf;
+	size_t len;
+	if (gc_read_file(path, &buf, &len, err))
+		return err->code;
+	int rc = 0;
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save))
+		rc = ledger_add(l, line, err);
+	free(buf);
+	return rc;
+}
+
+int cli_ledger_check(const cli_ledger *l, const char *fname, gc_error *err)
+{
+	if (!strcmp(fname, CLI_LEDGER_NAME))
+		return gc_error_set(err, GC_EINVAL, "output '%s' would be written over graphcc's "
+						     "list of outputs (%s): rename it",
+				    fname, CLI_LEDGER_NAME);
+	static const char *const forms[] = { "%s.npy", "%s.none", "%s/" };
+	for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+		char entry[300], path[4400];
+		snprintf(entry, sizeof entry, forms[k], fname);
+		if (path_fmt(path, sizeof path, err, "%s/%s", l->dir, entry))
+			return err->code;
+		size_t pl = strlen(path);
+		if (path[pl - 1] == '/')
+			path[pl - 1] = 0;
+		struct stat st;
+		if (lstat(path, &st) || ledger_has(l, entry))
+			continue;
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: already exists and graphcc did not write it (it is not in "
+				    "%s/%s), so output '%s' is not written over it: graphcc replaces "
+				    "only its own outputs; move it, or choose another --output-dir",
+				    path, l->dir, CLI_LEDGER_NAME, fname);
+	}
+	return 0;
+}
+
+int cli_ledger_note(cli_ledger *l, const char *fname, const gc_tensor *t, gc_error *err)
+{
+	const char *form = "%s.npy";
+	if (gc_dtype_is_optional(t->dtype) && t->data) {
+		const gc_optional *o = t->data;
+		form = !o->has_value			    ? "%s.none"
+		       : gc_dtype_is_sequence(o->value.dtype) ? "%s/"
+							    : "%s.npy";
+	} else if (gc_dtype_is_sequence(t->dtype)) {
+		form = "%s/";
+	}
+	static const char *const forms[] = { "%s.npy", "%s.none", "%s/" };
+	char entry[300];
+	for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+		snprintf(entry, sizeof entry, forms[k], fname);
+		ledger_drop(l, entry);
+	}
+	snprintf(entry, sizeof entry, form, fname);
+	return ledger_add(l, entry, err);
+}
+
+int cli_ledger_save(cli_ledger *l, gc_error *err)
+{
+	size_t len = 0;
+	for (int i = 0; i < l->n; i++)
+		len += strlen(l->names[i]) + 1;
+	char *buf = malloc(len + 1), path[4200];
+	if (!buf)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	size_t at = 0;
+	for (int i = 0; i < l->n; i++)
+		at += (size_t)sprintf(buf + at, "%s\n", l->names[i]);
+	int rc = path_fmt(path, sizeof path, err, "%s/%s", l->dir, CLI_LEDGER_NAME) ||
+		 gc_write_file_atomic(path, buf, at, NULL, 0, err);
+	free(buf);
+	return rc ? err->code : 0;
+}
+
+void cli_ledger_free(cli_ledger *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	free(l->dir);
+	memset(l, 0, sizeof *l);
 }

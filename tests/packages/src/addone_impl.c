@@ -2,8 +2,11 @@
  * Implementation library of the AddOne fixture package (the seed
  * interface): the Interpreter kernel `addOneFloat`,
  *     y[i] = x[i] + delta (+ bias[i], or + bias[0] when bias has one value).
+ * Built with -DADDONE_KERNEL_EXIT, the kernel calls exit(0) instead (the
+ * kernel-exit fixture: a run that did not finish must not exit 0).
  */
 #include <graphcc/customop.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t count(const CustomOpIOTensor *t)
@@ -18,6 +21,9 @@ GC_CUSTOMOP_API void addOneFloat(CustomOpIOTensor *inputs, int32_t numInputs,
 				 CustomOpIOTensor *outputs, int32_t numOutputs,
 				 CustomOpParam *params, int32_t numParams)
 {
+#ifdef ADDONE_KERNEL_EXIT
+	exit(0);
+#endif
 	if (numInputs < 1 || numOutputs < 1)
 		return;
 	float delta = 0.0f;
