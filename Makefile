@@ -158,7 +158,7 @@ $(B)/bin/example-%: tools/examples/%.c $(LIB_A) $(RUNTIME_A) $(FLAGS_STAMP)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
 
-$(B)/tests/test-%: tests/unit/test-%.c tests/unit/check.h $(LIB_A) $(RUNTIME_A)
+$(B)/tests/test-%: tests/unit/test-%.c $(wildcard tests/unit/*.h) $(LIB_A) $(RUNTIME_A)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	@$(CC) $(CFLAGS) -Iruntime -Iruntime/kernels -Ilib -Itests/unit $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)

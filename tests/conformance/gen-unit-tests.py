@@ -48,65 +48,80 @@ class Case:
         self.tol, self.error, self.note = tol, error, note
         self.n_out = n_out if n_out is not None else max(1, len(self.outputs))
 
-    def c(self):
-        L = []
-        if self.note:
-            L.append("/* %s */" % self.note)
-        L.append("static void test_%s(void)\n{" % self.name)
+    def row(self, arrays):
+        """This case's row of the cases[] table; its literals go to arrays."""
         ins = []
-        for i, a in enumerate(self.inputs):
+        for a in self.inputs:
             if a is None:
-                ins.append("NULL")
+                ins.append("{0}")
                 continue
             a = np.asarray(a)
             ct, dt = CTYPE[a.dtype.type]
-            L.append("\tstatic const %s d%d[] = { %s };" % (ct, i, lit(a)))
-            L.append("\tgc_tensor t%d = harness_tensor(%s, %d, %s, d%d);" % (i, dt, a.ndim, dims(a), i))
-            ins.append("&t%d" % i)
-        L.append("\tgc_tensor *in[] = { %s };" % (", ".join(ins) or "NULL"))
+            ins.append("{%s, %d, %s, %s}" % (dt, a.ndim, dims(a), arrays.name("in", ct, lit(a))))
         at = []
         for k, v in getattr(self, "strings", {}).items():
-            L.append("\tstatic const char *const s_%s[] = { %s };" % (k, ", ".join('"%s"' % x for x in v)))
-            at.append('{ .name = "%s", .type = GC_ATTR_STRINGS, .n = %d, .v.strings = s_%s }' % (k, len(v), k))
+            at.append('{.name = "%s", .type = GC_ATTR_STRINGS, .n = %d, .v.strings = (const char *const[]){%s}}'
+                      % (k, len(v), ", ".join('"%s"' % x for x in v)))
         for k, v in getattr(self, "floats", {}).items():
-            L.append("\tstatic const float f_%s[] = { %s };" % (k, ", ".join("%rf" % float(x) for x in v)))
-            at.append('{ .name = "%s", .type = GC_ATTR_FLOATS, .n = %d, .v.floats = f_%s }' % (k, len(v), k))
+            at.append('{.name = "%s", .type = GC_ATTR_FLOATS, .n = %d, .v.floats = (const float[]){%s}}'
+                      % (k, len(v), ", ".join("%rf" % float(x) for x in v)))
         for k, v in self.attrs.items():
             if isinstance(v, str):
-                at.append('{ .name = "%s", .type = GC_ATTR_STRING, .n = %d, .v.s = "%s" }' % (k, len(v), v))
+                at.append('{.name = "%s", .type = GC_ATTR_STRING, .n = %d, .v.s = "%s"}' % (k, len(v), v))
             elif isinstance(v, float):
-                at.append('{ .name = "%s", .type = GC_ATTR_FLOAT, .v.f = %rf }' % (k, v))
+                at.append('{.name = "%s", .type = GC_ATTR_FLOAT, .v.f = %rf}' % (k, v))
             elif isinstance(v, (list, tuple)):
-                L.append("\tstatic const int64_t a_%s[] = { %s };" % (k, ", ".join("%dLL" % x for x in v)))
-                at.append('{ .name = "%s", .type = GC_ATTR_INTS, .n = %d, .v.ints = a_%s }' % (k, len(v), k))
+                at.append('{.name = "%s", .type = GC_ATTR_INTS, .n = %d, .v.ints = D(%s)}'
+                          % (k, len(v), ", ".join("%dLL" % x for x in v)))
             else:
-                at.append('{ .name = "%s", .type = GC_ATTR_INT, .v.i = %d }' % (k, v))
-        L.append("\tgc_attr at[] = { %s };" % (", ".join(at) or "{ 0 }"))
-        L.append("\tharness_run h;")
-        call = 'harness_op(&h, gc_prepare_%s, "%s", %d, %d, in, %d, %d, at)' % (
-            self.op, self.op, self.opset, len(self.inputs), self.n_out, len(at))
+                at.append('{.name = "%s", .type = GC_ATTR_INT, .v.i = %d}' % (k, v))
+        outs = []
+        for o in ([] if self.error else self.outputs):
+            if o is None:
+                outs.append("{0}")
+                continue
+            o = np.asarray(o)
+            _, dt = CTYPE[o.dtype.type]
+            tol = 0 if o.dtype.kind in "iub" else self.tol
+            outs.append("{%s, %d, %s, %s, %d, %r}" % (
+                dt, o.ndim, dims(o), arrays.name("want", "double", lit(o.astype(np.float64)) if o.size else "0"),
+                o.size, tol))
+        def part(head, items):
+            """One list field: on one line when it fits, else an item a line."""
+            one = "\t " + head + ", ".join(items) + "},"
+            return one if len(one.expandtabs()) <= 100 else "\t " + head + "\n\t\t" + (",\n\t\t").join(items) + "},"
+        L = []
+        if self.note:
+            L.append("\t/* %s */" % self.note)
+        L.append('\t{.name = "%s", .file = __FILE__, .line = __LINE__,' % self.name)
+        L.append('\t .prepare = gc_prepare_%s, .op = "%s",' % (self.op, self.op))
+        L.append('\t .opset = %d, .n_out = %d,' % (self.opset, self.n_out))
+        if ins:
+            L.append(part(".n_in = %d, .in = (const op_input[]){" % len(ins), ins))
+        if at:
+            L.append(part(".n_attr = %d, .attrs = (gc_attr[]){" % len(at), at))
+        if outs:
+            L.append(part(".n_want = %d, .want = (const op_output[]){" % len(outs), outs))
         if self.error:
-            L.append("\tint rc = %s;" % call)
-            L.append("\tharness_free(&h);")
-            L.append("\tCHECK_INT(rc, %s);" % self.error[0])
-            L.append('\tCHECK_CONTAINS(h.err.msg, "%s");' % self.error[1])
-        else:
-            L.append("\tint rc = %s;" % call)
-            L.append('\tif (rc)\n\t\tfprintf(stderr, "  %s\\n", h.err.msg);')
-            L.append("\tint ok = rc == 0;")
-            for j, o in enumerate(self.outputs):
-                if o is None:
-                    continue
-                o = np.asarray(o)
-                _, dt = CTYPE[o.dtype.type]
-                tol = 0 if o.dtype.kind in "iub" else self.tol
-                L.append("\tstatic const double w%d[] = { %s };" % (j, lit(o.astype(np.float64)) if o.size else "0"))
-                L.append("\tok = ok && expect_out(&h.out[%d], %s, %d, %s, w%d, %d, %r);" % (
-                    j, dt, o.ndim, dims(o), j, o.size, tol))
-            L.append("\tharness_free(&h);")
-            L.append("\tCHECK(ok);")
-        L.append("}\n")
+            L.append('\t .error = %s, .error_msg = "%s",' % self.error)
+        L.append("\t},")
         return "\n".join(L)
+
+
+class Arrays:
+    """The file's data literals, each written once (cases share inputs) and
+    named by what it holds and the order it first appears: in3, want7."""
+
+    def __init__(self):
+        self.names, self.defs = {}, []
+
+    def name(self, what, ctype, body):
+        key = (what, ctype, body)
+        if key not in self.names:
+            n = "%s%d" % (what, len(self.defs))
+            self.names[key] = n
+            self.defs.append("static const %s %s[] = { %s };" % (ctype, n, body))
+        return self.names[key]
 
 
 HEADER = """/*
@@ -115,7 +130,9 @@ HEADER = """/*
  * there with %s, independently of graphcc, and pasted
  * here as literals. Floating results must match within a relative
  * tolerance (stated per case, relative to max(1, |expected|)); integer
- * and bool results exactly; errors by code and message.
+ * and bool results exactly; errors by code and message. Each case is a row
+ * of cases[] (op, opset, inputs, attributes, expected outputs with their
+ * tolerance, or the expected error); op_case_run (expect.h) runs every row.
  */
 #include <math.h>
 #include <stdint.h>
@@ -133,11 +150,14 @@ HEADER = """/*
 
 def write(family, refs, cases):
     path = os.path.join(ROOT, "tests", "unit", "test-%s.c" % family)
+    arrays = Arrays()
+    rows = [c.row(arrays) for c in cases]
     with open(path, "w") as f:
         f.write(HEADER % (family, family, refs))
-        for c in cases:
-            f.write(c.c() + "\n")
-        f.write("TEST_MAIN(%s)\n" % ",\n\t  ".join("TEST(test_%s)" % c.name for c in cases))
+        f.write("\n".join(arrays.defs) + "\n\n")
+        f.write("/* clang-format off */\nstatic const op_case cases[] = {\n%s\n};\n/* clang-format on */\n\n"
+                % "\n".join(rows))
+        f.write("OP_CASES_MAIN(cases)\n")
     print("wrote", os.path.relpath(path, ROOT), len(cases), "cases")
 
 

@@ -1,7 +1,8 @@
 /*
  * A small test runner: each test is a function; CHECK* macros print both
- * values and file:line on failure. main() comes from TEST_MAIN(...), prints
- * "N passed, N failed" and exits non-zero on failure.
+ * values and file:line on failure. main() comes from TEST_MAIN(...) (or,
+ * for a table of cases, a macro over check_run_all_ such as expect.h's
+ * OP_CASES_MAIN), prints "N passed, N failed" and exits non-zero on failure.
  */
 #ifndef GC_CHECK_H
 #define GC_CHECK_H
@@ -73,25 +74,37 @@ typedef struct {
 	void (*fn)(void);
 } check_case_;
 
+/* Runs the n cases (or only the one named argv[1]): run(i) runs case i and
+ * sets check_failed_ on a failed check. Prints "N passed, N failed". */
+static inline int check_run_all_(int argc, char **argv, size_t n, const char *(*name)(size_t),
+				 void (*run)(size_t))
+{
+	int passed = 0, failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (argc > 1 && strcmp(argv[1], name(i)))
+			continue;
+		check_failed_ = 0;
+		run(i);
+		if (check_failed_) {
+			failed++;
+			fprintf(stderr, "FAIL %s\n", name(i));
+		} else {
+			passed++;
+		}
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 #define TEST_MAIN(...)                                                         \
+	static const check_case_ check_cases_[] = { __VA_ARGS__ };            \
+	static const char *check_name_(size_t i) { return check_cases_[i].name; } \
+	static void check_run_(size_t i) { check_cases_[i].fn(); }           \
 	int main(int argc, char **argv)                                        \
 	{                                                                      \
-		static const check_case_ cases[] = { __VA_ARGS__ };           \
-		int passed = 0, failed = 0;                                    \
-		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {  \
-			if (argc > 1 && strcmp(argv[1], cases[i].name))        \
-				continue;                                      \
-			check_failed_ = 0;                                     \
-			cases[i].fn();                                         \
-			if (check_failed_) {                                   \
-				failed++;                                      \
-				fprintf(stderr, "FAIL %s\n", cases[i].name);   \
-			} else {                                               \
-				passed++;                                      \
-			}                                                      \
-		}                                                              \
-		printf("%d passed, %d failed\n", passed, failed);              \
-		return failed ? 1 : 0;                                         \
+		return check_run_all_(argc, argv,                              \
+				      sizeof check_cases_ / sizeof check_cases_[0], \
+				      check_name_, check_run_);                \
 	}
 
 #define TEST(fn) { #fn, fn }

@@ -4,7 +4,8 @@
  * there with NumPy (log-softmax and the loss loops written out), independently of graphcc, and
  * pasted here as literals. Floating results must match within a relative tolerance (stated per
  * case, relative to max(1, |expected|)); integer and bool results exactly; errors by code and
- * message.
+ * message. Each case is a row of cases[] (op, opset, inputs, attributes, expected outputs with
+ * their tolerance, or the expected error); op_case_run (expect.h) runs every row.
  */
 #include <math.h>
 #include <stdint.h>
@@ -17,210 +18,126 @@
 #include "expect.h"
 #include "kernels/value-impl.h"
 
-static void test_nll_mean_weight_ii(void)
-{
-	static const float d0[] = {
-	    -1.9833558797836304, 0.4608123004436493,  1.935975193977356,   0.15107625722885132,
-	    -1.627228856086731,	 0.4066353738307953,  0.9515858292579651,  0.14244864881038666,
-	    -1.0944396257400513, 1.431010365486145,   -1.082114338874817,  0.8205803632736206,
-	    1.7472511529922485,	 -1.2649708986282349, -1.860194206237793,  -1.6206159591674805,
-	    1.0731323957443237,	 1.7907088994979858,  -0.7267853617668152, -1.8265342712402344,
-	    -0.2449425756931305, -1.8300914764404297, 0.630620539188385,   0.5030897855758667};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 3, D(3, 4, 2), d0);
-	static const int64_t d1[] = {0LL, 3LL, 2LL, 2LL, 1LL, -1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 2, D(3, 2), d1);
-	static const float d2[] = {0.5, 1.0, 2.0, 1.5};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_FLOAT, 1, D(4), d2);
-	gc_tensor *in[] = {&t0, &t1, &t2};
-	gc_attr at[] = {{.name = "reduction", .type = GC_ATTR_STRING, .n = 4, .v.s = "mean"},
-			{.name = "ignore_index", .type = GC_ATTR_INT, .v.i = -1}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 3, in, 1, 2, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {0.07717569172382355};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 0, NULL, w0, 1, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
+static const float in0[] = {
+    -1.9833558797836304, 0.4608123004436493,  1.935975193977356,   0.15107625722885132,
+    -1.627228856086731,	 0.4066353738307953,  0.9515858292579651,  0.14244864881038666,
+    -1.0944396257400513, 1.431010365486145,   -1.082114338874817,  0.8205803632736206,
+    1.7472511529922485,	 -1.2649708986282349, -1.860194206237793,  -1.6206159591674805,
+    1.0731323957443237,	 1.7907088994979858,  -0.7267853617668152, -1.8265342712402344,
+    -0.2449425756931305, -1.8300914764404297, 0.630620539188385,   0.5030897855758667};
+static const int64_t in1[] = {0LL, 3LL, 2LL, 2LL, 1LL, -1LL};
+static const float in2[] = {0.5, 1.0, 2.0, 1.5};
+static const double want3[] = {0.07717569172382355};
+static const int64_t in4[] = {0LL, 3LL, 2LL, 2LL, 1LL, 0LL};
+static const double want5[] = {1.9833558797836304, -0.14244864881038666, -1.7472511529922485,
+			       1.2649708986282349, 0.7267853617668152,	 -1.7907088994979858};
+static const float in6[] = {
+    -0.3948535621166229, -0.6129049062728882, 0.3270381987094879,  1.5307731628417969,
+    -1.0744909048080444, -1.4258217811584473, -1.6310601234436035, 0.8849478960037231,
+    1.6239619255065918,	 0.1837071031332016,  -1.7720036506652832, 0.2053946703672409,
+    0.8980324268341064,	 -0.1165137067437172, -1.9050650596618652, 1.9154889583587646,
+    0.39556437730789185, -0.7921216487884521, 0.9136201739311218,  1.9109594821929932};
+static const int64_t in7[] = {4LL, 0LL, 2LL, 1LL};
+static const double want8[] = {1.2067158222198486};
+static const double want9[] = {0.30167895555496216};
+static const double in10[] = {
+    0.3065195679664612,	  -1.4500226974487305, -1.3292434215545654,  -0.8076116442680359,
+    1.3290740251541138,	  1.1899248361587524,  -1.4581609964370728,  -1.7848660945892334,
+    -1.6104744672775269,  1.2450973987579346,  0.38605061173439026,  0.26322486996650696,
+    -0.41633179783821106, -0.8074937462806702, -0.5636268854141235,  1.289435863494873,
+    1.3283053636550903,	  1.5936273336410522,  0.287426233291626,    0.16839571297168732,
+    -0.4541035592556,	  -0.757519543170929,  -0.05721572786569595, 0.12108216434717178};
+static const int64_t in11[] = {0LL, 2LL, 1LL, 1LL, 2LL, 0LL, 5LL, 1LL};
+static const double want12[] = {1.8429464485768443};
+static const double want13[] = {
+    -1.3679613709599,	  -3.395171440475395,	-2.006515411790674,  -1.457256478600639,
+    -0.3454069137722473,  -0.7552239068679122,	-2.135432986673181,  -2.4345109289218367,
+    -3.284955406203888,	  -0.7000513442687301,	-0.291221378501718,  -0.38641996436609616,
+    -2.0394989740161398,  -2.5716029538239566,	-1.6097253739817488, -0.4927546694335903,
+    -0.29486181252283833, -0.17048187390223415, -0.7586722552759991, -1.613794819956776,
+    -2.0772707354335287,  -2.5216287507142154,	-1.1033142164333212, -1.6611083685812915};
+static const int64_t in14[] = {4LL, 0LL, 7LL, 1LL};
 
-static void test_nll_none(void)
-{
-	static const float d0[] = {
-	    -1.9833558797836304, 0.4608123004436493,  1.935975193977356,   0.15107625722885132,
-	    -1.627228856086731,	 0.4066353738307953,  0.9515858292579651,  0.14244864881038666,
-	    -1.0944396257400513, 1.431010365486145,   -1.082114338874817,  0.8205803632736206,
-	    1.7472511529922485,	 -1.2649708986282349, -1.860194206237793,  -1.6206159591674805,
-	    1.0731323957443237,	 1.7907088994979858,  -0.7267853617668152, -1.8265342712402344,
-	    -0.2449425756931305, -1.8300914764404297, 0.630620539188385,   0.5030897855758667};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 3, D(3, 4, 2), d0);
-	static const int64_t d1[] = {0LL, 3LL, 2LL, 2LL, 1LL, 0LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 2, D(3, 2), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{.name = "reduction", .type = GC_ATTR_STRING, .n = 4, .v.s = "none"}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 2, in, 1, 1, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {1.9833558797836304, -0.14244864881038666, -1.7472511529922485,
-				    1.2649708986282349, 0.7267853617668152,   -1.7907088994979858};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 2, D(3, 2), w0, 6, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
+/* clang-format off */
+static const op_case cases[] = {
+	{.name = "nll_mean_weight_ii", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 3, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 3, D(3, 4, 2), in0},
+		{GC_DTYPE_INT64, 2, D(3, 2), in1},
+		{GC_DTYPE_FLOAT, 1, D(4), in2}},
+	 .n_attr = 2, .attrs = (gc_attr[]){
+		{.name = "reduction", .type = GC_ATTR_STRING, .n = 4, .v.s = "mean"},
+		{.name = "ignore_index", .type = GC_ATTR_INT, .v.i = -1}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 0, NULL, want3, 1, 1e-05}},
+	},
+	{.name = "nll_none", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 3, D(3, 4, 2), in0},
+		{GC_DTYPE_INT64, 2, D(3, 2), in4}},
+	 .n_attr = 1, .attrs = (gc_attr[]){
+		{.name = "reduction", .type = GC_ATTR_STRING, .n = 4, .v.s = "none"}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 2, D(3, 2), want5, 6, 1e-05}},
+	},
+	{.name = "nll_sum_2d", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(4, 5), in6},
+		{GC_DTYPE_INT64, 1, D(4), in7}},
+	 .n_attr = 1, .attrs = (gc_attr[]){
+		{.name = "reduction", .type = GC_ATTR_STRING, .n = 3, .v.s = "sum"}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 0, NULL, want8, 1, 1e-05}},
+	},
+	{.name = "nll_mean_plain", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(4, 5), in6},
+		{GC_DTYPE_INT64, 1, D(4), in7}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 0, NULL, want9, 1, 1e-05}},
+	},
+	{.name = "sce_mean_ii_log_prob", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_SoftmaxCrossEntropyLoss, .op = "SoftmaxCrossEntropyLoss",
+	 .opset = 13, .n_out = 2,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_DOUBLE, 4, D(2, 3, 2, 2), in10},
+		{GC_DTYPE_INT64, 3, D(2, 2, 2), in11}},
+	 .n_attr = 1, .attrs = (gc_attr[]){{.name = "ignore_index", .type = GC_ATTR_INT, .v.i = 5}},
+	 .n_want = 2, .want = (const op_output[]){
+		{GC_DTYPE_DOUBLE, 0, NULL, want12, 1, 1e-12},
+		{GC_DTYPE_DOUBLE, 4, D(2, 3, 2, 2), want13, 24, 1e-12}},
+	},
+	{.name = "nll_bad_reduction", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(4, 5), in6},
+		{GC_DTYPE_INT64, 1, D(4), in7}},
+	 .n_attr = 1, .attrs = (gc_attr[]){
+		{.name = "reduction", .type = GC_ATTR_STRING, .n = 3, .v.s = "avg"}},
+	 .error = GC_EINVAL, .error_msg = "attribute 'reduction' is 'avg'",
+	},
+	{.name = "nll_bad_target_shape", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 3, D(3, 4, 2), in0},
+		{GC_DTYPE_INT64, 1, D(4), in7}},
+	 .error = GC_EINVAL, .error_msg = "input 'target' has shape 4",
+	},
+	{.name = "nll_target_out_of_range", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_NegativeLogLikelihoodLoss, .op = "NegativeLogLikelihoodLoss",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(4, 5), in6},
+		{GC_DTYPE_INT64, 1, D(4), in14}},
+	 .error = GC_EINVAL, .error_msg = "target 7 at flat index 2 is outside [0, 5)",
+	},
+};
+/* clang-format on */
 
-static void test_nll_sum_2d(void)
-{
-	static const float d0[] = {
-	    -0.3948535621166229, -0.6129049062728882, 0.3270381987094879,  1.5307731628417969,
-	    -1.0744909048080444, -1.4258217811584473, -1.6310601234436035, 0.8849478960037231,
-	    1.6239619255065918,	 0.1837071031332016,  -1.7720036506652832, 0.2053946703672409,
-	    0.8980324268341064,	 -0.1165137067437172, -1.9050650596618652, 1.9154889583587646,
-	    0.39556437730789185, -0.7921216487884521, 0.9136201739311218,  1.9109594821929932};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(4, 5), d0);
-	static const int64_t d1[] = {4LL, 0LL, 2LL, 1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 1, D(4), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{.name = "reduction", .type = GC_ATTR_STRING, .n = 3, .v.s = "sum"}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 2, in, 1, 1, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {1.2067158222198486};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 0, NULL, w0, 1, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_nll_mean_plain(void)
-{
-	static const float d0[] = {
-	    -0.3948535621166229, -0.6129049062728882, 0.3270381987094879,  1.5307731628417969,
-	    -1.0744909048080444, -1.4258217811584473, -1.6310601234436035, 0.8849478960037231,
-	    1.6239619255065918,	 0.1837071031332016,  -1.7720036506652832, 0.2053946703672409,
-	    0.8980324268341064,	 -0.1165137067437172, -1.9050650596618652, 1.9154889583587646,
-	    0.39556437730789185, -0.7921216487884521, 0.9136201739311218,  1.9109594821929932};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(4, 5), d0);
-	static const int64_t d1[] = {4LL, 0LL, 2LL, 1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 1, D(4), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 2, in, 1, 0, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {0.30167895555496216};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 0, NULL, w0, 1, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_sce_mean_ii_log_prob(void)
-{
-	static const double d0[] = {
-	    0.3065195679664612,	  -1.4500226974487305, -1.3292434215545654,  -0.8076116442680359,
-	    1.3290740251541138,	  1.1899248361587524,  -1.4581609964370728,  -1.7848660945892334,
-	    -1.6104744672775269,  1.2450973987579346,  0.38605061173439026,  0.26322486996650696,
-	    -0.41633179783821106, -0.8074937462806702, -0.5636268854141235,  1.289435863494873,
-	    1.3283053636550903,	  1.5936273336410522,  0.287426233291626,    0.16839571297168732,
-	    -0.4541035592556,	  -0.757519543170929,  -0.05721572786569595, 0.12108216434717178};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_DOUBLE, 4, D(2, 3, 2, 2), d0);
-	static const int64_t d1[] = {0LL, 2LL, 1LL, 1LL, 2LL, 0LL, 5LL, 1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 3, D(2, 2, 2), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{.name = "ignore_index", .type = GC_ATTR_INT, .v.i = 5}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_SoftmaxCrossEntropyLoss, "SoftmaxCrossEntropyLoss", 13,
-			    2, in, 2, 1, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {1.8429464485768443};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_DOUBLE, 0, NULL, w0, 1, 1e-12);
-	static const double w1[] = {
-	    -1.3679613709599,	  -3.395171440475395,	-2.006515411790674,  -1.457256478600639,
-	    -0.3454069137722473,  -0.7552239068679122,	-2.135432986673181,  -2.4345109289218367,
-	    -3.284955406203888,	  -0.7000513442687301,	-0.291221378501718,  -0.38641996436609616,
-	    -2.0394989740161398,  -2.5716029538239566,	-1.6097253739817488, -0.4927546694335903,
-	    -0.29486181252283833, -0.17048187390223415, -0.7586722552759991, -1.613794819956776,
-	    -2.0772707354335287,  -2.5216287507142154,	-1.1033142164333212, -1.6611083685812915};
-	ok = ok && expect_out(&h.out[1], GC_DTYPE_DOUBLE, 4, D(2, 3, 2, 2), w1, 24, 1e-12);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_nll_bad_reduction(void)
-{
-	static const float d0[] = {
-	    -0.3948535621166229, -0.6129049062728882, 0.3270381987094879,  1.5307731628417969,
-	    -1.0744909048080444, -1.4258217811584473, -1.6310601234436035, 0.8849478960037231,
-	    1.6239619255065918,	 0.1837071031332016,  -1.7720036506652832, 0.2053946703672409,
-	    0.8980324268341064,	 -0.1165137067437172, -1.9050650596618652, 1.9154889583587646,
-	    0.39556437730789185, -0.7921216487884521, 0.9136201739311218,  1.9109594821929932};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(4, 5), d0);
-	static const int64_t d1[] = {4LL, 0LL, 2LL, 1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 1, D(4), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{.name = "reduction", .type = GC_ATTR_STRING, .n = 3, .v.s = "avg"}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 2, in, 1, 1, at);
-	harness_free(&h);
-	CHECK_INT(rc, GC_EINVAL);
-	CHECK_CONTAINS(h.err.msg, "attribute 'reduction' is 'avg'");
-}
-
-static void test_nll_bad_target_shape(void)
-{
-	static const float d0[] = {
-	    -1.9833558797836304, 0.4608123004436493,  1.935975193977356,   0.15107625722885132,
-	    -1.627228856086731,	 0.4066353738307953,  0.9515858292579651,  0.14244864881038666,
-	    -1.0944396257400513, 1.431010365486145,   -1.082114338874817,  0.8205803632736206,
-	    1.7472511529922485,	 -1.2649708986282349, -1.860194206237793,  -1.6206159591674805,
-	    1.0731323957443237,	 1.7907088994979858,  -0.7267853617668152, -1.8265342712402344,
-	    -0.2449425756931305, -1.8300914764404297, 0.630620539188385,   0.5030897855758667};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 3, D(3, 4, 2), d0);
-	static const int64_t d1[] = {4LL, 0LL, 2LL, 1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 1, D(4), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 2, in, 1, 0, at);
-	harness_free(&h);
-	CHECK_INT(rc, GC_EINVAL);
-	CHECK_CONTAINS(h.err.msg, "input 'target' has shape 4");
-}
-
-static void test_nll_target_out_of_range(void)
-{
-	static const float d0[] = {
-	    -0.3948535621166229, -0.6129049062728882, 0.3270381987094879,  1.5307731628417969,
-	    -1.0744909048080444, -1.4258217811584473, -1.6310601234436035, 0.8849478960037231,
-	    1.6239619255065918,	 0.1837071031332016,  -1.7720036506652832, 0.2053946703672409,
-	    0.8980324268341064,	 -0.1165137067437172, -1.9050650596618652, 1.9154889583587646,
-	    0.39556437730789185, -0.7921216487884521, 0.9136201739311218,  1.9109594821929932};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(4, 5), d0);
-	static const int64_t d1[] = {4LL, 0LL, 7LL, 1LL};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT64, 1, D(4), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_NegativeLogLikelihoodLoss, "NegativeLogLikelihoodLoss",
-			    13, 2, in, 1, 0, at);
-	harness_free(&h);
-	CHECK_INT(rc, GC_EINVAL);
-	CHECK_CONTAINS(h.err.msg, "target 7 at flat index 2 is outside [0, 5)");
-}
-
-TEST_MAIN(TEST(test_nll_mean_weight_ii), TEST(test_nll_none), TEST(test_nll_sum_2d),
-	  TEST(test_nll_mean_plain), TEST(test_sce_mean_ii_log_prob), TEST(test_nll_bad_reduction),
-	  TEST(test_nll_bad_target_shape), TEST(test_nll_target_out_of_range))
+OP_CASES_MAIN(cases)

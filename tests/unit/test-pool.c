@@ -36,6 +36,7 @@ static uint32_t rnd(uint32_t n)
 }
 
 typedef struct {
+	const char *name; /* of a named case */
 	int is_max, nsp, f16, nan_inf;
 	int64_t n, c, in[2], k[2], s[2], d[2], pl[2], ph[2];
 	int ceil_mode, count_include_pad;
@@ -237,140 +238,58 @@ static void test_row_path_random(void)
 	CHECK(compared >= 1000);
 }
 
-/* The pools of the reference models, and the edges named one by one. */
-static void test_row_path_named(void)
+/* The pools of the reference models, and the edges named one by one: each
+ * row is one test (its data drawn from a seed of its own). */
+/* clang-format off */
+static const pool_case named[] = {
+	/* name                      max nsp f16 nan  n  c  in         k       s       d       pl      ph   ceil cip auto_pad */
+	/* resnet18: 1x64x112x112, 3x3 stride 2 pad 1 */
+	{"resnet18_maxpool",          1, 2,  0,  0,   1, 4, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
+	/* squeezenet1_0: 3x3 stride 2, ceil_mode, odd size */
+	{"squeezenet_maxpool_ceil",   1, 2,  0,  0,   1, 3, {109, 109}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 1, 0, NULL},
+	/* the demo: 2x2 stride 2 */
+	{"demo_maxpool_2x2",          1, 2,  0,  0,   1, 3, {32, 32},   {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
+	/* average, 3x3 stride 1 pad 1, with and without the pads counted */
+	{"avgpool_pad1",              0, 2,  0,  0,   2, 3, {7, 9},     {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
+	{"avgpool_pad1_count_pad",    0, 2,  0,  0,   2, 3, {7, 9},     {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 0, 1, NULL},
+	/* windows wholly in the padding (pads wider than the kernel) */
+	{"maxpool_all_pad_windows",   1, 2,  0,  0,   1, 2, {3, 4},     {2, 2}, {1, 3}, {1, 1}, {3, 3}, {2, 4}, 0, 0, NULL},
+	{"avgpool_all_pad_windows",   0, 2,  0,  0,   1, 2, {3, 4},     {2, 2}, {1, 3}, {1, 1}, {3, 3}, {2, 4}, 0, 1, NULL},
+	/* ceil_mode overhang past the end pad, dilated, stride 3 */
+	{"avgpool_ceil_dilated",      0, 2,  0,  0,   1, 1, {10, 11},   {3, 2}, {3, 3}, {2, 3}, {0, 1}, {1, 0}, 1, 0, NULL},
+	/* 1-D, width 1, kernel 1 */
+	{"maxpool_1d_width1",         1, 1,  0,  0,   1, 2, {1, 1},     {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
+	/* a wide row: longer than any vector, odd */
+	{"avgpool_1d_wide_row",       0, 1,  0,  0,   1, 1, {1, 1001},  {1, 5}, {1, 2}, {1, 1}, {0, 2}, {0, 2}, 0, 0, NULL},
+	/* all NaN and -inf */
+	{"maxpool_nan_inf",           1, 2,  0,  1,   1, 2, {13, 17},   {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
+	{"maxpool_float16",           1, 2,  1,  0,   1, 2, {13, 17},   {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
+};
+/* clang-format on */
+#define N_NAMED (sizeof named / sizeof named[0])
+
+/* Test i: a named case, or after them the random ones. */
+static const char *test_name(size_t i)
 {
-	rng_state = 99;
-	const pool_case cases[] = {
-	    /* resnet18: 1x64x112x112, 3x3 stride 2 pad 1 */
-	    {.is_max = 1,
-	     .nsp = 2,
-	     .n = 1,
-	     .c = 4,
-	     .in = {112, 112},
-	     .k = {3, 3},
-	     .s = {2, 2},
-	     .d = {1, 1},
-	     .pl = {1, 1},
-	     .ph = {1, 1}},
-	    /* squeezenet1_0: 3x3 stride 2, ceil_mode, odd size */
-	    {.is_max = 1,
-	     .nsp = 2,
-	     .n = 1,
-	     .c = 3,
-	     .in = {109, 109},
-	     .k = {3, 3},
-	     .s = {2, 2},
-	     .d = {1, 1},
-	     .ceil_mode = 1},
-	    /* the demo: 2x2 stride 2 */
-	    {.is_max = 1,
-	     .nsp = 2,
-	     .n = 1,
-	     .c = 3,
-	     .in = {32, 32},
-	     .k = {2, 2},
-	     .s = {2, 2},
-	     .d = {1, 1}},
-	    /* average, 3x3 stride 1 pad 1, with and without the pads counted */
-	    {.nsp = 2,
-	     .n = 2,
-	     .c = 3,
-	     .in = {7, 9},
-	     .k = {3, 3},
-	     .s = {1, 1},
-	     .d = {1, 1},
-	     .pl = {1, 1},
-	     .ph = {1, 1}},
-	    {.nsp = 2,
-	     .n = 2,
-	     .c = 3,
-	     .in = {7, 9},
-	     .k = {3, 3},
-	     .s = {1, 1},
-	     .d = {1, 1},
-	     .pl = {1, 1},
-	     .ph = {1, 1},
-	     .count_include_pad = 1},
-	    /* windows wholly in the padding (pads wider than the kernel) */
-	    {.is_max = 1,
-	     .nsp = 2,
-	     .n = 1,
-	     .c = 2,
-	     .in = {3, 4},
-	     .k = {2, 2},
-	     .s = {1, 3},
-	     .d = {1, 1},
-	     .pl = {3, 3},
-	     .ph = {2, 4}},
-	    {.nsp = 2,
-	     .n = 1,
-	     .c = 2,
-	     .in = {3, 4},
-	     .k = {2, 2},
-	     .s = {1, 3},
-	     .d = {1, 1},
-	     .pl = {3, 3},
-	     .ph = {2, 4},
-	     .count_include_pad = 1},
-	    /* ceil_mode overhang past the end pad, dilated, stride 3 */
-	    {.nsp = 2,
-	     .n = 1,
-	     .c = 1,
-	     .in = {10, 11},
-	     .k = {3, 2},
-	     .s = {3, 3},
-	     .d = {2, 3},
-	     .pl = {0, 1},
-	     .ph = {1, 0},
-	     .ceil_mode = 1},
-	    /* 1-D, width 1, kernel 1 */
-	    {.is_max = 1,
-	     .nsp = 1,
-	     .n = 1,
-	     .c = 2,
-	     .in = {1, 1},
-	     .k = {1, 1},
-	     .s = {1, 1},
-	     .d = {1, 1}},
-	    /* a wide row: longer than any vector, odd */
-	    {.nsp = 1,
-	     .n = 1,
-	     .c = 1,
-	     .in = {1, 1001},
-	     .k = {1, 5},
-	     .s = {1, 2},
-	     .d = {1, 1},
-	     .pl = {0, 2},
-	     .ph = {0, 2}},
-	    /* all NaN and -inf */
-	    {.is_max = 1,
-	     .nsp = 2,
-	     .nan_inf = 1,
-	     .n = 1,
-	     .c = 2,
-	     .in = {13, 17},
-	     .k = {3, 3},
-	     .s = {2, 2},
-	     .d = {1, 1},
-	     .pl = {1, 1},
-	     .ph = {1, 1}},
-	    {.is_max = 1,
-	     .nsp = 2,
-	     .f16 = 1,
-	     .n = 1,
-	     .c = 2,
-	     .in = {13, 17},
-	     .k = {3, 3},
-	     .s = {2, 2},
-	     .d = {1, 1},
-	     .pl = {1, 1},
-	     .ph = {1, 1}},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int r = one_case(&cases[i]);
-		CHECK_INT(r, 1);
+	return i < N_NAMED ? named[i].name : "row_path_random";
+}
+
+static void run_test(size_t i)
+{
+	if (i == N_NAMED) {
+		test_row_path_random();
+		return;
+	}
+	rng_state = 99 + i;
+	int r = one_case(&named[i]);
+	if (r != 1) {
+		fprintf(stderr, "%s:%d: %s: one_case gave %d, expected 1 (compared)\n", __FILE__,
+			__LINE__, named[i].name, r);
+		check_failed_ = 1;
 	}
 }
 
-TEST_MAIN(TEST(test_row_path_named), TEST(test_row_path_random))
+int main(int argc, char **argv)
+{
+	return check_run_all_(argc, argv, N_NAMED + 1, test_name, run_test);
+}

@@ -4,7 +4,8 @@
  * there with NumPy (np.rint is round half to even) and torch conv2d, independently of graphcc, and
  * pasted here as literals. Floating results must match within a relative tolerance (stated per
  * case, relative to max(1, |expected|)); integer and bool results exactly; errors by code and
- * message.
+ * message. Each case is a row of cases[] (op, opset, inputs, attributes, expected outputs with
+ * their tolerance, or the expected error); op_case_run (expect.h) runs every row.
  */
 #include <math.h>
 #include <stdint.h>
@@ -17,323 +18,209 @@
 #include "expect.h"
 #include "kernels/value-impl.h"
 
-/* round half to even: 2.5/0.5 = 5, 0.26/2 + 10 -> 10, -0.25/2 + 10 -> 10 */
-static void test_quantize_axis0_int8(void)
-{
-	static const float d0[] = {-3.0999999046325684, 0.5,  2.5, 1.5, 100.0, -200.0,
-				   0.25999999046325684, -0.25};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(2, 4), d0);
-	static const float d1[] = {0.5, 2.0};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 1, D(2), d1);
-	static const int8_t d2[] = {-3, 10};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_INT8, 1, D(2), d2);
-	gc_tensor *in[] = {&t0, &t1, &t2};
-	gc_attr at[] = {{.name = "axis", .type = GC_ATTR_INT, .v.i = 0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_QuantizeLinear, "QuantizeLinear", 13, 3, in, 1, 1, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {-9.0, -2.0, 2.0, 0.0, 60.0, -90.0, 10.0, 10.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_INT8, 2, D(2, 4), w0, 8, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
+static const float in0[] = {-3.0999999046325684, 0.5,  2.5, 1.5, 100.0, -200.0,
+			    0.25999999046325684, -0.25};
+static const float in1[] = {0.5, 2.0};
+static const int8_t in2[] = {-3, 10};
+static const double want3[] = {-9.0, -2.0, 2.0, 0.0, 60.0, -90.0, 10.0, 10.0};
+static const float in4[] = {0.5};
+static const uint8_t in5[] = {128};
+static const double want6[] = {122.0, 129.0, 133.0, 131.0, 255.0, 0.0, 129.0, 128.0};
+static const int8_t in7[] = {-9, -2, 2, 0, 60, -90, 10, 10};
+static const double want8[] = {-3.0, 0.5, 2.5, 1.5, 100.0, -200.0, 0.0, 0.0};
+static const float in9[] = {2.7412872314453125,	 -1.0697503089904785, 1.4800167083740234,
+			    -0.4330321252346039, 1.109512448310852,   2.4487128257751465,
+			    0.3982575535774231,	 0.6445607542991638,  2.9533791542053223,
+			    2.2533280849456787,	 -1.1577069759368896, -0.05642913654446602};
+static const double want10[] = {242.0, 6.0,   164.0, 45.0,  141.0, 224.0,
+				97.0,  112.0, 255.0, 212.0, 0.0,   68.0};
+static const double want11[] = {0.01612190529704094};
+static const double want12[] = {72.0};
+static const uint8_t in13[] = {175, 251, 159, 163, 194, 149, 146, 243, 240, 233, 78, 185};
+static const int8_t in14[] = {102, -81, -53, 76,  -26, 26,  -108, -7,  90,   126,
+			      -45, 63,	-8,  -31, 44,  -49, -23,  108, -114, 93};
+static const uint8_t in15[] = {3, 200, 17};
+static const int8_t in16[] = {-4};
+static const double want17[] = {12076.0, -31624.0, 8124.0, 15260.0, 51464.0,
+				-1887.0, 1331.0,   5479.0, -8546.0, -4919.0,
+				20057.0, -38740.0, 6997.0, 18017.0, 42398.0};
+static const uint8_t in18[] = {56, 93, 99, 98, 102, 242, 124, 15, 42, 252, 184, 51};
+static const float in19[] = {0.019999999552965164};
+static const uint8_t in20[] = {110};
+static const uint8_t in21[] = {17, 195, 193, 164, 171, 102, 195, 161};
+static const float in22[] = {0.05000000074505806};
+static const uint8_t in23[] = {130};
+static const float in24[] = {0.8999999761581421};
+static const uint8_t in25[] = {120};
+static const double want26[] = {124.0, 115.0, 124.0, 121.0, 138.0, 116.0};
+static const uint8_t in27[] = {
+    163, 118, 244, 219, 8,   40,  3,   244, 5,	 156, 184, 24,	159, 9,	  109, 59,  158, 108,
+    167, 116, 141, 227, 211, 85,  7,   56,  185, 17,  207, 204, 20,  7,	  27,  114, 175, 182,
+    209, 190, 241, 83,	238, 195, 63,  93,  165, 108, 61,  128, 202, 195, 18,  219, 164, 106,
+    56,	 41,  23,  225, 189, 179, 105, 224, 95,	 168, 25,  236, 238, 95,  149, 50,  200, 216,
+    40,	 45,  180, 102, 48,  96,  126, 177, 106, 61,  102, 220, 203, 72,  69,  210, 195, 53,
+    201, 198, 124, 155, 185, 62,  147, 62,  157, 103, 122, 245, 231, 118, 56,  176, 0,	 106,
+    181, 96,  112, 183, 66,  135, 245, 31,  61,	 240, 207, 46};
+static const int8_t in28[] = {
+    40,	 -77, -34, 64,	 -76,  -91, -103, -61,	-82, -28, 71,	-10, 69,  90,  -90,  -63, 113, -33,
+    81,	 -11, 6,   29,	 -117, 86,  -32,  70,	-79, -27, -45,	41,  83,  -72, -38,  88,  -15, -84,
+    -55, -9,  107, -108, 106,  -7,  75,	  -101, -96, 115, -105, 82,  -15, 116, -111, -67, 7,   -112,
+    106, 54,  -81, 105,	 -95,  -49, -113, -88,	-50, 124, 90,	-23, 38,  97,  113,  -2,  26,  21};
+static const uint8_t in29[] = {77};
+static const int8_t in30[] = {2, 2, -3, 0, 2, -5};
+static const double want31[] = {
+    9223.0,   9940.0,	6790.0,	  31706.0,  -21678.0, 8712.0,	-11496.0, -586.0,   -16637.0,
+    -44567.0, -51308.0, -18512.0, -17247.0, -1072.0,  7592.0,	-9747.0,  1707.0,   -53513.0,
+    -28677.0, -14841.0, -9492.0,  2986.0,   9123.0,   -33300.0, -19909.0, -5604.0,  -40424.0,
+    14795.0,  -3995.0,	-5776.0,  1647.0,   25447.0,  25605.0,	9567.0,	  -6538.0,  -10029.0,
+    -6896.0,  7308.0,	20761.0,  -20142.0, 16387.0,  20250.0,	-17384.0, -21302.0, -14610.0,
+    -15635.0, -5748.0,	-11031.0, -1576.0,  -1166.0,  2360.0,	-4895.0,  -9463.0,  1970.0,
+    15520.0,  -10341.0, -8366.0,  25465.0,  -9480.0,  -26943.0, -17198.0, -287.0,   8514.0,
+    8893.0,   2652.0,	11626.0,  19027.0,  21254.0,  1481.0,	-21524.0, -82.0,    -10322.0,
+    16530.0,  7779.0,	-36953.0, -11046.0, 25077.0,  -13068.0, 20700.0,  15463.0,  -25121.0,
+    2363.0,   13696.0,	-6010.0,  -6521.0,  -19604.0, -8894.0,	-43172.0, 12074.0,  -24157.0,
+    -5745.0,  5595.0,	36940.0,  -15333.0, -9875.0,  -36550.0, -2534.0,  -8076.0,  12518.0,
+    6440.0,   -14533.0, -25974.0, 10950.0,  -23010.0, -25019.0, 732.0,	  18248.0,  29761.0,
+    37885.0,  759.0,	14429.0,  13325.0,  3399.0,   10732.0,	-19521.0, -5950.0,  36763.0,
+    9821.0,   7010.0,	10763.0,  -7465.0,  8898.0,   38211.0,	24482.0,  14829.0,  930.0};
+static const float in32[] = {0.029999999329447746};
+static const float in33[] = {0.028822099789977074, 0.03594271466135979, 0.01673998311161995,
+			     0.04505041614174843,  0.03463815897703171, 0.015140622854232788};
+static const float in34[] = {4.0};
+static const uint8_t in35[] = {100};
+static const double want36[] = {
+    102.0, 102.0, 101.0, 107.0, 95.0,  102.0, 98.0,  100.0, 96.0,  90.0,  89.0,	 96.0,	96.0,
+    100.0, 102.0, 98.0,	 100.0, 88.0,  94.0,  97.0,  98.0,  101.0, 102.0, 91.0,	 95.0,	98.0,
+    89.0,  104.0, 99.0,	 98.0,	100.0, 107.0, 107.0, 103.0, 98.0,  97.0,  98.0,	 102.0, 106.0,
+    95.0,  104.0, 105.0, 98.0,	97.0,  98.0,  98.0,  99.0,  99.0,  100.0, 100.0, 100.0, 99.0,
+    99.0,  100.0, 102.0, 99.0,	99.0,  103.0, 99.0,  97.0,  98.0,  100.0, 101.0, 103.0, 101.0,
+    104.0, 106.0, 107.0, 101.0, 93.0,  100.0, 97.0,  106.0, 103.0, 88.0,  96.0,	 108.0, 96.0,
+    107.0, 105.0, 92.0,	 101.0, 105.0, 98.0,  98.0,  95.0,  98.0,  89.0,  103.0, 94.0,	99.0,
+    101.0, 110.0, 96.0,	 97.0,	91.0,  99.0,  98.0,  103.0, 102.0, 96.0,  93.0,	 103.0, 94.0,
+    94.0,  100.0, 102.0, 103.0, 104.0, 100.0, 102.0, 102.0, 100.0, 101.0, 98.0,	 99.0,	104.0,
+    101.0, 101.0, 101.0, 99.0,	101.0, 104.0, 103.0, 102.0, 100.0};
 
-static void test_quantize_default_uint8(void)
-{
-	static const float d0[] = {-3.0999999046325684, 0.5,  2.5, 1.5, 100.0, -200.0,
-				   0.25999999046325684, -0.25};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(2, 4), d0);
-	static const float d1[] = {0.5};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 0, NULL, d1);
-	static const uint8_t d2[] = {128};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_UINT8, 0, NULL, d2);
-	gc_tensor *in[] = {&t0, &t1, &t2};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_QuantizeLinear, "QuantizeLinear", 13, 3, in, 1, 0, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {122.0, 129.0, 133.0, 131.0, 255.0, 0.0, 129.0, 128.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_UINT8, 2, D(2, 4), w0, 8, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
+/* clang-format off */
+static const op_case cases[] = {
+	/* round half to even: 2.5/0.5 = 5, 0.26/2 + 10 -> 10, -0.25/2 + 10 -> 10 */
+	{.name = "quantize_axis0_int8", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_QuantizeLinear, .op = "QuantizeLinear",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 3, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(2, 4), in0},
+		{GC_DTYPE_FLOAT, 1, D(2), in1},
+		{GC_DTYPE_INT8, 1, D(2), in2}},
+	 .n_attr = 1, .attrs = (gc_attr[]){{.name = "axis", .type = GC_ATTR_INT, .v.i = 0}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_INT8, 2, D(2, 4), want3, 8, 0}},
+	},
+	{.name = "quantize_default_uint8", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_QuantizeLinear, .op = "QuantizeLinear",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 3, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(2, 4), in0},
+		{GC_DTYPE_FLOAT, 0, NULL, in4},
+		{GC_DTYPE_UINT8, 0, NULL, in5}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_UINT8, 2, D(2, 4), want6, 8, 0}},
+	},
+	{.name = "dequantize_axis0", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_DequantizeLinear, .op = "DequantizeLinear",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 3, .in = (const op_input[]){
+		{GC_DTYPE_INT8, 2, D(2, 4), in7},
+		{GC_DTYPE_FLOAT, 1, D(2), in1},
+		{GC_DTYPE_INT8, 1, D(2), in2}},
+	 .n_attr = 1, .attrs = (gc_attr[]){{.name = "axis", .type = GC_ATTR_INT, .v.i = 0}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 2, D(2, 4), want8, 8, 1e-05}},
+	},
+	{.name = "dynamic_quantize", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_DynamicQuantizeLinear, .op = "DynamicQuantizeLinear",
+	 .opset = 11, .n_out = 3,
+	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_FLOAT, 2, D(3, 4), in9}},
+	 .n_want = 3, .want = (const op_output[]){
+		{GC_DTYPE_UINT8, 2, D(3, 4), want10, 12, 0},
+		{GC_DTYPE_FLOAT, 0, NULL, want11, 1, 1e-05},
+		{GC_DTYPE_UINT8, 0, NULL, want12, 1, 0}},
+	},
+	{.name = "matmulinteger_rows_zp", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_MatMulInteger, .op = "MatMulInteger",
+	 .opset = 10, .n_out = 1,
+	 .n_in = 4, .in = (const op_input[]){
+		{GC_DTYPE_UINT8, 2, D(3, 4), in13},
+		{GC_DTYPE_INT8, 2, D(4, 5), in14},
+		{GC_DTYPE_UINT8, 1, D(3), in15},
+		{GC_DTYPE_INT8, 0, NULL, in16}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_INT32, 2, D(3, 5), want17, 15, 0}},
+	},
+	{.name = "qlinearmatmul", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_QLinearMatMul, .op = "QLinearMatMul",
+	 .opset = 10, .n_out = 1,
+	 .n_in = 8, .in = (const op_input[]){
+		{GC_DTYPE_UINT8, 2, D(3, 4), in18},
+		{GC_DTYPE_FLOAT, 1, D(1), in19},
+		{GC_DTYPE_UINT8, 1, D(1), in20},
+		{GC_DTYPE_UINT8, 2, D(4, 2), in21},
+		{GC_DTYPE_FLOAT, 1, D(1), in22},
+		{GC_DTYPE_UINT8, 1, D(1), in23},
+		{GC_DTYPE_FLOAT, 1, D(1), in24},
+		{GC_DTYPE_UINT8, 1, D(1), in25}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_UINT8, 2, D(3, 2), want26, 6, 0}},
+	},
+	{.name = "quantize_bad_axis_len", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_QuantizeLinear, .op = "QuantizeLinear",
+	 .opset = 13, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_FLOAT, 2, D(2, 4), in0},
+		{GC_DTYPE_FLOAT, 1, D(2), in1}},
+	 .n_attr = 1, .attrs = (gc_attr[]){{.name = "axis", .type = GC_ATTR_INT, .v.i = 1}},
+	 .error = GC_EINVAL, .error_msg = "input 'y_scale' has 2 values, but axis 1 of 'x' has 4",
+	},
+	/* reference: torch conv2d in float64 (exact integers) */
+	{.name = "convinteger_groups_strided_dilated", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_ConvInteger, .op = "ConvInteger",
+	 .opset = 10, .n_out = 1,
+	 .n_in = 4, .in = (const op_input[]){
+		{GC_DTYPE_UINT8, 4, D(1, 4, 6, 5), in27},
+		{GC_DTYPE_INT8, 4, D(6, 2, 3, 2), in28},
+		{GC_DTYPE_UINT8, 0, NULL, in29},
+		{GC_DTYPE_INT8, 1, D(6), in30}},
+	 .n_attr = 4, .attrs = (gc_attr[]){
+		{.name = "group", .type = GC_ATTR_INT, .v.i = 2},
+		{.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = D(2LL, 1LL)},
+		{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = D(1LL, 2LL, 1LL, 2LL)},
+		{.name = "dilations", .type = GC_ATTR_INTS, .n = 2, .v.ints = D(1LL, 2LL)}},
+	 .n_want = 1, .want = (const op_output[]){
+		{GC_DTYPE_INT32, 4, D(1, 6, 3, 7), want31, 126, 0}},
+	},
+	{.name = "qlinearconv_per_channel", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_QLinearConv, .op = "QLinearConv",
+	 .opset = 10, .n_out = 1,
+	 .n_in = 8, .in = (const op_input[]){
+		{GC_DTYPE_UINT8, 4, D(1, 4, 6, 5), in27},
+		{GC_DTYPE_FLOAT, 0, NULL, in32},
+		{GC_DTYPE_UINT8, 0, NULL, in29},
+		{GC_DTYPE_INT8, 4, D(6, 2, 3, 2), in28},
+		{GC_DTYPE_FLOAT, 1, D(6), in33},
+		{GC_DTYPE_INT8, 1, D(6), in30},
+		{GC_DTYPE_FLOAT, 0, NULL, in34},
+		{GC_DTYPE_UINT8, 0, NULL, in35}},
+	 .n_attr = 4, .attrs = (gc_attr[]){
+		{.name = "group", .type = GC_ATTR_INT, .v.i = 2},
+		{.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = D(2LL, 1LL)},
+		{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = D(1LL, 2LL, 1LL, 2LL)},
+		{.name = "dilations", .type = GC_ATTR_INTS, .n = 2, .v.ints = D(1LL, 2LL)}},
+	 .n_want = 1, .want = (const op_output[]){
+		{GC_DTYPE_UINT8, 4, D(1, 6, 3, 7), want36, 126, 0}},
+	},
+	{.name = "convinteger_bad_group", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_ConvInteger, .op = "ConvInteger",
+	 .opset = 10, .n_out = 1,
+	 .n_in = 2, .in = (const op_input[]){
+		{GC_DTYPE_UINT8, 4, D(1, 4, 6, 5), in27},
+		{GC_DTYPE_INT8, 4, D(6, 2, 3, 2), in28}},
+	 .n_attr = 1, .attrs = (gc_attr[]){{.name = "group", .type = GC_ATTR_INT, .v.i = 3}},
+	 .error = GC_EINVAL, .error_msg = "do not fit group 3",
+	},
+};
+/* clang-format on */
 
-static void test_dequantize_axis0(void)
-{
-	static const int8_t d0[] = {-9, -2, 2, 0, 60, -90, 10, 10};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_INT8, 2, D(2, 4), d0);
-	static const float d1[] = {0.5, 2.0};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 1, D(2), d1);
-	static const int8_t d2[] = {-3, 10};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_INT8, 1, D(2), d2);
-	gc_tensor *in[] = {&t0, &t1, &t2};
-	gc_attr at[] = {{.name = "axis", .type = GC_ATTR_INT, .v.i = 0}};
-	harness_run h;
-	int rc =
-	    harness_op(&h, gc_prepare_DequantizeLinear, "DequantizeLinear", 13, 3, in, 1, 1, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {-3.0, 0.5, 2.5, 1.5, 100.0, -200.0, 0.0, 0.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 2, D(2, 4), w0, 8, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_dynamic_quantize(void)
-{
-	static const float d0[] = {2.7412872314453125,	-1.0697503089904785, 1.4800167083740234,
-				   -0.4330321252346039, 1.109512448310852,   2.4487128257751465,
-				   0.3982575535774231,	0.6445607542991638,  2.9533791542053223,
-				   2.2533280849456787,	-1.1577069759368896, -0.05642913654446602};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(3, 4), d0);
-	gc_tensor *in[] = {&t0};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_DynamicQuantizeLinear, "DynamicQuantizeLinear", 11, 1,
-			    in, 3, 0, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {242.0, 6.0,	  164.0, 45.0,	141.0, 224.0,
-				    97.0,  112.0, 255.0, 212.0, 0.0,   68.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_UINT8, 2, D(3, 4), w0, 12, 0);
-	static const double w1[] = {0.01612190529704094};
-	ok = ok && expect_out(&h.out[1], GC_DTYPE_FLOAT, 0, NULL, w1, 1, 1e-05);
-	static const double w2[] = {72.0};
-	ok = ok && expect_out(&h.out[2], GC_DTYPE_UINT8, 0, NULL, w2, 1, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_matmulinteger_rows_zp(void)
-{
-	static const uint8_t d0[] = {175, 251, 159, 163, 194, 149, 146, 243, 240, 233, 78, 185};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_UINT8, 2, D(3, 4), d0);
-	static const int8_t d1[] = {102, -81, -53, 76,	-26, 26,  -108, -7,  90,   126,
-				    -45, 63,  -8,  -31, 44,  -49, -23,	108, -114, 93};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT8, 2, D(4, 5), d1);
-	static const uint8_t d2[] = {3, 200, 17};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_UINT8, 1, D(3), d2);
-	static const int8_t d3[] = {-4};
-	gc_tensor t3 = harness_tensor(GC_DTYPE_INT8, 0, NULL, d3);
-	gc_tensor *in[] = {&t0, &t1, &t2, &t3};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_MatMulInteger, "MatMulInteger", 10, 4, in, 1, 0, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {12076.0, -31624.0, 8124.0, 15260.0, 51464.0,
-				    -1887.0, 1331.0,   5479.0, -8546.0, -4919.0,
-				    20057.0, -38740.0, 6997.0, 18017.0, 42398.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_INT32, 2, D(3, 5), w0, 15, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_qlinearmatmul(void)
-{
-	static const uint8_t d0[] = {56, 93, 99, 98, 102, 242, 124, 15, 42, 252, 184, 51};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_UINT8, 2, D(3, 4), d0);
-	static const float d1[] = {0.019999999552965164};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 1, D(1), d1);
-	static const uint8_t d2[] = {110};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_UINT8, 1, D(1), d2);
-	static const uint8_t d3[] = {17, 195, 193, 164, 171, 102, 195, 161};
-	gc_tensor t3 = harness_tensor(GC_DTYPE_UINT8, 2, D(4, 2), d3);
-	static const float d4[] = {0.05000000074505806};
-	gc_tensor t4 = harness_tensor(GC_DTYPE_FLOAT, 1, D(1), d4);
-	static const uint8_t d5[] = {130};
-	gc_tensor t5 = harness_tensor(GC_DTYPE_UINT8, 1, D(1), d5);
-	static const float d6[] = {0.8999999761581421};
-	gc_tensor t6 = harness_tensor(GC_DTYPE_FLOAT, 1, D(1), d6);
-	static const uint8_t d7[] = {120};
-	gc_tensor t7 = harness_tensor(GC_DTYPE_UINT8, 1, D(1), d7);
-	gc_tensor *in[] = {&t0, &t1, &t2, &t3, &t4, &t5, &t6, &t7};
-	gc_attr at[] = {{0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_QLinearMatMul, "QLinearMatMul", 10, 8, in, 1, 0, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {124.0, 115.0, 124.0, 121.0, 138.0, 116.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_UINT8, 2, D(3, 2), w0, 6, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_quantize_bad_axis_len(void)
-{
-	static const float d0[] = {-3.0999999046325684, 0.5,  2.5, 1.5, 100.0, -200.0,
-				   0.25999999046325684, -0.25};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_FLOAT, 2, D(2, 4), d0);
-	static const float d1[] = {0.5, 2.0};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 1, D(2), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{.name = "axis", .type = GC_ATTR_INT, .v.i = 1}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_QuantizeLinear, "QuantizeLinear", 13, 2, in, 1, 1, at);
-	harness_free(&h);
-	CHECK_INT(rc, GC_EINVAL);
-	CHECK_CONTAINS(h.err.msg, "input 'y_scale' has 2 values, but axis 1 of 'x' has 4");
-}
-
-/* reference: torch conv2d in float64 (exact integers) */
-static void test_convinteger_groups_strided_dilated(void)
-{
-	static const uint8_t d0[] = {
-	    163, 118, 244, 219, 8,   40,  3,   244, 5,	 156, 184, 24,	159, 9,	  109,
-	    59,	 158, 108, 167, 116, 141, 227, 211, 85,	 7,   56,  185, 17,  207, 204,
-	    20,	 7,   27,  114, 175, 182, 209, 190, 241, 83,  238, 195, 63,  93,  165,
-	    108, 61,  128, 202, 195, 18,  219, 164, 106, 56,  41,  23,	225, 189, 179,
-	    105, 224, 95,  168, 25,  236, 238, 95,  149, 50,  200, 216, 40,  45,  180,
-	    102, 48,  96,  126, 177, 106, 61,  102, 220, 203, 72,  69,	210, 195, 53,
-	    201, 198, 124, 155, 185, 62,  147, 62,  157, 103, 122, 245, 231, 118, 56,
-	    176, 0,   106, 181, 96,  112, 183, 66,  135, 245, 31,  61,	240, 207, 46};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_UINT8, 4, D(1, 4, 6, 5), d0);
-	static const int8_t d1[] = {
-	    40,	  -77,	-34, 64,  -76, -91,  -103, -61,	 -82,  -28,  71,  -10, 69,  90,	  -90,
-	    -63,  113,	-33, 81,  -11, 6,    29,   -117, 86,   -32,  70,  -79, -27, -45,  41,
-	    83,	  -72,	-38, 88,  -15, -84,  -55,  -9,	 107,  -108, 106, -7,  75,  -101, -96,
-	    115,  -105, 82,  -15, 116, -111, -67,  7,	 -112, 106,  54,  -81, 105, -95,  -49,
-	    -113, -88,	-50, 124, 90,  -23,  38,   97,	 113,  -2,   26,  21};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT8, 4, D(6, 2, 3, 2), d1);
-	static const uint8_t d2[] = {77};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_UINT8, 0, NULL, d2);
-	static const int8_t d3[] = {2, 2, -3, 0, 2, -5};
-	gc_tensor t3 = harness_tensor(GC_DTYPE_INT8, 1, D(6), d3);
-	gc_tensor *in[] = {&t0, &t1, &t2, &t3};
-	static const int64_t a_strides[] = {2LL, 1LL};
-	static const int64_t a_pads[] = {1LL, 2LL, 1LL, 2LL};
-	static const int64_t a_dilations[] = {1LL, 2LL};
-	gc_attr at[] = {{.name = "group", .type = GC_ATTR_INT, .v.i = 2},
-			{.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = a_strides},
-			{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = a_pads},
-			{.name = "dilations", .type = GC_ATTR_INTS, .n = 2, .v.ints = a_dilations}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_ConvInteger, "ConvInteger", 10, 4, in, 1, 4, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {
-	    9223.0,   9940.0,	6790.0,	  31706.0,  -21678.0, 8712.0,	-11496.0, -586.0,
-	    -16637.0, -44567.0, -51308.0, -18512.0, -17247.0, -1072.0,	7592.0,	  -9747.0,
-	    1707.0,   -53513.0, -28677.0, -14841.0, -9492.0,  2986.0,	9123.0,	  -33300.0,
-	    -19909.0, -5604.0,	-40424.0, 14795.0,  -3995.0,  -5776.0,	1647.0,	  25447.0,
-	    25605.0,  9567.0,	-6538.0,  -10029.0, -6896.0,  7308.0,	20761.0,  -20142.0,
-	    16387.0,  20250.0,	-17384.0, -21302.0, -14610.0, -15635.0, -5748.0,  -11031.0,
-	    -1576.0,  -1166.0,	2360.0,	  -4895.0,  -9463.0,  1970.0,	15520.0,  -10341.0,
-	    -8366.0,  25465.0,	-9480.0,  -26943.0, -17198.0, -287.0,	8514.0,	  8893.0,
-	    2652.0,   11626.0,	19027.0,  21254.0,  1481.0,   -21524.0, -82.0,	  -10322.0,
-	    16530.0,  7779.0,	-36953.0, -11046.0, 25077.0,  -13068.0, 20700.0,  15463.0,
-	    -25121.0, 2363.0,	13696.0,  -6010.0,  -6521.0,  -19604.0, -8894.0,  -43172.0,
-	    12074.0,  -24157.0, -5745.0,  5595.0,   36940.0,  -15333.0, -9875.0,  -36550.0,
-	    -2534.0,  -8076.0,	12518.0,  6440.0,   -14533.0, -25974.0, 10950.0,  -23010.0,
-	    -25019.0, 732.0,	18248.0,  29761.0,  37885.0,  759.0,	14429.0,  13325.0,
-	    3399.0,   10732.0,	-19521.0, -5950.0,  36763.0,  9821.0,	7010.0,	  10763.0,
-	    -7465.0,  8898.0,	38211.0,  24482.0,  14829.0,  930.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_INT32, 4, D(1, 6, 3, 7), w0, 126, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_qlinearconv_per_channel(void)
-{
-	static const uint8_t d0[] = {
-	    163, 118, 244, 219, 8,   40,  3,   244, 5,	 156, 184, 24,	159, 9,	  109,
-	    59,	 158, 108, 167, 116, 141, 227, 211, 85,	 7,   56,  185, 17,  207, 204,
-	    20,	 7,   27,  114, 175, 182, 209, 190, 241, 83,  238, 195, 63,  93,  165,
-	    108, 61,  128, 202, 195, 18,  219, 164, 106, 56,  41,  23,	225, 189, 179,
-	    105, 224, 95,  168, 25,  236, 238, 95,  149, 50,  200, 216, 40,  45,  180,
-	    102, 48,  96,  126, 177, 106, 61,  102, 220, 203, 72,  69,	210, 195, 53,
-	    201, 198, 124, 155, 185, 62,  147, 62,  157, 103, 122, 245, 231, 118, 56,
-	    176, 0,   106, 181, 96,  112, 183, 66,  135, 245, 31,  61,	240, 207, 46};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_UINT8, 4, D(1, 4, 6, 5), d0);
-	static const float d1[] = {0.029999999329447746};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_FLOAT, 0, NULL, d1);
-	static const uint8_t d2[] = {77};
-	gc_tensor t2 = harness_tensor(GC_DTYPE_UINT8, 0, NULL, d2);
-	static const int8_t d3[] = {
-	    40,	  -77,	-34, 64,  -76, -91,  -103, -61,	 -82,  -28,  71,  -10, 69,  90,	  -90,
-	    -63,  113,	-33, 81,  -11, 6,    29,   -117, 86,   -32,  70,  -79, -27, -45,  41,
-	    83,	  -72,	-38, 88,  -15, -84,  -55,  -9,	 107,  -108, 106, -7,  75,  -101, -96,
-	    115,  -105, 82,  -15, 116, -111, -67,  7,	 -112, 106,  54,  -81, 105, -95,  -49,
-	    -113, -88,	-50, 124, 90,  -23,  38,   97,	 113,  -2,   26,  21};
-	gc_tensor t3 = harness_tensor(GC_DTYPE_INT8, 4, D(6, 2, 3, 2), d3);
-	static const float d4[] = {0.028822099789977074, 0.03594271466135979, 0.01673998311161995,
-				   0.04505041614174843,	 0.03463815897703171, 0.015140622854232788};
-	gc_tensor t4 = harness_tensor(GC_DTYPE_FLOAT, 1, D(6), d4);
-	static const int8_t d5[] = {2, 2, -3, 0, 2, -5};
-	gc_tensor t5 = harness_tensor(GC_DTYPE_INT8, 1, D(6), d5);
-	static const float d6[] = {4.0};
-	gc_tensor t6 = harness_tensor(GC_DTYPE_FLOAT, 0, NULL, d6);
-	static const uint8_t d7[] = {100};
-	gc_tensor t7 = harness_tensor(GC_DTYPE_UINT8, 0, NULL, d7);
-	gc_tensor *in[] = {&t0, &t1, &t2, &t3, &t4, &t5, &t6, &t7};
-	static const int64_t a_strides[] = {2LL, 1LL};
-	static const int64_t a_pads[] = {1LL, 2LL, 1LL, 2LL};
-	static const int64_t a_dilations[] = {1LL, 2LL};
-	gc_attr at[] = {{.name = "group", .type = GC_ATTR_INT, .v.i = 2},
-			{.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = a_strides},
-			{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = a_pads},
-			{.name = "dilations", .type = GC_ATTR_INTS, .n = 2, .v.ints = a_dilations}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_QLinearConv, "QLinearConv", 10, 8, in, 1, 4, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {
-	    102.0, 102.0, 101.0, 107.0, 95.0,  102.0, 98.0,  100.0, 96.0,  90.0,  89.0,	 96.0,
-	    96.0,  100.0, 102.0, 98.0,	100.0, 88.0,  94.0,  97.0,  98.0,  101.0, 102.0, 91.0,
-	    95.0,  98.0,  89.0,	 104.0, 99.0,  98.0,  100.0, 107.0, 107.0, 103.0, 98.0,	 97.0,
-	    98.0,  102.0, 106.0, 95.0,	104.0, 105.0, 98.0,  97.0,  98.0,  98.0,  99.0,	 99.0,
-	    100.0, 100.0, 100.0, 99.0,	99.0,  100.0, 102.0, 99.0,  99.0,  103.0, 99.0,	 97.0,
-	    98.0,  100.0, 101.0, 103.0, 101.0, 104.0, 106.0, 107.0, 101.0, 93.0,  100.0, 97.0,
-	    106.0, 103.0, 88.0,	 96.0,	108.0, 96.0,  107.0, 105.0, 92.0,  101.0, 105.0, 98.0,
-	    98.0,  95.0,  98.0,	 89.0,	103.0, 94.0,  99.0,  101.0, 110.0, 96.0,  97.0,	 91.0,
-	    99.0,  98.0,  103.0, 102.0, 96.0,  93.0,  103.0, 94.0,  94.0,  100.0, 102.0, 103.0,
-	    104.0, 100.0, 102.0, 102.0, 100.0, 101.0, 98.0,  99.0,  104.0, 101.0, 101.0, 101.0,
-	    99.0,  101.0, 104.0, 103.0, 102.0, 100.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_UINT8, 4, D(1, 6, 3, 7), w0, 126, 0);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_convinteger_bad_group(void)
-{
-	static const uint8_t d0[] = {
-	    163, 118, 244, 219, 8,   40,  3,   244, 5,	 156, 184, 24,	159, 9,	  109,
-	    59,	 158, 108, 167, 116, 141, 227, 211, 85,	 7,   56,  185, 17,  207, 204,
-	    20,	 7,   27,  114, 175, 182, 209, 190, 241, 83,  238, 195, 63,  93,  165,
-	    108, 61,  128, 202, 195, 18,  219, 164, 106, 56,  41,  23,	225, 189, 179,
-	    105, 224, 95,  168, 25,  236, 238, 95,  149, 50,  200, 216, 40,  45,  180,
-	    102, 48,  96,  126, 177, 106, 61,  102, 220, 203, 72,  69,	210, 195, 53,
-	    201, 198, 124, 155, 185, 62,  147, 62,  157, 103, 122, 245, 231, 118, 56,
-	    176, 0,   106, 181, 96,  112, 183, 66,  135, 245, 31,  61,	240, 207, 46};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_UINT8, 4, D(1, 4, 6, 5), d0);
-	static const int8_t d1[] = {
-	    40,	  -77,	-34, 64,  -76, -91,  -103, -61,	 -82,  -28,  71,  -10, 69,  90,	  -90,
-	    -63,  113,	-33, 81,  -11, 6,    29,   -117, 86,   -32,  70,  -79, -27, -45,  41,
-	    83,	  -72,	-38, 88,  -15, -84,  -55,  -9,	 107,  -108, 106, -7,  75,  -101, -96,
-	    115,  -105, 82,  -15, 116, -111, -67,  7,	 -112, 106,  54,  -81, 105, -95,  -49,
-	    -113, -88,	-50, 124, 90,  -23,  38,   97,	 113,  -2,   26,  21};
-	gc_tensor t1 = harness_tensor(GC_DTYPE_INT8, 4, D(6, 2, 3, 2), d1);
-	gc_tensor *in[] = {&t0, &t1};
-	gc_attr at[] = {{.name = "group", .type = GC_ATTR_INT, .v.i = 3}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_ConvInteger, "ConvInteger", 10, 2, in, 1, 1, at);
-	harness_free(&h);
-	CHECK_INT(rc, GC_EINVAL);
-	CHECK_CONTAINS(h.err.msg, "do not fit group 3");
-}
-
-TEST_MAIN(TEST(test_quantize_axis0_int8), TEST(test_quantize_default_uint8),
-	  TEST(test_dequantize_axis0), TEST(test_dynamic_quantize),
-	  TEST(test_matmulinteger_rows_zp), TEST(test_qlinearmatmul),
-	  TEST(test_quantize_bad_axis_len), TEST(test_convinteger_groups_strided_dilated),
-	  TEST(test_qlinearconv_per_channel), TEST(test_convinteger_bad_group))
+OP_CASES_MAIN(cases)

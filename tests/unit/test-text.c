@@ -4,7 +4,9 @@
  * there with a brute-force Python n-gram counter, independently of graphcc, and pasted
  * here as literals. Floating results must match within a relative
  * tolerance (stated per case, relative to max(1, |expected|)); integer
- * and bool results exactly; errors by code and message.
+ * and bool results exactly; errors by code and message. Each case is a row
+ * of cases[] (op, opset, inputs, attributes, expected outputs with their
+ * tolerance, or the expected error); op_case_run (expect.h) runs every row.
  */
 #include <math.h>
 #include <stdint.h>
@@ -17,155 +19,91 @@
 #include "expect.h"
 #include "kernels/value-impl.h"
 
-static void test_tfidf_tf_1_3_skip2(void)
-{
-	static const int64_t d0[] = {5LL, 3LL, 1LL, 5LL, 5LL, 4LL, 5LL, 4LL, 1LL,
-				     4LL, 2LL, 1LL, 1LL, 5LL, 4LL, 3LL, 1LL, 3LL,
-				     4LL, 4LL, 3LL, 4LL, 1LL, 5LL, 3LL, 3LL, 4LL};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_INT64, 2, D(3, 9), d0);
-	gc_tensor *in[] = {&t0};
-	static const int64_t a_pool_int64s[] = {2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL,
-						5LL, 1LL, 1LL, 2LL, 3LL, 4LL};
-	static const int64_t a_ngram_counts[] = {0LL, 3LL, 7LL};
-	static const int64_t a_ngram_indexes[] = {6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL};
-	gc_attr at[] = {
-	    {.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = a_pool_int64s},
-	    {.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = a_ngram_counts},
-	    {.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = a_ngram_indexes},
-	    {.name = "mode", .type = GC_ATTR_STRING, .n = 2, .v.s = "TF"},
-	    {.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
-	    {.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 3},
-	    {.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 2}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_TfIdfVectorizer, "TfIdfVectorizer", 9, 1, in, 1, 7, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0,
-				    0.0, 0.0, 1.0, 3.0, 1.0, 0.0, 3.0, 0.0, 0.0, 0.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 2, D(3, 7), w0, 21, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
+static const int64_t in0[] = {5LL, 3LL, 1LL, 5LL, 5LL, 4LL, 5LL, 4LL, 1LL, 4LL, 2LL, 1LL, 1LL, 5LL,
+			      4LL, 3LL, 1LL, 3LL, 4LL, 4LL, 3LL, 4LL, 1LL, 5LL, 3LL, 3LL, 4LL};
+static const double want1[] = {1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 1.0, 0.0, 0.0,
+			       0.0, 0.0, 1.0, 3.0, 1.0, 0.0, 3.0, 0.0, 0.0, 0.0};
+static const double want2[] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+			       0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0};
+static const double want3[] = {1.5, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5, 2.0, 0.0, 0.0,
+			       0.0, 0.0, 0.5, 1.5, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0};
+static const int32_t in4[] = {5, 3, 1, 5, 5, 4, 5, 4, 1};
+static const double want5[] = {1.0, 4.0, 0.0, 1.0, 0.0, 0.0, 0.0};
 
-static void test_tfidf_tfidf_2_3_skip1(void)
-{
-	static const int64_t d0[] = {5LL, 3LL, 1LL, 5LL, 5LL, 4LL, 5LL, 4LL, 1LL,
-				     4LL, 2LL, 1LL, 1LL, 5LL, 4LL, 3LL, 1LL, 3LL,
-				     4LL, 4LL, 3LL, 4LL, 1LL, 5LL, 3LL, 3LL, 4LL};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_INT64, 2, D(3, 9), d0);
-	gc_tensor *in[] = {&t0};
-	static const float f_weights[] = {0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f};
-	static const int64_t a_pool_int64s[] = {2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL,
-						5LL, 1LL, 1LL, 2LL, 3LL, 4LL};
-	static const int64_t a_ngram_counts[] = {0LL, 3LL, 7LL};
-	static const int64_t a_ngram_indexes[] = {6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL};
-	gc_attr at[] = {
-	    {.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = f_weights},
-	    {.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = a_pool_int64s},
-	    {.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = a_ngram_counts},
-	    {.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = a_ngram_indexes},
-	    {.name = "mode", .type = GC_ATTR_STRING, .n = 5, .v.s = "TFIDF"},
-	    {.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 2},
-	    {.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 3},
-	    {.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 1}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_TfIdfVectorizer, "TfIdfVectorizer", 9, 1, in, 1, 8, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-				    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 2, D(3, 7), w0, 21, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
+/* clang-format off */
+static const op_case cases[] = {
+	{.name = "tfidf_tf_1_3_skip2", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_TfIdfVectorizer, .op = "TfIdfVectorizer",
+	 .opset = 9, .n_out = 1,
+	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT64, 2, D(3, 9), in0}},
+	 .n_attr = 7, .attrs = (gc_attr[]){
+		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
+		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = D(0LL, 3LL, 7LL)},
+		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
+		{.name = "mode", .type = GC_ATTR_STRING, .n = 2, .v.s = "TF"},
+		{.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
+		{.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 3},
+		{.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 2}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 2, D(3, 7), want1, 21, 1e-05}},
+	},
+	{.name = "tfidf_tfidf_2_3_skip1", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_TfIdfVectorizer, .op = "TfIdfVectorizer",
+	 .opset = 9, .n_out = 1,
+	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT64, 2, D(3, 9), in0}},
+	 .n_attr = 8, .attrs = (gc_attr[]){
+		{.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = (const float[]){0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f}},
+		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
+		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = D(0LL, 3LL, 7LL)},
+		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
+		{.name = "mode", .type = GC_ATTR_STRING, .n = 5, .v.s = "TFIDF"},
+		{.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 2},
+		{.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 3},
+		{.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 1}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 2, D(3, 7), want2, 21, 1e-05}},
+	},
+	{.name = "tfidf_idf_1_2_skip0", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_TfIdfVectorizer, .op = "TfIdfVectorizer",
+	 .opset = 9, .n_out = 1,
+	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT64, 2, D(3, 9), in0}},
+	 .n_attr = 8, .attrs = (gc_attr[]){
+		{.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = (const float[]){0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f}},
+		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
+		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = D(0LL, 3LL, 7LL)},
+		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
+		{.name = "mode", .type = GC_ATTR_STRING, .n = 3, .v.s = "IDF"},
+		{.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
+		{.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 2},
+		{.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 0}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 2, D(3, 7), want3, 21, 1e-05}},
+	},
+	{.name = "tfidf_1d_int32", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_TfIdfVectorizer, .op = "TfIdfVectorizer",
+	 .opset = 9, .n_out = 1,
+	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT32, 1, D(9), in4}},
+	 .n_attr = 7, .attrs = (gc_attr[]){
+		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
+		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = D(0LL, 3LL, 7LL)},
+		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
+		{.name = "mode", .type = GC_ATTR_STRING, .n = 2, .v.s = "TF"},
+		{.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
+		{.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 2},
+		{.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 3}},
+	 .n_want = 1, .want = (const op_output[]){{GC_DTYPE_FLOAT, 1, D(7), want5, 7, 1e-05}},
+	},
+	{.name = "tfidf_bad_counts", .file = __FILE__, .line = __LINE__,
+	 .prepare = gc_prepare_TfIdfVectorizer, .op = "TfIdfVectorizer",
+	 .opset = 9, .n_out = 1,
+	 .n_in = 1, .in = (const op_input[]){{GC_DTYPE_INT64, 2, D(3, 9), in0}},
+	 .n_attr = 6, .attrs = (gc_attr[]){
+		{.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = D(2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL, 5LL, 1LL, 1LL, 2LL, 3LL, 4LL)},
+		{.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 2, .v.ints = D(0LL, 4LL)},
+		{.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = D(6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL)},
+		{.name = "mode", .type = GC_ATTR_STRING, .n = 2, .v.s = "TF"},
+		{.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
+		{.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 2}},
+	 .error = GC_EINVAL, .error_msg = "ngram_counts[1] does not fit pool_int64s",
+	},
+};
+/* clang-format on */
 
-static void test_tfidf_idf_1_2_skip0(void)
-{
-	static const int64_t d0[] = {5LL, 3LL, 1LL, 5LL, 5LL, 4LL, 5LL, 4LL, 1LL,
-				     4LL, 2LL, 1LL, 1LL, 5LL, 4LL, 3LL, 1LL, 3LL,
-				     4LL, 4LL, 3LL, 4LL, 1LL, 5LL, 3LL, 3LL, 4LL};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_INT64, 2, D(3, 9), d0);
-	gc_tensor *in[] = {&t0};
-	static const float f_weights[] = {0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 3.0f, 0.75f};
-	static const int64_t a_pool_int64s[] = {2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL,
-						5LL, 1LL, 1LL, 2LL, 3LL, 4LL};
-	static const int64_t a_ngram_counts[] = {0LL, 3LL, 7LL};
-	static const int64_t a_ngram_indexes[] = {6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL};
-	gc_attr at[] = {
-	    {.name = "weights", .type = GC_ATTR_FLOATS, .n = 7, .v.floats = f_weights},
-	    {.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = a_pool_int64s},
-	    {.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = a_ngram_counts},
-	    {.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = a_ngram_indexes},
-	    {.name = "mode", .type = GC_ATTR_STRING, .n = 3, .v.s = "IDF"},
-	    {.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
-	    {.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 2},
-	    {.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 0}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_TfIdfVectorizer, "TfIdfVectorizer", 9, 1, in, 1, 8, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {1.5, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5, 2.0, 0.0, 0.0,
-				    0.0, 0.0, 0.5, 1.5, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 2, D(3, 7), w0, 21, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_tfidf_1d_int32(void)
-{
-	static const int32_t d0[] = {5, 3, 1, 5, 5, 4, 5, 4, 1};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_INT32, 1, D(9), d0);
-	gc_tensor *in[] = {&t0};
-	static const int64_t a_pool_int64s[] = {2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL,
-						5LL, 1LL, 1LL, 2LL, 3LL, 4LL};
-	static const int64_t a_ngram_counts[] = {0LL, 3LL, 7LL};
-	static const int64_t a_ngram_indexes[] = {6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL};
-	gc_attr at[] = {
-	    {.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = a_pool_int64s},
-	    {.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 3, .v.ints = a_ngram_counts},
-	    {.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = a_ngram_indexes},
-	    {.name = "mode", .type = GC_ATTR_STRING, .n = 2, .v.s = "TF"},
-	    {.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
-	    {.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 2},
-	    {.name = "max_skip_count", .type = GC_ATTR_INT, .v.i = 3}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_TfIdfVectorizer, "TfIdfVectorizer", 9, 1, in, 1, 7, at);
-	if (rc)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	int ok = rc == 0;
-	static const double w0[] = {1.0, 4.0, 0.0, 1.0, 0.0, 0.0, 0.0};
-	ok = ok && expect_out(&h.out[0], GC_DTYPE_FLOAT, 1, D(7), w0, 7, 1e-05);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_tfidf_bad_counts(void)
-{
-	static const int64_t d0[] = {5LL, 3LL, 1LL, 5LL, 5LL, 4LL, 5LL, 4LL, 1LL,
-				     4LL, 2LL, 1LL, 1LL, 5LL, 4LL, 3LL, 1LL, 3LL,
-				     4LL, 4LL, 3LL, 4LL, 1LL, 5LL, 3LL, 3LL, 4LL};
-	gc_tensor t0 = harness_tensor(GC_DTYPE_INT64, 2, D(3, 9), d0);
-	gc_tensor *in[] = {&t0};
-	static const int64_t a_pool_int64s[] = {2LL, 3LL, 5LL, 2LL, 3LL, 3LL, 4LL,
-						5LL, 1LL, 1LL, 2LL, 3LL, 4LL};
-	static const int64_t a_ngram_counts[] = {0LL, 4LL};
-	static const int64_t a_ngram_indexes[] = {6LL, 0LL, 1LL, 2LL, 3LL, 4LL, 5LL};
-	gc_attr at[] = {
-	    {.name = "pool_int64s", .type = GC_ATTR_INTS, .n = 13, .v.ints = a_pool_int64s},
-	    {.name = "ngram_counts", .type = GC_ATTR_INTS, .n = 2, .v.ints = a_ngram_counts},
-	    {.name = "ngram_indexes", .type = GC_ATTR_INTS, .n = 7, .v.ints = a_ngram_indexes},
-	    {.name = "mode", .type = GC_ATTR_STRING, .n = 2, .v.s = "TF"},
-	    {.name = "min_gram_length", .type = GC_ATTR_INT, .v.i = 1},
-	    {.name = "max_gram_length", .type = GC_ATTR_INT, .v.i = 2}};
-	harness_run h;
-	int rc = harness_op(&h, gc_prepare_TfIdfVectorizer, "TfIdfVectorizer", 9, 1, in, 1, 6, at);
-	harness_free(&h);
-	CHECK_INT(rc, GC_EINVAL);
-	CHECK_CONTAINS(h.err.msg, "ngram_counts[1] does not fit pool_int64s");
-}
-
-TEST_MAIN(TEST(test_tfidf_tf_1_3_skip2), TEST(test_tfidf_tfidf_2_3_skip1),
-	  TEST(test_tfidf_idf_1_2_skip0), TEST(test_tfidf_1d_int32), TEST(test_tfidf_bad_counts))
+OP_CASES_MAIN(cases)
