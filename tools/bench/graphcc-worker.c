@@ -196,6 +196,12 @@ int main(int argc, char **argv)
 	gc_program *p = NULL;
 	gc_session *s = NULL;
 
+	/* As the command does: GRAPHCC_* from the environment, and OpenBLAS's
+	 * core type on AVX-512 machines (the library itself touches neither). */
+	if (gc_runtime_init(&(gc_init_options){ .blas_coretype = 1, .from_environment = 1 }, &err)) {
+		fprintf(stderr, "graphcc-worker: %s\n", err.msg);
+		return 1;
+	}
 	if (argc == 4 && !strcmp(argv[1], "--load-time"))
 		return load_time(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, argv[3]);
 	for (int i = 1; i < argc; i++) {
