@@ -389,7 +389,6 @@ static void custom_release(void *state)
 
 int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)in;
 	gc_custom *c = n->custom;
 	if (!c)
 		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding");
@@ -403,6 +402,12 @@ int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		if (out[i])
 			gc_set_shape(out[i], c->outs[i].dtype, c->outs[i].rank, c->outs[i].dims);
 	n->scratch_bytes = frame_bytes(n) + c->kernel_scratch;
+	/* The package says output 0 may share input 0's memory. Decided here,
+	 * from the binding alone, so a .gcb's memory plan is checked at load
+	 * with the same in-place chains as it was planned, before any library
+	 * is opened. */
+	n->inplace_ok = c->inplace && n->n_in > 0 && n->n_out > 0 && in[0] && out[0] &&
+			gc_tensor_nbytes(in[0]) == gc_tensor_nbytes(out[0]);
 	return 0;
 }
 
@@ -424,10 +429,6 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	if ((c->init_sym && !(c->init = gc_dynlib_fn(c->lib, c->init_sym, k->err))) ||
 	    (c->destroy_sym && !(c->destroy = gc_dynlib_fn(c->lib, c->destroy_sym, k->err))))
 		return k->err->code;
-	n->scratch_bytes = frame_bytes(n) + c->kernel_scratch;
-	/* The package says output 0 may share input 0's memory. */
-	n->inplace_ok = c->inplace && n->n_in > 0 && n->n_out > 0 && in[0] && out[0] &&
-			gc_tensor_nbytes(in[0]) == gc_tensor_nbytes(out[0]);
 	n->run = run_custom;
 	if (!c->init)
 		return 0;

@@ -233,7 +233,7 @@ def inspect_cases(ctx):
             dry_run_refuses("missing-verify", ["key 'verify'", "libaddone_fn_noverify.so",
                                                "customOpVerify"]),
             dry_run_refuses("new-abi", ["key 'functionsLibrary'", "libaddone_fn_newabi.so",
-                                        "ABI 2.0"]),
+                                        "op ABI 2.", "speaks ABI 1."]),
             dry_run_refuses("not-a-library", ["key 'functionsLibrary'", "libx.so",
                                               "not an ELF file"]),
             dry_run_refuses("missing-kernel", ["key 'symbol'", "libaddone_impl.so"]),

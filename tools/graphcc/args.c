@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../runtime/fileio.h"
 #include "cli.h"
 
 int cli_parse_shape(const char *arg, gc_shape_override *o, char *name, size_t len)
@@ -49,11 +50,17 @@ static bool ends_with(const char *s, const char *suffix)
 static const char *content_kind(const char *path)
 {
 	unsigned char b[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd;
+	uint64_t size;
+	gc_error e = { 0 };
+	/* never blocks on a FIFO; what is not a regular file is left for the
+	 * reader to refuse with its message */
+	if (gc_open_regular(path, &fd, &size, &e))
 		return NULL;
-	size_t n = fread(b, 1, sizeof b, f);
-	fclose(f);
+	size_t n = size < sizeof b ? (size_t)size : sizeof b;
+	if (gc_read_fd_at(fd, b, n, 0, path, &e))
+		n = 0;
+	close(fd);
 	if (n == 8 && !memcmp(b, "GCBPROG\0", 8))
 		return "a graphcc compiled program (.gcb)";
 	if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
