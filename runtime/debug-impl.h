@@ -78,6 +78,18 @@ gc_tensor *const *gc_guard_begin(gc_guard *g, const gc_session *s, int32_t i);
  * otherwise copies the shadows into the real outputs and returns 0.
  */
 int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err);
+/* Whether node i's kernel may be called again on its inputs as they are
+ * (no output shares an input's memory). */
+bool gc_guard_may_rerun(const gc_session *s, int32_t i);
+/*
+ * After a second call of custom node i on shadows from a second
+ * gc_guard_begin, its scratch poisoned with poison_b (the first call had
+ * poison_a): checks the canaries, then compares the shadows with the real
+ * outputs (the first call's); GC_ECRASH saying the kernel reads scratch it
+ * did not write when they differ.
+ */
+int gc_guard_again(gc_guard *g, const gc_session *s, int32_t i, int poison_a, int poison_b,
+		   gc_error *err);
 
 /* ------------------------------------------------------------ profile */
 

@@ -274,6 +274,11 @@ static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_err
 	    at, gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
 }
 
+/* Scratch poison under --guard (gc_kctx.scratch_poison): 0xFF bytes are a
+ * NaN as float32 and float64; the second call's bytes differ. */
+#define POISON_NAN (0x100 | 0xFF)
+#define POISON_OTHER (0x100 | 0x5A)
+
 /* The instruments of one debug run, as hooks of the executor's loop. */
 typedef struct debug_run {
 	const gc_debug_options *opt;
@@ -294,8 +299,10 @@ static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 	const gc_node *n = rn->node;
 	if (rn->index == d->brk)
 		break_before(n, rn->in, rn->out);
-	if (d->guard && n->custom)
+	if (d->guard && n->custom) {
 		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
+		rn->scratch_poison = POISON_NAN;
+	}
 	d->t0 = now_us();
 	if (d->wd.started) {
 		atomic_store(&d->wd.since, d->t0);
@@ -322,6 +329,23 @@ static void debug_failed(void *user, const gc_run_node *rn, int rc, gc_error *er
 	debug_timed(user, rn->index);
 }
 
+/* A custom kernel with scratch, called again on scratch poisoned otherwise
+ * (shadow outputs again): its outputs must not change. */
+static int scratch_again(debug_run *d, const gc_run_node *rn, gc_error *err)
+{
+	gc_session *s = rn->session;
+	const gc_custom *c = rn->node->custom;
+	if (!c->kernel_scratch || !gc_guard_may_rerun(s, rn->index))
+		return 0;
+	gc_run_node again = *rn;
+	again.out = gc_guard_begin(d->guard, s, rn->index);
+	again.scratch_poison = POISON_OTHER;
+	int rc = gc_session_run_node_again(s, &again, err);
+	if (rc)
+		return rc;
+	return gc_guard_again(d->guard, s, rn->index, POISON_NAN, POISON_OTHER, err);
+}
+
 /* Order after a node: guard check -> dump -> trace line -> NaN check. */
 static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 {
@@ -331,7 +355,8 @@ static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 	int32_t i = rn->index;
 	int rc;
 	debug_timed(d, i);
-	if (d->guard && n->custom && (rc = gc_guard_end(d->guard, s, i, err)))
+	if (d->guard && n->custom &&
+	    ((rc = gc_guard_end(d->guard, s, i, err)) || (rc = scratch_again(d, rn, err))))
 		return rc;
 	for (int j = 0; d->dump && j < n->n_out; j++)
 		if (n->out[j] >= 0 && (rc = gc_dumper_write(d->dump, s, n->out[j], n->name, err)))
