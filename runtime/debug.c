@@ -4,9 +4,11 @@
  * (debug-report.c, debug-dump.c, debug-guard.c, debug-profile.c); this file
  * drives them and holds the breakpoint and the per-node time limit.
  *
- * Order around node i: break-before (SIGTRAP) -> watchdog armed -> kernel
- * (on guarded shadows for a custom node under --guard) -> guard check ->
- * dump -> trace line -> NaN check. A node's outputs are thus dumped and
+ * Order around node i: inputs changed since dumped saved as seen ->
+ * break-before (SIGTRAP) -> watchdog armed -> kernel (on guarded shadows
+ * for a custom node under --guard) -> guard check (and the second call of
+ * a kernel with scratch) -> checked tensors -> dump -> trace line -> NaN
+ * check. A node's outputs are thus dumped and
  * traced before --check-nan stops at it, so the bad tensor is on disk.
  */
 #include <inttypes.h>
@@ -288,17 +290,43 @@ typedef struct debug_run {
 	unsigned char *bad; /* per tensor: holds NaN/Inf */
 	gc_dumper *dump;
 	gc_guard *guard;
+	gc_tcheck *tc;	/* checksums: --check-tensors, --guard, --dump-dir */
+	bool verify;	/* check every live tensor after each node */
 	watchdog wd;
 	int32_t done; /* nodes that ran */
 } debug_run;
 
+/* --dump-dir: node rn's inputs that changed since they were dumped, saved
+ * as it sees them. */
+static int dump_seen(debug_run *d, const gc_run_node *rn, gc_error *err)
+{
+	const gc_session *s = rn->session;
+	const gc_node *n = rn->node;
+	for (int j = 0; j < n->n_in; j++) {
+		int32_t idx = n->in[j], k = -1;
+		bool again = false;
+		for (int jj = 0; jj < j; jj++)
+			again |= n->in[jj] == idx;
+		if (idx < 0 || again || !gc_tcheck_changed(d->tc, s, idx))
+			continue;
+		k = gc_tcheck_producer(d->tc, idx);
+		int rc = gc_dumper_write_seen(d->dump, s, idx, k >= 0 ? s->p->nodes[k].name : NULL,
+					      n->name, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 {
-	(void)err;
 	debug_run *d = user;
 	const gc_node *n = rn->node;
 	if (rn->index == d->brk)
 		break_before(n, rn->in, rn->out);
+	int rc;
+	if (d->dump && d->tc && (rc = dump_seen(d, rn, err)))
+		return rc;
 	if (d->guard && n->custom) {
 		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
 		rn->scratch_poison = POISON_NAN;
@@ -358,6 +386,11 @@ static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 	if (d->guard && n->custom &&
 	    ((rc = gc_guard_end(d->guard, s, i, err)) || (rc = scratch_again(d, rn, err))))
 		return rc;
+	if (d->verify && (rc = gc_tcheck_after(d->tc, s, i, err)))
+		return rc;
+	for (int j = 0; !d->verify && d->tc && j < n->n_out; j++)
+		if (n->out[j] >= 0)
+			gc_tcheck_produced(d->tc, s, n->out[j], i);
 	for (int j = 0; d->dump && j < n->n_out; j++)
 		if (n->out[j] >= 0 && (rc = gc_dumper_write(d->dump, s, n->out[j], n->name, err)))
 			return rc;
@@ -384,7 +417,12 @@ static int debug_start(debug_run *d, gc_session *s, gc_error *err)
 		return rc;
 	if (opt->guard && (rc = gc_guard_new(s, &d->guard, err)))
 		return rc;
+	d->verify = opt->check_tensors || opt->guard;
+	if ((d->verify || opt->dump_dir) && (rc = gc_tcheck_new(s, &d->tc, err)))
+		return rc;
 	for (int32_t j = 0; j < p->n_inputs; j++) {
+		if (d->tc)
+			gc_tcheck_produced(d->tc, s, p->inputs[j], -1);
 		if (d->dump && (rc = gc_dumper_write(d->dump, s, p->inputs[j], NULL, err)))
 			return rc;
 		if (opt->check_nan)
@@ -430,6 +468,7 @@ static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err
 			"graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
 			(int)dumped, opt->dump_dir);
 	gc_guard_free(d->guard);
+	gc_tcheck_free(d->tc);
 	gc_free(d->start);
 	gc_free(d->dur);
 	gc_free(d->bad);

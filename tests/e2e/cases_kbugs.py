@@ -19,6 +19,18 @@ Cases (all named kbugs/...):
   test-package/...  after a write into the input, every later check runs on
                   the input as loaded (before: the runtime line PASSed on a
                   clamped input)
+  check-tensors/... an overrun into a live neighbour (graphcc and seed
+                  interfaces) and a write into an input are blamed on the
+                  node that wrote, not on the Add that reads next; a clean
+                  real model passes with the plain run's outputs
+  dump/seen-by-consumer  --dump-dir saves the corrupted input as the Add saw
+                  it, beside the correct dump made when it was produced
+
+The overrun model (the memory plan puts the small tensor 'a' right after
+'b', so one float past b's end lands in a):
+
+    x[1,32] -> ReduceSum 'sum' -> a[1,1] ---------------------.
+    x -> Neg 'neg' -> c -> test.kbugs::Copy 'culprit' -> b -> Add 'add' -> y
 """
 import os
 import re
@@ -174,9 +186,128 @@ def input_restored(ctx, d):
          re.compile(r"PASS .*through the runtime")])
 
 
+# ---------------------------------------------------------------- item 2
+
+def overrun_model(d, flavour):
+    from onnx import helper
+    nodes = [helper.make_node("ReduceSum", ["x"], ["a"], name="sum", keepdims=1),
+             helper.make_node("Neg", ["x"], ["c"], name="neg"),
+             knode("Copy", ["c"], ["b"], "culprit", flavour),
+             helper.make_node("Add", ["b", "a"], ["y"], name="add")]
+    return model(os.path.join(d, "overrun_%s.onnx" % flavour), nodes, ["x"], ["y"], (1, 32))
+
+
+def x32(d):
+    return os.path.join(d, "x32.npy")
+
+
+def check_tensors_overrun(ctx, d, flavour, symbol, lib):
+    """--check-tensors names the overrunning node, the tensor it hit, that
+    tensor's producer and next reader (before: unknown option; and a plain
+    run silently gives a wrong y)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, out, _ = boxes(ctx, "kbugs/check-tensors-" + flavour)
+    m = overrun_model(d, flavour)
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input", "x=" + x32(d),
+                                "--output-dir", out], cwd)
+    if rc != 0:
+        return run.Result(False, "plain run: exit %s" % rc, e)
+    x = np.load(x32(d))
+    want = -x + x.sum(axis=1, keepdims=True)
+    if np.allclose(np.load(os.path.join(out, "y.npy")), want):
+        return run.Result(False, "the overrun did not land in 'a' (memory plan changed?): "
+                          "the case would prove nothing")
+    cwd, out, _ = boxes(ctx, "kbugs/check-tensors-" + flavour + "-2")
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input", "x=" + x32(d),
+                                "--check-tensors", "--output-dir", out], cwd)
+    r = check(rc, o, e, 3, ["--check-tensors: node 'culprit' (test.kbugs::Copy)",
+                            "flavour '%s'" % flavour, "symbol " + symbol, lib,
+                            "changed tensor 'a' (float32 1x1)", "node 'sum' (ReduceSum)",
+                            "read next by 'add' (Add)"],
+              [re.compile(r"--check-tensors: node 'add'")])
+    if r.ok and os.listdir(out):
+        return run.Result(False, "outputs written after --check-tensors stopped the run", e)
+    return r
+
+
+def check_tensors_input_write(ctx, d):
+    """A write into an input that another node reads later: named, with
+    'wrote into its input' (the guard is not needed)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    from onnx import helper
+    cwd, _, _ = boxes(ctx, "kbugs/check-tensors-input")
+    m = model(os.path.join(d, "clamp.onnx"),
+              [helper.make_node("Neg", ["x"], ["c"], name="neg"),
+               knode("Clamp", ["c"], ["b"], "clamper", "seedClampInPlace"),
+               helper.make_node("Add", ["c", "b"], ["y"], name="add")], ["x"], ["y"], (1, 32))
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input", "x=" + x32(d),
+                                "--check-tensors"], cwd)
+    return check(rc, o, e, 3, ["node 'clamper'", "flavour 'seedClampInPlace'",
+                               "symbol seed_clamp_in_place", "changed tensor 'c'",
+                               "it wrote into its input", "node 'neg' (Neg)", "'add' (Add)"])
+
+
+def check_tensors_clean(ctx, d):
+    """No false alarm on a real model: exit 0 and the plain run's outputs,
+    with --check-tensors and with --guard (which turns it on)."""
+    from cases_debug import real_model
+    label, m, x, ops, _ = real_model(ctx)
+    outs = []
+    for extra in ([], ["--check-tensors"], ["--guard"]):
+        cwd, out, _ = boxes(ctx, "kbugs/check-tensors-clean%d" % len(outs))
+        rc, o, e, secs = graphcc(ctx, ["run", m] + ops + ["--input", x, "--output-dir", out]
+                                 + extra, cwd, timeout=300)
+        if rc != 0:
+            return run.Result(False, "%s %s: exit %s" % (label, " ".join(extra), rc), e)
+        outs.append(({f: np.load(os.path.join(out, f)) for f in os.listdir(out)
+                      if f.endswith(".npy")}, secs))
+    for got, _ in outs[1:]:
+        if sorted(got) != sorted(outs[0][0]) or any(
+                not np.array_equal(got[f], outs[0][0][f]) for f in got):
+            return run.Result(False, "%s: outputs differ from the plain run's" % label)
+    return run.Result(True, "%s: plain %.2fs, --check-tensors %.2fs, --guard %.2fs"
+                      % (label, outs[0][1], outs[1][1], outs[2][1]))
+
+
+def dump_seen(ctx, d):
+    """--dump-dir: 'a' as produced (= NumPy's sum) and as 'add' saw it
+    (corrupted), the map says which is which, stderr says why (before: only
+    the correct a.npy, so the Add looked guilty)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, out, box = boxes(ctx, "kbugs/dump-seen")
+    dump = os.path.join(box, "dump")
+    rc, o, e, _ = graphcc(ctx, ["run", overrun_model(d, "overrunOne"), "--ops", package(ctx),
+                                "--input", "x=" + x32(d), "--dump-dir", dump], cwd)
+    if rc != 0:
+        return run.Result(False, "exit %s" % rc, e)
+    x = np.load(x32(d))
+    try:
+        a = np.load(os.path.join(dump, "a.npy"))
+        seen = np.load(os.path.join(dump, "a.seen-by-add.npy"))
+    except OSError as ex:
+        return run.Result(False, str(ex), e)
+    if not np.allclose(a, x.sum(axis=1, keepdims=True), rtol=1e-6):
+        return run.Result(False, "a.npy %s is not sum(x) %s" % (a, x.sum()))
+    if np.allclose(seen, a):
+        return run.Result(False, "a.seen-by-add.npy equals a.npy: the corruption is not shown")
+    rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
+    if ["a", "a.seen-by-add.npy"] != [c for c in rows[-2][:2]] or "as node 'add' read it" \
+            not in rows[-2][4]:
+        return run.Result(False, "tensors.tsv lacks the seen-by line: %r" % rows)
+    return check(rc, o, e, 0, ["tensor 'a' changed after node 'sum' produced it, before node "
+                               "'add' read it", "--check-tensors"])
+
+
 def cases(ctx):
     d = run.fresh_dir(os.path.join(ctx.fix, "kbugs"))
     np.save(os.path.join(d, "x23.npy"), np.array([[1, -2, 3], [-4, 5, -6]], np.float32))
+    np.save(x32(d), (np.arange(32, dtype=np.float32) - 8).reshape(1, 32) / 4)
     cs = []
 
     def add(name, fn):
@@ -186,4 +317,11 @@ def cases(ctx):
     add("scratch/compare-flavours", scratch_compare)
     add("scratch/test-package", scratch_test_package)
     add("test-package/input-restored", input_restored)
+    add("check-tensors/overrun", lambda c, dd: check_tensors_overrun(
+        c, dd, "overrunOne", "overrun_one", "libkbugs_impl.so"))
+    add("check-tensors/overrun-seed-interface", lambda c, dd: check_tensors_overrun(
+        c, dd, "seedOverrunOne", "seed_overrun_one", "libkbugs_seed.so"))
+    add("check-tensors/input-write", check_tensors_input_write)
+    add("check-tensors/real-model-clean", check_tensors_clean)
+    add("dump/seen-by-consumer", dump_seen)
     return cs

@@ -350,7 +350,7 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 		}
 	}
-	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.profile ||
+	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.check_tensors || o.profile ||
 		     o.break_before || o.timeout > 0;
 	if ((debug ? cli_run_debug(&o, s, &err) : run_timed(&o, s, &err)) ||
 	    (o.compare_flavours && cli_compare_flavours(&o, g, reg, p, s, &err)) ||

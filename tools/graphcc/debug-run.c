@@ -25,6 +25,7 @@ int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err)
 	    .dump_dir = o->dump_dir,
 	    .check_nan = o->check_nan,
 	    .guard = o->guard,
+	    .check_tensors = o->check_tensors,
 	    .profile_path = o->profile,
 	    .break_before = o->break_before,
 	    .timeout_seconds = o->timeout,
