@@ -25,6 +25,11 @@ Cases (all named kbugs/...):
                   real model passes with the plain run's outputs
   dump/seen-by-consumer  --dump-dir saves the corrupted input as the Add saw
                   it, beside the correct dump made when it was produced
+  no-arena/...    an ASan-built package in a graphcc without ASan is refused
+                  with what to do (before: ASan's own line, exit 1, nothing
+                  from graphcc); with the ASan runtime, --no-arena lets ASan
+                  see the overrun the arena hides; --no-arena changes no
+                  output (make valgrind adds the valgrind side)
 
 The overrun model (the memory plan puts the small tensor 'a' right after
 'b', so one float past b's end lands in a):
@@ -304,6 +309,97 @@ def dump_seen(ctx, d):
                                "'add' read it", "--check-tensors"])
 
 
+# ---------------------------------------------------------------- item 8
+
+def built_with(ctx, what):
+    """Whether the graphcc binary links a sanitizer runtime (SAN=1: 'libasan',
+    SAN=thread: 'libtsan'), as ldd lists it."""
+    p = subprocess.run(["ldd", ctx.graphcc], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    return what + ".so" in p.stdout
+
+
+def asan_env(ctx):
+    """The environment to run graphcc with an ASan package: the ASan runtime
+    preloaded unless graphcc has it built in; None under TSan (the two
+    runtimes cannot share a process)."""
+    env = dict(run.ENV)
+    env["ASAN_OPTIONS"] = "detect_leaks=0:exitcode=%d" % run.SANITIZER_RC
+    if built_with(ctx, "libtsan"):
+        return None
+    if not built_with(ctx, "libasan"):
+        lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], stdout=subprocess.PIPE,
+                             universal_newlines=True).stdout.strip()
+        env["LD_PRELOAD"] = lib
+    return env
+
+
+ASAN_REFUSED = ["libkbugs_fn.so is built with AddressSanitizer",
+                "LD_PRELOAD=$(gcc -print-file-name=libasan.so) graphcc", "--no-arena",
+                "make SAN=1"]
+
+
+def asan_refused(ctx, d):
+    """A graphcc without ASan and an ASan-built package: exit 1 and graphcc
+    says what to do (an ASan graphcc, `make test SAN=1`, loads it)."""
+    if not os.path.exists(package(ctx, asan=True)):
+        return run.Result(False, "%s is not built" % package(ctx, asan=True))
+    cwd, out, _ = boxes(ctx, "kbugs/no-arena-refused")
+    rc, o, e, _ = graphcc(ctx, ["run", overrun_model(d, "copyExact"), "--ops",
+                                package(ctx, asan=True), "--input", "x=" + x32(d),
+                                "--output-dir", out], cwd)
+    if built_with(ctx, "libasan"):
+        return check(rc, o, e, 0, [], ["is built with AddressSanitizer"])
+    return check(rc, o, e, 1, ASAN_REFUSED)
+
+
+def asan_sees_overrun(ctx, d):
+    """With the ASan runtime (preloaded, or built into graphcc), the arena
+    hides the overrun from ASan (exit 0, wrong y) and --no-arena shows it:
+    heap-buffer-overflow in overrun_one."""
+    cwd, out, _ = boxes(ctx, "kbugs/no-arena-asan")
+    env = asan_env(ctx)
+    args = [ctx.graphcc, "run", overrun_model(d, "overrunOne"), "--ops",
+            package(ctx, asan=True), "--input", "x=" + x32(d)]
+    if env is None:  # ThreadSanitizer build: the refusal is what must happen
+        rc, o, e, _ = graphcc(ctx, args[1:], cwd)
+        return check(rc, o, e, 1, ASAN_REFUSED)
+    runs = []
+    for extra in ([], ["--no-arena"]):
+        p = subprocess.run(args + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           cwd=cwd, env=env, timeout=run.TIMEOUT)
+        runs.append((p.returncode, run._txt(p.stderr)))
+    (rc0, e0), (rc1, e1) = runs
+    if rc0 != 0 or "AddressSanitizer" in e0:
+        return run.Result(False, "with the arena: exit %s (expected 0: ASan is blind "
+                          "there)" % rc0, e0)
+    if rc1 != run.SANITIZER_RC or not re.search(
+            r"AddressSanitizer: heap-buffer-overflow.*\n(.*\n)*.*in overrun_one ", e1):
+        return run.Result(False, "--no-arena: exit %s, no heap-buffer-overflow in "
+                          "overrun_one" % rc1, e1)
+    return run.Result(True)
+
+
+def no_arena_same(ctx, d):
+    """--no-arena (alone and with --guard) gives the arena run's outputs."""
+    from cases_debug import real_model
+    label, m, x, ops, _ = real_model(ctx)
+    outs = []
+    for extra in ([], ["--no-arena"], ["--no-arena", "--guard"]):
+        cwd, out, _ = boxes(ctx, "kbugs/no-arena-same%d" % len(outs))
+        rc, o, e, secs = graphcc(ctx, ["run", m] + ops + ["--input", x, "--output-dir", out]
+                                 + extra, cwd, timeout=300)
+        if rc != 0:
+            return run.Result(False, "%s %s: exit %s" % (label, " ".join(extra), rc), e)
+        outs.append({f: np.load(os.path.join(out, f)) for f in os.listdir(out)
+                     if f.endswith(".npy")})
+    for got in outs[1:]:
+        if sorted(got) != sorted(outs[0]) or any(
+                not np.array_equal(got[f], outs[0][f]) for f in got):
+            return run.Result(False, "%s: outputs differ from the arena run's" % label)
+    return run.Result(True, label)
+
+
 def cases(ctx):
     d = run.fresh_dir(os.path.join(ctx.fix, "kbugs"))
     np.save(os.path.join(d, "x23.npy"), np.array([[1, -2, 3], [-4, 5, -6]], np.float32))
@@ -324,4 +420,7 @@ def cases(ctx):
     add("check-tensors/input-write", check_tensors_input_write)
     add("check-tensors/real-model-clean", check_tensors_clean)
     add("dump/seen-by-consumer", dump_seen)
+    add("no-arena/asan-package-refused", asan_refused)
+    add("no-arena/asan-sees-overrun", asan_sees_overrun)
+    add("no-arena/same-outputs", no_arena_same)
     return cs
