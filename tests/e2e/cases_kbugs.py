@@ -25,6 +25,11 @@ Cases (all named kbugs/...):
                   real model passes with the plain run's outputs
   dump/seen-by-consumer  --dump-dir saves the corrupted input as the Add saw
                   it, beside the correct dump made when it was produced
+  compare/...     tools/compare_intermediates.py against PyTorch forward
+                  hooks: a clean export agrees everywhere; a planted change of
+                  one bias is found at the first tensor it touches and
+                  blamed on the node that produced it; --output-dir and
+                  --dump-dir give a tensor the same file name
   no-arena/...    an ASan-built package in a graphcc without ASan is refused
                   with what to do (before: ASan's own line, exit 1, nothing
                   from graphcc); with the ASan runtime, --no-arena lets ASan
@@ -40,6 +45,7 @@ The overrun model (the memory plan puts the small tensor 'a' right after
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 
@@ -302,8 +308,9 @@ def dump_seen(ctx, d):
     if np.allclose(seen, a):
         return run.Result(False, "a.seen-by-add.npy equals a.npy: the corruption is not shown")
     rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
-    if ["a", "a.seen-by-add.npy"] != [c for c in rows[-2][:2]] or "as node 'add' read it" \
-            not in rows[-2][4]:
+    if rows[0] != ["tensor", "file", "dtype", "shape", "produced by", "note"] or \
+            ["a", "a.seen-by-add.npy", "sum"] != [rows[-2][k] for k in (0, 1, 4)] or \
+            "as node 'add' read it" not in rows[-2][5]:
         return run.Result(False, "tensors.tsv lacks the seen-by line: %r" % rows)
     return check(rc, o, e, 0, ["tensor 'a' changed after node 'sum' produced it, before node "
                                "'add' read it", "--check-tensors"])
@@ -400,6 +407,111 @@ def no_arena_same(ctx, d):
     return run.Result(True, label)
 
 
+# ---------------------------------------------------------------- item 9
+
+def _compare_tool(ctx):
+    import importlib.util
+    path = os.path.join(ctx.root, "tools", "compare_intermediates.py")
+    spec = importlib.util.spec_from_file_location("compare_intermediates", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return path, mod
+
+
+def torch_hooks(ctx, d):
+    """A PyTorch model exported to ONNX; reference intermediates written by
+    real forward hooks (save_module_outputs); graphcc's --dump-dir compared
+    with them by the tool: all agree, then with one bias changed in the
+    ONNX file (blocks.1.fc.bias[3] += 0.5) the first difference is
+    /blocks/blocks.1/fc/Gemm_output_0 from node /blocks/blocks.1/fc/Gemm,
+    and nothing before it differs."""
+    import torch
+    import onnx
+    from onnx import numpy_helper
+    tool, ci = _compare_tool(ctx)
+    torch.manual_seed(0)
+
+    class Blk(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.act = torch.nn.Linear(8, 8), torch.nn.GELU()
+
+        def forward(self, x):
+            return self.act(self.fc(x)) + x
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp, self.relu = torch.nn.Linear(4, 8), torch.nn.ReLU()
+            self.blocks, self.out = torch.nn.Sequential(Blk(), Blk()), torch.nn.Linear(8, 3)
+
+        def forward(self, x):
+            return self.out(self.blocks(self.relu(self.inp(x))))
+
+    net = Net().eval()
+    x = torch.randn(2, 4)
+    box = run.fresh_dir(os.path.join(ctx.out, "kbugs", "compare"))
+    clean, planted = os.path.join(box, "net.onnx"), os.path.join(box, "net-planted.onnx")
+    torch.onnx.export(net, (x,), clean, input_names=["x"], output_names=["y"],
+                      opset_version=17)
+    np.save(os.path.join(box, "x.npy"), x.numpy())
+    ref = os.path.join(box, "ref")
+    handles = ci.save_module_outputs(net, clean, ref)
+    with torch.no_grad():
+        net(x)
+    for h in handles:
+        h.remove()
+    m = onnx.load(clean)
+    for init in m.graph.initializer:
+        if init.name == "blocks.1.fc.bias":
+            b = numpy_helper.to_array(init).copy()
+            b[3] += 0.5
+            init.CopyFrom(numpy_helper.from_array(b, init.name))
+    onnx.save(m, planted)
+    res = []
+    for model in (clean, planted):
+        dump = os.path.join(box, "dump-" + os.path.basename(model))
+        rc, o, e, _ = graphcc(ctx, ["run", model, "--input", "x=" + os.path.join(box, "x.npy"),
+                                    "--dump-dir", dump], box)
+        if rc != 0:
+            return run.Result(False, "graphcc run %s: exit %s" % (model, rc), e)
+        p = subprocess.run([sys.executable, tool, dump, ref], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        res.append((p.returncode, p.stdout + p.stderr))
+    (rc0, o0), (rc1, o1) = res
+    if rc0 != 0 or "all 8 compared tensors agree" not in o0:
+        return run.Result(False, "clean export: exit %s" % rc0, o0)
+    want = ("first difference: tensor '/blocks/blocks.1/fc/Gemm_output_0', produced by node "
+            "'/blocks/blocks.1/fc/Gemm': 2 of 16 elements differ; worst at [")
+    if rc1 != 1 or want not in o1 or o1.count("  ok ") != 4:
+        return run.Result(False, "planted difference: exit %s, expected 1 naming the fc "
+                          "Gemm of blocks.1 after 4 agreeing tensors" % rc1, o1)
+    return run.Result(True)
+
+
+def same_file_names(ctx, d):
+    """An output whose name is not file-safe gets the same file name from
+    --output-dir as from --dump-dir (before: '_out_Gemm:0.npy' and
+    'out_Gemm_0.npy'), and it is the tool's safe_name."""
+    from onnx import helper
+    _, ci = _compare_tool(ctx)
+    cwd, out, box = boxes(ctx, "kbugs/compare-names")
+    name = "/out/Gemm:0"
+    m = model(os.path.join(d, "names.onnx"),
+              [helper.make_node("Relu", ["x"], [name], name="r")], ["x"], [name], (2, 3))
+    dump = os.path.join(box, "dump")
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--input", "x=" + os.path.join(d, "x23.npy"),
+                                "--dump-dir", dump, "--output-dir", out], cwd)
+    if rc != 0:
+        return run.Result(False, "exit %s" % rc, e)
+    row = [r for r in ci.read_map(dump) if r["tensor"] == name]
+    outs = [f for f in os.listdir(out) if f.endswith(".npy")]
+    if not row or outs != [row[0]["file"]] or outs[0] != ci.safe_name(name) + ".npy":
+        return run.Result(False, "--output-dir wrote %s, --dump-dir %s, safe_name %s"
+                          % (outs, row and row[0]["file"], ci.safe_name(name)))
+    return run.Result(True, outs[0])
+
+
 def cases(ctx):
     d = run.fresh_dir(os.path.join(ctx.fix, "kbugs"))
     np.save(os.path.join(d, "x23.npy"), np.array([[1, -2, 3], [-4, 5, -6]], np.float32))
@@ -420,6 +532,8 @@ def cases(ctx):
     add("check-tensors/input-write", check_tensors_input_write)
     add("check-tensors/real-model-clean", check_tensors_clean)
     add("dump/seen-by-consumer", dump_seen)
+    add("compare/torch-hooks", torch_hooks)
+    add("compare/same-file-names", same_file_names)
     add("no-arena/asan-package-refused", asan_refused)
     add("no-arena/asan-sees-overrun", asan_sees_overrun)
     add("no-arena/same-outputs", no_arena_same)

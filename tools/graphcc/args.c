@@ -224,6 +224,7 @@ static const cli_option options[] = {
 	{ "--no-arena", NULL, OPT_DEBUG, false, set_flag, FIELD(no_arena) },
 	{ "--compare-flavours", NULL, OPT_DEBUG, false, set_flag, FIELD(compare_flavours) },
 	{ "--dump-dir", NULL, OPT_DEBUG, true, set_string, FIELD(dump_dir) },
+	{ "--dump-weights", NULL, OPT_DEBUG, false, set_flag, FIELD(dump_weights) },
 	{ "--profile", NULL, OPT_DEBUG, true, set_string, FIELD(profile) },
 	{ "--break-before", NULL, OPT_DEBUG, true, set_string, FIELD(break_before) },
 	{ "--timeout", NULL, OPT_DEBUG, true, set_positive, FIELD(timeout) },

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../runtime/fileio.h"
 #include "cli.h"
 
 static double now_ms(void)
@@ -41,19 +42,6 @@ static int mkdir_p(const char *dir, gc_error *err)
 		}
 	}
 	return 0;
-}
-
-/* A file name for a tensor name: path separators and odd bytes become '_'. */
-static void safe_name(const char *name, char *out, size_t len)
-{
-	size_t j = 0;
-	for (size_t i = 0; name[i] && j + 1 < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-		out[j++] = (ch == '/' || ch == '\\' || ch < 32 || ch == 127) ? '_' : (char)ch;
-	}
-	out[j] = 0;
-	if (!strcmp(out, ".") || !strcmp(out, "..") || !out[0])
-		snprintf(out, len, "output_%s", name[0] ? "dot" : "unnamed");
 }
 
 /* The inputs of a model: names and declared shapes, from the graph (ONNX)
@@ -203,10 +191,10 @@ static int check_file_names(const cli_opts *o, const gc_program *p, gc_error *er
 		const char *a, *b;
 		char fa[256], fb[256];
 		gc_program_output(p, i, &a);
-		safe_name(a, fa, sizeof fa);
+		gc_file_safe_name(a, fa, sizeof fa);
 		for (int j = 0; j < i; j++) {
 			gc_program_output(p, j, &b);
-			safe_name(b, fb, sizeof fb);
+			gc_file_safe_name(b, fb, sizeof fb);
 			if (same_paths(fa, fb) || same_paths(fb, fa))
 				return gc_error_set(err, GC_EINVAL,
 						    "outputs '%.200s' and '%.200s' would both be "
@@ -223,7 +211,7 @@ static const char *output_file_name(const gc_program *p, int i, char buf[256])
 {
 	const char *name;
 	gc_program_output(p, i, &name);
-	safe_name(name, buf, 256);
+	gc_file_safe_name(name, buf, 256);
 	return buf;
 }
 
@@ -306,6 +294,8 @@ int cmd_run(int argc, char **argv)
 			   &o);
 	if (rc)
 		return rc;
+	if (o.dump_weights && !o.dump_dir)
+		return cli_usage("run: --dump-weights needs --dump-dir DIR");
 	gc_error err = { 0 };
 	gc_registry *reg = NULL;
 	gc_graph *g = NULL;

@@ -26,6 +26,7 @@ int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err)
 	    .check_nan = o->check_nan,
 	    .guard = o->guard,
 	    .check_tensors = o->check_tensors,
+	    .dump_weights = o->dump_weights,
 	    .profile_path = o->profile,
 	    .break_before = o->break_before,
 	    .timeout_seconds = o->timeout,
