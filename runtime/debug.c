@@ -287,13 +287,27 @@ typedef struct debug_run {
 	int32_t done; /* nodes that ran */
 } debug_run;
 
+/* gc_debug_options.observe for node i (the session's own tensors). */
+static int observe(debug_run *d, const gc_session *s, int32_t i, int after, gc_error *err)
+{
+	const gc_node *n = &s->p->nodes[i];
+	gc_tensor *const *io = gc_session_io(s, i);
+	int rc = d->opt->observe(d->opt->observe_user, i, after, io, n->n_in, io + n->n_in,
+				 n->n_out);
+	if (rc)
+		return gc_error_set(err, rc, "node '%s': stopped by the observer", n->name);
+	return 0;
+}
+
 static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 {
-	(void)err;
 	debug_run *d = user;
 	const gc_node *n = rn->node;
 	if (rn->index == d->brk)
 		break_before(n, rn->in, rn->out);
+	int rc;
+	if (d->opt->observe && (rc = observe(d, rn->session, rn->index, 0, err)))
+		return rc;
 	if (d->guard && n->custom)
 		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
 	d->t0 = now_us();
@@ -332,6 +346,8 @@ static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 	int rc;
 	debug_timed(d, i);
 	if (d->guard && n->custom && (rc = gc_guard_end(d->guard, s, i, err)))
+		return rc;
+	if (d->opt->observe && (rc = observe(d, s, i, 1, err)))
 		return rc;
 	for (int j = 0; d->dump && j < n->n_out; j++)
 		if (n->out[j] >= 0 && (rc = gc_dumper_write(d->dump, s, n->out[j], n->name, err)))

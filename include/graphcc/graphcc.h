@@ -339,6 +339,15 @@ extern "C" {
  * subgraph attributes are refused. */
 int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err);
 
+/* Node `node` of g alone, as a new graph (the caller frees it): the same
+ * opset imports, the node with its attributes, its inputs that g gives as
+ * initializers as constants (weights), its other inputs as graph inputs of
+ * the dtype and shape of in[j] (the values it saw in a run: only their
+ * types are used here), its outputs as graph outputs with g's value_info.
+ * For one-node reproducers (graphcc run --repro). */
+int gc_graph_node_alone(const gc_graph *g, const char *node, const gc_tensor *const *in,
+			gc_graph **out, gc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

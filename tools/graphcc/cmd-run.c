@@ -22,7 +22,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int mkdir_p(const char *dir, gc_error *err)
+int cli_mkdir_p(const char *dir, gc_error *err)
 {
 	char buf[4096];
 	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
@@ -43,8 +43,7 @@ static int mkdir_p(const char *dir, gc_error *err)
 	return 0;
 }
 
-/* A file name for a tensor name: path separators and odd bytes become '_'. */
-static void safe_name(const char *name, char *out, size_t len)
+void cli_safe_name(const char *name, char *out, size_t len)
 {
 	size_t j = 0;
 	for (size_t i = 0; name[i] && j + 1 < len; i++) {
@@ -203,10 +202,10 @@ static int check_file_names(const cli_opts *o, const gc_program *p, gc_error *er
 		const char *a, *b;
 		char fa[256], fb[256];
 		gc_program_output(p, i, &a);
-		safe_name(a, fa, sizeof fa);
+		cli_safe_name(a, fa, sizeof fa);
 		for (int j = 0; j < i; j++) {
 			gc_program_output(p, j, &b);
-			safe_name(b, fb, sizeof fb);
+			cli_safe_name(b, fb, sizeof fb);
 			if (same_paths(fa, fb) || same_paths(fb, fa))
 				return gc_error_set(err, GC_EINVAL,
 						    "outputs '%.200s' and '%.200s' would both be "
@@ -223,7 +222,7 @@ static const char *output_file_name(const gc_program *p, int i, char buf[256])
 {
 	const char *name;
 	gc_program_output(p, i, &name);
-	safe_name(name, buf, 256);
+	cli_safe_name(name, buf, 256);
 	return buf;
 }
 
@@ -244,7 +243,7 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 	}
 	if (check_file_names(o, p, err))
 		return err->code;
-	if (mkdir_p(o->output_dir, err))
+	if (cli_mkdir_p(o->output_dir, err))
 		return err->code;
 	/* The folder is the user's: graphcc replaces only what it wrote there
 	 * (listed in its ledger), checked for every output before any is written;
@@ -351,8 +350,8 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.profile ||
-		     o.break_before || o.timeout > 0;
-	if ((debug ? cli_run_debug(&o, s, &err) : run_timed(&o, s, &err)) ||
+		     o.break_before || o.timeout > 0 || o.isolate || o.repro_node;
+	if ((debug ? cli_debug_session(&o, g, p, s, &err) : run_timed(&o, s, &err)) ||
 	    (o.compare_flavours && cli_compare_flavours(&o, g, reg, p, s, &err)) ||
 	    write_outputs(&o, p, s, &err))
 		goto fail;
