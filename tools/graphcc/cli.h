@@ -146,15 +146,16 @@ int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_test_package(int argc, char **argv);
 int cmd_new_package(int argc, char **argv);
-/* One run of s with the debugging instruments the options ask for
- * (tools/graphcc/debug-run.c). */
-int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err);
+#ifdef GRAPHCC_DEBUG_H
+/* The gc_debug_options the command line asks for. */
+gc_debug_options cli_debug_options(const cli_opts *o);
+#endif
 /* --compare-flavours: every flavour of each custom node on the node's
  * inputs from a run of s (tools/graphcc/compare-flavours.c). */
 int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry *reg,
 			 const gc_program *p, gc_session *s, gc_error *err);
 /* The debugging run of cmd_run (tools/graphcc/isolate.c): the instruments
- * of cli_run_debug, --repeat times, with run-to-run differences per node;
+ * of cli_debug_options, --repeat times, with run-to-run differences per node;
  * then --repro NODE DIR and --isolate. g: the ONNX graph (NULL for a .gcb). */
 int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p, gc_session *s,
 		      gc_error *err);

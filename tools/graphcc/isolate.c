@@ -1,6 +1,6 @@
 /*
  * graphcc run's debugging run (cli_debug_session): the instruments of
- * cli_run_debug, --repeat N times with run-to-run differences per node,
+ * cli_debug_options, --repeat N times with run-to-run differences per node,
  * then --repro NODE DIR and --isolate.
  *
  * One observer (gc_debug_options.observe) keeps a copy of what each node
@@ -575,17 +575,9 @@ int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p,
 	c.nodes = calloc((size_t)n + 1, sizeof *c.nodes);
 	if (!c.nodes)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
-	gc_debug_options d = {
-		.trace = o->trace ? stderr : NULL,
-		.dump_dir = o->dump_dir,
-		.check_nan = o->check_nan,
-		.guard = o->guard,
-		.profile_path = o->profile,
-		.break_before = o->break_before,
-		.timeout_seconds = o->timeout,
-		.observe = observe,
-		.observe_user = &c,
-	};
+	gc_debug_options d = cli_debug_options(o);
+	d.observe = observe;
+	d.observe_user = &c;
 	int rc = 0;
 	for (c.run = 0; c.run < o->repeat && !rc; c.run++)
 		rc = gc_session_run_debug(s, &d, err);
