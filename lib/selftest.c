@@ -751,63 +751,174 @@ static void note(void *user, const char *msg)
 	fprintf((FILE *)user, "note: %s\n", msg);
 }
 
-int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
-			gc_selftest_counts *counts, gc_error *err)
+/* One case of the package: operation, test, backend. */
+typedef struct case_ref {
+	int32_t op, test;
+	size_t backend;
+} case_ref;
+
+/* xorshift64*: a seed names an order. */
+static uint64_t next_random(uint64_t *x)
 {
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ull;
+}
+
+/* Sattolo's shuffle of n items of `size` bytes: every item moves (two swap). */
+static void sattolo(void *items, int32_t n, size_t size, uint64_t *x)
+{
+	unsigned char *b = items, tmp[sizeof(case_ref) > 16 ? sizeof(case_ref) : 16];
+	for (int32_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)(next_random(x) % (uint64_t)i);
+		memcpy(tmp, b + (size_t)i * size, size);
+		memcpy(b + (size_t)i * size, b + j * size, size);
+		memcpy(b + j * size, tmp, size);
+	}
+}
+
+/*
+ * The cases (grouped by operation, as listed) in an order the seed fixes:
+ * the operations in another order, and within each operation its cases in
+ * another order, so that no operation's first case stays first -- where a
+ * kernel keeps state from its first call, the outcome then changes.
+ */
+static void shuffle(case_ref *c, int32_t n, uint64_t seed)
+{
+	uint64_t x = seed ? seed : 1;
+	int32_t *start = gc_calloc((size_t)n + 2, sizeof *start);
+	case_ref *tmp = gc_calloc((size_t)n + 1, sizeof *tmp);
+	int32_t ng = 0;
+	for (int32_t i = 0; start && tmp && i < n; i++)
+		if (i == 0 || c[i].op != c[i - 1].op)
+			start[ng++] = i;
+	if (!start || !tmp || !ng) {
+		gc_free(start);
+		gc_free(tmp);
+		return;
+	}
+	start[ng] = n;
+	int32_t *order = gc_calloc((size_t)ng + 1, sizeof *order);
+	if (order) {
+		for (int32_t g = 0; g < ng; g++)
+			order[g] = g;
+		sattolo(order, ng, sizeof *order, &x);
+		int32_t at = 0;
+		for (int32_t g = 0; g < ng; g++) {
+			int32_t from = start[order[g]], len = start[order[g] + 1] - from;
+			memcpy(tmp + at, c + from, (size_t)len * sizeof *c);
+			sattolo(tmp + at, len, sizeof *c, &x);
+			at += len;
+		}
+		memcpy(c, tmp, (size_t)n * sizeof *c);
+	}
+	gc_free(order);
+	gc_free(start);
+	gc_free(tmp);
+}
+
+/* Every case of the package (of only_op), in manifest order. */
+static int list_cases(const char *manifest, const gc_package *pkg, const char *only_op, st *s,
+		      gc_pool *pool, gc_op_test **tests, case_ref **out, int32_t *n, gc_error *err)
+{
+	int matched = 0;
+	*n = 0;
+	*out = gc_calloc(1, sizeof **out);
+	for (int32_t i = 0; *out && i < pkg->n_ops; i++) {
+		const gc_op_spec *op = &pkg->ops[i];
+		if (only_op && strcmp(only_op, op->name) && strcmp(only_op, op->type))
+			continue;
+		matched++;
+		snprintf(s->where, sizeof s->where, "%s", op->name);
+		int32_t nt = 0;
+		if (gc_manifest_tests_load(manifest, i, op, pool, &tests[i], &nt, err)) {
+			check(s, false, "%s", err->msg);
+			continue;
+		}
+		if (nt == 0) {
+			check(s, false, "has no tests: in %s:%d (add self-tests to the manifest)",
+			      manifest, op->line);
+			continue;
+		}
+		case_ref *grown = gc_realloc(*out, ((size_t)*n + (size_t)nt * gc_n_backends + 1) *
+							sizeof **out);
+		if (!grown)
+			break;
+		*out = grown;
+		for (int32_t k = 0; k < nt; k++)
+			for (size_t b = 0; b < gc_n_backends; b++)
+				(*out)[(*n)++] = (case_ref){ i, k, b };
+	}
+	if (!*out)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	if (only_op && !matched)
+		return gc_error_set(err, GC_EINVAL, "%s: no operation named '%s'", manifest, only_op);
+	return 0;
+}
+
+int gc_selftest_run(const char *manifest, const gc_selftest_options *opt, FILE *out,
+		    gc_selftest_counts *counts, gc_error *err)
+{
+	static const gc_selftest_options none;
 	gc_package *pkg = NULL;
 	gc_registry *reg = NULL;
 	gc_pool *pool = NULL;
+	gc_op_test **tests = NULL;
+	case_ref *cases = NULL;
+	int32_t n = 0;
 	int rc = 0;
+	if (!opt)
+		opt = &none;
 	memset(counts, 0, sizeof *counts);
 	if ((rc = gc_manifest_parse(manifest, &pkg, note, out, err)) ||
 	    (rc = gc_package_load_libraries(pkg, err)))
 		goto done;
 	reg = gc_registry_new();
 	pool = gc_pool_new();
-	if (!reg || !pool) {
+	tests = gc_calloc((size_t)pkg->n_ops + 1, sizeof *tests);
+	if (!reg || !pool || !tests) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = gc_registry_load(reg, manifest, err)))
+	st s = { .out = out, .c = counts };
+	if ((rc = gc_registry_load(reg, manifest, err)) ||
+	    (rc = list_cases(manifest, pkg, opt->only_op, &s, pool, tests, &cases, &n, err)))
 		goto done;
-	int matched = 0;
-	for (int32_t i = 0; i < pkg->n_ops; i++) {
-		const gc_op_spec *op = &pkg->ops[i];
-		if (only_op && strcmp(only_op, op->name) && strcmp(only_op, op->type))
-			continue;
-		matched++;
-		st s = { .out = out, .c = counts };
-		snprintf(s.where, sizeof s.where, "%s", op->name);
-		gc_op_test *tests;
-		int32_t n;
-		if (gc_manifest_tests_load(manifest, i, op, pool, &tests, &n, err)) {
-			check(&s, false, "%s", err->msg);
-			continue;
+	if (opt->shuffle_seed)
+		shuffle(cases, n, opt->shuffle_seed);
+	for (int32_t c = 0; c < n; c++) {
+		const gc_op_spec *op = &pkg->ops[cases[c].op];
+		const gc_op_test *t = &tests[cases[c].op][cases[c].test];
+		snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name, t->name,
+			 t->line);
+		char crash[1200];
+		snprintf(crash, sizeof crash, "'%.200s' (%.600s:%d) of operation '%.150s'", t->name,
+			 manifest, t->line, op->name);
+		int failed = counts->failed;
+		gc_crash_selftest = crash;
+		run_case(&s, reg, op, t, gc_backends[cases[c].backend]->name);
+		gc_crash_selftest = NULL;
+		if (opt->on_case) {
+			snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
+				 t->name, t->line);
+			opt->on_case(opt->user, s.where, counts->failed == failed);
 		}
-		if (n == 0) {
-			check(&s, false, "has no tests: in %s:%d (add self-tests to the manifest)",
-			      manifest, op->line);
-			continue;
-		}
-		for (int32_t k = 0; k < n; k++)
-			for (size_t b = 0; b < gc_n_backends; b++) {
-				snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
-					 tests[k].name, tests[k].line);
-				char crash[1200];
-				snprintf(crash, sizeof crash, "'%.200s' (%.600s:%d) of operation '%.150s'",
-					 tests[k].name, manifest, tests[k].line, op->name);
-				gc_crash_selftest = crash;
-				run_case(&s, reg, op, &tests[k], gc_backends[b]->name);
-				gc_crash_selftest = NULL;
-			}
 	}
-	if (only_op && !matched)
-		rc = gc_error_set(err, GC_EINVAL, "%s: no operation named '%s'", manifest, only_op);
 done:
+	gc_free(cases);
+	gc_free(tests);
 	gc_pool_free(pool);
 	gc_registry_free(reg);
 	gc_package_free(pkg);
 	return rc;
+}
+
+int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
+			gc_selftest_counts *counts, gc_error *err)
+{
+	gc_selftest_options o = { .only_op = only_op };
+	return gc_selftest_run(manifest, &o, out, counts, err);
 }
 
 int gc_selftest_check(const char *manifest, gc_error *err)

@@ -375,6 +375,22 @@ typedef struct gc_selftest_counts {
 int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			gc_selftest_counts *counts, gc_error *err);
 
+/* How gc_selftest_run runs the cases. */
+typedef struct gc_selftest_options {
+	const char *only_op; /* NULL: every operation */
+	/* 0: the manifest's order; otherwise the cases in an order this seed
+	 * fixes (the same seed, the same order). */
+	unsigned long long shuffle_seed;
+	/* Non-NULL: called after each case with its label ("Op / test (line
+	 * N)") and whether all of its checks passed. */
+	void (*on_case)(void *user, const char *label, int passed);
+	void *user;
+} gc_selftest_options;
+
+/* gc_selftest_package with options (opt NULL: as gc_selftest_package). */
+int gc_selftest_run(const char *manifest, const gc_selftest_options *opt, FILE *out,
+		    gc_selftest_counts *counts, gc_error *err);
+
 /* Checks the `tests:` of every operation of the manifest without running
  * anything (graphcc check): 0, or the first mistake (file:line:column and
  * key in err). Loading a package to run models does not look at them. */
