@@ -385,6 +385,14 @@ typedef struct gc_selftest_options {
 	 * N)") and whether all of its checks passed. */
 	void (*on_case)(void *user, const char *label, int passed);
 	void *user;
+	/* Non-NULL: instead of the manifest's tests, one case per custom node of
+	 * this ONNX model that the package serves: the node's input shapes and
+	 * dtypes (values drawn from shuffle_seed, or 1; constants their own),
+	 * its params; every flavour valid for it runs under the usual checks
+	 * (guard zones, determinism, two threads, flavours agree). A warning
+	 * ("warning: ...") on out for each input rank or dtype, and each param
+	 * value (vectors: length), that no self-test of the operation covers. */
+	const char *model;
 } gc_selftest_options;
 
 /* gc_selftest_package with options (opt NULL: as gc_selftest_package). */

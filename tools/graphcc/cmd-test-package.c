@@ -1,11 +1,13 @@
 /*
- * graphcc test-package PKG.yaml [--op NAME] [--seed N]: the manifest's
+ * graphcc test-package PKG.yaml [--op NAME] [--seed N] [--model M.onnx]: the manifest's
  * self-tests, twice. First, in a fresh process, in an order the seed fixes
  * (printed; default 1); then here, in the manifest's order. A case that
  * passes in one order and fails in the other depends on which cases ran
  * before it -- state a kernel keeps between calls (a static table built
  * from the first caller's param), or scratch read before written -- and is
  * reported as a failure, with what the shuffled run said about it.
+ * With --model, the cases are the model's custom nodes instead (their
+ * shapes, dtypes and params; gc_selftest_options.model), once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -130,15 +132,35 @@ static int compare_orders(const outcomes *here, FILE *res, FILE *out, unsigned l
 	return differ;
 }
 
+/* --model: one case per custom node of the model the package serves. */
+static int model_cases(const char *manifest, const char *op, const char *model,
+		       unsigned long long seed)
+{
+	gc_selftest_options so = { .only_op = op, .model = model, .shuffle_seed = seed };
+	gc_error err = { 0 };
+	gc_selftest_counts c;
+	if (gc_selftest_run(manifest, &so, stdout, &c, &err)) {
+		cli_error("%s", err.msg);
+		printf("%d passed, %d failed\n", c.passed, c.failed + 1);
+		return EXIT_FAIL;
+	}
+	printf("%d passed, %d failed\n", c.passed, c.failed);
+	return c.failed ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_test_package(int argc, char **argv)
 {
-	const char *manifest = NULL, *op = NULL;
+	const char *manifest = NULL, *op = NULL, *model = NULL;
 	unsigned long long seed = DEFAULT_SEED;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--op")) {
 			if (i + 1 >= argc)
 				return cli_usage("test-package: --op needs an operation name");
 			op = argv[++i];
+		} else if (!strcmp(argv[i], "--model")) {
+			if (i + 1 >= argc)
+				return cli_usage("test-package: --model needs an ONNX model");
+			model = argv[++i];
 		} else if (!strcmp(argv[i], "--seed")) {
 			char *end = NULL;
 			if (i + 1 >= argc || !(seed = strtoull(argv[i + 1], &end, 10)) || *end)
@@ -155,6 +177,8 @@ int cmd_test_package(int argc, char **argv)
 	}
 	if (!manifest)
 		return cli_usage("test-package: give the package's manifest (PKG.yaml)");
+	if (model)
+		return model_cases(manifest, op, model, seed);
 	FILE *sout = tmpfile(), *sres = tmpfile();
 	int status = sout && sres ? shuffled_pass(manifest, op, seed, sout, sres) : -1;
 	outcomes here = { 0 };
