@@ -28,6 +28,12 @@ the value_info PyTorch writes). Cases, each for both interfaces
                            int64, naming argmax_last_infer
   scratch/repeat           (graphcc only) AccumSum's accumulator: --repeat 3
                            with a debugging option names it
+  static/test-package-order  test-package --op Gamma: the cases pass or
+                           fail depending on which ran first (seed 1)
+  nchw/test-package-model  test-package --model nchw.onnx: rank 3 and a
+                           3-value bias no self-test covers; the flavours
+                           disagree on node 'culprit' only
+  clean/test-package-order the demo package: the same results in both orders
   clean/isolate, clean/repeat  no blame where nothing differs (the nan model
                            alone, where NaN meets NaN; the static model run
                            twice, where the table is the same each time)
@@ -35,6 +41,7 @@ the value_info PyTorch writes). Cases, each for both interfaces
 import os
 import re
 import sys
+import threading
 
 import numpy as np
 
@@ -60,14 +67,15 @@ def models(ctx, iface, value_info=True):
         os.makedirs(d, exist_ok=True)
         for bug in kbugs_models.BUGS:
             m = kbugs_models.build(bug, IFACES[iface][1], value_info)
-            tmp = os.path.join(d, bug + ".onnx.%d.tmp" % os.getpid())
+            tmp = os.path.join(d, bug + ".onnx.%d.%d.tmp" % (os.getpid(), threading.get_ident()))
             with open(tmp, "wb") as f:
                 f.write(m.SerializeToString())
             os.replace(tmp, os.path.join(d, bug + ".onnx"))
         x, big = kbugs_models.inputs()
         for name, v in (("x", x), ("x_big", big)):
-            np.save(os.path.join(d, name + ".tmp.npy"), v)
-            os.replace(os.path.join(d, name + ".tmp.npy"), os.path.join(d, name + ".npy"))
+            tmp = os.path.join(d, "%s.%d.tmp.npy" % (name, threading.get_ident()))
+            np.save(tmp, v)
+            os.replace(tmp, os.path.join(d, name + ".npy"))
     return d
 
 
@@ -170,6 +178,41 @@ def cases(ctx):
             ["2 runs with debugging options; every node gave the same values each run"],
             others=("pre", "gamma_a", "gamma_b", "post"), model="static")
 
+        def test_package(tag, args, rc_want, must, must_not, iface):
+            pkg = package(ctx, iface)
+            cwd, _, _ = boxes(ctx, tag)
+            rc, out, err, _ = graphcc(ctx, ["test-package", pkg] + args, cwd)
+            if rc != rc_want:
+                return run.Result(False, "%s, expected exit %d" % (run.describe_rc(rc),
+                                                                    rc_want), out + err)
+            miss = missing(out, must)
+            if miss:
+                return run.Result(False, "report lacks %r" % miss, out + err)
+            for bad in must_not:
+                if re.search(bad, out, re.M):
+                    return run.Result(False, "report has %r" % bad, out)
+            return run.Result(True)
+
+        tag = "kbugs/%s/static/test-package-order" % iface
+        cs.append((tag, lambda t=tag, i=iface: test_package(
+            t, ["--op", "Gamma"], 1,
+            ["FAIL  order: Gamma / root (line 208) fails in the manifest's order but passes in "
+             "a shuffled one (seed 1): its result depends on which cases ran before it",
+             "FAIL  order: Gamma / square (line 201) passes in the manifest's order but fails",
+             "      shuffled: FAIL  Gamma / square (line 201) / gammaLutF32: output 0 ('y') "
+             "element 1 is"], [], i)))
+        tag = "kbugs/%s/nchw/test-package-model" % iface
+        cs.append((tag, lambda t=tag, i=iface: test_package(
+            t, ["--model", os.path.join(models(ctx, i), "nchw.onnx")], 1,
+            ["warning: ChannelBias: node 'culprit' input 0 ('x') has rank 3, which no "
+             "self-test of ChannelBias covers (their ranks: 2, 4)",
+             "warning: ChannelBias: node 'culprit' has param 'bias' with 3 values, a length "
+             "no self-test of ChannelBias uses",
+             "FAIL  ChannelBias / node 'culprit' of the model: flavours 'channelBiasGeneric' "
+             "and 'channelBiasNchw' agree on output 0 ('y'): max abs difference 20",
+             "PASS  Scale / node 'post' of the model: through the runtime with --guard"],
+            [r"^FAIL .*node '(pre|post)'", r"^FAIL  order"], i)))
+
         def slow(iface=iface):
             tag = "kbugs/%s/slow/profile" % iface
             prof = os.path.join(boxes(ctx, tag + "-json")[2], "p.json")
@@ -217,4 +260,14 @@ def cases(ctx):
                                                                         gamma_lut(x, 2.0)))
             return run.Result(True)
         cs.append(("kbugs/%s/static/repro" % iface, repro))
+
+    def order_clean():
+        cwd, _, _ = boxes(ctx, "kbugs/clean/test-package-order")
+        rc, out, err, _ = graphcc(ctx, ["test-package", os.path.join(ctx.plugins, "demo",
+                                                                       "demo.yaml")], cwd)
+        if rc != 0 or not re.search(r"^PASS  order: the 3 cases give the same results in a "
+                                    r"fresh process in a shuffled order \(seed 1", out, re.M):
+            return run.Result(False, "%s; no clean order line" % run.describe_rc(rc), out + err)
+        return run.Result(True)
+    cs.append(("kbugs/clean/test-package-order", order_clean))
     return cs
