@@ -78,6 +78,7 @@ test-packages:
 	fi
 	@$(MAKE) --no-print-directory -C tests/flavours OUT=$(abspath $(B)/tests/flavours) $(PKG_FLAGS)
 	@$(MAKE) --no-print-directory -C tests/debug OUT=$(abspath $(B)/tests/debug) $(PKG_FLAGS)
+	@$(MAKE) --no-print-directory -C tests/kbugs OUT=$(abspath $(B)/tests/kbugs) $(PKG_FLAGS)
 	@$(MAKE) --no-print-directory -C tests/authors OUT=$(abspath $(B)/tests/authors) $(PKG_FLAGS)
 
 help:

@@ -316,6 +316,68 @@ static bool guard_intact(const void *p, size_t bytes, long *off)
 	return true;
 }
 
+#define SCRATCH_POISON 0xFF /* every float32/float64 a NaN, every integer -1 */
+#define SCRATCH_OTHER 0x5A
+
+/* Flavour f's kernel once more, its scratch starting as other bytes: an
+ * output that changes means the kernel read scratch it had not written.
+ * 0, or -1 (reported). ctx is the first call's context. */
+static int scratch_check(node_run *r, flavour *f, gc_fnptr kernel, GcOpContext *ctx,
+			 const gc_custom_args *a, void *scratch, uint64_t scratch_bytes)
+{
+	const gc_node *n = r->n;
+	size_t total = 0, at = 0;
+	for (int o = 0; o < n->n_out; o++)
+		if (r->io[n->n_in + o])
+			total += (size_t)gc_tensor_nbytes(r->io[n->n_in + o]);
+	unsigned char *first = gc_malloc(total + 1);
+	if (!first)
+		return flavour_fail(r, f, "out of memory");
+	for (int o = 0; o < n->n_out; o++)
+		if (r->io[n->n_in + o]) {
+			size_t nb = (size_t)gc_tensor_nbytes(r->io[n->n_in + o]);
+			memcpy(first + at, f->outs[o], nb);
+			at += nb;
+		}
+	memset(scratch, SCRATCH_OTHER, (size_t)scratch_bytes);
+	gc_custom_host host;
+	void *state = ctx->state;
+	gc_custom_ctx_init(ctx, &host, ctx->op_name, ctx->op_domain, ctx->op_type, ctx->node_name,
+			   ctx->backend, ctx->flavour, ctx->config);
+	ctx->state = state;
+	ctx->num_threads = r->threads;
+	ctx->scratch = scratch;
+	ctx->scratch_bytes = scratch_bytes;
+	gc_custom_ctx_services(ctx);
+	GcStatus st = gc_custom_call_kernel(kernel, f->im->graphcc_iface, ctx, a);
+	gc_custom_host_release(&host);
+	int rc = 0;
+	at = 0;
+	for (int o = 0; !rc && o < n->n_out; o++) {
+		const gc_tensor *t = r->io[n->n_in + o];
+		if (!t)
+			continue;
+		size_t nb = (size_t)gc_tensor_nbytes(t), es = gc_dtype_size(t->dtype), k = 0;
+		while (k < nb && first[at + k] == ((unsigned char *)f->outs[o])[k])
+			k++;
+		if (k < nb || st != GC_STATUS_OK) {
+			int64_t i = (int64_t)(es ? k / es : k);
+			rc = flavour_fail(
+			    r, f,
+			    "kernel '%s' reads scratch it did not write: output %d ('%s') element "
+			    "%" PRId64 " is %.9g when its %" PRIu64 " bytes of scratch start as 0x%02X "
+			    "bytes (NaN), %.9g when they start as 0x%02X bytes (scratch starts "
+			    "uninitialised: write it before reading it)",
+			    f->im->symbol, o, r->p->tensors[n->out[o]].name, i,
+			    element(first + at, t->dtype, i), scratch_bytes, SCRATCH_POISON,
+			    element(f->outs[o], t->dtype, i), SCRATCH_OTHER);
+		}
+		at += nb;
+	}
+	gc_free(first);
+	return rc;
+}
+
 /* Runs flavour f on the node's private inputs. 0, or -1 (reported). */
 static int run_flavour(node_run *r, flavour *f)
 {
@@ -354,6 +416,8 @@ static int run_flavour(node_run *r, flavour *f)
 	if (scratch_bytes && !(scratch = aligned_buf((size_t)scratch_bytes)))
 		return flavour_fail(r, f, "out of memory for %" PRIu64 " bytes of scratch",
 				    scratch_bytes);
+	if (scratch) /* uninitialised in a run: poison here (NaN as float32/64) */
+		memset(scratch, SCRATCH_POISON, (size_t)scratch_bytes);
 	/* per-node state */
 	void *state = NULL;
 	bool initialised = false;
@@ -424,6 +488,8 @@ static int run_flavour(node_run *r, flavour *f)
 		rc = flavour_decline(r, f, "its kernel", host.msg);
 		goto out;
 	}
+	if (scratch && (rc = scratch_check(r, f, kernel, &ctx, &a, scratch, scratch_bytes)))
+		goto out;
 	f->ran = true;
 out:
 	if (initialised && destroy) {

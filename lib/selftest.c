@@ -207,16 +207,26 @@ static void frun_teardown(frun *f)
 	f->initialised = false;
 }
 
-/* One kernel call into outs. 0 ok, 1 declined, -1 failed (msg). */
-static int frun_call(const frun *f, void *const *outs, char *msg, size_t len)
+/* Scratch is handed out uninitialised (customop.h); here it starts as
+ * poison bytes: POISON_NAN (every float32/float64 a NaN, every integer -1)
+ * for the checks, POISON_OTHER once more to see whether the outputs depend
+ * on it. */
+#define POISON_NAN 0xFF
+#define POISON_OTHER 0x5A
+
+/* One kernel call into outs, its scratch filled with poison bytes. 0 ok,
+ * 1 declined, -1 failed (msg). */
+static int frun_call(const frun *f, void *const *outs, unsigned char poison, char *msg,
+		     size_t len)
 {
 	CustomOpIOTensor v[MAX_IO];
 	int64_t dims[MAX_IO * GC_MAX_RANK];
 	views(f, v, dims, outs, false);
 	void *scratch = NULL;
 	if (f->scratch_bytes) {
-		if (!(scratch = gc_aligned_alloc(64, (size_t)f->scratch_bytes, 1)))
+		if (!(scratch = gc_aligned_alloc(64, (size_t)f->scratch_bytes, 0)))
 			return snprintf(msg, len, "out of memory for scratch"), -1;
+		memset(scratch, poison, (size_t)f->scratch_bytes);
 	}
 	int rc = 0;
 	GcOpContext ctx;
@@ -294,7 +304,7 @@ static void *thread_main(void *p)
 {
 	thread_arg *a = p;
 	gc_crash_selftest = a->f->selftest;
-	a->rc = frun_call(a->f, a->g.data, a->msg, sizeof a->msg);
+	a->rc = frun_call(a->f, a->g.data, POISON_NAN, a->msg, sizeof a->msg);
 	return NULL;
 }
 
@@ -360,7 +370,30 @@ typedef struct case_run {
 	char names[2 * MAX_IO][64];
 	gc_input_value values[MAX_IO];
 	int32_t n_values;
+	/* The inputs' bytes as loaded: every kernel call starts from them (a
+	 * kernel that writes into its input must not change what later checks,
+	 * flavours and cases see). */
+	void *orig[MAX_IO];
 } case_run;
+
+/* Puts the inputs back as loaded; false (and a FAIL naming the kernel) when
+ * a call changed one. */
+static bool restore_inputs(case_run *cr, const char *symbol, const char *after)
+{
+	bool same = true;
+	for (int32_t i = 0; i < cr->n_in; i++) {
+		size_t nb = (size_t)gc_tensor_nbytes(&cr->in[i]);
+		if (!cr->orig[i] || !memcmp(cr->orig[i], cr->in[i].data, nb))
+			continue;
+		memcpy(cr->in[i].data, cr->orig[i], nb);
+		if (after)
+			check(cr->s, false, "kernel '%s' wrote into its input %d ('%s')%s", symbol, i,
+			      cr->op->inputs[i < cr->op->n_inputs ? i : cr->op->n_inputs - 1].name,
+			      after);
+		same = false;
+	}
+	return same;
+}
 
 /* The case's inputs and expected outputs (inline or from .npy files). */
 static bool load_tensors(case_run *cr)
@@ -377,6 +410,13 @@ static bool load_tensors(case_run *cr)
 		} else {
 			cr->in_owned[i] = true;
 		}
+		size_t nb = (size_t)gc_tensor_nbytes(&cr->in[i]);
+		if (cr->in[i].data && !(cr->orig[i] = gc_malloc(nb + 1))) {
+			check(cr->s, false, "out of memory for input %d", i);
+			return false;
+		}
+		if (cr->orig[i])
+			memcpy(cr->orig[i], cr->in[i].data, nb);
 	}
 	for (int32_t i = 0; t->outputs && i < cr->n_out; i++) {
 		const gc_test_tensor *tt = &t->outputs[i];
@@ -478,27 +518,12 @@ static bool first_run(case_run *cr, frun *f, flav_result *r, bool selected)
 {
 	const gc_op_spec *op = cr->op;
 	char msg[600] = "";
-	void *copies[MAX_IO] = { 0 };
-	bool ok = false;
-	for (int32_t i = 0; i < cr->n_in; i++)
-		if (cr->in[i].data &&
-		    (copies[i] = gc_malloc((size_t)gc_tensor_nbytes(&cr->in[i]) + 1)))
-			memcpy(copies[i], cr->in[i].data, (size_t)gc_tensor_nbytes(&cr->in[i]));
-	int rc = frun_call(f, r->g.data, msg, sizeof msg);
+	int rc = frun_call(f, r->g.data, POISON_NAN, msg, sizeof msg);
+	bool in_ok = restore_inputs(cr, r->im->symbol, "");
 	if (rc) {
 		check(cr->s, rc > 0 && !selected, "kernel %s: %s", rc > 0 ? "declined" : "failed",
 		      msg);
-		goto out;
-	}
-	bool in_ok = true;
-	for (int32_t i = 0; i < cr->n_in; i++) {
-		size_t nb = (size_t)gc_tensor_nbytes(&cr->in[i]);
-		if (!copies[i] || !memcmp(copies[i], cr->in[i].data, nb))
-			continue;
-		check(cr->s, false, "kernel '%s' wrote into its input %d ('%s')", r->im->symbol, i,
-		      op->inputs[i < op->n_inputs ? i : op->n_inputs - 1].name);
-		memcpy(cr->in[i].data, copies[i], nb);
-		in_ok = false;
+		return false;
 	}
 	if (in_ok)
 		check(cr->s, true, "kernel '%s' runs and leaves its inputs alone", r->im->symbol);
@@ -514,11 +539,7 @@ static bool first_run(case_run *cr, frun *f, flav_result *r, bool selected)
 	}
 	if (guard_ok)
 		check(cr->s, true, "writes only inside its outputs (guard zones intact)");
-	ok = true;
-out:
-	for (int32_t i = 0; i < cr->n_in; i++)
-		gc_free(copies[i]);
-	return ok;
+	return true;
 }
 
 /* Second run, other fill: identical bytes = deterministic, and every byte
@@ -533,7 +554,8 @@ static void second_run(case_run *cr, const frun *f, const flav_result *r)
 		gbufs_free(&g2);
 		return;
 	}
-	bool same = frun_call(f, g2.data, msg, sizeof msg) == 0;
+	bool same = frun_call(f, g2.data, POISON_NAN, msg, sizeof msg) == 0;
+	restore_inputs(cr, NULL, NULL);
 	for (int32_t i = 0; same && i < cr->n_out; i++) {
 		if (!memcmp(r->g.data[i], g2.data[i], r->g.bytes[i]))
 			continue;
@@ -553,6 +575,49 @@ static void second_run(case_run *cr, const frun *f, const flav_result *r)
 	}
 	if (same)
 		check(cr->s, true, "fills every byte of its outputs; two runs give identical bytes");
+	gbufs_free(&g2);
+}
+
+/* Once more with the same output fill but other scratch poison: outputs
+ * that change read scratch the kernel did not write first. */
+static void scratch_run(case_run *cr, const frun *f, const flav_result *r)
+{
+	char msg[600] = "";
+	gbufs g2;
+	if (!f->scratch_bytes)
+		return;
+	if (gbufs_alloc(&g2, f, 0xA5)) {
+		check(cr->s, false, "out of memory for the outputs");
+		gbufs_free(&g2);
+		return;
+	}
+	bool ran = frun_call(f, g2.data, POISON_OTHER, msg, sizeof msg) == 0;
+	restore_inputs(cr, NULL, NULL);
+	bool same = ran;
+	for (int32_t i = 0; ran && same && i < cr->n_out; i++) {
+		const unsigned char *a = r->g.data[i], *b = g2.data[i];
+		size_t at = 0, es = gc_dtype_size(f->outs[i].dtype);
+		while (at < r->g.bytes[i] && a[at] == b[at])
+			at++;
+		if (at == r->g.bytes[i])
+			continue;
+		same = false;
+		check(cr->s, false,
+		      "kernel '%s' reads scratch it did not write: output %d ('%s') element %zu "
+		      "differs when its %" PRIu64 " bytes of scratch start as 0x%02X bytes (NaN) or "
+		      "as 0x%02X bytes (%.9g vs %.9g); scratch starts uninitialised, so write it "
+		      "before reading it",
+		      r->im->symbol, i, cr->op->outputs[i].name, es ? at / es : at,
+		      f->scratch_bytes, POISON_NAN, POISON_OTHER,
+		      element(a, f->outs[i].dtype, (int64_t)(es ? at / es : at)),
+		      element(b, f->outs[i].dtype, (int64_t)(es ? at / es : at)));
+	}
+	if (same)
+		check(cr->s, true, "its outputs do not depend on what its scratch held before the "
+				   "call (%" PRIu64 " bytes, poisoned)",
+		      f->scratch_bytes);
+	else if (!ran)
+		check(cr->s, false, "kernel failed on other scratch bytes: %s", msg);
 	gbufs_free(&g2);
 }
 
@@ -578,6 +643,7 @@ static void threaded_run(case_run *cr, const frun *f, const flav_result *r)
 			started++;
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
+	restore_inputs(cr, NULL, NULL);
 	ok = ok && started == 2;
 	for (int k = 0; ok && k < 2; k++) {
 		ok = ta[k].rc == 0;
@@ -632,6 +698,7 @@ static void run_flavour(case_run *cr, const gc_impl_spec *im)
 	} else if (first_run(cr, &f, r, selected)) {
 		r->ran = true;
 		second_run(cr, &f, r);
+		scratch_run(cr, &f, r);
 		threaded_run(cr, &f, r);
 		against_expected(cr, r);
 	}
@@ -743,6 +810,7 @@ static void run_case(st *s, const gc_registry *reg, const gc_op_spec *op, const 
 			gc_tensor_release(&cr->in[i]);
 		if (cr->want_owned[i])
 			gc_tensor_release(&cr->want[i]);
+		gc_free(cr->orig[i]);
 	}
 	gc_free(cr);
 }

@@ -352,6 +352,8 @@ static int run_custom(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	if (c->kernel_scratch) {
 		f->ctx.scratch = (char *)k->scratch + frame_bytes(n);
 		f->ctx.scratch_bytes = c->kernel_scratch;
+		if (k->scratch_poison)
+			memset(f->ctx.scratch, k->scratch_poison & 0xFF, c->kernel_scratch);
 	}
 	f->host.session = k->session;
 	f->ctx.should_stop = should_stop;

@@ -7,6 +7,8 @@
  * byte into '_' (a leading '.' too: no hidden files, no ".."; leading '/'
  * are dropped) and are cut at 100 bytes; a name already taken gets "_2",
  * "_3", ... Each .npy goes through a temporary file renamed into place.
+ * A tensor that changed between its producer and a consumer is saved once
+ * more as <name>.seen-by-<consumer>.npy.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -152,13 +154,15 @@ static void cell(FILE *f, const char *s)
 	}
 }
 
-int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *producer,
-		    gc_error *err)
+/* Tensor idx as DIR/<file-safe base>.npy, its map line ending with the
+ * producer cell (NULL: a graph input) and `note`. */
+static int write_one(gc_dumper *d, const gc_session *s, int32_t idx, const char *base,
+		     const char *producer, const char *note, gc_error *err)
 {
 	const gc_tensor *t = &s->tensors[idx];
 	const char *name = s->p->tensors[idx].name;
 	char fname[NAME_MAX_KEEP + 16], path[4400], shape[160];
-	file_name(d, name, fname, sizeof fname);
+	file_name(d, base, fname, sizeof fname);
 	if (d->n_used < d->cap_used) {
 		char *keep = gc_strdup(fname);
 		if (!keep)
@@ -193,7 +197,36 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 		cell(d->map, producer);
 	else
 		fputs("(graph input)", d->map);
+	cell(d->map, note);
 	fputc('\n', d->map);
 	fflush(d->map);
 	return 0;
+}
+
+int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *producer,
+		    gc_error *err)
+{
+	return write_one(d, s, idx, s->p->tensors[idx].name, producer, "", err);
+}
+
+int gc_dumper_write_seen(gc_dumper *d, const gc_session *s, int32_t idx, const char *producer,
+			 const char *consumer, gc_error *err)
+{
+	const char *name = s->p->tensors[idx].name;
+	char base[2 * NAME_MAX_KEEP + 16], note[NAME_MAX_KEEP + 120];
+	snprintf(base, sizeof base, "%.*s.seen-by-%.*s", NAME_MAX_KEEP / 2, name,
+		 NAME_MAX_KEEP / 2, consumer);
+	snprintf(note, sizeof note, " (as node '%.*s' read it: changed since it was produced)",
+		 NAME_MAX_KEEP, consumer);
+	int32_t before = d->written;
+	int rc = write_one(d, s, idx, base, producer, note, err);
+	if (!rc && d->written > before)
+		fprintf(stderr,
+			"graphcc: --dump-dir: tensor '%s' changed after %s%s%s produced it, before "
+			"node '%s' read it: saved as that node saw it in %s/%s.npy (run with "
+			"--check-tensors to name the node that wrote into it)\n",
+			name, producer ? "node '" : "the caller", producer ? producer : "",
+			producer ? "'" : "", consumer, d->dir,
+			d->used[d->n_used - 1]);
+	return rc;
 }

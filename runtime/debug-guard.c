@@ -9,6 +9,10 @@
  * allocated once per run, sized for the largest custom node. Only after a
  * clean check are the shadows copied into the real outputs.
  *
+ * A kernel with scratch gets it filled with 0xFF bytes (NaN as float32 and
+ * float64), and is then called a second time on other poison bytes: outputs
+ * that differ mean it read scratch it had not written (gc_guard_again).
+ *
  * Not caught: a write beyond the zones (more than GUARD_BYTES away) that
  * lands in other memory, and reads out of bounds.
  */
@@ -19,6 +23,7 @@
 #include "alloc.h"
 #include "custom.h"
 #include "debug-impl.h"
+#include "kernels/value-impl.h"
 
 #define GUARD_BYTES 4096
 
@@ -175,11 +180,11 @@ static int report(const gc_session *s, int32_t i, gc_error *err, const char *wha
 			    is_input ? "input" : "output", extra);
 }
 
-int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
+/* The canary zones around every shadow output of node i. */
+static int check_zones(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
 {
 	const gc_node *n = &s->p->nodes[i];
-	gc_tensor **io = gc_session_node_io(s, i);
-	gc_tensor *const *in = io, *const *out = io + n->n_in;
+	gc_tensor *const *out = gc_session_node_io(s, i) + n->n_in;
 	size_t first, last, count, at = 0;
 	const char *edge = "; the zone ends there, so the write may reach further";
 	for (int j = 0; j < n->n_out; j++) {
@@ -197,7 +202,18 @@ int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
 				      (int64_t)(nb + last), count, last + 1 == tail ? edge : "");
 		at += 2 * (size_t)GUARD_BYTES + body;
 	}
-	at = 0;
+	return 0;
+}
+
+int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
+{
+	const gc_node *n = &s->p->nodes[i];
+	gc_tensor **io = gc_session_node_io(s, i);
+	gc_tensor *const *in = io, *const *out = io + n->n_in;
+	size_t first, last, count, at = 0;
+	int rc = check_zones(g, s, i, err);
+	if (rc)
+		return rc;
 	for (int j = 0; j < n->n_in; j++) {
 		if (!in[j] || !in[j]->data)
 			continue;
@@ -222,6 +238,56 @@ int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
 		if (nb)
 			memcpy(out[j]->data, g->shadow + at + GUARD_BYTES, nb);
 		at += 2 * (size_t)GUARD_BYTES + round64(nb);
+	}
+	return 0;
+}
+
+bool gc_guard_may_rerun(const gc_session *s, int32_t i)
+{
+	const gc_node *n = &s->p->nodes[i];
+	gc_tensor **io = gc_session_node_io(s, i);
+	for (int j = 0; j < n->n_out; j++)
+		for (int k = 0; io[n->n_in + j] && k < n->n_in; k++)
+			if (io[k] && io[k]->data && io[k]->data == io[n->n_in + j]->data)
+				return false;
+	return true;
+}
+
+int gc_guard_again(gc_guard *g, const gc_session *s, int32_t i, int poison_a, int poison_b,
+		   gc_error *err)
+{
+	const gc_node *n = &s->p->nodes[i];
+	gc_tensor *const *out = gc_session_node_io(s, i) + n->n_in;
+	int rc = check_zones(g, s, i, err);
+	if (rc)
+		return rc;
+	size_t at = 0;
+	for (int j = 0; j < n->n_out; j++) {
+		if (!out[j])
+			continue;
+		size_t nb = nbytes(out[j]), es = gc_dtype_size(out[j]->dtype), k = 0;
+		const unsigned char *a = out[j]->data, *b = g->shadow + at + GUARD_BYTES;
+		at += 2 * (size_t)GUARD_BYTES + round64(nb);
+		while (k < nb && a[k] == b[k])
+			k++;
+		if (k == nb)
+			continue;
+		int64_t el = (int64_t)(es ? k / es : k);
+		const gc_custom *c = n->custom;
+		char node[1400], idx[180];
+		gc_tensor tb = *out[j];
+		tb.data = (void *)b;
+		return gc_error_set(
+		    err, GC_ECRASH,
+		    "--guard: %s: the kernel reads scratch it did not write: called twice on the "
+		    "same inputs, its %" PRIu64 " bytes of scratch starting as 0x%02X bytes (NaN) "
+		    "and then as 0x%02X bytes, it gave output '%s' (output %d) element %" PRId64
+		    " %s = %.9g, then %.9g (scratch starts uninitialised: write it before reading "
+		    "it; or the kernel keeps state from call to call)",
+		    gc_debug_node_str(n, node, sizeof node), c->kernel_scratch,
+		    poison_a & 0xFF, poison_b & 0xFF, s->p->tensors[n->out[j]].name, j, el,
+		    gc_debug_index_str(out[j], el, idx, sizeof idx), gc_kv_load(out[j], el),
+		    gc_kv_load(&tb, el));
 	}
 	return 0;
 }

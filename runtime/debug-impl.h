@@ -60,6 +60,28 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 /* Returns how many tensors were written; frees d. */
 int32_t gc_dumper_close(gc_dumper *d);
 
+/* Writes tensor idx as node `consumer` sees it now, which differs from
+ * what was dumped when it was produced: DIR/<name>.seen-by-<consumer>.npy,
+ * its map line and a note on stderr. */
+int gc_dumper_write_seen(gc_dumper *d, const gc_session *s, int32_t idx, const char *producer,
+			 const char *consumer, gc_error *err);
+
+/* ------------------------------------------------------------ checked tensors */
+
+typedef struct gc_tcheck gc_tcheck;
+int gc_tcheck_new(const gc_session *s, gc_tcheck **out, gc_error *err);
+void gc_tcheck_free(gc_tcheck *c);
+/* Tensor idx was just produced by node `producer` (-1: a graph input). */
+void gc_tcheck_produced(gc_tcheck *c, const gc_session *s, int32_t idx, int32_t producer);
+/* Whether tensor idx's bytes differ from when it was produced. */
+bool gc_tcheck_changed(const gc_tcheck *c, const gc_session *s, int32_t idx);
+/* Its producer: node index, -1 graph input, -2 none recorded. */
+int32_t gc_tcheck_producer(const gc_tcheck *c, int32_t idx);
+/* After node i: every tensor still to be read that i does not produce must
+ * be unchanged (GC_ECRASH naming i otherwise); then i's outputs are
+ * recorded as produced. */
+int gc_tcheck_after(gc_tcheck *c, const gc_session *s, int32_t i, gc_error *err);
+
 /* ------------------------------------------------------------ guards */
 
 typedef struct gc_guard gc_guard;
@@ -78,6 +100,18 @@ gc_tensor *const *gc_guard_begin(gc_guard *g, const gc_session *s, int32_t i);
  * otherwise copies the shadows into the real outputs and returns 0.
  */
 int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err);
+/* Whether node i's kernel may be called again on its inputs as they are
+ * (no output shares an input's memory). */
+bool gc_guard_may_rerun(const gc_session *s, int32_t i);
+/*
+ * After a second call of custom node i on shadows from a second
+ * gc_guard_begin, its scratch poisoned with poison_b (the first call had
+ * poison_a): checks the canaries, then compares the shadows with the real
+ * outputs (the first call's); GC_ECRASH saying the kernel reads scratch it
+ * did not write when they differ.
+ */
+int gc_guard_again(gc_guard *g, const gc_session *s, int32_t i, int poison_a, int poison_b,
+		   gc_error *err);
 
 /* ------------------------------------------------------------ profile */
 

@@ -4,9 +4,11 @@
  * (debug-report.c, debug-dump.c, debug-guard.c, debug-profile.c); this file
  * drives them and holds the breakpoint and the per-node time limit.
  *
- * Order around node i: break-before (SIGTRAP) -> watchdog armed -> kernel
- * (on guarded shadows for a custom node under --guard) -> guard check ->
- * dump -> trace line -> NaN check. A node's outputs are thus dumped and
+ * Order around node i: inputs changed since dumped saved as seen ->
+ * break-before (SIGTRAP) -> watchdog armed -> kernel (on guarded shadows
+ * for a custom node under --guard) -> guard check (and the second call of
+ * a kernel with scratch) -> checked tensors -> dump -> trace line -> NaN
+ * check. A node's outputs are thus dumped and
  * traced before --check-nan stops at it, so the bad tensor is on disk.
  */
 #include <inttypes.h>
@@ -274,6 +276,11 @@ static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_err
 	    at, gc_debug_index_str(t, at, el, sizeof el), st.nan, st.inf, st.count);
 }
 
+/* Scratch poison under --guard (gc_kctx.scratch_poison): 0xFF bytes are a
+ * NaN as float32 and float64; the second call's bytes differ. */
+#define POISON_NAN (0x100 | 0xFF)
+#define POISON_OTHER (0x100 | 0x5A)
+
 /* The instruments of one debug run, as hooks of the executor's loop. */
 typedef struct debug_run {
 	const gc_debug_options *opt;
@@ -283,6 +290,8 @@ typedef struct debug_run {
 	unsigned char *bad; /* per tensor: holds NaN/Inf */
 	gc_dumper *dump;
 	gc_guard *guard;
+	gc_tcheck *tc;	/* checksums: --check-tensors, --guard, --dump-dir */
+	bool verify;	/* check every live tensor after each node */
 	watchdog wd;
 	int32_t done; /* nodes that ran */
 } debug_run;
@@ -299,6 +308,28 @@ static int observe(debug_run *d, const gc_session *s, int32_t i, int after, gc_e
 	return 0;
 }
 
+/* --dump-dir: node rn's inputs that changed since they were dumped, saved
+ * as it sees them. */
+static int dump_seen(debug_run *d, const gc_run_node *rn, gc_error *err)
+{
+	const gc_session *s = rn->session;
+	const gc_node *n = rn->node;
+	for (int j = 0; j < n->n_in; j++) {
+		int32_t idx = n->in[j], k = -1;
+		bool again = false;
+		for (int jj = 0; jj < j; jj++)
+			again |= n->in[jj] == idx;
+		if (idx < 0 || again || !gc_tcheck_changed(d->tc, s, idx))
+			continue;
+		k = gc_tcheck_producer(d->tc, idx);
+		int rc = gc_dumper_write_seen(d->dump, s, idx, k >= 0 ? s->p->nodes[k].name : NULL,
+					      n->name, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 {
 	debug_run *d = user;
@@ -308,8 +339,12 @@ static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 	int rc;
 	if (d->opt->observe && (rc = observe(d, rn->session, rn->index, 0, err)))
 		return rc;
-	if (d->guard && n->custom)
+	if (d->dump && d->tc && (rc = dump_seen(d, rn, err)))
+		return rc;
+	if (d->guard && n->custom) {
 		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
+		rn->scratch_poison = POISON_NAN;
+	}
 	d->t0 = now_us();
 	if (d->wd.started) {
 		atomic_store(&d->wd.since, d->t0);
@@ -336,6 +371,23 @@ static void debug_failed(void *user, const gc_run_node *rn, int rc, gc_error *er
 	debug_timed(user, rn->index);
 }
 
+/* A custom kernel with scratch, called again on scratch poisoned otherwise
+ * (shadow outputs again): its outputs must not change. */
+static int scratch_again(debug_run *d, const gc_run_node *rn, gc_error *err)
+{
+	gc_session *s = rn->session;
+	const gc_custom *c = rn->node->custom;
+	if (!c->kernel_scratch || !gc_guard_may_rerun(s, rn->index))
+		return 0;
+	gc_run_node again = *rn;
+	again.out = gc_guard_begin(d->guard, s, rn->index);
+	again.scratch_poison = POISON_OTHER;
+	int rc = gc_session_run_node_again(s, &again, err);
+	if (rc)
+		return rc;
+	return gc_guard_again(d->guard, s, rn->index, POISON_NAN, POISON_OTHER, err);
+}
+
 /* Order after a node: guard check -> dump -> trace line -> NaN check. */
 static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 {
@@ -345,8 +397,14 @@ static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 	int32_t i = rn->index;
 	int rc;
 	debug_timed(d, i);
-	if (d->guard && n->custom && (rc = gc_guard_end(d->guard, s, i, err)))
+	if (d->guard && n->custom &&
+	    ((rc = gc_guard_end(d->guard, s, i, err)) || (rc = scratch_again(d, rn, err))))
 		return rc;
+	if (d->verify && (rc = gc_tcheck_after(d->tc, s, i, err)))
+		return rc;
+	for (int j = 0; !d->verify && d->tc && j < n->n_out; j++)
+		if (n->out[j] >= 0)
+			gc_tcheck_produced(d->tc, s, n->out[j], i);
 	if (d->opt->observe && (rc = observe(d, s, i, 1, err)))
 		return rc;
 	for (int j = 0; d->dump && j < n->n_out; j++)
@@ -375,7 +433,12 @@ static int debug_start(debug_run *d, gc_session *s, gc_error *err)
 		return rc;
 	if (opt->guard && (rc = gc_guard_new(s, &d->guard, err)))
 		return rc;
+	d->verify = opt->check_tensors || opt->guard;
+	if ((d->verify || opt->dump_dir) && (rc = gc_tcheck_new(s, &d->tc, err)))
+		return rc;
 	for (int32_t j = 0; j < p->n_inputs; j++) {
+		if (d->tc)
+			gc_tcheck_produced(d->tc, s, p->inputs[j], -1);
 		if (d->dump && (rc = gc_dumper_write(d->dump, s, p->inputs[j], NULL, err)))
 			return rc;
 		if (opt->check_nan)
@@ -421,6 +484,7 @@ static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err
 			"graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
 			(int)dumped, opt->dump_dir);
 	gc_guard_free(d->guard);
+	gc_tcheck_free(d->tc);
 	gc_free(d->start);
 	gc_free(d->dur);
 	gc_free(d->bad);

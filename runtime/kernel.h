@@ -39,6 +39,10 @@ typedef struct gc_kctx {
 	 * is not a constant, so the next run may differ. Prepare may read such
 	 * a value (shapes), but must not keep it: see gc_kfixed. */
 	uint64_t varying;
+	/* 0, or 0x100 | a byte: a custom kernel's scratch is filled with that
+	 * byte before the call (--guard: scratch is not zeroed, and a kernel
+	 * that reads what it did not write must show it). */
+	int scratch_poison;
 } gc_kctx;
 
 /* in[j]'s value when it is the same on every run (a constant, or a value

@@ -29,6 +29,8 @@ typedef struct gc_run_node {
 	 * shadows). */
 	gc_tensor *const *out;
 	int threads; /* the session's */
+	/* `before` may set it: the kernel's scratch poison (gc_kctx). */
+	int scratch_poison;
 } gc_run_node;
 
 /* Any hook may be NULL. A hook that returns non-zero stops the run with
@@ -46,6 +48,11 @@ typedef struct gc_run_hooks {
 /* Runs every node of s in order with hooks h (NULL: none). 0 or the first
  * failure's code (err set). */
 int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err);
+
+/* Runs node rn->index of s once more, on rn->in and rn->out as they are
+ * now, with rn->scratch_poison, outside the loop and without hooks (the
+ * guard's second call of a kernel that has scratch). 0 or its error. */
+int gc_session_run_node_again(gc_session *s, const gc_run_node *rn, gc_error *err);
 
 /* The in/out tensor views of node i of s (inputs first, then outputs), for
  * code outside the executor that looks at a session's tensors. */

@@ -606,6 +606,32 @@ static int session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *
 	return n->run(k, n, in, out);
 }
 
+int gc_session_run_node_again(gc_session *s, const gc_run_node *rn, gc_error *err)
+{
+	const gc_program *p = s->p;
+	int32_t i = rn->index;
+	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings, .session = s,
+		      .scratch_poison = rn->scratch_poison };
+	gc_node *n = &p->nodes[i];
+	if (p->dynamic) {
+		k.sub = s->subs ? s->subs + s->sub_start[i] : NULL;
+		if (n->reprepare && s->nodes) {
+			n = &s->nodes[i];
+			k.scratch = n->scratch_bytes ? s->scratch.data : NULL;
+		}
+	}
+	if (!k.scratch)
+		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+	k.node = n;
+	const gc_node *outer = gc_crash_current;
+	gc_crash_current = n;
+	int rc = n->run(&k, n, rn->in, rn->out);
+	gc_crash_current = outer;
+	if (rc && !err->code)
+		gc_kerr(&k, rc, "kernel failed (%s)", gc_strerror(rc));
+	return rc ? err->code : 0;
+}
+
 gc_tensor **gc_session_io(const gc_session *s, int32_t i)
 {
 	return gc_session_node_io(s, i);
@@ -671,6 +697,7 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 			break;
 		if (h && h->before && (rc = h->before(h->user, &rn, err)))
 			break;
+		k.scratch_poison = rn.scratch_poison;
 		if (p->dynamic) {
 			rc = session_step(s, i, &k, rn.in, rn.out);
 		} else {

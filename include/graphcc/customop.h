@@ -40,6 +40,13 @@
  *  - A kernel runs once per execution of its node. It MUST NOT allocate
  *    memory it does not free before returning; it SHOULD use ctx->scratch
  *    (sized by the scratch function, or the manifest, before the first run).
+ *  - ctx->scratch starts UNINITIALISED on every call: it is memory that
+ *    other nodes (or this node's previous call) just used. A kernel MUST
+ *    write scratch before reading it (zero an accumulator first). graphcc
+ *    run --guard, --compare-flavours and test-package fill it with poison
+ *    bytes (0xFF: NaN as float32/float64, -1 as integers) and call the
+ *    kernel again on other bytes, so a kernel that reads scratch it did not
+ *    write fails naming the node, flavour and symbol.
  *
  * Threading:
  *  - verify, inferShape, selectImpl, init and destroy are called

@@ -38,6 +38,10 @@ extern "C" {
  *            file, dtype, shape, producing node, one line per tensor as it
  *            is written. Constants are not dumped; a type .npy lacks
  *            (bfloat16, string) is listed with file '-' and a note.
+ *            Before each node, an input whose bytes changed since it was
+ *            dumped (another node wrote into it) is dumped again as that
+ *            node saw it: <name>.seen-by-<node>.npy, a tensors.tsv line
+ *            saying so, and a note on stderr.
  *  check_nan The first node whose output holds a NaN or Inf while none of
  *            its inputs (graph inputs, constants, earlier outputs) holds
  *            one stops the run with GC_ECRASH naming the node, operation,
@@ -52,6 +56,18 @@ extern "C" {
  *            node, operation, flavour, library, symbol, tensor and byte
  *            offsets. The shadows are copied to the real outputs only after
  *            a clean check. Writes farther than the zones are not seen.
+ *            A kernel with scratch gets it filled with 0xFF bytes (NaN as
+ *            float32/64) and is called a second time on 0x5A bytes: outputs
+ *            that differ stop the run (GC_ECRASH) saying it reads scratch it
+ *            did not write. --guard also turns on check_tensors.
+ *  check_tensors  Every tensor is checksummed when produced (graph inputs
+ *            when the run starts) and, after each node, every tensor still
+ *            to be read is checked: one that changed stops the run with
+ *            GC_ECRASH naming the node that just ran (operation, flavour,
+ *            library, symbol), the tensor, its producer and its next
+ *            readers -- an overrun into a neighbouring tensor is blamed on
+ *            the node that wrote it, not on the next one to read it. The
+ *            memory of the node's own outputs is not checked (in place).
  *  profile_path  A Chrome trace-event JSON file (Perfetto, chrome://tracing):
  *            one "X" event per node that ran (name, cat = op, ts/dur in
  *            microseconds since the run began, args with inputs, outputs
@@ -82,6 +98,7 @@ typedef struct gc_debug_options {
 	const char *profile_path; /* non-NULL: Chrome trace-event JSON; summary on stderr */
 	const char *break_before; /* node name: SIGTRAP (or a message) before its kernel */
 	double timeout_seconds;	  /* > 0: a node running longer is reported (exit 3) */
+	int check_tensors;	  /* a node that changes a tensor it does not produce */
 	/* Appended. Non-NULL: called just before (after == 0) and just after
 	 * (after == 1, once the guard's checks passed) each node's kernel with
 	 * the node's index in the program and its tensors (the session's; NULL

@@ -1,273 +1,327 @@
-"""Every classic kernel bug, caught by an instrument that names the right
-node, operation, flavour and symbol, and blames no other node.
+"""Classic kernel bugs, caught and blamed on the right node (issue 17, items
+1, 2, 5, 8): poisoned scratch, checked tensors and dumps that save inputs
+as their consumer saw them, test-package's input restore, --no-arena with
+an ASan-built package and valgrind.
 
-The package is test.kbugs (tests/debug/kbugs.h: one operation per bug),
-built by `make test-packages` into BUILD/tests/debug/kbugs/ in both
-interfaces: kbugs.yaml (graphcc interface, domain test.kbugs) and
-kbugs-seed.yaml (seed interface, domain test.kbugs.seed; no AccumSum, since
-the seed interface has no scratch). The models come from
-tests/debug/kbugs_models.py (x -> Scale 'pre' -> the culprit -> 'post', with
-the value_info PyTorch writes). Cases, each for both interfaces
-(kbugs/<graphcc|seed>/<bug>/<instrument>):
+The culprits are the planted bugs of the test.kbugs fixture package
+(tests/kbugs/, built by `make test-packages` into BUILD/tests/kbugs/kbugs/,
+and with gcc's ASan into BUILD/tests/kbugs/kbugs-asan/); each op's string
+param `flavour` picks the bug:
 
-  overrun/guard            PrefixSum writes one float past y: --guard
-  inplace/guard            Clip6 clamps its input: --guard
-  nan/check-nan            SafeLog of a negative: --check-nan
-  slow/profile             SlowCopy is O(n^2): --profile's table and JSON
-  nchw/compare-flavours    ChannelBias's NCHW flavour on rank 3: the
-                           flavours disagree on the node
-  static/isolate           Gamma's static table: gamma_b alone differs
-  static/repro             --repro gamma_b DIR, then DIR/model.onnx run
-                           alone gives NumPy's x^0.5, the run gave x^2
-  shape/value-info         PadEnd's inference (2x3x4) against value_info
-                           (2x3x5), naming pad_end_infer
-  shape/producer           the same without value_info: MatMul 'post'
-                           fails, naming custom node 'culprit' and
-                           pad_end_infer
-  dtype/value-info         ArgMaxLast's inference says float32, the model
-                           int64, naming argmax_last_infer
-  scratch/repeat           (graphcc only) AccumSum's accumulator: --repeat 3
-                           with a debugging option names it
-  static/test-package-order  test-package --op Gamma: the cases pass or
-                           fail depending on which ran first (seed 1)
-  nchw/test-package-model  test-package --model nchw.onnx: rank 3 and a
-                           3-value bias no self-test covers; the flavours
-                           disagree on node 'culprit' only
-  clean/test-package-order the demo package: the same results in both orders
-  clean/isolate, clean/repeat  no blame where nothing differs (the nan model
-                           alone, where NaN meets NaN; the static model run
-                           twice, where the table is the same each time)
+  Accum  accumNoZero   reads scratch it never zeroed (graphcc interface)
+  Clamp  clampInPlace / seedClampInPlace   writes into its input
+  Copy   overrunOne / seedOverrunOne       writes one float past y's end
+
+Cases (all named kbugs/...):
+  scratch/...     --guard, --compare-flavours and test-package say the
+                  kernel reads scratch it did not write (each failed before:
+                  exit 0, "max abs 0", PASS)
+  test-package/...  after a write into the input, every later check runs on
+                  the input as loaded (before: the runtime line PASSed on a
+                  clamped input)
+  check-tensors/... an overrun into a live neighbour (graphcc and seed
+                  interfaces) and a write into an input are blamed on the
+                  node that wrote, not on the Add that reads next; a clean
+                  real model passes with the plain run's outputs
+  dump/seen-by-consumer  --dump-dir saves the corrupted input as the Add saw
+                  it, beside the correct dump made when it was produced
+
+The overrun model (the memory plan puts the small tensor 'a' right after
+'b', so one float past b's end lands in a):
+
+    x[1,32] -> ReduceSum 'sum' -> a[1,1] ---------------------.
+    x -> Neg 'neg' -> c -> test.kbugs::Copy 'culprit' -> b -> Add 'add' -> y
 """
 import os
 import re
-import sys
-import threading
+import subprocess
 
 import numpy as np
 
 import run
-from cases_debug import boxes, graphcc, missing
+from cases_debug import graphcc, boxes, missing
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "debug"))
-import kbugs_models  # noqa: E402
-
-IFACES = {"graphcc": ("kbugs.yaml", "test.kbugs", "libkbugs_impl.so"),
-          "seed": ("kbugs-seed.yaml", "test.kbugs.seed", "libkbugs_seed_impl.so")}
+DOMAIN = "test.kbugs"
 
 
-def package(ctx, iface):
-    return os.path.join(ctx.build, "tests", "debug", "kbugs", IFACES[iface][0])
+def package(ctx, asan=False):
+    name = "kbugs-asan" if asan else "kbugs"
+    return os.path.join(ctx.build, "tests", "kbugs", name, "kbugs.yaml")
 
 
-def models(ctx, iface, value_info=True):
-    """The models of kbugs_models.py for iface, made once per suite run."""
-    d = os.path.join(ctx.fix, "kbugs", iface + ("" if value_info else "-noinfo"))
-    if not os.path.exists(os.path.join(d, "x_big.npy")):
-        os.makedirs(d, exist_ok=True)
-        for bug in kbugs_models.BUGS:
-            m = kbugs_models.build(bug, IFACES[iface][1], value_info)
-            tmp = os.path.join(d, bug + ".onnx.%d.%d.tmp" % (os.getpid(), threading.get_ident()))
-            with open(tmp, "wb") as f:
-                f.write(m.SerializeToString())
-            os.replace(tmp, os.path.join(d, bug + ".onnx"))
-        x, big = kbugs_models.inputs()
-        for name, v in (("x", x), ("x_big", big)):
-            tmp = os.path.join(d, "%s.%d.tmp.npy" % (name, threading.get_ident()))
-            np.save(tmp, v)
-            os.replace(tmp, os.path.join(d, name + ".npy"))
-    return d
-
-
-def blames_only(err, culprit, others):
-    """None when every line that names a node as at fault names culprit;
-    else the line naming another."""
-    for line in err.splitlines():
-        if not line.startswith("graphcc: --"):
-            continue
-        for o in others:
-            if "node '%s'" % o in line:
-                return line
+def need_package(ctx):
+    if not os.path.exists(package(ctx)):
+        return run.Result(False, "fixture package %s is not built (make test-packages)"
+                          % package(ctx))
     return None
 
 
-def gamma_lut(x, g):
-    v = np.clip(x, 0, 1)
-    lut = (np.arange(256, dtype=np.float32) / np.float32(255)) ** np.float32(g)
-    return lut[(v * np.float32(255) + np.float32(0.5)).astype(np.int64)]
+def _save(m, path):
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(m.SerializeToString())
+    os.replace(tmp, path)
+    return path
+
+
+def model(path, nodes, ins, outs, shape):
+    from onnx import helper, TensorProto
+    vi = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, list(shape))  # noqa
+    g = helper.make_graph(nodes, "kbugs", [vi(n) for n in ins], [vi(n) for n in outs])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid(DOMAIN, 1)],
+                          producer_name="graphcc-e2e-kbugs")
+    m.ir_version = 8
+    return _save(m, path)
+
+
+def knode(op, ins, outs, name, flavour):
+    from onnx import helper
+    return helper.make_node(op, ins, outs, name=name, domain=DOMAIN, flavour=flavour)
+
+
+def check(rc, out, err, want_rc, must, must_not=()):
+    text = out + err
+    if rc != want_rc:
+        return run.Result(False, "exit %s, expected %d" % (rc, want_rc), err)
+    m = missing(text, must)
+    if m:
+        return run.Result(False, "output lacks %r" % m, err)
+    for s in must_not:
+        if (s.search(text) if hasattr(s, "search") else s in text):
+            return run.Result(False, "output has %r" % getattr(s, "pattern", s), err)
+    return run.Result(True)
+
+
+# ---------------------------------------------------------------- item 1
+
+SCRATCH_MUST = ["reads scratch it did not write", "accum_no_zero", "uninitialised"]
+
+
+def scratch_guard(ctx, d):
+    """--guard: the kernel that never zeroes its accumulator is named, with
+    node, op, flavour and symbol (before: exit 0 and right numbers)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, out, _ = boxes(ctx, "kbugs/scratch-guard")
+    m = model(os.path.join(d, "accum.onnx"),
+              [knode("Accum", ["x"], ["t"], "first", "accumZeroed"),
+               knode("Accum", ["t"], ["y"], "second", "accumNoZero")], ["x"], ["y"], (2, 3))
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input",
+                                "x=" + os.path.join(d, "x23.npy"), "--guard",
+                                "--output-dir", out], cwd)
+    r = check(rc, o, e, 3, SCRATCH_MUST + ["node 'second'", "test.kbugs::Accum",
+                                           "flavour 'accumNoZero'", "0xFF", "0x5A"],
+              ["node 'first'"])
+    if r.ok and os.listdir(out):
+        return run.Result(False, "output written after the guard stopped the run", e)
+    if not r.ok:
+        return r
+    # the correct twin alone: clean, and the outputs are right
+    m2 = model(os.path.join(d, "accum-ok.onnx"),
+               [knode("Accum", ["x"], ["y"], "only", "accumZeroed")], ["x"], ["y"], (2, 3))
+    rc, o, e, _ = graphcc(ctx, ["run", m2, "--ops", package(ctx), "--input",
+                                "x=" + os.path.join(d, "x23.npy"), "--guard",
+                                "--output-dir", out], cwd)
+    if rc != 0:
+        return run.Result(False, "the zeroing flavour failed under --guard: exit %s" % rc, e)
+    y = np.load(os.path.join(out, "y.npy"))
+    want = np.load(os.path.join(d, "x23.npy"))
+    if not np.array_equal(y, want):
+        return run.Result(False, "y = %s, expected x = %s" % (y, want))
+    return run.Result(True)
+
+
+def scratch_compare(ctx, d):
+    """--compare-flavours: the reading flavour FAILS naming the scratch read
+    (before: 'max abs 0', exit 0)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, _, _ = boxes(ctx, "kbugs/scratch-compare")
+    m = model(os.path.join(d, "accum1.onnx"),
+              [knode("Accum", ["x"], ["y"], "acc", "accumZeroed")], ["x"], ["y"], (2, 3))
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input",
+                                "x=" + os.path.join(d, "x23.npy"), "--compare-flavours"], cwd)
+    return check(rc, o, e, 1, SCRATCH_MUST + ["flavour 'accumNoZero'", "node 'acc'"],
+                 [re.compile(r"accumZeroed.*accumNoZero: max abs 0\b")])
+
+
+def scratch_test_package(ctx, d):
+    """test-package: the reading flavour FAILs its scratch line, the zeroing
+    one PASSes it (before: every line PASSed)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, _, _ = boxes(ctx, "kbugs/scratch-test-package")
+    rc, o, e, _ = graphcc(ctx, ["test-package", package(ctx), "--op", "Accum"], cwd)
+    r = check(rc, o, e, 1, [re.compile(r"FAIL .*accumNoZero: kernel 'accum_no_zero' reads "
+                                       r"scratch it did not write"),
+                            re.compile(r"PASS .*accumZeroed: its outputs do not depend on what "
+                                       r"its scratch held")],
+              [re.compile(r"PASS .*accumNoZero: output 0 \('y'\) matches")])
+    return r
+
+
+# ---------------------------------------------------------------- item 5
+
+def input_restored(ctx, d):
+    """test-package, after 'wrote into its input': the seed flavour's checks
+    and the runtime line run on the input as loaded, so each of them FAILs
+    (before: the seed flavour 'leaves its inputs alone' and the runtime line
+    PASSed on a clamped input)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, _, _ = boxes(ctx, "kbugs/test-package-input")
+    rc, o, e, _ = graphcc(ctx, ["test-package", package(ctx), "--op", "Clamp"], cwd)
+    return check(rc, o, e, 1, [
+        re.compile(r"FAIL .*clampInPlace: kernel 'clamp_in_place' wrote into its input 0"),
+        re.compile(r"FAIL .*seedClampInPlace: kernel 'seed_clamp_in_place' wrote into its "
+                   r"input 0"),
+        re.compile(r"FAIL .*through the runtime with --guard \(flavour 'clampInPlace'\): "
+                   r"--guard: .*wrote into its input 'x'")],
+        [re.compile(r"PASS .*leaves its inputs alone"),
+         re.compile(r"PASS .*through the runtime")])
+
+
+# ---------------------------------------------------------------- item 2
+
+def overrun_model(d, flavour):
+    from onnx import helper
+    nodes = [helper.make_node("ReduceSum", ["x"], ["a"], name="sum", keepdims=1),
+             helper.make_node("Neg", ["x"], ["c"], name="neg"),
+             knode("Copy", ["c"], ["b"], "culprit", flavour),
+             helper.make_node("Add", ["b", "a"], ["y"], name="add")]
+    return model(os.path.join(d, "overrun_%s.onnx" % flavour), nodes, ["x"], ["y"], (1, 32))
+
+
+def x32(d):
+    return os.path.join(d, "x32.npy")
+
+
+def check_tensors_overrun(ctx, d, flavour, symbol, lib):
+    """--check-tensors names the overrunning node, the tensor it hit, that
+    tensor's producer and next reader (before: unknown option; and a plain
+    run silently gives a wrong y)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, out, _ = boxes(ctx, "kbugs/check-tensors-" + flavour)
+    m = overrun_model(d, flavour)
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input", "x=" + x32(d),
+                                "--output-dir", out], cwd)
+    if rc != 0:
+        return run.Result(False, "plain run: exit %s" % rc, e)
+    x = np.load(x32(d))
+    want = -x + x.sum(axis=1, keepdims=True)
+    if np.allclose(np.load(os.path.join(out, "y.npy")), want):
+        return run.Result(False, "the overrun did not land in 'a' (memory plan changed?): "
+                          "the case would prove nothing")
+    cwd, out, _ = boxes(ctx, "kbugs/check-tensors-" + flavour + "-2")
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input", "x=" + x32(d),
+                                "--check-tensors", "--output-dir", out], cwd)
+    r = check(rc, o, e, 3, ["--check-tensors: node 'culprit' (test.kbugs::Copy)",
+                            "flavour '%s'" % flavour, "symbol " + symbol, lib,
+                            "changed tensor 'a' (float32 1x1)", "node 'sum' (ReduceSum)",
+                            "read next by 'add' (Add)"],
+              [re.compile(r"--check-tensors: node 'add'")])
+    if r.ok and os.listdir(out):
+        return run.Result(False, "outputs written after --check-tensors stopped the run", e)
+    return r
+
+
+def check_tensors_input_write(ctx, d):
+    """A write into an input that another node reads later: named, with
+    'wrote into its input' (the guard is not needed)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    from onnx import helper
+    cwd, _, _ = boxes(ctx, "kbugs/check-tensors-input")
+    m = model(os.path.join(d, "clamp.onnx"),
+              [helper.make_node("Neg", ["x"], ["c"], name="neg"),
+               knode("Clamp", ["c"], ["b"], "clamper", "seedClampInPlace"),
+               helper.make_node("Add", ["c", "b"], ["y"], name="add")], ["x"], ["y"], (1, 32))
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--ops", package(ctx), "--input", "x=" + x32(d),
+                                "--check-tensors"], cwd)
+    return check(rc, o, e, 3, ["node 'clamper'", "flavour 'seedClampInPlace'",
+                               "symbol seed_clamp_in_place", "changed tensor 'c'",
+                               "it wrote into its input", "node 'neg' (Neg)", "'add' (Add)"])
+
+
+def check_tensors_clean(ctx, d):
+    """No false alarm on a real model: exit 0 and the plain run's outputs,
+    with --check-tensors and with --guard (which turns it on)."""
+    from cases_debug import real_model
+    label, m, x, ops, _ = real_model(ctx)
+    outs = []
+    for extra in ([], ["--check-tensors"], ["--guard"]):
+        cwd, out, _ = boxes(ctx, "kbugs/check-tensors-clean%d" % len(outs))
+        rc, o, e, secs = graphcc(ctx, ["run", m] + ops + ["--input", x, "--output-dir", out]
+                                 + extra, cwd, timeout=300)
+        if rc != 0:
+            return run.Result(False, "%s %s: exit %s" % (label, " ".join(extra), rc), e)
+        outs.append(({f: np.load(os.path.join(out, f)) for f in os.listdir(out)
+                      if f.endswith(".npy")}, secs))
+    for got, _ in outs[1:]:
+        if sorted(got) != sorted(outs[0][0]) or any(
+                not np.array_equal(got[f], outs[0][0][f]) for f in got):
+            return run.Result(False, "%s: outputs differ from the plain run's" % label)
+    return run.Result(True, "%s: plain %.2fs, --check-tensors %.2fs, --guard %.2fs"
+                      % (label, outs[0][1], outs[1][1], outs[2][1]))
+
+
+def dump_seen(ctx, d):
+    """--dump-dir: 'a' as produced (= NumPy's sum) and as 'add' saw it
+    (corrupted), the map says which is which, stderr says why (before: only
+    the correct a.npy, so the Add looked guilty)."""
+    bad = need_package(ctx)
+    if bad:
+        return bad
+    cwd, out, box = boxes(ctx, "kbugs/dump-seen")
+    dump = os.path.join(box, "dump")
+    rc, o, e, _ = graphcc(ctx, ["run", overrun_model(d, "overrunOne"), "--ops", package(ctx),
+                                "--input", "x=" + x32(d), "--dump-dir", dump], cwd)
+    if rc != 0:
+        return run.Result(False, "exit %s" % rc, e)
+    x = np.load(x32(d))
+    try:
+        a = np.load(os.path.join(dump, "a.npy"))
+        seen = np.load(os.path.join(dump, "a.seen-by-add.npy"))
+    except OSError as ex:
+        return run.Result(False, str(ex), e)
+    if not np.allclose(a, x.sum(axis=1, keepdims=True), rtol=1e-6):
+        return run.Result(False, "a.npy %s is not sum(x) %s" % (a, x.sum()))
+    if np.allclose(seen, a):
+        return run.Result(False, "a.seen-by-add.npy equals a.npy: the corruption is not shown")
+    rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
+    if ["a", "a.seen-by-add.npy"] != [c for c in rows[-2][:2]] or "as node 'add' read it" \
+            not in rows[-2][4]:
+        return run.Result(False, "tensors.tsv lacks the seen-by line: %r" % rows)
+    return check(rc, o, e, 0, ["tensor 'a' changed after node 'sum' produced it, before node "
+                               "'add' read it", "--check-tensors"])
 
 
 def cases(ctx):
+    d = run.fresh_dir(os.path.join(ctx.fix, "kbugs"))
+    np.save(os.path.join(d, "x23.npy"), np.array([[1, -2, 3], [-4, 5, -6]], np.float32))
+    np.save(x32(d), (np.arange(32, dtype=np.float32) - 8).reshape(1, 32) / 4)
     cs = []
 
-    def check(tag, iface, bug, extra, rc_want, must, others=("pre", "post"), value_info=True,
-              inp="x.npy"):
-        pkg = package(ctx, iface)
-        if not os.path.exists(pkg):
-            return run.Result(False, "fixture package %s is not built (make test-packages)"
-                              % pkg)
-        d = models(ctx, iface, value_info)
-        cwd, out, _ = boxes(ctx, tag)
-        rc, _, err, _ = graphcc(ctx, ["run", os.path.join(d, bug + ".onnx"), "--ops", pkg,
-                                      "--input", "x=" + os.path.join(d, inp),
-                                      "--output-dir", out] + extra, cwd)
-        if rc != rc_want:
-            return run.Result(False, "%s, expected exit %d" % (run.describe_rc(rc), rc_want),
-                              err)
-        miss = missing(err, must)
-        if miss:
-            return run.Result(False, "report lacks %r" % miss, err)
-        wrong = blames_only(err, "culprit", others)
-        if wrong:
-            return run.Result(False, "blames another node: %s" % wrong, err)
-        if rc_want and os.listdir(out):
-            return run.Result(False, "outputs written by a failed run", err)
-        return run.Result(True)
+    def add(name, fn):
+        cs.append(("kbugs/" + name, lambda: fn(ctx, d)))
 
-    def kernel(iface, node, op, flavour, symbol):
-        dom, lib = IFACES[iface][1], IFACES[iface][2]
-        return ["node '%s' (%s::%s)" % (node, dom, op), "operation '%s'" % op,
-                "flavour '%s'" % flavour, lib, "symbol " + symbol]
-
-    for iface in IFACES:
-        def add(bug, instrument, *args, model=None, **kw):
-            tag = "kbugs/%s/%s/%s" % (iface, bug, instrument)
-            cs.append((tag, lambda t=tag, i=iface: check(t, i, model or bug, *args, **kw)))
-
-        add("overrun", "guard", ["--guard"], 3,
-            kernel(iface, "culprit", "PrefixSum", "prefixSumF32", "prefix_sum_f32") +
-            ["wrote past the end of output 'u'", "byte offsets 96..99"])
-        add("inplace", "guard", ["--guard"], 3,
-            kernel(iface, "culprit", "Clip6", "clip6F32", "clip6_f32") +
-            ["wrote into its input 't'"])
-        add("nan", "check-nan", ["--check-nan"], 3,
-            kernel(iface, "culprit", "SafeLog", "safeLogF32", "safe_log_f32") +
-            ["holds NaN at flat index 0"])
-        add("nchw", "compare-flavours", ["--compare-flavours"], 3,
-            ["node 'culprit' (%s::ChannelBias), bound to flavour 'channelBiasNchw'"
-             % IFACES[iface][1], "symbol channel_bias_nchw",
-             re.compile(r"channelBiasGeneric vs channelBiasNchw: max abs 20\b.*DISAGREE"),
-             "1 pair DISAGREE"])
-        add("static", "isolate", ["--isolate"], 3,
-            kernel(iface, "gamma_b", "Gamma", "gammaLutF32", "gamma_lut_f32") +
-            ["gives other values alone", "output 'b'", "hidden state shared between nodes",
-             "2 gave the values of the run", "1 custom node gave other values"],
-            others=("pre", "gamma_a", "post"))
-        add("shape", "value-info", [], 1,
-            ["node 'culprit' (%s::PadEnd)" % IFACES[iface][1],
-             re.compile(r"lib%s_fn\.so:pad_end_infer inferred output 0 \('y', tensor 'u'\) "
-                        r"as 2x3x4, but the model's value_info says 2x3x5"
-                        % ("kbugs" if iface == "graphcc" else "kbugs_seed"))])
-        add("shape", "producer", [], 1,
-            ["node 'post' (MatMul)", "comes from custom node 'culprit' (%s::PadEnd, flavour "
-             "'padEndF32'), whose shape inference" % IFACES[iface][1], ":pad_end_infer gave"],
-            others=(), value_info=False)
-        add("dtype", "value-info", [], 1,
-            ["node 'culprit' (%s::ArgMaxLast)" % IFACES[iface][1],
-             ":argmax_last_infer made output 0 ('y', tensor 'y') float32, but the model "
-             "declares that tensor int64"])
-        add("clean", "isolate", ["--isolate"], 0,
-            ["3 custom nodes run again alone, each in a fresh process: 3 gave the values"],
-            others=("pre", "culprit", "post"), model="nan")
-        if iface == "graphcc":
-            add("scratch", "repeat", ["--repeat", "3", "--trace"], 3,
-                kernel(iface, "culprit", "AccumSum", "accumSumF32", "accum_sum_f32") +
-                ["gives other values in run 2 than in run 1 on the same inputs",
-                 "reads scratch before writing it"])
-        add("clean", "repeat", ["--repeat", "2", "--guard"], 0,
-            ["2 runs with debugging options; every node gave the same values each run"],
-            others=("pre", "gamma_a", "gamma_b", "post"), model="static")
-
-        def test_package(tag, args, rc_want, must, must_not, iface):
-            pkg = package(ctx, iface)
-            cwd, _, _ = boxes(ctx, tag)
-            rc, out, err, _ = graphcc(ctx, ["test-package", pkg] + args, cwd)
-            if rc != rc_want:
-                return run.Result(False, "%s, expected exit %d" % (run.describe_rc(rc),
-                                                                    rc_want), out + err)
-            miss = missing(out, must)
-            if miss:
-                return run.Result(False, "report lacks %r" % miss, out + err)
-            for bad in must_not:
-                if re.search(bad, out, re.M):
-                    return run.Result(False, "report has %r" % bad, out)
-            return run.Result(True)
-
-        tag = "kbugs/%s/static/test-package-order" % iface
-        cs.append((tag, lambda t=tag, i=iface: test_package(
-            t, ["--op", "Gamma"], 1,
-            ["FAIL  order: Gamma / root (line 208) fails in the manifest's order but passes in "
-             "a shuffled one (seed 1): its result depends on which cases ran before it",
-             "FAIL  order: Gamma / square (line 201) passes in the manifest's order but fails",
-             "      shuffled: FAIL  Gamma / square (line 201) / gammaLutF32: output 0 ('y') "
-             "element 1 is"], [], i)))
-        tag = "kbugs/%s/nchw/test-package-model" % iface
-        cs.append((tag, lambda t=tag, i=iface: test_package(
-            t, ["--model", os.path.join(models(ctx, i), "nchw.onnx")], 1,
-            ["warning: ChannelBias: node 'culprit' input 0 ('x') has rank 3, which no "
-             "self-test of ChannelBias covers (their ranks: 2, 4)",
-             "warning: ChannelBias: node 'culprit' has param 'bias' with 3 values, a length "
-             "no self-test of ChannelBias uses",
-             "FAIL  ChannelBias / node 'culprit' of the model: flavours 'channelBiasGeneric' "
-             "and 'channelBiasNchw' agree on output 0 ('y'): max abs difference 20",
-             "PASS  Scale / node 'post' of the model: through the runtime with --guard"],
-            [r"^FAIL .*node '(pre|post)'", r"^FAIL  order"], i)))
-
-        def slow(iface=iface):
-            tag = "kbugs/%s/slow/profile" % iface
-            prof = os.path.join(boxes(ctx, tag + "-json")[2], "p.json")
-            r = check(tag, iface, "slow", ["--profile", prof], 0,
-                      [re.compile(r"test\.kbugs(\.seed)?::SlowCopy +1 +[0-9.]+ +(9\d|100)\.\d%")],
-                      inp="x_big.npy")
-            if not r.ok:
-                return r
-            import json
-            ev = [e for e in json.load(open(prof))["traceEvents"] if e.get("ph") == "X"]
-            top = max(ev, key=lambda e: e["dur"])
-            if top["name"] != "culprit":
-                return run.Result(False, "the longest event is %r, not 'culprit'" % top["name"])
-            return run.Result(True)
-        cs.append(("kbugs/%s/slow/profile" % iface, slow))
-
-        def repro(iface=iface):
-            tag = "kbugs/%s/static/repro" % iface
-            pkg = package(ctx, iface)
-            d = models(ctx, iface)
-            cwd, out, box = boxes(ctx, tag)
-            rdir = os.path.join(box, "repro")
-            rc, _, err, _ = graphcc(ctx, ["run", os.path.join(d, "static.onnx"), "--ops", pkg,
-                                          "--input", "x=" + os.path.join(d, "x.npy"),
-                                          "--repro", "gamma_b", rdir], cwd)
-            if rc != 0:
-                return run.Result(False, "%s, expected exit 0" % run.describe_rc(rc), err)
-            m = re.search(r"\n  graphcc (run .*)\n", err)
-            if not m or "node 'gamma_b'" not in err:
-                return run.Result(False, "no command line to reproduce gamma_b", err)
-            rc, _, err2, _ = graphcc(ctx, m.group(1).split(" "), cwd)
-            if rc != 0:
-                return run.Result(False, "the reproducer: %s" % run.describe_rc(rc), err2)
-            x = np.load(os.path.join(d, "x.npy")) * np.float32(0.5)
-            if not np.array_equal(np.load(os.path.join(rdir, "t.npy")), x):
-                return run.Result(False, "t.npy is not what gamma_b saw")
-            alone = np.load(os.path.join(rdir, "alone", "b.npy"))
-            as_run = np.load(os.path.join(rdir, "as-run", "b.npy"))
-            # Alone, gamma_b builds its own table (x^0.5); in the run it used
-            # gamma_a's (x^2): the state shows.
-            if np.abs(alone - gamma_lut(x, 0.5)).max() > 1e-6:
-                return run.Result(False, "alone: %s, NumPy: %s" % (alone, gamma_lut(x, 0.5)))
-            if np.abs(as_run - gamma_lut(x, 2.0)).max() > 1e-6:
-                return run.Result(False, "as run: %s, NumPy x^2: %s" % (as_run,
-                                                                        gamma_lut(x, 2.0)))
-            return run.Result(True)
-        cs.append(("kbugs/%s/static/repro" % iface, repro))
-
-    def order_clean():
-        cwd, _, _ = boxes(ctx, "kbugs/clean/test-package-order")
-        rc, out, err, _ = graphcc(ctx, ["test-package", os.path.join(ctx.plugins, "demo",
-                                                                       "demo.yaml")], cwd)
-        if rc != 0 or not re.search(r"^PASS  order: the 3 cases give the same results in a "
-                                    r"fresh process in a shuffled order \(seed 1", out, re.M):
-            return run.Result(False, "%s; no clean order line" % run.describe_rc(rc), out + err)
-        return run.Result(True)
-    cs.append(("kbugs/clean/test-package-order", order_clean))
+    add("scratch/guard", scratch_guard)
+    add("scratch/compare-flavours", scratch_compare)
+    add("scratch/test-package", scratch_test_package)
+    add("test-package/input-restored", input_restored)
+    add("check-tensors/overrun", lambda c, dd: check_tensors_overrun(
+        c, dd, "overrunOne", "overrun_one", "libkbugs_impl.so"))
+    add("check-tensors/overrun-seed-interface", lambda c, dd: check_tensors_overrun(
+        c, dd, "seedOverrunOne", "seed_overrun_one", "libkbugs_seed.so"))
+    add("check-tensors/input-write", check_tensors_input_write)
+    add("check-tensors/real-model-clean", check_tensors_clean)
+    add("dump/seen-by-consumer", dump_seen)
     return cs

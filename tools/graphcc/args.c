@@ -220,6 +220,7 @@ static const cli_option options[] = {
 	{ "--trace", NULL, OPT_DEBUG, false, set_flag, FIELD(trace) },
 	{ "--check-nan", NULL, OPT_DEBUG, false, set_flag, FIELD(check_nan) },
 	{ "--guard", NULL, OPT_DEBUG, false, set_flag, FIELD(guard) },
+	{ "--check-tensors", NULL, OPT_DEBUG, false, set_flag, FIELD(check_tensors) },
 	{ "--compare-flavours", NULL, OPT_DEBUG, false, set_flag, FIELD(compare_flavours) },
 	{ "--dump-dir", NULL, OPT_DEBUG, true, set_string, FIELD(dump_dir) },
 	{ "--profile", NULL, OPT_DEBUG, true, set_string, FIELD(profile) },

@@ -53,6 +53,7 @@ typedef struct cli_opts {
 	const char *backend;	   /* --backend (NULL: the default) */
 	bool allow_changed;	   /* --allow-changed-kernels */
 	bool trace, check_nan, guard, compare_flavours;
+	bool check_tensors;
 	const char *dump_dir, *profile, *break_before;
 	double timeout;
 	double tolerance; /* --tolerance (with --compare-flavours); 0: the default */

@@ -349,8 +349,8 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 		}
 	}
-	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.profile ||
-		     o.break_before || o.timeout > 0 || o.isolate || o.repro_node;
+	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.check_tensors ||
+		     o.profile || o.break_before || o.timeout > 0 || o.isolate || o.repro_node;
 	if ((debug ? cli_debug_session(&o, g, p, s, &err) : run_timed(&o, s, &err)) ||
 	    (o.compare_flavours && cli_compare_flavours(&o, g, reg, p, s, &err)) ||
 	    write_outputs(&o, p, s, &err))

@@ -19,6 +19,7 @@ gc_debug_options cli_debug_options(const cli_opts *o)
 	    .dump_dir = o->dump_dir,
 	    .check_nan = o->check_nan,
 	    .guard = o->guard,
+	    .check_tensors = o->check_tensors,
 	    .profile_path = o->profile,
 	    .break_before = o->break_before,
 	    .timeout_seconds = o->timeout,
