@@ -12,6 +12,7 @@ the value_info PyTorch writes). Cases, each for both interfaces
 
   overrun/guard            PrefixSum writes one float past y: --guard
   inplace/guard            Clip6 clamps its input: --guard
+  inplace/check-tensors    the same, blamed by --check-tensors
   nan/check-nan            SafeLog of a negative: --check-nan
   slow/profile             SlowCopy is O(n^2): --profile's table and JSON
   nchw/compare-flavours    ChannelBias's NCHW flavour on rank 3: the
@@ -26,8 +27,9 @@ the value_info PyTorch writes). Cases, each for both interfaces
                            pad_end_infer
   dtype/value-info         ArgMaxLast's inference says float32, the model
                            int64, naming argmax_last_infer
-  scratch/repeat           (graphcc only) AccumSum's accumulator: --repeat 3
-                           with a debugging option names it
+  scratch/guard, scratch/repeat  (graphcc only) AccumSum's accumulator:
+                           --guard's poisoned scratch, and --repeat 3 with a
+                           debugging option, name it
   static/test-package-order  test-package --op Gamma: the cases pass or
                            fail depending on which ran first (seed 1)
   nchw/test-package-model  test-package --model nchw.onnx: rank 3 and a
@@ -80,14 +82,14 @@ def models(ctx, iface, value_info=True):
 
 
 def blames_only(err, culprit, others):
-    """None when every line that names a node as at fault names culprit;
-    else the line naming another."""
+    """None when no instrument's report blames one of others: the node a
+    report blames is the first it names ("graphcc: --guard: node 'n' ...";
+    later ones are context, such as the producer of a tensor). Else the
+    line blaming another."""
     for line in err.splitlines():
-        if not line.startswith("graphcc: --"):
-            continue
-        for o in others:
-            if "node '%s'" % o in line:
-                return line
+        m = re.match(r"graphcc: --[a-z-]+: .*?node '([^']*)'", line)
+        if m and m.group(1) in others:
+            return line
     return None
 
 
@@ -169,7 +171,13 @@ def cases(ctx):
         add("clean", "isolate", ["--isolate"], 0,
             ["3 custom nodes run again alone, each in a fresh process: 3 gave the values"],
             others=("pre", "culprit", "post"), model="nan")
+        add("inplace", "check-tensors", ["--check-tensors"], 3,
+            kernel(iface, "culprit", "Clip6", "clip6F32", "clip6_f32") +
+            ["it changed tensor 't'", "it wrote into its input"])
         if iface == "graphcc":
+            add("scratch", "guard", ["--guard"], 3,
+                kernel(iface, "culprit", "AccumSum", "accumSumF32", "accum_sum_f32") +
+                ["the kernel reads scratch it did not write"])
             add("scratch", "repeat", ["--repeat", "3", "--trace"], 3,
                 kernel(iface, "culprit", "AccumSum", "accumSumF32", "accum_sum_f32") +
                 ["gives other values in run 2 than in run 1 on the same inputs",
