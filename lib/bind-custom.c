@@ -381,6 +381,39 @@ static int bind_verify(binder *b, bind_call *bc)
 		     op->graphcc_iface ? "a failure" : "false", given);
 }
 
+/* What shape inference made of output i, against the model's value_info
+ * for that tensor (when the model has one): type, rank and every dimension
+ * the model fixes (a symbolic one, dim_param, fits any size). */
+static int against_value_info(binder *b, int32_t i, const gc_tensor *t)
+{
+	const gc_op_spec *op = b->op;
+	if (i >= b->n->n_out || b->n->out[i] < 0)
+		return 0;
+	const gc_value *v = &b->g->values[b->n->out[i]];
+	if (!v->has_info)
+		return 0;
+	const char *lib = op->functions_library, *fn = op->infer_shape;
+	if (v->dtype != GC_DTYPE_UNDEFINED && v->dtype != t->dtype)
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s made output %d ('%s', tensor '%s') %s, but the "
+			     "model declares that tensor %s (value_info or graph output)",
+			     lib, fn, i, op->outputs[i].name, v->name, gc_dtype_name(t->dtype),
+			     gc_dtype_name(v->dtype));
+	bool fits = v->rank < 0 || v->rank == t->rank;
+	for (int k = 0; fits && v->rank > 0 && k < v->rank; k++)
+		fits = v->dims[k] < 0 || v->dims[k] == t->dims[k];
+	if (fits)
+		return 0;
+	char inf[160], decl[160];
+	gc_shape_str(t->dims, t->rank, inf, sizeof inf);
+	gc_shape_str(v->dims, v->rank, decl, sizeof decl);
+	return bfail(b, GC_EINVAL,
+		     "shape inference %s:%s inferred output %d ('%s', tensor '%s') as %s, but the "
+		     "model's value_info says %s (graphcc sizes the tensor by the inference: a "
+		     "kernel that writes the declared shape would overrun it)",
+		     lib, fn, i, op->outputs[i].name, v->name, inf, decl);
+}
+
 /* Output i as shape inference left it, checked, into *t. */
 static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor *t)
 {
@@ -436,7 +469,7 @@ static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor 
 	}
 	if (gc_tensor_nbytes(t) < 0)
 		return bfail(b, GC_ELIMIT, "output %d ('%s') is too large", i, name);
-	return 0;
+	return against_value_info(b, i, t);
 }
 
 /* shape inference: outputs arrive with rank maxDims, a dims buffer of
@@ -573,12 +606,15 @@ static int bind_record(binder *b, const gc_impl_spec *im, const char *backend,
 	c->config = gc_pool_strdup(pool, im->config);
 	c->library = gc_pool_strdup(pool, im->impl);
 	c->symbol = gc_pool_strdup(pool, im->symbol);
+	char where[1200];
+	snprintf(where, sizeof where, "%s:%s", op->functions_library, op->infer_shape);
+	c->infer_where = gc_pool_strdup(pool, where);
 	c->init_sym = im->init ? gc_pool_strdup(pool, im->init) : NULL;
 	c->destroy_sym = im->destroy ? gc_pool_strdup(pool, im->destroy) : NULL;
 	c->in_max_dims = gc_pool_alloc(pool, ((size_t)n_in + 1) * sizeof(int32_t));
 	c->out_max_dims = gc_pool_alloc(pool, ((size_t)n_out + 1) * sizeof(int32_t));
 	if (!c->manifest || !c->op_name || !c->domain || !c->op_type || !c->config ||
-	    !c->library || !c->symbol || (im->init && !c->init_sym) ||
+	    !c->library || !c->symbol || !c->infer_where || (im->init && !c->init_sym) ||
 	    (im->destroy && !c->destroy_sym) || !c->flavour || !c->backend || !c->in_max_dims ||
 	    !c->out_max_dims)
 		return bfail(b, GC_ENOMEM, "out of memory");

@@ -711,6 +711,39 @@ static int fold_node(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, bool rep
 }
 
 /*
+ * A built-in node failed on its inputs: when one of them comes from a custom
+ * node, say which, with the shape its package's inference gave it (the usual
+ * culprit when a kernel's shape and its inference disagree).
+ */
+static void note_custom_producers(compiler *c, int32_t gi)
+{
+	const gc_graph *g = c->g;
+	const gc_irnode *n = &g->nodes[gi];
+	gc_error *err = c->err;
+	for (int j = 0; j < n->n_in; j++) {
+		if (n->in[j] < 0 || g->values[n->in[j]].producer < 0)
+			continue;
+		const gc_value *v = &g->values[n->in[j]];
+		const gc_node *pn = NULL;
+		for (int32_t k = 0; k < c->p->n_nodes && !pn; k++)
+			if (c->kept[k] == v->producer && c->p->nodes[k].custom)
+				pn = &c->p->nodes[k];
+		if (!pn)
+			continue;
+		const gc_custom *cu = pn->custom;
+		const gc_tensor *t = &c->vs[n->in[j]].t;
+		char shp[160];
+		size_t at = strlen(err->msg);
+		snprintf(err->msg + at, sizeof err->msg - at,
+			 "; its input %d ('%s', %s %s) comes from custom node '%s' (%s::%s, "
+			 "flavour '%s'), whose shape inference %s gave it that shape",
+			 j, v->name, gc_dtype_name(t->dtype),
+			 gc_shape_str(t->dims, t->rank, shp, sizeof shp), pn->name, cu->domain,
+			 cu->op_type, cu->flavour, cu->infer_where ? cu->infer_where : "?");
+	}
+}
+
+/*
  * Graph node gi becomes the next program node: arity, inputs and outputs
  * checked; bound (custom) and prepared; its outputs checked; folded into
  * constants when its inputs are (then it is dropped), otherwise kept.
@@ -761,6 +794,8 @@ static int bind_node(compiler *c, int32_t gi)
 	c->kept[c->p->n_nodes++] = gi;
 	return 0;
 fail:
+	if (op != GC_OP_CUSTOM)
+		note_custom_producers(c, gi);
 	node_io_free(&io);
 	drop_node(pn);
 	return rc;

@@ -43,6 +43,9 @@ typedef struct gc_op_test {
 	double tolerance;    /* |got - want| <= tolerance * max(1, |want|) */
 	gc_test_param *params;
 	int32_t n_params;
+	/* A case made from a model's node (test-package --model): no expected
+	 * values; the flavours and the checks compare among themselves. */
+	bool from_model;
 } gc_op_test;
 
 /*

@@ -19,6 +19,7 @@
 #include <graphcc/debug.h>
 
 #include "../runtime/build.h"
+#include "graph-impl.h"
 #include "manifest-tests.h"
 #include "package-impl.h"
 
@@ -734,7 +735,7 @@ static void compare_flavours(case_run *cr)
 				      cr->op->outputs[i].name, m, t->tolerance, ok ? "" : " -- they differ");
 			}
 		}
-	if (!t->outputs && !t->same_as && cr->n_fr < 2)
+	if (!t->outputs && !t->same_as && cr->n_fr < 2 && !t->from_model)
 		check(cr->s, false, "the case gives neither outputs: nor sameAs: (nothing to compare "
 				    "the kernel with)");
 }
@@ -819,63 +820,183 @@ static void note(void *user, const char *msg)
 	fprintf((FILE *)user, "note: %s\n", msg);
 }
 
-int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
-			gc_selftest_counts *counts, gc_error *err)
+/* One case of the package: operation, test, backend. */
+typedef struct case_ref {
+	int32_t op, test;
+	size_t backend;
+} case_ref;
+
+/* xorshift64*: a seed names an order. */
+static uint64_t next_random(uint64_t *x)
 {
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ull;
+}
+
+/* Sattolo's shuffle of n items of `size` bytes: every item moves (two swap). */
+static void sattolo(void *items, int32_t n, size_t size, uint64_t *x)
+{
+	unsigned char *b = items, tmp[sizeof(case_ref) > 16 ? sizeof(case_ref) : 16];
+	for (int32_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)(next_random(x) % (uint64_t)i);
+		memcpy(tmp, b + (size_t)i * size, size);
+		memcpy(b + (size_t)i * size, b + j * size, size);
+		memcpy(b + j * size, tmp, size);
+	}
+}
+
+/*
+ * The cases (grouped by operation, as listed) in an order the seed fixes:
+ * the operations in another order, and within each operation its cases in
+ * another order, so that no operation's first case stays first -- where a
+ * kernel keeps state from its first call, the outcome then changes.
+ */
+static void shuffle(case_ref *c, int32_t n, uint64_t seed)
+{
+	uint64_t x = seed ? seed : 1;
+	int32_t *start = gc_calloc((size_t)n + 2, sizeof *start);
+	case_ref *tmp = gc_calloc((size_t)n + 1, sizeof *tmp);
+	int32_t ng = 0;
+	for (int32_t i = 0; start && tmp && i < n; i++)
+		if (i == 0 || c[i].op != c[i - 1].op)
+			start[ng++] = i;
+	if (!start || !tmp || !ng) {
+		gc_free(start);
+		gc_free(tmp);
+		return;
+	}
+	start[ng] = n;
+	int32_t *order = gc_calloc((size_t)ng + 1, sizeof *order);
+	if (order) {
+		for (int32_t g = 0; g < ng; g++)
+			order[g] = g;
+		sattolo(order, ng, sizeof *order, &x);
+		int32_t at = 0;
+		for (int32_t g = 0; g < ng; g++) {
+			int32_t from = start[order[g]], len = start[order[g] + 1] - from;
+			memcpy(tmp + at, c + from, (size_t)len * sizeof *c);
+			sattolo(tmp + at, len, sizeof *c, &x);
+			at += len;
+		}
+		memcpy(c, tmp, (size_t)n * sizeof *c);
+	}
+	gc_free(order);
+	gc_free(start);
+	gc_free(tmp);
+}
+
+/* Every case of the package (of only_op), in manifest order. */
+static int list_cases(const char *manifest, const gc_package *pkg, const char *only_op, st *s,
+		      gc_pool *pool, gc_op_test **tests, case_ref **out, int32_t *n, gc_error *err)
+{
+	int matched = 0;
+	*n = 0;
+	*out = gc_calloc(1, sizeof **out);
+	for (int32_t i = 0; *out && i < pkg->n_ops; i++) {
+		const gc_op_spec *op = &pkg->ops[i];
+		if (only_op && strcmp(only_op, op->name) && strcmp(only_op, op->type))
+			continue;
+		matched++;
+		snprintf(s->where, sizeof s->where, "%s", op->name);
+		int32_t nt = 0;
+		if (gc_manifest_tests_load(manifest, i, op, pool, &tests[i], &nt, err)) {
+			check(s, false, "%s", err->msg);
+			continue;
+		}
+		if (nt == 0) {
+			check(s, false, "has no tests: in %s:%d (add self-tests to the manifest)",
+			      manifest, op->line);
+			continue;
+		}
+		case_ref *grown = gc_realloc(*out, ((size_t)*n + (size_t)nt * gc_n_backends + 1) *
+							sizeof **out);
+		if (!grown)
+			break;
+		*out = grown;
+		for (int32_t k = 0; k < nt; k++)
+			for (size_t b = 0; b < gc_n_backends; b++)
+				(*out)[(*n)++] = (case_ref){ i, k, b };
+	}
+	if (!*out)
+		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	if (only_op && !matched)
+		return gc_error_set(err, GC_EINVAL, "%s: no operation named '%s'", manifest, only_op);
+	return 0;
+}
+
+static int model_cases(const char *manifest, const gc_package *pkg, const gc_registry *reg,
+		       const char *model, const gc_selftest_options *opt, FILE *out, st *s,
+		       gc_pool *pool, gc_error *err);
+
+int gc_selftest_run(const char *manifest, const gc_selftest_options *opt, FILE *out,
+		    gc_selftest_counts *counts, gc_error *err)
+{
+	static const gc_selftest_options none;
 	gc_package *pkg = NULL;
 	gc_registry *reg = NULL;
 	gc_pool *pool = NULL;
+	gc_op_test **tests = NULL;
+	case_ref *cases = NULL;
+	int32_t n = 0;
 	int rc = 0;
+	if (!opt)
+		opt = &none;
 	memset(counts, 0, sizeof *counts);
 	if ((rc = gc_manifest_parse(manifest, &pkg, note, out, err)) ||
 	    (rc = gc_package_load_libraries(pkg, err)))
 		goto done;
 	reg = gc_registry_new();
 	pool = gc_pool_new();
-	if (!reg || !pool) {
+	tests = gc_calloc((size_t)pkg->n_ops + 1, sizeof *tests);
+	if (!reg || !pool || !tests) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory");
 		goto done;
 	}
+	st s = { .out = out, .c = counts };
 	if ((rc = gc_registry_load(reg, manifest, err)))
 		goto done;
-	int matched = 0;
-	for (int32_t i = 0; i < pkg->n_ops; i++) {
-		const gc_op_spec *op = &pkg->ops[i];
-		if (only_op && strcmp(only_op, op->name) && strcmp(only_op, op->type))
-			continue;
-		matched++;
-		st s = { .out = out, .c = counts };
-		snprintf(s.where, sizeof s.where, "%s", op->name);
-		gc_op_test *tests;
-		int32_t n;
-		if (gc_manifest_tests_load(manifest, i, op, pool, &tests, &n, err)) {
-			check(&s, false, "%s", err->msg);
-			continue;
-		}
-		if (n == 0) {
-			check(&s, false, "has no tests: in %s:%d (add self-tests to the manifest)",
-			      manifest, op->line);
-			continue;
-		}
-		for (int32_t k = 0; k < n; k++)
-			for (size_t b = 0; b < gc_n_backends; b++) {
-				snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
-					 tests[k].name, tests[k].line);
-				char crash[1200];
-				snprintf(crash, sizeof crash, "'%.200s' (%.600s:%d) of operation '%.150s'",
-					 tests[k].name, manifest, tests[k].line, op->name);
-				gc_crash_selftest = crash;
-				run_case(&s, reg, op, &tests[k], gc_backends[b]->name);
-				gc_crash_selftest = NULL;
-			}
+	if (opt->model) {
+		rc = model_cases(manifest, pkg, reg, opt->model, opt, out, &s, pool, err);
+		goto done;
 	}
-	if (only_op && !matched)
-		rc = gc_error_set(err, GC_EINVAL, "%s: no operation named '%s'", manifest, only_op);
+	if ((rc = list_cases(manifest, pkg, opt->only_op, &s, pool, tests, &cases, &n, err)))
+		goto done;
+	if (opt->shuffle_seed)
+		shuffle(cases, n, opt->shuffle_seed);
+	for (int32_t c = 0; c < n; c++) {
+		const gc_op_spec *op = &pkg->ops[cases[c].op];
+		const gc_op_test *t = &tests[cases[c].op][cases[c].test];
+		snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name, t->name,
+			 t->line);
+		char crash[1200];
+		snprintf(crash, sizeof crash, "'%.200s' (%.600s:%d) of operation '%.150s'", t->name,
+			 manifest, t->line, op->name);
+		int failed = counts->failed;
+		gc_crash_selftest = crash;
+		run_case(&s, reg, op, t, gc_backends[cases[c].backend]->name);
+		gc_crash_selftest = NULL;
+		if (opt->on_case) {
+			snprintf(s.where, sizeof s.where, "%.150s / %.150s (line %d)", op->name,
+				 t->name, t->line);
+			opt->on_case(opt->user, s.where, counts->failed == failed);
+		}
+	}
 done:
+	gc_free(cases);
+	gc_free(tests);
 	gc_pool_free(pool);
 	gc_registry_free(reg);
 	gc_package_free(pkg);
 	return rc;
+}
+
+int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
+			gc_selftest_counts *counts, gc_error *err)
+{
+	gc_selftest_options o = { .only_op = only_op };
+	return gc_selftest_run(manifest, &o, out, counts, err);
 }
 
 int gc_selftest_check(const char *manifest, gc_error *err)
@@ -884,4 +1005,204 @@ int gc_selftest_check(const char *manifest, gc_error *err)
 	int rc = gc_manifest_parse(manifest, &pkg, NULL, NULL, err);
 	gc_package_free(pkg);
 	return rc;
+}
+
+/* ------------------------------------------------------------ cases from a model */
+
+/* Values for a tensor the model computes: uniform in [-1, 1] (integers: 0
+ * to 3; bool: 0 or 1), from the seed. false for types without such values. */
+static bool random_values(gc_pool *pool, const gc_tensor *desc, uint64_t *x, gc_tensor *out)
+{
+	*out = *desc;
+	int64_t n = gc_tensor_numel(desc), nb = gc_tensor_nbytes(desc);
+	if (n < 0 || nb < 0 || !(out->data = gc_pool_alloc(pool, (size_t)nb + 1)))
+		return false;
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t r = next_random(x) >> 11;
+		double u = (double)r / (double)(1ull << 53) * 2 - 1;
+		switch (desc->dtype) {
+		case GC_DTYPE_FLOAT: ((float *)out->data)[i] = (float)u; break;
+		case GC_DTYPE_DOUBLE: ((double *)out->data)[i] = u; break;
+		case GC_DTYPE_INT64: ((int64_t *)out->data)[i] = (int64_t)(r % 4); break;
+		case GC_DTYPE_INT32: ((int32_t *)out->data)[i] = (int32_t)(r % 4); break;
+		case GC_DTYPE_INT8: ((int8_t *)out->data)[i] = (int8_t)(r % 4); break;
+		case GC_DTYPE_UINT8:
+		case GC_DTYPE_BOOL: ((uint8_t *)out->data)[i] = (uint8_t)(r % (desc->dtype == GC_DTYPE_BOOL ? 2 : 4)); break;
+		default: return false;
+		}
+	}
+	return true;
+}
+
+/* Program node i (custom, of operation op) as a self-test case: its input
+ * shapes and dtypes, random values (its constants' own values), its
+ * params. NULL and why when it cannot be one. */
+static gc_op_test *node_case(const gc_graph *g, const gc_program *p, int32_t i,
+			     const gc_op_spec *op, gc_pool *pool, uint64_t *x, char *why, size_t len)
+{
+	const gc_node *n = &p->nodes[i];
+	gc_op_test *t = gc_pool_alloc(pool, sizeof *t);
+	char name[300];
+	snprintf(name, sizeof name, "node '%.250s'", n->name);
+	if (!t || !(t->name = gc_pool_strdup(pool, name)) ||
+	    !(t->inputs = gc_pool_alloc(pool, ((size_t)n->n_in + 1) * sizeof *t->inputs)) ||
+	    !(t->params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *t->params)))
+		return snprintf(why, len, "out of memory"), NULL;
+	t->tolerance = 1e-4;
+	t->from_model = true;
+	t->n_inputs = n->n_in;
+	for (int32_t j = 0; j < n->n_in; j++) {
+		const gc_ptensor *pt = n->in[j] >= 0 ? &p->tensors[n->in[j]] : NULL;
+		if (!pt)
+			return snprintf(why, len, "input %d is absent (a case needs every input)",
+					(int)j), NULL;
+		if (pt->storage == GC_STORAGE_CONST)
+			t->inputs[j].t = pt->t;
+		else if (!random_values(pool, &pt->t, x, &t->inputs[j].t))
+			return snprintf(why, len, "input %d ('%s') is %s, which gets no test values",
+					(int)j, pt->name, gc_dtype_name(pt->t.dtype)), NULL;
+	}
+	const gc_irnode *gn = NULL;
+	for (int32_t k = 0; k < g->n_nodes && !gn; k++)
+		if (!strcmp(g->nodes[k].name, n->name))
+			gn = &g->nodes[k];
+	for (int32_t k = 0; gn && k < op->n_params; k++)
+		for (int32_t a = 0; a < gn->n_attr; a++)
+			if (!strcmp(gn->attrs[a].name, op->params[k].attribute))
+				t->params[t->n_params++] =
+				    (gc_test_param){ .spec = &op->params[k], .attr = gn->attrs[a] };
+	return t;
+}
+
+/* Whether two attributes hold the same value (vectors: the same length). */
+static bool same_param(const gc_attr *a, const gc_attr *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case GC_ATTR_FLOAT: return a->v.f == b->v.f;
+	case GC_ATTR_INT: return a->v.i == b->v.i;
+	case GC_ATTR_STRING: return a->v.s && b->v.s && !strcmp(a->v.s, b->v.s);
+	default: return a->n == b->n;
+	}
+}
+
+static void param_str(const gc_attr *a, char *buf, size_t len)
+{
+	switch (a->type) {
+	case GC_ATTR_FLOAT: snprintf(buf, len, "%g", a->v.f); break;
+	case GC_ATTR_INT: snprintf(buf, len, "%" PRId64, a->v.i); break;
+	case GC_ATTR_STRING: snprintf(buf, len, "'%.100s'", a->v.s ? a->v.s : ""); break;
+	default: snprintf(buf, len, "%" PRId64 " values", a->n);
+	}
+}
+
+/* Warnings for what node case mc uses that none of the op's tests covers:
+ * an input's rank or dtype, a param's value (vectors: its length). */
+static void coverage(FILE *out, const gc_op_spec *op, const gc_op_test *tests, int32_t nt,
+		     const gc_op_test *mc)
+{
+	for (int32_t j = 0; j < mc->n_inputs; j++) {
+		const gc_tensor *m = &mc->inputs[j].t;
+		uint64_t rank_set = 0, dtype_set = 0; /* what the tests cover */
+		for (int32_t k = 0; k < nt; k++) {
+			if (j >= tests[k].n_inputs || tests[k].inputs[j].npy)
+				continue; /* .npy inputs: not read here */
+			const gc_tensor *c = &tests[k].inputs[j].t;
+			rank_set |= 1ull << (c->rank & 63);
+			dtype_set |= 1ull << (c->dtype & 63);
+		}
+		bool rank = rank_set >> (m->rank & 63) & 1, dtype = dtype_set >> (m->dtype & 63) & 1;
+		char ranks[200] = "", dtypes[300] = "";
+		size_t ra = 0, da = 0;
+		for (int b = 0; b < 64; b++) {
+			if ((rank_set >> b & 1) && ra < sizeof ranks)
+				ra += (size_t)snprintf(ranks + ra, sizeof ranks - ra, "%s%d",
+						       ra ? ", " : "", b);
+			if ((dtype_set >> b & 1) && da < sizeof dtypes)
+				da += (size_t)snprintf(dtypes + da, sizeof dtypes - da, "%s%s",
+						       da ? ", " : "", gc_dtype_name((gc_dtype)b));
+		}
+		const char *in = op->inputs[j < op->n_inputs ? j : op->n_inputs - 1].name;
+		if (!rank)
+			fprintf(out, "warning: %s: %s input %d ('%s') has rank %d, which no self-test "
+				"of %s covers (their ranks: %s)\n", op->name, mc->name, (int)j, in,
+				(int)m->rank, op->name, ra ? ranks : "none");
+		if (!dtype)
+			fprintf(out, "warning: %s: %s input %d ('%s') is %s, which no self-test of %s "
+				"covers (theirs: %s)\n", op->name, mc->name, (int)j, in,
+				gc_dtype_name(m->dtype), op->name, da ? dtypes : "none");
+	}
+	for (int32_t q = 0; q < mc->n_params; q++) {
+		const gc_test_param *mp = &mc->params[q];
+		bool covered = false;
+		for (int32_t k = 0; k < nt && !covered; k++)
+			for (int32_t r = 0; r < tests[k].n_params && !covered; r++)
+				covered = tests[k].params[r].spec == mp->spec &&
+					  same_param(&tests[k].params[r].attr, &mp->attr);
+		char v[160];
+		param_str(&mp->attr, v, sizeof v);
+		bool vector = mp->attr.type == GC_ATTR_FLOATS || mp->attr.type == GC_ATTR_INTS ||
+			      mp->attr.type == GC_ATTR_STRINGS;
+		if (!covered)
+			fprintf(out, "warning: %s: %s has param '%s' %s %s, a %s no self-test of %s "
+				"uses\n", op->name, mc->name, mp->spec->name, vector ? "with" : "=", v,
+				vector ? "length" : "value", op->name);
+	}
+}
+
+/* The custom nodes of model m (compiled with reg) that pkg's operations
+ * serve, each as a case. */
+static int model_cases(const char *manifest, const gc_package *pkg, const gc_registry *reg,
+		       const char *model, const gc_selftest_options *opt, FILE *out, st *s,
+		       gc_pool *pool, gc_error *err)
+{
+	gc_graph *g = NULL;
+	gc_program *p = NULL;
+	gc_compile_options co = { .registry = reg, .no_fold = 1 };
+	if (gc_onnx_load(model, &g, err) || gc_compile(g, &co, &p, err)) {
+		gc_graph_free(g);
+		return err->code;
+	}
+	uint64_t x = opt->shuffle_seed ? opt->shuffle_seed : 1;
+	int32_t used = 0;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_custom *c = p->nodes[i].custom;
+		int32_t oi = -1;
+		for (int32_t k = 0; c && k < pkg->n_ops; k++)
+			if (!strcmp(pkg->ops[k].domain, c->domain) && !strcmp(pkg->ops[k].type, c->op_type))
+				oi = k;
+		if (oi < 0 || (opt->only_op && strcmp(opt->only_op, pkg->ops[oi].name) &&
+			       strcmp(opt->only_op, pkg->ops[oi].type)))
+			continue;
+		const gc_op_spec *op = &pkg->ops[oi];
+		char why[300];
+		snprintf(s->where, sizeof s->where, "%.150s / node '%.200s' of the model", op->name,
+			 p->nodes[i].name);
+		gc_op_test *t = node_case(g, p, i, op, pool, &x, why, sizeof why);
+		if (!t) {
+			check(s, false, "cannot become a case: %s", why);
+			continue;
+		}
+		used++;
+		gc_op_test *tests = NULL;
+		int32_t nt = 0;
+		if (!gc_manifest_tests_load(manifest, oi, op, pool, &tests, &nt, err))
+			coverage(out, op, tests, nt, t);
+		char crash[1200];
+		snprintf(crash, sizeof crash, "node '%.200s' of %.600s (operation '%.150s')",
+			 p->nodes[i].name, model, op->name);
+		gc_crash_selftest = crash;
+		for (size_t b = 0; b < gc_n_backends; b++)
+			if (!strcmp(gc_backends[b]->name, c->backend))
+				run_case(s, reg, op, t, c->backend);
+		gc_crash_selftest = NULL;
+		if (opt->on_case)
+			opt->on_case(opt->user, s->where, 1);
+	}
+	if (!used)
+		fprintf(out, "note: %s has no node that %s serves\n", model, manifest);
+	gc_program_free(p);
+	gc_graph_free(g);
+	return 0;
 }

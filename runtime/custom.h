@@ -29,6 +29,9 @@ typedef struct gc_custom {
 	int32_t n_in, n_out;
 	int32_t *in_max_dims, *out_max_dims;
 	gc_tensor *outs; /* output types and shapes inferred at compile time */
+	/* "library:symbol" of the shape inference that gave outs, for messages
+	 * of the compiler only (not saved: NULL in a loaded program). */
+	const char *infer_where;
 
 	/* Resolved when the program is prepared. */
 	gc_dynlib *lib;

@@ -296,6 +296,18 @@ typedef struct debug_run {
 	int32_t done; /* nodes that ran */
 } debug_run;
 
+/* gc_debug_options.observe for node i (the session's own tensors). */
+static int observe(debug_run *d, const gc_session *s, int32_t i, int after, gc_error *err)
+{
+	const gc_node *n = &s->p->nodes[i];
+	gc_tensor *const *io = gc_session_io(s, i);
+	int rc = d->opt->observe(d->opt->observe_user, i, after, io, n->n_in, io + n->n_in,
+				 n->n_out);
+	if (rc)
+		return gc_error_set(err, rc, "node '%s': stopped by the observer", n->name);
+	return 0;
+}
+
 /* --dump-dir: node rn's inputs that changed since they were dumped, saved
  * as it sees them. */
 static int dump_seen(debug_run *d, const gc_run_node *rn, gc_error *err)
@@ -325,6 +337,8 @@ static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 	if (rn->index == d->brk)
 		break_before(n, rn->in, rn->out);
 	int rc;
+	if (d->opt->observe && (rc = observe(d, rn->session, rn->index, 0, err)))
+		return rc;
 	if (d->dump && d->tc && (rc = dump_seen(d, rn, err)))
 		return rc;
 	if (d->guard && n->custom) {
@@ -391,6 +405,8 @@ static int debug_after(void *user, const gc_run_node *rn, gc_error *err)
 	for (int j = 0; !d->verify && d->tc && j < n->n_out; j++)
 		if (n->out[j] >= 0)
 			gc_tcheck_produced(d->tc, s, n->out[j], i);
+	if (d->opt->observe && (rc = observe(d, s, i, 1, err)))
+		return rc;
 	for (int j = 0; d->dump && j < n->n_out; j++)
 		if (n->out[j] >= 0 && (rc = gc_dumper_write(d->dump, s, n->out[j], n->name, err)))
 			return rc;

@@ -103,6 +103,15 @@ typedef struct gc_debug_options {
 	double timeout_seconds;	  /* > 0: a node running longer is reported (exit 3) */
 	int check_tensors;	  /* a node that changes a tensor it does not produce */
 	int dump_weights;	  /* with dump_dir: the constants (weights) too */
+	/* Appended. Non-NULL: called just before (after == 0) and just after
+	 * (after == 1, once the guard's checks passed) each node's kernel with
+	 * the node's index in the program and its tensors (the session's; NULL
+	 * for an absent one): what it read as it read it, what it wrote. For
+	 * tools that keep them (graphcc run --repro, --isolate, --repeat with
+	 * debugging options). Non-zero stops the run with that code. */
+	int (*observe)(void *user, int32_t node, int after, gc_tensor *const *in, int32_t n_in,
+		       gc_tensor *const *out, int32_t n_out);
+	void *observe_user;
 } gc_debug_options;
 
 /*

@@ -339,6 +339,15 @@ extern "C" {
  * subgraph attributes are refused. */
 int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err);
 
+/* Node `node` of g alone, as a new graph (the caller frees it): the same
+ * opset imports, the node with its attributes, its inputs that g gives as
+ * initializers as constants (weights), its other inputs as graph inputs of
+ * the dtype and shape of in[j] (the values it saw in a run: only their
+ * types are used here), its outputs as graph outputs with g's value_info.
+ * For one-node reproducers (graphcc run --repro). */
+int gc_graph_node_alone(const gc_graph *g, const char *node, const gc_tensor *const *in,
+			gc_graph **out, gc_error *err);
+
 #ifdef __cplusplus
 }
 #endif
@@ -365,6 +374,30 @@ typedef struct gc_selftest_counts {
  */
 int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			gc_selftest_counts *counts, gc_error *err);
+
+/* How gc_selftest_run runs the cases. */
+typedef struct gc_selftest_options {
+	const char *only_op; /* NULL: every operation */
+	/* 0: the manifest's order; otherwise the cases in an order this seed
+	 * fixes (the same seed, the same order). */
+	unsigned long long shuffle_seed;
+	/* Non-NULL: called after each case with its label ("Op / test (line
+	 * N)") and whether all of its checks passed. */
+	void (*on_case)(void *user, const char *label, int passed);
+	void *user;
+	/* Non-NULL: instead of the manifest's tests, one case per custom node of
+	 * this ONNX model that the package serves: the node's input shapes and
+	 * dtypes (values drawn from shuffle_seed, or 1; constants their own),
+	 * its params; every flavour valid for it runs under the usual checks
+	 * (guard zones, determinism, two threads, flavours agree). A warning
+	 * ("warning: ...") on out for each input rank or dtype, and each param
+	 * value (vectors: length), that no self-test of the operation covers. */
+	const char *model;
+} gc_selftest_options;
+
+/* gc_selftest_package with options (opt NULL: as gc_selftest_package). */
+int gc_selftest_run(const char *manifest, const gc_selftest_options *opt, FILE *out,
+		    gc_selftest_counts *counts, gc_error *err);
 
 /* Checks the `tests:` of every operation of the manifest without running
  * anything (graphcc check): 0, or the first mistake (file:line:column and

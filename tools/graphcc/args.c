@@ -229,6 +229,8 @@ static const cli_option options[] = {
 	{ "--break-before", NULL, OPT_DEBUG, true, set_string, FIELD(break_before) },
 	{ "--timeout", NULL, OPT_DEBUG, true, set_positive, FIELD(timeout) },
 	{ "--tolerance", NULL, OPT_DEBUG, true, set_positive, FIELD(tolerance) },
+	{ "--isolate", NULL, OPT_DEBUG, false, set_flag, FIELD(isolate) },
+	{ "--repro", NULL, OPT_DEBUG, true, set_string, FIELD(repro_node) }, /* NODE DIR */
 	{ "--allow-libraries", NULL, OPT_LIBS, true, add_lib_dir, 0 },
 	{ "--no-libraries", NULL, OPT_LIBS, false, set_flag, FIELD(no_libraries) },
 	{ "--dry-run", NULL, OPT_DRY_RUN, false, set_flag, FIELD(dry_run) },
@@ -268,6 +270,13 @@ int cli_parse(const char *cmd, int argc, char **argv, unsigned allowed, cli_opts
 		int rc = opt->apply(opt, a, val, o);
 		if (rc)
 			return rc;
+		if (!strcmp(opt->name, "--repro")) { /* and its second value */
+			if (i + 1 >= argc)
+				return cli_usage("%s: --repro needs a node and a folder: --repro "
+						 "NODE DIR",
+						 cmd);
+			o->repro_dir = argv[++i];
+		}
 	}
 	if (!o->model)
 		return cli_usage("%s: no %s given", cmd,

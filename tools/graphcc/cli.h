@@ -57,6 +57,8 @@ typedef struct cli_opts {
 	const char *dump_dir, *profile, *break_before;
 	double timeout;
 	double tolerance; /* --tolerance (with --compare-flavours); 0: the default */
+	bool isolate;	  /* --isolate: every custom node again alone, in a fresh process */
+	const char *repro_node, *repro_dir; /* --repro NODE DIR */
 	/* --allow-libraries DIR... and GRAPHCC_LIBRARY_PATH's folders: when
 	 * any, no library outside them is loaded. */
 	const char *lib_dirs[MAX_ARGS];
@@ -122,6 +124,10 @@ int cli_ledger_save(cli_ledger *l, gc_error *err);
 void cli_ledger_free(cli_ledger *l);
 /* Removes what cli_write_value wrote for fname (when a later output fails). */
 void cli_remove_output(const char *dir, const char *fname);
+/* A file name for a tensor name: path separators and odd bytes become '_'. */
+void cli_safe_name(const char *name, char *out, size_t len);
+/* mkdir -p. */
+int cli_mkdir_p(const char *dir, gc_error *err);
 /* Parses "NAME=1x3x224x224"; the name is copied into name (len bytes). */
 int cli_parse_shape(const char *arg, gc_shape_override *o, char *name, size_t len);
 /* Whether path is a compiled program (.gcb: by its magic, or by its name
@@ -141,12 +147,18 @@ int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_test_package(int argc, char **argv);
 int cmd_new_package(int argc, char **argv);
-/* One run of s with the debugging instruments the options ask for
- * (tools/graphcc/debug-run.c). */
-int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err);
+#ifdef GRAPHCC_DEBUG_H
+/* The gc_debug_options the command line asks for. */
+gc_debug_options cli_debug_options(const cli_opts *o);
+#endif
 /* --compare-flavours: every flavour of each custom node on the node's
  * inputs from a run of s (tools/graphcc/compare-flavours.c). */
 int cli_compare_flavours(const cli_opts *o, const gc_graph *g, const gc_registry *reg,
 			 const gc_program *p, gc_session *s, gc_error *err);
+/* The debugging run of cmd_run (tools/graphcc/isolate.c): the instruments
+ * of cli_debug_options, --repeat times, with run-to-run differences per node;
+ * then --repro NODE DIR and --isolate. g: the ONNX graph (NULL for a .gcb). */
+int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p, gc_session *s,
+		      gc_error *err);
 
 #endif

@@ -23,7 +23,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int mkdir_p(const char *dir, gc_error *err)
+int cli_mkdir_p(const char *dir, gc_error *err)
 {
 	char buf[4096];
 	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
@@ -42,6 +42,13 @@ static int mkdir_p(const char *dir, gc_error *err)
 		}
 	}
 	return 0;
+}
+
+/* A file name for a tensor name: the rule --dump-dir uses too
+ * (gc_file_safe_name), so a tensor has one file name in both. */
+void cli_safe_name(const char *name, char *out, size_t len)
+{
+	gc_file_safe_name(name, out, len);
 }
 
 /* The inputs of a model: names and declared shapes, from the graph (ONNX)
@@ -191,10 +198,10 @@ static int check_file_names(const cli_opts *o, const gc_program *p, gc_error *er
 		const char *a, *b;
 		char fa[256], fb[256];
 		gc_program_output(p, i, &a);
-		gc_file_safe_name(a, fa, sizeof fa);
+		cli_safe_name(a, fa, sizeof fa);
 		for (int j = 0; j < i; j++) {
 			gc_program_output(p, j, &b);
-			gc_file_safe_name(b, fb, sizeof fb);
+			cli_safe_name(b, fb, sizeof fb);
 			if (same_paths(fa, fb) || same_paths(fb, fa))
 				return gc_error_set(err, GC_EINVAL,
 						    "outputs '%.200s' and '%.200s' would both be "
@@ -211,7 +218,7 @@ static const char *output_file_name(const gc_program *p, int i, char buf[256])
 {
 	const char *name;
 	gc_program_output(p, i, &name);
-	gc_file_safe_name(name, buf, 256);
+	cli_safe_name(name, buf, 256);
 	return buf;
 }
 
@@ -232,7 +239,7 @@ static int write_outputs(const cli_opts *o, const gc_program *p, const gc_sessio
 	}
 	if (check_file_names(o, p, err))
 		return err->code;
-	if (mkdir_p(o->output_dir, err))
+	if (cli_mkdir_p(o->output_dir, err))
 		return err->code;
 	/* The folder is the user's: graphcc replaces only what it wrote there
 	 * (listed in its ledger), checked for every output before any is written;
@@ -340,9 +347,9 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 		}
 	}
-	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.check_tensors || o.profile ||
-		     o.break_before || o.timeout > 0;
-	if ((debug ? cli_run_debug(&o, s, &err) : run_timed(&o, s, &err)) ||
+	bool debug = o.trace || o.dump_dir || o.check_nan || o.guard || o.check_tensors ||
+		     o.profile || o.break_before || o.timeout > 0 || o.isolate || o.repro_node;
+	if ((debug ? cli_debug_session(&o, g, p, s, &err) : run_timed(&o, s, &err)) ||
 	    (o.compare_flavours && cli_compare_flavours(&o, g, reg, p, s, &err)) ||
 	    write_outputs(&o, p, s, &err))
 		goto fail;

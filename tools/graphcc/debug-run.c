@@ -2,8 +2,8 @@
  * graphcc run with debugging options: --trace, --dump-dir DIR, --check-nan,
  * --guard, --profile OUT.json, --break-before NODE, --timeout SECONDS.
  *
- * The model runs once (--repeat does not apply), through
- * gc_session_run_debug. --trace lines go to stderr, like every other
+ * They run through gc_session_run_debug, --repeat times (isolate.c:
+ * cli_debug_session). --trace lines go to stderr, like every other
  * diagnostic, so stdout stays for what a command is asked to print and the
  * outputs (written by cmd-run.c only after a successful run) are never
  * mixed with them: `graphcc run ... --trace 2> trace.txt`.
@@ -12,14 +12,8 @@
 
 #include "cli.h"
 
-
-int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err)
+gc_debug_options cli_debug_options(const cli_opts *o)
 {
-	if (o->repeat > 1)
-		fprintf(stderr,
-			"graphcc: debugging options run the model once; --repeat %d "
-			"ignored\n",
-			o->repeat);
 	gc_debug_options d = {
 	    .trace = o->trace ? stderr : NULL,
 	    .dump_dir = o->dump_dir,
@@ -31,5 +25,5 @@ int cli_run_debug(const cli_opts *o, gc_session *s, gc_error *err)
 	    .break_before = o->break_before,
 	    .timeout_seconds = o->timeout,
 	};
-	return gc_session_run_debug(s, &d, err);
+	return d;
 }
