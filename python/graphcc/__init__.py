@@ -81,8 +81,8 @@ __all__ = ["Session", "compile", "load_package", "call", "Package", "Operation",
            "ValueInfo", "Error", "ModelError", "PackageError", "InputError",
            "KernelError", "python_kernel"]
 
-_DEBUG_KEYS = ("trace", "dump_dir", "check_nan", "guard", "profile", "break_before",
-               "timeout")
+_DEBUG_KEYS = ("trace", "dump_dir", "dump_weights", "check_nan", "guard", "check_tensors",
+               "profile", "break_before", "timeout")
 
 
 class ValueInfo(collections.namedtuple("ValueInfo", "name type shape")):

@@ -1094,7 +1094,8 @@ static void ensure_altstack(void)
 }
 
 /* Parses the debugging instruments from a dict: trace (True: stderr, or a
- * path), dump_dir, check_nan, guard, profile, break_before, timeout. Opened
+ * path), dump_dir, dump_weights, check_nan, guard, check_tensors, profile,
+ * break_before, timeout. Opened
  * trace files go to *trace_file (closed by the caller). Returns 1 when any
  * instrument is on, 0 when none, -1 on error. */
 static int debug_options(PyObject *d, gc_debug_options *o, FILE **trace_file)
@@ -1133,6 +1134,8 @@ static int debug_options(PyObject *d, gc_debug_options *o, FILE **trace_file)
 			o->check_nan = PyObject_IsTrue(v);
 		} else if (!strcmp(key, "guard")) {
 			o->guard = PyObject_IsTrue(v);
+		} else if (!strcmp(key, "check_tensors") || !strcmp(key, "dump_weights")) {
+			*(key[0] == 'c' ? &o->check_tensors : &o->dump_weights) = PyObject_IsTrue(v);
 		} else if (!strcmp(key, "dump_dir") || !strcmp(key, "profile") ||
 			   !strcmp(key, "break_before")) {
 			const char *s = PyUnicode_AsUTF8(v);
@@ -1150,8 +1153,8 @@ static int debug_options(PyObject *d, gc_debug_options *o, FILE **trace_file)
 				return -1;
 		} else {
 			PyErr_Format(PyExc_TypeError,
-				     "unknown debugging option '%s' (trace, dump_dir, check_nan, guard, "
-				     "profile, break_before, timeout)",
+				     "unknown debugging option '%s' (trace, dump_dir, dump_weights, "
+				     "check_nan, guard, check_tensors, profile, break_before, timeout)",
 				     key);
 			return -1;
 		}

@@ -140,3 +140,28 @@ def test_debug_options_on_eager_calls(tmp_path, rng):
         dbg.Buggy(x, bug="nanAt", index=1, check_nan=True)
     with pytest.raises(TypeError, match="unknown option"):
         graphcc.Session(os.path.join(BUILD, "..", "models", "demo", "model.onnx"), tracee=True)
+
+
+def test_check_tensors_and_dump_weights(tmp_path):
+    """check_tensors=True blames the node whose overrun hit a neighbouring
+    tensor (tests/kbugs' Copy 'overrunOne'), not the Add that reads it next;
+    dump_weights=True adds the constants to dump_dir."""
+    from onnx import TensorProto, helper
+    from conftest import model
+    F = TensorProto.FLOAT
+    nodes = [helper.make_node("ReduceSum", ["x"], ["a"], name="sum", keepdims=1),
+             helper.make_node("Neg", ["x"], ["c"], name="neg"),
+             helper.make_node("Copy", ["c"], ["b"], name="culprit", domain="test.kbugs",
+                              flavour="overrunOne"),
+             helper.make_node("Add", ["b", "a"], ["y"], name="add")]
+    m = model(nodes, [("x", F, [1, 32])], [("y", F, [1, 32])],
+              opsets=(("", 13), ("test.kbugs", 1)))
+    x = (np.arange(32, dtype=np.float32) - 8).reshape(1, 32) / 4
+    ops = fixture_pkg("kbugs/kbugs", "kbugs")
+    with pytest.raises(graphcc.KernelError, match="node 'culprit'.*changed tensor 'a'"):
+        graphcc.Session(m, ops=ops, check_tensors=True).run({"x": x})
+    w = helper.make_tensor("w", F, [1, 32], np.ones(32, np.float32).tolist())
+    m2 = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [("x", F, [1, 32])],
+               [("y", F, [1, 32])], initializers=[w])
+    graphcc.Session(m2, dump_dir=str(tmp_path / "d"), dump_weights=True).run({"x": x})
+    np.testing.assert_array_equal(np.load(tmp_path / "d" / "w.npy"), np.ones((1, 32)))
