@@ -94,6 +94,38 @@ static void test_session_options_size(void)
 	gc_program_free(p);
 }
 
+/* no_arena: every arena tensor in its own block (none inside another's),
+ * the same outputs as with the arena; an older caller's struct that ends
+ * before the field gets the arena. */
+static void test_session_no_arena(void)
+{
+	gc_program *p = small_program();
+	CHECK(p);
+	gc_error err = { 0 };
+	gc_session *s = NULL, *a = small_session(p);
+	gc_tensor in = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	gc_session_options o = { .size = sizeof o, .threads = 1, .no_arena = 1 };
+	CHECK_INT(gc_session_new(p, &o, &s, &err), 0);
+	CHECK(s->arena == NULL && s->own != NULL);
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (p->tensors[t].storage == GC_STORAGE_ARENA)
+			CHECK(s->tensors[t].data == s->own[t] && s->own[t]);
+	CHECK_INT(gc_session_set_input(s, 0, &in, &err), 0);
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK_INT(gc_session_run(a, &err), 0);
+	const gc_tensor *y = gc_session_output(s, 0), *ya = gc_session_output(a, 0);
+	CHECK(y->data != ya->data);
+	CHECK(!memcmp(y->data, ya->data, 6 * sizeof(float)));
+	CHECK(((const float *)y->data)[1] == 4.0f && ((const float *)y->data)[0] == -1.0f);
+	gc_session_free(s);
+	o = (gc_session_options){ .size = offsetof(gc_session_options, no_arena), .no_arena = 1 };
+	CHECK_INT(gc_session_new(p, &o, &s, &err), 0);
+	CHECK(s->own == NULL);
+	gc_session_free(s);
+	gc_session_free(a);
+	gc_program_free(p);
+}
+
 static void test_compile_and_load_options_size(void)
 {
 	gc_error err = { 0 };
@@ -255,5 +287,6 @@ static void test_backend_descriptor(void)
 	gc_graph_free(g);
 }
 
-TEST_MAIN(TEST(test_backend_descriptor), TEST(test_session_options_size), TEST(test_compile_and_load_options_size),
+TEST_MAIN(TEST(test_backend_descriptor), TEST(test_session_options_size), TEST(test_session_no_arena),
+	  TEST(test_compile_and_load_options_size),
 	  TEST(test_run_hooks), TEST(test_run_hooks_kernel_failure))
