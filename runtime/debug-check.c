@@ -26,7 +26,8 @@ struct gc_tcheck {
 
 static bool tracked(const gc_tensor *t)
 {
-	return t->data && t->dtype != GC_DTYPE_STRING && gc_dtype_size(t->dtype) > 0 &&
+	return t->data && t->dtype != GC_DTYPE_STRING && !gc_dtype_is_value(t->dtype) &&
+	       gc_dtype_size(t->dtype) > 0 && t->rank >= 0 &&
 	       gc_tensor_nbytes(t) > 0;
 }
 
