@@ -513,7 +513,8 @@ def same_file_names(ctx, d):
 
 
 def cases(ctx):
-    d = run.fresh_dir(os.path.join(ctx.fix, "kbugs"))
+    # its own folder: tests/e2e/cases_kernel_bugs.py keeps its models in kbugs/
+    d = run.fresh_dir(os.path.join(ctx.fix, "kbugs-instruments"))
     np.save(os.path.join(d, "x23.npy"), np.array([[1, -2, 3], [-4, 5, -6]], np.float32))
     np.save(x32(d), (np.arange(32, dtype=np.float32) - 8).reshape(1, 32) / 4)
     cs = []

@@ -89,7 +89,7 @@ done
 # --no-arena (tests/e2e/cases_kbugs.py's fixtures): valgrind is blind to a
 # kernel's write one float past its output inside the arena (exit 0), and
 # names it with --no-arena (exit 99: "Invalid write ... overrun_one").
-K=$BUILD/e2e/fixtures/kbugs
+K=$BUILD/e2e/fixtures/kbugs-instruments
 KB=$BUILD/tests/kbugs/kbugs/kbugs.yaml
 if [ -f "$K/overrun_overrunOne.onnx" ]; then
 	vg kbugs-overrun-arena-hides 0 run "$K/overrun_overrunOne.onnx" --ops "$KB" --input "x=$K/x32.npy"
