@@ -246,6 +246,10 @@ bool gc_guard_may_rerun(const gc_session *s, int32_t i)
 {
 	const gc_node *n = &s->p->nodes[i];
 	gc_tensor **io = gc_session_node_io(s, i);
+	for (int j = 0; j < n->n_out; j++) /* strings: pointers differ per call */
+		if (io[n->n_in + j] && (io[n->n_in + j]->dtype == GC_DTYPE_STRING ||
+					gc_dtype_is_value(io[n->n_in + j]->dtype)))
+			return false;
 	for (int j = 0; j < n->n_out; j++)
 		for (int k = 0; io[n->n_in + j] && k < n->n_in; k++)
 			if (io[k] && io[k]->data && io[k]->data == io[n->n_in + j]->data)

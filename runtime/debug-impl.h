@@ -101,7 +101,8 @@ gc_tensor *const *gc_guard_begin(gc_guard *g, const gc_session *s, int32_t i);
  */
 int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err);
 /* Whether node i's kernel may be called again on its inputs as they are
- * (no output shares an input's memory). */
+ * and its outputs compared bytewise (no output shares an input's memory;
+ * no string or container output). */
 bool gc_guard_may_rerun(const gc_session *s, int32_t i);
 /*
  * After a second call of custom node i on shadows from a second
