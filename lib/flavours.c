@@ -352,6 +352,11 @@ static int scratch_check(node_run *r, flavour *f, gc_fnptr kernel, GcOpContext *
 	GcStatus st = gc_custom_call_kernel(kernel, f->im->graphcc_iface, ctx, a);
 	gc_custom_host_release(&host);
 	int rc = 0;
+	if (st != GC_STATUS_OK)
+		rc = flavour_fail(r, f, "kernel '%s' gave up when called again with its scratch "
+				  "starting as 0x%02X bytes (the first call had 0x%02X): %s",
+				  f->im->symbol, SCRATCH_OTHER, SCRATCH_POISON,
+				  host.msg[0] ? host.msg : "no reason given");
 	at = 0;
 	for (int o = 0; !rc && o < n->n_out; o++) {
 		const gc_tensor *t = r->io[n->n_in + o];
@@ -360,7 +365,7 @@ static int scratch_check(node_run *r, flavour *f, gc_fnptr kernel, GcOpContext *
 		size_t nb = (size_t)gc_tensor_nbytes(t), es = gc_dtype_size(t->dtype), k = 0;
 		while (k < nb && first[at + k] == ((unsigned char *)f->outs[o])[k])
 			k++;
-		if (k < nb || st != GC_STATUS_OK) {
+		if (k < nb) {
 			int64_t i = (int64_t)(es ? k / es : k);
 			rc = flavour_fail(
 			    r, f,
