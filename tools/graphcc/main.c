@@ -17,7 +17,7 @@ static const char usage_text[] =
 	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
 	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
 	"                 [--trace] [--dump-dir DIR] [--check-nan] [--guard] [--check-tensors]\n"
-	"                 [--no-arena] [--profile F.json]\n"
+	"                 [--no-arena] [--dump-weights] [--profile F.json]\n"
 	"                 [--break-before NODE] [--timeout SECONDS] [--compare-flavours [--tolerance T]]\n"
 	"                 [--allow-changed-kernels] [--allow-libraries DIR]... [--no-libraries]\n"
 	"      run a model (.onnx, or a compiled .gcb) on .npy or .pb inputs;\n"
