@@ -76,6 +76,15 @@ static gc_tensor copy_of(const gc_tensor *t)
 	return c;
 }
 
+/* Copies of n tensors (calloc'd array), or NULL when out of memory. */
+static gc_tensor *copies(gc_tensor *const *t, int32_t n)
+{
+	gc_tensor *c = calloc((size_t)n + 1, sizeof *c);
+	for (int32_t j = 0; c && j < n; j++)
+		c[j] = copy_of(t[j]);
+	return c;
+}
+
 static double value_at(const gc_tensor *t, int64_t i)
 {
 	switch (t->dtype) {
@@ -293,11 +302,8 @@ static int observe_before(session_copy *c, int32_t i, gc_tensor *const *in, int3
 	node_copy *nc = &c->nodes[i];
 	if (c->run == 0) {
 		nc->n_in = n_in;
-		nc->in = calloc((size_t)n_in + 1, sizeof *nc->in);
-		if (!nc->in)
+		if (!(nc->in = copies(in, n_in)))
 			return GC_ENOMEM;
-		for (int32_t j = 0; j < n_in; j++)
-			nc->in[j] = copy_of(in[j]);
 		if (i == c->repro &&
 		    repro_write_inputs(c, i, c->o->repro_dir, in, n_in, c->err))
 			return c->err->code;
@@ -318,11 +324,8 @@ static int observe_after(session_copy *c, int32_t i, gc_tensor *const *out, int3
 	node_copy *nc = &c->nodes[i];
 	if (c->run == 0) {
 		nc->n_out = n_out;
-		nc->out = calloc((size_t)n_out + 1, sizeof *nc->out);
-		if (!nc->out)
+		if (!(nc->out = copies(out, n_out)))
 			return GC_ENOMEM;
-		for (int32_t j = 0; j < n_out; j++)
-			nc->out[j] = copy_of(out[j]);
 		nc->seen = true;
 		if (i == c->repro) {
 			if (repro_write_outputs(c->p, i, c->o->repro_dir, out, n_out, c->err))
@@ -391,11 +394,7 @@ static int spawn(char **argv, const char *errpath)
 		execv(self, full);
 		_exit(127);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return cli_wait(pid);
 }
 
 /* The first line of a file, for a failed reproducer's message. */
@@ -496,9 +495,8 @@ static void remove_tree(const char *dir)
 		execvp("rm", argv);
 		_exit(127);
 	}
-	int st;
 	if (pid > 0)
-		waitpid(pid, &st, 0);
+		cli_wait(pid);
 }
 
 static int isolate_all(session_copy *c, gc_error *err)
@@ -601,4 +599,13 @@ int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p,
 	}
 	free(c.nodes);
 	return rc;
+}
+
+int cli_wait(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
