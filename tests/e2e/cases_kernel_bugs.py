@@ -35,6 +35,9 @@ the value_info PyTorch writes). Cases, each for both interfaces
   nchw/test-package-model  test-package --model nchw.onnx: rank 3 and a
                            3-value bias no self-test covers; the flavours
                            disagree on node 'culprit' only
+  crash/repro              --repro on test.debug's NULL store: the folder is
+                           written before the kernel crashes; run alone,
+                           the node crashes the same way
   clean/test-package-order the demo package: the same results in both orders
   clean/isolate, clean/repeat  no blame where nothing differs (the nan model
                            alone, where NaN meets NaN; the static model run
@@ -272,6 +275,34 @@ def cases(ctx):
                                                                         gamma_lut(x, 2.0)))
             return run.Result(True)
         cs.append(("kbugs/%s/static/repro" % iface, repro))
+
+    def repro_crash():
+        import cases_debug
+        pkg = cases_debug.package(ctx)
+        if not os.path.exists(pkg):
+            return run.Result(False, "fixture package %s is not built" % pkg)
+        cwd, out, box = boxes(ctx, "kbugs/crash/repro")
+        model = cases_debug.buggy_model(box, "nullWrite")
+        x, _ = cases_debug.inputs(box)
+        rdir = os.path.join(box, "repro")
+        rc, _, err, _ = graphcc(ctx, ["run", model, "--ops", pkg, "--input", "x=" + x,
+                                      "--repro", "culprit", rdir, "--output-dir", out], cwd)
+        if rc != 3 or "written to %s before its kernel runs" % rdir not in err:
+            return run.Result(False, "%s, expected exit 3 and the note" % run.describe_rc(rc),
+                              err)
+        # The node alone, on the input it saw, crashes the same way.
+        t = np.load(os.path.join(rdir, "t.npy"))
+        if not np.array_equal(t, np.load(x) * np.float32(3)):
+            return run.Result(False, "t.npy is not what 'culprit' saw")
+        rc, _, err, _ = graphcc(ctx, ["run", os.path.join(rdir, "model.onnx"), "--ops", pkg,
+                                      "--input", "t=" + os.path.join(rdir, "t.npy")], cwd)
+        miss = missing(err, ["kernel crashed: SIGSEGV", "node 'culprit' (test.debug::Buggy)",
+                             "symbol buggy_null_write"])
+        if rc != 3 or miss:
+            return run.Result(False, "the reproducer: %s, lacks %r" % (run.describe_rc(rc), miss),
+                              err)
+        return run.Result(True)
+    cs.append(("kbugs/crash/repro", repro_crash))
 
     def order_clean():
         cwd, _, _ = boxes(ctx, "kbugs/clean/test-package-order")

@@ -168,6 +168,13 @@ static const char *tensor_name(const gc_program *p, int32_t i, int is_out, int j
 	return name ? name : "";
 }
 
+static const char *tensor_node_name(const gc_program *p, int32_t i)
+{
+	gc_node_desc d;
+	gc_program_node(p, i, &d);
+	return d.name;
+}
+
 /* DIR/model.onnx and the inputs as node i sees them now. */
 static int repro_write_inputs(session_copy *c, int32_t i, const char *dir,
 			      gc_tensor *const *in, int32_t n_in, gc_error *err)
@@ -304,9 +311,14 @@ static int observe_before(session_copy *c, int32_t i, gc_tensor *const *in, int3
 		nc->n_in = n_in;
 		if (!(nc->in = copies(in, n_in)))
 			return GC_ENOMEM;
-		if (i == c->repro &&
-		    repro_write_inputs(c, i, c->o->repro_dir, in, n_in, c->err))
-			return c->err->code;
+		if (i == c->repro) {
+			if (repro_write_inputs(c, i, c->o->repro_dir, in, n_in, c->err))
+				return c->err->code;
+			fprintf(stderr,
+				"graphcc: --repro: node '%s' alone (model.onnx) and its inputs written "
+				"to %s before its kernel runs\n",
+				tensor_node_name(c->p, i), c->o->repro_dir);
+		}
 		return 0;
 	}
 	/* A later run: are the inputs the first run's? */
