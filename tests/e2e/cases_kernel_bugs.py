@@ -38,6 +38,7 @@ the value_info PyTorch writes). Cases, each for both interfaces
   crash/repro              --repro on test.debug's NULL store: the folder is
                            written before the kernel crashes; run alone,
                            the node crashes the same way
+  clean/value-info-symbolic  a value_info dim_param fits the inferred size
   clean/test-package-order the demo package: the same results in both orders
   clean/isolate, clean/repeat  no blame where nothing differs (the nan model
                            alone, where NaN meets NaN; the static model run
@@ -275,6 +276,30 @@ def cases(ctx):
                                                                         gamma_lut(x, 2.0)))
             return run.Result(True)
         cs.append(("kbugs/%s/static/repro" % iface, repro))
+
+    def symbolic_fits():
+        # value_info with a symbolic dimension (dim_param) fits any size.
+        from onnx import helper, TensorProto
+        pkg = package(ctx, "graphcc")
+        cwd, out, box = boxes(ctx, "kbugs/clean/value-info-symbolic")
+        m = kbugs_models.build("overrun", IFACES["graphcc"][1])
+        del m.graph.value_info[:]
+        m.graph.value_info.extend([helper.make_tensor_value_info("t", TensorProto.FLOAT,
+                                                                 ["batch", 3, 4])])
+        path = os.path.join(box, "symbolic.onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        x = os.path.join(models(ctx, "graphcc"), "x.npy")
+        rc, _, err, _ = graphcc(ctx, ["run", path, "--ops", pkg, "--input", "x=" + x,
+                                      "--output-dir", out], cwd)
+        if rc != 0:
+            return run.Result(False, "%s, expected exit 0" % run.describe_rc(rc), err)
+        want = np.cumsum(np.load(x).ravel() * np.float32(0.5)).reshape(2, 3, 4) * 2
+        got = np.load(os.path.join(out, "y.npy"))
+        if np.abs(got - want).max() > 1e-5:
+            return run.Result(False, "y differs from NumPy's running sum")
+        return run.Result(True)
+    cs.append(("kbugs/clean/value-info-symbolic", symbolic_fits))
 
     def repro_crash():
         import cases_debug
