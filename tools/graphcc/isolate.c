@@ -423,12 +423,21 @@ static void first_line(const char *path, char *buf, size_t len)
 }
 
 /* Custom node i again, alone, in a fresh process; 1 when it differs
- * (reported), 0 when it agrees, or an error. */
+ * (reported), 0 when it agrees, 2 when it cannot run alone (said why), or
+ * an error. */
 static int isolate_node(session_copy *c, int32_t i, const char *top, gc_error *err)
 {
 	const node_copy *nc = &c->nodes[i];
 	gc_node_desc d;
 	gc_program_node(c->p, i, &d);
+	for (int32_t j = 0; j < nc->n_in; j++)
+		if (!nc->in[j].data && gc_program_node_tensor(c->p, i, 0, j, NULL)) {
+			fprintf(stderr,
+				"graphcc: --isolate: node '%s' not run alone: its input %d ('%s') is "
+				"not a numeric tensor, which a reproducer cannot hold\n",
+				d.name, (int)j, tensor_name(c->p, i, 0, j));
+			return 2;
+		}
 	char dir[4800], outdir[4900], errpath[4900], fname[256];
 	cli_safe_name(d.name, fname, sizeof fname);
 	snprintf(dir, sizeof dir, "%s/%d_%s", top, (int)i, fname);
@@ -519,7 +528,7 @@ static int isolate_all(session_copy *c, gc_error *err)
 	if (!mkdtemp(top))
 		return gc_error_set(err, GC_EIO, "--isolate: cannot create a folder in %s: %s",
 				    tmp && *tmp ? tmp : "/tmp", strerror(errno));
-	int n_custom = 0, n_differ = 0, rc = 0;
+	int n_custom = 0, n_differ = 0, n_skipped = 0, rc = 0;
 	for (int32_t i = 0; i < gc_program_num_nodes(c->p) && !rc; i++) {
 		gc_node_desc d;
 		gc_program_node(c->p, i, &d);
@@ -529,8 +538,10 @@ static int isolate_all(session_copy *c, gc_error *err)
 		int r = isolate_node(c, i, top, err);
 		if (r < 0)
 			rc = r;
-		else if (r > 0)
+		else if (r == 1)
 			n_differ++;
+		else if (r == 2)
+			n_skipped++;
 		else {
 			char dir[4800], fname[256];
 			cli_safe_name(d.name, fname, sizeof fname);
@@ -543,8 +554,9 @@ static int isolate_all(session_copy *c, gc_error *err)
 	if (rc)
 		return rc;
 	fprintf(stderr, "graphcc: --isolate: %d custom node%s run again alone, each in a fresh "
-		"process: %d gave%s the values of the run\n", n_custom, n_custom == 1 ? "" : "s",
-		n_custom - n_differ, n_custom - n_differ == 1 ? "" : "");
+		"process: %d gave the values of the run%s\n", n_custom - n_skipped,
+		n_custom - n_skipped == 1 ? "" : "s", n_custom - n_differ - n_skipped,
+		n_skipped ? " (the others could not run alone: said above)" : "");
 	if (n_differ)
 		return gc_error_set(err, GC_ECRASH,
 				    "--isolate: %d custom node%s gave other values alone than in the "
@@ -586,8 +598,10 @@ int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p,
 	if (!c.nodes)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
 	gc_debug_options d = cli_debug_options(o);
-	d.observe = observe;
-	d.observe_user = &c;
+	if (o->repeat > 1 || o->isolate || o->repro_node) { /* copies only when they serve */
+		d.observe = observe;
+		d.observe_user = &c;
+	}
 	int rc = 0;
 	for (c.run = 0; c.run < o->repeat && !rc; c.run++)
 		rc = gc_session_run_debug(s, &d, err);
