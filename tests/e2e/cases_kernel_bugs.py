@@ -39,6 +39,8 @@ the value_info PyTorch writes). Cases, each for both interfaces
                            written before the kernel crashes; run alone,
                            the node crashes the same way
   clean/value-info-symbolic  a value_info dim_param fits the inferred size
+  clean/isolate-renamed    an Identity renames the node's input in the
+                           program: reproducers use the model's names
   clean/test-package-order the demo package: the same results in both orders
   clean/isolate, clean/repeat  no blame where nothing differs (the nan model
                            alone, where NaN meets NaN; the static model run
@@ -300,6 +302,39 @@ def cases(ctx):
             return run.Result(False, "y differs from NumPy's running sum")
         return run.Result(True)
     cs.append(("kbugs/clean/value-info-symbolic", symbolic_fits))
+
+    def isolate_renamed():
+        # An Identity before the node: the program reads 't' where the model
+        # says 't2'; the reproducer uses the model's names.
+        from onnx import helper, TensorProto
+        pkg = package(ctx, "graphcc")
+        cwd, out, box = boxes(ctx, "kbugs/clean/isolate-renamed")
+        dom, F = IFACES["graphcc"][1], TensorProto.FLOAT
+        nodes = [helper.make_node("Scale", ["x"], ["t"], name="pre", domain=dom, factor=0.5),
+                 helper.make_node("Identity", ["t"], ["t2"], name="id"),
+                 helper.make_node("Scale", ["t2"], ["y"], name="culprit", domain=dom,
+                                  factor=3.0)]
+        g = helper.make_graph(nodes, "renamed", [helper.make_tensor_value_info("x", F, [2, 3])],
+                              [helper.make_tensor_value_info("y", F, [2, 3])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                helper.make_opsetid(dom, 1)])
+        m.ir_version = 8
+        path = os.path.join(box, "renamed.onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        x = os.path.join(box, "x.npy")
+        np.save(x, np.arange(6, dtype=np.float32).reshape(2, 3))
+        rc, _, err, _ = graphcc(ctx, ["run", path, "--ops", pkg, "--input", "x=" + x,
+                                      "--isolate", "--repro", "culprit",
+                                      os.path.join(box, "r")], cwd)
+        if rc != 0 or "2 custom nodes run again alone, each in a fresh process: 2 gave" not in err:
+            return run.Result(False, "%s, expected exit 0, both agreeing" % run.describe_rc(rc),
+                              err)
+        t2 = np.load(os.path.join(box, "r", "t2.npy"))
+        if not np.array_equal(t2, np.load(x) * np.float32(0.5)):
+            return run.Result(False, "t2.npy is not what 'culprit' saw")
+        return run.Result(True)
+    cs.append(("kbugs/clean/isolate-renamed", isolate_renamed))
 
     def repro_crash():
         import cases_debug

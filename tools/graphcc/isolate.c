@@ -168,6 +168,25 @@ static const char *tensor_name(const gc_program *p, int32_t i, int is_out, int j
 	return name ? name : "";
 }
 
+/* Input or output j of program node i as the ONNX graph names it (what the
+ * one-node model and its files use: passes may have renamed the program's
+ * tensors); *is_const when the model gives it as an initializer. */
+static const char *model_name(const session_copy *c, int32_t i, int is_out, int j, int *is_const)
+{
+	gc_node_desc d;
+	gc_program_node(c->p, i, &d);
+	*is_const = 0;
+	for (int k = 0; c->g && k < gc_graph_num_nodes(c->g); k++) {
+		const char *name, *dom, *type;
+		gc_graph_node(c->g, k, &name, &dom, &type);
+		if (!strcmp(name, d.name)) {
+			const char *t = gc_graph_node_io(c->g, k, is_out, j, is_const);
+			return t ? t : "";
+		}
+	}
+	return tensor_name(c->p, i, is_out, j);
+}
+
 static const char *tensor_node_name(const gc_program *p, int32_t i)
 {
 	gc_node_desc d;
@@ -188,25 +207,24 @@ static int repro_write_inputs(session_copy *c, int32_t i, const char *dir,
 		return err->code;
 	snprintf(path, sizeof path, "%s/model.onnx", dir);
 	int rc = gc_onnx_save(one, path, err);
-	for (int j = 0; !rc && j < gc_graph_num_inputs(one); j++) {
-		const char *name = gc_graph_input_name(one, j);
-		for (int32_t k = 0; k < n_in; k++) {
-			if (!in[k] || strcmp(tensor_name(c->p, i, 0, k), name))
-				continue;
-			char fname[256];
-			cli_safe_name(name, fname, sizeof fname);
-			snprintf(path, sizeof path, "%s/%s.npy", dir, fname);
-			rc = gc_npy_write(path, in[k], err);
-			break;
-		}
+	for (int32_t k = 0; !rc && k < n_in; k++) {
+		int is_const;
+		const char *name = model_name(c, i, 0, k, &is_const);
+		if (!in[k] || is_const || !name[0])
+			continue;
+		char fname[256];
+		cli_safe_name(name, fname, sizeof fname);
+		snprintf(path, sizeof path, "%s/%s.npy", dir, fname);
+		rc = gc_npy_write(path, in[k], err);
 	}
 	gc_graph_free(one);
 	return rc;
 }
 
-static int repro_write_outputs(const gc_program *p, int32_t i, const char *dir,
+static int repro_write_outputs(const session_copy *c, int32_t i, const char *dir,
 			       gc_tensor *const *out, int32_t n_out, gc_error *err)
 {
+	int is_const;
 	char path[4200], fname[256];
 	snprintf(path, sizeof path, "%s/as-run", dir);
 	if (cli_mkdir_p(path, err))
@@ -214,7 +232,7 @@ static int repro_write_outputs(const gc_program *p, int32_t i, const char *dir,
 	for (int32_t j = 0; j < n_out; j++) {
 		if (!out[j] || !out[j]->data)
 			continue;
-		cli_safe_name(tensor_name(p, i, 1, j), fname, sizeof fname);
+		cli_safe_name(model_name(c, i, 1, j, &is_const), fname, sizeof fname);
 		snprintf(path, sizeof path, "%s/as-run/%s.npy", dir, fname);
 		if (gc_npy_write(path, out[j], err))
 			return err->code;
@@ -340,7 +358,7 @@ static int observe_after(session_copy *c, int32_t i, gc_tensor *const *out, int3
 			return GC_ENOMEM;
 		nc->seen = true;
 		if (i == c->repro) {
-			if (repro_write_outputs(c->p, i, c->o->repro_dir, out, n_out, c->err))
+			if (repro_write_outputs(c, i, c->o->repro_dir, out, n_out, c->err))
 				return c->err->code;
 			print_repro(c, i, c->o->repro_dir);
 		}
@@ -452,7 +470,7 @@ static int isolate_node(session_copy *c, int32_t i, const char *top, gc_error *e
 	int rc = !out ? gc_error_set(err, GC_ENOMEM, "out of memory")
 		      : repro_write_inputs(c, i, dir, in, nc->n_in, err);
 	if (!rc)
-		rc = repro_write_outputs(c->p, i, dir, out, nc->n_out, err);
+		rc = repro_write_outputs(c, i, dir, out, nc->n_out, err);
 	free(in);
 	free(out);
 	if (rc)
@@ -483,7 +501,8 @@ static int isolate_node(session_copy *c, int32_t i, const char *top, gc_error *e
 		if (!nc->out[j].data)
 			continue;
 		char path[5300];
-		cli_safe_name(tensor_name(c->p, i, 1, j), fname, sizeof fname);
+		int is_const;
+		cli_safe_name(model_name(c, i, 1, j, &is_const), fname, sizeof fname);
 		snprintf(path, sizeof path, "%s/%s.npy", outdir, fname);
 		gc_tensor t = { 0 };
 		gc_error e = { 0 };
