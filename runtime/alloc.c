@@ -98,6 +98,17 @@ void *gc_realloc(void *p, size_t size)
 		return NULL;
 	return realloc(p, size ? size : 1);
 }
+void *gc_exact_alloc(size_t size, int zero)
+{
+	void *p = NULL;
+	if (fail_now(__builtin_return_address(0)) || over_limit(1, size) ||
+	    posix_memalign(&p, 64, size ? size : 1))
+		return NULL;
+	if (zero)
+		memset(p, 0, size ? size : 1);
+	return p;
+}
+
 void gc_free(void *p)
 {
 	free(p);

@@ -18,6 +18,10 @@ char *gc_strdup(const char *s);
 /* size bytes (rounded up to a multiple of align, a power of two) at an
  * align-byte boundary, zeroed when `zero`; freed with gc_free. */
 void *gc_aligned_alloc(size_t align, size_t size, int zero);
+/* 64-byte aligned and exactly `size` bytes long (not rounded up), so that
+ * a sanitizer or valgrind sees the first byte past the end
+ * (gc_session_options.no_arena); zeroed if zero. Free with gc_free. */
+void *gc_exact_alloc(size_t size, int zero);
 
 /* Tests only: make the n-th allocation from now on fail (n counts calls to
  * gc_malloc/gc_calloc/gc_realloc/gc_strdup/gc_aligned_alloc from 1; 0 never

@@ -21,7 +21,7 @@
 #include "alloc.h"
 #include "debug-impl.h"
 
-#define NAME_MAX_KEEP 100
+#define NAME_MAX_KEEP GC_SAFE_NAME_MAX
 
 struct gc_dumper {
 	char *dir;
@@ -88,7 +88,7 @@ int gc_dumper_open(const char *dir, const gc_program *p, gc_dumper **out, gc_err
 		gc_dumper_close(d);
 		return err->code;
 	}
-	fputs("tensor\tfile\tdtype\tshape\tproduced by\n", d->map);
+	fputs("tensor\tfile\tdtype\tshape\tproduced by\tnote\n", d->map);
 	*out = d;
 	return 0;
 }
@@ -116,22 +116,12 @@ static bool taken(const gc_dumper *d, const char *name)
 	return false;
 }
 
-/* A file-safe, not yet used name (without .npy) for a tensor name. */
+/* A file-safe (gc_file_safe_name, as --output-dir names files), not yet
+ * used name (without .npy) for a tensor name. */
 static void file_name(const gc_dumper *d, const char *name, char *out, size_t len)
 {
-	char base[NAME_MAX_KEEP + 1];
-	size_t j = 0, i = 0;
-	while (name[i] == '/') /* "/layer1/conv/Conv_output_0": no leading '_' */
-		i++;
-	for (; name[i] && j < NAME_MAX_KEEP; i++) {
-		char c = name[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '-' || (c == '.' && j > 0);
-		base[j++] = ok ? c : '_';
-	}
-	base[j] = 0;
-	if (!j)
-		snprintf(base, sizeof base, "unnamed");
+	char base[GC_SAFE_NAME_MAX + 1];
+	gc_file_safe_name(name, base, sizeof base);
 	snprintf(out, len, "%s", base);
 	for (int k = 2; taken(d, out) || !strcmp(out, "tensors"); k++)
 		snprintf(out, len, "%s_%d", base, k);
@@ -197,6 +187,7 @@ static int write_one(gc_dumper *d, const gc_session *s, int32_t idx, const char 
 		cell(d->map, producer);
 	else
 		fputs("(graph input)", d->map);
+	fputc('\t', d->map);
 	cell(d->map, note);
 	fputc('\n', d->map);
 	fflush(d->map);
@@ -216,7 +207,7 @@ int gc_dumper_write_seen(gc_dumper *d, const gc_session *s, int32_t idx, const c
 	char base[2 * NAME_MAX_KEEP + 16], note[NAME_MAX_KEEP + 120];
 	snprintf(base, sizeof base, "%.*s.seen-by-%.*s", NAME_MAX_KEEP / 2, name,
 		 NAME_MAX_KEEP / 2, consumer);
-	snprintf(note, sizeof note, " (as node '%.*s' read it: changed since it was produced)",
+	snprintf(note, sizeof note, "as node '%.*s' read it: changed since it was produced",
 		 NAME_MAX_KEEP, consumer);
 	int32_t before = d->written;
 	int rc = write_one(d, s, idx, base, producer, note, err);

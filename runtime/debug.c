@@ -436,6 +436,10 @@ static int debug_start(debug_run *d, gc_session *s, gc_error *err)
 	d->verify = opt->check_tensors || opt->guard;
 	if ((d->verify || opt->dump_dir) && (rc = gc_tcheck_new(s, &d->tc, err)))
 		return rc;
+	for (int32_t t = 0; d->dump && opt->dump_weights && t < p->n_tensors; t++)
+		if (p->tensors[t].storage == GC_STORAGE_CONST &&
+		    (rc = gc_dumper_write(d->dump, s, t, "(constant)", err)))
+			return rc;
 	for (int32_t j = 0; j < p->n_inputs; j++) {
 		if (d->tc)
 			gc_tcheck_produced(d->tc, s, p->inputs[j], -1);

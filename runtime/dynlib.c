@@ -164,6 +164,10 @@ int gc_dynlib_open(const char *path, gc_dynlib **out, gc_error *err)
 			return 0;
 		}
 	}
+	if (gc_dynlib_check_sanitizer(real, err)) {
+		pthread_mutex_unlock(&lock);
+		return err->code;
+	}
 	/* dlopen runs the library's constructors: a crash or an exit() in
 	 * them is reported naming the library (crash.c). */
 	char what[PATH_MAX + 64];

@@ -12,6 +12,11 @@
 
 typedef struct gc_dynlib gc_dynlib;
 
+/* Refuses (GC_EINVAL, saying what to do) a library built with a sanitizer
+ * whose runtime this process lacks: loading it would end the process
+ * (dynlib-san.c). 0 otherwise, also when path cannot be read as ELF. */
+int gc_dynlib_check_sanitizer(const char *path, gc_error *err);
+
 /* Opens (or shares) the library at path. Errors name the path and carry
  * dlerror's text. */
 int gc_dynlib_open(const char *path, gc_dynlib **out, gc_error *err);

@@ -1,6 +1,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +28,24 @@ static const char *file_kind(mode_t m)
 	if (S_ISSOCK(m))
 		return "a socket";
 	return "not a regular file";
+}
+
+void gc_file_safe_name(const char *name, char *out, size_t len)
+{
+	size_t j = 0, i = 0;
+	if (!len)
+		return;
+	while (name[i] == '/') /* "/layer1/conv/Conv_output_0": no leading '_' */
+		i++;
+	for (; name[i] && j < GC_SAFE_NAME_MAX && j + 1 < len; i++) {
+		char c = name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' || (c == '.' && j > 0);
+		out[j++] = ok ? c : '_';
+	}
+	out[j] = 0;
+	if (!j)
+		snprintf(out, len, "unnamed");
 }
 
 int gc_open_regular(const char *path, int *fd_out, uint64_t *size, gc_error *err)

@@ -18,6 +18,14 @@ int gc_reference_kernels(void);
  * (close it) and the size fstat reported, which bounds every read after. */
 int gc_open_regular(const char *path, int *fd, uint64_t *size, gc_error *err);
 
+/* The file name (without extension) graphcc gives a tensor name, the same
+ * for --output-dir and --dump-dir: leading '/' dropped, bytes outside
+ * [A-Za-z0-9._-] (and a leading '.': no hidden files, no "..") become '_',
+ * cut at GC_SAFE_NAME_MAX bytes; "unnamed" for an empty name. Two names
+ * may give one file name: callers refuse or number clashes. */
+#define GC_SAFE_NAME_MAX 100
+void gc_file_safe_name(const char *name, char *out, size_t len);
+
 /* Reads exactly n bytes at offset of fd (a file opened by gc_open_regular;
  * path for messages): a file that ends early is an error. */
 int gc_read_fd_at(int fd, void *dst, size_t n, uint64_t offset, const char *path, gc_error *err);

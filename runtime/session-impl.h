@@ -18,6 +18,10 @@ typedef struct gc_dynslot {
 struct gc_session {
 	const gc_program *p;
 	unsigned char *arena;
+	/* gc_session_options.no_arena: per tensor and per node, their own
+	 * exact-size blocks instead (NULL otherwise). */
+	unsigned char **own;
+	unsigned char **own_scratch;
 	gc_tensor *tensors;  /* views: one per program tensor */
 	gc_tensor **ptrs;    /* per node: inputs then outputs */
 	int32_t *ptr_start;  /* per node: where its pointers start */
@@ -60,6 +64,20 @@ void gc_session_unclaim(gc_session *s);
 /* Whether the run of s's program session should stop now (cancel flag set,
  * deadline passed): GC_ECANCELED with err naming `where`, else 0. */
 int gc_session_check_stop(const gc_session *s, const char *where, gc_error *err);
+
+/* Where arena tensor t lives: the arena at its offset, or its own block. */
+static inline unsigned char *gc_session_home(const gc_session *s, int32_t t)
+{
+	return s->own ? s->own[t] : s->arena + s->p->tensors[t].offset;
+}
+
+/* Node i's scratch memory (NULL when it has none). */
+static inline void *gc_session_scratch(const gc_session *s, int32_t i)
+{
+	if (!s->p->nodes[i].scratch_bytes)
+		return NULL;
+	return s->own_scratch ? s->own_scratch[i] : s->arena + s->p->scratch_offset[i];
+}
 
 /* The in/out tensor pointers of node i: inputs first, then outputs. */
 static inline gc_tensor **gc_session_node_io(const gc_session *s, int32_t i)

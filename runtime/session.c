@@ -25,8 +25,8 @@
 /* Subprograms nest as deep as their models do; past this, refuse. */
 #define MAX_DEPTH 64
 
-static int session_new(const gc_program *p, int threads, gc_session *parent, gc_session **out,
-		       gc_error *err);
+static int session_new(const gc_program *p, int threads, bool no_arena, gc_session *parent,
+		       gc_session **out, gc_error *err);
 
 /* The dynamic part of a session: storage of DYNAMIC tensors, copies of the
  * nodes prepared at run time, the subprograms' sessions. */
@@ -72,7 +72,8 @@ static int dynamic_new(gc_session *s, gc_error *err)
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		const gc_node *n = &p->nodes[i];
 		for (int32_t j = 0; j < n->n_sub; j++)
-			if (session_new(n->sub[j], s->threads, s, &s->subs[s->sub_start[i] + j],
+			if (session_new(n->sub[j], s->threads, s->own != NULL, s,
+					&s->subs[s->sub_start[i] + j],
 					err))
 				return gc_error_prefix(err, "node '%s' (%s), subgraph %d", n->name,
 						       n->op_type, (int)j);
@@ -80,8 +81,45 @@ static int dynamic_new(gc_session *s, gc_error *err)
 	return 0;
 }
 
-static int session_new(const gc_program *p, int threads, gc_session *parent, gc_session **out,
-		       gc_error *err)
+/* no_arena: an exact-size block per arena tensor (zeroed, as the arena is)
+ * and per node's scratch (left uninitialised, so that valgrind reports a
+ * kernel that uses scratch bytes it never wrote). */
+static int own_blocks(gc_session *s, gc_error *err)
+{
+	const gc_program *p = s->p;
+	s->own = gc_calloc((size_t)p->n_tensors + 1, sizeof *s->own);
+	s->own_scratch = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->own_scratch);
+	if (!s->own || !s->own_scratch)
+		return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (p->tensors[t].storage == GC_STORAGE_ARENA &&
+		    !(s->own[t] = gc_exact_alloc((size_t)p->tensors[t].nbytes, 1)))
+			return gc_error_set(err, GC_ENOMEM,
+					    "out of memory creating a session (no arena: tensor '%s', "
+					    "%" PRIu64 " bytes)",
+					    p->tensors[t].name, p->tensors[t].nbytes);
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		if (p->nodes[i].scratch_bytes &&
+		    !(s->own_scratch[i] = gc_exact_alloc((size_t)p->nodes[i].scratch_bytes, 0)))
+			return gc_error_set(err, GC_ENOMEM,
+					    "out of memory creating a session (no arena: scratch of "
+					    "node '%s', %" PRIu64 " bytes)",
+					    p->nodes[i].name, (uint64_t)p->nodes[i].scratch_bytes);
+	return 0;
+}
+
+static void own_blocks_free(gc_session *s)
+{
+	for (int32_t t = 0; s->own && t < s->p->n_tensors; t++)
+		gc_free(s->own[t]);
+	for (int32_t i = 0; s->own_scratch && i < s->p->n_nodes; i++)
+		gc_free(s->own_scratch[i]);
+	gc_free(s->own);
+	gc_free(s->own_scratch);
+}
+
+static int session_new(const gc_program *p, int threads, bool no_arena, gc_session *parent,
+		       gc_session **out, gc_error *err)
 {
 	*out = NULL;
 	gc_session *s = gc_calloc(1, sizeof *s);
@@ -110,7 +148,7 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 				    " bytes, over the limit of %" PRIu64 " (GRAPHCC_MAX_BYTES)",
 				    p->arena_bytes, gc_limit_bytes());
 	}
-	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
+	size_t arena = no_arena ? 0 : (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
 	s->arena = arena ? gc_aligned_alloc(64, arena, 0) : NULL;
 	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
 	    !s->input_set || (arena && !s->arena)) {
@@ -122,11 +160,15 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 	/* Touch every page now, not during the first run. */
 	if (arena)
 		memset(s->arena, 0, arena);
+	if (no_arena && own_blocks(s, err)) {
+		gc_session_free(s);
+		return err->code;
+	}
 	for (int32_t t = 0; t < p->n_tensors; t++) {
 		const gc_ptensor *pt = &p->tensors[t];
 		s->tensors[t] = pt->t;
 		if (pt->storage == GC_STORAGE_ARENA)
-			s->tensors[t].data = s->arena + pt->offset;
+			s->tensors[t].data = gc_session_home(s, t);
 	}
 	size_t at = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
@@ -164,7 +206,7 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 				    o.threads);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = o.threads > 0 ? o.threads : cores > 0 ? (int)cores : 1;
-	if (session_new(p, threads, NULL, out, err))
+	if (session_new(p, threads, o.no_arena != 0, NULL, out, err))
 		return err->code;
 	gc_nn_par_acquire();
 	(*out)->log = o.log ? (gc_log_sink){ .log = o.log, .user = o.log_user } : p->log;
@@ -220,6 +262,7 @@ void gc_session_free(gc_session *s)
 	gc_free(s->dyn);
 	gc_dynbuf_free(&s->scratch);
 	gc_free(s->arena);
+	own_blocks_free(s);
 	for (int32_t i = 0; s->input_strings && i < s->p->n_inputs; i++)
 		gc_dynbuf_free(&s->input_strings[i]);
 	gc_free(s->input_strings);
@@ -357,7 +400,7 @@ static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
 		return 0;
 	}
 	if (pt->storage == GC_STORAGE_ARENA)
-		v->data = s->arena + pt->offset; /* gc_session_use_input may have pointed it away */
+		v->data = gc_session_home(s, idx); /* gc_session_use_input may have pointed it away */
 	if (pt->nbytes)
 		memcpy(v->data, t->data, (size_t)pt->nbytes);
 	return 0;
@@ -440,7 +483,7 @@ int gc_session_use_output(gc_session *s, int i, void *data, size_t bytes, gc_err
 				    pt->name, data, gc_dtype_name(pt->t.dtype));
 	if (gc_session_claim(s, __func__, err))
 		return err->code;
-	s->tensors[idx].data = data ? data : s->arena + pt->offset;
+	s->tensors[idx].data = data ? data : gc_session_home(s, idx);
 	gc_session_unclaim(s);
 	return 0;
 }
@@ -599,7 +642,7 @@ static int session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *
 		n = &s->nodes[i];
 		k->scratch = n->scratch_bytes ? s->scratch.data : NULL;
 	} else {
-		k->scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+		k->scratch = gc_session_scratch(s, i);
 	}
 	k->node = n;
 	gc_crash_current = n;
@@ -621,7 +664,7 @@ int gc_session_run_node_again(gc_session *s, const gc_run_node *rn, gc_error *er
 		}
 	}
 	if (!k.scratch)
-		k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+		k.scratch = gc_session_scratch(s, i);
 	k.node = n;
 	const gc_node *outer = gc_crash_current;
 	gc_crash_current = n;
@@ -702,7 +745,7 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 			rc = session_step(s, i, &k, rn.in, rn.out);
 		} else {
 			k.node = n;
-			k.scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;
+			k.scratch = gc_session_scratch(s, i);
 			rc = n->run(&k, n, rn.in, rn.out);
 		}
 		gc_crash_current = outer_node;

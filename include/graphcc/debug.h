@@ -41,7 +41,10 @@ extern "C" {
  *            Before each node, an input whose bytes changed since it was
  *            dumped (another node wrote into it) is dumped again as that
  *            node saw it: <name>.seen-by-<node>.npy, a tensors.tsv line
- *            saying so, and a note on stderr.
+ *            saying so in its last column (note), and a note on stderr.
+ *            File names are the ones --output-dir gives (gc_file_safe_name).
+ *            With dump_weights, the program's constants (weights, after
+ *            folding) are dumped first, produced by "(constant)".
  *  check_nan The first node whose output holds a NaN or Inf while none of
  *            its inputs (graph inputs, constants, earlier outputs) holds
  *            one stops the run with GC_ECRASH naming the node, operation,
@@ -99,6 +102,7 @@ typedef struct gc_debug_options {
 	const char *break_before; /* node name: SIGTRAP (or a message) before its kernel */
 	double timeout_seconds;	  /* > 0: a node running longer is reported (exit 3) */
 	int check_tensors;	  /* a node that changes a tensor it does not produce */
+	int dump_weights;	  /* with dump_dir: the constants (weights) too */
 	/* Appended. Non-NULL: called just before (after == 0) and just after
 	 * (after == 1, once the guard's checks passed) each node's kernel with
 	 * the node's index in the program and its tensors (the session's; NULL

@@ -420,6 +420,12 @@ typedef struct gc_session_options {
 	/* The session's log; NULL: its program's. */
 	gc_log_fn log;
 	void *log_user;
+	/* Non-zero: no arena. Every activation tensor and every node's scratch
+	 * gets its own allocation of exactly its size (more memory, no reuse),
+	 * so AddressSanitizer, valgrind and --guard see a kernel's overrun or
+	 * read past the end, which the arena hides in a neighbour's bytes
+	 * (graphcc run --no-arena). */
+	int no_arena;
 } gc_session_options;
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,

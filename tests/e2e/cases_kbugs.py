@@ -25,6 +25,16 @@ Cases (all named kbugs/...):
                   real model passes with the plain run's outputs
   dump/seen-by-consumer  --dump-dir saves the corrupted input as the Add saw
                   it, beside the correct dump made when it was produced
+  compare/...     tools/compare_intermediates.py against PyTorch forward
+                  hooks: a clean export agrees everywhere; a planted change of
+                  one bias is found at the first tensor it touches and
+                  blamed on the node that produced it; --output-dir and
+                  --dump-dir give a tensor the same file name
+  no-arena/...    an ASan-built package in a graphcc without ASan is refused
+                  with what to do (before: ASan's own line, exit 1, nothing
+                  from graphcc); with the ASan runtime, --no-arena lets ASan
+                  see the overrun the arena hides; --no-arena changes no
+                  output (make valgrind adds the valgrind side)
 
 The overrun model (the memory plan puts the small tensor 'a' right after
 'b', so one float past b's end lands in a):
@@ -35,6 +45,7 @@ The overrun model (the memory plan puts the small tensor 'a' right after
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 
@@ -297,11 +308,208 @@ def dump_seen(ctx, d):
     if np.allclose(seen, a):
         return run.Result(False, "a.seen-by-add.npy equals a.npy: the corruption is not shown")
     rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
-    if ["a", "a.seen-by-add.npy"] != [c for c in rows[-2][:2]] or "as node 'add' read it" \
-            not in rows[-2][4]:
+    if rows[0] != ["tensor", "file", "dtype", "shape", "produced by", "note"] or \
+            ["a", "a.seen-by-add.npy", "sum"] != [rows[-2][k] for k in (0, 1, 4)] or \
+            "as node 'add' read it" not in rows[-2][5]:
         return run.Result(False, "tensors.tsv lacks the seen-by line: %r" % rows)
     return check(rc, o, e, 0, ["tensor 'a' changed after node 'sum' produced it, before node "
                                "'add' read it", "--check-tensors"])
+
+
+# ---------------------------------------------------------------- item 8
+
+def built_with(ctx, what):
+    """Whether the graphcc binary links a sanitizer runtime (SAN=1: 'libasan',
+    SAN=thread: 'libtsan'), as ldd lists it."""
+    p = subprocess.run(["ldd", ctx.graphcc], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    return what + ".so" in p.stdout
+
+
+def asan_env(ctx):
+    """The environment to run graphcc with an ASan package: the ASan runtime
+    preloaded unless graphcc has it built in; None under TSan (the two
+    runtimes cannot share a process)."""
+    env = dict(run.ENV)
+    env["ASAN_OPTIONS"] = "detect_leaks=0:exitcode=%d" % run.SANITIZER_RC
+    if built_with(ctx, "libtsan"):
+        return None
+    if not built_with(ctx, "libasan"):
+        lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], stdout=subprocess.PIPE,
+                             universal_newlines=True).stdout.strip()
+        env["LD_PRELOAD"] = lib
+    return env
+
+
+ASAN_REFUSED = ["libkbugs_fn.so is built with AddressSanitizer",
+                "LD_PRELOAD=$(gcc -print-file-name=libasan.so) graphcc", "--no-arena",
+                "make SAN=1"]
+
+
+def asan_refused(ctx, d):
+    """A graphcc without ASan and an ASan-built package: exit 1 and graphcc
+    says what to do (an ASan graphcc, `make test SAN=1`, loads it)."""
+    if not os.path.exists(package(ctx, asan=True)):
+        return run.Result(False, "%s is not built" % package(ctx, asan=True))
+    cwd, out, _ = boxes(ctx, "kbugs/no-arena-refused")
+    rc, o, e, _ = graphcc(ctx, ["run", overrun_model(d, "copyExact"), "--ops",
+                                package(ctx, asan=True), "--input", "x=" + x32(d),
+                                "--output-dir", out], cwd)
+    if built_with(ctx, "libasan"):
+        return check(rc, o, e, 0, [], ["is built with AddressSanitizer"])
+    return check(rc, o, e, 1, ASAN_REFUSED)
+
+
+def asan_sees_overrun(ctx, d):
+    """With the ASan runtime (preloaded, or built into graphcc), the arena
+    hides the overrun from ASan (exit 0, wrong y) and --no-arena shows it:
+    heap-buffer-overflow in overrun_one."""
+    cwd, out, _ = boxes(ctx, "kbugs/no-arena-asan")
+    env = asan_env(ctx)
+    args = [ctx.graphcc, "run", overrun_model(d, "overrunOne"), "--ops",
+            package(ctx, asan=True), "--input", "x=" + x32(d)]
+    if env is None:  # ThreadSanitizer build: the refusal is what must happen
+        rc, o, e, _ = graphcc(ctx, args[1:], cwd)
+        return check(rc, o, e, 1, ASAN_REFUSED)
+    runs = []
+    for extra in ([], ["--no-arena"]):
+        p = subprocess.run(args + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           cwd=cwd, env=env, timeout=run.TIMEOUT)
+        runs.append((p.returncode, run._txt(p.stderr)))
+    (rc0, e0), (rc1, e1) = runs
+    if rc0 != 0 or "AddressSanitizer" in e0:
+        return run.Result(False, "with the arena: exit %s (expected 0: ASan is blind "
+                          "there)" % rc0, e0)
+    if rc1 != run.SANITIZER_RC or not re.search(
+            r"AddressSanitizer: heap-buffer-overflow.*\n(.*\n)*.*in overrun_one ", e1):
+        return run.Result(False, "--no-arena: exit %s, no heap-buffer-overflow in "
+                          "overrun_one" % rc1, e1)
+    return run.Result(True)
+
+
+def no_arena_same(ctx, d):
+    """--no-arena (alone and with --guard) gives the arena run's outputs."""
+    from cases_debug import real_model
+    label, m, x, ops, _ = real_model(ctx)
+    outs = []
+    for extra in ([], ["--no-arena"], ["--no-arena", "--guard"]):
+        cwd, out, _ = boxes(ctx, "kbugs/no-arena-same%d" % len(outs))
+        rc, o, e, secs = graphcc(ctx, ["run", m] + ops + ["--input", x, "--output-dir", out]
+                                 + extra, cwd, timeout=300)
+        if rc != 0:
+            return run.Result(False, "%s %s: exit %s" % (label, " ".join(extra), rc), e)
+        outs.append({f: np.load(os.path.join(out, f)) for f in os.listdir(out)
+                     if f.endswith(".npy")})
+    for got in outs[1:]:
+        if sorted(got) != sorted(outs[0]) or any(
+                not np.array_equal(got[f], outs[0][f]) for f in got):
+            return run.Result(False, "%s: outputs differ from the arena run's" % label)
+    return run.Result(True, label)
+
+
+# ---------------------------------------------------------------- item 9
+
+def _compare_tool(ctx):
+    import importlib.util
+    path = os.path.join(ctx.root, "tools", "compare_intermediates.py")
+    spec = importlib.util.spec_from_file_location("compare_intermediates", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return path, mod
+
+
+def torch_hooks(ctx, d):
+    """A PyTorch model exported to ONNX; reference intermediates written by
+    real forward hooks (save_module_outputs); graphcc's --dump-dir compared
+    with them by the tool: all agree, then with one bias changed in the
+    ONNX file (blocks.1.fc.bias[3] += 0.5) the first difference is
+    /blocks/blocks.1/fc/Gemm_output_0 from node /blocks/blocks.1/fc/Gemm,
+    and nothing before it differs."""
+    import torch
+    import onnx
+    from onnx import numpy_helper
+    tool, ci = _compare_tool(ctx)
+    torch.manual_seed(0)
+
+    class Blk(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.act = torch.nn.Linear(8, 8), torch.nn.GELU()
+
+        def forward(self, x):
+            return self.act(self.fc(x)) + x
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp, self.relu = torch.nn.Linear(4, 8), torch.nn.ReLU()
+            self.blocks, self.out = torch.nn.Sequential(Blk(), Blk()), torch.nn.Linear(8, 3)
+
+        def forward(self, x):
+            return self.out(self.blocks(self.relu(self.inp(x))))
+
+    net = Net().eval()
+    x = torch.randn(2, 4)
+    box = run.fresh_dir(os.path.join(ctx.out, "kbugs", "compare"))
+    clean, planted = os.path.join(box, "net.onnx"), os.path.join(box, "net-planted.onnx")
+    torch.onnx.export(net, (x,), clean, input_names=["x"], output_names=["y"],
+                      opset_version=17)
+    np.save(os.path.join(box, "x.npy"), x.numpy())
+    ref = os.path.join(box, "ref")
+    handles = ci.save_module_outputs(net, clean, ref)
+    with torch.no_grad():
+        net(x)
+    for h in handles:
+        h.remove()
+    m = onnx.load(clean)
+    for init in m.graph.initializer:
+        if init.name == "blocks.1.fc.bias":
+            b = numpy_helper.to_array(init).copy()
+            b[3] += 0.5
+            init.CopyFrom(numpy_helper.from_array(b, init.name))
+    onnx.save(m, planted)
+    res = []
+    for model in (clean, planted):
+        dump = os.path.join(box, "dump-" + os.path.basename(model))
+        rc, o, e, _ = graphcc(ctx, ["run", model, "--input", "x=" + os.path.join(box, "x.npy"),
+                                    "--dump-dir", dump], box)
+        if rc != 0:
+            return run.Result(False, "graphcc run %s: exit %s" % (model, rc), e)
+        p = subprocess.run([sys.executable, tool, dump, ref], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        res.append((p.returncode, p.stdout + p.stderr))
+    (rc0, o0), (rc1, o1) = res
+    if rc0 != 0 or "all 8 compared tensors agree" not in o0:
+        return run.Result(False, "clean export: exit %s" % rc0, o0)
+    want = ("first difference: tensor '/blocks/blocks.1/fc/Gemm_output_0', produced by node "
+            "'/blocks/blocks.1/fc/Gemm': 2 of 16 elements differ; worst at [")
+    if rc1 != 1 or want not in o1 or o1.count("  ok ") != 4:
+        return run.Result(False, "planted difference: exit %s, expected 1 naming the fc "
+                          "Gemm of blocks.1 after 4 agreeing tensors" % rc1, o1)
+    return run.Result(True)
+
+
+def same_file_names(ctx, d):
+    """An output whose name is not file-safe gets the same file name from
+    --output-dir as from --dump-dir (before: '_out_Gemm:0.npy' and
+    'out_Gemm_0.npy'), and it is the tool's safe_name."""
+    from onnx import helper
+    _, ci = _compare_tool(ctx)
+    cwd, out, box = boxes(ctx, "kbugs/compare-names")
+    name = "/out/Gemm:0"
+    m = model(os.path.join(d, "names.onnx"),
+              [helper.make_node("Relu", ["x"], [name], name="r")], ["x"], [name], (2, 3))
+    dump = os.path.join(box, "dump")
+    rc, o, e, _ = graphcc(ctx, ["run", m, "--input", "x=" + os.path.join(d, "x23.npy"),
+                                "--dump-dir", dump, "--output-dir", out], cwd)
+    if rc != 0:
+        return run.Result(False, "exit %s" % rc, e)
+    row = [r for r in ci.read_map(dump) if r["tensor"] == name]
+    outs = [f for f in os.listdir(out) if f.endswith(".npy")]
+    if not row or outs != [row[0]["file"]] or outs[0] != ci.safe_name(name) + ".npy":
+        return run.Result(False, "--output-dir wrote %s, --dump-dir %s, safe_name %s"
+                          % (outs, row and row[0]["file"], ci.safe_name(name)))
+    return run.Result(True, outs[0])
 
 
 def cases(ctx):
@@ -324,4 +532,9 @@ def cases(ctx):
     add("check-tensors/input-write", check_tensors_input_write)
     add("check-tensors/real-model-clean", check_tensors_clean)
     add("dump/seen-by-consumer", dump_seen)
+    add("compare/torch-hooks", torch_hooks)
+    add("compare/same-file-names", same_file_names)
+    add("no-arena/asan-package-refused", asan_refused)
+    add("no-arena/asan-sees-overrun", asan_sees_overrun)
+    add("no-arena/same-outputs", no_arena_same)
     return cs

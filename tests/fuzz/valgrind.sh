@@ -86,6 +86,22 @@ for c in loop-trip-count-input sequence-roundtrip optionals nested-loop-in-if; d
 	vg "control-$c" 0 run "$C/$c/model.onnx" "$@" --output-dir "$WORK/out-$c"
 	vg "control-$c-gcb" 0 run "$C/$c/model.gcb" "$@" --output-dir "$WORK/out-$c-gcb"
 done
+# --no-arena (tests/e2e/cases_kbugs.py's fixtures): valgrind is blind to a
+# kernel's write one float past its output inside the arena (exit 0), and
+# names it with --no-arena (exit 99: "Invalid write ... overrun_one").
+K=$BUILD/e2e/fixtures/kbugs
+KB=$BUILD/tests/kbugs/kbugs/kbugs.yaml
+if [ -f "$K/overrun_overrunOne.onnx" ]; then
+	vg kbugs-overrun-arena-hides 0 run "$K/overrun_overrunOne.onnx" --ops "$KB" --input "x=$K/x32.npy"
+	vg kbugs-overrun-no-arena 99 run "$K/overrun_overrunOne.onnx" --ops "$KB" --input "x=$K/x32.npy" --no-arena
+	if ! grep -q "Invalid write of size 4" "$WORK/kbugs-overrun-no-arena.err" ||
+		! grep -q "overrun_one" "$WORK/kbugs-overrun-no-arena.err"; then
+		failed=$((failed + 1)); echo "FAIL valgrind/kbugs-overrun-no-arena: no 'Invalid write' in overrun_one"
+	fi
+	vg demo-run-no-arena 0 run models/demo/model.onnx --ops "$DEMO_OPS" --input "$DEMO_IN=$WORK/demo-x.npy" --output-dir "$WORK/out-demo-na" --no-arena
+else
+	failed=$((failed + 1)); echo "FAIL valgrind/kbugs: $K is missing: run make e2e first"
+fi
 R=$C/refuse/error-inside-body
 vg control-refuse-in-body 1 run "$R/model.onnx" --input "M=$R/M.npy" --input "acc0=$R/acc0.npy" --input "x=$R/x.npy" --output-dir "$WORK/out-bad"
 echo "valgrind: $passed passed, $failed failed"

@@ -54,7 +54,7 @@ typedef struct cli_opts {
 	const char *backend;	   /* --backend (NULL: the default) */
 	bool allow_changed;	   /* --allow-changed-kernels */
 	bool trace, check_nan, guard, compare_flavours;
-	bool check_tensors;
+	bool check_tensors, no_arena, dump_weights;
 	const char *dump_dir, *profile, *break_before;
 	double timeout;
 	double tolerance; /* --tolerance (with --compare-flavours); 0: the default */

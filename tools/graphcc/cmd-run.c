@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../runtime/fileio.h"
 #include "cli.h"
 
 static double now_ms(void)
@@ -43,16 +44,11 @@ int cli_mkdir_p(const char *dir, gc_error *err)
 	return 0;
 }
 
+/* A file name for a tensor name: the rule --dump-dir uses too
+ * (gc_file_safe_name), so a tensor has one file name in both. */
 void cli_safe_name(const char *name, char *out, size_t len)
 {
-	size_t j = 0;
-	for (size_t i = 0; name[i] && j + 1 < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-		out[j++] = (ch == '/' || ch == '\\' || ch < 32 || ch == 127) ? '_' : (char)ch;
-	}
-	out[j] = 0;
-	if (!strcmp(out, ".") || !strcmp(out, "..") || !out[0])
-		snprintf(out, len, "output_%s", name[0] ? "dot" : "unnamed");
+	gc_file_safe_name(name, out, len);
 }
 
 /* The inputs of a model: names and declared shapes, from the graph (ONNX)
@@ -305,6 +301,8 @@ int cmd_run(int argc, char **argv)
 			   &o);
 	if (rc)
 		return rc;
+	if (o.dump_weights && !o.dump_dir)
+		return cli_usage("run: --dump-weights needs --dump-dir DIR");
 	gc_error err = { 0 };
 	gc_registry *reg = NULL;
 	gc_graph *g = NULL;
@@ -337,7 +335,7 @@ int cmd_run(int argc, char **argv)
 		    compile_onnx(&o, g, reg, files, bound, &p, &err))
 			goto fail;
 	}
-	gc_session_options sopt = { .threads = o.threads };
+	gc_session_options sopt = { .threads = o.threads, .no_arena = o.no_arena };
 	if (gc_session_new(p, &sopt, &s, &err))
 		goto fail;
 	for (int i = 0; i < o.n_inputs; i++) {

@@ -20,6 +20,7 @@ gc_debug_options cli_debug_options(const cli_opts *o)
 	    .check_nan = o->check_nan,
 	    .guard = o->guard,
 	    .check_tensors = o->check_tensors,
+	    .dump_weights = o->dump_weights,
 	    .profile_path = o->profile,
 	    .break_before = o->break_before,
 	    .timeout_seconds = o->timeout,
