@@ -35,6 +35,12 @@ the value_info PyTorch writes). Cases, each for both interfaces
   nchw/test-package-model  test-package --model nchw.onnx: rank 3 and a
                            3-value bias no self-test covers; the flavours
                            disagree on node 'culprit' only
+  crash/repro              --repro on test.debug's NULL store: the folder is
+                           written before the kernel crashes; run alone,
+                           the node crashes the same way
+  clean/value-info-symbolic  a value_info dim_param fits the inferred size
+  clean/isolate-renamed    an Identity renames the node's input in the
+                           program: reproducers use the model's names
   clean/test-package-order the demo package: the same results in both orders
   clean/isolate, clean/repeat  no blame where nothing differs (the nan model
                            alone, where NaN meets NaN; the static model run
@@ -42,6 +48,7 @@ the value_info PyTorch writes). Cases, each for both interfaces
 """
 import os
 import re
+import shutil
 import sys
 import threading
 
@@ -113,6 +120,9 @@ def cases(ctx):
         rc, _, err, _ = graphcc(ctx, ["run", os.path.join(d, bug + ".onnx"), "--ops", pkg,
                                       "--input", "x=" + os.path.join(d, inp),
                                       "--output-dir", out] + extra, cwd)
+        # --isolate keeps the reproducers of nodes that differ (in TMPDIR): not ours to keep.
+        for kept in re.findall(r"reproducer kept in (\S*/graphcc-isolate-\w+)/", err):
+            shutil.rmtree(kept, ignore_errors=True)
         if rc != rc_want:
             return run.Result(False, "%s, expected exit %d" % (run.describe_rc(rc), rc_want),
                               err)
@@ -268,6 +278,91 @@ def cases(ctx):
                                                                         gamma_lut(x, 2.0)))
             return run.Result(True)
         cs.append(("kbugs/%s/static/repro" % iface, repro))
+
+    def symbolic_fits():
+        # value_info with a symbolic dimension (dim_param) fits any size.
+        from onnx import helper, TensorProto
+        pkg = package(ctx, "graphcc")
+        cwd, out, box = boxes(ctx, "kbugs/clean/value-info-symbolic")
+        m = kbugs_models.build("overrun", IFACES["graphcc"][1])
+        del m.graph.value_info[:]
+        m.graph.value_info.extend([helper.make_tensor_value_info("t", TensorProto.FLOAT,
+                                                                 ["batch", 3, 4])])
+        path = os.path.join(box, "symbolic.onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        x = os.path.join(models(ctx, "graphcc"), "x.npy")
+        rc, _, err, _ = graphcc(ctx, ["run", path, "--ops", pkg, "--input", "x=" + x,
+                                      "--output-dir", out], cwd)
+        if rc != 0:
+            return run.Result(False, "%s, expected exit 0" % run.describe_rc(rc), err)
+        want = np.cumsum(np.load(x).ravel() * np.float32(0.5)).reshape(2, 3, 4) * 2
+        got = np.load(os.path.join(out, "y.npy"))
+        if np.abs(got - want).max() > 1e-5:
+            return run.Result(False, "y differs from NumPy's running sum")
+        return run.Result(True)
+    cs.append(("kbugs/clean/value-info-symbolic", symbolic_fits))
+
+    def isolate_renamed():
+        # An Identity before the node: the program reads 't' where the model
+        # says 't2'; the reproducer uses the model's names.
+        from onnx import helper, TensorProto
+        pkg = package(ctx, "graphcc")
+        cwd, out, box = boxes(ctx, "kbugs/clean/isolate-renamed")
+        dom, F = IFACES["graphcc"][1], TensorProto.FLOAT
+        nodes = [helper.make_node("Scale", ["x"], ["t"], name="pre", domain=dom, factor=0.5),
+                 helper.make_node("Identity", ["t"], ["t2"], name="id"),
+                 helper.make_node("Scale", ["t2"], ["y"], name="culprit", domain=dom,
+                                  factor=3.0)]
+        g = helper.make_graph(nodes, "renamed", [helper.make_tensor_value_info("x", F, [2, 3])],
+                              [helper.make_tensor_value_info("y", F, [2, 3])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                helper.make_opsetid(dom, 1)])
+        m.ir_version = 8
+        path = os.path.join(box, "renamed.onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        x = os.path.join(box, "x.npy")
+        np.save(x, np.arange(6, dtype=np.float32).reshape(2, 3))
+        rc, _, err, _ = graphcc(ctx, ["run", path, "--ops", pkg, "--input", "x=" + x,
+                                      "--isolate", "--repro", "culprit",
+                                      os.path.join(box, "r")], cwd)
+        if rc != 0 or "2 custom nodes run again alone, each in a fresh process: 2 gave" not in err:
+            return run.Result(False, "%s, expected exit 0, both agreeing" % run.describe_rc(rc),
+                              err)
+        t2 = np.load(os.path.join(box, "r", "t2.npy"))
+        if not np.array_equal(t2, np.load(x) * np.float32(0.5)):
+            return run.Result(False, "t2.npy is not what 'culprit' saw")
+        return run.Result(True)
+    cs.append(("kbugs/clean/isolate-renamed", isolate_renamed))
+
+    def repro_crash():
+        import cases_debug
+        pkg = cases_debug.package(ctx)
+        if not os.path.exists(pkg):
+            return run.Result(False, "fixture package %s is not built" % pkg)
+        cwd, out, box = boxes(ctx, "kbugs/crash/repro")
+        model = cases_debug.buggy_model(box, "nullWrite")
+        x, _ = cases_debug.inputs(box)
+        rdir = os.path.join(box, "repro")
+        rc, _, err, _ = graphcc(ctx, ["run", model, "--ops", pkg, "--input", "x=" + x,
+                                      "--repro", "culprit", rdir, "--output-dir", out], cwd)
+        if rc != 3 or "written to %s before its kernel runs" % rdir not in err:
+            return run.Result(False, "%s, expected exit 3 and the note" % run.describe_rc(rc),
+                              err)
+        # The node alone, on the input it saw, crashes the same way.
+        t = np.load(os.path.join(rdir, "t.npy"))
+        if not np.array_equal(t, np.load(x) * np.float32(3)):
+            return run.Result(False, "t.npy is not what 'culprit' saw")
+        rc, _, err, _ = graphcc(ctx, ["run", os.path.join(rdir, "model.onnx"), "--ops", pkg,
+                                      "--input", "t=" + os.path.join(rdir, "t.npy")], cwd)
+        miss = missing(err, ["kernel crashed: SIGSEGV", "node 'culprit' (test.debug::Buggy)",
+                             "symbol buggy_null_write"])
+        if rc != 3 or miss:
+            return run.Result(False, "the reproducer: %s, lacks %r" % (run.describe_rc(rc), miss),
+                              err)
+        return run.Result(True)
+    cs.append(("kbugs/crash/repro", repro_crash))
 
     def order_clean():
         cwd, _, _ = boxes(ctx, "kbugs/clean/test-package-order")

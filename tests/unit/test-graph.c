@@ -112,5 +112,52 @@ static void test_attributes_copied(void)
 	gc_graph_free(g);
 }
 
+/* gc_graph_node_alone: the node with its attributes; initializers stay
+ * constants (the weights), other inputs become graph inputs typed as the
+ * values the node saw; outputs keep their value_info; opsets are kept. */
+static void test_node_alone(void)
+{
+	gc_graph *g = gc_graph_new("m.onnx");
+	gc_error err = { 0 };
+	int64_t dx[2] = { -1, 3 }, seen[2] = { 4, 3 };
+	float w[3] = { 1, 2, 3 };
+	gc_tensor wt = { .data = w, .dims = { 3 }, .rank = 1, .dtype = GC_DTYPE_FLOAT };
+	gc_attr a = { .name = "alpha", .type = GC_ATTR_FLOAT, .n = 1, .v.f = 0.5f };
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_set_opset(g, "my.dom", 2, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, dx, NULL, &err);
+	gc_graph_add_constant(g, "w", &wt, &err);
+	const char *r_in[] = { "x" }, *r_out[] = { "r" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, r_in, 1, r_out, 0, NULL, &err);
+	const char *c_in[] = { "r", "w" }, *c_out[] = { "y" };
+	gc_graph_add_node(g, "op", "my.dom", "Op", 2, c_in, 1, c_out, 1, &a, &err);
+	gc_graph_add_output(g, "y", &err);
+	gc_graph_set_value_info(g, "y", GC_DTYPE_FLOAT, 2, seen, &err);
+	CHECK_INT(err.code, 0);
+	gc_tensor r = { .dims = { 4, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	const gc_tensor *in[2] = { &r, NULL };
+	gc_graph *one = NULL;
+	CHECK_INT(gc_graph_node_alone(g, "op", in, &one, &err), 0);
+	CHECK_INT(gc_graph_num_nodes(one), 1);
+	CHECK_INT(gc_graph_num_inputs(one), 1);
+	CHECK_STR(gc_graph_input_name(one, 0), "r");
+	gc_tensor info;
+	gc_graph_tensor_info(one, "r", &info);
+	CHECK_INT(info.rank, 2);
+	CHECK_INT(info.dims[0], 4); /* as the node saw it, not the model's -1 */
+	int is_const = 0;
+	CHECK_STR(gc_graph_node_io(one, 0, 0, 1, &is_const), "w");
+	CHECK_INT(is_const, 1);
+	CHECK_STR(gc_graph_output_name(one, 0), "y");
+	CHECK_INT(one->values[gc_graph_find(one, "y")].has_info, 1);
+	CHECK_INT(gc_graph_opset_version(one, "my.dom"), 2);
+	CHECK(one->nodes[0].n_attr == 1 && one->nodes[0].attrs[0].v.f == 0.5f);
+	gc_graph_free(one);
+	CHECK(gc_graph_node_alone(g, "nope", in, &one, &err) != 0);
+	CHECK_CONTAINS(err.msg, "no node named 'nope'");
+	gc_graph_free(g);
+}
+
 TEST_MAIN(TEST(test_build_and_order), TEST(test_duplicate_producer), TEST(test_undefined_input),
-	  TEST(test_cycle), TEST(test_self_reference), TEST(test_attributes_copied))
+	  TEST(test_cycle), TEST(test_self_reference), TEST(test_attributes_copied),
+	  TEST(test_node_alone))

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit statuses (DESIGN.md, "The command line"). */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CRASH = 3 };
@@ -126,6 +127,9 @@ void cli_ledger_free(cli_ledger *l);
 void cli_remove_output(const char *dir, const char *fname);
 /* A file name for a tensor name: path separators and odd bytes become '_'. */
 void cli_safe_name(const char *name, char *out, size_t len);
+/* Waits for child pid: its exit status, 128 + the signal that ended it, or
+ * -1 (isolate.c). */
+int cli_wait(pid_t pid);
 /* mkdir -p. */
 int cli_mkdir_p(const char *dir, gc_error *err);
 /* Parses "NAME=1x3x224x224"; the name is copied into name (len bytes). */

@@ -9,11 +9,9 @@
  * With --model, the cases are the model's custom nodes instead (their
  * shapes, dtypes and params; gc_selftest_options.model), once.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -76,11 +74,7 @@ static int shuffled_pass(const char *manifest, const char *op, unsigned long lon
 		fflush(res);
 		_exit(0);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return cli_wait(pid);
 }
 
 /* What the shuffled pass printed about one case (its FAIL lines). */

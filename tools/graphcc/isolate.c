@@ -76,6 +76,15 @@ static gc_tensor copy_of(const gc_tensor *t)
 	return c;
 }
 
+/* Copies of n tensors (calloc'd array), or NULL when out of memory. */
+static gc_tensor *copies(gc_tensor *const *t, int32_t n)
+{
+	gc_tensor *c = calloc((size_t)n + 1, sizeof *c);
+	for (int32_t j = 0; c && j < n; j++)
+		c[j] = copy_of(t[j]);
+	return c;
+}
+
 static double value_at(const gc_tensor *t, int64_t i)
 {
 	switch (t->dtype) {
@@ -159,6 +168,32 @@ static const char *tensor_name(const gc_program *p, int32_t i, int is_out, int j
 	return name ? name : "";
 }
 
+/* Input or output j of program node i as the ONNX graph names it (what the
+ * one-node model and its files use: passes may have renamed the program's
+ * tensors); *is_const when the model gives it as an initializer. */
+static const char *model_name(const session_copy *c, int32_t i, int is_out, int j, int *is_const)
+{
+	gc_node_desc d;
+	gc_program_node(c->p, i, &d);
+	*is_const = 0;
+	for (int k = 0; c->g && k < gc_graph_num_nodes(c->g); k++) {
+		const char *name, *dom, *type;
+		gc_graph_node(c->g, k, &name, &dom, &type);
+		if (!strcmp(name, d.name)) {
+			const char *t = gc_graph_node_io(c->g, k, is_out, j, is_const);
+			return t ? t : "";
+		}
+	}
+	return tensor_name(c->p, i, is_out, j);
+}
+
+static const char *tensor_node_name(const gc_program *p, int32_t i)
+{
+	gc_node_desc d;
+	gc_program_node(p, i, &d);
+	return d.name;
+}
+
 /* DIR/model.onnx and the inputs as node i sees them now. */
 static int repro_write_inputs(session_copy *c, int32_t i, const char *dir,
 			      gc_tensor *const *in, int32_t n_in, gc_error *err)
@@ -172,25 +207,24 @@ static int repro_write_inputs(session_copy *c, int32_t i, const char *dir,
 		return err->code;
 	snprintf(path, sizeof path, "%s/model.onnx", dir);
 	int rc = gc_onnx_save(one, path, err);
-	for (int j = 0; !rc && j < gc_graph_num_inputs(one); j++) {
-		const char *name = gc_graph_input_name(one, j);
-		for (int32_t k = 0; k < n_in; k++) {
-			if (!in[k] || strcmp(tensor_name(c->p, i, 0, k), name))
-				continue;
-			char fname[256];
-			cli_safe_name(name, fname, sizeof fname);
-			snprintf(path, sizeof path, "%s/%s.npy", dir, fname);
-			rc = gc_npy_write(path, in[k], err);
-			break;
-		}
+	for (int32_t k = 0; !rc && k < n_in; k++) {
+		int is_const;
+		const char *name = model_name(c, i, 0, k, &is_const);
+		if (!in[k] || is_const || !name[0])
+			continue;
+		char fname[256];
+		cli_safe_name(name, fname, sizeof fname);
+		snprintf(path, sizeof path, "%s/%s.npy", dir, fname);
+		rc = gc_npy_write(path, in[k], err);
 	}
 	gc_graph_free(one);
 	return rc;
 }
 
-static int repro_write_outputs(const gc_program *p, int32_t i, const char *dir,
+static int repro_write_outputs(const session_copy *c, int32_t i, const char *dir,
 			       gc_tensor *const *out, int32_t n_out, gc_error *err)
 {
+	int is_const;
 	char path[4200], fname[256];
 	snprintf(path, sizeof path, "%s/as-run", dir);
 	if (cli_mkdir_p(path, err))
@@ -198,7 +232,7 @@ static int repro_write_outputs(const gc_program *p, int32_t i, const char *dir,
 	for (int32_t j = 0; j < n_out; j++) {
 		if (!out[j] || !out[j]->data)
 			continue;
-		cli_safe_name(tensor_name(p, i, 1, j), fname, sizeof fname);
+		cli_safe_name(model_name(c, i, 1, j, &is_const), fname, sizeof fname);
 		snprintf(path, sizeof path, "%s/as-run/%s.npy", dir, fname);
 		if (gc_npy_write(path, out[j], err))
 			return err->code;
@@ -293,14 +327,16 @@ static int observe_before(session_copy *c, int32_t i, gc_tensor *const *in, int3
 	node_copy *nc = &c->nodes[i];
 	if (c->run == 0) {
 		nc->n_in = n_in;
-		nc->in = calloc((size_t)n_in + 1, sizeof *nc->in);
-		if (!nc->in)
+		if (!(nc->in = copies(in, n_in)))
 			return GC_ENOMEM;
-		for (int32_t j = 0; j < n_in; j++)
-			nc->in[j] = copy_of(in[j]);
-		if (i == c->repro &&
-		    repro_write_inputs(c, i, c->o->repro_dir, in, n_in, c->err))
-			return c->err->code;
+		if (i == c->repro) {
+			if (repro_write_inputs(c, i, c->o->repro_dir, in, n_in, c->err))
+				return c->err->code;
+			fprintf(stderr,
+				"graphcc: --repro: node '%s' alone (model.onnx) and its inputs written "
+				"to %s before its kernel runs\n",
+				tensor_node_name(c->p, i), c->o->repro_dir);
+		}
 		return 0;
 	}
 	/* A later run: are the inputs the first run's? */
@@ -318,14 +354,11 @@ static int observe_after(session_copy *c, int32_t i, gc_tensor *const *out, int3
 	node_copy *nc = &c->nodes[i];
 	if (c->run == 0) {
 		nc->n_out = n_out;
-		nc->out = calloc((size_t)n_out + 1, sizeof *nc->out);
-		if (!nc->out)
+		if (!(nc->out = copies(out, n_out)))
 			return GC_ENOMEM;
-		for (int32_t j = 0; j < n_out; j++)
-			nc->out[j] = copy_of(out[j]);
 		nc->seen = true;
 		if (i == c->repro) {
-			if (repro_write_outputs(c->p, i, c->o->repro_dir, out, n_out, c->err))
+			if (repro_write_outputs(c, i, c->o->repro_dir, out, n_out, c->err))
 				return c->err->code;
 			print_repro(c, i, c->o->repro_dir);
 		}
@@ -391,11 +424,7 @@ static int spawn(char **argv, const char *errpath)
 		execv(self, full);
 		_exit(127);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return cli_wait(pid);
 }
 
 /* The first line of a file, for a failed reproducer's message. */
@@ -412,12 +441,21 @@ static void first_line(const char *path, char *buf, size_t len)
 }
 
 /* Custom node i again, alone, in a fresh process; 1 when it differs
- * (reported), 0 when it agrees, or an error. */
+ * (reported), 0 when it agrees, 2 when it cannot run alone (said why), or
+ * an error. */
 static int isolate_node(session_copy *c, int32_t i, const char *top, gc_error *err)
 {
 	const node_copy *nc = &c->nodes[i];
 	gc_node_desc d;
 	gc_program_node(c->p, i, &d);
+	for (int32_t j = 0; j < nc->n_in; j++)
+		if (!nc->in[j].data && gc_program_node_tensor(c->p, i, 0, j, NULL)) {
+			fprintf(stderr,
+				"graphcc: --isolate: node '%s' not run alone: its input %d ('%s') is "
+				"not a numeric tensor, which a reproducer cannot hold\n",
+				d.name, (int)j, tensor_name(c->p, i, 0, j));
+			return 2;
+		}
 	char dir[4800], outdir[4900], errpath[4900], fname[256];
 	cli_safe_name(d.name, fname, sizeof fname);
 	snprintf(dir, sizeof dir, "%s/%d_%s", top, (int)i, fname);
@@ -432,7 +470,7 @@ static int isolate_node(session_copy *c, int32_t i, const char *top, gc_error *e
 	int rc = !out ? gc_error_set(err, GC_ENOMEM, "out of memory")
 		      : repro_write_inputs(c, i, dir, in, nc->n_in, err);
 	if (!rc)
-		rc = repro_write_outputs(c->p, i, dir, out, nc->n_out, err);
+		rc = repro_write_outputs(c, i, dir, out, nc->n_out, err);
 	free(in);
 	free(out);
 	if (rc)
@@ -463,7 +501,8 @@ static int isolate_node(session_copy *c, int32_t i, const char *top, gc_error *e
 		if (!nc->out[j].data)
 			continue;
 		char path[5300];
-		cli_safe_name(tensor_name(c->p, i, 1, j), fname, sizeof fname);
+		int is_const;
+		cli_safe_name(model_name(c, i, 1, j, &is_const), fname, sizeof fname);
 		snprintf(path, sizeof path, "%s/%s.npy", outdir, fname);
 		gc_tensor t = { 0 };
 		gc_error e = { 0 };
@@ -496,9 +535,8 @@ static void remove_tree(const char *dir)
 		execvp("rm", argv);
 		_exit(127);
 	}
-	int st;
 	if (pid > 0)
-		waitpid(pid, &st, 0);
+		cli_wait(pid);
 }
 
 static int isolate_all(session_copy *c, gc_error *err)
@@ -509,7 +547,7 @@ static int isolate_all(session_copy *c, gc_error *err)
 	if (!mkdtemp(top))
 		return gc_error_set(err, GC_EIO, "--isolate: cannot create a folder in %s: %s",
 				    tmp && *tmp ? tmp : "/tmp", strerror(errno));
-	int n_custom = 0, n_differ = 0, rc = 0;
+	int n_custom = 0, n_differ = 0, n_skipped = 0, rc = 0;
 	for (int32_t i = 0; i < gc_program_num_nodes(c->p) && !rc; i++) {
 		gc_node_desc d;
 		gc_program_node(c->p, i, &d);
@@ -519,8 +557,10 @@ static int isolate_all(session_copy *c, gc_error *err)
 		int r = isolate_node(c, i, top, err);
 		if (r < 0)
 			rc = r;
-		else if (r > 0)
+		else if (r == 1)
 			n_differ++;
+		else if (r == 2)
+			n_skipped++;
 		else {
 			char dir[4800], fname[256];
 			cli_safe_name(d.name, fname, sizeof fname);
@@ -533,8 +573,9 @@ static int isolate_all(session_copy *c, gc_error *err)
 	if (rc)
 		return rc;
 	fprintf(stderr, "graphcc: --isolate: %d custom node%s run again alone, each in a fresh "
-		"process: %d gave%s the values of the run\n", n_custom, n_custom == 1 ? "" : "s",
-		n_custom - n_differ, n_custom - n_differ == 1 ? "" : "");
+		"process: %d gave the values of the run%s\n", n_custom - n_skipped,
+		n_custom - n_skipped == 1 ? "" : "s", n_custom - n_differ - n_skipped,
+		n_skipped ? " (the others could not run alone: said above)" : "");
 	if (n_differ)
 		return gc_error_set(err, GC_ECRASH,
 				    "--isolate: %d custom node%s gave other values alone than in the "
@@ -576,8 +617,10 @@ int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p,
 	if (!c.nodes)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
 	gc_debug_options d = cli_debug_options(o);
-	d.observe = observe;
-	d.observe_user = &c;
+	if (o->repeat > 1 || o->isolate || o->repro_node) { /* copies only when they serve */
+		d.observe = observe;
+		d.observe_user = &c;
+	}
 	int rc = 0;
 	for (c.run = 0; c.run < o->repeat && !rc; c.run++)
 		rc = gc_session_run_debug(s, &d, err);
@@ -601,4 +644,13 @@ int cli_debug_session(const cli_opts *o, const gc_graph *g, const gc_program *p,
 	}
 	free(c.nodes);
 	return rc;
+}
+
+int cli_wait(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
