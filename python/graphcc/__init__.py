@@ -206,15 +206,18 @@ class Session:
     shape) or by symbolic dim name (an int); dims left open are taken from
     the arrays of each run (one compiled program per distinct shape, kept).
     threads: threads graphcc and OpenBLAS may use in a run (0: all cores).
+    no_arena: every tensor and scratch buffer in its own exact-size block
+    (graphcc run --no-arena: for AddressSanitizer and valgrind).
     The debugging instruments apply to every run (see docs/python.md).
     A session may be used from several threads; runs of one session take
     turns, runs of different sessions go in parallel (the GIL is released).
     """
 
     def __init__(self, model, ops=None, threads=0, shapes=None, allow_changed_kernels=False,
-                 compare_flavours=False, **debug):
+                 compare_flavours=False, no_arena=False, **debug):
         self._closed = False
         self._threads = int(threads)
+        self._no_arena = bool(no_arena)
         self._debug = _debug_options(debug)
         self._compare = bool(compare_flavours)
         self._allow_changed = bool(allow_changed_kernels)
@@ -255,7 +258,7 @@ class Session:
         self._inputs = [_value_info(e) for e in prog.io(False)]
         self._outputs = [_value_info(e) for e in prog.io(True)]
         self._out_index = {v.name: i for i, v in enumerate(self._outputs)}
-        self._runner = _c.Runner(prog, self._threads)
+        self._runner = _c.Runner(prog, self._threads, self._no_arena)
         self._feed_names = None
 
     def _compile(self, shapes, runner_type):
@@ -263,7 +266,7 @@ class Session:
         names = {e[0] for e in prog.io(False)}
         # Inputs nothing reads are not in the program; their feeds are dropped.
         self._feed_names = names if names != {v.name for v in self._inputs} else None
-        return runner_type(prog, self._threads)
+        return runner_type(prog, self._threads, self._no_arena)
 
     def _runner_for(self, feeds):
         if self._closed:

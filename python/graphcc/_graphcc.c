@@ -1020,14 +1020,14 @@ static void runner_dealloc(Runner *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Runner(program, threads=0) */
+/* Runner(program, threads=0, no_arena=False) */
 static int runner_init(Runner *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "program", "threads", NULL };
+	static char *kwlist[] = { "program", "threads", "no_arena", NULL };
 	PyObject *prog;
-	int threads = 0;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|i", kwlist, &gcpy_ProgramType, &prog,
-					 &threads))
+	int threads = 0, no_arena = 0;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|ip", kwlist, &gcpy_ProgramType, &prog,
+					 &threads, &no_arena))
 		return -1;
 	if (threads < 0) {
 		PyErr_SetString(PyExc_ValueError, "threads must be >= 0 (0: all cores)");
@@ -1042,7 +1042,7 @@ static int runner_init(Runner *self, PyObject *args, PyObject *kw)
 		PyErr_NoMemory();
 		return -1;
 	}
-	gc_session_options so = { .threads = threads };
+	gc_session_options so = { .threads = threads, .no_arena = no_arena };
 	gc_error err = { 0 };
 	gcpy_Program *P = (gcpy_Program *)prog;
 	int rc;

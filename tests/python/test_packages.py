@@ -160,6 +160,13 @@ def test_check_tensors_and_dump_weights(tmp_path):
     ops = fixture_pkg("kbugs/kbugs", "kbugs")
     with pytest.raises(graphcc.KernelError, match="node 'culprit'.*changed tensor 'a'"):
         graphcc.Session(m, ops=ops, check_tensors=True).run({"x": x})
+    # the correct flavour, each tensor in its own block: the arena's result
+    nodes[2] = helper.make_node("Copy", ["c"], ["b"], name="culprit", domain="test.kbugs",
+                                flavour="copyExact")
+    m1 = model(nodes, [("x", F, [1, 32])], [("y", F, [1, 32])],
+               opsets=(("", 13), ("test.kbugs", 1)))
+    y = graphcc.Session(m1, ops=ops, no_arena=True, guard=True).run({"x": x})[0]
+    np.testing.assert_allclose(y, -x + x.sum(axis=1, keepdims=True), rtol=1e-6)
     w = helper.make_tensor("w", F, [1, 32], np.ones(32, np.float32).tolist())
     m2 = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [("x", F, [1, 32])],
                [("y", F, [1, 32])], initializers=[w])
