@@ -380,7 +380,7 @@ class Session:
         state = {"path": self._path, "sha256": _sha256(self._path),
                  "pins": [tuple(x) for x in prog.origin()["libraries"]],
                  "threads": self._threads, "allow_changed_kernels": self._allow_changed,
-                 "debug": self._debug}
+                 "debug": self._debug, "no_arena": self._no_arena}
         return (_restore_session, (state,))
 
     def __repr__(self):
@@ -395,6 +395,7 @@ def _restore_session(state):
     s = Session.__new__(Session)
     s._closed = False
     s._threads = state["threads"]
+    s._no_arena = state.get("no_arena", False)
     s._debug = state["debug"]
     s._compare = False
     s._allow_changed = state["allow_changed_kernels"]
