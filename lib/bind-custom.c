@@ -616,7 +616,8 @@ static const gc_op_spec *find_op(binder *b, const gc_irnode *n, const gc_registr
 	else
 		bfail(b, GC_EUNSUPPORTED,
 		      "no op package provides '%s' in domain '%s'%s (no package for that domain "
-		      "is loaded: give one with --ops PKG.yaml)",
+		      "is loaded: give one in gc_compile_options.registry; graphcc: --ops "
+		      "PKG.yaml)",
 		      n->op_type, n->domain, ver);
 	return NULL;
 }

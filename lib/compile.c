@@ -189,8 +189,9 @@ static int apply_shapes(compiler *c)
 		}
 		if (!used)
 			return gc_error_set(c->err, GC_EINVAL,
-					    "%s: --shape names '%s', which is neither a graph input "
-					    "nor a symbolic dimension of one",
+					    "%s: gc_compile_options.shapes (graphcc: --shape) names "
+					    "'%s', which is neither a graph input nor a symbolic "
+					    "dimension of one",
 					    g->origin, o->name);
 	}
 	for (int32_t k = 0; k < g->n_inputs; k++) {
@@ -202,7 +203,8 @@ static int apply_shapes(compiler *c)
 				return gc_error_set(
 					c->err, GC_EINVAL,
 					"%s: input '%s' has dynamic dimension %d%s%s%s (shape %s): "
-					"give its size with an input file or --shape %s=...",
+					"give its size in gc_compile_options.shapes (graphcc: an "
+					"input file or --shape %s=...)",
 					g->origin, v->name, d, v->dim_names[d] ? " ('" : "",
 					v->dim_names[d] ? v->dim_names[d] : "",
 					v->dim_names[d] ? "')" : "",
@@ -252,8 +254,9 @@ static int unsupported(compiler *c, int32_t gi)
 				    "%s: %s: graphcc has no built-in op '%s' (opset %" PRId64 ")",
 				    c->g->origin, lb, n->op_type, gc_graph_opset(c->g, ""));
 	return gc_error_set(c->err, GC_EUNSUPPORTED,
-			    "%s: %s: no op package provides '%s' in domain '%s' (load one with "
-			    "--ops PKG.yaml)",
+			    "%s: %s: no op package provides '%s' in domain '%s' (load one into "
+			    "gc_compile_options.registry, gc_registry_load; graphcc: --ops "
+			    "PKG.yaml)",
 			    c->g->origin, lb, n->op_type, n->domain);
 }
 
@@ -617,7 +620,7 @@ static int check_output(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, int j
 	if ((uint64_t)nb > gc_limit_bytes())
 		return gc_kerr(k, GC_ELIMIT,
 			       "output %d of shape %s (%s) is over the size limit of %" PRIu64
-			       " bytes (GRAPHCC_MAX_BYTES)",
+			       " bytes (" GC_LIMIT_SETTING ")",
 			       j, gc_shape_str(o->dims, o->rank, a, sizeof a), gc_dtype_name(o->dtype),
 			       gc_limit_bytes());
 	if (gv && gv->has_info && gv->dtype != GC_DTYPE_UNDEFINED && gv->dtype != o->dtype)

@@ -222,7 +222,7 @@ static int check_plan(checker *c)
 		return gc_error_set(c->err, GC_ELIMIT,
 				    "%s: the program needs an activation arena of %" PRIu64
 				    " bytes, over the limit of %" PRIu64
-				    " (set GRAPHCC_MAX_BYTES to allow more)",
+				    " (raise " GC_LIMIT_SETTING " to allow more)",
 				    c->path, p->arena_bytes, gc_limit_bytes());
 	int32_t *first = gc_malloc(((size_t)nt + 1) * sizeof *first);
 	int32_t *last = gc_malloc(((size_t)nt + 1) * sizeof *last);

@@ -32,7 +32,11 @@ typedef struct rd {
 	size_t n, at;
 	const char *strings;
 	size_t n_strings;
-	const char *path;
+	const char *path; /* names the program in messages */
+	/* The folder relative library paths are taken in: the program file's
+	 * ("dir/", "" for a file named without one), or NULL (loaded from
+	 * memory without gc_load_options.program_dir). */
+	const char *dir;
 	gc_error *err;
 	gc_pool *pool;
 	const char *what; /* the record being read, for messages */
@@ -333,20 +337,70 @@ static int r_custom(rd *r, gc_custom *c)
 	return 0;
 }
 
-/* path as a library path of the program file: relative ones are relative
- * to the program's folder, never the current directory. */
-static const char *resolve_library(rd *r, const char *path)
+/* Where `path` lies under the folder (or file) `from`: the rest of path
+ * ("" or "/..."), or NULL. */
+static const char *path_under(const char *path, const char *from)
 {
-	const char *slash = strrchr(r->path, '/');
-	if (path[0] == '/' || !slash)
-		return gc_pool_strdup(r->pool, path);
-	size_t dl = (size_t)(slash - r->path) + 1, pl = strlen(path);
-	char *s = gc_pool_alloc(r->pool, dl + pl + 1);
-	if (s) {
-		memcpy(s, r->path, dl);
-		memcpy(s + dl, path, pl + 1);
+	size_t n = strlen(from);
+	while (n > 1 && from[n - 1] == '/')
+		n--;
+	if (n == 1 && from[0] == '/')
+		return path[0] == '/' ? path : NULL;
+	if (strncmp(path, from, n) || (path[n] && path[n] != '/'))
+		return NULL;
+	return path + n;
+}
+
+/* a then b, in the pool; NULL (and err) when out of memory. */
+static char *pool_cat(rd *r, const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+	char *s = gc_pool_alloc(r->pool, al + bl + 1);
+	if (!s) {
+		gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		return NULL;
 	}
+	memcpy(s, a, al);
+	memcpy(s + al, b, bl + 1);
 	return s;
+}
+
+/* The library the program records as `raw`, as a path to open: rewritten
+ * by the first entry of gc_load_options.library_map whose `from` holds it
+ * (as recorded, or as resolved), and a relative path taken relative to the
+ * program's folder (r->dir), never the current directory. NULL with err
+ * set when it cannot be. *how says what was done, for messages. */
+static const char *resolve_library(rd *r, const char *raw, char *how, size_t how_len)
+{
+	const gc_load_options *o = r->opt;
+	const char *path = raw, *resolved = raw[0] == '/' || !r->dir ? raw : pool_cat(r, r->dir, raw);
+	how[0] = 0;
+	if (!resolved)
+		return NULL;
+	for (int32_t i = 0; o && i < o->n_library_map; i++) {
+		const gc_path_map *m = &o->library_map[i];
+		const char *rest = path_under(raw, m->from);
+		if (!rest)
+			rest = path_under(resolved, m->from);
+		if (!rest)
+			continue;
+		if (!(path = pool_cat(r, m->to, rest)))
+			return NULL;
+		snprintf(how, how_len, " (recorded as %s, mapped by gc_load_options.library_map[%d] "
+			 "'%s' -> '%s')", raw, (int)i, m->from, m->to);
+		break;
+	}
+	if (path[0] == '/')
+		return path == raw ? pool_cat(r, "", raw) : path;
+	if (!r->dir) {
+		gc_error_set(r->err, GC_EINVAL,
+			     "%s: kernel library %s%s is relative to the program's folder, and a "
+			     "program loaded from memory has none: give gc_load_options.program_dir "
+			     "or a gc_load_options.library_map entry for it",
+			     r->path, path, how);
+		return NULL;
+	}
+	return pool_cat(r, r->dir, path);
 }
 
 /* A library that cannot be read or changed: refused, or only a warning
@@ -380,12 +434,15 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t want[32], have[32];
 		const char *raw;
+		char how[1200];
 		if (r_str(r, &raw, false) || take(r, want, 32))
 			return r->err->code;
-		const char *path = resolve_library(r, raw);
+		const char *path = resolve_library(r, raw, how, sizeof how);
+		if (!path)
+			return r->err->code;
 		char hw[65], hh[65];
 		gc_sha256_hex(want, hw);
-		if (!path || !(p->lib_sha[i] = gc_pool_strdup(p->pool, hw)))
+		if (!(p->lib_sha[i] = gc_pool_strdup(p->pool, hw)))
 			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 		r->pin_raw[i] = raw;
 		p->lib_paths[i] = path;
@@ -393,18 +450,19 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 		if (opt && opt->no_libraries && !opt->inspect_only)
 			return gc_error_set(r->err, GC_EINVAL,
 					    "%s: the program needs kernel library %s, and "
-					    "--no-libraries refuses every library",
+					    "gc_load_options.no_libraries (graphcc: --no-libraries) "
+					    "refuses every library",
 					    r->path, path);
 		gc_error e = { 0 };
 		if (opt && !opt->inspect_only &&
 		    gc_dynlib_check_dirs(path, opt->library_dirs, opt->n_library_dirs, &e))
 			return gc_error_set(r->err, e.code, "%s: %s", r->path, e.msg);
-		char msg[2048];
+		char msg[3072];
 		if (gc_sha256_file(path, have, &e)) {
 			snprintf(msg, sizeof msg,
-				 "%s: kernel library %s, which the program was compiled with, cannot "
+				 "%s: kernel library %s%s, which the program was compiled with, cannot "
 				 "be read: %s",
-				 r->path, path, e.msg);
+				 r->path, path, how, e.msg);
 			if (library_problem(r, GC_EIO, msg, false))
 				return r->err->code;
 			continue;
@@ -413,9 +471,9 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 			continue;
 		gc_sha256_hex(have, hh);
 		snprintf(msg, sizeof msg,
-			 "%s: kernel library %s changed since the program was compiled: SHA-256 "
+			 "%s: kernel library %s%s changed since the program was compiled: SHA-256 "
 			 "was %s, is now %s%s",
-			 r->path, path, hw, hh,
+			 r->path, path, how, hw, hh,
 			 opt && opt->allow_changed_kernels ? " (allowed by gc_load_options.allow_changed_kernels)"
 			 : opt && opt->inspect_only	   ? ""
 							   : " (compile the model again, or set "
@@ -870,6 +928,38 @@ int gc_is_program_file(const char *path)
 	return got && !memcmp(magic, GCB_MAGIC, 8);
 }
 
+/* The checks of gc_load_options that do not need the program. */
+static int check_load_options(const gc_load_options *o, gc_error *err)
+{
+	if (o->n_library_dirs < 0 || (o->n_library_dirs && !o->library_dirs))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_load_options.n_library_dirs is %d with library_dirs %s",
+				    (int)o->n_library_dirs, o->library_dirs ? "set" : "NULL");
+	for (int32_t i = 0; i < o->n_library_dirs; i++)
+		if (!o->library_dirs[i] || !o->library_dirs[i][0])
+			return gc_error_set(err, GC_EINVAL, "gc_load_options.library_dirs[%d] is %s",
+					    (int)i, o->library_dirs[i] ? "empty" : "NULL");
+	if (o->n_library_map < 0 || (o->n_library_map && !o->library_map))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_load_options.n_library_map is %d with library_map %s",
+				    (int)o->n_library_map, o->library_map ? "set" : "NULL");
+	for (int32_t i = 0; i < o->n_library_map; i++) {
+		const gc_path_map *m = &o->library_map[i];
+		if (!m->from || !m->from[0] || !m->to || !m->to[0])
+			return gc_error_set(err, GC_EINVAL,
+					    "gc_load_options.library_map[%d].%s is %s", (int)i,
+					    !m->from || !m->from[0] ? "from" : "to",
+					    (!m->from || !m->from[0] ? m->from : m->to) ? "empty" : "NULL");
+	}
+	if (o->program_dir && !o->program_dir[0])
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_load_options.program_dir is empty (NULL: none)");
+	return 0;
+}
+
+static int load_mapped(void *map, size_t len, const char *path, const char *dir,
+		       const gc_load_options *opt, gc_program **out, gc_error *err);
+
 int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program **out,
 		    gc_error *err)
 {
@@ -877,9 +967,9 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	*out = NULL;
 	GC_ARG_NONNULL(err, path);
 	gc_load_options lo;
-	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err))
+	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err) ||
+	    check_load_options(&lo, err))
 		return err->code;
-	const gc_load_options *opt = &lo;
 	int fd;
 	uint64_t size;
 	if (gc_open_regular(path, &fd, &size, err))
@@ -894,6 +984,67 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	close(fd);
 	if (map == MAP_FAILED)
 		return gc_error_set(err, GC_EIO, "%s: cannot map: %s", path, strerror(errno));
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	char *dir = gc_malloc(dl + 1);
+	if (!dir) {
+		munmap(map, len);
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	}
+	memcpy(dir, path, dl);
+	dir[dl] = 0;
+	int rc = load_mapped(map, len, path, dir, &lo, out, err);
+	gc_free(dir);
+	return rc;
+}
+
+int gc_program_load_mem(const void *buf, size_t len, const char *name,
+			const gc_load_options *opt_in, gc_program **out, gc_error *err)
+{
+	GC_ARG_NONNULL(err, out);
+	*out = NULL;
+	GC_ARG_NONNULL(err, buf);
+	gc_load_options lo;
+	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err) ||
+	    check_load_options(&lo, err))
+		return err->code;
+	if (!name)
+		name = "(program in memory)";
+	if (len < GCB_HEADER_SIZE)
+		return gc_error_set(err, GC_EINVAL, "%s: not a graphcc program (%zu bytes, too short)",
+				    name, len);
+	if ((uint64_t)len > gc_limit_bytes())
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: the program is %zu bytes, over the limit of %" PRIu64
+				    " (" GC_LIMIT_SETTING ")",
+				    name, len, gc_limit_bytes());
+	/* A copy of its own, page-aligned as a mapped file is (the weights are
+	 * used in place, aligned), read-only as one. */
+	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return gc_error_set(err, GC_ENOMEM, "%s: cannot allocate %zu bytes: %s", name, len,
+				    strerror(errno));
+	memcpy(map, buf, len);
+	mprotect(map, len, PROT_READ);
+	char *dir = NULL;
+	if (lo.program_dir) {
+		size_t dl = strlen(lo.program_dir);
+		if (!(dir = gc_malloc(dl + 2))) {
+			munmap(map, len);
+			return gc_error_set(err, GC_ENOMEM, "%s: out of memory", name);
+		}
+		memcpy(dir, lo.program_dir, dl);
+		strcpy(dir + dl, lo.program_dir[dl - 1] == '/' ? "" : "/");
+	}
+	int rc = load_mapped(map, len, name, dir, &lo, out, err);
+	gc_free(dir);
+	return rc;
+}
+
+/* Takes map (len bytes, owned from here on: the program unmaps it). */
+static int load_mapped(void *map, size_t len, const char *path, const char *dir,
+		       const gc_load_options *opt, gc_program **out, gc_error *err)
+{
 	gc_program *p = gc_program_alloc();
 	if (!p) {
 		munmap(map, len);
@@ -948,8 +1099,8 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	}
 	p->format_version = h.format_version;
 	p->graphcc_version = gc_pool_strdup(p->pool, ver);
-	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .err = err,
-		 .pool = p->pool, .what = "string table", .opt = opt };
+	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .dir = dir,
+		 .err = err, .pool = p->pool, .what = "string table", .opt = opt };
 	uint32_t nstr;
 	if ((rc = r_u32(&r, &nstr)))
 		goto fail;

@@ -107,7 +107,7 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 		gc_session_free(s);
 		return gc_error_set(err, GC_ELIMIT,
 				    "the program needs an activation arena of %" PRIu64
-				    " bytes, over the limit of %" PRIu64 " (GRAPHCC_MAX_BYTES)",
+				    " bytes, over the limit of %" PRIu64 " (" GC_LIMIT_SETTING ")",
 				    p->arena_bytes, gc_limit_bytes());
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
@@ -279,7 +279,7 @@ static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *
 		if (total > gc_limit_bytes())
 			return gc_error_set(err, GC_ELIMIT,
 					    "input '%s': its strings hold more than %" PRIu64
-					    " bytes (GRAPHCC_MAX_BYTES)",
+					    " bytes (" GC_LIMIT_SETTING ")",
 					    pt->name, gc_limit_bytes());
 	}
 	gc_dynbuf fresh = { 0 }, *block = aliased ? &fresh : held;

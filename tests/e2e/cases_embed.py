@@ -5,7 +5,20 @@
                                takes) runs on this CPU's fast path, and
   embed/cpu-cross/fast-to-ref  the other way round; both equal the .onnx run on
                                the running path (max abs error <= 1e-5 * max|y|)
+  embed/moved/map-library      a .gcb and its package installed in other folders
+                               runs with --map-library FROM=TO (gc_load_options.
+                               library_map) bit-identically to before the move;
+                               refused without it, and refused when the mapped
+                               library's SHA-256 differs
+  embed/no-getenv              no runtime source reads the environment except
+                               gc_runtime_init (runtime/init.c) and the opt-in
+                               OPENBLAS_CORETYPE choice (runtime/blas.c): a
+                               kernel reading GRAPHCC_* would change a host's
+                               behaviour behind gc_init_options
 """
+import glob
+import re
+import shutil
 import os
 import subprocess
 
@@ -61,5 +74,75 @@ def cpu_cross(ctx, compile_ref):
     return ("embed/cpu-cross/" + tag, fn)
 
 
+def moved(ctx):
+    def fn():
+        d = run.fresh_dir(os.path.join(ctx.out, "embed", "moved"))
+        a, b, inst = (os.path.join(d, p) for p in ("a", "b", os.path.join("opt", "demo-2")))
+        os.makedirs(b)
+        shutil.copytree(os.path.join(ctx.plugins, "demo"), os.path.join(a, "pkg"))
+        model = os.path.join(ctx.root, "models", "demo", "model.onnx")
+        x = os.path.join(d, "x.npy")
+        np.save(x, np.random.default_rng(5).standard_normal((1, 3, 64, 64)).astype(np.float32))
+        gcb = os.path.join(a, "m.gcb")
+        rc, err = _run(ctx, ["compile", model, "--ops", os.path.join(a, "pkg", "demo.yaml"),
+                             "-o", gcb], False)
+        if rc != 0:
+            return run.Result(False, "compile: " + run.describe_rc(rc), err)
+        ys = []
+
+        def go(prog, extra, tag):
+            od = os.path.join(d, tag)
+            rc, err = _run(ctx, ["run", prog, "--input", "x=" + x, "--output-dir", od] + extra,
+                           False)
+            if rc == 0:
+                ys.append(np.load(os.path.join(od, "y.npy")))
+            return rc, err
+        rc, err = go(gcb, [], "before")
+        if rc != 0:
+            return run.Result(False, "run before the move: " + run.describe_rc(rc), err)
+        os.rename(gcb, os.path.join(b, "m.gcb"))
+        os.renames(os.path.join(a, "pkg"), inst)
+        gcb = os.path.join(b, "m.gcb")
+        rc, err = go(gcb, [], "unmapped")
+        if rc != 1 or "cannot be read" not in err:
+            return run.Result(False, "moved, no map: %s (want exit 1, 'cannot be read')"
+                              % run.describe_rc(rc), err)
+        rc, err = go(gcb, ["--map-library", "pkg=../opt/demo-2"], "mapped")
+        if rc != 0:
+            return run.Result(False, "moved, mapped: " + run.describe_rc(rc), err)
+        if len(ys) != 2 or ys[0].tobytes() != ys[1].tobytes():
+            return run.Result(False, "the moved program's output differs from before the move")
+        with open(os.path.join(inst, "lib", "libdemo_kernels.so"), "ab") as f:
+            f.write(b"x")
+        rc, err = go(gcb, ["--map-library", "pkg=../opt/demo-2"], "changed")
+        if rc != 1 or "changed since the program was compiled" not in err or \
+                "library_map[0]" not in err:
+            return run.Result(False, "mapped to a changed library: %s (want exit 1, "
+                              "'changed since')" % run.describe_rc(rc), err)
+        return run.Result(True, "mapped: bit-identical; unmapped and changed: refused")
+    return ("embed/moved/map-library", fn)
+
+
+def no_getenv(ctx):
+    allowed = {"runtime/init.c": None, "runtime/blas.c": "OPENBLAS_CORETYPE"}
+
+    def fn():
+        bad = []
+        for path in sorted(glob.glob(os.path.join(ctx.root, "runtime", "**", "*.c"),
+                                     recursive=True)):
+            rel = os.path.relpath(path, ctx.root)
+            with open(path, encoding="utf-8") as f:
+                for no, line in enumerate(f, 1):
+                    m = re.search(r"\b(secure_)?getenv\s*\(\s*\"?([A-Z_]*)", line)
+                    if not m or rel in allowed and allowed[rel] in (None, m.group(2)):
+                        continue
+                    bad.append("%s:%d: %s" % (rel, no, line.strip()))
+        if bad:
+            return run.Result(False, "the runtime reads the environment outside "
+                              "gc_runtime_init", "\n".join(bad))
+        return run.Result(True, "only runtime/init.c (and blas.c's opt-in) call getenv")
+    return ("embed/no-getenv", fn)
+
+
 def cases(ctx):
-    return [cpu_cross(ctx, True), cpu_cross(ctx, False)]
+    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), no_getenv(ctx)]
