@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "debug-impl.h"
+#include "session-impl.h"
 
 #define NAME_MAX_KEEP 100
 
@@ -177,10 +178,11 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 			gc_shape_str(t->dims, t->rank, shape, sizeof shape));
 		unsigned dt = (unsigned)t->dtype < GC_DTYPE_COUNT ? (unsigned)t->dtype : 0;
 		if (!d->noted[dt])
-			fprintf(stderr,
-				"graphcc: --dump-dir: %s tensors that cannot be written as .npy "
-				"are skipped (marked '-' in tensors.tsv), first '%s': %s\n",
-				gc_dtype_name(t->dtype), name, local.msg);
+			gc_log(&s->log, GC_LOG_WARNING,
+			       "gc_debug_options.dump_dir (--dump-dir): %s tensors that cannot be "
+			       "written as .npy are skipped (marked '-' in tensors.tsv), first "
+			       "'%s': %s",
+			       gc_dtype_name(t->dtype), name, local.msg);
 		d->noted[dt] = true;
 	} else if (rc) {
 		return gc_error_set(err, rc, "--dump-dir: tensor '%s': %s", name, local.msg);
