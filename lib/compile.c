@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "plan-memory.h"
 #include "bind-custom.h"
@@ -1064,12 +1065,53 @@ out:
 	return rc;
 }
 
+/* What gc_compile_options holds, before anything reads it. */
+static int check_compile_options(const gc_compile_options *o, gc_error *err)
+{
+	if (o->n_shapes < 0 || (o->n_shapes && !o->shapes))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_compile_options.n_shapes is %d with shapes %s",
+				    (int)o->n_shapes, o->shapes ? "set" : "NULL");
+	if (o->n_input_values < 0 || (o->n_input_values && !o->input_values))
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_compile_options.n_input_values is %d with input_values %s",
+				    (int)o->n_input_values, o->input_values ? "set" : "NULL");
+	for (int32_t i = 0; i < o->n_shapes; i++) {
+		const gc_shape_override *s = &o->shapes[i];
+		if (!s->name || !s->name[0])
+			return gc_error_set(err, GC_EINVAL, "gc_compile_options.shapes[%d].name is %s",
+					    (int)i, s->name ? "empty" : "NULL");
+		gc_tensor t = { .rank = s->rank };
+		memcpy(t.dims, s->dims, sizeof t.dims);
+		char what[300];
+		snprintf(what, sizeof what, "gc_compile_options.shapes[%d] ('%s')", (int)i, s->name);
+		if (gc_tensor_check_shape(&t, what, err))
+			return err->code;
+	}
+	for (int32_t i = 0; i < o->n_input_values; i++) {
+		char what[300];
+		const gc_input_value *v = &o->input_values[i];
+		if (!v->name)
+			return gc_error_set(err, GC_EINVAL,
+					    "gc_compile_options.input_values[%d].name is NULL", (int)i);
+		snprintf(what, sizeof what, "gc_compile_options.input_values[%d] ('%s')", (int)i,
+			 v->name);
+		if (gc_api_check_tensor(v->value, "gc_compile", what, err))
+			return err->code;
+	}
+	return 0;
+}
+
 int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
 	       gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, g);
 	gc_compile_options o;
-	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err))
+	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err) ||
+	    check_compile_options(&o, err))
 		return err->code;
 	compiler c = { .opt = &o, .backend = gc_backend_find(o.backend), .err = err };
 	if (!c.backend) {
@@ -1090,6 +1132,11 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 
 void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 {
+	if (!st)
+		return;
+	memset(st, 0, sizeof *st);
+	if (!p)
+		return;
 	st->n_nodes = p->n_nodes;
 	st->n_tensors = p->n_tensors;
 	st->arena_bytes = p->arena_bytes;
@@ -1100,5 +1147,9 @@ void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 int gc_op_is_builtin(const char *domain, const char *op_type)
 {
 	/* (or a lowering pass replaces its nodes by built-in ones) */
+	if (!op_type)
+		return 0;
+	if (!domain)
+		domain = "";
 	return gc_op_lookup(domain, op_type) != GC_OP_NONE || gc_ir_is_lowered(domain, op_type);
 }

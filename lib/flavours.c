@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "graph-impl.h"
 #include "package-impl.h"
@@ -721,6 +722,7 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report, dou
 	gc_flavours_summary own;
 	if (!err)
 		err = &local;
+	GC_ARG_NONNULL(err, s);
 	if (!sum)
 		sum = &own;
 	memset(sum, 0, sizeof *sum);

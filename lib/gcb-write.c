@@ -8,6 +8,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "strmap.h"
 
@@ -348,6 +349,9 @@ static char *relative_path(const char *path, const char *file)
 
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, p);
+	GC_ARG_NONNULL(err, path);
 	writer w = { .err = err };
 	buf weights = { 0 };
 	int rc = 0;

@@ -18,6 +18,7 @@
 
 #include <graphcc/debug.h>
 
+#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "manifest-tests.h"
 #include "package-impl.h"
@@ -754,6 +755,10 @@ static void note(void *user, const char *msg)
 int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			gc_selftest_counts *counts, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, manifest);
+	GC_ARG_NONNULL(err, out);
+	GC_ARG_NONNULL(err, counts);
 	gc_package *pkg = NULL;
 	gc_registry *reg = NULL;
 	gc_pool *pool = NULL;
@@ -812,6 +817,8 @@ done:
 
 int gc_selftest_check(const char *manifest, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, manifest);
 	gc_package *pkg = NULL;
 	int rc = gc_manifest_parse(manifest, &pkg, NULL, NULL, err);
 	gc_package_free(pkg);

@@ -16,6 +16,13 @@
 					    #arg);                                                 \
 	} while (0)
 
+/* err may be NULL in every API call: then a local one takes the message
+ * (the code is still returned). Put first in the function. */
+#define GC_ERR_OR_LOCAL(err)                                                                       \
+	gc_error err##_local_ = { 0 };                                                             \
+	if (!(err))                                                                                \
+	(err) = &err##_local_
+
 /* A tensor's rank and dims as the API accepts them: rank 0..GC_MAX_RANK
  * and no negative dim (values, whose rank is 0, included). `what` names
  * the tensor in the message. */
