@@ -198,6 +198,16 @@ static int apply_shapes(compiler *c)
 	for (int32_t k = 0; k < g->n_inputs; k++) {
 		const gc_value *v = &g->values[g->inputs[k]];
 		vstate *s = &c->vs[g->inputs[k]];
+		bool dynamic = false;
+		for (int d = 0; d < v->rank && opt && opt->dynamic_dims; d++)
+			dynamic |= s->t.dims[d] < 0 && !gc_dtype_is_value(s->t.dtype);
+		if (dynamic) {
+			/* Its size comes with each run: the nodes it feeds are
+			 * prepared then, once per new shape (the session caches
+			 * what it planned). */
+			s->dynamic = true;
+			continue;
+		}
 		for (int d = 0; d < v->rank; d++)
 			if (s->t.dims[d] < 0) {
 				char a[160];
@@ -205,7 +215,8 @@ static int apply_shapes(compiler *c)
 					c->err, GC_EINVAL,
 					"%s: input '%s' has dynamic dimension %d%s%s%s (shape %s): "
 					"give its size in gc_compile_options.shapes (graphcc: an "
-					"input file or --shape %s=...)",
+					"input file or --shape %s=...), or keep it dynamic with "
+					"gc_compile_options.dynamic_dims (graphcc: --dynamic)",
 					g->origin, v->name, d, v->dim_names[d] ? " ('" : "",
 					v->dim_names[d] ? v->dim_names[d] : "",
 					v->dim_names[d] ? "')" : "",
@@ -470,9 +481,12 @@ static int check_io(compiler *c, int32_t gi, gc_node *pn, const gc_op_info *info
 					    gc_node_label(g, gi, lb, sizeof lb), j, vs->name,
 					    gc_dtype_is_value(vs->t.dtype) ? "a "
 									   : "a tensor whose shape is "
-									     "only known at run time, ",
+									     "only known at run time",
 					    gc_dtype_is_value(vs->t.dtype) ? gc_dtype_name(vs->t.dtype) : "",
-					    custom ? "op packages take tensors of known shapes"
+					    custom ? "op packages take tensors of known shapes (a "
+						     "dynamic dimension reaches built-in ops only: "
+						     "fix its size with gc_compile_options.shapes, "
+						     "graphcc --shape)"
 						   : "this op takes tensors");
 	}
 	return 0;
@@ -1096,6 +1110,8 @@ static int check_compile_options(const gc_compile_options *o, gc_error *err)
 					    "gc_compile_options.input_values[%d].name is NULL", (int)i);
 		snprintf(what, sizeof what, "gc_compile_options.input_values[%d] ('%s')", (int)i,
 			 v->name);
+		if (v->value && gc_dtype_is_value(v->value->dtype) && v->value->data)
+			continue; /* a sequence or optional (checked when it is read) */
 		if (gc_api_check_tensor(v->value, "gc_compile", what, err))
 			return err->code;
 	}

@@ -656,7 +656,7 @@ static int sequence_value(const Onnx__SequenceProto *sp, gc_dtype elem, const ch
 			gc_value_release(out);
 			return gc_error_set(err, GC_ELIMIT,
 					    "%s: the sequence is over the size limit of %" PRIu64
-					    " bytes (GRAPHCC_MAX_BYTES)",
+					    " bytes (" GC_LIMIT_SETTING ")",
 					    path, gc_limit_bytes());
 		}
 	}

@@ -148,13 +148,16 @@ static int r_type(rd *r, gc_tensor *t, bool dynamic)
 		return 0;
 	if (t->rank < 0 || t->rank > GC_MAX_RANK)
 		return bad(r, "rank %d is out of range", t->rank);
+	bool unknown = false;
 	for (int i = 0; i < t->rank; i++) {
 		if (r_i64(r, &t->dims[i]))
 			return r->err->code;
-		if (t->dims[i] < 0)
+		/* (-1: a dynamic tensor's dimension of unknown size) */
+		if (t->dims[i] < 0 && !(dynamic && t->dims[i] == -1))
 			return bad(r, "negative dimension %" PRId64, t->dims[i]);
+		unknown |= t->dims[i] < 0;
 	}
-	if (gc_tensor_nbytes(t) < 0)
+	if (!unknown && gc_tensor_nbytes(t) < 0)
 		return bad(r, "a tensor's size overflows");
 	return 0;
 }

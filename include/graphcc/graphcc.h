@@ -228,6 +228,14 @@ typedef struct gc_compile_options {
 	 * selection still run; an operation without that flavour for the
 	 * backend is an error naming the flavours it has. */
 	const char *flavour;
+	/* Non-zero: a graph input's dimension of unknown size (a symbolic
+	 * one such as ONNX's dim_param "N", or -1) that `shapes` does not fix
+	 * stays dynamic: the program runs on any size there (the input's
+	 * description shows -1), the nodes it reaches are prepared when a
+	 * session first sees a new input shape, and the session keeps what
+	 * it planned per shape. Zero: such a dimension is refused. (graphcc
+	 * compile --dynamic.) */
+	int dynamic_dims;
 } gc_compile_options;
 
 /*

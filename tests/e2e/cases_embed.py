@@ -10,6 +10,12 @@
                                library_map) bit-identically to before the move;
                                refused without it, and refused when the mapped
                                library's SHA-256 differs
+  embed/dynamic/torch-cnn      a PyTorch CNN exported with dynamic_axes (batch N,
+                               a Reshape to (N, -1)) compiled once with --dynamic
+                               runs N = 1, 3, 8 from one .gcb: outputs equal
+                               torch's (max abs error <= 1e-5); a wrong channel
+                               count is refused naming the input; without
+                               --dynamic the compile names the symbolic dim
   embed/no-getenv              no runtime source reads the environment except
                                gc_runtime_init (runtime/init.c) and the opt-in
                                OPENBLAS_CORETYPE choice (runtime/blas.c): a
@@ -123,6 +129,71 @@ def moved(ctx):
     return ("embed/moved/map-library", fn)
 
 
+_TORCH_CNN = r"""
+import sys, numpy as np, torch
+torch.manual_seed(0)
+class M(torch.nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        s.c2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        s.fc = torch.nn.Linear(16 * 8 * 8, 10)
+    def forward(s, x):
+        y = torch.relu(s.c1(x))
+        y = torch.relu(s.c2(y))
+        return torch.softmax(s.fc(y.reshape(y.shape[0], -1)), -1)
+m = M().eval()
+d = sys.argv[1]
+torch.onnx.export(m, torch.randn(2, 3, 16, 16), d + "/cnn.onnx", input_names=["x"],
+                  output_names=["y"], dynamic_axes={"x": {0: "N"}, "y": {0: "N"}},
+                  opset_version=13)
+with torch.no_grad():
+    for n in (1, 3, 8):
+        x = np.random.default_rng(n).standard_normal((n, 3, 16, 16)).astype(np.float32)
+        np.save(d + "/x%d.npy" % n, x)
+        np.save(d + "/ref%d.npy" % n, m(torch.from_numpy(x)).numpy())
+"""
+
+
+def dynamic_torch(ctx):
+    def fn():
+        d = run.fresh_dir(os.path.join(ctx.out, "embed", "dynamic"))
+        p = subprocess.run(["/usr/bin/python3", "-c", _TORCH_CNN, d], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=run.TIMEOUT)
+        if p.returncode != 0:
+            return run.Result(False, "torch export failed", run._txt(p.stderr))
+        model, gcb = os.path.join(d, "cnn.onnx"), os.path.join(d, "cnn.gcb")
+        rc, err = _run(ctx, ["compile", model, "-o", gcb], False)
+        if rc != 1 or "dynamic dimension 0 ('N')" not in err or "--dynamic" not in err:
+            return run.Result(False, "compile without --dynamic: %s (want exit 1 naming 'N' "
+                              "and --dynamic)" % run.describe_rc(rc), err)
+        rc, err = _run(ctx, ["compile", model, "--dynamic", "-o", gcb], False)
+        if rc != 0:
+            return run.Result(False, "compile --dynamic: " + run.describe_rc(rc), err)
+        worst = 0.0
+        for n in (1, 3, 8):
+            od = os.path.join(d, "out%d" % n)
+            rc, err = _run(ctx, ["run", gcb, "--input", "x=" + os.path.join(d, "x%d.npy" % n),
+                                 "--output-dir", od], False)
+            if rc != 0:
+                return run.Result(False, "run N=%d: %s" % (n, run.describe_rc(rc)), err)
+            y, ref = np.load(os.path.join(od, "y.npy")), np.load(os.path.join(d, "ref%d.npy" % n))
+            if y.shape != ref.shape:
+                return run.Result(False, "N=%d: shape %s, torch %s" % (n, y.shape, ref.shape))
+            worst = max(worst, float(np.abs(y - ref).max()))
+        if not worst <= 1e-5:
+            return run.Result(False, "max abs error %g > 1e-5" % worst)
+        bad = os.path.join(d, "bad.npy")
+        np.save(bad, np.zeros((2, 4, 16, 16), np.float32))
+        rc, err = _run(ctx, ["run", gcb, "--input", "x=" + bad, "--output-dir",
+                             os.path.join(d, "bad")], False)
+        if rc != 1 or "input 'x'" not in err:
+            return run.Result(False, "4 channels: %s (want exit 1 naming input 'x')"
+                              % run.describe_rc(rc), err)
+        return run.Result(True, "N = 1, 3, 8 from one .gcb: max abs error %g" % worst)
+    return ("embed/dynamic/torch-cnn", fn)
+
+
 def no_getenv(ctx):
     allowed = {"runtime/init.c": None, "runtime/blas.c": "OPENBLAS_CORETYPE"}
 
@@ -145,4 +216,5 @@ def no_getenv(ctx):
 
 
 def cases(ctx):
-    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), no_getenv(ctx)]
+    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx),
+            no_getenv(ctx)]

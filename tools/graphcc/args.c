@@ -231,6 +231,7 @@ static const cli_option options[] = {
 	{ "--ops", NULL, OPT_OPS, true, add_ops, 0 },
 	{ "--backend", NULL, OPT_OPS, true, set_string, FIELD(backend) },
 	{ "--shape", NULL, OPT_SHAPE, true, add_shape, 0 },
+	{ "--dynamic", NULL, OPT_SHAPE, false, set_flag, FIELD(dynamic) },
 	{ "--no-fold", NULL, OPT_NO_FOLD, false, set_flag, FIELD(no_fold) },
 	{ "--no-optimize", NULL, OPT_NO_FOLD, false, set_flag, FIELD(no_optimize) },
 	{ "--output", "-o", OPT_OUT, true, set_string, FIELD(out) },
@@ -358,7 +359,8 @@ gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg
 {
 	return (gc_compile_options){ .shapes = o->shapes, .n_shapes = o->n_shapes,
 				     .no_fold = o->no_fold, .no_optimize = o->no_optimize,
-				     .registry = reg, .backend = o->backend };
+				     .registry = reg, .backend = o->backend,
+				     .dynamic_dims = o->dynamic };
 }
 
 bool cli_is_program(const char *path)

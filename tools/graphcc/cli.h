@@ -48,6 +48,7 @@ typedef struct cli_opts {
 	int threads;
 	int repeat;
 	bool no_fold, no_optimize;
+	bool dynamic; /* --dynamic: symbolic input dims stay dynamic */
 	bool quiet;
 	const char *out;	   /* -o */
 	const char *backend;	   /* --backend (NULL: the default) */

@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"usage: graphcc COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]... [-o OUT.gcb]\n"
+	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]... [--dynamic] [-o OUT.gcb]\n"
 	"      check and bind every node; show each custom node's kernel; save\n"
 	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
 	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
