@@ -4,7 +4,6 @@
  * argument, never a crash in the host (issue 18). */
 #include <inttypes.h>
 
-#include "../runtime/api-check.h"
 #include "graph-impl.h"
 
 int gc_api_check_tensor(const gc_tensor *t, const char *fn, const char *what, gc_error *err)

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "plan-memory.h"
 #include "bind-custom.h"
@@ -1082,14 +1081,10 @@ out:
 /* What gc_compile_options holds, before anything reads it. */
 static int check_compile_options(const gc_compile_options *o, gc_error *err)
 {
-	if (o->n_shapes < 0 || (o->n_shapes && !o->shapes))
-		return gc_error_set(err, GC_EINVAL,
-				    "gc_compile_options.n_shapes is %d with shapes %s",
-				    (int)o->n_shapes, o->shapes ? "set" : "NULL");
-	if (o->n_input_values < 0 || (o->n_input_values && !o->input_values))
-		return gc_error_set(err, GC_EINVAL,
-				    "gc_compile_options.n_input_values is %d with input_values %s",
-				    (int)o->n_input_values, o->input_values ? "set" : "NULL");
+	if (gc_arg_list(o->n_shapes, o->shapes, "gc_compile_options", "shapes", err) ||
+	    gc_arg_list(o->n_input_values, o->input_values, "gc_compile_options", "input_values",
+			err))
+		return err->code;
 	for (int32_t i = 0; i < o->n_shapes; i++) {
 		const gc_shape_override *s = &o->shapes[i];
 		if (!s->name || !s->name[0])

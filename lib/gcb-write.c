@@ -8,7 +8,6 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "strmap.h"
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 
 #define GROW(g, arr, n, cap)                                                   \

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "graph-impl.h"
 #include "onnx.pb-c.h"

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "graph-impl.h"
 #include "onnx-tensor.h"

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "elf-check.h"
 #include "package-impl.h"
@@ -217,7 +216,7 @@ static int elf_sym(const gc_elf *e, const char *path, const char *sym, gc_error 
 		return 0;
 	return gc_error_set(err, GC_EINVAL,
 			    "library %s has no symbol '%s' (its exported symbols were read from "
-			    "the file; --dry-run loads nothing)",
+			    "the file; gc_registry_options.dry_run, --dry-run, loads nothing)",
 			    path, sym);
 }
 

@@ -18,7 +18,6 @@
 
 #include <graphcc/debug.h>
 
-#include "../runtime/api-check.h"
 #include "../runtime/build.h"
 #include "manifest-tests.h"
 #include "package-impl.h"

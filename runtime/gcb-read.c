@@ -931,21 +931,18 @@ int gc_is_program_file(const char *path)
 	return got && !memcmp(magic, GCB_MAGIC, 8);
 }
 
-/* The checks of gc_load_options that do not need the program. */
-static int check_load_options(const gc_load_options *o, gc_error *err)
+/* The caller's gc_load_options into *o, checked as far as they can be
+ * without the program. */
+static int load_options(gc_load_options *o, const gc_load_options *opt_in, gc_error *err)
 {
-	if (o->n_library_dirs < 0 || (o->n_library_dirs && !o->library_dirs))
-		return gc_error_set(err, GC_EINVAL,
-				    "gc_load_options.n_library_dirs is %d with library_dirs %s",
-				    (int)o->n_library_dirs, o->library_dirs ? "set" : "NULL");
+	if (gc_options_copy(o, sizeof *o, opt_in, "gc_load_options", err) ||
+	    gc_arg_list(o->n_library_dirs, o->library_dirs, "gc_load_options", "library_dirs", err) ||
+	    gc_arg_list(o->n_library_map, o->library_map, "gc_load_options", "library_map", err))
+		return err->code;
 	for (int32_t i = 0; i < o->n_library_dirs; i++)
 		if (!o->library_dirs[i] || !o->library_dirs[i][0])
 			return gc_error_set(err, GC_EINVAL, "gc_load_options.library_dirs[%d] is %s",
 					    (int)i, o->library_dirs[i] ? "empty" : "NULL");
-	if (o->n_library_map < 0 || (o->n_library_map && !o->library_map))
-		return gc_error_set(err, GC_EINVAL,
-				    "gc_load_options.n_library_map is %d with library_map %s",
-				    (int)o->n_library_map, o->library_map ? "set" : "NULL");
 	for (int32_t i = 0; i < o->n_library_map; i++) {
 		const gc_path_map *m = &o->library_map[i];
 		if (!m->from || !m->from[0] || !m->to || !m->to[0])
@@ -970,8 +967,7 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	*out = NULL;
 	GC_ARG_NONNULL(err, path);
 	gc_load_options lo;
-	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err) ||
-	    check_load_options(&lo, err))
+	if (load_options(&lo, opt_in, err))
 		return err->code;
 	int fd;
 	uint64_t size;
@@ -1008,8 +1004,7 @@ int gc_program_load_mem(const void *buf, size_t len, const char *name,
 	*out = NULL;
 	GC_ARG_NONNULL(err, buf);
 	gc_load_options lo;
-	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err) ||
-	    check_load_options(&lo, err))
+	if (load_options(&lo, opt_in, err))
 		return err->code;
 	if (!name)
 		name = "(program in memory)";

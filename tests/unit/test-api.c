@@ -40,16 +40,6 @@ static gc_program *two_input_program(void)
 
 static float x_data[6] = { -1, 2, -3, 4, -5, 6 };
 
-#define EXPECT_EINVAL(call, needle)                                                                \
-	do {                                                                                       \
-		gc_error e_ = { 0 };                                                               \
-		gc_error *err = &e_;                                                               \
-		(void)err;                                                                         \
-		CHECK_INT((call), GC_EINVAL);                                                      \
-		CHECK_INT(e_.code, GC_EINVAL);                                                     \
-		CHECK_CONTAINS(e_.msg, needle);                                                    \
-	} while (0)
-
 /* Every function of runtime.h and debug.h with NULL where it takes a
  * pointer (the list is runtime/libgraphcc-runtime.map). */
 static void test_null_arguments(void)

@@ -698,22 +698,35 @@ static void *cancel_later(void *arg)
 /* A loop that would run for hours stops at the cancel flag another thread
  * sets, or at the deadline, between two nodes of its body: GC_ECANCELED
  * naming the Loop node and the body's node; the session runs again after. */
-static void test_loop_canceled_or_past_deadline(void)
+/* A session of loop_graph(false) running *m iterations from s0 by a,
+ * its inputs set (compiled into *p); NULL on failure (err says why). */
+static gc_session *loop_session(const gc_session_options *so, gc_program **p, int64_t *m,
+				float *s0, float *a)
 {
 	memset(&err, 0, sizeof err);
 	gc_graph *g = loop_graph(false);
-	gc_program *p;
-	CHECK_INT(gc_compile(g, NULL, &p, &err), 0);
+	gc_session *s = NULL;
+	int rc = gc_compile(g, NULL, p, &err);
 	gc_graph_free(g);
-	gc_session *s;
+	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2), mt = scalar_i64(m);
+	if (rc || gc_session_new(*p, so, &s, &err) || gc_session_set_input(s, 0, &mt, &err) ||
+	    gc_session_set_input(s, 1, &st, &err) || gc_session_set_input(s, 2, &at, &err)) {
+		fprintf(stderr, "loop_session: %s\n", err.msg);
+		gc_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void test_loop_canceled_or_past_deadline(void)
+{
+	gc_program *p = NULL;
 	gc_session_options so = { .name = "loop-session" };
-	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
 	float s0[2] = { 1, 10 }, a[2] = { 0.5f, -2 };
 	int64_t m = (int64_t)1 << 40;
-	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2), mt = scalar_i64(&m);
-	CHECK_INT(gc_session_set_input(s, 0, &mt, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 1, &st, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 2, &at, &err), 0);
+	gc_tensor mt = scalar_i64(&m);
+	gc_session *s = loop_session(&so, &p, &m, s0, a);
+	CHECK(s);
 	int cancel = 0;
 	pthread_t th;
 	CHECK_INT(pthread_create(&th, NULL, cancel_later, &cancel), 0);
@@ -762,20 +775,13 @@ static void timeout_report(void *user, const char *report)
  * runs again. */
 static void test_debug_timeout_cancels(void)
 {
-	memset(&err, 0, sizeof err);
-	gc_graph *g = loop_graph(false);
-	gc_program *p;
-	CHECK_INT(gc_compile(g, NULL, &p, &err), 0);
-	gc_graph_free(g);
-	gc_session *s;
+	gc_program *p = NULL;
 	gc_session_options so = { .name = "timed", .log = timeout_log, .log_user = &timeout_logged };
-	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
 	float s0[2] = { 1, 10 }, a[2] = { 0.5f, -2 };
 	int64_t m = (int64_t)1 << 40;
-	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2), mt = scalar_i64(&m);
-	CHECK_INT(gc_session_set_input(s, 0, &mt, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 1, &st, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 2, &at, &err), 0);
+	gc_tensor mt = scalar_i64(&m);
+	gc_session *s = loop_session(&so, &p, &m, s0, a);
+	CHECK(s);
 	gc_debug_options d = { .timeout_seconds = 0.05 };
 	int64_t t0 = gc_now_ns();
 	CHECK_INT(gc_session_run_debug(s, &d, &err), GC_ECANCELED);
