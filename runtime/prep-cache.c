@@ -19,28 +19,6 @@ void gc_prep_cache_free(gc_prep_cache *c, int32_t n_out)
 	}
 }
 
-/* Whether t's value goes into the key: a small non-constant input that may
- * steer shapes. */
-static bool keyed_value(const gc_ptensor *pt, const gc_tensor *t)
-{
-	if (pt->storage == GC_STORAGE_CONST || !t->data)
-		return false;
-	int64_t n = gc_tensor_numel(t);
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-	case GC_DTYPE_DOUBLE:
-	case GC_DTYPE_FLOAT16:
-	case GC_DTYPE_BFLOAT16:
-		return n <= 8;
-	case GC_DTYPE_STRING:
-	case GC_DTYPE_COMPLEX64:
-	case GC_DTYPE_COMPLEX128:
-		return false;
-	default:
-		return n <= 64;
-	}
-}
-
 static int put(gc_dynbuf *key, size_t *len, const void *v, size_t n, gc_error *err)
 {
 	if (gc_dynbuf_reserve(key, *len + n, true, "a preparation key", err))
@@ -50,8 +28,8 @@ static int put(gc_dynbuf *key, size_t *len, const void *v, size_t n, gc_error *e
 	return 0;
 }
 
-int gc_prep_key(const gc_program *p, const gc_node *n, gc_tensor *const *in, gc_dynbuf *key,
-		size_t *len, gc_error *err)
+int gc_prep_key(const gc_prep_cache *c, const gc_node *n, gc_tensor *const *in,
+		gc_dynbuf *key, size_t *len, gc_error *err)
 {
 	*len = 0;
 	for (int j = 0; j < n->n_in; j++) {
@@ -63,7 +41,7 @@ int gc_prep_key(const gc_program *p, const gc_node *n, gc_tensor *const *in, gc_
 			continue;
 		if (t->rank > 0 && put(key, len, t->dims, (size_t)t->rank * sizeof *t->dims, err))
 			return err->code;
-		if (keyed_value(&p->tensors[n->in[j]], t) &&
+		if ((c->value_in >> (j < 63 ? j : 63) & 1) && t->data &&
 		    put(key, len, t->data, (size_t)gc_tensor_nbytes(t), err))
 			return err->code;
 	}

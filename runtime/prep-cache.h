@@ -5,9 +5,10 @@
  * would redo its shape inference and its plans (packed weights, scratch
  * layouts) on every request; instead each node keeps its last
  * GC_PREP_WAYS preparations, keyed by what prepare depends on: every
- * input's type and shape, and the values of the small non-constant inputs
- * that may steer shapes (integer inputs up to 64 elements -- a Reshape's
- * shape, a Slice's starts -- and float ones up to 8 -- a Resize's scales).
+ * input's type and shape, and the values of the non-constant inputs whose
+ * values it reads (a Reshape's shape, a Slice's starts, NonZero's input:
+ * found once per node by preparing it with that input's value withheld,
+ * which such a prepare answers with gc_kneed_value, or fails).
  * A run whose inputs match a kept preparation uses it as it is: no
  * prepare, no allocation (the outputs' session storage only grows).
  *
@@ -42,6 +43,8 @@ typedef struct gc_prep_entry {
 typedef struct gc_prep_cache {
 	gc_prep_entry e[GC_PREP_WAYS];
 	bool cacheable; /* see above */
+	bool probed;	/* value_in is known */
+	uint64_t value_in; /* bit j: prepare reads input j's value (j >= 63: bit 63) */
 } gc_prep_cache;
 
 /* How often a session prepared nodes at run time, and reused a kept
@@ -54,7 +57,7 @@ typedef struct gc_prep_stats {
 void gc_prep_cache_free(gc_prep_cache *c, int32_t n_out);
 
 /* The key of node n's inputs now into *key (its length into *len). */
-int gc_prep_key(const struct gc_program *p, const gc_node *n, gc_tensor *const *in,
+int gc_prep_key(const gc_prep_cache *c, const gc_node *n, gc_tensor *const *in,
 		gc_dynbuf *key, size_t *len, gc_error *err);
 
 /* The kept preparation for key, or NULL. */

@@ -591,6 +591,61 @@ static int prepare_now(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *i
 	return 0;
 }
 
+/* Which non-constant inputs' values node i's prepare reads: prepared once
+ * with each one's value withheld (as when compiling), it asks for the
+ * value (gc_kneed_value) or fails. Run once per node and session, before
+ * its first preparation is kept. A string input read that way makes the
+ * node's preparations not kept (its key would hold pointers). */
+static int probe_values(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in)
+{
+	const gc_program *p = s->p;
+	const gc_node *pn = &p->nodes[i];
+	gc_prep_cache *c = &s->prep[i];
+	size_t nio = (size_t)pn->n_in + (size_t)pn->n_out + 2;
+	gc_tensor *ts = gc_calloc(nio, sizeof *ts), **tp = gc_calloc(nio, sizeof *tp);
+	if (!ts || !tp) {
+		gc_free(ts);
+		gc_free(tp);
+		return gc_kerr(k, GC_ENOMEM, "out of memory preparing the node");
+	}
+	gc_tensor **outp = tp + pn->n_in + 1, *outs = ts + pn->n_in + 1;
+	for (int j = 0; j < pn->n_in && c->cacheable; j++) {
+		if (!in[j] || !in[j]->data || p->tensors[pn->in[j]].storage == GC_STORAGE_CONST)
+			continue;
+		for (int m = 0; m < pn->n_in; m++) {
+			tp[m] = in[m] ? &ts[m] : NULL;
+			if (in[m])
+				ts[m] = *in[m];
+		}
+		ts[j].data = NULL;
+		for (int m = 0; m < pn->n_out; m++) {
+			outs[m] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
+			outp[m] = pn->out[m] >= 0 ? &outs[m] : NULL;
+		}
+		gc_node n = *pn;
+		n.state = NULL;
+		n.state_free = NULL;
+		n.run = NULL;
+		gc_error perr = { 0 };
+		gc_kctx pk = *k;
+		pk.err = &perr;
+		pk.node = &n;
+		pk.need_value = false;
+		pk.varying = ~(uint64_t)0;
+		int rc = p->backend->prepare(&pk, &n, tp, outp);
+		gc_node_release_state(&n);
+		if (rc || pk.need_value || perr.code) {
+			c->value_in |= (uint64_t)1 << (j < 63 ? j : 63);
+			if (in[j]->dtype == GC_DTYPE_STRING)
+				c->cacheable = false;
+		}
+	}
+	gc_free(ts);
+	gc_free(tp);
+	c->probed = true;
+	return 0;
+}
+
 /* Node i ready to run on what its inputs hold now: a kept preparation of
  * the same key, or a new one (prep-cache.h). Outputs get their shapes and
  * storage; *np is the node to run. */
@@ -602,8 +657,10 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 	const gc_node *pn = &p->nodes[i];
 	size_t len = 0;
 	gc_prep_entry *e = NULL;
+	if (c->cacheable && !c->probed && probe_values(s, i, k, in))
+		return k->err->code;
 	if (c->cacheable) {
-		if (gc_prep_key(p, pn, in, &s->prep_key, &len, k->err))
+		if (gc_prep_key(c, pn, in, &s->prep_key, &len, k->err))
 			return k->err->code;
 		e = gc_prep_find(c, s->prep_key.data, len, ++s->prep_clock);
 	}

@@ -166,4 +166,47 @@ static void test_dynamic_batch(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dynamic_batch))
+/* A node whose output shape depends on its input's values (NonZero on
+ * 100 floats per row): two runs of the same shape with other values must
+ * not share a preparation (the key holds that input's values). */
+static void test_value_dependent_shape(void)
+{
+	gc_graph *g = gc_graph_new("nonzero.onnx");
+	gc_error err = { 0 };
+	int64_t dx[2] = { -1, 100 };
+	const char *names[2] = { "N", NULL };
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, dx, names, &err);
+	const char *r_in[] = { "x" }, *r_out[] = { "r" }, *nz_out[] = { "idx" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, r_in, 1, r_out, 0, NULL, &err);
+	gc_graph_add_node(g, "nz", "", "NonZero", 1, r_out, 1, nz_out, 0, NULL, &err);
+	gc_graph_add_output(g, "idx", &err);
+	gc_compile_options co = { .dynamic_dims = 1 };
+	gc_program *p = NULL;
+	CHECK_INT(gc_compile(g, &co, &p, &err), 0);
+	gc_graph_free(g);
+	gc_session *s = NULL;
+	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
+	static float x[2 * 100];
+	for (int round = 0; round < 3; round++) {
+		int want = 0;
+		for (int i = 0; i < 200; i++) {
+			x[i] = (i * 37 + round * 11) % 5 < 2 + round ? 1.0f : -1.0f;
+			want += x[i] > 0;
+		}
+		gc_tensor t = { .data = x, .dims = { 2, 100 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+		CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+		CHECK_INT(gc_session_run(s, &err), 0);
+		const gc_tensor *y = gc_session_output(s, 0);
+		CHECK_INT(y->rank, 2);
+		CHECK_INT(y->dims[0], 2);
+		CHECK_INT(y->dims[1], want);
+		const int64_t *ix = y->data;
+		for (int64_t c = 0; c < want; c++)
+			CHECK(x[ix[c] * 100 + ix[want + c]] > 0);
+	}
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+TEST_MAIN(TEST(test_dynamic_batch), TEST(test_value_dependent_shape))
