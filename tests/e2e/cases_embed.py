@@ -16,6 +16,9 @@
                                torch's (max abs error <= 1e-5); a wrong channel
                                count is refused naming the input; without
                                --dynamic the compile names the symbolic dim
+  embed/dynamic/custom-refused the demo with a symbolic batch: its custom nodes
+                               take known shapes only, so compile --dynamic is
+                               refused naming the first one (not a wrong program)
   embed/no-getenv              no runtime source reads the environment except
                                gc_runtime_init (runtime/init.c) and the opt-in
                                OPENBLAS_CORETYPE choice (runtime/blas.c): a
@@ -194,6 +197,29 @@ def dynamic_torch(ctx):
     return ("embed/dynamic/torch-cnn", fn)
 
 
+def dynamic_custom_refused(ctx):
+    def fn():
+        import onnx
+        d = run.fresh_dir(os.path.join(ctx.out, "embed", "dynamic-custom"))
+        m = onnx.load(os.path.join(ctx.root, "models", "demo", "model.onnx"))
+        for v in list(m.graph.input[:1]) + list(m.graph.output):
+            dim = v.type.tensor_type.shape.dim[0]
+            dim.ClearField("dim_value")
+            dim.dim_param = "N"
+        model = os.path.join(d, "demo-n.onnx")
+        onnx.save(m, model)
+        rc, err = _run(ctx, ["compile", model, "--dynamic", "--ops",
+                             os.path.join(ctx.plugins, "demo", "demo.yaml"), "-o",
+                             os.path.join(d, "m.gcb")], False)
+        want = ["ChannelShuffle", "only known at run time",
+                "a dynamic dimension reaches built-in ops only"]
+        if rc != 1 or any(w not in err for w in want):
+            return run.Result(False, "compile --dynamic: %s (want exit 1 naming the custom "
+                              "node)" % run.describe_rc(rc), err)
+        return run.Result(True, "refused, naming the custom node")
+    return ("embed/dynamic/custom-refused", fn)
+
+
 def no_getenv(ctx):
     allowed = {"runtime/init.c": None, "runtime/blas.c": "OPENBLAS_CORETYPE"}
 
@@ -216,5 +242,5 @@ def no_getenv(ctx):
 
 
 def cases(ctx):
-    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx),
+    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx), dynamic_custom_refused(ctx),
             no_getenv(ctx)]
