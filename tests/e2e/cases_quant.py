@@ -1,0 +1,414 @@
+"""Quantized custom ops: QDQ edges bound to int8 kernels (lib/pass-qdq.c),
+with the qsilu package of plugins/ (org.graphcc.quant::Silu: a table kernel
+for qint8/quint8 x, a float kernel for float32 x).
+
+The model: a PyTorch MLP (Linear 16->32, SiLU, Linear 32->8) exported by
+torch.onnx.export (opset 13); its Sigmoid*Mul becomes a Silu node (the float
+model), and onnx.helper wraps that node in QDQ with scales calibrated in
+NumPy on 64 samples (the QDQ model): x of Silu per-tensor int8 (symmetric),
+y per-tensor uint8 (asymmetric, a non-zero zero point).
+
+  quant/silu-int8      compile prints both edges bound quantized (qint8,
+                       quint8 with their scales) and flavour siluTable; the
+                       integer tensors of --dump-dir (scale and zero point in
+                       tensors.tsv) satisfy the NumPy int8 reference exactly
+                       (table from float64 SiLU, round half to even,
+                       saturate); the output equals NumPy's chain from the
+                       dumped int8 input (float64, 1e-5); against the float
+                       model (graphcc and PyTorch) within the bound the
+                       scales allow: sum_j |W2[i,j]| (1.1 s_x / 2 + s_y / 2)
+  quant/silu-gcb       the same through a .gcb: info lists the bound edges,
+                       the run gives the same bytes; --trace shows the edges
+                       quantized
+  quant/float-manifest the package without qint8/quint8 in its dtypes: no
+                       edge bound, flavour siluFloat, the QDQ nodes run;
+                       output within one output step of the int8 run
+  quant/per-axis       a per-axis DequantizeLinear before Silu: not bound
+                       (float path, right output); with a manifest listing
+                       only quantized types: refused, naming the node, the
+                       input and "per-axis"
+  quant/hostile-gcb    a .gcb whose quantized edge has a NaN scale, or a
+                       bound type that is not its tensor's: refused at load
+                       (checksums recomputed, so the meaning checks are hit)
+"""
+import os
+import re
+import threading
+
+import numpy as np
+
+import run
+
+DOMAIN = "org.graphcc.quant"
+LIPSCHITZ = 1.1  # max |d silu / dx| = 1.0998
+_BUILD = threading.Lock()  # the cases share the models: built once
+
+
+def silu64(x):
+    x = np.asarray(x, np.float64)
+    return x / (1.0 + np.exp(-x))
+
+
+def quantize(y, scale, zp, dtype):
+    info = np.iinfo(dtype)
+    q = np.rint(np.asarray(y, np.float64) / np.float64(np.float32(scale))) + zp
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def dequantize(q, scale, zp):
+    return (q.astype(np.float64) - zp) * np.float64(np.float32(scale))
+
+
+def silu_int8_ref(xq, sx, zx, sy, zy, ydtype):
+    """The int8 reference: what the table kernel must give, bit for bit."""
+    return quantize(silu64(dequantize(xq, sx, zx)), sy, zy, ydtype)
+
+
+def _torch_mlp(d):
+    import torch
+
+    class MLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(16, 32)
+            self.act = torch.nn.SiLU()
+            self.fc2 = torch.nn.Linear(32, 8)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    torch.manual_seed(23)
+    m = MLP().eval()
+    calib = torch.randn(64, 16) * 1.5
+    path = os.path.join(d, "exported.onnx")
+    torch.onnx.export(m, calib, path, opset_version=13, input_names=["x"],
+                      output_names=["out"], dynamic_axes=None)
+    with torch.no_grad():
+        want = m(calib).numpy()
+    return path, calib.numpy(), want
+
+
+def _silu_node(g):
+    """Replaces the exported Sigmoid*Mul by one Silu node; its input name."""
+    from onnx import helper
+    sig = next(n for n in g.node if n.op_type == "Sigmoid")
+    mul = next(n for n in g.node if n.op_type == "Mul" and sig.output[0] in n.input)
+    h = sig.input[0]
+    silu = helper.make_node("Silu", [h], [mul.output[0]], name="silu", domain=DOMAIN)
+    at = list(g.node).index(sig)
+    g.node.remove(sig)
+    g.node.remove(mul)
+    g.node.insert(at, silu)
+    return silu
+
+
+def _gemm_weights(g):
+    from onnx import numpy_helper
+    inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    gemms = [n for n in g.node if n.op_type in ("Gemm", "MatMul")]
+    ws = []
+    for n in gemms:
+        w = inits[n.input[1]]
+        trans = any(a.name == "transB" and a.i for a in n.attribute)
+        ws.append(w.T if trans else w)  # [in, out]
+    return ws, inits, gemms
+
+
+def build(ctx):
+    """-> dict of paths and parameters (cached per work dir)."""
+    with _BUILD:
+        return _build(ctx)
+
+
+def _build(ctx):
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = os.path.join(ctx.fix, "quant", "models")
+    meta = os.path.join(d, "params.npz")
+    if os.path.exists(meta):
+        p = dict(np.load(meta, allow_pickle=False))
+        p["dir"] = d
+        return p
+    d = run.fresh_dir(d)
+    exported, calib, torch_out = _torch_mlp(d)
+    m = onnx.load(exported)
+    g = m.graph
+    silu = _silu_node(g)
+    m.opset_import.append(helper.make_opsetid(DOMAIN, 1))
+    onnx.save(m, os.path.join(d, "float.onnx"))
+
+    # Calibration in NumPy: the float model's activations on 64 samples.
+    ws, inits, gemms = _gemm_weights(g)
+    b1 = inits[gemms[0].input[2]] if len(gemms[0].input) > 2 else 0
+    h = calib.astype(np.float64) @ ws[0].astype(np.float64) + b1
+    sx = np.float32(np.abs(h).max() / 127.0)
+    y = silu64(h)
+    lo, hi = min(float(y.min()), 0.0), float(y.max())
+    sy = np.float32((hi - lo) / 255.0)
+    zy = int(np.clip(np.rint(-lo / np.float64(sy)), 0, 255))
+
+    # The QDQ model: Q/DQ around the Silu node's input and output.
+    h_name, y_name = silu.input[0], silu.output[0]
+    g.initializer.extend([
+        numpy_helper.from_array(np.array(sx, np.float32), "sx"),
+        numpy_helper.from_array(np.array(0, np.int8), "zx"),
+        numpy_helper.from_array(np.array(sy, np.float32), "sy"),
+        numpy_helper.from_array(np.array(zy, np.uint8), "zy")])
+    for n in g.node:
+        if n.name == "silu":
+            n.input[0], n.output[0] = "hd", "y"
+        elif y_name in n.input:
+            n.input[list(n.input).index(y_name)] = "yd"
+    at = [n.name for n in g.node].index("silu")
+    qdq_in = [helper.make_node("QuantizeLinear", [h_name, "sx", "zx"], ["hq"], name="q_h"),
+              helper.make_node("DequantizeLinear", ["hq", "sx", "zx"], ["hd"], name="dq_h")]
+    qdq_out = [helper.make_node("QuantizeLinear", ["y", "sy", "zy"], ["yq"], name="q_y"),
+               helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"], name="dq_y")]
+    nodes = list(g.node)
+    nodes = nodes[:at] + qdq_in + [nodes[at]] + qdq_out + nodes[at + 1:]
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, os.path.join(d, "qdq.onnx"))
+
+    # Per-axis: the Silu input's DequantizeLinear with one scale per feature.
+    g2 = onnx.load(os.path.join(d, "qdq.onnx"))
+    sxa = (np.abs(h).max(axis=0) / 127.0).astype(np.float32)
+    g2.graph.initializer.extend([numpy_helper.from_array(sxa, "sxa"),
+                                 numpy_helper.from_array(np.zeros(32, np.int8), "zxa")])
+    for n in g2.graph.node:
+        if n.name in ("q_h", "dq_h"):
+            n.input[1], n.input[2] = "sxa", "zxa"
+            n.attribute.extend([helper.make_attribute("axis", 1)])
+    onnx.save(g2, os.path.join(d, "per-axis.onnx"))
+
+    np.save(os.path.join(d, "x.npy"), calib)
+    p = {"sx": sx, "sy": sy, "zy": np.int32(zy), "w2": ws[1].astype(np.float64),
+         "b2": inits[gemms[1].input[2]].astype(np.float64), "torch": torch_out,
+         "sxa": sxa}
+    np.savez(meta, **p)
+    p["dir"] = d
+    return p
+
+
+def manifest(ctx, variant):
+    """The qsilu manifest, or a variant of it in the work dir (absolute library
+    paths): 'float' lists no quantized type, 'qonly' only quantized ones."""
+    src = os.path.join(ctx.plugins, "qsilu", "qsilu.yaml")
+    if variant is None:
+        return src
+    text = open(src).read().replace("lib/", os.path.join(ctx.plugins, "qsilu", "lib") + "/")
+    if variant == "float":
+        text = text.replace("[float32, qint8, quint8]", "[float32]")
+    else:
+        text = text.replace("dtypes: [float32, qint8, quint8]", "dtypes: [qint8, quint8]", 1)
+    d = os.path.join(ctx.fix, "quant", "manifests")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "qsilu-%s.yaml" % variant)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def _run(ctx, model, ops, d, extra=()):
+    o = run.fresh_dir(os.path.join(d, "out"))
+    x = os.path.join(ctx.fix, "quant", "models", "x.npy")
+    args = ["run", model] + (["--ops", ops] if ops else []) + \
+        ["--input", "x=" + x, "--output-dir", o] + list(extra)
+    rc, out, err = run.run_graphcc(ctx, args)
+    return rc, out, err, o
+
+
+BOUND_RE = re.compile(r"(input|output) 0 \('([^']*)'\) bound quantized: (\w+), scale ([\d.e+-]+), "
+                      r"zero point (-?\d+)")
+
+
+def _quant_bound(p, pred):
+    """Max |quantized - float| allowed per output element."""
+    step = LIPSCHITZ * float(p["sx"]) / 2 + float(p["sy"]) / 2
+    return np.abs(p["w2"]).sum(axis=0) * step + 1e-5
+
+
+def silu_int8(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "silu-int8"))
+    qdq = os.path.join(p["dir"], "qdq.onnx")
+    rc, out, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, None)])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    bound = {m.group(1): m.groups()[1:] for m in BOUND_RE.finditer(out)}
+    if "flavour 'siluTable'" not in out or sorted(bound) != ["input", "output"]:
+        return run.Result(False, "compile did not bind both edges quantized with siluTable",
+                          out)
+    if bound["input"][1] != "qint8" or bound["output"][1] != "quint8" or \
+            int(bound["output"][3]) != int(p["zy"]) or \
+            abs(float(bound["output"][2]) - float(p["sy"])) > 1e-6 * float(p["sy"]):
+        return run.Result(False, "bound edges %s; want qint8 and quint8 (scale %g, zero point "
+                          "%d)" % (bound, p["sy"], p["zy"]), out)
+    dump = os.path.join(d, "dump")
+    rc, _, err, o = _run(ctx, qdq, manifest(ctx, None), d, ["--dump-dir", dump])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
+    head, rows = rows[0], {r[0]: r for r in rows[1:]}
+    if head[-2:] != ["scale", "zero point"] or rows.get("hq", [""])[-1] != "0" or \
+            rows.get("yq", [""])[-1] != str(int(p["zy"])) or rows.get("yd", ["", "-"])[-1] != "-":
+        return run.Result(False, "tensors.tsv lacks the scale and zero point of hq/yq: %s"
+                          % [rows.get("hq"), rows.get("yq")])
+    hq = np.load(os.path.join(dump, "hq.npy"))
+    yq = np.load(os.path.join(dump, "yq.npy"))
+    if hq.dtype != np.int8 or yq.dtype != np.uint8:
+        return run.Result(False, "dumped hq %s, yq %s; want int8, uint8" % (hq.dtype, yq.dtype))
+    ref = silu_int8_ref(hq, p["sx"], 0, p["sy"], int(p["zy"]), np.uint8)
+    if not np.array_equal(yq, ref):
+        k = int((yq != ref).sum())
+        return run.Result(False, "the int8 kernel differs from the NumPy int8 reference in "
+                          "%d of %d values" % (k, ref.size))
+    got = np.load(os.path.join(o, "out.npy"))
+    chain = dequantize(ref, p["sy"], int(p["zy"])) @ p["w2"] + p["b2"]
+    why = run.compare(os.path.join(o, "out.npy"), chain.astype(np.float32), 1e-5, 1e-5)
+    if why:
+        return run.Result(False, "vs the NumPy int8 chain: " + why)
+    rc, _, err, of = _run(ctx, os.path.join(p["dir"], "float.onnx"), manifest(ctx, None),
+                          run.fresh_dir(os.path.join(d, "float")))
+    if rc != 0:
+        return run.Result(False, "float model: " + run.describe_rc(rc), err)
+    flt = np.load(os.path.join(of, "out.npy"))
+    if not np.allclose(flt, p["torch"], rtol=1e-4, atol=1e-5):
+        return run.Result(False, "the float model differs from PyTorch")
+    lim = _quant_bound(p, None)
+    err_q = np.abs(got.astype(np.float64) - flt)
+    if (err_q > lim).any():
+        return run.Result(False, "quantized vs float: max error %.4g exceeds the bound %.4g"
+                          % (err_q.max(), lim.min()))
+    return run.Result(True, "int8 kernel exact on %d values; vs float max |err| %.4g (bound "
+                      "%.4g, output range %.3g)" % (ref.size, err_q.max(), lim.min(),
+                                                   np.abs(flt).max()))
+
+
+def silu_gcb(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "silu-gcb"))
+    qdq, gcb = os.path.join(p["dir"], "qdq.onnx"), os.path.join(d, "qdq.gcb")
+    rc, _, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, None), "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    rc, out, err = run.run_graphcc(ctx, ["info", gcb])
+    if rc != 0 or len(BOUND_RE.findall(out)) != 2:
+        return run.Result(False, "info of the .gcb does not list the two bound edges", out + err)
+    rc, _, err, o1 = _run(ctx, gcb, None, run.fresh_dir(os.path.join(d, "gcb")), ["--trace"])
+    if rc != 0:
+        return run.Result(False, "run .gcb: " + run.describe_rc(rc), err)
+    trace = [ln for ln in err.splitlines() if ln.startswith("trace #") and "'silu'" in ln]
+    if not trace or "hq int8" not in trace[0] or "quantized qint8 (scale" not in trace[0] or \
+            "quantized quint8" not in trace[0] or "real min" not in trace[0]:
+        return run.Result(False, "--trace does not show the quantized edges", err)
+    rc, _, err, o2 = _run(ctx, qdq, manifest(ctx, None), run.fresh_dir(os.path.join(d, "onnx")))
+    if rc != 0:
+        return run.Result(False, "run .onnx: " + run.describe_rc(rc), err)
+    a, b = np.load(os.path.join(o1, "out.npy")), np.load(os.path.join(o2, "out.npy"))
+    if a.tobytes() != b.tobytes():
+        return run.Result(False, "the .gcb and the model give different bytes")
+    return run.Result(True, trace[0][:160])
+
+
+def float_manifest(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "float-manifest"))
+    qdq = os.path.join(p["dir"], "qdq.onnx")
+    rc, out, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, "float")])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    if "bound quantized" in out or "flavour 'siluFloat'" not in out or \
+            not re.search(r"pass bind-qdq\s+0 changes", out):
+        return run.Result(False, "a manifest without quantized types bound an edge", out)
+    rc, _, err, o = _run(ctx, qdq, manifest(ctx, "float"), d, ["--dump-dir", os.path.join(d, "dump")])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    if not os.path.exists(os.path.join(d, "dump", "hd.npy")):
+        return run.Result(False, "the DequantizeLinear did not run (no hd in the dump)")
+    hq = np.load(os.path.join(d, "dump", "hq.npy"))
+    ref = silu_int8_ref(hq, p["sx"], 0, p["sy"], int(p["zy"]), np.uint8)
+    chain = dequantize(ref, p["sy"], int(p["zy"])) @ p["w2"] + p["b2"]
+    # float32 SiLU then QuantizeLinear may round a value sitting on a step
+    # boundary the other way: one output step.
+    step = np.abs(p["w2"]).max(axis=0) * float(p["sy"]) + 1e-5
+    got = np.load(os.path.join(o, "out.npy")).astype(np.float64)
+    if (np.abs(got - chain) > step).any():
+        return run.Result(False, "float path vs NumPy: max error %.4g" % np.abs(got - chain).max())
+    return run.Result(True, "float path: max |float - int8 chain| %.3g" % np.abs(got - chain).max())
+
+
+def per_axis(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "per-axis"))
+    model = os.path.join(p["dir"], "per-axis.onnx")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "--ops", manifest(ctx, None)])
+    if rc != 0 or "input 0 ('hq') bound" in out or "flavour 'siluFloat'" not in out:
+        return run.Result(False, "per-axis input: want the float path (siluFloat, not bound)",
+                          out + err)
+    rc, _, err, o = _run(ctx, model, manifest(ctx, None), d, ["--dump-dir", os.path.join(d, "dump")])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    hq = np.load(os.path.join(d, "dump", "hq.npy"))
+    hd = hq.astype(np.float64) * p["sxa"].astype(np.float64)
+    # the output stays bound quantized (its QuantizeLinear is per tensor)
+    yq = np.load(os.path.join(d, "dump", "yq.npy"))
+    ref = quantize(silu64(hd.astype(np.float32)), p["sy"], int(p["zy"]), np.uint8)
+    if np.abs(yq.astype(int) - ref.astype(int)).max() > 1:
+        return run.Result(False, "per-axis float path: output off by more than one step")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "--ops", manifest(ctx, "qonly")])
+    if rc != 1 or not all(s in err for s in ("per-axis", "'silu'", "input 'x'", "dq_h")):
+        return run.Result(False, "quantized-only input with per-axis parameters: want exit 1 "
+                          "naming node, input and per-axis; got " + run.describe_rc(rc), err)
+    return run.Result(True, err.strip().splitlines()[-1][:200])
+
+
+def _gcb():
+    import sys
+    sys.path.insert(0, os.path.join(run.ROOT, "tests", "hostile"))
+    import gcbfile
+    return gcbfile
+
+
+def hostile_gcb(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "hostile"))
+    qdq, gcb = os.path.join(p["dir"], "qdq.onnx"), os.path.join(d, "qdq.gcb")
+    rc, _, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, None), "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    gcbfile = _gcb()
+
+    def edge(g):
+        c = next(n.custom for n in g.program.nodes if n.custom)
+        return c, c.quant[0]  # input 0: qint8
+
+    edits = {
+        "nan-scale": (lambda g: g.set(edge(g)[1].scale, float("nan")), "scale"),
+        "offset-range": (lambda g: g.set(edge(g)[1].offset, 300), "offset"),
+        "wrong-type": (lambda g: g.set(edge(g)[1].dtype, 4), "is int8"),  # DTQUInt8
+        "plain-with-scale": (lambda g: g.set(edge(g)[0].quant[-1].dtype, 18), "plain edge"),
+        "no-edge": (lambda g: [g.set(q.dtype, 18) or g.set(q.scale, 1.0) or g.set(q.offset, 0)
+                               for q in edge(g)[0].quant], "has none"),
+        "flag-old-format": (lambda g: g.set(gcbfile.F(8, "I", 3), 2), "unknown to format version 2"),
+    }
+    seen = []
+    for name, (edit, must) in edits.items():
+        g = gcbfile.Gcb(gcb)
+        edit(g)
+        bad = os.path.join(d, name + ".gcb")
+        g.save(bad)
+        rc, _, err, _ = _run(ctx, bad, None, run.fresh_dir(os.path.join(d, name)))
+        if rc != 1 or must not in err or "corrupted program" not in err:
+            return run.Result(False, "%s: want exit 1, 'corrupted program' naming '%s'; %s"
+                              % (name, must, run.describe_rc(rc)), err)
+        seen.append(name)
+    return run.Result(True, ", ".join(seen) + " refused")
+
+
+def cases(ctx):
+    return [("quant/silu-int8", lambda: silu_int8(ctx)),
+            ("quant/silu-gcb", lambda: silu_gcb(ctx)),
+            ("quant/float-manifest", lambda: float_manifest(ctx)),
+            ("quant/per-axis", lambda: per_axis(ctx)),
+            ("quant/hostile-gcb", lambda: hostile_gcb(ctx))]
