@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "../alloc.h"
+#include "../fileio.h"
+#include "qgemm.h"
 #include "quant.h"
 #include "value-impl.h"
 
@@ -148,19 +150,16 @@ static int run_dynq(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 	(void)n;
 	const float *x = in[0]->data;
 	int64_t total = gc_tensor_numel(in[0]);
-	float mn = 0, mx = 0;
-	for (int64_t i = 0; i < total; i++) {
-		mn = x[i] < mn ? x[i] : mn;
-		mx = x[i] > mx ? x[i] : mx;
-	}
+	float mn, mx;
+	gc_qdyn_range(x, total, &mn, &mx);
 	float scale = (mx - mn) / 255.0f;
 	float zp = scale != 0 ? rintf(0.0f - mn / scale) : 0.0f;
 	zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
 	uint8_t *y = out[0]->data;
-	for (int64_t i = 0; i < total; i++) {
-		float v = scale != 0 ? rintf(x[i] / scale) + zp : zp;
-		y[i] = (uint8_t)(isnan(v) ? 0 : v < 0 ? 0 : v > 255 ? 255 : v);
-	}
+	if (scale != 0)
+		gc_qdyn_store(x, total, scale, zp, y);
+	else
+		memset(y, (int)zp, (size_t)total);
 	*(float *)out[1]->data = scale;
 	*(uint8_t *)out[2]->data = (uint8_t)zp;
 	return 0;
@@ -190,6 +189,13 @@ typedef struct imm_plan {
 	bool a_rows, b_cols;  /* zero points per row of A / per column of B */
 	int ia, ib, iaz, ibz; /* input indices; -1 absent */
 	int ias, ibs, iys, iyz;
+	/* The integer GEMM (qgemm.h), unless GRAPHCC_REFERENCE_KERNELS: B
+	 * packed at prepare when it is a constant without batch (pb), else
+	 * into scratch on each run; QLinearMatMul's int32 sums in scratch. */
+	bool fast;
+	gc_qgemm_isa isa;
+	gc_qgemm_b pb;
+	uint64_t pack_bytes; /* scratch for B: packed bytes, then column sums */
 } imm_plan;
 
 static int32_t zp_at(const gc_tensor *z, bool per, int64_t i)
@@ -234,17 +240,105 @@ static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool 
 	}
 }
 
+/* imm_run on the integer GEMM: per batch item, B packed (or the packed
+ * constant), C in y (MatMulInteger) or in scratch, then requantized. */
+static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_tensor *y,
+		     bool requant)
+{
+	const gc_tensor *a = in[p->ia], *b = in[p->ib];
+	const gc_tensor *az = p->iaz >= 0 ? in[p->iaz] : NULL,
+			*bz = p->ibz >= 0 ? in[p->ibz] : NULL;
+	gc_qgemm_zp zp = { az ? az->data : NULL, bz ? bz->data : NULL, p->a_rows, p->b_cols };
+	char *scratch = k->scratch;
+	int32_t *rowsum = (int32_t *)(scratch + p->pack_bytes), *tmp = rowsum + p->m;
+	double mult = 1;
+	float yzp = 0;
+	if (requant) {
+		mult =
+		    (double)((float)gc_kv_load(in[p->ias], 0) * (float)gc_kv_load(in[p->ibs], 0)) /
+		    gc_kv_load(in[p->iys], 0);
+		yzp = (float)ld8(in[p->iyz], 0);
+	}
+	bool a_u = a->dtype == GC_DTYPE_UINT8, b_u = b->dtype == GC_DTYPE_UINT8;
+	for (int64_t bi = 0; bi < p->batch; bi++) {
+		int64_t r = bi, aoff = 0, boff = 0;
+		for (int d = p->brank - 1; d >= 0; d--) {
+			int64_t ix = r % p->bdims[d];
+			r /= p->bdims[d];
+			aoff += ix * p->astr[d];
+			boff += ix * p->bstr[d];
+		}
+		gc_qgemm_b pb = p->pb;
+		if (!pb.data) {
+			int32_t *cs = (int32_t *)scratch;
+			int8_t *data = (int8_t *)(cs + p->nn);
+			gc_qgemm_pack_b((const uint8_t *)b->data + boff, b_u, p->kd, p->nn, p->nn, data,
+					cs);
+			pb = (gc_qgemm_b){ p->kd, p->nn, data, cs, b_u ? 128 : 0 };
+		}
+		int64_t mn = p->m * p->nn;
+		int32_t *c = requant ? tmp : (int32_t *)y->data + bi * mn;
+		gc_qgemm(p->isa, k->threads, (const uint8_t *)a->data + aoff, a_u, p->kd, p->m, &pb,
+			 &zp, c, p->nn, rowsum);
+		for (int64_t i = 0; requant && i < mn; i++)
+			st8(y, bi * mn + i, (float)rint((double)c[i] * mult) + yzp);
+	}
+}
+
 static int run_mmi(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
-	imm_run(n->state, in, out[0], false);
+	const imm_plan *p = n->state;
+	if (p->fast)
+		imm_fast(p, k, in, out[0], false);
+	else
+		imm_run(p, in, out[0], false);
 	return 0;
 }
 
 static int run_qlmm(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
-	imm_run(n->state, in, out[0], true);
+	const imm_plan *p = n->state;
+	if (p->fast)
+		imm_fast(p, k, in, out[0], true);
+	else
+		imm_run(p, in, out[0], true);
+	return 0;
+}
+
+/* Chooses the integer GEMM for plan *pp (its state replaced by one with B
+ * packed behind it when B is a constant without batch) and sizes scratch. */
+static int imm_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, imm_plan **pp, bool requant)
+{
+	imm_plan *p = *pp;
+	if (gc_reference_kernels())
+		return 0;
+	p->fast = true;
+	p->isa = gc_qgemm_isa_best();
+	const gc_tensor *b = in[p->ib];
+	bool b_batched = false;
+	for (int d = 0; d < p->brank; d++)
+		b_batched |= p->bstr[d] != 0;
+	int64_t bbytes = gc_qgemm_b_bytes(p->kd, p->nn), cs = p->nn * 4;
+	const void *fixed = gc_kfixed(k, in, p->ib);
+	/* row sums of A, then QLinearMatMul's int32 sums */
+	uint64_t tmp = (uint64_t)p->m * 4 + (requant ? (uint64_t)(p->m * p->nn) * 4 : 0);
+	if (!fixed || b_batched) {
+		p->pack_bytes = ((uint64_t)(bbytes + cs) + 63) & ~(uint64_t)63;
+		n->scratch_bytes = p->pack_bytes + tmp;
+		return 0;
+	}
+	imm_plan *q = gc_kstate(k, n, sizeof *q + (size_t)(cs + bbytes));
+	if (!q)
+		return gc_kok(k);
+	*q = *p;
+	gc_free(p); /* n->state is q now */
+	int32_t *colsum = (int32_t *)(q + 1);
+	int8_t *data = (int8_t *)(colsum + q->nn);
+	gc_qgemm_pack_b(fixed, b->dtype == GC_DTYPE_UINT8, q->kd, q->nn, q->nn, data, colsum);
+	q->pb = (gc_qgemm_b){ q->kd, q->nn, data, colsum, b->dtype == GC_DTYPE_UINT8 ? 128 : 0 };
+	q->pack_bytes = 0;
+	n->scratch_bytes = tmp;
+	*pp = q;
 	return 0;
 }
 
@@ -321,7 +415,7 @@ int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ib = 1;
 	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
 	p->ibz = n->n_in > 3 && in[3] ? 3 : -1;
-	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32))
+	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32) || imm_choose(k, n, in, &p, false))
 		return gc_kok(k);
 	n->run = run_mmi;
 	return 0;
@@ -360,7 +454,7 @@ int gc_prepare_QLinearMatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ibz = 5;
 	p->iys = 6;
 	p->iyz = 7;
-	if (prepare_imm(k, in, out, p, in[7]->dtype))
+	if (prepare_imm(k, in, out, p, in[7]->dtype) || imm_choose(k, n, in, &p, true))
 		return gc_kok(k);
 	n->run = run_qlmm;
 	return 0;

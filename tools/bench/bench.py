@@ -69,11 +69,15 @@ MODELS = {
     "transformer": "TransformerEncoderLayer d256, 4 heads, seq 128",
     "mlp": "MLP 784-1024-1024-10, batch 1",
     "mlp64": "MLP 784-1024-1024-10, batch 64",
+    "mlp-dynq": "MLP batch 1, dynamically quantized (int8 MatMulInteger)",
+    "mlp64-dynq": "MLP batch 64, dynamically quantized (int8 MatMulInteger)",
     "identity": "Identity 1x1000 (per-call floor)",
     "demo": "demo, custom ops (see 1)",
 }
 MODELS.update((k, v[0]) for k, v in zoo.MODELS.items())
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
+# quantized from a float one by tools/bench/quant_models.py
+QUANT_MODELS = {"mlp-dynq": "mlp", "mlp64-dynq": "mlp64"}
 
 
 class WorkerError(Exception):
@@ -256,11 +260,16 @@ def model_spec(key, b, work):
         d = os.path.join(work, "zoo", key)
         m = os.path.join(d, "model.onnx")
         return m, m, [(n, os.path.join(d, n + ".npy")) for n in zoo.input_names(key)], []
+    if key in QUANT_MODELS:
+        m = os.path.join(d, "model.onnx")
+        return m, m, [("input", os.path.join(d, "input.npy"))], []
     raise KeyError(key)
 
 
 def make_models(keys, b, work):
-    torch_keys = [k for k in keys if k in TORCH_MODELS]
+    quant_keys = [k for k in keys if k in QUANT_MODELS]
+    torch_keys = sorted({k for k in keys if k in TORCH_MODELS} |
+                        {QUANT_MODELS[k] for k in quant_keys})
     if torch_keys:  # the test set's own generator, cached in the e2e folder
         run_quiet([PY, os.path.join(ROOT, "tests", "models", "torch_models.py"),
                    os.path.join(b, "e2e", "models", "torch"), "--only"] + torch_keys)
@@ -271,6 +280,10 @@ def make_models(keys, b, work):
     if zoo_keys:
         run_quiet([PY, os.path.join(ROOT, "tools", "bench", "zoo.py"),
                    os.path.join(work, "zoo"), "--only"] + zoo_keys)
+    for k in quant_keys:
+        src = os.path.join(b, "e2e", "models", "torch", QUANT_MODELS[k], "model.onnx")
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "quant_models.py"), src,
+                   os.path.join(work, "models", k)])
 
 
 def profile_top(w, d, runs=PROFILE_RUNS, top=3):
