@@ -474,6 +474,7 @@ typedef struct iconv_plan {
 	int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
 	bool requant;
 	int ix, ixz, iw, iwz, ixs, iws, iys, iyz, ib;
+	gc_qgemm_isa isa; /* run_iconv_fast's */
 } iconv_plan;
 
 static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_tensor *const *out)
@@ -579,6 +580,103 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 	return 0;
 }
 
+/* Column matrix of image b, group g: [cg * ksz][osz] bytes, the taps in
+ * the padding holding x's zero point (they contribute 0). */
+static void im2col8(const iconv_plan *p, const uint8_t *x, int64_t b, int64_t g, uint8_t zx,
+		    uint8_t *col)
+{
+	int64_t cg = p->c / p->group, isz = p->in[0] * p->in[1] * p->in[2];
+	int64_t osz = p->out[0] * p->out[1] * p->out[2];
+	for (int64_t ci = 0; ci < cg; ci++) {
+		const uint8_t *xc = x + (b * p->c + g * cg + ci) * isz;
+		for (int64_t k0 = 0; k0 < p->k[0]; k0++)
+			for (int64_t k1 = 0; k1 < p->k[1]; k1++)
+				for (int64_t k2 = 0; k2 < p->k[2]; k2++, col += osz) {
+					uint8_t *o = col;
+					for (int64_t o0 = 0; o0 < p->out[0]; o0++) {
+						int64_t i0 = o0 * p->stride[0] - p->pad[0] + k0 * p->dil[0];
+						for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+							int64_t i1 = o1 * p->stride[1] - p->pad[1] +
+								     k1 * p->dil[1];
+							bool row = i0 >= 0 && i0 < p->in[0] && i1 >= 0 &&
+								   i1 < p->in[1];
+							const uint8_t *xr = xc + (i0 * p->in[1] + i1) * p->in[2];
+							for (int64_t o2 = 0; o2 < p->out[2]; o2++) {
+								int64_t i2 = o2 * p->stride[2] - p->pad[2] +
+									     k2 * p->dil[2];
+								*o++ = row && i2 >= 0 && i2 < p->in[2] ? xr[i2]
+												       : zx;
+							}
+						}
+					}
+				}
+	}
+}
+
+/* Scratch bytes of run_iconv_fast: columns, packed columns, their sums,
+ * row sums, int32 sums to requantize. */
+static uint64_t iconv_fast_scratch(const iconv_plan *p, int64_t *kdim, int64_t *osz)
+{
+	*kdim = p->c / p->group * p->k[0] * p->k[1] * p->k[2];
+	*osz = p->out[0] * p->out[1] * p->out[2];
+	int64_t mg = p->m / p->group;
+	uint64_t col = ((uint64_t)(*kdim * *osz) + 63) & ~(uint64_t)63;
+	uint64_t pk = ((uint64_t)gc_qgemm_b_bytes(*kdim, *osz) + 63) & ~(uint64_t)63;
+	return col + pk + (uint64_t)*osz * 4 + (uint64_t)mg * 4 +
+	       (p->requant ? (uint64_t)(mg * *osz) * 4 : 0);
+}
+
+/* run_iconv as one integer GEMM per image and group: w's rows (its zero
+ * point per row) times x's columns (its zero point per tensor). */
+static int run_iconv_fast(gc_kctx *k, const gc_node *node, gc_tensor *const *in,
+			  gc_tensor *const *out)
+{
+	const iconv_plan *p = node->state;
+	const gc_tensor *x = in[p->ix], *w = in[p->iw];
+	const gc_tensor *xz = p->ixz >= 0 ? in[p->ixz] : NULL,
+			*wz = p->iwz >= 0 ? in[p->iwz] : NULL;
+	const int32_t *bias = p->ib >= 0 ? in[p->ib]->data : NULL;
+	int64_t kdim, osz, mg = p->m / p->group;
+	iconv_fast_scratch(p, &kdim, &osz);
+	uint8_t *col = k->scratch;
+	int8_t *pk = (int8_t *)(col + ((kdim * osz + 63) & ~(int64_t)63));
+	int32_t *colsum = (int32_t *)((char *)pk + ((gc_qgemm_b_bytes(kdim, osz) + 63) & ~(int64_t)63));
+	int32_t *rowsum = colsum + osz, *tmp = rowsum + mg;
+	bool xu = x->dtype == GC_DTYPE_UINT8, wu = w->dtype == GC_DTYPE_UINT8;
+	uint8_t zx = xz ? *(const uint8_t *)xz->data : 0;
+	bool wz_rows = wz && gc_tensor_numel(wz) > 1;
+	double xs = 0, ys = 0;
+	float yz = 0;
+	if (p->requant) {
+		xs = (float)gc_kv_load(in[p->ixs], 0);
+		ys = gc_kv_load(in[p->iys], 0);
+		yz = (float)ld8(in[p->iyz], 0);
+	}
+	for (int64_t b = 0; b < p->n; b++)
+		for (int64_t g = 0; g < p->group; g++) {
+			im2col8(p, x->data, b, g, zx, col);
+			gc_qgemm_pack_b(col, xu, kdim, osz, osz, pk, colsum);
+			gc_qgemm_b pb = { kdim, osz, pk, colsum, xu ? 128 : 0 };
+			gc_qgemm_zp zp = { wz ? (const uint8_t *)wz->data + (wz_rows ? g * mg : 0) : NULL,
+					   xz ? xz->data : NULL, wz_rows, false };
+			int64_t m0 = g * mg;
+			int32_t *c = p->requant ? tmp : (int32_t *)out[0]->data + (b * p->m + m0) * osz;
+			gc_qgemm(p->isa, k->threads, (const int8_t *)w->data + m0 * kdim, wu, kdim, mg,
+				 &pb, &zp, c, osz, rowsum);
+			for (int64_t m = 0; p->requant && m < mg; m++) {
+				const gc_tensor *ws = in[p->iws];
+				double mult = (double)((float)xs * (float)gc_kv_load(
+								   ws, gc_tensor_numel(ws) > 1 ? m0 + m : 0)) /
+					      ys;
+				int64_t bm = bias ? bias[m0 + m] : 0, oi = (b * p->m + m0 + m) * osz;
+				for (int64_t o = 0; o < osz; o++)
+					st8(out[0], oi + o,
+					    (float)rint((double)(c[m * osz + o] + bm) * mult) + yz);
+			}
+		}
+	return 0;
+}
+
 static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			 iconv_plan *p)
 {
@@ -656,6 +754,12 @@ static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 			       p->m);
 	gc_set_shape(out[0], p->requant ? in[p->iyz]->dtype : GC_DTYPE_INT32, x->rank, odims);
 	n->run = run_iconv;
+	if (!gc_reference_kernels()) {
+		int64_t kdim, osz;
+		p->isa = gc_qgemm_isa_best();
+		n->scratch_bytes = iconv_fast_scratch(p, &kdim, &osz);
+		n->run = run_iconv_fast;
+	}
 	return 0;
 }
 

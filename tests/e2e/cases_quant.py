@@ -406,9 +406,126 @@ def hostile_gcb(ctx):
     return run.Result(True, ", ".join(seen) + " refused")
 
 
+# ---------------------------------------------------------------- int8 built-ins
+
+def conv_int_ref(x, w, zx, zw, stride, pad, dil, group):
+    """ConvInteger in NumPy (int64): x [N, C, H, W], w [M, C/g, KH, KW]."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.int64) - zx, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    oh = (h + pad[0] + pad[2] - (kh - 1) * dil[0] - 1) // stride[0] + 1
+    ow = (wd + pad[1] + pad[3] - (kw - 1) * dil[1] - 1) // stride[1] + 1
+    wz = w.astype(np.int64) - np.asarray(zw, np.int64).reshape(-1, 1, 1, 1)
+    y = np.zeros((n, m, oh, ow), np.int64)
+    mg = m // group
+    for i in range(kh):
+        for j in range(kw):
+            win = xp[:, :, i * dil[0]:i * dil[0] + stride[0] * (oh - 1) + 1:stride[0],
+                     j * dil[1]:j * dil[1] + stride[1] * (ow - 1) + 1:stride[1]]
+            for g in range(group):
+                y[:, g * mg:(g + 1) * mg] += np.einsum(
+                    "nchw,mc->nmhw", win[:, g * cg:(g + 1) * cg], wz[g * mg:(g + 1) * mg, :, i, j])
+    return y
+
+
+CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type, w type, per-channel
+    ("plain-u8s8", (1, 8, 9, 9), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("stride2-s8s8", (2, 6, 11, 10), (10, 6, 3, 3), (2, 2), (1, 0, 1, 2), (1, 1), 1, np.int8, np.int8, False),
+    ("grouped-u8u8", (1, 12, 7, 8), (12, 4, 3, 3), (1, 2), (0, 1, 2, 1), (2, 1), 3, np.uint8, np.uint8, True),
+    ("depthwise-1x1", (1, 16, 5, 5), (16, 1, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 16, np.uint8, np.int8, False),
+    ("wide-k", (1, 3, 20, 20), (8, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, np.uint8, np.int8, True),
+]
+
+
+def _rand_q(r, shape, dt):
+    info = np.iinfo(dt)
+    a = r.integers(info.min, info.max + 1, size=shape)
+    a.flat[::7] = info.max
+    a.flat[3::11] = info.min
+    return a.astype(dt)
+
+
+def _run_env(ctx, args, extra):
+    """run.run_graphcc with more environment (this case's own copy)."""
+    import subprocess
+    env = dict(run.ENV)
+    env.update(extra)
+    try:
+        p = subprocess.run([ctx.graphcc] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=run.TIMEOUT, cwd=ctx.work, env=env)
+    except subprocess.TimeoutExpired:
+        return None, "timed out"
+    err = p.stderr.decode("utf-8", "replace")
+    return (run.SANITIZER_RC if run.SANITIZER_RE.search(err) else p.returncode), err
+
+
+def int8_builtins(ctx):
+    """ConvInteger and QLinearConv on the integer GEMM (qgemm.c, through
+    im2col) against NumPy: the int32 sums exactly, QLinearConv's output
+    within one step of NumPy's float64 requantization (a value on a rounding
+    boundary), and byte for byte the same as the reference loops
+    (GRAPHCC_NN_REFERENCE=1). (MatMulInteger and QLinearMatMul: the unit
+    test-qgemm and the ONNX node tests.)"""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "int8-builtins"))
+    r = np.random.default_rng(2323)
+    T = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
+    done = []
+    for (name, xs, ws, st, pads, dil, group, xt, wt, per_ch) in CONV_CASES:
+        x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
+        zx = np.array(r.integers(0, 5) + (3 if xt == np.uint8 else -2), xt)
+        zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
+        want = conv_int_ref(x, w, int(zx), zw.astype(np.int64), st, pads, dil, group)
+        sx, sy = np.float32(0.02), np.float32(0.5 * np.abs(want).max() * 0.02 * 0.01 / 127 + 1e-3)
+        sw = (r.random(ws[0]) * 0.02 + 0.005).astype(np.float32) if per_ch else np.array(0.01, np.float32)
+        bias = r.integers(-2000, 2000, ws[0]).astype(np.int32)
+        zy = np.array(7, np.uint8)
+        attrs = dict(strides=list(st), pads=[pads[0], pads[1], pads[2], pads[3]],
+                     dilations=list(dil), group=group)
+        inits = [numpy_helper.from_array(a, n) for a, n in
+                 ((w, "w"), (zx, "zx"), (zw, "zw"), (np.array(sx), "sx"), (sw, "sw"),
+                  (np.array(sy), "sy"), (zy, "zy"), (bias, "bias"))]
+        oshape = list(want.shape)
+        g = helper.make_graph(
+            [helper.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["acc"], **attrs),
+             helper.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "bias"],
+                              ["yq"], **attrs)],
+            name, [helper.make_tensor_value_info("x", T[xt], list(xs))],
+            [helper.make_tensor_value_info("acc", TensorProto.INT32, oshape),
+             helper.make_tensor_value_info("yq", TensorProto.UINT8, oshape)], inits)
+        model = os.path.join(d, name + ".onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+        xin = os.path.join(d, name + "-x.npy")
+        np.save(xin, x)
+        outs = {}
+        for label, env in (("fast", {}), ("reference", {"GRAPHCC_NN_REFERENCE": "1"})):
+            o = run.fresh_dir(os.path.join(d, name + "-" + label))
+            rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o,
+                                     "--threads", "2"], env)
+            if rc != 0:
+                return run.Result(False, "%s (%s): %s" % (name, label, run.describe_rc(rc)), err)
+            outs[label] = (np.load(os.path.join(o, "acc.npy")), np.load(os.path.join(o, "yq.npy")))
+        acc, yq = outs["fast"]
+        if not np.array_equal(acc, want):
+            return run.Result(False, "%s: ConvInteger differs from NumPy in %d values"
+                              % (name, int((acc != want).sum())))
+        mult = (np.float64(np.float32(sx) * sw.astype(np.float32)) / np.float64(sy))
+        mult = mult.reshape(1, -1, 1, 1) if per_ch else mult
+        yref = np.clip(np.rint((want + bias.reshape(1, -1, 1, 1)) * mult) + 7, 0, 255)
+        if np.abs(yq.astype(np.int64) - yref).max() > 1:
+            return run.Result(False, "%s: QLinearConv off NumPy by more than one step" % name)
+        if any(a.tobytes() != b.tobytes() for a, b in zip(outs["fast"], outs["reference"])):
+            return run.Result(False, "%s: the integer GEMM and the reference loops differ" % name)
+        done.append(name)
+    return run.Result(True, "ConvInteger/QLinearConv exact vs NumPy and = reference loops: "
+                      + ", ".join(done))
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
             ("quant/float-manifest", lambda: float_manifest(ctx)),
             ("quant/per-axis", lambda: per_axis(ctx)),
-            ("quant/hostile-gcb", lambda: hostile_gcb(ctx))]
+            ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
+            ("quant/int8-conv", lambda: int8_builtins(ctx))]
