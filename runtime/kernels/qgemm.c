@@ -55,20 +55,45 @@ int64_t gc_qgemm_b_bytes(int64_t k, int64_t n)
 	return panels(n) * quads(k) * GC_QG_NR * 4;
 }
 
-void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64_t n, int64_t ldb,
-		     int8_t *data, int32_t *colsum)
+GC_NN_SIMD void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64_t n,
+				int64_t ldb, int8_t *data, int32_t *colsum)
 {
 	int64_t kq = quads(k);
-	memset(data, 0, (size_t)gc_qgemm_b_bytes(k, n));
-	memset(colsum, 0, (size_t)n * sizeof *colsum);
-	for (int64_t t = 0; t < k; t++)
-		for (int64_t j = 0; j < n; j++) {
-			int32_t v = b_unsigned ? (int32_t)((const uint8_t *)b)[t * ldb + j] - 128
-					       : ((const int8_t *)b)[t * ldb + j];
-			int64_t p = j / GC_QG_NR, jj = j % GC_QG_NR;
-			data[((p * kq + t / 4) * GC_QG_NR + jj) * 4 + t % 4] = (int8_t)v;
-			colsum[j] += v;
+	uint8_t flip = b_unsigned ? 0x80 : 0; /* u8 - 128 as s8: the top bit flipped */
+	for (int64_t p = 0; p * GC_QG_NR < n; p++) {
+		int64_t j0 = p * GC_QG_NR, nr = n - j0 < GC_QG_NR ? n - j0 : GC_QG_NR;
+		int8_t *dp = data + p * kq * GC_QG_NR * 4;
+		int32_t cs[GC_QG_NR] = { 0 };
+		if (nr < GC_QG_NR || k % 4)
+			memset(dp, 0, (size_t)(kq * GC_QG_NR * 4));
+		int64_t t = 0;
+		if (nr == GC_QG_NR) /* four rows at a time: a column's quad at once */
+			for (; t + 4 <= k; t += 4) {
+				const uint8_t *r0 = (const uint8_t *)b + t * ldb + j0;
+				const uint8_t *r1 = r0 + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
+				uint8_t w[GC_QG_NR * 4];
+				for (int jj = 0; jj < GC_QG_NR; jj++) {
+					uint8_t a0 = r0[jj] ^ flip, a1 = r1[jj] ^ flip, a2 = r2[jj] ^ flip,
+						a3 = r3[jj] ^ flip;
+					w[jj * 4] = a0;
+					w[jj * 4 + 1] = a1;
+					w[jj * 4 + 2] = a2;
+					w[jj * 4 + 3] = a3;
+					cs[jj] += (int8_t)a0 + (int8_t)a1 + (int8_t)a2 + (int8_t)a3;
+				}
+				memcpy(dp + t / 4 * GC_QG_NR * 4, w, sizeof w);
+			}
+		for (; t < k; t++) {
+			const uint8_t *src = (const uint8_t *)b + t * ldb + j0;
+			int8_t *d = dp + t / 4 * GC_QG_NR * 4 + t % 4;
+			for (int64_t jj = 0; jj < nr; jj++) {
+				int8_t v = (int8_t)(src[jj] ^ flip);
+				d[jj * 4] = v;
+				cs[jj] += v;
+			}
 		}
+		memcpy(colsum + j0, cs, (size_t)nr * sizeof *cs);
+	}
 }
 
 /* The 4 bytes of row a from k-quad kk as unsigned bytes (int8 rows get
@@ -313,3 +338,49 @@ GC_NN_SIMD void gc_qdyn_range(const float *x, int64_t total, float *lo, float *h
 	*hi = mx[0];
 }
 
+
+/* ---- requantization and QuantizeLinear / DequantizeLinear loops ---- */
+
+GC_NN_SIMD void gc_qrequant(const int32_t *c, int64_t n, int32_t bias, double mult, float zero,
+			    bool relu, bool to_unsigned, void *y)
+{
+	float lo = to_unsigned ? 0.0f : -128.0f, hi = to_unsigned ? 255.0f : 127.0f;
+	if (relu && zero > lo)
+		lo = zero;
+	for (int64_t i = 0; i < n; i++) {
+		float v = (float)rint((double)((int64_t)c[i] + bias) * mult) + zero;
+		v = v > lo ? v : lo;
+		v = v < hi ? v : hi;
+		if (to_unsigned)
+			((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
+		else
+			((int8_t *)y)[i] = (int8_t)(int32_t)v;
+	}
+}
+
+GC_NN_SIMD void gc_qquantize_f32(const float *x, int64_t n, float scale, float zero,
+				 bool to_unsigned, void *y)
+{
+	float lo = to_unsigned ? 0.0f : -128.0f, hi = to_unsigned ? 255.0f : 127.0f;
+	for (int64_t i = 0; i < n; i++) {
+		float v = rintf(x[i] / scale) + zero;
+		v = v == v ? v : 0.0f; /* NaN: 0 */
+		v = v > lo ? v : lo;
+		v = v < hi ? v : hi;
+		if (to_unsigned)
+			((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
+		else
+			((int8_t *)y)[i] = (int8_t)(int32_t)v;
+	}
+}
+
+GC_NN_SIMD void gc_qdequantize_8(const void *x, bool from_unsigned, int64_t n, float zero,
+				 float scale, float *y)
+{
+	if (from_unsigned)
+		for (int64_t i = 0; i < n; i++)
+			y[i] = ((float)((const uint8_t *)x)[i] - zero) * scale;
+	else
+		for (int64_t i = 0; i < n; i++)
+			y[i] = ((float)((const int8_t *)x)[i] - zero) * scale;
+}

@@ -65,4 +65,15 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 void gc_qdyn_range(const float *x, int64_t total, float *lo, float *hi);
 void gc_qdyn_store(const float *x, int64_t total, float scale, float zp, uint8_t *y);
 
+/* y = saturate(rint((c + bias) * mult) + zero) (relu: not below zero), to
+ * uint8 or int8: QLinearConv's requantization. */
+void gc_qrequant(const int32_t *c, int64_t n, int32_t bias, double mult, float zero,
+		 bool relu, bool to_unsigned, void *y);
+/* QuantizeLinear of float32 x per tensor (NaN: 0), and DequantizeLinear of
+ * uint8/int8 x to float32: y = (x - zero) * scale, as the plain loops. */
+void gc_qquantize_f32(const float *x, int64_t n, float scale, float zero, bool to_unsigned,
+		      void *y);
+void gc_qdequantize_8(const void *x, bool from_unsigned, int64_t n, float zero, float scale,
+		      float *y);
+
 #endif

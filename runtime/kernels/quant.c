@@ -50,10 +50,21 @@ static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	for (int64_t o = 0; o < p->outer; o++)
+	bool fast = x->dtype == GC_DTYPE_FLOAT && !gc_reference_kernels();
+	/* per tensor: one block */
+	int64_t outer = fast && p->len == 1 ? 1 : p->outer;
+	int64_t inner = fast && p->len == 1 ? p->outer * p->inner : p->inner;
+	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < p->len; c++) {
 			float sc = (float)gc_kv_load(s, c);
 			float zp = z ? (float)ld8(z, c) : 0.0f;
+			int64_t at = (o * p->len + c) * inner;
+			if (fast) {
+				gc_qquantize_f32((const float *)x->data + at, inner, sc, zp,
+						 out[0]->dtype == GC_DTYPE_UINT8,
+						 (uint8_t *)out[0]->data + at);
+				continue;
+			}
 			for (int64_t j = 0; j < p->inner; j++) {
 				int64_t i = (o * p->len + c) * p->inner + j;
 				st8(out[0], i, rintf((float)gc_kv_load(x, i) / sc) + zp);
@@ -67,10 +78,19 @@ static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	for (int64_t o = 0; o < p->outer; o++)
+	bool fast = q8(x->dtype) && out[0]->dtype == GC_DTYPE_FLOAT && !gc_reference_kernels();
+	int64_t outer = fast && p->len == 1 ? 1 : p->outer;
+	int64_t inner = fast && p->len == 1 ? p->outer * p->inner : p->inner;
+	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < p->len; c++) {
 			float sc = (float)gc_kv_load(s, c);
 			double zp = z ? gc_kv_load(z, c) : 0.0;
+			int64_t at = (o * p->len + c) * inner;
+			if (fast) {
+				gc_qdequantize_8((const uint8_t *)x->data + at, x->dtype == GC_DTYPE_UINT8,
+						 inner, (float)zp, sc, (float *)out[0]->data + at);
+				continue;
+			}
 			for (int64_t j = 0; j < p->inner; j++) {
 				int64_t i = (o * p->len + c) * p->inner + j;
 				gc_kv_store(out[0], i,
@@ -473,9 +493,17 @@ typedef struct iconv_plan {
 	int64_t n, c, m, group;
 	int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
 	bool requant;
+	bool relu; /* _gc_activation "Relu" (fuse-qdq-conv): y clamped below at its zero point */
 	int ix, ixz, iw, iwz, ixs, iws, iys, iyz, ib;
 	gc_qgemm_isa isa; /* run_iconv_fast's */
 } iconv_plan;
+
+/* A fused Relu: the quantized value never below the zero point (NaN kept
+ * for st8 to map). */
+static inline float iconv_clamp(const iconv_plan *p, float v, float zero)
+{
+	return p->relu && v < zero ? zero : v;
+}
 
 static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_tensor *const *out)
 {
@@ -571,13 +599,27 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 							     (o0 * p->out[1] + o1) * p->out[2] + o2;
 						if (p->requant)
 							st8(out[0], oi,
-							    (float)rint((double)acc * mult) + yz);
+							    iconv_clamp(p, (float)rint((double)acc * mult) + yz, yz));
 						else
 							((int32_t *)out[0]->data)[oi] =
 							    (int32_t)acc;
 					}
 		}
 	return 0;
+}
+
+/* [*lo, *hi): the outputs along the last axis whose tap k2 is inside the
+ * input (the others read padding). */
+static void im2col_span(const iconv_plan *p, int64_t k2, int64_t *lo, int64_t *hi)
+{
+	int64_t off = k2 * p->dil[2] - p->pad[2], s = p->stride[2], n = p->out[2];
+	/* o * s + off >= 0 and o * s + off <= in - 1 */
+	int64_t a = off >= 0 ? 0 : (-off + s - 1) / s;
+	int64_t b = p->in[2] - 1 - off < 0 ? 0 : (p->in[2] - 1 - off) / s + 1;
+	*lo = a < n ? a : n;
+	*hi = b < n ? b : n;
+	if (*hi < *lo)
+		*hi = *lo;
 }
 
 /* Column matrix of image b, group g: [cg * ksz][osz] bytes, the taps in
@@ -600,13 +642,24 @@ static void im2col8(const iconv_plan *p, const uint8_t *x, int64_t b, int64_t g,
 								     k1 * p->dil[1];
 							bool row = i0 >= 0 && i0 < p->in[0] && i1 >= 0 &&
 								   i1 < p->in[1];
-							const uint8_t *xr = xc + (i0 * p->in[1] + i1) * p->in[2];
-							for (int64_t o2 = 0; o2 < p->out[2]; o2++) {
-								int64_t i2 = o2 * p->stride[2] - p->pad[2] +
-									     k2 * p->dil[2];
-								*o++ = row && i2 >= 0 && i2 < p->in[2] ? xr[i2]
-												       : zx;
+							int64_t n2 = p->out[2], lo, hi;
+							if (!row) {
+								memset(o, zx, (size_t)n2);
+								o += n2;
+								continue;
 							}
+							im2col_span(p, k2, &lo, &hi);
+							const uint8_t *xr = xc + (i0 * p->in[1] + i1) * p->in[2] +
+									    lo * p->stride[2] - p->pad[2] +
+									    k2 * p->dil[2];
+							memset(o, zx, (size_t)lo);
+							if (p->stride[2] == 1)
+								memcpy(o + lo, xr, (size_t)(hi - lo));
+							else
+								for (int64_t o2 = lo; o2 < hi; o2++)
+									o[o2] = xr[(o2 - lo) * p->stride[2]];
+							memset(o + hi, zx, (size_t)(n2 - hi));
+							o += n2;
 						}
 					}
 				}
@@ -668,10 +721,10 @@ static int run_iconv_fast(gc_kctx *k, const gc_node *node, gc_tensor *const *in,
 				double mult = (double)((float)xs * (float)gc_kv_load(
 								   ws, gc_tensor_numel(ws) > 1 ? m0 + m : 0)) /
 					      ys;
-				int64_t bm = bias ? bias[m0 + m] : 0, oi = (b * p->m + m0 + m) * osz;
-				for (int64_t o = 0; o < osz; o++)
-					st8(out[0], oi + o,
-					    (float)rint((double)(c[m * osz + o] + bm) * mult) + yz);
+				int64_t oi = (b * p->m + m0 + m) * osz;
+				bool yu = out[0]->dtype == GC_DTYPE_UINT8;
+				gc_qrequant(c + m * osz, osz, bias ? bias[m0 + m] : 0, mult, yz, p->relu, yu,
+					    (uint8_t *)out[0]->data + oi);
 			}
 		}
 	return 0;
@@ -682,6 +735,13 @@ static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 {
 	const gc_tensor *x = in[p->ix], *w = in[p->iw];
 	const char *auto_pad = gc_attr_s(k, "auto_pad", "NOTSET");
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (act && (strcmp(act, "Relu") || !p->requant))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses only Relu into "
+			       "QLinearConv",
+			       act);
+	p->relu = act != NULL;
 	const int64_t *ks, *pads, *strides, *dils;
 	int64_t nk = gc_attr_ints(k, "kernel_shape", &ks), np_ = gc_attr_ints(k, "pads", &pads);
 	int64_t ns = gc_attr_ints(k, "strides", &strides), nd = gc_attr_ints(k, "dilations", &dils);

@@ -522,10 +522,85 @@ def int8_builtins(ctx):
                       + ", ".join(done))
 
 
+def qdq_conv_fusion(ctx):
+    """fuse-qdq-conv: Conv+Relu and Conv (float bias, int32 DequantizeLinear
+    bias; per-channel and per-tensor weights) between QDQ nodes become
+    QLinearConv; the output stays within one quantization step of the
+    unfused float path (--no-optimize) and mostly equal to it, and a Conv
+    whose output something else reads stays float."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-conv"))
+    r = np.random.default_rng(77)
+    x = (r.standard_normal((1, 4, 10, 10)) * 2).astype(np.float32)
+    w1 = (r.standard_normal((8, 4, 3, 3)) * 0.3).astype(np.float32)
+    w2 = (r.standard_normal((6, 8, 3, 3)) * 0.3).astype(np.float32)
+    b1 = (r.standard_normal(8) * 0.5).astype(np.float32)
+    b2 = (r.standard_normal(6) * 0.5).astype(np.float32)
+    sx, s1, s2 = np.float32(6.0 / 255), np.float32(0.05), np.float32(0.08)
+    ws1 = (np.abs(w1).reshape(8, -1).max(axis=1) / 127).astype(np.float32)
+    ws2 = np.float32(np.abs(w2).max() / 127)
+    q = lambda a, s: np.clip(np.rint(a / (s.reshape(-1, 1, 1, 1) if np.ndim(s) else s)), -127, 127).astype(np.int8)
+    bq2 = np.rint(b2 / (sx * 0 + s1 * ws2)).astype(np.int32)  # conv2 reads conv1's output (scale s1)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (np.array(sx), "sx"), (np.array(128, np.uint8), "zx"), (q(w1, ws1), "w1q"), (ws1, "ws1"),
+        (np.zeros(8, np.int8), "wz1"), (b1, "b1"), (np.array(s1), "s1"), (np.array(0, np.uint8), "z1"),
+        (q(w2, ws2), "w2q"), (np.array(ws2), "ws2"), (np.array(0, np.int8), "wz2"),
+        (bq2, "b2q"), (np.array(s1 * ws2, np.float32), "bs2"), (np.array(0, np.int32), "bz2"),
+        (np.array(s2), "s2"), (np.array(120, np.uint8), "z2"))]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w1q", "ws1", "wz1"], ["w1d"], axis=0),
+        helper.make_node("Conv", ["xd", "w1d", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("QuantizeLinear", ["r1", "s1", "z1"], ["h1q"]),
+        helper.make_node("DequantizeLinear", ["h1q", "s1", "z1"], ["h1d"]),
+        helper.make_node("DequantizeLinear", ["w2q", "ws2", "wz2"], ["w2d"]),
+        helper.make_node("DequantizeLinear", ["b2q", "bs2", "bz2"], ["b2d"]),
+        helper.make_node("Conv", ["h1d", "w2d", "b2d"], ["c2"], name="conv2", strides=[2, 2]),
+        helper.make_node("QuantizeLinear", ["c2", "s2", "z2"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "s2", "z2"], ["y"]),
+        # a third Conv whose output is also a graph output: stays float
+        helper.make_node("Conv", ["xd", "w1d"], ["c3"], name="conv3"),
+        helper.make_node("QuantizeLinear", ["c3", "s1", "z1"], ["c3q"])]
+    g = helper.make_graph(nodes, "qdq-conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("c3", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("c3q", TensorProto.UINT8, None)], inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin = os.path.join(d, "x.npy")
+    np.save(xin, x)
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0 or not re.search(r"pass fuse-qdq-conv\s+2 changes", out):
+        return run.Result(False, "compile: %s; want fuse-qdq-conv 2 changes" % run.describe_rc(rc),
+                          out + err)
+    rc, info, err = run.run_graphcc(ctx, ["info", gcb])
+    if rc != 0 or info.count("QLinearConv") < 1 or " Conv" not in info:
+        return run.Result(False, "info: want QLinearConv and the one float Conv", info + err)
+    outs = {}
+    for label, extra in (("fused", []), ("float", ["--no-optimize"])):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, _, err = run.run_graphcc(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o]
+                                     + extra)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = np.load(os.path.join(o, "y.npy"))
+    steps = np.abs(outs["fused"] - outs["float"]) / s2
+    if steps.max() > 1.001 or (steps > 0.5).mean() > 0.05:
+        return run.Result(False, "fused vs float path: max %.2f steps, %.1f%% differ"
+                          % (steps.max(), 100 * (steps > 0.5).mean()))
+    return run.Result(True, "2 Convs fused; vs float path: %.1f%% of values one step apart"
+                      % (100 * (steps > 0.5).mean()))
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
             ("quant/float-manifest", lambda: float_manifest(ctx)),
             ("quant/per-axis", lambda: per_axis(ctx)),
             ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
-            ("quant/int8-conv", lambda: int8_builtins(ctx))]
+            ("quant/int8-conv", lambda: int8_builtins(ctx)),
+            ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx))]

@@ -69,6 +69,7 @@ MODELS = {
     "transformer": "TransformerEncoderLayer d256, 4 heads, seq 128",
     "mlp": "MLP 784-1024-1024-10, batch 1",
     "mlp64": "MLP 784-1024-1024-10, batch 64",
+    "resnet18-qdq": "resnet18 QDQ (int8 Conv, per-channel weights)",
     "mlp-dynq": "MLP batch 1, dynamically quantized (int8 MatMulInteger)",
     "mlp64-dynq": "MLP batch 64, dynamically quantized (int8 MatMulInteger)",
     "identity": "Identity 1x1000 (per-call floor)",
@@ -77,7 +78,7 @@ MODELS = {
 MODELS.update((k, v[0]) for k, v in zoo.MODELS.items())
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
 # quantized from a float one by tools/bench/quant_models.py
-QUANT_MODELS = {"mlp-dynq": "mlp", "mlp64-dynq": "mlp64"}
+QUANT_MODELS = {"mlp-dynq": "mlp", "mlp64-dynq": "mlp64", "resnet18-qdq": "resnet18"}
 
 
 class WorkerError(Exception):
@@ -282,8 +283,9 @@ def make_models(keys, b, work):
                    os.path.join(work, "zoo"), "--only"] + zoo_keys)
     for k in quant_keys:
         src = os.path.join(b, "e2e", "models", "torch", QUANT_MODELS[k], "model.onnx")
-        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "quant_models.py"), src,
-                   os.path.join(work, "models", k)])
+        qdq = ["--qdq", os.path.join(b, "bin", "graphcc")] if k.endswith("-qdq") else []
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "quant_models.py")] + qdq +
+                  [src, os.path.join(work, "models", k)])
 
 
 def profile_top(w, d, runs=PROFILE_RUNS, top=3):
