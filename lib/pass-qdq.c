@@ -48,22 +48,6 @@ static int32_t qtype_of(gc_dtype dt)
 	}
 }
 
-static int64_t int_at(const gc_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case GC_DTYPE_INT8:
-		return ((const int8_t *)t->data)[i];
-	case GC_DTYPE_UINT8:
-		return ((const uint8_t *)t->data)[i];
-	case GC_DTYPE_INT16:
-		return ((const int16_t *)t->data)[i];
-	case GC_DTYPE_INT32:
-		return ((const int32_t *)t->data)[i];
-	default:
-		return 0;
-	}
-}
-
 /* The element type of v when known before binding: a constant's, a
  * declared one, or what the QuantizeLinear producing it makes. */
 static gc_dtype known_dtype(gc_edit *e, int32_t v)
@@ -107,7 +91,7 @@ static bool read_qparams(gc_edit *e, int32_t i, gc_dtype data, qparams *q)
 	if (q->n_scales != 1 || q->blocked || (z && gc_tensor_numel(z) != 1))
 		return true; /* per axis: the caller decides */
 	q->scale = ((const float *)s->data)[0];
-	q->offset = z ? (int32_t)int_at(z, 0) : 0;
+	q->offset = z ? (int32_t)gc_kv_load(z, 0) : 0; /* exact: a 32-bit integer */
 	gc_custom_quant cq = { q->dtype, q->scale, q->offset };
 	const char *why;
 	return gc_custom_quant_valid(&cq, &why);

@@ -11,6 +11,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define QG_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -28,7 +29,11 @@ gc_qgemm_isa gc_qgemm_isa_best(void)
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 	    __builtin_cpu_supports("avx512vnni"))
 		return GC_QGEMM_AVX512VNNI;
-	if (__builtin_cpu_supports("avxvnni"))
+	/* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (asked directly: older
+	 * compilers' __builtin_cpu_supports do not know the name) */
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	if (__builtin_cpu_supports("avx2") && __get_cpuid_count(7, 1, &a, &b, &c, &d) &&
+	    (a >> 4 & 1))
 		return GC_QGEMM_AVXVNNI;
 #endif
 	return GC_QGEMM_C;
@@ -341,36 +346,38 @@ GC_NN_SIMD void gc_qdyn_range(const float *x, int64_t total, float *lo, float *h
 
 /* ---- requantization and QuantizeLinear / DequantizeLinear loops ---- */
 
+/* v (already rounded, not NaN) saturated into element i of a uint8 or
+ * int8 y; lo raised by a fused Relu. */
+static inline __attribute__((always_inline)) void store8(void *y, int64_t i, float v, float lo,
+							 bool to_unsigned)
+{
+	float hi = to_unsigned ? 255.0f : 127.0f;
+	v = v > lo ? v : lo;
+	v = v < hi ? v : hi;
+	if (to_unsigned)
+		((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
+	else
+		((int8_t *)y)[i] = (int8_t)(int32_t)v;
+}
+
 GC_NN_SIMD void gc_qrequant(const int32_t *c, int64_t n, int32_t bias, double mult, float zero,
 			    bool relu, bool to_unsigned, void *y)
 {
-	float lo = to_unsigned ? 0.0f : -128.0f, hi = to_unsigned ? 255.0f : 127.0f;
+	float lo = to_unsigned ? 0.0f : -128.0f;
 	if (relu && zero > lo)
 		lo = zero;
-	for (int64_t i = 0; i < n; i++) {
-		float v = (float)rint((double)((int64_t)c[i] + bias) * mult) + zero;
-		v = v > lo ? v : lo;
-		v = v < hi ? v : hi;
-		if (to_unsigned)
-			((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
-		else
-			((int8_t *)y)[i] = (int8_t)(int32_t)v;
-	}
+	for (int64_t i = 0; i < n; i++)
+		store8(y, i, (float)rint((double)((int64_t)c[i] + bias) * mult) + zero, lo,
+		       to_unsigned);
 }
 
 GC_NN_SIMD void gc_qquantize_f32(const float *x, int64_t n, float scale, float zero,
 				 bool to_unsigned, void *y)
 {
-	float lo = to_unsigned ? 0.0f : -128.0f, hi = to_unsigned ? 255.0f : 127.0f;
+	float lo = to_unsigned ? 0.0f : -128.0f;
 	for (int64_t i = 0; i < n; i++) {
 		float v = rintf(x[i] / scale) + zero;
-		v = v == v ? v : 0.0f; /* NaN: 0 */
-		v = v > lo ? v : lo;
-		v = v < hi ? v : hi;
-		if (to_unsigned)
-			((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
-		else
-			((int8_t *)y)[i] = (int8_t)(int32_t)v;
+		store8(y, i, v == v ? v : 0.0f /* NaN: 0 */, lo, to_unsigned);
 	}
 }
 

@@ -498,6 +498,19 @@ typedef struct iconv_plan {
 	gc_qgemm_isa isa; /* run_iconv_fast's */
 } iconv_plan;
 
+/* QLinearConv's x scale, y scale and y zero point (0 for ConvInteger). */
+static void iconv_scales(const iconv_plan *p, gc_tensor *const *in, double *xs, double *ys,
+			 float *yz)
+{
+	*xs = *ys = 0;
+	*yz = 0;
+	if (!p->requant)
+		return;
+	*xs = (float)gc_kv_load(in[p->ixs], 0);
+	*ys = gc_kv_load(in[p->iys], 0);
+	*yz = (float)ld8(in[p->iyz], 0);
+}
+
 /* A fused Relu: the quantized value never below the zero point (NaN kept
  * for st8 to map). */
 static inline float iconv_clamp(const iconv_plan *p, float v, float zero)
@@ -517,13 +530,9 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 	int64_t cg = p->c / p->group, mg = p->m / p->group;
 	int64_t isz = p->in[0] * p->in[1] * p->in[2], ksz = p->k[0] * p->k[1] * p->k[2];
 	int64_t osz = p->out[0] * p->out[1] * p->out[2];
-	double xs = 0, ys = 0;
-	float yz = 0;
-	if (p->requant) {
-		xs = (float)gc_kv_load(in[p->ixs], 0);
-		ys = gc_kv_load(in[p->iys], 0);
-		yz = (float)ld8(in[p->iyz], 0);
-	}
+	double xs, ys;
+	float yz;
+	iconv_scales(p, in, &xs, &ys, &yz);
 	for (int64_t b = 0; b < p->n; b++)
 		for (int64_t m = 0; m < p->m; m++) {
 			int64_t g = m / mg;
@@ -698,13 +707,9 @@ static int run_iconv_fast(gc_kctx *k, const gc_node *node, gc_tensor *const *in,
 	bool xu = x->dtype == GC_DTYPE_UINT8, wu = w->dtype == GC_DTYPE_UINT8;
 	uint8_t zx = xz ? *(const uint8_t *)xz->data : 0;
 	bool wz_rows = wz && gc_tensor_numel(wz) > 1;
-	double xs = 0, ys = 0;
-	float yz = 0;
-	if (p->requant) {
-		xs = (float)gc_kv_load(in[p->ixs], 0);
-		ys = gc_kv_load(in[p->iys], 0);
-		yz = (float)ld8(in[p->iyz], 0);
-	}
+	double xs, ys;
+	float yz;
+	iconv_scales(p, in, &xs, &ys, &yz);
 	for (int64_t b = 0; b < p->n; b++)
 		for (int64_t g = 0; g < p->group; g++) {
 			im2col8(p, x->data, b, g, zx, col);

@@ -6,8 +6,12 @@
  * extremes (0, 255, -128, 127), sizes around the 4-row tiles, 4-byte
  * quads and 16-column panels, on one and on two threads.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +86,17 @@ static int run_case(gc_qgemm_isa isa, int threads, int64_t m, int64_t k, int64_t
 	return bad;
 }
 
+/* CPUID leaf 7, subleaf 1, EAX bit 4 */
+static bool avx_vnni(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+#else
+	return false;
+#endif
+}
+
 static void test_qgemm_exact(void)
 {
 	static const int64_t ms[] = { 1, 3, 4, 9, 33 }, ks[] = { 1, 3, 4, 7, 64, 130 },
@@ -90,8 +105,7 @@ static void test_qgemm_exact(void)
 	int failed = 0, runs = 0;
 	gc_nn_par_acquire();
 	for (int isa = GC_QGEMM_C; isa <= (int)best; isa++) {
-		if (isa == GC_QGEMM_AVXVNNI && best == GC_QGEMM_AVX512VNNI &&
-		    !__builtin_cpu_supports("avxvnni"))
+		if (isa == GC_QGEMM_AVXVNNI && best == GC_QGEMM_AVX512VNNI && !avx_vnni())
 			continue;
 		for (size_t mi = 0; mi < 5; mi++)
 			for (size_t ki = 0; ki < 6; ki++)
