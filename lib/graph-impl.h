@@ -28,6 +28,9 @@ typedef struct gc_irnode {
 	int32_t *in, *out; /* value indices; -1 for an absent optional input */
 	int32_t n_attr;
 	gc_attr *attrs;
+	/* A custom node's edges bound quantized by the bind-qdq pass: n_in +
+	 * n_out entries (the node's inputs, then outputs), or NULL. */
+	struct gc_custom_quant *quant;
 } gc_irnode;
 
 typedef struct gc_opset {

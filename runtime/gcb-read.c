@@ -45,6 +45,7 @@ typedef struct rd {
 	 * the program's folder. A binding must name one of them. */
 	const char **pin_raw, **pin_path;
 	uint32_t n_pins;
+	uint32_t version; /* the file's format version */
 } rd;
 
 static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -267,6 +268,38 @@ static int r_attr(rd *r, gc_attr *a)
 	}
 }
 
+/* The quantized edges of a binding (format 3): each a quantized type with
+ * a finite positive scale and an offset in its range, or a plain edge;
+ * gcb-check.c then checks them against the tensors. */
+static int r_custom_quant(rd *r, gc_custom *c)
+{
+	size_t k = (size_t)c->n_in + (size_t)c->n_out;
+	if (k > (r->n - r->at) / 12)
+		return bad(r, "the quantized edges run past the end");
+	c->quant = gc_pool_alloc(r->pool, (k + 1) * sizeof *c->quant);
+	if (!c->quant)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	bool any = false;
+	for (size_t i = 0; i < k; i++) {
+		uint32_t dt, bits;
+		gc_custom_quant *q = &c->quant[i];
+		if (r_u32(r, &dt) || r_u32(r, &bits) || r_i32(r, &q->offset))
+			return r->err->code;
+		memcpy(&q->scale, &bits, 4);
+		q->dtype = dt > DTCustomOpDataTypeCount ? -1 : (int32_t)dt;
+		const char *why;
+		if (!gc_custom_quant_valid(q, &why))
+			return bad(r, "%s %zu of the binding (type %u, scale %g, offset %d): %s",
+				   i < (size_t)c->n_in ? "input" : "output",
+				   i < (size_t)c->n_in ? i : i - (size_t)c->n_in, dt, (double)q->scale,
+				   (int)q->offset, why);
+		any |= gc_custom_quant_on(q);
+	}
+	if (!any)
+		return bad(r, "the binding says it has quantized edges but has none");
+	return 0;
+}
+
 static int r_custom(rd *r, gc_custom *c)
 {
 	const char **s[] = { &c->manifest, &c->op_name, &c->domain,  &c->op_type,
@@ -280,6 +313,9 @@ static int r_custom(rd *r, gc_custom *c)
 		return r->err->code;
 	c->inplace = flags & 1;
 	c->pure = flags >> 1 & 1;
+	if (flags >> (r->version >= 3 ? 3 : 2))
+		return bad(r, "binding flags %#x are unknown to format version %u", flags,
+			   r->version);
 	if (c->kernel_scratch > ((uint64_t)1 << 40))
 		return bad(r, "kernel scratch of %" PRIu64 " bytes", c->kernel_scratch);
 	if (c->n_params < 0 || (uint64_t)c->n_params > (r->n - r->at) / 12)
@@ -337,7 +373,7 @@ static int r_custom(rd *r, gc_custom *c)
 	for (int32_t i = 0; i < c->n_out; i++)
 		if (r_i32(r, &c->out_max_dims[i]) || r_shape(r, &c->outs[i]))
 			return r->err->code;
-	return 0;
+	return flags & 4 ? r_custom_quant(r, c) : 0;
 }
 
 /* Where `path` lies under the folder (or file) `from`: the rest of path
@@ -1066,11 +1102,13 @@ static int load_mapped(void *map, size_t len, const char *path, const char *dir,
 	for (char *c = ver; *c; c++)
 		if (*c < 32 || *c > 126)
 			*c = '?';
-	if (h.format_version != GCB_FORMAT_VERSION || h.header_size != GCB_HEADER_SIZE) {
+	if (h.format_version < GCB_FORMAT_OLDEST || h.format_version > GCB_FORMAT_VERSION ||
+	    h.header_size != GCB_HEADER_SIZE) {
 		rc = gc_error_set(err, GC_EUNSUPPORTED,
 				  "%s: program format version %u (written by graphcc %s); this "
-				  "graphcc %s reads version %d: compile the model again",
-				  path, h.format_version, ver, GC_VERSION_STRING, GCB_FORMAT_VERSION);
+				  "graphcc %s reads versions %d to %d: compile the model again",
+				  path, h.format_version, ver, GC_VERSION_STRING, GCB_FORMAT_OLDEST,
+				  GCB_FORMAT_VERSION);
 		goto fail;
 	}
 	if (h.file_size != len) {
@@ -1098,7 +1136,8 @@ static int load_mapped(void *map, size_t len, const char *path, const char *dir,
 	p->format_version = h.format_version;
 	p->graphcc_version = gc_pool_strdup(p->pool, ver);
 	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .dir = dir,
-		 .err = err, .pool = p->pool, .what = "string table", .opt = opt };
+		 .err = err, .pool = p->pool, .what = "string table", .opt = opt,
+		 .version = h.format_version };
 	uint32_t nstr;
 	if ((rc = r_u32(&r, &nstr)))
 		goto fail;

@@ -71,7 +71,8 @@ typedef struct gc_io_desc {
 	const char *name;
 	int32_t max_dims;
 	int constant, optional, variadic;
-	uint32_t dtypes; /* bit (1 << gc_dtype) per allowed type; 0: any */
+	uint32_t dtypes; /* bit (1 << gc_dtype) per allowed type; 0: any; 1 (bit
+			    0 alone): no plain type, only quantized ones (qint8 ...) */
 } gc_io_desc;
 /* An operation's declared params (gc_registry_op_param). */
 typedef struct gc_param_desc {

@@ -447,6 +447,13 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d);
 /* Tensor t of node i's inputs (is_output 0) or outputs (1); NULL if absent. */
 const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
 					const char **name);
+/* Whether input (is_output 0) or output (1) t of node i is a custom node's
+ * edge bound quantized through QDQ (the kernel sees the integer tensor with
+ * real = scale * (q - zero_point)): 1 with *qtype ("qint8", "quint8",
+ * "qint16", "qint32"), *scale and *zero_point set (each may be NULL), else
+ * 0. */
+int gc_program_node_quant(const gc_program *p, int i, int is_output, int t, const char **qtype,
+			  float *scale, int32_t *zero_point);
 
 typedef struct gc_session_options {
 	size_t size; /* sizeof(gc_session_options), or 0 */
