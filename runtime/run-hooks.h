@@ -51,7 +51,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err);
 
 /* Runs node rn->index of s once more, on rn->in and rn->out as they are
  * now, with rn->scratch_poison, outside the loop and without hooks (the
- * guard's second call of a kernel that has scratch). 0 or its error. */
+ * guard's second call of a kernel that has scratch). 0, its error, or 1
+ * when the node is prepared at run time (dynamic shapes): not run again. */
 int gc_session_run_node_again(gc_session *s, const gc_run_node *rn, gc_error *err);
 
 /* The in/out tensor views of node i of s (inputs first, then outputs), for

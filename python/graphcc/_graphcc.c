@@ -1020,6 +1020,15 @@ static void runner_dealloc(Runner *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* What the library says beyond errors (the debug instruments' notes and
+ * profile table, warnings), on stderr as the graphcc command shows it. */
+static void session_log(void *user, gc_log_level level, const char *msg)
+{
+	(void)user;
+	if (level <= GC_LOG_INFO)
+		fprintf(stderr, "graphcc: %s%s\n", level == GC_LOG_INFO ? "" : "warning: ", msg);
+}
+
 /* Runner(program, threads=0, no_arena=False) */
 static int runner_init(Runner *self, PyObject *args, PyObject *kw)
 {
@@ -1042,7 +1051,7 @@ static int runner_init(Runner *self, PyObject *args, PyObject *kw)
 		PyErr_NoMemory();
 		return -1;
 	}
-	gc_session_options so = { .threads = threads, .no_arena = no_arena };
+	gc_session_options so = { .threads = threads, .log = session_log, .no_arena = no_arena };
 	gc_error err = { 0 };
 	gcpy_Program *P = (gcpy_Program *)prog;
 	int rc;

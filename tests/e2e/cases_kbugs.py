@@ -308,9 +308,10 @@ def dump_seen(ctx, d):
     if np.allclose(seen, a):
         return run.Result(False, "a.seen-by-add.npy equals a.npy: the corruption is not shown")
     rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
-    if rows[0] != ["tensor", "file", "dtype", "shape", "produced by", "note"] or \
-            ["a", "a.seen-by-add.npy", "sum"] != [rows[-2][k] for k in (0, 1, 4)] or \
-            "as node 'add' read it" not in rows[-2][5]:
+    head = rows[0]
+    if head[:5] != ["tensor", "file", "dtype", "shape", "produced by"] or head[-1] != "note" \
+            or ["a", "a.seen-by-add.npy", "sum"] != [rows[-2][k] for k in (0, 1, 4)] or \
+            "as node 'add' read it" not in rows[-2][-1]:
         return run.Result(False, "tensors.tsv lacks the seen-by line: %r" % rows)
     return check(rc, o, e, 0, ["tensor 'a' changed after node 'sum' produced it, before node "
                                "'add' read it", "--check-tensors"])
