@@ -117,7 +117,7 @@ int gc_dumper_open(const char *dir, const gc_program *p, gc_dumper **out, gc_err
 		gc_dumper_close(d);
 		return err->code;
 	}
-	fputs("tensor\tfile\tdtype\tshape\tproduced by\tscale\tzero point\tnote\n", d->map);
+	fputs("tensor\tfile\tdtype\tshape\tproduced by\tnote\tscale\tzero point\n", d->map);
 	*out = d;
 	return 0;
 }
@@ -218,16 +218,15 @@ static int write_one(gc_dumper *d, const gc_session *s, int32_t idx, const char 
 		cell(d->map, producer);
 	else
 		fputs("(graph input)", d->map);
+	fputc('\t', d->map);
+	cell(d->map, note);
 	/* A quantized edge: its integer values are in the .npy, the real ones
 	 * are scale * (q - zero point). */
 	if (idx < d->n_quant && gc_custom_quant_on(&d->quant[idx]))
-		fprintf(d->map, "\t%.9g\t%d", (double)d->quant[idx].scale,
+		fprintf(d->map, "\t%.9g\t%d\n", (double)d->quant[idx].scale,
 			(int)d->quant[idx].offset);
 	else
-		fputs("\t-\t-", d->map);
-	fputc('\t', d->map);
-	cell(d->map, note);
-	fputc('\n', d->map);
+		fputs("\t-\t-\n", d->map);
 	fflush(d->map);
 	return 0;
 }

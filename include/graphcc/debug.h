@@ -41,7 +41,7 @@ extern "C" {
  *            Before each node, an input whose bytes changed since it was
  *            dumped (another node wrote into it) is dumped again as that
  *            node saw it: <name>.seen-by-<node>.npy, a tensors.tsv line
- *            saying so in its last column (note), and a note on stderr.
+ *            saying so in its note column, and a note on stderr.
  *            File names are the ones --output-dir gives (gc_file_safe_name).
  *            With dump_weights, the program's constants (weights, after
  *            folding) are dumped first, produced by "(constant)".

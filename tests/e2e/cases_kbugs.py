@@ -309,9 +309,9 @@ def dump_seen(ctx, d):
         return run.Result(False, "a.seen-by-add.npy equals a.npy: the corruption is not shown")
     rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
     head = rows[0]
-    if head[:5] != ["tensor", "file", "dtype", "shape", "produced by"] or head[-1] != "note" \
+    if head[:6] != ["tensor", "file", "dtype", "shape", "produced by", "note"] \
             or ["a", "a.seen-by-add.npy", "sum"] != [rows[-2][k] for k in (0, 1, 4)] or \
-            "as node 'add' read it" not in rows[-2][-1]:
+            "as node 'add' read it" not in rows[-2][5]:
         return run.Result(False, "tensors.tsv lacks the seen-by line: %r" % rows)
     return check(rc, o, e, 0, ["tensor 'a' changed after node 'sum' produced it, before node "
                                "'add' read it", "--check-tensors"])
