@@ -934,6 +934,10 @@ int gc_selftest_run(const char *manifest, const gc_selftest_options *opt, FILE *
 		    gc_selftest_counts *counts, gc_error *err)
 {
 	static const gc_selftest_options none;
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, manifest);
+	GC_ARG_NONNULL(err, out);
+	GC_ARG_NONNULL(err, counts);
 	gc_package *pkg = NULL;
 	gc_registry *reg = NULL;
 	gc_pool *pool = NULL;
@@ -1001,6 +1005,8 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 
 int gc_selftest_check(const char *manifest, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, manifest);
 	gc_package *pkg = NULL;
 	int rc = gc_manifest_parse(manifest, &pkg, NULL, NULL, err);
 	gc_package_free(pkg);
