@@ -245,6 +245,8 @@ int gc_guard_end(gc_guard *g, const gc_session *s, int32_t i, gc_error *err)
 bool gc_guard_may_rerun(const gc_session *s, int32_t i)
 {
 	const gc_node *n = &s->p->nodes[i];
+	if (n->reprepare) /* its preparation lives in the session's cache */
+		return false;
 	gc_tensor **io = gc_session_node_io(s, i);
 	for (int j = 0; j < n->n_out; j++) /* strings: pointers differ per call */
 		if (io[n->n_in + j] && (io[n->n_in + j]->dtype == GC_DTYPE_STRING ||
