@@ -234,12 +234,49 @@ static bool saved_attr(const gc_attr *a)
 	return a->type != GC_ATTR_GRAPH && a->type != GC_ATTR_GRAPHS;
 }
 
-/* One program (the whole file's, or a subprogram, recursively): tensors,
- * inputs and outputs, plan, where a subprogram's outer inputs come from,
- * nodes. Constants go to the shared weights section. */
-static int program_record(writer *w, const gc_program *p, buf *weights, const char *path)
+/* Places n bytes at the next 64-byte boundary of the weights: the offset. */
+static uint64_t put_weight(buf *weights, const void *data, uint64_t n)
 {
-	int rc = 0;
+	static const unsigned char zeros[GCB_TENSOR_ALIGN];
+	put(weights, zeros, (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) % GCB_TENSOR_ALIGN);
+	uint64_t off = weights->n;
+	put(weights, data, (size_t)n);
+	return off;
+}
+
+/* The packed form (node i, entry e) that stands for constant t when every
+ * reader of t keeps one that replaces it and t is no output: then the file
+ * holds only the packed forms. */
+static bool packed_only(const gc_program *p, int32_t t, int32_t *node, int32_t *entry)
+{
+	*node = -1;
+	for (int32_t j = 0; j < p->n_outputs; j++)
+		if (p->outputs[j] == t)
+			return false;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		for (int32_t j = 0; j < n->n_in; j++) {
+			if (n->in[j] != t)
+				continue;
+			if (n->reprepare)
+				return false;
+			int32_t e = 0;
+			while (e < n->n_packed && !(n->packed[e].input == j && n->packed[e].replaces))
+				e++;
+			if (e == n->n_packed)
+				return false;
+			if (*node < 0) {
+				*node = i;
+				*entry = e;
+			}
+		}
+	}
+	return *node >= 0;
+}
+
+static void tensor_records(writer *w, const gc_program *p, buf *weights,
+			   uint64_t *const *packed_off)
+{
 	u32(&w->rec, (uint32_t)p->n_tensors);
 	for (int32_t t = 0; t < p->n_tensors; t++) {
 		const gc_ptensor *pt = &p->tensors[t];
@@ -249,21 +286,52 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 		for (int i = 0; i < pt->t.rank; i++)
 			i64(&w->rec, pt->t.dims[i]);
 		u32(&w->rec, (uint32_t)pt->storage);
-		uint64_t off = pt->offset;
-		if (pt->storage == GC_STORAGE_CONST) {
-			if (pt->t.dtype == GC_DTYPE_STRING)
-				return gc_error_set(w->err, GC_EUNSUPPORTED,
-						    "%s: constant string tensor '%s' cannot be saved yet",
-						    path, pt->name);
-			static const unsigned char zeros[GCB_TENSOR_ALIGN];
-			put(weights, zeros, (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) %
-						    GCB_TENSOR_ALIGN);
-			off = weights->n;
-			put(weights, pt->t.data, (size_t)pt->nbytes);
+		int32_t node, entry;
+		if (pt->storage == GC_STORAGE_CONST && pt->nbytes && packed_only(p, t, &node, &entry)) {
+			const gc_packed *e = &p->nodes[node].packed[entry];
+			u64(&w->rec, GCB_PACKED_ONLY);
+			u64(&w->rec, pt->nbytes);
+			str(w, e->key);
+			u64(&w->rec, packed_off[node][entry]);
+			u64(&w->rec, e->nbytes);
+			continue;
 		}
+		uint64_t off = pt->offset;
+		if (pt->storage == GC_STORAGE_CONST)
+			off = put_weight(weights, pt->t.data, pt->nbytes);
 		u64(&w->rec, off);
 		u64(&w->rec, pt->nbytes);
 	}
+}
+
+/* One program (the whole file's, or a subprogram, recursively): tensors,
+ * inputs and outputs, plan, where a subprogram's outer inputs come from,
+ * nodes. Constants and packed forms go to the shared weights section. */
+static int program_record(writer *w, const gc_program *p, buf *weights, const char *path)
+{
+	int rc = 0;
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage == GC_STORAGE_CONST && pt->t.dtype == GC_DTYPE_STRING)
+			return gc_error_set(w->err, GC_EUNSUPPORTED,
+					    "%s: constant string tensor '%s' cannot be saved yet",
+					    path, pt->name);
+	}
+	/* the packed forms first: tensors kept only in packed form point at them */
+	uint64_t **packed_off = gc_calloc((size_t)p->n_nodes + 1, sizeof *packed_off);
+	if (!packed_off)
+		return gc_error_set(w->err, GC_ENOMEM, "%s: out of memory", path);
+	for (int32_t i = 0; i < p->n_nodes && !rc; i++) {
+		const gc_node *n = &p->nodes[i];
+		if (!n->n_packed || n->reprepare)
+			continue;
+		if (!(packed_off[i] = gc_calloc((size_t)n->n_packed, sizeof(uint64_t))))
+			rc = gc_error_set(w->err, GC_ENOMEM, "%s: out of memory", path);
+		for (int32_t e = 0; e < n->n_packed && !rc; e++)
+			packed_off[i][e] = put_weight(weights, n->packed[e].data, n->packed[e].nbytes);
+	}
+	if (!rc)
+		tensor_records(w, p, weights, packed_off);
 	index_list(&w->rec, p->n_inputs, p->inputs);
 	index_list(&w->rec, p->n_outputs, p->outputs);
 	u64(&w->rec, p->arena_bytes);
@@ -300,7 +368,19 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 		u32(&w->rec, (uint32_t)n->n_sub);
 		for (int32_t j = 0; j < n->n_sub && !rc; j++)
 			rc = program_record(w, n->sub[j], weights, path);
+		int32_t n_packed = packed_off[i] ? n->n_packed : 0;
+		u32(&w->rec, (uint32_t)n_packed);
+		for (int32_t e = 0; e < n_packed; e++) {
+			str(w, n->packed[e].key);
+			i32(&w->rec, n->packed[e].input);
+			u32(&w->rec, n->packed[e].replaces);
+			u64(&w->rec, packed_off[i][e]);
+			u64(&w->rec, n->packed[e].nbytes);
+		}
 	}
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		gc_free(packed_off[i]);
+	gc_free(packed_off);
 	return rc;
 }
 
