@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "../runtime/build.h"
+#include "../runtime/fileio.h"
 #include "strmap.h"
 
 typedef struct buf {
@@ -68,6 +69,19 @@ static void index_list(buf *b, int32_t n, const int32_t *v)
 	for (int32_t i = 0; i < n; i++)
 		i32(b, v[i]);
 }
+
+/* The weights section as the pieces it is made of, in order. */
+typedef struct wchunk {
+	const void *p;
+	uint64_t n;
+} wchunk;
+
+typedef struct wlist {
+	wchunk *c;
+	size_t nc, cap;
+	uint64_t n; /* bytes */
+	int oom;
+} wlist;
 
 typedef struct writer {
 	buf strings, rec;
@@ -234,13 +248,30 @@ static bool saved_attr(const gc_attr *a)
 	return a->type != GC_ATTR_GRAPH && a->type != GC_ATTR_GRAPHS;
 }
 
-/* Places n bytes at the next 64-byte boundary of the weights: the offset. */
-static uint64_t put_weight(buf *weights, const void *data, uint64_t n)
+/* Places n bytes at the next 64-byte boundary of the weights: the offset.
+ * The bytes are not copied: they are written from where they are (the
+ * program's constants and packed forms) when the file is. */
+static uint64_t put_weight(wlist *weights, const void *data, uint64_t n)
 {
 	static const unsigned char zeros[GCB_TENSOR_ALIGN];
-	put(weights, zeros, (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) % GCB_TENSOR_ALIGN);
+	uint64_t pad = (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) % GCB_TENSOR_ALIGN;
+	if (weights->nc + 2 > weights->cap) {
+		size_t cap = weights->cap * 2 + 64;
+		wchunk *c = gc_realloc(weights->c, cap * sizeof *c);
+		if (!c) {
+			weights->oom = 1;
+			return 0;
+		}
+		weights->c = c;
+		weights->cap = cap;
+	}
+	if (pad)
+		weights->c[weights->nc++] = (wchunk){ zeros, pad };
+	weights->n += pad;
 	uint64_t off = weights->n;
-	put(weights, data, (size_t)n);
+	if (n)
+		weights->c[weights->nc++] = (wchunk){ data, n };
+	weights->n += n;
 	return off;
 }
 
@@ -274,7 +305,7 @@ static bool packed_only(const gc_program *p, int32_t t, int32_t *node, int32_t *
 	return *node >= 0;
 }
 
-static void tensor_records(writer *w, const gc_program *p, buf *weights,
+static void tensor_records(writer *w, const gc_program *p, wlist *weights,
 			   uint64_t *const *packed_off)
 {
 	u32(&w->rec, (uint32_t)p->n_tensors);
@@ -307,7 +338,7 @@ static void tensor_records(writer *w, const gc_program *p, buf *weights,
 /* One program (the whole file's, or a subprogram, recursively): tensors,
  * inputs and outputs, plan, where a subprogram's outer inputs come from,
  * nodes. Constants and packed forms go to the shared weights section. */
-static int program_record(writer *w, const gc_program *p, buf *weights, const char *path)
+static int program_record(writer *w, const gc_program *p, wlist *weights, const char *path)
 {
 	int rc = 0;
 	for (int32_t t = 0; t < p->n_tensors; t++) {
@@ -426,10 +457,26 @@ static char *relative_path(const char *path, const char *file)
 	return out;
 }
 
+/* The header and META, then the weights streamed from where they are. */
+static int write_program(const char *path, const buf *head, const wlist *weights, gc_error *err)
+{
+	gc_outfile f;
+	if (gc_outfile_open(&f, path, err))
+		return err->code;
+	int rc = gc_outfile_write(&f, head->p, head->n, err);
+	for (size_t i = 0; i < weights->nc && !rc; i++)
+		rc = gc_outfile_write(&f, weights->c[i].p, (size_t)weights->c[i].n, err);
+	if (rc) {
+		gc_outfile_abort(&f);
+		return rc;
+	}
+	return gc_outfile_commit(&f, err);
+}
+
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
 	writer w = { .err = err };
-	buf weights = { 0 };
+	wlist weights = { 0 };
 	int rc = 0;
 	/* Libraries: one entry per distinct kernel library, with its SHA-256. */
 	const char **libs = NULL;
@@ -487,7 +534,17 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 	h.weights_offset =
 		(h.meta_offset + h.meta_size + GCB_WEIGHTS_ALIGN - 1) & ~(uint64_t)(GCB_WEIGHTS_ALIGN - 1);
 	h.weights_size = weights.n;
-	h.weights_xxh3 = XXH3_64bits(weights.p, weights.n);
+	XXH3_state_t *xs = XXH3_createState();
+	if (!xs || XXH3_64bits_reset(xs)) {
+		XXH3_freeState(xs);
+		gc_free(meta.p);
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
+		goto out;
+	}
+	for (size_t i = 0; i < weights.nc; i++)
+		XXH3_64bits_update(xs, weights.c[i].p, (size_t)weights.c[i].n);
+	h.weights_xxh3 = XXH3_64bits_digest(xs);
+	XXH3_freeState(xs);
 	h.file_size = h.weights_offset + h.weights_size;
 	buf head = { 0 };
 	put(&head, &h, sizeof h);
@@ -498,7 +555,7 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 	if (head.oom || meta.oom)
 		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
 	else
-		rc = gc_write_file_atomic(path, head.p, head.n, weights.p, weights.n, err);
+		rc = write_program(path, &head, &weights, err);
 	gc_free(head.p);
 out:
 	for (int32_t j = 0; j < w.n_libs; j++)
@@ -507,7 +564,7 @@ out:
 	gc_free(libs);
 	gc_free(w.rec.p);
 	gc_free(w.strings.p);
-	gc_free(weights.p);
+	gc_free(weights.c);
 	gc_strmap_clear(&w.map);
 	return rc;
 }
