@@ -19,6 +19,7 @@
 
 #include "../alloc.h"
 #include "../blas.h"
+#include "../fileio.h"
 #include "nn-par.h"
 #include "nn.h"
 #include "rnn.h"
@@ -656,9 +657,9 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 		/* one product for all gates when their rows need no padding */
 		int64_t per = hp == H ? G : 1;
 		for (int64_t q = 0; q < G && rows; q += per)
-			gc_sgemm(false, true, (int)rows, (int)(per * H), (int)p->in, 1.0f, X,
-				 (int)p->in, W + (d * G + q) * H * p->in, (int)p->in, 0.0f,
-				 P + q * hp, (int)GHp);
+			gc_nn_sgemm(k->threads, false, true, (int)rows, (int)(per * H), (int)p->in,
+				    1.0f, X, (int)p->in, W + (d * G + q) * H * p->in, (int)p->in,
+				    0.0f, P + q * hp, (int)GHp);
 		add_rows(P, rows, GHp, bias);
 	}
 	if (p->wv && rows)
@@ -677,8 +678,8 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **pp)
 {
 	rnn_plan *p = *pp;
-	const char *ref = getenv("GRAPHCC_NN_REFERENCE");
-	if (in[0]->dtype != GC_DTYPE_FLOAT || (ref && ref[0] && strcmp(ref, "0")))
+	/* GRAPHCC_NN_REFERENCE, as the host passed it to gc_runtime_init */
+	if (in[0]->dtype != GC_DTYPE_FLOAT || gc_reference_kernels())
 		return false;
 	int64_t hp = (p->hid + 15) / 16 * 16, GHp = p->gates * hp, rows = p->seq * p->batch;
 	if (rows > INT32_MAX || GHp > INT32_MAX || p->in > INT32_MAX || p->hid > INT32_MAX / 4)
