@@ -22,6 +22,8 @@
 #include "nn-par.h"
 #include "nn.h"
 
+GC_NN_O3
+
 enum { SE_ACT_NONE, SE_ACT_RELU, SE_ACT_SWISH };
 
 typedef struct se_state {
@@ -38,6 +40,19 @@ typedef struct se_job {
 	int scale; /* 0: the means into s; 1: y = x * g */
 } se_job;
 
+/* y = x * g, in place or not (restrict lets either loop vectorise). */
+static inline void scale_row(float *restrict y, const float *restrict x, float g, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * g;
+}
+
+static inline void scale_in_place(float *y, float g, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] *= g;
+}
+
 GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
 {
 	const se_job *j = arg;
@@ -52,9 +67,10 @@ GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
 			continue;
 		}
 		float *yc = j->y + c * st->sp;
-		const float gc = j->g[c];
-		for (int64_t i = 0; i < st->sp; i++)
-			yc[i] = xc[i] * gc;
+		if (yc == xc)
+			scale_in_place(yc, j->g[c], st->sp);
+		else
+			scale_row(yc, xc, j->g[c], st->sp);
 	}
 }
 
