@@ -9,7 +9,6 @@
 #include <xxhash.h>
 
 #include "../runtime/build.h"
-#include "../runtime/fileio.h"
 #include "strmap.h"
 
 typedef struct buf {

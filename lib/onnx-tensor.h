@@ -5,7 +5,7 @@
 #include <graphcc/runtime.h>
 
 #include "onnx.pb-c.h"
-#include "../runtime/pool.h"
+#include "../runtime/build.h"
 
 /*
  * Converts a TensorProto. `base_dir` is where external data is resolved (NULL
