@@ -606,6 +606,12 @@ static int read_packed(rd *r, gc_program *p, gc_node *n, const unsigned char *we
  * once, owned by the program. */
 static int unpack_tensor(rd *r, gc_ptensor *pt)
 {
+	/* no layout packs smaller than the plain values: the packed size (within
+	 * the file) bounds what is allocated */
+	if (pt->nbytes > pt->packed_nbytes)
+		return bad(r, "constant '%s' is packed as '%s' in %" PRIu64 " bytes, fewer than "
+			      "its %" PRIu64 " bytes",
+			   pt->name, pt->packed_key, pt->packed_nbytes, pt->nbytes);
 	void *data = gc_aligned_alloc(64, (size_t)pt->nbytes, 0);
 	if (!data)
 		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory unpacking '%s'", r->path,

@@ -296,6 +296,11 @@ static void test_packed_layouts(void)
 	CHECK(gc_packed_unpack("pk-cv1 1 37 13 9", pk, cb, back, nb) != 0);
 	CHECK(gc_packed_unpack("pk-zz 1 2 3", pk, cb, back, nb) != 0);
 	CHECK(gc_packed_unpack("pk-s1 -1 37 13", pk, sb, back, nb) != 0);
+	/* sizes from a hostile file: refused before any size is multiplied out
+	 * (UBSan would see an overflow) or a panel count looped over */
+	CHECK(gc_packed_unpack("pk-s1 1 1099511627776 1099511627776", pk, sb, back, nb) != 0);
+	CHECK(gc_packed_unpack("pk-cv1 1 1099511627776 1", pk, cb, back, nb) != 0);
+	CHECK(gc_packed_unpack("pk-v1 1099511627776 2 2 1", pk, vb, back, nb) != 0);
 }
 
 static void cleanup(void)
