@@ -178,7 +178,7 @@ static void custom_record(writer *w, const gc_custom *c)
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		str(w, s[i]);
 	u64(&w->rec, c->kernel_scratch);
-	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1);
+	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1 | (uint32_t)(c->quant != NULL) << 2);
 	i32(&w->rec, c->n_params);
 	for (int32_t i = 0; i < c->n_params; i++) {
 		const CustomOpParam *p = &c->params[i];
@@ -205,6 +205,14 @@ static void custom_record(writer *w, const gc_custom *c)
 		i32(&w->rec, c->outs[i].rank);
 		for (int k = 0; k < c->outs[i].rank; k++)
 			i64(&w->rec, c->outs[i].dims[k]);
+	}
+	/* Format 3: the edges bound quantized (flag 4). */
+	for (int32_t i = 0; c->quant && i < c->n_in + c->n_out; i++) {
+		uint32_t bits;
+		memcpy(&bits, &c->quant[i].scale, 4);
+		u32(&w->rec, (uint32_t)c->quant[i].dtype);
+		u32(&w->rec, bits);
+		i32(&w->rec, c->quant[i].offset);
 	}
 }
 
@@ -393,13 +401,15 @@ static int program_record(writer *w, const gc_program *p, wlist *weights, const 
 		u32(&w->rec, n->custom ? 1 : 0);
 		if (n->custom)
 			custom_record(w, n->custom);
-		u32(&w->rec, n->reprepare ? 1 : 0);
+		int32_t n_packed = packed_off[i] ? n->n_packed : 0;
+		/* flags: 1 prepared at run time, 2 packed forms follow (format 4) */
+		u32(&w->rec, (n->reprepare ? 1u : 0u) | (n_packed ? 2u : 0u));
 		i32(&w->rec, n->n_sub ? n->n_explicit_in : n->n_in);
 		u32(&w->rec, (uint32_t)n->n_sub);
 		for (int32_t j = 0; j < n->n_sub && !rc; j++)
 			rc = program_record(w, n->sub[j], weights, path);
-		int32_t n_packed = packed_off[i] ? n->n_packed : 0;
-		u32(&w->rec, (uint32_t)n_packed);
+		if (n_packed)
+			u32(&w->rec, (uint32_t)n_packed);
 		for (int32_t e = 0; e < n_packed; e++) {
 			str(w, n->packed[e].key);
 			i32(&w->rec, n->packed[e].input);
@@ -474,6 +484,9 @@ static int write_program(const char *path, const buf *head, const wlist *weights
 
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, p);
+	GC_ARG_NONNULL(err, path);
 	writer w = { .err = err };
 	wlist weights = { 0 };
 	int rc = 0;

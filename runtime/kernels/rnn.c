@@ -7,7 +7,7 @@
  * lists with its alpha/beta. Gate order: GRU z, r, h; LSTM i, o, f, c
  * (peepholes i, o, f). float32 takes the fast path below (GEMM input
  * projection, packed recurrent weights, vectorised gates; computed in
- * float); float16 and double, and everything with GRAPHCC_NN_REFERENCE=1,
+ * float); float16 and double, and everything with gc_init_options.reference_kernels,
  * the reference path (computed in double), which tests/unit/test-rnn-fast.c
  * compares the fast one with.
  */
@@ -678,7 +678,7 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **pp)
 {
 	rnn_plan *p = *pp;
-	/* GRAPHCC_NN_REFERENCE, as the host passed it to gc_runtime_init */
+	/* (the library reads no environment: gc_init_options.reference_kernels) */
 	if (in[0]->dtype != GC_DTYPE_FLOAT || gc_reference_kernels())
 		return false;
 	int64_t hp = (p->hid + 15) / 16 * 16, GHp = p->gates * hp, rows = p->seq * p->batch;

@@ -125,6 +125,12 @@ class _Reader:
             md = self.f("i")
             dt, rank, dims = self.type_()
             c.outs.append(Obj(max_dims=md, dtype=dt, rank=rank, dims=dims))
+        # format 3, flag 4: per input then output, the quantized edge
+        # (CustomOpDataType, scale, offset)
+        c.quant = []
+        if c.flags.val & 4:
+            for _ in range(c.n_in.val + c.n_out.val):
+                c.quant.append(Obj(dtype=self.f("I"), scale=self.f("f"), offset=self.f("i")))
         return c
 
     def program(self):
@@ -161,10 +167,10 @@ class _Reader:
             n.custom = self.custom() if n.has_custom.val else None
             n.flags, n.n_explicit_in, n.n_sub = self.f("I"), self.f("i"), self.f("I")
             n.subs = [self.program() for _ in range(n.n_sub.val)]
-            n.n_packed = self.f("I")
+            n.n_packed = self.f("I") if n.flags.val & 2 else None  # packed forms
             n.packed = [Obj(key=self.s(), input=self.f("i"), replaces=self.f("I"),
                             offset=self.f("Q"), nbytes=self.f("Q"))
-                        for _ in range(n.n_packed.val)]
+                        for _ in range(n.n_packed.val if n.n_packed else 0)]
             n.end = self.at
             p.nodes.append(n)
         p.end = self.at

@@ -1,8 +1,7 @@
 /*
  * The float32 fast path of RNN, GRU and LSTM (runtime/kernels/rnn.c:
  * GEMM input projection, packed R^T, vectorised gates, directions on two
- * threads) against the reference path (reference kernels, as GRAPHCC_NN_REFERENCE=1
- * asks through gc_runtime_init; computed in
+ * threads) against the reference path (gc_init_options.reference_kernels, computed in
  * double, which the ONNX conformance tests and test-rnn.c check against
  * PyTorch) on every attribute the op has: directions, layouts, bias,
  * sequence_lens, initial states, peepholes, input_forget,
