@@ -855,6 +855,19 @@ static void mark_live(compiler *c)
 	gc_free(keep);
 }
 
+/* Whether t's data lies in a file mapping of the graph being compiled (or
+ * of a graph enclosing it), which pool then keeps too. */
+static bool shares_mapping(const compiler *c, const gc_tensor *t, gc_pool *pool)
+{
+	int64_t nb = gc_tensor_nbytes(t);
+	if (!t->data || nb <= 0 || t->dtype == GC_DTYPE_STRING)
+		return false;
+	for (const compiler *k = c; k; k = k->parent)
+		if (gc_pool_share_mapping(k->g->pool, pool, t->data, (size_t)nb))
+			return true;
+	return false;
+}
+
 static int32_t emit_tensor(compiler *c, int32_t v)
 {
 	vstate *s = &c->vs[v];
@@ -875,7 +888,9 @@ static int32_t emit_tensor(compiler *c, int32_t v)
 		pt->nbytes = (uint64_t)gc_tensor_nbytes(&s->t);
 		pt->storage = GC_STORAGE_CONST;
 		p->const_bytes += pt->nbytes;
-		if (s->borrowed) { /* the program outlives the graph */
+		/* the program outlives the graph: it keeps the graph's mapping of
+		 * the data (external data: the one form in memory), else a copy */
+		if (s->borrowed && !shares_mapping(c, &s->t, p->pool)) {
 			gc_tensor *copy = gc_tensor_copy_to_pool(p->pool, &s->t);
 			if (!copy)
 				return -1;

@@ -69,6 +69,19 @@ static void index_list(buf *b, int32_t n, const int32_t *v)
 		i32(b, v[i]);
 }
 
+/* The weights section as the pieces it is made of, in order. */
+typedef struct wchunk {
+	const void *p;
+	uint64_t n;
+} wchunk;
+
+typedef struct wlist {
+	wchunk *c;
+	size_t nc, cap;
+	uint64_t n; /* bytes */
+	int oom;
+} wlist;
+
 typedef struct writer {
 	buf strings, rec;
 	gc_strmap map; /* string -> offset */
@@ -242,12 +255,66 @@ static bool saved_attr(const gc_attr *a)
 	return a->type != GC_ATTR_GRAPH && a->type != GC_ATTR_GRAPHS;
 }
 
-/* One program (the whole file's, or a subprogram, recursively): tensors,
- * inputs and outputs, plan, where a subprogram's outer inputs come from,
- * nodes. Constants go to the shared weights section. */
-static int program_record(writer *w, const gc_program *p, buf *weights, const char *path)
+/* Places n bytes at the next 64-byte boundary of the weights: the offset.
+ * The bytes are not copied: they are written from where they are (the
+ * program's constants and packed forms) when the file is. */
+static uint64_t put_weight(wlist *weights, const void *data, uint64_t n)
 {
-	int rc = 0;
+	static const unsigned char zeros[GCB_TENSOR_ALIGN];
+	uint64_t pad = (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) % GCB_TENSOR_ALIGN;
+	if (weights->nc + 2 > weights->cap) {
+		size_t cap = weights->cap * 2 + 64;
+		wchunk *c = gc_realloc(weights->c, cap * sizeof *c);
+		if (!c) {
+			weights->oom = 1;
+			return 0;
+		}
+		weights->c = c;
+		weights->cap = cap;
+	}
+	if (pad)
+		weights->c[weights->nc++] = (wchunk){ zeros, pad };
+	weights->n += pad;
+	uint64_t off = weights->n;
+	if (n)
+		weights->c[weights->nc++] = (wchunk){ data, n };
+	weights->n += n;
+	return off;
+}
+
+/* The packed form (node i, entry e) that stands for constant t when every
+ * reader of t keeps one that replaces it and t is no output: then the file
+ * holds only the packed forms. */
+static bool packed_only(const gc_program *p, int32_t t, int32_t *node, int32_t *entry)
+{
+	*node = -1;
+	for (int32_t j = 0; j < p->n_outputs; j++)
+		if (p->outputs[j] == t)
+			return false;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		for (int32_t j = 0; j < n->n_in; j++) {
+			if (n->in[j] != t)
+				continue;
+			if (n->reprepare)
+				return false;
+			int32_t e = 0;
+			while (e < n->n_packed && !(n->packed[e].input == j && n->packed[e].replaces))
+				e++;
+			if (e == n->n_packed)
+				return false;
+			if (*node < 0) {
+				*node = i;
+				*entry = e;
+			}
+		}
+	}
+	return *node >= 0;
+}
+
+static void tensor_records(writer *w, const gc_program *p, wlist *weights,
+			   uint64_t *const *packed_off)
+{
 	u32(&w->rec, (uint32_t)p->n_tensors);
 	for (int32_t t = 0; t < p->n_tensors; t++) {
 		const gc_ptensor *pt = &p->tensors[t];
@@ -257,21 +324,52 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 		for (int i = 0; i < pt->t.rank; i++)
 			i64(&w->rec, pt->t.dims[i]);
 		u32(&w->rec, (uint32_t)pt->storage);
-		uint64_t off = pt->offset;
-		if (pt->storage == GC_STORAGE_CONST) {
-			if (pt->t.dtype == GC_DTYPE_STRING)
-				return gc_error_set(w->err, GC_EUNSUPPORTED,
-						    "%s: constant string tensor '%s' cannot be saved yet",
-						    path, pt->name);
-			static const unsigned char zeros[GCB_TENSOR_ALIGN];
-			put(weights, zeros, (GCB_TENSOR_ALIGN - weights->n % GCB_TENSOR_ALIGN) %
-						    GCB_TENSOR_ALIGN);
-			off = weights->n;
-			put(weights, pt->t.data, (size_t)pt->nbytes);
+		int32_t node, entry;
+		if (pt->storage == GC_STORAGE_CONST && pt->nbytes && packed_only(p, t, &node, &entry)) {
+			const gc_packed *e = &p->nodes[node].packed[entry];
+			u64(&w->rec, GCB_PACKED_ONLY);
+			u64(&w->rec, pt->nbytes);
+			str(w, e->key);
+			u64(&w->rec, packed_off[node][entry]);
+			u64(&w->rec, e->nbytes);
+			continue;
 		}
+		uint64_t off = pt->offset;
+		if (pt->storage == GC_STORAGE_CONST)
+			off = put_weight(weights, pt->t.data, pt->nbytes);
 		u64(&w->rec, off);
 		u64(&w->rec, pt->nbytes);
 	}
+}
+
+/* One program (the whole file's, or a subprogram, recursively): tensors,
+ * inputs and outputs, plan, where a subprogram's outer inputs come from,
+ * nodes. Constants and packed forms go to the shared weights section. */
+static int program_record(writer *w, const gc_program *p, wlist *weights, const char *path)
+{
+	int rc = 0;
+	for (int32_t t = 0; t < p->n_tensors; t++) {
+		const gc_ptensor *pt = &p->tensors[t];
+		if (pt->storage == GC_STORAGE_CONST && pt->t.dtype == GC_DTYPE_STRING)
+			return gc_error_set(w->err, GC_EUNSUPPORTED,
+					    "%s: constant string tensor '%s' cannot be saved yet",
+					    path, pt->name);
+	}
+	/* the packed forms first: tensors kept only in packed form point at them */
+	uint64_t **packed_off = gc_calloc((size_t)p->n_nodes + 1, sizeof *packed_off);
+	if (!packed_off)
+		return gc_error_set(w->err, GC_ENOMEM, "%s: out of memory", path);
+	for (int32_t i = 0; i < p->n_nodes && !rc; i++) {
+		const gc_node *n = &p->nodes[i];
+		if (!n->n_packed || n->reprepare)
+			continue;
+		if (!(packed_off[i] = gc_calloc((size_t)n->n_packed, sizeof(uint64_t))))
+			rc = gc_error_set(w->err, GC_ENOMEM, "%s: out of memory", path);
+		for (int32_t e = 0; e < n->n_packed && !rc; e++)
+			packed_off[i][e] = put_weight(weights, n->packed[e].data, n->packed[e].nbytes);
+	}
+	if (!rc)
+		tensor_records(w, p, weights, packed_off);
 	index_list(&w->rec, p->n_inputs, p->inputs);
 	index_list(&w->rec, p->n_outputs, p->outputs);
 	u64(&w->rec, p->arena_bytes);
@@ -303,12 +401,26 @@ static int program_record(writer *w, const gc_program *p, buf *weights, const ch
 		u32(&w->rec, n->custom ? 1 : 0);
 		if (n->custom)
 			custom_record(w, n->custom);
-		u32(&w->rec, n->reprepare ? 1 : 0);
+		int32_t n_packed = packed_off[i] ? n->n_packed : 0;
+		/* flags: 1 prepared at run time, 2 packed forms follow (format 4) */
+		u32(&w->rec, (n->reprepare ? 1u : 0u) | (n_packed ? 2u : 0u));
 		i32(&w->rec, n->n_sub ? n->n_explicit_in : n->n_in);
 		u32(&w->rec, (uint32_t)n->n_sub);
 		for (int32_t j = 0; j < n->n_sub && !rc; j++)
 			rc = program_record(w, n->sub[j], weights, path);
+		if (n_packed)
+			u32(&w->rec, (uint32_t)n_packed);
+		for (int32_t e = 0; e < n_packed; e++) {
+			str(w, n->packed[e].key);
+			i32(&w->rec, n->packed[e].input);
+			u32(&w->rec, n->packed[e].replaces);
+			u64(&w->rec, packed_off[i][e]);
+			u64(&w->rec, n->packed[e].nbytes);
+		}
 	}
+	for (int32_t i = 0; i < p->n_nodes; i++)
+		gc_free(packed_off[i]);
+	gc_free(packed_off);
 	return rc;
 }
 
@@ -354,13 +466,29 @@ static char *relative_path(const char *path, const char *file)
 	return out;
 }
 
+/* The header and META, then the weights streamed from where they are. */
+static int write_program(const char *path, const buf *head, const wlist *weights, gc_error *err)
+{
+	gc_outfile f;
+	if (gc_outfile_open(&f, path, err))
+		return err->code;
+	int rc = gc_outfile_write(&f, head->p, head->n, err);
+	for (size_t i = 0; i < weights->nc && !rc; i++)
+		rc = gc_outfile_write(&f, weights->c[i].p, (size_t)weights->c[i].n, err);
+	if (rc) {
+		gc_outfile_abort(&f);
+		return rc;
+	}
+	return gc_outfile_commit(&f, err);
+}
+
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
 	GC_ERR_OR_LOCAL(err);
 	GC_ARG_NONNULL(err, p);
 	GC_ARG_NONNULL(err, path);
 	writer w = { .err = err };
-	buf weights = { 0 };
+	wlist weights = { 0 };
 	int rc = 0;
 	/* Libraries: one entry per distinct kernel library, with its SHA-256. */
 	const char **libs = NULL;
@@ -418,7 +546,17 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 	h.weights_offset =
 		(h.meta_offset + h.meta_size + GCB_WEIGHTS_ALIGN - 1) & ~(uint64_t)(GCB_WEIGHTS_ALIGN - 1);
 	h.weights_size = weights.n;
-	h.weights_xxh3 = XXH3_64bits(weights.p, weights.n);
+	XXH3_state_t *xs = XXH3_createState();
+	if (!xs || XXH3_64bits_reset(xs)) {
+		XXH3_freeState(xs);
+		gc_free(meta.p);
+		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
+		goto out;
+	}
+	for (size_t i = 0; i < weights.nc; i++)
+		XXH3_64bits_update(xs, weights.c[i].p, (size_t)weights.c[i].n);
+	h.weights_xxh3 = XXH3_64bits_digest(xs);
+	XXH3_freeState(xs);
 	h.file_size = h.weights_offset + h.weights_size;
 	buf head = { 0 };
 	put(&head, &h, sizeof h);
@@ -429,7 +567,7 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 	if (head.oom || meta.oom)
 		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
 	else
-		rc = gc_write_file_atomic(path, head.p, head.n, weights.p, weights.n, err);
+		rc = write_program(path, &head, &weights, err);
 	gc_free(head.p);
 out:
 	for (int32_t j = 0; j < w.n_libs; j++)
@@ -438,7 +576,7 @@ out:
 	gc_free(libs);
 	gc_free(w.rec.p);
 	gc_free(w.strings.p);
-	gc_free(weights.p);
+	gc_free(weights.c);
 	gc_strmap_clear(&w.map);
 	return rc;
 }

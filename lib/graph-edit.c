@@ -55,6 +55,12 @@ static gc_graph *clone(const gc_graph *g, bool share_constants, gc_error *err)
 		if (s->constant && !share_constants &&
 		    !(d->constant = gc_tensor_copy_to_pool(c->pool, s->constant)))
 			ok = false;
+		/* a shared constant in a file mapping: the copy keeps the mapping
+		 * too, so that what is compiled from it can share it */
+		if (s->constant && share_constants && s->constant->data &&
+		    gc_tensor_nbytes(s->constant) > 0)
+			gc_pool_share_mapping(g->pool, c->pool, s->constant->data,
+					      (size_t)gc_tensor_nbytes(s->constant));
 		if (!ok || gc_strmap_put(&c->names, d->name, i))
 			goto fail;
 		c->n_values++;

@@ -57,6 +57,10 @@ struct gc_graph {
 	int32_t n_children, cap_children;
 };
 
+/* An initializer whose data lies in a mapping g's pool keeps (ONNX external
+ * data): not copied. */
+int gc_graph_add_mapped_constant(gc_graph *g, const char *name, const gc_tensor *value,
+				 gc_error *err);
 /* A subgraph owned by g (freed with it). */
 gc_graph *gc_graph_new_child(gc_graph *g, const char *origin);
 /*

@@ -264,7 +264,8 @@ gc_tensor *gc_tensor_copy_to_pool(gc_pool *pool, const gc_tensor *t)
 	return c->data ? c : NULL;
 }
 
-int gc_graph_add_constant(gc_graph *g, const char *name, const gc_tensor *value, gc_error *err)
+static int add_constant(gc_graph *g, const char *name, const gc_tensor *value, bool copy,
+			gc_error *err)
 {
 	GC_ERR_OR_LOCAL(err);
 	GC_ARG_NONNULL(err, g);
@@ -290,7 +291,14 @@ int gc_graph_add_constant(gc_graph *g, const char *name, const gc_tensor *value,
 				    "%s: initializer '%s' is also produced by %s", g->origin, name,
 				    gc_node_label(g, v->producer, lb, sizeof lb));
 	}
-	v->constant = gc_tensor_copy_to_pool(g->pool, value);
+	if (copy) {
+		v->constant = gc_tensor_copy_to_pool(g->pool, value);
+	} else {
+		gc_tensor *t = gc_pool_alloc(g->pool, sizeof *t);
+		if (t)
+			*t = *value;
+		v->constant = t;
+	}
 	if (!v->constant)
 		return nomem(err);
 	if (!v->is_input) {
@@ -300,6 +308,17 @@ int gc_graph_add_constant(gc_graph *g, const char *name, const gc_tensor *value,
 	}
 	v->has_info = true;
 	return 0;
+}
+
+int gc_graph_add_constant(gc_graph *g, const char *name, const gc_tensor *value, gc_error *err)
+{
+	return add_constant(g, name, value, true, err);
+}
+
+int gc_graph_add_mapped_constant(gc_graph *g, const char *name, const gc_tensor *value,
+				 gc_error *err)
+{
+	return add_constant(g, name, value, false, err);
 }
 
 int gc_attrs_copy(gc_pool *pool, int32_t n, const gc_attr *src, gc_attr **dst)

@@ -299,10 +299,17 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 		const char *name = tp->name ? tp->name : "";
 		snprintf(where, sizeof where, "%s: initializer '%s'", g->origin, name);
 		gc_tensor t;
-		if (gc_onnx_tensor(tp, im->dir[0] ? im->dir : NULL, where, &t, err))
+		bool mapped;
+		if (gc_onnx_tensor_mapped(tp, im->dir[0] ? im->dir : NULL, where, g->pool, &t,
+					  &mapped, err))
 			return err->code;
-		int rc = gc_graph_add_constant(g, name, &t, err);
-		gc_tensor_release(&t);
+		int rc;
+		if (mapped)
+			rc = gc_graph_add_mapped_constant(g, name, &t, err);
+		else
+			rc = gc_graph_add_constant(g, name, &t, err);
+		if (!mapped)
+			gc_tensor_release(&t);
 		if (rc)
 			return rc;
 	}

@@ -14,9 +14,11 @@
 #include "../runtime/build.h"
 
 /* Reads `length` bytes at `offset` of the file `location` (relative to
- * base_dir, and not allowed to leave it) into dst. */
+ * base_dir, and not allowed to leave it) into dst; or, with map_pool, maps
+ * them there when they are big and aligned (*dst set to them). */
 static int read_external(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
-			 void *dst, uint64_t nbytes, gc_error *err)
+			 gc_tensor *out, uint64_t nbytes, gc_pool *map_pool, bool *mapped,
+			 gc_error *err)
 {
 	const char *location = NULL;
 	uint64_t offset = 0, length = UINT64_MAX;
@@ -81,8 +83,25 @@ static int read_external(const Onnx__TensorProto *tp, const char *base_dir, cons
 				    " bytes at offset %" PRIu64,
 				    where, path, nbytes, offset);
 	}
-	int rc = gc_read_fd_at(fd, dst, (size_t)nbytes, offset, path, err);
+	if (map_pool && nbytes >= GC_ONNX_MAP_MIN && offset % 64 == 0 && nbytes <= SIZE_MAX) {
+		void *m = gc_pool_map(map_pool, fd, offset, (size_t)nbytes);
+		int e = errno;
+		close(fd);
+		if (!m)
+			return gc_error_set(err, GC_EIO, "%s: external data file '%s': cannot map %" PRIu64
+				" bytes at offset %" PRIu64 ": %s", where, path, nbytes, offset, strerror(e));
+		out->data = m;
+		*mapped = true;
+		return 0;
+	}
+	if (gc_tensor_alloc(out, err)) {
+		close(fd);
+		return gc_error_prefix(err, "%s", where);
+	}
+	int rc = gc_read_fd_at(fd, out->data, (size_t)nbytes, offset, path, err);
 	close(fd);
+	if (rc)
+		gc_tensor_release(out);
 	return rc ? gc_error_prefix(err, "%s: external data", where) : 0;
 }
 
@@ -179,7 +198,15 @@ static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size
 int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 		   gc_tensor *out, gc_error *err)
 {
+	bool mapped;
+	return gc_onnx_tensor_mapped(tp, base_dir, where, NULL, out, &mapped, err);
+}
+
+int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
+			  gc_pool *map_pool, gc_tensor *out, bool *mapped, gc_error *err)
+{
 	memset(out, 0, sizeof *out);
+	*mapped = false;
 	if (!tp->has_data_type || tp->data_type <= 0 || tp->data_type >= GC_DTYPE_COUNT)
 		return gc_error_set(err, GC_EINVAL, "%s: unknown element type %d", where,
 				    (int)tp->data_type);
@@ -262,16 +289,14 @@ int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char
 				    where, tp->raw_data.len,
 				    gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160),
 				    gc_dtype_name(dt), nbytes);
+	if (external)
+		return read_external(tp, base_dir, where, out, (uint64_t)nbytes, map_pool, mapped,
+				     err);
 	if (gc_tensor_alloc(out, err))
 		return gc_error_prefix(err, "%s", where);
-	int rc = 0;
-	if (external)
-		rc = read_external(tp, base_dir, where, out->data, (uint64_t)nbytes, err);
-	else if (tp->has_raw_data && nbytes)
+	if (tp->has_raw_data && nbytes)
 		memcpy(out->data, tp->raw_data.data, (size_t)nbytes);
 	else
 		copy_typed(tp, dt, out->data, want);
-	if (rc)
-		gc_tensor_release(out);
-	return rc;
+	return 0;
 }

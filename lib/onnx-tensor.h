@@ -5,6 +5,7 @@
 #include <graphcc/runtime.h>
 
 #include "onnx.pb-c.h"
+#include "../runtime/build.h"
 
 /*
  * Converts a TensorProto. `base_dir` is where external data is resolved (NULL
@@ -14,5 +15,12 @@
  */
 int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 		   gc_tensor *out, gc_error *err);
+
+/* Big external data (GC_ONNX_MAP_MIN bytes or more, at a 64-byte aligned
+ * offset) is mapped into map_pool instead (*mapped set): out->data then
+ * belongs to the pool's mapping, and is not released. */
+#define GC_ONNX_MAP_MIN ((uint64_t)1 << 20)
+int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
+			  gc_pool *map_pool, gc_tensor *out, bool *mapped, gc_error *err);
 
 #endif

@@ -219,6 +219,13 @@ int gc_outfile_publish(gc_outfile *f, gc_error *err)
 	return 0;
 }
 
+int gc_outfile_write(gc_outfile *f, const void *p, size_t n, gc_error *err)
+{
+	if (write_all(f->fd, p, n))
+		return gc_error_set(err, GC_EIO, "%s: write failed: %s", f->path, strerror(errno));
+	return 0;
+}
+
 int gc_write_file_atomic(const char *path, const void *head, size_t head_len, const void *body,
 			 size_t body_len, gc_error *err)
 {

@@ -61,6 +61,9 @@ int gc_outfile_commit(gc_outfile *f, gc_error *err);
 int gc_outfile_publish(gc_outfile *f, gc_error *err);
 /* Closes and removes the temporary (nothing at path changes). */
 void gc_outfile_abort(gc_outfile *f);
+/* Appends n bytes to the temporary: 0, or GC_EIO with the message on err
+ * (the caller then aborts). */
+int gc_outfile_write(gc_outfile *f, const void *p, size_t n, gc_error *err);
 
 /* Writes head and body to path through gc_outfile, so a failed write never
  * leaves a half-written file. */

@@ -576,7 +576,16 @@ static int read_tensors(rd *r, gc_program *p, const unsigned char *weights, uint
 		if (t->t.dtype == GC_DTYPE_STRING && storage == GC_STORAGE_CONST)
 			return bad(r, "constant '%s' holds strings, which programs cannot yet",
 				   t->name);
-		if (storage == GC_STORAGE_CONST) {
+		if (storage == GC_STORAGE_CONST && t->offset == GCB_PACKED_ONLY && r->version >= 4) {
+			if (r_str(r, &t->packed_key, false) || r_u64(r, &t->offset) ||
+			    r_u64(r, &t->packed_nbytes))
+				return r->err->code;
+			if (!t->nbytes || t->offset > wsize || t->packed_nbytes > wsize - t->offset ||
+			    t->offset % GCB_TENSOR_ALIGN)
+				return bad(r, "constant '%s' lies outside the weights", t->name);
+			t->packed = weights + t->offset;
+			t->offset = 0;
+		} else if (storage == GC_STORAGE_CONST) {
 			if (t->offset > wsize || t->nbytes > wsize - t->offset ||
 			    t->offset % GCB_TENSOR_ALIGN)
 				return bad(r, "constant '%s' lies outside the weights", t->name);
@@ -658,6 +667,110 @@ static int replan_scratch(rd *r, gc_program *p)
 	return 0;
 }
 
+/* The packed forms the file holds for a node (gcb.h): for prepare to use
+ * instead of packing its constant inputs again. */
+static int read_packed(rd *r, gc_program *p, gc_node *n, const unsigned char *weights,
+		       uint64_t wsize, gc_packed **out, int32_t *count)
+{
+	uint32_t np;
+	r->what = "packed weights";
+	if (r_count(r, &np, 28, 64))
+		return r->err->code;
+	*out = gc_pool_alloc(p->pool, ((size_t)np + 1) * sizeof **out);
+	if (!*out)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	*count = (int32_t)np;
+	for (uint32_t e = 0; e < np; e++) {
+		gc_packed *pk = &(*out)[e];
+		uint32_t replaces;
+		uint64_t off;
+		*pk = (gc_packed){ 0 };
+		if (r_str(r, &pk->key, false) || r_i32(r, &pk->input) || r_u32(r, &replaces) ||
+		    r_u64(r, &off) || r_u64(r, &pk->nbytes))
+			return r->err->code;
+		if (pk->input < 0 || pk->input >= n->n_in || replaces > 1 || off > wsize ||
+		    pk->nbytes > wsize - off || off % GCB_TENSOR_ALIGN)
+			return bad(r, "node '%s': packed weights %u lie outside the weights", n->name,
+				   e);
+		pk->replaces = replaces;
+		pk->data = weights + off;
+	}
+	return 0;
+}
+
+/* A constant the file holds only in packed form, which some kernel (of
+ * this CPU, or a reader that does not pack it) wants as it is: rebuilt
+ * once, owned by the program. */
+static int unpack_tensor(rd *r, gc_ptensor *pt)
+{
+	/* no layout packs smaller than the plain values: the packed size (within
+	 * the file) bounds what is allocated */
+	if (pt->nbytes > pt->packed_nbytes)
+		return bad(r, "constant '%s' is packed as '%s' in %" PRIu64 " bytes, fewer than "
+			      "its %" PRIu64 " bytes",
+			   pt->name, pt->packed_key, pt->packed_nbytes, pt->nbytes);
+	void *data = gc_aligned_alloc(64, (size_t)pt->nbytes, 0);
+	if (!data)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory unpacking '%s'", r->path,
+				    pt->name);
+	if (gc_packed_unpack(pt->packed_key, pt->packed, pt->packed_nbytes, data, pt->nbytes)) {
+		gc_free(data);
+		return bad(r, "constant '%s' is packed as '%s', which this graphcc cannot unpack "
+			      "to %" PRIu64 " bytes",
+			   pt->name, pt->packed_key, pt->nbytes);
+	}
+	pt->t.data = data;
+	return 0;
+}
+
+/* Input j of node n is a constant held only in packed form, still without
+ * its plain value, and the node's kernel did not take a packed form that
+ * replaces it. */
+static bool wants_unpacked(const gc_program *p, const gc_node *n, int j)
+{
+	if (n->in[j] < 0)
+		return false;
+	const gc_ptensor *pt = &p->tensors[n->in[j]];
+	if (!pt->packed || pt->t.data)
+		return false;
+	for (int32_t e = 0; e < n->n_packed; e++)
+		if (n->packed[e].input == j && n->packed[e].replaces)
+			return false;
+	return true;
+}
+
+/* After prepare: when the kernel wants the plain value of a constant the
+ * file holds only packed (this CPU's kernels differ from the compiling
+ * machine's), the value is rebuilt and the node prepared again. */
+static int prepare_unpacked(rd *r, gc_program *p, gc_node *n, gc_kctx *k, gc_tensor *ins,
+			    gc_tensor **inp, gc_tensor *outs, gc_tensor **outp)
+{
+	bool again = false;
+	for (int j = 0; j < n->n_in; j++)
+		if (wants_unpacked(p, n, j)) {
+			if (unpack_tensor(r, &p->tensors[n->in[j]]))
+				return r->err->code;
+			again = true;
+		}
+	if (!again)
+		return 0;
+	gc_node_release_state(n);
+	n->state_free = NULL;
+	n->run = NULL;
+	n->scratch_bytes = 0;
+	n->inplace_ok = false;
+	for (int j = 0; j < n->n_in; j++)
+		if (inp[j])
+			ins[j].data = p->tensors[n->in[j]].t.data;
+	for (int j = 0; j < n->n_out; j++)
+		if (outp[j])
+			outs[j] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
+	int rc = p->backend->prepare(k, n, inp, outp);
+	if (rc)
+		gc_error_prefix(r->err, "%s", r->path);
+	return rc;
+}
+
 /* Reads node i and prepares it: its kernel is chosen again by this build
  * (a node prepared at run time is only checked). */
 static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weights,
@@ -727,8 +840,11 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 	r->what = "node";
 	if (r_u32(r, &flags) || r_i32(r, &n->n_explicit_in) || r_count(r, &n_sub, 16, 64))
 		return r->err->code;
-	if (flags > 1 || n->n_explicit_in < 0 || n->n_explicit_in > n->n_in ||
-	    (!n_sub && n->n_explicit_in != n->n_in) || (flags && (n_sub || has_custom)))
+	/* flags: 1 prepared at run time; 2 (format 4) packed forms follow */
+	uint32_t known = r->version >= 4 ? 3 : 1;
+	if ((flags & ~known) || n->n_explicit_in < 0 || n->n_explicit_in > n->n_in ||
+	    (!n_sub && n->n_explicit_in != n->n_in) || ((flags & 1) && (n_sub || has_custom)) ||
+	    (flags == 3) || ((flags & 2) && (n_sub || has_custom)))
 		return bad(r, "node '%s' has flags %u, %d own inputs of %d and %u subgraphs",
 			   n->name, flags, n->n_explicit_in, n->n_in, n_sub);
 	n->reprepare = flags & 1;
@@ -752,6 +868,11 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 						   sp->outer_slot[k]);
 		}
 	}
+	gc_packed *stored = NULL;
+	int32_t n_stored = 0;
+	if ((flags & 2) && read_packed(r, p, n, weights, wsize, &stored, &n_stored))
+		return r->err->code;
+	r->what = "node";
 	if (has_custom) {
 		n->custom = c;
 		n->op = GC_OP_CUSTOM;
@@ -779,6 +900,10 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 				return bad(r, "node '%s' leaves its required output %d empty",
 					   n->name, j);
 	}
+	if (n->reprepare || n->custom || n->n_sub)
+		for (int j = 0; j < n->n_in; j++)
+			if (wants_unpacked(p, n, j) && unpack_tensor(r, &p->tensors[n->in[j]]))
+				return r->err->code;
 	if (n->reprepare) {
 		/* Prepared before each run, on what its inputs hold then: its
 		 * outputs are the session's. */
@@ -819,7 +944,8 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		}
 	for (int j = 0; j < n->n_out; j++)
 		outp[j] = n->out[j] >= 0 ? &outs[j] : NULL;
-	gc_kctx k = { .err = r->err, .node = n, .threads = 1 };
+	gc_kctx k = { .err = r->err, .node = n, .threads = 1, .stored = stored,
+		      .n_stored = n_stored };
 	/* a custom node runs no package code yet: every binding is checked
 	 * first (bind_libraries opens the libraries after the whole file) */
 	if ((rc = n->custom ? gc_custom_describe(&k, n, inp, outp)
@@ -827,6 +953,8 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		gc_error_prefix(r->err, "%s", r->path);
 		goto out;
 	}
+	if ((rc = prepare_unpacked(r, p, n, &k, ins, inp, outs, outp)))
+		goto out;
 	for (int j = 0; j < n->n_out; j++) {
 		if (!outp[j])
 			continue;
@@ -884,6 +1012,13 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 	}
 	if (p->arena_bytes > ((uint64_t)1 << 44))
 		return bad(r, "arena of %" PRIu64 " bytes", p->arena_bytes);
+	uint64_t consts = 0;
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (p->tensors[t].storage == GC_STORAGE_CONST)
+			consts += p->tensors[t].nbytes; /* each at most the weights' size */
+	if (consts != p->const_bytes)
+		return bad(r, "the constants take %" PRIu64 " bytes, the program says %" PRIu64,
+			   consts, p->const_bytes);
 	for (int32_t t = 0; t < p->n_tensors; t++) {
 		const gc_ptensor *pt = &p->tensors[t];
 		if (pt->storage == GC_STORAGE_ARENA &&
@@ -909,6 +1044,11 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 		if ((rc = read_node(r, p, (int32_t)i, weights, wsize, depth)))
 			return rc;
 		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
+	}
+	for (int32_t j = 0; j < p->n_outputs; j++) {
+		gc_ptensor *pt = &p->tensors[p->outputs[j]];
+		if (pt->packed && !pt->t.data && (rc = unpack_tensor(r, pt)))
+			return rc;
 	}
 	/* Meaning first (on what the file says), then this CPU's scratch. */
 	rc = gc_gcb_check_program(p, r->path, r->err);

@@ -20,9 +20,10 @@
 #include <stdint.h>
 
 #define GCB_MAGIC "GCBPROG\0"
-#define GCB_FORMAT_VERSION 3
+#define GCB_FORMAT_VERSION 4
 /* The oldest format this reader reads: 2 lacks only the quantized edges
- * of custom bindings (3), so it reads as a program without any. */
+ * of custom bindings (3), 3 only the packed weights (4), so each reads as a
+ * program without them. */
 #define GCB_FORMAT_OLDEST 2
 #define GCB_HEADER_SIZE 128
 #define GCB_WEIGHTS_ALIGN 4096
@@ -48,7 +49,9 @@ _Static_assert(sizeof(gcb_header) == GCB_HEADER_SIZE, "gcb header size");
  *   a program:
  *     u32 n_tensors, each: str name, u32 dtype, i32 rank, i64 dims[rank],
  *         u32 storage (0 arena, 1 const, 2 dynamic), u64 offset, u64 nbytes
- *         (dtype may be a sequence/optional type and rank -1, for dynamic)
+ *         (dtype may be a sequence/optional type and rank -1, for dynamic);
+ *         (format 4) a constant held only in packed form has offset GCB_PACKED_ONLY,
+ *         then str key, u64 packed offset, u64 packed nbytes
  *     u32 n_inputs, i32 tensor[]; u32 n_outputs, i32 tensor[]
  *     u64 arena_bytes, u64 tensor_bytes, u64 const_bytes
  *     i32 n_formal, i32 outer_slot[n_inputs - n_formal]
@@ -60,9 +63,14 @@ _Static_assert(sizeof(gcb_header) == GCB_HEADER_SIZE, "gcb header size");
  *         u32 has_custom, custom binding when 1 (see gcb-write.c; format 3
  *         adds flag 4 and, after the outputs, per input then output: u32
  *         CustomOpDataType, f32 scale, i32 offset),
- *         u32 flags (1: prepared at run time), i32 n_explicit_in,
- *         u32 n_sub, n_sub programs (the node's subgraphs, nested)
+ *         u32 flags (1: prepared at run time; 2, format 4: packed forms
+ *         follow the subprograms), i32 n_explicit_in,
+ *         u32 n_sub, n_sub programs (the node's subgraphs, nested),
+ *         when flags has 2: u32 n_packed, each: str key, i32 input, u32 replaces,
+ *         u64 offset, u64 nbytes (packed forms of its constant inputs,
+ *         kernel.h's gc_packed)
  */
+#define GCB_PACKED_ONLY UINT64_MAX
 #define GCB_NO_STRING 0xffffffffu
 
 #endif

@@ -150,3 +150,54 @@ int gc_axis(gc_kctx *k, int64_t axis, int32_t rank, int32_t *out)
 	*out = (int32_t)(axis < 0 ? axis + rank : axis);
 	return 0;
 }
+
+const void *gc_kpacked(gc_kctx *k, gc_node *n, gc_tensor *const *in, int j, const char *key,
+		       uint64_t nbytes, bool replaces, void **fill)
+{
+	*fill = NULL;
+	const void *data = NULL;
+	for (int32_t i = 0; i < k->n_stored && !data; i++)
+		if (k->stored[i].input == j && k->stored[i].nbytes == nbytes &&
+		    !strcmp(k->stored[i].key, key))
+			data = k->stored[i].data;
+	if (!data && !gc_kfixed(k, in, j))
+		return NULL;
+	gc_packed *list = gc_realloc(n->packed, ((size_t)n->n_packed + 1) * sizeof *list);
+	if (!list) {
+		gc_kerr(k, GC_ENOMEM, "out of memory packing input %d", j);
+		return NULL;
+	}
+	n->packed = list;
+	gc_packed *e = &list[n->n_packed];
+	*e = (gc_packed){ .data = data, .nbytes = nbytes, .input = j, .replaces = replaces };
+	e->key = gc_strdup(key);
+	if (!e->key) {
+		gc_kerr(k, GC_ENOMEM, "out of memory packing input %d", j);
+		return NULL;
+	}
+	if (!data) {
+		e->owned = true;
+		*fill = gc_aligned_alloc(64, nbytes ? (size_t)nbytes : 64, 0);
+		if (!*fill) {
+			gc_free((char *)e->key);
+			gc_kerr(k, GC_ENOMEM, "out of memory packing input %d (%" PRIu64 " bytes)", j,
+				nbytes);
+			return NULL;
+		}
+		e->data = *fill;
+	}
+	n->n_packed++;
+	return e->data;
+}
+
+void gc_packed_release(gc_node *n)
+{
+	for (int32_t i = 0; i < n->n_packed; i++) {
+		gc_free((char *)n->packed[i].key);
+		if (n->packed[i].owned)
+			gc_free((void *)n->packed[i].data);
+	}
+	gc_free(n->packed);
+	n->packed = NULL;
+	n->n_packed = 0;
+}

@@ -19,6 +19,23 @@
 typedef struct gc_node gc_node;
 typedef struct gc_strpool gc_strpool;
 
+/*
+ * A constant input of a node in the form its kernel computes from it once
+ * (packed weights), kept with the node. A .gcb stores it, so that loading
+ * the program does not compute it again (gc_kpacked); when every reader of
+ * the constant keeps such a form that replaces it, the file stores only
+ * those forms, and a loader whose kernels want the plain value rebuilds it
+ * (gc_packed_unpack).
+ */
+typedef struct gc_packed {
+	const char *key; /* layout and shape, "<layout> <numbers>..." (gc_packed_unpack) */
+	const void *data;
+	uint64_t nbytes;
+	int32_t input;	/* the node's input it was computed from */
+	bool replaces;	/* the kernel never reads that input's value when it has this */
+	bool owned;	/* data (and key) allocated for the node, freed with its state */
+} gc_packed;
+
 typedef struct gc_kctx {
 	gc_error *err;
 	gc_node *node;
@@ -43,6 +60,9 @@ typedef struct gc_kctx {
 	 * byte before the call (--guard: scratch is not zeroed, and a kernel
 	 * that reads what it did not write must show it). */
 	int scratch_poison;
+	/* At load: the packed forms the program file holds for the node. */
+	const gc_packed *stored;
+	int32_t n_stored;
 } gc_kctx;
 
 /* in[j]'s value when it is the same on every run (a constant, or a value
@@ -93,7 +113,30 @@ struct gc_node {
 	int32_t n_sub;
 	struct gc_program **sub;
 	int32_t n_explicit_in;
+	/* Set by prepare through gc_kpacked; released with the state. */
+	int32_t n_packed;
+	gc_packed *packed;
 };
+
+/*
+ * Packed form `key` (nbytes, 64-byte aligned) of the node's input j, kept
+ * with the node (replaces: the kernel then never reads in[j]'s value). The
+ * program file's copy when it holds one under that key and size (*fill set
+ * to NULL); otherwise new memory that the kernel fills from in[j]'s value
+ * (*fill points at it), only when that value is fixed (gc_kfixed). NULL
+ * when neither, and on out of memory (with the error recorded on k).
+ */
+const void *gc_kpacked(gc_kctx *k, gc_node *n, gc_tensor *const *in, int j, const char *key,
+		       uint64_t nbytes, bool replaces, void **fill);
+/* Releases what gc_kpacked kept with the node. */
+void gc_packed_release(gc_node *n);
+/*
+ * The plain value (dst, nbytes) of a constant that a program file holds only
+ * in packed form: 0, or GC_EINVAL when the key is not one this build knows
+ * or does not match the sizes.
+ */
+int gc_packed_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		     uint64_t nbytes);
 
 /*
  * Reports an error for the node being prepared or run. The message is

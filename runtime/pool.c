@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "alloc.h"
 
@@ -15,9 +17,24 @@ typedef struct block {
 	_Alignas(POOL_ALIGN) unsigned char data[];
 } block;
 
+/* A mapped file region, shared by the pools that keep it. */
+typedef struct mapping {
+	void *base;
+	size_t len;
+	const unsigned char *data;
+	size_t nbytes;
+	int refs; /* atomic */
+} mapping;
+
+typedef struct mref {
+	struct mref *next;
+	mapping *m;
+} mref;
+
 struct gc_pool {
 	block *head;
 	size_t total;
+	mref *maps;
 };
 
 gc_pool *gc_pool_new(void)
@@ -29,6 +46,15 @@ void gc_pool_free(gc_pool *pool)
 {
 	if (!pool)
 		return;
+	for (mref *r = pool->maps; r;) {
+		mref *next = r->next;
+		if (__atomic_sub_fetch(&r->m->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+			munmap(r->m->base, r->m->len);
+			gc_free(r->m);
+		}
+		gc_free(r);
+		r = next;
+	}
 	for (block *b = pool->head; b;) {
 		block *next = b->next;
 		gc_free(b);
@@ -95,4 +121,53 @@ void *gc_pool_memdup(gc_pool *pool, const void *p, size_t size)
 size_t gc_pool_used(const gc_pool *pool)
 {
 	return pool->total;
+}
+
+static bool keep(gc_pool *pool, mapping *m)
+{
+	mref *r = gc_malloc(sizeof *r);
+	if (!r)
+		return false;
+	__atomic_add_fetch(&m->refs, 1, __ATOMIC_ACQ_REL);
+	r->m = m;
+	r->next = pool->maps;
+	pool->maps = r;
+	return true;
+}
+
+void *gc_pool_map(gc_pool *pool, int fd, uint64_t offset, size_t nbytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	if (page <= 0 || !nbytes)
+		return NULL;
+	uint64_t lead = offset % (uint64_t)page;
+	if (nbytes > SIZE_MAX - lead || offset - lead > (uint64_t)INT64_MAX)
+		return NULL;
+	mapping *m = gc_calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->len = (size_t)lead + nbytes;
+	m->base = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		       (off_t)(offset - lead));
+	if (m->base == MAP_FAILED) {
+		gc_free(m);
+		return NULL;
+	}
+	m->data = (const unsigned char *)m->base + lead;
+	m->nbytes = nbytes;
+	if (!keep(pool, m)) {
+		munmap(m->base, m->len);
+		gc_free(m);
+		return NULL;
+	}
+	return (void *)m->data;
+}
+
+bool gc_pool_share_mapping(const gc_pool *from, gc_pool *to, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (const mref *r = from ? from->maps : NULL; r; r = r->next)
+		if (c >= r->m->data && n <= r->m->nbytes && (size_t)(c - r->m->data) <= r->m->nbytes - n)
+			return keep(to, r->m);
+	return false;
 }

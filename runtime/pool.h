@@ -2,7 +2,9 @@
 #ifndef GC_POOL_H
 #define GC_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct gc_pool gc_pool;
 
@@ -15,5 +17,18 @@ char *gc_pool_strndup(gc_pool *pool, const char *s, size_t n);
 void *gc_pool_memdup(gc_pool *pool, const void *p, size_t size);
 /* Bytes handed out so far (for reports). */
 size_t gc_pool_used(const gc_pool *pool);
+
+/*
+ * Big constants read from files (ONNX external data) are mapped, not
+ * copied: nbytes at offset of fd, private (copy-on-write) and read-write,
+ * kept by the pool and unmapped when the last pool keeping it is freed.
+ * The data, or NULL (errno set, or out of memory). offset % 64 == 0 keeps
+ * graphcc's 64-byte alignment.
+ */
+void *gc_pool_map(gc_pool *pool, int fd, uint64_t offset, size_t nbytes);
+/* When [p, p + n) lies in a mapping pool `from` keeps, `to` keeps that
+ * mapping too (so p outlives `from`): true; false otherwise, or when out of
+ * memory. */
+bool gc_pool_share_mapping(const gc_pool *from, gc_pool *to, const void *p, size_t n);
 
 #endif

@@ -26,6 +26,12 @@ typedef struct gc_ptensor {
 	gc_storage storage;
 	uint64_t offset; /* ARENA: byte offset */
 	uint64_t nbytes;
+	/* A constant a .gcb holds only in packed form (its readers' kernels
+	 * use that): t.data is NULL until a kernel wants the plain value, which
+	 * the loader then rebuilds from this (gc_packed_unpack). */
+	const char *packed_key;
+	const void *packed;
+	uint64_t packed_nbytes;
 } gc_ptensor;
 
 struct gc_program {

@@ -34,6 +34,7 @@ void gc_node_release_state(gc_node *n)
 			gc_free(n->state);
 	}
 	n->state = NULL;
+	gc_packed_release(n);
 }
 
 void gc_program_free(gc_program *p)
@@ -45,6 +46,9 @@ void gc_program_free(gc_program *p)
 		for (int32_t j = 0; j < p->nodes[i].n_sub; j++)
 			gc_program_free(p->nodes[i].sub[j]);
 	}
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (p->tensors[t].packed)
+			gc_free(p->tensors[t].t.data); /* unpacked at load */
 	if (p->map)
 		munmap(p->map, p->map_len);
 	gc_pool_free(p->pool);

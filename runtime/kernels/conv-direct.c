@@ -30,8 +30,7 @@ static int64_t panel_width(int64_t mg, int64_t p)
 
 int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
 		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
-		    const int64_t pad_lo[3], const int64_t out[3], const float *wt,
-		    const gc_nn_act *act)
+		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act)
 {
 	memset(p, 0, sizeof *p);
 	if (stride[2] > 2)
@@ -77,27 +76,10 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	}
 	p->rows = p->out[0] * p->out[1];
 	p->panels = (p->mg + 31) / 32;
-	p->group_floats = 0;
-	for (int64_t q = 0; q < p->panels; q++)
-		p->group_floats += panel_width(p->mg, q) * p->k;
-	size_t wbytes = (size_t)(p->group_floats * g) * sizeof(float);
-	size_t kbytes = (size_t)p->k * sizeof(int32_t);
-	p->mem = gc_malloc(wbytes + kbytes + 64);
-	if (!p->mem)
+	p->group_floats = gc_pk_conv_floats(p->mg, p->k);
+	p->koff = gc_malloc((size_t)p->k * sizeof(int32_t));
+	if (!p->koff)
 		return -1;
-	p->w = (float *)(((uintptr_t)p->mem + 63) & ~(uintptr_t)63);
-	p->koff = (int32_t *)(p->w + p->group_floats * g);
-	/* w[group][panel][k][lane] = W[group * mg + 32 * panel + lane][k] */
-	float *dst = p->w;
-	for (int64_t gi = 0; gi < g; gi++)
-		for (int64_t q = 0; q < p->panels; q++) {
-			int64_t width = panel_width(p->mg, q);
-			for (int64_t kk = 0; kk < p->k; kk++)
-				for (int64_t l = 0; l < width; l++) {
-					int64_t mo = 32 * q + l;
-					*dst++ = mo < p->mg ? wt[(gi * p->mg + mo) * p->k + kk] : 0;
-				}
-		}
 	int64_t i = 0;
 	for (int64_t ci = 0; ci < p->cg; ci++)
 		for (int64_t a = 0; a < k[0]; a++)
@@ -112,11 +94,57 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	return 0;
 }
 
+int64_t gc_pk_conv_floats(int64_t mg, int64_t k)
+{
+	int64_t f = 0;
+	for (int64_t q = 0; q < (mg + 31) / 32; q++)
+		f += panel_width(mg, q) * k;
+	return f;
+}
+
+/* w[group][panel][k][lane] = W[group * mg + 32 * panel + lane][k]: the
+ * weights read a row of W at a time (along k), written panel-wide apart. */
+void gc_pk_conv_pack(const float *wt, int64_t g, int64_t mg, int64_t k, float *dst)
+{
+	for (int64_t gi = 0; gi < g; gi++)
+		for (int64_t q = 0, base = 0; q < (mg + 31) / 32; q++) {
+			int64_t width = panel_width(mg, q);
+			float *panel = dst + base;
+			for (int64_t l = 0; l < width; l++) {
+				int64_t mo = 32 * q + l;
+				const float *row = wt + (gi * mg + mo) * k;
+				if (mo < mg)
+					for (int64_t kk = 0; kk < k; kk++)
+						panel[kk * width + l] = row[kk];
+				else
+					for (int64_t kk = 0; kk < k; kk++)
+						panel[kk * width + l] = 0;
+			}
+			base += width * k;
+			if (q + 1 == (mg + 31) / 32)
+				dst += base;
+		}
+}
+
+void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, float *wt)
+{
+	for (int64_t gi = 0; gi < g; gi++)
+		for (int64_t q = 0, base = 0; q < (mg + 31) / 32; q++) {
+			int64_t width = panel_width(mg, q);
+			for (int64_t l = 0; l < width && 32 * q + l < mg; l++)
+				for (int64_t kk = 0; kk < k; kk++)
+					wt[(gi * mg + 32 * q + l) * k + kk] = src[base + kk * width + l];
+			base += width * k;
+			if (q + 1 == (mg + 31) / 32)
+				src += base;
+		}
+}
+
 void gc_pk_conv_free(gc_pk_conv *p)
 {
 	if (p) {
-		gc_free(p->mem);
-		p->mem = NULL;
+		gc_free(p->koff);
+		p->koff = NULL;
 	}
 }
 

@@ -203,7 +203,7 @@ typedef struct conv_state {
 	int64_t wp, pad_elems, wide_elems;
 	gc_nn_act act; /* a fused activation, applied with the bias */
 	int fast;
-	float *row_w;	/* FAST_ROW: each group's weights packed as S */
+	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
 	int row_gather; /* FAST_ROW of a strided 1x1: its pixels gathered into scratch first */
 	gc_pk_conv pk;	/* FAST_CHAN */
 	gc_pk_dw dw;	/* FAST_DW */
@@ -216,7 +216,6 @@ static void conv_state_free(void *p)
 		return;
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
-	gc_free(st->row_w);
 	gc_free(st);
 }
 
@@ -639,7 +638,9 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		n->state_free = conv_state_free;
 		return 1;
 	}
-	if (!wt) /* weights not known before running: nothing to pack */
+	/* weights not known before running, nor packed in the program file:
+	 * nothing to pack */
+	if (!wt && !k->n_stored)
 		return 0;
 	/* 1x1 unpadded: the row GEMM reads the input as V, directly at stride 1,
 	 * gathered at larger strides (~1 cycle a pixel) */
@@ -650,16 +651,20 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 						      flat ? st->out_sp : w->out[2]);
 	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
 				      (strided ? (double)(st->cg * st->out_sp) : 0));
+	char key[96];
+	void *fill;
 	if (one && row < chan &&
 	    (!strided || (uint64_t)(st->cg * st->out_sp) * 4 <= CONV_FAST_SCRATCH_MAX)) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
-		st->row_w = gc_malloc((size_t)(per * st->g) * sizeof(float));
+		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
+			 st->kdim);
+		st->row_w = gc_kpacked(k, n, in, 1, key, (uint64_t)(per * st->g) * sizeof(float),
+				       true, &fill);
 		if (!st->row_w)
-			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights (%" PRId64
-				       " floats)", per * st->g);
-		for (int64_t gi = 0; gi < st->g; gi++)
+			return gc_kok(k);
+		for (int64_t gi = 0; fill && gi < st->g; gi++)
 			gc_pk_pack_s(wt + gi * st->mg * st->kdim, st->kdim, 1, st->mg, st->kdim,
-				     st->row_w + gi * per);
+				     (float *)fill + gi * per);
 		st->fast = FAST_ROW;
 		st->row_gather = strided;
 		n->scratch_bytes = strided ? gc_nn_align((uint64_t)(st->cg * st->out_sp) * 4) : 0;
@@ -668,16 +673,25 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		return 1;
 	}
 	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,
-				 w->dil, w->pad_lo, w->out, wt, &st->act);
+				 w->dil, w->pad_lo, w->out, &st->act);
 	if (rc < 0)
-		return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights (%" PRId64
-			       " floats)", st->m * st->kdim);
+		return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
 	if (rc)
 		return 0;
 	if ((uint64_t)gc_pk_conv_scratch(&st->pk) * 4 > CONV_FAST_SCRATCH_MAX) {
 		gc_pk_conv_free(&st->pk); /* a padded copy that large: im2col tiles instead */
 		return 0;
 	}
+	snprintf(key, sizeof key, "pk-cv1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
+		 st->kdim);
+	st->pk.w = gc_kpacked(k, n, in, 1, key,
+			      (uint64_t)(st->pk.group_floats * st->g) * sizeof(float), true, &fill);
+	if (!st->pk.w) {
+		gc_pk_conv_free(&st->pk);
+		return gc_kok(k);
+	}
+	if (fill)
+		gc_pk_conv_pack(wt, st->g, st->mg, st->kdim, fill);
 	st->fast = FAST_CHAN;
 	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_conv_scratch(&st->pk) * 4);
 	n->run = conv_fast_run;

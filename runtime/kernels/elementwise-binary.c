@@ -152,7 +152,33 @@ static inline int64_t ipow_s(int64_t x, int64_t e)
 #define POW_F64(N, OP, sfx, DT, T, W) POW_GEN(f64, double, sfx, T, OP)
 #define POW_I32(N, OP, sfx, DT, T, W) POW_GEN(i32, int32_t, sfx, T, OP)
 #define POW_I64(N, OP, sfx, DT, T, W) POW_GEN(i64, int64_t, sfx, T, OP)
-POW_GEN(f32, float, f32, float, OP_POW_FF)
+POW_GEN(f32, float, f32_libm, float, OP_POW_FF)
+
+/* x^k for a float base and one small integer exponent 1 < |k| <= 4 (x^3 of
+ * the tanh form of GELU, x^-2): products in double, rounded to float once,
+ * as pow() in double then rounded is (within a double rounding); one pass,
+ * vectorised. */
+GC_NN_SIMD static void pow_f32_small(int64_t n, const float *a, int k, float *o)
+{
+	int m = k < 0 ? -k : k;
+	for (int64_t i = 0; i < n; i++) {
+		double x = a[i], x2 = x * x;
+		double r = m == 2 ? x2 : m == 3 ? x2 * x : x2 * x2;
+		o[i] = (float)(k < 0 ? 1.0 / r : r);
+	}
+}
+
+static void pow_f32_f32(int64_t n, const void *const *in, const int64_t *inc, void *out,
+			const void *arg)
+{
+	const float e = ((const float *)in[1])[0];
+	if (inc[0] && !inc[1] && e == (float)(int)e && e != 0 && e >= -4 && e <= 4 && e != 1 &&
+	    e != -1) {
+		pow_f32_small(n, in[0], (int)e, out);
+		return;
+	}
+	pow_f32_f32_libm(n, in, inc, out, arg);
+}
 POW_GEN(f32, float, f64, double, OP_POW_FD)
 GC_EW_T_SINT(POW_F32, _, OP_POW_FD)
 GC_EW_T_UINT(POW_F32, _, OP_POW_FD)

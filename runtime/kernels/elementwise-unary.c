@@ -96,7 +96,11 @@ static inline double softplus_d(double x)
 	GC_NN_SIMD GC_EW_UN(N##_f32, float, float, float, OP)                  \
 	GC_EW_UN(N##_f64, double, double, double, OP)
 #define TBL_F(N) { GC_EW_T_FLT(GC_EW_TBL, N, _) }
+/* vectorised at O3, the file being built without errno (Makefile) */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
 GEN_FV(sqrt, OP_SQRT)
+#pragma GCC pop_options
 GEN_FV(exp, OP_EXP)
 GEN_FV(log, OP_LOG)
 GEN_FV(tanh, OP_TANH)

@@ -6,6 +6,8 @@
  *
  *   com.graphcc::Swish(x) = x * sigmoid(x)                (SiLU)
  *   com.graphcc::Gelu(x)  = x / 2 * (1 + erf(x / sqrt 2))  (GELU, exact form)
+ *   com.graphcc::SqueezeExcite(x, W1, B1, W2, B2) = x * gate(W2 act(W1 mean(x) + B1) + B2)
+ *                          (squeeze-and-excitation; squeeze-excite.c)
  */
 #ifndef GC_K_FUSED_H
 #define GC_K_FUSED_H
@@ -14,6 +16,7 @@
 
 #define GC_OPS_FUSED(X)                                                                            \
 	X(Swish, 1, 1, 1, 1)                                                                       \
-	X(Gelu, 1, 1, 1, 1)
+	X(Gelu, 1, 1, 1, 1)                                                                        \
+	X(SqueezeExcite, 5, 5, 1, 1)
 
 #endif

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../alloc.h"
@@ -331,30 +332,35 @@ static void few_rows(int threads, const float *a, const float *b, float *y, floa
 #define PK_A_BYTES ((int64_t)4 << 20)
 
 typedef struct pk_gemm {
-	float *v; /* B packed as V panels (owned); NULL: not used */
+	const float *v; /* B packed as V panels (node->packed); NULL: not used */
 	int64_t m, n, k, lda, mc;
 	int ta;
 	gc_pk_epi epi; /* c is set per run */
 } pk_gemm;
 
 /*
- * Packs op(B) (b[p * rs + j * cs], k x n) when the packed kernels suit the
- * product and this CPU: 1 when they do (p filled, n->scratch_bytes set), 0
- * when not, or an error.
+ * Packs op(B) (in[1]'s b[p * rs + j * cs], k x n) when the packed kernels
+ * suit the product and this CPU: 1 when they do (p filled, n->scratch_bytes
+ * set), 0 when not (B not known before running), or an error.
  */
 static int pk_gemm_init(gc_kctx *k, gc_node *n, pk_gemm *p, int64_t m, int64_t nn, int64_t kk,
-			int ta, int64_t lda, const float *b, int64_t rs, int64_t cs,
+			int ta, int64_t lda, gc_tensor *const *in, int64_t rs, int64_t cs,
 			const gc_nn_act *act)
 {
 	/* a single row is a matrix-vector product, which OpenBLAS does well;
 	 * narrow ones waste the 48-wide tiles */
-	if (!b || m < 2 || nn < 32 || kk < 1 || !gc_pk_usable())
+	if (m < 2 || nn < 32 || kk < 1 || !gc_pk_usable())
 		return 0;
-	p->v = gc_malloc((size_t)gc_pk_v_floats(kk, nn) * sizeof(float));
+	char key[96];
+	void *fill;
+	snprintf(key, sizeof key, "pk-v1 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, kk, nn,
+		 rs, cs);
+	p->v = gc_kpacked(k, n, in, 1, key, (uint64_t)gc_pk_v_floats(kk, nn) * sizeof(float),
+			  true, &fill);
 	if (!p->v)
-		return gc_kerr(k, GC_ENOMEM, "out of memory packing B (%" PRId64 " x %" PRId64 ")",
-			       kk, nn);
-	gc_pk_pack_v(b, rs, cs, kk, nn, p->v);
+		return gc_kok(k);
+	if (fill)
+		gc_pk_pack_v(gc_kfixed(k, in, 1), rs, cs, kk, nn, fill);
 	p->m = m;
 	p->n = nn;
 	p->k = kk;
@@ -398,13 +404,6 @@ typedef struct gemm_state {
 
 GC_NN_SIMD static void gemm_epilogue_f32(const gemm_state *st, const float *c, float *y);
 
-static void gemm_state_free(void *p)
-{
-	gemm_state *st = p;
-	if (st)
-		gc_free(st->pk.v);
-	gc_free(st);
-}
 
 static int gemm_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
@@ -607,8 +606,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		return gc_kok(k);
 	}
 	if (a->dtype == GC_DTYPE_FLOAT) {
-		n->state_free = gemm_state_free;
-		int rc = pk_gemm_init(k, n, &st->pk, m, nn, ka, st->ta, st->lda, gc_kfixed(k, in, 1),
+		int rc = pk_gemm_init(k, n, &st->pk, m, nn, ka, st->ta, st->lda, in,
 				      tb ? 1 : st->ldb, tb ? st->ldb : 1, &st->act);
 		if (rc < 0)
 			return rc;
@@ -644,13 +642,6 @@ typedef struct matmul_state {
 	pk_gemm pk;
 } matmul_state;
 
-static void matmul_state_free(void *p)
-{
-	matmul_state *st = p;
-	if (st)
-		gc_free(st->pk.v);
-	gc_free(st);
-}
 
 static int matmul_pk_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			 gc_tensor *const *out)
@@ -924,8 +915,7 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	}
 	/* B the same for every row of a dense A: one product of batch * M rows */
 	if (a->dtype == GC_DTYPE_FLOAT && st->fold && b->rank == 2) {
-		n->state_free = matmul_state_free;
-		int rc = pk_gemm_init(k, n, &st->pk, st->batch * m, nn, ka, 0, ka, gc_kfixed(k, in, 1), nn, 1,
+		int rc = pk_gemm_init(k, n, &st->pk, st->batch * m, nn, ka, 0, ka, in, nn, 1,
 				      &st->act);
 		if (rc < 0)
 			return rc;

@@ -657,9 +657,9 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 		/* one product for all gates when their rows need no padding */
 		int64_t per = hp == H ? G : 1;
 		for (int64_t q = 0; q < G && rows; q += per)
-			gc_sgemm(false, true, (int)rows, (int)(per * H), (int)p->in, 1.0f, X,
-				 (int)p->in, W + (d * G + q) * H * p->in, (int)p->in, 0.0f,
-				 P + q * hp, (int)GHp);
+			gc_nn_sgemm(k->threads, false, true, (int)rows, (int)(per * H), (int)p->in,
+				    1.0f, X, (int)p->in, W + (d * G + q) * H * p->in, (int)p->in,
+				    0.0f, P + q * hp, (int)GHp);
 		add_rows(P, rows, GHp, bias);
 	}
 	if (p->wv && rows)

@@ -5,9 +5,13 @@
  */
 #include "sgemm-pack.h"
 
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../fileio.h"
+#include "../kernel.h"
 #include "nn-par.h"
 #include <string.h>
 
@@ -83,6 +87,75 @@ void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, 
 		}
 		dst += GC_PK_NR * k;
 	}
+}
+
+void gc_pk_unpack_s(const float *src, int64_t m, int64_t k, float *a)
+{
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t p = 0; p < k; p++)
+			a[i * k + p] = src[(i / GC_PK_MR) * GC_PK_MR * k + p * GC_PK_MR + i % GC_PK_MR];
+}
+
+void gc_pk_unpack_v(const float *src, int64_t rs, int64_t cs, int64_t k, int64_t n, float *b)
+{
+	for (int64_t p = 0; p < k; p++)
+		for (int64_t j = 0; j < n; j++)
+			b[p * rs + j * cs] =
+			    src[(j / GC_PK_NR) * GC_PK_NR * k + p * GC_PK_NR + j % GC_PK_NR];
+}
+
+/* The layouts of gc_kpacked's keys this file and conv-direct.c make:
+ *   "pk-s1 G M K"      G groups of M x K rows, each packed as S
+ *   "pk-v1 K N RS CS"  V of a K x N operand b[p * RS + j * CS]
+ *   "pk-cv1 G MG K"    the channel-vector kernel's weights, G groups of MG x K */
+/* Whether the key's nv numbers lie in [1, 2^40] and their product (in
+ * floats) is the plain size nbytes, which no packed form is smaller than:
+ * then both are bounded by the file, and the packed sizes are computed
+ * without overflow. */
+static bool unpack_sizes_ok(const int64_t *v, int nv, uint64_t src_bytes, uint64_t nbytes)
+{
+	double floats = 1;
+	for (int i = 0; i < nv; i++) {
+		if (v[i] < 1 || v[i] > ((int64_t)1 << 40))
+			return false;
+		floats *= (double)v[i];
+	}
+	return nbytes <= src_bytes && floats * 4 == (double)nbytes;
+}
+
+int gc_packed_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		     uint64_t nbytes)
+{
+	int64_t v[4] = { 0 };
+	char tail;
+	if (sscanf(key, "pk-s1 %" SCNd64 " %" SCNd64 " %" SCNd64 " %c", &v[0], &v[1], &v[2],
+		   &tail) == 3) {
+		if (!unpack_sizes_ok(v, 3, src_bytes, nbytes) ||
+		    (uint64_t)(v[0] * gc_pk_s_floats(v[1], v[2]) * 4) != src_bytes)
+			return GC_EINVAL;
+		for (int64_t g = 0; g < v[0]; g++)
+			gc_pk_unpack_s((const float *)src + g * gc_pk_s_floats(v[1], v[2]), v[1],
+				       v[2], (float *)dst + g * v[1] * v[2]);
+		return 0;
+	}
+	if (sscanf(key, "pk-v1 %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %c", &v[0], &v[1],
+		   &v[2], &v[3], &tail) == 4) {
+		bool rows = v[2] == v[1] && v[3] == 1, cols = v[2] == 1 && v[3] == v[0];
+		if (!(rows || cols) || !unpack_sizes_ok(v, 2, src_bytes, nbytes) ||
+		    (uint64_t)gc_pk_v_floats(v[0], v[1]) * 4 != src_bytes)
+			return GC_EINVAL;
+		gc_pk_unpack_v(src, v[2], v[3], v[0], v[1], dst);
+		return 0;
+	}
+	if (sscanf(key, "pk-cv1 %" SCNd64 " %" SCNd64 " %" SCNd64 " %c", &v[0], &v[1], &v[2],
+		   &tail) == 3) {
+		if (!unpack_sizes_ok(v, 3, src_bytes, nbytes) ||
+		    (uint64_t)(v[0] * gc_pk_conv_floats(v[1], v[2]) * 4) != src_bytes)
+			return GC_EINVAL;
+		gc_pk_conv_unpack(src, v[0], v[1], v[2], dst);
+		return 0;
+	}
+	return GC_EINVAL;
 }
 
 double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k)

@@ -70,6 +70,10 @@ void gc_pk_pack_s(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, 
 int64_t gc_pk_v_floats(int64_t k, int64_t n);
 /* Packs V[p][j] = b[p * rs + j * cs] for p < k, j < n (columns past n are 0). */
 void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, float *dst);
+/* The inverses (a program file may hold only the packed form): a as
+ * m x k rows; b[p * rs + j * cs]. */
+void gc_pk_unpack_s(const float *src, int64_t m, int64_t k, float *a);
+void gc_pk_unpack_v(const float *src, int64_t rs, int64_t cs, int64_t k, int64_t n, float *b);
 
 typedef struct gc_pk_gemm {
 	int64_t m, n, k;
@@ -104,10 +108,9 @@ typedef struct gc_pk_conv {
 	int64_t n, c, m, g, cg, mg;   /* batch, channels, groups, per group */
 	int64_t k;		      /* cg * taps */
 	int64_t panels;		      /* per group: 32 channels each, the last maybe 16 */
-	int64_t group_floats;	      /* packed weights per group */
-	float *w;		      /* packed weights (owned) */
-	int32_t *koff;		      /* [k]: input offset of each (channel, tap) */
-	void *mem;		      /* the allocation behind w and koff */
+	int64_t group_floats;	      /* packed weights per group (gc_pk_conv_floats) */
+	const float *w;		      /* packed weights (gc_pk_conv_pack; not owned) */
+	int32_t *koff;		      /* [k]: input offset of each (channel, tap) (owned) */
 	int pad;		      /* the input needs a padded copy */
 	int64_t in[3], lo[3], pin[3]; /* input dims, leading pads, padded dims */
 	int64_t out[3];		      /* output dims; a flattened 1x1 is one row */
@@ -119,15 +122,20 @@ typedef struct gc_pk_conv {
 } gc_pk_conv;
 
 /*
- * Plans a convolution with weights wt ([m][cg][taps]): returns 0 and fills
- * p (its weights packed), 1 when the shape does not suit (stride along w
- * above 2, offsets too large), or -1 out of memory. Window arrays are in
- * gc_nn_window's 3-D form.
+ * Plans a convolution: returns 0 and fills p (but for p->w, the weights
+ * packed with gc_pk_conv_pack), 1 when the shape does not suit (stride
+ * along w above 2, offsets too large), or -1 out of memory. Window arrays
+ * are in gc_nn_window's 3-D form.
  */
 int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
 		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
-		    const int64_t pad_lo[3], const int64_t out[3], const float *wt,
-		    const gc_nn_act *act);
+		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
+/* Floats of one group's packed weights (mg channels, k = cg * taps). */
+int64_t gc_pk_conv_floats(int64_t mg, int64_t k);
+/* Packs weights wt ([g * mg][k]) into dst (g * gc_pk_conv_floats floats),
+ * and back. */
+void gc_pk_conv_pack(const float *wt, int64_t g, int64_t mg, int64_t k, float *dst);
+void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, float *wt);
 void gc_pk_conv_free(gc_pk_conv *p);
 /* Scratch floats a run needs (the padded input of one batch item). */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);

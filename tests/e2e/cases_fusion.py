@@ -11,15 +11,25 @@ fuse-swish) end to end, on small onnx.helper graphs and a PyTorch export.
   fusion/torch-blocks  LayerNorm, GELU, SiLU and x**2 exported by
                        torch.onnx.export (opset 13): every chain fused,
                        output against PyTorch's
+  fusion/torch-se-<act>-<gate>  squeeze-and-excitation blocks as torchvision
+                       writes them (MobileNetV3: ReLU, Hardsigmoid; EfficientNet:
+                       SiLU, Sigmoid; and no activation), between convolutions:
+                       each becomes one com.graphcc::SqueezeExcite (no
+                       GlobalAveragePool or gate left), output against PyTorch's
+                       and the unfused graph's; torch-se-shared (the pooled
+                       tensor also read elsewhere) must not fuse
 """
 import math
 import os
 import re
+import threading
 
 import numpy as np
 
 import run
 
+# torch.onnx.export keeps global state: one export at a time (cases run in threads)
+_EXPORT_LOCK = threading.Lock()
 COMPILED_RE = re.compile(r"compiled .*?: (\d+) nodes \((\d+) in the model\)")
 HIST_RE = re.compile(r"^\s+(\d+)\s+(\S+)\s*$", re.M)
 REL = 1e-5
@@ -226,16 +236,17 @@ def torch_case(ctx):
             h = self.gelu(self.fc(self.ln(x)))
             return self.silu(h) + h ** 2
 
-    torch.manual_seed(19)
-    m = Block().eval()
-    with torch.no_grad():
-        m.ln.weight.uniform_(0.5, 1.5)
-        m.ln.bias.normal_()
-    x = torch.randn(2, 5, 32)
-    model = os.path.join(d, "model.onnx")
-    torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
-    with torch.no_grad():
-        want = m(x).numpy()
+    with _EXPORT_LOCK:
+        torch.manual_seed(19)
+        m = Block().eval()
+        with torch.no_grad():
+            m.ln.weight.uniform_(0.5, 1.5)
+            m.ln.bias.normal_()
+        x = torch.randn(2, 5, 32)
+        model = os.path.join(d, "model.onnx")
+        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
+        with torch.no_grad():
+            want = m(x).numpy()
     gcb = os.path.join(d, "model.gcb")
     rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
     if rc != 0:
@@ -253,7 +264,73 @@ def torch_case(ctx):
     return run.Result(not why, why or COMPILED_RE.search(out).group(0))
 
 
+def se_case(ctx, act, gate, shared=False):
+    import torch
+    name = "torch-se-shared" if shared else "torch-se-%s-%s" % (act, gate)
+    d = run.fresh_dir(os.path.join(ctx.fix, "fusion", name))
+    acts = {"relu": torch.nn.ReLU, "silu": torch.nn.SiLU, "none": torch.nn.Identity}
+    gates = {"hardsigmoid": torch.nn.Hardsigmoid, "sigmoid": torch.nn.Sigmoid}
+
+    class SE(torch.nn.Module):  # torchvision.ops.SqueezeExcitation's shape
+        def __init__(self, c, cm):
+            super().__init__()
+            self.pool = torch.nn.AdaptiveAvgPool2d(1)
+            self.fc1, self.fc2 = torch.nn.Conv2d(c, cm, 1), torch.nn.Conv2d(cm, c, 1)
+            self.act, self.gate = acts[act](), gates[gate]()
+
+        def forward(self, x):
+            s = self.pool(x)
+            y = x * self.gate(self.fc2(self.act(self.fc1(s))))
+            return y + s if shared else y
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c0, self.se1 = torch.nn.Conv2d(3, 24, 3, padding=1), SE(24, 8)
+            self.c1, self.se2 = torch.nn.Conv2d(24, 40, 3, stride=2), SE(40, 12)
+
+        def forward(self, x):
+            return self.se2(self.c1(self.se1(self.c0(x))))
+
+    with _EXPORT_LOCK:
+        torch.manual_seed(23)
+        m = Net().eval()
+        x = torch.randn(2, 3, 17, 17)
+        model = os.path.join(d, "model.onnx")
+        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
+        with torch.no_grad():
+            want = m(x).numpy()
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    ops, err = _histogram(ctx, gcb)
+    left = {"GlobalAveragePool", "HardSigmoid", "Sigmoid"} & (ops or set())
+    fused = ops is not None and "com.graphcc::SqueezeExcite" in ops
+    if ops is None or fused == shared or (not shared and left):
+        return run.Result(False, "compiled ops %s; expected %s" % (
+            sorted(ops or []), "no SqueezeExcite" if shared else
+            "SqueezeExcite and no GlobalAveragePool/gate"), out + err)
+    o, rc, err = _run(ctx, gcb, {"x": x.numpy()}, d, [])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    tol = REL * float(np.abs(want).max()) + 1e-6
+    why = run.compare(os.path.join(o, "y.npy"), want, 0, tol)
+    if why:
+        return run.Result(False, "vs PyTorch: " + why)
+    plain, rc, err = _run(ctx, model, {"x": x.numpy()}, d, ["--no-optimize"])
+    if rc != 0:
+        return run.Result(False, "run --no-optimize: " + run.describe_rc(rc), err)
+    why = run.compare(os.path.join(o, "y.npy"), np.load(os.path.join(plain, "y.npy")), 0, tol)
+    return run.Result(not why, why and "vs the unfused graph: " + why or
+                      COMPILED_RE.search(out).group(0))
+
+
 def cases(ctx):
     out = [("fusion/" + k, (lambda k=k: fixture_case(ctx, k))) for k in _fixtures()]
     out.append(("fusion/torch-blocks", lambda: torch_case(ctx)))
+    for act, gate in (("relu", "hardsigmoid"), ("silu", "sigmoid"), ("none", "sigmoid")):
+        out.append(("fusion/torch-se-%s-%s" % (act, gate),
+                    lambda a=act, g=gate: se_case(ctx, a, g)))
+    out.append(("fusion/torch-se-shared", lambda: se_case(ctx, "relu", "hardsigmoid", True)))
     return out

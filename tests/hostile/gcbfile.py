@@ -139,9 +139,11 @@ class _Reader:
         for _ in range(p.n_tensors.val):
             name = self.s()
             dt, rank, dims = self.type_()
-            p.tensors.append(Obj(name=name, dtype=dt, rank=rank, dims=dims,
-                                 storage=self.f("I"), offset=self.f("Q"),
-                                 nbytes=self.f("Q")))
+            t = Obj(name=name, dtype=dt, rank=rank, dims=dims, storage=self.f("I"),
+                    offset=self.f("Q"), nbytes=self.f("Q"), packed=None)
+            if t.offset.val == 0xffffffffffffffff:  # held only in packed form
+                t.packed = Obj(key=self.s(), offset=self.f("Q"), nbytes=self.f("Q"))
+            p.tensors.append(t)
         p.n_inputs = self.f("I")
         p.inputs = [self.f("i") for _ in range(p.n_inputs.val)]
         p.n_outputs = self.f("I")
@@ -165,6 +167,10 @@ class _Reader:
             n.custom = self.custom() if n.has_custom.val else None
             n.flags, n.n_explicit_in, n.n_sub = self.f("I"), self.f("i"), self.f("I")
             n.subs = [self.program() for _ in range(n.n_sub.val)]
+            n.n_packed = self.f("I") if n.flags.val & 2 else None  # packed forms
+            n.packed = [Obj(key=self.s(), input=self.f("i"), replaces=self.f("I"),
+                            offset=self.f("Q"), nbytes=self.f("Q"))
+                        for _ in range(n.n_packed.val if n.n_packed else 0)]
             n.end = self.at
             p.nodes.append(n)
         p.end = self.at

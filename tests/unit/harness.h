@@ -94,6 +94,7 @@ static inline void harness_free(harness_run *h)
 		else
 			free(h->node.state);
 	}
+	gc_packed_release(&h->node); /* packed weights (gc_kpacked) */
 }
 
 static inline gc_tensor harness_tensor(gc_dtype dt, int32_t rank, const int64_t *dims,

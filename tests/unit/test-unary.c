@@ -88,6 +88,38 @@ static int takes_bf16(const char *op)
 	return 0;
 }
 
+/* float32 Sqrt (vectorised): correctly rounded, as sqrt in double then
+ * rounded is, over 2^20 inputs spread across every binade, with -0, +inf,
+ * NaN and negatives (NaN). */
+static void test_sqrt_sweep(void)
+{
+	enum { N = 1 << 20 };
+	float *x = malloc(N * sizeof *x);
+	CHECK(x != NULL);
+	for (int i = 0; i < N; i++) {
+		uint32_t bits = (uint32_t)i * 4093u + 7u; /* every exponent, both signs */
+		memcpy(&x[i], &bits, 4);
+	}
+	x[0] = -0.0f;
+	x[1] = INFINITY;
+	x[2] = NAN;
+	x[3] = -1.0f;
+	harness_run h;
+	gc_tensor tx = vec(GC_DTYPE_FLOAT, N, x);
+	gc_tensor *in[1] = {&tx};
+	CHECK_INT(run(&h, gc_prepare_Sqrt, "Sqrt", 13, 1, in, 0, NULL), 0);
+	const float *y = h.out[0].data;
+	int64_t bad = 0;
+	for (int i = 0; i < N; i++) {
+		float want = (float)sqrt((double)x[i]);
+		if (isnan(want) ? !isnan(y[i]) : memcmp(&want, &y[i], 4))
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+	harness_free(&h);
+	free(x);
+}
+
 static void test_unary_table(void)
 {
 	static const gc_dtype types[4] = {GC_DTYPE_FLOAT, GC_DTYPE_DOUBLE, GC_DTYPE_FLOAT16,
@@ -619,6 +651,6 @@ static void test_cast_matrix(void)
 	}
 }
 
-TEST_MAIN(TEST(test_unary_table), TEST(test_unary_int), TEST(test_isnan_isinf),
+TEST_MAIN(TEST(test_unary_table), TEST(test_sqrt_sweep), TEST(test_unary_int), TEST(test_isnan_isinf),
 	  TEST(test_attr_errors), TEST(test_transcendental_sweep), TEST(test_half_long),
 	  TEST(test_clip), TEST(test_cast), TEST(test_cast_matrix))

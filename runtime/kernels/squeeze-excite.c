@@ -1,0 +1,177 @@
+/*
+ * com.graphcc::SqueezeExcite (fused.h): the squeeze-and-excitation block
+ * of MobileNetV3 and EfficientNet as lib/pass-fuse-se.c finds it,
+ *
+ *   s = mean of x over its spatial axes            (GlobalAveragePool)
+ *   h = act(W1 s + b1)                            (1x1 Conv, Relu/Swish/none)
+ *   g = gate(W2 h + b2)                           (1x1 Conv, Sigmoid/HardSigmoid)
+ *   y = x * g, broadcast over the spatial axes     (Mul)
+ *
+ * in two passes over x (the mean, the scaling) instead of five nodes, their
+ * four small intermediate tensors and a thread hand-off each. Inputs: x
+ * float32 [N, C, spatial...], W1 [Cm, C, 1...], b1 [Cm], W2 [C, Cm, 1...],
+ * b2 [C]. Attributes: act ("relu", "swish" or "none"), gate ("sigmoid" or
+ * "hardsigmoid" with alpha, beta).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../ops.h"
+#include "kutil.h"
+#include "nn-par.h"
+#include "nn.h"
+
+GC_NN_O3
+
+enum { SE_ACT_NONE, SE_ACT_RELU, SE_ACT_SWISH };
+
+typedef struct se_state {
+	int64_t n, c, cm, sp;
+	int act, hard;
+	float alpha, beta;
+} se_state;
+
+typedef struct se_job {
+	const se_state *st;
+	const float *x;
+	float *y, *s;
+	const float *g;
+	int scale; /* 0: the means into s; 1: y = x * g */
+} se_job;
+
+/* y = x * g, in place or not (restrict lets either loop vectorise). */
+static inline void scale_row(float *restrict y, const float *restrict x, float g, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * g;
+}
+
+static inline void scale_in_place(float *y, float g, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] *= g;
+}
+
+GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
+{
+	const se_job *j = arg;
+	const se_state *st = j->st;
+	int64_t lo, hi;
+	(void)slot;
+	gc_nn_part_range(st->c, part, parts, &lo, &hi);
+	for (int64_t c = lo; c < hi; c++) {
+		const float *xc = j->x + c * st->sp;
+		if (!j->scale) {
+			j->s[c] = gc_nn_sum_f32(xc, st->sp) / (float)st->sp;
+			continue;
+		}
+		float *yc = j->y + c * st->sp;
+		if (yc == xc)
+			scale_in_place(yc, j->g[c], st->sp);
+		else
+			scale_row(yc, xc, j->g[c], st->sp);
+	}
+}
+
+/* out[o] = b[o] + sum_i w[o * k + i] in[i], o < m. */
+static void matvec(const float *w, const float *b, const float *in, int64_t m, int64_t k,
+		   float *out)
+{
+	for (int64_t o = 0; o < m; o++) {
+		const float *wo = w + o * k;
+		float acc[GC_NN_LANES] = {0}, s = b[o];
+		int64_t i = 0;
+		for (; i + GC_NN_LANES <= k; i += GC_NN_LANES)
+			for (int l = 0; l < GC_NN_LANES; l++)
+				acc[l] += wo[i + l] * in[i + l];
+		for (; i < k; i++)
+			s += wo[i] * in[i];
+		for (int l = 0; l < GC_NN_LANES; l++)
+			s += acc[l];
+		out[o] = s;
+	}
+}
+
+static int se_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const se_state *st = n->state;
+	float *s = k->scratch, *h = s + st->c, *g = h + st->cm;
+	int threads = gc_nn_par_threads(k->threads, (double)(st->c * st->sp));
+	int parts = gc_nn_par_parts(threads, st->c);
+	for (int64_t b = 0; b < st->n; b++) {
+		se_job j = {.st = st,
+			    .x = (const float *)in[0]->data + b * st->c * st->sp,
+			    .y = (float *)out[0]->data + b * st->c * st->sp,
+			    .s = s,
+			    .g = g};
+		gc_nn_parallel(threads, parts, se_part, &j);
+		matvec(in[1]->data, in[2]->data, s, st->cm, st->c, h);
+		for (int64_t i = 0; i < st->cm; i++)
+			h[i] = st->act == SE_ACT_RELU	 ? (h[i] > 0 ? h[i] : 0)
+			       : st->act == SE_ACT_SWISH ? h[i] * (1 / (1 + expf(-h[i])))
+							 : h[i];
+		matvec(in[3]->data, in[4]->data, h, st->c, st->cm, g);
+		for (int64_t c = 0; c < st->c; c++) {
+			float v = st->hard ? st->alpha * g[c] + st->beta : 1 / (1 + expf(-g[c]));
+			g[c] = st->hard ? (v < 0 ? 0 : v > 1 ? 1 : v) : v;
+		}
+		j.scale = 1;
+		gc_nn_parallel(threads, parts, se_part, &j);
+	}
+	return 0;
+}
+
+/* W [rows, cols, 1...] or b [rows] (cols 0) of float32. */
+static int se_check(gc_kctx *k, const gc_tensor *t, const char *what, int64_t rows, int64_t cols)
+{
+	bool ok = t->dtype == GC_DTYPE_FLOAT && t->rank >= (cols ? 2 : 1) && t->dims[0] == rows &&
+		  (!cols ? t->rank == 1 : t->dims[1] == cols);
+	for (int i = 2; ok && cols && i < t->rank; i++)
+		ok = t->dims[i] == 1;
+	if (!ok) {
+		char sh[128];
+		return gc_kerr(k, GC_EINVAL,
+			       "input %s is %s %s; expected float32 [%" PRId64 "%s%" PRId64 "%s]",
+			       what, gc_dtype_name(t->dtype), gc_shape_str(t->dims, t->rank, sh, sizeof sh),
+			       rows, cols ? ", " : "", cols, cols ? ", 1..." : "");
+	}
+	return 0;
+}
+
+int gc_prepare_SqueezeExcite(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	if (x->dtype != GC_DTYPE_FLOAT || x->rank < 3)
+		return gc_kerr(k, GC_EUNSUPPORTED, "input x is %s of rank %d; SqueezeExcite takes "
+			       "float32 [N, C, spatial...]", gc_dtype_name(x->dtype), x->rank);
+	const gc_tensor *w1 = in[1];
+	int64_t c = x->dims[1], cm = w1->rank >= 1 ? w1->dims[0] : 0;
+	if (se_check(k, w1, "W1", cm, c) || se_check(k, in[2], "B1", cm, 0) ||
+	    se_check(k, in[3], "W2", c, cm) || se_check(k, in[4], "B2", c, 0))
+		return gc_kok(k);
+	const char *act = gc_attr_s(k, "act", "none"), *gate = gc_attr_s(k, "gate", "sigmoid");
+	float alpha = gc_attr_f(k, "alpha", 0.2f), beta = gc_attr_f(k, "beta", 0.5f);
+	if (gc_kok(k))
+		return gc_kok(k);
+	int a = !strcmp(act, "relu") ? SE_ACT_RELU : !strcmp(act, "swish") ? SE_ACT_SWISH
+						    : !strcmp(act, "none")  ? SE_ACT_NONE
+									    : -1;
+	if (a < 0 || (strcmp(gate, "sigmoid") && strcmp(gate, "hardsigmoid")))
+		return gc_kerr(k, GC_EINVAL, "act '%s' or gate '%s' unknown (act: relu, swish, "
+			       "none; gate: sigmoid, hardsigmoid)", act, gate);
+	se_state *st = gc_kstate(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	int64_t sp = 1;
+	for (int i = 2; i < x->rank; i++)
+		if (!gc_mul_i64(sp, x->dims[i], &sp))
+			return gc_kerr(k, GC_ELIMIT, "input x is too large");
+	*st = (se_state){.n = x->dims[0], .c = c, .cm = cm, .sp = sp, .act = a,
+			 .hard = !strcmp(gate, "hardsigmoid"), .alpha = alpha, .beta = beta};
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->scratch_bytes = gc_nn_align((uint64_t)(2 * c + cm) * sizeof(float));
+	n->run = se_run;
+	n->inplace_ok = true; /* each element of x is read before its y is written */
+	return gc_kok(k);
+}
