@@ -803,6 +803,12 @@ int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 	}
 	if (only_op && !matched)
 		rc = gc_error_set(err, GC_EINVAL, "%s: no operation named '%s'", manifest, only_op);
+	if (!rc) { /* and every declared gradient against finite differences */
+		gc_selftest_counts g;
+		rc = gc_gradcheck_package(manifest, only_op, 0, out, &g, err);
+		counts->passed += g.passed;
+		counts->failed += g.failed;
+	}
 done:
 	gc_pool_free(pool);
 	gc_registry_free(reg);

@@ -139,6 +139,8 @@ int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_test_package(int argc, char **argv);
+int cmd_train_program(int argc, char **argv);
+int cmd_gradcheck(int argc, char **argv);
 int cmd_new_package(int argc, char **argv);
 /* One run of s with the debugging instruments the options ask for
  * (tools/graphcc/debug-run.c). */
