@@ -481,7 +481,12 @@ int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32
 
 int gc_graph_input_has_default(const gc_graph *g, int i)
 {
-	return i >= 0 && i < g->n_inputs && g->values[g->inputs[i]].constant != NULL;
+	if (i < 0 || i >= g->n_inputs)
+		return 0;
+	for (int32_t k = 0; k < g->n_states; k++) /* session state starts as its init */
+		if (!strcmp(g->states[k].input, g->values[g->inputs[i]].name))
+			return 1;
+	return g->values[g->inputs[i]].constant != NULL;
 }
 
 int gc_graph_drop_default(gc_graph *g, const char *name, gc_error *err)

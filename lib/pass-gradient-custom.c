@@ -77,6 +77,7 @@ static bool param_value(const gc_irnode *nd, const gc_param_spec *fp, const char
 			return false;
 		out->type = GC_ATTR_STRING;
 		out->v.s = fp->default_data;
+		out->n = (int64_t)strlen(out->v.s);
 		return true;
 	default:
 		return false;

@@ -855,6 +855,7 @@ static int probe_shapes(grad *c, const int32_t *want, int32_t n_want)
 	for (int32_t i = 0; i < p->n_outputs; i++)
 		p->values[p->outputs[i]].is_output = false;
 	p->n_outputs = 0;
+	p->n_states = 0; /* (its outputs are not this probe's) */
 	for (int32_t i = 0; i < n_want && !rc; i++)
 		if (!p->values[want[i]].is_output)
 			rc = gc_graph_add_output(p, p->values[want[i]].name, c->err);

@@ -23,7 +23,7 @@ int gc_graph_gradient(gc_graph *g, const char *y, int32_t n_xs, const char *cons
 		return err->code;
 	gc_attr at[2] = {
 		{ .name = "xs", .type = GC_ATTR_STRINGS, .n = n_xs, .v.strings = xs },
-		{ .name = "y", .type = GC_ATTR_STRING, .n = 1, .v.s = y },
+		{ .name = "y", .type = GC_ATTR_STRING, .n = (int64_t)strlen(y), .v.s = y },
 	};
 	char name[300];
 	snprintf(name, sizeof name, "gradient_of_%s", y);
@@ -167,8 +167,9 @@ int gc_graph_make_training(gc_graph *g, const gc_train_options *opt, gc_error *e
 		at[na++] = (gc_attr){ .name = "alpha", .type = GC_ATTR_FLOAT, .n = 1,
 				      .v.f = o.momentum };
 		at[na++] = (gc_attr){ .name = "beta", .type = GC_ATTR_FLOAT, .n = 1, .v.f = 1.0f };
-		at[na++] = (gc_attr){ .name = "mode", .type = GC_ATTR_STRING, .n = 1,
-				      .v.s = o.nesterov ? "nesterov" : "standard" };
+		const char *mode = o.nesterov ? "nesterov" : "standard";
+		at[na++] = (gc_attr){ .name = "mode", .type = GC_ATTR_STRING,
+				      .n = (int64_t)strlen(mode), .v.s = mode };
 		at[na++] = (gc_attr){ .name = "norm_coefficient", .type = GC_ATTR_FLOAT, .n = 1,
 				      .v.f = wd };
 	}
