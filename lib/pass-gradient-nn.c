@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "../runtime/build.h"
-#include "../runtime/kernels/fused.h"
 #include "pass-gradient-impl.h"
 
 static const char *const nn_ops[] = {

@@ -31,7 +31,6 @@
 #include <string.h>
 
 #include "../runtime/build.h"
-#include "../runtime/ops.h"
 #include "graph-edit.h"
 #include "pass-gradient-impl.h"
 
@@ -551,13 +550,13 @@ static int backprop(grad *c, int32_t node, const int32_t *dzs, const bool *reach
 	} else if (!strcmp(op, "Identity")) {
 		ACC(a, dz);
 	} else if (!strcmp(op, "Relu")) { /* 0 at x = 0, as PyTorch */
-		int32_t zero = gc_grad_const_scalar(c, dt, 0);
-		int32_t cmp = zero < 0 ? -1 : gc_grad_binary(c, "Greater", a, zero);
-		if (cmp >= 0)
-			c->shape[cmp].dtype = GC_DTYPE_BOOL;
-		int32_t ins[3] = {cmp, dz, zero};
-		vshape s = c->shape[dz];
-		ACC(a, cmp < 0 ? -1 : gc_grad_add_node(c, "Where", 3, ins, 0, NULL, &s));
+		int32_t ins[2] = {dz, a}, d;
+		vshape s = c->shape[a];
+		if (dt != GC_DTYPE_FLOAT && dt != GC_DTYPE_DOUBLE)
+			return gc_grad_refuse(c, node, ": not a float or double tensor");
+		ACC(a, gc_grad_add_multi(c, GC_DOMAIN_GRAPHCC, "ReluGrad", 2, ins, 0, NULL, 1, &s, &d)
+			   ? -1
+			   : d);
 	} else if (!strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) {
 		/* sigmoid: z (1 - z); tanh: 1 - z^2 */
 		int32_t one = gc_grad_const_scalar(c, dt, 1);

@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "../runtime/build.h"
-#include "../runtime/kernels/training.h"
-#include "../runtime/options.h"
 #include "graph-impl.h"
 
 int gc_graph_gradient(gc_graph *g, const char *y, int32_t n_xs, const char *const *xs,

@@ -14,6 +14,8 @@
 #include "shape-impl.h"
 #include "value-impl.h"
 
+GC_NN_O3
+
 typedef struct grad_state {
 	gc_nn_window w;
 	int64_t n, c, m, group; /* conv: samples, input channels, output channels */
@@ -29,10 +31,17 @@ static bool float_type(gc_dtype t)
 
 /* Taps t in [lo, hi) of a k-tap window starting at `start` (dilation dl)
  * that land inside [0, n) (pool.c's rule). */
-static void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t *lo, int64_t *hi)
+static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t *lo,
+			int64_t *hi)
 {
-	int64_t l = start >= 0 ? 0 : (-start + dl - 1) / dl;
-	int64_t h = n - 1 - start < 0 ? 0 : (n - 1 - start) / dl + 1;
+	int64_t l, h;
+	if (dl == 1) { /* no divisions in the common case */
+		l = start >= 0 ? 0 : -start;
+		h = n - start;
+	} else {
+		l = start >= 0 ? 0 : (-start + dl - 1) / dl;
+		h = n - 1 - start < 0 ? 0 : (n - 1 - start) / dl + 1;
+	}
 	h = h > k ? k : h;
 	*lo = l > h ? h : l;
 	*hi = h;
@@ -50,43 +59,67 @@ static int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_t n, in
 
 /* ---- convolution ---- */
 
-/* im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l]. */
+/* ceil(a / b) for b > 0 and any a. */
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/*
+ * im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l].
+ * Per row of output positions, the columns whose tap lands inside the input
+ * are one strided range [lo, hi): no test per element.
+ */
 #define COL_DEFINE(T, sfx)                                                                         \
-	static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col)                     \
+	GC_NN_SIMD static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col)          \
 	{                                                                                          \
 		const gc_nn_window *w = &st->w;                                                    \
-		int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                  \
+		int64_t D = w->in[0], H = w->in[1], W = w->in[2], OW = w->out[2];                  \
+		int64_t s2 = w->stride[2];                                                         \
 		T *row = col;                                                                      \
 		for (int64_t c = 0; c < st->cg; c++)                                               \
 			for (int64_t a = 0; a < w->k[0]; a++)                                      \
 				for (int64_t b = 0; b < w->k[1]; b++)                              \
 					for (int64_t e = 0; e < w->k[2]; e++, row += st->l) {     \
-						int64_t l = 0;                                     \
+						int64_t off = e * w->dil[2] - w->pad_lo[2];        \
+						int64_t lo = ceil_div(-off, s2), hi = ceil_div(W - off, s2); \
+						lo = lo < 0 ? 0 : lo > OW ? OW : lo;               \
+						hi = hi > OW ? OW : hi < lo ? lo : hi;             \
+						T *dst = row;                                      \
 						for (int64_t od = 0; od < w->out[0]; od++) {       \
 							int64_t i0 = od * w->stride[0] -           \
 								     w->pad_lo[0] + a * w->dil[0]; \
-							for (int64_t oh = 0; oh < w->out[1]; oh++) { \
+							for (int64_t oh = 0; oh < w->out[1];       \
+							     oh++, dst += OW) {                    \
 								int64_t i1 = oh * w->stride[1] -   \
 									     w->pad_lo[1] +        \
 									     b * w->dil[1];        \
-								bool in01 = i0 >= 0 && i0 < D &&   \
-									    i1 >= 0 && i1 < H;     \
-								T *xr = x + ((c * D + i0) * H + i1) * W; \
-								for (int64_t ow = 0; ow < w->out[2];     \
-								     ow++, l++) {                        \
-									int64_t i2 = ow * w->stride[2] - \
-										     w->pad_lo[2] +      \
-										     e * w->dil[2];      \
-									bool in = in01 && i2 >= 0 &&     \
-										  i2 < W;                \
-									if (to_col)                      \
-										row[l] = in ? xr[i2] : 0; \
-									else if (in)                     \
-										xr[i2] += row[l];        \
-								}                                        \
-							}                                                \
-						}                                                        \
-					}                                                                \
+								bool in = i0 >= 0 && i0 < D &&     \
+									  i1 >= 0 && i1 < H;       \
+								T *xr = x + ((c * D + i0) * H + i1) * W + off; \
+								int64_t l0 = in ? lo : OW, l1 = in ? hi : OW; \
+								if (to_col) {                      \
+									for (int64_t o = 0; o < l0; o++) \
+										dst[o] = 0;        \
+									if (s2 == 1 && l1 > l0) \
+										memcpy(dst + l0, xr + l0, \
+										       (size_t)(l1 - l0) * sizeof(T)); \
+									else                       \
+										for (int64_t o = l0; o < l1; o++) \
+											dst[o] = xr[o * s2]; \
+									for (int64_t o = l1; o < OW; o++) \
+										dst[o] = 0;        \
+								} else {                           \
+									if (s2 == 1)               \
+										for (int64_t o = l0; o < l1; o++) \
+											xr[o] += dst[o]; \
+									else                       \
+										for (int64_t o = l0; o < l1; o++) \
+											xr[o * s2] += dst[o]; \
+								}                                  \
+							}                                          \
+						}                                                  \
+					}                                                          \
 	}
 
 COL_DEFINE(float, f32)
@@ -334,6 +367,39 @@ int gc_prepare_AveragePoolGrad(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 			       gc_tensor *const *out)
 {
 	return pool_grad_prepare(k, n, in, out, false);
+}
+
+/* ---- Relu ---- */
+
+#define RELU_GRAD_DEFINE(T, sfx)                                                                   \
+	GC_NN_SIMD static int relu_grad_##sfx(gc_kctx *k, const gc_node *n,                        \
+					      gc_tensor *const *in, gc_tensor *const *out)         \
+	{                                                                                          \
+		(void)k;                                                                           \
+		(void)n;                                                                           \
+		const T *dy = in[0]->data, *x = in[1]->data;                                       \
+		T *dx = out[0]->data;                                                              \
+		int64_t cnt = gc_tensor_numel(out[0]);                                             \
+		for (int64_t i = 0; i < cnt; i++)                                                  \
+			dx[i] = x[i] > 0 ? dy[i] : 0;                                              \
+		return 0;                                                                          \
+	}
+
+RELU_GRAD_DEFINE(float, f32)
+RELU_GRAD_DEFINE(double, f64)
+
+int gc_prepare_ReluGrad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *dy = in[0], *x = in[1];
+	char s1[128], s2[128];
+	if (!float_type(x->dtype) || dy->dtype != x->dtype || !gc_same_shape(dy, x))
+		return gc_kerr(k, GC_EINVAL, "dY (%s %s) and X (%s %s) must be float or double of one "
+			       "shape", gc_dtype_name(dy->dtype),
+			       gc_shape_str(dy->dims, dy->rank, s1, sizeof s1),
+			       gc_dtype_name(x->dtype), gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->run = x->dtype == GC_DTYPE_FLOAT ? relu_grad_f32 : relu_grad_f64;
+	return 0;
 }
 
 /* ---- NegativeLogLikelihoodLoss ---- */

@@ -9,6 +9,7 @@
  *   MaxPoolGrad(dY, X) -> dX            dY to each window's (first) maximum
  *   AveragePoolGrad(dY, X) -> dX        dY spread over each window, / count
  *   NegativeLogLikelihoodLossGrad(dL, input, target[, weight]) -> dInput
+ *   ReluGrad(dY, X) -> dX               dY where X > 0, else 0 (PyTorch's rule at 0)
  */
 #ifndef GC_K_GRAD_H
 #define GC_K_GRAD_H
@@ -18,6 +19,7 @@
 	X(ConvGradWeight, 3, 3, 1, 1)                                                              \
 	X(MaxPoolGrad, 2, 2, 1, 1)                                                                 \
 	X(AveragePoolGrad, 2, 2, 1, 1)                                                             \
-	X(NegativeLogLikelihoodLossGrad, 3, 4, 1, 1)
+	X(NegativeLogLikelihoodLossGrad, 3, 4, 1, 1)                                               \
+	X(ReluGrad, 2, 2, 1, 1)
 
 #endif
