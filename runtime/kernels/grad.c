@@ -57,6 +57,27 @@ static int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_t n, in
 	return t < k ? t : k;
 }
 
+/* The forward op's window over X (kernel: the weights' spatial dims, or
+ * NULL for pooling's kernel_shape), checked against dY: N, `channels`, and
+ * the window's output dims. */
+static int window_of(gc_kctx *k, const gc_tensor *dy, const gc_tensor *x, const int64_t *kernel,
+		     int64_t channels, int ceil_mode, gc_nn_window *w)
+{
+	char s1[128], s2[128];
+	int32_t nsp = x->rank - 2;
+	if (gc_nn_window_init(k, nsp, x->dims + 2, kernel, ceil_mode, w))
+		return gc_kok(k);
+	int off = GC_NN_MAX_SPATIAL - nsp;
+	bool fits = dy->dims[0] == x->dims[0] && dy->dims[1] == channels;
+	for (int i = 0; i < nsp; i++)
+		fits &= dy->dims[2 + i] == w->out[off + i];
+	if (!fits)
+		return gc_kerr(k, GC_EINVAL, "dY has shape %s; the forward op on X %s gives another",
+			       gc_shape_str(dy->dims, dy->rank, s1, sizeof s1),
+			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	return 0;
+}
+
 /* ---- convolution ---- */
 
 /* ceil(a / b) for b > 0 and any a. */
@@ -188,17 +209,8 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 			       group, gc_shape_str(x->dims, x->rank, s1, sizeof s1),
 			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2));
 	gc_nn_window w;
-	int32_t nsp = x->rank - 2;
-	if (gc_nn_window_init(k, nsp, x->dims + 2, wt->dims + 2, 0, &w))
+	if (window_of(k, dy, x, wt->dims + 2, wt->dims[0], 0, &w))
 		return gc_kok(k);
-	int off = GC_NN_MAX_SPATIAL - nsp;
-	bool fits = dy->dims[0] == x->dims[0] && dy->dims[1] == wt->dims[0];
-	for (int i = 0; i < nsp; i++)
-		fits &= dy->dims[2 + i] == w.out[off + i];
-	if (!fits)
-		return gc_kerr(k, GC_EINVAL, "dY has shape %s; the convolution of X %s gives another",
-			       gc_shape_str(dy->dims, dy->rank, s1, sizeof s1),
-			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
 	grad_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
@@ -332,17 +344,8 @@ static int pool_grad_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	if (gc_kok(k))
 		return gc_kok(k);
 	gc_nn_window w;
-	int32_t nsp = x->rank - 2;
-	if (gc_nn_window_init(k, nsp, x->dims + 2, NULL, ceil_mode != 0, &w))
+	if (window_of(k, dy, x, NULL, x->dims[1], ceil_mode != 0, &w))
 		return gc_kok(k);
-	int off = GC_NN_MAX_SPATIAL - nsp;
-	bool fits = dy->dims[0] == x->dims[0] && dy->dims[1] == x->dims[1];
-	for (int i = 0; i < nsp; i++)
-		fits &= dy->dims[2 + i] == w.out[off + i];
-	if (!fits)
-		return gc_kerr(k, GC_EINVAL, "dY has shape %s; pooling X %s gives another",
-			       gc_shape_str(dy->dims, dy->rank, s1, sizeof s1),
-			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
 	grad_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
