@@ -3,6 +3,7 @@
  * ConvTranspose, Gemm, MaxPool, AveragePool, GlobalAveragePool, Flatten,
  * Squeeze, Unsqueeze, Dropout (inference), Expand, Softmax, LogSoftmax,
  * SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss, LayerNormalization,
+ * BatchNormalization (training and inference mode),
  * Concat, Split, Slice (steps of 1), Gather, Where, Pow, Erf, Clip,
  * LeakyRelu. Where the backward is no short chain of ONNX ops, it is one of
  * graphcc's own backward kernels (runtime/kernels/grad.h, com.graphcc):
@@ -21,7 +22,7 @@ static const char *const nn_ops[] = {
     "Conv",	"ConvTranspose", "Gemm",	  "MaxPool",	"AveragePool",
     "GlobalAveragePool", "Flatten", "Squeeze", "Unsqueeze", "Dropout",
     "Expand",	"Softmax",	 "LogSoftmax", "SoftmaxCrossEntropyLoss",
-    "NegativeLogLikelihoodLoss", "LayerNormalization", "Concat", "Split",
+    "NegativeLogLikelihoodLoss", "LayerNormalization", "BatchNormalization", "Concat", "Split",
     "Slice",	"Gather",	 "Where",	  "Pow",	"Erf",
     "Clip",	"LeakyRelu",	 NULL};
 
@@ -279,38 +280,35 @@ static int sce_rule(grad *c, const gc_irnode *nd, const int32_t *dzs, const bool
 	return gc_grad_accumulate(c, gv, x, d);
 }
 
-/* LayerNormalization over axes [axis, rank): dX = rstd (g - mean(g) -
- * xhat mean(g xhat)), g = dY scale; dScale, dB: summed over the rest. */
-static int layernorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached,
-			  int32_t *gv)
+/* Normalisation over the axes in `axes` with statistics from the batch
+ * (LayerNormalization; BatchNormalization in training mode): xhat =
+ * (x - mean) rstd, y = xhat scale + b, scale and b broadcast as `ps` and
+ * `pb` (the shapes they are read as). dX = rstd (g - mean(g) - xhat mean(g xhat)),
+ * g = dY scale; dScale, dB: dY xhat and dY summed to their shapes. */
+static int norm_back(grad *c, int32_t x, int32_t sc, int32_t b, int32_t dz, const int64_t *axes,
+		     int32_t na, double eps, const vshape *ps, const vshape *pb, const bool *reached,
+		     int32_t *gv)
 {
-	int32_t x = nd->in[0], sc = nd->in[1], b = nd->n_in > 2 ? nd->in[2] : -1;
 	vshape xs = c->shape[x];
-	int64_t axis = attr_i(nd, "axis", -1);
-	double eps = attr_f(nd, "epsilon", 1e-5);
-	if (axis < 0)
-		axis += xs.rank;
-	int64_t axes[GC_MAX_RANK], cnt = 1;
-	int32_t na = 0;
-	for (int64_t i = axis; i < xs.rank; i++) {
-		axes[na++] = i;
-		cnt *= xs.dims[i];
-	}
+	int64_t cnt = 1;
+	for (int32_t i = 0; i < na; i++)
+		cnt *= xs.dims[axes[i]];
+	double k = 1.0 / (double)cnt;
 	gc_dtype dt = xs.dtype;
-	int32_t mean = scale(c, gc_grad_reduce_sum(c, x, na, axes), 1.0 / (double)cnt);
+	int32_t mean = scale(c, gc_grad_reduce_sum(c, x, na, axes), k);
 	int32_t xc = sub(c, x, mean);
-	int32_t var = scale(c, gc_grad_reduce_sum(c, mul(c, xc, xc), na, axes), 1.0 / (double)cnt);
+	int32_t var = xc < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, mul(c, xc, xc), na, axes), k);
 	int32_t e = gc_grad_const_scalar(c, dt, eps), one = gc_grad_const_scalar(c, dt, 1);
 	int32_t sd = var < 0 || e < 0 ? -1 : gc_grad_unary(c, "Sqrt", gc_grad_binary(c, "Add", var, e));
 	int32_t rstd = sd < 0 || one < 0 ? -1 : gc_grad_binary(c, "Div", one, sd);
 	int32_t xhat = mul(c, xc, rstd);
+	int32_t scb = gc_grad_reshape(c, sc, ps);
 	int rc = 0;
 	if (reached[x]) {
-		int32_t g = mul(c, dz, sc);
-		int32_t mg = g < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, g, na, axes), 1.0 / (double)cnt);
+		int32_t g = mul(c, dz, scb);
+		int32_t mg = g < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, g, na, axes), k);
 		int32_t gx = mul(c, g, xhat);
-		int32_t mgx = gx < 0 ? -1
-				     : scale(c, gc_grad_reduce_sum(c, gx, na, axes), 1.0 / (double)cnt);
+		int32_t mgx = gx < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, gx, na, axes), k);
 		int32_t d = mul(c, rstd, sub(c, sub(c, g, mg), mul(c, xhat, mgx)));
 		if ((rc = gc_grad_accumulate(c, gv, x, d)))
 			return rc;
@@ -318,12 +316,89 @@ static int layernorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *
 	if (reached[sc]) {
 		vshape ss = c->shape[sc];
 		int32_t m = mul(c, dz, xhat);
-		if ((rc = gc_grad_accumulate(c, gv, sc, m < 0 ? -1 : gc_grad_sum_to(c, m, &ss))))
+		m = m < 0 ? -1 : gc_grad_sum_to(c, m, ps);
+		if ((rc = gc_grad_accumulate(c, gv, sc, m < 0 ? -1 : gc_grad_reshape(c, m, &ss))))
 			return rc;
 	}
 	if (b >= 0 && reached[b]) {
 		vshape bs = c->shape[b];
-		rc = gc_grad_accumulate(c, gv, b, gc_grad_sum_to(c, dz, &bs));
+		int32_t m = gc_grad_sum_to(c, dz, pb);
+		rc = gc_grad_accumulate(c, gv, b, m < 0 ? -1 : gc_grad_reshape(c, m, &bs));
+	}
+	return rc;
+}
+
+/* Tensor v as NumPy broadcasting reads it against a tensor of rank `rank`
+ * (leading 1s). */
+static vshape right_aligned(const vshape *v, int32_t rank)
+{
+	vshape r = *v;
+	r.rank = rank;
+	for (int32_t i = 0; i < rank; i++) {
+		int32_t j = i - (rank - v->rank);
+		r.dims[i] = j >= 0 ? v->dims[j] : 1;
+	}
+	return r;
+}
+
+/* LayerNormalization over axes [axis, rank). */
+static int layernorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached,
+			  int32_t *gv)
+{
+	int32_t x = nd->in[0], b = nd->n_in > 2 ? nd->in[2] : -1;
+	vshape xs = c->shape[x], ps = right_aligned(&c->shape[nd->in[1]], xs.rank);
+	vshape pb = b >= 0 ? right_aligned(&c->shape[b], xs.rank) : ps;
+	int64_t axis = attr_i(nd, "axis", -1), axes[GC_MAX_RANK];
+	if (axis < 0)
+		axis += xs.rank;
+	int32_t na = 0;
+	for (int64_t i = axis; i < xs.rank; i++)
+		axes[na++] = i;
+	return norm_back(c, x, nd->in[1], b, dz, axes, na, attr_f(nd, "epsilon", 1e-5), &ps, &pb,
+			 reached, gv);
+}
+
+/* BatchNormalization: in training mode (opset 14 on, training_mode=1) as
+ * normalisation over every axis but 1; in inference mode (the running
+ * statistics constants) y = x s + t per channel: dX = dY scale / sqrt(var +
+ * eps), dScale = sum dY xhat, dB = sum dY. The statistics inputs get none. */
+static int batchnorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached,
+			  int32_t *gv)
+{
+	int32_t x = nd->in[0], sc = nd->in[1], b = nd->in[2], mean = nd->in[3], var = nd->in[4];
+	vshape xs = c->shape[x], ps = xs;
+	double eps = attr_f(nd, "epsilon", 1e-5);
+	int64_t axes[GC_MAX_RANK];
+	int32_t na = 0;
+	for (int i = 0; i < xs.rank; i++) {
+		ps.dims[i] = i == 1 ? xs.dims[1] : 1;
+		if (i != 1)
+			axes[na++] = i;
+	}
+	if (reached[mean] || reached[var])
+		return 1;
+	if (c->opset >= 14 && attr_i(nd, "training_mode", 0))
+		return norm_back(c, x, sc, b, dz, axes, na, eps, &ps, &ps, reached, gv);
+	int32_t e = gc_grad_const_scalar(c, xs.dtype, eps);
+	int32_t vb = gc_grad_reshape(c, var, &ps), mb = gc_grad_reshape(c, mean, &ps);
+	int32_t sd = vb < 0 || e < 0 ? -1 : gc_grad_unary(c, "Sqrt", gc_grad_binary(c, "Add", vb, e));
+	int32_t one = gc_grad_const_scalar(c, xs.dtype, 1);
+	int32_t rstd = sd < 0 || one < 0 ? -1 : gc_grad_binary(c, "Div", one, sd);
+	int rc = 0;
+	if (reached[x] &&
+	    (rc = gc_grad_accumulate(c, gv, x, mul(c, dz, mul(c, gc_grad_reshape(c, sc, &ps), rstd)))))
+		return rc;
+	if (reached[sc]) {
+		vshape ss = c->shape[sc];
+		int32_t m = mul(c, dz, mul(c, sub(c, x, mb), rstd));
+		m = m < 0 ? -1 : gc_grad_sum_to(c, m, &ps);
+		if ((rc = gc_grad_accumulate(c, gv, sc, m < 0 ? -1 : gc_grad_reshape(c, m, &ss))))
+			return rc;
+	}
+	if (reached[b]) {
+		vshape bs = c->shape[b];
+		int32_t m = gc_grad_sum_to(c, dz, &ps);
+		rc = gc_grad_accumulate(c, gv, b, m < 0 ? -1 : gc_grad_reshape(c, m, &bs));
 	}
 	return rc;
 }
@@ -615,6 +690,8 @@ int gc_grad_rule_nn(grad *c, int32_t node, const int32_t *dzs, const bool *reach
 		rc = sce_rule(c, &nd, dzs, reached, gv, op[0] == 'N');
 	else if (!strcmp(op, "LayerNormalization"))
 		rc = layernorm_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "BatchNormalization"))
+		rc = batchnorm_rule(c, &nd, dz, reached, gv);
 	else if (!strcmp(op, "Concat"))
 		rc = concat_rule(c, &nd, dz, reached, gv);
 	else if (!strcmp(op, "Split"))

@@ -246,6 +246,34 @@ def c_layernorm():
     return nodes, v, {}, 17, fn
 
 
+def c_batchnorm_training():
+    r = _rng(23)
+    v = {"X": _f(r, 4, 3, 5, 2), "Sc": _f(r, 3), "Bi": _f(r, 3)}
+    inits = {"Mu": r.standard_normal(3).astype(np.float32),
+             "Var": r.uniform(0.5, 2, 3).astype(np.float32)}
+    from onnx import helper
+    nodes = [helper.make_node("BatchNormalization", ["X", "Sc", "Bi", "Mu", "Var"],
+                              ["o", "rm", "rv"], epsilon=1e-3, momentum=0.8, training_mode=1)]
+
+    def fn(torch, F, X, Sc, Bi):
+        return F.batch_norm(X, None, None, Sc, Bi, training=True, eps=1e-3)
+    return nodes, v, inits, 15, fn
+
+
+def c_batchnorm_inference():
+    r = _rng(24)
+    v = {"X": _f(r, 2, 3, 4), "Sc": _f(r, 3), "Bi": _f(r, 3)}
+    mu, var = r.standard_normal(3).astype(np.float32), r.uniform(0.5, 2, 3).astype(np.float32)
+    from onnx import helper
+    nodes = [helper.make_node("BatchNormalization", ["X", "Sc", "Bi", "Mu", "Var"], ["o"],
+                              epsilon=1e-2)]
+
+    def fn(torch, F, X, Sc, Bi):
+        t = lambda a: torch.tensor(a.astype(np.float64))
+        return F.batch_norm(X, t(mu), t(var), Sc, Bi, training=False, eps=1e-2)
+    return nodes, v, {"Mu": mu, "Var": var}, 13, fn
+
+
 def c_concat_split():
     r = _rng(18)
     v = {"A": _f(r, 2, 3), "Bx": _f(r, 2, 1), "C": _f(r, 2, 4)}
