@@ -17,12 +17,17 @@ torch.optim from the same initial weights on the same batches.
                            train-program -o train.onnx, compiled again:
                            the params stay session state (the .onnx keeps
                            the pairing), the first step's loss is torch's
+  train-demo/backward-nodes  the backward operations are ordinary custom
+                           nodes of the .gcb: `info` shows each bound to its
+                           flavour and kernel; a step runs under --guard and
+                           --check-nan
   train-demo/refuse-no-gradient
                            the same model with a package whose ParamSwish
                            declares no gradient: exit 1, one message naming
                            the node and its operation
 """
 import os
+import re
 import shutil
 import threading
 
@@ -235,6 +240,28 @@ def _torch_first_loss(d):
         return float(m(x, y))
 
 
+def backward_nodes_case(ctx):
+    d = _fixture(ctx)
+    w = run.fresh_dir(os.path.join(ctx.out, "train-demo", "backward-nodes"))
+    prog = os.path.join(w, "train.gcb")
+    rc, _, err = _train_program(ctx, d, prog, OPTIMIZERS["sgd"])
+    if rc != 0:
+        return run.Result(False, "train-program: " + run.describe_rc(rc), err)
+    rc, out, err = run.run_graphcc(ctx, ["info", prog])
+    for op, flavour in (("ParamSwishGrad", "paramSwishGradF32"),
+                        ("ChannelScaleGrad", "channelScaleGradF32")):
+        if not re.search(r"com\.graphcc\.trainable::%s -> operation '%s'.*flavour '%s'"
+                         % (op, op, flavour), out):
+            return run.Result(False, "info does not show %s bound to %s" % (op, flavour),
+                              out + err)
+    rc, _, err = run.run_graphcc(ctx, ["run", prog, "--input", "x=" + os.path.join(d, "x_0.npy"),
+                                       "--input", "labels=" + os.path.join(d, "labels_0.npy"),
+                                       "--guard", "--check-nan", "--output-dir", w])
+    if rc != 0:
+        return run.Result(False, "run --guard --check-nan: " + run.describe_rc(rc), err)
+    return run.Result(True)
+
+
 def refuse_case(ctx):
     d = _fixture(ctx)
     w = run.fresh_dir(os.path.join(ctx.fix, "train-demo-refuse"))
@@ -261,5 +288,6 @@ def refuse_case(ctx):
 def cases(ctx):
     out = [("train-demo/" + o, (lambda o=o: demo_case(ctx, o))) for o in OPTIMIZERS]
     out.append(("train-demo/onnx-roundtrip", lambda: roundtrip_case(ctx)))
+    out.append(("train-demo/backward-nodes", lambda: backward_nodes_case(ctx)))
     out.append(("train-demo/refuse-no-gradient", lambda: refuse_case(ctx)))
     return out
