@@ -1008,6 +1008,60 @@ static int sub_inputs(compiler *c, const gc_tensor *formal, int32_t n_formal)
 	return 0;
 }
 
+/* The graph's session state: each pair's input and output in the program,
+ * and its initial value as one more constant tensor. */
+static int emit_states(compiler *c)
+{
+	const gc_graph *g = c->g;
+	gc_program *p = c->p;
+	if (!g->n_states)
+		return 0;
+	gc_ptensor *ts = gc_pool_alloc(p->pool, ((size_t)p->n_tensors + (size_t)g->n_states) *
+						    sizeof *ts);
+	p->states = gc_pool_alloc(p->pool, (size_t)g->n_states * sizeof *p->states);
+	if (!ts || !p->states)
+		return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+	memcpy(ts, p->tensors, (size_t)p->n_tensors * sizeof *ts);
+	p->tensors = ts;
+	for (int32_t k = 0; k < g->n_states; k++) {
+		const gc_gstate *st = &g->states[k];
+		gc_pstate *ps = &p->states[k];
+		ps->input = ps->output = -1;
+		for (int32_t i = 0; i < p->n_inputs; i++)
+			if (!strcmp(p->tensors[p->inputs[i]].name, st->input))
+				ps->input = i;
+		for (int32_t i = 0; i < p->n_outputs; i++)
+			if (!strcmp(p->tensors[p->outputs[i]].name, st->output))
+				ps->output = i;
+		if (ps->input < 0 || ps->output < 0)
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: state '%s' -> '%s': the program lost that input or "
+					    "output",
+					    g->origin, st->input, st->output);
+		const gc_ptensor *in = &p->tensors[p->inputs[ps->input]];
+		const gc_ptensor *out = &p->tensors[p->outputs[ps->output]];
+		if (in->storage == GC_STORAGE_DYNAMIC || !gc_same_shape(&in->t, &out->t) ||
+		    in->t.dtype != out->t.dtype)
+			return gc_error_set(c->err, GC_EINVAL,
+					    "%s: state '%s' -> '%s': the output's type or shape is "
+					    "not the input's",
+					    g->origin, st->input, st->output);
+		gc_ptensor *pt = &p->tensors[p->n_tensors];
+		gc_tensor *copy = gc_tensor_copy_to_pool(p->pool, st->init);
+		char name[512];
+		snprintf(name, sizeof name, "%s@init", st->input);
+		if (!copy || !(pt->name = gc_pool_strdup(p->pool, name)))
+			return gc_error_set(c->err, GC_ENOMEM, "out of memory compiling");
+		pt->t = *copy;
+		pt->storage = GC_STORAGE_CONST;
+		pt->nbytes = (uint64_t)gc_tensor_nbytes(copy);
+		p->const_bytes += pt->nbytes;
+		ps->init = p->n_tensors++;
+		p->n_states = k + 1;
+	}
+	return 0;
+}
+
 /* Compiles g into c->p; a subgraph when c->parent is set, with its inputs
  * typed by formal. */
 static int compile_graph(compiler *c, const gc_graph *g, const gc_tensor *formal,
@@ -1113,6 +1167,8 @@ static int compile_graph(compiler *c, const gc_graph *g, const gc_tensor *formal
 					  g->origin, c->p->nodes[i].name, c->p->nodes[i].op_type);
 	if (!rc)
 		rc = emit(c);
+	if (!rc && !c->parent)
+		rc = emit_states(c);
 out:
 	gc_free(order);
 	if (rc) {

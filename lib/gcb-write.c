@@ -525,6 +525,14 @@ int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 		goto out;
 	if ((rc = program_record(&w, p, &weights, path)))
 		goto out;
+	if (p->n_states) { /* optional trailing block: session state */
+		u32(&w.rec, (uint32_t)p->n_states);
+		for (int32_t k = 0; k < p->n_states; k++) {
+			i32(&w.rec, p->states[k].input);
+			i32(&w.rec, p->states[k].output);
+			i32(&w.rec, p->states[k].init);
+		}
+	}
 	if (w.rec.oom || w.strings.oom || weights.oom) {
 		rc = gc_error_set(err, GC_ENOMEM, "%s: out of memory writing the program", path);
 		goto out;

@@ -86,6 +86,18 @@ static gc_graph *clone(const gc_graph *g, bool share_constants, gc_error *err)
 		memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof *c->outputs);
 	c->n_inputs = g->n_inputs;
 	c->n_outputs = g->n_outputs;
+	if (g->n_states && !(c->states = gc_calloc((size_t)g->n_states, sizeof *c->states)))
+		goto fail;
+	for (int32_t i = 0; i < g->n_states; i++) {
+		gc_gstate *d = &c->states[i];
+		d->input = pool_str(c->pool, g->states[i].input, &ok);
+		d->output = pool_str(c->pool, g->states[i].output, &ok);
+		d->init = share_constants ? g->states[i].init
+					  : gc_tensor_copy_to_pool(c->pool, g->states[i].init);
+		if (!ok || !d->init)
+			goto fail;
+		c->n_states = c->cap_states = i + 1;
+	}
 	for (int32_t i = 0; i < g->n_opsets; i++) {
 		c->opsets[i].version = g->opsets[i].version;
 		c->opsets[i].domain = pool_str(c->pool, g->opsets[i].domain, &ok);

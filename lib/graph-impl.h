@@ -38,6 +38,14 @@ typedef struct gc_opset {
 	int64_t version;
 } gc_opset;
 
+/* ONNX metadata_props key prefix of a session state (onnx-export.c). */
+#define GC_ONNX_STATE_KEY "graphcc.state."
+
+typedef struct gc_gstate {
+	const char *input, *output;
+	const gc_tensor *init;
+} gc_gstate;
+
 struct gc_graph {
 	gc_pool *pool;
 	const char *origin;
@@ -49,6 +57,8 @@ struct gc_graph {
 	int32_t n_inputs, cap_inputs, n_outputs, cap_outputs;
 	gc_opset *opsets;
 	int32_t n_opsets, cap_opsets;
+	gc_gstate *states; /* gc_graph_add_state */
+	int32_t n_states, cap_states;
 	gc_strmap names;
 	/* Subgraphs (If/Loop/Scan bodies) are owned by the graph whose node
 	 * holds them; their unresolved names refer to the enclosing graphs. */

@@ -84,6 +84,7 @@ void gc_graph_free(gc_graph *g)
 	gc_free(g->inputs);
 	gc_free(g->outputs);
 	gc_free(g->opsets);
+	gc_free(g->states);
 	gc_strmap_clear(&g->names);
 	gc_pool_free(g->pool);
 	gc_free(g);
@@ -534,7 +535,12 @@ int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32
 
 int gc_graph_input_has_default(const gc_graph *g, int i)
 {
-	return g && i >= 0 && i < g->n_inputs && g->values[g->inputs[i]].constant != NULL;
+	if (!g || i < 0 || i >= g->n_inputs)
+		return 0;
+	for (int32_t k = 0; k < g->n_states; k++) /* session state starts as its init */
+		if (!strcmp(g->states[k].input, g->values[g->inputs[i]].name))
+			return 1;
+	return g->values[g->inputs[i]].constant != NULL;
 }
 
 int gc_graph_drop_default(gc_graph *g, const char *name, gc_error *err)
@@ -818,4 +824,41 @@ out:
 int64_t gc_graph_opset_version(const gc_graph *g, const char *domain)
 {
 	return g ? gc_graph_opset(g, domain) : -1;
+}
+
+int gc_graph_add_state(gc_graph *g, const char *input, const char *output, const gc_tensor *init,
+		       gc_error *err)
+{
+	if (!g || !input || !output || !init)
+		return gc_error_set(err, GC_EINVAL, "gc_graph_add_state: a NULL argument");
+	int32_t vi = gc_graph_find(g, input), vo = gc_graph_find(g, output);
+	if (vi < 0 || !g->values[vi].is_input || g->values[vi].constant)
+		return gc_error_set(err, GC_EINVAL, "%s: state '%s' is no graph input", g->origin,
+				    input);
+	if (vo < 0 || !g->values[vo].is_output)
+		return gc_error_set(err, GC_EINVAL, "%s: state '%s': '%s' is no graph output",
+				    g->origin, input, output);
+	const gc_value *v = &g->values[vi];
+	bool fits = init->dtype == v->dtype && init->rank == v->rank;
+	for (int i = 0; fits && i < v->rank; i++)
+		fits = init->dims[i] == v->dims[i];
+	if (!fits)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: state '%s': the initial value's type or shape is not the "
+				    "input's",
+				    g->origin, input);
+	for (int32_t i = 0; i < g->n_states; i++)
+		if (!strcmp(g->states[i].input, input))
+			return gc_error_set(err, GC_EINVAL, "%s: state '%s' is declared twice",
+					    g->origin, input);
+	if (GROW(g, g->states, g->n_states, g->cap_states))
+		return nomem(err);
+	gc_gstate *st = &g->states[g->n_states];
+	st->input = gc_pool_strdup(g->pool, input);
+	st->output = gc_pool_strdup(g->pool, output);
+	st->init = gc_tensor_copy_to_pool(g->pool, init);
+	if (!st->input || !st->output || !st->init)
+		return nomem(err);
+	g->n_states++;
+	return 0;
 }

@@ -64,7 +64,7 @@ static const char *const op_keys[] = {
 	"name",		    "type",   "package",    "domain",	  "version",
 	"pure",		    "inputs", "outputs",    "params",	  "parameters",
 	"functionsLibrary", "verify", "inferShape", "selectImpl", "implementations",
-	"tests",	    NULL,
+	"tests",	    "gradient", NULL,
 };
 static const char *const in_keys[] = { "name",	   "maxDims",  "constant", "dtypes",
 				       "optional", "variadic", NULL };
@@ -76,6 +76,9 @@ static const char *const impl_keys[] = { "backend", "type",	     "impl",	 "symbo
 					 "scratchBytes", "inplace", "accepts", NULL };
 static const char *const accepts_keys[] = { "input", "dtypes", "ranks", "lastDimMultipleOf",
 					    NULL };
+static const char *const gradient_keys[] = { "operation", "package", "inputs", "outputs",
+					     "params", "notDifferentiable", NULL };
+static const char *const gradient_arg_keys[] = { "input", "output", "grad", NULL };
 
 const gc_manifest_section gc_manifest_sections[] = {
 	{ "operation", op_keys },
@@ -84,6 +87,8 @@ const gc_manifest_section gc_manifest_sections[] = {
 	{ "param", param_keys },
 	{ "implementation", impl_keys },
 	{ "acceptsRule", accepts_keys },
+	{ "gradient", gradient_keys },
+	{ "gradientInput", gradient_arg_keys },
 	{ "test", gc_manifest_test_keys },
 	{ "testTensor", gc_manifest_tensor_keys },
 	{ NULL, NULL },
@@ -703,6 +708,189 @@ static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *s
 	return 0;
 }
 
+/* ---- gradient: ---- */
+
+/* Index of the declared input (or output) called name, or -1. */
+static int32_t io_index(const gc_io_spec *ios, int32_t n, const char *name)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (!strcmp(ios[i].name, name))
+			return i;
+	return -1;
+}
+
+static int grad_input_name(parser *p, const yaml_node_t *v, const gc_op_spec *spec,
+			   const char *key, int32_t *out)
+{
+	const char *s = scalar(v);
+	if (!s)
+		return fail_at(p, v, key, "expected the name of an input of %s", spec->name);
+	if ((*out = io_index(spec->inputs, spec->n_inputs, s)) < 0)
+		return fail_at(p, v, key, "'%s' is no input of %s", s, spec->name);
+	return 0;
+}
+
+static int parse_grad_inputs(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
+			     gc_grad_spec *g)
+{
+	if (list->type != YAML_SEQUENCE_NODE)
+		return fail_at(p, list, "gradient.inputs",
+			       "expected a list of {input: NAME}, {output: NAME} or {grad: OUTPUT}");
+	int32_t n = (int32_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+	g->inputs = gc_pool_alloc(p->pool, ((size_t)n + 1) * sizeof *g->inputs);
+	if (!g->inputs)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	for (int32_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(p->doc, list->data.sequence.items.start[i]);
+		if (!e || e->type != YAML_MAPPING_NODE ||
+		    e->data.mapping.pairs.top - e->data.mapping.pairs.start != 1)
+			return fail_at(p, e, "gradient.inputs",
+				       "each entry is one of {input: NAME}, {output: NAME}, "
+				       "{grad: OUTPUT}");
+		if (check_keys(p, e, "a gradient input", gradient_arg_keys))
+			return p->err->code;
+		const char *k = scalar(yaml_document_get_node(p->doc, e->data.mapping.pairs.start->key));
+		yaml_node_t *v = yaml_document_get_node(p->doc, e->data.mapping.pairs.start->value);
+		const char *name = scalar(v);
+		bool in = !strcmp(k, "input");
+		int32_t idx = !name ? -1
+			      : in  ? io_index(spec->inputs, spec->n_inputs, name)
+				    : io_index(spec->outputs, spec->n_outputs, name);
+		if (idx < 0)
+			return fail_at(p, v, "gradient.inputs", "'%s' is no %s of %s",
+				       name ? name : "(not a name)", in ? "input" : "output",
+				       spec->name);
+		g->inputs[i] = (gc_grad_arg){ in ? GC_GRAD_FROM_INPUT
+					     : !strcmp(k, "output") ? GC_GRAD_FROM_OUTPUT
+								    : GC_GRAD_FROM_GRAD,
+					      idx };
+	}
+	g->n_inputs = n;
+	return 0;
+}
+
+/* A list of input names into idx (n entries); NULL list: none. */
+static int grad_name_list(parser *p, const yaml_node_t *list, const gc_op_spec *spec,
+			  const char *key, int32_t **idx, int32_t *n)
+{
+	*n = 0;
+	*idx = NULL;
+	if (!list)
+		return 0;
+	if (list->type != YAML_SEQUENCE_NODE)
+		return fail_at(p, list, key, "expected a list of input names of %s", spec->name);
+	int32_t cnt = (int32_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+	*idx = gc_pool_alloc(p->pool, ((size_t)cnt + 1) * sizeof **idx);
+	if (!*idx)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	for (int32_t i = 0; i < cnt; i++)
+		if (grad_input_name(p, yaml_document_get_node(p->doc, list->data.sequence.items.start[i]),
+				    spec, key, &(*idx)[i]))
+			return p->err->code;
+	*n = cnt;
+	return 0;
+}
+
+static int parse_grad_params(parser *p, const yaml_node_t *m, const gc_op_spec *spec,
+			     gc_grad_spec *g)
+{
+	if (!m)
+		return 0;
+	if (m->type != YAML_MAPPING_NODE)
+		return fail_at(p, m, "gradient.params",
+			       "expected a mapping BACKWARD_PARAM: FORWARD_PARAM");
+	int32_t n = (int32_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+	g->param_to = gc_pool_alloc(p->pool, ((size_t)n + 1) * sizeof *g->param_to);
+	g->param_from = gc_pool_alloc(p->pool, ((size_t)n + 1) * sizeof *g->param_from);
+	if (!g->param_to || !g->param_from)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	for (int32_t i = 0; i < n; i++) {
+		yaml_node_pair_t *pr = &m->data.mapping.pairs.start[i];
+		yaml_node_t *kn = yaml_document_get_node(p->doc, pr->key);
+		yaml_node_t *vn = yaml_document_get_node(p->doc, pr->value);
+		const char *to = scalar(kn), *from = scalar(vn);
+		if (!to || !from)
+			return fail_at(p, kn, "gradient.params", "expected BACKWARD_PARAM: FORWARD_PARAM");
+		bool known = false;
+		for (int32_t j = 0; j < spec->n_params; j++)
+			known |= !strcmp(spec->params[j].name, from);
+		if (!known)
+			return fail_at(p, vn, "gradient.params", "'%s' is no param of %s", from,
+				       spec->name);
+		g->param_to[i] = gc_pool_strdup(p->pool, to);
+		g->param_from[i] = gc_pool_strdup(p->pool, from);
+		if (!g->param_to[i] || !g->param_from[i])
+			return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	}
+	g->n_params = n;
+	return 0;
+}
+
+static int parse_gradient(parser *p, const yaml_node_t *gn, gc_op_spec *spec)
+{
+	if (gn->type != YAML_MAPPING_NODE)
+		return fail_at(p, gn, "gradient",
+			       "expected a mapping (operation:, inputs:, outputs:, params:, "
+			       "notDifferentiable:)");
+	if (check_keys(p, gn, "gradient", gradient_keys))
+		return p->err->code;
+	gc_grad_spec *g = gc_pool_alloc(p->pool, sizeof *g);
+	if (!g)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	memset(g, 0, sizeof *g);
+	g->line = (int)gn->start_mark.line + 1;
+	g->col = (int)gn->start_mark.column + 1;
+	g->not_diff = gc_pool_alloc(p->pool, (size_t)spec->n_inputs + 1);
+	if (!g->not_diff)
+		return gc_error_set(p->err, GC_ENOMEM, "%s: out of memory", p->path);
+	memset(g->not_diff, 0, (size_t)spec->n_inputs + 1);
+	if (opt_string(p, gn, "operation", NULL, &g->op) ||
+	    opt_string(p, gn, "package", NULL, &g->domain))
+		return p->err->code;
+	if (!g->domain)
+		g->domain = spec->domain;
+	int32_t *nd, n_nd;
+	if (grad_name_list(p, get(p, gn, "notDifferentiable", NULL, NULL), spec,
+			   "gradient.notDifferentiable", &nd, &n_nd) ||
+	    grad_name_list(p, get(p, gn, "outputs", NULL, NULL), spec, "gradient.outputs",
+			   &g->outputs, &g->n_outputs))
+		return p->err->code;
+	for (int32_t i = 0; i < n_nd; i++)
+		g->not_diff[nd[i]] = true;
+	if (g->op) {
+		if (!get(p, gn, "inputs", NULL, NULL))
+			return fail_at(p, gn, "gradient.inputs", "missing (required with operation)");
+		if (parse_grad_inputs(p, get(p, gn, "inputs", NULL, NULL), spec, g) ||
+		    parse_grad_params(p, get(p, gn, "params", NULL, NULL), spec, g))
+			return p->err->code;
+		if (!g->n_outputs)
+			return fail_at(p, gn, "gradient.outputs",
+				       "missing: which input's gradient each output of %s is", g->op);
+	} else if (get(p, gn, "inputs", NULL, NULL) || g->n_outputs ||
+		   get(p, gn, "params", NULL, NULL)) {
+		return fail_at(p, gn, "gradient.operation",
+			       "missing: inputs, outputs and params describe a backward operation");
+	}
+	/* every input: a gradient output, or not differentiable; never both */
+	for (int32_t i = 0; i < spec->n_inputs; i++) {
+		int32_t hits = 0;
+		for (int32_t k = 0; k < g->n_outputs; k++)
+			hits += g->outputs[k] == i;
+		if (hits > 1 || (hits && g->not_diff[i]))
+			return fail_at(p, gn, "gradient.outputs",
+				       "input '%s' is given a gradient twice (or is also in "
+				       "notDifferentiable)",
+				       spec->inputs[i].name);
+		if (!hits && !g->not_diff[i])
+			return fail_at(p, gn, "gradient",
+				       "input '%s' is neither in outputs (a gradient of the backward "
+				       "operation) nor in notDifferentiable",
+				       spec->inputs[i].name);
+	}
+	spec->grad = g;
+	return 0;
+}
+
 static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 {
 	if (root->type != YAML_MAPPING_NODE)
@@ -761,6 +949,9 @@ static int parse_op(parser *p, const yaml_node_t *root, gc_op_spec *spec)
 	if (!spec->select_impl)
 		spec->select_impl = "customOpSelectImpl";
 	if (parse_impls(p, root, spec))
+		return p->err->code;
+	yaml_node_t *gn = get(p, root, "gradient", NULL, NULL);
+	if (gn && parse_gradient(p, gn, spec))
 		return p->err->code;
 	/* Self-tests (lib/manifest-tests.c): checked here, run by test-package. */
 	yaml_node_t *tests = get(p, root, "tests", NULL, NULL);
@@ -934,6 +1125,8 @@ static int parse_manifest(const char *path, gc_package **out, void (*note)(void 
 	if (pkg->n_ops == 0)
 		rc = gc_error_set(err, GC_EINVAL, "%s: the manifest declares no operation (it is empty)",
 				  path);
+	else
+		rc = gc_package_check_gradients(pkg, NULL, err);
 out:
 	if (yp_ok)
 		yaml_parser_delete(&yp);

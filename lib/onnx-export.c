@@ -211,7 +211,7 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 	}
 	/* inputs, initializers */
 	graph.input = ARR(&w, Onnx__ValueInfoProto *, g->n_inputs);
-	graph.initializer = ARR(&w, Onnx__TensorProto *, g->n_values);
+	graph.initializer = ARR(&w, Onnx__TensorProto *, g->n_values + g->n_states);
 	graph.output = ARR(&w, Onnx__ValueInfoProto *, g->n_outputs);
 	graph.node = ARR(&w, Onnx__NodeProto *, g->n_nodes);
 	if (!graph.input || !graph.initializer || !graph.output || !graph.node)
@@ -226,6 +226,26 @@ int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 		if (!t)
 			goto fail;
 		graph.initializer[graph.n_initializer++] = t;
+	}
+	/* Session state (gc_graph_add_state): the initial value as the input's
+	 * initializer (ONNX's input default), the pairing in metadata_props
+	 * ("graphcc.state.<input>": "<output>"), which the importer reads back. */
+	model.metadata_props = ARR(&w, Onnx__StringStringEntryProto *, g->n_states);
+	if (g->n_states && !model.metadata_props)
+		goto nomem;
+	for (int32_t k = 0; k < g->n_states; k++) {
+		const gc_gstate *st = &g->states[k];
+		Onnx__TensorProto *t = tensor(&w, st->input, st->init);
+		Onnx__StringStringEntryProto *e = NEW(&w, Onnx__StringStringEntryProto);
+		char key[600];
+		snprintf(key, sizeof key, "%s%s", GC_ONNX_STATE_KEY, st->input);
+		if (!t || !e)
+			goto fail;
+		onnx__string_string_entry_proto__init(e);
+		e->key = str(&w, key);
+		e->value = str(&w, st->output);
+		graph.initializer[graph.n_initializer++] = t;
+		model.metadata_props[model.n_metadata_props++] = e;
 	}
 	for (int32_t k = 0; k < g->n_nodes; k++) {
 		const gc_irnode *n = &g->nodes[order[k]];

@@ -531,6 +531,25 @@ static int load_model(importer *im, const void *buf, size_t len, gc_graph **out,
 				  path);
 	if (!rc)
 		rc = import_graph(im, m->graph, g);
+	for (size_t i = 0; i < m->n_metadata_props && !rc; i++) {
+		const Onnx__StringStringEntryProto *e = m->metadata_props[i];
+		size_t kl = strlen(GC_ONNX_STATE_KEY);
+		if (!e->key || strncmp(e->key, GC_ONNX_STATE_KEY, kl) || !e->value)
+			continue;
+		/* session state that gc_onnx_save wrote: the input's default
+		 * becomes its initial value, and the input stays an input */
+		int32_t v = gc_graph_find(g, e->key + kl);
+		const gc_tensor *init = v >= 0 && g->values[v].is_input ? g->values[v].constant : NULL;
+		if (!init) {
+			rc = gc_error_set(err, GC_EINVAL,
+					  "%s: metadata '%s': '%s' is no graph input with an "
+					  "initializer",
+					  path, e->key, e->key + kl);
+			break;
+		}
+		g->values[v].constant = NULL;
+		rc = gc_graph_add_state(g, e->key + kl, e->value, init, err);
+	}
 out:
 	onnx__model_proto__free_unpacked(m, &pb_allocator);
 	if (rc) {

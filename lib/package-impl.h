@@ -73,6 +73,31 @@ typedef struct gc_impl_spec {
 	bool graphcc_iface;
 } gc_impl_spec;
 
+/* The manifest's `gradient:` of an operation: the backward operation and
+ * how its inputs, outputs and params come from the forward node. */
+typedef enum gc_grad_from {
+	GC_GRAD_FROM_INPUT,  /* a forward input */
+	GC_GRAD_FROM_OUTPUT, /* a forward output */
+	GC_GRAD_FROM_GRAD,   /* the gradient flowing into a forward output */
+} gc_grad_from;
+
+typedef struct gc_grad_arg {
+	gc_grad_from from;
+	int32_t index; /* of the forward input or output */
+} gc_grad_arg;
+
+typedef struct gc_grad_spec {
+	const char *op, *domain; /* the backward operation; op NULL: none differentiable */
+	int line, col;		 /* of the gradient: key */
+	gc_grad_arg *inputs;	 /* the backward op's inputs, in order */
+	int32_t n_inputs;
+	int32_t *outputs; /* per backward output: the forward input it is the gradient of */
+	int32_t n_outputs;
+	const char **param_to, **param_from; /* backward param <- forward param */
+	int32_t n_params;
+	bool *not_diff; /* per forward input */
+} gc_grad_spec;
+
 typedef struct gc_op_spec {
 	const char *file; /* the manifest */
 	int line, col;	  /* its document */
@@ -88,6 +113,7 @@ typedef struct gc_op_spec {
 	gc_impl_spec *impls;
 	int32_t n_impls;
 	int fl_line, fl_col; /* where functionsLibrary is, for load errors */
+	gc_grad_spec *grad;  /* `gradient:`, or NULL */
 
 	/* Resolved when the package loads. */
 	gc_dynlib *fnlib;
@@ -127,6 +153,11 @@ extern const char *const gc_manifest_test_keys[], *const gc_manifest_tensor_keys
 /* Opens the package's functions libraries, checks ABI versions and finds
  * the symbols; checks each implementation library and kernel symbol too. */
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);
+/* Checks each `gradient:` of pkg against its backward operation, found in
+ * pkg or (when r is non-NULL) in r: that it exists, its arity and params
+ * fit. With r NULL, backward operations of other domains are not checked.
+ * Errors name the manifest's file:line:column and key. */
+int gc_package_check_gradients(const gc_package *pkg, const gc_registry *r, gc_error *err);
 void gc_package_free(gc_package *pkg);
 
 static inline const char *gc_param_kind_name(gc_param_kind k)

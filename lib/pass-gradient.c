@@ -32,32 +32,14 @@
 
 #include "../runtime/build.h"
 #include "graph-edit.h"
-
-/* A tensor's type and shape, as the compiled copy of the graph says. */
-typedef struct vshape {
-	gc_dtype dtype; /* UNDEFINED: not known */
-	int32_t rank;
-	int64_t dims[GC_MAX_RANK];
-} vshape;
-
-typedef struct grad {
-	gc_graph *g;
-	const gc_compile_options *opt;
-	gc_error *err;
-	char who[300];	    /* "Gradient 'name'", for messages */
-	const char *prefix; /* new tensors are named "<prefix>/<Op>.<n>" */
-	int64_t opset;	    /* of the default domain */
-	int32_t seq;
-	vshape *shape; /* per value; grows with the graph */
-	int32_t cap;
-} grad;
+#include "pass-gradient-impl.h"
 
 static bool is_gradient(const gc_irnode *n)
 {
 	return !strcmp(n->domain, GC_DOMAIN_TRAINING) && !strcmp(n->op_type, "Gradient");
 }
 
-static int nomem(grad *c)
+int gc_grad_nomem(grad *c)
 {
 	return gc_error_set(c->err, GC_ENOMEM, "out of memory lowering %s", c->who);
 }
@@ -113,13 +95,13 @@ static int32_t ancestors(const gc_graph *g, const int32_t *roots, int32_t nroots
 
 /* ---- building the backward graph ---- */
 
-static int track(grad *c, int32_t v, const vshape *s)
+int gc_grad_track(grad *c, int32_t v, const vshape *s)
 {
 	if (v >= c->cap) {
 		int32_t cap = c->g->n_values + 64;
 		vshape *ns = gc_realloc(c->shape, (size_t)cap * sizeof *ns);
 		if (!ns)
-			return nomem(c);
+			return gc_grad_nomem(c);
 		memset(ns + c->cap, 0, (size_t)(cap - c->cap) * sizeof *ns);
 		c->shape = ns;
 		c->cap = cap;
@@ -130,7 +112,7 @@ static int track(grad *c, int32_t v, const vshape *s)
 }
 
 /* "<prefix>/<what>.<n>", unused by any tensor; the caller frees it. */
-static char *fresh_name(grad *c, const char *what)
+char *gc_grad_fresh_name(grad *c, const char *what)
 {
 	size_t len = strlen(c->prefix) + strlen(what) + 32;
 	char *name = gc_malloc(len);
@@ -142,39 +124,66 @@ static char *fresh_name(grad *c, const char *what)
 	return name;
 }
 
+/* A node of (domain, op) reading ins (-1: absent) and writing n_out new
+ * tensors of shapes s (outs gets them); 0, or the error. */
+int gc_grad_add_multi(grad *c, const char *domain, const char *op, int32_t n_in,
+		      const int32_t *ins, int32_t n_attr, const gc_attr *attrs, int32_t n_out,
+		      const vshape *s, int32_t *outs)
+{
+	const char *names[GC_GRAD_MAX_IO];
+	char *fresh[GC_GRAD_MAX_IO] = {0};
+	int rc = 0;
+	if (n_in > GC_GRAD_MAX_IO || n_out > GC_GRAD_MAX_IO)
+		return gc_error_set(c->err, GC_ELIMIT, "%s: a backward node of %s with %d inputs",
+				    c->who, op, n_in);
+	for (int32_t i = 0; i < n_in; i++)
+		names[i] = ins[i] >= 0 ? c->g->values[ins[i]].name : "";
+	for (int32_t j = 0; j < n_out && !rc; j++)
+		if (!(fresh[j] = gc_grad_fresh_name(c, op)))
+			rc = gc_grad_nomem(c);
+	if (!rc)
+		rc = gc_graph_add_node(c->g, fresh[0], domain, op, n_in, names, n_out,
+				       (const char *const *)fresh, n_attr, attrs, c->err);
+	for (int32_t j = 0; j < n_out && !rc; j++) {
+		outs[j] = gc_graph_find(c->g, fresh[j]);
+		rc = gc_grad_track(c, outs[j], &s[j]);
+	}
+	for (int32_t j = 0; j < n_out; j++)
+		gc_free(fresh[j]);
+	return rc;
+}
+
 /* A default-domain node reading ins and writing one new tensor of shape s
  * (or into `into` when >= 0); returns the tensor, or -1 with the error set. */
-static int32_t add_node_into(grad *c, const char *op, int32_t n_in, const int32_t *ins,
+int32_t gc_grad_add_node_into(grad *c, const char *op, int32_t n_in, const int32_t *ins,
 			     int32_t n_attr, const gc_attr *attrs, const vshape *s, int32_t into)
 {
-	const char *names[4];
+	if (into < 0) {
+		int32_t v;
+		return gc_grad_add_multi(c, "", op, n_in, ins, n_attr, attrs, 1, s, &v) ? -1 : v;
+	}
+	const char *names[GC_GRAD_MAX_IO];
 	for (int32_t i = 0; i < n_in; i++)
 		names[i] = c->g->values[ins[i]].name;
-	char *fresh = into < 0 ? fresh_name(c, op) : NULL;
-	if (into < 0 && !fresh) {
-		nomem(c);
-		return -1;
-	}
-	const char *out = into < 0 ? fresh : c->g->values[into].name;
+	const char *out = c->g->values[into].name;
 	int rc = gc_graph_add_node(c->g, out, "", op, n_in, names, 1, &out, n_attr, attrs, c->err);
 	int32_t v = rc ? -1 : gc_graph_find(c->g, out);
-	gc_free(fresh);
-	if (v < 0 || track(c, v, s))
+	if (v < 0 || gc_grad_track(c, v, s))
 		return -1;
 	return v;
 }
 
-static int32_t add_node(grad *c, const char *op, int32_t n_in, const int32_t *ins, int32_t n_attr,
+int32_t gc_grad_add_node(grad *c, const char *op, int32_t n_in, const int32_t *ins, int32_t n_attr,
 			const gc_attr *attrs, const vshape *s)
 {
-	return add_node_into(c, op, n_in, ins, n_attr, attrs, s, -1);
+	return gc_grad_add_node_into(c, op, n_in, ins, n_attr, attrs, s, -1);
 }
 
-static int32_t add_constant(grad *c, const char *what, const gc_tensor *t)
+int32_t gc_grad_add_constant(grad *c, const char *what, const gc_tensor *t)
 {
-	char *name = fresh_name(c, what);
+	char *name = gc_grad_fresh_name(c, what);
 	if (!name) {
-		nomem(c);
+		gc_grad_nomem(c);
 		return -1;
 	}
 	int rc = gc_graph_add_constant(c->g, name, t, c->err);
@@ -182,13 +191,13 @@ static int32_t add_constant(grad *c, const char *what, const gc_tensor *t)
 	gc_free(name);
 	vshape s = {.dtype = t->dtype, .rank = t->rank};
 	memcpy(s.dims, t->dims, sizeof s.dims);
-	if (v < 0 || track(c, v, &s))
+	if (v < 0 || gc_grad_track(c, v, &s))
 		return -1;
 	return v;
 }
 
 /* A float or double constant of that shape, every element v. */
-static int32_t const_fill(grad *c, gc_dtype dt, int32_t rank, const int64_t *dims, double v)
+int32_t gc_grad_const_fill(grad *c, gc_dtype dt, int32_t rank, const int64_t *dims, double v)
 {
 	gc_tensor t = {.dtype = dt, .rank = rank};
 	for (int32_t i = 0; i < rank; i++)
@@ -196,7 +205,7 @@ static int32_t const_fill(grad *c, gc_dtype dt, int32_t rank, const int64_t *dim
 	int64_t n = gc_tensor_numel(&t);
 	t.data = gc_malloc((size_t)gc_tensor_nbytes(&t) + 8);
 	if (!t.data) {
-		nomem(c);
+		gc_grad_nomem(c);
 		return -1;
 	}
 	for (int64_t i = 0; i < n; i++)
@@ -204,26 +213,26 @@ static int32_t const_fill(grad *c, gc_dtype dt, int32_t rank, const int64_t *dim
 			((double *)t.data)[i] = v;
 		else
 			((float *)t.data)[i] = (float)v;
-	int32_t r = add_constant(c, v == 0 ? "zeros" : v == 1 ? "ones" : "const", &t);
+	int32_t r = gc_grad_add_constant(c, v == 0 ? "zeros" : v == 1 ? "ones" : "const", &t);
 	gc_free(t.data);
 	return r;
 }
 
-static int32_t const_scalar(grad *c, gc_dtype dt, double v)
+int32_t gc_grad_const_scalar(grad *c, gc_dtype dt, double v)
 {
-	return const_fill(c, dt, 0, NULL, v);
+	return gc_grad_const_fill(c, dt, 0, NULL, v);
 }
 
 /* A 1-D int64 constant (shapes, axes). */
-static int32_t const_ints(grad *c, const char *what, int32_t n, const int64_t *v)
+int32_t gc_grad_const_ints(grad *c, const char *what, int32_t n, const int64_t *v)
 {
 	int64_t none = 0;
 	gc_tensor t = {
 	    .dtype = GC_DTYPE_INT64, .rank = 1, .dims = {n}, .data = n ? (void *)v : &none};
-	return add_constant(c, what, &t);
+	return gc_grad_add_constant(c, what, &t);
 }
 
-static bool same_shape(const vshape *a, const vshape *b)
+bool gc_grad_same_shape(const vshape *a, const vshape *b)
 {
 	if (a->rank != b->rank)
 		return false;
@@ -235,7 +244,7 @@ static bool same_shape(const vshape *a, const vshape *b)
 
 /* NumPy broadcasting of two shapes (which the compile of the forward graph
  * has checked). */
-static void broadcast(const vshape *a, const vshape *b, vshape *o)
+void gc_grad_broadcast(const vshape *a, const vshape *b, vshape *o)
 {
 	o->dtype = a->dtype;
 	o->rank = a->rank > b->rank ? a->rank : b->rank;
@@ -246,39 +255,39 @@ static void broadcast(const vshape *a, const vshape *b, vshape *o)
 	}
 }
 
-static int32_t unary(grad *c, const char *op, int32_t a)
+int32_t gc_grad_unary(grad *c, const char *op, int32_t a)
 {
 	vshape s = c->shape[a];
-	return add_node(c, op, 1, &a, 0, NULL, &s);
+	return gc_grad_add_node(c, op, 1, &a, 0, NULL, &s);
 }
 
-static int32_t binary(grad *c, const char *op, int32_t a, int32_t b)
+int32_t gc_grad_binary(grad *c, const char *op, int32_t a, int32_t b)
 {
 	vshape s;
-	broadcast(&c->shape[a], &c->shape[b], &s);
+	gc_grad_broadcast(&c->shape[a], &c->shape[b], &s);
 	int32_t ins[2] = {a, b};
-	return add_node(c, op, 2, ins, 0, NULL, &s);
+	return gc_grad_add_node(c, op, 2, ins, 0, NULL, &s);
 }
 
 /*
  * (Helpers that take a vshape pointer copy it first: adding a node may move
  * c->shape, where the pointer often points.)
  */
-static int32_t reshape(grad *c, int32_t v, const vshape *shape)
+int32_t gc_grad_reshape(grad *c, int32_t v, const vshape *shape)
 {
 	vshape s = *shape;
-	if (same_shape(&c->shape[v], &s))
+	if (gc_grad_same_shape(&c->shape[v], &s))
 		return v;
-	int32_t shp = const_ints(c, "shape", s.rank, s.dims);
+	int32_t shp = gc_grad_const_ints(c, "shape", s.rank, s.dims);
 	if (shp < 0)
 		return -1;
 	s.dtype = c->shape[v].dtype;
 	int32_t ins[2] = {v, shp};
-	return add_node(c, "Reshape", 2, ins, 0, NULL, &s);
+	return gc_grad_add_node(c, "Reshape", 2, ins, 0, NULL, &s);
 }
 
 /* ReduceSum with keepdims over `axes` (at least one). */
-static int32_t reduce_sum(grad *c, int32_t v, int32_t n_axes, const int64_t *axes)
+int32_t gc_grad_reduce_sum(grad *c, int32_t v, int32_t n_axes, const int64_t *axes)
 {
 	vshape s = c->shape[v];
 	for (int32_t i = 0; i < n_axes; i++)
@@ -286,21 +295,21 @@ static int32_t reduce_sum(grad *c, int32_t v, int32_t n_axes, const int64_t *axe
 	gc_attr at[2] = {{.name = "keepdims", .type = GC_ATTR_INT, .n = 1, .v.i = 1},
 			 {.name = "axes", .type = GC_ATTR_INTS, .n = n_axes, .v.ints = axes}};
 	if (c->opset >= 13) { /* axes became an input */
-		int32_t ax = const_ints(c, "axes", n_axes, axes);
+		int32_t ax = gc_grad_const_ints(c, "axes", n_axes, axes);
 		if (ax < 0)
 			return -1;
 		int32_t ins[2] = {v, ax};
-		return add_node(c, "ReduceSum", 2, ins, 1, at, &s);
+		return gc_grad_add_node(c, "ReduceSum", 2, ins, 1, at, &s);
 	}
-	return add_node(c, "ReduceSum", 1, &v, 2, at, &s);
+	return gc_grad_add_node(c, "ReduceSum", 1, &v, 2, at, &s);
 }
 
 /* The gradient g of a broadcast result, brought back to shape `to`: summed
  * over the axes broadcasting added or stretched, then reshaped. */
-static int32_t sum_to(grad *c, int32_t g, const vshape *shape)
+int32_t gc_grad_sum_to(grad *c, int32_t g, const vshape *shape)
 {
 	const vshape gs = c->shape[g], to = *shape;
-	if (same_shape(&gs, &to))
+	if (gc_grad_same_shape(&gs, &to))
 		return g;
 	int32_t lead = gs.rank - to.rank;
 	if (lead < 0) {
@@ -314,12 +323,12 @@ static int32_t sum_to(grad *c, int32_t g, const vshape *shape)
 	for (int32_t i = 0; i < gs.rank; i++)
 		if (i < lead || (to.dims[i - lead] == 1 && gs.dims[i] != 1))
 			axes[n++] = i;
-	int32_t r = n ? reduce_sum(c, g, n, axes) : g;
-	return r < 0 ? r : reshape(c, r, &to);
+	int32_t r = n ? gc_grad_reduce_sum(c, g, n, axes) : g;
+	return r < 0 ? r : gc_grad_reshape(c, r, &to);
 }
 
 /* Swaps the last two axes (rank >= 2). */
-static int32_t transpose_last(grad *c, int32_t v)
+int32_t gc_grad_transpose_last(grad *c, int32_t v)
 {
 	vshape s = c->shape[v];
 	int64_t perm[GC_MAX_RANK];
@@ -331,35 +340,35 @@ static int32_t transpose_last(grad *c, int32_t v)
 	s.dims[s.rank - 2] = s.dims[s.rank - 1];
 	s.dims[s.rank - 1] = t;
 	gc_attr at = {.name = "perm", .type = GC_ATTR_INTS, .n = s.rank, .v.ints = perm};
-	return add_node(c, "Transpose", 1, &v, 1, &at, &s);
+	return gc_grad_add_node(c, "Transpose", 1, &v, 1, &at, &s);
 }
 
 /* MatMul of two operands of rank >= 2, with its NumPy output shape. */
-static int32_t matmul(grad *c, int32_t a, int32_t b)
+int32_t gc_grad_matmul(grad *c, int32_t a, int32_t b)
 {
 	const vshape sa = c->shape[a], sb = c->shape[b];
 	vshape ba = sa, bb = sb, s;
 	ba.rank -= 2;
 	bb.rank -= 2;
-	broadcast(&ba, &bb, &s);
+	gc_grad_broadcast(&ba, &bb, &s);
 	s.dims[s.rank++] = sa.dims[sa.rank - 2];
 	s.dims[s.rank++] = sb.dims[sb.rank - 1];
 	int32_t ins[2] = {a, b};
-	return add_node(c, "MatMul", 2, ins, 0, NULL, &s);
+	return gc_grad_add_node(c, "MatMul", 2, ins, 0, NULL, &s);
 }
 
 /* ---- the rules ---- */
 
 /* Adds contribution d to the gradient of forward value v. */
-static int accumulate(grad *c, int32_t *gv, int32_t v, int32_t d)
+int gc_grad_accumulate(grad *c, int32_t *gv, int32_t v, int32_t d)
 {
 	if (d < 0)
-		return c->err->code ? c->err->code : nomem(c);
+		return c->err->code ? c->err->code : gc_grad_nomem(c);
 	if (gv[v] < 0) {
 		gv[v] = d;
 		return 0;
 	}
-	int32_t s = binary(c, "Add", gv[v], d);
+	int32_t s = gc_grad_binary(c, "Add", gv[v], d);
 	if (s < 0)
 		return c->err->code;
 	gv[v] = s;
@@ -401,7 +410,7 @@ static bool reduce_axes(grad *c, int32_t node, const vshape *x, bool *mask)
 	return true;
 }
 
-static int refuse(grad *c, int32_t node, const char *why)
+int gc_grad_refuse(grad *c, int32_t node, const char *why)
 {
 	char lb[300];
 	return gc_error_set(c->err, GC_EUNSUPPORTED, "%s: cannot differentiate %s%s", c->who,
@@ -414,7 +423,7 @@ static int32_t reduce_back(grad *c, int32_t node, int32_t dz, int32_t x, bool me
 	const vshape xs = c->shape[x];
 	bool mask[GC_MAX_RANK];
 	if (!reduce_axes(c, node, &xs, mask)) {
-		refuse(c, node, ": its axes are not a constant");
+		gc_grad_refuse(c, node, ": its axes are not a constant");
 		return -1;
 	}
 	/* dz with the reduced axes kept as 1, then repeated along them */
@@ -425,15 +434,15 @@ static int32_t reduce_back(grad *c, int32_t node, int32_t dz, int32_t x, bool me
 			count *= xs.dims[i];
 			kept.dims[i] = 1;
 		}
-	int32_t r = reshape(c, dz, &kept);
-	int32_t shp = r < 0 ? -1 : const_ints(c, "shape", xs.rank, xs.dims);
+	int32_t r = gc_grad_reshape(c, dz, &kept);
+	int32_t shp = r < 0 ? -1 : gc_grad_const_ints(c, "shape", xs.rank, xs.dims);
 	if (shp < 0)
 		return -1;
 	int32_t ins[2] = {r, shp};
-	r = add_node(c, "Expand", 2, ins, 0, NULL, &xs);
+	r = gc_grad_add_node(c, "Expand", 2, ins, 0, NULL, &xs);
 	if (r >= 0 && mean && count != 1) {
-		int32_t k = const_scalar(c, xs.dtype, count ? 1.0 / (double)count : 0.0);
-		r = k < 0 ? -1 : binary(c, "Mul", r, k);
+		int32_t k = gc_grad_const_scalar(c, xs.dtype, count ? 1.0 / (double)count : 0.0);
+		r = k < 0 ? -1 : gc_grad_binary(c, "Mul", r, k);
 	}
 	return r;
 }
@@ -457,26 +466,26 @@ static int32_t matmul_back(grad *c, int32_t dz, int32_t a, int32_t b, bool want_
 	vshape z2, ba = a2, bb = b2;
 	ba.rank -= 2;
 	bb.rank -= 2;
-	broadcast(&ba, &bb, &z2);
+	gc_grad_broadcast(&ba, &bb, &z2);
 	z2.dtype = c->shape[dz].dtype;
 	z2.dims[z2.rank++] = a2.dims[a2.rank - 2];
 	z2.dims[z2.rank++] = b2.dims[b2.rank - 1];
-	int32_t g = reshape(c, dz, &z2);
+	int32_t g = gc_grad_reshape(c, dz, &z2);
 	if (g < 0)
 		return -1;
 	*da = *db = -1;
 	if (want_a) { /* da = dz @ b^T, summed to a's shape */
-		int32_t bv = reshape(c, b, &b2), bt = bv < 0 ? -1 : transpose_last(c, bv);
-		int32_t m = bt < 0 ? -1 : matmul(c, g, bt);
-		int32_t s = m < 0 ? -1 : sum_to(c, m, &a2);
-		if ((*da = s < 0 ? -1 : reshape(c, s, &sa)) < 0)
+		int32_t bv = gc_grad_reshape(c, b, &b2), bt = bv < 0 ? -1 : gc_grad_transpose_last(c, bv);
+		int32_t m = bt < 0 ? -1 : gc_grad_matmul(c, g, bt);
+		int32_t s = m < 0 ? -1 : gc_grad_sum_to(c, m, &a2);
+		if ((*da = s < 0 ? -1 : gc_grad_reshape(c, s, &sa)) < 0)
 			return -1;
 	}
 	if (want_b) { /* db = a^T @ dz, summed to b's shape */
-		int32_t av = reshape(c, a, &a2), at = av < 0 ? -1 : transpose_last(c, av);
-		int32_t m = at < 0 ? -1 : matmul(c, at, g);
-		int32_t s = m < 0 ? -1 : sum_to(c, m, &b2);
-		if ((*db = s < 0 ? -1 : reshape(c, s, &sb)) < 0)
+		int32_t av = gc_grad_reshape(c, a, &a2), at = av < 0 ? -1 : gc_grad_transpose_last(c, av);
+		int32_t m = at < 0 ? -1 : gc_grad_matmul(c, at, g);
+		int32_t s = m < 0 ? -1 : gc_grad_sum_to(c, m, &b2);
+		if ((*db = s < 0 ? -1 : gc_grad_reshape(c, s, &sb)) < 0)
 			return -1;
 	}
 	return 0;
@@ -487,80 +496,88 @@ static int32_t matmul_back(grad *c, int32_t dz, int32_t a, int32_t b, bool want_
  * output: only for the inputs marked in `reached` (those that depend on an
  * x), each brought to the input's own shape.
  */
-static int backprop(grad *c, int32_t node, int32_t dz, const bool *reached, int32_t *gv)
+static int backprop(grad *c, int32_t node, const int32_t *dzs, const bool *reached, int32_t *gv)
 {
+	bool handled = false;
+	int rc = gc_grad_rule_custom(c, node, dzs, reached, gv, &handled);
+	if (!rc && !handled)
+		rc = gc_grad_rule_nn(c, node, dzs, reached, gv, &handled);
+	if (rc || handled)
+		return rc;
 	/* a copy: adding nodes may move the nodes array */
 	const gc_irnode nd = c->g->nodes[node];
+	int32_t dz = dzs[0];
+	if (dz < 0)
+		return 0;
 	const char *op = nd.op_type;
 	int32_t z = nd.out[0], a = nd.n_in > 0 ? nd.in[0] : -1, b = nd.n_in > 1 ? nd.in[1] : -1;
 	bool ra = a >= 0 && reached[a], rb = b >= 0 && reached[b];
 	gc_dtype dt = c->shape[z].dtype;
-	int rc = 0;
 #define ACC(v, expr)                                                                               \
 	do {                                                                                       \
-		if ((rc = accumulate(c, gv, (v), (expr))))                                         \
+		if ((rc = gc_grad_accumulate(c, gv, (v), (expr))))                                         \
 			return rc;                                                                 \
 	} while (0)
 	if (!strcmp(op, "Add") || !strcmp(op, "Sub")) {
 		if (ra)
-			ACC(a, sum_to(c, dz, &c->shape[a]));
+			ACC(a, gc_grad_sum_to(c, dz, &c->shape[a]));
 		if (rb) {
-			int32_t d = sum_to(c, dz, &c->shape[b]);
-			ACC(b, d < 0 || op[0] == 'A' ? d : unary(c, "Neg", d));
+			int32_t d = gc_grad_sum_to(c, dz, &c->shape[b]);
+			ACC(b, d < 0 || op[0] == 'A' ? d : gc_grad_unary(c, "Neg", d));
 		}
 	} else if (!strcmp(op, "Mul")) {
 		if (ra) {
-			int32_t m = binary(c, "Mul", dz, b);
-			ACC(a, m < 0 ? m : sum_to(c, m, &c->shape[a]));
+			int32_t m = gc_grad_binary(c, "Mul", dz, b);
+			ACC(a, m < 0 ? m : gc_grad_sum_to(c, m, &c->shape[a]));
 		}
 		if (rb) {
-			int32_t m = binary(c, "Mul", dz, a);
-			ACC(b, m < 0 ? m : sum_to(c, m, &c->shape[b]));
+			int32_t m = gc_grad_binary(c, "Mul", dz, a);
+			ACC(b, m < 0 ? m : gc_grad_sum_to(c, m, &c->shape[b]));
 		}
 	} else if (!strcmp(op, "Div")) {
 		if (ra) {
-			int32_t m = binary(c, "Div", dz, b);
-			ACC(a, m < 0 ? m : sum_to(c, m, &c->shape[a]));
+			int32_t m = gc_grad_binary(c, "Div", dz, b);
+			ACC(a, m < 0 ? m : gc_grad_sum_to(c, m, &c->shape[a]));
 		}
 		if (rb) { /* d(a/b)/db = -z / b */
-			int32_t m = binary(c, "Mul", dz, z);
-			m = m < 0 ? m : binary(c, "Div", m, b);
-			m = m < 0 ? m : sum_to(c, m, &c->shape[b]);
-			ACC(b, m < 0 ? m : unary(c, "Neg", m));
+			int32_t m = gc_grad_binary(c, "Mul", dz, z);
+			m = m < 0 ? m : gc_grad_binary(c, "Div", m, b);
+			m = m < 0 ? m : gc_grad_sum_to(c, m, &c->shape[b]);
+			ACC(b, m < 0 ? m : gc_grad_unary(c, "Neg", m));
 		}
 	} else if (!strcmp(op, "Neg")) {
-		ACC(a, unary(c, "Neg", dz));
+		ACC(a, gc_grad_unary(c, "Neg", dz));
 	} else if (!strcmp(op, "Identity")) {
 		ACC(a, dz);
 	} else if (!strcmp(op, "Relu")) { /* 0 at x = 0, as PyTorch */
-		int32_t zero = const_scalar(c, dt, 0);
-		int32_t cmp = zero < 0 ? -1 : binary(c, "Greater", a, zero);
-		if (cmp >= 0)
-			c->shape[cmp].dtype = GC_DTYPE_BOOL;
-		int32_t ins[3] = {cmp, dz, zero};
-		vshape s = c->shape[dz];
-		ACC(a, cmp < 0 ? -1 : add_node(c, "Where", 3, ins, 0, NULL, &s));
+		int32_t ins[2] = {dz, a}, d;
+		vshape s = c->shape[a];
+		if (dt != GC_DTYPE_FLOAT && dt != GC_DTYPE_DOUBLE)
+			return gc_grad_refuse(c, node, ": not a float or double tensor");
+		ACC(a, gc_grad_add_multi(c, GC_DOMAIN_GRAPHCC, "ReluGrad", 2, ins, 0, NULL, 1, &s, &d)
+			   ? -1
+			   : d);
 	} else if (!strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) {
 		/* sigmoid: z (1 - z); tanh: 1 - z^2 */
-		int32_t one = const_scalar(c, dt, 1);
+		int32_t one = gc_grad_const_scalar(c, dt, 1);
 		int32_t d = one < 0	   ? -1
-			    : op[0] == 'S' ? binary(c, "Sub", one, z)
-					   : binary(c, "Mul", z, z);
+			    : op[0] == 'S' ? gc_grad_binary(c, "Sub", one, z)
+					   : gc_grad_binary(c, "Mul", z, z);
 		if (d >= 0)
-			d = op[0] == 'S' ? binary(c, "Mul", z, d) : binary(c, "Sub", one, d);
-		ACC(a, d < 0 ? d : binary(c, "Mul", dz, d));
+			d = op[0] == 'S' ? gc_grad_binary(c, "Mul", z, d) : gc_grad_binary(c, "Sub", one, d);
+		ACC(a, d < 0 ? d : gc_grad_binary(c, "Mul", dz, d));
 	} else if (!strcmp(op, "Exp")) {
-		ACC(a, binary(c, "Mul", dz, z));
+		ACC(a, gc_grad_binary(c, "Mul", dz, z));
 	} else if (!strcmp(op, "Log")) {
-		ACC(a, binary(c, "Div", dz, a));
+		ACC(a, gc_grad_binary(c, "Div", dz, a));
 	} else if (!strcmp(op, "Sqrt")) { /* dz / (2 z) */
-		int32_t two = const_scalar(c, dt, 2);
-		int32_t d = two < 0 ? -1 : binary(c, "Mul", two, z);
-		ACC(a, d < 0 ? d : binary(c, "Div", dz, d));
+		int32_t two = gc_grad_const_scalar(c, dt, 2);
+		int32_t d = two < 0 ? -1 : gc_grad_binary(c, "Mul", two, z);
+		ACC(a, d < 0 ? d : gc_grad_binary(c, "Div", dz, d));
 	} else if (!strcmp(op, "Sum")) {
 		for (int32_t i = 0; i < nd.n_in; i++)
 			if (nd.in[i] >= 0 && reached[nd.in[i]])
-				ACC(nd.in[i], sum_to(c, dz, &c->shape[nd.in[i]]));
+				ACC(nd.in[i], gc_grad_sum_to(c, dz, &c->shape[nd.in[i]]));
 	} else if (!strcmp(op, "MatMul")) {
 		int32_t da, db;
 		if (matmul_back(c, dz, a, b, ra, rb, &da, &db))
@@ -571,7 +588,7 @@ static int backprop(grad *c, int32_t node, int32_t dz, const bool *reached, int3
 			ACC(b, db);
 	} else if (!strcmp(op, "Reshape")) {
 		if (ra)
-			ACC(a, reshape(c, dz, &c->shape[a]));
+			ACC(a, gc_grad_reshape(c, dz, &c->shape[a]));
 	} else if (!strcmp(op, "Transpose")) {
 		vshape xs = c->shape[a];
 		int64_t perm[GC_MAX_RANK], inv[GC_MAX_RANK];
@@ -586,23 +603,27 @@ static int backprop(grad *c, int32_t node, int32_t dz, const bool *reached, int3
 				perm[np] = xs.rank - 1 - np;
 		for (int i = 0; i < xs.rank; i++)
 			if (perm[i] < 0 || perm[i] >= xs.rank)
-				return refuse(c, node, ": its perm is not a permutation");
+				return gc_grad_refuse(c, node, ": its perm is not a permutation");
 		for (int i = 0; i < xs.rank; i++)
 			inv[perm[i]] = i;
 		gc_attr at = {.name = "perm", .type = GC_ATTR_INTS, .n = xs.rank, .v.ints = inv};
-		ACC(a, add_node(c, "Transpose", 1, &dz, 1, &at, &xs));
+		ACC(a, gc_grad_add_node(c, "Transpose", 1, &dz, 1, &at, &xs));
 	} else if (!strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMean")) {
 		ACC(a, reduce_back(c, node, dz, a, op[6] == 'M'));
 	} else {
-		return refuse(c, node, "");
+		return gc_grad_refuse(c, node, "");
 	}
 #undef ACC
 	return 0;
 }
 
 /* Whether backprop has a rule for node (default domain, one output). */
-static bool has_rule(const gc_irnode *n)
+static bool has_rule(grad *c, const gc_irnode *n)
 {
+	if (!gc_domain_is_default(n->domain))
+		return gc_grad_has_rule_custom(c, n);
+	if (gc_grad_has_rule_nn(n))
+		return true;
 	static const char *const ops[] = {
 	    "Add",  "Sub",     "Mul",	  "Div",       "Neg",	    "Identity",
 	    "Relu", "Sigmoid", "Tanh",	  "Exp",       "Log",	    "Sqrt",
@@ -636,7 +657,7 @@ static int read_names(grad *c, const gc_attr *a, const char *key, int32_t **ids,
 				    c->who, key, gc_attr_type_name(a->type));
 	*ids = gc_malloc(((size_t)a->n + 1) * sizeof **ids);
 	if (!*ids)
-		return nomem(c);
+		return gc_grad_nomem(c);
 	for (int64_t i = 0; i < a->n; i++) {
 		int32_t v = gc_graph_find(c->g, a->v.strings[i]);
 		if (v < 0)
@@ -709,7 +730,7 @@ static int read_gradient(grad *c, int32_t node, gnode *gn)
 	gn->n_out = n->n_out;
 	gn->in = gc_pool_memdup(c->g->pool, n->in, ((size_t)n->n_in + 1) * sizeof(int32_t));
 	gn->out = gc_pool_memdup(c->g->pool, n->out, ((size_t)n->n_out + 1) * sizeof(int32_t));
-	return gn->in && gn->out ? 0 : nomem(c);
+	return gn->in && gn->out ? 0 : gc_grad_nomem(c);
 }
 
 /*
@@ -727,7 +748,7 @@ static int substitute(grad *c, const gnode *gn, int32_t *y)
 	int32_t *order = gc_malloc(((size_t)nn + 1) * sizeof *order);
 	int rc = 0;
 	if (!map || !stop || !seen || !order) {
-		rc = nomem(c);
+		rc = gc_grad_nomem(c);
 		goto out;
 	}
 	bool any = false;
@@ -746,7 +767,7 @@ static int substitute(grad *c, const gnode *gn, int32_t *y)
 		goto out;
 	int32_t n_order = ancestors(g, &gn->y, 1, stop, seen, order);
 	if (n_order < 0) {
-		rc = nomem(c);
+		rc = gc_grad_nomem(c);
 		goto out;
 	}
 	for (int32_t k = 0; k < n_order && !rc; k++) {
@@ -761,7 +782,7 @@ static int substitute(grad *c, const gnode *gn, int32_t *y)
 		if (!names || !fresh) {
 			gc_free(names);
 			gc_free(fresh);
-			rc = nomem(c);
+			rc = gc_grad_nomem(c);
 			break;
 		}
 		for (int j = 0; j < nd.n_in; j++)
@@ -770,8 +791,8 @@ static int substitute(grad *c, const gnode *gn, int32_t *y)
 			names[nd.n_in + j] = "";
 			if (nd.out[j] < 0)
 				continue;
-			if (!(fresh[j] = fresh_name(c, g->values[nd.out[j]].name)))
-				rc = nomem(c);
+			if (!(fresh[j] = gc_grad_fresh_name(c, g->values[nd.out[j]].name)))
+				rc = gc_grad_nomem(c);
 			else
 				names[nd.n_in + j] = fresh[j];
 		}
@@ -809,7 +830,7 @@ static int probe_shapes(grad *c, const int32_t *want, int32_t n_want)
 	gc_program *prog = NULL;
 	int rc = 0;
 	if (!p || !order || !tainted) {
-		rc = c->err->code ? c->err->code : nomem(c);
+		rc = c->err->code ? c->err->code : gc_grad_nomem(c);
 		goto out;
 	}
 	if ((rc = gc_graph_check(p, order, c->err)))
@@ -833,6 +854,7 @@ static int probe_shapes(grad *c, const int32_t *want, int32_t n_want)
 	for (int32_t i = 0; i < p->n_outputs; i++)
 		p->values[p->outputs[i]].is_output = false;
 	p->n_outputs = 0;
+	p->n_states = 0; /* (its outputs are not this probe's) */
 	for (int32_t i = 0; i < n_want && !rc; i++)
 		if (!p->values[want[i]].is_output)
 			rc = gc_graph_add_output(p, p->values[want[i]].name, c->err);
@@ -854,7 +876,7 @@ static int probe_shapes(grad *c, const int32_t *want, int32_t n_want)
 		int32_t v = gc_graph_find(g, name);
 		vshape s = {.dtype = t->dtype, .rank = t->rank};
 		memcpy(s.dims, t->dims, sizeof s.dims);
-		if (v >= 0 && (rc = track(c, v, &s)))
+		if (v >= 0 && (rc = gc_grad_track(c, v, &s)))
 			goto out;
 	}
 out:
@@ -889,7 +911,7 @@ static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd
 	int32_t *gv = gc_malloc(((size_t)nv + 1) * sizeof *gv);
 	int rc = 0;
 	if (!reached || !gv) {
-		rc = nomem(c);
+		rc = gc_grad_nomem(c);
 		goto out;
 	}
 	for (int32_t v = 0; v < nv; v++)
@@ -904,15 +926,21 @@ static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd
 			r |= n->in[j] >= 0 && reached[n->in[j]];
 		if (!r)
 			continue;
-		if (!has_rule(n)) {
-			rc = refuse(c, fwd[k], "");
+		if (!has_rule(c, n)) {
+			rc = gc_grad_refuse(c, fwd[k],
+					    gc_domain_is_default(n->domain)
+						? ""
+						: ": its operation declares no gradient: in its "
+						  "manifest (or no loaded package serves it)");
 			goto out;
 		}
 		for (int j = 0; j < n->n_in + n->n_out && !rc; j++)
 			rc = static_shape(c, fwd[k], j < n->n_in ? n->in[j] : n->out[j - n->n_in]);
 		if (rc)
 			goto out;
-		reached[n->out[0]] = true;
+		for (int j = 0; j < n->n_out; j++)
+			if (n->out[j] >= 0)
+				reached[n->out[j]] = true;
 	}
 	const vshape ys = c->shape[y];
 	if (reached[y]) {
@@ -923,16 +951,26 @@ static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd
 					  c->who, g->values[y].name, gc_dtype_name(ys.dtype));
 			goto out;
 		}
-		if ((gv[y] = const_fill(c, ys.dtype, ys.rank, ys.dims, 1.0)) < 0) {
+		if ((gv[y] = gc_grad_const_fill(c, ys.dtype, ys.rank, ys.dims, 1.0)) < 0) {
 			rc = c->err->code;
 			goto out;
 		}
 	}
 	for (int32_t k = n_fwd - 1; k >= 0 && !rc; k--) {
 		const gc_irnode *n = &g->nodes[fwd[k]];
-		if (n->n_out < 1 || n->out[0] < 0 || !reached[n->out[0]] || gv[n->out[0]] < 0)
-			continue;
-		rc = backprop(c, fwd[k], gv[n->out[0]], reached, gv);
+		int32_t dzs[GC_GRAD_MAX_IO];
+		bool any = false;
+		if (n->n_out > GC_GRAD_MAX_IO) {
+			rc = gc_grad_refuse(c, fwd[k], ": too many outputs");
+			break;
+		}
+		for (int j = 0; j < n->n_out; j++) {
+			int32_t o = n->out[j];
+			dzs[j] = o >= 0 && reached[o] ? gv[o] : -1;
+			any |= dzs[j] >= 0;
+		}
+		if (any)
+			rc = backprop(c, fwd[k], dzs, reached, gv);
 	}
 	/* the outputs: each x's gradient, zeros when y does not depend on it */
 	for (int32_t i = 0; i < gn->n_out && !rc; i++) {
@@ -949,9 +987,9 @@ static int differentiate(grad *c, const gnode *gn, int32_t y, const int32_t *fwd
 		}
 		if ((rc = static_shape(c, -1, x)))
 			break;
-		int32_t src = gv[x] >= 0 ? gv[x] : const_fill(c, xs.dtype, xs.rank, xs.dims, 0);
-		if (src < 0 || add_node_into(c, "Identity", 1, &src, 0, NULL, &xs, o) < 0)
-			rc = c->err->code ? c->err->code : nomem(c);
+		int32_t src = gv[x] >= 0 ? gv[x] : gc_grad_const_fill(c, xs.dtype, xs.rank, xs.dims, 0);
+		if (src < 0 || gc_grad_add_node_into(c, "Identity", 1, &src, 0, NULL, &xs, o) < 0)
+			rc = c->err->code ? c->err->code : gc_grad_nomem(c);
 	}
 out:
 	gc_free(reached);
@@ -975,21 +1013,21 @@ static int lower(grad *c, int32_t node)
 	/* The forward graph from the inputs to y (nodes were added, so the
 	 * Gradient node keeps its index: new nodes go to the end). */
 	int32_t nn = g->n_nodes, nv = g->n_values;
-	if ((rc = track(c, nv, NULL))) /* c->shape covers every value */
+	if ((rc = gc_grad_track(c, nv, NULL))) /* c->shape covers every value */
 		goto out;
 	fwd = gc_malloc(((size_t)nn + 1) * sizeof *fwd);
 	want = gc_malloc(((size_t)nv + 1) * sizeof *want);
 	seen = gc_calloc((size_t)nn + 1, 1);
 	stop = gc_calloc((size_t)nv + 1, sizeof *stop);
 	if (!fwd || !want || !seen || !stop) {
-		rc = nomem(c);
+		rc = gc_grad_nomem(c);
 		goto out;
 	}
 	for (int32_t i = 0; i < gn.nx + gn.nz; i++)
 		stop[gn.in[i]] = true;
 	int32_t n_fwd = ancestors(g, &y, 1, stop, seen, fwd);
 	if (n_fwd < 0) {
-		rc = nomem(c);
+		rc = gc_grad_nomem(c);
 		goto out;
 	}
 	/* every tensor the forward graph touches, and the inputs */
@@ -1058,7 +1096,7 @@ static int next_gradient(grad *c, int32_t *out)
 	int32_t *roots = gc_malloc(((size_t)g->n_values + 1) * sizeof *roots);
 	int rc = 0;
 	if (!seen || !order || !roots) {
-		rc = nomem(c);
+		rc = gc_grad_nomem(c);
 		goto out;
 	}
 	for (int32_t step = 0;; step++) {
@@ -1072,7 +1110,7 @@ static int next_gradient(grad *c, int32_t *out)
 		memset(seen, 0, (size_t)g->n_nodes);
 		int32_t k = ancestors(g, roots, nr, NULL, seen, order);
 		if (k < 0) {
-			rc = nomem(c);
+			rc = gc_grad_nomem(c);
 			goto out;
 		}
 		int32_t dep = -1;
@@ -1113,7 +1151,7 @@ int gc_pass_gradient(gc_pass_ctx *ctx)
 		snprintf(anon, sizeof anon, "Gradient#%d", node);
 		c.prefix = gc_pool_strdup(c.g->pool, n->name[0] ? n->name : anon);
 		if (!c.prefix) {
-			rc = nomem(&c);
+			rc = gc_grad_nomem(&c);
 			break;
 		}
 		if (n->name[0])

@@ -285,6 +285,8 @@ int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
 	int rc = check_dirs(r, pkg, err);
 	if (!rc)
 		rc = r->dry_run ? dry_run(pkg, err) : gc_package_load_libraries(pkg, err);
+	if (!rc)
+		rc = gc_package_check_gradients(pkg, r, err);
 	for (int32_t j = 0; !rc && j < pkg->n_ops; j++) {
 		const gc_op_spec *a = &pkg->ops[j];
 		for (int32_t i = 0; !rc && i < r->n_pkgs; i++)

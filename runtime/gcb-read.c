@@ -985,6 +985,41 @@ out:
 	return rc;
 }
 
+/* The optional trailing block: session state (input, output, initial
+ * value): indices checked, the input and output of the initial value's
+ * type and shape, the initial value a constant. */
+static int read_states(rd *r, gc_program *p)
+{
+	uint32_t n;
+	int rc;
+	r->what = "session state";
+	if ((rc = r_count(r, &n, 12, (uint32_t)p->n_inputs)))
+		return rc;
+	if (!(p->states = gc_pool_alloc(p->pool, ((size_t)n + 1) * sizeof *p->states)))
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (uint32_t k = 0; k < n; k++) {
+		gc_pstate *s = &p->states[k];
+		if ((rc = r_i32(r, &s->input)) || (rc = r_i32(r, &s->output)) ||
+		    (rc = r_i32(r, &s->init)))
+			return rc;
+		if (s->input < 0 || s->input >= p->n_inputs || s->output < 0 ||
+		    s->output >= p->n_outputs || s->init < 0 || s->init >= p->n_tensors)
+			return bad(r, "state %u names no input, output or tensor", k);
+		const gc_ptensor *in = &p->tensors[p->inputs[s->input]];
+		const gc_ptensor *out = &p->tensors[p->outputs[s->output]];
+		const gc_ptensor *init = &p->tensors[s->init];
+		if (init->storage != GC_STORAGE_CONST || in->storage == GC_STORAGE_DYNAMIC ||
+		    !gc_same_shape(&in->t, &out->t) || !gc_same_shape(&in->t, &init->t) ||
+		    in->t.dtype != out->t.dtype || in->t.dtype != init->t.dtype)
+			return bad(r, "state %u: its input, output and initial value differ", k);
+		for (uint32_t j = 0; j < k; j++)
+			if (p->states[j].input == s->input)
+				return bad(r, "state %u: input %d is given twice", k, s->input);
+	}
+	p->n_states = (int32_t)n;
+	return 0;
+}
+
 /* One program record: the file's, or (depth > 0) a control-flow node's
  * subgraph. */
 static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize,
@@ -1290,6 +1325,8 @@ static int load_mapped(void *map, size_t len, const char *path, const char *dir,
 	r.at += nstr;
 	if ((rc = check_libraries(&r, p, opt)) ||
 	    (rc = read_program(&r, p, base + h.weights_offset, h.weights_size, 0)))
+		goto fail;
+	if (r.at != r.n && (rc = read_states(&r, p)))
 		goto fail;
 	if (r.at != r.n) {
 		rc = bad(&r, "%zu bytes of metadata left over", r.n - r.at);

@@ -13,6 +13,7 @@
 #include "kernels/detection.h"
 #include "kernels/elementwise.h"
 #include "kernels/fused.h"
+#include "kernels/grad.h"
 #include "kernels/loss.h"
 #include "kernels/nn.h"
 #include "kernels/quant.h"
@@ -42,7 +43,8 @@
 	GC_OPS_TRAINING(X)                                                     \
 	GC_OPS_CONTROL(X)                                                      \
 	GC_OPS_SEQUENCE(X)                                                     \
-	GC_OPS_FUSED(X)
+	GC_OPS_FUSED(X)                                                         \
+	GC_OPS_GRAD(X)
 
 typedef enum gc_op {
 	GC_OP_NONE,

@@ -34,6 +34,13 @@ typedef struct gc_ptensor {
 	uint64_t packed_nbytes;
 } gc_ptensor;
 
+/* Session state (gc_graph_add_state): input `input` starts as constant
+ * tensor `init` and takes output `output` after each successful run
+ * (indices into the program's inputs, outputs and tensors). */
+typedef struct gc_pstate {
+	int32_t input, output, init;
+} gc_pstate;
+
 struct gc_program {
 	gc_pool *pool; /* names, nodes, attributes, constants */
 	const struct gc_backend *backend; /* what prepares and runs its nodes */
@@ -57,6 +64,8 @@ struct gc_program {
 	 * subgraph reads by name). */
 	int32_t n_formal;
 	int32_t *outer_slot;
+	int32_t n_states;
+	gc_pstate *states;
 
 	/* Loaded from a .gcb: the mapping the weights live in, and what the
 	 * file records. */

@@ -89,6 +89,14 @@ const gc_tensor *gc_program_output(const gc_program *p, int i, const char **name
 	return &t->t;
 }
 
+int gc_program_input_state(const gc_program *p, int i)
+{
+	for (int32_t k = 0; p && k < p->n_states; k++)
+		if (p->states[k].input == i)
+			return p->states[k].output;
+	return -1;
+}
+
 int gc_program_find_input(const gc_program *p, const char *name)
 {
 	if (!p || !name)

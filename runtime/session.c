@@ -187,6 +187,8 @@ static int session_new(const gc_program *p, int threads, bool no_arena, gc_sessi
 	return 0;
 }
 
+static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
+
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
 		   gc_error *err)
 {
@@ -209,6 +211,15 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 	if (session_new(p, threads, o.no_arena != 0, NULL, out, err))
 		return err->code;
 	gc_nn_par_acquire();
+	for (int32_t k = 0; k < p->n_states; k++) {
+		const gc_pstate *st = &p->states[k];
+		if (set_input(*out, st->input, &p->tensors[st->init].t, err)) {
+			gc_session_free(*out);
+			*out = NULL;
+			return err->code;
+		}
+		(*out)->input_set[st->input] = true;
+	}
 	(*out)->log = o.log ? (gc_log_sink){ .log = o.log, .user = o.log_user } : p->log;
 	if (o.name)
 		snprintf((*out)->name, sizeof (*out)->name, "%s", o.name);
@@ -349,7 +360,6 @@ static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *
 	return 0;
 }
 
-static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
 
 int gc_session_set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err)
 {
@@ -885,6 +895,10 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	gc_crash_current = outer_node;
 	if (s->depth)
 		gc_crash_session = outer_session;
+	/* session state: each updated value becomes its input's */
+	for (int32_t k = 0; !rc && !s->depth && k < p->n_states; k++)
+		rc = set_input(s, p->states[k].input, gc_session_output(s, p->states[k].output),
+			       err);
 	if (rc && !err->code)
 		gc_error_set(err, rc, "%s", gc_strerror(rc));
 	return rc ? err->code : 0;

@@ -142,6 +142,16 @@ int gc_graph_add_node(gc_graph *g, const char *name, const char *domain, const c
 gc_graph *gc_graph_add_subgraph(gc_graph *g, const char *origin);
 /* Marks a tensor as a graph output. */
 int gc_graph_add_output(gc_graph *g, const char *name, gc_error *err);
+/*
+ * Session state (training programs): graph input `input` starts, in every
+ * new session, as `init` (copied; its type and shape must be the input's),
+ * and after each successful run takes the value of graph output `output`,
+ * so that parameters a program updates stay in the session from run to run.
+ * gc_session_set_input may still set it (to resume, or to reset). A .gcb
+ * keeps the pairing and the initial value.
+ */
+int gc_graph_add_state(gc_graph *g, const char *input, const char *output, const gc_tensor *init,
+		       gc_error *err);
 /* Type/shape information about a tensor, as ONNX value_info gives it:
  * used to check inferred shapes. */
 int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32_t rank,
@@ -337,6 +347,60 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report, dou
 #endif
 /* ---- end: graphcc dot and run --compare-flavours ---- */
 
+/* ---- begin: training (lib/train.c) ---- */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Adds a Gradient node (ai.onnx.preview.training): outputs[i] (new tensors)
+ * get dy/dxs[i], y a tensor of g, the xs inputs or initializers of g. The
+ * compiler lowers it (built-in ops' rules, op packages' `gradient:`); a
+ * node it cannot differentiate is refused then, naming it.
+ */
+int gc_graph_gradient(gc_graph *g, const char *y, int32_t n_xs, const char *const *xs,
+		      const char *const *outputs, gc_error *err);
+
+typedef enum gc_optimizer {
+	GC_OPTIMIZER_SGD,  /* with momentum (ONNX Momentum; PyTorch's SGD) */
+	GC_OPTIMIZER_ADAM, /* ONNX Adam; PyTorch's Adam */
+	GC_OPTIMIZER_COUNT
+} gc_optimizer;
+
+typedef struct gc_train_options {
+	size_t size; /* sizeof(gc_train_options), or 0 */
+	/* The scalar float tensor to minimise. */
+	const char *loss;
+	/* The initializers to train (each becomes a session-state input). */
+	const char *const *params;
+	int32_t n_params;
+	gc_optimizer optimizer;
+	float learning_rate; /* > 0 */
+	/* SGD: the momentum (0: plain SGD), Nesterov's form if nesterov. */
+	float momentum;
+	int nesterov;
+	/* Adam: beta1, beta2, epsilon (0: PyTorch's 0.9, 0.999, 1e-8). */
+	float beta1, beta2, epsilon;
+	float weight_decay; /* L2, added to the gradient (both optimizers) */
+} gc_train_options;
+
+/*
+ * Turns g, an inference graph that computes opt->loss from a batch, into
+ * one training step: the forward pass, the backward pass (a Gradient node)
+ * and the optimizer's update. The params become graph inputs whose values
+ * the session keeps (gc_graph_add_state): they start as the initializers
+ * were, and each run (one batch) updates them, as it does the optimizer's
+ * own state (momentum buffers, Adam's moments and step count, all named
+ * "<param>.momentum", ".adam_v", ".adam_h", "train.step"). The loss stays
+ * an output; "<param>.new" are outputs too. The batch's inputs stay inputs.
+ */
+int gc_graph_make_training(gc_graph *g, const gc_train_options *opt, gc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+/* ---- end: training ---- */
+
 /* ---- begin: ONNX export (lib/onnx-export.c) ---- */
 #ifdef __cplusplus
 extern "C" {
@@ -412,6 +476,17 @@ int gc_selftest_run(const char *manifest, const gc_selftest_options *opt, FILE *
  * anything (graphcc check): 0, or the first mistake (file:line:column and
  * key in err). Loading a package to run models does not look at them. */
 int gc_selftest_check(const char *manifest, gc_error *err);
+
+/*
+ * gradcheck: for every operation of the manifest that declares a gradient
+ * (only `only_op` when non-NULL), on each of its self-test cases, the
+ * gradient through the declared backward operation against central finite
+ * differences (in float64 when the operation accepts it); one line per
+ * differentiated input with its worst relative error and where. An input
+ * above tolerance (<= 0: 1e-6 in float64, 1e-2 in float32) counts failed.
+ */
+int gc_gradcheck_package(const char *manifest, const char *only_op, double tolerance, FILE *out,
+			 gc_selftest_counts *counts, gc_error *err);
 
 #ifdef __cplusplus
 }

@@ -430,6 +430,10 @@ int gc_program_num_outputs(const gc_program *p);
 const gc_tensor *gc_program_input(const gc_program *p, int i, const char **name);
 const gc_tensor *gc_program_output(const gc_program *p, int i, const char **name);
 int gc_program_find_input(const gc_program *p, const char *name);
+/* Session state (training programs): the output whose value input i takes
+ * after each successful run, or -1 when i is an ordinary input. Every new
+ * session starts such an input at the value the program holds for it. */
+int gc_program_input_state(const gc_program *p, int i);
 
 /* One node of a program, as tools show it. Strings are borrowed from p. */
 typedef struct gc_node_desc {

@@ -156,7 +156,7 @@ static void test_schema_matches_key_tables(void)
 		const char *ap = member(def, "additionalProperties");
 		CHECK(ap != NULL && !strncmp(ap, "false", 5));
 	}
-	CHECK_INT(sections, 8);
+	CHECK_INT(sections, 10);
 }
 
 TEST_MAIN({ "schema_matches_key_tables", test_schema_matches_key_tables })

@@ -490,8 +490,8 @@ static void test_gradient_refusals(void)
 	struct {
 		const char *op, *domain, *needle;
 	} cases[] = {
-	    /* no rule for Softmax: named with the node */
-	    {"Softmax", "", "Gradient 'grad': cannot differentiate node 'f' (Softmax)"},
+	    /* no rule for Sin: named with the node */
+	    {"Sin", "", "Gradient 'grad': cannot differentiate node 'f' (Sin)"},
 	    /* a custom op without its package: the forward graph does not compile */
 	    {"Swish", "com.example", "no op package provides 'Swish' in domain 'com.example'"},
 	};

@@ -157,6 +157,8 @@ int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_test_package(int argc, char **argv);
+int cmd_train_program(int argc, char **argv);
+int cmd_gradcheck(int argc, char **argv);
 int cmd_new_package(int argc, char **argv);
 #ifdef GRAPHCC_DEBUG_H
 /* The gc_debug_options the command line asks for. */

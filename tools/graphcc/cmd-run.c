@@ -82,7 +82,7 @@ static void input_info(const model_inputs *m, int k, gc_tensor *info)
 
 static bool has_default(const model_inputs *m, int k)
 {
-	return m->g && gc_graph_input_has_default(m->g, k);
+	return m->g ? gc_graph_input_has_default(m->g, k) : gc_program_input_state(m->p, k) >= 0;
 }
 
 /*

@@ -32,6 +32,14 @@ static const char usage_text[] =
 	"      (--dry-run: read the libraries as files, load none, run no package code)\n"
 	"  test-package PKG.yaml [--op NAME]\n"
 	"      run the manifest's self-tests on every implementation\n"
+	"  gradcheck PKG.yaml [--op NAME] [--tolerance T]\n"
+	"      each declared gradient: analytic (the backward operation) against central\n"
+	"      finite differences, worst relative error per input; exit 1 above T\n"
+	"  train-program MODEL.onnx [--ops PKG.yaml]... --loss NAME --params A,B,...\n"
+	"                [--optimizer sgd|adam] [--lr R] [--momentum M] [--nesterov]\n"
+	"                [--beta1 B] [--beta2 B] [--eps E] [--weight-decay W] -o OUT.onnx|.gcb\n"
+	"      one training step (forward, backward, update) taking a batch and\n"
+	"      returning the loss; the session keeps the params from run to run\n"
 	"  new-package DIR --op NAME [--domain D] [--interface seed|graphcc]\n"
 	"      write a complete op package to start from\n"
 	"  help           this text\n"
@@ -80,6 +88,8 @@ static const struct {
 	{ "dot", NULL, NULL, cmd_dot },
 	{ "check", NULL, NULL, cmd_check },
 	{ "test-package", NULL, NULL, cmd_test_package },
+	{ "gradcheck", NULL, NULL, cmd_gradcheck },
+	{ "train-program", NULL, NULL, cmd_train_program },
 	{ "new-package", NULL, NULL, cmd_new_package },
 	{ "help", "--help", "-h", cmd_help },
 	{ "version", "--version", NULL, cmd_version },

@@ -1,0 +1,717 @@
+/*
+ * The Gradient pass's rules for the ops networks are made of: Conv,
+ * ConvTranspose, Gemm, MaxPool, AveragePool, GlobalAveragePool, Flatten,
+ * Squeeze, Unsqueeze, Dropout (inference), Expand, Softmax, LogSoftmax,
+ * SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss, LayerNormalization,
+ * BatchNormalization (training and inference mode),
+ * Concat, Split, Slice (steps of 1), Gather, Where, Pow, Erf, Clip,
+ * LeakyRelu. Where the backward is no short chain of ONNX ops, it is one of
+ * graphcc's own backward kernels (runtime/kernels/grad.h, com.graphcc):
+ * ConvGradInput, ConvGradWeight, MaxPoolGrad, AveragePoolGrad,
+ * NegativeLogLikelihoodLossGrad. Checked against torch.autograd by
+ * tests/e2e/cases_gradient_nn.py.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../runtime/build.h"
+#include "pass-gradient-impl.h"
+
+static const char *const nn_ops[] = {
+    "Conv",	"ConvTranspose", "Gemm",	  "MaxPool",	"AveragePool",
+    "GlobalAveragePool", "Flatten", "Squeeze", "Unsqueeze", "Dropout",
+    "Expand",	"Softmax",	 "LogSoftmax", "SoftmaxCrossEntropyLoss",
+    "NegativeLogLikelihoodLoss", "LayerNormalization", "BatchNormalization", "Concat", "Split",
+    "Slice",	"Gather",	 "Where",	  "Pow",	"Erf",
+    "Clip",	"LeakyRelu",	 NULL};
+
+bool gc_grad_has_rule_nn(const gc_irnode *n)
+{
+	if (n->domain[0] && strcmp(n->domain, "ai.onnx"))
+		return false;
+	for (int i = 0; nn_ops[i]; i++)
+		if (!strcmp(n->op_type, nn_ops[i]))
+			return true;
+	return false;
+}
+
+static const gc_attr *attr(const gc_irnode *n, const char *name)
+{
+	for (int i = 0; i < n->n_attr; i++)
+		if (!strcmp(n->attrs[i].name, name))
+			return &n->attrs[i];
+	return NULL;
+}
+
+static int64_t attr_i(const gc_irnode *n, const char *name, int64_t def)
+{
+	const gc_attr *a = attr(n, name);
+	return a && a->type == GC_ATTR_INT ? a->v.i : def;
+}
+
+static double attr_f(const gc_irnode *n, const char *name, double def)
+{
+	const gc_attr *a = attr(n, name);
+	return a && a->type == GC_ATTR_FLOAT ? a->v.f : def;
+}
+
+/* An int constant's values (int32 or int64, at most max); -1 when v is not
+ * such a constant. */
+static int64_t const_ints_of(grad *c, int32_t v, int64_t *out, int64_t max)
+{
+	const gc_tensor *t = v >= 0 ? c->g->values[v].constant : NULL;
+	if (!t || (t->dtype != GC_DTYPE_INT64 && t->dtype != GC_DTYPE_INT32) || t->rank > 1)
+		return -1;
+	int64_t n = gc_tensor_numel(t);
+	if (n > max)
+		return -1;
+	for (int64_t i = 0; i < n; i++)
+		out[i] = t->dtype == GC_DTYPE_INT64 ? ((const int64_t *)t->data)[i]
+						    : ((const int32_t *)t->data)[i];
+	return n;
+}
+
+static int32_t com_node(grad *c, const char *op, int32_t n_in, const int32_t *ins,
+			int32_t n_attr, const gc_attr *attrs, const vshape *s)
+{
+	int32_t v;
+	return gc_grad_add_multi(c, GC_DOMAIN_GRAPHCC, op, n_in, ins, n_attr, attrs, 1, s, &v) ? -1
+												   : v;
+}
+
+static int32_t bool_node(grad *c, const char *op, int32_t a, int32_t b)
+{
+	int32_t r = b >= 0 ? gc_grad_binary(c, op, a, b) : gc_grad_unary(c, op, a);
+	if (r >= 0)
+		c->shape[r].dtype = GC_DTYPE_BOOL;
+	return r;
+}
+
+/* Where(cond, t, f) with the shape of t (cond and f broadcast into it). */
+static int32_t where(grad *c, int32_t cond, int32_t t, int32_t f)
+{
+	if (cond < 0 || t < 0 || f < 0)
+		return -1;
+	int32_t ins[3] = {cond, t, f};
+	vshape s = c->shape[t];
+	return gc_grad_add_node(c, "Where", 3, ins, 0, NULL, &s);
+}
+
+static int32_t scale(grad *c, int32_t v, double k)
+{
+	if (v < 0 || k == 1)
+		return v;
+	int32_t kc = gc_grad_const_scalar(c, c->shape[v].dtype, k);
+	return kc < 0 ? -1 : gc_grad_binary(c, "Mul", v, kc);
+}
+
+static int32_t mul(grad *c, int32_t a, int32_t b)
+{
+	return a < 0 || b < 0 ? -1 : gc_grad_binary(c, "Mul", a, b);
+}
+
+static int32_t sub(grad *c, int32_t a, int32_t b)
+{
+	return a < 0 || b < 0 ? -1 : gc_grad_binary(c, "Sub", a, b);
+}
+
+/* ReduceSum over one axis, keepdims. */
+static int32_t sum_axis(grad *c, int32_t v, int64_t axis)
+{
+	return v < 0 ? -1 : gc_grad_reduce_sum(c, v, 1, &axis);
+}
+
+/* Softmax's (log: LogSoftmax's) input gradient along axis, from its
+ * output y: y (dz - sum(dz y)); dz - exp(y) sum(dz). */
+static int32_t softmax_back(grad *c, int32_t dz, int32_t y, int64_t axis, bool log)
+{
+	if (log) {
+		int32_t e = gc_grad_unary(c, "Exp", y);
+		return sub(c, dz, mul(c, e, sum_axis(c, dz, axis)));
+	}
+	int32_t p = mul(c, dz, y);
+	return mul(c, y, sub(c, dz, sum_axis(c, p, axis)));
+}
+
+/* Softmax and LogSoftmax: from opset 13 along one axis; before, over the
+ * input coerced to 2-D at axis (default 1). */
+static int32_t softmax_rule(grad *c, const gc_irnode *nd, int32_t dz, bool log)
+{
+	int32_t x = nd->in[0], y = nd->out[0];
+	vshape xs = c->shape[x];
+	int64_t axis = attr_i(nd, "axis", c->opset >= 13 ? -1 : 1);
+	if (axis < 0)
+		axis += xs.rank;
+	if (c->opset >= 13)
+		return softmax_back(c, dz, y, axis, log);
+	vshape two = {.dtype = xs.dtype, .rank = 2, .dims = {1, 1}};
+	for (int i = 0; i < xs.rank; i++)
+		two.dims[i < axis ? 0 : 1] *= xs.dims[i];
+	int32_t d2 = gc_grad_reshape(c, dz, &two), y2 = d2 < 0 ? -1 : gc_grad_reshape(c, y, &two);
+	int32_t r = y2 < 0 ? -1 : softmax_back(c, d2, y2, 1, log);
+	return r < 0 ? -1 : gc_grad_reshape(c, r, &xs);
+}
+
+/* The attributes of a convolution that its backward kernels take. */
+static int32_t conv_attrs(const gc_irnode *nd, gc_attr *out)
+{
+	static const char *const keep[] = {"auto_pad", "dilations", "group", "kernel_shape",
+					   "pads", "strides"};
+	int32_t n = 0;
+	for (int i = 0; i < nd->n_attr; i++)
+		for (size_t j = 0; j < sizeof keep / sizeof keep[0]; j++)
+			if (!strcmp(nd->attrs[i].name, keep[j]))
+				out[n++] = nd->attrs[i];
+	return n;
+}
+
+/* A bias's gradient: dz summed over every axis but 1, as a vector. */
+static int32_t bias_back(grad *c, int32_t dz, int32_t b)
+{
+	vshape s = c->shape[dz];
+	int64_t axes[GC_MAX_RANK];
+	int32_t n = 0;
+	for (int i = 0; i < s.rank; i++)
+		if (i != 1)
+			axes[n++] = i;
+	int32_t r = gc_grad_reduce_sum(c, dz, n, axes);
+	vshape bs = c->shape[b];
+	return r < 0 ? -1 : gc_grad_reshape(c, r, &bs);
+}
+
+static int conv_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv,
+		     bool transpose)
+{
+	int32_t x = nd->in[0], w = nd->in[1], b = nd->n_in > 2 ? nd->in[2] : -1;
+	gc_attr at[8];
+	int32_t na = conv_attrs(nd, at);
+	if (transpose && (attr(nd, "output_shape") ||
+			  strcmp(attr(nd, "auto_pad") && attr(nd, "auto_pad")->type ==
+							     GC_ATTR_STRING
+					 ? attr(nd, "auto_pad")->v.s
+					 : "NOTSET",
+				 "NOTSET")))
+		return 1;
+	int rc = 0;
+	if (reached[x]) {
+		vshape xs = c->shape[x];
+		int32_t ins[3] = {dz, w, x};
+		int32_t d = transpose ? gc_grad_add_node(c, "Conv", 2, ins, na, at, &xs)
+				      : com_node(c, "ConvGradInput", 3, ins, na, at, &xs);
+		if ((rc = gc_grad_accumulate(c, gv, x, d)))
+			return rc;
+	}
+	if (reached[w]) {
+		vshape ws = c->shape[w];
+		/* ConvTranspose is Conv's adjoint: its weight gradient is Conv's
+		 * with the roles of input and output swapped */
+		int32_t ins[3] = {transpose ? x : dz, transpose ? dz : x, w};
+		if ((rc = gc_grad_accumulate(c, gv, w,
+					     com_node(c, "ConvGradWeight", 3, ins, na, at, &ws))))
+			return rc;
+	}
+	if (b >= 0 && reached[b])
+		rc = gc_grad_accumulate(c, gv, b, bias_back(c, dz, b));
+	return rc;
+}
+
+/* Gemm: Y = alpha op(A) op(B) + beta C. */
+static int gemm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
+{
+	int32_t a = nd->in[0], b = nd->in[1], cc = nd->n_in > 2 ? nd->in[2] : -1;
+	bool ta = attr_i(nd, "transA", 0) != 0, tb = attr_i(nd, "transB", 0) != 0;
+	double alpha = attr_f(nd, "alpha", 1.0), beta = attr_f(nd, "beta", 1.0);
+	int rc = 0;
+	if (reached[a]) { /* dA = dz op(B)^T, or op(B) dz^T when transA */
+		int32_t d = ta ? gc_grad_matmul(c, tb ? gc_grad_transpose_last(c, b) : b,
+						gc_grad_transpose_last(c, dz))
+			       : gc_grad_matmul(c, dz, tb ? b : gc_grad_transpose_last(c, b));
+		if ((rc = gc_grad_accumulate(c, gv, a, scale(c, d, alpha))))
+			return rc;
+	}
+	if (reached[b]) { /* dB = op(A)^T dz, or dz^T op(A) when transB */
+		int32_t d = tb ? gc_grad_matmul(c, gc_grad_transpose_last(c, dz),
+						ta ? gc_grad_transpose_last(c, a) : a)
+			       : gc_grad_matmul(c, ta ? a : gc_grad_transpose_last(c, a), dz);
+		if ((rc = gc_grad_accumulate(c, gv, b, scale(c, d, alpha))))
+			return rc;
+	}
+	if (cc >= 0 && reached[cc]) {
+		vshape cs = c->shape[cc];
+		rc = gc_grad_accumulate(c, gv, cc, scale(c, gc_grad_sum_to(c, dz, &cs), beta));
+	}
+	return rc;
+}
+
+/* SoftmaxCrossEntropyLoss = NLL(LogSoftmax(scores, axis 1)); its second
+ * output, when named, is that LogSoftmax (and may carry a gradient too). */
+static int sce_rule(grad *c, const gc_irnode *nd, const int32_t *dzs, const bool *reached,
+		    int32_t *gv, bool nll)
+{
+	int32_t x = nd->in[0], t = nd->in[1], w = nd->n_in > 2 ? nd->in[2] : -1;
+	if (!reached[x])
+		return 0;
+	vshape xs = c->shape[x];
+	int32_t logp = nll ? x : nd->n_out > 1 ? nd->out[1] : -1;
+	if (logp < 0) {
+		if (c->opset < 13 && xs.rank > 2)
+			return 1;
+		gc_attr ax = {.name = "axis", .type = GC_ATTR_INT, .n = 1, .v.i = 1};
+		logp = gc_grad_add_node(c, "LogSoftmax", 1, &x, 1, &ax, &xs);
+	}
+	int32_t d = -1;
+	if (dzs[0] >= 0) {
+		const gc_attr *keep[2] = {attr(nd, "reduction"), attr(nd, "ignore_index")};
+		gc_attr at[2];
+		int32_t na = 0;
+		for (int i = 0; i < 2; i++)
+			if (keep[i])
+				at[na++] = *keep[i];
+		int32_t ins[4] = {dzs[0], logp, t, w};
+		d = logp < 0 ? -1
+			     : com_node(c, "NegativeLogLikelihoodLossGrad", w >= 0 ? 4 : 3, ins, na,
+					at, &xs);
+	}
+	if (!nll && nd->n_out > 1 && dzs[1] >= 0)
+		d = d < 0 ? dzs[1] : gc_grad_binary(c, "Add", d, dzs[1]);
+	if (!nll)
+		d = d < 0 ? -1 : softmax_back(c, d, logp, 1, true);
+	return gc_grad_accumulate(c, gv, x, d);
+}
+
+/* Normalisation over the axes in `axes` with statistics from the batch
+ * (LayerNormalization; BatchNormalization in training mode): xhat =
+ * (x - mean) rstd, y = xhat scale + b, scale and b broadcast as `ps` and
+ * `pb` (the shapes they are read as). dX = rstd (g - mean(g) - xhat mean(g xhat)),
+ * g = dY scale; dScale, dB: dY xhat and dY summed to their shapes. */
+static int norm_back(grad *c, int32_t x, int32_t sc, int32_t b, int32_t dz, const int64_t *axes,
+		     int32_t na, double eps, const vshape *ps, const vshape *pb, const bool *reached,
+		     int32_t *gv)
+{
+	vshape xs = c->shape[x];
+	int64_t cnt = 1;
+	for (int32_t i = 0; i < na; i++)
+		cnt *= xs.dims[axes[i]];
+	double k = 1.0 / (double)cnt;
+	gc_dtype dt = xs.dtype;
+	int32_t mean = scale(c, gc_grad_reduce_sum(c, x, na, axes), k);
+	int32_t xc = sub(c, x, mean);
+	int32_t var = xc < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, mul(c, xc, xc), na, axes), k);
+	int32_t e = gc_grad_const_scalar(c, dt, eps), one = gc_grad_const_scalar(c, dt, 1);
+	int32_t sd = var < 0 || e < 0 ? -1 : gc_grad_unary(c, "Sqrt", gc_grad_binary(c, "Add", var, e));
+	int32_t rstd = sd < 0 || one < 0 ? -1 : gc_grad_binary(c, "Div", one, sd);
+	int32_t xhat = mul(c, xc, rstd);
+	int32_t scb = gc_grad_reshape(c, sc, ps);
+	int rc = 0;
+	if (reached[x]) {
+		int32_t g = mul(c, dz, scb);
+		int32_t mg = g < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, g, na, axes), k);
+		int32_t gx = mul(c, g, xhat);
+		int32_t mgx = gx < 0 ? -1 : scale(c, gc_grad_reduce_sum(c, gx, na, axes), k);
+		int32_t d = mul(c, rstd, sub(c, sub(c, g, mg), mul(c, xhat, mgx)));
+		if ((rc = gc_grad_accumulate(c, gv, x, d)))
+			return rc;
+	}
+	if (reached[sc]) {
+		vshape ss = c->shape[sc];
+		int32_t m = mul(c, dz, xhat);
+		m = m < 0 ? -1 : gc_grad_sum_to(c, m, ps);
+		if ((rc = gc_grad_accumulate(c, gv, sc, m < 0 ? -1 : gc_grad_reshape(c, m, &ss))))
+			return rc;
+	}
+	if (b >= 0 && reached[b]) {
+		vshape bs = c->shape[b];
+		int32_t m = gc_grad_sum_to(c, dz, pb);
+		rc = gc_grad_accumulate(c, gv, b, m < 0 ? -1 : gc_grad_reshape(c, m, &bs));
+	}
+	return rc;
+}
+
+/* Tensor v as NumPy broadcasting reads it against a tensor of rank `rank`
+ * (leading 1s). */
+static vshape right_aligned(const vshape *v, int32_t rank)
+{
+	vshape r = *v;
+	r.rank = rank;
+	for (int32_t i = 0; i < rank; i++) {
+		int32_t j = i - (rank - v->rank);
+		r.dims[i] = j >= 0 ? v->dims[j] : 1;
+	}
+	return r;
+}
+
+/* LayerNormalization over axes [axis, rank). */
+static int layernorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached,
+			  int32_t *gv)
+{
+	int32_t x = nd->in[0], b = nd->n_in > 2 ? nd->in[2] : -1;
+	vshape xs = c->shape[x], ps = right_aligned(&c->shape[nd->in[1]], xs.rank);
+	vshape pb = b >= 0 ? right_aligned(&c->shape[b], xs.rank) : ps;
+	int64_t axis = attr_i(nd, "axis", -1), axes[GC_MAX_RANK];
+	if (axis < 0)
+		axis += xs.rank;
+	int32_t na = 0;
+	for (int64_t i = axis; i < xs.rank; i++)
+		axes[na++] = i;
+	return norm_back(c, x, nd->in[1], b, dz, axes, na, attr_f(nd, "epsilon", 1e-5), &ps, &pb,
+			 reached, gv);
+}
+
+/* BatchNormalization: in training mode (opset 14 on, training_mode=1) as
+ * normalisation over every axis but 1; in inference mode (the running
+ * statistics constants) y = x s + t per channel: dX = dY scale / sqrt(var +
+ * eps), dScale = sum dY xhat, dB = sum dY. The statistics inputs get none. */
+static int batchnorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached,
+			  int32_t *gv)
+{
+	int32_t x = nd->in[0], sc = nd->in[1], b = nd->in[2], mean = nd->in[3], var = nd->in[4];
+	vshape xs = c->shape[x], ps = xs;
+	double eps = attr_f(nd, "epsilon", 1e-5);
+	int64_t axes[GC_MAX_RANK];
+	int32_t na = 0;
+	for (int i = 0; i < xs.rank; i++) {
+		ps.dims[i] = i == 1 ? xs.dims[1] : 1;
+		if (i != 1)
+			axes[na++] = i;
+	}
+	if (reached[mean] || reached[var])
+		return 1;
+	if (c->opset >= 14 && attr_i(nd, "training_mode", 0))
+		return norm_back(c, x, sc, b, dz, axes, na, eps, &ps, &ps, reached, gv);
+	int32_t e = gc_grad_const_scalar(c, xs.dtype, eps);
+	int32_t vb = gc_grad_reshape(c, var, &ps), mb = gc_grad_reshape(c, mean, &ps);
+	int32_t sd = vb < 0 || e < 0 ? -1 : gc_grad_unary(c, "Sqrt", gc_grad_binary(c, "Add", vb, e));
+	int32_t one = gc_grad_const_scalar(c, xs.dtype, 1);
+	int32_t rstd = sd < 0 || one < 0 ? -1 : gc_grad_binary(c, "Div", one, sd);
+	int rc = 0;
+	if (reached[x] &&
+	    (rc = gc_grad_accumulate(c, gv, x, mul(c, dz, mul(c, gc_grad_reshape(c, sc, &ps), rstd)))))
+		return rc;
+	if (reached[sc]) {
+		vshape ss = c->shape[sc];
+		int32_t m = mul(c, dz, mul(c, sub(c, x, mb), rstd));
+		m = m < 0 ? -1 : gc_grad_sum_to(c, m, &ps);
+		if ((rc = gc_grad_accumulate(c, gv, sc, m < 0 ? -1 : gc_grad_reshape(c, m, &ss))))
+			return rc;
+	}
+	if (reached[b]) {
+		vshape bs = c->shape[b];
+		int32_t m = gc_grad_sum_to(c, dz, &ps);
+		rc = gc_grad_accumulate(c, gv, b, m < 0 ? -1 : gc_grad_reshape(c, m, &bs));
+	}
+	return rc;
+}
+
+/* Slice of v along axis, [lo, hi). */
+static int32_t slice_axis(grad *c, int32_t v, int64_t axis, int64_t lo, int64_t hi)
+{
+	vshape s = c->shape[v];
+	s.dims[axis] = hi - lo;
+	if (c->opset >= 10) {
+		int32_t st = gc_grad_const_ints(c, "starts", 1, &lo);
+		int32_t en = st < 0 ? -1 : gc_grad_const_ints(c, "ends", 1, &hi);
+		int32_t ax = en < 0 ? -1 : gc_grad_const_ints(c, "axes", 1, &axis);
+		int32_t ins[4] = {v, st, en, ax};
+		return ax < 0 ? -1 : gc_grad_add_node(c, "Slice", 4, ins, 0, NULL, &s);
+	}
+	gc_attr at[3] = {{.name = "starts", .type = GC_ATTR_INTS, .n = 1, .v.ints = &lo},
+			 {.name = "ends", .type = GC_ATTR_INTS, .n = 1, .v.ints = &hi},
+			 {.name = "axes", .type = GC_ATTR_INTS, .n = 1, .v.ints = &axis}};
+	return gc_grad_add_node(c, "Slice", 1, &v, 3, at, &s);
+}
+
+static int concat_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
+{
+	int64_t axis = attr_i(nd, "axis", 0), off = 0;
+	if (axis < 0)
+		axis += c->shape[dz].rank;
+	for (int32_t i = 0; i < nd->n_in; i++) {
+		int32_t x = nd->in[i];
+		int64_t len = c->shape[x].dims[axis];
+		if (reached[x]) {
+			int rc = gc_grad_accumulate(c, gv, x, slice_axis(c, dz, axis, off, off + len));
+			if (rc)
+				return rc;
+		}
+		off += len;
+	}
+	return 0;
+}
+
+/* Split: the outputs' gradients (zeros for those none reaches) concatenated. */
+static int split_rule(grad *c, const gc_irnode *nd, const int32_t *dzs, int32_t *gv)
+{
+	int32_t x = nd->in[0], parts[GC_GRAD_MAX_IO];
+	vshape xs = c->shape[x];
+	int64_t axis = attr_i(nd, "axis", 0);
+	if (axis < 0)
+		axis += xs.rank;
+	for (int32_t j = 0; j < nd->n_out; j++) {
+		vshape os = c->shape[nd->out[j]];
+		parts[j] = dzs[j] >= 0 ? dzs[j] : gc_grad_const_fill(c, os.dtype, os.rank, os.dims, 0);
+		if (parts[j] < 0)
+			return c->err->code;
+	}
+	gc_attr at = {.name = "axis", .type = GC_ATTR_INT, .n = 1, .v.i = axis};
+	return gc_grad_accumulate(c, gv, x, gc_grad_add_node(c, "Concat", nd->n_out, parts, 1, &at, &xs));
+}
+
+/* Slice with steps of 1: dz padded with zeros back to x's shape. */
+static int slice_rule(grad *c, const gc_irnode *nd, int32_t dz, int32_t *gv)
+{
+	int32_t x = nd->in[0];
+	vshape xs = c->shape[x];
+	int64_t st[GC_MAX_RANK], en[GC_MAX_RANK], ax[GC_MAX_RANK], sp[GC_MAX_RANK];
+	int64_t ns, ne, na, nsp = 0;
+	if (c->opset >= 10) {
+		ns = const_ints_of(c, nd->in[1], st, GC_MAX_RANK);
+		ne = const_ints_of(c, nd->in[2], en, GC_MAX_RANK);
+		na = nd->n_in > 3 && nd->in[3] >= 0 ? const_ints_of(c, nd->in[3], ax, GC_MAX_RANK) : ns;
+		if (nd->n_in > 4 && nd->in[4] >= 0)
+			nsp = const_ints_of(c, nd->in[4], sp, GC_MAX_RANK);
+		if (!(nd->n_in > 3 && nd->in[3] >= 0))
+			for (int64_t i = 0; i < ns; i++)
+				ax[i] = i;
+	} else {
+		const gc_attr *a = attr(nd, "starts"), *b = attr(nd, "ends"), *x3 = attr(nd, "axes");
+		ns = a ? a->n : -1;
+		ne = b ? b->n : -1;
+		na = x3 ? x3->n : ns;
+		for (int64_t i = 0; i < ns && i < GC_MAX_RANK; i++) {
+			st[i] = a->v.ints[i];
+			en[i] = i < ne ? b->v.ints[i] : 0;
+			ax[i] = x3 ? x3->v.ints[i] : i;
+		}
+	}
+	if (ns < 0 || ne != ns || na != ns || nsp < 0 || ns > xs.rank)
+		return 1;
+	for (int64_t i = 0; i < nsp; i++)
+		if (sp[i] != 1)
+			return 1;
+	int64_t pads[2 * GC_MAX_RANK] = {0};
+	for (int64_t i = 0; i < ns; i++) {
+		int64_t a = ax[i] < 0 ? ax[i] + xs.rank : ax[i], d = xs.dims[a];
+		int64_t s = st[i] < 0 ? st[i] + d : st[i], e = en[i] < 0 ? en[i] + d : en[i];
+		s = s < 0 ? 0 : s > d ? d : s;
+		e = e < s ? s : e > d ? d : e;
+		pads[a] = s;
+		pads[xs.rank + a] = d - e;
+	}
+	if (c->opset >= 11) {
+		int32_t p = gc_grad_const_ints(c, "pads", 2 * xs.rank, pads);
+		int32_t ins[2] = {dz, p};
+		return gc_grad_accumulate(c, gv, x, p < 0 ? -1 : gc_grad_add_node(c, "Pad", 2, ins, 0, NULL, &xs));
+	}
+	gc_attr at = {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * xs.rank, .v.ints = pads};
+	return gc_grad_accumulate(c, gv, x, gc_grad_add_node(c, "Pad", 1, &dz, 1, &at, &xs));
+}
+
+/* Gather along axis: dx (pre, D, post) = OneHot(indices, D)^T (D, K) @ dz
+ * (pre, K, post), so that repeated indices add up. */
+static int gather_rule(grad *c, const gc_irnode *nd, int32_t dz, int32_t *gv)
+{
+	int32_t x = nd->in[0], idx = nd->in[1];
+	vshape xs = c->shape[x], is = c->shape[idx];
+	int64_t axis = attr_i(nd, "axis", 0), pre = 1, post = 1, k = 1;
+	if (axis < 0)
+		axis += xs.rank;
+	for (int i = 0; i < xs.rank; i++)
+		if (i < axis)
+			pre *= xs.dims[i];
+		else if (i > axis)
+			post *= xs.dims[i];
+	for (int i = 0; i < is.rank; i++)
+		k *= is.dims[i];
+	int64_t depth = xs.dims[axis];
+	vshape flat = {.dtype = is.dtype, .rank = 1, .dims = {k}};
+	vshape d3 = {.dtype = xs.dtype, .rank = 3, .dims = {pre, k, post}};
+	vshape oh = {.dtype = xs.dtype, .rank = 2, .dims = {k, depth}};
+	int32_t fi = gc_grad_reshape(c, idx, &flat);
+	int32_t dep = fi < 0 ? -1 : gc_grad_const_ints(c, "depth", 1, &depth);
+	gc_tensor vt = {.dtype = xs.dtype, .rank = 1, .dims = {2}};
+	double vd[2] = {0, 1};
+	float vf[2] = {0, 1};
+	vt.data = xs.dtype == GC_DTYPE_DOUBLE ? (void *)vd : (void *)vf;
+	int32_t vals = dep < 0 ? -1 : gc_grad_add_constant(c, "onehot_values", &vt);
+	int32_t ins[3] = {fi, dep, vals};
+	int32_t o = vals < 0 ? -1 : gc_grad_add_node(c, "OneHot", 3, ins, 0, NULL, &oh);
+	int32_t ot = o < 0 ? -1 : gc_grad_transpose_last(c, o);
+	int32_t g3 = ot < 0 ? -1 : gc_grad_reshape(c, dz, &d3);
+	int32_t m = g3 < 0 ? -1 : gc_grad_matmul(c, ot, g3);
+	return gc_grad_accumulate(c, gv, x, m < 0 ? -1 : gc_grad_reshape(c, m, &xs));
+}
+
+/* Clip: dz where min <= x <= max (PyTorch's rule at the bounds), else 0. */
+static int32_t clip_back(grad *c, const gc_irnode *nd, int32_t dz)
+{
+	int32_t x = nd->in[0], lo = nd->n_in > 1 ? nd->in[1] : -1, hi = nd->n_in > 2 ? nd->in[2] : -1;
+	gc_dtype dt = c->shape[x].dtype;
+	const gc_attr *amin = attr(nd, "min"), *amax = attr(nd, "max");
+	if (lo < 0 && amin)
+		lo = gc_grad_const_scalar(c, dt, amin->v.f);
+	if (hi < 0 && amax)
+		hi = gc_grad_const_scalar(c, dt, amax->v.f);
+	int32_t m = -1;
+	if (lo >= 0)
+		m = bool_node(c, "Not", bool_node(c, "Less", x, lo), -1);
+	if (hi >= 0) {
+		int32_t h = bool_node(c, "Not", bool_node(c, "Greater", x, hi), -1);
+		m = m < 0 ? h : bool_node(c, "And", m, h);
+	}
+	if (m < 0)
+		return lo < 0 && hi < 0 ? dz : -1;
+	return where(c, m, dz, gc_grad_const_scalar(c, dt, 0));
+}
+
+/* Pow: da = dz b a^(b-1), db = dz z log(a). */
+static int pow_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
+{
+	int32_t a = nd->in[0], b = nd->in[1], z = nd->out[0];
+	gc_dtype dt = c->shape[a].dtype;
+	int rc = 0;
+	if (reached[a]) {
+		int32_t bf = b;
+		if (c->shape[b].dtype != dt) {
+			gc_attr to = {.name = "to", .type = GC_ATTR_INT, .n = 1, .v.i = (int64_t)dt};
+			vshape s = c->shape[b];
+			s.dtype = dt;
+			bf = gc_grad_add_node(c, "Cast", 1, &b, 1, &to, &s);
+		}
+		int32_t one = gc_grad_const_scalar(c, dt, 1);
+		int32_t p = one < 0 || bf < 0 ? -1 : gc_grad_binary(c, "Pow", a, sub(c, bf, one));
+		int32_t d = mul(c, dz, mul(c, bf, p));
+		vshape as = c->shape[a];
+		if ((rc = gc_grad_accumulate(c, gv, a, d < 0 ? -1 : gc_grad_sum_to(c, d, &as))))
+			return rc;
+	}
+	if (reached[b]) {
+		int32_t d = mul(c, dz, mul(c, z, gc_grad_unary(c, "Log", a)));
+		vshape bs = c->shape[b];
+		rc = gc_grad_accumulate(c, gv, b, d < 0 ? -1 : gc_grad_sum_to(c, d, &bs));
+	}
+	return rc;
+}
+
+static int where_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
+{
+	int32_t cond = nd->in[0];
+	for (int i = 1; i < 3; i++) {
+		int32_t v = nd->in[i];
+		if (!reached[v])
+			continue;
+		int32_t zero = gc_grad_const_scalar(c, c->shape[dz].dtype, 0);
+		int32_t w = i == 1 ? where(c, cond, dz, zero) : zero < 0 ? -1 : where(c, cond, zero, dz);
+		if (i == 2 && w >= 0) /* Where(cond, 0, dz) has the shape of all three */
+			c->shape[w] = c->shape[dz];
+		vshape vs = c->shape[v];
+		int rc = gc_grad_accumulate(c, gv, v, w < 0 ? -1 : gc_grad_sum_to(c, w, &vs));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The single-output rules: the gradient of input 0, -1 on an error, or
+ * OUT_OF_RULE when the node's attributes put it out of reach. */
+#define OUT_OF_RULE (-2)
+static int32_t simple_rule(grad *c, const gc_irnode *nd, const char *op, int32_t dz)
+{
+	int32_t a = nd->in[0];
+	vshape as = c->shape[a];
+	gc_dtype dt = as.dtype;
+	if (!strcmp(op, "Flatten") || !strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze"))
+		return gc_grad_reshape(c, dz, &as);
+	if (!strcmp(op, "Dropout")) { /* inference only: the identity */
+		int64_t tm = 0;
+		if (nd->n_in > 2 && nd->in[2] >= 0) {
+			const gc_tensor *t = c->g->values[nd->in[2]].constant;
+			if (!t || t->dtype != GC_DTYPE_BOOL || gc_tensor_numel(t) != 1)
+				return OUT_OF_RULE;
+			tm = *(const uint8_t *)t->data;
+		}
+		return tm ? OUT_OF_RULE : dz;
+	}
+	if (!strcmp(op, "Expand"))
+		return gc_grad_sum_to(c, dz, &as);
+	if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) {
+		int32_t ins[2] = {dz, a};
+		return com_node(c, op[0] == 'M' ? "MaxPoolGrad" : "AveragePoolGrad", 2, ins,
+				nd->n_attr, nd->attrs, &as);
+	}
+	if (!strcmp(op, "GlobalAveragePool")) {
+		int64_t sp = 1;
+		for (int i = 2; i < as.rank; i++)
+			sp *= as.dims[i];
+		int32_t shp = gc_grad_const_ints(c, "shape", as.rank, as.dims);
+		int32_t ins[2] = {dz, shp};
+		int32_t e = shp < 0 ? -1 : gc_grad_add_node(c, "Expand", 2, ins, 0, NULL, &as);
+		return scale(c, e, 1.0 / (double)sp);
+	}
+	if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax"))
+		return softmax_rule(c, nd, dz, op[0] == 'L');
+	if (!strcmp(op, "Erf")) {
+		int32_t sq = mul(c, a, a);
+		int32_t e = sq < 0 ? -1 : gc_grad_unary(c, "Exp", gc_grad_unary(c, "Neg", sq));
+		return mul(c, dz, scale(c, e, 2.0 / sqrt(3.14159265358979323846)));
+	}
+	if (!strcmp(op, "LeakyRelu")) {
+		int32_t zero = gc_grad_const_scalar(c, dt, 0);
+		int32_t pos = zero < 0 ? -1 : bool_node(c, "Greater", a, zero);
+		return where(c, pos, dz, scale(c, dz, attr_f(nd, "alpha", 0.01)));
+	}
+	if (!strcmp(op, "Clip"))
+		return clip_back(c, nd, dz);
+	return OUT_OF_RULE;
+}
+
+int gc_grad_rule_nn(grad *c, int32_t node, const int32_t *dzs, const bool *reached, int32_t *gv,
+		    bool *handled)
+{
+	/* a copy: adding nodes may move the nodes array */
+	const gc_irnode nd = c->g->nodes[node];
+	const char *op = nd.op_type;
+	*handled = gc_grad_has_rule_nn(&nd);
+	if (!*handled)
+		return 0;
+	int32_t dz = dzs[0];
+	bool multi = !strcmp(op, "Split") || !strcmp(op, "SoftmaxCrossEntropyLoss");
+	for (int j = 1; j < nd.n_out && !multi; j++)
+		if (dzs[j] >= 0)
+			return gc_grad_refuse(c, node, ": only its first output is differentiated");
+	if (dz < 0 && !multi)
+		return 0;
+	int rc = 0;
+	if (!strcmp(op, "Conv") || !strcmp(op, "ConvTranspose"))
+		rc = conv_rule(c, &nd, dz, reached, gv, op[4] == 'T');
+	else if (!strcmp(op, "Gemm"))
+		rc = gemm_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "SoftmaxCrossEntropyLoss") || !strcmp(op, "NegativeLogLikelihoodLoss"))
+		rc = sce_rule(c, &nd, dzs, reached, gv, op[0] == 'N');
+	else if (!strcmp(op, "LayerNormalization"))
+		rc = layernorm_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "BatchNormalization"))
+		rc = batchnorm_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "Concat"))
+		rc = concat_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "Split"))
+		rc = reached[nd.in[0]] ? split_rule(c, &nd, dzs, gv) : 0;
+	else if (!strcmp(op, "Pow"))
+		rc = pow_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "Where"))
+		rc = where_rule(c, &nd, dz, reached, gv);
+	else if (!reached[nd.in[0]])
+		rc = 0;
+	else if (!strcmp(op, "Slice"))
+		rc = slice_rule(c, &nd, dz, gv);
+	else if (!strcmp(op, "Gather"))
+		rc = gather_rule(c, &nd, dz, gv);
+	else {
+		int32_t d = simple_rule(c, &nd, op, dz);
+		rc = d == OUT_OF_RULE ? 1 : gc_grad_accumulate(c, gv, nd.in[0], d);
+	}
+	if (rc == 1)
+		return gc_grad_refuse(c, node, ": its attributes or inputs are outside the rule "
+					       "(see lib/pass-gradient-nn.c)");
+	return rc;
+}

@@ -1,0 +1,485 @@
+/*
+ * The backward kernels of grad.h, float32 and float64. Convolution goes
+ * through im2col / col2im and the nn-par GEMM (one sample and group at a
+ * time, the columns in scratch); pooling walks each window as the forward
+ * kernels do (pool.c), so that the windows agree to the tap.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "grad.h"
+#include "kutil.h"
+#include "nn.h"
+#include "shape-impl.h"
+#include "value-impl.h"
+
+GC_NN_O3
+
+typedef struct grad_state {
+	gc_nn_window w;
+	int64_t n, c, m, group; /* conv: samples, input channels, output channels */
+	int64_t cg, mg, ck, l;	/* per group: channels in and out, rows (cg * taps), columns */
+	int64_t in_sp, out_sp;
+	int count_include_pad;
+} grad_state;
+
+static bool float_type(gc_dtype t)
+{
+	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE;
+}
+
+/* Taps t in [lo, hi) of a k-tap window starting at `start` (dilation dl)
+ * that land inside [0, n) (pool.c's rule). */
+static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t *lo,
+			int64_t *hi)
+{
+	int64_t l, h;
+	if (dl == 1) { /* no divisions in the common case */
+		l = start >= 0 ? 0 : -start;
+		h = n - start;
+	} else {
+		l = start >= 0 ? 0 : (-start + dl - 1) / dl;
+		h = n - 1 - start < 0 ? 0 : (n - 1 - start) / dl + 1;
+	}
+	h = h > k ? k : h;
+	*lo = l > h ? h : l;
+	*hi = h;
+}
+
+/* Taps inside the input plus its end pads (count_include_pad's divisor). */
+static int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t pad_hi)
+{
+	int64_t hi = n + pad_hi;
+	if (start >= hi)
+		return 0;
+	int64_t t = (hi - 1 - start) / dl + 1;
+	return t < k ? t : k;
+}
+
+/* The forward op's window over X (kernel: the weights' spatial dims, or
+ * NULL for pooling's kernel_shape), checked against dY: N, `channels`, and
+ * the window's output dims. */
+static int window_of(gc_kctx *k, const gc_tensor *dy, const gc_tensor *x, const int64_t *kernel,
+		     int64_t channels, int ceil_mode, gc_nn_window *w)
+{
+	char s1[128], s2[128];
+	int32_t nsp = x->rank - 2;
+	if (gc_nn_window_init(k, nsp, x->dims + 2, kernel, ceil_mode, w))
+		return gc_kok(k);
+	int off = GC_NN_MAX_SPATIAL - nsp;
+	bool fits = dy->dims[0] == x->dims[0] && dy->dims[1] == channels;
+	for (int i = 0; i < nsp; i++)
+		fits &= dy->dims[2 + i] == w->out[off + i];
+	if (!fits)
+		return gc_kerr(k, GC_EINVAL, "dY has shape %s; the forward op on X %s gives another",
+			       gc_shape_str(dy->dims, dy->rank, s1, sizeof s1),
+			       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	return 0;
+}
+
+/* ---- convolution ---- */
+
+/* ceil(a / b) for b > 0 and any a. */
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/*
+ * im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l].
+ * Per row of output positions, the columns whose tap lands inside the input
+ * are one strided range [lo, hi): no test per element.
+ */
+#define COL_DEFINE(T, sfx)                                                                         \
+	GC_NN_SIMD static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col)          \
+	{                                                                                          \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t D = w->in[0], H = w->in[1], W = w->in[2], OW = w->out[2];                  \
+		int64_t s2 = w->stride[2];                                                         \
+		T *row = col;                                                                      \
+		for (int64_t c = 0; c < st->cg; c++)                                               \
+			for (int64_t a = 0; a < w->k[0]; a++)                                      \
+				for (int64_t b = 0; b < w->k[1]; b++)                              \
+					for (int64_t e = 0; e < w->k[2]; e++, row += st->l) {     \
+						int64_t off = e * w->dil[2] - w->pad_lo[2];        \
+						int64_t lo = ceil_div(-off, s2), hi = ceil_div(W - off, s2); \
+						lo = lo < 0 ? 0 : lo > OW ? OW : lo;               \
+						hi = hi > OW ? OW : hi < lo ? lo : hi;             \
+						T *dst = row;                                      \
+						for (int64_t od = 0; od < w->out[0]; od++) {       \
+							int64_t i0 = od * w->stride[0] -           \
+								     w->pad_lo[0] + a * w->dil[0]; \
+							for (int64_t oh = 0; oh < w->out[1];       \
+							     oh++, dst += OW) {                    \
+								int64_t i1 = oh * w->stride[1] -   \
+									     w->pad_lo[1] +        \
+									     b * w->dil[1];        \
+								bool in = i0 >= 0 && i0 < D &&     \
+									  i1 >= 0 && i1 < H;       \
+								T *xr = x + ((c * D + i0) * H + i1) * W + off; \
+								int64_t l0 = in ? lo : OW, l1 = in ? hi : OW; \
+								if (to_col) {                      \
+									for (int64_t o = 0; o < l0; o++) \
+										dst[o] = 0;        \
+									if (s2 == 1 && l1 > l0) \
+										memcpy(dst + l0, xr + l0, \
+										       (size_t)(l1 - l0) * sizeof(T)); \
+									else                       \
+										for (int64_t o = l0; o < l1; o++) \
+											dst[o] = xr[o * s2]; \
+									for (int64_t o = l1; o < OW; o++) \
+										dst[o] = 0;        \
+								} else {                           \
+									if (s2 == 1)               \
+										for (int64_t o = l0; o < l1; o++) \
+											xr[o] += dst[o]; \
+									else                       \
+										for (int64_t o = l0; o < l1; o++) \
+											xr[o * s2] += dst[o]; \
+								}                                  \
+							}                                          \
+						}                                                  \
+					}                                                          \
+	}
+
+COL_DEFINE(float, f32)
+COL_DEFINE(double, f64)
+
+/* dW[g] = sum over samples of dY[n, g] (mg x l) @ col(X[n, g])^T (l x ck);
+ * dX[n, g] = col2im(W[g]^T (ck x mg) @ dY[n, g] (mg x l)). */
+#define CONV_GRAD_DEFINE(T, sfx, gemm)                                                             \
+	static int conv_gw_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
+				 gc_tensor *const *out)                                            \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		const T *dy = in[0]->data;                                                         \
+		T *x = in[1]->data, *dw = out[0]->data, *col = k->scratch;                         \
+		for (int64_t s = 0; s < st->n; s++)                                                \
+			for (int64_t g = 0; g < st->group; g++) {                                  \
+				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true); \
+				gemm(k->threads, false, true, (int)st->mg, (int)st->ck, (int)st->l, \
+				     1, dy + (s * st->m + g * st->mg) * st->l, (int)st->l, col,    \
+				     (int)st->l, s ? 1 : 0, dw + g * st->mg * st->ck, (int)st->ck); \
+			}                                                                          \
+		return 0;                                                                          \
+	}                                                                                          \
+	static int conv_gx_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
+				 gc_tensor *const *out)                                            \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		const T *dy = in[0]->data, *wt = in[1]->data;                                      \
+		T *dx = out[0]->data, *col = k->scratch;                                           \
+		memset(dx, 0, (size_t)(st->n * st->c * st->in_sp) * sizeof(T));                    \
+		for (int64_t s = 0; s < st->n; s++)                                                \
+			for (int64_t g = 0; g < st->group; g++) {                                  \
+				gemm(k->threads, true, false, (int)st->ck, (int)st->l, (int)st->mg, \
+				     1, wt + g * st->mg * st->ck, (int)st->ck,                      \
+				     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, 0, col,     \
+				     (int)st->l);                                                  \
+				col_##sfx(st, dx + (s * st->c + g * st->cg) * st->in_sp, col, false); \
+			}                                                                          \
+		return 0;                                                                          \
+	}
+
+CONV_GRAD_DEFINE(float, f32, gc_nn_sgemm)
+CONV_GRAD_DEFINE(double, f64, gc_nn_dgemm)
+
+/* dy, x and w: the tensors whose shapes fix the convolution. */
+static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const gc_tensor *x,
+			     const gc_tensor *wt, gc_tensor *out, const gc_tensor *like)
+{
+	char s1[128], s2[128];
+	if (!float_type(x->dtype) || dy->dtype != x->dtype || wt->dtype != x->dtype)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "dY, X and W must all be float or all double (got %s, %s, %s)",
+			       gc_dtype_name(dy->dtype), gc_dtype_name(x->dtype),
+			       gc_dtype_name(wt->dtype));
+	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL || wt->rank != x->rank ||
+	    dy->rank != x->rank)
+		return gc_kerr(k, GC_EINVAL, "X %s, W %s and dY %s: ranks must agree, 3 to 5",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1),
+			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2), "");
+	int64_t group = gc_attr_i(k, "group", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (group < 1 || x->dims[1] % group || wt->dims[0] % group ||
+	    wt->dims[1] * group != x->dims[1])
+		return gc_kerr(k, GC_EINVAL, "attribute 'group' %" PRId64 " does not fit X %s, W %s",
+			       group, gc_shape_str(x->dims, x->rank, s1, sizeof s1),
+			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2));
+	gc_nn_window w;
+	if (window_of(k, dy, x, wt->dims + 2, wt->dims[0], 0, &w))
+		return gc_kok(k);
+	grad_state *st = gc_kstate(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->w = w;
+	st->n = x->dims[0];
+	st->c = x->dims[1];
+	st->m = wt->dims[0];
+	st->group = group;
+	st->cg = st->c / group;
+	st->mg = st->m / group;
+	st->in_sp = w.in[0] * w.in[1] * w.in[2];
+	st->l = w.out[0] * w.out[1] * w.out[2];
+	st->ck = st->cg * w.k[0] * w.k[1] * w.k[2];
+	int64_t col;
+	if (!gc_mul_i64(st->ck, st->l, &col) || col > ((int64_t)1 << 31) ||
+	    st->l > INT32_MAX || st->ck > INT32_MAX)
+		return gc_kerr(k, GC_ELIMIT, "the im2col buffer (%" PRId64 " x %" PRId64
+			       ") is too large", st->ck, st->l);
+	n->scratch_bytes = (uint64_t)col * (x->dtype == GC_DTYPE_FLOAT ? 4 : 8);
+	gc_set_shape(out, x->dtype, like->rank, like->dims);
+	return 0;
+}
+
+int gc_prepare_ConvGradWeight(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	int rc = conv_grad_prepare(k, n, in[0], in[1], in[2], out[0], in[2]);
+	if (!rc)
+		n->run = in[1]->dtype == GC_DTYPE_FLOAT ? conv_gw_f32 : conv_gw_f64;
+	return rc;
+}
+
+int gc_prepare_ConvGradInput(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	int rc = conv_grad_prepare(k, n, in[0], in[2], in[1], out[0], in[2]);
+	if (!rc)
+		n->run = in[2]->dtype == GC_DTYPE_FLOAT ? conv_gx_f32 : conv_gx_f64;
+	return rc;
+}
+
+/* ---- pooling ---- */
+
+#define POOL_WINDOWS_BEGIN(st)                                                                     \
+	const gc_nn_window *w = &(st)->w;                                                          \
+	int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                          \
+	for (int64_t ch = 0; ch < (st)->c; ch++) {                                                 \
+		int64_t xo = ch * (st)->in_sp, yo = ch * (st)->out_sp;                             \
+		for (int64_t od = 0; od < w->out[0]; od++) {                                       \
+			int64_t s0 = od * w->stride[0] - w->pad_lo[0], l0, h0;                     \
+			taps(s0, w->k[0], w->dil[0], D, &l0, &h0);                                 \
+			for (int64_t oh = 0; oh < w->out[1]; oh++) {                               \
+				int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;             \
+				taps(s1, w->k[1], w->dil[1], H, &l1, &h1);                         \
+				for (int64_t ow = 0; ow < w->out[2]; ow++, yo++) {                 \
+					int64_t s2 = ow * w->stride[2] - w->pad_lo[2], l2, h2;     \
+					taps(s2, w->k[2], w->dil[2], W, &l2, &h2);
+
+#define POOL_WINDOWS_END                                                                           \
+	}                                                                                          \
+	}                                                                                          \
+	}                                                                                          \
+	}
+
+#define POOL_GRAD_DEFINE(T, sfx)                                                                   \
+	static int maxpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const grad_state *st = n->state;                                                   \
+		const T *dy = in[0]->data, *x = in[1]->data;                                       \
+		T *dx = out[0]->data;                                                              \
+		memset(dx, 0, (size_t)(st->c * st->in_sp) * sizeof(T));                            \
+		POOL_WINDOWS_BEGIN(st)                                                             \
+		int64_t best = -1;                                                                 \
+		T mx = 0;                                                                          \
+		for (int64_t a = l0; a < h0; a++)                                                  \
+			for (int64_t b = l1; b < h1; b++)                                          \
+				for (int64_t e = l2; e < h2; e++) {                                \
+					int64_t i = xo + ((s0 + a * w->dil[0]) * H + s1 +          \
+							  b * w->dil[1]) * W + s2 + e * w->dil[2]; \
+					if (best < 0 || x[i] > mx) {                               \
+						best = i;                                          \
+						mx = x[i];                                         \
+					}                                                          \
+				}                                                                  \
+		if (best >= 0)                                                                     \
+			dx[best] += dy[yo];                                                        \
+		POOL_WINDOWS_END                                                                   \
+		return 0;                                                                          \
+	}                                                                                          \
+	static int avgpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
+		(void)k;                                                                           \
+		const grad_state *st = n->state;                                                   \
+		const T *dy = in[0]->data;                                                         \
+		T *dx = out[0]->data;                                                              \
+		memset(dx, 0, (size_t)(st->c * st->in_sp) * sizeof(T));                            \
+		POOL_WINDOWS_BEGIN(st)                                                             \
+		int64_t cnt = st->count_include_pad                                                \
+				  ? taps_with_pad(s0, w->k[0], w->dil[0], D, w->pad_hi[0]) *       \
+					taps_with_pad(s1, w->k[1], w->dil[1], H, w->pad_hi[1]) *   \
+					taps_with_pad(s2, w->k[2], w->dil[2], W, w->pad_hi[2])     \
+				  : (h0 - l0) * (h1 - l1) * (h2 - l2);                             \
+		T g = cnt ? dy[yo] / (T)cnt : 0;                                                   \
+		for (int64_t a = l0; a < h0; a++)                                                  \
+			for (int64_t b = l1; b < h1; b++)                                          \
+				for (int64_t e = l2; e < h2; e++)                                  \
+					dx[xo + ((s0 + a * w->dil[0]) * H + s1 + b * w->dil[1]) * W + \
+					   s2 + e * w->dil[2]] += g;                               \
+		POOL_WINDOWS_END                                                                   \
+		return 0;                                                                          \
+	}
+
+POOL_GRAD_DEFINE(float, f32)
+POOL_GRAD_DEFINE(double, f64)
+
+static int pool_grad_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			     bool is_max)
+{
+	const gc_tensor *dy = in[0], *x = in[1];
+	char s1[128], s2[128];
+	if (!float_type(x->dtype) || dy->dtype != x->dtype)
+		return gc_kerr(k, GC_EUNSUPPORTED, "dY and X must both be float or double (got %s, %s)",
+			       gc_dtype_name(dy->dtype), gc_dtype_name(x->dtype));
+	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL || dy->rank != x->rank)
+		return gc_kerr(k, GC_EINVAL, "X %s and dY %s: ranks must agree, 3 to 5",
+			       gc_shape_str(x->dims, x->rank, s1, sizeof s1),
+			       gc_shape_str(dy->dims, dy->rank, s2, sizeof s2));
+	int64_t ceil_mode = gc_attr_i(k, "ceil_mode", 0);
+	int64_t cip = is_max ? 0 : gc_attr_i(k, "count_include_pad", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	gc_nn_window w;
+	if (window_of(k, dy, x, NULL, x->dims[1], ceil_mode != 0, &w))
+		return gc_kok(k);
+	grad_state *st = gc_kstate(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->w = w;
+	st->c = x->dims[0] * x->dims[1];
+	st->in_sp = w.in[0] * w.in[1] * w.in[2];
+	st->out_sp = w.out[0] * w.out[1] * w.out[2];
+	st->count_include_pad = cip != 0;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	bool f = x->dtype == GC_DTYPE_FLOAT;
+	n->run = is_max ? (f ? maxpool_grad_f32 : maxpool_grad_f64)
+			: (f ? avgpool_grad_f32 : avgpool_grad_f64);
+	return 0;
+}
+
+int gc_prepare_MaxPoolGrad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return pool_grad_prepare(k, n, in, out, true);
+}
+
+int gc_prepare_AveragePoolGrad(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+			       gc_tensor *const *out)
+{
+	return pool_grad_prepare(k, n, in, out, false);
+}
+
+/* ---- Relu ---- */
+
+#define RELU_GRAD_DEFINE(T, sfx)                                                                   \
+	GC_NN_SIMD static int relu_grad_##sfx(gc_kctx *k, const gc_node *n,                        \
+					      gc_tensor *const *in, gc_tensor *const *out)         \
+	{                                                                                          \
+		(void)k;                                                                           \
+		(void)n;                                                                           \
+		const T *dy = in[0]->data, *x = in[1]->data;                                       \
+		T *dx = out[0]->data;                                                              \
+		int64_t cnt = gc_tensor_numel(out[0]);                                             \
+		for (int64_t i = 0; i < cnt; i++)                                                  \
+			dx[i] = x[i] > 0 ? dy[i] : 0;                                              \
+		return 0;                                                                          \
+	}
+
+RELU_GRAD_DEFINE(float, f32)
+RELU_GRAD_DEFINE(double, f64)
+
+int gc_prepare_ReluGrad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *dy = in[0], *x = in[1];
+	char s1[128], s2[128];
+	if (!float_type(x->dtype) || dy->dtype != x->dtype || !gc_same_shape(dy, x))
+		return gc_kerr(k, GC_EINVAL, "dY (%s %s) and X (%s %s) must be float or double of one "
+			       "shape", gc_dtype_name(dy->dtype),
+			       gc_shape_str(dy->dims, dy->rank, s1, sizeof s1),
+			       gc_dtype_name(x->dtype), gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->run = x->dtype == GC_DTYPE_FLOAT ? relu_grad_f32 : relu_grad_f64;
+	return 0;
+}
+
+/* ---- NegativeLogLikelihoodLoss ---- */
+
+enum { RED_NONE, RED_SUM, RED_MEAN };
+
+typedef struct nll_state {
+	int reduction;
+	bool has_ignore;
+	int64_t ignore, n, c, d;
+} nll_state;
+
+/* dInput[i, t, j] = -weight[t] dL (/ the mean's divisor); 0 elsewhere. */
+static int nll_grad_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const nll_state *p = n->state;
+	const gc_tensor *dl = in[0], *t = in[2], *w = n->n_in > 3 ? in[3] : NULL;
+	gc_tensor *dx = out[0];
+	memset(dx->data, 0, (size_t)gc_tensor_nbytes(dx));
+	double wsum = 0;
+	for (int64_t i = 0; i < p->n * p->d; i++) {
+		int64_t cls = gc_index_at(t, i);
+		if (p->has_ignore && cls == p->ignore)
+			continue;
+		if (cls < 0 || cls >= p->c)
+			return gc_kerr(k, GC_EINVAL,
+				       "target %" PRId64 " at flat index %" PRId64
+				       " is outside [0, %" PRId64 ")",
+				       cls, i, p->c);
+		wsum += w ? gc_kv_load(w, cls) : 1.0;
+	}
+	double scale = p->reduction == RED_MEAN ? (wsum != 0 ? 1.0 / wsum : 0.0) : 1.0;
+	for (int64_t i = 0; i < p->n; i++)
+		for (int64_t j = 0; j < p->d; j++) {
+			int64_t ti = i * p->d + j, cls = gc_index_at(t, ti);
+			if (p->has_ignore && cls == p->ignore)
+				continue;
+			double g = gc_kv_load(dl, p->reduction == RED_NONE ? ti : 0);
+			double wt = w ? gc_kv_load(w, cls) : 1.0;
+			gc_kv_store(dx, (i * p->c + cls) * p->d + j, -wt * g * scale);
+		}
+	return 0;
+}
+
+int gc_prepare_NegativeLogLikelihoodLossGrad(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+					     gc_tensor *const *out)
+{
+	const gc_tensor *dl = in[0], *x = in[1], *t = in[2], *w = n->n_in > 3 ? in[3] : NULL;
+	const char *red = gc_attr_s(k, "reduction", "mean");
+	const gc_attr *ig = gc_attr_find(n, "ignore_index");
+	int64_t ignore = gc_attr_i(k, "ignore_index", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	int reduction = !strcmp(red, "none") ? RED_NONE
+			: !strcmp(red, "sum") ? RED_SUM
+			: !strcmp(red, "mean") ? RED_MEAN
+					       : -1;
+	if (reduction < 0)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'reduction' is '%s'; expected 'none', 'sum' or 'mean'", red);
+	if (!float_type(x->dtype) || dl->dtype != x->dtype || (w && w->dtype != x->dtype))
+		return gc_kerr(k, GC_EUNSUPPORTED, "dL, input and weight must be float or double");
+	if (x->rank < 2 || t->rank != x->rank - 1)
+		return gc_kerr(k, GC_EINVAL, "input must be (N, C, d...) and target (N, d...)");
+	if (gc_check_index_type(k, t, "target"))
+		return gc_kok(k);
+	int64_t d = 1;
+	for (int i = 2; i < x->rank; i++)
+		d *= x->dims[i];
+	int64_t want = reduction == RED_NONE ? x->dims[0] * d : 1;
+	if (gc_tensor_numel(dl) != want || (w && (w->rank != 1 || w->dims[0] != x->dims[1])))
+		return gc_kerr(k, GC_EINVAL, "dL or weight does not fit the loss's shapes");
+	nll_state *st = gc_kstate(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	*st = (nll_state){reduction, ig != NULL, ignore, x->dims[0], x->dims[1], d};
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->run = nll_grad_run;
+	return 0;
+}
