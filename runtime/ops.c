@@ -45,6 +45,11 @@ bool gc_opset_supported(const char *domain, int64_t version, int64_t *lo, int64_
 	return version >= *lo && version <= *hi;
 }
 
+const char *gc_op_domain(gc_op op)
+{
+	return op > GC_OP_NONE && op < GC_OP_COUNT && gc_op_domains[op] ? gc_op_domains[op] : "";
+}
+
 bool gc_domain_is_default(const char *domain)
 {
 	return !domain || !domain[0] || !strcmp(domain, "ai.onnx");

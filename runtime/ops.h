@@ -75,9 +75,28 @@ extern const gc_op_info gc_op_table[GC_OP_COUNT];
  * gc_op_domain says otherwise. */
 gc_op gc_op_lookup(const char *domain, const char *op_type);
 bool gc_domain_is_default(const char *domain);
+/* The domain op lives in: "" for ONNX's default domain. */
+const char *gc_op_domain(gc_op op);
 
-/* The last opset of ONNX's default domain graphcc implements. */
-#define GC_ONNX_OPSET_MAX 18
+/* The last opset of ONNX's default domain graphcc implements (where an
+ * op's newer version is not followed yet, gc_op_declines says so). */
+#define GC_ONNX_OPSET_MAX 23
+
+/* An ONNX op version, element type or attribute graphcc declines, and why
+ * (runtime/op-declines.c). what == NULL: every node of op `op` in a model
+ * of opset >= since is refused at compile time; otherwise `what` names the
+ * type or attribute the op's kernel refuses by name. */
+typedef struct gc_op_decline {
+	const char *op;
+	int32_t since;
+	const char *what;
+	const char *reason;
+} gc_op_decline;
+extern const gc_op_decline gc_op_declines[];
+extern const int gc_op_n_declines;
+/* The version row that refuses op_type (default domain) at opset; NULL when
+ * none does. */
+const gc_op_decline *gc_op_declined(const char *op_type, int64_t opset);
 /* Is version an opset of domain graphcc implements? lo and hi get the range
  * it does (for a domain of op packages: 1 to INT32_MAX). */
 bool gc_opset_supported(const char *domain, int64_t version, int64_t *lo, int64_t *hi);

@@ -135,6 +135,7 @@ int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err);
 
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);

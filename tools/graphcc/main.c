@@ -32,6 +32,7 @@ static const char usage_text[] =
 	"      run the manifest's self-tests on every implementation\n"
 	"  new-package DIR --op NAME [--domain D] [--interface seed|graphcc]\n"
 	"      write a complete op package to start from\n"
+	"  ops            the built-in operations and what graphcc declines (TSV)\n"
 	"  help           this text\n"
 	"  version        the graphcc version\n"
 	"\n"
@@ -76,6 +77,7 @@ static const struct {
 	{ "check", NULL, NULL, cmd_check },
 	{ "test-package", NULL, NULL, cmd_test_package },
 	{ "new-package", NULL, NULL, cmd_new_package },
+	{ "ops", NULL, NULL, cmd_ops },
 	{ "help", "--help", "-h", cmd_help },
 	{ "version", "--version", NULL, cmd_version },
 };
