@@ -161,8 +161,8 @@ def check(case, exp, result):
         if "error" in result or case.declined:
             return None
         return "ONNX Runtime ran a case that must be refused (%s)" % case.error
-    if "error" in result:
-        return "ONNX Runtime refused it: %s" % result["error"]
+    if "error" in result:  # ort_differs: ONNX Runtime 1.30 lacks the kernel
+        return None if case.ort_differs else "ONNX Runtime refused it: %s" % result["error"]
     outs = result["outputs"]
     if len(outs) != len(exp):
         return "ONNX Runtime gave %d outputs, the reference %d" % (len(outs), len(exp))
