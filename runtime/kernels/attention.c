@@ -462,7 +462,7 @@ static int rope_run_f32(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 				       "position_ids[%" PRId64 "] = %" PRId64
 				       "; cos_cache has %" PRId64 " positions",
 				       i, j.pos[i], st->max_pos);
-	int t = gc_nn_par_threads(k->threads, 4.0 * (double)(rows * st->H * st->D));
+	int t = gc_nn_par_threads(k->threads, (double)(rows * st->H * st->D));
 	if (t <= 1 || rows < 2)
 		rope_part(&j, 0, 1, 0);
 	else

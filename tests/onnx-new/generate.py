@@ -65,14 +65,13 @@ def ort_model(model, case, out_codes):
     for int4) in front of inputs and behind outputs whose type its
     JavaScript API cannot carry (bfloat16, float8, int4). The carried
     values are exact in both types, so the casts change nothing."""
-    g = model.graph
+    m = onnx.ModelProto()  # a copy: the case's own model keeps its types
+    m.CopyFrom(model)
+    g = m.graph
     wrap_in = [vi for vi in g.input if vi.type.tensor_type.elem_type in dtypes.SPECIAL]
     wrap_out = [vi for vi in g.output if vi.type.tensor_type.elem_type in dtypes.SPECIAL]
     if not wrap_in and not wrap_out:
         return model, {}
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    g = m.graph
     renamed = {}
     for vi in wrap_in:
         code = vi.type.tensor_type.elem_type
