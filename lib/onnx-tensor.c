@@ -176,13 +176,30 @@ static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size
 	}
 }
 
+const char *gc_onnx_type_text(int32_t code, char *buf, size_t len)
+{
+	/* TensorProto.DataType values past graphcc's element types */
+	static const char *const names[] = {
+		[17] = "float8e4m3fn", [18] = "float8e4m3fnuz", [19] = "float8e5m2",
+		[20] = "float8e5m2fnuz", [21] = "uint4", [22] = "int4", [23] = "float4e2m1",
+		[24] = "float8e8m0", [25] = "uint2", [26] = "int2",
+	};
+	if (code >= 0 && code < (int32_t)(sizeof names / sizeof names[0]) && names[code])
+		snprintf(buf, len, "element type %s (%d), which graphcc does not support",
+			 names[code], (int)code);
+	else
+		snprintf(buf, len, "unknown element type %d", (int)code);
+	return buf;
+}
+
 int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 		   gc_tensor *out, gc_error *err)
 {
 	memset(out, 0, sizeof *out);
+	char tb[96];
 	if (!tp->has_data_type || tp->data_type <= 0 || tp->data_type >= GC_DTYPE_COUNT)
-		return gc_error_set(err, GC_EINVAL, "%s: unknown element type %d", where,
-				    (int)tp->data_type);
+		return gc_error_set(err, GC_EUNSUPPORTED, "%s: %s", where,
+				    gc_onnx_type_text(tp->data_type, tb, sizeof tb));
 	gc_dtype dt = (gc_dtype)tp->data_type;
 	if (tp->n_dims > GC_MAX_RANK)
 		return gc_error_set(err, GC_EUNSUPPORTED,

@@ -12,6 +12,10 @@
  * file, "initializer 'w' of model.onnx"). out->data is gc_malloc'd; release
  * with gc_tensor_release.
  */
+/* Describes an ONNX element type graphcc has no tensors for, for messages:
+ * "float4e2m1 (23), which graphcc does not support" or "unknown (99)". */
+const char *gc_onnx_type_text(int32_t code, char *buf, size_t len);
+
 int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 		   gc_tensor *out, gc_error *err);
 

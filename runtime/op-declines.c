@@ -20,6 +20,8 @@ const gc_op_decline gc_op_declines[] = {
 	/* element types and attributes kernels refuse */
 	{ "Attention", 23, "float64",
 	  "Q, K, V of type float64 (ONNX Runtime 1.30 has float32 and float16 kernels only)" },
+	{ "RMSNormalization", 23, "scale of another type than X",
+	  "X, scale and Y of one float type (the spec lets scale and Y differ from X)" },
 	{ "RMSNormalization", 23, "stash_type != 1",
 	  "stash_type other than 1 (float32): the statistics are always computed in float32" },
 	{ "LayerNormalization", 17, "stash_type != 1",
