@@ -58,16 +58,18 @@ GC_NN_SIMD static void att_softmax_row(float *r, int64_t n)
 		r[i] *= inv;
 }
 
-/* Softcap, mask and causal frontier, softmax, on rows s0.. of one head. */
+/* Softcap, mask and causal frontier, softmax, on rows s0.. of one head.
+ * Rows are T apart; only their first Te keys are live (the others are past
+ * the causal frontier of every row here). */
 GC_NN_SIMD static void att_rows(const att_job *j, int64_t b, int64_t h, int64_t s0, int64_t m,
-				float *sc)
+				float *sc, int64_t Te)
 {
 	const att_state *st = j->st;
-	int64_t T = st->T;
+	int64_t T = Te;
 	for (int64_t i = 0; i < m; i++) {
-		float *r = sc + i * T;
+		float *r = sc + i * st->T;
 		int64_t s = s0 + i;
-		float *qk = j->qk ? j->qk + ((b * st->Hq + h) * st->S + s) * T : NULL;
+		float *qk = j->qk ? j->qk + ((b * st->Hq + h) * st->S + s) * st->T : NULL;
 		if (qk && st->mode == 0)
 			memcpy(qk, r, (size_t)T * sizeof *r);
 		if (st->softcap > 0) {
@@ -122,10 +124,15 @@ static void att_part(void *arg, int part, int parts, int slot)
 			q = j->q + (bh * st->S + s0) * ldq;
 			y = j->y + (bh * st->S + s0) * ldy;
 		}
-		gc_sgemm(false, true, (int)m, (int)st->T, (int)st->D, st->scale, q, (int)ldq, kc,
+		/* causal: keys past the block's last row are masked for all of it
+		 * (the qk output wants every score, so it keeps them) */
+		int64_t Te = st->T;
+		if (st->causal && !j->qk && s0 + m + st->P < Te)
+			Te = s0 + m + st->P;
+		gc_sgemm(false, true, (int)m, (int)Te, (int)st->D, st->scale, q, (int)ldq, kc,
 			 (int)st->D, 0.0f, sc, (int)st->T);
-		att_rows(j, b, h, s0, m, sc);
-		gc_sgemm(false, false, (int)m, (int)st->Dv, (int)st->T, 1.0f, sc, (int)st->T, vc,
+		att_rows(j, b, h, s0, m, sc, Te);
+		gc_sgemm(false, false, (int)m, (int)st->Dv, (int)Te, 1.0f, sc, (int)st->T, vc,
 			 (int)st->Dv, 0.0f, y, (int)ldy);
 	}
 }

@@ -82,6 +82,14 @@ def attention_cases():
                 "past_value": f32(1, Hkv, 40, Dv)},
                attrs={"is_causal": 1}, outputs=KV,
                ref=lambda Q, K, V, PK, PV: ref.attention(Q, K, V, None, PK, PV, 1))
+    # causal rows in several 64-row blocks: each block skips the keys past
+    # its last row's frontier
+    qL, kL, vL = f32(1, 2, 150, 8), f32(1, 1, 140, 8), f32(1, 1, 140, 8)
+    pkL, pvL = f32(1, 1, 10, 8), f32(1, 1, 10, 8)
+    yield Case("attention23_causal_long_prefill_past", "Attention", 23,
+               {"Q": qL, "K": kL, "V": vL, "attn_mask": None, "past_key": pkL,
+                "past_value": pvL}, attrs={"is_causal": 1}, outputs=KV,
+               ref=lambda Q, K, V, PK, PV: ref.attention(Q, K, V, None, PK, PV, 1))
     yield Case("attention23_heads_not_multiple", "Attention", 23,
                {"Q": f32(1, 3, 2, D), "K": f32(1, 2, 2, D), "V": f32(1, 2, 2, D)},
                error="must be a multiple of kv heads")
