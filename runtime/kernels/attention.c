@@ -192,10 +192,7 @@ static int att_run_f32(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 			memset(j.qk, 0, (size_t)gc_tensor_numel(out[3]) * sizeof(float));
 		return 0;
 	}
-	if (t <= 1 || items < 2)
-		att_part(&j, 0, 1, 0);
-	else
-		gc_nn_parallel(t, gc_nn_par_parts(t, items), att_part, &j);
+	gc_nn_run_parts(t, items, att_part, &j);
 	return 0;
 }
 
@@ -469,11 +466,8 @@ static int rope_run_f32(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 				       "position_ids[%" PRId64 "] = %" PRId64
 				       "; cos_cache has %" PRId64 " positions",
 				       i, j.pos[i], st->max_pos);
-	int t = gc_nn_par_threads(k->threads, (double)(rows * st->H * st->D));
-	if (t <= 1 || rows < 2)
-		rope_part(&j, 0, 1, 0);
-	else
-		gc_nn_parallel(t, gc_nn_par_parts(t, rows), rope_part, &j);
+	gc_nn_run_parts(gc_nn_par_threads(k->threads, (double)(rows * st->H * st->D)), rows,
+			rope_part, &j);
 	return 0;
 }
 

@@ -313,49 +313,63 @@ static int ln_param(gc_kctx *k, const char *name, const gc_tensor *p, const gc_t
 	return 0;
 }
 
+/* What LayerNormalization and RMSNormalization share: the attributes, X,
+ * the scale (named scale_name) and the [outer, inner] view from *axis on.
+ * NULL, with the error on k, when they do not fit. */
+static ln_state *ln_begin(gc_kctx *k, gc_node *n, const gc_tensor *x, const gc_tensor *scale,
+			  const char *scale_name, int32_t *axis)
+{
+	int64_t ax = gc_attr_i(k, "axis", -1), stash = gc_attr_i(k, "stash_type", 1);
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k))
+		return NULL;
+	if (!gc_kv_float(x->dtype)) {
+		gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
+			gc_dtype_name(x->dtype));
+		return NULL;
+	}
+	if (stash != GC_DTYPE_FLOAT) {
+		gc_kerr(k, GC_EUNSUPPORTED,
+			"attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)", stash);
+		return NULL;
+	}
+	if (x->rank < 1) {
+		gc_kerr(k, GC_EINVAL, "input X must have rank >= 1");
+		return NULL;
+	}
+	ln_state *st = NULL;
+	int full = 1;
+	if (gc_axis(k, ax, x->rank, axis) || !(st = gc_kstate(k, n, sizeof *st)) ||
+	    ln_param(k, scale_name, scale, x, *axis, st->s_strides, &full))
+		return NULL;
+	st->outer = st->inner = 1;
+	for (int d = 0; d < x->rank; d++) {
+		if (d < *axis) {
+			st->outer *= x->dims[d];
+		} else {
+			st->inner *= x->dims[d];
+			st->ndims[d - *axis] = x->dims[d];
+		}
+	}
+	st->nrank = x->rank - *axis;
+	st->eps = eps;
+	st->expand_scale = !full;
+	return st;
+}
+
 int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 				  gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0], *scale = in[1], *b = n->n_in > 2 ? in[2] : NULL;
-	int64_t axis = gc_attr_i(k, "axis", -1), stash = gc_attr_i(k, "stash_type", 1);
-	float eps = gc_attr_f(k, "epsilon", 1e-5f);
-	if (gc_kok(k))
-		return gc_kok(k);
-	if (!gc_kv_float(x->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
-			       gc_dtype_name(x->dtype));
-	if (stash != GC_DTYPE_FLOAT)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)",
-			       stash);
-	if (x->rank < 1)
-		return gc_kerr(k, GC_EINVAL, "input X must have rank >= 1");
 	int32_t a;
-	if (gc_axis(k, axis, x->rank, &a))
+	ln_state *st = ln_begin(k, n, x, scale, "Scale", &a);
+	int full_b = 1;
+	if (!st || (b && ln_param(k, "B", b, x, a, st->b_strides, &full_b)))
 		return gc_kok(k);
-	ln_state *st = gc_kstate(k, n, sizeof *st);
-	if (!st)
-		return gc_kok(k);
-	int full_s = 1, full_b = 1;
-	if (ln_param(k, "Scale", scale, x, a, st->s_strides, &full_s) ||
-	    (b && ln_param(k, "B", b, x, a, st->b_strides, &full_b)))
-		return gc_kok(k);
-	st->outer = st->inner = 1;
 	int64_t rdims[GC_MAX_RANK];
-	for (int d = 0; d < x->rank; d++) {
-		if (d < a) {
-			st->outer *= x->dims[d];
-			rdims[d] = x->dims[d];
-		} else {
-			st->inner *= x->dims[d];
-			st->ndims[d - a] = x->dims[d];
-			rdims[d] = 1;
-		}
-	}
-	st->nrank = x->rank - a;
-	st->eps = eps;
+	for (int d = 0; d < x->rank; d++)
+		rdims[d] = d < a ? x->dims[d] : 1;
 	st->has_b = b != NULL;
-	st->expand_scale = !full_s;
 	st->expand_b = b && !full_b;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	if (gc_nn_has_out(n, out, 1)) {
@@ -412,11 +426,8 @@ typedef struct rms_job {
 			sc = k->scratch;                                                           \
 		}                                                                                  \
 		rms_job j = {st, in[0]->data, sc, out[0]->data};                                   \
-		int t = gc_nn_par_threads(k->threads, 3.0 * (double)(st->outer * st->inner));      \
-		if (t <= 1 || st->outer < 2)                                                       \
-			rms_part_##sfx(&j, 0, 1, 0);                                               \
-		else                                                                               \
-			gc_nn_parallel(t, gc_nn_par_parts(t, st->outer), rms_part_##sfx, &j);      \
+		gc_nn_run_parts(gc_nn_par_threads(k->threads, 3.0 * (double)(st->outer * st->inner)), \
+				st->outer, rms_part_##sfx, &j);                                    \
 		return 0;                                                                          \
 	}
 
@@ -426,45 +437,15 @@ RMS_DEFINE(double, f64, sumsq_f64)
 int gc_prepare_RMSNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 				gc_tensor *const *out)
 {
-	const gc_tensor *x = in[0], *scale = in[1];
-	int64_t axis = gc_attr_i(k, "axis", -1), stash = gc_attr_i(k, "stash_type", 1);
-	float eps = gc_attr_f(k, "epsilon", 1e-5f);
-	if (gc_kok(k))
-		return gc_kok(k);
-	if (!gc_kv_float(x->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
-			       gc_dtype_name(x->dtype));
-	if (stash != GC_DTYPE_FLOAT)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)",
-			       stash);
+	const gc_tensor *x = in[0];
 	int32_t a;
-	if (x->rank < 1)
-		return gc_kerr(k, GC_EINVAL, "input X must have rank >= 1");
-	if (gc_axis(k, axis, x->rank, &a))
-		return gc_kok(k);
-	ln_state *st = gc_kstate(k, n, sizeof *st);
+	ln_state *st = ln_begin(k, n, x, in[1], "scale", &a);
 	if (!st)
 		return gc_kok(k);
-	int full = 1;
-	if (ln_param(k, "scale", scale, x, a, st->s_strides, &full))
-		return gc_kok(k);
-	st->outer = st->inner = 1;
-	for (int d = 0; d < x->rank; d++) {
-		if (d < a) {
-			st->outer *= x->dims[d];
-		} else {
-			st->inner *= x->dims[d];
-			st->ndims[d - a] = x->dims[d];
-		}
-	}
-	st->nrank = x->rank - a;
-	st->eps = eps;
-	st->expand_scale = !full;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->inplace_ok = true;
 	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
-	uint64_t scratch = full ? 0 : gc_nn_align((uint64_t)st->inner * es);
+	uint64_t scratch = st->expand_scale ? gc_nn_align((uint64_t)st->inner * es) : 0;
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, rms_run_f32, scratch);
 	n->scratch_bytes = scratch;
@@ -711,20 +692,27 @@ typedef struct in_state {
 IN_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_sumsq_f32)
 IN_DEFINE(double, f64, sum_f64, sumsq_f64)
 
-int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
-				     gc_tensor *const *out)
+/* InstanceNormalization's and GroupNormalization's X: float, N x C x D1 x ... */
+static int nc_input_check(gc_kctx *k, const gc_tensor *x)
 {
-	const gc_tensor *x = in[0];
-	char s1[128], s2[128];
-	float eps = gc_attr_f(k, "epsilon", 1e-5f);
-	if (gc_kok(k))
-		return gc_kok(k);
+	char s1[128];
 	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (x->rank < 3)
 		return gc_kerr(k, GC_EINVAL, "input has shape %s; expected N x C x D1 x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	return 0;
+}
+
+int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				     gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	char s1[128], s2[128];
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k) || nc_input_check(k, x))
+		return gc_kok(k);
 	static const char *const names[] = {"input", "scale", "B"};
 	for (int i = 1; i < 3; i++)
 		if (in[i]->dtype != x->dtype || in[i]->rank != 1 || in[i]->dims[0] != x->dims[1])
@@ -802,10 +790,7 @@ typedef struct gn_job {
 		int64_t items = st->n * st->groups;                                                \
 		int t = gc_nn_par_threads(k->threads,                                              \
 					  4.0 * (double)(items * st->cpg * st->inner));            \
-		if (t <= 1 || items < 2)                                                           \
-			gn_part_##sfx(&j, 0, 1, 0);                                                \
-		else                                                                               \
-			gc_nn_parallel(t, gc_nn_par_parts(t, items), gn_part_##sfx, &j);           \
+		gc_nn_run_parts(t, items, gn_part_##sfx, &j);                                      \
 		return 0;                                                                          \
 	}
 
@@ -823,16 +808,12 @@ int gc_prepare_GroupNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 		return gc_kok(k);
 	if (!gc_attr_find(n, "num_groups"))
 		return gc_kerr(k, GC_EINVAL, "attribute 'num_groups' is required");
-	if (!gc_kv_float(x->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
-			       gc_dtype_name(x->dtype));
+	if (nc_input_check(k, x))
+		return gc_kok(k);
 	if (stash != GC_DTYPE_FLOAT)
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)",
 			       stash);
-	if (x->rank < 3)
-		return gc_kerr(k, GC_EINVAL, "input X has shape %s; expected N x C x D1 x ...",
-			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
 	if (groups <= 0 || x->dims[1] % groups)
 		return gc_kerr(k, GC_EINVAL,
 			       "attribute 'num_groups' = %" PRId64
