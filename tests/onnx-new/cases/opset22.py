@@ -1,5 +1,5 @@
-"""Opset 22: MaxRoiPool (opset 1's op, which graphcc lacked; bfloat16 from
-22). The bfloat16 element-wise cases: opset22_bfloat16.py."""
+"""Opset 22: MaxRoiPool and GlobalLpPool (older ops graphcc lacked;
+bfloat16 from 22). The bfloat16 element-wise cases: opset22_bfloat16.py."""
 import numpy as np
 
 from caselib import Case
@@ -7,6 +7,13 @@ from caselib import Case
 R = np.random.default_rng(22)
 NO_ROI22 = ("ONNX Runtime 1.30 has no MaxRoiPool-22 kernel (its opset-1 kernel matched the "
             "same reference: maxroipool1_2x3)")
+
+
+NO_GLP22 = ("ONNX Runtime 1.30 has no GlobalLpPool-22 kernel (its opset-2 kernel matched the "
+            "same reference: global_lp_pool2_p2)")
+
+
+NO_GLP1 = "ONNX Runtime 1.30 registers GlobalLpPool from opset 2 (p an int) only"
 
 
 def f32(*shape):
@@ -50,5 +57,21 @@ def maxroipool_cases():
                attrs={"pooled_shape": [2, 2]}, error="must be (num_rois, 5)")
 
 
+def global_lp_cases():
+    x = f32(2, 3, 5, 4)
+    for opset, p in ((2, None), (2, 3), (1, 1.5), (22, 2)):
+        attrs = {} if p is None else {"p": float(p) if opset == 1 else int(p)}
+        pp = 2 if p is None else p
+        yield Case("global_lp_pool%d_p%s" % (opset, str(pp).replace(".", "_")), "GlobalLpPool",
+                   opset, {"X": x}, attrs=attrs,
+                   ref=lambda X, pp=pp: [((np.abs(X.astype(np.float64)) ** pp).sum(
+                       axis=(2, 3), keepdims=True) ** (1 / pp)).astype(np.float32)],
+                   ort_differs={22: NO_GLP22, 1: NO_GLP1}.get(opset))
+    yield Case("global_lp_pool2_3d", "GlobalLpPool", 2, {"X": f32(2, 4, 7)},
+               ref=lambda X: [np.sqrt((X.astype(np.float64) ** 2).sum(axis=2, keepdims=True))
+                              .astype(np.float32)])
+
+
 def cases():
     yield from maxroipool_cases()
+    yield from global_lp_cases()
