@@ -16,6 +16,7 @@
 #include "kernels/loss.h"
 #include "kernels/nn.h"
 #include "kernels/quant.h"
+#include "kernels/random.h"
 #include "kernels/reduce.h"
 #include "kernels/resample.h"
 #include "kernels/rnn.h"
@@ -32,6 +33,7 @@
 	GC_OPS_LOSS(X)                                                         \
 	GC_OPS_NN(X)                                                           \
 	GC_OPS_QUANT(X)                                                        \
+	GC_OPS_RANDOM(X)                                                       \
 	GC_OPS_REDUCE(X)                                                       \
 	GC_OPS_RESAMPLE(X)                                                     \
 	GC_OPS_RNN(X)                                                          \
@@ -76,10 +78,15 @@ extern const gc_op_info gc_op_table[GC_OP_COUNT];
 gc_op gc_op_lookup(const char *domain, const char *op_type);
 bool gc_domain_is_default(const char *domain);
 
-/* The last opset of ONNX's default domain graphcc implements. */
-#define GC_ONNX_OPSET_MAX 18
+/* The last opset of ONNX's default domain graphcc implements: every op
+ * version up to it is listed in op-versions.h, followed or refused. */
+#define GC_ONNX_OPSET_MAX 20
 /* Is version an opset of domain graphcc implements? lo and hi get the range
  * it does (for a domain of op packages: 1 to INT32_MAX). */
 bool gc_opset_supported(const char *domain, int64_t version, int64_t *lo, int64_t *hi);
+
+/* Whether node n's op exists at the node's opset and graphcc follows the
+ * op's version there (op-versions.h); else an error on k naming both. */
+int gc_op_version_check(gc_kctx *k, const gc_node *n);
 
 #endif

@@ -65,20 +65,20 @@ def ort_model(model, case, out_codes):
     for int4) in front of inputs and behind outputs whose type its
     JavaScript API cannot carry (bfloat16, float8, int4). The carried
     values are exact in both types, so the casts change nothing."""
-    g = model.graph
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
     wrap_in = [vi for vi in g.input if vi.type.tensor_type.elem_type in dtypes.SPECIAL]
     wrap_out = [vi for vi in g.output if vi.type.tensor_type.elem_type in dtypes.SPECIAL]
     if not wrap_in and not wrap_out:
         return model, {}
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    g = m.graph
     renamed = {}
     for vi in wrap_in:
         code = vi.type.tensor_type.elem_type
         carrier = caselib.NP_TO_ONNX[np.dtype(dtypes.CARRIER[code])]
         new = vi.name + "__carrier"
-        g.node.insert(0, helper.make_node("Cast", [new], [vi.name], to=code))
+        extra = {"saturate": 0} if code in dtypes.F8 else {}  # keep inf and NaN as they are
+        g.node.insert(0, helper.make_node("Cast", [new], [vi.name], to=code, **extra))
         vi.name = new
         vi.type.tensor_type.elem_type = carrier
         renamed[new] = carrier
@@ -160,9 +160,11 @@ def check(case, exp, result):
     if case.error is not None:
         if "error" in result or case.declined:
             return None
+        if case.ort_differs:  # ONNX Runtime runs what the spec forbids
+            return None
         return "ONNX Runtime ran a case that must be refused (%s)" % case.error
     if "error" in result:
-        return "ONNX Runtime refused it: %s" % result["error"]
+        return None if case.ort_differs else "ONNX Runtime refused it: %s" % result["error"]
     outs = result["outputs"]
     if len(outs) != len(exp):
         return "ONNX Runtime gave %d outputs, the reference %d" % (len(outs), len(exp))

@@ -1,0 +1,77 @@
+/*
+ * The operator versions of ONNX's default domain after opset 17 (ONNX's
+ * docs/Changelog.md, "Version N of the default ONNX operator set"), for
+ * the ops graphcc has: X(Op, version, kind, reason). kind is NEW for an op
+ * ONNX introduced in that version, CHANGED for a new version of an older
+ * op (new types count: a kernel refuses by name the types it lacks).
+ * reason is NULL when
+ * graphcc's kernel follows that version (it checks n->opset where the
+ * meaning changed, and refuses by name the types and attribute values it
+ * does not support), else the words of the compile-time refusal of a node
+ * of that op in a model whose opset reaches the version.
+ *
+ * An op that is new in one of these versions (BitwiseAnd-18, Gelu-20, ...)
+ * does not exist in a model of an older opset: a node of it there is
+ * refused, naming both versions (gc_op_version_check). Ops graphcc lacks
+ * need no row: they are refused as ops graphcc has no kernel for.
+ *
+ * A version row belongs to the family that changed: add rows in version
+ * order within the op. Raising GC_ONNX_OPSET_MAX (ops.h) means adding the
+ * rows of the new opsets first.
+ */
+#ifndef GC_OP_VERSIONS_H
+#define GC_OP_VERSIONS_H
+
+#define GC_OP_VERSIONS(X)                                                                          \
+	/* opset 18 */                                                                             \
+	X(BitwiseAnd, 18, NEW, NULL)                                                               \
+	X(BitwiseNot, 18, NEW, NULL)                                                               \
+	X(BitwiseOr, 18, NEW, NULL)                                                                \
+	X(BitwiseXor, 18, NEW, NULL)                                                               \
+	X(Mish, 18, CHANGED, NULL)                                                                          \
+	X(OptionalGetElement, 18, CHANGED, NULL)                                                            \
+	X(OptionalHasElement, 18, CHANGED, NULL)                                                            \
+	X(Pad, 18, CHANGED, NULL)                                                                           \
+	X(ReduceL1, 18, CHANGED, NULL)                                                                      \
+	X(ReduceL2, 18, CHANGED, NULL)                                                                      \
+	X(ReduceLogSum, 18, CHANGED, NULL)                                                                  \
+	X(ReduceLogSumExp, 18, CHANGED, NULL)                                                               \
+	X(ReduceMax, 18, CHANGED, NULL)                                                                     \
+	X(ReduceMean, 18, CHANGED, NULL)                                                                    \
+	X(ReduceMin, 18, CHANGED, NULL)                                                                     \
+	X(ReduceProd, 18, CHANGED, NULL)                                                                    \
+	X(ReduceSumSquare, 18, CHANGED, NULL)                                                               \
+	X(Resize, 18, CHANGED, NULL)                                                                        \
+	X(ScatterElements, 18, CHANGED, NULL)                                                               \
+	X(ScatterND, 18, CHANGED, NULL)                                                                     \
+	X(Split, 18, CHANGED, NULL)                                                                         \
+	/* opset 19 */                                                                             \
+	X(AveragePool, 19, CHANGED, NULL)                                                                   \
+	X(Cast, 19, CHANGED, NULL)                                                                          \
+	X(CastLike, 19, CHANGED, NULL)                                                                      \
+	X(Constant, 19, CHANGED, NULL)                                                                      \
+	X(DequantizeLinear, 19, CHANGED, NULL)                                                              \
+	X(Equal, 19, CHANGED, NULL)                                                                         \
+	X(Identity, 19, CHANGED, NULL)                                                                      \
+	X(If, 19, CHANGED, NULL)                                                                            \
+	X(Loop, 19, CHANGED, NULL)                                                                          \
+	X(Pad, 19, CHANGED, NULL)                                                                           \
+	X(QuantizeLinear, 19, CHANGED, NULL)                                                                \
+	X(Reshape, 19, CHANGED, NULL)                                                                       \
+	X(Resize, 19, CHANGED, NULL)                                                                        \
+	X(Scan, 19, CHANGED, NULL)                                                                          \
+	X(Shape, 19, CHANGED, NULL)                                                                         \
+	X(Size, 19, CHANGED, NULL)                                                                          \
+	/* opset 20 */                                                                             \
+	X(ConstantOfShape, 20, CHANGED, NULL)                                                               \
+	X(Gelu, 20, NEW, NULL)                                                                     \
+	X(StringConcat, 20, NEW, NULL)                                                             \
+	X(StringSplit, 20, NEW, NULL)                                                              \
+	X(DFT, 20, CHANGED, "DFT-20 (axis as input 2) is not implemented yet")                                                                           \
+	X(GridSample, 20, CHANGED, "GridSample-20 (modes linear and cubic, N-d) is not implemented yet")                                                                    \
+	X(IsInf, 20, CHANGED, NULL)                                                                         \
+	X(IsNaN, 20, CHANGED, NULL)                                                                         \
+	X(ReduceMax, 20, CHANGED, NULL)                                                                     \
+	X(ReduceMin, 20, CHANGED, NULL)
+
+#endif
