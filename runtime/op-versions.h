@@ -28,50 +28,51 @@
 	X(BitwiseNot, 18, NEW, NULL)                                                               \
 	X(BitwiseOr, 18, NEW, NULL)                                                                \
 	X(BitwiseXor, 18, NEW, NULL)                                                               \
-	X(Mish, 18, CHANGED, NULL)                                                                          \
-	X(OptionalGetElement, 18, CHANGED, NULL)                                                            \
-	X(OptionalHasElement, 18, CHANGED, NULL)                                                            \
-	X(Pad, 18, CHANGED, NULL)                                                                           \
-	X(ReduceL1, 18, CHANGED, NULL)                                                                      \
-	X(ReduceL2, 18, CHANGED, NULL)                                                                      \
-	X(ReduceLogSum, 18, CHANGED, NULL)                                                                  \
-	X(ReduceLogSumExp, 18, CHANGED, NULL)                                                               \
-	X(ReduceMax, 18, CHANGED, NULL)                                                                     \
-	X(ReduceMean, 18, CHANGED, NULL)                                                                    \
-	X(ReduceMin, 18, CHANGED, NULL)                                                                     \
-	X(ReduceProd, 18, CHANGED, NULL)                                                                    \
-	X(ReduceSumSquare, 18, CHANGED, NULL)                                                               \
-	X(Resize, 18, CHANGED, NULL)                                                                        \
-	X(ScatterElements, 18, CHANGED, NULL)                                                               \
-	X(ScatterND, 18, CHANGED, NULL)                                                                     \
-	X(Split, 18, CHANGED, NULL)                                                                         \
+	X(Mish, 18, CHANGED, NULL)                                                                 \
+	X(OptionalGetElement, 18, CHANGED, NULL)                                                   \
+	X(OptionalHasElement, 18, CHANGED, NULL)                                                   \
+	X(Pad, 18, CHANGED, NULL)                                                                  \
+	X(ReduceL1, 18, CHANGED, NULL)                                                             \
+	X(ReduceL2, 18, CHANGED, NULL)                                                             \
+	X(ReduceLogSum, 18, CHANGED, NULL)                                                         \
+	X(ReduceLogSumExp, 18, CHANGED, NULL)                                                      \
+	X(ReduceMax, 18, CHANGED, NULL)                                                            \
+	X(ReduceMean, 18, CHANGED, NULL)                                                           \
+	X(ReduceMin, 18, CHANGED, NULL)                                                            \
+	X(ReduceProd, 18, CHANGED, NULL)                                                           \
+	X(ReduceSumSquare, 18, CHANGED, NULL)                                                      \
+	X(Resize, 18, CHANGED, NULL)                                                               \
+	X(ScatterElements, 18, CHANGED, NULL)                                                      \
+	X(ScatterND, 18, CHANGED, NULL)                                                            \
+	X(Split, 18, CHANGED, NULL)                                                                \
 	/* opset 19 */                                                                             \
-	X(AveragePool, 19, CHANGED, NULL)                                                                   \
-	X(Cast, 19, CHANGED, NULL)                                                                          \
-	X(CastLike, 19, CHANGED, NULL)                                                                      \
-	X(Constant, 19, CHANGED, NULL)                                                                      \
-	X(DequantizeLinear, 19, CHANGED, NULL)                                                              \
-	X(Equal, 19, CHANGED, NULL)                                                                         \
-	X(Identity, 19, CHANGED, NULL)                                                                      \
-	X(If, 19, CHANGED, NULL)                                                                            \
-	X(Loop, 19, CHANGED, NULL)                                                                          \
-	X(Pad, 19, CHANGED, NULL)                                                                           \
-	X(QuantizeLinear, 19, CHANGED, NULL)                                                                \
-	X(Reshape, 19, CHANGED, NULL)                                                                       \
-	X(Resize, 19, CHANGED, NULL)                                                                        \
-	X(Scan, 19, CHANGED, NULL)                                                                          \
-	X(Shape, 19, CHANGED, NULL)                                                                         \
-	X(Size, 19, CHANGED, NULL)                                                                          \
+	X(AveragePool, 19, CHANGED, NULL)                                                          \
+	X(Cast, 19, CHANGED, NULL)                                                                 \
+	X(CastLike, 19, CHANGED, NULL)                                                             \
+	X(Constant, 19, CHANGED, NULL)                                                             \
+	X(DequantizeLinear, 19, CHANGED, NULL)                                                     \
+	X(Equal, 19, CHANGED, NULL)                                                                \
+	X(Identity, 19, CHANGED, NULL)                                                             \
+	X(If, 19, CHANGED, NULL)                                                                   \
+	X(Loop, 19, CHANGED, NULL)                                                                 \
+	X(Pad, 19, CHANGED, NULL)                                                                  \
+	X(QuantizeLinear, 19, CHANGED, NULL)                                                       \
+	X(Reshape, 19, CHANGED, NULL)                                                              \
+	X(Resize, 19, CHANGED, NULL)                                                               \
+	X(Scan, 19, CHANGED, NULL)                                                                 \
+	X(Shape, 19, CHANGED, NULL)                                                                \
+	X(Size, 19, CHANGED, NULL)                                                                 \
 	/* opset 20 */                                                                             \
-	X(ConstantOfShape, 20, CHANGED, NULL)                                                               \
+	X(ConstantOfShape, 20, CHANGED, NULL)                                                      \
 	X(Gelu, 20, NEW, NULL)                                                                     \
 	X(StringConcat, 20, NEW, NULL)                                                             \
 	X(StringSplit, 20, NEW, NULL)                                                              \
-	X(DFT, 20, CHANGED, "DFT-20 (axis as input 2) is not implemented yet")                                                                           \
-	X(GridSample, 20, CHANGED, "GridSample-20 (modes linear and cubic, N-d) is not implemented yet")                                                                    \
-	X(IsInf, 20, CHANGED, NULL)                                                                         \
-	X(IsNaN, 20, CHANGED, NULL)                                                                         \
-	X(ReduceMax, 20, CHANGED, NULL)                                                                     \
+	X(DFT, 20, CHANGED, NULL)                     \
+	X(GridSample, 20, CHANGED,                                                                 \
+	  "GridSample-20 (modes linear and cubic, N-d) is not implemented yet")                    \
+	X(IsInf, 20, CHANGED, NULL)                                                                \
+	X(IsNaN, 20, CHANGED, NULL)                                                                \
+	X(ReduceMax, 20, CHANGED, NULL)                                                            \
 	X(ReduceMin, 20, CHANGED, NULL)
 
 #endif

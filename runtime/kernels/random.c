@@ -54,8 +54,8 @@ static void mt_seed_array(mt_state *s, const uint32_t *key, int len)
 	mt_seed(s, 19650218u);
 	int i = 1, j = 0;
 	for (int k = MT_N > len ? MT_N : len; k; k--) {
-		s->mt[i] = (s->mt[i] ^ ((s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) * 1664525u)) + key[j] +
-			   (uint32_t)j;
+		s->mt[i] = (s->mt[i] ^ ((s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) * 1664525u)) +
+			   key[j] + (uint32_t)j;
 		i++;
 		j++;
 		if (i >= MT_N) {
@@ -132,13 +132,13 @@ static double mt_gauss(mt_state *s)
 
 typedef struct rnd_state {
 	bool has_seed;
-	uint32_t seed;	/* the attribute, as RandomState takes it */
+	uint32_t seed; /* the attribute, as RandomState takes it */
 	uint32_t name_hash;
-	gc_dtype dt;	/* output type */
-	double a, b;	/* low/high (uniform), mean/scale (normal) */
+	gc_dtype dt;	 /* output type */
+	double a, b;	 /* low/high (uniform), mean/scale (normal) */
 	int64_t samples; /* Multinomial's sample_size */
-	double ratio;	/* Dropout's */
-	float scale;	/* Dropout's 1 / (1 - ratio) */
+	double ratio;	 /* Dropout's */
+	float scale;	 /* Dropout's 1 / (1 - ratio) */
 } rnd_state;
 
 /* Starts the node's generator for this run (see the top of the file). */
@@ -155,8 +155,12 @@ static void rnd_start(const gc_kctx *k, const rnd_state *st, mt_state *mt)
 		mt_seed_array(mt, key, 4);
 		return;
 	}
-	const uint32_t key[6] = {(uint32_t)k->rng_seed, (uint32_t)(k->rng_seed >> 32),
-				 st->name_hash, run, salt_lo, salt_hi};
+	const uint32_t key[6] = {(uint32_t)k->rng_seed,
+				 (uint32_t)(k->rng_seed >> 32),
+				 st->name_hash,
+				 run,
+				 salt_lo,
+				 salt_hi};
 	mt_seed_array(mt, key, 6);
 }
 
@@ -202,7 +206,8 @@ static int run_fill(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 	int64_t count = gc_tensor_numel(out[0]);
 	for (int64_t i = 0; i < count; i++)
 		gc_kv_store(out[0], i,
-			    normal ? st->a + st->b * mt_gauss(&mt) : st->a + (st->b - st->a) * mt_double(&mt));
+			    normal ? st->a + st->b * mt_gauss(&mt)
+				   : st->a + (st->b - st->a) * mt_double(&mt));
 	return 0;
 }
 
@@ -227,7 +232,8 @@ static int read_dtype(gc_kctx *k, const gc_node *n, gc_dtype def, gc_dtype *dt)
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "%s %s is not a type %s makes (float, double, float16, bfloat16)",
 			       a ? "attribute 'dtype'" : "the input's type",
-			       v > 0 && v < GC_DTYPE_COUNT ? gc_dtype_name((gc_dtype)v) : "(unknown)",
+			       v > 0 && v < GC_DTYPE_COUNT ? gc_dtype_name((gc_dtype)v)
+							   : "(unknown)",
 			       n->op_type);
 	*dt = (gc_dtype)v;
 	return 0;
@@ -260,18 +266,23 @@ static int prepare_fill(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 		if (!gc_attr_find(n, "shape"))
 			return gc_kerr(k, GC_EINVAL, "attribute 'shape' is required");
 		if (r > GC_MAX_RANK)
-			return gc_kerr(k, GC_EUNSUPPORTED, "attribute 'shape' has rank %" PRId64
-				       "; graphcc supports up to %d", r, GC_MAX_RANK);
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "attribute 'shape' has rank %" PRId64
+				       "; graphcc supports up to %d",
+				       r, GC_MAX_RANK);
 		for (int i = 0; i < r; i++)
 			if (v[i] < 0)
-				return gc_kerr(k, GC_EINVAL, "attribute 'shape' has a negative dim (%" PRId64 ")", v[i]);
+				return gc_kerr(k, GC_EINVAL,
+					       "attribute 'shape' has a negative dim (%" PRId64 ")",
+					       v[i]);
 		rank = (int32_t)r;
 		memcpy(dims, v, (size_t)r * sizeof *v);
 		if (gc_kout_fits(k, 0, st->dt, rank, dims))
 			return gc_kok(k);
 	}
 	if (!normal && !(st->b >= st->a))
-		return gc_kerr(k, GC_EINVAL, "attribute 'high' (%g) is below 'low' (%g)", st->b, st->a);
+		return gc_kerr(k, GC_EINVAL, "attribute 'high' (%g) is below 'low' (%g)", st->b,
+			       st->a);
 	if (normal && !(st->b >= 0))
 		return gc_kerr(k, GC_EINVAL, "attribute 'scale' (%g) is negative", st->b);
 	gc_set_shape(out[0], st->dt, rank, dims);
@@ -296,16 +307,14 @@ int gc_prepare_RandomUniformLike(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	return prepare_fill(k, n, in, out, false, true);
 }
 
-int gc_prepare_RandomNormalLike(gc_kctx *k, gc_node *n, gc_tensor *const *in,
-				gc_tensor *const *out)
+int gc_prepare_RandomNormalLike(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	return prepare_fill(k, n, in, out, true, true);
 }
 
 /* ---- Bernoulli: 1 where random_sample() < p ----------------------------------- */
 
-static int run_bernoulli(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
-			 gc_tensor *const *out)
+static int run_bernoulli(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const rnd_state *st = n->state;
 	mt_state mt;
@@ -337,8 +346,9 @@ int gc_prepare_Bernoulli(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 	if (gc_kok(k))
 		return gc_kok(k);
 	if (v <= 0 || v >= GC_DTYPE_COUNT || !gc_kv_numeric((gc_dtype)v))
-		return gc_kerr(k, GC_EUNSUPPORTED, "attribute 'dtype' (%" PRId64
-			       ") is not a number type graphcc has", v);
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "attribute 'dtype' (%" PRId64 ") is not a number type graphcc has",
+			       v);
 	st->dt = (gc_dtype)v;
 	gc_set_shape(out[0], st->dt, in[0]->rank, in[0]->dims);
 	n->impure = true;
@@ -364,14 +374,14 @@ static int run_multinomial(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 		for (int64_t c = 0; c < classes; c++) {
 			double v = gc_kv_load(x, r * classes + c);
 			if (isnan(v) || v == INFINITY)
-				return gc_kerr(k, GC_EINVAL, "row %" PRId64 " of input 'input' holds %g",
-					       r, v);
+				return gc_kerr(k, GC_EINVAL,
+					       "row %" PRId64 " of input 'input' holds %g", r, v);
 			mx = v > mx ? v : mx;
 		}
 		if (mx == -INFINITY)
-			return gc_kerr(k, GC_EINVAL,
-				       "row %" PRId64 " of input 'input' gives every class probability 0",
-				       r);
+			return gc_kerr(
+			    k, GC_EINVAL,
+			    "row %" PRId64 " of input 'input' gives every class probability 0", r);
 		for (int64_t c = 0; c < classes; c++) {
 			sum += exp(gc_kv_load(x, r * classes + c) - mx);
 			cdf[c] = sum;
@@ -396,8 +406,10 @@ int gc_prepare_Multinomial(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 {
 	const gc_tensor *x = in[0];
 	if (!gc_kv_float(x->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED, "input 'input' has type %s; logits are float, "
-			       "double, float16 or bfloat16", gc_dtype_name(x->dtype));
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input 'input' has type %s; logits are float, "
+			       "double, float16 or bfloat16",
+			       gc_dtype_name(x->dtype));
 	if (x->rank != 2)
 		return gc_kerr(k, GC_EINVAL,
 			       "input 'input' must be [batch_size, class_size], it has rank %d",
@@ -416,7 +428,8 @@ int gc_prepare_Multinomial(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 			       st->samples);
 	if (v != GC_DTYPE_INT32 && v != GC_DTYPE_INT64)
 		return gc_kerr(k, GC_EINVAL, "attribute 'dtype' must be int32 or int64, it is %s",
-			       v > 0 && v < GC_DTYPE_COUNT ? gc_dtype_name((gc_dtype)v) : "unknown");
+			       v > 0 && v < GC_DTYPE_COUNT ? gc_dtype_name((gc_dtype)v)
+							   : "unknown");
 	st->dt = (gc_dtype)v;
 	int64_t dims[2] = {x->dims[0], st->samples};
 	if (gc_kout_fits(k, 0, st->dt, 2, dims))
@@ -459,8 +472,10 @@ int gc_random_dropout_setup(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 			    double ratio)
 {
 	if (!gc_kv_float(in[0]->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED, "input 'data' has type %s; training mode takes "
-			       "float, double, float16 or bfloat16", gc_dtype_name(in[0]->dtype));
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input 'data' has type %s; training mode takes "
+			       "float, double, float16 or bfloat16",
+			       gc_dtype_name(in[0]->dtype));
 	rnd_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st || read_seed(k, n, st))
 		return gc_kok(k);

@@ -51,11 +51,12 @@ int gc_prepare_StringConcat(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 {
 	for (int j = 0; j < 2; j++)
 		if (in[j]->dtype != GC_DTYPE_STRING)
-			return gc_kerr(k, GC_EINVAL, "input '%s' has type %s; StringConcat takes strings",
+			return gc_kerr(k, GC_EINVAL,
+				       "input '%s' has type %s; StringConcat takes strings",
 				       j ? "Y" : "X", gc_dtype_name(in[j]->dtype));
 	concat_plan *p = gc_kstate(k, n, sizeof *p);
-	if (!p || gc_broadcast_shapes(k, 2, (const gc_tensor *const[]){in[0], in[1]}, &p->rank,
-				      p->dims))
+	if (!p ||
+	    gc_broadcast_shapes(k, 2, (const gc_tensor *const[]){in[0], in[1]}, &p->rank, p->dims))
 		return gc_kok(k);
 	gc_broadcast_strides(in[0], p->rank, p->dims, p->sa);
 	gc_broadcast_strides(in[1], p->rank, p->dims, p->sb);
@@ -108,7 +109,8 @@ static int64_t split_one(const split_plan *p, const char *s,
 	size_t dl = strlen(p->delim);
 	const char *c = s;
 	for (;;) {
-		const char *hit = p->maxsplit >= 0 && count == p->maxsplit ? NULL : strstr(c, p->delim);
+		const char *hit =
+		    p->maxsplit >= 0 && count == p->maxsplit ? NULL : strstr(c, p->delim);
 		size_t len = hit ? (size_t)(hit - c) : strlen(c);
 		if (emit && emit(ctx, c, len))
 			return -1;
@@ -162,8 +164,10 @@ int gc_prepare_StringSplit(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 		return gc_kerr(k, GC_EINVAL, "input 'X' has type %s; StringSplit takes strings",
 			       gc_dtype_name(x->dtype));
 	if (x->rank >= GC_MAX_RANK)
-		return gc_kerr(k, GC_EUNSUPPORTED, "input 'X' has rank %d; the output would pass "
-			       "graphcc's limit of %d", x->rank, GC_MAX_RANK);
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "input 'X' has rank %d; the output would pass "
+			       "graphcc's limit of %d",
+			       x->rank, GC_MAX_RANK);
 	split_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
 		return gc_kok(k);
@@ -180,7 +184,8 @@ int gc_prepare_StringSplit(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 	if (n->n_out > 1 && out[1])
 		gc_set_shape(out[1], GC_DTYPE_INT64, x->rank, x->dims);
 	if (!x->data)
-		return gc_kneed_value(k, "the output's last dim is the most substrings of an "
+		return gc_kneed_value(k,
+				      "the output's last dim is the most substrings of an "
 				      "element of input 'X', whose values are not known when the "
 				      "program is built");
 	int64_t count = gc_tensor_numel(x);

@@ -108,7 +108,45 @@ def string_cases():
                outputs=["Y", "Z"], out_types={"Y": "string", "Z": "int64"}, error="float32")
 
 
+def dft_ref(X, length=None, axis=-2, onesided=False, inverse=False):
+    r = X.ndim
+    ax = axis + r if axis < 0 else axis
+    c = X[..., 0].astype(np.float64) + (1j * X[..., 1] if X.shape[-1] == 2 else 0)
+    n = length or c.shape[ax]
+    y = (np.fft.ifft if inverse else np.fft.fft)(c, n=n, axis=ax)
+    if onesided:
+        y = np.take(y, np.arange(n // 2 + 1), axis=ax)
+    return [np.stack([y.real, y.imag], -1).astype(X.dtype)]
+
+
+def dft_cases():
+    r = rng("dft_cases")
+    real = f32(r, 2, 8, 1)
+    cplx = f32(r, 3, 6, 2)
+    yield Case("dft20_default_axis", "DFT", 20, {"X": real}, ref=lambda X: dft_ref(X),
+               atol=1e-5)
+    yield Case("dft20_axis_input_0_complex", "DFT", 20,
+               {"X": cplx, "dft_length": None, "axis": np.array(0, np.int64)},
+               ref=lambda X, a: dft_ref(X, axis=0), atol=1e-5)
+    yield Case("dft20_negative_axis_rank4", "DFT", 20,
+               {"X": f32(r, 2, 5, 3, 2), "dft_length": None, "axis": np.array(-3, np.int64)},
+               ref=lambda X, a: dft_ref(X, axis=-3), atol=1e-5)
+    yield Case("dft20_onesided_length", "DFT", 20,
+               {"X": real, "dft_length": np.array(10, np.int64), "axis": np.array(1, np.int64)},
+               attrs={"onesided": 1}, ref=lambda X, n, a: dft_ref(X, 10, 1, onesided=True),
+               atol=1e-5)
+    yield Case("dft20_inverse_truncated", "DFT", 20,
+               {"X": cplx, "dft_length": np.array(4, np.int64)}, attrs={"inverse": 1},
+               ref=lambda X, n: dft_ref(X, 4, inverse=True), atol=1e-5)
+    yield Case("dft20_axis_is_complex_dim", "DFT", 20,
+               {"X": real, "dft_length": None, "axis": np.array(-1, np.int64)},
+               error="axis -1 is outside")
+    yield Case("dft20_axis_attribute", "DFT", 20, {"X": real}, attrs={"axis": 1},
+               error="attribute 'axis' is not allowed at opset 20")
+
+
 def cases():
+    yield from dft_cases()
     yield from string_cases()
     yield from gelu_cases()
     yield from reduce_bool_cases()
