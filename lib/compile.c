@@ -679,7 +679,7 @@ static int fold_node(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, bool rep
 	/* A custom node folds only when its package says it is pure. Nothing
 	 * with a subgraph, a sequence or a run-time shape folds. */
 	bool foldable = (!custom || ((gc_custom *)pn->custom)->pure) && !control &&
-			!reprepare && !outs_dynamic && !any_value;
+			!reprepare && !outs_dynamic && !any_value && !pn->impure;
 	*fold = !(c->opt && c->opt->no_fold) && foldable && (all_const || outs_known);
 	/* Not folded, but its inputs' values are known: work its value out
 	 * too (small tensors only: shape arithmetic), for the data-dependent

@@ -15,6 +15,8 @@ NumPy lacks travel as In(values, "bfloat16" | "float8e4m3fn" | ...) for
 inputs and out_types={"Y": "float8e5m2"} for outputs, values in the
 carrier type of dtypes.py (float32, int8/uint8 for int4/uint4).
 """
+import zlib
+
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -26,6 +28,12 @@ NP_TO_ONNX = {np.dtype(np.float32): 1, np.dtype(np.uint8): 2, np.dtype(np.int8):
               np.dtype(np.float64): 11, np.dtype(np.uint32): 12, np.dtype(np.uint64): 13}
 
 
+def rng(key):
+    """A NumPy generator seeded from key (a group of cases' name), so that
+    adding cases elsewhere leaves the stored data of a group unchanged."""
+    return np.random.default_rng(zlib.crc32(key.encode()))
+
+
 class In:
     """An input of an element type NumPy lacks (values in the carrier type),
     or a string tensor (type "string", values a NumPy array of str)."""
@@ -35,7 +43,7 @@ class In:
         carrier = dtypes.CARRIER.get(self.code, object)
         self.values = np.asarray(values, dtype=carrier)
         if self.code in dtypes.SPECIAL:  # as the type holds them
-            self.values = dtypes.round_trip(self.values, self.code)
+            self.values = dtypes.round_trip(self.values, self.code, saturate=False)
 
 
 def type_code(value):
@@ -95,7 +103,7 @@ class Case:
                 code = type_code(np.asarray(v))
                 v = np.asarray(v)
             else:
-                v = dtypes.round_trip(np.asarray(v, dtypes.CARRIER[code]), code)
+                v = dtypes.round_trip(np.asarray(v, dtypes.CARRIER[code]), code, saturate=False)
             res.append((name, code, v))
         return res
 

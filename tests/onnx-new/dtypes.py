@@ -61,9 +61,9 @@ def f8_decode(bits, code):
 
 def f8_encode(x, code, saturate=True):
     """float32 -> float8 codes, rounding to nearest even, out-of-range
-    values as ONNX's Cast-19 table says (saturate: +-max; else NaN, or
-    +-inf for e5m2; +-inf with saturate: +-max for the fn types, NaN for
-    the fnuz ones, inf for e5m2)."""
+    values as ONNX's Cast-19 tables say: saturate: +-max (+-inf too, except
+    in the fnuz types, where it is NaN); not saturating: NaN, or +-inf in
+    e5m2."""
     e_bits, m_bits, bias, fnuz, has_inf = F8[code]
     t = _F8_TABLES[code]
     pos = t[:128]
@@ -87,9 +87,7 @@ def f8_encode(x, code, saturate=True):
         out = np.where(out == 0x80, 0, out)  # no negative zero
     if saturate:
         sat = (n_fin - 1) | sign
-        if has_inf:
-            out = np.where(np.isinf(a), inf_code | sign, np.where(over, sat, out))
-        elif fnuz:
+        if fnuz:
             out = np.where(np.isinf(a), nan_code, np.where(over, sat, out))
         else:
             out = np.where(over, sat, out)

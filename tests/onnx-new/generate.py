@@ -77,7 +77,8 @@ def ort_model(model, case, out_codes):
         code = vi.type.tensor_type.elem_type
         carrier = caselib.NP_TO_ONNX[np.dtype(dtypes.CARRIER[code])]
         new = vi.name + "__carrier"
-        g.node.insert(0, helper.make_node("Cast", [new], [vi.name], to=code))
+        extra = {"saturate": 0} if code in dtypes.F8 else {}  # keep inf and NaN as they are
+        g.node.insert(0, helper.make_node("Cast", [new], [vi.name], to=code, **extra))
         vi.name = new
         vi.type.tensor_type.elem_type = carrier
         renamed[new] = carrier
@@ -157,6 +158,9 @@ def ort_value(o, code):
 def check(case, exp, result):
     """-> None when ONNX Runtime agrees with the case, else the reason."""
     if case.error is not None:
+        if case.ort_differs:  # ONNX Runtime runs what the spec forbids
+            return None if "error" not in result else \
+                "ONNX Runtime refuses it too (%s): drop ort_differs" % result["error"][:100]
         if "error" in result or case.declined:
             return None
         return "ONNX Runtime ran a case that must be refused (%s)" % case.error
@@ -195,7 +199,7 @@ def write_case(case, model, exp, out_codes, ort_result):
         meta["note"] = case.note
     if case.error is not None:
         meta["error"] = case.error
-        meta["onnxruntime"] = ort_result.get("error", "runs it (graphcc declines)")
+        meta["onnxruntime"] = ort_result.get("error", "runs it")
     else:
         for i, (name, code, want) in enumerate(exp):
             tensorio.write_pb(os.path.join(d, "output_%d.pb" % i), name, code, want)

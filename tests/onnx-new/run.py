@@ -10,6 +10,7 @@ OUT/<name>.npy equals output_i.pb within the case's rtol/atol (compare.py;
 bfloat16, float8 and int4 outputs read as ml_dtypes writes them). A case
 with "error" in case.json passes when graphcc exits 1 and its message
 contains those words. Ends with "N passed, N failed".
+types_check.py adds the element types NumPy lacks through .npy and .pb.
 """
 import argparse
 import concurrent.futures
@@ -25,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import dtypes  # noqa: E402
 import tensorio  # noqa: E402
+import types_check  # noqa: E402
 from compare import compare  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
@@ -104,6 +106,14 @@ def main(argv=None):
             print("FAIL %s: %s" % (n, why))
         elif a.verbose:
             print("ok   %s" % n)
+    if not a.only or any(s in "types" for s in a.only):
+        for label, why in types_check.run_checks(graphcc, os.path.join(a.work, "types")):
+            results.append((label, why))
+            if why:
+                failed += 1
+                print("FAIL %s: %s" % (label, why))
+            elif a.verbose:
+                print("ok   %s" % label)
     print("onnx-new: %d ops at their opsets: %s" % (len(ops), ", ".join(
         "%s %d/%d" % (k, p, p + f) for k, (p, f) in sorted(ops.items()))))
     print("%d passed, %d failed" % (len(results) - failed, failed))

@@ -22,7 +22,7 @@ def to_proto(name, code, values):
     t = TensorProto()
     t.name, t.data_type = name, code
     t.dims.extend(values.shape)
-    bits = dtypes.encode(values, code)
+    bits = dtypes.encode(values, code, saturate=False)  # exact: inf stays inf
     if code in (dtypes.INT4, dtypes.UINT4):
         t.raw_data = dtypes.pack4(bits).tobytes()
     else:

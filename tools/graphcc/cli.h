@@ -47,6 +47,8 @@ typedef struct cli_opts {
 	const char *output_dir;
 	int threads;
 	int repeat;
+	bool has_seed;	/* --seed N: random ops without a seed attribute */
+	uint64_t seed;
 	bool no_fold, no_optimize;
 	bool quiet;
 	const char *out;	   /* -o */

@@ -12,6 +12,8 @@ static const char ops_usage[] =
 	"    op<TAB>NAME<TAB>DOMAIN<TAB>MIN_IN<TAB>MAX_IN<TAB>MIN_OUT<TAB>MAX_OUT\n"
 	"  (DOMAIN '-' for ONNX's default domain), what graphcc declines:\n"
 	"    decline<TAB>OP<TAB>SINCE_VERSION<TAB>WHAT ('-': the op version)<TAB>REASON\n"
+	"  each op version of ONNX's default domain after opset 17 (runtime/op-versions.h):\n"
+	"    version<TAB>OP<TAB>VERSION<TAB>new|changed<TAB>REASON ('-': followed)\n"
 	"  the opsets of the default domain it reads and the element types it has:\n"
 	"    opsets<TAB>LOW<TAB>HIGH\n"
 	"    dtypes<TAB>NAME,NAME,...\n";
@@ -32,6 +34,13 @@ int cmd_ops(int argc, char **argv)
 		printf("decline\t%s\t%d\t%s\t%s\n", d->op, d->since, d->what ? d->what : "-",
 		       d->reason);
 	}
+	gc_op op;
+	int32_t v;
+	bool is_new;
+	const char *why;
+	for (int i = 0; !gc_op_version_row(i, &op, &v, &is_new, &why); i++)
+		printf("version\t%s\t%d\t%s\t%s\n", gc_op_table[op].name, v,
+		       is_new ? "new" : "changed", why ? why : "-");
 	int64_t lo, hi;
 	gc_opset_supported("", 1, &lo, &hi);
 	printf("opsets\t%lld\t%lld\ndtypes", (long long)lo, (long long)hi);

@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]... [-o OUT.gcb]\n"
 	"      check and bind every node; show each custom node's kernel; save\n"
 	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
-	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
+	"                 [--shape NAME=DxD]... [--threads N] [--repeat N] [--seed N]\n"
 	"                 [--trace] [--dump-dir DIR] [--check-nan] [--guard] [--profile F.json]\n"
 	"                 [--break-before NODE] [--timeout SECONDS] [--compare-flavours [--tolerance T]]\n"
 	"                 [--allow-changed-kernels] [--allow-libraries DIR]... [--no-libraries]\n"

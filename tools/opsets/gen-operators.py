@@ -112,7 +112,7 @@ def read_graphcc(graphcc):
     r = subprocess.run([graphcc, "ops"], capture_output=True, text=True)
     if r.returncode:
         sys.exit("gen-operators.py: %s ops failed: %s" % (graphcc, r.stderr.strip()))
-    g = {"ops": {}, "declines": [], "dtypes": set(), "opsets": (1, 1)}
+    g = {"ops": {}, "declines": [], "dtypes": set(), "opsets": (1, 1), "versions": {}}
     for ln in r.stdout.splitlines():
         f = ln.split("\t")
         if f[0] == "op":
@@ -120,6 +120,8 @@ def read_graphcc(graphcc):
         elif f[0] == "decline":
             g["declines"].append({"op": f[1], "since": int(f[2]),
                                   "what": None if f[3] == "-" else f[3], "reason": f[4]})
+        elif f[0] == "version":
+            g["versions"].setdefault(f[1], []).append((int(f[2]), None if f[4] == "-" else f[4]))
         elif f[0] == "dtypes":
             g["dtypes"] = set(f[1].split(","))
         elif f[0] == "opsets":
@@ -136,11 +138,17 @@ def status(op, info, g):
     rows = [d for d in g["declines"] if d["op"] == op]
     vrows = [d for d in rows if d["what"] is None]
     runs, reasons = {}, []
+    vtab = sorted(g["versions"].get(op, []))  # op-versions.h: the newest row <= v decides
     for v in versions:
         declined = [d for d in vrows if d["since"] <= v and v <= g["opsets"][1]]
-        runs[v] = builtin and not declined and v <= g["opsets"][1]
+        row = [r for r in vtab if r[0] <= v]
+        refused = bool(row) and row[-1][1] is not None
+        runs[v] = builtin and not declined and not refused and v <= g["opsets"][1]
     for d in vrows:
         reasons.append("%s-%d and later: %s" % (op, d["since"], d["reason"]))
+    for ver, why in vtab:
+        if why is not None:
+            reasons.append("%s-%d: %s" % (op, ver, why))
     if not builtin and not vrows:
         reasons.append("no kernel yet")
     for d in rows:
