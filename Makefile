@@ -89,6 +89,7 @@ help:
 	@echo "make demo       install missing deps, build, run the demo model"
 	@echo "make deps       install missing Debian packages (tools/install-deps.sh)"
 	@echo "make conformance  ONNX's node tests (ONLY=substr filters; conformance-failures lists reasons)"
+	@echo "make onnx-new     generated tests of opsets 18-23 (ONLY=substr); onnx-new-generate rebuilds them with ONNX Runtime"
 	@echo "make fuzz [FUZZ_SECONDS=N]  libFuzzer runs of the five readers (clang)"
 	@echo "make valgrind   representative graphcc commands under valgrind"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  / make uninstall"

@@ -260,10 +260,17 @@ static int unsupported(compiler *c, int32_t gi)
 	char lb[300];
 	const gc_irnode *n = &c->g->nodes[gi];
 	gc_node_label(c->g, gi, lb, sizeof lb);
+	int64_t opset = gc_graph_opset(c->g, "");
+	const gc_op_decline *d =
+		gc_domain_is_default(n->domain) ? gc_op_declined(n->op_type, opset) : NULL;
+	if (d)
+		return gc_error_set(c->err, GC_EUNSUPPORTED,
+				    "%s: %s: %s-%d (opset %" PRId64 ") is not supported: %s",
+				    c->g->origin, lb, n->op_type, d->since, opset, d->reason);
 	if (gc_domain_is_default(n->domain))
 		return gc_error_set(c->err, GC_EUNSUPPORTED,
 				    "%s: %s: graphcc has no built-in op '%s' (opset %" PRId64 ")",
-				    c->g->origin, lb, n->op_type, gc_graph_opset(c->g, ""));
+				    c->g->origin, lb, n->op_type, opset);
 	return gc_error_set(c->err, GC_EUNSUPPORTED,
 			    "%s: %s: no op package provides '%s' in domain '%s' (load one into "
 			    "gc_compile_options.registry, gc_registry_load; graphcc: --ops "
@@ -398,6 +405,9 @@ static int check_arity(compiler *c, int32_t gi, gc_op *opp, const gc_op_info **i
 	const gc_graph *g = c->g;
 	const gc_irnode *n = &g->nodes[gi];
 	gc_op op = gc_op_lookup(n->domain, n->op_type);
+	if (op != GC_OP_NONE && gc_domain_is_default(n->domain) &&
+	    gc_op_declined(n->op_type, gc_graph_opset(g, "")))
+		return unsupported(c, gi);
 	if (op == GC_OP_NONE) {
 		if (gc_domain_is_default(n->domain) || !c->opt || !c->opt->registry)
 			return unsupported(c, gi);
@@ -686,7 +696,7 @@ static int fold_node(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, bool rep
 	/* A custom node folds only when its package says it is pure. Nothing
 	 * with a subgraph, a sequence or a run-time shape folds. */
 	bool foldable = (!custom || ((gc_custom *)pn->custom)->pure) && !control &&
-			!reprepare && !outs_dynamic && !any_value;
+			!reprepare && !outs_dynamic && !any_value && !pn->impure;
 	*fold = !(c->opt && c->opt->no_fold) && foldable && (all_const || outs_known);
 	/* Not folded, but its inputs' values are known: work its value out
 	 * too (small tensors only: shape arithmetic), for the data-dependent

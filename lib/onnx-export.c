@@ -13,6 +13,7 @@
 
 #include "../runtime/build.h"
 #include "graph-impl.h"
+#include "onnx-tensor.h"
 #include "onnx.pb-c.h"
 
 typedef struct wr {
@@ -102,9 +103,18 @@ static Onnx__TensorProto *tensor(wr *w, const char *name, const gc_tensor *t)
 	for (int32_t i = 0; i < t->rank; i++)
 		dims[i] = t->dims[i];
 	int64_t bytes = gc_tensor_nbytes(t);
+	bool packed = t->dtype == GC_DTYPE_INT4 || t->dtype == GC_DTYPE_UINT4;
+	if (packed)
+		bytes = (gc_tensor_numel(t) + 1) / 2;
 	p->has_raw_data = 1;
 	p->raw_data.len = (size_t)bytes;
-	p->raw_data.data = bytes ? gc_pool_memdup(w->pool, t->data, (size_t)bytes) : NULL;
+	if (packed) {
+		p->raw_data.data = bytes ? gc_pool_alloc(w->pool, (size_t)bytes) : NULL;
+		if (bytes && p->raw_data.data)
+			gc_onnx_pack4(t->data, gc_tensor_numel(t), p->raw_data.data);
+	} else {
+		p->raw_data.data = bytes ? gc_pool_memdup(w->pool, t->data, (size_t)bytes) : NULL;
+	}
 	if (bytes && !p->raw_data.data)
 		return NULL;
 	return p;

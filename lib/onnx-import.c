@@ -37,10 +37,11 @@ static int value_kind(importer *im, gc_graph *g, const char *name, const Onnx__T
 	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
 		if (tp->tensor_type && tp->tensor_type->has_elem_type) {
 			int32_t e = tp->tensor_type->elem_type;
+			char tb[96];
 			if (e < 0 || e >= GC_DTYPE_COUNT)
-				return gc_error_set(im->err, GC_EINVAL,
-						    "%s: tensor '%s' has unknown element type %d",
-						    g->origin, name, (int)e);
+				return gc_error_set(im->err, GC_EUNSUPPORTED, "%s: tensor '%s' has %s",
+						    g->origin, name,
+						    gc_onnx_type_text(e, tb, sizeof tb));
 			*dt = (gc_dtype)e;
 		}
 		return 0;
@@ -98,10 +99,11 @@ static int value_type(importer *im, gc_graph *g, const Onnx__ValueInfoProto *vi,
 	if (!tt)
 		return 0;
 	if (tt->has_elem_type) {
+		char tb[96];
 		if (tt->elem_type <= 0 || tt->elem_type >= GC_DTYPE_COUNT)
-			return gc_error_set(im->err, GC_EINVAL,
-					    "%s: tensor '%s' has unknown element type %d", g->origin,
-					    name, (int)tt->elem_type);
+			return gc_error_set(im->err, GC_EUNSUPPORTED, "%s: tensor '%s' has %s",
+					    g->origin, name,
+					    gc_onnx_type_text(tt->elem_type, tb, sizeof tb));
 		*dt = (gc_dtype)tt->elem_type;
 	}
 	if (!tt->shape)

@@ -121,6 +121,12 @@ static int typed_count(const Onnx__TensorProto *tp, gc_dtype dt, size_t *count)
 	case GC_DTYPE_BOOL:
 	case GC_DTYPE_FLOAT16:
 	case GC_DTYPE_BFLOAT16:
+	case GC_DTYPE_FLOAT8E4M3FN:
+	case GC_DTYPE_FLOAT8E4M3FNUZ:
+	case GC_DTYPE_FLOAT8E5M2:
+	case GC_DTYPE_FLOAT8E5M2FNUZ:
+	case GC_DTYPE_UINT4: /* (two per int32, packed as in raw_data) */
+	case GC_DTYPE_INT4:
 		*count = tp->n_int32_data;
 		return 0;
 	case GC_DTYPE_INT64:
@@ -176,6 +182,12 @@ static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size
 			((uint16_t *)dst)[i] = (uint16_t)tp->int32_data[i];
 		break;
 	case GC_DTYPE_UINT8:
+	case GC_DTYPE_FLOAT8E4M3FN:
+	case GC_DTYPE_FLOAT8E4M3FNUZ:
+	case GC_DTYPE_FLOAT8E5M2:
+	case GC_DTYPE_FLOAT8E5M2FNUZ:
+	case GC_DTYPE_UINT4: /* the packed bytes: gc_onnx_unpack4 spreads them */
+	case GC_DTYPE_INT4:
 		for (size_t i = 0; i < n; i++)
 			((uint8_t *)dst)[i] = (uint8_t)tp->int32_data[i];
 		break;
@@ -195,6 +207,43 @@ static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size
 	}
 }
 
+const char *gc_onnx_type_text(int32_t code, char *buf, size_t len)
+{
+	/* TensorProto.DataType values past graphcc's element types */
+	static const char *const names[] = {
+		[17] = "float8e4m3fn", [18] = "float8e4m3fnuz", [19] = "float8e5m2",
+		[20] = "float8e5m2fnuz", [21] = "uint4", [22] = "int4", [23] = "float4e2m1",
+		[24] = "float8e8m0", [25] = "uint2", [26] = "int2",
+	};
+	if (code >= 0 && code < (int32_t)(sizeof names / sizeof names[0]) && names[code])
+		snprintf(buf, len, "element type %s (%d), which graphcc does not support",
+			 names[code], (int)code);
+	else
+		snprintf(buf, len, "unknown element type %d", (int)code);
+	return buf;
+}
+
+static bool is_4bit(gc_dtype dt)
+{
+	return dt == GC_DTYPE_INT4 || dt == GC_DTYPE_UINT4;
+}
+
+void gc_onnx_unpack4(gc_dtype dt, uint8_t *data, int64_t n)
+{
+	/* back to front, so that the packed bytes at the start are read before
+	 * they are overwritten */
+	for (int64_t i = n - 1; i >= 0; i--) {
+		uint8_t v = (uint8_t)((data[i / 2] >> (4 * (i & 1))) & 0xf);
+		data[i] = dt == GC_DTYPE_INT4 && v >= 8 ? (uint8_t)(v | 0xf0) : v;
+	}
+}
+
+void gc_onnx_pack4(const uint8_t *elems, int64_t n, uint8_t *packed)
+{
+	for (int64_t i = 0; i < n; i += 2)
+		packed[i / 2] = (uint8_t)((elems[i] & 0xf) | (i + 1 < n ? (elems[i + 1] & 0xf) << 4 : 0));
+}
+
 int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 		   gc_tensor *out, gc_error *err)
 {
@@ -207,9 +256,10 @@ int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, con
 {
 	memset(out, 0, sizeof *out);
 	*mapped = false;
+	char tb[96];
 	if (!tp->has_data_type || tp->data_type <= 0 || tp->data_type >= GC_DTYPE_COUNT)
-		return gc_error_set(err, GC_EINVAL, "%s: unknown element type %d", where,
-				    (int)tp->data_type);
+		return gc_error_set(err, GC_EUNSUPPORTED, "%s: %s", where,
+				    gc_onnx_type_text(tp->data_type, tb, sizeof tb));
 	gc_dtype dt = (gc_dtype)tp->data_type;
 	if (tp->n_dims > GC_MAX_RANK)
 		return gc_error_set(err, GC_EUNSUPPORTED,
@@ -236,9 +286,13 @@ int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, con
 				    gc_dtype_name(dt), gc_limit_bytes());
 	bool external = tp->has_data_location &&
 			tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-	size_t have;
+	size_t have = 0;
 	typed_count(tp, dt, &have);
 	size_t want = (size_t)numel * (dt == GC_DTYPE_COMPLEX64 || dt == GC_DTYPE_COMPLEX128 ? 2 : 1);
+	/* int4/uint4: two elements per byte in the file, one per byte here */
+	int64_t file_bytes = is_4bit(dt) ? (numel + 1) / 2 : nbytes;
+	if (is_4bit(dt))
+		want = (size_t)file_bytes;
 
 	if (dt == GC_DTYPE_STRING) {
 		if (external || tp->has_raw_data)
@@ -283,20 +337,26 @@ int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, con
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: holds %zu values but its shape %s needs %zu", where, have,
 				    gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160), want);
-	if (tp->has_raw_data && (uint64_t)tp->raw_data.len != (uint64_t)nbytes)
+	if (tp->has_raw_data && (uint64_t)tp->raw_data.len != (uint64_t)file_bytes)
 		return gc_error_set(err, GC_EINVAL,
 				    "%s: raw_data has %zu bytes but shape %s of %s needs %" PRId64,
 				    where, tp->raw_data.len,
 				    gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160),
-				    gc_dtype_name(dt), nbytes);
-	if (external)
-		return read_external(tp, base_dir, where, out, (uint64_t)nbytes, map_pool, mapped,
-				     err);
+				    gc_dtype_name(dt), file_bytes);
+	if (external) { /* 4-bit ones are unpacked, so never mapped */
+		int rc = read_external(tp, base_dir, where, out, (uint64_t)file_bytes,
+				       is_4bit(dt) ? NULL : map_pool, mapped, err);
+		if (!rc && is_4bit(dt))
+			gc_onnx_unpack4(dt, out->data, numel);
+		return rc;
+	}
 	if (gc_tensor_alloc(out, err))
 		return gc_error_prefix(err, "%s", where);
-	if (tp->has_raw_data && nbytes)
-		memcpy(out->data, tp->raw_data.data, (size_t)nbytes);
+	if (tp->has_raw_data && file_bytes)
+		memcpy(out->data, tp->raw_data.data, (size_t)file_bytes);
 	else
 		copy_typed(tp, dt, out->data, want);
+	if (is_4bit(dt))
+		gc_onnx_unpack4(dt, out->data, numel);
 	return 0;
 }

@@ -15,6 +15,8 @@ static int interpreter_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 		return gc_custom_prepare(k, n, in, out);
 	if ((unsigned)n->op >= GC_OP_COUNT || !gc_op_table[n->op].prepare)
 		return gc_kerr(k, GC_EINVAL, "graphcc bug: op %d has no prepare", (int)n->op);
+	if (gc_op_version_check(k, n))
+		return gc_kok(k);
 	return gc_op_table[n->op].prepare(k, n, in, out);
 }
 

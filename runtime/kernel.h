@@ -63,6 +63,12 @@ typedef struct gc_kctx {
 	/* At load: the packed forms the program file holds for the node. */
 	const gc_packed *stored;
 	int32_t n_stored;
+	/* Random ops (kernels/random.c): the session's seed, its salt (0 for
+	 * a program's session; a subprogram's from where it sits) and the
+	 * index of this run of the session (0 first). Zero at compile time,
+	 * where random ops never run. */
+	uint64_t rng_seed, rng_salt;
+	uint32_t rng_run;
 } gc_kctx;
 
 /* in[j]'s value when it is the same on every run (a constant, or a value
@@ -100,6 +106,8 @@ struct gc_node {
 	void (*state_free)(void *state);
 	uint64_t scratch_bytes; /* set by prepare: run-time scratch memory */
 	bool inplace_ok;	/* set by prepare: out[0] may share in[0]'s memory */
+	bool impure;		/* set by prepare: draws random numbers, so never
+				   folded or evaluated at compile time */
 	void *custom;		/* the binding of a custom node */
 
 	/* Prepared again before every run, on the shapes and values its inputs

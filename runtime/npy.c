@@ -26,7 +26,30 @@ static const struct {
 	{ "<i8", GC_DTYPE_INT64 },     { "<u8", GC_DTYPE_UINT64 },   { "|b1", GC_DTYPE_BOOL },
 	{ "<c8", GC_DTYPE_COMPLEX64 }, { "<c16", GC_DTYPE_COMPLEX128 },
 	{ "<i1", GC_DTYPE_INT8 },      { "<u1", GC_DTYPE_UINT8 },    { "<b1", GC_DTYPE_BOOL },
+	/* The types NumPy lacks, as ml_dtypes' np.save writes them: void items
+	 * of the type's size holding the bits. These are the forms graphcc
+	 * writes (the first entry of a type is its written form). A 2-byte
+	 * void item is bfloat16 (the only such ONNX type); a 1-byte one is
+	 * read as uint8 bits, which the caller retags as the model's float8
+	 * or int4 type (graphcc run does: cli_read_value). */
+	{ "<V2", GC_DTYPE_BFLOAT16 },  { "|V2", GC_DTYPE_BFLOAT16 },
+	{ "|V1", GC_DTYPE_FLOAT8E4M3FN }, { "|V1", GC_DTYPE_FLOAT8E4M3FNUZ },
+	{ "|V1", GC_DTYPE_FLOAT8E5M2 }, { "|V1", GC_DTYPE_FLOAT8E5M2FNUZ },
+	{ "|V1", GC_DTYPE_UINT4 },     { "|V1", GC_DTYPE_INT4 },
+	/* ml_dtypes' type names, which a header written with str(dtype) holds */
+	{ "bfloat16", GC_DTYPE_BFLOAT16 }, { "float8_e4m3fn", GC_DTYPE_FLOAT8E4M3FN },
+	{ "float8_e4m3fnuz", GC_DTYPE_FLOAT8E4M3FNUZ }, { "float8_e5m2", GC_DTYPE_FLOAT8E5M2 },
+	{ "float8_e5m2fnuz", GC_DTYPE_FLOAT8E5M2FNUZ }, { "uint4", GC_DTYPE_UINT4 },
+	{ "int4", GC_DTYPE_INT4 },
 };
+
+/* Reading: the void forms that several types share. */
+static gc_dtype read_void(const char *descr)
+{
+	if (!strcmp(descr, "|V1") || !strcmp(descr, "<V1"))
+		return GC_DTYPE_UINT8;
+	return GC_DTYPE_UNDEFINED;
+}
 
 /* Finds 'key': in the header dict and returns what follows the colon. */
 static const char *dict_value(const char *h, const char *key)
@@ -91,8 +114,8 @@ static int parse_header(const char *h, const char *what, gc_tensor *t, elem_form
 	char descr[16];
 	memcpy(descr, d, (size_t)(e - d));
 	descr[e - d] = 0;
-	t->dtype = GC_DTYPE_UNDEFINED;
-	for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
+	t->dtype = read_void(descr);
+	for (size_t i = 0; i < sizeof descrs / sizeof descrs[0] && !t->dtype; i++)
 		if (!strcmp(descrs[i].descr, descr))
 			t->dtype = descrs[i].dtype;
 	ef->kind = ELEM_RAW;
@@ -322,6 +345,23 @@ int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *ou
 	return 0;
 }
 
+/* int4/uint4 items hold their value in a byte (ml_dtypes' layout): a byte
+ * outside the type's range is an error, not a value to wrap. */
+static int check_4bit(const gc_tensor *t, const char *what, gc_error *err)
+{
+	if (t->dtype != GC_DTYPE_INT4 && t->dtype != GC_DTYPE_UINT4)
+		return 0;
+	int64_t n = gc_tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		int v = t->dtype == GC_DTYPE_INT4 ? ((const int8_t *)t->data)[i]
+						  : ((const uint8_t *)t->data)[i];
+		if (v < (t->dtype == GC_DTYPE_INT4 ? -8 : 0) || v > (t->dtype == GC_DTYPE_INT4 ? 7 : 15))
+			return gc_error_set(err, GC_EINVAL, "%s: element %" PRId64 " is %d, outside %s",
+					    what, i, v, gc_dtype_name(t->dtype));
+	}
+	return 0;
+}
+
 int gc_npy_read(const char *path, gc_tensor *out, gc_error *err)
 {
 	void *buf;
@@ -333,6 +373,8 @@ int gc_npy_read(const char *path, gc_tensor *out, gc_error *err)
 		return err->code;
 	int rc = gc_npy_read_mem(buf, len, path, out, err);
 	gc_free(buf);
+	if (!rc && (rc = check_4bit(out, path, err)))
+		gc_tensor_release(out);
 	return rc;
 }
 

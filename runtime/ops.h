@@ -17,6 +17,7 @@
 #include "kernels/loss.h"
 #include "kernels/nn.h"
 #include "kernels/quant.h"
+#include "kernels/random.h"
 #include "kernels/reduce.h"
 #include "kernels/resample.h"
 #include "kernels/rnn.h"
@@ -33,6 +34,7 @@
 	GC_OPS_LOSS(X)                                                         \
 	GC_OPS_NN(X)                                                           \
 	GC_OPS_QUANT(X)                                                        \
+	GC_OPS_RANDOM(X)                                                       \
 	GC_OPS_REDUCE(X)                                                       \
 	GC_OPS_RESAMPLE(X)                                                     \
 	GC_OPS_RNN(X)                                                          \
@@ -77,11 +79,36 @@ extern const gc_op_info gc_op_table[GC_OP_COUNT];
  * gc_op_domain says otherwise. */
 gc_op gc_op_lookup(const char *domain, const char *op_type);
 bool gc_domain_is_default(const char *domain);
+/* The domain op lives in: "" for ONNX's default domain. */
+const char *gc_op_domain(gc_op op);
 
-/* The last opset of ONNX's default domain graphcc implements. */
-#define GC_ONNX_OPSET_MAX 18
+/* The last opset of ONNX's default domain graphcc implements: every op
+ * version up to it is listed in op-versions.h, followed or refused. */
+#define GC_ONNX_OPSET_MAX 23
+
+/* What graphcc declines beyond op-versions.h, and why (runtime/op-declines.c):
+ * what == NULL: an op graphcc has no kernel for, refused in a model of opset
+ * >= since with the reason; otherwise `what` names the element type or
+ * attribute the op's kernel refuses by name. */
+typedef struct gc_op_decline {
+	const char *op;
+	int32_t since;
+	const char *what;
+	const char *reason;
+} gc_op_decline;
+extern const gc_op_decline gc_op_declines[];
+extern const int gc_op_n_declines;
+/* The version row that refuses op_type (default domain) at opset; NULL when
+ * none does. */
+const gc_op_decline *gc_op_declined(const char *op_type, int64_t opset);
 /* Is version an opset of domain graphcc implements? lo and hi get the range
  * it does (for a domain of op packages: 1 to INT32_MAX). */
 bool gc_opset_supported(const char *domain, int64_t version, int64_t *lo, int64_t *hi);
+
+/* Whether node n's op exists at the node's opset and graphcc follows the
+ * op's version there (op-versions.h); else an error on k naming both. */
+int gc_op_version_check(gc_kctx *k, const gc_node *n);
+/* Row i of op-versions.h (for `graphcc ops`); -1 past the last. */
+int gc_op_version_row(int i, gc_op *op, int32_t *version, bool *is_new, const char **reason);
 
 #endif

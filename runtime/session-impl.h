@@ -45,6 +45,10 @@ struct gc_session {
 	int32_t *sub_start;
 	gc_dynbuf scratch;    /* scratch of the nodes prepared at run time */
 	int depth;	      /* 0 for a program's session, +1 per enclosing node */
+	/* Random ops (kernels/random.c): the seed (the program's session's,
+	 * shared by its subprograms), the salt that tells subprogram sessions
+	 * apart (0 for the program's), and the runs started so far. */
+	uint64_t seed, salt, runs;
 
 	gc_session *root;     /* the program's session (itself at depth 0) */
 	/* A program's session (depth 0) only: */

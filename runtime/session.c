@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -27,6 +28,17 @@
 
 static int session_new(const gc_program *p, int threads, bool no_arena, gc_session *parent,
 		       gc_session **out, gc_error *err);
+
+/* splitmix64's finaliser: a subprogram session's salt from its parent's
+ * and where it sits (node i, subgraph j); never 0. */
+static uint64_t sub_salt(uint64_t parent, int32_t i, int32_t j)
+{
+	uint64_t z = parent + 0x9e3779b97f4a7c15u * (((uint64_t)(uint32_t)i << 8) + (uint64_t)j + 1);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
 
 /* The dynamic part of a session: storage of DYNAMIC tensors, copies of the
  * nodes prepared at run time, the subprograms' sessions. */
@@ -77,6 +89,8 @@ static int dynamic_new(gc_session *s, gc_error *err)
 					err))
 				return gc_error_prefix(err, "node '%s' (%s), subgraph %d", n->name,
 						       n->op_type, (int)j);
+			else
+				s->subs[s->sub_start[i] + j]->salt = sub_salt(s->salt, i, j);
 	}
 	return 0;
 }
@@ -116,6 +130,15 @@ static void own_blocks_free(gc_session *s)
 		gc_free(s->own_scratch[i]);
 	gc_free(s->own);
 	gc_free(s->own_scratch);
+}
+
+/* A seed from the OS for a session whose options give none. */
+static uint64_t os_seed(void)
+{
+	uint64_t v = 0;
+	if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v)
+		v = (uint64_t)gc_now_ns() ^ ((uint64_t)getpid() << 32);
+	return v;
 }
 
 static int session_new(const gc_program *p, int threads, bool no_arena, gc_session *parent,
@@ -187,6 +210,17 @@ static int session_new(const gc_program *p, int threads, bool no_arena, gc_sessi
 	return 0;
 }
 
+/* Gives s and its subprogram sessions the seed. */
+static void session_set_seed(gc_session *s, uint64_t seed)
+{
+	s->seed = seed;
+	int32_t n_subs = 0;
+	for (int32_t i = 0; s->subs && i < s->p->n_nodes; i++)
+		n_subs += s->p->nodes[i].n_sub;
+	for (int32_t j = 0; j < n_subs; j++)
+		session_set_seed(s->subs[j], seed);
+}
+
 static int set_input(gc_session *s, int i, const gc_tensor *t, gc_error *err);
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,
@@ -221,6 +255,7 @@ int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_sessio
 		(*out)->input_set[st->input] = true;
 	}
 	(*out)->log = o.log ? (gc_log_sink){ .log = o.log, .user = o.log_user } : p->log;
+	session_set_seed(*out, o.use_seed ? o.seed : os_seed());
 	if (o.name)
 		snprintf((*out)->name, sizeof (*out)->name, "%s", o.name);
 	else
@@ -856,7 +891,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	 * die here); a subprogram's live until the program's next run. */
 	if (!s->depth)
 		gc_strpool_reset(s->strings);
-	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings, .session = s };
+	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings, .session = s,
+		      .rng_seed = s->seed, .rng_salt = s->salt, .rng_run = (uint32_t)s->runs++ };
 	const bool stops = s->root->cancel || s->root->deadline_ns;
 	/* A subprogram's session runs inside a node of its parent's. */
 	const gc_session *outer_session = gc_crash_session;

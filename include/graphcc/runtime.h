@@ -122,7 +122,10 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
 			     void (*const *functions)(void), gc_error *err);
 
 /* Element types, numbered as ONNX's TensorProto.DataType:
- * X(NAME, onnx value, element bytes, display name). */
+ * X(NAME, onnx value, element bytes, display name). float8 values are their
+ * 8-bit patterns; int4 and uint4 hold one element per byte in memory (the
+ * value sign- or zero-extended, as ml_dtypes holds them), two per byte only
+ * in .pb and .onnx files. */
 #define GC_DTYPE_LIST(X)                                                       \
 	X(UNDEFINED, 0, 0, "undefined")                                        \
 	X(FLOAT, 1, 4, "float32")                                              \
@@ -140,7 +143,13 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
 	X(UINT64, 13, 8, "uint64")                                             \
 	X(COMPLEX64, 14, 8, "complex64")                                       \
 	X(COMPLEX128, 15, 16, "complex128")                                    \
-	X(BFLOAT16, 16, 2, "bfloat16")
+	X(BFLOAT16, 16, 2, "bfloat16")                                         \
+	X(FLOAT8E4M3FN, 17, 1, "float8e4m3fn")                                 \
+	X(FLOAT8E4M3FNUZ, 18, 1, "float8e4m3fnuz")                             \
+	X(FLOAT8E5M2, 19, 1, "float8e5m2")                                     \
+	X(FLOAT8E5M2FNUZ, 20, 1, "float8e5m2fnuz")                             \
+	X(UINT4, 21, 1, "uint4")                                               \
+	X(INT4, 22, 1, "int4")
 
 typedef enum gc_dtype {
 #define GC_X_(name, value, size, text) GC_DTYPE_##name = value,
@@ -474,6 +483,13 @@ typedef struct gc_session_options {
 	 * read past the end, which the arena hides in a neighbour's bytes
 	 * (graphcc run --no-arena). */
 	int no_arena;
+	/* Random ops without a seed attribute (RandomNormal, Bernoulli,
+	 * training Dropout, ...) draw from streams derived from `seed` when
+	 * use_seed is non-zero (the same values for the same program, seed
+	 * and run count, whatever the threads); else from a seed the OS gives
+	 * each session. docs/random.md says how. */
+	int use_seed;
+	uint64_t seed;
 } gc_session_options;
 
 int gc_session_new(const gc_program *p, const gc_session_options *opt, gc_session **out,

@@ -326,3 +326,98 @@ int gc_prepare_RoiAlign(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	n->run = run_roialign;
 	return 0;
 }
+
+/* ---- MaxRoiPool (opsets 1, 22) ---------------------------------------------- */
+
+/*
+ * As ONNX's reference and ONNX Runtime (Fast R-CNN's RoI pooling): each roi
+ * (batch index, x1, y1, x2, y2), scaled by spatial_scale and rounded to
+ * pixels, is cut into pooled_shape bins of floor/ceil edges; a bin keeps
+ * its largest value, an empty one (outside X) is 0.
+ */
+typedef struct maxroi_plan {
+	int64_t ph, pw;
+	double scale;
+} maxroi_plan;
+
+static int64_t maxroi_clamp(int64_t v, int64_t hi)
+{
+	return v < 0 ? 0 : v > hi ? hi : v;
+}
+
+static int run_maxroipool(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			  gc_tensor *const *out)
+{
+	const maxroi_plan *p = n->state;
+	const gc_tensor *x = in[0], *rois = in[1];
+	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
+	for (int64_t r = 0; r < rois->dims[0]; r++) {
+		double v[5];
+		for (int i = 0; i < 5; i++)
+			v[i] = gc_kv_load(rois, r * 5 + i) * (i ? p->scale : 1.0);
+		for (int i = 1; i < 5; i++)
+			if (!gc_float_in(v[i], -0x1p40, 0x1p40))
+				return gc_kerr(k, GC_EINVAL, "roi %" PRId64 " has coordinate %g", r,
+					       v[i] / p->scale);
+		if (!gc_float_in(trunc(v[0]), 0, (double)(N - 1)))
+			return gc_kerr(k, GC_EINVAL,
+				       "roi %" PRId64 " names batch %g; X has %" PRId64, r, v[0], N);
+		int64_t b = (int64_t)v[0], x1 = (int64_t)round(v[1]), y1 = (int64_t)round(v[2]);
+		int64_t x2 = (int64_t)round(v[3]), y2 = (int64_t)round(v[4]);
+		double bh = (double)(y2 - y1 + 1 > 1 ? y2 - y1 + 1 : 1) / (double)p->ph;
+		double bw = (double)(x2 - x1 + 1 > 1 ? x2 - x1 + 1 : 1) / (double)p->pw;
+		for (int64_t c = 0; c < C; c++) {
+			int64_t base = (b * C + c) * H * W;
+			for (int64_t i = 0; i < p->ph; i++) {
+				int64_t h0 = maxroi_clamp((int64_t)floor((double)i * bh) + y1, H);
+				int64_t h1 = maxroi_clamp((int64_t)ceil((double)(i + 1) * bh) + y1, H);
+				for (int64_t j = 0; j < p->pw; j++) {
+					int64_t w0 = maxroi_clamp((int64_t)floor((double)j * bw) + x1, W);
+					int64_t w1 =
+						maxroi_clamp((int64_t)ceil((double)(j + 1) * bw) + x1, W);
+					double m = 0;
+					for (int64_t yy = h0; yy < h1; yy++)
+						for (int64_t xx = w0; xx < w1; xx++) {
+							double t = gc_kv_load(x, base + yy * W + xx);
+							m = (yy == h0 && xx == w0) || t > m ? t : m;
+						}
+					gc_kv_store(out[0], ((r * C + c) * p->ph + i) * p->pw + j, m);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int gc_prepare_MaxRoiPool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0], *rois = in[1];
+	const int64_t *shape;
+	int64_t ns = gc_attr_ints(k, "pooled_shape", &shape);
+	float scale = gc_attr_f(k, "spatial_scale", 1.0f);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (ns != 2 || shape[0] <= 0 || shape[1] <= 0)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'pooled_shape' must be two positive sizes (height, width)");
+	if (!gc_kv_float(x->dtype) || x->rank != 4)
+		return gc_kerr(k, GC_EINVAL, "input 'X' must be a 4-D floating-point tensor");
+	if (x->dtype == GC_DTYPE_BFLOAT16 && n->opset < 22)
+		return gc_kerr(k, GC_EINVAL, "input 'X' of type bfloat16 needs opset 22");
+	if (rois->dtype != x->dtype || rois->rank != 2 || rois->dims[1] != 5)
+		return gc_kerr(k, GC_EINVAL,
+			       "input 'rois' must be (num_rois, 5) of X's type: batch index, x1, "
+			       "y1, x2, y2");
+	if (!(scale > 0))
+		return gc_kerr(k, GC_EINVAL, "attribute 'spatial_scale' must be positive");
+	maxroi_plan *p = gc_kstate(k, n, sizeof *p);
+	if (!p)
+		return gc_kok(k);
+	p->ph = shape[0];
+	p->pw = shape[1];
+	p->scale = scale;
+	int64_t dims[4] = {rois->dims[0], x->dims[1], p->ph, p->pw};
+	gc_set_shape(out[0], x->dtype, 4, dims);
+	n->run = run_maxroipool;
+	return 0;
+}

@@ -4,6 +4,7 @@
 
 #define GC_OPS_DETECTION(X)                                                                        \
 	X(NonMaxSuppression, 2, 5, 1, 1)                                                           \
-	X(RoiAlign, 3, 3, 1, 1)
+	X(RoiAlign, 3, 3, 1, 1)                                                                    \
+	X(MaxRoiPool, 2, 2, 1, 1)
 
 #endif

@@ -102,6 +102,23 @@ GC_EW_BIN(and_b, uint8_t, uint8_t, uint8_t, uint32_t, OP_AND)
 GC_EW_BIN(or_b, uint8_t, uint8_t, uint8_t, uint32_t, OP_OR)
 GC_EW_BIN(xor_b, uint8_t, uint8_t, uint8_t, uint32_t, OP_XOR)
 
+/* Bitwise*-18 on the integer types. */
+#define OP_BAND(x, y, T, W) (T)((x) & (y))
+#define OP_BOR(x, y, T, W) (T)((x) | (y))
+#define OP_BXOR(x, y, T, W) (T)((x) ^ (y))
+GC_EW_T_SINT(GC_EW_GEN_BIN, band, OP_BAND)
+GC_EW_T_UINT(GC_EW_GEN_BIN, band, OP_BAND)
+GC_EW_T_SINT(GC_EW_GEN_BIN, bor, OP_BOR)
+GC_EW_T_UINT(GC_EW_GEN_BIN, bor, OP_BOR)
+GC_EW_T_SINT(GC_EW_GEN_BIN, bxor, OP_BXOR)
+GC_EW_T_UINT(GC_EW_GEN_BIN, bxor, OP_BXOR)
+
+/* Equal-19 on strings: equal bytes (a slot no kernel wrote reads as ""). */
+#define STR_(s) ((s) ? (s) : "")
+#define OP_EQ_STR(x, y, T, W) (strcmp(STR_(x), STR_(y)) == 0)
+typedef const char *cstr_;
+GC_EW_BIN(eq_str, cstr_, cstr_, uint8_t, uint32_t, OP_EQ_STR)
+
 /* PRelu: x * slope where x < 0. Written as one multiply by a selected factor
  * so the float loop vectorises. */
 #define OP_PRELU_F(x, y, T, W) ((x) * ((x) < 0 ? (y) : (T)1))
@@ -230,6 +247,7 @@ static const gc_ew_fn eq_fns[GC_DTYPE_COUNT] = {
 	GC_EW_T_UINT(GC_EW_TBL, eq, _)
 	GC_EW_T_FLT(GC_EW_TBL, eq, _)
 	[GC_DTYPE_BOOL] = eq_b,
+	[GC_DTYPE_STRING] = eq_str,
 };
 static const gc_ew_fn lt_fns[GC_DTYPE_COUNT] = TBL_NUM(lt);
 static const gc_ew_fn gt_fns[GC_DTYPE_COUNT] = TBL_NUM(gt);
@@ -238,6 +256,15 @@ static const gc_ew_fn ge_fns[GC_DTYPE_COUNT] = TBL_NUM(ge);
 static const gc_ew_fn and_fns[GC_DTYPE_COUNT] = { [GC_DTYPE_BOOL] = and_b };
 static const gc_ew_fn or_fns[GC_DTYPE_COUNT] = { [GC_DTYPE_BOOL] = or_b };
 static const gc_ew_fn xor_fns[GC_DTYPE_COUNT] = { [GC_DTYPE_BOOL] = xor_b };
+static const gc_ew_fn band_fns[GC_DTYPE_COUNT] = {
+	GC_EW_T_SINT(GC_EW_TBL, band, _) GC_EW_T_UINT(GC_EW_TBL, band, _)
+};
+static const gc_ew_fn bor_fns[GC_DTYPE_COUNT] = {
+	GC_EW_T_SINT(GC_EW_TBL, bor, _) GC_EW_T_UINT(GC_EW_TBL, bor, _)
+};
+static const gc_ew_fn bxor_fns[GC_DTYPE_COUNT] = {
+	GC_EW_T_SINT(GC_EW_TBL, bxor, _) GC_EW_T_UINT(GC_EW_TBL, bxor, _)
+};
 static const gc_ew_fn prelu_fns[GC_DTYPE_COUNT] = {
 	[GC_DTYPE_INT32] = prelu_i32, [GC_DTYPE_INT64] = prelu_i64,
 	[GC_DTYPE_UINT32] = prelu_u32, [GC_DTYPE_UINT64] = prelu_u64,
@@ -354,7 +381,6 @@ BINARY_OP(Add, GC_EW_NUM, add_fns, GC_DTYPE_UNDEFINED, true)
 BINARY_OP(Sub, GC_EW_NUM, sub_fns, GC_DTYPE_UNDEFINED, true)
 BINARY_OP(Mul, GC_EW_NUM, mul_fns, GC_DTYPE_UNDEFINED, true)
 BINARY_OP(Div, GC_EW_NUM, div_fns, GC_DTYPE_UNDEFINED, true)
-BINARY_OP(Equal, GC_EW_NUM | GC_EW_BIT(BOOL), eq_fns, GC_DTYPE_BOOL, true)
 BINARY_OP(Less, GC_EW_NUM, lt_fns, GC_DTYPE_BOOL, true)
 BINARY_OP(Greater, GC_EW_NUM, gt_fns, GC_DTYPE_BOOL, true)
 BINARY_OP(LessOrEqual, GC_EW_NUM, le_fns, GC_DTYPE_BOOL, false)
@@ -362,7 +388,19 @@ BINARY_OP(GreaterOrEqual, GC_EW_NUM, ge_fns, GC_DTYPE_BOOL, false)
 BINARY_OP(And, GC_EW_BIT(BOOL), and_fns, GC_DTYPE_BOOL, true)
 BINARY_OP(Or, GC_EW_BIT(BOOL), or_fns, GC_DTYPE_BOOL, true)
 BINARY_OP(Xor, GC_EW_BIT(BOOL), xor_fns, GC_DTYPE_BOOL, true)
+BINARY_OP(BitwiseAnd, GC_EW_INT, band_fns, GC_DTYPE_UNDEFINED, false)
+BINARY_OP(BitwiseOr, GC_EW_INT, bor_fns, GC_DTYPE_UNDEFINED, false)
+BINARY_OP(BitwiseXor, GC_EW_INT, bxor_fns, GC_DTYPE_UNDEFINED, false)
 /* clang-format on */
+
+/* Equal: strings from opset 19. */
+int gc_prepare_Equal(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	uint32_t types = GC_EW_NUM | GC_EW_BIT(BOOL);
+	if (n->opset >= 19)
+		types |= GC_EW_BIT(STRING);
+	return prepare_same(k, n, in, out, types, eq_fns, GC_DTYPE_BOOL, true);
+}
 
 int gc_prepare_Pow(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {

@@ -26,6 +26,7 @@
 
 #include "../alloc.h"
 #include "../ops.h"
+#include "float8.h"
 
 /* clang-format off */
 /*
@@ -602,9 +603,78 @@ static int prepare_text_cast(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tens
 	return 0;
 }
 
+/* ---- float8 (Cast-19): through float32, with the saturate attribute ---- */
+
+typedef struct f8_cast {
+	gc_dtype from, to;
+	bool saturate;
+	gc_ew_fn to_f32, from_f32; /* the other side's kernels, or NULL */
+} f8_cast;
+
+static int run_cast_f8(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	(void)k;
+	const f8_cast *c = n->state;
+	enum { CHUNK = 256 };
+	float buf[CHUNK];
+	const int64_t one = 1, count = gc_tensor_numel(in[0]);
+	size_t fs = gc_dtype_size(c->from), ts = gc_dtype_size(c->to);
+	for (int64_t i = 0; i < count; i += CHUNK) {
+		int64_t m = count - i < CHUNK ? count - i : CHUNK;
+		const char *src = (const char *)in[0]->data + (size_t)i * fs;
+		char *dst = (char *)out[0]->data + (size_t)i * ts;
+		if (gc_f8_is(c->from)) {
+			for (int64_t j = 0; j < m; j++)
+				buf[j] = gc_f8_to_f32((uint8_t)src[j], c->from);
+		} else {
+			const void *ins[1] = {src};
+			c->to_f32(m, ins, &one, buf, NULL);
+		}
+		if (gc_f8_is(c->to)) {
+			for (int64_t j = 0; j < m; j++)
+				((uint8_t *)dst)[j] = gc_f32_to_f8(buf[j], c->to, c->saturate);
+		} else {
+			const void *ins[1] = {buf};
+			c->from_f32(m, ins, &one, dst, NULL);
+		}
+	}
+	return 0;
+}
+
+static int prepare_cast_f8(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tensor *out,
+			   gc_dtype to)
+{
+	gc_dtype from = x->dtype;
+	if (from == GC_DTYPE_STRING || to == GC_DTYPE_STRING ||
+	    from == GC_DTYPE_INT4 || from == GC_DTYPE_UINT4 || to == GC_DTYPE_INT4 ||
+	    to == GC_DTYPE_UINT4)
+		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s",
+			       gc_dtype_name(from), gc_dtype_name(to));
+	int64_t sat = gc_attr_i(k, "saturate", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	f8_cast *c = gc_kstate(k, n, sizeof *c);
+	if (!c)
+		return gc_kok(k);
+	*c = (f8_cast){from, to, sat != 0, NULL, NULL};
+	if (!gc_f8_is(from) && !(c->to_f32 = cast_fns[from][GC_DTYPE_FLOAT]))
+		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s", gc_dtype_name(from),
+			       gc_dtype_name(to));
+	if (!gc_f8_is(to) && !(c->from_f32 = cast_fns[GC_DTYPE_FLOAT][to]))
+		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s", gc_dtype_name(from),
+			       gc_dtype_name(to));
+	gc_set_shape(out, to, x->rank, x->dims);
+	n->inplace_ok = gc_dtype_size(from) == gc_dtype_size(to);
+	n->run = run_cast_f8;
+	return 0;
+}
+
 static int prepare_cast(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			gc_dtype to)
 {
+	if (in[0] && (gc_f8_is(in[0]->dtype) || gc_f8_is(to)))
+		return n->opset < 19 ? gc_kerr(k, GC_EINVAL, "float8 types need Cast from opset 19")
+				     : prepare_cast_f8(k, n, in[0], out[0], to);
 	if (gc_ew_check_input(k, in, 0, GC_EW_NUM | GC_EW_BIT(BOOL) | GC_EW_BIT(STRING)))
 		return k->err->code;
 	const gc_tensor *x = in[0];

@@ -52,6 +52,10 @@ static inline double softplus_d(double x)
 #define OP_SIGMOID(x, p, T, W) ((T)1 / ((T)1 + EXP_(-(x))))
 #define OP_SWISH(x, p, T, W) ((x) / ((T)1 + EXP_(-(x))))
 #define OP_GELU(x, p, T, W) ((T)0.5 * (x) * ((T)1 + ERF_((x) * (T)0.70710678118654752440)))
+/* Gelu-20 approximate="tanh": sqrt(2/pi) (x + 0.044715 x^3) */
+#define OP_GELU_TANH(x, p, T, W)                                               \
+	((T)0.5 * (x) *                                                        \
+	 ((T)1 + TANH_((T)0.79788456080286535588 * ((x) + (T)0.044715 * (x) * (x) * (x)))))
 #define OP_NEG_F(x, p, T, W) (-(x))
 #define OP_ABS_F(x, p, T, W) fabs(x)
 #define OP_RELU_F(x, p, T, W) ((x) < 0 ? (T)0 : (x))
@@ -87,6 +91,7 @@ static inline double softplus_d(double x)
 #define OP_ERF_I(x, p, T, W) (T)gc_ew_f2i64(erf((double)(x)))
 #define OP_SHRINK_I(x, p, T, W) (T)gc_ew_f2i64(OP_SHRINK_F((double)(x), p, double, W))
 #define OP_NOT(x, p, T, W) ((x) == 0)
+#define OP_BNOT(x, p, T, W) (T)(~(x))
 
 /* float32 and float64 (float16/bfloat16 use the float32 kernel) */
 #define GEN_F(N, OP) GC_EW_T_FLT(GC_EW_GEN_UN, N, OP)
@@ -122,6 +127,7 @@ GEN_FV(recip, OP_RECIP)
 GEN_FV(sigmoid, OP_SIGMOID)
 GEN_FV(swish, OP_SWISH)
 GEN_FV(gelu, OP_GELU)
+GEN_FV(gelu_tanh, OP_GELU_TANH)
 GEN_FV(leaky, OP_LEAKY)
 GEN_FV(hsig, OP_HSIG)
 GEN_FV(hswish, OP_HSWISH)
@@ -153,7 +159,10 @@ GC_EW_T_FLT(GC_EW_GEN_UN, shrink, OP_SHRINK_F)
 GC_EW_T_SINT(GC_EW_GEN_UN, shrink, OP_SHRINK_I)
 GC_EW_T_UINT(GC_EW_GEN_UN, shrink, OP_SHRINK_I)
 GC_EW_UN(not_b, uint8_t, uint8_t, uint32_t, OP_NOT)
+GC_EW_T_SINT(GC_EW_GEN_UN, bnot, OP_BNOT)
+GC_EW_T_UINT(GC_EW_GEN_UN, bnot, OP_BNOT)
 
+#define TBL_INT(N) { GC_EW_T_SINT(GC_EW_TBL, N, _) GC_EW_T_UINT(GC_EW_TBL, N, _) }
 #define TBL_FS(N) { GC_EW_T_FLT(GC_EW_TBL, N, _) GC_EW_T_SINT(GC_EW_TBL, N, _) }
 #define TBL_NUM(N)                                                             \
 	{                                                                      \
@@ -173,6 +182,9 @@ static int prepare_unary(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 			 uint32_t types, const gc_ew_fn *fns, gc_dtype out_dt,
 			 const gc_ew_params *prm)
 {
+	/* Opset 22 gave bfloat16 to the float ops that lacked it (F3). */
+	if (types == F3 && n->opset >= 22)
+		types = F4;
 	if (gc_kok(k) || gc_ew_check_input(k, in, 0, types))
 		return k->err->code;
 	const gc_tensor *x = in[0];
@@ -210,7 +222,6 @@ UNARY_OP(Log, F4, TBL_F(log), GC_DTYPE_UNDEFINED)
 UNARY_OP(Tanh, F4, TBL_F(tanh), GC_DTYPE_UNDEFINED)
 UNARY_OP(Sigmoid, F4, TBL_F(sigmoid), GC_DTYPE_UNDEFINED)
 UNARY_OP(Swish, F4, TBL_F(swish), GC_DTYPE_UNDEFINED)
-UNARY_OP(Gelu, F4, TBL_F(gelu), GC_DTYPE_UNDEFINED)
 UNARY_OP(Reciprocal, F4, TBL_F(recip), GC_DTYPE_UNDEFINED)
 UNARY_OP(Floor, F4, TBL_F(floor), GC_DTYPE_UNDEFINED)
 UNARY_OP(Ceil, F4, TBL_F(ceil), GC_DTYPE_UNDEFINED)
@@ -237,7 +248,23 @@ UNARY_OP(Abs, GC_EW_NUM, TBL_NUM(abs), GC_DTYPE_UNDEFINED)
 UNARY_OP(Sign, GC_EW_NUM, TBL_NUM(sign), GC_DTYPE_UNDEFINED)
 UNARY_OP(Erf, GC_EW_NUM, TBL_NUM(erf), GC_DTYPE_UNDEFINED)
 UNARY_OP(Not, GC_EW_BIT(BOOL), { [GC_DTYPE_BOOL] = not_b }, GC_DTYPE_UNDEFINED)
+UNARY_OP(BitwiseNot, GC_EW_INT, TBL_INT(bnot), GC_DTYPE_UNDEFINED)
 /* clang-format on */
+
+/* com.graphcc::Gelu (exact) and ONNX's Gelu-20 (approximate "none" or
+ * "tanh"). */
+int gc_prepare_Gelu(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	static const gc_ew_fn exact[GC_DTYPE_COUNT] = TBL_F(gelu);
+	static const gc_ew_fn tanh_form[GC_DTYPE_COUNT] = TBL_F(gelu_tanh);
+	(void)n;
+	const char *a = gc_attr_s(k, "approximate", "none");
+	if (!gc_kok(k) && strcmp(a, "none") && strcmp(a, "tanh"))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'approximate' is \"%s\", expected \"none\" or \"tanh\"", a);
+	return prepare_unary(k, n, in, out, F4, strcmp(a, "tanh") ? exact : tanh_form,
+			     GC_DTYPE_UNDEFINED, NULL);
+}
 
 /* Ops with float attributes: ATTR_OP(Name, types, table, then a name and a
  * default for each of alpha, beta, gamma; a NULL name where the op has no

@@ -39,6 +39,10 @@
 	X(Not, 1, 1, 1, 1)                                                                         \
 	X(Mod, 2, 2, 1, 1)                                                                         \
 	X(BitShift, 2, 2, 1, 1)                                                                    \
+	X(BitwiseAnd, 2, 2, 1, 1)                                                                  \
+	X(BitwiseOr, 2, 2, 1, 1)                                                                   \
+	X(BitwiseXor, 2, 2, 1, 1)                                                                  \
+	X(BitwiseNot, 1, 1, 1, 1)                                                                  \
 	X(Mean, 1, GC_ARITY_MAX, 1, 1)                                                             \
 	X(PRelu, 2, 2, 1, 1)                                                                       \
 	X(Reciprocal, 1, 1, 1, 1)                                                                  \

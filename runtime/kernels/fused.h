@@ -19,4 +19,9 @@
 	X(Gelu, 1, 1, 1, 1)                                                                        \
 	X(SqueezeExcite, 5, 5, 1, 1)
 
+/* Fused ops that ONNX adopted later in its default domain, with the same
+ * meaning (op-versions.h says from which opset): Gelu-20 (with its
+ * approximate="tanh" form too). */
+#define GC_OPS_FUSED_IN_ONNX(X) X(Gelu)
+
 #endif

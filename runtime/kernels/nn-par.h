@@ -47,6 +47,16 @@ static inline int gc_nn_par_parts(int threads, int64_t items)
 	return (int)(p < items ? p : items > 0 ? items : 1);
 }
 
+/* Runs fn over `items` cut into parts on up to `threads` threads (from
+ * gc_nn_par_threads), or in one call here when one thread or item will do. */
+static inline void gc_nn_run_parts(int threads, int64_t items, gc_nn_part_fn fn, void *arg)
+{
+	if (threads <= 1 || items < 2)
+		fn(arg, 0, 1, 0);
+	else
+		gc_nn_parallel(threads, gc_nn_par_parts(threads, items), fn, arg);
+}
+
 /* [*lo, *hi): part p of parts of n items, in contiguous nearly equal runs. */
 static inline void gc_nn_part_range(int64_t n, int part, int parts, int64_t *lo, int64_t *hi)
 {

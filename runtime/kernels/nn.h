@@ -17,15 +17,20 @@
 	X(MatMul, 2, 2, 1, 1)                                                                      \
 	X(BatchNormalization, 5, 5, 1, 5)                                                          \
 	X(InstanceNormalization, 3, 3, 1, 1)                                                       \
+	X(GroupNormalization, 3, 3, 1, 1)                                                          \
 	X(LpNormalization, 1, 1, 1, 1)                                                             \
 	X(LRN, 1, 1, 1, 1)                                                                         \
 	X(MaxPool, 1, 1, 1, 2)                                                                     \
 	X(AveragePool, 1, 1, 1, 1)                                                                 \
 	X(GlobalAveragePool, 1, 1, 1, 1)                                                           \
 	X(GlobalMaxPool, 1, 1, 1, 1)                                                               \
+	X(GlobalLpPool, 1, 1, 1, 1)                                                                \
 	X(LayerNormalization, 2, 3, 1, 3)                                                          \
+	X(RMSNormalization, 2, 2, 1, 1)                                                            \
 	X(Softmax, 1, 1, 1, 1)                                                                     \
-	X(LogSoftmax, 1, 1, 1, 1)
+	X(LogSoftmax, 1, 1, 1, 1)                                                                  \
+	X(Attention, 3, 6, 1, 4)                                                                   \
+	X(RotaryEmbedding, 3, 4, 1, 1)
 
 /*
  * Shared by the nn kernel files (conv.c, gemm.c, pool.c, norm.c); not for

@@ -1,11 +1,12 @@
-/* BatchNormalization (inference and training mode), LayerNormalization, Softmax, LogSoftmax,
- * InstanceNormalization, LpNormalization, LRN. */
+/* BatchNormalization (inference and training mode), LayerNormalization, RMSNormalization,
+ * Softmax, LogSoftmax, InstanceNormalization, GroupNormalization, LpNormalization, LRN. */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "kutil.h"
+#include "nn-par.h"
 #include "nn.h"
 #include "value-impl.h"
 #include "vmath.h"
@@ -312,49 +313,63 @@ static int ln_param(gc_kctx *k, const char *name, const gc_tensor *p, const gc_t
 	return 0;
 }
 
+/* What LayerNormalization and RMSNormalization share: the attributes, X,
+ * the scale (named scale_name) and the [outer, inner] view from *axis on.
+ * NULL, with the error on k, when they do not fit. */
+static ln_state *ln_begin(gc_kctx *k, gc_node *n, const gc_tensor *x, const gc_tensor *scale,
+			  const char *scale_name, int32_t *axis)
+{
+	int64_t ax = gc_attr_i(k, "axis", -1), stash = gc_attr_i(k, "stash_type", 1);
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k))
+		return NULL;
+	if (!gc_kv_float(x->dtype)) {
+		gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
+			gc_dtype_name(x->dtype));
+		return NULL;
+	}
+	if (stash != GC_DTYPE_FLOAT) {
+		gc_kerr(k, GC_EUNSUPPORTED,
+			"attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)", stash);
+		return NULL;
+	}
+	if (x->rank < 1) {
+		gc_kerr(k, GC_EINVAL, "input X must have rank >= 1");
+		return NULL;
+	}
+	ln_state *st = NULL;
+	int full = 1;
+	if (gc_axis(k, ax, x->rank, axis) || !(st = gc_kstate(k, n, sizeof *st)) ||
+	    ln_param(k, scale_name, scale, x, *axis, st->s_strides, &full))
+		return NULL;
+	st->outer = st->inner = 1;
+	for (int d = 0; d < x->rank; d++) {
+		if (d < *axis) {
+			st->outer *= x->dims[d];
+		} else {
+			st->inner *= x->dims[d];
+			st->ndims[d - *axis] = x->dims[d];
+		}
+	}
+	st->nrank = x->rank - *axis;
+	st->eps = eps;
+	st->expand_scale = !full;
+	return st;
+}
+
 int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 				  gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0], *scale = in[1], *b = n->n_in > 2 ? in[2] : NULL;
-	int64_t axis = gc_attr_i(k, "axis", -1), stash = gc_attr_i(k, "stash_type", 1);
-	float eps = gc_attr_f(k, "epsilon", 1e-5f);
-	if (gc_kok(k))
-		return gc_kok(k);
-	if (!gc_kv_float(x->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s; expected a float type",
-			       gc_dtype_name(x->dtype));
-	if (stash != GC_DTYPE_FLOAT)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)",
-			       stash);
-	if (x->rank < 1)
-		return gc_kerr(k, GC_EINVAL, "input X must have rank >= 1");
 	int32_t a;
-	if (gc_axis(k, axis, x->rank, &a))
+	ln_state *st = ln_begin(k, n, x, scale, "Scale", &a);
+	int full_b = 1;
+	if (!st || (b && ln_param(k, "B", b, x, a, st->b_strides, &full_b)))
 		return gc_kok(k);
-	ln_state *st = gc_kstate(k, n, sizeof *st);
-	if (!st)
-		return gc_kok(k);
-	int full_s = 1, full_b = 1;
-	if (ln_param(k, "Scale", scale, x, a, st->s_strides, &full_s) ||
-	    (b && ln_param(k, "B", b, x, a, st->b_strides, &full_b)))
-		return gc_kok(k);
-	st->outer = st->inner = 1;
 	int64_t rdims[GC_MAX_RANK];
-	for (int d = 0; d < x->rank; d++) {
-		if (d < a) {
-			st->outer *= x->dims[d];
-			rdims[d] = x->dims[d];
-		} else {
-			st->inner *= x->dims[d];
-			st->ndims[d - a] = x->dims[d];
-			rdims[d] = 1;
-		}
-	}
-	st->nrank = x->rank - a;
-	st->eps = eps;
+	for (int d = 0; d < x->rank; d++)
+		rdims[d] = d < a ? x->dims[d] : 1;
 	st->has_b = b != NULL;
-	st->expand_scale = !full_s;
 	st->expand_b = b && !full_b;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	if (gc_nn_has_out(n, out, 1)) {
@@ -371,6 +386,70 @@ int gc_prepare_LayerNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 		return gc_nn_half_setup(k, n, in, out, ln_run_f32, scratch);
 	n->scratch_bytes = scratch;
 	n->run = x->dtype == GC_DTYPE_DOUBLE ? ln_run_f64 : ln_run_f32;
+	return 0;
+}
+
+/* ---- RMSNormalization (opset 23) ---- */
+
+/* LayerNormalization's shape handling (ln_state, ln_param, LN_EXPAND)
+ * without the mean and B; rows split over the nn-par pool. */
+typedef struct rms_job {
+	const ln_state *st;
+	const void *x, *sc;
+	void *y;
+} rms_job;
+
+#define RMS_DEFINE(T, sfx, SUMSQ)                                                                  \
+	GC_NN_SIMD static void rms_part_##sfx(void *arg, int part, int parts, int slot)            \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const rms_job *j = arg;                                                            \
+		int64_t nn = j->st->inner, lo, hi;                                                 \
+		const T *sc = j->sc;                                                               \
+		gc_nn_part_range(j->st->outer, part, parts, &lo, &hi);                             \
+		for (int64_t r = lo; r < hi; r++) {                                                \
+			const T *restrict xr = (const T *)j->x + r * nn;                           \
+			T *restrict yr = (T *)j->y + r * nn;                                       \
+			T inv = (T)(1 / sqrt((double)(SUMSQ(xr, (T)0, nn) / (T)nn) +               \
+					     (double)j->st->eps));                                 \
+			for (int64_t i = 0; i < nn; i++)                                           \
+				yr[i] = xr[i] * inv * sc[i];                                       \
+		}                                                                                  \
+	}                                                                                          \
+	static int rms_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
+				 gc_tensor *const *out)                                            \
+	{                                                                                          \
+		const ln_state *st = n->state;                                                     \
+		const T *sc = in[1]->data;                                                         \
+		if (st->expand_scale) {                                                            \
+			LN_EXPAND(T, st, st->s_strides, sc, (T *)k->scratch);                      \
+			sc = k->scratch;                                                           \
+		}                                                                                  \
+		rms_job j = {st, in[0]->data, sc, out[0]->data};                                   \
+		gc_nn_run_parts(gc_nn_par_threads(k->threads, 3.0 * (double)(st->outer * st->inner)), \
+				st->outer, rms_part_##sfx, &j);                                    \
+		return 0;                                                                          \
+	}
+
+RMS_DEFINE(float, f32, gc_nn_sumsq_f32)
+RMS_DEFINE(double, f64, sumsq_f64)
+
+int gc_prepare_RMSNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	int32_t a;
+	ln_state *st = ln_begin(k, n, x, in[1], "scale", &a);
+	if (!st)
+		return gc_kok(k);
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->inplace_ok = true;
+	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
+	uint64_t scratch = st->expand_scale ? gc_nn_align((uint64_t)st->inner * es) : 0;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, rms_run_f32, scratch);
+	n->scratch_bytes = scratch;
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? rms_run_f64 : rms_run_f32;
 	return 0;
 }
 
@@ -613,20 +692,27 @@ typedef struct in_state {
 IN_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_sumsq_f32)
 IN_DEFINE(double, f64, sum_f64, sumsq_f64)
 
-int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
-				     gc_tensor *const *out)
+/* InstanceNormalization's and GroupNormalization's X: float, N x C x D1 x ... */
+static int nc_input_check(gc_kctx *k, const gc_tensor *x)
 {
-	const gc_tensor *x = in[0];
-	char s1[128], s2[128];
-	float eps = gc_attr_f(k, "epsilon", 1e-5f);
-	if (gc_kok(k))
-		return gc_kok(k);
+	char s1[128];
 	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input has type %s; expected a float type",
 			       gc_dtype_name(x->dtype));
 	if (x->rank < 3)
 		return gc_kerr(k, GC_EINVAL, "input has shape %s; expected N x C x D1 x ...",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
+	return 0;
+}
+
+int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				     gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	char s1[128], s2[128];
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	if (gc_kok(k) || nc_input_check(k, x))
+		return gc_kok(k);
 	static const char *const names[] = {"input", "scale", "B"};
 	for (int i = 1; i < 3; i++)
 		if (in[i]->dtype != x->dtype || in[i]->rank != 1 || in[i]->dims[0] != x->dims[1])
@@ -650,6 +736,120 @@ int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *i
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, instnorm_run_f32, 0);
 	n->run = x->dtype == GC_DTYPE_DOUBLE ? instnorm_run_f64 : instnorm_run_f32;
+	return 0;
+}
+
+/* ---- GroupNormalization (opsets 18 and 21) ---- */
+
+/* x viewed as [n, groups, cpg, inner]; scale and bias per group (opset
+ * 18) or per channel (opset 21 on). */
+typedef struct gn_state {
+	gc_nn_base base;
+	int64_t n, groups, cpg, inner;
+	int per_channel;
+	float eps;
+} gn_state;
+
+typedef struct gn_job {
+	const gn_state *st;
+	const void *x, *sc, *bi;
+	void *y;
+} gn_job;
+
+#define GN_DEFINE(T, sfx, SUM, SUMSQ)                                                              \
+	GC_NN_SIMD static void gn_part_##sfx(void *arg, int part, int parts, int slot)             \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const gn_job *j = arg;                                                             \
+		const gn_state *st = j->st;                                                        \
+		const T *sc = j->sc, *bi = j->bi;                                                  \
+		int64_t len = st->cpg * st->inner, lo, hi;                                         \
+		gc_nn_part_range(st->n * st->groups, part, parts, &lo, &hi);                       \
+		for (int64_t ng = lo; ng < hi; ng++) {                                             \
+			const T *xs = (const T *)j->x + ng * len;                                  \
+			T *ys = (T *)j->y + ng * len;                                              \
+			int64_t g = ng % st->groups;                                               \
+			T mean = len ? SUM(xs, len) / (T)len : 0;                                  \
+			T var = len ? SUMSQ(xs, mean, len) / (T)len : 0;                           \
+			T inv = (T)(1 / sqrt((double)var + (double)st->eps));                      \
+			for (int64_t c = 0; c < st->cpg; c++) {                                    \
+				int64_t p = st->per_channel ? g * st->cpg + c : g;                 \
+				T a = sc[p] * inv, b = bi[p] - mean * a;                           \
+				const T *restrict xc = xs + c * st->inner;                         \
+				T *restrict yc = ys + c * st->inner;                               \
+				for (int64_t i = 0; i < st->inner; i++)                            \
+					yc[i] = xc[i] * a + b;                                     \
+			}                                                                          \
+		}                                                                                  \
+	}                                                                                          \
+	static int gn_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                \
+				gc_tensor *const *out)                                             \
+	{                                                                                          \
+		const gn_state *st = n->state;                                                     \
+		gn_job j = {st, in[0]->data, in[1]->data, in[2]->data, out[0]->data};              \
+		int64_t items = st->n * st->groups;                                                \
+		int t = gc_nn_par_threads(k->threads,                                              \
+					  4.0 * (double)(items * st->cpg * st->inner));            \
+		gc_nn_run_parts(t, items, gn_part_##sfx, &j);                                      \
+		return 0;                                                                          \
+	}
+
+GN_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_sumsq_f32)
+GN_DEFINE(double, f64, sum_f64, sumsq_f64)
+
+int gc_prepare_GroupNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
+				  gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0];
+	char s1[128], s2[128];
+	float eps = gc_attr_f(k, "epsilon", 1e-5f);
+	int64_t groups = gc_attr_i(k, "num_groups", 0), stash = gc_attr_i(k, "stash_type", 1);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (!gc_attr_find(n, "num_groups"))
+		return gc_kerr(k, GC_EINVAL, "attribute 'num_groups' is required");
+	if (nc_input_check(k, x))
+		return gc_kok(k);
+	if (stash != GC_DTYPE_FLOAT)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "attribute 'stash_type' = %" PRId64 "; graphcc supports 1 (float32)",
+			       stash);
+	if (groups <= 0 || x->dims[1] % groups)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'num_groups' = %" PRId64
+			       " must be positive and divide the %" PRId64 " channels",
+			       groups, x->dims[1]);
+	/* Opset 18 scaled each group; opset 21 changed scale and bias to one
+	 * per channel. */
+	int per_channel = n->opset >= 21;
+	int64_t want = per_channel ? x->dims[1] : groups;
+	static const char *const names[] = {"X", "scale", "bias"};
+	for (int i = 1; i < 3; i++)
+		if (in[i]->dtype != x->dtype || in[i]->rank != 1 || in[i]->dims[0] != want)
+			return gc_kerr(k, GC_EINVAL,
+				       "input '%s' (%s %s) must be %s [%" PRId64 "]: one per %s at "
+				       "opset %d, for X %s",
+				       names[i], gc_dtype_name(in[i]->dtype),
+				       gc_shape_str(in[i]->dims, in[i]->rank, s1, sizeof s1),
+				       gc_dtype_name(x->dtype), want,
+				       per_channel ? "channel" : "group", n->opset,
+				       gc_shape_str(x->dims, x->rank, s2, sizeof s2));
+	gn_state *st = gc_kstate(k, n, sizeof *st);
+	if (!st)
+		return gc_kok(k);
+	st->n = x->dims[0];
+	st->groups = groups;
+	st->cpg = x->dims[1] / groups;
+	st->inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		st->inner *= x->dims[i];
+	st->per_channel = per_channel;
+	st->eps = eps;
+	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
+	n->inplace_ok = true;
+	if (gc_nn_is_half(x->dtype))
+		return gc_nn_half_setup(k, n, in, out, gn_run_f32, 0);
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? gn_run_f64 : gn_run_f32;
 	return 0;
 }
 

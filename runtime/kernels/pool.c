@@ -1,4 +1,4 @@
-/* MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool. Windows come from
+/* MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, GlobalLpPool. Windows come from
  * gc_nn_window_init (conv.c); every op runs on a 3-D view with leading 1s.
  * Float32 pools over one or two spatial dims (without Indices) take the row
  * path below; the window loops handle everything else. */
@@ -18,6 +18,7 @@ typedef struct pool_state {
 	int64_t channels; /* N * C */
 	int64_t in_sp, out_sp;
 	int count_include_pad, storage_order, has_indices;
+	double lp_p; /* GlobalLpPool's p */
 	/* The row path (float32, 1 or 2 spatial dims): the padded row buffer's
 	 * length, and for AveragePool each output column's divisor. */
 	int64_t row_len;
@@ -585,7 +586,24 @@ int gc_prepare_AveragePool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 			y[ch] = MAX(xc, st->in_sp);                                                \
 		}                                                                                  \
 	}                                                                                          \
-	GLOBAL_RUN(gmax_##sfx)
+	GLOBAL_RUN(gmax_##sfx)                                                                     \
+	static void glp_##sfx##_range(const gc_node *n, gc_tensor *const *in,                      \
+				      gc_tensor *const *out, int64_t c0, int64_t c1, float *buf)   \
+	{                                                                                          \
+		(void)buf;                                                                         \
+		const pool_state *st = n->state;                                                   \
+		const T *x = in[0]->data;                                                          \
+		T *y = out[0]->data;                                                               \
+		for (int64_t ch = c0; ch < c1; ch++) {                                             \
+			const T *xc = x + ch * st->in_sp;                                          \
+			double s = 0;                                                              \
+			for (int64_t i = 0; i < st->in_sp; i++)                                    \
+				s += st->lp_p == 2 ? (double)xc[i] * xc[i]                         \
+						   : pow(fabs((double)xc[i]), st->lp_p);           \
+			y[ch] = (T)(st->lp_p == 2 ? sqrt(s) : pow(s, 1 / st->lp_p));               \
+		}                                                                                  \
+	}                                                                                          \
+	GLOBAL_RUN(glp_##sfx)
 
 static inline double sum_f64(const double *x, int64_t n)
 {
@@ -606,11 +624,18 @@ static inline double max_f64(const double *x, int64_t n)
 GLOBAL_DEFINE(float, f32, gc_nn_sum_f32, gc_nn_max_f32)
 GLOBAL_DEFINE(double, f64, sum_f64, max_f64)
 
+/* kind: 0 average, 1 max, 2 Lp (GlobalLpPool: (sum |x|^p)^(1/p), p a float
+ * attribute at opset 1, an int from 2). */
 static int global_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
-			  int is_max)
+			  int kind)
 {
 	const gc_tensor *x = in[0];
 	char s1[128];
+	double p = kind != 2 ? 0 : n->opset < 2 ? gc_attr_f(k, "p", 2.0f) : (double)gc_attr_i(k, "p", 2);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (kind == 2 && !(p > 0 && p <= 1e6))
+		return gc_kerr(k, GC_EINVAL, "attribute 'p' = %g; must be positive", p);
 	if (!pool_dtype_ok(x->dtype, 0))
 		return gc_kerr(k, GC_EUNSUPPORTED, "input X has type %s, which %s does not take",
 			       gc_dtype_name(x->dtype), n->op_type);
@@ -620,6 +645,7 @@ static int global_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	pool_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
+	st->lp_p = p;
 	st->channels = x->dims[0] * x->dims[1];
 	st->in_sp = 1;
 	int64_t dims[GC_MAX_RANK];
@@ -632,10 +658,11 @@ static int global_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return gc_kerr(k, GC_EINVAL, "input X of shape %s has no spatial elements to pool",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1));
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
-	gc_run_fn f32 = is_max ? gmax_f32_run : gavg_f32_run;
+	static const gc_run_fn f32s[3] = {gavg_f32_run, gmax_f32_run, glp_f32_run};
+	static const gc_run_fn f64s[3] = {gavg_f64_run, gmax_f64_run, glp_f64_run};
 	if (gc_nn_is_half(x->dtype))
-		return gc_nn_half_setup(k, n, in, out, f32, 0);
-	n->run = x->dtype == GC_DTYPE_DOUBLE ? (is_max ? gmax_f64_run : gavg_f64_run) : f32;
+		return gc_nn_half_setup(k, n, in, out, f32s[kind], 0);
+	n->run = x->dtype == GC_DTYPE_DOUBLE ? f64s[kind] : f32s[kind];
 	return 0;
 }
 
@@ -648,4 +675,9 @@ int gc_prepare_GlobalAveragePool(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 int gc_prepare_GlobalMaxPool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	return global_prepare(k, n, in, out, 1);
+}
+
+int gc_prepare_GlobalLpPool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	return global_prepare(k, n, in, out, 2);
 }

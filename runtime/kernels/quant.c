@@ -1,7 +1,7 @@
 /*
- * Linear quantization as ONNX defines it: QuantizeLinear (per tensor or per
- * axis; y = saturate(round_half_even(x / scale) + zero_point), uint8 or
- * int8), DequantizeLinear (y = (x - zero_point) * scale), DynamicQuantize-
+ * Linear quantization as ONNX defines it: QuantizeLinear (per tensor, per
+ * axis or per block; y = saturate(round_half_even(x / scale) + zero_point),
+ * uint8 or int8, and int16 or uint16 from opset 21), DequantizeLinear (y = (x - zero_point) * scale), DynamicQuantize-
  * Linear (uint8, scale and zero point from the data, in float32 as ONNX's
  * reference computes them), MatMulInteger (int32 accumulation of
  * (a - a_zero_point)(b - b_zero_point)) and QLinearMatMul (the same,
@@ -41,33 +41,50 @@ static inline void st8(gc_tensor *t, int64_t i, float v)
 
 /* ---- QuantizeLinear / DequantizeLinear ------------------------------------ */
 
+/* x viewed as [outer, len, inner] around the scale's axis (len 1 per
+ * tensor). Blocked (opset 21, block > 0): the scale has x's shape with
+ * ceil(len / block) along the axis, so element (o, c, j) takes scale
+ * (o, c / block, j). */
 typedef struct qlin_plan {
-	int64_t outer, len, inner; /* around the scale's axis (len 1 per tensor) */
+	int64_t outer, len, inner;
+	int64_t block, nblk;
 } qlin_plan;
+
+static inline int64_t qlin_at(const qlin_plan *p, int64_t o, int64_t c, int64_t j)
+{
+	return p->block ? (o * p->nblk + c / p->block) * p->inner + j : c;
+}
 
 static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	bool fast = x->dtype == GC_DTYPE_FLOAT && !gc_reference_kernels();
+	bool fast = x->dtype == GC_DTYPE_FLOAT && q8(out[0]->dtype) && !p->block &&
+		    !gc_reference_kernels();
 	/* per tensor: one block */
 	int64_t outer = fast && p->len == 1 ? 1 : p->outer;
 	int64_t inner = fast && p->len == 1 ? p->outer * p->inner : p->inner;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < p->len; c++) {
-			float sc = (float)gc_kv_load(s, c);
-			float zp = z ? (float)ld8(z, c) : 0.0f;
 			int64_t at = (o * p->len + c) * inner;
 			if (fast) {
+				float sc = (float)gc_kv_load(s, c);
+				float zp = z ? (float)ld8(z, c) : 0.0f;
 				gc_qquantize_f32((const float *)x->data + at, inner, sc, zp,
 						 out[0]->dtype == GC_DTYPE_UINT8,
 						 (uint8_t *)out[0]->data + at);
 				continue;
 			}
 			for (int64_t j = 0; j < p->inner; j++) {
-				int64_t i = (o * p->len + c) * p->inner + j;
-				st8(out[0], i, rintf((float)gc_kv_load(x, i) / sc) + zp);
+				int64_t i = (o * p->len + c) * p->inner + j, q = qlin_at(p, o, c, j);
+				float sc = (float)gc_kv_load(s, q);
+				float zp = z ? (float)gc_kv_load(z, q) : 0.0f;
+				float v = rintf((float)gc_kv_load(x, i) / sc) + zp;
+				if (q8(out[0]->dtype))
+					st8(out[0], i, v);
+				else
+					gc_kv_store(out[0], i, isnan(v) ? 0.0 : (double)v);
 			}
 		}
 	return 0;
@@ -78,21 +95,24 @@ static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	bool fast = q8(x->dtype) && out[0]->dtype == GC_DTYPE_FLOAT && !gc_reference_kernels();
+	bool fast = q8(x->dtype) && out[0]->dtype == GC_DTYPE_FLOAT && !p->block &&
+		    !gc_reference_kernels();
 	int64_t outer = fast && p->len == 1 ? 1 : p->outer;
 	int64_t inner = fast && p->len == 1 ? p->outer * p->inner : p->inner;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < p->len; c++) {
-			float sc = (float)gc_kv_load(s, c);
-			double zp = z ? gc_kv_load(z, c) : 0.0;
 			int64_t at = (o * p->len + c) * inner;
 			if (fast) {
+				float sc = (float)gc_kv_load(s, c);
+				double zp = z ? gc_kv_load(z, c) : 0.0;
 				gc_qdequantize_8((const uint8_t *)x->data + at, x->dtype == GC_DTYPE_UINT8,
 						 inner, (float)zp, sc, (float *)out[0]->data + at);
 				continue;
 			}
 			for (int64_t j = 0; j < p->inner; j++) {
-				int64_t i = (o * p->len + c) * p->inner + j;
+				int64_t i = (o * p->len + c) * p->inner + j, q = qlin_at(p, o, c, j);
+				float sc = (float)gc_kv_load(s, q);
+				double zp = z ? gc_kv_load(z, q) : 0.0;
 				gc_kv_store(out[0], i,
 					    (double)((float)(gc_kv_load(x, i) - zp) * sc));
 			}
@@ -100,53 +120,120 @@ static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 	return 0;
 }
 
+/* The integer types of quantized tensors: 8-bit always, 16-bit from opset
+ * 21 (int32 is DequantizeLinear's input only). */
+static bool qint(gc_dtype t, int opset)
+{
+	return q8(t) || (opset >= 21 && (t == GC_DTYPE_INT16 || t == GC_DTYPE_UINT16));
+}
+
+/* Where each scale applies: per tensor, per axis, or (block_size, opset
+ * 21) per block along the axis. */
+static int qlin_layout(gc_kctx *k, gc_node *n, const gc_tensor *x, const gc_tensor *s,
+		       const char *sn, qlin_plan *p)
+{
+	char s1[96], s2[96];
+	int64_t axis = n->opset >= 13 ? gc_attr_i(k, "axis", 1) : 1;
+	int64_t block = n->opset >= 21 ? gc_attr_i(k, "block_size", 0) : 0;
+	if (gc_kok(k))
+		return gc_kok(k);
+	int64_t ns = gc_tensor_numel(s);
+	p->outer = gc_tensor_numel(x);
+	p->len = p->inner = 1;
+	if (block < 0)
+		return gc_kerr(k, GC_EINVAL, "attribute 'block_size' = %" PRId64 "; must be >= 0",
+			       block);
+	if (block == 0 && s->rank == 0)
+		return 0;
+	if (block == 0 && s->rank == 1 && ns == 1) /* ONNX's reference: one value, per tensor */
+		return 0;
+	if (block == 0 && s->rank != 1)
+		return gc_kerr(k, GC_EINVAL,
+			       "input '%s' must be a scalar or 1-D (or x's rank, with attribute "
+			       "block_size)", sn);
+	int32_t a;
+	if (gc_axis(k, axis, x->rank, &a))
+		return gc_kok(k);
+	p->outer = 1;
+	for (int i = 0; i < a; i++)
+		p->outer *= x->dims[i];
+	p->len = x->dims[a];
+	for (int i = a + 1; i < x->rank; i++)
+		p->inner *= x->dims[i];
+	if (block == 0) {
+		if (x->dims[a] != ns)
+			return gc_kerr(k, GC_EINVAL,
+				       "input '%s' has %" PRId64 " values, but axis %d of 'x' has %" PRId64,
+				       sn, ns, a, x->dims[a]);
+		return 0;
+	}
+	p->block = block;
+	p->nblk = (x->dims[a] + block - 1) / block;
+	int ok = s->rank == x->rank;
+	for (int i = 0; ok && i < x->rank; i++)
+		ok = s->dims[i] == (i == a ? p->nblk : x->dims[i]);
+	if (!ok)
+		return gc_kerr(k, GC_EINVAL,
+			       "input '%s' %s does not fit x %s in blocks of %" PRId64
+			       " along axis %d (expected %" PRId64 " there, x's dims elsewhere)",
+			       sn, gc_shape_str(s->dims, s->rank, s1, sizeof s1),
+			       gc_shape_str(x->dims, x->rank, s2, sizeof s2), block, a, p->nblk);
+	return 0;
+}
+
+/* The quantized type QuantizeLinear writes: the zero point's, else
+ * attribute output_dtype (opset 21), else uint8. */
+static int qlin_out_type(gc_kctx *k, gc_node *n, const gc_tensor *z, gc_dtype *ot)
+{
+	int64_t odt = n->opset >= 21 ? gc_attr_i(k, "output_dtype", 0) : 0;
+	if (gc_kok(k))
+		return gc_kok(k);
+	*ot = z ? z->dtype : odt ? (gc_dtype)odt : GC_DTYPE_UINT8;
+	if (odt && z && odt != z->dtype)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'output_dtype' = %" PRId64 " differs from y_zero_point's "
+			       "type %s", odt, gc_dtype_name(z->dtype));
+	if (odt < 0 || odt >= GC_DTYPE_COUNT || !qint(*ot, n->opset))
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "quantizing to %s (type %d) is not supported: graphcc quantizes to "
+			       "int8, uint8%s", gc_dtype_name(*ot), (int)*ot,
+			       n->opset >= 21 ? ", int16 and uint16" : "");
+	return 0;
+}
+
 static int prepare_qlin(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			bool quantize)
 {
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	const char *xn = quantize ? "x" : "x", *sn = quantize ? "y_scale" : "x_scale";
+	const char *sn = quantize ? "y_scale" : "x_scale";
 	const char *zn = quantize ? "y_zero_point" : "x_zero_point";
-	int64_t axis = n->opset >= 13 ? gc_attr_i(k, "axis", 1) : 1;
+	bool half_scales = n->opset >= 19;
+	int64_t prec = n->opset >= 23 && quantize ? gc_attr_i(k, "precision", 0) : 0;
 	if (gc_kok(k))
 		return gc_kok(k);
-	if (quantize ? !gc_kv_float(x->dtype) : !(q8(x->dtype) || x->dtype == GC_DTYPE_INT32))
-		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s is not supported", xn,
+	if (prec != 0 && prec != GC_DTYPE_FLOAT)
+		return gc_kerr(k, GC_EUNSUPPORTED,
+			       "attribute 'precision' = %" PRId64 ": graphcc divides in float32 (1)",
+			       prec);
+	if (quantize ? !(gc_kv_float(x->dtype) || (n->opset >= 19 && x->dtype == GC_DTYPE_INT32))
+		     : !(qint(x->dtype, n->opset) || x->dtype == GC_DTYPE_INT32))
+		return gc_kerr(k, GC_EUNSUPPORTED, "input 'x' of type %s is not supported",
 			       gc_dtype_name(x->dtype));
-	if (s->dtype != GC_DTYPE_FLOAT)
-		return gc_kerr(k, GC_EINVAL, "input '%s' must be float32, not %s", sn,
-			       gc_dtype_name(s->dtype));
-	if (z && (quantize ? !q8(z->dtype) : z->dtype != x->dtype))
-		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s does not fit input '%s' (%s)",
-			       zn, gc_dtype_name(z->dtype), xn, gc_dtype_name(x->dtype));
+	if (s->dtype != GC_DTYPE_FLOAT &&
+	    !(half_scales && (s->dtype == GC_DTYPE_FLOAT16 || s->dtype == GC_DTYPE_BFLOAT16)))
+		return gc_kerr(k, GC_EINVAL, "input '%s' must be float32%s, not %s", sn,
+			       half_scales ? ", float16 or bfloat16" : "", gc_dtype_name(s->dtype));
+	if (z && (quantize ? !qint(z->dtype, n->opset) : z->dtype != x->dtype))
+		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s does not fit input 'x' (%s)",
+			       zn, gc_dtype_name(z->dtype), gc_dtype_name(x->dtype));
 	qlin_plan *p = gc_kstate(k, n, sizeof *p);
-	if (!p)
+	if (!p || qlin_layout(k, n, x, s, sn, p))
 		return gc_kok(k);
-	p->outer = gc_tensor_numel(x);
-	p->len = 1;
-	p->inner = 1;
-	int64_t ns = gc_tensor_numel(s);
-	if (s->rank == 1 && !(ns == 1 && x->rank == 0)) { /* per axis */
-		int32_t a;
-		if (gc_axis(k, axis, x->rank, &a))
-			return gc_kok(k);
-		if (x->dims[a] != ns)
-			return gc_kerr(k, GC_EINVAL,
-				       "input '%s' has %" PRId64
-				       " values, but axis %d of '%s' has %" PRId64,
-				       sn, ns, a, xn, x->dims[a]);
-		p->outer = 1;
-		for (int i = 0; i < a; i++)
-			p->outer *= x->dims[i];
-		p->len = ns;
-		for (int i = a + 1; i < x->rank; i++)
-			p->inner *= x->dims[i];
-	} else if (ns != 1) {
-		return gc_kerr(k, GC_EINVAL, "input '%s' must be a scalar or 1-D", sn);
-	}
-	if (z && gc_tensor_numel(z) != ns)
-		return gc_kerr(k, GC_EINVAL, "input '%s' has %" PRId64 " values; '%s' has %" PRId64,
-			       zn, gc_tensor_numel(z), sn, ns);
-	gc_dtype ot = quantize ? (z ? z->dtype : GC_DTYPE_UINT8) : GC_DTYPE_FLOAT;
+	if (z && !gc_same_shape(z, s))
+		return gc_kerr(k, GC_EINVAL, "input '%s' must have the shape of '%s'", zn, sn);
+	gc_dtype ot = half_scales ? s->dtype : GC_DTYPE_FLOAT;
+	if (quantize && qlin_out_type(k, n, z, &ot))
+		return gc_kok(k);
 	gc_set_shape(out[0], ot, x->rank, x->dims);
 	n->run = quantize ? run_quantize : run_dequantize;
 	return 0;

@@ -499,7 +499,11 @@ static int reduce_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return gc_kok(k);
 	p->esize = gc_dtype_size(x->dtype);
 	p->in_n = gc_tensor_numel(x);
-	if (na == 0 && noop) {
+	/* noop_with_empty_axes reduces nothing, yet L1, L2, SumSquare,
+	 * LogSum and LogSumExp still apply their element function (|x|, x*x,
+	 * log x, ...), as ONNX's reference and ONNX Runtime do. */
+	bool plain = op == R_SUM || op == R_MEAN || op == R_MAX || op == R_MIN || op == R_PROD;
+	if (na == 0 && noop && plain) {
 		p->noop = true;
 		gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 		n->inplace_ok = true;
@@ -516,7 +520,7 @@ static int reduce_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 				       axes[i]);
 		red[a] = true;
 	}
-	if (na == 0)
+	if (na == 0 && !noop)
 		for (int i = 0; i < x->rank; i++)
 			red[i] = true;
 	int64_t dims[GC_MAX_RANK];

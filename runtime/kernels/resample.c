@@ -304,6 +304,17 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 		c.exclude_outside = gc_attr_i(k, "exclude_outside", 0) != 0;
 		extrapolation = gc_attr_f(k, "extrapolation_value", 0.0f);
 	}
+	if (!upsample && n->opset >= 18) {
+		if (gc_attr_i(k, "antialias", 0) != 0)
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "attribute 'antialias' (Resize-18) is not supported");
+		if (strcmp(gc_attr_s(k, "keep_aspect_ratio_policy", "stretch"), "stretch"))
+			return gc_kerr(k, GC_EUNSUPPORTED, "attribute 'keep_aspect_ratio_policy' "
+				       "(Resize-18) other than 'stretch' is not supported");
+		if (gc_attr_find(n, "axes"))
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "attribute 'axes' (Resize-18) is not supported");
+	}
 	if (gc_kok(k))
 		return gc_kok(k);
 	if (!gc_kv_numeric(x->dtype) || x->dtype == GC_DTYPE_BOOL)

@@ -531,7 +531,24 @@ int gc_prepare_Split(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *co
 				nout);
 	}
 	int64_t total = x->dims[a], sum = 0;
-	if (!gc_kok(k) && !given) {
+	if (!gc_kok(k) && !given && n->opset >= 18) {
+		/* Split-18: num_outputs parts of ceil(size / num_outputs), the
+		 * last one smaller */
+		int64_t want = gc_attr_i(k, "num_outputs", nout);
+		int64_t part = (total + nout - 1) / nout;
+		if (!gc_kok(k) && want != nout)
+			gc_kerr(k, GC_EINVAL, "attribute 'num_outputs' is %" PRId64
+				", but the node has %d outputs", want, nout);
+		else if (!gc_kok(k) && gc_attr_find(n, "num_outputs") == NULL)
+			gc_kerr(k, GC_EINVAL, "Split-%d needs input 'split' or attribute "
+				"'num_outputs'", n->opset);
+		else if (!gc_kok(k) && part * (nout - 1) >= total && nout > 1 && total > 0)
+			gc_kerr(k, GC_EINVAL,
+				"axis %d of size %" PRId64 " does not split into %d parts of %" PRId64
+				" (the last would be empty or negative)", a, total, nout, part);
+		for (int i = 0; !gc_kok(k) && i < nout; i++)
+			split[i] = i < nout - 1 ? part : total - part * (nout - 1);
+	} else if (!gc_kok(k) && !given) {
 		if (total % nout)
 			gc_kerr(k, GC_EINVAL,
 				"axis %d of size %" PRId64 " does not split into %d equal parts", a,

@@ -527,10 +527,6 @@ int gc_prepare_Dropout(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 				return gc_kerr(k, GC_EINVAL,
 					       "input 'training_mode' must be bool, not %s",
 					       gc_dtype_name(in[2]->dtype));
-			if (!in[2]->data)
-				return gc_kerr(k, GC_EUNSUPPORTED,
-					       "input 'training_mode' must be a constant false: "
-					       "graphcc runs Dropout in inference mode only");
 			if (const_scalar(k, in[2], "training_mode", &t))
 				return gc_kok(k);
 			training = t != 0;
@@ -553,10 +549,10 @@ int gc_prepare_Dropout(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		return gc_kok(k);
 	if (ratio_known && (ratio < 0 || ratio >= 1))
 		return gc_kerr(k, GC_EINVAL, "ratio %g is outside [0, 1)", ratio);
-	if (training && (ratio != 0 || !ratio_known))
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "training mode (random dropout) is not supported; graphcc runs "
-			       "Dropout in inference mode only");
+	if (training && !ratio_known)
+		return gc_kneed_value(k, "input 'ratio' must be known in training mode");
+	if (training && ratio != 0)
+		return gc_random_dropout_setup(k, n, in, out, ratio);
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	unsigned char one[16] = {1};
 	if (n->n_out > 1 && out[1]) {

@@ -161,8 +161,24 @@ int gc_prepare_DFT(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 	if (x->rank < 2 || (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
 		return gc_kerr(k, GC_EINVAL, "input must be (..., 1) real or (..., 2) complex");
 	int32_t a;
-	if (gc_axis(k, axis, x->rank - 1, &a))
+	if (n->opset >= 20) {
+		/* DFT-20: the axis is input 2 (default -2), a negative one
+		 * counting the complex dim too: [-r, -2] or [0, r - 2] */
+		if (gc_attr_find(n, "axis"))
+			return gc_kerr(k, GC_EINVAL,
+				       "attribute 'axis' is not allowed at opset %d: axis is input 2",
+				       n->opset);
+		axis = -2;
+		if (n->n_in > 2 && in[2] && const_int(k, in[2], "axis", &axis))
+			return gc_kok(k);
+		if (axis < -x->rank || axis == -1 || axis > x->rank - 2)
+			return gc_kerr(k, GC_EINVAL,
+				       "axis %" PRId64 " is outside [-%d, -2] and [0, %d] for input rank %d",
+				       axis, x->rank, x->rank - 2, x->rank);
+		a = (int32_t)(axis < 0 ? axis + x->rank : axis);
+	} else if (gc_axis(k, axis, x->rank - 1, &a)) {
 		return gc_kok(k);
+	}
 	dft_plan *p = gc_kstate(k, n, sizeof *p);
 	if (!p)
 		return gc_kok(k);

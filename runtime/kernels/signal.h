@@ -6,7 +6,7 @@
 	X(HannWindow, 1, 1, 1, 1)                                                                  \
 	X(HammingWindow, 1, 1, 1, 1)                                                               \
 	X(BlackmanWindow, 1, 1, 1, 1)                                                              \
-	X(DFT, 1, 2, 1, 1)                                                                         \
+	X(DFT, 1, 3, 1, 1)                                                                         \
 	X(STFT, 2, 4, 1, 1)                                                                        \
 	X(MelWeightMatrix, 5, 5, 1, 1)
 

@@ -11,6 +11,7 @@ bound. tests/suites/hostile runs them.
 """
 import ctypes
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -24,6 +25,9 @@ import gcbfile  # noqa: E402
 
 OPSET = [helper.make_opsetid("", 13)]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the last opset of ONNX's default domain graphcc reads (runtime/ops.h)
+with open(os.path.join(ROOT, "runtime", "ops.h")) as _f:
+    OPSET_MAX = int(re.search(r"#define GC_ONNX_OPSET_MAX (\d+)", _f.read()).group(1))
 
 
 class Case:
@@ -661,10 +665,20 @@ def meaning_cases(d, good_gcb, topk_gcb):
         ["15"])
     # opsets
     add("opset-int-max", lambda g, P: g.set(node(g, "mul").opset, 2**31 - 1),
-        ["'mul'", "1 to %d" % 18])
+        ["'mul'", "1 to %d" % OPSET_MAX])
     add("opset-negative", lambda g, P: g.set(node(g, "mul").opset, -3), ["'mul'", "-3"])
     add("opset-zero", lambda g, P: g.set(node(g, "badd").opset, 0), ["'badd'"])
     return out
+
+
+def _opset_max():
+    """GC_ONNX_OPSET_MAX of runtime/ops.h: the last opset graphcc implements."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "runtime", "ops.h")) as f:
+        return int(re.search(r"#define GC_ONNX_OPSET_MAX (\d+)", f.read()).group(1))
+
+
+OPSET_MAX = _opset_max()
 
 
 def opset_cases(d):
@@ -673,10 +687,12 @@ def opset_cases(d):
     out = []
     relu = helper.make_node("Relu", ["x"], ["y"], name="r")
     for name, opsets, must in (
-            ("default-2^40", [helper.make_opsetid("", 1 << 40)], ["1099511627776", "1 to 18"]),
-            ("default-negative", [helper.make_opsetid("", -3)], ["-3", "1 to 18"]),
+            ("default-2^40", [helper.make_opsetid("", 1 << 40)],
+             ["1099511627776", "1 to %d" % OPSET_MAX]),
+            ("default-negative", [helper.make_opsetid("", -3)], ["-3", "1 to %d" % OPSET_MAX]),
             ("default-zero", [helper.make_opsetid("", 0)], ["opset 0"]),
-            ("default-19", [helper.make_opsetid("", 19)], ["opset 19", "1 to 18"]),
+            ("default-above-max", [helper.make_opsetid("", OPSET_MAX + 1)],
+             ["opset %d" % (OPSET_MAX + 1), "1 to %d" % OPSET_MAX]),
             ("ai.onnx-2^40", [helper.make_opsetid("ai.onnx", 1 << 40)], ["ai.onnx"]),
             ("custom-2^40", [helper.make_opsetid("", 13),
                              helper.make_opsetid("com.example", 1 << 40)], ["'com.example'"]),

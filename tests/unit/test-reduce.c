@@ -300,7 +300,11 @@ static void test_opset18_axes_input(void)
 	gc_attr noop[] = {a_i("noop_with_empty_axes", 1)};
 	CHECK_INT(harness_op(&h, gc_prepare_ReduceL1, "ReduceL1", 18, 1, in1, 1, 1, noop), 0);
 	CHECK(shape_is(&h.out[0], GC_DTYPE_FLOAT, 3, D(2, 3, 4)));
-	CHECK(!memcmp(h.out[0].data, x, 24 * sizeof(float)));
+	/* reducing nothing still takes |x| (ONNX's reference, ONNX Runtime) */
+	float absx[24];
+	for (int i = 0; i < 24; i++)
+		absx[i] = fabsf(x[i]);
+	CHECK(out_near(&h.out[0], absx, 24, 0));
 	harness_free(&h);
 	free(x);
 }

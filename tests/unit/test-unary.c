@@ -120,11 +120,28 @@ static void test_sqrt_sweep(void)
 	free(x);
 }
 
+/* The float ops that opset 22 gave bfloat16. */
+static int bf16_from_22(const char *op)
+{
+	static const char *const ops[] = {"Round",    "Sin",	   "Cos",	  "Tan",   "Asin",
+					  "Acos",     "Atan",	   "Sinh",	  "Cosh",  "Asinh",
+					  "Acosh",    "Atanh",	   "HardSwish",	  "Softplus",
+					  "Softsign", "HardSigmoid", "Elu",	  "Selu",
+					  "ThresholdedRelu"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
 static void test_unary_table(void)
 {
 	static const gc_dtype types[4] = {GC_DTYPE_FLOAT, GC_DTYPE_DOUBLE, GC_DTYPE_FLOAT16,
 					  GC_DTYPE_BFLOAT16};
-	static const double tol[4] = {1e-5, 1e-6, 1e-2, 2e-2};
+	/* bfloat16 keeps 8 significant bits: rounding the input alone moves
+	 * atanh(-0.99) by 3% */
+	static const double tol[4] = {1e-5, 1e-6, 1e-2, 4e-2};
+	for (int opset = 17; opset <= 22; opset += 5)
 	for (size_t c = 0; c < sizeof unary_cases / sizeof unary_cases[0]; c++) {
 		const unary_case *uc = &unary_cases[c];
 		gc_prepare_fn fn = prep(uc->op);
@@ -152,10 +169,12 @@ static void test_unary_table(void)
 			gc_tensor tx = tensor(dt, 2, DIMS(2, 5), &x);
 			gc_tensor *in[1] = {&tx};
 			harness_run h;
-			int rc = run(&h, fn, uc->op, 17, 1, in, na, attrs);
-			int allowed = !strcmp(uc->op, "Celu")	? dt == GC_DTYPE_FLOAT
-				      : dt == GC_DTYPE_BFLOAT16 ? takes_bf16(uc->op)
-								: 1;
+			int rc = run(&h, fn, uc->op, opset, 1, in, na, attrs);
+			int allowed = !strcmp(uc->op, "Celu") ? dt == GC_DTYPE_FLOAT
+				      : dt == GC_DTYPE_BFLOAT16
+					      ? takes_bf16(uc->op) ||
+							(opset >= 22 && bf16_from_22(uc->op))
+					      : 1;
 			if (!allowed) {
 				if (rc != GC_EINVAL)
 					fprintf(stderr, "  %s on %s: rc %d\n", uc->op,

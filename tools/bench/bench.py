@@ -76,6 +76,13 @@ MODELS = {
     "demo": "demo, custom ops (see 1)",
 }
 MODELS.update((k, v[0]) for k, v in zoo.MODELS.items())
+# onnx.helper models of tests/models/modern/builders.py at bench size
+MODERN_MODELS = {
+    "llm_block": "LLM decoder, opset 23: 2 blocks d512, GQA 8/2 heads, RoPE, 32 new + 224 "
+                 "cached tokens, SwiGLU, vocab 8000",
+    "unet_gn": "U-Net 128x128, opset 21 GroupNormalization, SiLU, Resize",
+}
+MODELS.update(MODERN_MODELS)
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
 # quantized from a float one by tools/bench/quant_models.py
 QUANT_MODELS = {"mlp-dynq": "mlp", "mlp64-dynq": "mlp64", "resnet18-qdq": "resnet18"}
@@ -262,6 +269,10 @@ def model_spec(key, b, work):
         d = os.path.join(work, "zoo", key)
         m = os.path.join(d, "model.onnx")
         return m, m, [(n, os.path.join(d, n + ".npy")) for n in zoo.input_names(key)], []
+    if key in MODERN_MODELS:
+        m = os.path.join(d, "model.onnx")
+        return m, m, [(f[:-4], os.path.join(d, f)) for f in sorted(os.listdir(d))
+                      if f.endswith(".npy")], []
     if key in QUANT_MODELS:
         m = os.path.join(d, "model.onnx")
         return m, m, [("input", os.path.join(d, "input.npy"))], []
@@ -278,6 +289,10 @@ def make_models(keys, b, work):
     if {"identity", "demo"} & set(keys):
         run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
                    os.path.join(work, "models")])
+    modern = [k for k in keys if k in MODERN_MODELS]
+    if modern:
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "bench_models.py"),
+                   os.path.join(work, "models"), "--modern"] + modern)
     zoo_keys = [k for k in keys if k in zoo.MODELS]
     if zoo_keys:
         run_quiet([PY, os.path.join(ROOT, "tools", "bench", "zoo.py"),

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The two benchmark models that the test set does not have.
 
-Usage: bench_models.py OUTDIR [--big DIM]
+Usage: bench_models.py OUTDIR [--big DIM | --modern NAME...]
 
   OUTDIR/identity/model.onnx, input.npy   one Identity node on 1x1000 float
       (onnx.helper): what a call costs when there is nothing to compute
@@ -18,6 +18,11 @@ Usage: bench_models.py OUTDIR [--big DIM]
       scaled by 1/sqrt(DIM) per step -- issue 19's 1.5 GB model at DIM 8192;
       `make bench` uses a smaller DIM unless told (BIG_DIM).
 
+  OUTDIR/NAME/model.onnx, <input>.npy   (--modern NAME...)
+      the opset-23 LLM decoder block and the opset-21 U-Net of
+      tests/models/modern/builders.py at bench size (the test set keeps the
+      small ones), made with onnx.helper
+
 Files that exist and are newer than this script and make_demo.py are kept.
 """
 import os
@@ -27,6 +32,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO_SCRIPT = os.path.join(ROOT, "models", "demo", "make_demo.py")
+MODERN_DIR = os.path.join(ROOT, "tests", "models", "modern")
 
 
 def _fresh(paths, sources):
@@ -119,7 +125,29 @@ def big(outdir, dim):
           % (dim, os.path.getsize(files[1]) / 2**20), flush=True)
 
 
+def modern(outdir, names):
+    sys.path.insert(0, MODERN_DIR)
+    import builders
+    import onnx
+    for name in names:
+        d = os.path.join(outdir, name)
+        if _fresh([os.path.join(d, "model.onnx")],
+                  [__file__] + [os.path.join(MODERN_DIR, f)
+                                for f in ("builders.py", "reference.py")]):
+            continue
+        model, feeds, _, _ = builders.MODELS[name]("bench")
+        os.makedirs(d, exist_ok=True)
+        for k, v in feeds.items():
+            np.save(os.path.join(d, k + ".npy"), v)
+        onnx.save(model, os.path.join(d, "model.onnx"))
+        print("%-14s made with onnx.helper (%d nodes)" % (name, len(model.graph.node)),
+              flush=True)
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[2] == "--modern":
+        modern(argv[1], argv[3:])
+        return 0
     if len(argv) == 4 and argv[2] == "--big":
         big(argv[1], int(argv[3]))
         return 0

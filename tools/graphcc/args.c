@@ -137,6 +137,20 @@ static int set_count(const cli_option *opt, const char *a, const char *val, cli_
 	return 0;
 }
 
+/* --seed N: an unsigned 64-bit number. */
+static int set_seed(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(val, &end, 0);
+	if (!*val || *end || errno || val[0] == '-')
+		return cli_usage("%s needs a number from 0 to 2^64-1, not '%s'", a, val);
+	o->has_seed = true;
+	o->seed = (uint64_t)v;
+	return 0;
+}
+
 /* A positive number (--timeout seconds, --tolerance) into a double field. */
 static int set_positive(const cli_option *opt, const char *a, const char *val, cli_opts *o)
 {
@@ -228,6 +242,7 @@ static const cli_option options[] = {
 	{ "--output-dir", NULL, OPT_OUTPUT_DIR, true, set_string, FIELD(output_dir) },
 	{ "--threads", NULL, OPT_THREADS, true, set_count, FIELD(threads) },
 	{ "--repeat", NULL, OPT_REPEAT, true, set_count, FIELD(repeat) },
+	{ "--seed", NULL, OPT_THREADS, true, set_seed, 0 },
 	{ "--ops", NULL, OPT_OPS, true, add_ops, 0 },
 	{ "--backend", NULL, OPT_OPS, true, set_string, FIELD(backend) },
 	{ "--shape", NULL, OPT_SHAPE, true, add_shape, 0 },

@@ -48,6 +48,8 @@ typedef struct cli_opts {
 	const char *output_dir;
 	int threads;
 	int repeat;
+	bool has_seed;	/* --seed N: random ops without a seed attribute */
+	uint64_t seed;
 	bool no_fold, no_optimize;
 	bool dynamic; /* --dynamic: symbolic input dims stay dynamic */
 	bool quiet;
@@ -153,6 +155,7 @@ int cli_read_tensor(const char *path, gc_tensor *t, gc_error *err);
 
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dot(int argc, char **argv);

@@ -335,7 +335,8 @@ int cmd_run(int argc, char **argv)
 		    compile_onnx(&o, g, reg, files, bound, &p, &err))
 			goto fail;
 	}
-	gc_session_options sopt = { .threads = o.threads, .log = cli_log, .no_arena = o.no_arena };
+	gc_session_options sopt = { .threads = o.threads, .log = cli_log, .no_arena = o.no_arena,
+				    .use_seed = o.has_seed, .seed = o.seed };
 	if (gc_session_new(p, &sopt, &s, &err))
 		goto fail;
 	for (int i = 0; i < o.n_inputs; i++) {

@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"  compile MODEL.onnx [--ops PKG.yaml]... [--shape NAME=DxD]... [--dynamic] [-o OUT.gcb]\n"
 	"      check and bind every node; show each custom node's kernel; save\n"
 	"  run MODEL.onnx [--ops PKG.yaml]... [--input NAME=FILE]... [--output-dir DIR]\n"
-	"                 [--shape NAME=DxD]... [--threads N] [--repeat N]\n"
+	"                 [--shape NAME=DxD]... [--threads N] [--repeat N] [--seed N]\n"
 	"                 [--trace] [--dump-dir DIR] [--check-nan] [--guard] [--check-tensors]\n"
 	"                 [--no-arena] [--dump-weights] [--profile F.json]\n"
 	"                 [--break-before NODE] [--timeout SECONDS] [--compare-flavours [--tolerance T]]\n"
@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"      returning the loss; the session keeps the params from run to run\n"
 	"  new-package DIR --op NAME [--domain D] [--interface seed|graphcc]\n"
 	"      write a complete op package to start from\n"
+	"  ops            the built-in operations and what graphcc declines (TSV)\n"
 	"  help           this text\n"
 	"  version        the graphcc version\n"
 	"\n"
@@ -91,6 +92,7 @@ static const struct {
 	{ "gradcheck", NULL, NULL, cmd_gradcheck },
 	{ "train-program", NULL, NULL, cmd_train_program },
 	{ "new-package", NULL, NULL, cmd_new_package },
+	{ "ops", NULL, NULL, cmd_ops },
 	{ "help", "--help", "-h", cmd_help },
 	{ "version", "--version", NULL, cmd_version },
 };

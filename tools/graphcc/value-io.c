@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +28,38 @@
 #include "../../runtime/fileio.h"
 #include "cli.h"
 
+/* The 1-byte types NumPy lacks: a .npy holds their bits as '|V1' items
+ * (ml_dtypes' np.save), read as uint8. */
+static bool bits_type(gc_dtype dt)
+{
+	return (dt >= GC_DTYPE_FLOAT8E4M3FN && dt <= GC_DTYPE_FLOAT8E5M2FNUZ) ||
+	       dt == GC_DTYPE_INT4 || dt == GC_DTYPE_UINT4;
+}
+
 int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err)
 {
-	if (!gc_dtype_is_value(dtype))
-		return cli_read_tensor(path, t, err);
+	if (!gc_dtype_is_value(dtype)) {
+		size_t len = strlen(path);
+		bool npy = len >= 4 && !strcmp(path + len - 4, ".npy");
+		if (cli_read_tensor(path, t, err))
+			return err->code;
+		/* '|V1' (or '|u1') bits for a float8/int4 input take its type */
+		if (npy && bits_type(dtype) && t->dtype == GC_DTYPE_UINT8) {
+			int64_t n = gc_tensor_numel(t);
+			for (int64_t i = 0; dtype == GC_DTYPE_INT4 || dtype == GC_DTYPE_UINT4 ? i < n : 0; i++) {
+				uint8_t v = ((uint8_t *)t->data)[i];
+				if (dtype == GC_DTYPE_UINT4 ? v > 15 : (v > 7 && v < 0xf8)) {
+					gc_tensor_release(t);
+					return gc_error_set(err, GC_EINVAL,
+							    "%s: element %" PRId64 " (byte %u) is not an %s "
+							    "value (one per byte, as ml_dtypes holds them)",
+							    path, i, v, gc_dtype_name(dtype));
+				}
+			}
+			t->dtype = dtype;
+		}
+		return 0;
+	}
 	size_t n = strlen(path);
 	if (n < 3 || strcmp(path + n - 3, ".pb"))
 		return gc_error_set(err, GC_EINVAL,

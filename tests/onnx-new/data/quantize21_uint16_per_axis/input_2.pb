@@ -1,0 +1,2 @@
+By_zero_pointJ
+Å&g˜zC¶Wé

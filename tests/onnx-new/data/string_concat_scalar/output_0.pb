@@ -1,0 +1,1 @@
+2pre_ab2pre_2pre_çé2pre_x y2pre_12pre_zBZ
