@@ -16,7 +16,34 @@ typedef struct binder {
 	gc_pool *pool;
 	gc_error *err;
 	const char *flavour; /* gc_compile_options.flavour: bind this one after selection */
+	const gc_custom_quant *quant; /* the node's edges bound quantized (pass-qdq.c), or NULL */
 } binder;
+
+/* The quantization of input i / output i of the node (NULL: a plain edge). */
+static const gc_custom_quant *in_quant(const binder *b, int32_t i)
+{
+	return b->quant && i < b->n->n_in && gc_custom_quant_on(&b->quant[i]) ? &b->quant[i]
+										 : NULL;
+}
+
+static const gc_custom_quant *out_quant(const binder *b, int32_t i)
+{
+	const gc_custom_quant *q = b->quant ? &b->quant[b->n->n_in + i] : NULL;
+	return q && i < b->n->n_out && gc_custom_quant_on(q) ? q : NULL;
+}
+
+/* "qint8, quint8" of a qtypes mask. */
+static const char *qtypes_str(uint32_t mask, char *buf, size_t len)
+{
+	static const char *const names[] = { "qint8", "quint8", "qint16", "qint32" };
+	size_t at = 0;
+	buf[0] = 0;
+	for (int k = DTQInt8; k <= DTQInt32 && at < len; k++)
+		if (mask >> k & 1)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+					       names[k - DTQInt8]);
+	return buf;
+}
 
 static int bfail(binder *b, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -225,7 +252,21 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 				     "%s:%d",
 				     i, s->name, t->rank, gc_shape_str(t->dims, t->rank, shp, sizeof shp),
 				     s->max_dims, op->file, s->line);
-		if (s->dtypes && !(t->dtype < 32 && (s->dtypes >> t->dtype & 1)))
+		const gc_custom_quant *q = in_quant(b, i);
+		if (q && gc_custom_dtype_back((CustomOpDataType)q->dtype) != t->dtype)
+			return bfail(b, GC_EINVAL, "graphcc bug: input %d ('%s') is bound %s but is %s",
+				     i, s->name, gc_custom_dtype_name((CustomOpDataType)q->dtype),
+				     gc_dtype_name(t->dtype));
+		char qs[64];
+		if (!q && s->dtypes == GC_IO_NO_PLAIN_DTYPES)
+			return bfail(b, GC_EINVAL,
+				     "input %d ('%s') is %s, but operation '%s' takes only the "
+				     "quantized types [%s] there (dtypes at %s:%d): it must be read "
+				     "from a DequantizeLinear with a constant per-tensor scale and "
+				     "zero point of that type",
+				     i, s->name, gc_dtype_name(t->dtype), op->name,
+				     qtypes_str(s->qtypes, qs, sizeof qs), op->file, s->line);
+		if (!q && s->dtypes && !(t->dtype < 32 && (s->dtypes >> t->dtype & 1)))
 			return bfail(b, GC_EINVAL,
 				     "input %d ('%s') is %s, which operation '%s' does not accept "
 				     "(dtypes at %s:%d)",
@@ -362,6 +403,7 @@ static int bind_verify(binder *b, bind_call *bc)
 	for (int32_t i = 0; i < bc->a.n_out; i++) {
 		gc_custom_view(&bc->a.out[i], out_dims(bc, i), NULL, op->outputs[i].max_dims);
 		bc->a.out[i].dtype = DTFloat32;
+		gc_custom_view_quant(&bc->a.out[i], out_quant(b, i));
 	}
 	absent_outputs(b, bc);
 	bc->host.msg[0] = 0;
@@ -411,11 +453,27 @@ static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor 
 		return bfail(b, GC_EINVAL,
 			     "shape inference %s:%s gave output %d ('%s') an invalid type %d", lib,
 			     fn, i, name, (int)o->dtype);
+	const gc_custom_quant *q = out_quant(b, i);
+	char qs[96];
+	if (q && o->dtype != (CustomOpDataType)q->dtype)
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s made output %d ('%s') %s, but it is bound %s "
+			     "(only QuantizeLinear nodes read it, and the manifest lists that type); "
+			     "it arrives as %s and must keep that dtype",
+			     lib, fn, i, name, gc_custom_dtype_name(o->dtype),
+			     gc_custom_quant_str(q, qs, sizeof qs),
+			     gc_custom_dtype_name((CustomOpDataType)q->dtype));
+	if (!q && o->dtype >= DTQInt8 && o->dtype <= DTQInt32)
+		return bfail(b, GC_EINVAL,
+			     "shape inference %s:%s made output %d ('%s') %s, but that output is "
+			     "not bound quantized (it has no scale: only an output read by "
+			     "QuantizeLinear nodes, with the type in its dtypes, is)",
+			     lib, fn, i, name, gc_custom_dtype_name(o->dtype));
 	uint32_t declared = op->outputs[i].dtypes;
-	if (declared && !(dt < 32 && (declared >> dt & 1))) {
+	if (!q && declared && !(dt < 32 && (declared >> dt & 1))) {
 		char list[256] = "";
 		size_t at = 0;
-		for (int k = 0; k < 32 && at < sizeof list; k++)
+		for (int k = 1; k < 32 && at < sizeof list; k++)
 			if (declared >> k & 1)
 				at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
 						       at ? ", " : "", gc_dtype_name((gc_dtype)k));
@@ -453,6 +511,7 @@ static int bind_infer(binder *b, bind_call *bc, gc_tensor **outs)
 			d[k] = k < md ? 0 : CANARY;
 		bc->a.out[i].rank = md;
 		bc->a.out[i].dtype = DTFloat32;
+		gc_custom_view_quant(&bc->a.out[i], out_quant(b, i));
 	}
 	bc->host.msg[0] = 0;
 	crash_context(bc->where, sizeof bc->where, b, op->functions_library, op->infer_shape);
@@ -468,6 +527,7 @@ static int bind_infer(binder *b, bind_call *bc, gc_tensor **outs)
 		if (inferred_output(b, bc, i, &t[i]))
 			return b->err->code;
 		bc->a.out[i].numel = gc_tensor_numel(&t[i]);
+		gc_custom_view_quant(&bc->a.out[i], out_quant(b, i));
 	}
 	absent_outputs(b, bc);
 	*outs = t;
@@ -593,6 +653,15 @@ static int bind_record(binder *b, const gc_impl_spec *im, const char *backend,
 		c->in_max_dims[i] = input_spec(op, i)->max_dims;
 	for (int32_t i = 0; i < n_out; i++)
 		c->out_max_dims[i] = op->outputs[i].max_dims;
+	if (!b->quant)
+		return 0;
+	c->quant = gc_pool_alloc(pool, ((size_t)n_in + (size_t)n_out + 1) * sizeof *c->quant);
+	if (!c->quant)
+		return bfail(b, GC_ENOMEM, "out of memory");
+	for (int32_t i = 0; i < n_in + n_out; i++) {
+		const gc_custom_quant *q = i < n_in ? in_quant(b, i) : out_quant(b, i - n_in);
+		c->quant[i] = q ? *q : (gc_custom_quant){ DTCustomOpDataTypeCount, 1.0f, 0 };
+	}
 	return 0;
 }
 
@@ -616,7 +685,8 @@ static const gc_op_spec *find_op(binder *b, const gc_irnode *n, const gc_registr
 	else
 		bfail(b, GC_EUNSUPPORTED,
 		      "no op package provides '%s' in domain '%s'%s (no package for that domain "
-		      "is loaded: give one with --ops PKG.yaml)",
+		      "is loaded: give one in gc_compile_options.registry; graphcc: --ops "
+		      "PKG.yaml)",
 		      n->op_type, n->domain, ver);
 	return NULL;
 }
@@ -626,7 +696,8 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 		   gc_error *err)
 {
 	const gc_irnode *n = &g->nodes[gi];
-	binder b = { .g = g, .n = n, .in = in, .pool = pool, .err = err, .flavour = flavour };
+	binder b = { .g = g, .n = n, .in = in, .pool = pool, .err = err, .flavour = flavour,
+		     .quant = n->quant };
 	char lb[300];
 	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
 	if (!(b.op = find_op(&b, n, reg)) || check_inputs(&b, n, in))
@@ -653,9 +724,11 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	}
 	if ((rc = make_params(&b, n, bc.a.params)))
 		goto out;
-	for (int32_t i = 0; i < n_in; i++)
+	for (int32_t i = 0; i < n_in; i++) {
 		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS,
 			       i < n->n_in ? in[i] : NULL, input_spec(op, i)->max_dims);
+		gc_custom_view_quant(&bc.a.in[i], in_quant(&b, i));
+	}
 	gc_custom_ctx_init(&bc.ctx, &bc.host, op->name, op->domain, op->type, pn->name, backend,
 			   NULL, "");
 	if ((rc = bind_verify(&b, &bc)) || (rc = bind_infer(&b, &bc, &outs)) ||

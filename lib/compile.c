@@ -189,20 +189,33 @@ static int apply_shapes(compiler *c)
 		}
 		if (!used)
 			return gc_error_set(c->err, GC_EINVAL,
-					    "%s: --shape names '%s', which is neither a graph input "
-					    "nor a symbolic dimension of one",
+					    "%s: gc_compile_options.shapes (graphcc: --shape) names "
+					    "'%s', which is neither a graph input nor a symbolic "
+					    "dimension of one",
 					    g->origin, o->name);
 	}
 	for (int32_t k = 0; k < g->n_inputs; k++) {
 		const gc_value *v = &g->values[g->inputs[k]];
 		vstate *s = &c->vs[g->inputs[k]];
+		bool dynamic = false;
+		for (int d = 0; d < v->rank && opt && opt->dynamic_dims; d++)
+			dynamic |= s->t.dims[d] < 0 && !gc_dtype_is_value(s->t.dtype);
+		if (dynamic) {
+			/* Its size comes with each run: the nodes it feeds are
+			 * prepared then, once per new shape (the session caches
+			 * what it planned). */
+			s->dynamic = true;
+			continue;
+		}
 		for (int d = 0; d < v->rank; d++)
 			if (s->t.dims[d] < 0) {
 				char a[160];
 				return gc_error_set(
 					c->err, GC_EINVAL,
 					"%s: input '%s' has dynamic dimension %d%s%s%s (shape %s): "
-					"give its size with an input file or --shape %s=...",
+					"give its size in gc_compile_options.shapes (graphcc: an "
+					"input file or --shape %s=...), or keep it dynamic with "
+					"gc_compile_options.dynamic_dims (graphcc: --dynamic)",
 					g->origin, v->name, d, v->dim_names[d] ? " ('" : "",
 					v->dim_names[d] ? v->dim_names[d] : "",
 					v->dim_names[d] ? "')" : "",
@@ -252,8 +265,9 @@ static int unsupported(compiler *c, int32_t gi)
 				    "%s: %s: graphcc has no built-in op '%s' (opset %" PRId64 ")",
 				    c->g->origin, lb, n->op_type, gc_graph_opset(c->g, ""));
 	return gc_error_set(c->err, GC_EUNSUPPORTED,
-			    "%s: %s: no op package provides '%s' in domain '%s' (load one with "
-			    "--ops PKG.yaml)",
+			    "%s: %s: no op package provides '%s' in domain '%s' (load one into "
+			    "gc_compile_options.registry, gc_registry_load; graphcc: --ops "
+			    "PKG.yaml)",
 			    c->g->origin, lb, n->op_type, n->domain);
 }
 
@@ -466,9 +480,12 @@ static int check_io(compiler *c, int32_t gi, gc_node *pn, const gc_op_info *info
 					    gc_node_label(g, gi, lb, sizeof lb), j, vs->name,
 					    gc_dtype_is_value(vs->t.dtype) ? "a "
 									   : "a tensor whose shape is "
-									     "only known at run time, ",
+									     "only known at run time",
 					    gc_dtype_is_value(vs->t.dtype) ? gc_dtype_name(vs->t.dtype) : "",
-					    custom ? "op packages take tensors of known shapes"
+					    custom ? "op packages take tensors of known shapes (a "
+						     "dynamic dimension reaches built-in ops only: "
+						     "fix its size with gc_compile_options.shapes, "
+						     "graphcc --shape)"
 						   : "this op takes tensors");
 	}
 	return 0;
@@ -617,7 +634,7 @@ static int check_output(compiler *c, gc_node *pn, node_io *io, gc_kctx *k, int j
 	if ((uint64_t)nb > gc_limit_bytes())
 		return gc_kerr(k, GC_ELIMIT,
 			       "output %d of shape %s (%s) is over the size limit of %" PRIu64
-			       " bytes (GRAPHCC_MAX_BYTES)",
+			       " bytes (" GC_LIMIT_SETTING ")",
 			       j, gc_shape_str(o->dims, o->rank, a, sizeof a), gc_dtype_name(o->dtype),
 			       gc_limit_bytes());
 	if (gv && gv->has_info && gv->dtype != GC_DTYPE_UNDEFINED && gv->dtype != o->dtype)
@@ -1061,12 +1078,51 @@ out:
 	return rc;
 }
 
+/* What gc_compile_options holds, before anything reads it. */
+static int check_compile_options(const gc_compile_options *o, gc_error *err)
+{
+	if (gc_arg_list(o->n_shapes, o->shapes, "gc_compile_options", "shapes", err) ||
+	    gc_arg_list(o->n_input_values, o->input_values, "gc_compile_options", "input_values",
+			err))
+		return err->code;
+	for (int32_t i = 0; i < o->n_shapes; i++) {
+		const gc_shape_override *s = &o->shapes[i];
+		if (!s->name || !s->name[0])
+			return gc_error_set(err, GC_EINVAL, "gc_compile_options.shapes[%d].name is %s",
+					    (int)i, s->name ? "empty" : "NULL");
+		gc_tensor t = { .rank = s->rank };
+		memcpy(t.dims, s->dims, sizeof t.dims);
+		char what[300];
+		snprintf(what, sizeof what, "gc_compile_options.shapes[%d] ('%s')", (int)i, s->name);
+		if (gc_tensor_check_shape(&t, what, err))
+			return err->code;
+	}
+	for (int32_t i = 0; i < o->n_input_values; i++) {
+		char what[300];
+		const gc_input_value *v = &o->input_values[i];
+		if (!v->name)
+			return gc_error_set(err, GC_EINVAL,
+					    "gc_compile_options.input_values[%d].name is NULL", (int)i);
+		snprintf(what, sizeof what, "gc_compile_options.input_values[%d] ('%s')", (int)i,
+			 v->name);
+		if (v->value && gc_dtype_is_value(v->value->dtype) && v->value->data)
+			continue; /* a sequence or optional (checked when it is read) */
+		if (gc_api_check_tensor(v->value, "gc_compile", what, err))
+			return err->code;
+	}
+	return 0;
+}
+
 int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **out,
 	       gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, g);
 	gc_compile_options o;
-	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err))
+	if (gc_options_copy(&o, sizeof o, opt, "gc_compile_options", err) ||
+	    check_compile_options(&o, err))
 		return err->code;
 	compiler c = { .opt = &o, .backend = gc_backend_find(o.backend), .err = err };
 	if (!c.backend) {
@@ -1087,6 +1143,11 @@ int gc_compile(const gc_graph *g, const gc_compile_options *opt, gc_program **ou
 
 void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 {
+	if (!st)
+		return;
+	memset(st, 0, sizeof *st);
+	if (!p)
+		return;
 	st->n_nodes = p->n_nodes;
 	st->n_tensors = p->n_tensors;
 	st->arena_bytes = p->arena_bytes;
@@ -1097,5 +1158,9 @@ void gc_program_get_stats(const gc_program *p, gc_program_stats *st)
 int gc_op_is_builtin(const char *domain, const char *op_type)
 {
 	/* (or a lowering pass replaces its nodes by built-in ones) */
+	if (!op_type)
+		return 0;
+	if (!domain)
+		domain = "";
 	return gc_op_lookup(domain, op_type) != GC_OP_NONE || gc_ir_is_lowered(domain, op_type);
 }

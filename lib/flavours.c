@@ -239,8 +239,8 @@ static int flavour_fail(node_run *r, const flavour *f, const char *fmt, ...)
 	if (r->report)
 		fprintf(r->report, "    FAILED: %s\n", msg);
 	gc_error_set(r->err, GC_EKERNEL,
-		     "--compare-flavours: node '%s' (%s::%s): flavour '%s' (library %s, symbol %s) "
-		     "failed: %s",
+		     "gc_flavours_compare (--compare-flavours): node '%s' (%s::%s): flavour "
+		     "'%s' (library %s, symbol %s) failed: %s",
 		     r->n->name, r->c->domain, r->c->op_type, f->im->type, f->im->impl,
 		     f->im->symbol, msg);
 	return -1;
@@ -508,7 +508,7 @@ static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int 
 	r->dims = gc_calloc((size_t)(r->c->n_in + r->c->n_out) * GC_MAX_RANK + 1, sizeof *r->dims);
 	flavour *fl = *flp = gc_calloc((size_t)op->n_impls + 1, sizeof *fl);
 	if (!r->in_copy || !r->in_bytes || !r->views || !r->dims || !fl)
-		return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
+		return gc_error_set(r->err, GC_ENOMEM, "gc_flavours_compare (--compare-flavours): out of memory");
 	for (int k = 0; k < n->n_in; k++) {
 		const gc_tensor *t = r->io[k];
 		if (!t)
@@ -516,7 +516,8 @@ static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int 
 		int64_t nb = gc_tensor_nbytes(t);
 		r->in_bytes[k] = nb > 0 ? (size_t)nb : 0;
 		if (!(r->in_copy[k] = aligned_buf(r->in_bytes[k])))
-			return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
+			return gc_error_set(r->err, GC_ENOMEM,
+					    "gc_flavours_compare (--compare-flavours): out of memory");
 		if (r->in_bytes[k])
 			memcpy(r->in_copy[k], t->data, r->in_bytes[k]);
 	}
@@ -538,13 +539,14 @@ static int node_run_alloc(node_run *r, const gc_op_spec *op, flavour **flp, int 
 		f->im = im;
 		f->outs = gc_calloc((size_t)n->n_out + 1, sizeof *f->outs);
 		if (!f->outs)
-			return gc_error_set(r->err, GC_ENOMEM, "--compare-flavours: out of memory");
+			return gc_error_set(r->err, GC_ENOMEM,
+					    "gc_flavours_compare (--compare-flavours): out of memory");
 		for (int o = 0; o < n->n_out; o++) {
 			const gc_tensor *t = r->io[n->n_in + o];
 			int64_t nb = t ? gc_tensor_nbytes(t) : 0;
 			if (!(f->outs[o] = guarded_buf(nb > 0 ? (size_t)nb : 0)))
 				return gc_error_set(r->err, GC_ENOMEM,
-						    "--compare-flavours: out of memory");
+						    "gc_flavours_compare (--compare-flavours): out of memory");
 		}
 	}
 	return 0;
@@ -650,7 +652,7 @@ static int compare_node(const gc_registry *reg, pkg_cache *pc, const gc_run_node
 		if (sum)
 			sum->n_failed++;
 		return gc_error_set(err, local.code ? local.code : GC_EINVAL,
-				    "--compare-flavours: %s", local.msg);
+				    "gc_flavours_compare (--compare-flavours): %s", local.msg);
 	}
 	if ((rc = node_run_alloc(&r, op, &fl, &n_fl)))
 		goto out;
@@ -721,6 +723,7 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report, dou
 	gc_flavours_summary own;
 	if (!err)
 		err = &local;
+	GC_ARG_NONNULL(err, s);
 	if (!sum)
 		sum = &own;
 	memset(sum, 0, sizeof *sum);
@@ -736,8 +739,9 @@ int gc_flavours_compare(const gc_registry *reg, gc_session *s, FILE *report, dou
 		if (cr.cmp.code)
 			snprintf(first, sizeof first, "; %.500s", cr.cmp.msg);
 		return gc_error_set(err, GC_ECRASH,
-				    "--compare-flavours: %d pair%s of flavours disagree beyond "
-				    "tolerance %g, %d flavour%s wrote outside %s outputs%s",
+				    "gc_flavours_compare (--compare-flavours): %d pair%s of flavours "
+				    "disagree beyond tolerance %g, %d flavour%s wrote outside %s "
+				    "outputs%s",
 				    sum->n_disagree, sum->n_disagree == 1 ? "" : "s", sum->tolerance,
 				    sum->n_overrun, sum->n_overrun == 1 ? "" : "s",
 				    sum->n_overrun == 1 ? "its" : "their", first);

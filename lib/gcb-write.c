@@ -165,7 +165,7 @@ static void custom_record(writer *w, const gc_custom *c)
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		str(w, s[i]);
 	u64(&w->rec, c->kernel_scratch);
-	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1);
+	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1 | (uint32_t)(c->quant != NULL) << 2);
 	i32(&w->rec, c->n_params);
 	for (int32_t i = 0; i < c->n_params; i++) {
 		const CustomOpParam *p = &c->params[i];
@@ -192,6 +192,14 @@ static void custom_record(writer *w, const gc_custom *c)
 		i32(&w->rec, c->outs[i].rank);
 		for (int k = 0; k < c->outs[i].rank; k++)
 			i64(&w->rec, c->outs[i].dims[k]);
+	}
+	/* Format 3: the edges bound quantized (flag 4). */
+	for (int32_t i = 0; c->quant && i < c->n_in + c->n_out; i++) {
+		uint32_t bits;
+		memcpy(&bits, &c->quant[i].scale, 4);
+		u32(&w->rec, (uint32_t)c->quant[i].dtype);
+		u32(&w->rec, bits);
+		i32(&w->rec, c->quant[i].offset);
 	}
 }
 
@@ -348,6 +356,9 @@ static char *relative_path(const char *path, const char *file)
 
 int gc_program_save(const gc_program *p, const char *path, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, p);
+	GC_ARG_NONNULL(err, path);
 	writer w = { .err = err };
 	buf weights = { 0 };
 	int rc = 0;

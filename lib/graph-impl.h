@@ -28,6 +28,9 @@ typedef struct gc_irnode {
 	int32_t *in, *out; /* value indices; -1 for an absent optional input */
 	int32_t n_attr;
 	gc_attr *attrs;
+	/* A custom node's edges bound quantized by the bind-qdq pass: n_in +
+	 * n_out entries (the node's inputs, then outputs), or NULL. */
+	struct gc_custom_quant *quant;
 } gc_irnode;
 
 typedef struct gc_opset {
@@ -74,5 +77,15 @@ int gc_attrs_copy(gc_pool *pool, int32_t n, const gc_attr *src, gc_attr **dst);
 gc_tensor *gc_tensor_copy_to_pool(gc_pool *pool, const gc_tensor *t);
 /* "node 'name' (Op)" or "node #i (Op)" for messages. */
 const char *gc_node_label(const gc_graph *g, int32_t i, char *buf, size_t len);
+
+/* api-args.c: the compiler API's argument checks (GC_EINVAL naming fn and
+ * the argument). A tensor handed in: a tensor type, rank 0..GC_MAX_RANK, no
+ * negative dim, data for its bytes (no NULL string). */
+int gc_api_check_tensor(const gc_tensor *t, const char *fn, const char *what, gc_error *err);
+/* n attributes: names, types, counts and the lists behind them. */
+int gc_api_check_attrs(int32_t n, const gc_attr *attrs, const char *fn, gc_error *err);
+/* n names in a list that may hold NULL (absent) entries. */
+int gc_api_check_names(int32_t n, const char *const *names, const char *fn, const char *what,
+		       gc_error *err);
 
 #endif

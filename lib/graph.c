@@ -59,6 +59,8 @@ gc_graph *gc_graph_new_child(gc_graph *g, const char *origin)
 
 gc_graph *gc_graph_add_subgraph(gc_graph *g, const char *origin)
 {
+	if (!g)
+		return NULL;
 	gc_graph *c = gc_graph_new_child(g, origin);
 	if (!c)
 		return NULL;
@@ -117,6 +119,8 @@ static int32_t value_get(gc_graph *g, const char *name, gc_error *err)
 
 int gc_graph_set_opset(gc_graph *g, const char *domain, int64_t version, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
 	if (!domain)
 		domain = "";
 	if (!strcmp(domain, "ai.onnx"))
@@ -171,6 +175,10 @@ static int check_shape(gc_graph *g, const char *name, gc_dtype dtype, int32_t ra
 		return 0;
 	if (g->parent && rank == -1 && !gc_dtype_is_value(dtype))
 		rank = 0;
+	if (rank < 0 || rank > GC_MAX_RANK)
+		return gc_error_set(err, GC_EINVAL,
+				    "%s: tensor '%s' has rank %d; graphcc supports ranks 0 to %d",
+				    g->origin, name, rank, GC_MAX_RANK);
 	if (gc_dtype_is_value(dtype)) {
 		gc_dtype inner = gc_dtype_inner(gc_dtype_inner(dtype));
 		if (rank != 0 || (dtype & ~(GC_DTYPE_SEQUENCE | GC_DTYPE_OPTIONAL | GC_DTYPE_ELEM_MASK)) ||
@@ -179,10 +187,6 @@ static int check_shape(gc_graph *g, const char *name, gc_dtype dtype, int32_t ra
 					    name, (int)dtype);
 		return 0;
 	}
-	if (rank < 0 || rank > GC_MAX_RANK)
-		return gc_error_set(err, GC_EUNSUPPORTED,
-				    "%s: tensor '%s' has rank %d; graphcc supports ranks 0 to %d",
-				    g->origin, name, rank, GC_MAX_RANK);
 	if (gc_dtype_size(dtype) == 0)
 		return gc_error_set(err, GC_EINVAL, "%s: tensor '%s' has invalid element type %d",
 				    g->origin, name, (int)dtype);
@@ -192,8 +196,19 @@ static int check_shape(gc_graph *g, const char *name, gc_dtype dtype, int32_t ra
 int gc_graph_add_input(gc_graph *g, const char *name, gc_dtype dtype, int32_t rank,
 		       const int64_t *dims, const char *const *dim_names, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
 	if (check_name(g, name, "a graph input", err) || check_shape(g, name, dtype, rank, err))
 		return err->code;
+	if (rank > 0 && !dims)
+		return gc_error_set(err, GC_EINVAL, "%s: argument 'dims' is NULL for rank %d",
+				    __func__, (int)rank);
+	for (int i = 0; i < rank; i++)
+		if (dims[i] < -1)
+			return gc_error_set(err, GC_EINVAL,
+					    "%s: input '%s': dim %d is %" PRId64
+					    " (a size, or -1: not known)",
+					    __func__, name, i, dims[i]);
 	int32_t id = value_get(g, name, err);
 	if (id < 0)
 		return err->code;
@@ -251,6 +266,11 @@ gc_tensor *gc_tensor_copy_to_pool(gc_pool *pool, const gc_tensor *t)
 
 int gc_graph_add_constant(gc_graph *g, const char *name, const gc_tensor *value, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
+	if (check_name(g, name, "an initializer", err) ||
+	    gc_api_check_tensor(value, __func__, "argument 'value'", err))
+		return err->code;
 	if (check_name(g, name, "an initializer", err) ||
 	    check_shape(g, name, value->dtype, value->rank, err))
 		return err->code;
@@ -364,6 +384,12 @@ int gc_graph_add_node(gc_graph *g, const char *name, const char *domain, const c
 		      const char *const *outputs, int32_t n_attr, const gc_attr *attrs,
 		      gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
+	if (gc_api_check_names(n_in, inputs, __func__, "inputs", err) ||
+	    gc_api_check_names(n_out, outputs, __func__, "outputs", err) ||
+	    gc_api_check_attrs(n_attr, attrs, __func__, err))
+		return err->code;
 	if (!op_type || !op_type[0])
 		return gc_error_set(err, GC_EINVAL, "%s: node '%s' has no op type", g->origin,
 				    name ? name : "");
@@ -442,6 +468,8 @@ int gc_graph_add_node(gc_graph *g, const char *name, const char *domain, const c
 
 int gc_graph_add_output(gc_graph *g, const char *name, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
 	if (check_name(g, name, "a graph output", err))
 		return err->code;
 	int32_t id = value_get(g, name, err);
@@ -460,6 +488,13 @@ int gc_graph_add_output(gc_graph *g, const char *name, gc_error *err)
 int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32_t rank,
 			    const int64_t *dims, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
+	if (check_name(g, name, "a value_info entry", err))
+		return err->code;
+	if (rank > 0 && !dims)
+		return gc_error_set(err, GC_EINVAL, "%s: argument 'dims' is NULL for rank %d",
+				    __func__, (int)rank);
 	int32_t id = value_get(g, name, err);
 	if (id < 0)
 		return err->code;
@@ -480,11 +515,14 @@ int gc_graph_set_value_info(gc_graph *g, const char *name, gc_dtype dtype, int32
 
 int gc_graph_input_has_default(const gc_graph *g, int i)
 {
-	return i >= 0 && i < g->n_inputs && g->values[g->inputs[i]].constant != NULL;
+	return g && i >= 0 && i < g->n_inputs && g->values[g->inputs[i]].constant != NULL;
 }
 
 int gc_graph_drop_default(gc_graph *g, const char *name, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
+	GC_ARG_NONNULL(err, name);
 	int32_t id = gc_graph_find(g, name);
 	if (id < 0 || !g->values[id].is_input)
 		return gc_error_set(err, GC_EINVAL, "%s: no graph input named '%s'", g->origin,
@@ -495,31 +533,33 @@ int gc_graph_drop_default(gc_graph *g, const char *name, gc_error *err)
 
 int gc_graph_num_inputs(const gc_graph *g)
 {
-	return g->n_inputs;
+	return g ? g->n_inputs : GC_EINVAL;
 }
 
 int gc_graph_num_outputs(const gc_graph *g)
 {
-	return g->n_outputs;
+	return g ? g->n_outputs : GC_EINVAL;
 }
 
 int gc_graph_num_nodes(const gc_graph *g)
 {
-	return g->n_nodes;
+	return g ? g->n_nodes : GC_EINVAL;
 }
 
 const char *gc_graph_input_name(const gc_graph *g, int i)
 {
-	return i >= 0 && i < g->n_inputs ? g->values[g->inputs[i]].name : NULL;
+	return g && i >= 0 && i < g->n_inputs ? g->values[g->inputs[i]].name : NULL;
 }
 
 const char *gc_graph_output_name(const gc_graph *g, int i)
 {
-	return i >= 0 && i < g->n_outputs ? g->values[g->outputs[i]].name : NULL;
+	return g && i >= 0 && i < g->n_outputs ? g->values[g->outputs[i]].name : NULL;
 }
 
 int gc_graph_tensor_info(const gc_graph *g, const char *name, gc_tensor *info)
 {
+	if (!g || !name || !info)
+		return GC_EINVAL;
 	int32_t id = gc_graph_find(g, name);
 	memset(info, 0, sizeof *info);
 	if (id < 0)
@@ -534,6 +574,8 @@ int gc_graph_tensor_info(const gc_graph *g, const char *name, gc_tensor *info)
 
 const char *gc_graph_dim_name(const gc_graph *g, const char *name, int d)
 {
+	if (!g || !name)
+		return NULL;
 	int32_t id = gc_graph_find(g, name);
 	if (id < 0 || d < 0 || d >= g->values[id].rank)
 		return NULL;
@@ -543,6 +585,14 @@ const char *gc_graph_dim_name(const gc_graph *g, const char *name, int d)
 void gc_graph_node(const gc_graph *g, int i, const char **name, const char **domain,
 		   const char **op_type)
 {
+	if (name)
+		*name = NULL;
+	if (domain)
+		*domain = NULL;
+	if (op_type)
+		*op_type = NULL;
+	if (!g || i < 0 || i >= g->n_nodes)
+		return;
 	const gc_irnode *n = &g->nodes[i];
 	if (name)
 		*name = n->name;
@@ -748,5 +798,5 @@ out:
 
 int64_t gc_graph_opset_version(const gc_graph *g, const char *domain)
 {
-	return gc_graph_opset(g, domain);
+	return g ? gc_graph_opset(g, domain) : -1;
 }

@@ -305,15 +305,44 @@ static int check_name_unique(parser *p, const yaml_node_t *at, const char *key, 
 	return 0;
 }
 
-static int parse_dtypes(parser *p, const yaml_node_t *v, uint32_t *mask)
+/* The seed's quantized types, as a manifest spells them. */
+static const struct {
+	const char *name;
+	CustomOpDataType dt;
+} qtype_names[] = {
+	{ "qint8", DTQInt8 }, { "quint8", DTQUInt8 }, { "qint16", DTQInt16 }, { "qint32", DTQInt32 },
+};
+
+/* dtypes: plain element types into *mask (bit 1 << gc_dtype); quantized
+ * ones (qint8 ...) into *qmask (bit 1 << CustomOpDataType) where qmask is
+ * given (an input's or output's list), refused elsewhere. A list of only
+ * quantized types leaves *mask = GC_IO_NO_PLAIN_DTYPES: no plain type. */
+static int parse_dtypes(parser *p, const yaml_node_t *v, uint32_t *mask, uint32_t *qmask)
 {
 	*mask = 0;
+	if (qmask)
+		*qmask = 0;
 	if (v->type != YAML_SEQUENCE_NODE)
 		return fail_at(p, v, "dtypes", "expected a list of element types, e.g. [float32]");
 	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++) {
 		yaml_node_t *e = yaml_document_get_node(p->doc, *it);
 		const char *s = scalar(e);
+		bool quantized = false;
+		for (size_t q = 0; s && q < sizeof qtype_names / sizeof qtype_names[0]; q++) {
+			if (strcmp(s, qtype_names[q].name))
+				continue;
+			if (!qmask)
+				return fail_at(p, e, "dtypes",
+					       "'%s' is a quantized type: it belongs in an input's or "
+					       "output's dtypes (an accepts rule sees the integer "
+					       "type, e.g. int8 for qint8)",
+					       s);
+			*qmask |= 1u << qtype_names[q].dt;
+			quantized = true;
+		}
+		if (quantized)
+			continue;
 		gc_dtype dt = s ? gc_dtype_from_name(s) : GC_DTYPE_UNDEFINED;
 		if (s && !strcmp(s, "float"))
 			dt = GC_DTYPE_FLOAT;
@@ -323,10 +352,13 @@ static int parse_dtypes(parser *p, const yaml_node_t *v, uint32_t *mask)
 			return fail_at(p, e, "dtypes",
 				       "'%s' is not an element type (float32, float64, float16, "
 				       "bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, "
-				       "uint64, bool)",
-				       s ? s : "(a list or map)");
+				       "uint64, bool%s)",
+				       s ? s : "(a list or map)",
+				       qmask ? "; quantized: qint8, quint8, qint16, qint32" : "");
 		*mask |= 1u << dt;
 	}
+	if (qmask && *qmask && !*mask)
+		*mask = GC_IO_NO_PLAIN_DTYPES;
 	return 0;
 }
 
@@ -379,7 +411,7 @@ static int parse_ios(parser *p, const yaml_node_t *op, const char *key, bool is_
 			return fail_at(p, get(p, e, "variadic", NULL, NULL), "variadic",
 				       "only the last input may be variadic");
 		yaml_node_t *dt = get(p, e, "dtypes", NULL, NULL);
-		if (dt && parse_dtypes(p, dt, &io->dtypes))
+		if (dt && parse_dtypes(p, dt, &io->dtypes, &io->qtypes))
 			return p->err->code;
 	}
 	*out = ios;
@@ -647,7 +679,7 @@ static int parse_accepts(parser *p, const yaml_node_t *list, const gc_op_spec *s
 			return fail_at(p, get(p, e, "input", NULL, NULL), "input",
 				       "operation '%s' has no input named '%s'", spec->name, name);
 		yaml_node_t *v = get(p, e, "dtypes", NULL, NULL);
-		if (v && parse_dtypes(p, v, &r->dtypes))
+		if (v && parse_dtypes(p, v, &r->dtypes, NULL))
 			return p->err->code;
 		if ((v = get(p, e, "ranks", NULL, NULL))) {
 			if (v->type != YAML_SEQUENCE_NODE)

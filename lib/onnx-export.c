@@ -176,6 +176,9 @@ static Onnx__AttributeProto *attribute(wr *w, const gc_irnode *n, const gc_attr 
 
 int gc_onnx_save(const gc_graph *g, const char *path, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, g);
+	GC_ARG_NONNULL(err, path);
 	wr w = { .pool = gc_pool_new(), .g = g, .err = err };
 	int32_t *order = gc_calloc((size_t)g->n_nodes + 1, sizeof *order);
 	uint8_t *buf = NULL;

@@ -536,7 +536,10 @@ out:
 
 int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, path);
 	importer im = { .path = path, .err = err };
 	snprintf(im.dir, sizeof im.dir, "%s", path);
 	char *d = dirname(im.dir);
@@ -554,14 +557,20 @@ int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 int gc_onnx_load_mem(const void *buf, size_t len, const char *origin, gc_graph **out,
 		     gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, out);
 	*out = NULL;
+	GC_ARG_NONNULL(err, buf);
 	importer im = { .path = origin ? origin : "(model in memory)", .err = err };
 	return load_model(&im, buf, len, out, err);
 }
 
 int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, out);
 	memset(out, 0, sizeof *out);
+	GC_ARG_NONNULL(err, path);
 	if (name)
 		*name = NULL;
 	void *buf;
@@ -646,7 +655,7 @@ static int sequence_value(const Onnx__SequenceProto *sp, gc_dtype elem, const ch
 			gc_value_release(out);
 			return gc_error_set(err, GC_ELIMIT,
 					    "%s: the sequence is over the size limit of %" PRIu64
-					    " bytes (GRAPHCC_MAX_BYTES)",
+					    " bytes (" GC_LIMIT_SETTING ")",
 					    path, gc_limit_bytes());
 		}
 	}
@@ -656,7 +665,10 @@ static int sequence_value(const Onnx__SequenceProto *sp, gc_dtype elem, const ch
 
 int gc_pb_read_value(const char *path, gc_dtype dtype, gc_tensor *out, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, out);
 	memset(out, 0, sizeof *out);
+	GC_ARG_NONNULL(err, path);
 	if (!gc_dtype_is_value(dtype))
 		return gc_pb_read(path, out, NULL, err);
 	void *buf;

@@ -237,7 +237,7 @@ int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char
 	if (numel < 0 || nbytes < 0 || (uint64_t)nbytes > gc_limit_bytes())
 		return gc_error_set(err, GC_ELIMIT,
 				    "%s: shape %s of %s is too large (limit %" PRIu64
-				    " bytes, GRAPHCC_MAX_BYTES)",
+				    " bytes, " GC_LIMIT_SETTING ")",
 				    where, gc_shape_str(out->dims, out->rank, (char[160]){ 0 }, 160),
 				    gc_dtype_name(dt), gc_limit_bytes());
 	bool external = tp->has_data_location &&

@@ -24,8 +24,16 @@ typedef struct gc_io_spec {
 	int32_t max_dims;
 	bool constant, optional, variadic;
 	uint32_t dtypes; /* bit (1 << gc_dtype) per allowed type; 0: any */
+	/* bit (1 << CustomOpDataType) per quantized type (DTQInt8 ...
+	 * DTQInt32) the edge may be bound as through QDQ (lib/pass-qdq.c);
+	 * 0: none */
+	uint32_t qtypes;
 	int line, col;
 } gc_io_spec;
+
+/* gc_io_spec.dtypes of a list that names only quantized types: no plain
+ * type (bit 0 is GC_DTYPE_UNDEFINED, which no tensor has). */
+#define GC_IO_NO_PLAIN_DTYPES 1u
 
 typedef struct gc_param_spec {
 	const char *name, *attribute;

@@ -128,8 +128,8 @@ int gc_program_plan_memory(gc_program *p, uint32_t align, gc_error *err)
 	if (peak > gc_limit_bytes()) {
 		rc = gc_error_set(err, GC_ELIMIT,
 				  "the program needs an activation arena of %" PRIu64
-				  " bytes, over the limit of %" PRIu64 " (set GRAPHCC_MAX_BYTES to "
-				  "allow more)",
+				  " bytes, over the limit of %" PRIu64 " (raise " GC_LIMIT_SETTING
+				  " to allow more)",
 				  peak, gc_limit_bytes());
 		goto out;
 	}

@@ -14,6 +14,8 @@ static const gc_op_spec *op_at(const gc_registry *r, int op)
 void gc_registry_op_io(const gc_registry *r, int op, int is_output, int k, gc_io_desc *d)
 {
 	const gc_op_spec *o = op_at(r, op);
+	if (!d)
+		return;
 	memset(d, 0, sizeof *d);
 	int32_t n = !o ? 0 : is_output ? o->n_outputs : o->n_inputs;
 	if (k < 0 || k >= n)
@@ -26,6 +28,8 @@ void gc_registry_op_io(const gc_registry *r, int op, int is_output, int k, gc_io
 void gc_registry_op_param(const gc_registry *r, int op, int k, gc_param_desc *d)
 {
 	const gc_op_spec *o = op_at(r, op);
+	if (!d)
+		return;
 	memset(d, 0, sizeof *d);
 	if (!o || k < 0 || k >= o->n_params)
 		return;
@@ -38,6 +42,8 @@ void gc_registry_op_param(const gc_registry *r, int op, int k, gc_param_desc *d)
 void gc_registry_op_functions(const gc_registry *r, int op, gc_op_functions *f)
 {
 	const gc_op_spec *o = op_at(r, op);
+	if (!f)
+		return;
 	memset(f, 0, sizeof *f);
 	if (o)
 		*f = (gc_op_functions){ o->verify, o->infer_shape, o->select_impl };
@@ -46,6 +52,8 @@ void gc_registry_op_functions(const gc_registry *r, int op, gc_op_functions *f)
 void gc_registry_impl_functions(const gc_registry *r, int op, int j, gc_impl_functions *f)
 {
 	const gc_op_spec *o = op_at(r, op);
+	if (!f)
+		return;
 	memset(f, 0, sizeof *f);
 	if (!o || j < 0 || j >= o->n_impls)
 		return;

@@ -43,8 +43,13 @@ int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt_in)
 {
 	gc_registry_options o;
 	gc_error e = { 0 };
-	if (gc_options_copy(&o, sizeof o, opt_in, "gc_registry_options", &e))
-		return e.code;
+	if (!r || gc_options_copy(&o, sizeof o, opt_in, "gc_registry_options", &e))
+		return GC_EINVAL;
+	if (o.n_library_dirs < 0 || (o.n_library_dirs && !o.library_dirs))
+		return GC_EINVAL;
+	for (int32_t i = 0; i < o.n_library_dirs; i++)
+		if (!o.library_dirs[i])
+			return GC_EINVAL;
 	const gc_registry_options *opt = &o;
 	for (int32_t i = 0; i < r->n_dirs; i++)
 		gc_free(r->dirs[i]);
@@ -68,6 +73,8 @@ int gc_registry_set_options(gc_registry *r, const gc_registry_options *opt_in)
 void gc_registry_set_note_handler(gc_registry *r, void (*note)(void *user, const char *msg),
 				  void *user)
 {
+	if (!r)
+		return;
 	r->note = note;
 	r->note_user = user;
 }
@@ -209,7 +216,7 @@ static int elf_sym(const gc_elf *e, const char *path, const char *sym, gc_error 
 		return 0;
 	return gc_error_set(err, GC_EINVAL,
 			    "library %s has no symbol '%s' (its exported symbols were read from "
-			    "the file; --dry-run loads nothing)",
+			    "the file; gc_registry_options.dry_run, --dry-run, loads nothing)",
 			    path, sym);
 }
 
@@ -269,7 +276,10 @@ static int dry_run(gc_package *pkg, gc_error *err)
 
 int gc_registry_load(gc_registry *r, const char *manifest, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
 	gc_package *pkg;
+	GC_ARG_NONNULL(err, r);
+	GC_ARG_NONNULL(err, manifest);
 	if (gc_manifest_parse_to_run(manifest, &pkg, r->note, r->note_user, err))
 		return err->code;
 	int rc = check_dirs(r, pkg, err);
@@ -359,6 +369,9 @@ static int load_dir(gc_registry *r, const char *dir, gc_error *err)
 
 int gc_registry_load_path(gc_registry *r, const char *list, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, r);
+	GC_ARG_NONNULL(err, list);
 	char *copy = gc_strdup(list);
 	if (!copy)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
@@ -379,6 +392,8 @@ int gc_registry_load_path(gc_registry *r, const char *list, gc_error *err)
 
 static const gc_op_spec *nth(const gc_registry *r, int i)
 {
+	if (!r || i < 0)
+		return NULL;
 	for (int32_t k = 0; k < r->n_pkgs; k++) {
 		if (i < r->pkgs[k]->n_ops)
 			return &r->pkgs[k]->ops[i];
@@ -390,7 +405,9 @@ static const gc_op_spec *nth(const gc_registry *r, int i)
 int gc_registry_num_ops(const gc_registry *r)
 {
 	int n = 0;
-	for (int32_t k = 0; r && k < r->n_pkgs; k++)
+	if (!r)
+		return GC_EINVAL;
+	for (int32_t k = 0; k < r->n_pkgs; k++)
 		n += r->pkgs[k]->n_ops;
 	return n;
 }
@@ -398,6 +415,8 @@ int gc_registry_num_ops(const gc_registry *r)
 void gc_registry_op(const gc_registry *r, int i, gc_op_desc *d)
 {
 	const gc_op_spec *op = nth(r, i);
+	if (!d)
+		return;
 	memset(d, 0, sizeof *d);
 	if (!op)
 		return;
@@ -409,6 +428,8 @@ void gc_registry_op(const gc_registry *r, int i, gc_op_desc *d)
 void gc_registry_impl(const gc_registry *r, int i, int j, gc_impl_desc *d)
 {
 	const gc_op_spec *op = nth(r, i);
+	if (!d)
+		return;
 	memset(d, 0, sizeof *d);
 	if (!op || j < 0 || j >= op->n_impls)
 		return;
@@ -421,7 +442,7 @@ void gc_registry_impl(const gc_registry *r, int i, int j, gc_impl_desc *d)
 int gc_registry_provides(const gc_registry *r, const char *domain, const char *type,
 			 int64_t version)
 {
-	return gc_registry_find(r, domain, type, version) != NULL;
+	return r && type && gc_registry_find(r, domain ? domain : "", type, version) != NULL;
 }
 
 bool gc_impl_accepts(const gc_op_spec *op, const gc_impl_spec *im, gc_tensor *const *in,

@@ -754,6 +754,10 @@ static void note(void *user, const char *msg)
 int gc_selftest_package(const char *manifest, const char *only_op, FILE *out,
 			gc_selftest_counts *counts, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, manifest);
+	GC_ARG_NONNULL(err, out);
+	GC_ARG_NONNULL(err, counts);
 	gc_package *pkg = NULL;
 	gc_registry *reg = NULL;
 	gc_pool *pool = NULL;
@@ -812,6 +816,8 @@ done:
 
 int gc_selftest_check(const char *manifest, gc_error *err)
 {
+	GC_ERR_OR_LOCAL(err);
+	GC_ARG_NONNULL(err, manifest);
 	gc_package *pkg = NULL;
 	int rc = gc_manifest_parse(manifest, &pkg, NULL, NULL, err);
 	gc_package_free(pkg);

@@ -27,6 +27,7 @@
  *   alloc.h pool.h strpool.h fileio.h options.h crash.h
  *                   allocation (OOM injection), arenas, files and limits,
  *                   options structs, crash context for package calls
+ *   api-check.h     the API's argument checks (GC_ARG_NONNULL, ...)
  */
 #ifndef GC_RUNTIME_BUILD_H
 #define GC_RUNTIME_BUILD_H
@@ -34,6 +35,7 @@
 #include <graphcc/runtime.h>
 
 #include "alloc.h"
+#include "api-check.h"
 #include "backend.h"
 #include "crash.h"
 #include "custom.h"

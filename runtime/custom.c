@@ -61,7 +61,18 @@ const char *gc_custom_dtype_name(CustomOpDataType dt)
 	for (size_t i = 0; i < sizeof dtmap / sizeof dtmap[0]; i++)
 		if (dtmap[i].co == dt)
 			return dtmap[i].name;
-	return "an unknown CustomOpDataType";
+	switch (dt) {
+	case DTQInt8:
+		return "DTQInt8";
+	case DTQUInt8:
+		return "DTQUInt8";
+	case DTQInt16:
+		return "DTQInt16";
+	case DTQInt32:
+		return "DTQInt32";
+	default:
+		return "an unknown CustomOpDataType";
+	}
 }
 
 static void set_error(GcOpContext *ctx, const char *fmt, ...)
@@ -304,15 +315,58 @@ void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int3
 	v->numel = numel;
 }
 
+void gc_custom_view_quant(CustomOpIOTensor *v, const gc_custom_quant *q)
+{
+	if (!gc_custom_quant_on(q) || !gcInputPresent(v))
+		return;
+	v->dtype = (CustomOpDataType)q->dtype;
+	v->scale = q->scale;
+	v->offset = q->offset;
+}
+
+bool gc_custom_quant_valid(const gc_custom_quant *q, const char **why)
+{
+	static const int32_t lo[] = { -128, 0, -32768, 0 }, hi[] = { 127, 255, 32767, 0 };
+	*why = NULL;
+	if (q->dtype == DTCustomOpDataTypeCount) {
+		if (q->scale != 1.0f || q->offset != 0)
+			*why = "a plain edge has a scale or offset";
+	} else if (!gc_custom_quant_on(q)) {
+		*why = "the type is not a quantized one (DTQInt8 ... DTQInt32)";
+	} else if (!(q->scale > 0.0f && q->scale <= 3.4e38f)) {
+		*why = "the scale is not a finite positive number";
+	} else if (q->offset < lo[q->dtype - DTQInt8] || q->offset > hi[q->dtype - DTQInt8]) {
+		*why = "the offset is outside the type's range";
+	}
+	return *why == NULL;
+}
+
+const char *gc_custom_quant_str(const gc_custom_quant *q, char *buf, size_t len)
+{
+	static const char *const names[] = { "qint8", "quint8", "qint16", "qint32" };
+	if (!gc_custom_quant_on(q))
+		snprintf(buf, len, "not quantized");
+	else
+		snprintf(buf, len, "%s (scale %.9g, offset %d)", names[q->dtype - DTQInt8],
+			 (double)q->scale, (int)q->offset);
+	return buf;
+}
+
 void gc_custom_views(CustomOpIOTensor *io, int64_t *dims, const gc_custom *c,
 		     gc_tensor *const *in, int32_t n_in, gc_tensor *const *out, int32_t n_out)
 {
-	for (int32_t i = 0; i < c->n_in; i++)
+	for (int32_t i = 0; i < c->n_in; i++) {
 		gc_custom_view(&io[i], dims + (size_t)i * GC_MAX_RANK, i < n_in ? in[i] : NULL,
 			       c->in_max_dims[i]);
-	for (int32_t i = 0; i < c->n_out; i++)
+		if (c->quant)
+			gc_custom_view_quant(&io[i], &c->quant[i]);
+	}
+	for (int32_t i = 0; i < c->n_out; i++) {
 		gc_custom_view(&io[c->n_in + i], dims + (size_t)(c->n_in + i) * GC_MAX_RANK,
 			       i < n_out ? out[i] : NULL, c->out_max_dims[i]);
+		if (c->quant)
+			gc_custom_view_quant(&io[c->n_in + i], &c->quant[c->n_in + i]);
+	}
 }
 
 gc_custom_args gc_custom_args_of(const gc_custom *c, CustomOpIOTensor *io)

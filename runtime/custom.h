@@ -14,6 +14,28 @@
 #include "dynlib.h"
 #include "kernel.h"
 
+/* An edge of a custom node bound quantized through QDQ (lib/pass-qdq.c):
+ * the kernel's view of it is `dtype` (DTQInt8 ... DTQInt32) with scale and
+ * offset (real = scale * (q - offset)); the tensor itself is the integer
+ * type (gc_custom_dtype_back). dtype DTCustomOpDataTypeCount: a plain
+ * edge (scale 1, offset 0). */
+typedef struct gc_custom_quant {
+	int32_t dtype; /* CustomOpDataType */
+	float scale;
+	int32_t offset;
+} gc_custom_quant;
+
+/* Whether q (may be NULL) is a quantized edge. */
+static inline bool gc_custom_quant_on(const gc_custom_quant *q)
+{
+	return q && q->dtype >= DTQInt8 && q->dtype <= DTQInt32;
+}
+
+/* Whether (dtype, scale, offset) is a quantized edge a program may hold:
+ * a quantized type, a finite positive scale and an offset in the type's
+ * range (qint32: 0, as ONNX requires). On failure *why says what is wrong. */
+bool gc_custom_quant_valid(const gc_custom_quant *q, const char **why);
+
 typedef struct gc_custom {
 	/* What the binding is: fixed at compile time, saved with programs. */
 	const char *manifest, *op_name, *domain, *op_type;
@@ -29,6 +51,9 @@ typedef struct gc_custom {
 	int32_t n_in, n_out;
 	int32_t *in_max_dims, *out_max_dims;
 	gc_tensor *outs; /* output types and shapes inferred at compile time */
+	/* The edges bound quantized: n_in + n_out entries (inputs, then
+	 * outputs), or NULL when none is. */
+	gc_custom_quant *quant;
 
 	/* Resolved when the program is prepared. */
 	gc_dynlib *lib;
@@ -69,6 +94,11 @@ void gc_custom_ctx_init(GcOpContext *ctx, gc_custom_host *host, const char *op_n
  * DTCustomOpDataTypeCount, dims poisoned), copying its dims into `dims`
  * (GC_MAX_RANK entries) so package code never writes graphcc's own. */
 void gc_custom_view(CustomOpIOTensor *v, int64_t *dims, const gc_tensor *t, int32_t max_dims);
+/* A present view of an edge bound quantized (q on) becomes q's type, scale
+ * and offset; nothing else changes. */
+void gc_custom_view_quant(CustomOpIOTensor *v, const gc_custom_quant *q);
+/* "qint8 (scale 0.0125, offset -3)" for messages and listings. */
+const char *gc_custom_quant_str(const gc_custom_quant *q, char *buf, size_t len);
 /* The views of every declared input and output of binding c (io:
  * c->n_in + c->n_out entries, dims: GC_MAX_RANK per view): in[i] for
  * i < n_in and out[i] for i < n_out (NULL: absent), the rest absent. */

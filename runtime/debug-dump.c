@@ -17,7 +17,9 @@
 #include "fileio.h"
 
 #include "alloc.h"
+#include "custom.h"
 #include "debug-impl.h"
+#include "session-impl.h"
 
 #define NAME_MAX_KEEP 100
 
@@ -28,7 +30,34 @@ struct gc_dumper {
 	int32_t n_used, cap_used;
 	int32_t written;
 	bool noted[GC_DTYPE_COUNT];
+	/* per tensor: the quantization of a custom node's edge bound
+	 * quantized through QDQ (scale and zero point in tensors.tsv) */
+	gc_custom_quant *quant;
+	int32_t n_quant;
 };
+
+/* Which tensors are custom nodes' quantized edges (the program's nodes
+ * only: a subprogram's tensors are dumped by their own session). */
+static int quant_table(gc_dumper *d, const gc_program *p)
+{
+	d->n_quant = p->n_tensors;
+	d->quant = gc_calloc((size_t)p->n_tensors + 1, sizeof *d->quant);
+	if (!d->quant)
+		return GC_ENOMEM;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		const gc_custom *c = n->custom;
+		for (int32_t j = 0; c && c->quant && j < c->n_in + c->n_out; j++) {
+			bool is_in = j < c->n_in;
+			int32_t k = is_in ? j : j - c->n_in;
+			int32_t t = is_in ? (k < n->n_in ? n->in[k] : -1)
+					  : (k < n->n_out ? n->out[k] : -1);
+			if (t >= 0 && t < p->n_tensors && gc_custom_quant_on(&c->quant[j]))
+				d->quant[t] = c->quant[j];
+		}
+	}
+	return 0;
+}
 
 static int mkdir_p(const char *dir, gc_error *err)
 {
@@ -62,7 +91,7 @@ int gc_dumper_open(const char *dir, const gc_program *p, gc_dumper **out, gc_err
 	d->cap_used = p->n_tensors + 1;
 	d->used = gc_calloc((size_t)d->cap_used, sizeof *d->used);
 	d->dir = gc_strdup(dir);
-	if (!d->used || !d->dir) {
+	if (!d->used || !d->dir || quant_table(d, p)) {
 		gc_dumper_close(d);
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
 	}
@@ -86,7 +115,7 @@ int gc_dumper_open(const char *dir, const gc_program *p, gc_dumper **out, gc_err
 		gc_dumper_close(d);
 		return err->code;
 	}
-	fputs("tensor\tfile\tdtype\tshape\tproduced by\n", d->map);
+	fputs("tensor\tfile\tdtype\tshape\tproduced by\tscale\tzero point\n", d->map);
 	*out = d;
 	return 0;
 }
@@ -101,6 +130,7 @@ int32_t gc_dumper_close(gc_dumper *d)
 	for (int32_t i = 0; i < d->n_used; i++)
 		gc_free(d->used[i]);
 	gc_free(d->used);
+	gc_free(d->quant);
 	gc_free(d->dir);
 	gc_free(d);
 	return n;
@@ -177,10 +207,11 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 			gc_shape_str(t->dims, t->rank, shape, sizeof shape));
 		unsigned dt = (unsigned)t->dtype < GC_DTYPE_COUNT ? (unsigned)t->dtype : 0;
 		if (!d->noted[dt])
-			fprintf(stderr,
-				"graphcc: --dump-dir: %s tensors that cannot be written as .npy "
-				"are skipped (marked '-' in tensors.tsv), first '%s': %s\n",
-				gc_dtype_name(t->dtype), name, local.msg);
+			gc_log(&s->log, GC_LOG_WARNING,
+			       "gc_debug_options.dump_dir (--dump-dir): %s tensors that cannot be "
+			       "written as .npy are skipped (marked '-' in tensors.tsv), first "
+			       "'%s': %s",
+			       gc_dtype_name(t->dtype), name, local.msg);
 		d->noted[dt] = true;
 	} else if (rc) {
 		return gc_error_set(err, rc, "--dump-dir: tensor '%s': %s", name, local.msg);
@@ -193,7 +224,13 @@ int gc_dumper_write(gc_dumper *d, const gc_session *s, int32_t idx, const char *
 		cell(d->map, producer);
 	else
 		fputs("(graph input)", d->map);
-	fputc('\n', d->map);
+	/* A quantized edge: its integer values are in the .npy, the real ones
+	 * are scale * (q - zero point). */
+	if (idx < d->n_quant && gc_custom_quant_on(&d->quant[idx]))
+		fprintf(d->map, "\t%.9g\t%d\n", (double)d->quant[idx].scale,
+			(int)d->quant[idx].offset);
+	else
+		fputs("\t-\t-\n", d->map);
 	fflush(d->map);
 	return 0;
 }

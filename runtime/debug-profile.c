@@ -137,7 +137,7 @@ void gc_profile_summary(FILE *f, const gc_program *p, const double *dur_us, int3
 		all += dur_us[i];
 	}
 	qsort(rows, (size_t)n_rows, sizeof *rows, by_total);
-	fprintf(f, "graphcc: profile: %d nodes, %.3f ms in kernels\n", (int)n_done, all / 1e3);
+	fprintf(f, "profile: %d nodes, %.3f ms in kernels\n", (int)n_done, all / 1e3);
 	fprintf(f, "  %-40s %6s %11s %7s\n", "op type", "count", "total ms", "share");
 	for (int32_t r = 0; r < n_rows; r++)
 		fprintf(f, "  %-40s %6d %11.3f %6.1f%%\n", rows[r].op, (int)rows[r].count,

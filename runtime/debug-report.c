@@ -317,12 +317,17 @@ const char *gc_debug_index_str(const gc_tensor *t, int64_t i, char *buf, size_t 
 
 /* ------------------------------------------------------------ trace */
 
-static void trace_tensor(FILE *f, const gc_session *s, int32_t idx, bool stats)
+/* q: the edge's quantization when a custom node has it bound quantized
+ * (the values shown are the integers; the real range follows). */
+static void trace_tensor(FILE *f, const gc_session *s, int32_t idx, bool stats,
+			 const gc_custom_quant *q)
 {
 	char desc[512];
 	fputs(gc_debug_tensor_str(s, idx, desc, sizeof desc), f);
 	if (idx < 0)
 		return;
+	if (gc_custom_quant_on(q))
+		fprintf(f, " quantized %s", gc_custom_quant_str(q, desc, sizeof desc));
 	if (s->p->tensors[idx].storage == GC_STORAGE_CONST)
 		fputs(" (constant)", f);
 	if (!stats)
@@ -340,6 +345,16 @@ static void trace_tensor(FILE *f, const gc_session *s, int32_t idx, bool stats)
 			st.max, st.mean, st.nan, st.inf);
 	else
 		fprintf(f, " min %.15g max %.15g mean %.6g", st.min, st.max, st.mean);
+	if (gc_custom_quant_on(q) && !st.is_float)
+		fprintf(f, " (real min %.6g max %.6g)", (double)q->scale * (st.min - q->offset),
+			(double)q->scale * (st.max - q->offset));
+}
+
+static const gc_custom_quant *edge_quant(const gc_custom *c, bool is_out, int j)
+{
+	if (!c || !c->quant || j >= (is_out ? c->n_out : c->n_in))
+		return NULL;
+	return &c->quant[is_out ? c->n_in + j : j];
 }
 
 void gc_debug_trace_line(FILE *f, const gc_session *s, int32_t i, double us)
@@ -354,13 +369,13 @@ void gc_debug_trace_line(FILE *f, const gc_session *s, int32_t i, double us)
 	for (int j = 0; j < n->n_in; j++) {
 		if (j)
 			fputs(", ", f);
-		trace_tensor(f, s, n->in[j], false);
+		trace_tensor(f, s, n->in[j], false, edge_quant(c, false, j));
 	}
 	fputs(" | out: ", f);
 	for (int j = 0; j < n->n_out; j++) {
 		if (j)
 			fputs("; ", f);
-		trace_tensor(f, s, n->out[j], true);
+		trace_tensor(f, s, n->out[j], true, edge_quant(c, true, j));
 	}
 	fputc('\n', f);
 	fflush(f); /* a crash in the next kernel must not eat this line */

@@ -76,7 +76,8 @@ __attribute__((noinline)) static void gc_debug_break_before(const gc_node *n, gc
 	__asm__ volatile("" : : "r"(n), "r"(in), "r"(out) : "memory");
 }
 
-static void break_before(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+static void break_before(const gc_session *s, const gc_node *n, gc_tensor *const *in,
+			 gc_tensor *const *out)
 {
 	char node[1400], kernel[1200];
 	gc_debug_node_str(n, node, sizeof node);
@@ -94,49 +95,59 @@ static void break_before(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 	if (!debugger_attached()) {
 		char cmd[3000];
 		gc_crash_cmdline(cmd, sizeof cmd);
-		fprintf(stderr,
-			"graphcc: --break-before: no debugger attached; run under gdb: gdb --args "
-			"%s (not stopping before %s)\n",
-			cmd[0] ? cmd : "graphcc run ...", node);
+		gc_log(&s->log, GC_LOG_WARNING,
+		       "gc_debug_options.break_before (--break-before): no debugger attached; run "
+		       "under gdb: gdb --args %s (not stopping before %s)",
+		       cmd[0] ? cmd : "graphcc run ...", node);
 		return;
 	}
-	fprintf(stderr,
-		"graphcc: --break-before: stopping before %s: SIGTRAP; next comes %s (in 'bt', "
-		"frame gc_debug_break_before holds the node n and its tensors in[], out[])\n",
-		node, kernel);
-	fflush(stderr);
+	gc_log(&s->log, GC_LOG_INFO,
+	       "gc_debug_options.break_before (--break-before): stopping before %s: SIGTRAP; "
+	       "next comes %s (in 'bt', frame gc_debug_break_before holds the node n and its "
+	       "tensors in[], out[])",
+	       node, kernel);
 	gc_debug_break_before(n, in, out);
 }
 
 /* ------------------------------------------------------------ --timeout */
 
 typedef struct watchdog {
-	const gc_program *p;
+	const gc_session *s;
+	const gc_debug_options *opt;
 	double limit_us;
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
 	atomic_int node;      /* running node, -1 between nodes */
 	_Atomic double since; /* when it started (now_us) */
+	/* Set once the limit was passed: the run's cancel flag (so the next
+	 * node does not start, and a kernel polling should_stop stops), and
+	 * what passed it. */
+	int fired;
+	int32_t fired_node;
+	double fired_us;
 } watchdog;
 
-static void timeout_report(const watchdog *w, int32_t i, double elapsed_us)
+/* The library never ends its host: past the limit, the watchdog reports
+ * (to opt->on_timeout, else the session's log) and cancels the run; a
+ * host that cannot wait for the kernel ends the process in on_timeout
+ * (the graphcc command does, exit 3). */
+static void timeout_fire(watchdog *w, int32_t i, double elapsed_us)
 {
 	char node[1400], msg[2048];
-	gc_debug_node_str(&w->p->nodes[i], node, sizeof node);
-	int len = snprintf(msg, sizeof msg,
-			   "graphcc: --timeout: %s has run for %.1f s, over the limit of %g s; "
-			   "a running kernel cannot be stopped safely, so graphcc ends here "
-			   "(exit 3); no output was written\n",
-			   node, elapsed_us / 1e6, w->limit_us / 1e6);
-	if (len > (int)sizeof msg - 1)
-		len = (int)sizeof msg - 1;
-	for (int at = 0; at < len;) {
-		ssize_t n = write(STDERR_FILENO, msg + at, (size_t)(len - at));
-		if (n <= 0)
-			break;
-		at += (int)n;
-	}
+	gc_debug_node_str(&w->s->p->nodes[i], node, sizeof node);
+	snprintf(msg, sizeof msg,
+		 "gc_debug_options.timeout_seconds (graphcc: --timeout): %s has run for %.1f s, "
+		 "over the limit of %g s",
+		 node, elapsed_us / 1e6, w->limit_us / 1e6);
+	w->fired_node = i;
+	w->fired_us = elapsed_us;
+	__atomic_store_n(&w->fired, 1, __ATOMIC_RELEASE);
+	if (w->opt->on_timeout)
+		w->opt->on_timeout(w->opt->timeout_user, msg);
+	else
+		gc_log(&w->s->log, GC_LOG_ERROR, "%s; the run is canceled when the kernel returns",
+		       msg);
 }
 
 static void *watch(void *arg)
@@ -153,17 +164,20 @@ static void *watch(void *arg)
 			continue;
 		double elapsed = now_us() - since;
 		if (elapsed > w->limit_us) {
-			timeout_report(w, i, elapsed);
-			_exit(3);
+			timeout_fire(w, i, elapsed);
+			break;
 		}
 	}
 	return NULL;
 }
 
-static int watchdog_start(watchdog *w, const gc_program *p, double seconds, gc_error *err)
+static int watchdog_start(watchdog *w, const gc_session *s, const gc_debug_options *opt,
+			  gc_error *err)
 {
+	double seconds = opt->timeout_seconds;
 	memset(w, 0, sizeof *w);
-	w->p = p;
+	w->s = s;
+	w->opt = opt;
 	w->limit_us = seconds * 1e6;
 	atomic_init(&w->stop, false);
 	atomic_init(&w->node, -1);
@@ -171,7 +185,8 @@ static int watchdog_start(watchdog *w, const gc_program *p, double seconds, gc_e
 	int rc = pthread_create(&w->thread, NULL, watch, w);
 	if (rc)
 		return gc_error_set(err, GC_ENOMEM,
-				    "--timeout: cannot start the watchdog thread: %s",
+				    "gc_debug_options.timeout_seconds (--timeout): cannot start "
+				    "the watchdog thread: %s",
 				    strerror(rc));
 	w->started = true;
 	return 0;
@@ -218,11 +233,10 @@ static void mark_nonfinite(const gc_session *s, int32_t idx, unsigned char *bad,
 		return;
 	bad[idx] = 1;
 	if (note)
-		fprintf(
-		    stderr,
-		    "graphcc: --check-nan: graph input '%s' already holds %s (flat index %" PRId64
-		    "); nodes fed by it are not blamed\n",
-		    s->p->tensors[idx].name, v != v ? "NaN" : "Inf", at);
+		gc_log(&s->log, GC_LOG_WARNING,
+		       "gc_debug_options.check_nan (--check-nan): graph input '%s' already holds "
+		       "%s (flat index %" PRId64 "); nodes fed by it are not blamed",
+		       s->p->tensors[idx].name, v != v ? "NaN" : "Inf", at);
 }
 
 static int nan_origin(const gc_session *s, int32_t i, unsigned char *bad, gc_error *err)
@@ -293,7 +307,7 @@ static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 	debug_run *d = user;
 	const gc_node *n = rn->node;
 	if (rn->index == d->brk)
-		break_before(n, rn->in, rn->out);
+		break_before(rn->session, n, rn->in, rn->out);
 	if (d->guard && n->custom)
 		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
 	d->t0 = now_us();
@@ -375,11 +389,27 @@ static int debug_start(debug_run *d, gc_session *s, gc_error *err)
 	}
 	if (opt->timeout_seconds > 0) {
 		if (debugger_attached())
-			fprintf(stderr, "graphcc: --timeout is off under a debugger\n");
-		else if ((rc = watchdog_start(&d->wd, p, opt->timeout_seconds, err)))
+			gc_log(&s->log, GC_LOG_WARNING,
+			       "gc_debug_options.timeout_seconds (--timeout) is off under a debugger");
+		else if ((rc = watchdog_start(&d->wd, s, opt, err)))
 			return rc;
 	}
 	return 0;
+}
+
+/* The per-op-type table, as one message to the session's log. */
+static void profile_summary(const gc_session *s, const debug_run *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	gc_profile_summary(f, s->p, d->dur, d->done);
+	if (!fclose(f) && len && text[len - 1] == '\n')
+		text[len - 1] = 0;
+	gc_log_text(&s->log, GC_LOG_INFO, text);
+	free(text);
 }
 
 /* Everything after the run: the profile, the dump's count. */
@@ -394,16 +424,17 @@ static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err
 			if (!rc)
 				rc = gc_error_set(err, perr.code, "%s", perr.msg);
 		} else {
-			gc_profile_summary(stderr, p, d->dur, d->done);
-			fprintf(stderr, "graphcc: profile written to %s%s\n", opt->profile_path,
-				d->done < p->n_nodes ? " (up to the node that failed)" : "");
+			profile_summary(s, d);
+			gc_log(&s->log, GC_LOG_INFO, "profile written to %s%s", opt->profile_path,
+			       d->done < p->n_nodes ? " (up to the node that failed)" : "");
 		}
 	}
 	int32_t dumped = gc_dumper_close(d->dump);
 	if (opt->dump_dir && d->dump)
-		fprintf(stderr,
-			"graphcc: --dump-dir: %d tensors written to %s (map: tensors.tsv)\n",
-			(int)dumped, opt->dump_dir);
+		gc_log(&s->log, GC_LOG_INFO,
+		       "gc_debug_options.dump_dir (--dump-dir): %d tensors written to %s (map: "
+		       "tensors.tsv)",
+		       (int)dumped, opt->dump_dir);
 	gc_guard_free(d->guard);
 	gc_free(d->start);
 	gc_free(d->dur);
@@ -432,7 +463,23 @@ int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *e
 				  .after = debug_after,
 				  .on_failure = debug_failed};
 		d.t_run = now_us();
+		if (d.wd.started && !s->cancel)
+			s->cancel = &d.wd.fired;
 		rc = gc_session_run_hooked(s, &h, err);
+		if (s->cancel == &d.wd.fired)
+			s->cancel = NULL;
+	}
+	watchdog_stop(&d.wd);
+	if (d.wd.fired) {
+		/* whatever the kernel or the stop check said, this is why */
+		char node[1400];
+		gc_debug_node_str(&s->p->nodes[d.wd.fired_node], node, sizeof node);
+		*err = (gc_error){ 0 };
+		rc = gc_error_set(err, GC_ECANCELED,
+				  "session '%s': %s ran for %.1f s, over the limit of "
+				  "gc_debug_options.timeout_seconds (--timeout), %g s: the run was "
+				  "canceled when it returned",
+				  s->name, node, d.wd.fired_us / 1e6, d.wd.limit_us / 1e6);
 	}
 	rc = debug_finish(&d, s, rc, err);
 	gc_session_unclaim(s);

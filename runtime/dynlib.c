@@ -214,7 +214,8 @@ int gc_dynlib_check_dirs(const char *path, const char *const *dirs, int32_t n_di
 	}
 	return gc_error_set(err, GC_EINVAL,
 			    "library %s (%s) lies outside the folders libraries may be loaded "
-			    "from (%s: --allow-libraries, GRAPHCC_LIBRARY_PATH): not loaded",
+			    "from (%s: gc_load_options.library_dirs; graphcc: --allow-libraries, "
+			    "GRAPHCC_LIBRARY_PATH): not loaded",
 			    path, real, list);
 }
 

@@ -83,7 +83,7 @@ int gc_read_file(const char *path, void **buf, size_t *len, gc_error *err)
 		close(fd);
 		return gc_error_set(err, GC_ELIMIT,
 				    "%s: file is %" PRIu64 " bytes, over the limit of %" PRIu64
-				    " (GRAPHCC_MAX_BYTES)",
+				    " (" GC_LIMIT_SETTING ")",
 				    path, size, gc_limit_bytes());
 	}
 	size_t n = (size_t)size;

@@ -7,8 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest file or tensor graphcc reads (GRAPHCC_MAX_BYTES, default 16 GiB). */
+/* The largest file or tensor graphcc reads (gc_init_options.max_bytes, default 16 GiB). */
 uint64_t gc_limit_bytes(void);
+/* How messages name that limit: a host sets it through the API, the graphcc
+ * command's user through the environment (issue 18: messages name the API
+ * field, not only the CLI's setting). */
+#define GC_LIMIT_SETTING "gc_init_options.max_bytes; graphcc: GRAPHCC_MAX_BYTES"
 /* gc_init_options.reference_kernels: the packed AVX-512 kernels are off. */
 int gc_reference_kernels(void);
 

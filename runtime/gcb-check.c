@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "custom.h"
 #include "fileio.h"
 #include "liveness.h"
 
@@ -222,7 +223,7 @@ static int check_plan(checker *c)
 		return gc_error_set(c->err, GC_ELIMIT,
 				    "%s: the program needs an activation arena of %" PRIu64
 				    " bytes, over the limit of %" PRIu64
-				    " (set GRAPHCC_MAX_BYTES to allow more)",
+				    " (raise " GC_LIMIT_SETTING " to allow more)",
 				    c->path, p->arena_bytes, gc_limit_bytes());
 	int32_t *first = gc_malloc(((size_t)nt + 1) * sizeof *first);
 	int32_t *last = gc_malloc(((size_t)nt + 1) * sizeof *last);
@@ -323,6 +324,45 @@ out:
 	return rc;
 }
 
+/* A custom node's quantized edges (format 3) fit its tensors: each bound
+ * edge's tensor is the integer type of its quantized type, present, and a
+ * quantized output is what the binding inferred. The reader checked the
+ * types, scales and offsets themselves. */
+static int check_quant(checker *c)
+{
+	const gc_program *p = c->p;
+	for (int32_t i = 0; i < p->n_nodes; i++) {
+		const gc_node *n = &p->nodes[i];
+		const gc_custom *cu = n->custom;
+		if (!cu || !cu->quant)
+			continue;
+		for (int32_t j = 0; j < cu->n_in + cu->n_out; j++) {
+			const gc_custom_quant *q = &cu->quant[j];
+			if (!gc_custom_quant_on(q))
+				continue;
+			bool is_in = j < cu->n_in;
+			int32_t k = is_in ? j : j - cu->n_in;
+			int32_t t = is_in ? (k < n->n_in ? n->in[k] : -1)
+					  : (k < n->n_out ? n->out[k] : -1);
+			gc_dtype want = gc_custom_dtype_back((CustomOpDataType)q->dtype);
+			char qs[96];
+			gc_custom_quant_str(q, qs, sizeof qs);
+			if (t < 0 || t >= p->n_tensors)
+				return refuse(c, "node '%s' has its %s %d bound %s, but the node has "
+						 "no such %s",
+					      n->name, is_in ? "input" : "output", k, qs,
+					      is_in ? "input" : "output");
+			gc_dtype have = p->tensors[t].t.dtype;
+			if (have != want || (!is_in && cu->outs[k].dtype != want))
+				return refuse(c, "node '%s' has its %s %d ('%s') bound %s, but that "
+						 "tensor is %s",
+					      n->name, is_in ? "input" : "output", k,
+					      p->tensors[t].name, qs, gc_dtype_name(have));
+		}
+	}
+	return 0;
+}
+
 int gc_gcb_check_program(const gc_program *p, const char *path, gc_error *err)
 {
 	checker c = { .p = p, .path = path, .err = err };
@@ -330,6 +370,8 @@ int gc_gcb_check_program(const gc_program *p, const char *path, gc_error *err)
 	if (!c.writer)
 		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
 	int rc = check_dataflow(&c);
+	if (!rc)
+		rc = check_quant(&c);
 	if (!rc)
 		rc = check_plan(&c);
 	gc_free(c.writer);

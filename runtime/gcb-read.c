@@ -32,7 +32,11 @@ typedef struct rd {
 	size_t n, at;
 	const char *strings;
 	size_t n_strings;
-	const char *path;
+	const char *path; /* names the program in messages */
+	/* The folder relative library paths are taken in: the program file's
+	 * ("dir/", "" for a file named without one), or NULL (loaded from
+	 * memory without gc_load_options.program_dir). */
+	const char *dir;
 	gc_error *err;
 	gc_pool *pool;
 	const char *what; /* the record being read, for messages */
@@ -41,6 +45,7 @@ typedef struct rd {
 	 * the program's folder. A binding must name one of them. */
 	const char **pin_raw, **pin_path;
 	uint32_t n_pins;
+	uint32_t version; /* the file's format version */
 } rd;
 
 static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -144,13 +149,16 @@ static int r_type(rd *r, gc_tensor *t, bool dynamic)
 		return 0;
 	if (t->rank < 0 || t->rank > GC_MAX_RANK)
 		return bad(r, "rank %d is out of range", t->rank);
+	bool unknown = false;
 	for (int i = 0; i < t->rank; i++) {
 		if (r_i64(r, &t->dims[i]))
 			return r->err->code;
-		if (t->dims[i] < 0)
+		/* (-1: a dynamic tensor's dimension of unknown size) */
+		if (t->dims[i] < 0 && !(dynamic && t->dims[i] == -1))
 			return bad(r, "negative dimension %" PRId64, t->dims[i]);
+		unknown |= t->dims[i] < 0;
 	}
-	if (gc_tensor_nbytes(t) < 0)
+	if (!unknown && gc_tensor_nbytes(t) < 0)
 		return bad(r, "a tensor's size overflows");
 	return 0;
 }
@@ -260,6 +268,38 @@ static int r_attr(rd *r, gc_attr *a)
 	}
 }
 
+/* The quantized edges of a binding (format 3): each a quantized type with
+ * a finite positive scale and an offset in its range, or a plain edge;
+ * gcb-check.c then checks them against the tensors. */
+static int r_custom_quant(rd *r, gc_custom *c)
+{
+	size_t k = (size_t)c->n_in + (size_t)c->n_out;
+	if (k > (r->n - r->at) / 12)
+		return bad(r, "the quantized edges run past the end");
+	c->quant = gc_pool_alloc(r->pool, (k + 1) * sizeof *c->quant);
+	if (!c->quant)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	bool any = false;
+	for (size_t i = 0; i < k; i++) {
+		uint32_t dt, bits;
+		gc_custom_quant *q = &c->quant[i];
+		if (r_u32(r, &dt) || r_u32(r, &bits) || r_i32(r, &q->offset))
+			return r->err->code;
+		memcpy(&q->scale, &bits, 4);
+		q->dtype = dt > DTCustomOpDataTypeCount ? -1 : (int32_t)dt;
+		const char *why;
+		if (!gc_custom_quant_valid(q, &why))
+			return bad(r, "%s %zu of the binding (type %u, scale %g, offset %d): %s",
+				   i < (size_t)c->n_in ? "input" : "output",
+				   i < (size_t)c->n_in ? i : i - (size_t)c->n_in, dt, (double)q->scale,
+				   (int)q->offset, why);
+		any |= gc_custom_quant_on(q);
+	}
+	if (!any)
+		return bad(r, "the binding says it has quantized edges but has none");
+	return 0;
+}
+
 static int r_custom(rd *r, gc_custom *c)
 {
 	const char **s[] = { &c->manifest, &c->op_name, &c->domain,  &c->op_type,
@@ -273,6 +313,9 @@ static int r_custom(rd *r, gc_custom *c)
 		return r->err->code;
 	c->inplace = flags & 1;
 	c->pure = flags >> 1 & 1;
+	if (flags >> (r->version >= 3 ? 3 : 2))
+		return bad(r, "binding flags %#x are unknown to format version %u", flags,
+			   r->version);
 	if (c->kernel_scratch > ((uint64_t)1 << 40))
 		return bad(r, "kernel scratch of %" PRIu64 " bytes", c->kernel_scratch);
 	if (c->n_params < 0 || (uint64_t)c->n_params > (r->n - r->at) / 12)
@@ -330,23 +373,73 @@ static int r_custom(rd *r, gc_custom *c)
 	for (int32_t i = 0; i < c->n_out; i++)
 		if (r_i32(r, &c->out_max_dims[i]) || r_shape(r, &c->outs[i]))
 			return r->err->code;
-	return 0;
+	return flags & 4 ? r_custom_quant(r, c) : 0;
 }
 
-/* path as a library path of the program file: relative ones are relative
- * to the program's folder, never the current directory. */
-static const char *resolve_library(rd *r, const char *path)
+/* Where `path` lies under the folder (or file) `from`: the rest of path
+ * ("" or "/..."), or NULL. */
+static const char *path_under(const char *path, const char *from)
 {
-	const char *slash = strrchr(r->path, '/');
-	if (path[0] == '/' || !slash)
-		return gc_pool_strdup(r->pool, path);
-	size_t dl = (size_t)(slash - r->path) + 1, pl = strlen(path);
-	char *s = gc_pool_alloc(r->pool, dl + pl + 1);
-	if (s) {
-		memcpy(s, r->path, dl);
-		memcpy(s + dl, path, pl + 1);
+	size_t n = strlen(from);
+	while (n > 1 && from[n - 1] == '/')
+		n--;
+	if (n == 1 && from[0] == '/')
+		return path[0] == '/' ? path : NULL;
+	if (strncmp(path, from, n) || (path[n] && path[n] != '/'))
+		return NULL;
+	return path + n;
+}
+
+/* a then b, in the pool; NULL (and err) when out of memory. */
+static char *pool_cat(rd *r, const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+	char *s = gc_pool_alloc(r->pool, al + bl + 1);
+	if (!s) {
+		gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		return NULL;
 	}
+	memcpy(s, a, al);
+	memcpy(s + al, b, bl + 1);
 	return s;
+}
+
+/* The library the program records as `raw`, as a path to open: rewritten
+ * by the first entry of gc_load_options.library_map whose `from` holds it
+ * (as recorded, or as resolved), and a relative path taken relative to the
+ * program's folder (r->dir), never the current directory. NULL with err
+ * set when it cannot be. *how says what was done, for messages. */
+static const char *resolve_library(rd *r, const char *raw, char *how, size_t how_len)
+{
+	const gc_load_options *o = r->opt;
+	const char *path = raw, *resolved = raw[0] == '/' || !r->dir ? raw : pool_cat(r, r->dir, raw);
+	how[0] = 0;
+	if (!resolved)
+		return NULL;
+	for (int32_t i = 0; o && i < o->n_library_map; i++) {
+		const gc_path_map *m = &o->library_map[i];
+		const char *rest = path_under(raw, m->from);
+		if (!rest)
+			rest = path_under(resolved, m->from);
+		if (!rest)
+			continue;
+		if (!(path = pool_cat(r, m->to, rest)))
+			return NULL;
+		snprintf(how, how_len, " (recorded as %s, mapped by gc_load_options.library_map[%d] "
+			 "'%s' -> '%s')", raw, (int)i, m->from, m->to);
+		break;
+	}
+	if (path[0] == '/')
+		return path == raw ? pool_cat(r, "", raw) : path;
+	if (!r->dir) {
+		gc_error_set(r->err, GC_EINVAL,
+			     "%s: kernel library %s%s is relative to the program's folder, and a "
+			     "program loaded from memory has none: give gc_load_options.program_dir "
+			     "or a gc_load_options.library_map entry for it",
+			     r->path, path, how);
+		return NULL;
+	}
+	return pool_cat(r, r->dir, path);
 }
 
 /* A library that cannot be read or changed: refused, or only a warning
@@ -380,12 +473,15 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t want[32], have[32];
 		const char *raw;
+		char how[1200];
 		if (r_str(r, &raw, false) || take(r, want, 32))
 			return r->err->code;
-		const char *path = resolve_library(r, raw);
+		const char *path = resolve_library(r, raw, how, sizeof how);
+		if (!path)
+			return r->err->code;
 		char hw[65], hh[65];
 		gc_sha256_hex(want, hw);
-		if (!path || !(p->lib_sha[i] = gc_pool_strdup(p->pool, hw)))
+		if (!(p->lib_sha[i] = gc_pool_strdup(p->pool, hw)))
 			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 		r->pin_raw[i] = raw;
 		p->lib_paths[i] = path;
@@ -393,18 +489,19 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 		if (opt && opt->no_libraries && !opt->inspect_only)
 			return gc_error_set(r->err, GC_EINVAL,
 					    "%s: the program needs kernel library %s, and "
-					    "--no-libraries refuses every library",
+					    "gc_load_options.no_libraries (graphcc: --no-libraries) "
+					    "refuses every library",
 					    r->path, path);
 		gc_error e = { 0 };
 		if (opt && !opt->inspect_only &&
 		    gc_dynlib_check_dirs(path, opt->library_dirs, opt->n_library_dirs, &e))
 			return gc_error_set(r->err, e.code, "%s: %s", r->path, e.msg);
-		char msg[2048];
+		char msg[3072];
 		if (gc_sha256_file(path, have, &e)) {
 			snprintf(msg, sizeof msg,
-				 "%s: kernel library %s, which the program was compiled with, cannot "
+				 "%s: kernel library %s%s, which the program was compiled with, cannot "
 				 "be read: %s",
-				 r->path, path, e.msg);
+				 r->path, path, how, e.msg);
 			if (library_problem(r, GC_EIO, msg, false))
 				return r->err->code;
 			continue;
@@ -413,9 +510,9 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 			continue;
 		gc_sha256_hex(have, hh);
 		snprintf(msg, sizeof msg,
-			 "%s: kernel library %s changed since the program was compiled: SHA-256 "
+			 "%s: kernel library %s%s changed since the program was compiled: SHA-256 "
 			 "was %s, is now %s%s",
-			 r->path, path, hw, hh,
+			 r->path, path, how, hw, hh,
 			 opt && opt->allow_changed_kernels ? " (allowed by gc_load_options.allow_changed_kernels)"
 			 : opt && opt->inspect_only	   ? ""
 							   : " (compile the model again, or set "
@@ -870,6 +967,35 @@ int gc_is_program_file(const char *path)
 	return got && !memcmp(magic, GCB_MAGIC, 8);
 }
 
+/* The caller's gc_load_options into *o, checked as far as they can be
+ * without the program. */
+static int load_options(gc_load_options *o, const gc_load_options *opt_in, gc_error *err)
+{
+	if (gc_options_copy(o, sizeof *o, opt_in, "gc_load_options", err) ||
+	    gc_arg_list(o->n_library_dirs, o->library_dirs, "gc_load_options", "library_dirs", err) ||
+	    gc_arg_list(o->n_library_map, o->library_map, "gc_load_options", "library_map", err))
+		return err->code;
+	for (int32_t i = 0; i < o->n_library_dirs; i++)
+		if (!o->library_dirs[i] || !o->library_dirs[i][0])
+			return gc_error_set(err, GC_EINVAL, "gc_load_options.library_dirs[%d] is %s",
+					    (int)i, o->library_dirs[i] ? "empty" : "NULL");
+	for (int32_t i = 0; i < o->n_library_map; i++) {
+		const gc_path_map *m = &o->library_map[i];
+		if (!m->from || !m->from[0] || !m->to || !m->to[0])
+			return gc_error_set(err, GC_EINVAL,
+					    "gc_load_options.library_map[%d].%s is %s", (int)i,
+					    !m->from || !m->from[0] ? "from" : "to",
+					    (!m->from || !m->from[0] ? m->from : m->to) ? "empty" : "NULL");
+	}
+	if (o->program_dir && !o->program_dir[0])
+		return gc_error_set(err, GC_EINVAL,
+				    "gc_load_options.program_dir is empty (NULL: none)");
+	return 0;
+}
+
+static int load_mapped(void *map, size_t len, const char *path, const char *dir,
+		       const gc_load_options *opt, gc_program **out, gc_error *err);
+
 int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program **out,
 		    gc_error *err)
 {
@@ -877,9 +1003,8 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	*out = NULL;
 	GC_ARG_NONNULL(err, path);
 	gc_load_options lo;
-	if (gc_options_copy(&lo, sizeof lo, opt_in, "gc_load_options", err))
+	if (load_options(&lo, opt_in, err))
 		return err->code;
-	const gc_load_options *opt = &lo;
 	int fd;
 	uint64_t size;
 	if (gc_open_regular(path, &fd, &size, err))
@@ -894,6 +1019,66 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	close(fd);
 	if (map == MAP_FAILED)
 		return gc_error_set(err, GC_EIO, "%s: cannot map: %s", path, strerror(errno));
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	char *dir = gc_malloc(dl + 1);
+	if (!dir) {
+		munmap(map, len);
+		return gc_error_set(err, GC_ENOMEM, "%s: out of memory", path);
+	}
+	memcpy(dir, path, dl);
+	dir[dl] = 0;
+	int rc = load_mapped(map, len, path, dir, &lo, out, err);
+	gc_free(dir);
+	return rc;
+}
+
+int gc_program_load_mem(const void *buf, size_t len, const char *name,
+			const gc_load_options *opt_in, gc_program **out, gc_error *err)
+{
+	GC_ARG_NONNULL(err, out);
+	*out = NULL;
+	GC_ARG_NONNULL(err, buf);
+	gc_load_options lo;
+	if (load_options(&lo, opt_in, err))
+		return err->code;
+	if (!name)
+		name = "(program in memory)";
+	if (len < GCB_HEADER_SIZE)
+		return gc_error_set(err, GC_EINVAL, "%s: not a graphcc program (%zu bytes, too short)",
+				    name, len);
+	if ((uint64_t)len > gc_limit_bytes())
+		return gc_error_set(err, GC_ELIMIT,
+				    "%s: the program is %zu bytes, over the limit of %" PRIu64
+				    " (" GC_LIMIT_SETTING ")",
+				    name, len, gc_limit_bytes());
+	/* A copy of its own, page-aligned as a mapped file is (the weights are
+	 * used in place, aligned), read-only as one. */
+	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return gc_error_set(err, GC_ENOMEM, "%s: cannot allocate %zu bytes: %s", name, len,
+				    strerror(errno));
+	memcpy(map, buf, len);
+	mprotect(map, len, PROT_READ);
+	char *dir = NULL;
+	if (lo.program_dir) {
+		size_t dl = strlen(lo.program_dir);
+		if (!(dir = gc_malloc(dl + 2))) {
+			munmap(map, len);
+			return gc_error_set(err, GC_ENOMEM, "%s: out of memory", name);
+		}
+		memcpy(dir, lo.program_dir, dl);
+		strcpy(dir + dl, lo.program_dir[dl - 1] == '/' ? "" : "/");
+	}
+	int rc = load_mapped(map, len, name, dir, &lo, out, err);
+	gc_free(dir);
+	return rc;
+}
+
+/* Takes map (len bytes, owned from here on: the program unmaps it). */
+static int load_mapped(void *map, size_t len, const char *path, const char *dir,
+		       const gc_load_options *opt, gc_program **out, gc_error *err)
+{
 	gc_program *p = gc_program_alloc();
 	if (!p) {
 		munmap(map, len);
@@ -917,11 +1102,13 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	for (char *c = ver; *c; c++)
 		if (*c < 32 || *c > 126)
 			*c = '?';
-	if (h.format_version != GCB_FORMAT_VERSION || h.header_size != GCB_HEADER_SIZE) {
+	if (h.format_version < GCB_FORMAT_OLDEST || h.format_version > GCB_FORMAT_VERSION ||
+	    h.header_size != GCB_HEADER_SIZE) {
 		rc = gc_error_set(err, GC_EUNSUPPORTED,
 				  "%s: program format version %u (written by graphcc %s); this "
-				  "graphcc %s reads version %d: compile the model again",
-				  path, h.format_version, ver, GC_VERSION_STRING, GCB_FORMAT_VERSION);
+				  "graphcc %s reads versions %d to %d: compile the model again",
+				  path, h.format_version, ver, GC_VERSION_STRING, GCB_FORMAT_OLDEST,
+				  GCB_FORMAT_VERSION);
 		goto fail;
 	}
 	if (h.file_size != len) {
@@ -948,8 +1135,9 @@ int gc_program_load(const char *path, const gc_load_options *opt_in, gc_program 
 	}
 	p->format_version = h.format_version;
 	p->graphcc_version = gc_pool_strdup(p->pool, ver);
-	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .err = err,
-		 .pool = p->pool, .what = "string table", .opt = opt };
+	rd r = { .p = base + h.meta_offset, .n = (size_t)h.meta_size, .path = path, .dir = dir,
+		 .err = err, .pool = p->pool, .what = "string table", .opt = opt,
+		 .version = h.format_version };
 	uint32_t nstr;
 	if ((rc = r_u32(&r, &nstr)))
 		goto fail;

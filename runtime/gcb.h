@@ -20,7 +20,10 @@
 #include <stdint.h>
 
 #define GCB_MAGIC "GCBPROG\0"
-#define GCB_FORMAT_VERSION 2
+#define GCB_FORMAT_VERSION 3
+/* The oldest format this reader reads: 2 lacks only the quantized edges
+ * of custom bindings (3), so it reads as a program without any. */
+#define GCB_FORMAT_OLDEST 2
 #define GCB_HEADER_SIZE 128
 #define GCB_WEIGHTS_ALIGN 4096
 #define GCB_TENSOR_ALIGN 64
@@ -54,7 +57,9 @@ _Static_assert(sizeof(gcb_header) == GCB_HEADER_SIZE, "gcb header size");
  *         u32 n_in, i32 in[], u32 n_out, i32 out[],
  *         u64 scratch_bytes, u64 scratch_offset,
  *         u32 n_attr, attrs (str name, u32 type, i64 n, payload by type),
- *         u32 has_custom, custom binding when 1 (see gcb-write.c),
+ *         u32 has_custom, custom binding when 1 (see gcb-write.c; format 3
+ *         adds flag 4 and, after the outputs, per input then output: u32
+ *         CustomOpDataType, f32 scale, i32 offset),
  *         u32 flags (1: prepared at run time), i32 n_explicit_in,
  *         u32 n_sub, n_sub programs (the node's subgraphs, nested)
  */

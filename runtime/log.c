@@ -17,3 +17,13 @@ void gc_log(const gc_log_sink *sink, gc_log_level level, const char *fmt, ...)
 	else
 		sink->warn(sink->warn_user, msg);
 }
+
+void gc_log_text(const gc_log_sink *sink, gc_log_level level, const char *text)
+{
+	if (!sink || !text || (!sink->log && !(sink->warn && level <= GC_LOG_WARNING)))
+		return;
+	if (sink->log)
+		sink->log(sink->user, level, text);
+	else
+		sink->warn(sink->warn_user, text);
+}

@@ -19,4 +19,7 @@ void gc_log(const gc_log_sink *sink, gc_log_level level, const char *fmt, ...)
 #endif
 	;
 
+/* The same for a ready text of any length (a table). */
+void gc_log_text(const gc_log_sink *sink, gc_log_level level, const char *text);
+
 #endif

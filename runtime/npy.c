@@ -257,7 +257,7 @@ static int read_strings(gc_tensor *t, const elem_format *f, const unsigned char 
 	    (f->item && (uint64_t)n > gc_limit_bytes() / f->item))
 		return gc_error_set(err, GC_ELIMIT,
 				    "%s: shape %s of %" PRIu64 "-byte strings is too large (limit "
-				    "%" PRIu64 " bytes, GRAPHCC_MAX_BYTES)",
+				    "%" PRIu64 " bytes, " GC_LIMIT_SETTING ")",
 				    what, gc_shape_str(t->dims, t->rank, s, sizeof s), f->item,
 				    gc_limit_bytes());
 	if ((uint64_t)n * f->item != have)
@@ -433,7 +433,7 @@ static int encode_strings(const gc_tensor *t, const char *what, char *descr, siz
 	if (w > gc_limit_bytes() / 4 || (uint64_t)n > gc_limit_bytes() / (4 * w))
 		return gc_error_set(err, GC_ELIMIT,
 				    "%s: %" PRId64 " strings of up to %" PRIu64 " characters are "
-				    "too large for .npy (GRAPHCC_MAX_BYTES)",
+				    "too large for .npy (" GC_LIMIT_SETTING ")",
 				    what, n, w);
 	size_t bytes = (size_t)((uint64_t)n * 4 * w);
 	unsigned char *out = gc_calloc(bytes ? bytes : 1, 1);

@@ -125,6 +125,30 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d)
 	}
 }
 
+int gc_program_node_quant(const gc_program *p, int i, int is_output, int t, const char **qtype,
+			  float *scale, int32_t *zero_point)
+{
+	static const char *const names[] = { "qint8", "quint8", "qint16", "qint32" };
+	if (!p || i < 0 || i >= p->n_nodes || !p->nodes[i].custom)
+		return 0;
+	const gc_custom *c = p->nodes[i].custom;
+	if (!c->quant)
+		return 0;
+	int count = is_output ? c->n_out : c->n_in;
+	if (t < 0 || t >= count || t >= (is_output ? p->nodes[i].n_out : p->nodes[i].n_in))
+		return 0;
+	const gc_custom_quant *q = &c->quant[is_output ? c->n_in + t : t];
+	if (!gc_custom_quant_on(q))
+		return 0;
+	if (qtype)
+		*qtype = names[q->dtype - DTQInt8];
+	if (scale)
+		*scale = q->scale;
+	if (zero_point)
+		*zero_point = q->offset;
+	return 1;
+}
+
 const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
 					const char **name)
 {

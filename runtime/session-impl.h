@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 
+#include "prep-cache.h"
 #include "program-impl.h"
 #include "value.h"
 
@@ -31,8 +32,11 @@ struct gc_session {
 
 	/* Programs with dynamic tensors or control flow (p->dynamic) only: */
 	gc_dynslot *dyn;      /* per tensor; used by DYNAMIC ones */
-	gc_node *nodes;	      /* per node: the session's own copy of a node
-				 prepared at run time (reprepare), with its state */
+	gc_prep_cache *prep;  /* per node: the kept preparations of a node
+				 prepared at run time (reprepare; prep-cache.h) */
+	gc_dynbuf prep_key;   /* the key being looked up */
+	uint64_t prep_clock;
+	gc_prep_stats prep_stats;
 	gc_session **subs;    /* the subprograms' sessions, node i's from sub_start[i] */
 	int32_t *sub_start;
 	gc_dynbuf scratch;    /* scratch of the nodes prepared at run time */

@@ -46,9 +46,9 @@ static int dynamic_new(gc_session *s, gc_error *err)
 {
 	const gc_program *p = s->p;
 	s->dyn = gc_calloc((size_t)p->n_tensors + 1, sizeof *s->dyn);
-	s->nodes = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->nodes);
+	s->prep = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->prep);
 	s->sub_start = gc_calloc((size_t)p->n_nodes + 1, sizeof *s->sub_start);
-	if (!s->dyn || !s->nodes || !s->sub_start)
+	if (!s->dyn || !s->prep || !s->sub_start)
 		return gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
 	for (int32_t t = 0; t < p->n_tensors; t++) {
 		const gc_ptensor *pt = &p->tensors[t];
@@ -67,10 +67,10 @@ static int dynamic_new(gc_session *s, gc_error *err)
 		s->sub_start[i] = n_subs;
 		n_subs += n->n_sub;
 		if (n->reprepare) {
-			s->nodes[i] = *n;
-			s->nodes[i].state = NULL;
-			s->nodes[i].state_free = NULL;
-			s->nodes[i].run = NULL;
+			bool ok = !n->n_sub;
+			for (int j = 0; j < n->n_in; j++)
+				ok &= n->in[j] < 0 || !gc_dtype_is_value(p->tensors[n->in[j]].t.dtype);
+			s->prep[i].cacheable = ok;
 		}
 	}
 	if (!n_subs)
@@ -130,7 +130,7 @@ static int session_new(const gc_program *p, int threads, gc_session *parent, gc_
 		gc_session_free(s);
 		return gc_error_set(err, GC_ELIMIT,
 				    "the program needs an activation arena of %" PRIu64
-				    " bytes, over the limit of %" PRIu64 " (GRAPHCC_MAX_BYTES)",
+				    " bytes, over the limit of %" PRIu64 " (" GC_LIMIT_SETTING ")",
 				    p->arena_bytes, gc_limit_bytes());
 	}
 	size_t arena = (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
@@ -239,9 +239,10 @@ void gc_session_free(gc_session *s)
 			gc_value_container_free(p->tensors[t].t.dtype, s->dyn[t].container);
 		}
 	}
-	if (s->nodes)
+	if (s->prep)
 		for (int32_t i = 0; i < p->n_nodes; i++)
-			gc_node_release_state(&s->nodes[i]);
+			gc_prep_cache_free(&s->prep[i], p->nodes[i].n_out);
+	gc_dynbuf_free(&s->prep_key);
 	if (s->subs && s->sub_start) {
 		int32_t n_subs = 0;
 		for (int32_t i = 0; i < p->n_nodes; i++)
@@ -251,7 +252,7 @@ void gc_session_free(gc_session *s)
 	}
 	gc_free(s->subs);
 	gc_free(s->sub_start);
-	gc_free(s->nodes);
+	gc_free(s->prep);
 	gc_free(s->dyn);
 	gc_dynbuf_free(&s->scratch);
 	gc_free(s->arena);
@@ -278,8 +279,12 @@ static int check_input(const gc_ptensor *pt, const gc_tensor *t, const char *wha
 	bool dyn = pt->storage == GC_STORAGE_DYNAMIC;
 	bool same = dyn ? gc_value_type_fits(pt->t.dtype, t->dtype)
 			: t->dtype == pt->t.dtype && t->rank == pt->t.rank;
-	if (dyn && pt->t.rank >= 0 && !gc_dtype_is_value(pt->t.dtype))
+	if (dyn && pt->t.rank >= 0 && !gc_dtype_is_value(pt->t.dtype)) {
+		/* a dynamic input's dims of known size (-1: any) */
 		same &= t->rank == pt->t.rank;
+		for (int d = 0; same && d < t->rank; d++)
+			same = pt->t.dims[d] < 0 || t->dims[d] == pt->t.dims[d];
+	}
 	for (int d = 0; same && !dyn && d < t->rank; d++)
 		same = t->dims[d] == pt->t.dims[d];
 	if (same && !gc_dtype_is_value(t->dtype) && gc_tensor_nbytes(t) < 0)
@@ -314,7 +319,7 @@ static int set_string_input(gc_session *s, int i, const gc_tensor *t, gc_error *
 		if (total > gc_limit_bytes())
 			return gc_error_set(err, GC_ELIMIT,
 					    "input '%s': its strings hold more than %" PRIu64
-					    " bytes (GRAPHCC_MAX_BYTES)",
+					    " bytes (" GC_LIMIT_SETTING ")",
 					    pt->name, gc_limit_bytes());
 	}
 	gc_dynbuf fresh = { 0 }, *block = aliased ? &fresh : held;
@@ -565,13 +570,14 @@ int gc_kout_reserve(gc_kctx *k, int j, uint64_t bytes)
 	return 0;
 }
 
-/* Prepares node i on what its inputs hold now; its outputs get storage. */
-static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
-		     gc_tensor *const *out)
+/* Node i prepared on what its inputs hold now into *np; its outputs get
+ * storage. */
+static int prepare_now(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
+		       gc_tensor *const *out, gc_node *n)
 {
 	const gc_program *p = s->p;
-	gc_node *n = &s->nodes[i];
-	gc_node_release_state(n);
+	*n = p->nodes[i];
+	n->state = NULL;
 	n->state_free = NULL;
 	n->run = NULL;
 	n->scratch_bytes = 0;
@@ -584,20 +590,27 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 		if (out[j])
 			*out[j] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
 	k->need_value = false;
+	/* A kept preparation must hold for the next values of the same key:
+	 * non-constant inputs are varying (gc_kfixed keeps none of them). */
+	uint64_t varying = 0;
+	for (int j = 0; j < n->n_in; j++)
+		if (n->in[j] >= 0 && p->tensors[n->in[j]].storage != GC_STORAGE_CONST)
+			varying |= j < 64 ? (uint64_t)1 << j : ~(uint64_t)0;
+	k->varying = varying;
 	int rc = p->backend->prepare(k, n, in, out);
+	k->varying = 0;
 	if (!rc && !n->run)
 		rc = gc_kerr(k, GC_EINVAL, "graphcc bug: prepare chose no kernel");
 	if (rc)
 		return k->err->code ? k->err->code : rc;
+	s->prep_stats.prepared++;
 	for (int j = 0; j < n->n_out; j++) {
 		if (!out[j])
 			continue;
 		const gc_ptensor *pt = &p->tensors[n->out[j]];
 		gc_tensor *o = out[j];
-		if (o->rank == GC_RANK_DYNAMIC) { /* the kernel sets it */
-			o->data = NULL;
+		if (o->rank == GC_RANK_DYNAMIC) /* the kernel sets it */
 			continue;
-		}
 		int64_t nb = gc_tensor_nbytes(o);
 		if (!gc_dtype_size(o->dtype))
 			return gc_kerr(k, GC_EINVAL, "graphcc bug: output %d was not inferred", j);
@@ -609,14 +622,129 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 		if (!gc_value_type_fits(pt->t.dtype, o->dtype))
 			return gc_kerr(k, GC_EINVAL, "output '%s' is %s, but the model declares it %s",
 				       pt->name, gc_dtype_name(o->dtype), gc_dtype_name(pt->t.dtype));
+	}
+	return 0;
+}
+
+/* Which non-constant inputs' values node i's prepare reads: prepared once
+ * with each one's value withheld (as when compiling), it asks for the
+ * value (gc_kneed_value) or fails. Run once per node and session, before
+ * its first preparation is kept. A string input read that way makes the
+ * node's preparations not kept (its key would hold pointers). */
+static int probe_values(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in)
+{
+	const gc_program *p = s->p;
+	const gc_node *pn = &p->nodes[i];
+	gc_prep_cache *c = &s->prep[i];
+	size_t nio = (size_t)pn->n_in + (size_t)pn->n_out + 2;
+	gc_tensor *ts = gc_calloc(nio, sizeof *ts), **tp = gc_calloc(nio, sizeof *tp);
+	if (!ts || !tp) {
+		gc_free(ts);
+		gc_free(tp);
+		return gc_kerr(k, GC_ENOMEM, "out of memory preparing the node");
+	}
+	gc_tensor **outp = tp + pn->n_in + 1, *outs = ts + pn->n_in + 1;
+	for (int j = 0; j < pn->n_in && c->cacheable; j++) {
+		if (!in[j] || !in[j]->data || p->tensors[pn->in[j]].storage == GC_STORAGE_CONST)
+			continue;
+		for (int m = 0; m < pn->n_in; m++) {
+			tp[m] = in[m] ? &ts[m] : NULL;
+			if (in[m])
+				ts[m] = *in[m];
+		}
+		ts[j].data = NULL;
+		for (int m = 0; m < pn->n_out; m++) {
+			outs[m] = (gc_tensor){ .dtype = GC_DTYPE_UNDEFINED };
+			outp[m] = pn->out[m] >= 0 ? &outs[m] : NULL;
+		}
+		gc_node n = *pn;
+		n.state = NULL;
+		n.state_free = NULL;
+		n.run = NULL;
+		gc_error perr = { 0 };
+		gc_kctx pk = *k;
+		pk.err = &perr;
+		pk.node = &n;
+		pk.need_value = false;
+		pk.varying = ~(uint64_t)0;
+		int rc = p->backend->prepare(&pk, &n, tp, outp);
+		gc_node_release_state(&n);
+		if (rc || pk.need_value || perr.code) {
+			c->value_in |= (uint64_t)1 << (j < 63 ? j : 63);
+			if (in[j]->dtype == GC_DTYPE_STRING)
+				c->cacheable = false;
+		}
+	}
+	gc_free(ts);
+	gc_free(tp);
+	c->probed = true;
+	return 0;
+}
+
+/* Node i ready to run on what its inputs hold now: a kept preparation of
+ * the same key, or a new one (prep-cache.h). Outputs get their shapes and
+ * storage; *np is the node to run. */
+static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
+		     gc_tensor *const *out, gc_node **np)
+{
+	const gc_program *p = s->p;
+	gc_prep_cache *c = &s->prep[i];
+	const gc_node *pn = &p->nodes[i];
+	size_t len = 0;
+	gc_prep_entry *e = NULL;
+	if (c->cacheable && !c->probed && probe_values(s, i, k, in))
+		return k->err->code;
+	if (c->cacheable) {
+		if (gc_prep_key(c, pn, in, &s->prep_key, &len, k->err))
+			return k->err->code;
+		e = gc_prep_find(c, s->prep_key.data, len, ++s->prep_clock);
+	}
+	if (e) {
+		s->prep_stats.reused++;
+		for (int j = 0; j < pn->n_out; j++)
+			if (out[j])
+				*out[j] = e->outs[j];
+	} else {
+		e = gc_prep_victim(c);
+		if (!e->outs && !(e->outs = gc_calloc((size_t)pn->n_out + 1, sizeof *e->outs)))
+			return gc_kerr(k, GC_ENOMEM, "out of memory preparing the node");
+		int rc = prepare_now(s, i, k, in, out, &e->node);
+		if (rc) {
+			gc_node_release_state(&e->node);
+			return rc;
+		}
+		e->used = true;
+		e->stamp = ++s->prep_clock;
+		for (int j = 0; j < pn->n_out; j++)
+			e->outs[j] = out[j] ? *out[j] : (gc_tensor){ 0 };
+		if (c->cacheable) {
+			if (gc_dynbuf_reserve(&e->key, len, false, "a preparation key", k->err))
+				return k->err->code;
+			memcpy(e->key.data, s->prep_key.data, len);
+			e->key_len = len;
+		} else {
+			e->key_len = (size_t)-1; /* matches nothing */
+		}
+	}
+	gc_node *n = &e->node;
+	k->node = n;
+	for (int j = 0; j < n->n_out; j++) {
+		gc_tensor *o = out[j];
+		if (!o)
+			continue;
+		o->data = NULL;
+		if (o->rank == GC_RANK_DYNAMIC) /* the kernel sets it */
+			continue;
+		const gc_ptensor *pt = &p->tensors[n->out[j]];
 		gc_dynbuf *b = &s->dyn[n->out[j]].buf;
-		if (gc_dynbuf_reserve(b, (uint64_t)nb, false, pt->name, k->err))
+		if (gc_dynbuf_reserve(b, (uint64_t)gc_tensor_nbytes(o), false, pt->name, k->err))
 			return gc_error_prefix(k->err, "node '%s' (%s)", n->name, n->op_type);
 		o->data = b->data;
 	}
 	if (n->scratch_bytes &&
 	    gc_dynbuf_reserve(&s->scratch, n->scratch_bytes, false, "scratch memory", k->err))
 		return gc_error_prefix(k->err, "node '%s' (%s)", n->name, n->op_type);
+	*np = n;
 	return 0;
 }
 
@@ -627,11 +755,10 @@ static int session_step(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *
 	gc_node *n = &p->nodes[i];
 	k->session = s;
 	k->sub = s->subs ? s->subs + s->sub_start[i] : NULL;
-	if (n->reprepare && s->nodes) {
-		int rc = reprepare(s, i, k, in, out);
+	if (n->reprepare && s->prep) {
+		int rc = reprepare(s, i, k, in, out, &n);
 		if (rc)
 			return rc;
-		n = &s->nodes[i];
 		k->scratch = n->scratch_bytes ? s->scratch.data : NULL;
 	} else {
 		k->scratch = n->scratch_bytes ? s->arena + p->scratch_offset[i] : NULL;

@@ -16,7 +16,7 @@ int gc_dynbuf_reserve(gc_dynbuf *b, uint64_t bytes, bool keep, const char *what,
 	if (bytes > gc_limit_bytes() || bytes > SIZE_MAX / 2)
 		return gc_error_set(err, GC_ELIMIT,
 				    "%s needs %" PRIu64 " bytes, over the limit of %" PRIu64
-				    " (set GRAPHCC_MAX_BYTES to allow more)",
+				    " (raise " GC_LIMIT_SETTING " to allow more)",
 				    what, bytes, gc_limit_bytes());
 	/* Grow by half again at least, so that a tensor that grows a little
 	 * every time (a Loop's scan output row by row, a value a loop carries
@@ -102,7 +102,7 @@ int gc_seq_resize(gc_seqbuf *b, int32_t n, gc_error *err)
 		if ((uint64_t)cap * (sizeof(gc_tensor) + sizeof(gc_dynbuf)) > gc_limit_bytes())
 			return gc_error_set(err, GC_ELIMIT,
 					    "a sequence of %d items is over the size limit of %" PRIu64
-					    " bytes (GRAPHCC_MAX_BYTES)",
+					    " bytes (" GC_LIMIT_SETTING ")",
 					    n, gc_limit_bytes());
 		gc_tensor *items = gc_realloc(b->s.items, (size_t)cap * sizeof *items);
 		if (!items)

@@ -118,7 +118,13 @@ typedef struct CustomOpIOTensor {
 	int64_t *dims;		/* rank entries */
 	int32_t rank;
 	CustomOpDataType dtype;
-	float scale;		/* quantized types: real = scale * (q - offset) */
+	/* Quantized types (DTQInt8 ... DTQInt32): real = scale * (q - offset).
+	 * An edge the manifest lists qint8 (quint8, ...) for and that graphcc
+	 * bound through QDQ (a DequantizeLinear before an input, QuantizeLinear
+	 * nodes after an output, constant per-tensor parameters) has its
+	 * quantized dtype and these set, in every call (a bound output's too,
+	 * from verify on). Any other tensor: scale 1, offset 0. */
+	float scale;
 	int32_t offset;
 	/* Appended by graphcc (not in the seed): */
 	int64_t numel;		/* product of dims */

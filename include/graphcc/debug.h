@@ -65,11 +65,18 @@ extern "C" {
  *            gdb --args <this command>" and the run goes on. A name no node
  *            of the program has is GC_EINVAL (nodes removed by folding do
  *            not run).
- *  timeout_seconds  A watchdog thread: a kernel that runs longer is
- *            reported on stderr (node, operation, flavour, library, symbol,
- *            elapsed time) and the process ends with _exit(3) -- a running
- *            kernel cannot be stopped safely, and nothing after it is
- *            trusted. Off while a debugger is attached.
+ *  timeout_seconds  A watchdog thread: a node that runs longer is
+ *            reported (node, operation, flavour, library, symbol, elapsed
+ *            time) to on_timeout, from the watchdog's thread, or without
+ *            one to the session's log (GC_LOG_ERROR), and the run is
+ *            canceled: a kernel polling GcOpContext.should_stop (and the
+ *            bodies of Loop, Scan, If) stops, no further node starts, and
+ *            the run returns GC_ECANCELED naming the node and its time. The
+ *            library never ends the process: a running kernel cannot be
+ *            stopped safely, so one that never returns keeps the calling
+ *            thread; a host that cannot wait ends the process in on_timeout
+ *            (the graphcc command writes the report and exits 3). Off while
+ *            a debugger is attached.
  *
  * The instruments run between kernels and allocate once per run; the plain
  * gc_session_run is untouched by them.
@@ -81,7 +88,11 @@ typedef struct gc_debug_options {
 	int guard;		  /* guard zones and input checksums around custom kernels */
 	const char *profile_path; /* non-NULL: Chrome trace-event JSON; summary on stderr */
 	const char *break_before; /* node name: SIGTRAP (or a message) before its kernel */
-	double timeout_seconds;	  /* > 0: a node running longer is reported (exit 3) */
+	double timeout_seconds;	  /* > 0: a node running longer is reported, the run canceled */
+	/* Appended fields (zero: as before). */
+	/* The watchdog's report, from its thread; NULL: the session's log. */
+	void (*on_timeout)(void *user, const char *report);
+	void *timeout_user;
 } gc_debug_options;
 
 /*

@@ -71,7 +71,8 @@ typedef struct gc_io_desc {
 	const char *name;
 	int32_t max_dims;
 	int constant, optional, variadic;
-	uint32_t dtypes; /* bit (1 << gc_dtype) per allowed type; 0: any */
+	uint32_t dtypes; /* bit (1 << gc_dtype) per allowed type; 0: any; 1 (bit
+			    0 alone): no plain type, only quantized ones (qint8 ...) */
 } gc_io_desc;
 /* An operation's declared params (gc_registry_op_param). */
 typedef struct gc_param_desc {
@@ -228,6 +229,14 @@ typedef struct gc_compile_options {
 	 * selection still run; an operation without that flavour for the
 	 * backend is an error naming the flavours it has. */
 	const char *flavour;
+	/* Non-zero: a graph input's dimension of unknown size (a symbolic
+	 * one such as ONNX's dim_param "N", or -1) that `shapes` does not fix
+	 * stays dynamic: the program runs on any size there (the input's
+	 * description shows -1), the nodes it reaches are prepared when a
+	 * session first sees a new input shape, and the session keeps what
+	 * it planned per shape. Zero: such a dimension is refused. (graphcc
+	 * compile --dynamic.) */
+	int dynamic_dims;
 } gc_compile_options;
 
 /*

@@ -344,6 +344,24 @@ typedef enum gc_log_level {
 } gc_log_level;
 typedef void (*gc_log_fn)(void *user, gc_log_level level, const char *msg);
 
+/*
+ * Moving programs: where a pinned library is looked for when the program
+ * and its packages are installed elsewhere than where they were compiled.
+ * A library the program records as a path equal to `from` or under the
+ * folder `from` -- compared with the path as recorded (relative to the
+ * program's folder, as `graphcc info` shows it) and as resolved against the
+ * program's folder -- is looked for at `to` plus the rest of the path; a
+ * relative `to` is taken in the program's folder. The first entry that
+ * matches is used. The SHA-256 pin still holds: a library found there with
+ * the recorded hash loads; any other is refused (GC_ECHANGED) unless
+ * allow_changed_kernels, and library_dirs applies to the mapped path.
+ * The strings are read during gc_program_load* only.
+ */
+typedef struct gc_path_map {
+	const char *from;
+	const char *to;
+} gc_path_map;
+
 typedef struct gc_load_options {
 	size_t size; /* sizeof(gc_load_options), or 0 */
 	/* Accept kernel libraries whose SHA-256 changed since compile (a
@@ -367,6 +385,14 @@ typedef struct gc_load_options {
 	/* The program's log (see gc_log_fn), and its user pointer. */
 	gc_log_fn log;
 	void *log_user;
+	/* Pinned library paths rewritten (see gc_path_map): n entries. */
+	const gc_path_map *library_map;
+	int32_t n_library_map;
+	/* gc_program_load_mem: the folder the program's relative library paths
+	 * (and a relative library_map `to`) are taken in, as if the program
+	 * file lay there; NULL: none (such a path is then refused, naming it).
+	 * gc_program_load ignores it (the file's folder is used). */
+	const char *program_dir;
 } gc_load_options;
 
 /*
@@ -382,6 +408,17 @@ typedef struct gc_load_options {
  */
 int gc_program_load(const char *path, const gc_load_options *opt, gc_program **out,
 		    gc_error *err);
+/*
+ * gc_program_load from `len` bytes at buf (a program kept in a database or
+ * an archive): buf is copied, so the caller may free it on return. The
+ * checks are the same as for a file (a truncated or corrupted buffer is
+ * refused with a message naming `name`, never a crash); the kernel
+ * libraries still come from files, found through their pinned paths and
+ * gc_load_options.program_dir / library_map. `name` names the program in
+ * messages (NULL: "(program in memory)").
+ */
+int gc_program_load_mem(const void *buf, size_t len, const char *name,
+			const gc_load_options *opt, gc_program **out, gc_error *err);
 /* Whether the file starts like a .gcb program. */
 int gc_is_program_file(const char *path);
 
@@ -419,6 +456,13 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d);
 /* Tensor t of node i's inputs (is_output 0) or outputs (1); NULL if absent. */
 const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
 					const char **name);
+/* Whether input (is_output 0) or output (1) t of node i is a custom node's
+ * edge bound quantized through QDQ (the kernel sees the integer tensor with
+ * real = scale * (q - zero_point)): 1 with *qtype ("qint8", "quint8",
+ * "qint16", "qint32"), *scale and *zero_point set (each may be NULL), else
+ * 0. */
+int gc_program_node_quant(const gc_program *p, int i, int is_output, int t, const char **qtype,
+			  float *scale, int32_t *zero_point);
 
 typedef struct gc_session_options {
 	size_t size; /* sizeof(gc_session_options), or 0 */

@@ -1021,6 +1021,15 @@ static void runner_dealloc(Runner *self)
 }
 
 /* Runner(program, threads=0) */
+/* What the library says beyond errors (the debug instruments' notes and
+ * profile table, warnings), on stderr as the graphcc command shows it. */
+static void session_log(void *user, gc_log_level level, const char *msg)
+{
+	(void)user;
+	if (level <= GC_LOG_INFO)
+		fprintf(stderr, "graphcc: %s%s\n", level == GC_LOG_INFO ? "" : "warning: ", msg);
+}
+
 static int runner_init(Runner *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "program", "threads", NULL };
@@ -1042,7 +1051,7 @@ static int runner_init(Runner *self, PyObject *args, PyObject *kw)
 		PyErr_NoMemory();
 		return -1;
 	}
-	gc_session_options so = { .threads = threads };
+	gc_session_options so = { .threads = threads, .log = session_log };
 	gc_error err = { 0 };
 	gcpy_Program *P = (gcpy_Program *)prog;
 	int rc;

@@ -382,7 +382,7 @@ static int run_loop(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 				if ((uint64_t)(it + 1) > gc_limit_bytes() / (uint64_t)(nb ? nb : 1))
 					return gc_kerr(k, GC_ELIMIT,
 						       "scan output %d grows past the size limit of "
-						       "%" PRIu64 " bytes (GRAPHCC_MAX_BYTES) after %" PRId64
+						       "%" PRIu64 " bytes (" GC_LIMIT_SETTING ") after %" PRId64
 						       " iterations",
 						       s, gc_limit_bytes(), it + 1);
 				if (gc_kout_reserve(k, oj, (uint64_t)(it + 1) * (uint64_t)nb))

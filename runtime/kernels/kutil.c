@@ -10,7 +10,7 @@ void *gc_kstate(gc_kctx *k, gc_node *n, size_t size)
 	if (size > gc_limit_bytes()) {
 		gc_kerr(k, GC_ELIMIT,
 			"the node's state needs %zu bytes, over the limit of %" PRIu64
-			" (set GRAPHCC_MAX_BYTES to allow more)",
+			" (raise " GC_LIMIT_SETTING " to allow more)",
 			size, gc_limit_bytes());
 		return NULL;
 	}
@@ -39,7 +39,7 @@ int gc_kout_fits(gc_kctx *k, int j, gc_dtype dt, int32_t rank, const int64_t *di
 			       j, buf, gc_dtype_name(dt));
 	return gc_kerr(k, GC_ELIMIT,
 		       "output %d of shape %s (%s) is over the size limit of %" PRIu64
-		       " bytes (GRAPHCC_MAX_BYTES)",
+		       " bytes (" GC_LIMIT_SETTING ")",
 		       j, buf, gc_dtype_name(dt), gc_limit_bytes());
 }
 

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "../alloc.h"
+#include "../fileio.h"
+#include "qgemm.h"
 #include "quant.h"
 #include "value-impl.h"
 
@@ -48,10 +50,21 @@ static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	for (int64_t o = 0; o < p->outer; o++)
+	bool fast = x->dtype == GC_DTYPE_FLOAT && !gc_reference_kernels();
+	/* per tensor: one block */
+	int64_t outer = fast && p->len == 1 ? 1 : p->outer;
+	int64_t inner = fast && p->len == 1 ? p->outer * p->inner : p->inner;
+	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < p->len; c++) {
 			float sc = (float)gc_kv_load(s, c);
 			float zp = z ? (float)ld8(z, c) : 0.0f;
+			int64_t at = (o * p->len + c) * inner;
+			if (fast) {
+				gc_qquantize_f32((const float *)x->data + at, inner, sc, zp,
+						 out[0]->dtype == GC_DTYPE_UINT8,
+						 (uint8_t *)out[0]->data + at);
+				continue;
+			}
 			for (int64_t j = 0; j < p->inner; j++) {
 				int64_t i = (o * p->len + c) * p->inner + j;
 				st8(out[0], i, rintf((float)gc_kv_load(x, i) / sc) + zp);
@@ -65,10 +78,19 @@ static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
-	for (int64_t o = 0; o < p->outer; o++)
+	bool fast = q8(x->dtype) && out[0]->dtype == GC_DTYPE_FLOAT && !gc_reference_kernels();
+	int64_t outer = fast && p->len == 1 ? 1 : p->outer;
+	int64_t inner = fast && p->len == 1 ? p->outer * p->inner : p->inner;
+	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < p->len; c++) {
 			float sc = (float)gc_kv_load(s, c);
 			double zp = z ? gc_kv_load(z, c) : 0.0;
+			int64_t at = (o * p->len + c) * inner;
+			if (fast) {
+				gc_qdequantize_8((const uint8_t *)x->data + at, x->dtype == GC_DTYPE_UINT8,
+						 inner, (float)zp, sc, (float *)out[0]->data + at);
+				continue;
+			}
 			for (int64_t j = 0; j < p->inner; j++) {
 				int64_t i = (o * p->len + c) * p->inner + j;
 				gc_kv_store(out[0], i,
@@ -148,19 +170,16 @@ static int run_dynq(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 	(void)n;
 	const float *x = in[0]->data;
 	int64_t total = gc_tensor_numel(in[0]);
-	float mn = 0, mx = 0;
-	for (int64_t i = 0; i < total; i++) {
-		mn = x[i] < mn ? x[i] : mn;
-		mx = x[i] > mx ? x[i] : mx;
-	}
+	float mn, mx;
+	gc_qdyn_range(x, total, &mn, &mx);
 	float scale = (mx - mn) / 255.0f;
 	float zp = scale != 0 ? rintf(0.0f - mn / scale) : 0.0f;
 	zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
 	uint8_t *y = out[0]->data;
-	for (int64_t i = 0; i < total; i++) {
-		float v = scale != 0 ? rintf(x[i] / scale) + zp : zp;
-		y[i] = (uint8_t)(isnan(v) ? 0 : v < 0 ? 0 : v > 255 ? 255 : v);
-	}
+	if (scale != 0)
+		gc_qdyn_store(x, total, scale, zp, y);
+	else
+		memset(y, (int)zp, (size_t)total);
 	*(float *)out[1]->data = scale;
 	*(uint8_t *)out[2]->data = (uint8_t)zp;
 	return 0;
@@ -190,6 +209,13 @@ typedef struct imm_plan {
 	bool a_rows, b_cols;  /* zero points per row of A / per column of B */
 	int ia, ib, iaz, ibz; /* input indices; -1 absent */
 	int ias, ibs, iys, iyz;
+	/* The integer GEMM (qgemm.h), unless GRAPHCC_REFERENCE_KERNELS: B
+	 * packed at prepare when it is a constant without batch (pb), else
+	 * into scratch on each run; QLinearMatMul's int32 sums in scratch. */
+	bool fast;
+	gc_qgemm_isa isa;
+	gc_qgemm_b pb;
+	uint64_t pack_bytes; /* scratch for B: packed bytes, then column sums */
 } imm_plan;
 
 static int32_t zp_at(const gc_tensor *z, bool per, int64_t i)
@@ -234,17 +260,105 @@ static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool 
 	}
 }
 
+/* imm_run on the integer GEMM: per batch item, B packed (or the packed
+ * constant), C in y (MatMulInteger) or in scratch, then requantized. */
+static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_tensor *y,
+		     bool requant)
+{
+	const gc_tensor *a = in[p->ia], *b = in[p->ib];
+	const gc_tensor *az = p->iaz >= 0 ? in[p->iaz] : NULL,
+			*bz = p->ibz >= 0 ? in[p->ibz] : NULL;
+	gc_qgemm_zp zp = { az ? az->data : NULL, bz ? bz->data : NULL, p->a_rows, p->b_cols };
+	char *scratch = k->scratch;
+	int32_t *rowsum = (int32_t *)(scratch + p->pack_bytes), *tmp = rowsum + p->m;
+	double mult = 1;
+	float yzp = 0;
+	if (requant) {
+		mult =
+		    (double)((float)gc_kv_load(in[p->ias], 0) * (float)gc_kv_load(in[p->ibs], 0)) /
+		    gc_kv_load(in[p->iys], 0);
+		yzp = (float)ld8(in[p->iyz], 0);
+	}
+	bool a_u = a->dtype == GC_DTYPE_UINT8, b_u = b->dtype == GC_DTYPE_UINT8;
+	for (int64_t bi = 0; bi < p->batch; bi++) {
+		int64_t r = bi, aoff = 0, boff = 0;
+		for (int d = p->brank - 1; d >= 0; d--) {
+			int64_t ix = r % p->bdims[d];
+			r /= p->bdims[d];
+			aoff += ix * p->astr[d];
+			boff += ix * p->bstr[d];
+		}
+		gc_qgemm_b pb = p->pb;
+		if (!pb.data) {
+			int32_t *cs = (int32_t *)scratch;
+			int8_t *data = (int8_t *)(cs + p->nn);
+			gc_qgemm_pack_b((const uint8_t *)b->data + boff, b_u, p->kd, p->nn, p->nn, data,
+					cs);
+			pb = (gc_qgemm_b){ p->kd, p->nn, data, cs, b_u ? 128 : 0 };
+		}
+		int64_t mn = p->m * p->nn;
+		int32_t *c = requant ? tmp : (int32_t *)y->data + bi * mn;
+		gc_qgemm(p->isa, k->threads, (const uint8_t *)a->data + aoff, a_u, p->kd, p->m, &pb,
+			 &zp, c, p->nn, rowsum);
+		for (int64_t i = 0; requant && i < mn; i++)
+			st8(y, bi * mn + i, (float)rint((double)c[i] * mult) + yzp);
+	}
+}
+
 static int run_mmi(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
-	imm_run(n->state, in, out[0], false);
+	const imm_plan *p = n->state;
+	if (p->fast)
+		imm_fast(p, k, in, out[0], false);
+	else
+		imm_run(p, in, out[0], false);
 	return 0;
 }
 
 static int run_qlmm(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
-	imm_run(n->state, in, out[0], true);
+	const imm_plan *p = n->state;
+	if (p->fast)
+		imm_fast(p, k, in, out[0], true);
+	else
+		imm_run(p, in, out[0], true);
+	return 0;
+}
+
+/* Chooses the integer GEMM for plan *pp (its state replaced by one with B
+ * packed behind it when B is a constant without batch) and sizes scratch. */
+static int imm_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, imm_plan **pp, bool requant)
+{
+	imm_plan *p = *pp;
+	if (gc_reference_kernels())
+		return 0;
+	p->fast = true;
+	p->isa = gc_qgemm_isa_best();
+	const gc_tensor *b = in[p->ib];
+	bool b_batched = false;
+	for (int d = 0; d < p->brank; d++)
+		b_batched |= p->bstr[d] != 0;
+	int64_t bbytes = gc_qgemm_b_bytes(p->kd, p->nn), cs = p->nn * 4;
+	const void *fixed = gc_kfixed(k, in, p->ib);
+	/* row sums of A, then QLinearMatMul's int32 sums */
+	uint64_t tmp = (uint64_t)p->m * 4 + (requant ? (uint64_t)(p->m * p->nn) * 4 : 0);
+	if (!fixed || b_batched) {
+		p->pack_bytes = ((uint64_t)(bbytes + cs) + 63) & ~(uint64_t)63;
+		n->scratch_bytes = p->pack_bytes + tmp;
+		return 0;
+	}
+	imm_plan *q = gc_kstate(k, n, sizeof *q + (size_t)(cs + bbytes));
+	if (!q)
+		return gc_kok(k);
+	*q = *p;
+	gc_free(p); /* n->state is q now */
+	int32_t *colsum = (int32_t *)(q + 1);
+	int8_t *data = (int8_t *)(colsum + q->nn);
+	gc_qgemm_pack_b(fixed, b->dtype == GC_DTYPE_UINT8, q->kd, q->nn, q->nn, data, colsum);
+	q->pb = (gc_qgemm_b){ q->kd, q->nn, data, colsum, b->dtype == GC_DTYPE_UINT8 ? 128 : 0 };
+	q->pack_bytes = 0;
+	n->scratch_bytes = tmp;
+	*pp = q;
 	return 0;
 }
 
@@ -321,7 +435,7 @@ int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ib = 1;
 	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
 	p->ibz = n->n_in > 3 && in[3] ? 3 : -1;
-	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32))
+	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32) || imm_choose(k, n, in, &p, false))
 		return gc_kok(k);
 	n->run = run_mmi;
 	return 0;
@@ -360,7 +474,7 @@ int gc_prepare_QLinearMatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ibz = 5;
 	p->iys = 6;
 	p->iyz = 7;
-	if (prepare_imm(k, in, out, p, in[7]->dtype))
+	if (prepare_imm(k, in, out, p, in[7]->dtype) || imm_choose(k, n, in, &p, true))
 		return gc_kok(k);
 	n->run = run_qlmm;
 	return 0;
@@ -379,8 +493,30 @@ typedef struct iconv_plan {
 	int64_t n, c, m, group;
 	int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
 	bool requant;
+	bool relu; /* _gc_activation "Relu" (fuse-qdq-conv): y clamped below at its zero point */
 	int ix, ixz, iw, iwz, ixs, iws, iys, iyz, ib;
+	gc_qgemm_isa isa; /* run_iconv_fast's */
 } iconv_plan;
+
+/* QLinearConv's x scale, y scale and y zero point (0 for ConvInteger). */
+static void iconv_scales(const iconv_plan *p, gc_tensor *const *in, double *xs, double *ys,
+			 float *yz)
+{
+	*xs = *ys = 0;
+	*yz = 0;
+	if (!p->requant)
+		return;
+	*xs = (float)gc_kv_load(in[p->ixs], 0);
+	*ys = gc_kv_load(in[p->iys], 0);
+	*yz = (float)ld8(in[p->iyz], 0);
+}
+
+/* A fused Relu: the quantized value never below the zero point (NaN kept
+ * for st8 to map). */
+static inline float iconv_clamp(const iconv_plan *p, float v, float zero)
+{
+	return p->relu && v < zero ? zero : v;
+}
 
 static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_tensor *const *out)
 {
@@ -394,13 +530,9 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 	int64_t cg = p->c / p->group, mg = p->m / p->group;
 	int64_t isz = p->in[0] * p->in[1] * p->in[2], ksz = p->k[0] * p->k[1] * p->k[2];
 	int64_t osz = p->out[0] * p->out[1] * p->out[2];
-	double xs = 0, ys = 0;
-	float yz = 0;
-	if (p->requant) {
-		xs = (float)gc_kv_load(in[p->ixs], 0);
-		ys = gc_kv_load(in[p->iys], 0);
-		yz = (float)ld8(in[p->iyz], 0);
-	}
+	double xs, ys;
+	float yz;
+	iconv_scales(p, in, &xs, &ys, &yz);
 	for (int64_t b = 0; b < p->n; b++)
 		for (int64_t m = 0; m < p->m; m++) {
 			int64_t g = m / mg;
@@ -476,11 +608,129 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 							     (o0 * p->out[1] + o1) * p->out[2] + o2;
 						if (p->requant)
 							st8(out[0], oi,
-							    (float)rint((double)acc * mult) + yz);
+							    iconv_clamp(p, (float)rint((double)acc * mult) + yz, yz));
 						else
 							((int32_t *)out[0]->data)[oi] =
 							    (int32_t)acc;
 					}
+		}
+	return 0;
+}
+
+/* [*lo, *hi): the outputs along the last axis whose tap k2 is inside the
+ * input (the others read padding). */
+static void im2col_span(const iconv_plan *p, int64_t k2, int64_t *lo, int64_t *hi)
+{
+	int64_t off = k2 * p->dil[2] - p->pad[2], s = p->stride[2], n = p->out[2];
+	/* o * s + off >= 0 and o * s + off <= in - 1 */
+	int64_t a = off >= 0 ? 0 : (-off + s - 1) / s;
+	int64_t b = p->in[2] - 1 - off < 0 ? 0 : (p->in[2] - 1 - off) / s + 1;
+	*lo = a < n ? a : n;
+	*hi = b < n ? b : n;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* Column matrix of image b, group g: [cg * ksz][osz] bytes, the taps in
+ * the padding holding x's zero point (they contribute 0). */
+static void im2col8(const iconv_plan *p, const uint8_t *x, int64_t b, int64_t g, uint8_t zx,
+		    uint8_t *col)
+{
+	int64_t cg = p->c / p->group, isz = p->in[0] * p->in[1] * p->in[2];
+	int64_t osz = p->out[0] * p->out[1] * p->out[2];
+	for (int64_t ci = 0; ci < cg; ci++) {
+		const uint8_t *xc = x + (b * p->c + g * cg + ci) * isz;
+		for (int64_t k0 = 0; k0 < p->k[0]; k0++)
+			for (int64_t k1 = 0; k1 < p->k[1]; k1++)
+				for (int64_t k2 = 0; k2 < p->k[2]; k2++, col += osz) {
+					uint8_t *o = col;
+					for (int64_t o0 = 0; o0 < p->out[0]; o0++) {
+						int64_t i0 = o0 * p->stride[0] - p->pad[0] + k0 * p->dil[0];
+						for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+							int64_t i1 = o1 * p->stride[1] - p->pad[1] +
+								     k1 * p->dil[1];
+							bool row = i0 >= 0 && i0 < p->in[0] && i1 >= 0 &&
+								   i1 < p->in[1];
+							int64_t n2 = p->out[2], lo, hi;
+							if (!row) {
+								memset(o, zx, (size_t)n2);
+								o += n2;
+								continue;
+							}
+							im2col_span(p, k2, &lo, &hi);
+							const uint8_t *xr = xc + (i0 * p->in[1] + i1) * p->in[2] +
+									    lo * p->stride[2] - p->pad[2] +
+									    k2 * p->dil[2];
+							memset(o, zx, (size_t)lo);
+							if (p->stride[2] == 1)
+								memcpy(o + lo, xr, (size_t)(hi - lo));
+							else
+								for (int64_t o2 = lo; o2 < hi; o2++)
+									o[o2] = xr[(o2 - lo) * p->stride[2]];
+							memset(o + hi, zx, (size_t)(n2 - hi));
+							o += n2;
+						}
+					}
+				}
+	}
+}
+
+/* Scratch bytes of run_iconv_fast: columns, packed columns, their sums,
+ * row sums, int32 sums to requantize. */
+static uint64_t iconv_fast_scratch(const iconv_plan *p, int64_t *kdim, int64_t *osz)
+{
+	*kdim = p->c / p->group * p->k[0] * p->k[1] * p->k[2];
+	*osz = p->out[0] * p->out[1] * p->out[2];
+	int64_t mg = p->m / p->group;
+	uint64_t col = ((uint64_t)(*kdim * *osz) + 63) & ~(uint64_t)63;
+	uint64_t pk = ((uint64_t)gc_qgemm_b_bytes(*kdim, *osz) + 63) & ~(uint64_t)63;
+	return col + pk + (uint64_t)*osz * 4 + (uint64_t)mg * 4 +
+	       (p->requant ? (uint64_t)(mg * *osz) * 4 : 0);
+}
+
+/* run_iconv as one integer GEMM per image and group: w's rows (its zero
+ * point per row) times x's columns (its zero point per tensor). */
+static int run_iconv_fast(gc_kctx *k, const gc_node *node, gc_tensor *const *in,
+			  gc_tensor *const *out)
+{
+	const iconv_plan *p = node->state;
+	const gc_tensor *x = in[p->ix], *w = in[p->iw];
+	const gc_tensor *xz = p->ixz >= 0 ? in[p->ixz] : NULL,
+			*wz = p->iwz >= 0 ? in[p->iwz] : NULL;
+	const int32_t *bias = p->ib >= 0 ? in[p->ib]->data : NULL;
+	int64_t kdim, osz, mg = p->m / p->group;
+	iconv_fast_scratch(p, &kdim, &osz);
+	uint8_t *col = k->scratch;
+	int8_t *pk = (int8_t *)(col + ((kdim * osz + 63) & ~(int64_t)63));
+	int32_t *colsum = (int32_t *)((char *)pk + ((gc_qgemm_b_bytes(kdim, osz) + 63) & ~(int64_t)63));
+	int32_t *rowsum = colsum + osz, *tmp = rowsum + mg;
+	bool xu = x->dtype == GC_DTYPE_UINT8, wu = w->dtype == GC_DTYPE_UINT8;
+	uint8_t zx = xz ? *(const uint8_t *)xz->data : 0;
+	bool wz_rows = wz && gc_tensor_numel(wz) > 1;
+	double xs, ys;
+	float yz;
+	iconv_scales(p, in, &xs, &ys, &yz);
+	for (int64_t b = 0; b < p->n; b++)
+		for (int64_t g = 0; g < p->group; g++) {
+			im2col8(p, x->data, b, g, zx, col);
+			gc_qgemm_pack_b(col, xu, kdim, osz, osz, pk, colsum);
+			gc_qgemm_b pb = { kdim, osz, pk, colsum, xu ? 128 : 0 };
+			gc_qgemm_zp zp = { wz ? (const uint8_t *)wz->data + (wz_rows ? g * mg : 0) : NULL,
+					   xz ? xz->data : NULL, wz_rows, false };
+			int64_t m0 = g * mg;
+			int32_t *c = p->requant ? tmp : (int32_t *)out[0]->data + (b * p->m + m0) * osz;
+			gc_qgemm(p->isa, k->threads, (const int8_t *)w->data + m0 * kdim, wu, kdim, mg,
+				 &pb, &zp, c, osz, rowsum);
+			for (int64_t m = 0; p->requant && m < mg; m++) {
+				const gc_tensor *ws = in[p->iws];
+				double mult = (double)((float)xs * (float)gc_kv_load(
+								   ws, gc_tensor_numel(ws) > 1 ? m0 + m : 0)) /
+					      ys;
+				int64_t oi = (b * p->m + m0 + m) * osz;
+				bool yu = out[0]->dtype == GC_DTYPE_UINT8;
+				gc_qrequant(c + m * osz, osz, bias ? bias[m0 + m] : 0, mult, yz, p->relu, yu,
+					    (uint8_t *)out[0]->data + oi);
+			}
 		}
 	return 0;
 }
@@ -490,6 +740,13 @@ static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 {
 	const gc_tensor *x = in[p->ix], *w = in[p->iw];
 	const char *auto_pad = gc_attr_s(k, "auto_pad", "NOTSET");
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (act && (strcmp(act, "Relu") || !p->requant))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses only Relu into "
+			       "QLinearConv",
+			       act);
+	p->relu = act != NULL;
 	const int64_t *ks, *pads, *strides, *dils;
 	int64_t nk = gc_attr_ints(k, "kernel_shape", &ks), np_ = gc_attr_ints(k, "pads", &pads);
 	int64_t ns = gc_attr_ints(k, "strides", &strides), nd = gc_attr_ints(k, "dilations", &dils);
@@ -562,6 +819,12 @@ static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 			       p->m);
 	gc_set_shape(out[0], p->requant ? in[p->iyz]->dtype : GC_DTYPE_INT32, x->rank, odims);
 	n->run = run_iconv;
+	if (!gc_reference_kernels()) {
+		int64_t kdim, osz;
+		p->isa = gc_qgemm_isa_best();
+		n->scratch_bytes = iconv_fast_scratch(p, &kdim, &osz);
+		n->run = run_iconv_fast;
+	}
 	return 0;
 }
 

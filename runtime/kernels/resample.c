@@ -415,7 +415,7 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	if ((uint64_t)taps_total > gc_limit_bytes() / sizeof(tap))
 		return gc_kerr(k, GC_ELIMIT,
 			       "the output's axes need %" PRId64 " interpolation taps, over the "
-			       "limit of %" PRIu64 " bytes (GRAPHCC_MAX_BYTES)",
+			       "limit of %" PRIu64 " bytes (" GC_LIMIT_SETTING ")",
 			       taps_total, gc_limit_bytes());
 	resize_plan *p = gc_kstate(k, n, sizeof *p + (size_t)taps_total * sizeof(tap));
 	if (!p)
@@ -446,7 +446,7 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 				    (uint64_t)e > gc_limit_bytes() / (2 * sizeof(double)))
 					return gc_kerr(k, GC_ELIMIT,
 						       "resizing axis by axis needs a buffer over the "
-						       "limit of %" PRIu64 " bytes (GRAPHCC_MAX_BYTES)",
+						       "limit of %" PRIu64 " bytes (" GC_LIMIT_SETTING ")",
 						       gc_limit_bytes());
 			biggest = e > biggest ? e : biggest;
 		}

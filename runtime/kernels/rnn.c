@@ -7,7 +7,7 @@
  * lists with its alpha/beta. Gate order: GRU z, r, h; LSTM i, o, f, c
  * (peepholes i, o, f). float32 takes the fast path below (GEMM input
  * projection, packed recurrent weights, vectorised gates; computed in
- * float); float16 and double, and everything with GRAPHCC_NN_REFERENCE=1,
+ * float); float16 and double, and everything with gc_init_options.reference_kernels,
  * the reference path (computed in double), which tests/unit/test-rnn-fast.c
  * compares the fast one with.
  */
@@ -19,6 +19,7 @@
 
 #include "../alloc.h"
 #include "../blas.h"
+#include "../fileio.h"
 #include "nn-par.h"
 #include "nn.h"
 #include "rnn.h"
@@ -677,8 +678,8 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **pp)
 {
 	rnn_plan *p = *pp;
-	const char *ref = getenv("GRAPHCC_NN_REFERENCE");
-	if (in[0]->dtype != GC_DTYPE_FLOAT || (ref && ref[0] && strcmp(ref, "0")))
+	/* (the library reads no environment: gc_init_options.reference_kernels) */
+	if (in[0]->dtype != GC_DTYPE_FLOAT || gc_reference_kernels())
 		return false;
 	int64_t hp = (p->hid + 15) / 16 * 16, GHp = p->gates * hp, rows = p->seq * p->batch;
 	if (rows > INT32_MAX || GHp > INT32_MAX || p->in > INT32_MAX || p->hid > INT32_MAX / 4)

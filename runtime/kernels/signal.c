@@ -316,7 +316,7 @@ int gc_prepare_MelWeightMatrix(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_
 	    (uint64_t)cells > gc_limit_bytes() / sizeof(double))
 		return gc_kerr(k, GC_ELIMIT,
 			       "%" PRId64 " mel bins of %" PRId64 " spectrogram bins are over the "
-			       "limit of %" PRIu64 " bytes (GRAPHCC_MAX_BYTES)",
+			       "limit of %" PRIu64 " bytes (" GC_LIMIT_SETTING ")",
 			       mels, bins, gc_limit_bytes());
 	/* as the reference: the mel edges in float32, the rest in double */
 	float lo = (float)gc_kv_load(in[3], 0), hi = (float)gc_kv_load(in[4], 0);

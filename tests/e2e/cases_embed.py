@@ -5,7 +5,29 @@
                                takes) runs on this CPU's fast path, and
   embed/cpu-cross/fast-to-ref  the other way round; both equal the .onnx run on
                                the running path (max abs error <= 1e-5 * max|y|)
+  embed/moved/map-library      a .gcb and its package installed in other folders
+                               runs with --map-library FROM=TO (gc_load_options.
+                               library_map) bit-identically to before the move;
+                               refused without it, and refused when the mapped
+                               library's SHA-256 differs
+  embed/dynamic/torch-cnn      a PyTorch CNN exported with dynamic_axes (batch N,
+                               a Reshape to (N, -1)) compiled once with --dynamic
+                               runs N = 1, 3, 8 from one .gcb: outputs equal
+                               torch's (max abs error <= 1e-5); a wrong channel
+                               count is refused naming the input; without
+                               --dynamic the compile names the symbolic dim
+  embed/dynamic/custom-refused the demo with a symbolic batch: its custom nodes
+                               take known shapes only, so compile --dynamic is
+                               refused naming the first one (not a wrong program)
+  embed/no-getenv              no runtime source reads the environment except
+                               gc_runtime_init (runtime/init.c) and the opt-in
+                               OPENBLAS_CORETYPE choice (runtime/blas.c): a
+                               kernel reading GRAPHCC_* would change a host's
+                               behaviour behind gc_init_options
 """
+import glob
+import re
+import shutil
 import os
 import subprocess
 
@@ -61,5 +83,164 @@ def cpu_cross(ctx, compile_ref):
     return ("embed/cpu-cross/" + tag, fn)
 
 
+def moved(ctx):
+    def fn():
+        d = run.fresh_dir(os.path.join(ctx.out, "embed", "moved"))
+        a, b, inst = (os.path.join(d, p) for p in ("a", "b", os.path.join("opt", "demo-2")))
+        os.makedirs(b)
+        shutil.copytree(os.path.join(ctx.plugins, "demo"), os.path.join(a, "pkg"))
+        model = os.path.join(ctx.root, "models", "demo", "model.onnx")
+        x = os.path.join(d, "x.npy")
+        np.save(x, np.random.default_rng(5).standard_normal((1, 3, 64, 64)).astype(np.float32))
+        gcb = os.path.join(a, "m.gcb")
+        rc, err = _run(ctx, ["compile", model, "--ops", os.path.join(a, "pkg", "demo.yaml"),
+                             "-o", gcb], False)
+        if rc != 0:
+            return run.Result(False, "compile: " + run.describe_rc(rc), err)
+        ys = []
+
+        def go(prog, extra, tag):
+            od = os.path.join(d, tag)
+            rc, err = _run(ctx, ["run", prog, "--input", "x=" + x, "--output-dir", od] + extra,
+                           False)
+            if rc == 0:
+                ys.append(np.load(os.path.join(od, "y.npy")))
+            return rc, err
+        rc, err = go(gcb, [], "before")
+        if rc != 0:
+            return run.Result(False, "run before the move: " + run.describe_rc(rc), err)
+        os.rename(gcb, os.path.join(b, "m.gcb"))
+        os.renames(os.path.join(a, "pkg"), inst)
+        gcb = os.path.join(b, "m.gcb")
+        rc, err = go(gcb, [], "unmapped")
+        if rc != 1 or "cannot be read" not in err:
+            return run.Result(False, "moved, no map: %s (want exit 1, 'cannot be read')"
+                              % run.describe_rc(rc), err)
+        rc, err = go(gcb, ["--map-library", "pkg=../opt/demo-2"], "mapped")
+        if rc != 0:
+            return run.Result(False, "moved, mapped: " + run.describe_rc(rc), err)
+        if len(ys) != 2 or ys[0].tobytes() != ys[1].tobytes():
+            return run.Result(False, "the moved program's output differs from before the move")
+        with open(os.path.join(inst, "lib", "libdemo_kernels.so"), "ab") as f:
+            f.write(b"x")
+        rc, err = go(gcb, ["--map-library", "pkg=../opt/demo-2"], "changed")
+        if rc != 1 or "changed since the program was compiled" not in err or \
+                "library_map[0]" not in err:
+            return run.Result(False, "mapped to a changed library: %s (want exit 1, "
+                              "'changed since')" % run.describe_rc(rc), err)
+        return run.Result(True, "mapped: bit-identical; unmapped and changed: refused")
+    return ("embed/moved/map-library", fn)
+
+
+_TORCH_CNN = r"""
+import sys, numpy as np, torch
+torch.manual_seed(0)
+class M(torch.nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        s.c2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        s.fc = torch.nn.Linear(16 * 8 * 8, 10)
+    def forward(s, x):
+        y = torch.relu(s.c1(x))
+        y = torch.relu(s.c2(y))
+        return torch.softmax(s.fc(y.reshape(y.shape[0], -1)), -1)
+m = M().eval()
+d = sys.argv[1]
+torch.onnx.export(m, torch.randn(2, 3, 16, 16), d + "/cnn.onnx", input_names=["x"],
+                  output_names=["y"], dynamic_axes={"x": {0: "N"}, "y": {0: "N"}},
+                  opset_version=13)
+with torch.no_grad():
+    for n in (1, 3, 8):
+        x = np.random.default_rng(n).standard_normal((n, 3, 16, 16)).astype(np.float32)
+        np.save(d + "/x%d.npy" % n, x)
+        np.save(d + "/ref%d.npy" % n, m(torch.from_numpy(x)).numpy())
+"""
+
+
+def dynamic_torch(ctx):
+    def fn():
+        d = run.fresh_dir(os.path.join(ctx.out, "embed", "dynamic"))
+        p = subprocess.run(["/usr/bin/python3", "-c", _TORCH_CNN, d], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=run.TIMEOUT)
+        if p.returncode != 0:
+            return run.Result(False, "torch export failed", run._txt(p.stderr))
+        model, gcb = os.path.join(d, "cnn.onnx"), os.path.join(d, "cnn.gcb")
+        rc, err = _run(ctx, ["compile", model, "-o", gcb], False)
+        if rc != 1 or "dynamic dimension 0 ('N')" not in err or "--dynamic" not in err:
+            return run.Result(False, "compile without --dynamic: %s (want exit 1 naming 'N' "
+                              "and --dynamic)" % run.describe_rc(rc), err)
+        rc, err = _run(ctx, ["compile", model, "--dynamic", "-o", gcb], False)
+        if rc != 0:
+            return run.Result(False, "compile --dynamic: " + run.describe_rc(rc), err)
+        worst = 0.0
+        for n in (1, 3, 8):
+            od = os.path.join(d, "out%d" % n)
+            rc, err = _run(ctx, ["run", gcb, "--input", "x=" + os.path.join(d, "x%d.npy" % n),
+                                 "--output-dir", od], False)
+            if rc != 0:
+                return run.Result(False, "run N=%d: %s" % (n, run.describe_rc(rc)), err)
+            y, ref = np.load(os.path.join(od, "y.npy")), np.load(os.path.join(d, "ref%d.npy" % n))
+            if y.shape != ref.shape:
+                return run.Result(False, "N=%d: shape %s, torch %s" % (n, y.shape, ref.shape))
+            worst = max(worst, float(np.abs(y - ref).max()))
+        if not worst <= 1e-5:
+            return run.Result(False, "max abs error %g > 1e-5" % worst)
+        bad = os.path.join(d, "bad.npy")
+        np.save(bad, np.zeros((2, 4, 16, 16), np.float32))
+        rc, err = _run(ctx, ["run", gcb, "--input", "x=" + bad, "--output-dir",
+                             os.path.join(d, "bad")], False)
+        if rc != 1 or "input 'x'" not in err:
+            return run.Result(False, "4 channels: %s (want exit 1 naming input 'x')"
+                              % run.describe_rc(rc), err)
+        return run.Result(True, "N = 1, 3, 8 from one .gcb: max abs error %g" % worst)
+    return ("embed/dynamic/torch-cnn", fn)
+
+
+def dynamic_custom_refused(ctx):
+    def fn():
+        import onnx
+        d = run.fresh_dir(os.path.join(ctx.out, "embed", "dynamic-custom"))
+        m = onnx.load(os.path.join(ctx.root, "models", "demo", "model.onnx"))
+        for v in list(m.graph.input[:1]) + list(m.graph.output):
+            dim = v.type.tensor_type.shape.dim[0]
+            dim.ClearField("dim_value")
+            dim.dim_param = "N"
+        model = os.path.join(d, "demo-n.onnx")
+        onnx.save(m, model)
+        rc, err = _run(ctx, ["compile", model, "--dynamic", "--ops",
+                             os.path.join(ctx.plugins, "demo", "demo.yaml"), "-o",
+                             os.path.join(d, "m.gcb")], False)
+        want = ["ChannelShuffle", "only known at run time",
+                "a dynamic dimension reaches built-in ops only"]
+        if rc != 1 or any(w not in err for w in want):
+            return run.Result(False, "compile --dynamic: %s (want exit 1 naming the custom "
+                              "node)" % run.describe_rc(rc), err)
+        return run.Result(True, "refused, naming the custom node")
+    return ("embed/dynamic/custom-refused", fn)
+
+
+def no_getenv(ctx):
+    allowed = {"runtime/init.c": None, "runtime/blas.c": "OPENBLAS_CORETYPE"}
+
+    def fn():
+        bad = []
+        for path in sorted(glob.glob(os.path.join(ctx.root, "runtime", "**", "*.c"),
+                                     recursive=True)):
+            rel = os.path.relpath(path, ctx.root)
+            with open(path, encoding="utf-8") as f:
+                for no, line in enumerate(f, 1):
+                    m = re.search(r"\b(secure_)?getenv\s*\(\s*\"?([A-Z_]*)", line)
+                    if not m or rel in allowed and allowed[rel] in (None, m.group(2)):
+                        continue
+                    bad.append("%s:%d: %s" % (rel, no, line.strip()))
+        if bad:
+            return run.Result(False, "the runtime reads the environment outside "
+                              "gc_runtime_init", "\n".join(bad))
+        return run.Result(True, "only runtime/init.c (and blas.c's opt-in) call getenv")
+    return ("embed/no-getenv", fn)
+
+
 def cases(ctx):
-    return [cpu_cross(ctx, True), cpu_cross(ctx, False)]
+    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx), dynamic_custom_refused(ctx),
+            no_getenv(ctx)]

@@ -1,4 +1,5 @@
-/* libFuzzer target: the .gcb loader (gc_program_load) and then a session
+/* libFuzzer target: the .gcb loader (gc_program_load, and
+ * gc_program_load_mem for inputs of odd length) and then a session
  * on what loads: every input of a static type set to zeros (empty strings),
  * one run. Whatever the loader accepts, the executor and the kernels must
  * survive: a refusal comes with a message, never a crash.
@@ -89,17 +90,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			h.weights_xxh3 = XXH3_64bits(copy + h.weights_offset, h.weights_size);
 		memcpy(copy, &h, sizeof h);
 	}
-	char path[64];
-	int fd = fuzz_memfile(copy, size, path, sizeof path);
-	free(copy);
 	gc_program *p = NULL;
 	gc_error err = { 0 };
-	if (gc_program_load(path, NULL, &p, &err) == 0) {
+	int fd = -1, rc;
+	if (size & 1) {
+		rc = gc_program_load_mem(copy, size, "fuzz", NULL, &p, &err);
+	} else {
+		char path[64];
+		fd = fuzz_memfile(copy, size, path, sizeof path);
+		rc = gc_program_load(path, NULL, &p, &err);
+	}
+	free(copy);
+	if (rc == 0) {
 		run_session(p);
 		gc_program_free(p);
 	} else {
 		fuzz_refused(&err);
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }

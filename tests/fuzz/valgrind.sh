@@ -31,6 +31,17 @@ np.save(sys.argv[1] + "/small-x.npy", np.ones((1, 3, 8, 8), np.float32))
 open(sys.argv[1] + "/demo-input", "w").write(i.name)
 open(sys.argv[1] + "/bad.npy", "wb").write(b"\x93NUMPY\x01\x00\xff\xff{'descr'")
 open(sys.argv[1] + "/bad.onnx", "wb").write(b"\x08\x07\x12\x05hello\x3a\xff\xff")
+# a dynamic batch (compile --dynamic): y = Reshape(Relu(x W), Shape(x W)), x [N, 4]
+from onnx import helper, numpy_helper, TensorProto
+W = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(4, 3) / 6 - 1, "W")
+g = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["xw"]),
+                       helper.make_node("Relu", ["xw"], ["r"]),
+                       helper.make_node("Shape", ["xw"], ["s"]),
+                       helper.make_node("Reshape", ["r", "s"], ["y"])], "dyn",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])], [W])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1] + "/dyn.onnx")
+np.save(sys.argv[1] + "/dyn-x.npy", np.ones((5, 4), np.float32))
 PYEOF
 DEMO_IN=$(cat "$WORK/demo-input")
 
@@ -62,6 +73,8 @@ vg demo-run 0 run models/demo/model.onnx --ops "$DEMO_OPS" --input "$DEMO_IN=$WO
 vg demo-compile 0 compile models/demo/model.onnx --ops "$DEMO_OPS" -o "$WORK/demo.gcb"
 vg demo-gcb-run 0 run "$WORK/demo.gcb" --input "$DEMO_IN=$WORK/demo-x.npy" --output-dir "$WORK/out-demo-gcb"
 vg demo-dot 0 dot models/demo/model.onnx --ops "$DEMO_OPS"
+vg dynamic-compile 0 compile "$WORK/dyn.onnx" --dynamic -o "$WORK/dyn.gcb"
+vg dynamic-gcb-run 0 run "$WORK/dyn.gcb" --input "x=$WORK/dyn-x.npy" --repeat 3 --output-dir "$WORK/out-dyn"
 vg op-conv 0 run "$M/ops/conv_1x1/model.onnx" --input "$M/ops/conv_1x1/input_0.npy" --output-dir "$WORK/out-conv"
 # refusals: exit 1, still no error and no leak on the way out
 vg refuse-demo-without-ops 1 info models/demo/model.onnx

@@ -125,6 +125,12 @@ class _Reader:
             md = self.f("i")
             dt, rank, dims = self.type_()
             c.outs.append(Obj(max_dims=md, dtype=dt, rank=rank, dims=dims))
+        # format 3, flag 4: per input then output, the quantized edge
+        # (CustomOpDataType, scale, offset)
+        c.quant = []
+        if c.flags.val & 4:
+            for _ in range(c.n_in.val + c.n_out.val):
+                c.quant.append(Obj(dtype=self.f("I"), scale=self.f("f"), offset=self.f("i")))
         return c
 
     def program(self):

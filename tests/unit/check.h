@@ -58,6 +58,18 @@ static int check_failed_;
 		}                                                              \
 	} while (0)
 
+/* An API call that must refuse its arguments: GC_EINVAL, and a message
+ * holding needle. `call` may use `err` (a gc_error * of its own). */
+#define EXPECT_EINVAL(call, needle)                                                                \
+	do {                                                                                       \
+		gc_error e_ = { 0 };                                                               \
+		gc_error *err = &e_;                                                               \
+		(void)err;                                                                         \
+		CHECK_INT((call), GC_EINVAL);                                                      \
+		CHECK_INT(e_.code, GC_EINVAL);                                                     \
+		CHECK_CONTAINS(e_.msg, needle);                                                    \
+	} while (0)
+
 #define CHECK_NEAR(a, b, tol)                                                  \
 	do {                                                                   \
 		double a_ = (double)(a), b_ = (double)(b);                     \

@@ -2,6 +2,7 @@
  * with the builder, compiled once, run in one session with inputs that
  * change between runs (an If's condition, a Loop's trip count), against
  * values computed here by hand. */
+#include <graphcc/debug.h>
 #include <graphcc/graphcc.h>
 
 #include <pthread.h>
@@ -697,22 +698,35 @@ static void *cancel_later(void *arg)
 /* A loop that would run for hours stops at the cancel flag another thread
  * sets, or at the deadline, between two nodes of its body: GC_ECANCELED
  * naming the Loop node and the body's node; the session runs again after. */
-static void test_loop_canceled_or_past_deadline(void)
+/* A session of loop_graph(false) running *m iterations from s0 by a,
+ * its inputs set (compiled into *p); NULL on failure (err says why). */
+static gc_session *loop_session(const gc_session_options *so, gc_program **p, int64_t *m,
+				float *s0, float *a)
 {
 	memset(&err, 0, sizeof err);
 	gc_graph *g = loop_graph(false);
-	gc_program *p;
-	CHECK_INT(gc_compile(g, NULL, &p, &err), 0);
+	gc_session *s = NULL;
+	int rc = gc_compile(g, NULL, p, &err);
 	gc_graph_free(g);
-	gc_session *s;
+	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2), mt = scalar_i64(m);
+	if (rc || gc_session_new(*p, so, &s, &err) || gc_session_set_input(s, 0, &mt, &err) ||
+	    gc_session_set_input(s, 1, &st, &err) || gc_session_set_input(s, 2, &at, &err)) {
+		fprintf(stderr, "loop_session: %s\n", err.msg);
+		gc_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void test_loop_canceled_or_past_deadline(void)
+{
+	gc_program *p = NULL;
 	gc_session_options so = { .name = "loop-session" };
-	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
 	float s0[2] = { 1, 10 }, a[2] = { 0.5f, -2 };
 	int64_t m = (int64_t)1 << 40;
-	gc_tensor st = vec_f(s0, 2), at = vec_f(a, 2), mt = scalar_i64(&m);
-	CHECK_INT(gc_session_set_input(s, 0, &mt, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 1, &st, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 2, &at, &err), 0);
+	gc_tensor mt = scalar_i64(&m);
+	gc_session *s = loop_session(&so, &p, &m, s0, a);
+	CHECK(s);
 	int cancel = 0;
 	pthread_t th;
 	CHECK_INT(pthread_create(&th, NULL, cancel_later, &cancel), 0);
@@ -741,7 +755,58 @@ static void test_loop_canceled_or_past_deadline(void)
 	gc_program_free(p);
 }
 
+static int timeout_logged, timeout_reported;
+static void timeout_log(void *user, gc_log_level level, const char *msg)
+{
+	if (user == &timeout_logged && level == GC_LOG_ERROR &&
+	    strstr(msg, "gc_debug_options.timeout_seconds") && strstr(msg, "node 'loop' (Loop)"))
+		timeout_logged++;
+}
+static void timeout_report(void *user, const char *report)
+{
+	if (user == &timeout_reported && strstr(report, "over the limit of 0.05 s"))
+		timeout_reported++;
+}
+
+/* The debug timeout (gc_debug_options.timeout_seconds) never ends the
+ * host (it called _exit(3)): past the limit the watchdog reports, to the
+ * session's log or on_timeout, and cancels; the loop stops at its next
+ * body node, the run returns GC_ECANCELED naming the node, and the session
+ * runs again. */
+static void test_debug_timeout_cancels(void)
+{
+	gc_program *p = NULL;
+	gc_session_options so = { .name = "timed", .log = timeout_log, .log_user = &timeout_logged };
+	float s0[2] = { 1, 10 }, a[2] = { 0.5f, -2 };
+	int64_t m = (int64_t)1 << 40;
+	gc_tensor mt = scalar_i64(&m);
+	gc_session *s = loop_session(&so, &p, &m, s0, a);
+	CHECK(s);
+	gc_debug_options d = { .timeout_seconds = 0.05 };
+	int64_t t0 = gc_now_ns();
+	CHECK_INT(gc_session_run_debug(s, &d, &err), GC_ECANCELED);
+	CHECK(gc_now_ns() - t0 < (int64_t)20 * 1000 * 1000 * 1000);
+	CHECK_CONTAINS(err.msg, "session 'timed': node 'loop' (Loop)");
+	CHECK_CONTAINS(err.msg, "over the limit of gc_debug_options.timeout_seconds");
+	CHECK_INT(timeout_logged, 1);
+	d.on_timeout = timeout_report;
+	d.timeout_user = &timeout_reported;
+	memset(&err, 0, sizeof err);
+	CHECK_INT(gc_session_run_debug(s, &d, &err), GC_ECANCELED);
+	CHECK_INT(timeout_reported, 1);
+	CHECK_INT(timeout_logged, 1);
+	memset(&err, 0, sizeof err);
+	m = 3;
+	CHECK_INT(gc_session_set_input(s, 0, &mt, &err), 0);
+	CHECK_INT(gc_session_run_debug(s, &d, &err), 0);
+	CHECK_NEAR(((float *)gc_session_output(s, 0)->data)[0], s0[0] + 3 * a[0], 1e-6);
+	CHECK_INT(timeout_reported, 1);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
 TEST_MAIN(TEST(test_if_condition_changes_in_one_session), TEST(test_loop_canceled_or_past_deadline),
+	  TEST(test_debug_timeout_cancels),
 	  TEST(test_loop_trip_count_changes_in_one_session), TEST(test_loop_carried_value_grows),
 	  TEST(test_nested_outer_reads), TEST(test_reshape_per_iteration_many_runs),
 	  TEST(test_errors_name_the_nodes), TEST(test_sequences), TEST(test_scan_axes),

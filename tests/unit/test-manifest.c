@@ -31,6 +31,20 @@
 	"    type: addOneFloat\n"                                              \
 	"    impl: lib/libaddone_impl.so\n"
 
+/* GOOD_HEAD with dtypes on x. */
+#define QHEAD(list)                                                            \
+	"name: AddOne\n"                                                       \
+	"type: AddOne\n"                                                       \
+	"package: test.fixtures\n"                                             \
+	"version: 2\n"                                                         \
+	"inputs:\n"                                                            \
+	"  - name: x\n"                                                        \
+	"    dtypes: " list "\n"                                               \
+	"    maxDims: 4\n"                                                     \
+	"outputs:\n"                                                           \
+	"  - name: y\n"                                                        \
+	"    maxDims: 4\n"
+
 static const struct manifest_case {
 	const char *name;
 	const char *text;
@@ -58,6 +72,27 @@ static const struct manifest_case {
 	{ "no implementations", GOOD_HEAD GOOD_PARAMS "functionsLibrary: lib/f.so\n", GC_EINVAL,
 	  { "m.yaml", "implementations" } },
 	{ "YAML syntax", "name: [unclosed\n", GC_EINVAL, { "m.yaml", "YAML" } },
+	{ "quantized types", QHEAD("[float32, qint8, quint8]") GOOD_PARAMS GOOD_IMPLS, 0,
+	  { NULL } },
+	{ "quantized types only", QHEAD("[qint8, qint16, qint32]") GOOD_PARAMS GOOD_IMPLS, 0,
+	  { NULL } },
+	{ "quantized type misspelt", QHEAD("[float32, qint4]") GOOD_PARAMS GOOD_IMPLS, GC_EINVAL,
+	  { "m.yaml:7", "'qint4' is not an element type", "quantized: qint8" } },
+	{ "quantized type in accepts", GOOD_HEAD GOOD_PARAMS GOOD_IMPLS
+	  "    accepts:\n      - {input: x, dtypes: [qint8]}\n", GC_EINVAL,
+	  { "m.yaml:21", "'qint8' is a quantized type", "int8 for qint8" } },
+};
+
+/* What case `name` must parse into (the quantized ones): x's plain and
+ * quantized dtype masks. */
+static const struct {
+	const char *name;
+	uint32_t dtypes, qtypes;
+} qwant[] = {
+	{ "good", 0, 0 },
+	{ "quantized types", 1u << GC_DTYPE_FLOAT, 1u << DTQInt8 | 1u << DTQUInt8 },
+	{ "quantized types only", GC_IO_NO_PLAIN_DTYPES,
+	  1u << DTQInt8 | 1u << DTQInt16 | 1u << DTQInt32 },
 };
 
 static char dir[64];
@@ -107,6 +142,15 @@ static void test_manifest_cases(void)
 				fprintf(stderr, "case '%s': parsed into something else\n", mc->name);
 				failed++;
 			}
+			for (size_t q = 0; q < sizeof qwant / sizeof qwant[0]; q++)
+				if (!strcmp(qwant[q].name, mc->name) &&
+				    (op->inputs[0].dtypes != qwant[q].dtypes ||
+				     op->inputs[0].qtypes != qwant[q].qtypes)) {
+					fprintf(stderr, "case '%s': x's dtypes %#x / %#x, want %#x / %#x\n",
+						mc->name, op->inputs[0].dtypes, op->inputs[0].qtypes,
+						qwant[q].dtypes, qwant[q].qtypes);
+					failed++;
+				}
 		}
 		gc_package_free(pkg);
 	}

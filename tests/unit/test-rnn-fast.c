@@ -1,7 +1,7 @@
 /*
  * The float32 fast path of RNN, GRU and LSTM (runtime/kernels/rnn.c:
  * GEMM input projection, packed R^T, vectorised gates, directions on two
- * threads) against the reference path (GRAPHCC_NN_REFERENCE=1, computed in
+ * threads) against the reference path (gc_init_options.reference_kernels, computed in
  * double, which the ONNX conformance tests and test-rnn.c check against
  * PyTorch) on every attribute the op has: directions, layouts, bias,
  * sequence_lens, initial states, peepholes, input_forget,
@@ -153,11 +153,11 @@ static int run_case(const rcase *c, const char *label)
 	gc_prepare_fn pf = c->r_unknown ? hidden[c->kind] : prep[c->kind];
 	harness_run fast, ref;
 	harness_threads = c->threads;
-	unsetenv("GRAPHCC_NN_REFERENCE");
+	gc_runtime_init(NULL, NULL);
 	int rc = harness_op(&fast, pf, ops[c->kind], 14, n_in, in, n_out, na, at);
-	setenv("GRAPHCC_NN_REFERENCE", "1", 1);
+	gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
 	int rc2 = harness_op(&ref, pf, ops[c->kind], 14, n_in, in, n_out, na, at);
-	unsetenv("GRAPHCC_NN_REFERENCE");
+	gc_runtime_init(NULL, NULL);
 	harness_threads = 1;
 	int ok = rc == 0 && rc2 == 0;
 	if (!ok)

@@ -69,11 +69,17 @@ MODELS = {
     "transformer": "TransformerEncoderLayer d256, 4 heads, seq 128",
     "mlp": "MLP 784-1024-1024-10, batch 1",
     "mlp64": "MLP 784-1024-1024-10, batch 64",
+    "resnet18-qdq": "resnet18 QDQ (int8 Conv, per-channel weights)",
+    "mlp-dynq": "MLP batch 1, dynamically quantized (int8 MatMulInteger)",
+    "mlp64-dynq": "MLP batch 64, dynamically quantized (int8 MatMulInteger)",
     "identity": "Identity 1x1000 (per-call floor)",
     "demo": "demo, custom ops (see 1)",
 }
 MODELS.update((k, v[0]) for k, v in zoo.MODELS.items())
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
+# quantized from a float one by tools/bench/quant_models.py
+QUANT_MODELS = {"mlp-dynq": "mlp", "mlp64-dynq": "mlp64", "resnet18-qdq": "resnet18"}
+QUANT_REL = 2e-2  # QDQ rows: max abs diff against max |ORT output|
 
 
 class WorkerError(Exception):
@@ -223,7 +229,7 @@ def npy_outputs(d):
     return out
 
 
-def compare(gdir, odir):
+def compare(gdir, odir, rel=1e-3):
     """(max abs diff, max |ORT|, ok) over all outputs."""
     import numpy as np
     g, o = npy_outputs(gdir), npy_outputs(odir)
@@ -235,7 +241,7 @@ def compare(gdir, odir):
             return float("inf"), 0.0, False
         diff = max(diff, float(np.max(np.abs(x.astype(np.float64) - y))) if x.size else 0.0)
         scale = max(scale, float(np.max(np.abs(y))) if y.size else 0.0)
-    return diff, scale, diff <= 1e-3 * scale + 1e-6
+    return diff, scale, diff <= rel * scale + 1e-6
 
 
 def model_spec(key, b, work):
@@ -256,11 +262,16 @@ def model_spec(key, b, work):
         d = os.path.join(work, "zoo", key)
         m = os.path.join(d, "model.onnx")
         return m, m, [(n, os.path.join(d, n + ".npy")) for n in zoo.input_names(key)], []
+    if key in QUANT_MODELS:
+        m = os.path.join(d, "model.onnx")
+        return m, m, [("input", os.path.join(d, "input.npy"))], []
     raise KeyError(key)
 
 
 def make_models(keys, b, work):
-    torch_keys = [k for k in keys if k in TORCH_MODELS]
+    quant_keys = [k for k in keys if k in QUANT_MODELS]
+    torch_keys = sorted({k for k in keys if k in TORCH_MODELS} |
+                        {QUANT_MODELS[k] for k in quant_keys})
     if torch_keys:  # the test set's own generator, cached in the e2e folder
         run_quiet([PY, os.path.join(ROOT, "tests", "models", "torch_models.py"),
                    os.path.join(b, "e2e", "models", "torch"), "--only"] + torch_keys)
@@ -271,6 +282,11 @@ def make_models(keys, b, work):
     if zoo_keys:
         run_quiet([PY, os.path.join(ROOT, "tools", "bench", "zoo.py"),
                    os.path.join(work, "zoo"), "--only"] + zoo_keys)
+    for k in quant_keys:
+        src = os.path.join(b, "e2e", "models", "torch", QUANT_MODELS[k], "model.onnx")
+        qdq = ["--qdq", os.path.join(b, "bin", "graphcc")] if k.endswith("-qdq") else []
+        run_quiet([PY, os.path.join(ROOT, "tools", "bench", "quant_models.py")] + qdq +
+                  [src, os.path.join(work, "models", k)])
 
 
 def profile_top(w, d, runs=PROFILE_RUNS, top=3):
@@ -364,7 +380,11 @@ def bench_one(key, threads, a, work, logs):
                 row["base_ms"], row["base_spread"] = statistics.median(bs), spread(bs)
                 row["base_min"] = min(bs)
             row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
-            row["diff"], row["scale"], row["same"] = compare(out["graphcc"], out["ort"])
+            # A QDQ model's float Add/MaxPool between the QDQ nodes round
+            # differently from ORT's fused integer ones: a value one step off
+            # moves the logits by about a step.
+            row["diff"], row["scale"], row["same"] = compare(
+                out["graphcc"], out["ort"], QUANT_REL if key.endswith("-qdq") else 1e-3)
             rows.append(row)
         return rows
     finally:
@@ -567,8 +587,8 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
              "session (%.1f MiB)." % base_rss)
     L.append("")
     L.append("max abs diff: between the two workers' outputs for the same input "
-             "(the model's real input.npy); a row over 1e-3 x max|ORT output| says "
-             "MISMATCH.")
+             "(the model's real input.npy); a row over 1e-3 x max|ORT output| (QDQ "
+             "rows: %g x, rounding steps) says MISMATCH." % QUANT_REL)
     L.append("")
     if any(r["model"] == "demo" for r in rows):
         L.append("1. demo: graphcc runs models/demo/model.onnx with its op package "

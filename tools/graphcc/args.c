@@ -215,6 +215,25 @@ static int add_lib_dir(const cli_option *opt, const char *a, const char *val, cl
 	return 0;
 }
 
+static int add_lib_map(const cli_option *opt, const char *a, const char *val, cli_opts *o)
+{
+	(void)opt;
+	(void)a;
+	const char *eq = strchr(val, '=');
+	size_t len = strlen(val);
+	if (!eq || eq == val || !eq[1])
+		return cli_usage("--map-library %s: expected FROM=TO (a library path or folder "
+				 "as the program records it, and where it is now)", val);
+	if (o->n_lib_map == MAX_ARGS || len + 2 > sizeof o->lib_map_text - o->lib_map_used)
+		return cli_usage("too many --map-library options");
+	char *t = o->lib_map_text + o->lib_map_used;
+	memcpy(t, val, len + 1);
+	t[eq - val] = 0;
+	o->lib_map[o->n_lib_map++] = (gc_path_map){ .from = t, .to = t + (eq - val) + 1 };
+	o->lib_map_used += len + 1;
+	return 0;
+}
+
 #define FIELD(f) offsetof(cli_opts, f)
 
 /* Every option of every command; a command allows the groups it names. */
@@ -227,6 +246,7 @@ static const cli_option options[] = {
 	{ "--ops", NULL, OPT_OPS, true, add_ops, 0 },
 	{ "--backend", NULL, OPT_OPS, true, set_string, FIELD(backend) },
 	{ "--shape", NULL, OPT_SHAPE, true, add_shape, 0 },
+	{ "--dynamic", NULL, OPT_SHAPE, false, set_flag, FIELD(dynamic) },
 	{ "--no-fold", NULL, OPT_NO_FOLD, false, set_flag, FIELD(no_fold) },
 	{ "--no-optimize", NULL, OPT_NO_FOLD, false, set_flag, FIELD(no_optimize) },
 	{ "--output", "-o", OPT_OUT, true, set_string, FIELD(out) },
@@ -243,6 +263,7 @@ static const cli_option options[] = {
 	{ "--tolerance", NULL, OPT_DEBUG, true, set_positive, FIELD(tolerance) },
 	{ "--allow-libraries", NULL, OPT_LIBS, true, add_lib_dir, 0 },
 	{ "--no-libraries", NULL, OPT_LIBS, false, set_flag, FIELD(no_libraries) },
+	{ "--map-library", NULL, OPT_LIBS, true, add_lib_map, 0 },
 	{ "--dry-run", NULL, OPT_DRY_RUN, false, set_flag, FIELD(dry_run) },
 };
 
@@ -344,14 +365,17 @@ gc_load_options cli_load_options(const cli_opts *o)
 	return (gc_load_options){ .allow_changed_kernels = o->allow_changed,
 				  .library_dirs = o->lib_dirs,
 				  .n_library_dirs = o->n_lib_dirs,
-				  .no_libraries = o->no_libraries };
+				  .no_libraries = o->no_libraries,
+				  .library_map = o->lib_map,
+				  .n_library_map = o->n_lib_map };
 }
 
 gc_compile_options cli_compile_options(const cli_opts *o, const gc_registry *reg)
 {
 	return (gc_compile_options){ .shapes = o->shapes, .n_shapes = o->n_shapes,
 				     .no_fold = o->no_fold, .no_optimize = o->no_optimize,
-				     .registry = reg, .backend = o->backend };
+				     .registry = reg, .backend = o->backend,
+				     .dynamic_dims = o->dynamic };
 }
 
 bool cli_is_program(const char *path)

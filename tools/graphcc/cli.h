@@ -50,6 +50,7 @@ typedef struct cli_opts {
 	bool has_seed;	/* --seed N: random ops without a seed attribute */
 	uint64_t seed;
 	bool no_fold, no_optimize;
+	bool dynamic; /* --dynamic: symbolic input dims stay dynamic */
 	bool quiet;
 	const char *out;	   /* -o */
 	const char *backend;	   /* --backend (NULL: the default) */
@@ -63,6 +64,12 @@ typedef struct cli_opts {
 	const char *lib_dirs[MAX_ARGS];
 	int n_lib_dirs;
 	char lib_path_env[4096]; /* a copy of GRAPHCC_LIBRARY_PATH, split */
+	/* --map-library FROM=TO (a .gcb's pinned libraries elsewhere):
+	 * lib_map[i] points into lib_map_text */
+	gc_path_map lib_map[MAX_ARGS];
+	int n_lib_map;
+	char lib_map_text[8192];
+	size_t lib_map_used;
 	bool no_libraries;	 /* --no-libraries */
 	bool dry_run;		 /* check --dry-run */
 } cli_opts;

@@ -438,6 +438,7 @@ int cmd_dot(int argc, char **argv)
 			return rc;
 		/* drawing runs no package code: no library is opened */
 		gc_load_options lo = { .allow_changed_kernels = o.allow_changed, .inspect_only = 1,
+				 .library_map = o.lib_map, .n_library_map = o.n_lib_map,
 				       .log = cli_log };
 		if (gc_program_load(o.model, &lo, &p, &err)) {
 			cli_error("%s", err.msg);

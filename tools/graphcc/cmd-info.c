@@ -73,6 +73,7 @@ static int info_program(const cli_opts *o)
 	gc_program *p = NULL;
 	/* inspecting runs no package code: no library is opened */
 	gc_load_options lo = { .allow_changed_kernels = o->allow_changed, .inspect_only = 1,
+				 .library_map = o->lib_map, .n_library_map = o->n_lib_map,
 				 .log = cli_log };
 	double t0 = now_ms();
 	if (gc_program_load(o->model, &lo, &p, &err)) {

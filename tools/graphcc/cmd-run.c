@@ -338,7 +338,8 @@ int cmd_run(int argc, char **argv)
 		    compile_onnx(&o, g, reg, files, bound, &p, &err))
 			goto fail;
 	}
-	gc_session_options sopt = { .threads = o.threads, .use_seed = o.has_seed, .seed = o.seed };
+	gc_session_options sopt = { .threads = o.threads, .log = cli_log, .use_seed = o.has_seed,
+				     .seed = o.seed };
 	if (gc_session_new(p, &sopt, &s, &err))
 		goto fail;
 	for (int i = 0; i < o.n_inputs; i++) {

@@ -62,6 +62,20 @@ int cli_print_bindings(const gc_program *p, FILE *out)
 			"symbol %s\n",
 			d.name, d.domain, d.op_type, d.op_name, d.manifest, d.flavour, d.library,
 			d.symbol);
+		for (int io = 0; io < 2; io++)
+			for (int t = 0; t < (io ? d.n_outputs : d.n_inputs); t++) {
+				const char *qtype, *name = "";
+				float scale;
+				int32_t zp;
+				if (!gc_program_node_quant(p, i, io, t, &qtype, &scale, &zp))
+					continue;
+				gc_program_node_tensor(p, i, io, t, &name);
+				fprintf(out,
+					"    %s %d ('%s') bound quantized: %s, scale %.9g, zero "
+					"point %d\n",
+					io ? "output" : "input", t, name, qtype, (double)scale,
+					(int)zp);
+			}
 	}
 	return n_custom;
 }

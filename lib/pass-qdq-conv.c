@@ -1,0 +1,162 @@
+/*
+ * fuse-qdq-conv: a float Conv wrapped in QDQ runs as one QLinearConv on the
+ * integer GEMM. The pattern (what ONNX Runtime's quantizer writes):
+ *
+ *   DequantizeLinear(xq, xs, xz) ─┐
+ *   DequantizeLinear(wq, ws, wz) ─┼─ Conv ─[Relu]─ QuantizeLinear(ys, yz) ─ yq
+ *   bias: a float constant, or DequantizeLinear(int32 bq, xs * ws, 0) ─┘
+ *
+ * with xs, xz, ys, yz constant per tensor, wq a constant with ws, wz per
+ * tensor or per output channel (axis 0), and the Conv (and Relu) output read
+ * only by the next node of the chain. The Conv becomes QLinearConv(xq, xs,
+ * xz, wq, ws, wz, ys, yz, bq) writing yq; a float bias is quantized to int32
+ * with scale xs * ws (round half to even); a Relu is kept as the graphcc
+ * attribute _gc_activation "Relu" (the output clamped below at yz, which is
+ * what quantizing max(y, 0) gives). The DequantizeLinear nodes nothing else
+ * reads go with dead-node removal. Anything else keeps the float Conv.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "graph-edit.h"
+
+typedef struct qp {
+	int32_t q, s, z; /* values: quantized tensor, scale, zero point */
+	const gc_tensor *st, *zt;
+} qp;
+
+/* DequantizeLinear or QuantizeLinear node i's inputs, when its scale and
+ * zero point are constants (zero point present), with `per` values allowed
+ * (1, or also `channels` on axis 0). */
+static bool qdq_params(gc_edit *e, int32_t i, int64_t channels, qp *p)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	if (n->n_in != 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || n->n_out != 1)
+		return false;
+	p->q = n->in[0];
+	p->s = n->in[1];
+	p->z = n->in[2];
+	p->st = gc_edit_const(e, p->s);
+	p->zt = gc_edit_const(e, p->z);
+	if (!p->st || !p->zt || p->st->dtype != GC_DTYPE_FLOAT)
+		return false;
+	int64_t ns = gc_tensor_numel(p->st), nz = gc_tensor_numel(p->zt);
+	if (ns != nz || (ns != 1 && ns != channels) || p->st->rank > 1 ||
+	    gc_edit_attr(e, i, "block_size") || gc_edit_attr(e, i, "output_dtype"))
+		return false;
+	if (ns > 1) {
+		const gc_attr *ax = gc_edit_attr(e, i, "axis");
+		if (!ax || ax->type != GC_ATTR_INT || ax->v.i != 0)
+			return false;
+	}
+	return p->zt->dtype == GC_DTYPE_UINT8 || p->zt->dtype == GC_DTYPE_INT8 ||
+	       p->zt->dtype == GC_DTYPE_INT32;
+}
+
+static int32_t producer_of(gc_edit *e, int32_t v, const char *op)
+{
+	int32_t p = v >= 0 ? e->g->values[v].producer : -1;
+	return p >= 0 && !gc_edit_is_removed(e, p) && gc_edit_is_op(e, p, op) ? p : -1;
+}
+
+/* The bias as int32 with scale xs * ws[m]: a DequantizeLinear of int32 with
+ * that scale (as float32 computes it) and zero point 0 as it is, a float
+ * constant quantized. -1 when neither (or out of memory, err set). */
+static int32_t int_bias(gc_edit *e, int32_t b, float xs, const gc_tensor *ws, int64_t m)
+{
+	int32_t dq = producer_of(e, b, "DequantizeLinear");
+	if (dq >= 0) {
+		qp p;
+		const gc_tensor *bq;
+		if (!qdq_params(e, dq, m, &p) || p.zt->dtype != GC_DTYPE_INT32 ||
+		    !(bq = gc_edit_const(e, p.q)) || bq->dtype != GC_DTYPE_INT32 ||
+		    gc_tensor_numel(bq) != m)
+			return -1;
+		int64_t nsb = gc_tensor_numel(p.st);
+		for (int64_t i = 0; i < m; i++) {
+			float want = xs * ((const float *)ws->data)[gc_tensor_numel(ws) > 1 ? i : 0];
+			if (((const float *)p.st->data)[nsb > 1 ? i : 0] != want ||
+			    ((const int32_t *)p.zt->data)[nsb > 1 ? i : 0] != 0)
+				return -1;
+		}
+		return p.q;
+	}
+	const gc_tensor *bf = gc_edit_const(e, b);
+	if (!bf || bf->dtype != GC_DTYPE_FLOAT || gc_tensor_numel(bf) != m)
+		return -1;
+	int64_t dims[1] = { m };
+	void *data;
+	int32_t v = gc_edit_add_constant(e, "qdq_bias", GC_DTYPE_INT32, 1, dims, &data);
+	for (int64_t i = 0; v >= 0 && i < m; i++) {
+		double s = (double)(xs * ((const float *)ws->data)[gc_tensor_numel(ws) > 1 ? i : 0]);
+		double q = s > 0 ? nearbyint(((const float *)bf->data)[i] / s) : 0;
+		if (!(q >= -2147483648.0 && q <= 2147483647.0))
+			return -1;
+		((int32_t *)data)[i] = (int32_t)q;
+	}
+	return v;
+}
+
+/* Conv node c into QLinearConv when it sits in the pattern: 1 when fused. */
+static int fuse_one(gc_edit *e, int32_t c)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[c];
+	if (n->n_in < 2 || n->n_in > 3 || n->n_out != 1 || n->out[0] < 0 ||
+	    gc_edit_attr(e, c, "_gc_activation"))
+		return 0;
+	int32_t dx = producer_of(e, n->in[0], "DequantizeLinear");
+	int32_t dw = producer_of(e, n->in[1], "DequantizeLinear");
+	const gc_tensor *wq = dw >= 0 ? gc_edit_const(e, g->nodes[dw].in[0]) : NULL;
+	if (dx < 0 || !wq || wq->rank < 3)
+		return 0;
+	int64_t m = wq->dims[0];
+	qp x, w, y;
+	if (!qdq_params(e, dx, 1, &x) || !qdq_params(e, dw, m, &w) ||
+	    x.zt->dtype == GC_DTYPE_INT32 || w.zt->dtype != wq->dtype ||
+	    w.zt->dtype == GC_DTYPE_INT32)
+		return 0;
+	/* Conv -> [Relu ->] QuantizeLinear, each link read once */
+	int32_t next = gc_edit_only_reader(e, n->out[0]), relu = -1;
+	if (next >= 0 && gc_edit_is_op(e, next, "Relu") && g->nodes[next].n_in == 1 &&
+	    g->nodes[next].n_attr == 0 && g->nodes[next].n_out == 1) {
+		relu = next;
+		next = gc_edit_only_reader(e, g->nodes[relu].out[0]);
+	}
+	if (next < 0 || !gc_edit_is_op(e, next, "QuantizeLinear") || !qdq_params(e, next, 1, &y) ||
+	    y.zt->dtype == GC_DTYPE_INT32 || g->nodes[next].out[0] < 0)
+		return 0;
+	int32_t bias = -1;
+	if (n->n_in == 3 && n->in[2] >= 0 &&
+	    (bias = int_bias(e, n->in[2], ((const float *)x.st->data)[0], w.st, m)) < 0)
+		return e->err->code ? e->err->code : 0;
+	int32_t yq = g->nodes[next].out[0];
+	gc_attr *attrs = n->attrs;
+	int32_t n_attr = n->n_attr;
+	if (relu >= 0)
+		gc_edit_remove_node(e, relu);
+	gc_edit_remove_node(e, next);
+	if (gc_edit_set_op(e, c, "", "QLinearConv", 0))
+		return e->err->code;
+	g->nodes[c].attrs = attrs; /* Conv's attributes are QLinearConv's */
+	g->nodes[c].n_attr = n_attr;
+	const int32_t ins[9] = { x.q, x.s, x.z, w.q, w.s, w.z, y.s, y.z, bias };
+	for (int j = 0; j < (bias >= 0 ? 9 : 8); j++)
+		if (gc_edit_set_input(e, c, j, ins[j]))
+			return e->err->code;
+	gc_edit_set_output(e, c, 0, yq);
+	if (relu >= 0) {
+		gc_attr a = { .name = "_gc_activation", .type = GC_ATTR_STRING };
+		a.v.s = "Relu";
+		a.n = 4;
+		if (gc_edit_set_attr(e, c, &a))
+			return e->err->code;
+	}
+	return 1;
+}
+
+int gc_pass_fuse_qdq_conv(gc_pass_ctx *ctx)
+{
+	static const char *const ops[] = { "Conv", NULL };
+	return gc_edit_each(ctx, ops, fuse_one);
+}

@@ -1,0 +1,606 @@
+"""Quantized custom ops: QDQ edges bound to int8 kernels (lib/pass-qdq.c),
+with the qsilu package of plugins/ (org.graphcc.quant::Silu: a table kernel
+for qint8/quint8 x, a float kernel for float32 x).
+
+The model: a PyTorch MLP (Linear 16->32, SiLU, Linear 32->8) exported by
+torch.onnx.export (opset 13); its Sigmoid*Mul becomes a Silu node (the float
+model), and onnx.helper wraps that node in QDQ with scales calibrated in
+NumPy on 64 samples (the QDQ model): x of Silu per-tensor int8 (symmetric),
+y per-tensor uint8 (asymmetric, a non-zero zero point).
+
+  quant/silu-int8      compile prints both edges bound quantized (qint8,
+                       quint8 with their scales) and flavour siluTable; the
+                       integer tensors of --dump-dir (scale and zero point in
+                       tensors.tsv) satisfy the NumPy int8 reference exactly
+                       (table from float64 SiLU, round half to even,
+                       saturate); the output equals NumPy's chain from the
+                       dumped int8 input (float64, 1e-5); against the float
+                       model (graphcc and PyTorch) within the bound the
+                       scales allow: sum_j |W2[i,j]| (1.1 s_x / 2 + s_y / 2)
+  quant/silu-gcb       the same through a .gcb: info lists the bound edges,
+                       the run gives the same bytes; --trace shows the edges
+                       quantized
+  quant/float-manifest the package without qint8/quint8 in its dtypes: no
+                       edge bound, flavour siluFloat, the QDQ nodes run;
+                       output within one output step of the int8 run
+  quant/per-axis       a per-axis DequantizeLinear before Silu: not bound
+                       (float path, right output); with a manifest listing
+                       only quantized types: refused, naming the node, the
+                       input and "per-axis"
+  quant/hostile-gcb    a .gcb whose quantized edge has a NaN scale, or a
+                       bound type that is not its tensor's: refused at load
+                       (checksums recomputed, so the meaning checks are hit)
+"""
+import os
+import re
+import threading
+
+import numpy as np
+
+import run
+
+DOMAIN = "org.graphcc.quant"
+LIPSCHITZ = 1.1  # max |d silu / dx| = 1.0998
+_BUILD = threading.Lock()  # the cases share the models: built once
+
+
+def silu64(x):
+    x = np.asarray(x, np.float64)
+    return x / (1.0 + np.exp(-x))
+
+
+def quantize(y, scale, zp, dtype):
+    info = np.iinfo(dtype)
+    q = np.rint(np.asarray(y, np.float64) / np.float64(np.float32(scale))) + zp
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def dequantize(q, scale, zp):
+    return (q.astype(np.float64) - zp) * np.float64(np.float32(scale))
+
+
+def silu_int8_ref(xq, sx, zx, sy, zy, ydtype):
+    """The int8 reference: what the table kernel must give, bit for bit."""
+    return quantize(silu64(dequantize(xq, sx, zx)), sy, zy, ydtype)
+
+
+def _torch_mlp(d):
+    import torch
+
+    class MLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(16, 32)
+            self.act = torch.nn.SiLU()
+            self.fc2 = torch.nn.Linear(32, 8)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    torch.manual_seed(23)
+    m = MLP().eval()
+    calib = torch.randn(64, 16) * 1.5
+    path = os.path.join(d, "exported.onnx")
+    torch.onnx.export(m, calib, path, opset_version=13, input_names=["x"],
+                      output_names=["out"], dynamic_axes=None)
+    with torch.no_grad():
+        want = m(calib).numpy()
+    return path, calib.numpy(), want
+
+
+def _silu_node(g):
+    """Replaces the exported Sigmoid*Mul by one Silu node; its input name."""
+    from onnx import helper
+    sig = next(n for n in g.node if n.op_type == "Sigmoid")
+    mul = next(n for n in g.node if n.op_type == "Mul" and sig.output[0] in n.input)
+    h = sig.input[0]
+    silu = helper.make_node("Silu", [h], [mul.output[0]], name="silu", domain=DOMAIN)
+    at = list(g.node).index(sig)
+    g.node.remove(sig)
+    g.node.remove(mul)
+    g.node.insert(at, silu)
+    return silu
+
+
+def _gemm_weights(g):
+    from onnx import numpy_helper
+    inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    gemms = [n for n in g.node if n.op_type in ("Gemm", "MatMul")]
+    ws = []
+    for n in gemms:
+        w = inits[n.input[1]]
+        trans = any(a.name == "transB" and a.i for a in n.attribute)
+        ws.append(w.T if trans else w)  # [in, out]
+    return ws, inits, gemms
+
+
+def build(ctx):
+    """-> dict of paths and parameters (cached per work dir)."""
+    with _BUILD:
+        return _build(ctx)
+
+
+def _build(ctx):
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = os.path.join(ctx.fix, "quant", "models")
+    meta = os.path.join(d, "params.npz")
+    if os.path.exists(meta):
+        p = dict(np.load(meta, allow_pickle=False))
+        p["dir"] = d
+        return p
+    d = run.fresh_dir(d)
+    exported, calib, torch_out = _torch_mlp(d)
+    m = onnx.load(exported)
+    g = m.graph
+    silu = _silu_node(g)
+    m.opset_import.append(helper.make_opsetid(DOMAIN, 1))
+    onnx.save(m, os.path.join(d, "float.onnx"))
+
+    # Calibration in NumPy: the float model's activations on 64 samples.
+    ws, inits, gemms = _gemm_weights(g)
+    b1 = inits[gemms[0].input[2]] if len(gemms[0].input) > 2 else 0
+    h = calib.astype(np.float64) @ ws[0].astype(np.float64) + b1
+    sx = np.float32(np.abs(h).max() / 127.0)
+    y = silu64(h)
+    lo, hi = min(float(y.min()), 0.0), float(y.max())
+    sy = np.float32((hi - lo) / 255.0)
+    zy = int(np.clip(np.rint(-lo / np.float64(sy)), 0, 255))
+
+    # The QDQ model: Q/DQ around the Silu node's input and output.
+    h_name, y_name = silu.input[0], silu.output[0]
+    g.initializer.extend([
+        numpy_helper.from_array(np.array(sx, np.float32), "sx"),
+        numpy_helper.from_array(np.array(0, np.int8), "zx"),
+        numpy_helper.from_array(np.array(sy, np.float32), "sy"),
+        numpy_helper.from_array(np.array(zy, np.uint8), "zy")])
+    for n in g.node:
+        if n.name == "silu":
+            n.input[0], n.output[0] = "hd", "y"
+        elif y_name in n.input:
+            n.input[list(n.input).index(y_name)] = "yd"
+    at = [n.name for n in g.node].index("silu")
+    qdq_in = [helper.make_node("QuantizeLinear", [h_name, "sx", "zx"], ["hq"], name="q_h"),
+              helper.make_node("DequantizeLinear", ["hq", "sx", "zx"], ["hd"], name="dq_h")]
+    qdq_out = [helper.make_node("QuantizeLinear", ["y", "sy", "zy"], ["yq"], name="q_y"),
+               helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["yd"], name="dq_y")]
+    nodes = list(g.node)
+    nodes = nodes[:at] + qdq_in + [nodes[at]] + qdq_out + nodes[at + 1:]
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, os.path.join(d, "qdq.onnx"))
+
+    # Per-axis: the Silu input's DequantizeLinear with one scale per feature.
+    g2 = onnx.load(os.path.join(d, "qdq.onnx"))
+    sxa = (np.abs(h).max(axis=0) / 127.0).astype(np.float32)
+    g2.graph.initializer.extend([numpy_helper.from_array(sxa, "sxa"),
+                                 numpy_helper.from_array(np.zeros(32, np.int8), "zxa")])
+    for n in g2.graph.node:
+        if n.name in ("q_h", "dq_h"):
+            n.input[1], n.input[2] = "sxa", "zxa"
+            n.attribute.extend([helper.make_attribute("axis", 1)])
+    onnx.save(g2, os.path.join(d, "per-axis.onnx"))
+
+    np.save(os.path.join(d, "x.npy"), calib)
+    p = {"sx": sx, "sy": sy, "zy": np.int32(zy), "w2": ws[1].astype(np.float64),
+         "b2": inits[gemms[1].input[2]].astype(np.float64), "torch": torch_out,
+         "sxa": sxa}
+    np.savez(meta, **p)
+    p["dir"] = d
+    return p
+
+
+def manifest(ctx, variant):
+    """The qsilu manifest, or a variant of it in the work dir (absolute library
+    paths): 'float' lists no quantized type, 'qonly' only quantized ones."""
+    src = os.path.join(ctx.plugins, "qsilu", "qsilu.yaml")
+    if variant is None:
+        return src
+    text = open(src).read().replace("lib/", os.path.join(ctx.plugins, "qsilu", "lib") + "/")
+    if variant == "float":
+        text = text.replace("[float32, qint8, quint8]", "[float32]")
+    else:
+        text = text.replace("dtypes: [float32, qint8, quint8]", "dtypes: [qint8, quint8]", 1)
+    d = os.path.join(ctx.fix, "quant", "manifests")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "qsilu-%s.yaml" % variant)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def _run(ctx, model, ops, d, extra=()):
+    o = run.fresh_dir(os.path.join(d, "out"))
+    x = os.path.join(ctx.fix, "quant", "models", "x.npy")
+    args = ["run", model] + (["--ops", ops] if ops else []) + \
+        ["--input", "x=" + x, "--output-dir", o] + list(extra)
+    rc, out, err = run.run_graphcc(ctx, args)
+    return rc, out, err, o
+
+
+BOUND_RE = re.compile(r"(input|output) 0 \('([^']*)'\) bound quantized: (\w+), scale ([\d.e+-]+), "
+                      r"zero point (-?\d+)")
+
+
+def _quant_bound(p, pred):
+    """Max |quantized - float| allowed per output element."""
+    step = LIPSCHITZ * float(p["sx"]) / 2 + float(p["sy"]) / 2
+    return np.abs(p["w2"]).sum(axis=0) * step + 1e-5
+
+
+def silu_int8(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "silu-int8"))
+    qdq = os.path.join(p["dir"], "qdq.onnx")
+    rc, out, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, None)])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    bound = {m.group(1): m.groups()[1:] for m in BOUND_RE.finditer(out)}
+    if "flavour 'siluTable'" not in out or sorted(bound) != ["input", "output"]:
+        return run.Result(False, "compile did not bind both edges quantized with siluTable",
+                          out)
+    if bound["input"][1] != "qint8" or bound["output"][1] != "quint8" or \
+            int(bound["output"][3]) != int(p["zy"]) or \
+            abs(float(bound["output"][2]) - float(p["sy"])) > 1e-6 * float(p["sy"]):
+        return run.Result(False, "bound edges %s; want qint8 and quint8 (scale %g, zero point "
+                          "%d)" % (bound, p["sy"], p["zy"]), out)
+    dump = os.path.join(d, "dump")
+    rc, _, err, o = _run(ctx, qdq, manifest(ctx, None), d, ["--dump-dir", dump])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    rows = [ln.rstrip("\n").split("\t") for ln in open(os.path.join(dump, "tensors.tsv"))]
+    head, rows = rows[0], {r[0]: r for r in rows[1:]}
+    if head[-2:] != ["scale", "zero point"] or rows.get("hq", [""])[-1] != "0" or \
+            rows.get("yq", [""])[-1] != str(int(p["zy"])) or rows.get("yd", ["", "-"])[-1] != "-":
+        return run.Result(False, "tensors.tsv lacks the scale and zero point of hq/yq: %s"
+                          % [rows.get("hq"), rows.get("yq")])
+    hq = np.load(os.path.join(dump, "hq.npy"))
+    yq = np.load(os.path.join(dump, "yq.npy"))
+    if hq.dtype != np.int8 or yq.dtype != np.uint8:
+        return run.Result(False, "dumped hq %s, yq %s; want int8, uint8" % (hq.dtype, yq.dtype))
+    ref = silu_int8_ref(hq, p["sx"], 0, p["sy"], int(p["zy"]), np.uint8)
+    if not np.array_equal(yq, ref):
+        k = int((yq != ref).sum())
+        return run.Result(False, "the int8 kernel differs from the NumPy int8 reference in "
+                          "%d of %d values" % (k, ref.size))
+    got = np.load(os.path.join(o, "out.npy"))
+    chain = dequantize(ref, p["sy"], int(p["zy"])) @ p["w2"] + p["b2"]
+    why = run.compare(os.path.join(o, "out.npy"), chain.astype(np.float32), 1e-5, 1e-5)
+    if why:
+        return run.Result(False, "vs the NumPy int8 chain: " + why)
+    rc, _, err, of = _run(ctx, os.path.join(p["dir"], "float.onnx"), manifest(ctx, None),
+                          run.fresh_dir(os.path.join(d, "float")))
+    if rc != 0:
+        return run.Result(False, "float model: " + run.describe_rc(rc), err)
+    flt = np.load(os.path.join(of, "out.npy"))
+    if not np.allclose(flt, p["torch"], rtol=1e-4, atol=1e-5):
+        return run.Result(False, "the float model differs from PyTorch")
+    lim = _quant_bound(p, None)
+    err_q = np.abs(got.astype(np.float64) - flt)
+    if (err_q > lim).any():
+        return run.Result(False, "quantized vs float: max error %.4g exceeds the bound %.4g"
+                          % (err_q.max(), lim.min()))
+    return run.Result(True, "int8 kernel exact on %d values; vs float max |err| %.4g (bound "
+                      "%.4g, output range %.3g)" % (ref.size, err_q.max(), lim.min(),
+                                                   np.abs(flt).max()))
+
+
+def silu_gcb(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "silu-gcb"))
+    qdq, gcb = os.path.join(p["dir"], "qdq.onnx"), os.path.join(d, "qdq.gcb")
+    rc, _, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, None), "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    rc, out, err = run.run_graphcc(ctx, ["info", gcb])
+    if rc != 0 or len(BOUND_RE.findall(out)) != 2:
+        return run.Result(False, "info of the .gcb does not list the two bound edges", out + err)
+    rc, _, err, o1 = _run(ctx, gcb, None, run.fresh_dir(os.path.join(d, "gcb")), ["--trace"])
+    if rc != 0:
+        return run.Result(False, "run .gcb: " + run.describe_rc(rc), err)
+    trace = [ln for ln in err.splitlines() if ln.startswith("trace #") and "'silu'" in ln]
+    if not trace or "hq int8" not in trace[0] or "quantized qint8 (scale" not in trace[0] or \
+            "quantized quint8" not in trace[0] or "real min" not in trace[0]:
+        return run.Result(False, "--trace does not show the quantized edges", err)
+    rc, _, err, o2 = _run(ctx, qdq, manifest(ctx, None), run.fresh_dir(os.path.join(d, "onnx")))
+    if rc != 0:
+        return run.Result(False, "run .onnx: " + run.describe_rc(rc), err)
+    a, b = np.load(os.path.join(o1, "out.npy")), np.load(os.path.join(o2, "out.npy"))
+    if a.tobytes() != b.tobytes():
+        return run.Result(False, "the .gcb and the model give different bytes")
+    return run.Result(True, trace[0][:160])
+
+
+def float_manifest(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "float-manifest"))
+    qdq = os.path.join(p["dir"], "qdq.onnx")
+    rc, out, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, "float")])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    if "bound quantized" in out or "flavour 'siluFloat'" not in out or \
+            not re.search(r"pass bind-qdq\s+0 changes", out):
+        return run.Result(False, "a manifest without quantized types bound an edge", out)
+    rc, _, err, o = _run(ctx, qdq, manifest(ctx, "float"), d, ["--dump-dir", os.path.join(d, "dump")])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    if not os.path.exists(os.path.join(d, "dump", "hd.npy")):
+        return run.Result(False, "the DequantizeLinear did not run (no hd in the dump)")
+    hq = np.load(os.path.join(d, "dump", "hq.npy"))
+    ref = silu_int8_ref(hq, p["sx"], 0, p["sy"], int(p["zy"]), np.uint8)
+    chain = dequantize(ref, p["sy"], int(p["zy"])) @ p["w2"] + p["b2"]
+    # float32 SiLU then QuantizeLinear may round a value sitting on a step
+    # boundary the other way: one output step.
+    step = np.abs(p["w2"]).max(axis=0) * float(p["sy"]) + 1e-5
+    got = np.load(os.path.join(o, "out.npy")).astype(np.float64)
+    if (np.abs(got - chain) > step).any():
+        return run.Result(False, "float path vs NumPy: max error %.4g" % np.abs(got - chain).max())
+    return run.Result(True, "float path: max |float - int8 chain| %.3g" % np.abs(got - chain).max())
+
+
+def per_axis(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "per-axis"))
+    model = os.path.join(p["dir"], "per-axis.onnx")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "--ops", manifest(ctx, None)])
+    if rc != 0 or "input 0 ('hq') bound" in out or "flavour 'siluFloat'" not in out:
+        return run.Result(False, "per-axis input: want the float path (siluFloat, not bound)",
+                          out + err)
+    rc, _, err, o = _run(ctx, model, manifest(ctx, None), d, ["--dump-dir", os.path.join(d, "dump")])
+    if rc != 0:
+        return run.Result(False, "run: " + run.describe_rc(rc), err)
+    hq = np.load(os.path.join(d, "dump", "hq.npy"))
+    hd = hq.astype(np.float64) * p["sxa"].astype(np.float64)
+    # the output stays bound quantized (its QuantizeLinear is per tensor)
+    yq = np.load(os.path.join(d, "dump", "yq.npy"))
+    ref = quantize(silu64(hd.astype(np.float32)), p["sy"], int(p["zy"]), np.uint8)
+    if np.abs(yq.astype(int) - ref.astype(int)).max() > 1:
+        return run.Result(False, "per-axis float path: output off by more than one step")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "--ops", manifest(ctx, "qonly")])
+    if rc != 1 or not all(s in err for s in ("per-axis", "'silu'", "input 'x'", "dq_h")):
+        return run.Result(False, "quantized-only input with per-axis parameters: want exit 1 "
+                          "naming node, input and per-axis; got " + run.describe_rc(rc), err)
+    return run.Result(True, err.strip().splitlines()[-1][:200])
+
+
+def _gcb():
+    import sys
+    sys.path.insert(0, os.path.join(run.ROOT, "tests", "hostile"))
+    import gcbfile
+    return gcbfile
+
+
+def hostile_gcb(ctx):
+    p = build(ctx)
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "hostile"))
+    qdq, gcb = os.path.join(p["dir"], "qdq.onnx"), os.path.join(d, "qdq.gcb")
+    rc, _, err = run.run_graphcc(ctx, ["compile", qdq, "--ops", manifest(ctx, None), "-o", gcb])
+    if rc != 0:
+        return run.Result(False, "compile: " + run.describe_rc(rc), err)
+    gcbfile = _gcb()
+
+    def edge(g):
+        c = next(n.custom for n in g.program.nodes if n.custom)
+        return c, c.quant[0]  # input 0: qint8
+
+    edits = {
+        "nan-scale": (lambda g: g.set(edge(g)[1].scale, float("nan")), "scale"),
+        "offset-range": (lambda g: g.set(edge(g)[1].offset, 300), "offset"),
+        "wrong-type": (lambda g: g.set(edge(g)[1].dtype, 4), "is int8"),  # DTQUInt8
+        "plain-with-scale": (lambda g: g.set(edge(g)[0].quant[-1].dtype, 18), "plain edge"),
+        "no-edge": (lambda g: [g.set(q.dtype, 18) or g.set(q.scale, 1.0) or g.set(q.offset, 0)
+                               for q in edge(g)[0].quant], "has none"),
+        "flag-old-format": (lambda g: g.set(gcbfile.F(8, "I", 3), 2), "unknown to format version 2"),
+    }
+    seen = []
+    for name, (edit, must) in edits.items():
+        g = gcbfile.Gcb(gcb)
+        edit(g)
+        bad = os.path.join(d, name + ".gcb")
+        g.save(bad)
+        rc, _, err, _ = _run(ctx, bad, None, run.fresh_dir(os.path.join(d, name)))
+        if rc != 1 or must not in err or "corrupted program" not in err:
+            return run.Result(False, "%s: want exit 1, 'corrupted program' naming '%s'; %s"
+                              % (name, must, run.describe_rc(rc)), err)
+        seen.append(name)
+    return run.Result(True, ", ".join(seen) + " refused")
+
+
+# ---------------------------------------------------------------- int8 built-ins
+
+def conv_int_ref(x, w, zx, zw, stride, pad, dil, group):
+    """ConvInteger in NumPy (int64): x [N, C, H, W], w [M, C/g, KH, KW]."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.int64) - zx, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    oh = (h + pad[0] + pad[2] - (kh - 1) * dil[0] - 1) // stride[0] + 1
+    ow = (wd + pad[1] + pad[3] - (kw - 1) * dil[1] - 1) // stride[1] + 1
+    wz = w.astype(np.int64) - np.asarray(zw, np.int64).reshape(-1, 1, 1, 1)
+    y = np.zeros((n, m, oh, ow), np.int64)
+    mg = m // group
+    for i in range(kh):
+        for j in range(kw):
+            win = xp[:, :, i * dil[0]:i * dil[0] + stride[0] * (oh - 1) + 1:stride[0],
+                     j * dil[1]:j * dil[1] + stride[1] * (ow - 1) + 1:stride[1]]
+            for g in range(group):
+                y[:, g * mg:(g + 1) * mg] += np.einsum(
+                    "nchw,mc->nmhw", win[:, g * cg:(g + 1) * cg], wz[g * mg:(g + 1) * mg, :, i, j])
+    return y
+
+
+CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type, w type, per-channel
+    ("plain-u8s8", (1, 8, 9, 9), (16, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("stride2-s8s8", (2, 6, 11, 10), (10, 6, 3, 3), (2, 2), (1, 0, 1, 2), (1, 1), 1, np.int8, np.int8, False),
+    ("grouped-u8u8", (1, 12, 7, 8), (12, 4, 3, 3), (1, 2), (0, 1, 2, 1), (2, 1), 3, np.uint8, np.uint8, True),
+    ("depthwise-1x1", (1, 16, 5, 5), (16, 1, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 16, np.uint8, np.int8, False),
+    ("wide-k", (1, 3, 20, 20), (8, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, np.uint8, np.int8, True),
+]
+
+
+def _rand_q(r, shape, dt):
+    info = np.iinfo(dt)
+    a = r.integers(info.min, info.max + 1, size=shape)
+    a.flat[::7] = info.max
+    a.flat[3::11] = info.min
+    return a.astype(dt)
+
+
+def _run_env(ctx, args, extra):
+    """run.run_graphcc with more environment (this case's own copy)."""
+    import subprocess
+    env = dict(run.ENV)
+    env.update(extra)
+    try:
+        p = subprocess.run([ctx.graphcc] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=run.TIMEOUT, cwd=ctx.work, env=env)
+    except subprocess.TimeoutExpired:
+        return None, "timed out"
+    err = p.stderr.decode("utf-8", "replace")
+    return (run.SANITIZER_RC if run.SANITIZER_RE.search(err) else p.returncode), err
+
+
+def int8_builtins(ctx):
+    """ConvInteger and QLinearConv on the integer GEMM (qgemm.c, through
+    im2col) against NumPy: the int32 sums exactly, QLinearConv's output
+    within one step of NumPy's float64 requantization (a value on a rounding
+    boundary), and byte for byte the same as the reference loops
+    (GRAPHCC_NN_REFERENCE=1). (MatMulInteger and QLinearMatMul: the unit
+    test-qgemm and the ONNX node tests.)"""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "int8-builtins"))
+    r = np.random.default_rng(2323)
+    T = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
+    done = []
+    for (name, xs, ws, st, pads, dil, group, xt, wt, per_ch) in CONV_CASES:
+        x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
+        zx = np.array(r.integers(0, 5) + (3 if xt == np.uint8 else -2), xt)
+        zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
+        want = conv_int_ref(x, w, int(zx), zw.astype(np.int64), st, pads, dil, group)
+        sx, sy = np.float32(0.02), np.float32(0.5 * np.abs(want).max() * 0.02 * 0.01 / 127 + 1e-3)
+        sw = (r.random(ws[0]) * 0.02 + 0.005).astype(np.float32) if per_ch else np.array(0.01, np.float32)
+        bias = r.integers(-2000, 2000, ws[0]).astype(np.int32)
+        zy = np.array(7, np.uint8)
+        attrs = dict(strides=list(st), pads=[pads[0], pads[1], pads[2], pads[3]],
+                     dilations=list(dil), group=group)
+        inits = [numpy_helper.from_array(a, n) for a, n in
+                 ((w, "w"), (zx, "zx"), (zw, "zw"), (np.array(sx), "sx"), (sw, "sw"),
+                  (np.array(sy), "sy"), (zy, "zy"), (bias, "bias"))]
+        oshape = list(want.shape)
+        g = helper.make_graph(
+            [helper.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["acc"], **attrs),
+             helper.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "bias"],
+                              ["yq"], **attrs)],
+            name, [helper.make_tensor_value_info("x", T[xt], list(xs))],
+            [helper.make_tensor_value_info("acc", TensorProto.INT32, oshape),
+             helper.make_tensor_value_info("yq", TensorProto.UINT8, oshape)], inits)
+        model = os.path.join(d, name + ".onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+        xin = os.path.join(d, name + "-x.npy")
+        np.save(xin, x)
+        outs = {}
+        for label, env in (("fast", {}), ("reference", {"GRAPHCC_NN_REFERENCE": "1"})):
+            o = run.fresh_dir(os.path.join(d, name + "-" + label))
+            rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o,
+                                     "--threads", "2"], env)
+            if rc != 0:
+                return run.Result(False, "%s (%s): %s" % (name, label, run.describe_rc(rc)), err)
+            outs[label] = (np.load(os.path.join(o, "acc.npy")), np.load(os.path.join(o, "yq.npy")))
+        acc, yq = outs["fast"]
+        if not np.array_equal(acc, want):
+            return run.Result(False, "%s: ConvInteger differs from NumPy in %d values"
+                              % (name, int((acc != want).sum())))
+        mult = (np.float64(np.float32(sx) * sw.astype(np.float32)) / np.float64(sy))
+        mult = mult.reshape(1, -1, 1, 1) if per_ch else mult
+        yref = np.clip(np.rint((want + bias.reshape(1, -1, 1, 1)) * mult) + 7, 0, 255)
+        if np.abs(yq.astype(np.int64) - yref).max() > 1:
+            return run.Result(False, "%s: QLinearConv off NumPy by more than one step" % name)
+        if any(a.tobytes() != b.tobytes() for a, b in zip(outs["fast"], outs["reference"])):
+            return run.Result(False, "%s: the integer GEMM and the reference loops differ" % name)
+        done.append(name)
+    return run.Result(True, "ConvInteger/QLinearConv exact vs NumPy and = reference loops: "
+                      + ", ".join(done))
+
+
+def qdq_conv_fusion(ctx):
+    """fuse-qdq-conv: Conv+Relu and Conv (float bias, int32 DequantizeLinear
+    bias; per-channel and per-tensor weights) between QDQ nodes become
+    QLinearConv; the output stays within one quantization step of the
+    unfused float path (--no-optimize) and mostly equal to it, and a Conv
+    whose output something else reads stays float."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-conv"))
+    r = np.random.default_rng(77)
+    x = (r.standard_normal((1, 4, 10, 10)) * 2).astype(np.float32)
+    w1 = (r.standard_normal((8, 4, 3, 3)) * 0.3).astype(np.float32)
+    w2 = (r.standard_normal((6, 8, 3, 3)) * 0.3).astype(np.float32)
+    b1 = (r.standard_normal(8) * 0.5).astype(np.float32)
+    b2 = (r.standard_normal(6) * 0.5).astype(np.float32)
+    sx, s1, s2 = np.float32(6.0 / 255), np.float32(0.05), np.float32(0.08)
+    ws1 = (np.abs(w1).reshape(8, -1).max(axis=1) / 127).astype(np.float32)
+    ws2 = np.float32(np.abs(w2).max() / 127)
+    q = lambda a, s: np.clip(np.rint(a / (s.reshape(-1, 1, 1, 1) if np.ndim(s) else s)), -127, 127).astype(np.int8)
+    bq2 = np.rint(b2 / (sx * 0 + s1 * ws2)).astype(np.int32)  # conv2 reads conv1's output (scale s1)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (np.array(sx), "sx"), (np.array(128, np.uint8), "zx"), (q(w1, ws1), "w1q"), (ws1, "ws1"),
+        (np.zeros(8, np.int8), "wz1"), (b1, "b1"), (np.array(s1), "s1"), (np.array(0, np.uint8), "z1"),
+        (q(w2, ws2), "w2q"), (np.array(ws2), "ws2"), (np.array(0, np.int8), "wz2"),
+        (bq2, "b2q"), (np.array(s1 * ws2, np.float32), "bs2"), (np.array(0, np.int32), "bz2"),
+        (np.array(s2), "s2"), (np.array(120, np.uint8), "z2"))]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w1q", "ws1", "wz1"], ["w1d"], axis=0),
+        helper.make_node("Conv", ["xd", "w1d", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("QuantizeLinear", ["r1", "s1", "z1"], ["h1q"]),
+        helper.make_node("DequantizeLinear", ["h1q", "s1", "z1"], ["h1d"]),
+        helper.make_node("DequantizeLinear", ["w2q", "ws2", "wz2"], ["w2d"]),
+        helper.make_node("DequantizeLinear", ["b2q", "bs2", "bz2"], ["b2d"]),
+        helper.make_node("Conv", ["h1d", "w2d", "b2d"], ["c2"], name="conv2", strides=[2, 2]),
+        helper.make_node("QuantizeLinear", ["c2", "s2", "z2"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "s2", "z2"], ["y"]),
+        # a third Conv whose output is also a graph output: stays float
+        helper.make_node("Conv", ["xd", "w1d"], ["c3"], name="conv3"),
+        helper.make_node("QuantizeLinear", ["c3", "s1", "z1"], ["c3q"])]
+    g = helper.make_graph(nodes, "qdq-conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("c3", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("c3q", TensorProto.UINT8, None)], inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin = os.path.join(d, "x.npy")
+    np.save(xin, x)
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0 or not re.search(r"pass fuse-qdq-conv\s+2 changes", out):
+        return run.Result(False, "compile: %s; want fuse-qdq-conv 2 changes" % run.describe_rc(rc),
+                          out + err)
+    rc, info, err = run.run_graphcc(ctx, ["info", gcb])
+    if rc != 0 or info.count("QLinearConv") < 1 or " Conv" not in info:
+        return run.Result(False, "info: want QLinearConv and the one float Conv", info + err)
+    outs = {}
+    for label, extra in (("fused", []), ("float", ["--no-optimize"])):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, _, err = run.run_graphcc(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o]
+                                     + extra)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = np.load(os.path.join(o, "y.npy"))
+    steps = np.abs(outs["fused"] - outs["float"]) / s2
+    if steps.max() > 1.001 or (steps > 0.5).mean() > 0.05:
+        return run.Result(False, "fused vs float path: max %.2f steps, %.1f%% differ"
+                          % (steps.max(), 100 * (steps > 0.5).mean()))
+    return run.Result(True, "2 Convs fused; vs float path: %.1f%% of values one step apart"
+                      % (100 * (steps > 0.5).mean()))
+
+
+def cases(ctx):
+    return [("quant/silu-int8", lambda: silu_int8(ctx)),
+            ("quant/silu-gcb", lambda: silu_gcb(ctx)),
+            ("quant/float-manifest", lambda: float_manifest(ctx)),
+            ("quant/per-axis", lambda: per_axis(ctx)),
+            ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
+            ("quant/int8-conv", lambda: int8_builtins(ctx)),
+            ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx))]

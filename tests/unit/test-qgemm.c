@@ -1,0 +1,125 @@
+/*
+ * The integer GEMM of the quantized ops (runtime/kernels/qgemm.c) against a
+ * plain int64 triple loop, exactly: every core this CPU has (plain C,
+ * AVX-VNNI, AVX-512 VNNI), every type pair (uint8/int8 A and B), zero
+ * points absent, per tensor, per row of A and per column of B, the byte
+ * extremes (0, 255, -128, 127), sizes around the 4-row tiles, 4-byte
+ * quads and 16-column panels, on one and on two threads.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "kernels/nn-par.h"
+#include "kernels/qgemm.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)rng_state;
+}
+
+/* Random bytes, a quarter of them at the type's extremes. */
+static void fill(uint8_t *p, int64_t n)
+{
+	static const uint8_t edge[] = { 0, 255, 0x80, 0x7f };
+	for (int64_t i = 0; i < n; i++)
+		p[i] = rnd() % 4 == 0 ? edge[rnd() % 4] : (uint8_t)rnd();
+}
+
+static int32_t val(const uint8_t *p, bool u, int64_t i)
+{
+	return u ? p[i] : (int8_t)p[i];
+}
+
+static int run_case(gc_qgemm_isa isa, int threads, int64_t m, int64_t k, int64_t n, bool au,
+		    bool bu, int zmode)
+{
+	uint8_t *a = malloc((size_t)(m * k + 1)), *b = malloc((size_t)(k * n + 1));
+	uint8_t za[64], zb[64];
+	int8_t *pk = malloc((size_t)gc_qgemm_b_bytes(k, n));
+	int32_t *cs = malloc((size_t)n * 4), *c = malloc((size_t)(m * n) * 4);
+	fill(a, m * k);
+	fill(b, k * n);
+	fill(za, 64);
+	fill(zb, 64);
+	gc_qgemm_pack_b(b, bu, k, n, n, pk, cs);
+	gc_qgemm_b pb = { k, n, pk, cs, bu ? 128 : 0 };
+	/* zmode 0: none, 1: per tensor, 2: per row / per column */
+	gc_qgemm_zp zp = { zmode ? za : NULL, zmode ? zb : NULL, zmode == 2, zmode == 2 };
+	int32_t *rs = malloc((size_t)m * 4);
+	gc_qgemm(isa, threads, a, au, k, m, &pb, &zp, c, n, rs);
+	free(rs);
+	int bad = 0;
+	for (int64_t i = 0; i < m && !bad; i++)
+		for (int64_t j = 0; j < n && !bad; j++) {
+			int64_t zai = zmode ? val(za, au, zmode == 2 ? i : 0) : 0;
+			int64_t zbj = zmode ? val(zb, bu, zmode == 2 ? j : 0) : 0;
+			int64_t want = 0;
+			for (int64_t t = 0; t < k; t++)
+				want += (val(a, au, i * k + t) - zai) * (val(b, bu, t * n + j) - zbj);
+			if (want != c[i * n + j]) {
+				fprintf(stderr,
+					"%s, %d threads, m %lld k %lld n %lld, A %s B %s, zero points "
+					"%d: C[%lld][%lld] = %d, want %lld\n",
+					gc_qgemm_isa_name(isa), threads, (long long)m, (long long)k,
+					(long long)n, au ? "u8" : "s8", bu ? "u8" : "s8", zmode,
+					(long long)i, (long long)j, c[i * n + j], (long long)want);
+				bad = 1;
+			}
+		}
+	free(a);
+	free(b);
+	free(pk);
+	free(cs);
+	free(c);
+	return bad;
+}
+
+/* CPUID leaf 7, subleaf 1, EAX bit 4 */
+static bool avx_vnni(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+#else
+	return false;
+#endif
+}
+
+static void test_qgemm_exact(void)
+{
+	static const int64_t ms[] = { 1, 3, 4, 9, 33 }, ks[] = { 1, 3, 4, 7, 64, 130 },
+			     ns[] = { 1, 15, 16, 17, 33, 64 };
+	gc_qgemm_isa best = gc_qgemm_isa_best();
+	int failed = 0, runs = 0;
+	gc_nn_par_acquire();
+	for (int isa = GC_QGEMM_C; isa <= (int)best; isa++) {
+		if (isa == GC_QGEMM_AVXVNNI && best == GC_QGEMM_AVX512VNNI && !avx_vnni())
+			continue;
+		for (size_t mi = 0; mi < 5; mi++)
+			for (size_t ki = 0; ki < 6; ki++)
+				for (size_t ni = 0; ni < 6; ni++) {
+					int combo = (int)(rnd() % 4), zmode = (int)(rnd() % 3);
+					int threads = 1 + (int)(rnd() % 2);
+					failed += run_case((gc_qgemm_isa)isa, threads, ms[mi], ks[ki],
+							   ns[ni], combo & 1, combo >> 1, zmode);
+					runs++;
+				}
+	}
+	gc_nn_par_release();
+	printf("qgemm: %d cases up to %s\n", runs, gc_qgemm_isa_name(best));
+	CHECK_INT(failed, 0);
+}
+
+TEST_MAIN(TEST(test_qgemm_exact))
