@@ -28,6 +28,9 @@ int cmd_ops(int argc, char **argv)
 		const char *dom = gc_op_domain((gc_op)i);
 		printf("op\t%s\t%s\t%d\t%d\t%d\t%d\n", o->name, dom[0] ? dom : "-", o->min_in,
 		       o->max_in, o->min_out, o->max_out);
+		if (dom[0] && gc_op_lookup("", o->name) == (gc_op)i) /* also ONNX's (Gelu) */
+			printf("op\t%s\t-\t%d\t%d\t%d\t%d\n", o->name, o->min_in, o->max_in,
+			       o->min_out, o->max_out);
 	}
 	for (int i = 0; i < gc_op_n_declines; i++) {
 		const gc_op_decline *d = &gc_op_declines[i];
