@@ -70,7 +70,7 @@
 	X(StringSplit, 20, NEW, NULL)                                                              \
 	X(DFT, 20, CHANGED, NULL)                     \
 	X(GridSample, 20, CHANGED,                                                                 \
-	  "GridSample-20 (modes linear and cubic, N-d) is not implemented yet")                    \
+	  "graphcc declines it: its GridSample follows opset 16 (4-D, modes bilinear, nearest, bicubic), not -20's mode names linear and cubic or its N-d grids")  \
 	X(IsInf, 20, CHANGED, NULL)                                                                \
 	X(IsNaN, 20, CHANGED, NULL)                                                                \
 	X(ReduceMax, 20, CHANGED, NULL)                                                            \
@@ -117,7 +117,7 @@
 	X(GlobalAveragePool, 22, CHANGED, NULL)                                                    \
 	X(GlobalLpPool, 22, CHANGED, NULL)                                                         \
 	X(GlobalMaxPool, 22, CHANGED, NULL)                                                        \
-	X(GridSample, 22, CHANGED, "GridSample-20's modes linear and cubic and N-d grids (which -22 keeps) are not implemented yet") \
+	X(GridSample, 22, CHANGED, "graphcc declines it: -22 keeps -20's mode names linear and cubic and N-d grids; graphcc's GridSample follows opset 16") \
 	X(HardSigmoid, 22, CHANGED, NULL)                                                          \
 	X(HardSwish, 22, CHANGED, NULL)                                                            \
 	X(InstanceNormalization, 22, CHANGED, NULL)                                                \

@@ -150,7 +150,7 @@ def status(op, info, g):
         if why is not None:
             reasons.append("%s-%d: %s" % (op, ver, why))
     if not builtin and not vrows:
-        reasons.append("no kernel yet")
+        reasons.append("declined: graphcc has no kernel for it")
     for d in rows:
         if d["what"] is not None:
             reasons.append("%s: %s" % (d["what"], d["reason"]))
