@@ -6,9 +6,8 @@
 #include "alloc.h"
 #include "program-impl.h"
 
-void gc_prep_cache_free(gc_prep_cache *c, int32_t n_out)
+void gc_prep_cache_free(gc_prep_cache *c)
 {
-	(void)n_out;
 	for (int w = 0; c && w < GC_PREP_WAYS; w++) {
 		gc_prep_entry *e = &c->e[w];
 		if (e->used)

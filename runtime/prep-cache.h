@@ -54,7 +54,7 @@ typedef struct gc_prep_stats {
 } gc_prep_stats;
 
 /* Frees every kept preparation of c. */
-void gc_prep_cache_free(gc_prep_cache *c, int32_t n_out);
+void gc_prep_cache_free(gc_prep_cache *c);
 
 /* The key of node n's inputs now into *key (its length into *len). */
 int gc_prep_key(const gc_prep_cache *c, const gc_node *n, gc_tensor *const *in,

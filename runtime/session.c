@@ -294,7 +294,7 @@ void gc_session_free(gc_session *s)
 	}
 	if (s->prep)
 		for (int32_t i = 0; i < p->n_nodes; i++)
-			gc_prep_cache_free(&s->prep[i], p->nodes[i].n_out);
+			gc_prep_cache_free(&s->prep[i]);
 	gc_dynbuf_free(&s->prep_key);
 	if (s->subs && s->sub_start) {
 		int32_t n_subs = 0;
