@@ -11,6 +11,7 @@
 #include "grad.h"
 #include "kutil.h"
 #include "nn.h"
+#include "pool-impl.h"
 #include "shape-impl.h"
 #include "value-impl.h"
 
@@ -27,24 +28,6 @@ typedef struct grad_state {
 static bool float_type(gc_dtype t)
 {
 	return t == GC_DTYPE_FLOAT || t == GC_DTYPE_DOUBLE;
-}
-
-/* Taps t in [lo, hi) of a k-tap window starting at `start` (dilation dl)
- * that land inside [0, n) (pool.c's rule). */
-static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t *lo,
-			int64_t *hi)
-{
-	int64_t l, h;
-	if (dl == 1) { /* no divisions in the common case */
-		l = start >= 0 ? 0 : -start;
-		h = n - start;
-	} else {
-		l = start >= 0 ? 0 : (-start + dl - 1) / dl;
-		h = n - 1 - start < 0 ? 0 : (n - 1 - start) / dl + 1;
-	}
-	h = h > k ? k : h;
-	*lo = l > h ? h : l;
-	*hi = h;
 }
 
 /* Taps inside the input plus its end pads (count_include_pad's divisor). */
@@ -252,26 +235,8 @@ int gc_prepare_ConvGradInput(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 
 /* ---- pooling ---- */
 
-#define POOL_WINDOWS_BEGIN(st)                                                                     \
-	const gc_nn_window *w = &(st)->w;                                                          \
-	int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                          \
-	for (int64_t ch = 0; ch < (st)->c; ch++) {                                                 \
-		int64_t xo = ch * (st)->in_sp, yo = ch * (st)->out_sp;                             \
-		for (int64_t od = 0; od < w->out[0]; od++) {                                       \
-			int64_t s0 = od * w->stride[0] - w->pad_lo[0], l0, h0;                     \
-			taps(s0, w->k[0], w->dil[0], D, &l0, &h0);                                 \
-			for (int64_t oh = 0; oh < w->out[1]; oh++) {                               \
-				int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;             \
-				taps(s1, w->k[1], w->dil[1], H, &l1, &h1);                         \
-				for (int64_t ow = 0; ow < w->out[2]; ow++, yo++) {                 \
-					int64_t s2 = ow * w->stride[2] - w->pad_lo[2], l2, h2;     \
-					taps(s2, w->k[2], w->dil[2], W, &l2, &h2);
-
-#define POOL_WINDOWS_END                                                                           \
-	}                                                                                          \
-	}                                                                                          \
-	}                                                                                          \
-	}
+#define POOL_WINDOWS_BEGIN(st) GC_POOL_WINDOWS_BEGIN(&(st)->w, (st)->in_sp, (st)->out_sp, 0, (st)->c)
+#define POOL_WINDOWS_END GC_POOL_WINDOWS_END
 
 #define POOL_GRAD_DEFINE(T, sfx)                                                                   \
 	static int maxpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \

@@ -9,6 +9,7 @@
 #include "kutil.h"
 #include "nn-par.h"
 #include "nn.h"
+#include "pool-impl.h"
 
 GC_NN_O3
 
@@ -24,26 +25,6 @@ typedef struct pool_state {
 	int64_t row_len;
 	float col_count[];
 } pool_state;
-
-/* Taps t in [*lo, *hi) of a k-tap window starting at `start` (dilation dl)
- * that land inside [0, n). */
-static inline void taps(int64_t start, int64_t k, int64_t dl, int64_t n, int64_t *lo, int64_t *hi)
-{
-	int64_t l, h;
-	if (dl == 1) { /* no divisions in the common case */
-		l = start >= 0 ? 0 : -start;
-		h = n - start;
-	} else {
-		l = start >= 0 ? 0 : (-start + dl - 1) / dl;
-		h = n - 1 - start < 0 ? 0 : (n - 1 - start) / dl + 1;
-	}
-	if (h > k)
-		h = k;
-	if (l > h)
-		l = h;
-	*lo = l;
-	*hi = h;
-}
 
 /*
  * Every pool runs over the channels [c0, c1) of N * C; `buf` is the calling
@@ -90,26 +71,10 @@ static int pool_par(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 }
 
 #define POOL_LOOP_BEGIN(T, st)                                                                     \
-	const gc_nn_window *w = &(st)->w;                                                          \
-	int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                          \
-	for (int64_t ch = c0; ch < c1; ch++) {                                                     \
-		const T *xc = x + ch * (st)->in_sp;                                                \
-		int64_t yo = ch * (st)->out_sp;                                                    \
-		for (int64_t od = 0; od < w->out[0]; od++) {                                       \
-			int64_t s0 = od * w->stride[0] - w->pad_lo[0], l0, h0;                     \
-			taps(s0, w->k[0], w->dil[0], D, &l0, &h0);                                 \
-			for (int64_t oh = 0; oh < w->out[1]; oh++) {                               \
-				int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;             \
-				taps(s1, w->k[1], w->dil[1], H, &l1, &h1);                         \
-				for (int64_t ow = 0; ow < w->out[2]; ow++, yo++) {                 \
-					int64_t s2 = ow * w->stride[2] - w->pad_lo[2], l2, h2;     \
-					taps(s2, w->k[2], w->dil[2], W, &l2, &h2);
+	GC_POOL_WINDOWS_BEGIN(&(st)->w, (st)->in_sp, (st)->out_sp, c0, c1)                         \
+	const T *xc = x + xo;
 
-#define POOL_LOOP_END                                                                              \
-	}                                                                                          \
-	}                                                                                          \
-	}                                                                                          \
-	}
+#define POOL_LOOP_END GC_POOL_WINDOWS_END
 
 /* Cycles of a window loop: a few for each output and tap. */
 static double pool_window_cycles(const pool_state *st)
@@ -373,7 +338,7 @@ ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 		const float *xc = x + ch * st->in_sp;
 		for (int64_t oh = 0; oh < OH; oh++) {
 			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;
-			taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
+			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
 			rows_reduce(op, buf + pl, xc, s1, w->dil[1], l1, h1, W, init, cols);
 			float *yr = y + (ch * OH + oh) * OW;
 			row_taps(op, yr, buf, OW, w->stride[2], w->k[2], w->dil[2], init);
@@ -490,7 +455,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	st->row_len = row_len;
 	for (int64_t o = 0; row_len && !is_max && o < w.out[2]; o++) {
 		int64_t s2 = o * w.stride[2] - w.pad_lo[2], l2, h2;
-		taps(s2, w.k[2], w.dil[2], w.in[2], &l2, &h2);
+		gc_pool_taps(s2, w.k[2], w.dil[2], w.in[2], &l2, &h2);
 		st->col_count[o] =
 		    (float)(cip ? taps_with_pad(s2, w.k[2], w.dil[2], w.in[2], w.pad_hi[2])
 				: h2 - l2);
