@@ -1,5 +1,5 @@
 """Opset 19: Cast/CastLike with saturate and the float8 types,
-QuantizeLinear/DequantizeLinear on float8, DeformConv, Equal on strings,
+DeformConv, Equal on strings (Q/DQ on float8: qdq_float8.py),
 Pad mode wrap, AveragePool dilations (Resize-18/19: resize18.py)."""
 import numpy as np
 
