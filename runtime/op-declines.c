@@ -30,6 +30,12 @@ const gc_op_decline gc_op_declines[] = {
 	  "stash_type other than 1 (float32): the statistics are always computed in float32" },
 	{ "QuantizeLinear", 23, "precision != 1",
 	  "precision other than 1: x / y_scale is divided in float32" },
+	{ "RegexFullMatch", 20, "RE2 syntax PCRE2 reads otherwise",
+	  "patterns run on PCRE2 set up as RE2 (UTF-8, ASCII \\d \\w \\s \\b, whole-string "
+	  "matches without backtracking); backreferences, lookaround, atomic and conditional "
+	  "groups are refused as RE2 refuses them; PCRE2 also accepts possessive quantifiers "
+	  "(a*+), \\Z, \\G and repetitions past {1000}, which RE2 refuses; a string that is "
+	  "not UTF-8 matches nothing; needs libpcre2-8-0, loaded on first use" },
 };
 
 const int gc_op_n_declines = (int)(sizeof gc_op_declines / sizeof gc_op_declines[0]);

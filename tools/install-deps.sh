@@ -4,7 +4,9 @@
 # runs dpkg queries. Needs root (or sudo) when something is missing.
 set -eu
 
-BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev"
+# libpcre2-dev: RegexFullMatch (headers at build time; the runtime loads
+# libpcre2-8.so.0 with dlopen when a model has the op, runtime/extlib.h).
+BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev libpcre2-dev"
 # clang + libclang-rt-14-dev: libFuzzer with the sanitizers (make fuzz).
 # valgrind (make valgrind) and gdb are on the base image.
 # python3-dev .. python3-distributed: the Python module (make python, its
