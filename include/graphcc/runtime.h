@@ -125,7 +125,8 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
  * X(NAME, onnx value, element bytes, display name). float8 values are their
  * 8-bit patterns; int4 and uint4 hold one element per byte in memory (the
  * value sign- or zero-extended, as ml_dtypes holds them), two per byte only
- * in .pb and .onnx files. */
+ * in .pb and .onnx files; float4e2m1 (opset 23) likewise, its 4-bit pattern
+ * in the low nibble (ml_dtypes' float4_e2m1fn). */
 #define GC_DTYPE_LIST(X)                                                       \
 	X(UNDEFINED, 0, 0, "undefined")                                        \
 	X(FLOAT, 1, 4, "float32")                                              \
@@ -149,7 +150,8 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
 	X(FLOAT8E5M2, 19, 1, "float8e5m2")                                     \
 	X(FLOAT8E5M2FNUZ, 20, 1, "float8e5m2fnuz")                             \
 	X(UINT4, 21, 1, "uint4")                                               \
-	X(INT4, 22, 1, "int4")
+	X(INT4, 22, 1, "int4")                                                 \
+	X(FLOAT4E2M1, 23, 1, "float4e2m1")
 
 typedef enum gc_dtype {
 #define GC_X_(name, value, size, text) GC_DTYPE_##name = value,

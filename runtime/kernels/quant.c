@@ -58,8 +58,8 @@ typedef struct qlin_plan {
 /* A quantized value (a float8 type too) as a double. */
 static inline double qv_load(const gc_tensor *t, int64_t i)
 {
-	return gc_f8_is(t->dtype) ? gc_f8_to_f32(((const uint8_t *)t->data)[i], t->dtype)
-				  : gc_kv_load(t, i);
+	return gc_fsmall_is(t->dtype) ? gc_fsmall_to_f32(((const uint8_t *)t->data)[i], t->dtype)
+				      : gc_kv_load(t, i);
 }
 
 static inline int64_t qlin_at(const qlin_plan *p, int64_t o, int64_t c, int64_t j)
@@ -93,9 +93,9 @@ static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 				float sc = (float)gc_kv_load(s, q);
 				float zp = z ? (float)qv_load(z, q) : 0.0f;
 				float v = (float)gc_kv_load(x, i) / sc;
-				if (gc_f8_is(out[0]->dtype)) {
+				if (gc_fsmall_is(out[0]->dtype)) {
 					((uint8_t *)out[0]->data)[i] =
-					    gc_f32_to_f8(v + zp, out[0]->dtype, p->saturate);
+					    gc_f32_to_fsmall(v + zp, out[0]->dtype, p->saturate);
 					continue;
 				}
 				v = rintf(v) + zp;
@@ -138,12 +138,13 @@ static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 }
 
 /* The types of quantized tensors: 8-bit integers always, float8 from
- * opset 19, 16-bit integers from opset 21 (int32 is DequantizeLinear's
- * input only). */
+ * opset 19, 16-bit integers from opset 21, float4e2m1 from 23 (int32 is
+ * DequantizeLinear's input only). */
 static bool qint(gc_dtype t, int opset)
 {
 	return q8(t) || (opset >= 19 && gc_f8_is(t)) ||
-	       (opset >= 21 && (t == GC_DTYPE_INT16 || t == GC_DTYPE_UINT16));
+	       (opset >= 21 && (t == GC_DTYPE_INT16 || t == GC_DTYPE_UINT16)) ||
+	       (opset >= 23 && t == GC_DTYPE_FLOAT4E2M1);
 }
 
 /* Where each scale applies: per tensor, per axis, or (block_size, opset
@@ -217,7 +218,8 @@ static int qlin_out_type(gc_kctx *k, gc_node *n, const gc_tensor *z, gc_dtype *o
 			       "quantizing to %s (type %d%s) is not supported: graphcc quantizes to "
 			       "int8, uint8%s at opset %d", gc_dtype_name(*ot), (int)*ot,
 			       z ? ", y_zero_point's" : odt ? ", output_dtype" : "",
-			       n->opset >= 21   ? ", int16, uint16 and the float8 types"
+			       n->opset >= 23	 ? ", int16, uint16, the float8 types and float4e2m1"
+			       : n->opset >= 21 ? ", int16, uint16 and the float8 types"
 			       : n->opset >= 19 ? " and the float8 types"
 						: "",
 			       (int)n->opset);
