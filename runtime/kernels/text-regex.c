@@ -96,7 +96,7 @@ static const char *re2_lacks(const char *pat)
 			continue;
 		while (*g && strchr("imsU-", *g))
 			g++;
-		if (g > c + 2 && (*g == ':' || *g == ')'))
+		if (*g == ':' || (g > c + 2 && *g == ')')) /* (?: (?i: (?i) */
 			continue;
 		return c;
 	}

@@ -43,6 +43,8 @@ def cases():
     yield case("empty_pattern", "", strings("", "a", " "), by_re(""))
     yield case("case_flag_group", "(?i)hel+o(?-i:W)",
                strings("HeLLoW", "hellow", "helo W", "HELLLLOW"), by_re("(?i)hel+o(?-i:W)"))
+    yield case("non_capturing_group", r"(?:ab)+(?:c|d)?", strings("abab", "ababc", "abd", "a"),
+               by_re(r"(?:ab)+(?:c|d)?"))
     yield case("named_group", r"(?P<year>\d{4})-(?P<month>\d\d)",
                strings("2024-05", "24-05", "2024-5", "２０２４-05"),
                by_re(r"(?P<year>\d{4})-(?P<month>\d\d)"))
