@@ -29,7 +29,6 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <jpeglib.h>
@@ -106,6 +105,7 @@ typedef struct decode {
 	int64_t h, w;		/* from the header */
 	int64_t want_h, want_w; /* with px: the dims px holds */
 	uint8_t *px;		/* the output, h x w x (pf == PF_GRAY ? 1 : 3) */
+	uint8_t *scratch;	/* with px: scratch_bytes() (the node's scratch) */
 	jmp_buf jb;
 	char msg[JMSG_LENGTH_MAX + 64];
 	bool truncated;
@@ -161,7 +161,7 @@ static int decode_jpeg(decode *d)
 {
 	struct jpeg_decompress_struct ci;
 	jpeg_err je;
-	uint8_t *volatile row = NULL;
+	uint8_t *row = d->scratch;
 	memset(&ci, 0, sizeof ci);
 	ci.err = JF(struct jpeg_error_mgr * (*)(struct jpeg_error_mgr *), J_STD_ERROR)(&je.pub);
 	je.pub.error_exit = jpeg_fail;
@@ -171,7 +171,6 @@ static int decode_jpeg(decode *d)
 	void (*destroy)(j_decompress_ptr) = JF(void (*)(j_decompress_ptr), J_DESTROY);
 	if (setjmp(d->jb)) {
 		destroy(&ci);
-		free(row);
 		return -1;
 	}
 	JF(void (*)(j_decompress_ptr, int, size_t), J_CREATE)(&ci, JPEG_LIB_VERSION, sizeof ci);
@@ -201,14 +200,7 @@ static int decode_jpeg(decode *d)
 		return d->px ? -1 : 0;
 	}
 	JF(boolean(*)(j_decompress_ptr), J_START)(&ci);
-	row = malloc((size_t)d->w * (size_t)ch);
-	if (!row) {
-		snprintf(d->msg, sizeof d->msg, "out of memory for a row of %" PRId64 " pixels",
-			 d->w);
-		destroy(&ci);
-		return -1;
-	}
-	JDIMENSION (*scan)
+	JDIMENSION(*scan)
 	(j_decompress_ptr, JSAMPARRAY, JDIMENSION) =
 	    JF(JDIMENSION(*)(j_decompress_ptr, JSAMPARRAY, JDIMENSION), J_SCANLINES);
 	while (ci.output_scanline < ci.output_height && !d->truncated) {
@@ -221,7 +213,6 @@ static int decode_jpeg(decode *d)
 	if (!d->truncated)
 		JF(boolean(*)(j_decompress_ptr), J_FINISH)(&ci);
 	destroy(&ci);
-	free(row);
 	if (d->truncated) {
 		snprintf(d->msg, sizeof d->msg, "not a valid JPEG: the data ends before the image");
 		return -1;
@@ -247,7 +238,7 @@ static void png_source(png_structp p, png_bytep out, size_t n)
 	decode *d = PF(png_voidp(*)(png_const_structrp), P_IO_PTR)(p);
 	if (n > d->len - d->at)
 		PF(void (*)(png_const_structrp, png_const_charp), P_ERROR)
-		(p, "the data ends before the image");
+	(p, "the data ends before the image");
 	memcpy(out, d->src + d->at, n);
 	d->at += n;
 }
@@ -262,15 +253,11 @@ static int decode_png(decode *d)
 		return -1;
 	}
 	png_infop volatile info = NULL;
-	uint8_t *volatile buf = NULL;
-	png_bytep *volatile rows = NULL;
 	void (*destroy)(png_structpp, png_infopp, png_infopp) =
 	    PF(void (*)(png_structpp, png_infopp, png_infopp), P_DESTROY);
 	if (setjmp(d->jb)) {
 		png_infop i = info;
 		destroy(&p, i ? &i : NULL, NULL);
-		free(buf);
-		free(rows);
 		return -1;
 	}
 	info = PF(png_infop(*)(png_const_structrp), P_INFO)(p);
@@ -306,11 +293,8 @@ static int decode_png(decode *d)
 	int ch = PF(png_byte(*)(png_const_structrp, png_const_inforp), P_CHANNELS)(p, info);
 	if (ch != 1 && ch != 3)
 		PF(void (*)(png_const_structrp, png_const_charp), P_ERROR)
-		(p, "unexpected channel count after conversion");
-	buf = malloc((size_t)w * h * (size_t)ch);
-	rows = malloc(sizeof *rows * (h ? h : 1));
-	if (!buf || !rows)
-		PF(void (*)(png_const_structrp, png_const_charp), P_ERROR)(p, "out of memory");
+	(p, "unexpected channel count after conversion");
+	png_bytep *rows = (png_bytep *)(void *)d->scratch, buf = d->scratch + sizeof *rows * h;
 	for (png_uint_32 y = 0; y < h; y++)
 		rows[y] = buf + (size_t)y * w * (size_t)ch;
 	PF(void (*)(png_structrp, png_bytepp), P_READ_IMAGE)(p, rows);
@@ -318,12 +302,21 @@ static int decode_png(decode *d)
 	for (png_uint_32 y = 0; y < h; y++)
 		put_row(d, (int64_t)y, rows[y], ch);
 	destroy(&p, &i, NULL);
-	free(buf);
-	free(rows);
 	return 0;
 }
 
 /* ---- the node ------------------------------------------------------------ */
+
+/* What a decode needs besides the output (the node's scratch, so that run
+ * allocates nothing of its own; libjpeg and libpng keep their own state):
+ * a row for JPEG, the whole image (at most 3 channels) and its row
+ * pointers for PNG, which libpng fills at once (interlacing). */
+static uint64_t scratch_bytes(int format, int64_t h, int64_t w)
+{
+	if (format == FMT_JPEG)
+		return (uint64_t)w * 3;
+	return (uint64_t)h * (sizeof(png_bytep) + (uint64_t)w * 3);
+}
 
 typedef struct image_plan {
 	int format, pf;
@@ -368,6 +361,7 @@ static int run_image(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 	d.px = out[0]->data;
 	d.want_h = out[0]->dims[0];
 	d.want_w = out[0]->dims[1];
+	d.scratch = k->scratch;
 	int rc = p->format == FMT_JPEG ? decode_jpeg(&d) : decode_png(&d);
 	if (rc)
 		return gc_kerr(k, GC_EINVAL, "encoded_stream: %s", d.msg);
@@ -432,6 +426,7 @@ int gc_prepare_ImageDecoder(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 		return gc_kok(k);
 	p->format = format;
 	p->pf = pf;
+	n->scratch_bytes = scratch_bytes(format, d.h, d.w);
 	gc_set_shape(out[0], GC_DTYPE_UINT8, 3, dims);
 	n->run = run_image;
 	return 0;
