@@ -17,6 +17,11 @@
  *     lookbehind, atomic groups, recursion, conditionals, callouts); only
  *     flag groups (?imsU-:...), (?P<name>...) and (?<name>...) are kept.
  *
+ * A run allocates PCRE2's match data (and a larger DFA workspace for a
+ * pattern that outgrows the one on the stack): pcre2_dfa_match needs them,
+ * they are written while matching, and the node's state (the compiled
+ * pattern) must stay read-only for sessions that run it at once.
+ *
  * Differences left (docs/operators.md): PCRE2 also accepts possessive
  * quantifiers (a*+), \Z and \G, and counted repetitions up to {65535}
  * (RE2 refuses them, or past {1000}); RE2's \pN classes and PCRE2's agree
