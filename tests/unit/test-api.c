@@ -428,4 +428,51 @@ static void test_debug_messages_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_no_process_global_effects), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+static int observed;
+
+static int observe_fail(void *user, int32_t node, int after, gc_tensor *const *in, int32_t n_in,
+			gc_tensor *const *out, int32_t n_out)
+{
+	(void)user, (void)node, (void)after, (void)in, (void)n_in, (void)out, (void)n_out;
+	observed++;
+	return GC_EKERNEL;
+}
+
+/* gc_debug_options is size-versioned like the other options structs: a
+ * struct from a caller whose header ended before the appended fields
+ * (on_timeout ... observe) has them read as 0, whatever lies after it; the
+ * current size and 0 read them all; a size too small to hold itself is
+ * GC_EINVAL, naming the struct. */
+static void test_debug_options_size(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_session *s = NULL;
+	gc_error err = { 0 };
+	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+	gc_debug_options d = { .size = offsetof(gc_debug_options, on_timeout),
+			       .observe = observe_fail, .check_tensors = 7 };
+	observed = 0;
+	CHECK_INT(gc_session_run_debug(s, &d, &err), 0);
+	CHECK_INT(observed, 0);
+	d.size = sizeof d;
+	CHECK_INT(gc_session_run_debug(s, &d, &err), GC_EKERNEL);
+	CHECK_INT(observed, 1);
+	d.size = 0;
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_run_debug(s, &d, &err), GC_EKERNEL);
+	CHECK_INT(observed, 2);
+	d.size = 5;
+	err = (gc_error){ 0 };
+	CHECK_INT(gc_session_run_debug(s, &d, &err), GC_EINVAL);
+	CHECK_CONTAINS(err.msg, "gc_debug_options: size 5 is too small");
+	CHECK_INT(observed, 2);
+	CHECK_INT(gc_session_run_debug(s, NULL, &err), 0);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+TEST_MAIN(TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
