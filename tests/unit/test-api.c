@@ -94,6 +94,9 @@ static void test_null_arguments(void)
 	CHECK(nd.name == NULL);
 	gc_program_node(p, 0, NULL);
 	CHECK(gc_program_node_tensor(NULL, 0, 0, 0, NULL) == NULL);
+	CHECK_INT(gc_program_node_per_shape(NULL, 0, NULL, NULL), 0);
+	CHECK_INT(gc_program_node_per_shape(p, -1, NULL, NULL), 0);
+	CHECK_INT(gc_program_node_per_shape(p, 0, NULL, NULL), 0);
 
 	gc_session *ls = (gc_session *)1;
 	EXPECT_EINVAL(gc_session_new(NULL, NULL, &ls, err), "'p' is NULL");
