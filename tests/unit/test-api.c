@@ -385,6 +385,26 @@ static void debug_log(void *user, gc_log_level level, const char *msg)
 	snprintf(debug_msgs + at, sizeof debug_msgs - at, "[%d] %s\n", (int)level, msg);
 }
 
+/* gc_session_run_debug with fd 2 captured: *written, the bytes it wrote
+ * there (-1: unknown). */
+static int run_debug_quiet(gc_session *s, const gc_debug_options *d, gc_error *err,
+			   long *written)
+{
+	fflush(stderr);
+	int saved = dup(2);
+	FILE *cap = tmpfile();
+	if (saved < 0 || !cap)
+		return -1;
+	dup2(fileno(cap), 2);
+	int rc = gc_session_run_debug(s, d, err);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	*written = ftell(cap) >= 0 ? (fseek(cap, 0, SEEK_END), ftell(cap)) : -1;
+	fclose(cap);
+	return rc;
+}
+
 /* The debug instruments' notes (an input holding NaN, the profile table,
  * the dump count, break-before without a debugger) go to the session's
  * log: nothing is written to stderr (they were, by fprintf). */
@@ -407,17 +427,8 @@ static void test_debug_messages_logged(void)
 	snprintf(dump, sizeof dump, "%s/dump", dir);
 	gc_debug_options d = { .check_nan = 1, .profile_path = prof, .dump_dir = dump,
 			       .break_before = "add" };
-	fflush(stderr);
-	int saved = dup(2);
-	FILE *cap = tmpfile();
-	CHECK(saved >= 0 && cap);
-	dup2(fileno(cap), 2);
-	int rc = gc_session_run_debug(s, &d, &err);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	long written = ftell(cap) >= 0 ? (fseek(cap, 0, SEEK_END), ftell(cap)) : -1;
-	fclose(cap);
+	long written = 0;
+	int rc = run_debug_quiet(s, &d, &err, &written);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	CHECK_INT(system(cmd), 0);
 	CHECK_INT(rc, 0);
@@ -429,6 +440,21 @@ static void test_debug_messages_logged(void)
 	CHECK_CONTAINS(debug_msgs, "gc_debug_options.break_before");
 	gc_session_free(s);
 	gc_program_free(p);
+}
+
+/* A session of p (two_input_program) with both inputs set to x_data;
+ * NULL on failure. */
+static gc_session *ready_session(const gc_program *p, const gc_session_options *so)
+{
+	gc_session *s = NULL;
+	gc_error err = { 0 };
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	if (gc_session_new(p, so, &s, &err) || gc_session_set_input(s, 0, &t, &err) ||
+	    gc_session_set_input(s, 1, &t, &err)) {
+		gc_session_free(s);
+		return NULL;
+	}
+	return s;
 }
 
 static int observed;
@@ -450,12 +476,9 @@ static void test_debug_options_size(void)
 {
 	gc_program *p = two_input_program();
 	CHECK(p);
-	gc_session *s = NULL;
 	gc_error err = { 0 };
-	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
-	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
-	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+	gc_session *s = ready_session(p, NULL);
+	CHECK(s);
 	gc_debug_options d = { .size = offsetof(gc_debug_options, on_timeout),
 			       .observe = observe_fail, .check_tensors = 7 };
 	observed = 0;
@@ -493,30 +516,18 @@ static void test_dump_seen_logged(void)
 {
 	gc_program *p = two_input_program();
 	CHECK(p);
-	gc_session *s = NULL;
 	gc_error err = { 0 };
 	gc_session_options so = { .log = debug_log, .log_user = &n_debug_msgs };
-	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
-	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
-	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
-	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+	gc_session *s = ready_session(p, &so);
+	CHECK(s);
 	char dir[] = "/tmp/gc-api-seen-XXXXXX", dump[64], cmd[128];
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(dump, sizeof dump, "%s/dump", dir);
 	gc_debug_options d = { .size = sizeof d, .dump_dir = dump, .check_tensors = 1,
 			       .observe = scribble };
 	debug_msgs[0] = 0;
-	fflush(stderr);
-	int saved = dup(2);
-	FILE *cap = tmpfile();
-	CHECK(saved >= 0 && cap);
-	dup2(fileno(cap), 2);
-	int rc = gc_session_run_debug(s, &d, &err);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	long written = ftell(cap) >= 0 ? (fseek(cap, 0, SEEK_END), ftell(cap)) : -1;
-	fclose(cap);
+	long written = 0;
+	int rc = run_debug_quiet(s, &d, &err, &written);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	CHECK_INT(system(cmd), 0);
 	(void)rc; /* check_tensors may stop the run: the note is what is checked */
