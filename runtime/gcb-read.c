@@ -422,6 +422,8 @@ static int r_custom(rd *r, gc_custom *c)
 	for (int32_t i = 0; i < c->n_in; i++)
 		if (r_i32(r, &c->in_max_dims[i]))
 			return r->err->code;
+		else if (c->in_max_dims[i] < 0 || c->in_max_dims[i] > GC_MAX_RANK)
+			return bad(r, "input %d has maxDims %d", (int)i, c->in_max_dims[i]);
 	if (r_i32(r, &c->n_out) || c->n_out < 0 || (uint64_t)c->n_out > (r->n - r->at) / 12)
 		return r->err->code ? r->err->code : bad(r, "impossible output count");
 	c->out_max_dims = gc_pool_alloc(r->pool, ((size_t)c->n_out + 1) * sizeof(int32_t));
@@ -431,6 +433,8 @@ static int r_custom(rd *r, gc_custom *c)
 	for (int32_t i = 0; i < c->n_out; i++)
 		if (r_i32(r, &c->out_max_dims[i]) || (!(flags & 8) && r_shape(r, &c->outs[i])))
 			return r->err->code;
+		else if (c->out_max_dims[i] < 0 || c->out_max_dims[i] > GC_MAX_RANK)
+			return bad(r, "output %d has maxDims %d", (int)i, c->out_max_dims[i]);
 	if (flags & 8)
 		return r_custom_dyn(r, c);
 	return flags & 4 ? r_custom_quant(r, c) : 0;

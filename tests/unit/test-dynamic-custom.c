@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "custom.h"
 #include "session-impl.h"
 
 #define C 6
@@ -265,4 +266,57 @@ static void test_pinned_functions_library(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_compile_and_run), TEST(test_threads), TEST(test_pinned_functions_library))
+/* A binding made per shape as a hostile file could hold it, written by
+ * editing a compiled program before saving: an output maxDims past
+ * GC_MAX_RANK (inference would write past the dims buffers), a per-shape
+ * binding on a node not prepared at run time, an implementation library
+ * the program does not pin. Each is refused at load with a message. */
+static void test_hostile_bindings(void)
+{
+	char pkg[PATH_MAX + 64], path[PATH_MAX + 64];
+	gc_error err = {0};
+	gc_registry *reg = gc_registry_new();
+	snprintf(pkg, sizeof pkg, "%s/demo/demo.yaml", plugins);
+	CHECK_INT(gc_registry_load(reg, pkg, &err), 0);
+	snprintf(path, sizeof path, "%s/hostile.gcb", tmp);
+	for (int edit = 0; edit < 3; edit++) {
+		gc_graph *g = model();
+		gc_compile_options co = {.registry = reg, .dynamic_dims = 1};
+		gc_program *p = NULL;
+		CHECK_INT(gc_compile(g, &co, &p, &err), 0);
+		gc_graph_free(g);
+		gc_node *n = NULL;
+		for (int32_t i = 0; i < p->n_nodes && !n; i++)
+			if (p->nodes[i].custom)
+				n = &p->nodes[i];
+		CHECK(n);
+		gc_custom *c = n->custom;
+		CHECK(c->dyn);
+		const char *want = NULL;
+		if (edit == 0) {
+			c->out_max_dims[0] = 99;
+			want = "output 0 has maxDims 99";
+		} else if (edit == 1) {
+			n->reprepare = false;
+			want = "has flags 0";
+		} else {
+			((gc_custom_dyn *)c->dyn)->impls[0].library = "/usr/lib/not-pinned.so";
+			want = "which the program does not pin";
+		}
+		err = (gc_error){0};
+		int rc = gc_program_save(p, path, &err);
+		gc_program_free(p);
+		if (rc) { /* the writer may refuse it itself */
+			CHECK(edit == 2);
+			continue;
+		}
+		gc_program *q = NULL;
+		CHECK_INT(gc_program_load(path, NULL, &q, &err), GC_EINVAL);
+		CHECK(q == NULL);
+		CHECK_CONTAINS(err.msg, want);
+	}
+	gc_registry_free(reg);
+}
+
+TEST_MAIN(TEST(test_compile_and_run), TEST(test_threads), TEST(test_pinned_functions_library),
+	  TEST(test_hostile_bindings))
