@@ -247,6 +247,8 @@ static void test_plan_per_shape(void)
 		}
 	CHECK(planned >= 4);
 	CHECK(e->total < sum); /* tensors of disjoint lifetimes share bytes */
+	printf("plan: N = 5, %d dynamic tensors of %llu bytes in a region of %llu bytes\n",
+	       planned, (unsigned long long)sum, (unsigned long long)e->total);
 	long long before = gc_alloc_count();
 	CHECK_INT(run_rows(s, 5, &err), 0); /* kept */
 	CHECK_INT(gc_alloc_count() - before, 0);
