@@ -86,7 +86,7 @@ int gc_dyn_plan_begin(gc_dyn_plans *d, gc_session *s, gc_error *err)
 	for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++) {
 		gc_dyn_plan *e = &d->e[w];
 		if (!e->used || e->key_len != d->key_len ||
-		    memcmp(e->key.data, d->key.data, d->key_len))
+		    (d->key_len && memcmp(e->key.data, d->key.data, d->key_len)))
 			continue;
 		e->stamp = ++d->clock;
 		if (gc_dynbuf_reserve(&d->region, e->total, false, "dynamic tensors", err))
@@ -207,13 +207,14 @@ int gc_dyn_plan_end(gc_dyn_plans *d, gc_session *s, gc_error *err)
 	e->total = place_all(d, it, n, clash, e->off);
 	gc_free(it);
 	gc_free(clash);
-	if (!e->key.data || e->key.cap < d->key_len) {
+	if (d->key_len && (!e->key.data || e->key.cap < d->key_len)) {
 		if (gc_dynbuf_reserve(&e->key, d->key_len, false, "a plan key", err)) {
 			plan_clear(e);
 			return err->code;
 		}
 	}
-	memcpy(e->key.data, d->key.data, d->key_len);
+	if (d->key_len) /* (a program without inputs: an empty key) */
+		memcpy(e->key.data, d->key.data, d->key_len);
 	e->key_len = d->key_len;
 	e->used = true;
 	e->stamp = ++d->clock;
