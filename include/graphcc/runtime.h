@@ -462,6 +462,14 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d);
 /* Tensor t of node i's inputs (is_output 0) or outputs (1); NULL if absent. */
 const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
 					const char **name);
+/* Whether custom node i is bound per input shape (a dynamic dimension
+ * reaches it, gc_compile_options.dynamic_dims): 1 with the functions
+ * library whose verify / inferShape / selectImpl run when a session first
+ * sees a new input shape, and how many implementations the program pins
+ * for selection to choose from (each may be NULL); else 0. gc_node_desc
+ * then shows the first of those implementations. */
+int gc_program_node_per_shape(const gc_program *p, int i, const char **functions_library,
+			      int *n_flavours);
 /* Whether input (is_output 0) or output (1) t of node i is a custom node's
  * edge bound quantized through QDQ (the kernel sees the integer tensor with
  * real = scale * (q - zero_point)): 1 with *qtype ("qint8", "quint8",
