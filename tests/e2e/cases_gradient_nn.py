@@ -86,6 +86,89 @@ def c_conv_transpose():
     return nodes, v, {}, 13, fn
 
 
+def _convt_case(seed, xs, ws, group=1, strides=None, dilations=None, output_padding=None,
+                pads=None, auto_pad=None, output_shape=None, bias=True):
+    """ConvTranspose with the given attributes. The torch reference is the
+    full transposed convolution (padding 0, output_padding) cropped as the
+    ONNX spec places the output: `pads` begins, or with output_shape /
+    SAME_* total = full - wanted, begin = total/2 (SAME_UPPER) else
+    total - total/2, zeros past the full output's end."""
+    r = _rng(seed)
+    nsp = len(xs) - 2
+    v = {"X": _f(r, *xs), "W": _f(r, *ws)}
+    if bias:
+        v["B"] = _f(r, ws[1] * group)
+    st, dl = strides or [1] * nsp, dilations or [1] * nsp
+    op = output_padding or [0] * nsp
+    full = [st[i] * (xs[2 + i] - 1) + op[i] + (ws[2 + i] - 1) * dl[i] + 1 for i in range(nsp)]
+    heads, outs = [], []
+    for i in range(nsp):
+        if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = output_shape[i] if output_shape else xs[2 + i] * st[i]
+            total = max(0, full[i] - o)
+            h = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+        else:
+            p = pads or [0] * (2 * nsp)
+            h, o = p[i], full[i] - p[i] - p[nsp + i]
+        heads.append(h)
+        outs.append(o)
+    a = {"group": group}
+    for k, val in (("strides", strides), ("dilations", dilations), ("pads", pads),
+                   ("output_padding", output_padding), ("auto_pad", auto_pad),
+                   ("output_shape", output_shape)):
+        if val is not None:
+            a[k] = val
+    from onnx import helper
+    nodes = [helper.make_node("ConvTranspose", list(v), ["o"], **a)]
+
+    def fn(torch, F, X, W, B=None):
+        conv = getattr(F, "conv_transpose%dd" % nsp)
+        y = conv(X, W, None, stride=st, output_padding=op, groups=group, dilation=dl)
+        for i, (h, o) in enumerate(zip(heads, outs)):
+            ax = 2 + i
+            y = y.narrow(ax, h, min(o, y.shape[ax] - h))
+            if y.shape[ax] < o:
+                shp = list(y.shape)
+                shp[ax] = o - y.shape[ax]
+                y = torch.cat([y, torch.zeros(shp, dtype=y.dtype)], ax)
+        if B is not None:
+            y = y + B.reshape([1, -1] + [1] * nsp)
+        return y
+    return nodes, v, {}, 13, fn
+
+
+def c_convt_output_shape():
+    return _convt_case(40, (2, 4, 3, 4), (4, 3, 3, 2), group=2, strides=[2, 3],
+                       dilations=[2, 1], output_shape=[7, 10])
+
+
+def c_convt_output_shape_larger():
+    # wider than the full output: zeros past its end (axis 0), none cropped
+    return _convt_case(41, (1, 2, 3, 3), (2, 2, 2, 2), strides=[2, 2], output_padding=[1, 0],
+                       output_shape=[9, 6])
+
+
+def c_convt_same_upper_1d():
+    return _convt_case(42, (1, 2, 5), (2, 3, 4), strides=[2], output_padding=[1],
+                       auto_pad="SAME_UPPER")
+
+
+def c_convt_same_lower():
+    return _convt_case(43, (2, 3, 3, 3), (3, 2, 3, 3), strides=[2, 2], dilations=[1, 2],
+                       auto_pad="SAME_LOWER", bias=False)
+
+
+def c_convt_pads_groups_dilations():
+    # asymmetric pads with output_padding, 3 groups, dilation on one axis
+    return _convt_case(44, (1, 3, 4, 3), (3, 1, 3, 2), group=3, strides=[2, 3],
+                       dilations=[2, 1], output_padding=[1, 1], pads=[0, 2, 1, 0])
+
+
+def c_convt_3d_valid():
+    return _convt_case(45, (1, 2, 2, 3, 2), (2, 2, 2, 1, 2), strides=[1, 2, 2],
+                       auto_pad="VALID")
+
+
 def c_gemm_trans():
     r = _rng(4)
     v = {"A": _f(r, 4, 3), "Bm": _f(r, 5, 4), "C": _f(r, 5)}
@@ -301,6 +384,62 @@ def c_slice():
     def fn(torch, F, X):
         return X[1:3, :, 2:]
     return nodes, v, inits, 13, fn
+
+
+def _slice_case(seed, shape, starts, ends, axes, steps, opset=13):
+    """A Slice with the given inputs (axes/steps None: omitted); torch picks
+    the same elements with index_select on Python's slice of range(d),
+    whose clamping rules are ONNX's."""
+    r = _rng(seed)
+    v = {"X": _f(r, *shape)}
+    from onnx import helper
+    names = ["X", "st", "en"]
+    inits = {"st": np.array(starts, np.int64), "en": np.array(ends, np.int64)}
+    for k, a in (("ax", axes), ("sp", steps)):
+        names.append(k if a is not None else "")
+        if a is not None:
+            inits[k] = np.array(a, np.int64)
+    while names[-1] == "":
+        names.pop()
+    nodes = [helper.make_node("Slice", names, ["o"])]
+    axes = axes if axes is not None else list(range(len(starts)))
+    steps = steps if steps is not None else [1] * len(starts)
+
+    def fn(torch, F, X):
+        for a, s0, e0, k in zip(axes, starts, ends, steps):
+            d = X.shape[a]
+            X = X.index_select(a, torch.tensor(list(range(d))[slice(s0, e0, k)], dtype=torch.long))
+        return X
+    return nodes, v, inits, opset, fn
+
+
+BIG = np.iinfo(np.int64)
+
+
+def c_slice_steps():
+    # reversed by 2 from the end to INT64_MIN; 3 apart past the end; -1 on a negative axis
+    return _slice_case(30, (5, 4, 7), [-1, 1, 3], [BIG.min, 100, 0], [0, 2, -2], [-2, 3, -1])
+
+
+def c_slice_steps_clamped():
+    # starts past either end, INT64_MAX ends, a step larger than the axis
+    return _slice_case(31, (3, 6, 5, 4), [100, -100, 2, 1], [-100, BIG.max, BIG.max, 2],
+                       [1, 3, 2, 0], [-3, 2, 9, 1])
+
+
+def c_slice_no_axes():
+    # axes omitted (the leading axes), steps given
+    return _slice_case(32, (6, 5), [0, -2], [6, -6], None, [4, -1])
+
+
+def c_slice_opset11_negative_axes():
+    # steps omitted, negative axes, negative starts and ends
+    return _slice_case(33, (4, 5, 6), [-3, -5], [-1, 4], [-1, -3], None, opset=11)
+
+
+def c_slice_empty():
+    # one axis takes nothing: the gradient is all zeros
+    return _slice_case(34, (3, 4), [0, 3], [3, 1], [0, 1], [1, 1])
 
 
 def c_gather():
