@@ -698,6 +698,26 @@ static int32_t clip_back(grad *c, const gc_irnode *nd, int32_t dz)
 	return where(c, m, dz, gc_grad_const_scalar(c, dt, 0));
 }
 
+/* Clip's bounds given as inputs: each takes dz where x is beyond it,
+ * summed to its (scalar) shape. */
+static int clip_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
+{
+	int32_t x = nd->in[0], rc = 0;
+	if (reached[x] && (rc = gc_grad_accumulate(c, gv, x, clip_back(c, nd, dz))))
+		return rc;
+	for (int32_t i = 1; i < nd->n_in && i < 3; i++) {
+		int32_t b = nd->in[i];
+		if (b < 0 || !reached[b])
+			continue;
+		vshape bs = c->shape[b];
+		int32_t beyond = bool_node(c, i == 1 ? "Less" : "Greater", x, b);
+		int32_t d = beyond < 0 ? -1 : where(c, beyond, dz, gc_grad_const_scalar(c, bs.dtype, 0));
+		if ((rc = gc_grad_accumulate(c, gv, b, d < 0 ? -1 : gc_grad_sum_to(c, d, &bs))))
+			return rc;
+	}
+	return 0;
+}
+
 /* Pow: da = dz b a^(b-1), db = dz z log(a). */
 static int pow_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
 {
@@ -794,8 +814,6 @@ static int32_t simple_rule(grad *c, const gc_irnode *nd, const char *op, int32_t
 		int32_t pos = zero < 0 ? -1 : bool_node(c, "Greater", a, zero);
 		return where(c, pos, dz, scale(c, dz, attr_f(nd, "alpha", 0.01)));
 	}
-	if (!strcmp(op, "Clip"))
-		return clip_back(c, nd, dz);
 	return OUT_OF_RULE;
 }
 
@@ -834,6 +852,8 @@ int gc_grad_rule_nn(grad *c, int32_t node, const int32_t *dzs, const bool *reach
 		rc = pow_rule(c, &nd, dz, reached, gv);
 	else if (!strcmp(op, "Where"))
 		rc = where_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "Clip"))
+		rc = clip_rule(c, &nd, dz, reached, gv);
 	else if (!reached[nd.in[0]])
 		rc = 0;
 	else if (!strcmp(op, "Slice"))

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../blas.h"
 #include "grad.h"
 #include "kutil.h"
 #include "nn.h"
@@ -214,6 +215,9 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 			       ") is too large", st->ck, st->l);
 	n->scratch_bytes = (uint64_t)col * (x->dtype == GC_DTYPE_FLOAT ? 4 : 8);
 	gc_set_shape(out, x->dtype, like->rank, like->dims);
+	gc_error e = {0}; /* small GEMMs go to BLAS, which no other node may have loaded */
+	if (gc_blas_init(&e))
+		return gc_kerr(k, e.code, "%s", e.msg);
 	return 0;
 }
 

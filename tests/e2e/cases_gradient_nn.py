@@ -484,6 +484,158 @@ def c_activations():
     return nodes, v, inits, 13, fn
 
 
+def c_conv3d_same_upper():
+    r = _rng(50)
+    v = {"X": _f(r, 1, 2, 5, 4, 6), "W": _f(r, 3, 2, 2, 3, 2), "B": _f(r, 3)}
+    from onnx import helper
+    nodes = [helper.make_node("Conv", ["X", "W", "B"], ["o"], strides=[2, 1, 2],
+                              auto_pad="SAME_UPPER")]
+
+    def fn(torch, F, X, W, B):
+        # SAME_UPPER: total = (out - 1) s + k - in, the odd one at the end
+        return F.conv3d(F.pad(X, (0, 0, 1, 1, 0, 1)), W, B, stride=(2, 1, 2))
+    return nodes, v, {}, 13, fn
+
+
+def c_conv_same_lower_dilated():
+    r = _rng(51)
+    v = {"X": _f(r, 2, 3, 6), "W": _f(r, 3, 1, 3)}
+    from onnx import helper
+    nodes = [helper.make_node("Conv", ["X", "W"], ["o"], group=3, dilations=[2],
+                              auto_pad="SAME_LOWER")]
+
+    def fn(torch, F, X, W):
+        return F.conv1d(F.pad(X, (2, 2)), W, dilation=2, groups=3)
+    return nodes, v, {}, 11, fn
+
+
+def c_maxpool_ceil_1d():
+    r = _rng(52)
+    v = {"X": _f(r, 2, 3, 10)}
+    from onnx import helper
+    nodes = [helper.make_node("MaxPool", ["X"], ["o"], kernel_shape=[3], strides=[2],
+                              ceil_mode=1)]
+
+    def fn(torch, F, X):
+        return F.max_pool1d(X, 3, stride=2, ceil_mode=True)
+    return nodes, v, {}, 12, fn
+
+
+def c_avgpool_ceil_3d():
+    r = _rng(53)
+    v = {"X": _f(r, 1, 2, 5, 4, 5)}
+    from onnx import helper
+    nodes = [helper.make_node("AveragePool", ["X"], ["o"], kernel_shape=[2, 2, 3],
+                              strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1], ceil_mode=1)]
+
+    def fn(torch, F, X):
+        return _avgpool_exclude(torch, F, X)
+    return nodes, v, {}, 13, fn
+
+
+def _avgpool_exclude(torch, F, X):
+    # ONNX divides by the taps inside the input; ceil_mode's extra window too
+    ones = torch.ones_like(X)
+    pad = (1, 1, 0, 1, 1, 0)
+    s = F.avg_pool3d(F.pad(X, pad), (2, 2, 3), stride=(2, 1, 2), ceil_mode=True,
+                     divisor_override=1)
+    n = F.avg_pool3d(F.pad(ones, pad), (2, 2, 3), stride=(2, 1, 2), ceil_mode=True,
+                     divisor_override=1)
+    return s / n
+
+
+def c_nll_weight_ignore_spatial():
+    r = _rng(54)
+    v = {"P": _f(r, 2, 4, 3, 2), "L": r.integers(0, 4, (2, 3, 2)).astype(np.int64)}
+    v["L"][0, 1, 1] = 1
+    wc = r.uniform(0.5, 2, 4).astype(np.float32)
+    from onnx import helper
+    nodes = [helper.make_node("NegativeLogLikelihoodLoss", ["P", "L", "Wc"], ["o"],
+                              ignore_index=1)]
+
+    def fn(torch, F, P, L):
+        return F.nll_loss(P, L, weight=torch.tensor(wc.astype(np.float64)), ignore_index=1)
+    return nodes, v, {"Wc": wc}, 13, fn
+
+
+def c_gemm_scalar_c():
+    r = _rng(55)
+    v = {"A": _f(r, 5, 3), "Bm": _f(r, 5, 4), "C": _f(r)}
+    from onnx import helper
+    nodes = [helper.make_node("Gemm", ["A", "Bm", "C"], ["o"], transA=1, beta=-0.5)]
+
+    def fn(torch, F, A, Bm, C):
+        return A.t() @ Bm - 0.5 * C
+    return nodes, v, {}, 13, fn
+
+
+def c_shape_ops_defaults():
+    # Squeeze without axes, Unsqueeze at a negative axis, Flatten at 0,
+    # Concat on a negative axis, Split into equal parts (opset 11 attrs)
+    r = _rng(56)
+    v = {"X": _f(r, 1, 3, 1, 4), "Y": _f(r, 3, 2)}
+    from onnx import helper
+    n = helper.make_node
+    nodes = [n("Squeeze", ["X"], ["s"]), n("Unsqueeze", ["s"], ["u"], axes=[-1]),
+             n("Flatten", ["u"], ["f"], axis=0), n("Reshape", ["f", "shp"], ["f2"]),
+             n("Concat", ["f2", "Y"], ["cat"], axis=-1),
+             n("Split", ["cat"], ["p0", "p1", "p2"], axis=1),
+             n("Sub", ["p0", "p2"], ["o"])]
+    inits = {"shp": np.array([3, 4], np.int64)}
+
+    def fn(torch, F, X, Y):
+        cat = torch.cat([X.reshape(3, 4), Y], -1)
+        return cat[:, 0:2] - cat[:, 4:6]
+    return nodes, v, inits, 11, fn
+
+
+def c_layernorm_last_axis_broadcast():
+    r = _rng(57)
+    v = {"X": _f(r, 3, 2, 6), "Sc": _f(r, 6)}
+    from onnx import helper
+    nodes = [helper.make_node("LayerNormalization", ["X", "Sc"], ["o"])]
+
+    def fn(torch, F, X, Sc):
+        return F.layer_norm(X, (6,), Sc, None, eps=1e-5)
+    return nodes, v, {}, 17, fn
+
+
+def c_clip_min_only_leaky_default():
+    r = _rng(58)
+    v = {"X": _f(r, 4, 5), "Lo": _f(r)}
+    from onnx import helper
+    n = helper.make_node
+    nodes = [n("Clip", ["X", "Lo"], ["c"]), n("LeakyRelu", ["X"], ["l"]),
+             n("Mul", ["c", "l"], ["o"])]
+
+    def fn(torch, F, X, Lo):
+        return torch.maximum(X, Lo) * F.leaky_relu(X, 0.01)
+    return nodes, v, {}, 13, fn
+
+
+def c_clip_both_bounds():
+    r = _rng(60)
+    v = {"X": _f(r, 3, 4, 2), "Lo": np.array(-0.6, np.float32), "Hi": np.array(0.7, np.float32)}
+    from onnx import helper
+    nodes = [helper.make_node("Clip", ["X", "Lo", "Hi"], ["o"])]
+
+    def fn(torch, F, X, Lo, Hi):
+        return torch.minimum(torch.maximum(X, Lo), Hi)
+    return nodes, v, {}, 12, fn
+
+
+def c_gather_axis0_scalar_pow_broadcast():
+    r = _rng(59)
+    v = {"D": _f(r, 4, 3), "I": np.array(-2, np.int64), "A": r.uniform(0.5, 2, (2, 1, 3)).astype(np.float32)}
+    from onnx import helper
+    n = helper.make_node
+    nodes = [n("Gather", ["D", "I"], ["g"], axis=0), n("Pow", ["A", "g"], ["o"])]
+
+    def fn(torch, F, D, I, A):
+        return A ** D[-2]
+    return nodes, v, {}, 13, fn
+
+
 CASES = {k[2:].replace("_", "-"): f for k, f in sorted(globals().items()) if k.startswith("c_")}
 
 
