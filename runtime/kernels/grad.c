@@ -1,8 +1,12 @@
 /*
  * The backward kernels of grad.h, float32 and float64. Convolution goes
- * through im2col / col2im and the nn-par GEMM (one sample and group at a
- * time, the columns in scratch); pooling walks each window as the forward
- * kernels do (pool.c), so that the windows agree to the tap.
+ * through im2col / col2im and GEMMs: the samples (and groups) are split over
+ * the nn-par pool, each thread with its own columns in scratch; the weight
+ * gradient sums one partial per part, in part order (the same result
+ * whatever thread ran which part). With one sample, or one thread, the
+ * GEMMs themselves are split (gc_nn_sgemm). Pooling walks each window as
+ * the forward kernels do (pool.c), so that the windows agree to the tap,
+ * channels split over the pool.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -12,6 +16,7 @@
 #include "grad.h"
 #include "kutil.h"
 #include "nn.h"
+#include "nn-par.h"
 #include "pool-impl.h"
 #include "shape-impl.h"
 #include "value-impl.h"
@@ -23,8 +28,41 @@ typedef struct grad_state {
 	int64_t n, c, m, group; /* conv: samples, input channels, output channels */
 	int64_t cg, mg, ck, l;	/* per group: channels in and out, rows (cg * taps), columns */
 	int64_t in_sp, out_sp;
+	int64_t col;  /* conv: elements of one thread's columns */
+	int slots;    /* conv: threads with their own scratch (1: the GEMMs split) */
 	int count_include_pad;
 } grad_state;
+
+/* Conv: threads with their own columns (and weight-gradient partial). */
+#define GRAD_SLOTS 4
+
+/* Work over `units` split over the pool: fn(job, u0, u1, part, slot). */
+typedef struct grad_job grad_job;
+struct grad_job {
+	const grad_state *st;
+	gc_tensor *const *in, *const *out;
+	char *scratch;
+	int64_t units;
+	void (*fn)(const grad_job *j, int64_t u0, int64_t u1, int part, int slot);
+};
+
+static void grad_part(void *arg, int part, int parts, int slot)
+{
+	const grad_job *j = arg;
+	int64_t u0, u1;
+	gc_nn_part_range(j->units, part, parts, &u0, &u1);
+	if (u0 < u1)
+		j->fn(j, u0, u1, part, slot);
+}
+
+/* Runs j over t threads in `parts` parts (0: a few a thread). */
+static void grad_par(grad_job *j, int t, int parts)
+{
+	if (t <= 1 || j->units < 2)
+		j->fn(j, 0, j->units, 0, 0);
+	else
+		gc_nn_parallel(t, parts ? parts : gc_nn_par_parts(t, j->units), grad_part, j);
+}
 
 static bool float_type(gc_dtype t)
 {
@@ -130,41 +168,100 @@ static inline int64_t ceil_div(int64_t a, int64_t b)
 COL_DEFINE(float, f32)
 COL_DEFINE(double, f64)
 
-/* dW[g] = sum over samples of dY[n, g] (mg x l) @ col(X[n, g])^T (l x ck);
- * dX[n, g] = col2im(W[g]^T (ck x mg) @ dY[n, g] (mg x l)). */
+/*
+ * dW[g] = sum over samples of dY[n, g] (mg x l) @ col(X[n, g])^T (l x ck);
+ * dX[n, g] = col2im(W[g]^T (ck x mg) @ dY[n, g] (mg x l)). Split over the
+ * pool: dX by (sample, group), dW by runs of samples, part p summing into
+ * dW itself (p = 0) or its partial, added to dW in part order after.
+ */
 #define CONV_GRAD_DEFINE(T, sfx, gemm)                                                             \
+	static void conv_gw_part_##sfx(const grad_job *j, int64_t s0, int64_t s1, int part,        \
+				       int slot)                                                   \
+	{                                                                                          \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data;                                                      \
+		T *x = j->in[1]->data, *col = (T *)j->scratch + (size_t)slot * st->col;            \
+		T *dw = part ? (T *)j->scratch + (size_t)st->slots * st->col +                     \
+				       (size_t)(part - 1) * st->m * st->ck                         \
+			     : j->out[0]->data;                                                    \
+		int threads = j->units > 1 ? 1 : 0; /* split over samples, or in the GEMMs */      \
+		for (int64_t s = s0; s < s1; s++)                                                  \
+			for (int64_t g = 0; g < st->group; g++) {                                  \
+				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true); \
+				gemm(threads ? 1 : j->st->slots, false, true, (int)st->mg,         \
+				     (int)st->ck, (int)st->l, 1,                                   \
+				     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, col,       \
+				     (int)st->l, s > s0 ? 1 : 0, dw + g * st->mg * st->ck,         \
+				     (int)st->ck);                                                 \
+			}                                                                          \
+	}                                                                                          \
+	static void conv_gx_part_##sfx(const grad_job *j, int64_t u0, int64_t u1, int part,        \
+				       int slot)                                                   \
+	{                                                                                          \
+		(void)part;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data, *wt = j->in[1]->data;                                \
+		T *dx = j->out[0]->data, *col = (T *)j->scratch + (size_t)slot * st->col;          \
+		int threads = j->units > 1 ? 1 : st->slots;                                        \
+		for (int64_t u = u0; u < u1; u++) {                                                \
+			int64_t s = u / st->group, g = u % st->group;                              \
+			T *dxg = dx + (s * st->c + g * st->cg) * st->in_sp;                        \
+			gemm(threads, true, false, (int)st->ck, (int)st->l, (int)st->mg, 1,        \
+			     wt + g * st->mg * st->ck, (int)st->ck,                                \
+			     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, 0, col,            \
+			     (int)st->l);                                                          \
+			memset(dxg, 0, (size_t)(st->cg * st->in_sp) * sizeof(T));                 \
+			col_##sfx(st, dxg, col, false);                                            \
+		}                                                                                  \
+	}                                                                                          \
 	static int conv_gw_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
 				 gc_tensor *const *out)                                            \
 	{                                                                                          \
 		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data;                                                         \
-		T *x = in[1]->data, *dw = out[0]->data, *col = k->scratch;                         \
-		for (int64_t s = 0; s < st->n; s++)                                                \
-			for (int64_t g = 0; g < st->group; g++) {                                  \
-				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true); \
-				gemm(k->threads, false, true, (int)st->mg, (int)st->ck, (int)st->l, \
-				     1, dy + (s * st->m + g * st->mg) * st->l, (int)st->l, col,    \
-				     (int)st->l, s ? 1 : 0, dw + g * st->mg * st->ck, (int)st->ck); \
-			}                                                                          \
+		grad_job j = {st, in, out, k->scratch, st->n, conv_gw_part_##sfx};                 \
+		int t = conv_threads(k, st);                                                       \
+		int parts = t < st->n ? t : (int)st->n;                                            \
+		if (parts <= 1) { /* one part: the GEMMs split over the threads */                 \
+			grad_state one = *st;                                                      \
+			one.slots = k->threads;                                                    \
+			j.st = &one;                                                               \
+			j.units = 1;                                                               \
+			conv_gw_part_##sfx(&j, 0, st->n, 0, 0);                                    \
+			return 0;                                                                  \
+		}                                                                                  \
+		grad_par(&j, t, parts);                                                            \
+		T *dw = out[0]->data;                                                              \
+		const T *part = (const T *)k->scratch + (size_t)st->slots * st->col;               \
+		for (int p = 1; p < parts; p++, part += st->m * st->ck)                            \
+			for (int64_t i = 0; i < st->m * st->ck; i++)                               \
+				dw[i] += part[i];                                                  \
 		return 0;                                                                          \
 	}                                                                                          \
 	static int conv_gx_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
 				 gc_tensor *const *out)                                            \
 	{                                                                                          \
 		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data, *wt = in[1]->data;                                      \
-		T *dx = out[0]->data, *col = k->scratch;                                           \
-		memset(dx, 0, (size_t)(st->n * st->c * st->in_sp) * sizeof(T));                    \
-		for (int64_t s = 0; s < st->n; s++)                                                \
-			for (int64_t g = 0; g < st->group; g++) {                                  \
-				gemm(k->threads, true, false, (int)st->ck, (int)st->l, (int)st->mg, \
-				     1, wt + g * st->mg * st->ck, (int)st->ck,                      \
-				     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, 0, col,     \
-				     (int)st->l);                                                  \
-				col_##sfx(st, dx + (s * st->c + g * st->cg) * st->in_sp, col, false); \
-			}                                                                          \
+		grad_job j = {st, in, out, k->scratch, st->n * st->group, conv_gx_part_##sfx};     \
+		int t = conv_threads(k, st);                                                       \
+		if (t <= 1 || j.units < 2) {                                                       \
+			grad_state one = *st;                                                      \
+			one.slots = k->threads;                                                    \
+			j.st = &one;                                                               \
+			j.units = 1; /* the GEMMs split over the threads */                        \
+			conv_gx_part_##sfx(&j, 0, st->n * st->group, 0, 0);                        \
+			return 0;                                                                  \
+		}                                                                                  \
+		grad_par(&j, t, 0);                                                                \
 		return 0;                                                                          \
 	}
+
+/* Threads for a conv backward split over samples: those with scratch, as
+ * many as the GEMMs' work is worth. */
+static int conv_threads(gc_kctx *k, const grad_state *st)
+{
+	int t = k->threads < st->slots ? k->threads : st->slots;
+	return gc_nn_par_threads(t, (double)st->n * st->m * st->ck * st->l / 16);
+}
 
 CONV_GRAD_DEFINE(float, f32, gc_nn_sgemm)
 CONV_GRAD_DEFINE(double, f64, gc_nn_dgemm)
@@ -213,7 +310,14 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 	    st->l > INT32_MAX || st->ck > INT32_MAX)
 		return gc_kerr(k, GC_ELIMIT, "the im2col buffer (%" PRId64 " x %" PRId64
 			       ") is too large", st->ck, st->l);
-	n->scratch_bytes = (uint64_t)col * (x->dtype == GC_DTYPE_FLOAT ? 4 : 8);
+	/* a thread's columns, and the weight gradient's partials of all but the
+	 * first part; one thread (GEMMs split) when that much is too much */
+	uint64_t es = x->dtype == GC_DTYPE_FLOAT ? 4 : 8, wsz = (uint64_t)(st->m * st->ck);
+	st->col = col;
+	st->slots = GRAD_SLOTS;
+	if (((uint64_t)col + wsz) * GRAD_SLOTS * es > ((uint64_t)1 << 28))
+		st->slots = 1;
+	n->scratch_bytes = ((uint64_t)col * (uint64_t)st->slots + wsz * (uint64_t)(st->slots - 1)) * es;
 	gc_set_shape(out, x->dtype, like->rank, like->dims);
 	gc_error e = {0}; /* small GEMMs go to BLAS, which no other node may have loaded */
 	if (gc_blas_init(&e))
@@ -239,59 +343,87 @@ int gc_prepare_ConvGradInput(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 
 /* ---- pooling ---- */
 
-#define POOL_WINDOWS_BEGIN(st) GC_POOL_WINDOWS_BEGIN(&(st)->w, (st)->in_sp, (st)->out_sp, 0, (st)->c)
-#define POOL_WINDOWS_END GC_POOL_WINDOWS_END
 
+/* Channels [c0, c1) of dX, zeroed then each window's dY added (max: to
+ * the window's first largest tap, as pool.c picks it; average: to every
+ * tap, divided by the window's count). */
 #define POOL_GRAD_DEFINE(T, sfx)                                                                   \
-	static int maxpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
-				      gc_tensor *const *out)                                       \
+	static void maxpool_grad_part_##sfx(const grad_job *j, int64_t c0, int64_t c1, int part,   \
+					    int slot)                                              \
 	{                                                                                          \
-		(void)k;                                                                           \
-		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data, *x = in[1]->data;                                       \
-		T *dx = out[0]->data;                                                              \
-		memset(dx, 0, (size_t)(st->c * st->in_sp) * sizeof(T));                            \
-		POOL_WINDOWS_BEGIN(st)                                                             \
-		int64_t best = -1;                                                                 \
+		(void)part;                                                                        \
+		(void)slot;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data, *x = j->in[1]->data;                                 \
+		T *dx = j->out[0]->data;                                                           \
+		memset(dx + c0 * st->in_sp, 0, (size_t)((c1 - c0) * st->in_sp) * sizeof(T));      \
+		GC_POOL_WINDOWS_BEGIN(&st->w, st->in_sp, st->out_sp, c0, c1)                       \
+		int64_t best = -1, d1 = w->dil[1] * W, d2 = w->dil[2];                             \
 		T mx = 0;                                                                          \
-		for (int64_t a = l0; a < h0; a++)                                                  \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			int64_t row = xo + ((s0 + a * w->dil[0]) * H + s1) * W + s2;               \
 			for (int64_t b = l1; b < h1; b++)                                          \
 				for (int64_t e = l2; e < h2; e++) {                                \
-					int64_t i = xo + ((s0 + a * w->dil[0]) * H + s1 +          \
-							  b * w->dil[1]) * W + s2 + e * w->dil[2]; \
+					int64_t i = row + b * d1 + e * d2;                         \
 					if (best < 0 || x[i] > mx) {                               \
 						best = i;                                          \
 						mx = x[i];                                         \
 					}                                                          \
 				}                                                                  \
+		}                                                                                  \
 		if (best >= 0)                                                                     \
 			dx[best] += dy[yo];                                                        \
-		POOL_WINDOWS_END                                                                   \
-		return 0;                                                                          \
+		GC_POOL_WINDOWS_END                                                                \
 	}                                                                                          \
-	static int avgpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
-				      gc_tensor *const *out)                                       \
+	static void avgpool_grad_part_##sfx(const grad_job *j, int64_t c0, int64_t c1, int part,   \
+					    int slot)                                              \
 	{                                                                                          \
-		(void)k;                                                                           \
-		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data;                                                         \
-		T *dx = out[0]->data;                                                              \
-		memset(dx, 0, (size_t)(st->c * st->in_sp) * sizeof(T));                            \
-		POOL_WINDOWS_BEGIN(st)                                                             \
+		(void)part;                                                                        \
+		(void)slot;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data;                                                      \
+		T *dx = j->out[0]->data;                                                           \
+		memset(dx + c0 * st->in_sp, 0, (size_t)((c1 - c0) * st->in_sp) * sizeof(T));      \
+		GC_POOL_WINDOWS_BEGIN(&st->w, st->in_sp, st->out_sp, c0, c1)                       \
 		int64_t cnt = st->count_include_pad                                                \
 				  ? taps_with_pad(s0, w->k[0], w->dil[0], D, w->pad_hi[0]) *       \
 					taps_with_pad(s1, w->k[1], w->dil[1], H, w->pad_hi[1]) *   \
 					taps_with_pad(s2, w->k[2], w->dil[2], W, w->pad_hi[2])     \
 				  : (h0 - l0) * (h1 - l1) * (h2 - l2);                             \
 		T g = cnt ? dy[yo] / (T)cnt : 0;                                                   \
-		for (int64_t a = l0; a < h0; a++)                                                  \
+		int64_t d1 = w->dil[1] * W, d2 = w->dil[2];                                        \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			T *row = dx + xo + ((s0 + a * w->dil[0]) * H + s1) * W + s2;               \
 			for (int64_t b = l1; b < h1; b++)                                          \
 				for (int64_t e = l2; e < h2; e++)                                  \
-					dx[xo + ((s0 + a * w->dil[0]) * H + s1 + b * w->dil[1]) * W + \
-					   s2 + e * w->dil[2]] += g;                               \
-		POOL_WINDOWS_END                                                                   \
+					row[b * d1 + e * d2] += g;                                 \
+		}                                                                                  \
+		GC_POOL_WINDOWS_END                                                                \
+	}                                                                                          \
+	static int maxpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		grad_job j = {st, in, out, NULL, st->c, maxpool_grad_part_##sfx};                  \
+		grad_par(&j, pool_threads(k, st), 0);                                              \
+		return 0;                                                                          \
+	}                                                                                          \
+	static int avgpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		grad_job j = {st, in, out, NULL, st->c, avgpool_grad_part_##sfx};                  \
+		grad_par(&j, pool_threads(k, st), 0);                                              \
 		return 0;                                                                          \
 	}
+
+/* Threads for a pooling backward: a few cycles a tap, split by channel. */
+static int pool_threads(gc_kctx *k, const grad_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	double taps = (double)w->k[0] * w->k[1] * w->k[2];
+	return gc_nn_par_threads(k->threads, (double)st->c * (st->out_sp * (taps * 2 + 4) + st->in_sp));
+}
 
 POOL_GRAD_DEFINE(float, f32)
 POOL_GRAD_DEFINE(double, f64)

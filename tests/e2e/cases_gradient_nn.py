@@ -63,6 +63,31 @@ def c_conv_groups():
     return nodes, v, {}, 13, fn
 
 
+def c_conv_batch_split():
+    # enough work that the backward splits the samples (5: uneven parts)
+    # and the groups over two threads, each with its own columns
+    r = _rng(46)
+    v = {"X": _f(r, 5, 8, 20, 20), "W": _f(r, 16, 4, 3, 3), "B": _f(r, 16)}
+    from onnx import helper
+    nodes = [helper.make_node("Conv", ["X", "W", "B"], ["o"], group=2, pads=[1, 1, 1, 1])]
+
+    def fn(torch, F, X, W, B):
+        return F.conv2d(X, W, B, padding=1, groups=2)
+    return nodes, v, {}, 13, fn
+
+
+def c_conv_one_sample_large():
+    # one sample: the backward's GEMMs themselves split over the threads
+    r = _rng(47)
+    v = {"X": _f(r, 1, 8, 40, 36), "W": _f(r, 16, 8, 3, 3)}
+    from onnx import helper
+    nodes = [helper.make_node("Conv", ["X", "W"], ["o"], strides=[2, 1])]
+
+    def fn(torch, F, X, W):
+        return F.conv2d(X, W, stride=(2, 1))
+    return nodes, v, {}, 13, fn
+
+
 def c_conv1d():
     r = _rng(2)
     v = {"X": _f(r, 2, 3, 9), "W": _f(r, 4, 3, 3)}
