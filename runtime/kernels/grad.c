@@ -31,6 +31,7 @@ typedef struct grad_state {
 	int64_t col;  /* conv: elements of one thread's columns */
 	int slots;    /* conv: threads with their own scratch (1: the GEMMs split) */
 	int count_include_pad;
+	bool inside; /* pooling: every window inside X, no dilation */
 } grad_state;
 
 /* Conv: threads with their own columns (and weight-gradient partial). */
@@ -348,6 +349,35 @@ int gc_prepare_ConvGradInput(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
  * the window's first largest tap, as pool.c picks it; average: to every
  * tap, divided by the window's count). */
 #define POOL_GRAD_DEFINE(T, sfx)                                                                   \
+	/* every window inside X, no dilation: no taps to clip */                                  \
+	static void maxpool_grad_inside_##sfx(const grad_state *st, const T *dy, const T *x, T *dx, \
+					      int64_t c0, int64_t c1)                              \
+	{                                                                                          \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t H = w->in[1], W = w->in[2], k0 = w->k[0], k1 = w->k[1], k2 = w->k[2];      \
+		for (int64_t ch = c0; ch < c1; ch++) {                                             \
+			const T *xc = x + ch * st->in_sp, *dyc = dy + ch * st->out_sp;             \
+			T *dxc = dx + ch * st->in_sp;                                              \
+			for (int64_t od = 0; od < w->out[0]; od++)                                 \
+				for (int64_t oh = 0; oh < w->out[1]; oh++, dyc += w->out[2]) {     \
+					int64_t row = (od * w->stride[0] * H + oh * w->stride[1]) * W; \
+					for (int64_t ow = 0; ow < w->out[2]; ow++) {               \
+						int64_t at = row + ow * w->stride[2], best = at;   \
+						T mx = xc[at];                                     \
+						for (int64_t a = 0; a < k0; a++)                   \
+							for (int64_t b = 0; b < k1; b++)           \
+								for (int64_t e = 0; e < k2; e++) { \
+									int64_t i = at + (a * H + b) * W + e; \
+									if (xc[i] > mx) {  \
+										best = i;  \
+										mx = xc[i]; \
+									}                  \
+								}                          \
+						dxc[best] += dyc[ow];                              \
+					}                                                          \
+				}                                                                  \
+		}                                                                                  \
+	}                                                                                          \
 	static void maxpool_grad_part_##sfx(const grad_job *j, int64_t c0, int64_t c1, int part,   \
 					    int slot)                                              \
 	{                                                                                          \
@@ -357,6 +387,10 @@ int gc_prepare_ConvGradInput(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 		const T *dy = j->in[0]->data, *x = j->in[1]->data;                                 \
 		T *dx = j->out[0]->data;                                                           \
 		memset(dx + c0 * st->in_sp, 0, (size_t)((c1 - c0) * st->in_sp) * sizeof(T));      \
+		if (st->inside) {                                                                  \
+			maxpool_grad_inside_##sfx(st, dy, x, dx, c0, c1);                          \
+			return;                                                                    \
+		}                                                                                  \
 		GC_POOL_WINDOWS_BEGIN(&st->w, st->in_sp, st->out_sp, c0, c1)                       \
 		int64_t best = -1, d1 = w->dil[1] * W, d2 = w->dil[2];                             \
 		T mx = 0;                                                                          \
@@ -455,6 +489,10 @@ static int pool_grad_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	st->in_sp = w.in[0] * w.in[1] * w.in[2];
 	st->out_sp = w.out[0] * w.out[1] * w.out[2];
 	st->count_include_pad = cip != 0;
+	st->inside = true;
+	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
+		st->inside &= w.dil[d] == 1 && w.pad_lo[d] == 0 &&
+			      (w.out[d] - 1) * w.stride[d] + w.k[d] <= w.in[d];
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	bool f = x->dtype == GC_DTYPE_FLOAT;
 	n->run = is_max ? (f ? maxpool_grad_f32 : maxpool_grad_f64)

@@ -230,6 +230,19 @@ def c_maxpool():
     return nodes, v, {}, 13, fn
 
 
+def c_maxpool_inside_split():
+    # overlapping windows all inside X (the no-clipping path), enough
+    # channels to split over two threads
+    r = _rng(48)
+    v = {"X": _f(r, 4, 16, 24, 24)}
+    from onnx import helper
+    nodes = [helper.make_node("MaxPool", ["X"], ["o"], kernel_shape=[3, 3], strides=[2, 2])]
+
+    def fn(torch, F, X):
+        return F.max_pool2d(X, 3, stride=2)
+    return nodes, v, {}, 13, fn
+
+
 def c_avgpool_exclude_pad():
     r = _rng(7)
     v = {"X": _f(r, 2, 3, 7, 8)}
