@@ -1,10 +1,10 @@
 /*
  * The backward kernels of grad.h, float32 and float64. Convolution goes
- * through im2col / col2im and GEMMs: the samples (and groups) are split over
- * the nn-par pool, each thread with its own columns in scratch; the weight
- * gradient sums one partial per part, in part order (the same result
- * whatever thread ran which part). With one sample, or one thread, the
- * GEMMs themselves are split (gc_nn_sgemm). Pooling walks each window as
+ * through im2col / col2im and GEMMs split over the nn-par pool, each
+ * thread with its own columns in scratch: the weight gradient by its
+ * columns (every sum in sample order, whatever thread ran which part), the
+ * input gradient by sample and group. With one thread, or one sample and
+ * group for the input gradient, the GEMMs themselves split (gc_nn_sgemm). Pooling walks each window as
  * the forward kernels do (pool.c), so that the windows agree to the tap,
  * channels split over the pool.
  */
@@ -34,7 +34,7 @@ typedef struct grad_state {
 	bool inside; /* pooling: every window inside X, no dilation */
 } grad_state;
 
-/* Conv: threads with their own columns (and weight-gradient partial). */
+/* Conv: threads with their own columns. */
 #define GRAD_SLOTS 4
 
 /* Work over `units` split over the pool: fn(job, u0, u1, part, slot). */
@@ -110,60 +110,62 @@ static inline int64_t ceil_div(int64_t a, int64_t b)
 }
 
 /*
- * im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l].
+ * im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l],
+ * rows [r0, r1) of it (col holds those rows).
  * Per row of output positions, the columns whose tap lands inside the input
  * are one strided range [lo, hi): no test per element.
  */
 #define COL_DEFINE(T, sfx)                                                                         \
-	GC_NN_SIMD static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col)          \
+	GC_NN_SIMD static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col,          \
+					 int64_t r0, int64_t r1)                                   \
 	{                                                                                          \
 		const gc_nn_window *w = &st->w;                                                    \
 		int64_t D = w->in[0], H = w->in[1], W = w->in[2], OW = w->out[2];                  \
 		int64_t s2 = w->stride[2];                                                         \
 		T *row = col;                                                                      \
-		for (int64_t c = 0; c < st->cg; c++)                                               \
-			for (int64_t a = 0; a < w->k[0]; a++)                                      \
-				for (int64_t b = 0; b < w->k[1]; b++)                              \
-					for (int64_t e = 0; e < w->k[2]; e++, row += st->l) {     \
-						int64_t off = e * w->dil[2] - w->pad_lo[2];        \
-						int64_t lo = ceil_div(-off, s2), hi = ceil_div(W - off, s2); \
-						lo = lo < 0 ? 0 : lo > OW ? OW : lo;               \
-						hi = hi > OW ? OW : hi < lo ? lo : hi;             \
-						T *dst = row;                                      \
-						for (int64_t od = 0; od < w->out[0]; od++) {       \
-							int64_t i0 = od * w->stride[0] -           \
-								     w->pad_lo[0] + a * w->dil[0]; \
-							for (int64_t oh = 0; oh < w->out[1];       \
-							     oh++, dst += OW) {                    \
-								int64_t i1 = oh * w->stride[1] -   \
-									     w->pad_lo[1] +        \
-									     b * w->dil[1];        \
-								bool in = i0 >= 0 && i0 < D &&     \
-									  i1 >= 0 && i1 < H;       \
-								T *xr = x + ((c * D + i0) * H + i1) * W + off; \
-								int64_t l0 = in ? lo : OW, l1 = in ? hi : OW; \
-								if (to_col) {                      \
-									for (int64_t o = 0; o < l0; o++) \
-										dst[o] = 0;        \
-									if (s2 == 1 && l1 > l0) \
-										memcpy(dst + l0, xr + l0, \
-										       (size_t)(l1 - l0) * sizeof(T)); \
-									else                       \
-										for (int64_t o = l0; o < l1; o++) \
-											dst[o] = xr[o * s2]; \
-									for (int64_t o = l1; o < OW; o++) \
-										dst[o] = 0;        \
-								} else {                           \
-									if (s2 == 1)               \
-										for (int64_t o = l0; o < l1; o++) \
-											xr[o] += dst[o]; \
-									else                       \
-										for (int64_t o = l0; o < l1; o++) \
-											xr[o * s2] += dst[o]; \
-								}                                  \
-							}                                          \
-						}                                                  \
+		for (int64_t r = r0; r < r1; r++, row += st->l) {                                  \
+			int64_t e = r % w->k[2], b = r / w->k[2] % w->k[1];                        \
+			int64_t a = r / (w->k[2] * w->k[1]) % w->k[0];                             \
+			int64_t c = r / (w->k[2] * w->k[1] * w->k[0]);                             \
+			int64_t off = e * w->dil[2] - w->pad_lo[2];                                \
+			int64_t lo = ceil_div(-off, s2), hi = ceil_div(W - off, s2);               \
+			lo = lo < 0 ? 0 : lo > OW ? OW : lo;                                       \
+			hi = hi > OW ? OW : hi < lo ? lo : hi;                                     \
+			T *dst = row;                                                              \
+			for (int64_t od = 0; od < w->out[0]; od++) {                               \
+				int64_t i0 = od * w->stride[0] -                                   \
+					     w->pad_lo[0] + a * w->dil[0];                         \
+				for (int64_t oh = 0; oh < w->out[1];                               \
+				     oh++, dst += OW) {                                            \
+					int64_t i1 = oh * w->stride[1] -                           \
+						     w->pad_lo[1] +                                \
+						     b * w->dil[1];                                \
+					bool in = i0 >= 0 && i0 < D &&                             \
+						  i1 >= 0 && i1 < H;                               \
+					T *xr = x + ((c * D + i0) * H + i1) * W + off;             \
+					int64_t l0 = in ? lo : OW, l1 = in ? hi : OW;              \
+					if (to_col) {                                              \
+						for (int64_t o = 0; o < l0; o++)                   \
+							dst[o] = 0;                                \
+						if (s2 == 1 && l1 > l0)                            \
+							memcpy(dst + l0, xr + l0,                  \
+							       (size_t)(l1 - l0) * sizeof(T));     \
+						else                                               \
+							for (int64_t o = l0; o < l1; o++)          \
+								dst[o] = xr[o * s2];               \
+						for (int64_t o = l1; o < OW; o++)                  \
+							dst[o] = 0;                                \
+					} else {                                                   \
+						if (s2 == 1)                                       \
+							for (int64_t o = l0; o < l1; o++)          \
+								xr[o] += dst[o];                   \
+						else                                               \
+							for (int64_t o = l0; o < l1; o++)          \
+								xr[o * s2] += dst[o];              \
 					}                                                          \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
 	}
 
 COL_DEFINE(float, f32)
@@ -172,27 +174,28 @@ COL_DEFINE(double, f64)
 /*
  * dW[g] = sum over samples of dY[n, g] (mg x l) @ col(X[n, g])^T (l x ck);
  * dX[n, g] = col2im(W[g]^T (ck x mg) @ dY[n, g] (mg x l)). Split over the
- * pool: dX by (sample, group), dW by runs of samples, part p summing into
- * dW itself (p = 0) or its partial, added to dW in part order after.
+ * pool: dW by its columns (rows of col: each part makes only its rows and
+ * sums its samples in order), dX by (sample, group); each thread has its
+ * own columns. Many small parts: a thread the system does not schedule
+ * holds up little.
  */
 #define CONV_GRAD_DEFINE(T, sfx, gemm)                                                             \
-	static void conv_gw_part_##sfx(const grad_job *j, int64_t s0, int64_t s1, int part,        \
+	static void conv_gw_part_##sfx(const grad_job *j, int64_t r0, int64_t r1, int part,        \
 				       int slot)                                                   \
 	{                                                                                          \
+		(void)part;                                                                        \
 		const grad_state *st = j->st;                                                      \
 		const T *dy = j->in[0]->data;                                                      \
-		T *x = j->in[1]->data, *col = (T *)j->scratch + (size_t)slot * st->col;            \
-		T *dw = part ? (T *)j->scratch + (size_t)st->slots * st->col +                     \
-				       (size_t)(part - 1) * st->m * st->ck                         \
-			     : j->out[0]->data;                                                    \
-		int threads = j->units > 1 ? 1 : 0; /* split over samples, or in the GEMMs */      \
-		for (int64_t s = s0; s < s1; s++)                                                  \
+		T *x = j->in[1]->data, *dw = j->out[0]->data;                                      \
+		T *col = (T *)j->scratch + (size_t)slot * st->col;                                 \
+		for (int64_t s = 0; s < st->n; s++)                                                \
 			for (int64_t g = 0; g < st->group; g++) {                                  \
-				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true); \
-				gemm(threads ? 1 : j->st->slots, false, true, (int)st->mg,         \
-				     (int)st->ck, (int)st->l, 1,                                   \
+				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true, \
+					  r0, r1);                                                 \
+				gemm(j->units > 1 ? 1 : st->slots, false, true, (int)st->mg,       \
+				     (int)(r1 - r0), (int)st->l, 1,                                \
 				     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, col,       \
-				     (int)st->l, s > s0 ? 1 : 0, dw + g * st->mg * st->ck,         \
+				     (int)st->l, s ? 1 : 0, dw + g * st->mg * st->ck + r0,         \
 				     (int)st->ck);                                                 \
 			}                                                                          \
 	}                                                                                          \
@@ -203,61 +206,52 @@ COL_DEFINE(double, f64)
 		const grad_state *st = j->st;                                                      \
 		const T *dy = j->in[0]->data, *wt = j->in[1]->data;                                \
 		T *dx = j->out[0]->data, *col = (T *)j->scratch + (size_t)slot * st->col;          \
-		int threads = j->units > 1 ? 1 : st->slots;                                        \
 		for (int64_t u = u0; u < u1; u++) {                                                \
 			int64_t s = u / st->group, g = u % st->group;                              \
 			T *dxg = dx + (s * st->c + g * st->cg) * st->in_sp;                        \
-			gemm(threads, true, false, (int)st->ck, (int)st->l, (int)st->mg, 1,        \
-			     wt + g * st->mg * st->ck, (int)st->ck,                                \
+			gemm(j->units > 1 ? 1 : st->slots, true, false, (int)st->ck, (int)st->l,   \
+			     (int)st->mg, 1, wt + g * st->mg * st->ck, (int)st->ck,                \
 			     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, 0, col,            \
 			     (int)st->l);                                                          \
 			memset(dxg, 0, (size_t)(st->cg * st->in_sp) * sizeof(T));                 \
-			col_##sfx(st, dxg, col, false);                                            \
+			col_##sfx(st, dxg, col, false, 0, st->ck);                                 \
 		}                                                                                  \
+	}                                                                                          \
+	/* units: of the split; one (or one thread): the GEMMs split instead */                    \
+	static void conv_grad_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,        \
+					gc_tensor *const *out, int64_t units,                      \
+					void (*fn)(const grad_job *, int64_t, int64_t, int, int))  \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		grad_job j = {st, in, out, k->scratch, units, fn};                                 \
+		int t = conv_threads(k, st);                                                       \
+		if (t <= 1 || units < 2) {                                                         \
+			grad_state one = *st;                                                      \
+			one.slots = k->threads;                                                    \
+			j.st = &one;                                                               \
+			j.units = 1;                                                               \
+			fn(&j, 0, units, 0, 0);                                                    \
+			return;                                                                    \
+		}                                                                                  \
+		grad_par(&j, t, 0);                                                                \
 	}                                                                                          \
 	static int conv_gw_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
 				 gc_tensor *const *out)                                            \
 	{                                                                                          \
 		const grad_state *st = n->state;                                                   \
-		grad_job j = {st, in, out, k->scratch, st->n, conv_gw_part_##sfx};                 \
-		int t = conv_threads(k, st);                                                       \
-		int parts = t < st->n ? t : (int)st->n;                                            \
-		if (parts <= 1) { /* one part: the GEMMs split over the threads */                 \
-			grad_state one = *st;                                                      \
-			one.slots = k->threads;                                                    \
-			j.st = &one;                                                               \
-			j.units = 1;                                                               \
-			conv_gw_part_##sfx(&j, 0, st->n, 0, 0);                                    \
-			return 0;                                                                  \
-		}                                                                                  \
-		grad_par(&j, t, parts);                                                            \
-		T *dw = out[0]->data;                                                              \
-		const T *part = (const T *)k->scratch + (size_t)st->slots * st->col;               \
-		for (int p = 1; p < parts; p++, part += st->m * st->ck)                            \
-			for (int64_t i = 0; i < st->m * st->ck; i++)                               \
-				dw[i] += part[i];                                                  \
+		conv_grad_run_##sfx(k, n, in, out, st->ck, conv_gw_part_##sfx);                    \
 		return 0;                                                                          \
 	}                                                                                          \
 	static int conv_gx_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
 				 gc_tensor *const *out)                                            \
 	{                                                                                          \
 		const grad_state *st = n->state;                                                   \
-		grad_job j = {st, in, out, k->scratch, st->n * st->group, conv_gx_part_##sfx};     \
-		int t = conv_threads(k, st);                                                       \
-		if (t <= 1 || j.units < 2) {                                                       \
-			grad_state one = *st;                                                      \
-			one.slots = k->threads;                                                    \
-			j.st = &one;                                                               \
-			j.units = 1; /* the GEMMs split over the threads */                        \
-			conv_gx_part_##sfx(&j, 0, st->n * st->group, 0, 0);                        \
-			return 0;                                                                  \
-		}                                                                                  \
-		grad_par(&j, t, 0);                                                                \
+		conv_grad_run_##sfx(k, n, in, out, st->n * st->group, conv_gx_part_##sfx);         \
 		return 0;                                                                          \
 	}
 
-/* Threads for a conv backward split over samples: those with scratch, as
- * many as the GEMMs' work is worth. */
+/* Threads for a conv backward: those with scratch, as many as the GEMMs'
+ * work is worth. */
 static int conv_threads(gc_kctx *k, const grad_state *st)
 {
 	int t = k->threads < st->slots ? k->threads : st->slots;
@@ -311,14 +305,14 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 	    st->l > INT32_MAX || st->ck > INT32_MAX)
 		return gc_kerr(k, GC_ELIMIT, "the im2col buffer (%" PRId64 " x %" PRId64
 			       ") is too large", st->ck, st->l);
-	/* a thread's columns, and the weight gradient's partials of all but the
-	 * first part; one thread (GEMMs split) when that much is too much */
-	uint64_t es = x->dtype == GC_DTYPE_FLOAT ? 4 : 8, wsz = (uint64_t)(st->m * st->ck);
+	/* each thread's columns; fewer threads, down to 1 (the GEMMs split),
+	 * past 64 MiB */
+	uint64_t es = x->dtype == GC_DTYPE_FLOAT ? 4 : 8;
 	st->col = col;
 	st->slots = GRAD_SLOTS;
-	if (((uint64_t)col + wsz) * GRAD_SLOTS * es > ((uint64_t)1 << 28))
-		st->slots = 1;
-	n->scratch_bytes = ((uint64_t)col * (uint64_t)st->slots + wsz * (uint64_t)(st->slots - 1)) * es;
+	while (st->slots > 1 && (uint64_t)col * (uint64_t)st->slots * es > ((uint64_t)1 << 26))
+		st->slots /= 2;
+	n->scratch_bytes = (uint64_t)col * (uint64_t)st->slots * es;
 	gc_set_shape(out, x->dtype, like->rank, like->dims);
 	gc_error e = {0}; /* small GEMMs go to BLAS, which no other node may have loaded */
 	if (gc_blas_init(&e))

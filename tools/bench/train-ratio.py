@@ -6,11 +6,13 @@
           batch 8 of 1x8x8), made here with onnx.helper, the package ops
           as in the demo
 Each: the forward model (loss from the batch) and `graphcc train-program
---optimizer sgd` of it, both run through the Python module (one session
-each, the batch fixed), timed round-robin (forward, step, forward, ...) over
-ROUNDS rounds of REPS runs; prints the median per run and step / forward.
+--optimizer sgd` of it, each in a bench worker (tools/bench/graphcc-worker.c:
+one session, the batch set once, the session keeping the params), timed
+round-robin (forward, step, forward, ...) over ROUNDS rounds of REPS runs of
+every build given; prints the median ms per run and step / forward.
 
-  PYTHONPATH=build/python python3 tools/bench/train-ratio.py build [THREADS] [ROUNDS]
+  make build/bench/graphcc-worker
+  python3 tools/bench/train-ratio.py THREADS ROUNDS build [build-old ...]
 """
 import os
 import subprocess
@@ -18,11 +20,8 @@ import sys
 import tempfile
 import time
 
-BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
-sys.path.insert(0, os.path.join(BUILD, "python"))
-import graphcc  # noqa: E402  before NumPy loads OpenBLAS (docs/python.md, BLAS)
-import numpy as np  # noqa: E402
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
 
 
 def _conv2(r):
@@ -75,31 +74,57 @@ def _files(d, name, spec, build):
     return fwd, prog, ops, xs, classes
 
 
+class Worker:
+    def __init__(self, build, threads, model, ops, feeds):
+        cmd = [os.path.join(build, "bench", "graphcc-worker"), "--threads", str(threads)]
+        for o in ops:
+            cmd += ["--ops", o]
+        self.p = subprocess.Popen(cmd + [model] + ["%s=%s" % kv for kv in feeds.items()],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline()
+        if not line.startswith("ready"):
+            raise SystemExit("%s: %s" % (model, line))
+
+    def run(self, k):
+        self.p.stdin.write("run %d\n" % k)
+        self.p.stdin.flush()
+        line = self.p.stdout.readline().split()
+        if line[:1] != ["ok"]:
+            raise SystemExit("worker: %s" % line)
+        return float(line[1])
+
+    def close(self):
+        self.p.stdin.write("quit\n")
+        self.p.stdin.flush()
+        self.p.wait()
+
+
 def main():
-    build = BUILD
-    threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+    threads, rounds, builds = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
     r = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as d:
-        for name, spec in (("conv2", _conv2(r)), ("demo", _demo(r, build))):
-            fwd, prog, ops, xs, classes = _files(d, name, spec, build)
-            feeds = {"x": r.standard_normal(xs).astype(np.float32),
-                     "labels": r.integers(0, classes, xs[0]).astype(np.int64)}
-            sf = graphcc.Session(fwd, ops=ops, threads=threads)
-            st = graphcc.Session(prog, threads=threads)
+        for name, spec in (("conv2", _conv2(r)), ("demo", _demo(r, builds[0]))):
+            fwd, prog, ops, xs, classes = _files(d, name, spec, builds[0])
+            feeds = {"x": os.path.join(d, "x.npy"), "labels": os.path.join(d, "labels.npy")}
+            np.save(feeds["x"], r.standard_normal(xs).astype(np.float32))
+            np.save(feeds["labels"], r.integers(0, classes, xs[0]).astype(np.int64))
+            work = []
+            for b in builds:
+                # each build makes its own training program from the model
+                p = _files(d, "%s-%d" % (name, len(work)), spec, b)[1] if b != builds[0] else prog
+                work.append((b, Worker(b, threads, fwd, ops, feeds), Worker(b, threads, p, [], feeds)))
             reps = 20 if name == "conv2" else 200
-            times = {"forward": [], "step": []}
-            for s in (sf, st):
-                s.run(feeds)
+            times = {(b, k): [] for b, _, _ in work for k in ("forward", "step")}
             for _ in range(rounds):
-                for key, s in (("forward", sf), ("step", st)):
-                    t0 = time.perf_counter()
-                    for _ in range(reps):
-                        s.run(feeds, outputs=["loss"])
-                    times[key].append((time.perf_counter() - t0) / reps)
-            f, s = np.median(times["forward"]), np.median(times["step"])
-            print("%-6s threads %d: forward %.3f ms, step %.3f ms, step/forward %.2f"
-                  % (name, threads, f * 1e3, s * 1e3, s / f))
+                for b, wf, ws in work:
+                    times[(b, "forward")].append(wf.run(reps))
+                    times[(b, "step")].append(ws.run(reps))
+            for b, wf, ws in work:
+                f, s = np.median(times[(b, "forward")]), np.median(times[(b, "step")])
+                print("%-6s %-24s threads %d: forward %.3f ms, step %.3f ms, step/forward %.2f"
+                      % (name, b, threads, f, s, s / f))
+                wf.close()
+                ws.close()
 
 
 if __name__ == "__main__":
