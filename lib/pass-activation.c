@@ -253,32 +253,11 @@ static int fuse_hswish_mul(gc_edit *e, int32_t i)
 	return 0;
 }
 
-/* The walk of gc_edit_each over com.graphcc::Swish nodes. */
-static int each_swish(gc_pass_ctx *ctx)
-{
-	gc_edit e;
-	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
-	for (int32_t i = 0; !rc && i < ctx->g->n_nodes; i++) {
-		const gc_irnode *n = &ctx->g->nodes[i];
-		if (gc_edit_is_removed(&e, i) || strcmp(n->domain, GC_DOMAIN_GRAPHCC) ||
-		    strcmp(n->op_type, "Swish"))
-			continue;
-		int r = fuse_one(&e, i);
-		if (r < 0)
-			rc = r;
-		else
-			ctx->changed += r;
-	}
-	gc_edit_finish(&e);
-	return rc;
-}
-
 int gc_pass_fuse_activation(gc_pass_ctx *ctx)
 {
-	static const char *const ops[] = {"Relu", "Clip", "LeakyRelu", "HardSwish", NULL};
+	static const char *const ops[] = {"Relu",      "Clip", "LeakyRelu",
+					  "HardSwish", GC_DOMAIN_GRAPHCC "::Swish", NULL};
 	static const char *const muls[] = {"Mul", NULL};
 	int rc = gc_edit_each(ctx, ops, fuse_one);
-	if (!rc)
-		rc = gc_edit_each(ctx, muls, fuse_hswish_mul);
-	return rc ? rc : each_swish(ctx);
+	return rc ? rc : gc_edit_each(ctx, muls, fuse_hswish_mul);
 }
