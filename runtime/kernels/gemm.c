@@ -148,10 +148,16 @@ int gc_nn_act_init(gc_kctx *k, gc_dtype dtype, gc_nn_act *a)
 	} else if (!strcmp(kind, "LeakyRelu")) {
 		a->kind = GC_NN_ACT_LEAKY;
 		a->alpha = gc_attr_f(k, "_gc_alpha", 0.01f);
+	} else if (!strcmp(kind, "Swish")) {
+		a->kind = GC_NN_ACT_SWISH;
+	} else if (!strcmp(kind, "HardSwish")) {
+		a->kind = GC_NN_ACT_HSWISH;
+		a->alpha = gc_attr_f(k, "_gc_alpha", (float)(1.0 / 6));
+		a->beta = gc_attr_f(k, "_gc_beta", 0.5f);
 	} else {
 		return gc_kerr(k, GC_EINVAL,
-			       "attribute _gc_activation is \"%s\"; graphcc fuses Relu, Clip and "
-			       "LeakyRelu",
+			       "attribute _gc_activation is \"%s\"; graphcc fuses Relu, Clip, "
+			       "LeakyRelu, Swish and HardSwish",
 			       kind);
 	}
 	return gc_kok(k);

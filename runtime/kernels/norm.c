@@ -667,25 +667,42 @@ typedef struct in_state {
 	double eps;
 } in_state;
 
+typedef struct in_job {
+	const in_state *st;
+	const gc_tensor *scale, *bias;
+	const void *x;
+	void *y;
+} in_job;
+
+/* Planes (batch item, channel) [lo, hi) of a part. */
 #define IN_DEFINE(T, sfx, SUM, SUMSQ)                                                              \
-	GC_NN_SIMD static int instnorm_run_##sfx(gc_kctx *k, const gc_node *n,                     \
-						 gc_tensor *const *in, gc_tensor *const *out)      \
+	GC_NN_SIMD static void in_part_##sfx(void *arg, int part, int parts, int slot)             \
 	{                                                                                          \
-		(void)k;                                                                           \
+		(void)slot;                                                                        \
+		const in_job *j = arg;                                                             \
+		const in_state *st = j->st;                                                        \
+		int64_t lo, hi;                                                                    \
+		gc_nn_part_range(st->n * st->c, part, parts, &lo, &hi);                            \
+		for (int64_t bc = lo; bc < hi; bc++) {                                             \
+			int64_t c = bc % st->c;                                                    \
+			const T *xs = (const T *)j->x + bc * st->inner;                            \
+			T *ys = (T *)j->y + bc * st->inner;                                        \
+			T mean = SUM(xs, st->inner) / (T)st->inner;                                \
+			T var = SUMSQ(xs, mean, st->inner) / (T)st->inner;                         \
+			T a = (T)(gc_kv_load(j->scale, c) / sqrt((double)var + st->eps));          \
+			T sh = (T)gc_kv_load(j->bias, c) - mean * a;                               \
+			for (int64_t i = 0; i < st->inner; i++)                                    \
+				ys[i] = xs[i] * a + sh;                                            \
+		}                                                                                  \
+	}                                                                                          \
+	static int instnorm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
 		const in_state *st = n->state;                                                     \
-		const T *x = in[0]->data;                                                          \
-		T *y = out[0]->data;                                                               \
-		for (int64_t b = 0; b < st->n; b++)                                                \
-			for (int64_t c = 0; c < st->c; c++) {                                      \
-				const T *xs = x + (b * st->c + c) * st->inner;                     \
-				T *ys = y + (b * st->c + c) * st->inner;                           \
-				T mean = SUM(xs, st->inner) / (T)st->inner;                        \
-				T var = SUMSQ(xs, mean, st->inner) / (T)st->inner;                 \
-				T a = (T)(gc_kv_load(in[1], c) / sqrt((double)var + st->eps));     \
-				T sh = (T)gc_kv_load(in[2], c) - mean * a;                         \
-				for (int64_t i = 0; i < st->inner; i++)                            \
-					ys[i] = xs[i] * a + sh;                                    \
-			}                                                                          \
+		in_job j = {st, in[1], in[2], in[0]->data, out[0]->data};                          \
+		int64_t items = st->n * st->c;                                                     \
+		int t = gc_nn_par_threads(k->threads, 4.0 * (double)(items * st->inner));          \
+		gc_nn_run_parts(t, items, in_part_##sfx, &j);                                      \
 		return 0;                                                                          \
 	}
 

@@ -53,6 +53,16 @@ typedef struct tap {
 	double *w;
 } tap;
 
+/* One output position of the float fast path: the taps of nonzero weight
+ * (w1 == 0: one tap, i1 == i0). */
+typedef struct ftap {
+	int64_t i0, i1;
+	float w0, w1;
+} ftap;
+
+/* How a row of the fast path is made from an input row. */
+enum { FX_COPY, FX_REPEAT, FX_GATHER, FX_BLEND2, FX_BLEND };
+
 typedef struct resize_plan {
 	int32_t rank;
 	int64_t idims[GC_MAX_RANK], odims[GC_MAX_RANK];
@@ -60,7 +70,13 @@ typedef struct resize_plan {
 	tap *taps[GC_MAX_RANK];
 	double extrapolation;
 	int64_t buf_elems; /* per scratch buffer */
-	tap storage[]; /* the taps, then their indices, then their weights */
+	/* float32, nearest or linear, only the last two axes resized: */
+	bool fast;
+	int fx_kind;	    /* FX_*, along the last axis */
+	int64_t fx_rep;	    /* FX_REPEAT: each input repeated fx_rep times */
+	ftap *fy, *fx;	    /* taps of the last two axes */
+	int64_t fh, fw, fo; /* input rows, input columns, planes */
+	tap storage[]; /* the taps, their indices, their weights, the fast path's ftaps */
 } resize_plan;
 
 static const char *const mode_names[] = {"nearest", "linear", "cubic"};
@@ -277,9 +293,183 @@ static void resize_pass(int threads, resize_job *j, double cycles)
 		gc_nn_parallel(t, gc_nn_par_parts(t, j->items), resize_part, j);
 }
 
+/* ---- float32 fast path: nearest and linear over the last two axes ---- */
+
+enum { RS_SLOTS = 8 }; /* threads (per-thread row buffers) */
+
+/* Output row dst (p->odims[rank - 1] long) from input row s. */
+static void fast_hrow(const resize_plan *p, const float *restrict s, float *restrict dst)
+{
+	const int64_t wo = p->odims[p->rank - 1];
+	const ftap *restrict t = p->fx;
+	switch (p->fx_kind) {
+	case FX_COPY:
+		memcpy(dst, s, (size_t)wo * sizeof *dst);
+		break;
+	case FX_REPEAT:
+		if (p->fx_rep == 2) {
+			for (int64_t i = 0; i < p->fw; i++)
+				dst[2 * i] = dst[2 * i + 1] = s[i];
+		} else {
+			for (int64_t i = 0; i < p->fw; i++)
+				for (int64_t q = 0; q < p->fx_rep; q++)
+					dst[i * p->fx_rep + q] = s[i];
+		}
+		break;
+	case FX_GATHER:
+		for (int64_t i = 0; i < wo; i++)
+			dst[i] = s[t[i].i0];
+		break;
+	case FX_BLEND2:
+		for (int64_t i = 0; i < wo; i++)
+			dst[i] = t[i].w0 * s[t[i].i0] + t[i].w1 * s[t[i].i1];
+		break;
+	default:
+		for (int64_t i = 0; i < wo; i++) {
+			float v = t[i].w0 * s[t[i].i0];
+			if (t[i].w1 != 0)
+				v += t[i].w1 * s[t[i].i1];
+			dst[i] = v;
+		}
+	}
+}
+
+typedef struct fast_job {
+	const resize_plan *p;
+	const float *x;
+	float *y, *scratch;
+} fast_job;
+
+/* Input row `row` (plane * fh + y) made into a row of the output's width:
+ * one of the slot's two buffers, computed unless it holds it already, never
+ * the one holding `keep`. */
+static const float *fast_src(const fast_job *j, float *buf[2], int64_t tag[2], int64_t row,
+			     int64_t keep)
+{
+	for (int b = 0; b < 2; b++)
+		if (tag[b] == row)
+			return buf[b];
+	int b = tag[0] == keep ? 1 : 0;
+	fast_hrow(j->p, j->x + row * j->p->fw, buf[b]);
+	tag[b] = row;
+	return buf[b];
+}
+
+/* Output rows [r0, r1) of all planes, rows of each plane in order. */
+static void fast_part(void *arg, int part, int parts, int slot)
+{
+	const fast_job *j = arg;
+	const resize_plan *p = j->p;
+	const int64_t wo = p->odims[p->rank - 1], ho = p->odims[p->rank - 2];
+	int64_t r0, r1;
+	gc_nn_part_range(p->fo * ho, part, parts, &r0, &r1);
+	float *buf[2] = {j->scratch + (int64_t)slot * 2 * wo, j->scratch + (int64_t)slot * 2 * wo + wo};
+	int64_t tag[2] = {-1, -1}, last = -1;
+	for (int64_t r = r0; r < r1; r++) {
+		const ftap *t = &p->fy[r % ho];
+		int64_t plane = r / ho * p->fh;
+		float *restrict dst = j->y + r * wo;
+		if (t->w1 == 0 && t->w0 == 1) {
+			if (last == plane + t->i0)
+				memcpy(dst, dst - wo, (size_t)wo * sizeof *dst);
+			else
+				fast_hrow(p, j->x + (plane + t->i0) * p->fw, dst);
+			last = plane + t->i0;
+			continue;
+		}
+		last = -1;
+		const float *restrict a = fast_src(j, buf, tag, plane + t->i0, -1);
+		const float w0 = t->w0, w1 = t->w1;
+		if (w1 == 0) {
+			for (int64_t i = 0; i < wo; i++)
+				dst[i] = w0 * a[i];
+			continue;
+		}
+		const float *restrict b = fast_src(j, buf, tag, plane + t->i1, plane + t->i0);
+		for (int64_t i = 0; i < wo; i++)
+			dst[i] = w0 * a[i] + w1 * b[i];
+	}
+}
+
+static void run_fast(gc_kctx *k, const resize_plan *p, const float *x, float *y)
+{
+	const int64_t rows = p->fo * p->odims[p->rank - 2], wo = p->odims[p->rank - 1];
+	fast_job j = {.p = p, .x = x, .y = y, .scratch = k->scratch};
+	double per = p->fx_kind == FX_COPY || p->fx_kind == FX_REPEAT ? 0.5 : 3;
+	int t = gc_nn_par_threads(k->threads < RS_SLOTS ? k->threads : RS_SLOTS,
+				  per * (double)rows * (double)wo);
+	gc_nn_run_parts(t, rows, fast_part, &j);
+}
+
+/* The fast path's taps of axis d from the plan's, or false when some
+ * position has no tap of nonzero weight. */
+static bool fast_taps(const resize_plan *p, int d, ftap *f)
+{
+	for (int64_t i = 0; i < p->odims[d]; i++) {
+		const tap *t = &p->taps[d][i];
+		int m = 0;
+		int64_t idx[2] = {0, 0};
+		float w[2] = {0, 0};
+		for (int q = 0; q < t->n; q++)
+			if (t->w[q] != 0) {
+				if (m == 2)
+					return false;
+				idx[m] = t->idx[q];
+				w[m++] = (float)t->w[q];
+			}
+		if (m == 0 || w[0] == 0 || (m == 2 && w[1] == 0))
+			return false; /* no tap, or a weight too small for float */
+		f[i] = (ftap){idx[0], m == 2 ? idx[1] : idx[0], w[0], m == 2 ? w[1] : 0};
+	}
+	return true;
+}
+
+/* Sets up the fast path when it applies (taps made; storage for
+ * odims[rank - 2] + odims[rank - 1] ftaps after them at f). */
+static void fast_plan(resize_plan *p, int mode, gc_dtype dt, ftap *f)
+{
+	int r = p->rank;
+	p->fast = false;
+	if (dt != GC_DTYPE_FLOAT || r < 2 || mode == M_CUBIC || p->idims[r - 2] < 1 ||
+	    p->idims[r - 1] < 1)
+		return;
+	for (int d = 0; d < r - 2; d++)
+		if (p->active[d])
+			return;
+	p->fy = f;
+	p->fx = f + p->odims[r - 2];
+	if (!fast_taps(p, r - 2, p->fy) || !fast_taps(p, r - 1, p->fx))
+		return;
+	p->fh = p->idims[r - 2];
+	p->fw = p->idims[r - 1];
+	p->fo = 1;
+	for (int d = 0; d < r - 2; d++)
+		p->fo *= p->idims[d];
+	const int64_t wo = p->odims[r - 1];
+	bool gather = true, both = true, copy = wo == p->fw, rep = wo % (p->fw ? p->fw : 1) == 0;
+	int64_t k = p->fw ? wo / p->fw : 0;
+	for (int64_t i = 0; i < wo; i++) {
+		const ftap *t = &p->fx[i];
+		gather = gather && t->w1 == 0 && t->w0 == 1;
+		both = both && t->w1 != 0;
+		copy = copy && t->i0 == i;
+		rep = rep && t->i0 == i / k;
+	}
+	p->fx_kind = !gather ? (both ? FX_BLEND2 : FX_BLEND)
+		     : copy  ? FX_COPY
+		     : rep   ? FX_REPEAT
+			     : FX_GATHER;
+	p->fx_rep = k;
+	p->fast = true;
+}
+
 static int run_resize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const resize_plan *p = n->state;
+	if (p->fast) {
+		run_fast(k, p, in[0]->data, out[0]->data);
+		return 0;
+	}
 	double *a = k->scratch, *b = a + p->buf_elems;
 	resize_job j = {.p = p, .x = in[0], .y = out[0], .b = a, .phase = -1};
 	j.items = gc_tensor_numel(in[0]);
@@ -547,7 +737,8 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	/* the taps below and the scratch are sized by the output */
 	if (gc_kout_fits(k, 0, x->dtype, r, odims))
 		return gc_kok(k);
-	uint64_t room = gc_limit_bytes() / (sizeof(tap) + sizeof(int64_t) + sizeof(double));
+	uint64_t room =
+	    gc_limit_bytes() / (sizeof(tap) + sizeof(ftap) + sizeof(int64_t) + sizeof(double));
 	int64_t taps_total = 0, weights_total = 0;
 	for (int i = 0; i < r; i++) {
 		int64_t nt = axis_taps(&c, scales[i]), w;
@@ -562,7 +753,8 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 				       "limit of %" PRIu64 " bytes allows (" GC_LIMIT_SETTING ")",
 				       gc_limit_bytes());
 	}
-	resize_plan *p = gc_kstate(k, n, sizeof *p + (size_t)taps_total * sizeof(tap) +
+	/* taps_total taps and ftaps (the fast path's), weights_total indices and weights */
+	resize_plan *p = gc_kstate(k, n, sizeof *p + (size_t)taps_total * (sizeof(tap) + sizeof(ftap)) +
 						 (size_t)weights_total * (sizeof(int64_t) + sizeof(double)));
 	if (!p)
 		return gc_kok(k);
@@ -605,6 +797,9 @@ static int prepare_resample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_ten
 	}
 	p->buf_elems = biggest > 0 ? biggest : 1;
 	n->scratch_bytes = 2 * (uint64_t)p->buf_elems * sizeof(double);
+	fast_plan(p, c.mode, x->dtype, (ftap *)(void *)wts);
+	if (p->fast)
+		n->scratch_bytes = RS_SLOTS * 2 * (uint64_t)(odims[r - 1] ? odims[r - 1] : 1) * sizeof(float);
 	gc_set_shape(out[0], x->dtype, r, odims);
 	n->run = run_resize;
 	return 0;

@@ -45,6 +45,7 @@ void gc_pk_epi_init(gc_pk_epi *e, const gc_nn_act *act)
 	e->lo = (float)act->lo;
 	e->hi = (float)act->hi;
 	e->slope = (float)act->alpha;
+	e->offset = (float)act->beta;
 }
 
 int64_t gc_pk_s_floats(int64_t m, int64_t k)

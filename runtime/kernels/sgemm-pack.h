@@ -52,6 +52,7 @@ typedef struct gc_pk_epi {
 	float alpha, beta;
 	int act; /* GC_NN_ACT_* */
 	float lo, hi, slope;
+	float offset; /* HSWISH: clamp(slope v + offset, 0, 1) v */
 } gc_pk_epi;
 
 /* An epilogue from a fused activation, with alpha = 1 and no c. */

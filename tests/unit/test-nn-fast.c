@@ -800,6 +800,9 @@ static void test_fast_threads(void)
 	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
 	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
 	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
+	    /* depthwise blocked, 16 + 4 channels in 3 bands of rows: the
+	     * threads split the bands */
+	    C2(1, 20, 20, 20, 150, 27, 3, 1, 1, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
