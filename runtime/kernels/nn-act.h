@@ -5,7 +5,9 @@
  * graphcc-internal attributes (names starting with "_gc_", which no ONNX op
  * has):
  *
- *   _gc_activation   "Relu", "Clip" or "LeakyRelu" (string)
+ *   _gc_activation   "Relu", "Clip" or "LeakyRelu" (string); a float32 MatMul
+ *                    also "Gelu" or "GeluTanh" (lib/pass-matmul-gelu.c, read
+ *                    by gemm.c alone: gc_nn_act_init refuses them)
  *   _gc_min, _gc_max Clip's bounds (float; absent: the type's whole range)
  *   _gc_alpha        LeakyRelu's slope (float, default 0.01)
  *   _gc_bias         MatMul only: a bias added along the last axis (tensor

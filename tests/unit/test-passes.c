@@ -372,7 +372,7 @@ static void test_conv_batchnorm_folded(void)
 		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
-		CHECK_INT(c.n, 12); /* every pass of passes.c reported */
+		CHECK_INT(c.n, 13); /* every pass of passes.c reported */
 		CHECK_INT(changes(&c, "fold-batchnorm"), 1); /* fold-batchnorm */
 		CHECK_INT(count_op(o, "BatchNormalization"), 0);
 		CHECK_INT(count_op(o, "Conv"), 1);
@@ -740,6 +740,88 @@ static void test_matmul_bias_activation_fused(void)
 	gc_graph_free(g);
 }
 
+/* x [2, 24, 16] -> MatMul W [16, 40] -> Add b [40] -> GELU: form 0 is
+ * com.graphcc::Gelu (what fuse-gelu makes of torch's Erf chain), 1 ONNX's
+ * Gelu-20 approximate="tanh", 2 Gelu-20 without attributes. pin: the
+ * MatMul's output is a graph output too, so nothing fuses into it; dbl:
+ * float64, which the fused GELU does not take. */
+static gc_graph *build_matmul_gelu(int form, int pin, int dbl, gc_error *err)
+{
+	gc_graph *g = gc_graph_new("matmul-gelu");
+	rng_state = 101;
+	gc_dtype t = dbl ? GC_DTYPE_DOUBLE : GC_DTYPE_FLOAT;
+	gc_graph_set_opset(g, "", form ? 20 : 13, err);
+	if (!form)
+		gc_graph_set_opset(g, "com.graphcc", 1, err);
+	int64_t xd[3] = {2, 24, 16}, wd[2] = {16, 40}, bd[1] = {40};
+	gc_graph_add_input(g, "x", t, 3, xd, NULL, err);
+	add_random(g, "W", t, 2, wd, 0, err);
+	add_random(g, "bias", t, 1, bd, 0, err);
+	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
+	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
+	const char *ain[] = {"mm", "bias"}, *aout[] = {"lin"};
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+	const char *gin[] = {"lin"}, *gout[] = {"y"};
+	gc_attr tanh_attr = attr_s("approximate", "tanh");
+	gc_graph_add_node(g, "gelu", form ? "" : "com.graphcc", "Gelu", 1, gin, 1, gout,
+			  form == 1, &tanh_attr, err);
+	gc_graph_add_output(g, "y", err);
+	if (pin)
+		gc_graph_add_output(g, "lin", err);
+	return g;
+}
+
+static void test_matmul_gelu_fused(void)
+{
+	static const char *const kinds[] = {"Gelu", "GeluTanh", "Gelu"};
+	for (int form = 0; form < 3; form++) {
+		gc_error err = {0};
+		gc_graph *g = build_matmul_gelu(form, 0, 0, &err),
+			 *ref = build_matmul_gelu(form, 1, 0, &err);
+		CHECK_STR(err.msg, "");
+		counts c = {0};
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		CHECK_INT(changes(&c, "fuse-matmul-bias"), 1);
+		CHECK_INT(changes(&c, "fuse-matmul-gelu"), 1);
+		CHECK_INT(gc_graph_num_nodes(o), 1);
+		const gc_attr *a = node_attr(o, "MatMul", "_gc_activation");
+		CHECK(a && a->type == GC_ATTR_STRING && (size_t)a->n == strlen(kinds[form]) &&
+		      !strncmp(a->v.s, kinds[form], (size_t)a->n));
+		/* the reference keeps the GELU node (its input is an output) */
+		counts rc = {0};
+		gc_graph *ro = optimized(ref, &rc, &err);
+		CHECK(ro != NULL);
+		CHECK_INT(changes(&rc, "fuse-matmul-gelu"), 0);
+		CHECK_INT(gc_graph_num_nodes(ro), 2);
+		result want, got;
+		CHECK_INT(run_graph(ref, 13, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
+		CHECK_STR(err.msg, "");
+		CHECK_INT(got.n, want.n);
+		CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(ro);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+	/* float64: the GELU stays a node of its own */
+	gc_error err = {0};
+	gc_graph *g = build_matmul_gelu(2, 0, 1, &err);
+	counts c = {0};
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(changes(&c, "fuse-matmul-gelu"), 0);
+	CHECK_INT(gc_graph_num_nodes(o), 2);
+	result got;
+	CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
 /* ---- dead nodes, the internal attributes, the driver ---- */
 
 static void test_dead_nodes_removed(void)
@@ -847,5 +929,6 @@ TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
+	  TEST(test_matmul_gelu_fused),
 	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),
 	  TEST(test_passes_report_and_refuse_cycles))
