@@ -5,15 +5,15 @@
  * graphcc-internal attributes (names starting with "_gc_", which no ONNX op
  * has):
  *
- *   _gc_activation   "Relu", "Clip" or "LeakyRelu" (string); a float32 MatMul
- *                    also "Gelu" or "GeluTanh" (lib/pass-matmul-gelu.c, read
- *                    by gemm.c alone: gc_nn_act_init refuses them)
+ *   _gc_activation   "Relu", "Clip" or "LeakyRelu" (string)
  *   _gc_min, _gc_max Clip's bounds (float; absent: the type's whole range)
  *   _gc_alpha        LeakyRelu's slope (float, default 0.01)
  *   _gc_bias         MatMul only: a bias added along the last axis (tensor
  *                    [N] of the output's type), from a MatMul + Add pair
  *
- * Shared by conv.c and gemm.c (which defines gc_nn_act_init).
+ * Shared by conv.c and gemm.c (which defines gc_nn_act_init). A float32
+ * MatMul also takes _gc_activation "Gelu" or "GeluTanh" (lib/pass-matmul-
+ * gelu.c), which gemm.c reads itself: gc_nn_act_init refuses them.
  */
 #ifndef GC_K_NN_ACT_H
 #define GC_K_NN_ACT_H
