@@ -313,14 +313,55 @@ static __mmask16 lane_mask(int64_t n)
 	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
 }
 
+/* Columns [n0, n0 + nr) of plain V as a k x 48 panel (columns past nr are
+ * left as they are: the tiles mask them off). */
+static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr, float *dst)
+{
+	__mmask16 k0 = lane_mask(nr), k1 = lane_mask(nr - 16), k2 = lane_mask(nr - 32);
+	if (!g->v_cols) {
+		const float *src = g->v + n0;
+		for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+			_mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(k0, src));
+			_mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(k1, src + 16));
+			_mm512_storeu_ps(dst + 32, _mm512_maskz_loadu_ps(k2, src + 32));
+		}
+		return;
+	}
+	const int32_t *cols = g->v_cols + n0;
+	__m512i i0 = _mm512_maskz_loadu_epi32(k0, cols);
+	__m512i i1 = _mm512_maskz_loadu_epi32(k1, cols + 16);
+	__m512i i2 = _mm512_maskz_loadu_epi32(k2, cols + 32);
+	const float *src = g->v;
+	for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+		_mm512_storeu_ps(dst,
+				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k0, i0, src, 4));
+		_mm512_storeu_ps(dst + 16,
+				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k1, i1, src, 4));
+		_mm512_storeu_ps(dst + 32,
+				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k2, i2, src, 4));
+	}
+}
+
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 {
+	gc_pk_gemm_run_slot(g, p0, p1, 0);
+}
+
+void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
+{
+	float *buf =
+	    g->v_buf && !g->v_packed ? g->v_buf + slot * gc_pk_v_floats(g->k, GC_PK_NR) : NULL;
 	for (int64_t jp = p0; jp < p1; jp++) {
 		int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
 		__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
 		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
 		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
 		int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
+		if (buf) {
+			pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
+			v = buf;
+			ldv = GC_PK_NR;
+		}
 		for (int64_t i0 = 0; i0 < g->m; i0 += GC_PK_MR) {
 			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
 			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k,
@@ -332,17 +373,18 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 
 static void gemm_part(void *arg, int part, int parts, int slot)
 {
-	(void)slot;
 	const gc_pk_gemm *g = arg;
 	int64_t lo, hi;
 	gc_nn_part_range((g->n + GC_PK_NR - 1) / GC_PK_NR, part, parts, &lo, &hi);
-	gc_pk_gemm_run(g, lo, hi);
+	gc_pk_gemm_run_slot(g, lo, hi, slot);
 }
 
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {
 	int64_t panels = (g->n + GC_PK_NR - 1) / GC_PK_NR;
 	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
+	if (g->v_buf && t > GC_PK_GEMM_SLOTS)
+		t = GC_PK_GEMM_SLOTS; /* a buffer each */
 	gc_nn_parallel(t, gc_nn_par_parts(t, panels), gemm_part, (void *)g);
 }
 
@@ -359,6 +401,14 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 	(void)g;
 	(void)p0;
 	(void)p1;
+}
+
+void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
+{
+	(void)g;
+	(void)p0;
+	(void)p1;
+	(void)slot;
 }
 
 #endif

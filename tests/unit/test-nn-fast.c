@@ -325,6 +325,66 @@ static void test_fast_conv_1x1(void)
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
 
+/* Strided 1x1 convolutions on the row GEMM (outputs long enough for it),
+ * which gathers each panel of 48 output pixels from the input as it goes:
+ * tails of the panels and of the 8-row tiles, groups, batches, unequal
+ * strides, 1-D and 3-D. */
+static void test_fast_conv_1x1_strided(void)
+{
+	rng_state = 11;
+	static const conv_case cases[] = {
+	    C2(1, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1), /* 56 x 49: N tail 8, M 5 x 8 */
+	    C2(2, 18, 20, 2, 64, 70, 1, 2, 0, 1, 0, 1),	 /* groups, batch 2, M tail */
+	    C2(1, 8, 16, 1, 150, 149, 1, 3, 0, 1, 1, 1), /* stride 3 */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 16,
+	     .m = 12,
+	     .g = 1,
+	     .in = {50, 61},
+	     .k = {1, 1},
+	     .s = {2, 1},
+	     .d = {1, 1},
+	     .bias = 1,
+	     .fast = 1}, /* strided along h only */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 9,
+	     .m = 33,
+	     .g = 1,
+	     .in = {40, 121},
+	     .k = {1, 1},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .bias = 1,
+	     .fast = 1}, /* along w only */
+	    {.nsp = 1,
+	     .n = 2,
+	     .c = 12,
+	     .m = 24,
+	     .g = 1,
+	     .in = {1999},
+	     .k = {1},
+	     .s = {2},
+	     .d = {1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 3,
+	     .n = 1,
+	     .c = 6,
+	     .m = 20,
+	     .g = 1,
+	     .in = {7, 40, 41},
+	     .k = {1, 1, 1},
+	     .s = {2, 2, 2},
+	     .d = {1, 1, 1},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 1, 1));
+}
+
 /* 3x3, 5x5, 7x7 and odd kernels on the channel kernel. */
 static void test_fast_conv_spatial(void)
 {
@@ -1019,6 +1079,7 @@ static void test_fast_threads(void)
 	static const conv_case convs[] = {
 	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
 	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
+	    C2(2, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1),   /* row GEMM, strided */
 	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
 	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
 	};
@@ -1185,7 +1246,9 @@ static void test_fast_threads_callers(void)
 	CHECK(ok);
 }
 
-TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
-	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown),
-	  TEST(test_fast_conv_nan), TEST(test_fast_gemm), TEST(test_fast_matmul),
-	  TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals), TEST(test_fast_packed_huge), TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads), TEST(test_fast_threads_callers))
+TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
+	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
+	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
+	  TEST(test_fast_matmul), TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals),
+	  TEST(test_fast_packed_huge), TEST(test_fast_row_gemm), TEST(test_fast_pack_s),
+	  TEST(test_fast_threads), TEST(test_fast_threads_callers))
