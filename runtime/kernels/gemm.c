@@ -485,7 +485,11 @@ static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float 
 		if (pk_split_rows(g.m, p->n, p->k, t)) {
 			pk_rows_job j = {&g, a + i0 * rs, rs, cs, (g.m + GC_PK_MR - 1) / GC_PK_MR,
 					 p->gelu};
-			gc_nn_parallel(t, gc_nn_par_parts(t, j.tiles), pk_rows_part, &j);
+			/* parts of 8 tiles (64 rows) at least: each part reads all of B,
+			 * which wants its rows many */
+			int64_t per = j.tiles / (8 * (int64_t)t);
+			int parts = t * (int)(per < 1 ? 1 : per > 4 ? 4 : per);
+			gc_nn_parallel(t, parts, pk_rows_part, &j);
 			continue;
 		}
 		gc_pk_pack_s(a + i0 * rs, rs, cs, g.m, p->k, scratch);
