@@ -220,6 +220,27 @@ def fixture_case(ctx, name):
     return run.Result(True, "%d nodes of %s; %s" % (count, m.group(2), ", ".join(sorted(ops))))
 
 
+def _export(m, x, d):
+    """torch module m on input x to d/model.onnx (opset 13, input x, output
+    y); the caller holds _EXPORT_LOCK. (The model's path, PyTorch's output.)"""
+    import torch
+    model = os.path.join(d, "model.onnx")
+    torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
+    with torch.no_grad():
+        return model, m(x).numpy()
+
+
+def _compile(ctx, model, d):
+    """graphcc compile model to d/model.gcb: (gcb, its op types, compile's
+    stdout, stderr); gcb None when compile failed (stdout then says how)."""
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0:
+        return None, None, run.describe_rc(rc), err
+    ops, herr = _histogram(ctx, gcb)
+    return gcb, ops, out, err + herr
+
+
 def torch_case(ctx):
     import torch
     d = run.fresh_dir(os.path.join(ctx.fix, "fusion", "torch-blocks"))
@@ -243,15 +264,10 @@ def torch_case(ctx):
             m.ln.weight.uniform_(0.5, 1.5)
             m.ln.bias.normal_()
         x = torch.randn(2, 5, 32)
-        model = os.path.join(d, "model.onnx")
-        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
-        with torch.no_grad():
-            want = m(x).numpy()
-    gcb = os.path.join(d, "model.gcb")
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
-    if rc != 0:
-        return run.Result(False, "compile: " + run.describe_rc(rc), err)
-    ops, err = _histogram(ctx, gcb)
+        model, want = _export(m, x, d)
+    gcb, ops, out, err = _compile(ctx, model, d)
+    if gcb is None:
+        return run.Result(False, "compile: " + out, err)
     # the GELU goes into the Linear's MatMul (fuse-matmul-gelu)
     need = {"LayerNormalization", "MatMul", "com.graphcc::Swish"}
     gone = {"Erf", "Sigmoid", "Pow", "ReduceMean", "com.graphcc::Gelu"}
@@ -290,15 +306,10 @@ def linear_gelu_case(ctx, shared):
         torch.manual_seed(23)
         m = Block().eval()
         x = torch.randn(3, 50, 64)
-        model = os.path.join(d, "model.onnx")
-        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
-        with torch.no_grad():
-            want = m(x).numpy()
-    gcb = os.path.join(d, "model.gcb")
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
-    if rc != 0:
-        return run.Result(False, "compile: " + run.describe_rc(rc), err)
-    ops, err = _histogram(ctx, gcb)
+        model, want = _export(m, x, d)
+    gcb, ops, out, err = _compile(ctx, model, d)
+    if gcb is None:
+        return run.Result(False, "compile: " + out, err)
     want_ops = {"MatMul", "com.graphcc::Gelu", "Add"} if shared else {"MatMul"}
     if ops != want_ops:
         return run.Result(False, "compiled ops %s; expected %s"
@@ -346,15 +357,10 @@ def se_case(ctx, act, gate, shared=False):
         torch.manual_seed(23)
         m = Net().eval()
         x = torch.randn(2, 3, 17, 17)
-        model = os.path.join(d, "model.onnx")
-        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
-        with torch.no_grad():
-            want = m(x).numpy()
-    gcb = os.path.join(d, "model.gcb")
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
-    if rc != 0:
-        return run.Result(False, "compile: " + run.describe_rc(rc), err)
-    ops, err = _histogram(ctx, gcb)
+        model, want = _export(m, x, d)
+    gcb, ops, out, err = _compile(ctx, model, d)
+    if gcb is None:
+        return run.Result(False, "compile: " + out, err)
     left = {"GlobalAveragePool", "HardSigmoid", "Sigmoid"} & (ops or set())
     fused = ops is not None and "com.graphcc::SqueezeExcite" in ops
     if ops is None or fused == shared or (not shared and left):

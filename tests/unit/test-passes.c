@@ -661,20 +661,45 @@ static void test_gemm_activation_fused(void)
 	}
 }
 
+/* The outputs 0 of ref and o, run on the same inputs (seed), agree within
+ * 1e-6 of the largest. */
+static void check_same_outputs(const gc_graph *ref, const gc_graph *o, uint32_t seed)
+{
+	gc_error err = {0};
+	result want, got;
+	CHECK_INT(run_graph(ref, seed, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, seed, 0, &got, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(got.n, want.n);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
+	free(want.v);
+	free(got.v);
+}
+
+/* Adds input x (shape xd), constants W (w_rank dims wd) and bias [N], and
+ * lin = Add(MatMul(x, W), bias), the bias first when bias_first (as torch
+ * exports a Linear on a 3-D input). */
+static void add_linear(gc_graph *g, gc_dtype t, const int64_t xd[3], int32_t w_rank,
+		       const int64_t *wd, int bias_first, gc_error *err)
+{
+	gc_graph_add_input(g, "x", t, 3, xd, NULL, err);
+	add_random(g, "W", t, w_rank, wd, 0, err);
+	add_random(g, "bias", t, 1, wd + w_rank - 1, 0, err);
+	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
+	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
+	const char *ain[] = {bias_first ? "bias" : "mm", bias_first ? "mm" : "bias"};
+	const char *aout[] = {"lin"};
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+}
+
 /* x [2, 3, 5] -> MatMul by W -> Add b [4] (bias first, as torch exports) -> Relu */
 static gc_graph *build_matmul(int batched_w, int pin, gc_error *err)
 {
 	gc_graph *g = gc_graph_new("matmul");
 	rng_state = 97;
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4}, bd[1] = {4};
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, err);
-	add_random(g, "W", GC_DTYPE_FLOAT, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 0, err);
-	add_random(g, "bias", GC_DTYPE_FLOAT, 1, bd, 0, err);
-	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
-	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
-	const char *ain[] = {"bias", "mm"}, *aout[] = {"lin"};
-	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4};
+	add_linear(g, GC_DTYPE_FLOAT, xd, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 1, err);
 	const char *rin[] = {"lin"}, *rout[] = {"y"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
 	gc_graph_add_output(g, "y", err);
@@ -700,13 +725,7 @@ static void test_matmul_bias_activation_fused(void)
 			CHECK(node_attr(o, "MatMul", "_gc_bias") != NULL);
 			CHECK(node_attr(o, "MatMul", "_gc_activation") != NULL);
 		}
-		result want, got;
-		CHECK_INT(run_graph(ref, 13, 0, &want, &err), 0);
-		CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
-		CHECK_INT(got.n, want.n);
-		CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
-		free(want.v);
-		free(got.v);
+		check_same_outputs(ref, o, 13);
 		gc_graph_free(o);
 		gc_graph_free(ref);
 		gc_graph_free(g);
@@ -753,14 +772,8 @@ static gc_graph *build_matmul_gelu(int form, int pin, int dbl, gc_error *err)
 	gc_graph_set_opset(g, "", form ? 20 : 13, err);
 	if (!form)
 		gc_graph_set_opset(g, "com.graphcc", 1, err);
-	int64_t xd[3] = {2, 24, 16}, wd[2] = {16, 40}, bd[1] = {40};
-	gc_graph_add_input(g, "x", t, 3, xd, NULL, err);
-	add_random(g, "W", t, 2, wd, 0, err);
-	add_random(g, "bias", t, 1, bd, 0, err);
-	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
-	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
-	const char *ain[] = {"mm", "bias"}, *aout[] = {"lin"};
-	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+	int64_t xd[3] = {2, 24, 16}, wd[2] = {16, 40};
+	add_linear(g, t, xd, 2, wd, 0, err);
 	const char *gin[] = {"lin"}, *gout[] = {"y"};
 	gc_attr tanh_attr = attr_s("approximate", "tanh");
 	gc_graph_add_node(g, "gelu", form ? "" : "com.graphcc", "Gelu", 1, gin, 1, gout,
@@ -794,14 +807,7 @@ static void test_matmul_gelu_fused(void)
 		CHECK(ro != NULL);
 		CHECK_INT(changes(&rc, "fuse-matmul-gelu"), 0);
 		CHECK_INT(gc_graph_num_nodes(ro), 2);
-		result want, got;
-		CHECK_INT(run_graph(ref, 13, 0, &want, &err), 0);
-		CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
-		CHECK_STR(err.msg, "");
-		CHECK_INT(got.n, want.n);
-		CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
-		free(want.v);
-		free(got.v);
+		check_same_outputs(ref, o, 13);
 		gc_graph_free(ro);
 		gc_graph_free(o);
 		gc_graph_free(ref);
