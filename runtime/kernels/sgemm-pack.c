@@ -6,6 +6,7 @@
 #include "sgemm-pack.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,12 +91,15 @@ static __attribute__((target("avx2"))) void pack_s_rows8(const float *ap, int64_
 
 static int pack_s_fast(void)
 {
-	static int v = -1; /* a benign race: every thread computes the same */
-	if (v < 0) {
+	/* atomic: the pool's threads pack too (every one computes the same) */
+	static atomic_int v = -1;
+	int r = atomic_load_explicit(&v, memory_order_relaxed);
+	if (r < 0) {
 		__builtin_cpu_init();
-		v = __builtin_cpu_supports("avx2") != 0;
+		r = __builtin_cpu_supports("avx2") != 0;
+		atomic_store_explicit(&v, r, memory_order_relaxed);
 	}
-	return v;
+	return r;
 }
 #endif
 
