@@ -459,8 +459,8 @@ int gc_edit_each(gc_pass_ctx *ctx, const char *const *ops, int (*one)(gc_edit *e
 	gc_edit e;
 	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
 	for (int32_t i = 0; !rc && i < ctx->g->n_nodes; i++) {
-		bool match = false;
-		for (int k = 0; ops[k] && !match; k++)
+		bool match = !ops;
+		for (int k = 0; ops && ops[k] && !match; k++)
 			match = each_match(&e, i, ops[k]);
 		int r = match ? one(&e, i) : 0;
 		if (r < 0)

@@ -421,7 +421,7 @@ static void test_conv_batchnorm_folded(void)
 		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
-		CHECK_INT(c.n, 12); /* every pass of passes.c reported */
+		CHECK_INT(c.n, 13); /* every pass of passes.c reported */
 		CHECK_INT(changes(&c, "fold-batchnorm"), 1); /* fold-batchnorm */
 		CHECK_INT(count_op(o, "BatchNormalization"), 0);
 		CHECK_INT(count_op(o, "Conv"), 1);
@@ -718,20 +718,45 @@ static void test_gemm_activation_fused(void)
 	}
 }
 
+/* The outputs 0 of ref and o, run on the same inputs (seed), agree within
+ * 1e-6 of the largest. */
+static void check_same_outputs(const gc_graph *ref, const gc_graph *o, uint32_t seed)
+{
+	gc_error err = {0};
+	result want, got;
+	CHECK_INT(run_graph(ref, seed, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, seed, 0, &got, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(got.n, want.n);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
+	free(want.v);
+	free(got.v);
+}
+
+/* Adds input x (shape xd), constants W (w_rank dims wd) and bias [N], and
+ * lin = Add(MatMul(x, W), bias), the bias first when bias_first (as torch
+ * exports a Linear on a 3-D input). */
+static void add_linear(gc_graph *g, gc_dtype t, const int64_t xd[3], int32_t w_rank,
+		       const int64_t *wd, int bias_first, gc_error *err)
+{
+	gc_graph_add_input(g, "x", t, 3, xd, NULL, err);
+	add_random(g, "W", t, w_rank, wd, 0, err);
+	add_random(g, "bias", t, 1, wd + w_rank - 1, 0, err);
+	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
+	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
+	const char *ain[] = {bias_first ? "bias" : "mm", bias_first ? "mm" : "bias"};
+	const char *aout[] = {"lin"};
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+}
+
 /* x [2, 3, 5] -> MatMul by W -> Add b [4] (bias first, as torch exports) -> Relu */
 static gc_graph *build_matmul(int batched_w, int pin, gc_error *err)
 {
 	gc_graph *g = gc_graph_new("matmul");
 	rng_state = 97;
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4}, bd[1] = {4};
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, err);
-	add_random(g, "W", GC_DTYPE_FLOAT, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 0, err);
-	add_random(g, "bias", GC_DTYPE_FLOAT, 1, bd, 0, err);
-	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
-	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
-	const char *ain[] = {"bias", "mm"}, *aout[] = {"lin"};
-	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4};
+	add_linear(g, GC_DTYPE_FLOAT, xd, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 1, err);
 	const char *rin[] = {"lin"}, *rout[] = {"y"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
 	gc_graph_add_output(g, "y", err);
@@ -757,13 +782,7 @@ static void test_matmul_bias_activation_fused(void)
 			CHECK(node_attr(o, "MatMul", "_gc_bias") != NULL);
 			CHECK(node_attr(o, "MatMul", "_gc_activation") != NULL);
 		}
-		result want, got;
-		CHECK_INT(run_graph(ref, 13, 0, &want, &err), 0);
-		CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
-		CHECK_INT(got.n, want.n);
-		CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
-		free(want.v);
-		free(got.v);
+		check_same_outputs(ref, o, 13);
 		gc_graph_free(o);
 		gc_graph_free(ref);
 		gc_graph_free(g);
@@ -792,6 +811,75 @@ static void test_matmul_bias_activation_fused(void)
 	CHECK_INT(run_graph(g, 17, 0, &want, &err), 0);
 	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
 	free(want.v);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+/* x [2, 24, 16] -> MatMul W [16, 40] -> Add b [40] -> GELU: form 0 is
+ * com.graphcc::Gelu (what fuse-gelu makes of torch's Erf chain), 1 ONNX's
+ * Gelu-20 approximate="tanh", 2 Gelu-20 without attributes. pin: the
+ * MatMul's output is a graph output too, so nothing fuses into it; dbl:
+ * float64, which the fused GELU does not take. */
+static gc_graph *build_matmul_gelu(int form, int pin, int dbl, gc_error *err)
+{
+	gc_graph *g = gc_graph_new("matmul-gelu");
+	rng_state = 101;
+	gc_dtype t = dbl ? GC_DTYPE_DOUBLE : GC_DTYPE_FLOAT;
+	gc_graph_set_opset(g, "", form ? 20 : 13, err);
+	if (!form)
+		gc_graph_set_opset(g, "com.graphcc", 1, err);
+	int64_t xd[3] = {2, 24, 16}, wd[2] = {16, 40};
+	add_linear(g, t, xd, 2, wd, 0, err);
+	const char *gin[] = {"lin"}, *gout[] = {"y"};
+	gc_attr tanh_attr = attr_s("approximate", "tanh");
+	gc_graph_add_node(g, "gelu", form ? "" : "com.graphcc", "Gelu", 1, gin, 1, gout,
+			  form == 1, &tanh_attr, err);
+	gc_graph_add_output(g, "y", err);
+	if (pin)
+		gc_graph_add_output(g, "lin", err);
+	return g;
+}
+
+static void test_matmul_gelu_fused(void)
+{
+	static const char *const kinds[] = {"Gelu", "GeluTanh", "Gelu"};
+	for (int form = 0; form < 3; form++) {
+		gc_error err = {0};
+		gc_graph *g = build_matmul_gelu(form, 0, 0, &err),
+			 *ref = build_matmul_gelu(form, 1, 0, &err);
+		CHECK_STR(err.msg, "");
+		counts c = {0};
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		CHECK_INT(changes(&c, "fuse-matmul-bias"), 1);
+		CHECK_INT(changes(&c, "fuse-matmul-gelu"), 1);
+		CHECK_INT(gc_graph_num_nodes(o), 1);
+		const gc_attr *a = node_attr(o, "MatMul", "_gc_activation");
+		CHECK(a && a->type == GC_ATTR_STRING && (size_t)a->n == strlen(kinds[form]) &&
+		      !strncmp(a->v.s, kinds[form], (size_t)a->n));
+		/* the reference keeps the GELU node (its input is an output) */
+		counts rc = {0};
+		gc_graph *ro = optimized(ref, &rc, &err);
+		CHECK(ro != NULL);
+		CHECK_INT(changes(&rc, "fuse-matmul-gelu"), 0);
+		CHECK_INT(gc_graph_num_nodes(ro), 2);
+		check_same_outputs(ref, o, 13);
+		gc_graph_free(ro);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+	/* float64: the GELU stays a node of its own */
+	gc_error err = {0};
+	gc_graph *g = build_matmul_gelu(2, 0, 1, &err);
+	counts c = {0};
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(changes(&c, "fuse-matmul-gelu"), 0);
+	CHECK_INT(gc_graph_num_nodes(o), 2);
+	result got;
+	CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
 	free(got.v);
 	gc_graph_free(o);
 	gc_graph_free(g);
@@ -904,5 +992,6 @@ TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
+	  TEST(test_matmul_gelu_fused),
 	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),
 	  TEST(test_passes_report_and_refuse_cycles))
