@@ -218,8 +218,8 @@ static void conv_state_free(void *p)
 		return;
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
-	gc_free(st);
 	gc_free(st->row_cols);
+	gc_free(st);
 }
 
 /* Widest kernel the depthwise path takes (wider ones use im2col). */
