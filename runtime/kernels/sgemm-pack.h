@@ -88,11 +88,11 @@ typedef struct gc_pk_gemm {
 	int v_packed;
 	/* Plain V only: when v_buf is set, each column panel is first copied
 	 * into a contiguous k x 48 buffer of its thread's (GC_PK_GEMM_SLOTS
-	 * of gc_pk_v_floats(k, GC_PK_NR) floats), so that the tiles stream it
-	 * in order rather than a row ldv floats apart at each step (a new page
-	 * for every k step of a large image: no prefetcher follows that).
+	 * of gc_pk_v_floats(k, GC_PK_NR) floats) and the tiles read it there.
 	 * v_cols: column j of V is v[p * ldv + v_cols[j]] (a strided 1x1
-	 * convolution's pixels; needs v_buf), NULL for v[p * ldv + j]. */
+	 * convolution's pixels, gathered into the buffer panel by panel, on
+	 * the threads that use them; needs v_buf), NULL for v[p * ldv + j].
+	 * (Copying a stride-1 V this way was measured to change nothing.) */
 	float *v_buf;
 	const int32_t *v_cols;
 	float *c;
