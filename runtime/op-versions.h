@@ -29,6 +29,7 @@
 	X(BitwiseOr, 18, NEW, NULL)                                                                \
 	X(BitwiseXor, 18, NEW, NULL)                                                               \
 	X(GroupNormalization, 18, NEW, NULL)                                                       \
+	X(LpPool, 18, CHANGED, NULL)                                                               \
 	X(Mish, 18, CHANGED, NULL)                                                                 \
 	X(OptionalGetElement, 18, CHANGED, NULL)                                                   \
 	X(OptionalHasElement, 18, CHANGED, NULL)                                                   \
@@ -123,6 +124,7 @@
 	X(InstanceNormalization, 22, CHANGED, NULL)                                                \
 	X(LSTM, 22, CHANGED, NULL)                                                                 \
 	X(LpNormalization, 22, CHANGED, NULL)                                                      \
+	X(LpPool, 22, CHANGED, NULL)                                                               \
 	X(MaxPool, 22, CHANGED, NULL)                                                              \
 	X(MaxRoiPool, 22, CHANGED, NULL)                                                           \
 	X(MaxUnpool, 22, CHANGED, NULL)                                                            \

@@ -25,6 +25,7 @@
 	X(GlobalAveragePool, 1, 1, 1, 1)                                                           \
 	X(GlobalMaxPool, 1, 1, 1, 1)                                                               \
 	X(GlobalLpPool, 1, 1, 1, 1)                                                                \
+	X(LpPool, 1, 1, 1, 1)                                                                      \
 	X(LayerNormalization, 2, 3, 1, 3)                                                          \
 	X(RMSNormalization, 2, 2, 1, 1)                                                            \
 	X(Softmax, 1, 1, 1, 1)                                                                     \
