@@ -29,6 +29,7 @@
 	X(BitwiseOr, 18, NEW, NULL)                                                                \
 	X(BitwiseXor, 18, NEW, NULL)                                                               \
 	X(CenterCropPad, 18, NEW, NULL)                                                            \
+	X(Col2Im, 18, NEW, NULL)                                                                   \
 	X(GroupNormalization, 18, NEW, NULL)                                                       \
 	X(LpPool, 18, CHANGED, NULL)                                                               \
 	X(Mish, 18, CHANGED, NULL)                                                                 \

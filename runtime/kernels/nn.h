@@ -13,6 +13,7 @@
 #define GC_OPS_NN(X)                                                                               \
 	X(Conv, 2, 3, 1, 1)                                                                        \
 	X(ConvTranspose, 2, 3, 1, 1)                                                               \
+	X(Col2Im, 3, 3, 1, 1)                                                                      \
 	X(Gemm, 2, 3, 1, 1)                                                                        \
 	X(MatMul, 2, 2, 1, 1)                                                                      \
 	X(BatchNormalization, 5, 5, 1, 5)                                                          \
