@@ -67,13 +67,13 @@
 	X(Shape, 19, CHANGED, NULL)                                                                \
 	X(Size, 19, CHANGED, NULL)                                                                 \
 	/* opset 20 */                                                                             \
+	X(AffineGrid, 20, NEW, NULL)                                                               \
 	X(ConstantOfShape, 20, CHANGED, NULL)                                                      \
 	X(Gelu, 20, NEW, NULL)                                                                     \
 	X(StringConcat, 20, NEW, NULL)                                                             \
 	X(StringSplit, 20, NEW, NULL)                                                              \
 	X(DFT, 20, CHANGED, NULL)                     \
-	X(GridSample, 20, CHANGED,                                                                 \
-	  "graphcc declines it: its GridSample follows opset 16 (4-D, modes bilinear, nearest, bicubic), not -20's mode names linear and cubic or its N-d grids")  \
+	X(GridSample, 20, CHANGED, NULL)                                                           \
 	X(IsInf, 20, CHANGED, NULL)                                                                \
 	X(IsNaN, 20, CHANGED, NULL)                                                                \
 	X(ReduceMax, 20, CHANGED, NULL)                                                            \
@@ -120,7 +120,7 @@
 	X(GlobalAveragePool, 22, CHANGED, NULL)                                                    \
 	X(GlobalLpPool, 22, CHANGED, NULL)                                                         \
 	X(GlobalMaxPool, 22, CHANGED, NULL)                                                        \
-	X(GridSample, 22, CHANGED, "graphcc declines it: -22 keeps -20's mode names linear and cubic and N-d grids; graphcc's GridSample follows opset 16") \
+	X(GridSample, 22, CHANGED, NULL)                                                           \
 	X(HardSigmoid, 22, CHANGED, NULL)                                                          \
 	X(HardSwish, 22, CHANGED, NULL)                                                            \
 	X(InstanceNormalization, 22, CHANGED, NULL)                                                \
