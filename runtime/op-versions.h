@@ -54,6 +54,7 @@
 	X(Cast, 19, CHANGED, NULL)                                                                 \
 	X(CastLike, 19, CHANGED, NULL)                                                             \
 	X(Constant, 19, CHANGED, NULL)                                                             \
+	X(DeformConv, 19, NEW, NULL)                                                               \
 	X(DequantizeLinear, 19, CHANGED, NULL)                                                     \
 	X(Equal, 19, CHANGED, NULL)                                                                \
 	X(Identity, 19, CHANGED, NULL)                                                             \
@@ -112,6 +113,7 @@
 	X(ConvTranspose, 22, CHANGED, NULL)                                                        \
 	X(Cos, 22, CHANGED, NULL)                                                                  \
 	X(Cosh, 22, CHANGED, NULL)                                                                 \
+	X(DeformConv, 22, CHANGED, NULL)                                                           \
 	X(Det, 22, CHANGED, NULL)                                                                  \
 	X(Dropout, 22, CHANGED, NULL)                                                              \
 	X(Elu, 22, CHANGED, NULL)                                                                  \

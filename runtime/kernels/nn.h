@@ -14,6 +14,7 @@
 	X(Conv, 2, 3, 1, 1)                                                                        \
 	X(ConvTranspose, 2, 3, 1, 1)                                                               \
 	X(Col2Im, 3, 3, 1, 1)                                                                      \
+	X(DeformConv, 3, 5, 1, 1)                                                                  \
 	X(Gemm, 2, 3, 1, 1)                                                                        \
 	X(MatMul, 2, 2, 1, 1)                                                                      \
 	X(BatchNormalization, 5, 5, 1, 5)                                                          \
