@@ -125,6 +125,9 @@ def col2im_cases():
     yield Case("col2im_wrong_block_count", "Col2Im", 18,
                {"input": f32(r, 1, 4, 8), "image_shape": i64(4, 4), "block_shape": i64(2, 2)},
                error="9 block positions", out_types={"Y": "float32"})
+    yield Case("col2im_int32", "Col2Im", 18,
+               {"input": np.ones((1, 4, 9), np.int32), "image_shape": i64(4, 4),
+                "block_shape": i64(2, 2)}, error="type int32", out_types={"Y": "int32"})
     yield Case("col2im_shape_lengths_differ", "Col2Im", 18,
                {"input": f32(r, 1, 4, 9), "image_shape": i64(4, 4), "block_shape": i64(4)},
                error="must be 1-D and of one length", out_types={"Y": "float32"})

@@ -143,5 +143,9 @@ def cases():
     yield Case("deform_conv19_group_mismatch", "DeformConv", 19,
                {"X": x, "W": wt, "offset": off}, attrs={"group": 2},
                error="C and oC must divide by group", out_types={"Y": "float32"})
+    yield Case("deform_conv19_3d", "DeformConv", 19,
+               {"X": f32(r, 1, 1, 3, 3, 3), "W": f32(r, 1, 1, 2, 2, 2),
+                "offset": np.zeros((1, 24, 2, 2, 2), np.float32)},
+               error="graphcc's DeformConv is 2-D", out_types={"Y": "float32"})
     yield Case("deform_conv18", "DeformConv", 18, {"X": x, "W": wt, "offset": off},
                error="DeformConv is an ONNX operator since opset 19", out_types={"Y": "float32"})

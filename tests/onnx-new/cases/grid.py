@@ -193,6 +193,9 @@ def grid_sample_cases():
     yield Case("grid_sample20_grid_last_dim", "GridSample", 20,
                {"X": x4, "grid": np.zeros((2, 3, 3, 3), np.float32)},
                error="expected X (N, C, D1, ..., Dr) and grid", out_types={"Y": "float32"})
+    yield Case("grid_sample20_int32_x", "GridSample", 20,
+               {"X": np.arange(20, dtype=np.int32).reshape(1, 1, 4, 5), "grid": g4[:1]},
+               error="'X' (int32)", out_types={"Y": "int32"})
     yield Case("grid_sample16_5d", "GridSample", 16, {"X": x5, "grid": g5},
                error="GridSample-16 samples 4-D X", out_types={"Y": "float32"},
                ort_differs="ONNX Runtime 1.30 samples 5-D X at opset 16 too")
