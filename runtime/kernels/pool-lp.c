@@ -45,15 +45,9 @@ static inline double lp_root(double s, double p)
 		GC_POOL_WINDOWS_BEGIN(&st->w, st->in_sp, st->out_sp, c0, c1)                       \
 		const T *xc = x + xo;                                                              \
 		double s = 0;                                                                      \
-		for (int64_t a = l0; a < h0; a++) {                                                \
-			int64_t i0 = s0 + a * w->dil[0];                                           \
-			for (int64_t b = l1; b < h1; b++) {                                        \
-				int64_t i1 = s1 + b * w->dil[1];                                   \
-				const T *row = xc + (i0 * H + i1) * W + s2;                        \
-				for (int64_t c = l2; c < h2; c++)                                  \
-					s += lp_pow((double)row[c * w->dil[2]], p);                \
-			}                                                                          \
-		}                                                                                  \
+		GC_POOL_TAPS_BEGIN(T, xc, v)                                                       \
+		s += lp_pow((double)v, p);                                                         \
+		GC_POOL_TAPS_END                                                                   \
 		y[yo] = (T)lp_root(s, p);                                                          \
 		GC_POOL_WINDOWS_END                                                                \
 	}
