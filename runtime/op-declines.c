@@ -19,6 +19,18 @@ const gc_op_decline gc_op_declines[] = {
 	/* element types and attributes kernels refuse */
 	{ "Attention", 23, "float64",
 	  "Q, K, V of type float64 (ONNX Runtime 1.30 has float32 and float16 kernels only)" },
+	{ "Col2Im", 18, "input of a type other than float",
+	  "non-float input (integer, bool, string, complex): graphcc's kernel sums in float16, "
+	  "bfloat16, float32 and float64, and ONNX Runtime 1.30 has a float32 kernel only" },
+	{ "DeformConv", 19, "X of rank other than 4",
+	  "1-D and 3-D deformable convolution: graphcc's kernel, like ONNX's reference and "
+	  "ONNX Runtime 1.30's, is 2-D" },
+	{ "GridSample", 20, "X of a type other than float",
+	  "X of integer, bool, string or complex type (ONNX Runtime 1.30 has float32 and float64 "
+	  "kernels only)" },
+	{ "GridSample", 20, "mode cubic over more than 3 spatial dims",
+	  "cubic sampling of X with more than 3 spatial dimensions (ONNX Runtime 1.30 samples "
+	  "cubic on 4-D X only)" },
 	{ "RMSNormalization", 23, "scale of another type than X",
 	  "X, scale and Y of one float type (the spec lets scale and Y differ from X)" },
 	{ "RMSNormalization", 23, "stash_type != 1",

@@ -28,7 +28,10 @@
 	X(BitwiseNot, 18, NEW, NULL)                                                               \
 	X(BitwiseOr, 18, NEW, NULL)                                                                \
 	X(BitwiseXor, 18, NEW, NULL)                                                               \
+	X(CenterCropPad, 18, NEW, NULL)                                                            \
+	X(Col2Im, 18, NEW, NULL)                                                                   \
 	X(GroupNormalization, 18, NEW, NULL)                                                       \
+	X(LpPool, 18, CHANGED, NULL)                                                               \
 	X(Mish, 18, CHANGED, NULL)                                                                 \
 	X(OptionalGetElement, 18, CHANGED, NULL)                                                   \
 	X(OptionalHasElement, 18, CHANGED, NULL)                                                   \
@@ -51,6 +54,7 @@
 	X(Cast, 19, CHANGED, NULL)                                                                 \
 	X(CastLike, 19, CHANGED, NULL)                                                             \
 	X(Constant, 19, CHANGED, NULL)                                                             \
+	X(DeformConv, 19, NEW, NULL)                                                               \
 	X(DequantizeLinear, 19, CHANGED, NULL)                                                     \
 	X(Equal, 19, CHANGED, NULL)                                                                \
 	X(Identity, 19, CHANGED, NULL)                                                             \
@@ -64,6 +68,7 @@
 	X(Shape, 19, CHANGED, NULL)                                                                \
 	X(Size, 19, CHANGED, NULL)                                                                 \
 	/* opset 20 */                                                                             \
+	X(AffineGrid, 20, NEW, NULL)                                                               \
 	X(ConstantOfShape, 20, CHANGED, NULL)                                                      \
 	X(Gelu, 20, NEW, NULL)                                                                     \
 	X(ImageDecoder, 20, NEW, NULL)                                                             \
@@ -71,8 +76,7 @@
 	X(StringConcat, 20, NEW, NULL)                                                             \
 	X(StringSplit, 20, NEW, NULL)                                                              \
 	X(DFT, 20, CHANGED, NULL)                     \
-	X(GridSample, 20, CHANGED,                                                                 \
-	  "graphcc declines it: its GridSample follows opset 16 (4-D, modes bilinear, nearest, bicubic), not -20's mode names linear and cubic or its N-d grids")  \
+	X(GridSample, 20, CHANGED, NULL)                                                           \
 	X(IsInf, 20, CHANGED, NULL)                                                                \
 	X(IsNaN, 20, CHANGED, NULL)                                                                \
 	X(ReduceMax, 20, CHANGED, NULL)                                                            \
@@ -111,6 +115,7 @@
 	X(ConvTranspose, 22, CHANGED, NULL)                                                        \
 	X(Cos, 22, CHANGED, NULL)                                                                  \
 	X(Cosh, 22, CHANGED, NULL)                                                                 \
+	X(DeformConv, 22, CHANGED, NULL)                                                           \
 	X(Det, 22, CHANGED, NULL)                                                                  \
 	X(Dropout, 22, CHANGED, NULL)                                                              \
 	X(Elu, 22, CHANGED, NULL)                                                                  \
@@ -119,12 +124,13 @@
 	X(GlobalAveragePool, 22, CHANGED, NULL)                                                    \
 	X(GlobalLpPool, 22, CHANGED, NULL)                                                         \
 	X(GlobalMaxPool, 22, CHANGED, NULL)                                                        \
-	X(GridSample, 22, CHANGED, "graphcc declines it: -22 keeps -20's mode names linear and cubic and N-d grids; graphcc's GridSample follows opset 16") \
+	X(GridSample, 22, CHANGED, NULL)                                                           \
 	X(HardSigmoid, 22, CHANGED, NULL)                                                          \
 	X(HardSwish, 22, CHANGED, NULL)                                                            \
 	X(InstanceNormalization, 22, CHANGED, NULL)                                                \
 	X(LSTM, 22, CHANGED, NULL)                                                                 \
 	X(LpNormalization, 22, CHANGED, NULL)                                                      \
+	X(LpPool, 22, CHANGED, NULL)                                                               \
 	X(MaxPool, 22, CHANGED, NULL)                                                              \
 	X(MaxRoiPool, 22, CHANGED, NULL)                                                           \
 	X(MaxUnpool, 22, CHANGED, NULL)                                                            \

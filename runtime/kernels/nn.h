@@ -13,6 +13,8 @@
 #define GC_OPS_NN(X)                                                                               \
 	X(Conv, 2, 3, 1, 1)                                                                        \
 	X(ConvTranspose, 2, 3, 1, 1)                                                               \
+	X(Col2Im, 3, 3, 1, 1)                                                                      \
+	X(DeformConv, 3, 5, 1, 1)                                                                  \
 	X(Gemm, 2, 3, 1, 1)                                                                        \
 	X(MatMul, 2, 2, 1, 1)                                                                      \
 	X(BatchNormalization, 5, 5, 1, 5)                                                          \
@@ -25,6 +27,7 @@
 	X(GlobalAveragePool, 1, 1, 1, 1)                                                           \
 	X(GlobalMaxPool, 1, 1, 1, 1)                                                               \
 	X(GlobalLpPool, 1, 1, 1, 1)                                                                \
+	X(LpPool, 1, 1, 1, 1)                                                                      \
 	X(LayerNormalization, 2, 3, 1, 3)                                                          \
 	X(RMSNormalization, 2, 2, 1, 1)                                                            \
 	X(Softmax, 1, 1, 1, 1)                                                                     \

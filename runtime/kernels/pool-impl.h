@@ -51,6 +51,21 @@ static inline void gc_pool_taps(int64_t start, int64_t k, int64_t dl, int64_t n,
 					int64_t s2 = ow * w->stride[2] - w->pad_lo[2], l2, h2;     \
 					gc_pool_taps(s2, w->k[2], w->dil[2], W, &l2, &h2);
 
+/* Inside GC_POOL_WINDOWS_BEGIN/END: every tap of the window that lands
+ * inside the input, as `v` (of type T) read from channel start xc. */
+#define GC_POOL_TAPS_BEGIN(T, xc, v)                                                               \
+	for (int64_t ta_ = l0; ta_ < h0; ta_++) {                                                  \
+		int64_t ti0_ = s0 + ta_ * w->dil[0];                                               \
+		for (int64_t tb_ = l1; tb_ < h1; tb_++) {                                          \
+			const T *trow_ = (xc) + (ti0_ * H + s1 + tb_ * w->dil[1]) * W + s2;        \
+			for (int64_t tc_ = l2; tc_ < h2; tc_++) {                                  \
+				T v = trow_[tc_ * w->dil[2]];
+
+#define GC_POOL_TAPS_END                                                                           \
+	}                                                                                          \
+	}                                                                                          \
+	}
+
 #define GC_POOL_WINDOWS_END                                                                        \
 	}                                                                                          \
 	}                                                                                          \

@@ -187,15 +187,9 @@ static inline int64_t taps_with_pad(int64_t start, int64_t k, int64_t dl, int64_
 		T *y = out[0]->data;                                                               \
 		POOL_LOOP_BEGIN(T, st)                                                             \
 		T sum = 0;                                                                         \
-		for (int64_t a = l0; a < h0; a++) {                                                \
-			int64_t i0 = s0 + a * w->dil[0];                                           \
-			for (int64_t b = l1; b < h1; b++) {                                        \
-				int64_t i1 = s1 + b * w->dil[1];                                   \
-				const T *row = xc + (i0 * H + i1) * W + s2;                        \
-				for (int64_t c = l2; c < h2; c++)                                  \
-					sum += row[c * w->dil[2]];                                 \
-			}                                                                          \
-		}                                                                                  \
+		GC_POOL_TAPS_BEGIN(T, xc, v)                                                       \
+		sum += v;                                                                          \
+		GC_POOL_TAPS_END                                                                   \
 		int64_t cnt;                                                                       \
 		if (st->count_include_pad)                                                         \
 			cnt = taps_with_pad(s0, w->k[0], w->dil[0], D, w->pad_hi[0]) *             \

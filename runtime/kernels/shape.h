@@ -1,5 +1,5 @@
 /* Ops that move, select or describe data without arithmetic
- * (shape.c, shape-move.c, shape-index.c).
+ * (shape.c, shape-move.c, shape-index.c, shape-crop.c).
  * X(Name, min_in, max_in, min_out, max_out). */
 #ifndef GC_K_SHAPE_H
 #define GC_K_SHAPE_H
@@ -22,6 +22,7 @@
 	X(Gather, 2, 2, 1, 1)                                                                      \
 	X(Expand, 2, 2, 1, 1)                                                                      \
 	X(Pad, 1, 4, 1, 1)                                                                         \
+	X(CenterCropPad, 2, 2, 1, 1)                                                               \
 	X(Tile, 2, 2, 1, 1)                                                                        \
 	X(Range, 3, 3, 1, 1)                                                                       \
 	X(GatherElements, 2, 2, 1, 1)                                                              \
