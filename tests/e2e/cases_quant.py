@@ -440,6 +440,16 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("grouped-u8u8", (1, 12, 7, 8), (12, 4, 3, 3), (1, 2), (0, 1, 2, 1), (2, 1), 3, np.uint8, np.uint8, True),
     ("depthwise-1x1", (1, 16, 5, 5), (16, 1, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 16, np.uint8, np.int8, False),
     ("wide-k", (1, 3, 20, 20), (8, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, np.uint8, np.int8, True),
+    # qconv.c: 1x1 read straight from x (whole 96-pixel blocks), int8 x, 19 rows (8-row tiles)
+    ("pointwise-direct-s8s8", (1, 20, 12, 16), (19, 20, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, np.int8, np.int8, True),
+    # 1x1 with a partial last block (im2col), K = 13 (not a multiple of 4), two images
+    ("pointwise-tail-u8s8", (2, 13, 10, 20), (24, 13, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.int8, True),
+    # K = 2340 (> 2304: one-chunk blocks), 7 output channels
+    ("wide-kdim-u8u8", (1, 260, 6, 7), (7, 260, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.uint8, True),
+    # stride 1 with dilations and uneven pads (the channel-quad path), int8 x, uint8 w
+    ("dilated-pads-s8u8", (1, 6, 9, 11), (10, 6, 3, 2), (1, 1), (2, 0, 1, 3), (2, 3), 1, np.int8, np.uint8, True),
+    # enough work for two threads (blocks and row ranges split over the pool)
+    ("two-threads-u8s8", (1, 32, 20, 21), (40, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, False),
 ]
 
 
