@@ -36,16 +36,48 @@ static int64_t taps_of(const gc_qconv *q)
 	return q->k[0] * q->k[1] * q->k[2];
 }
 
-/* Channels of a group rounded up to quads (the quad path's). */
-static int64_t cg4_of(const gc_qconv *q)
+/*
+ * The quad path's view of the convolution as one of stride 1: along an axis
+ * of stride s > 1 (dilation 1), the padded image splits into min(s, k)
+ * phases (pixels s v + ph), each a channel of its own, and the kernel into
+ * ceil(k / s) taps (real tap s t + ph; past k: weight 0).
+ */
+static int64_t phases(const gc_qconv *q, int i)
 {
-	return (q->c / q->group + 3) / 4 * 4;
+	return q->stride[i] == 1 ? 1 : q->k[i] < q->stride[i] ? q->k[i] : q->stride[i];
 }
 
-/* The quad path's padded extent along axis i (stride 1: all a tap reads). */
+static int64_t vtaps(const gc_qconv *q, int i)
+{
+	return q->stride[i] == 1 ? q->k[i] : (q->k[i] + q->stride[i] - 1) / q->stride[i];
+}
+
+/* The distance (in pixels along the axis) between two virtual taps. */
+static int64_t vdil(const gc_qconv *q, int i)
+{
+	return q->stride[i] == 1 ? q->dil[i] : 1;
+}
+
+static int64_t vtaps_of(const gc_qconv *q)
+{
+	return vtaps(q, 0) * vtaps(q, 1) * vtaps(q, 2);
+}
+
+static int64_t nph_of(const gc_qconv *q)
+{
+	return phases(q, 0) * phases(q, 1) * phases(q, 2);
+}
+
+/* Virtual channels of a group (channel x phase), rounded up to quads. */
+static int64_t cg4_of(const gc_qconv *q)
+{
+	return (q->c / q->group * nph_of(q) + 3) / 4 * 4;
+}
+
+/* The virtual image's extent along axis i: all a tap reads. */
 static int64_t pdim(const gc_qconv *q, int i)
 {
-	return q->out[i] + (q->k[i] - 1) * q->dil[i];
+	return q->out[i] + (vtaps(q, i) - 1) * vdil(q, i);
 }
 
 /* Its linear output pixels: to the last valid one (along padded rows). */
@@ -63,13 +95,22 @@ static uint64_t plane_bytes(const gc_qconv *q)
 
 void gc_qconv_plan(gc_qconv *q)
 {
-	q->quads = q->stride[0] == 1 && q->stride[1] == 1 && q->stride[2] == 1;
+	q->quads = true;
+	for (int i = 0; i < 3; i++)
+		q->quads &= q->stride[i] == 1 || q->dil[i] == 1;
+}
+
+/* Panels of a chunk at column c0 of n columns. */
+static int chunk_np(int64_t c0, int64_t n)
+{
+	int64_t w = n - c0 < CW ? n - c0 : CW;
+	return (int)((w + GC_QG_NR - 1) / GC_QG_NR);
 }
 
 /* Row length of the packed weights. */
 static int64_t wrow_of(const gc_qconv *q)
 {
-	return q->quads ? taps_of(q) * cg4_of(q) : gc_qg_k4(kdim_of(q));
+	return q->quads ? vtaps_of(q) * cg4_of(q) : gc_qg_k4(kdim_of(q));
 }
 
 /* Chunks a block of pixels holds: two, or one for the widest kernels. */
@@ -78,9 +119,19 @@ static int64_t block_chunks(const gc_qconv *q)
 	return kdim_of(q) > 2304 ? 1 : 2;
 }
 
+/* The packed weights: m rows, their sums, and (quad path) the row of 1s
+ * and 0s marking the real terms, to sum each pixel's terms with. */
 uint64_t gc_qconv_w_bytes(const gc_qconv *q)
 {
-	return al64((uint64_t)(q->m * wrow_of(q))) + (uint64_t)q->m * 4;
+	return al64((uint64_t)(q->m * wrow_of(q))) + al64((uint64_t)q->m * 4) +
+	       (uint64_t)wrow_of(q);
+}
+
+/* The real tap of virtual tap t and phase ph along axis i, or -1. */
+static int64_t real_tap(const gc_qconv *q, int i, int64_t t, int64_t ph)
+{
+	int64_t k = t * (q->stride[i] == 1 ? 1 : q->stride[i]) + ph;
+	return k < q->k[i] ? k : -1;
 }
 
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
@@ -88,24 +139,45 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 	int64_t kdim = kdim_of(q), row = wrow_of(q);
 	uint8_t *rows = dst;
 	int32_t *sums = (int32_t *)(rows + al64((uint64_t)(q->m * row)));
+	uint8_t *mask = (uint8_t *)sums + al64((uint64_t)q->m * 4);
 	if (!q->quads) {
 		gc_qgemm_pack_a(w, q->w_unsigned, q->m, kdim, kdim, rows, sums);
+		memset(mask, 1, (size_t)row);
 		return;
 	}
-	/* row i: tap by tap, the group's channels (rounded up to quads, 0) */
-	int64_t taps = taps_of(q), cg = q->c / q->group, cg4 = cg4_of(q);
+	/* row i: virtual tap by virtual tap, the group's channels x phases
+	 * (rounded up to quads: 0) */
+	int64_t cg = q->c / q->group, cg4 = cg4_of(q), nph = nph_of(q);
 	uint8_t flip = q->w_unsigned ? 0 : 0x80;
 	memset(rows, 0, (size_t)(q->m * row));
-	for (int64_t i = 0; i < q->m; i++) {
-		const uint8_t *src = (const uint8_t *)w + i * kdim;
-		int32_t s = 0;
-		for (int64_t c = 0; c < cg; c++)
-			for (int64_t t = 0; t < taps; t++) {
-				uint8_t v = src[c * taps + t] ^ flip;
-				rows[i * row + t * cg4 + c] = v;
-				s += v;
+	memset(mask, 0, (size_t)row);
+	int64_t t = 0;
+	for (int64_t t0 = 0; t0 < vtaps(q, 0); t0++)
+		for (int64_t t1 = 0; t1 < vtaps(q, 1); t1++)
+			for (int64_t t2 = 0; t2 < vtaps(q, 2); t2++, t++) {
+				int64_t ph = 0;
+				for (int64_t h0 = 0; h0 < phases(q, 0); h0++)
+					for (int64_t h1 = 0; h1 < phases(q, 1); h1++)
+						for (int64_t h2 = 0; h2 < phases(q, 2); h2++, ph++) {
+							int64_t r0 = real_tap(q, 0, t0, h0), r1 = real_tap(q, 1, t1, h1),
+								r2 = real_tap(q, 2, t2, h2);
+							if (r0 < 0 || r1 < 0 || r2 < 0)
+								continue;
+							int64_t kt = (r0 * q->k[1] + r1) * q->k[2] + r2;
+							for (int64_t c = 0; c < cg; c++) {
+								int64_t at = t * cg4 + c * nph + ph;
+								mask[at] = 1;
+								for (int64_t i = 0; i < q->m; i++)
+									rows[i * row + at] = ((const uint8_t *)w)[
+									    i * kdim + c * taps_of(q) + kt] ^ flip;
+							}
+						}
 			}
-		sums[i] = s;
+	for (int64_t i = 0; i < q->m; i++) {
+		int32_t sum = 0;
+		for (int64_t a = 0; a < row; a++)
+			sum += rows[i * row + a];
+		sums[i] = sum;
 	}
 }
 
@@ -128,7 +200,7 @@ static uint64_t rows_bytes(const gc_qconv *q)
 static uint64_t quads_bytes(const gc_qconv *q)
 {
 	int64_t chunks = (lin_of(q) + CW - 1) / CW;
-	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + al64((uint64_t)taps_of(q) * 8) +
+	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + al64((uint64_t)vtaps_of(q) * 8) +
 	       al64((uint64_t)(chunks * CW) * 4);
 }
 
@@ -264,7 +336,8 @@ static void conv_part(void *arg, int part, int parts, int slot)
 			im2col_block(q, j->xg, j->zx, j0, nj, col, bw);
 			pack_cols(col, bw, j->kdim, nch * GC_QG_NC, q->x_unsigned, pk);
 			for (int64_t ch = 0; ch < nch; ch++)
-				gc_qgemm_tile(q->isa, &one, 1, &k1, pk + ch * kq * GC_QG_QSTRIDE,
+				gc_qgemm_tile(q->isa, &one, 1, chunk_np(ch * CW, nj), &k1,
+					      pk + ch * kq * GC_QG_QSTRIDE,
 					      colv + ch * CW);
 			packed = blk;
 		}
@@ -281,7 +354,8 @@ static void conv_part(void *arg, int part, int parts, int slot)
 				rows[r] = j->wrows + (j->m0 + i0 + r) * k4;
 			for (int64_t ch = 0; ch < nch; ch++) {
 				int64_t c0 = j0 + ch * CW;
-				gc_qgemm_tile(q->isa, rows, mr, &kl, pk + ch * kq * GC_QG_QSTRIDE, acc);
+				gc_qgemm_tile(q->isa, rows, mr, chunk_np(ch * CW, nj), &kl,
+					      pk + ch * kq * GC_QG_QSTRIDE, acc);
 				gc_qgemm_epilogue(&o, i0, mr, c0,
 						  (int)(j->osz - c0 < CW ? j->osz - c0 : CW), acc);
 			}
@@ -298,7 +372,7 @@ typedef struct qjob {
 	int8_t *planes;
 	const int64_t *tapoff; /* bytes, from a chunk's first pixel */
 	int32_t *colv;	       /* per linear pixel */
-	const uint8_t *wrows;
+	const uint8_t *wrows, *mask;
 	int64_t m0, mg, chunks, groups, rsplit, row_tiles;
 	gc_qgemm_out out;
 } qjob;
@@ -317,30 +391,38 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	bool flip = q->x_unsigned;
 	enum { SEG = 1024 };
 	uint8_t rowbuf[4][SEG + 16];
+	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
 	gc_nn_part_range(cg4_of(q) / 4, part, parts, &lo, &hi);
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
 		for (int64_t d = 0; d < p0; d++)
-			for (int64_t h = 0; h < p1; h++) {
-				int64_t id = d - q->pad[0], ih = h - q->pad[1];
-				bool in_row = id >= 0 && id < q->in[0] && ih >= 0 && ih < q->in[1];
+			for (int64_t h = 0; h < p1; h++)
 				for (int64_t w0 = 0; w0 < p2; w0 += SEG) {
 					int64_t n = p2 - w0 < SEG ? p2 - w0 : SEG;
 					const uint8_t *r[4];
 					for (int t = 0; t < 4; t++) {
-						int64_t c = cq * 4 + t;
+						/* virtual channel: channel c, phase (h0, h1, h2) */
+						int64_t vc = cq * 4 + t, c = vc / nph, ph = vc % nph;
 						r[t] = c < cg ? rowbuf[t] : NULL; /* NULL: stored 0 */
 						if (c >= cg)
 							continue;
 						memset(rowbuf[t], j->zx, (size_t)n + 16);
-						if (!in_row)
+						int64_t h0 = ph / (ph1 * ph2), hh1 = ph / ph2 % ph1, h2 = ph % ph2;
+						int64_t id = d * q->stride[0] + h0 - q->pad[0];
+						int64_t ih = h * q->stride[1] + hh1 - q->pad[1];
+						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1])
 							continue;
 						const uint8_t *xr = j->xg + c * isz + (id * q->in[1] + ih) * q->in[2];
-						int64_t a = q->pad[2] - w0, b = a + q->in[2];
-						a = a > 0 ? a : 0;
-						b = b < n ? b : n;
-						if (a < b)
-							memcpy(rowbuf[t] + a, xr + (a + w0 - q->pad[2]), (size_t)(b - a));
+						/* virtual pixel w reads input pixel s2 w + off */
+						int64_t off = h2 - q->pad[2];
+						int64_t a = off >= 0 ? 0 : (-off + s2 - 1) / s2;
+						int64_t b = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
+						a = (a > w0 ? a : w0) - w0;
+						b = (b < w0 + n ? b : w0 + n) - w0;
+						if (s2 == 1 && a < b)
+							memcpy(rowbuf[t] + a, xr + w0 + a + off, (size_t)(b - a));
+						for (int64_t x = a; s2 != 1 && x < b; x++)
+							rowbuf[t][x] = xr[(w0 + x) * s2 + off];
 					}
 					/* 16 pixels at a time: a row's last ones spill into the
 					 * next row (written after it) or the plane's tail */
@@ -348,25 +430,24 @@ static void pack_part(void *arg, int part, int parts, int slot)
 					for (int64_t x = 0; x < n; x += 16)
 						interleave16(r, x, flip, dst + x * 4);
 				}
-			}
 		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
 	}
 }
 
-/* The column sums (sum over taps and channels of x') of chunks, with a
- * row of ones. */
+/* The column sums of chunks (each pixel's sum of x' over its real terms:
+ * the mask row of the packed weights). */
 static void colv_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
 	const qjob *j = arg;
-	static const uint8_t ones[4] = { 1, 1, 1, 1 };
-	const uint8_t *one = ones;
-	gc_qgemm_kloop kl = { .a_ks = 0, .ntaps = taps_of(j->q), .kqt = cg4_of(j->q) / 4,
+	const uint8_t *one = j->mask;
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = vtaps_of(j->q), .kqt = cg4_of(j->q) / 4,
 			      .cs = (int64_t)plane_bytes(j->q), .tapoff = j->tapoff };
 	int64_t lo, hi;
 	gc_nn_part_range(j->chunks, part, parts, &lo, &hi);
 	for (int64_t ch = lo; ch < hi; ch++)
-		gc_qgemm_tile(j->q->isa, &one, 1, &kl, j->planes + ch * CW * 4, j->colv + ch * CW);
+		gc_qgemm_tile(j->q->isa, &one, 1, chunk_np(ch * CW, lin_of(j->q)), &kl,
+			      j->planes + ch * CW * 4, j->colv + ch * CW);
 }
 
 /* The epilogue of a tile of linear pixels [p0, p0 + CW): the runs of valid
@@ -398,7 +479,7 @@ static void quads_part(void *arg, int part, int parts, int slot)
 	const qjob *j = arg;
 	const gc_qconv *q = j->q;
 	int64_t wrow = wrow_of(q), lo, hi;
-	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = taps_of(q), .kqt = cg4_of(q) / 4,
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = vtaps_of(q), .kqt = cg4_of(q) / 4,
 			      .cs = (int64_t)plane_bytes(q), .tapoff = j->tapoff };
 	int32_t acc[GC_QG_MR * CW];
 	gc_nn_part_range(j->groups * j->rsplit, part, parts, &lo, &hi);
@@ -414,7 +495,8 @@ static void quads_part(void *arg, int part, int parts, int slot)
 			for (int r = 0; r < mr; r++)
 				rows[r] = j->wrows + (j->m0 + i0 + r) * wrow;
 			for (int64_t ch = c0; ch < c1; ch++) {
-				gc_qgemm_tile(q->isa, rows, mr, &kl, j->planes + ch * CW * 4, acc);
+				gc_qgemm_tile(q->isa, rows, mr, chunk_np(ch * CW, lin_of(q)), &kl,
+					      j->planes + ch * CW * 4, acc);
 				scatter(j, i0, mr, ch * CW, acc);
 			}
 		}
@@ -422,19 +504,19 @@ static void quads_part(void *arg, int part, int parts, int slot)
 }
 
 static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *wrows,
-		      const gc_qgemm_out *out0, char *mem, int threads)
+		      const uint8_t *mask, const gc_qgemm_out *out0, char *mem, int threads)
 {
 	int64_t mg = q->m / q->group, cg = q->c / q->group, osz = osz_of(q);
-	int64_t isz = q->in[0] * q->in[1] * q->in[2], taps = taps_of(q);
+	int64_t isz = q->in[0] * q->in[1] * q->in[2], taps = vtaps_of(q);
 	int64_t chunks = (lin_of(q) + CW - 1) / CW, row_tiles = (mg + GC_QG_MR - 1) / GC_QG_MR;
 	int64_t *tapoff = (int64_t *)(mem + (uint64_t)(cg4_of(q) / 4) * plane_bytes(q));
 	int32_t *colv = (int32_t *)((char *)tapoff + al64((uint64_t)taps * 8));
 	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), t = 0;
-	for (int64_t k0 = 0; k0 < q->k[0]; k0++)
-		for (int64_t k1 = 0; k1 < q->k[1]; k1++)
-			for (int64_t k2 = 0; k2 < q->k[2]; k2++)
-				tapoff[t++] = ((k0 * q->dil[0] * p1 + k1 * q->dil[1]) * p2 +
-					       k2 * q->dil[2]) * 4;
+	for (int64_t k0 = 0; k0 < vtaps(q, 0); k0++)
+		for (int64_t k1 = 0; k1 < vtaps(q, 1); k1++)
+			for (int64_t k2 = 0; k2 < vtaps(q, 2); k2++)
+				tapoff[t++] = ((k0 * vdil(q, 0) * p1 + k1 * vdil(q, 1)) * p2 +
+					       k2 * vdil(q, 2)) * 4;
 	double cycles = (double)(row_tiles * GC_QG_MR) * (double)(chunks * CW) *
 			(double)(taps * cg4_of(q)) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int th = gc_nn_par_threads(threads, cycles);
@@ -446,7 +528,7 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
 			qjob j = { .q = q, .xg = (const uint8_t *)a->x + (b * q->c + g * cg) * isz,
 				   .zx = (uint8_t)a->zx, .planes = (int8_t *)mem, .tapoff = tapoff,
-				   .colv = colv, .wrows = wrows, .m0 = m0, .mg = mg, .chunks = chunks,
+				   .colv = colv, .wrows = wrows, .mask = mask, .m0 = m0, .mg = mg, .chunks = chunks,
 				   .groups = groups, .rsplit = rsplit, .row_tiles = row_tiles,
 				   .out = *out0 };
 			j.out.rowc += m0;
@@ -486,7 +568,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 		wp = s;
 	}
 	const uint8_t *wrows = wp;
-	const int32_t *wsum = (const int32_t *)(wrows + al64((uint64_t)(q->m * gc_qg_k4(kdim))));
+	const int32_t *wsum = (const int32_t *)(wrows + al64((uint64_t)(q->m * wrow_of(q))));
 	/* x' = x - 128 (uint8 x), w' = w + 128 (int8 w); C = acc - zx' sum w' -
 	 * zw' sum x' + kdim zx' zw' (qgemm.h), + bias */
 	uint32_t zx = (uint32_t)(a->zx - (q->x_unsigned ? 128 : 0));
@@ -506,7 +588,8 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 		gc_qgemm_out o = { .rowc = rowc, .rowz = rowz, .ldc = osz, .y_unsigned = a->y_unsigned,
 				   .scale = scale, .scale_step = 1, .zy = a->zy, .lo = lo, .hi = hi,
 				   .isa = q->isa };
-		run_quads(q, a, wrows, &o, slots, threads);
+		run_quads(q, a, wrows, (const uint8_t *)wsum + al64((uint64_t)q->m * 4), &o, slots,
+			  threads);
 		return;
 	}
 	int64_t bw = block_chunks(q) * CW, nblocks = (osz + bw - 1) / bw;

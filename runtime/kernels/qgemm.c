@@ -118,8 +118,8 @@ GC_NN_SIMD void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64
 
 /* ---- the cores: acc[r][0..CW) for rows a[0..mr) (qgemm.h's gc_qgemm_tile) ---- */
 
-static void tile_c(const uint8_t *const *a, int mr, const gc_qgemm_kloop *kl, const int8_t *bp,
-		   int32_t *acc)
+static void tile_c(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
+		   const int8_t *bp, int32_t *acc)
 {
 	memset(acc, 0, sizeof(int32_t) * (size_t)(mr * CW));
 	for (int64_t tap = 0; tap < kl->ntaps; tap++)
@@ -129,7 +129,7 @@ static void tile_c(const uint8_t *const *a, int mr, const gc_qgemm_kloop *kl, co
 			for (int r = 0; r < mr; r++) {
 				const uint8_t *u = a[r] + kk * kl->a_ks;
 				int32_t *c = acc + r * CW;
-				for (int jj = 0; jj < CW; jj++)
+				for (int jj = 0; jj < np * GC_QG_NR; jj++)
 					c[jj] += u[0] * bq[jj * 4] + u[1] * bq[jj * 4 + 1] +
 						 u[2] * bq[jj * 4 + 2] + u[3] * bq[jj * 4 + 3];
 			}
@@ -148,65 +148,74 @@ static inline int32_t quad(const uint8_t *p)
 	return v;
 }
 
-/* MR_ rows (a constant once inlined) by the chunk's three panels: 3 loads
- * and MR_ broadcasts for 3 MR_ vpdpbusd a quad. */
-T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const gc_qgemm_kloop *kl,
-		       const int8_t *bp, int32_t *acc)
+/* MR_ rows by NP_ panels (constants once inlined): NP_ loads and MR_
+ * broadcasts for MR_ NP_ vpdpbusd a quad. */
+T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
+		       const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
 {
 	__m512i c[MR][NC];
 #pragma GCC unroll 8
 	for (int r = 0; r < mr_; r++)
-		c[r][0] = c[r][1] = c[r][2] = _mm512_setzero_si512();
+#pragma GCC unroll 3
+		for (int p = 0; p < np_; p++)
+			c[r][p] = _mm512_setzero_si512();
 	const uint8_t *ar[MR];
 #pragma GCC unroll 8
 	for (int r = 0; r < mr_; r++)
 		ar[r] = a[r];
-	int64_t kqt = kl->kqt, cs = kl->cs, a_ks = kl->a_ks;
+	int64_t kqt = kl->kqt, cs = kl->cs, a_ks = kl->a_ks, off = 0;
 	for (int64_t tap = 0; tap < kl->ntaps; tap++) {
 		const int8_t *b = bp + (kl->tapoff ? kl->tapoff[tap] : 0);
-		for (int64_t cq = 0; cq < kqt; cq++, b += cs) {
-			__m512i x0 = _mm512_loadu_si512(b);
-			__m512i x1 = _mm512_loadu_si512(b + 64);
-			__m512i x2 = _mm512_loadu_si512(b + 128);
+		for (int64_t cq = 0; cq < kqt; cq++, b += cs, off += a_ks) {
+			__m512i x[NC];
+#pragma GCC unroll 3
+			for (int p = 0; p < np_; p++)
+				x[p] = _mm512_loadu_si512(b + 64 * p);
 #pragma GCC unroll 8
 			for (int r = 0; r < mr_; r++) {
-				__m512i av = _mm512_set1_epi32(quad(ar[r]));
-				ar[r] += a_ks;
-				c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, x0);
-				c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, x1);
-				c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, x2);
+				__m512i av = _mm512_set1_epi32(quad(ar[r] + off));
+#pragma GCC unroll 3
+				for (int p = 0; p < np_; p++)
+					c[r][p] = _mm512_dpbusd_epi32(c[r][p], av, x[p]);
 			}
 		}
 	}
 #pragma GCC unroll 8
-	for (int r = 0; r < mr_; r++) {
-		_mm512_storeu_si512(acc + r * CW, c[r][0]);
-		_mm512_storeu_si512(acc + r * CW + 16, c[r][1]);
-		_mm512_storeu_si512(acc + r * CW + 32, c[r][2]);
-	}
+	for (int r = 0; r < mr_; r++)
+#pragma GCC unroll 3
+		for (int p = 0; p < np_; p++)
+			_mm512_storeu_si512(acc + r * CW + 16 * p, c[r][p]);
 }
 
-T512 static void tile512(const uint8_t *const *a, int mr, const gc_qgemm_kloop *kl,
+#define TILE512_NP(np_)                                                                    \
+	switch (mr) {                                                                       \
+	case 1: tile512_n(a, 1, np_, kl, bp, acc); break;                                   \
+	case 2: tile512_n(a, 2, np_, kl, bp, acc); break;                                   \
+	case 3: tile512_n(a, 3, np_, kl, bp, acc); break;                                   \
+	case 4: tile512_n(a, 4, np_, kl, bp, acc); break;                                   \
+	case 5: tile512_n(a, 5, np_, kl, bp, acc); break;                                   \
+	case 6: tile512_n(a, 6, np_, kl, bp, acc); break;                                   \
+	case 7: tile512_n(a, 7, np_, kl, bp, acc); break;                                   \
+	default: tile512_n(a, 8, np_, kl, bp, acc); break;                                  \
+	}
+
+T512 static void tile512(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
 			 const int8_t *bp, int32_t *acc)
 {
-	switch (mr) {
-	case 1: tile512_n(a, 1, kl, bp, acc); break;
-	case 2: tile512_n(a, 2, kl, bp, acc); break;
-	case 3: tile512_n(a, 3, kl, bp, acc); break;
-	case 4: tile512_n(a, 4, kl, bp, acc); break;
-	case 5: tile512_n(a, 5, kl, bp, acc); break;
-	case 6: tile512_n(a, 6, kl, bp, acc); break;
-	case 7: tile512_n(a, 7, kl, bp, acc); break;
-	default: tile512_n(a, 8, kl, bp, acc); break;
-	}
+	if (np == 1)
+		TILE512_NP(1)
+	else if (np == 2)
+		TILE512_NP(2)
+	else
+		TILE512_NP(3)
 }
 
 /* AVX-VNNI: a panel at a time, four rows by 16 columns (8 accumulators). */
-T256 static void tile256(const uint8_t *const *a, int mr, const gc_qgemm_kloop *kl,
+T256 static void tile256(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
 			 const int8_t *bp, int32_t *acc)
 {
 	for (int r0 = 0; r0 < mr; r0 += 4) {
-		for (int p = 0; p < NC; p++) {
+		for (int p = 0; p < np; p++) {
 			const uint8_t *ar[4];
 			for (int r = 0; r < 4; r++)
 				ar[r] = a[r0 + r < mr ? r0 + r : r0];
@@ -236,21 +245,21 @@ T256 static void tile256(const uint8_t *const *a, int mr, const gc_qgemm_kloop *
 }
 #endif
 
-void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, const gc_qgemm_kloop *kl,
-		   const int8_t *bp, int32_t *acc)
+void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
+		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
 {
 #ifdef QG_X86
 	if (isa == GC_QGEMM_AVX512VNNI) {
-		tile512(a, mr, kl, bp, acc);
+		tile512(a, mr, np, kl, bp, acc);
 		return;
 	}
 	if (isa == GC_QGEMM_AVXVNNI) {
-		tile256(a, mr, kl, bp, acc);
+		tile256(a, mr, np, kl, bp, acc);
 		return;
 	}
 #endif
 	(void)isa;
-	tile_c(a, mr, kl, bp, acc);
+	tile_c(a, mr, np, kl, bp, acc);
 }
 
 /* ---- the epilogue ---- */
@@ -402,8 +411,9 @@ static void part(void *arg, int p, int parts, int slot)
 		for (int r = 0; r < mr; r++)
 			rows[r] = j->a + (i0 + r) * j->lda;
 		gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = 1, .kqt = j->kq, .cs = QG_QSTRIDE };
-		gc_qgemm_tile(j->isa, rows, mr, &kl, j->b + ch * j->kq * QG_QSTRIDE, acc);
 		int nc = j->n - j0 < CW ? (int)(j->n - j0) : CW;
+		gc_qgemm_tile(j->isa, rows, mr, (nc + GC_QG_NR - 1) / GC_QG_NR, &kl,
+			      j->b + ch * j->kq * QG_QSTRIDE, acc);
 		gc_qgemm_epilogue(&j->out, i0, mr, j0, nc, acc);
 	}
 }

@@ -100,10 +100,10 @@ typedef struct gc_qgemm_kloop {
 	const int64_t *tapoff;
 } gc_qgemm_kloop;
 
-/* acc for rows a[0..mr) and the chunk at bp, into acc[r * GC_QG_NR *
- * GC_QG_NC + j]. */
-void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, const gc_qgemm_kloop *kl,
-		   const int8_t *bp, int32_t *acc);
+/* acc for rows a[0..mr) and the first np (1 to GC_QG_NC) panels of the
+ * chunk at bp, into acc[r * GC_QG_NR * GC_QG_NC + j]. */
+void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
+		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc);
 /* The epilogue for rows [i0, i0 + mr) and columns [j0, j0 + nc) of acc
  * (row stride GC_QG_NR * GC_QG_NC). */
 void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,

@@ -448,6 +448,9 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("wide-kdim-u8u8", (1, 260, 6, 7), (7, 260, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.uint8, True),
     # stride 1 with dilations and uneven pads (the channel-quad path), int8 x, uint8 w
     ("dilated-pads-s8u8", (1, 6, 9, 11), (10, 6, 3, 2), (1, 1), (2, 0, 1, 3), (2, 3), 1, np.int8, np.uint8, True),
+    # 1x1 stride 2 (one phase), and stride with dilation on one axis (im2col blocks)
+    ("pointwise-stride2", (1, 8, 11, 9), (12, 8, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.int8, True),
+    ("strided-dilated-im2col", (1, 5, 13, 12), (6, 5, 3, 3), (2, 2), (1, 1, 1, 1), (2, 2), 1, np.uint8, np.int8, True),
     # enough work for two threads (blocks and row ranges split over the pool)
     ("two-threads-u8s8", (1, 32, 20, 21), (40, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, False),
 ]
@@ -476,8 +479,9 @@ def _run_env(ctx, args, extra):
 
 
 def int8_builtins(ctx):
-    """ConvInteger and QLinearConv on the integer GEMM (qgemm.c, through
-    im2col) against NumPy: the int32 sums exactly, QLinearConv's output
+    """ConvInteger and QLinearConv on the integer GEMM (qgemm.c, qconv.c:
+    channel quads read in place, strides as phases, im2col blocks for stride
+    with dilation) against NumPy: the int32 sums exactly, QLinearConv's output
     within one step of NumPy's float64 requantization (a value on a rounding
     boundary), and byte for byte the same as the reference loops
     (GRAPHCC_NN_REFERENCE=1). (MatMulInteger and QLinearMatMul: the unit
@@ -490,7 +494,7 @@ def int8_builtins(ctx):
     done = []
     for (name, xs, ws, st, pads, dil, group, xt, wt, per_ch) in CONV_CASES:
         x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
-        zx = np.array(r.integers(0, 5) + (3 if xt == np.uint8 else -2), xt)
+        zx = np.array(r.integers(1, 5) + (3 if xt == np.uint8 else -6), xt)  # never 0
         zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
         want = conv_int_ref(x, w, int(zx), zw.astype(np.int64), st, pads, dil, group)
         sx, sy = np.float32(0.02), np.float32(0.5 * np.abs(want).max() * 0.02 * 0.01 / 127 + 1e-3)
