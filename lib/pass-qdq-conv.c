@@ -160,3 +160,104 @@ int gc_pass_fuse_qdq_conv(gc_pass_ctx *ctx)
 	static const char *const ops[] = { "Conv", NULL };
 	return gc_edit_each(ctx, ops, fuse_one);
 }
+
+/*
+ * fuse-qdq-matmul: the same for MatMul and Gemm with a constant weight:
+ *
+ *   DequantizeLinear(aq, as, az) ─┐
+ *   DequantizeLinear(wq, ws, wz) ─┴─ MatMul | Gemm ─[Relu]─ QuantizeLinear(ys, yz)
+ *
+ * (all per tensor; Gemm with transA 0, alpha and beta 1, a bias C of N
+ * values as for Conv) becomes QLinearMatMul(aq, as, az, wq [K, N], ws, wz,
+ * ys, yz[, bias]) on the integer GEMM, the bias (int32, scale as * ws) and
+ * the Relu (_gc_activation) graphcc's additions to QLinearMatMul, applied in
+ * its epilogue; a Gemm's transB weight is stored transposed.
+ */
+
+/* Gemm node c computes A B' + C with A not transposed and unit factors. */
+static bool plain_gemm(gc_edit *e, int32_t c, bool *trans_b)
+{
+	const gc_attr *ta = gc_edit_attr(e, c, "transA"), *tb = gc_edit_attr(e, c, "transB");
+	const gc_attr *al = gc_edit_attr(e, c, "alpha"), *be = gc_edit_attr(e, c, "beta");
+	*trans_b = tb && tb->type == GC_ATTR_INT && tb->v.i;
+	return (!ta || (ta->type == GC_ATTR_INT && !ta->v.i)) &&
+	       (!al || (al->type == GC_ATTR_FLOAT && al->v.f == 1.0f)) &&
+	       (!be || (be->type == GC_ATTR_FLOAT && be->v.f == 1.0f));
+}
+
+/* wq [N, K] as a new constant [K, N], or -1. */
+static int32_t transposed(gc_edit *e, const gc_tensor *wq)
+{
+	int64_t nn = wq->dims[0], kk = wq->dims[1], dims[2] = { kk, nn };
+	void *data;
+	int32_t v = gc_edit_add_constant(e, "qdq_weight_t", wq->dtype, 2, dims, &data);
+	for (int64_t i = 0; v >= 0 && i < nn; i++)
+		for (int64_t t = 0; t < kk; t++)
+			((uint8_t *)data)[t * nn + i] = ((const uint8_t *)wq->data)[i * kk + t];
+	return v;
+}
+
+static int fuse_mm(gc_edit *e, int32_t c)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[c];
+	bool gemm = gc_edit_is_op(e, c, "Gemm"), trans_b = false;
+	if (n->n_in < 2 || n->n_in > (gemm ? 3 : 2) || n->n_out != 1 || n->out[0] < 0 ||
+	    (gemm && !plain_gemm(e, c, &trans_b)))
+		return 0;
+	int32_t av = n->in[0];
+	if (av >= 0 && g->values[av].rank >= 0 && g->values[av].rank < 1)
+		return 0;
+	int32_t da = producer_of(e, av, "DequantizeLinear");
+	int32_t dw = producer_of(e, n->in[1], "DequantizeLinear");
+	const gc_tensor *wq = dw >= 0 ? gc_edit_const(e, g->nodes[dw].in[0]) : NULL;
+	if (da < 0 || !wq || wq->rank != 2)
+		return 0;
+	int64_t nn = wq->dims[trans_b ? 0 : 1];
+	qp a, w, y;
+	if (!qdq_params(e, da, 1, &a) || !qdq_params(e, dw, 1, &w) ||
+	    a.zt->dtype == GC_DTYPE_INT32 || w.zt->dtype != wq->dtype ||
+	    w.zt->dtype == GC_DTYPE_INT32)
+		return 0;
+	int32_t next = gc_edit_only_reader(e, n->out[0]), relu = -1;
+	if (next >= 0 && gc_edit_is_op(e, next, "Relu") && g->nodes[next].n_in == 1 &&
+	    g->nodes[next].n_attr == 0 && g->nodes[next].n_out == 1) {
+		relu = next;
+		next = gc_edit_only_reader(e, g->nodes[relu].out[0]);
+	}
+	if (next < 0 || !gc_edit_is_op(e, next, "QuantizeLinear") || !qdq_params(e, next, 1, &y) ||
+	    y.zt->dtype == GC_DTYPE_INT32 || g->nodes[next].out[0] < 0)
+		return 0;
+	int32_t bias = -1;
+	if (n->n_in == 3 && n->in[2] >= 0 &&
+	    (bias = int_bias(e, n->in[2], ((const float *)a.st->data)[0], w.st, nn)) < 0)
+		return e->err->code ? e->err->code : 0;
+	int32_t wv = trans_b ? transposed(e, wq) : w.q;
+	if (wv < 0)
+		return e->err->code;
+	int32_t yq = g->nodes[next].out[0];
+	if (relu >= 0)
+		gc_edit_remove_node(e, relu);
+	gc_edit_remove_node(e, next);
+	if (gc_edit_set_op(e, c, "", "QLinearMatMul", 0))
+		return e->err->code;
+	const int32_t ins[9] = { a.q, a.s, a.z, wv, w.s, w.z, y.s, y.z, bias };
+	for (int j = 0; j < (bias >= 0 ? 9 : 8); j++)
+		if (gc_edit_set_input(e, c, j, ins[j]))
+			return e->err->code;
+	gc_edit_set_output(e, c, 0, yq);
+	if (relu >= 0) {
+		gc_attr at = { .name = "_gc_activation", .type = GC_ATTR_STRING };
+		at.v.s = "Relu";
+		at.n = 4;
+		if (gc_edit_set_attr(e, c, &at))
+			return e->err->code;
+	}
+	return 1;
+}
+
+int gc_pass_fuse_qdq_matmul(gc_pass_ctx *ctx)
+{
+	static const char *const ops[] = { "MatMul", "Gemm", NULL };
+	return gc_edit_each(ctx, ops, fuse_mm);
+}

@@ -287,9 +287,10 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 		int64_t cj = j0 - o->col0 + j;
 		__m512i cv = o->colv ? _mm512_maskz_loadu_epi32(k, o->colv + cj) : _mm512_setzero_si512();
 		__m512i cz = o->colz ? _mm512_maskz_loadu_epi32(k, o->colz + cj) : _mm512_setzero_si512();
+		__m512i cc = o->colc ? _mm512_maskz_loadu_epi32(k, o->colc + cj) : _mm512_setzero_si512();
 		for (int r = 0; r < mr; r++) {
 			int64_t i = i0 + r;
-			__m512i v = _mm512_loadu_si512(acc + r * CW + j);
+			__m512i v = _mm512_add_epi32(_mm512_loadu_si512(acc + r * CW + j), cc);
 			if (o->rowc)
 				v = _mm512_add_epi32(v, _mm512_set1_epi32(o->rowc[i]));
 			if (o->rowz)
@@ -332,7 +333,9 @@ void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, in
 GC_NN_SIMD static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
 			     const int32_t *acc)
 {
-	uint32_t cv[CW] = { 0 }, cz[CW] = { 0 };
+	uint32_t cv[CW] = { 0 }, cz[CW] = { 0 }, cc[CW] = { 0 };
+	for (int j = 0; o->colc && j < nc; j++)
+		cc[j] = (uint32_t)o->colc[j0 - o->col0 + j];
 	for (int j = 0; o->colv && j < nc; j++)
 		cv[j] = (uint32_t)o->colv[j0 - o->col0 + j];
 	for (int j = 0; o->colz && j < nc; j++)
@@ -344,7 +347,7 @@ GC_NN_SIMD static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t 
 		const int32_t *a = acc + r * CW;
 		int32_t v[CW];
 		for (int j = 0; j < nc; j++)
-			v[j] = (int32_t)((uint32_t)a[j] + rc - rz * cv[j] - ry * cz[j]);
+			v[j] = (int32_t)((uint32_t)a[j] + cc[j] + rc - rz * cv[j] - ry * cz[j]);
 		if (!o->y8) {
 			memcpy(o->c32 + i * o->ldc + j0, v, (size_t)nc * 4);
 			continue;

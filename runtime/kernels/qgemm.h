@@ -70,13 +70,14 @@ void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64_t n, int64
 void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k, int64_t lda,
 		     uint8_t *data, int32_t *rowsum);
 
-/* The epilogue of a tile (see above): rowc, rowz, rowy per row, colv, colz
- * per column (NULL: 0). Out: int32 c32 (row stride ldc), or when y8 is
+/* The epilogue of a tile (see above): rowc, rowz, rowy per row, colv, colz,
+ * colc per column (NULL: 0). Out: int32 c32 (row stride ldc), or when y8 is
  * set, 8-bit y8 (uint8 when y_unsigned) with the scale scale[i * scale_step]
  * and zero point zy, clamped to [lo, hi] (a fused Relu raises lo). */
 typedef struct gc_qgemm_out {
 	const int32_t *rowc, *rowz, *rowy, *colv, *colz;
-	int64_t col0; /* colv and colz hold columns from col0 on */
+	const int32_t *colc; /* + colc_j (a bias per column; NULL: none) */
+	int64_t col0;	     /* colv, colz and colc hold columns from col0 on */
 	int32_t *c32;
 	void *y8;
 	int64_t ldc;
@@ -121,8 +122,8 @@ uint64_t gc_qgemm_work_bytes(int64_t m, int64_t k, int64_t n, bool a_unsigned);
 
 /* C = (A - za)(B - zb) for m rows of A (uint8 or int8, row stride lda) on up
  * to `threads` threads: int32 C (row stride ldc), or, when req is set, C
- * requantized into req->y8 (req's scale, zy, lo, hi, y_unsigned, ldc;
- * its sums are set here). work: gc_qgemm_work_bytes, 64-aligned. */
+ * requantized into req->y8 (req's scale, zy, lo, hi, y_unsigned, ldc and
+ * colc; its sums are set here). work: gc_qgemm_work_bytes, 64-aligned. */
 void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int64_t lda,
 	      int64_t m, const gc_qgemm_b *b, const gc_qgemm_zp *zp, int32_t *c, int64_t ldc,
 	      const gc_qgemm_out *req, void *work);

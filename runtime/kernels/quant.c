@@ -313,6 +313,8 @@ typedef struct imm_plan {
 	bool a_rows, b_cols;  /* zero points per row of A / per column of B */
 	int ia, ib, iaz, ibz; /* input indices; -1 absent */
 	int ias, ibs, iys, iyz;
+	int ibias; /* QLinearMatMul's int32 bias per column (fuse-qdq-matmul); -1 absent */
+	bool relu; /* _gc_activation "Relu" (fuse-qdq-matmul): y not below its zero point */
 	/* The integer GEMM (qgemm.h), unless GRAPHCC_REFERENCE_KERNELS: B
 	 * packed at prepare when it is a constant without batch (pb), else
 	 * into scratch on each run; QLinearMatMul's int32 sums in scratch. */
@@ -355,8 +357,10 @@ static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool 
 					acc += (int64_t)(ld8(a, aoff + i * p->kd + t) - za) *
 					       (ld8(b, boff + t * p->nn + j) - zb);
 				int64_t oi = (bi * p->m + i) * p->nn + j;
+				if (p->ibias >= 0)
+					acc += ((const int32_t *)in[p->ibias]->data)[j];
 				if (requant)
-					st8q(y, oi, acc, scale, yzp, false);
+					st8q(y, oi, acc, scale, yzp, p->relu);
 				else
 					((int32_t *)y->data)[oi] = (int32_t)acc;
 			}
@@ -382,7 +386,10 @@ static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_ten
 				  gc_kv_load(in[p->iys], 0));
 		req = (gc_qgemm_out){ .ldc = p->nn, .y_unsigned = yu, .scale = &scale,
 				      .zy = (float)ld8(in[p->iyz], 0), .lo = yu ? 0.0f : -128.0f,
-				      .hi = yu ? 255.0f : 127.0f };
+				      .hi = yu ? 255.0f : 127.0f,
+				      .colc = p->ibias >= 0 ? in[p->ibias]->data : NULL };
+		if (p->relu && req.zy > req.lo)
+			req.lo = req.zy;
 	}
 	bool a_u = a->dtype == GC_DTYPE_UINT8, b_u = b->dtype == GC_DTYPE_UINT8;
 	/* B without batch, A's zero point one: A's batch is more rows of one GEMM */
@@ -480,16 +487,17 @@ static int prepare_imm(gc_kctx *k, gc_tensor *const *in, gc_tensor *const *out, 
 		return gc_kerr(k, GC_EINVAL,
 			       "inputs 'A' and 'B' must be uint8 or int8, not %s and %s",
 			       gc_dtype_name(a->dtype), gc_dtype_name(b->dtype));
-	if (a->rank < 2 || b->rank < 2 || a->dims[a->rank - 1] != b->dims[b->rank - 2])
+	bool a1 = a->rank == 1 && b->rank == 2; /* a vector: one row, its dim dropped */
+	if ((a->rank < 2 && !a1) || b->rank < 2 || a->dims[a->rank - 1] != b->dims[b->rank - 2])
 		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "inputs 'A' %s and 'B' %s: need rank >= 2 and A's last dim equal to "
-			       "B's second-to-last",
+			       "inputs 'A' %s and 'B' %s: need rank >= 2 (or a 1-D A, 2-D B) and "
+			       "A's last dim equal to B's second-to-last",
 			       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
 			       gc_shape_str(b->dims, b->rank, s2, sizeof s2));
-	p->m = a->dims[a->rank - 2];
+	p->m = a1 ? 1 : a->dims[a->rank - 2];
 	p->kd = a->dims[a->rank - 1];
 	p->nn = b->dims[b->rank - 1];
-	int32_t ar = a->rank - 2, br = b->rank - 2;
+	int32_t ar = a1 ? 0 : a->rank - 2, br = b->rank - 2;
 	p->brank = ar > br ? ar : br;
 	p->batch = 1;
 	int64_t as = p->m * p->kd, bs = p->kd * p->nn;
@@ -531,6 +539,8 @@ static int prepare_imm(gc_kctx *k, gc_tensor *const *in, gc_tensor *const *out, 
 	memcpy(dims, p->bdims, sizeof(int64_t) * (size_t)p->brank);
 	dims[orank - 2] = p->m;
 	dims[orank - 1] = p->nn;
+	if (a1)
+		dims[--orank - 1] = p->nn;
 	gc_set_shape(out[0], ot, orank, dims);
 	return 0;
 }
@@ -544,6 +554,7 @@ int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ib = 1;
 	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
 	p->ibz = n->n_in > 3 && in[3] ? 3 : -1;
+	p->ibias = -1;
 	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32) || imm_choose(k, n, in, p))
 		return gc_kok(k);
 	n->run = run_mmi;
@@ -583,8 +594,21 @@ int gc_prepare_QLinearMatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ibz = 5;
 	p->iys = 6;
 	p->iyz = 7;
+	p->ibias = n->n_in > 8 && in[8] ? 8 : -1;
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (act && strcmp(act, "Relu"))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses only Relu into "
+			       "QLinearMatMul", act);
+	p->relu = act != NULL;
 	if (prepare_imm(k, in, out, p, in[7]->dtype) || imm_choose(k, n, in, p))
 		return gc_kok(k);
+	if (p->ibias >= 0 && (in[8]->dtype != GC_DTYPE_INT32 || gc_tensor_numel(in[8]) != p->nn))
+		return gc_kerr(k, GC_EINVAL,
+			       "input 8 (graphcc's fused bias) must be int32 with %" PRId64 " values",
+			       p->nn);
 	n->run = run_qlmm;
 	return 0;
 }

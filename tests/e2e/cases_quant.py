@@ -616,6 +616,85 @@ def qdq_conv_fusion(ctx):
                       % (100 * (steps > 0.5).mean()))
 
 
+def qdq_matmul_fusion(ctx):
+    """fuse-qdq-matmul: MatMul (2-D and batched 3-D A, int8 weights) and Gemm
+    (transB, uint8 weights with a zero point, float bias, Relu) between QDQ
+    nodes become QLinearMatMul; the outputs stay within one quantization
+    step of the float path (--no-optimize), and the integer GEMM gives the
+    reference loops' bytes (GRAPHCC_NN_REFERENCE=1)."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-matmul"))
+    r = np.random.default_rng(91)
+    x = r.standard_normal((6, 20)).astype(np.float32)
+    x3 = r.standard_normal((2, 3, 20)).astype(np.float32)
+    w1 = r.standard_normal((20, 24)).astype(np.float32)
+    w2 = r.standard_normal((16, 24)).astype(np.float32)  # Gemm transB: [N, K]
+    ws1 = np.float32(np.abs(w1).max() / 127)
+    w1q = np.clip(np.rint(w1 / ws1), -127, 127).astype(np.int8)
+    ws2 = np.float32((w2.max() - w2.min()) / 255)
+    wz2 = np.uint8(np.clip(np.rint(-w2.min() / ws2), 0, 255))
+    w2q = np.clip(np.rint(w2 / ws2) + wz2, 0, 255).astype(np.uint8)
+    sx, zx = np.float32(6 / 255), np.uint8(128)
+    s1, z1 = np.float32(0.25), np.uint8(120)
+    s2, z2 = np.float32(0.5), np.uint8(10)
+    b2 = r.standard_normal(16).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (np.array(sx), "sx"), (np.array(zx), "zx"), (w1q, "w1q"), (np.array(ws1), "ws1"),
+        (np.array(0, np.int8), "wz1"), (w2q, "w2q"), (np.array(ws2), "ws2"),
+        (np.array(wz2), "wz2"), (b2, "b2"), (np.array(s1), "s1"), (np.array(z1), "z1"),
+        (np.array(s2), "s2"), (np.array(z2), "z2"))]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w1q", "ws1", "wz1"], ["w1d"]),
+        helper.make_node("MatMul", ["xd", "w1d"], ["m1"]),
+        helper.make_node("QuantizeLinear", ["m1", "s1", "z1"], ["h1q"]),
+        helper.make_node("DequantizeLinear", ["h1q", "s1", "z1"], ["h1d"]),
+        helper.make_node("DequantizeLinear", ["w2q", "ws2", "wz2"], ["w2d"]),
+        helper.make_node("Gemm", ["h1d", "w2d", "b2"], ["g2"], transB=1),
+        helper.make_node("Relu", ["g2"], ["r2"]),
+        helper.make_node("QuantizeLinear", ["r2", "s2", "z2"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "s2", "z2"], ["y"]),
+        helper.make_node("QuantizeLinear", ["x3", "sx", "zx"], ["x3q"]),
+        helper.make_node("DequantizeLinear", ["x3q", "sx", "zx"], ["x3d"]),
+        helper.make_node("MatMul", ["x3d", "w1d"], ["m3"]),
+        helper.make_node("QuantizeLinear", ["m3", "s1", "z1"], ["y3q"]),
+        helper.make_node("DequantizeLinear", ["y3q", "s1", "z1"], ["y3"])]
+    g = helper.make_graph(nodes, "qdq-matmul",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                           helper.make_tensor_value_info("x3", TensorProto.FLOAT, list(x3.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("y3", TensorProto.FLOAT, None)], inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin, x3in = os.path.join(d, "x.npy"), os.path.join(d, "x3.npy")
+    np.save(xin, x)
+    np.save(x3in, x3)
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
+    if rc != 0 or not re.search(r"pass fuse-qdq-matmul\s+3 changes", out):
+        return run.Result(False, "compile: %s; want fuse-qdq-matmul 3 changes"
+                          % run.describe_rc(rc), out + err)
+    outs = {}
+    for label, extra, env in (("fused", [], {}), ("float", ["--no-optimize"], {}),
+                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--input", "x3=" + x3in,
+                                 "--output-dir", o, "--threads", "2"] + extra, env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = [np.load(os.path.join(o, n + ".npy")) for n in ("y", "y3")]
+    for (f, fl, ref, step, name) in zip(outs["fused"], outs["float"], outs["reference"],
+                                         (s2, s1), ("y", "y3")):
+        steps = np.abs(f - fl) / step
+        if steps.max() > 1.001 or (steps > 0.5).mean() > 0.05:
+            return run.Result(False, "%s: fused vs float path: max %.2f steps, %.1f%% differ"
+                              % (name, steps.max(), 100 * (steps > 0.5).mean()))
+        if f.tobytes() != ref.tobytes():
+            return run.Result(False, "%s: the integer GEMM and the reference loops differ" % name)
+    return run.Result(True, "MatMul (2-D, 3-D) and Gemm+bias+Relu fused; within a step of float")
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -623,4 +702,5 @@ def cases(ctx):
             ("quant/per-axis", lambda: per_axis(ctx)),
             ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
-            ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx))]
+            ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
+            ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx))]
