@@ -511,7 +511,37 @@ GC_NN_SIMD void gc_qdyn_store(const float *x, int64_t total, float scale, float 
 	}
 }
 
-GC_NN_SIMD void gc_qdyn_range(const float *x, int64_t total, float *lo, float *hi)
+#ifdef QG_X86
+/* Four 16-lane minima and maxima; vminps keeps the lane's value when x is
+ * NaN (it returns its second operand then). */
+T512 static void range512(const float *x, int64_t total, float *lo, float *hi)
+{
+	__m512 mn[4], mx[4];
+	for (int l = 0; l < 4; l++)
+		mn[l] = mx[l] = _mm512_setzero_ps();
+	int64_t i = 0;
+	for (; i + 64 <= total; i += 64)
+		for (int l = 0; l < 4; l++) {
+			__m512 v = _mm512_loadu_ps(x + i + 16 * l);
+			mn[l] = _mm512_min_ps(v, mn[l]);
+			mx[l] = _mm512_max_ps(v, mx[l]);
+		}
+	for (; i < total; i += 16) {
+		__mmask16 k = total - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (total - i)) - 1);
+		__m512 v = _mm512_maskz_loadu_ps(k, x + i); /* 0 past the end: min(0, x) anyway */
+		mn[0] = _mm512_min_ps(v, mn[0]);
+		mx[0] = _mm512_max_ps(v, mx[0]);
+	}
+	for (int l = 1; l < 4; l++) {
+		mn[0] = _mm512_min_ps(mn[l], mn[0]);
+		mx[0] = _mm512_max_ps(mx[l], mx[0]);
+	}
+	*lo = _mm512_reduce_min_ps(mn[0]);
+	*hi = _mm512_reduce_max_ps(mx[0]);
+}
+#endif
+
+GC_NN_SIMD static void range_c(const float *x, int64_t total, float *lo, float *hi)
 {
 	/* 16 lanes (a select each, which vectorises), then the lanes; a NaN
 	 * never replaces a lane's value */
@@ -532,6 +562,17 @@ GC_NN_SIMD void gc_qdyn_range(const float *x, int64_t total, float *lo, float *h
 	}
 	*lo = mn[0];
 	*hi = mx[0];
+}
+
+void gc_qdyn_range(const float *x, int64_t total, float *lo, float *hi)
+{
+#ifdef QG_X86
+	if (gc_qgemm_isa_best() == GC_QGEMM_AVX512VNNI) {
+		range512(x, total, lo, hi);
+		return;
+	}
+#endif
+	range_c(x, total, lo, hi);
 }
 
 
