@@ -261,3 +261,121 @@ int gc_pass_fuse_qdq_matmul(gc_pass_ctx *ctx)
 	static const char *const ops[] = { "MatMul", "Gemm", NULL };
 	return gc_edit_each(ctx, ops, fuse_mm);
 }
+
+/*
+ * fuse-dynq-matmul: what quantize_dynamic writes around MatMulInteger,
+ *
+ *   MatMulInteger(aq, wq, az, wz) ─ Cast(float) ─ Mul(·, Mul(as, ws)) ─[Add(·, bias)]─[Relu]
+ *
+ * (as, ws: float scalars, the scale of a DynamicQuantizeLinear or
+ * constants; or Mul by one float constant; bias a float constant of N
+ * values), becomes one MatMulInteger with graphcc's attribute _gc_to_float
+ * and inputs 4 to 6 (as, ws, bias): the GEMM's epilogue writes the float
+ * result, rounding as the separate nodes do. Each link read once.
+ */
+
+static bool float_scalar(gc_edit *e, int32_t v)
+{
+	const gc_tensor *t = v >= 0 ? gc_edit_const(e, v) : NULL;
+	if (t)
+		return t->dtype == GC_DTYPE_FLOAT && gc_tensor_numel(t) == 1;
+	int32_t p = producer_of(e, v, "DynamicQuantizeLinear");
+	return p >= 0 && e->g->nodes[p].n_out > 1 && e->g->nodes[p].out[1] == v;
+}
+
+/* The two scales whose product Mul node m multiplies x by: *sa, *sb. */
+static bool scale_pair(gc_edit *e, int32_t m, int32_t x, int32_t *sa, int32_t *sb)
+{
+	const gc_irnode *n = &e->g->nodes[m];
+	if (n->n_in != 2 || n->n_out != 1 || (n->in[0] != x && n->in[1] != x) ||
+	    n->in[0] == n->in[1])
+		return false;
+	int32_t s = n->in[0] == x ? n->in[1] : n->in[0];
+	int32_t pm = producer_of(e, s, "Mul");
+	if (pm >= 0 && gc_edit_only_reader(e, s) == m && e->g->nodes[pm].n_in == 2 &&
+	    float_scalar(e, e->g->nodes[pm].in[0]) && float_scalar(e, e->g->nodes[pm].in[1])) {
+		*sa = e->g->nodes[pm].in[0];
+		*sb = e->g->nodes[pm].in[1];
+		return true;
+	}
+	const gc_tensor *t = gc_edit_const(e, s);
+	if (!t || t->dtype != GC_DTYPE_FLOAT || gc_tensor_numel(t) != 1)
+		return false;
+	void *one;
+	*sa = s;
+	*sb = gc_edit_add_constant(e, "dynq_one", GC_DTYPE_FLOAT, 0, NULL, &one);
+	if (*sb < 0)
+		return false;
+	*(float *)one = 1.0f;
+	return true;
+}
+
+/* The node reading v once that is op_type (with `ins` inputs), or -1. */
+static int32_t next_op(gc_edit *e, int32_t v, const char *op_type, int32_t ins)
+{
+	int32_t r = gc_edit_only_reader(e, v);
+	return r >= 0 && gc_edit_is_op(e, r, op_type) && e->g->nodes[r].n_in == ins &&
+			       e->g->nodes[r].n_out == 1 && e->g->nodes[r].out[0] >= 0
+		   ? r
+		   : -1;
+}
+
+static int fuse_dynq(gc_edit *e, int32_t c)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[c];
+	if (n->n_in < 2 || n->n_in > 4 || n->n_out != 1 || n->out[0] < 0 ||
+	    gc_edit_attr(e, c, "_gc_to_float"))
+		return 0;
+	int32_t cast = next_op(e, n->out[0], "Cast", 1);
+	const gc_attr *to = cast >= 0 ? gc_edit_attr(e, cast, "to") : NULL;
+	if (!to || to->type != GC_ATTR_INT || to->v.i != GC_DTYPE_FLOAT)
+		return 0;
+	int32_t mul = next_op(e, g->nodes[cast].out[0], "Mul", 2), sa, sb;
+	if (mul < 0 || !scale_pair(e, mul, g->nodes[cast].out[0], &sa, &sb))
+		return e->err->code ? e->err->code : 0;
+	int32_t last = mul, bias = -1;
+	const gc_tensor *wq = gc_edit_const(e, n->in[1]);
+	int32_t add = next_op(e, g->nodes[mul].out[0], "Add", 2);
+	if (add >= 0 && wq && wq->rank == 2) {
+		const gc_irnode *an = &g->nodes[add];
+		int32_t b = an->in[0] == g->nodes[mul].out[0] ? an->in[1] : an->in[0];
+		const gc_tensor *bt = gc_edit_const(e, b);
+		if (bt && bt->dtype == GC_DTYPE_FLOAT && bt->rank == 1 && bt->dims[0] == wq->dims[1]) {
+			bias = b;
+			last = add;
+		}
+	}
+	int32_t relu = next_op(e, g->nodes[last].out[0], "Relu", 1);
+	if (relu >= 0 && g->nodes[relu].n_attr == 0)
+		last = relu;
+	else
+		relu = -1;
+	int32_t y = g->nodes[last].out[0];
+	int32_t chain[4] = { cast, mul, bias >= 0 ? last == relu ? add : last : -1, relu };
+	for (int i = 0; i < 4; i++)
+		if (chain[i] >= 0)
+			gc_edit_remove_node(e, chain[i]);
+	const int32_t ins[3] = { sa, sb, bias };
+	for (int j = 0; j < (bias >= 0 ? 3 : 2); j++)
+		if (gc_edit_set_input(e, c, 4 + j, ins[j]))
+			return e->err->code;
+	gc_edit_set_output(e, c, 0, y);
+	gc_attr at = { .name = "_gc_to_float", .type = GC_ATTR_INT, .v.i = 1 };
+	if (gc_edit_set_attr(e, c, &at))
+		return e->err->code;
+	if (relu >= 0) {
+		gc_attr ra = { .name = "_gc_activation", .type = GC_ATTR_STRING };
+		ra.v.s = "Relu";
+		ra.n = 4;
+		if (gc_edit_set_attr(e, c, &ra))
+			return e->err->code;
+	}
+	return 1;
+}
+
+int gc_pass_fuse_dynq_matmul(gc_pass_ctx *ctx)
+{
+	static const char *const ops[] = { "MatMulInteger", NULL };
+	return gc_edit_each(ctx, ops, fuse_dynq);
+}

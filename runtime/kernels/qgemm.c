@@ -297,6 +297,17 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(o->rowz[i]), cv));
 			if (o->rowy)
 				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(o->rowy[i]), cz));
+			if (o->f32) {
+				__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_set1_ps(o->scale[0]));
+				if (o->colf)
+					f = _mm512_add_ps(f, _mm512_maskz_loadu_ps(k, o->colf + cj));
+				if (o->frelu) /* x < 0 ? 0 : x, as the Relu kernel */
+					f = _mm512_mask_blend_ps(
+					    _mm512_cmp_ps_mask(f, _mm512_setzero_ps(), _CMP_LT_OQ), f,
+					    _mm512_setzero_ps());
+				_mm512_mask_storeu_ps(o->f32 + i * o->ldc + j0 + j, k, f);
+				continue;
+			}
 			if (!o->y8) {
 				_mm512_mask_storeu_epi32(o->c32 + i * o->ldc + j0 + j, k, v);
 				continue;
@@ -316,6 +327,20 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 
 static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
 		  const int32_t *acc);
+
+/* The float output of one row: no multiply-add contraction, so that it
+ * rounds as the separate Cast, Mul and Add nodes do. */
+__attribute__((optimize("fp-contract=off"), noinline)) static void
+epi_f32(const gc_qgemm_out *o, int64_t i, int64_t j0, int nc, const int32_t *v)
+{
+	float *y = o->f32 + i * o->ldc + j0, s = o->scale[0];
+	for (int j = 0; j < nc; j++) {
+		float f = (float)v[j] * s;
+		if (o->colf)
+			f = f + o->colf[j0 - o->col0 + j];
+		y[j] = o->frelu && f < 0 ? 0.0f : f; /* as the Relu kernel */
+	}
+}
 
 void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
 		       const int32_t *acc)
@@ -348,6 +373,10 @@ GC_NN_SIMD static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t 
 		int32_t v[CW];
 		for (int j = 0; j < nc; j++)
 			v[j] = (int32_t)((uint32_t)a[j] + cc[j] + rc - rz * cv[j] - ry * cz[j]);
+		if (o->f32) {
+			epi_f32(o, i, j0, nc, v);
+			continue;
+		}
 		if (!o->y8) {
 			memcpy(o->c32 + i * o->ldc + j0, v, (size_t)nc * 4);
 			continue;

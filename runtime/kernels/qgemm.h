@@ -80,6 +80,11 @@ typedef struct gc_qgemm_out {
 	int64_t col0;	     /* colv, colz and colc hold columns from col0 on */
 	int32_t *c32;
 	void *y8;
+	/* or float f32 = (float)C * scale (one) [+ colf_j] [max 0 when frelu],
+	 * a multiply then an add, as the separate float ops round */
+	float *f32;
+	const float *colf;
+	bool frelu;
 	int64_t ldc;
 	bool y_unsigned;
 	const float *scale;

@@ -315,6 +315,9 @@ typedef struct imm_plan {
 	int ias, ibs, iys, iyz;
 	int ibias; /* QLinearMatMul's int32 bias per column (fuse-qdq-matmul); -1 absent */
 	bool relu; /* _gc_activation "Relu" (fuse-qdq-matmul): y not below its zero point */
+	/* MatMulInteger with _gc_to_float (fuse-dynq-matmul): y = float(C) *
+	 * (in[ias] * in[ibs]) [+ in[ibias] per column] [Relu], float32 */
+	bool to_float;
 	/* The integer GEMM (qgemm.h), unless GRAPHCC_REFERENCE_KERNELS: B
 	 * packed at prepare when it is a constant without batch (pb), else
 	 * into scratch on each run; QLinearMatMul's int32 sums in scratch. */
@@ -328,6 +331,22 @@ typedef struct imm_plan {
 static int32_t zp_at(const gc_tensor *z, bool per, int64_t i)
 {
 	return z ? ld8(z, per ? i : 0) : 0;
+}
+
+/* The to_float output: the Cast, Mul (by the scales' product, in float)
+ * and Add nodes fused, each rounding as on its own; a Relu as the Relu kernel. */
+static float to_float_scale(const imm_plan *p, gc_tensor *const *in)
+{
+	return *(const float *)in[p->ias]->data * *(const float *)in[p->ibs]->data;
+}
+
+__attribute__((optimize("fp-contract=off"))) static void
+store_f32(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, int64_t oi, int32_t c, int64_t j)
+{
+	float f = (float)c * to_float_scale(p, in);
+	if (p->ibias >= 0)
+		f = f + ((const float *)in[p->ibias]->data)[j];
+	((float *)y->data)[oi] = p->relu && f < 0 ? 0.0f : f;
 }
 
 static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool requant)
@@ -357,6 +376,10 @@ static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool 
 					acc += (int64_t)(ld8(a, aoff + i * p->kd + t) - za) *
 					       (ld8(b, boff + t * p->nn + j) - zb);
 				int64_t oi = (bi * p->m + i) * p->nn + j;
+				if (p->to_float) {
+					store_f32(p, in, y, oi, (int32_t)acc, j);
+					continue;
+				}
 				if (p->ibias >= 0)
 					acc += ((const int32_t *)in[p->ibias]->data)[j];
 				if (requant)
@@ -391,6 +414,12 @@ static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_ten
 		if (p->relu && req.zy > req.lo)
 			req.lo = req.zy;
 	}
+	if (p->to_float) {
+		scale = to_float_scale(p, in);
+		req = (gc_qgemm_out){ .ldc = p->nn, .scale = &scale, .frelu = p->relu,
+				      .colf = p->ibias >= 0 ? in[p->ibias]->data : NULL };
+		requant = true;
+	}
 	bool a_u = a->dtype == GC_DTYPE_UINT8, b_u = b->dtype == GC_DTYPE_UINT8;
 	/* B without batch, A's zero point one: A's batch is more rows of one GEMM */
 	int64_t batch = p->fold ? 1 : p->batch, m = p->fold ? p->batch * p->m : p->m;
@@ -411,7 +440,10 @@ static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_ten
 			pb = (gc_qgemm_b){ p->kd, p->nn, data, cs, b_u ? 128 : 0 };
 		}
 		int64_t mn = m * p->nn;
-		req.y8 = (uint8_t *)y->data + bi * mn;
+		if (p->to_float)
+			req.f32 = (float *)y->data + bi * mn;
+		else
+			req.y8 = (uint8_t *)y->data + bi * mn;
 		gc_qgemm(p->isa, k->threads, (const uint8_t *)a->data + aoff, a_u, p->kd, m, &pb,
 			 &zp, (int32_t *)y->data + bi * mn, p->nn, requant ? &req : NULL,
 			 scratch + p->pack_bytes);
@@ -555,8 +587,34 @@ int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
 	p->ibz = n->n_in > 3 && in[3] ? 3 : -1;
 	p->ibias = -1;
-	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32) || imm_choose(k, n, in, p))
+	p->to_float = gc_attr_i(k, "_gc_to_float", 0) != 0;
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k))
 		return gc_kok(k);
+	if (p->to_float || n->n_in > 4) {
+		/* fuse-dynq-matmul's form: inputs 4 and 5 the scales, 6 the bias */
+		if (!p->to_float || n->n_in < 6 || !in[4] || !in[5])
+			return gc_kerr(k, GC_EINVAL,
+				       "inputs 4 to 6 are graphcc's (attribute _gc_to_float): the "
+				       "two scales and an optional bias");
+		for (int i = 4; i < 6; i++)
+			if (in[i]->dtype != GC_DTYPE_FLOAT || gc_tensor_numel(in[i]) != 1)
+				return gc_kerr(k, GC_EINVAL, "input %d must be one float32 value", i);
+		p->ias = 4;
+		p->ibs = 5;
+		p->ibias = n->n_in > 6 && in[6] ? 6 : -1;
+	}
+	if (act && (strcmp(act, "Relu") || !p->to_float))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses only Relu into "
+			       "a MatMulInteger with _gc_to_float", act);
+	p->relu = act != NULL;
+	if (prepare_imm(k, in, out, p, p->to_float ? GC_DTYPE_FLOAT : GC_DTYPE_INT32) ||
+	    imm_choose(k, n, in, p))
+		return gc_kok(k);
+	if (p->ibias >= 0 && (in[6]->dtype != GC_DTYPE_FLOAT || gc_tensor_numel(in[6]) != p->nn))
+		return gc_kerr(k, GC_EINVAL, "input 6 (the bias) must be float32 with %" PRId64
+			       " values", p->nn);
 	n->run = run_mmi;
 	return 0;
 }

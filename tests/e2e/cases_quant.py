@@ -695,6 +695,69 @@ def qdq_matmul_fusion(ctx):
     return run.Result(True, "MatMul (2-D, 3-D) and Gemm+bias+Relu fused; within a step of float")
 
 
+def dynq_matmul_fusion(ctx):
+    """fuse-dynq-matmul: quantize_dynamic's DynamicQuantizeLinear ->
+    MatMulInteger -> Cast -> Mul(x_scale * W_scale) [-> Add(bias) -> Relu]
+    (2-D A with bias and Relu, 3-D A without; a chain whose Cast output is
+    also a graph output stays) becomes one MatMulInteger writing float: byte
+    for byte the unfused nodes' result (--no-optimize), and the same with the
+    reference loops (GRAPHCC_NN_REFERENCE=1)."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "dynq-matmul"))
+    r = np.random.default_rng(5)
+    x = r.standard_normal((5, 36)).astype(np.float32)
+    x3 = r.standard_normal((2, 7, 36)).astype(np.float32)
+    w = r.standard_normal((36, 50)).astype(np.float32)
+    ws = np.float32(np.abs(w).max() / 127)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (np.clip(np.rint(w / ws), -127, 127).astype(np.int8), "wq"),
+        (np.array(3, np.int8), "wz"), (np.array(ws), "ws"),
+        (r.standard_normal(50).astype(np.float32), "b"))]
+
+    def chain(p, xin, bias, out):
+        ns = [helper.make_node("DynamicQuantizeLinear", [xin], [p + "q", p + "s", p + "z"]),
+              helper.make_node("MatMulInteger", [p + "q", "wq", p + "z", "wz"], [p + "acc"]),
+              helper.make_node("Cast", [p + "acc"], [p + "f"], to=TensorProto.FLOAT),
+              helper.make_node("Mul", [p + "s", "ws"], [p + "sc"]),
+              helper.make_node("Mul", [p + "f", p + "sc"], [p + "m" if bias else out])]
+        if bias:
+            ns += [helper.make_node("Add", [p + "m", "b"], [p + "a"]),
+                   helper.make_node("Relu", [p + "a"], [out])]
+        return ns
+    nodes = chain("c1", "x", True, "y") + chain("c2", "x3", False, "y3") + \
+        chain("c3", "x", False, "y4")
+    outs_v = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "y3", "y4")]
+    outs_v.append(helper.make_tensor_value_info("c3f", TensorProto.FLOAT, None))  # stays
+    g = helper.make_graph(nodes, "dynq-matmul",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                           helper.make_tensor_value_info("x3", TensorProto.FLOAT, list(x3.shape))],
+                          outs_v, inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin, x3in = os.path.join(d, "x.npy"), os.path.join(d, "x3.npy")
+    np.save(xin, x)
+    np.save(x3in, x3)
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
+    if rc != 0 or not re.search(r"pass fuse-dynq-matmul\s+2 changes", out):
+        return run.Result(False, "compile: %s; want fuse-dynq-matmul 2 changes"
+                          % run.describe_rc(rc), out + err)
+    res = {}
+    for label, extra, env in (("fused", [], {}), ("unfused", ["--no-optimize"], {}),
+                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--input", "x3=" + x3in,
+                                 "--output-dir", o, "--threads", "2"] + extra, env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        res[label] = [np.load(os.path.join(o, n + ".npy")).tobytes() for n in ("y", "y3", "y4")]
+    if res["fused"] != res["unfused"] or res["fused"] != res["reference"]:
+        bad = [n for i, n in enumerate(("y", "y3", "y4"))
+               if len({res[k][i] for k in res}) > 1]
+        return run.Result(False, "fused, unfused and reference differ in " + ", ".join(bad))
+    return run.Result(True, "2 chains fused (bias+Relu, 3-D A), one kept; byte-equal to the nodes")
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -703,4 +766,5 @@ def cases(ctx):
             ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
-            ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx))]
+            ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
+            ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]
