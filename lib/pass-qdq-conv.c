@@ -97,62 +97,92 @@ static int32_t int_bias(gc_edit *e, int32_t b, float xs, const gc_tensor *ws, in
 	return v;
 }
 
-/* Conv node c into QLinearConv when it sits in the pattern: 1 when fused. */
-static int fuse_one(gc_edit *e, int32_t c)
+/* The two quantized inputs of node n: x per tensor, w a constant (its
+ * DequantizeLinear's parameters per tensor, or `per` values on axis 0 when
+ * per_axis0; the weight's channels per_axis0 ? dims[0] : 1). */
+static bool dq_inputs(gc_edit *e, const gc_irnode *n, bool per_axis0, qp *x, qp *w,
+		      const gc_tensor **wq)
 {
-	gc_graph *g = e->g;
-	const gc_irnode *n = &g->nodes[c];
-	if (n->n_in < 2 || n->n_in > 3 || n->n_out != 1 || n->out[0] < 0 ||
-	    gc_edit_attr(e, c, "_gc_activation"))
-		return 0;
 	int32_t dx = producer_of(e, n->in[0], "DequantizeLinear");
 	int32_t dw = producer_of(e, n->in[1], "DequantizeLinear");
-	const gc_tensor *wq = dw >= 0 ? gc_edit_const(e, g->nodes[dw].in[0]) : NULL;
-	if (dx < 0 || !wq || wq->rank < 3)
-		return 0;
-	int64_t m = wq->dims[0];
-	qp x, w, y;
-	if (!qdq_params(e, dx, 1, &x) || !qdq_params(e, dw, m, &w) ||
-	    x.zt->dtype == GC_DTYPE_INT32 || w.zt->dtype != wq->dtype ||
-	    w.zt->dtype == GC_DTYPE_INT32)
-		return 0;
-	/* Conv -> [Relu ->] QuantizeLinear, each link read once */
-	int32_t next = gc_edit_only_reader(e, n->out[0]), relu = -1;
+	*wq = dw >= 0 ? gc_edit_const(e, e->g->nodes[dw].in[0]) : NULL;
+	if (dx < 0 || !*wq || (*wq)->rank < 2)
+		return false;
+	return qdq_params(e, dx, 1, x) && qdq_params(e, dw, per_axis0 ? (*wq)->dims[0] : 1, w) &&
+	       x->zt->dtype != GC_DTYPE_INT32 && w->zt->dtype == (*wq)->dtype &&
+	       w->zt->dtype != GC_DTYPE_INT32;
+}
+
+/* v -> [Relu ->] QuantizeLinear (per tensor, 8-bit), each link read once:
+ * the QuantizeLinear node (*y its parameters, *relu the Relu or -1), or -1. */
+static int32_t relu_quantize(gc_edit *e, int32_t v, qp *y, int32_t *relu)
+{
+	gc_graph *g = e->g;
+	int32_t next = gc_edit_only_reader(e, v);
+	*relu = -1;
 	if (next >= 0 && gc_edit_is_op(e, next, "Relu") && g->nodes[next].n_in == 1 &&
 	    g->nodes[next].n_attr == 0 && g->nodes[next].n_out == 1) {
-		relu = next;
-		next = gc_edit_only_reader(e, g->nodes[relu].out[0]);
+		*relu = next;
+		next = gc_edit_only_reader(e, g->nodes[next].out[0]);
 	}
-	if (next < 0 || !gc_edit_is_op(e, next, "QuantizeLinear") || !qdq_params(e, next, 1, &y) ||
-	    y.zt->dtype == GC_DTYPE_INT32 || g->nodes[next].out[0] < 0)
-		return 0;
-	int32_t bias = -1;
-	if (n->n_in == 3 && n->in[2] >= 0 &&
-	    (bias = int_bias(e, n->in[2], ((const float *)x.st->data)[0], w.st, m)) < 0)
-		return e->err->code ? e->err->code : 0;
-	int32_t yq = g->nodes[next].out[0];
-	gc_attr *attrs = n->attrs;
-	int32_t n_attr = n->n_attr;
+	if (next < 0 || !gc_edit_is_op(e, next, "QuantizeLinear") || !qdq_params(e, next, 1, y) ||
+	    y->zt->dtype == GC_DTYPE_INT32 || g->nodes[next].out[0] < 0)
+		return -1;
+	return next;
+}
+
+static int set_relu(gc_edit *e, int32_t c)
+{
+	gc_attr a = { .name = "_gc_activation", .type = GC_ATTR_STRING };
+	a.v.s = "Relu";
+	a.n = 4;
+	return gc_edit_set_attr(e, c, &a) ? e->err->code : 0;
+}
+
+/* Node c becomes op (keeping its attributes when keep) with the 8 inputs
+ * and a bias (-1: none) in ins, writing q's output; q and relu (-1: none)
+ * go, the Relu becoming _gc_activation. */
+static int make_qlinear(gc_edit *e, int32_t c, const char *op, bool keep, const int32_t ins[9],
+			int32_t q, int32_t relu)
+{
+	gc_graph *g = e->g;
+	gc_attr *attrs = g->nodes[c].attrs;
+	int32_t n_attr = g->nodes[c].n_attr, yq = g->nodes[q].out[0];
 	if (relu >= 0)
 		gc_edit_remove_node(e, relu);
-	gc_edit_remove_node(e, next);
-	if (gc_edit_set_op(e, c, "", "QLinearConv", 0))
+	gc_edit_remove_node(e, q);
+	if (gc_edit_set_op(e, c, "", op, 0))
 		return e->err->code;
-	g->nodes[c].attrs = attrs; /* Conv's attributes are QLinearConv's */
-	g->nodes[c].n_attr = n_attr;
-	const int32_t ins[9] = { x.q, x.s, x.z, w.q, w.s, w.z, y.s, y.z, bias };
-	for (int j = 0; j < (bias >= 0 ? 9 : 8); j++)
+	if (keep) {
+		g->nodes[c].attrs = attrs;
+		g->nodes[c].n_attr = n_attr;
+	}
+	for (int j = 0; j < (ins[8] >= 0 ? 9 : 8); j++)
 		if (gc_edit_set_input(e, c, j, ins[j]))
 			return e->err->code;
 	gc_edit_set_output(e, c, 0, yq);
-	if (relu >= 0) {
-		gc_attr a = { .name = "_gc_activation", .type = GC_ATTR_STRING };
-		a.v.s = "Relu";
-		a.n = 4;
-		if (gc_edit_set_attr(e, c, &a))
-			return e->err->code;
-	}
-	return 1;
+	return relu >= 0 && set_relu(e, c) ? e->err->code : 1;
+}
+
+/* Conv node c into QLinearConv when it sits in the pattern: 1 when fused. */
+static int fuse_one(gc_edit *e, int32_t c)
+{
+	const gc_irnode *n = &e->g->nodes[c];
+	if (n->n_in < 2 || n->n_in > 3 || n->n_out != 1 || n->out[0] < 0 ||
+	    gc_edit_attr(e, c, "_gc_activation"))
+		return 0;
+	qp x, w, y;
+	const gc_tensor *wq;
+	int32_t relu, next;
+	if (!dq_inputs(e, n, true, &x, &w, &wq) || wq->rank < 3 ||
+	    (next = relu_quantize(e, n->out[0], &y, &relu)) < 0)
+		return 0;
+	int32_t bias = -1;
+	if (n->n_in == 3 && n->in[2] >= 0 &&
+	    (bias = int_bias(e, n->in[2], ((const float *)x.st->data)[0], w.st, wq->dims[0])) < 0)
+		return e->err->code ? e->err->code : 0;
+	const int32_t ins[9] = { x.q, x.s, x.z, w.q, w.s, w.z, y.s, y.z, bias };
+	return make_qlinear(e, c, "QLinearConv", true, ins, next, relu); /* Conv's attributes */
 }
 
 int gc_pass_fuse_qdq_conv(gc_pass_ctx *ctx)
@@ -208,26 +238,13 @@ static int fuse_mm(gc_edit *e, int32_t c)
 	int32_t av = n->in[0];
 	if (av >= 0 && g->values[av].rank >= 0 && g->values[av].rank < 1)
 		return 0;
-	int32_t da = producer_of(e, av, "DequantizeLinear");
-	int32_t dw = producer_of(e, n->in[1], "DequantizeLinear");
-	const gc_tensor *wq = dw >= 0 ? gc_edit_const(e, g->nodes[dw].in[0]) : NULL;
-	if (da < 0 || !wq || wq->rank != 2)
+	qp a, w, y;
+	const gc_tensor *wq;
+	int32_t relu, next;
+	if (!dq_inputs(e, n, false, &a, &w, &wq) || wq->rank != 2 ||
+	    (next = relu_quantize(e, n->out[0], &y, &relu)) < 0)
 		return 0;
 	int64_t nn = wq->dims[trans_b ? 0 : 1];
-	qp a, w, y;
-	if (!qdq_params(e, da, 1, &a) || !qdq_params(e, dw, 1, &w) ||
-	    a.zt->dtype == GC_DTYPE_INT32 || w.zt->dtype != wq->dtype ||
-	    w.zt->dtype == GC_DTYPE_INT32)
-		return 0;
-	int32_t next = gc_edit_only_reader(e, n->out[0]), relu = -1;
-	if (next >= 0 && gc_edit_is_op(e, next, "Relu") && g->nodes[next].n_in == 1 &&
-	    g->nodes[next].n_attr == 0 && g->nodes[next].n_out == 1) {
-		relu = next;
-		next = gc_edit_only_reader(e, g->nodes[relu].out[0]);
-	}
-	if (next < 0 || !gc_edit_is_op(e, next, "QuantizeLinear") || !qdq_params(e, next, 1, &y) ||
-	    y.zt->dtype == GC_DTYPE_INT32 || g->nodes[next].out[0] < 0)
-		return 0;
 	int32_t bias = -1;
 	if (n->n_in == 3 && n->in[2] >= 0 &&
 	    (bias = int_bias(e, n->in[2], ((const float *)a.st->data)[0], w.st, nn)) < 0)
@@ -235,25 +252,8 @@ static int fuse_mm(gc_edit *e, int32_t c)
 	int32_t wv = trans_b ? transposed(e, wq) : w.q;
 	if (wv < 0)
 		return e->err->code;
-	int32_t yq = g->nodes[next].out[0];
-	if (relu >= 0)
-		gc_edit_remove_node(e, relu);
-	gc_edit_remove_node(e, next);
-	if (gc_edit_set_op(e, c, "", "QLinearMatMul", 0))
-		return e->err->code;
 	const int32_t ins[9] = { a.q, a.s, a.z, wv, w.s, w.z, y.s, y.z, bias };
-	for (int j = 0; j < (bias >= 0 ? 9 : 8); j++)
-		if (gc_edit_set_input(e, c, j, ins[j]))
-			return e->err->code;
-	gc_edit_set_output(e, c, 0, yq);
-	if (relu >= 0) {
-		gc_attr at = { .name = "_gc_activation", .type = GC_ATTR_STRING };
-		at.v.s = "Relu";
-		at.n = 4;
-		if (gc_edit_set_attr(e, c, &at))
-			return e->err->code;
-	}
-	return 1;
+	return make_qlinear(e, c, "QLinearMatMul", false, ins, next, relu);
 }
 
 int gc_pass_fuse_qdq_matmul(gc_pass_ctx *ctx)
@@ -364,18 +364,49 @@ static int fuse_dynq(gc_edit *e, int32_t c)
 	gc_attr at = { .name = "_gc_to_float", .type = GC_ATTR_INT, .v.i = 1 };
 	if (gc_edit_set_attr(e, c, &at))
 		return e->err->code;
-	if (relu >= 0) {
-		gc_attr ra = { .name = "_gc_activation", .type = GC_ATTR_STRING };
-		ra.v.s = "Relu";
-		ra.n = 4;
-		if (gc_edit_set_attr(e, c, &ra))
-			return e->err->code;
-	}
-	return 1;
+	return relu >= 0 && set_relu(e, c) ? e->err->code : 1;
 }
 
 int gc_pass_fuse_dynq_matmul(gc_pass_ctx *ctx)
 {
 	static const char *const ops[] = { "MatMulInteger", NULL };
 	return gc_edit_each(ctx, ops, fuse_dynq);
+}
+
+/*
+ * fuse-qdq-maxpool: DequantizeLinear(xq, s, z) -> MaxPool -> QuantizeLinear(s,
+ * z), the same per-tensor parameters (s > 0), is MaxPool on xq: dequantizing
+ * is increasing, so the maximum commutes with it, and requantizing a
+ * dequantized value with the same parameters gives it back.
+ */
+static int fuse_pool(gc_edit *e, int32_t c)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[c];
+	if (n->n_in != 1 || n->n_out != 1 || n->out[0] < 0)
+		return 0;
+	int32_t dq = producer_of(e, n->in[0], "DequantizeLinear");
+	int32_t q = gc_edit_only_reader(e, n->out[0]);
+	qp x, y;
+	if (dq < 0 || gc_edit_only_reader(e, n->in[0]) != c || q < 0 ||
+	    !gc_edit_is_op(e, q, "QuantizeLinear") || !qdq_params(e, dq, 1, &x) ||
+	    !qdq_params(e, q, 1, &y) || g->nodes[q].out[0] < 0 ||
+	    x.zt->dtype != y.zt->dtype || x.zt->dtype == GC_DTYPE_INT32)
+		return 0;
+	float s = ((const float *)x.st->data)[0];
+	if (!(s > 0) || s != ((const float *)y.st->data)[0] ||
+	    memcmp(x.zt->data, y.zt->data, 1) != 0)
+		return 0;
+	int32_t yq = g->nodes[q].out[0];
+	gc_edit_remove_node(e, q);
+	if (gc_edit_set_input(e, c, 0, x.q))
+		return e->err->code;
+	gc_edit_set_output(e, c, 0, yq);
+	return 1;
+}
+
+int gc_pass_fuse_qdq_maxpool(gc_pass_ctx *ctx)
+{
+	static const char *const ops[] = { "MaxPool", NULL };
+	return gc_edit_each(ctx, ops, fuse_pool);
 }
