@@ -290,7 +290,8 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 		__m512i cc = o->colc ? _mm512_maskz_loadu_epi32(k, o->colc + cj) : _mm512_setzero_si512();
 		for (int r = 0; r < mr; r++) {
 			int64_t i = i0 + r;
-			__m512i v = _mm512_add_epi32(_mm512_loadu_si512(acc + r * CW + j), cc);
+			/* masked: a scattered run's acc may end inside the last 16 */
+			__m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + r * CW + j), cc);
 			if (o->rowc)
 				v = _mm512_add_epi32(v, _mm512_set1_epi32(o->rowc[i]));
 			if (o->rowz)

@@ -47,13 +47,13 @@ static int run_case(gc_qgemm_isa isa, int threads, int64_t m, int64_t k, int64_t
 		    bool bu, int zmode)
 {
 	uint8_t *a = malloc((size_t)(m * k + 1)), *b = malloc((size_t)(k * n + 1));
-	uint8_t za[64], zb[64];
+	uint8_t za[128], zb[128]; /* per row / column: m, n <= 128 */
 	int8_t *pk = malloc((size_t)gc_qgemm_b_bytes(k, n));
 	int32_t *cs = malloc((size_t)n * 4), *c = malloc((size_t)(m * n) * 4);
 	fill(a, m * k);
 	fill(b, k * n);
-	fill(za, 64);
-	fill(zb, 64);
+	fill(za, 128);
+	fill(zb, 128);
 	gc_qgemm_pack_b(b, bu, k, n, n, pk, cs);
 	gc_qgemm_b pb = { k, n, pk, cs, bu ? 128 : 0 };
 	/* zmode 0: none, 1: per tensor, 2: per row / per column */
