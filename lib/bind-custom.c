@@ -17,6 +17,7 @@ typedef struct binder {
 	gc_error *err;
 	const char *flavour; /* gc_compile_options.flavour: bind this one after selection */
 	const gc_custom_quant *quant; /* the node's edges bound quantized (pass-qdq.c), or NULL */
+	bool per_shape; /* bound at run time: inputs of shapes only known then */
 } binder;
 
 /* The quantization of input i / output i of the node (NULL: a plain edge). */
@@ -246,6 +247,8 @@ static int check_inputs(binder *b, const gc_irnode *n, gc_tensor *const *in)
 			continue;
 		}
 		char shp[160];
+		if (b->per_shape && (t->rank == GC_RANK_DYNAMIC || t->dtype == GC_DTYPE_UNDEFINED))
+			continue; /* checked when bound (runtime/custom-dyn.c) */
 		if (t->rank > s->max_dims)
 			return bfail(b, GC_EINVAL,
 				     "input %d ('%s') has rank %d (shape %s), above its maxDims %d in "
@@ -701,6 +704,80 @@ static int bind_record(binder *b, const gc_impl_spec *im, const char *backend,
 	return 0;
 }
 
+/* A binding made per input shape at run time (custom.h, gc_custom_dyn):
+ * the functions library and symbols, what the manifest declares and every
+ * implementation of the backend, each library to be pinned. */
+static int bind_record_dyn(binder *b, const char *backend, const bind_call *bc, gc_custom *c)
+{
+	const gc_op_spec *op = b->op;
+	gc_pool *pool = b->pool;
+	const gc_impl_spec *first = NULL;
+	int32_t n = 0;
+	for (int32_t j = 0; j < op->n_impls; j++)
+		if (!op->impls[j].skipped && !strcmp(op->impls[j].backend, backend) && !n++)
+			first = &op->impls[j];
+	if (!first)
+		return bfail(b, GC_EINVAL, "operation '%s' (%s) has no %s implementation", op->name,
+			     op->file, backend);
+	if (b->quant || b->flavour)
+		return bfail(b, GC_EUNSUPPORTED,
+			     "a dynamic dimension reaches it, and it is %s: bound per input shape "
+			     "at run time, it cannot be (fix the size with gc_compile_options.shapes, "
+			     "graphcc --shape)",
+			     b->quant ? "bound quantized" : "given a flavour (gc_compile_options.flavour)");
+	int rc = bind_record(b, first, backend, bc, NULL, c);
+	if (rc)
+		return rc;
+	gc_custom_dyn *y = gc_pool_alloc(pool, sizeof *y);
+	gc_custom_impl *ims = gc_pool_alloc(pool, (size_t)n * sizeof *ims);
+	uint32_t *masks = gc_pool_alloc(pool, ((size_t)c->n_in + (size_t)c->n_out + 1) * 4);
+	if (!y || !ims || !masks)
+		return bfail(b, GC_ENOMEM, "out of memory");
+	*y = (gc_custom_dyn){ .fn_library = gc_pool_strdup(pool, op->functions_library),
+			      .verify = gc_pool_strdup(pool, op->verify),
+			      .infer = gc_pool_strdup(pool, op->infer_shape),
+			      .select = gc_pool_strdup(pool, op->select_impl),
+			      .in_dtypes = masks, .out_dtypes = masks + c->n_in,
+			      .n_impls = n, .impls = ims };
+	bool ok = y->fn_library && y->verify && y->infer && y->select;
+	for (int32_t i = 0; i < c->n_in; i++)
+		masks[i] = input_spec(op, i)->dtypes;
+	for (int32_t i = 0; i < c->n_out; i++)
+		masks[c->n_in + i] = op->outputs[i].dtypes;
+	n = 0;
+	for (int32_t j = 0; j < op->n_impls; j++) {
+		const gc_impl_spec *x = &op->impls[j];
+		if (x->skipped || strcmp(x->backend, backend))
+			continue;
+		gc_custom_impl *im = &ims[n++];
+		*im = (gc_custom_impl){ .flavour = gc_pool_strdup(pool, x->type),
+					.library = gc_pool_strdup(pool, x->impl),
+					.symbol = gc_pool_strdup(pool, x->symbol),
+					.config = gc_pool_strdup(pool, x->config),
+					.init_sym = x->init ? gc_pool_strdup(pool, x->init) : NULL,
+					.destroy_sym = x->destroy ? gc_pool_strdup(pool, x->destroy) : NULL,
+					.scratch_sym = x->scratch ? gc_pool_strdup(pool, x->scratch) : NULL,
+					.scratch_bytes = x->has_scratch_bytes ? x->scratch_bytes : 0,
+					.inplace = x->inplace };
+		im->n_accepts = x->n_accepts;
+		im->accepts = gc_pool_alloc(pool, ((size_t)x->n_accepts + 1) * sizeof *im->accepts);
+		for (int32_t r = 0; im->accepts && r < x->n_accepts; r++)
+			im->accepts[r] = (gc_custom_accept){ x->accepts[r].input, x->accepts[r].dtypes,
+							     x->accepts[r].ranks,
+							     x->accepts[r].last_dim_multiple };
+		ok &= im->flavour && im->library && im->symbol && im->config && im->accepts &&
+		      (!x->init || im->init_sym) && (!x->destroy || im->destroy_sym) &&
+		      (!x->scratch || im->scratch_sym);
+		if (gc_custom_check_iface(x->impl, x->graphcc_iface,
+					  x->init || x->destroy || x->scratch, b->err))
+			return bfail(b, GC_EINVAL, "%s", b->err->msg);
+	}
+	if (!ok)
+		return bfail(b, GC_ENOMEM, "out of memory");
+	c->dyn = y;
+	return 0;
+}
+
 /* The operation of node n, or an error naming what the registry has. */
 static const gc_op_spec *find_op(binder *b, const gc_irnode *n, const gc_registry *reg)
 {
@@ -728,12 +805,12 @@ static const gc_op_spec *find_op(binder *b, const gc_irnode *n, const gc_registr
 }
 
 int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
-		   const char *flavour, gc_pool *pool, gc_node *pn, gc_tensor *const *in,
-		   gc_error *err)
+		   const char *flavour, bool per_shape, gc_pool *pool, gc_node *pn,
+		   gc_tensor *const *in, gc_error *err)
 {
 	const gc_irnode *n = &g->nodes[gi];
 	binder b = { .g = g, .n = n, .in = in, .pool = pool, .err = err, .flavour = flavour,
-		     .quant = n->quant };
+		     .quant = n->quant, .per_shape = per_shape };
 	char lb[300];
 	snprintf(b.label, sizeof b.label, "%s: %s", g->origin, gc_node_label(g, gi, lb, sizeof lb));
 	if (!(b.op = find_op(&b, n, reg)) || check_inputs(&b, n, in))
@@ -764,6 +841,11 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS,
 			       i < n->n_in ? in[i] : NULL, input_spec(op, i)->max_dims);
 		gc_custom_view_quant(&bc.a.in[i], in_quant(&b, i));
+	}
+	if (per_shape) {
+		if (!(rc = bind_record_dyn(&b, backend, &bc, c)))
+			pn->custom = c;
+		goto out;
 	}
 	gc_custom_ctx_init(&bc.ctx, &bc.host, op->name, op->domain, op->type, pn->name, backend,
 			   NULL, "");

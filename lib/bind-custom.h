@@ -13,9 +13,12 @@
  * the node's inputs as the compiler knows them (data set when constant).
  * `flavour` (may be NULL) replaces selection's choice, once selection has
  * run and chosen. Errors name the model, the node and what is at fault.
+ * per_shape: a dynamic dimension reaches the node; no package function
+ * runs now: the binding records what to call when a session sees a new
+ * input shape (gc_custom.dyn, runtime/custom-dyn.c).
  */
 int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const char *backend,
-		   const char *flavour, gc_pool *pool, gc_node *pn, gc_tensor *const *in,
-		   gc_error *err);
+		   const char *flavour, bool per_shape, gc_pool *pool, gc_node *pn,
+		   gc_tensor *const *in, gc_error *err);
 
 #endif

@@ -483,20 +483,12 @@ static int check_io(compiler *c, int32_t gi, gc_node *pn, const gc_op_info *info
 			continue;
 		const vstate *vs = &c->vs[pn->in[j]];
 		*any_dyn |= dyn_tensor(vs);
-		if ((gc_dtype_is_value(vs->t.dtype) && !gc_op_takes_values(op)) ||
-		    (custom && vs->dynamic))
+		if (gc_dtype_is_value(vs->t.dtype) && !gc_op_takes_values(op))
 			return gc_error_set(c->err, GC_EUNSUPPORTED,
-					    "%s: %s: input %d ('%s') is %s%s; %s", g->origin,
+					    "%s: %s: input %d ('%s') is a %s; %s", g->origin,
 					    gc_node_label(g, gi, lb, sizeof lb), j, vs->name,
-					    gc_dtype_is_value(vs->t.dtype) ? "a "
-									   : "a tensor whose shape is "
-									     "only known at run time",
-					    gc_dtype_is_value(vs->t.dtype) ? gc_dtype_name(vs->t.dtype) : "",
-					    custom ? "op packages take tensors of known shapes (a "
-						     "dynamic dimension reaches built-in ops only: "
-						     "fix its size with gc_compile_options.shapes, "
-						     "graphcc --shape)"
-						   : "this op takes tensors");
+					    gc_dtype_name(vs->t.dtype),
+					    custom ? "op packages take tensors" : "this op takes tensors");
 	}
 	return 0;
 }
@@ -576,9 +568,12 @@ static int prepare_node(compiler *c, int32_t gi, gc_node *pn, node_io *io, gc_kc
 			} else {
 				io->cinp[j] = io->inp[j];
 			}
+		/* A shape only known at run time: bound then, per input shape
+		 * (runtime/custom-dyn.c), with the package functions pinned. */
+		*reprepare = any_dyn;
 		rc = gc_bind_custom(c->g, gi, c->opt->registry, c->backend->name, c->opt->flavour,
-				    c->p->pool, pn, io->cinp, c->err);
-		if (rc)
+				    any_dyn, c->p->pool, pn, io->cinp, c->err);
+		if (rc || any_dyn)
 			return rc;
 		rc = c->backend->prepare(k, pn, io->cinp, io->outp);
 	} else if (any_dyn && !gc_op_takes_dynamic(pn->op)) {

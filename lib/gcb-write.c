@@ -166,19 +166,55 @@ static int attr_record(writer *w, const gc_node *n, const gc_attr *a)
 	}
 }
 
+/* A library as the file records it (relative to the program's folder). */
+static const char *lib_rel(const writer *w, const char *path)
+{
+	for (int32_t j = 0; j < w->n_libs; j++)
+		if (!strcmp(w->libs[j], path))
+			return w->lib_rel[j];
+	return path;
+}
+
+/* Flag 8: bound per input shape (custom.h, gc_custom_dyn). */
+static void custom_dyn_record(writer *w, const gc_custom *c)
+{
+	const gc_custom_dyn *y = c->dyn;
+	str(w, lib_rel(w, y->fn_library));
+	str(w, y->verify);
+	str(w, y->infer);
+	str(w, y->select);
+	for (int32_t i = 0; i < c->n_in + c->n_out; i++)
+		u32(&w->rec, y->in_dtypes[i]);
+	i32(&w->rec, y->n_impls);
+	for (int32_t j = 0; j < y->n_impls; j++) {
+		const gc_custom_impl *im = &y->impls[j];
+		const char *s[] = { im->flavour,  lib_rel(w, im->library), im->symbol,
+				    im->config,	  im->init_sym,		   im->destroy_sym,
+				    im->scratch_sym };
+		for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+			str(w, s[i]);
+		u64(&w->rec, im->scratch_bytes);
+		u32(&w->rec, im->inplace);
+		i32(&w->rec, im->n_accepts);
+		for (int32_t r = 0; r < im->n_accepts; r++) {
+			i32(&w->rec, im->accepts[r].input);
+			u32(&w->rec, im->accepts[r].dtypes);
+			u32(&w->rec, im->accepts[r].ranks);
+			i64(&w->rec, im->accepts[r].last_dim_multiple);
+		}
+	}
+}
+
 static void custom_record(writer *w, const gc_custom *c)
 {
-	const char *lib = c->library;
-	for (int32_t j = 0; j < w->n_libs; j++)
-		if (!strcmp(w->libs[j], c->library))
-			lib = w->lib_rel[j];
 	const char *s[] = { c->manifest, c->op_name, c->domain,	 c->op_type,
-			    c->flavour,	 c->backend, c->config,	 lib,
+			    c->flavour,	 c->backend, c->config,	 lib_rel(w, c->library),
 			    c->symbol,	 c->init_sym, c->destroy_sym };
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		str(w, s[i]);
 	u64(&w->rec, c->kernel_scratch);
-	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1 | (uint32_t)(c->quant != NULL) << 2);
+	u32(&w->rec, (uint32_t)c->inplace | (uint32_t)c->pure << 1 | (uint32_t)(c->quant != NULL) << 2 |
+			     (uint32_t)(c->dyn != NULL) << 3);
 	i32(&w->rec, c->n_params);
 	for (int32_t i = 0; i < c->n_params; i++) {
 		const CustomOpParam *p = &c->params[i];
@@ -201,11 +237,15 @@ static void custom_record(writer *w, const gc_custom *c)
 	i32(&w->rec, c->n_out);
 	for (int32_t i = 0; i < c->n_out; i++) {
 		i32(&w->rec, c->out_max_dims[i]);
+		if (c->dyn)
+			continue; /* outputs inferred per shape */
 		u32(&w->rec, (uint32_t)c->outs[i].dtype);
 		i32(&w->rec, c->outs[i].rank);
 		for (int k = 0; k < c->outs[i].rank; k++)
 			i64(&w->rec, c->outs[i].dims[k]);
 	}
+	if (c->dyn)
+		custom_dyn_record(w, c);
 	/* Format 3: the edges bound quantized (flag 4). */
 	for (int32_t i = 0; c->quant && i < c->n_in + c->n_out; i++) {
 		uint32_t bits;
@@ -216,7 +256,25 @@ static void custom_record(writer *w, const gc_custom *c)
 	}
 }
 
-/* Every distinct kernel library of p and its subprograms. */
+static int add_lib(const char ***libs, int32_t *n, int32_t *cap, const char *path)
+{
+	for (int32_t j = 0; j < *n; j++)
+		if (!strcmp((*libs)[j], path))
+			return 0;
+	if (*n == *cap) {
+		int32_t nc = *cap * 2 + 8;
+		const char **l = gc_realloc(*libs, (size_t)nc * sizeof *l);
+		if (!l)
+			return GC_ENOMEM;
+		*libs = l;
+		*cap = nc;
+	}
+	(*libs)[(*n)++] = path;
+	return 0;
+}
+
+/* Every distinct library of p and its subprograms: the kernel libraries,
+ * and the functions libraries of bindings made per input shape. */
 static int collect_libs(const gc_program *p, const char ***libs, int32_t *n, int32_t *cap,
 			int depth)
 {
@@ -230,20 +288,12 @@ static int collect_libs(const gc_program *p, const char ***libs, int32_t *n, int
 		const gc_custom *c = nd->custom;
 		if (!c)
 			continue;
-		bool seen = false;
-		for (int32_t j = 0; j < *n; j++)
-			seen |= !strcmp((*libs)[j], c->library);
-		if (seen)
-			continue;
-		if (*n == *cap) {
-			int32_t nc = *cap * 2 + 8;
-			const char **l = gc_realloc(*libs, (size_t)nc * sizeof *l);
-			if (!l)
+		if (add_lib(libs, n, cap, c->library))
+			return GC_ENOMEM;
+		/* bound per shape: its functions library and every implementation's */
+		for (int32_t j = -1; c->dyn && j < c->dyn->n_impls; j++)
+			if (add_lib(libs, n, cap, j < 0 ? c->dyn->fn_library : c->dyn->impls[j].library))
 				return GC_ENOMEM;
-			*libs = l;
-			*cap = nc;
-		}
-		(*libs)[(*n)++] = c->library;
 	}
 	return 0;
 }

@@ -443,14 +443,25 @@ const gc_tensor *gc_edit_const(gc_edit *e, int32_t v)
 	return gc_tensor_copy_to_pool(g->pool, &t);
 }
 
+/* Whether node is op: "Name" (built-in) or "domain::Name". */
+static bool each_match(const gc_edit *e, int32_t node, const char *op)
+{
+	const char *sep = strstr(op, "::");
+	if (!sep)
+		return gc_edit_is_op(e, node, op);
+	const gc_irnode *n = &e->g->nodes[node];
+	return !e->removed[node] && strlen(n->domain) == (size_t)(sep - op) &&
+	       !strncmp(n->domain, op, (size_t)(sep - op)) && !strcmp(n->op_type, sep + 2);
+}
+
 int gc_edit_each(gc_pass_ctx *ctx, const char *const *ops, int (*one)(gc_edit *e, int32_t node))
 {
 	gc_edit e;
 	int rc = gc_edit_begin(&e, ctx->g, ctx->err);
 	for (int32_t i = 0; !rc && i < ctx->g->n_nodes; i++) {
-		bool match = false;
-		for (int k = 0; ops[k] && !match; k++)
-			match = gc_edit_is_op(&e, i, ops[k]);
+		bool match = !ops;
+		for (int k = 0; ops && ops[k] && !match; k++)
+			match = each_match(&e, i, ops[k]);
 		int r = match ? one(&e, i) : 0;
 		if (r < 0)
 			rc = r;

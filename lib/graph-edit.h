@@ -106,7 +106,8 @@ int32_t gc_edit_only_reader(const gc_edit *e, int32_t v);
 bool gc_edit_is_op(const gc_edit *e, int32_t node, const char *op_type);
 
 /* A pass's walk: edits ctx->g, calling one() on every node of one of the
- * built-in ops (a NULL-terminated list) in order; one() returns 1 when it
+ * ops (a NULL-terminated list: "Name" a built-in op, "domain::Name" one of
+ * that domain; NULL: every node, whatever its domain) in order; one() returns 1 when it
  * rewrote the node, 0 when not, negative on error (which ends the walk).
  * The rewrites add to ctx->changed. */
 int gc_edit_each(gc_pass_ctx *ctx, const char *const *ops, int (*one)(gc_edit *e, int32_t node));

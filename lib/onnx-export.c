@@ -103,7 +103,8 @@ static Onnx__TensorProto *tensor(wr *w, const char *name, const gc_tensor *t)
 	for (int32_t i = 0; i < t->rank; i++)
 		dims[i] = t->dims[i];
 	int64_t bytes = gc_tensor_nbytes(t);
-	bool packed = t->dtype == GC_DTYPE_INT4 || t->dtype == GC_DTYPE_UINT4;
+	bool packed = t->dtype == GC_DTYPE_INT4 || t->dtype == GC_DTYPE_UINT4 ||
+		      t->dtype == GC_DTYPE_FLOAT4E2M1;
 	if (packed)
 		bytes = (gc_tensor_numel(t) + 1) / 2;
 	p->has_raw_data = 1;

@@ -21,6 +21,7 @@ typedef struct importer {
 } importer;
 
 static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g);
+static void pb_free(void *data, void *p);
 
 /*
  * The type of a sequence or optional (TypeProto), as a gc_dtype code:
@@ -305,6 +306,16 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 		if (gc_onnx_tensor_mapped(tp, im->dir[0] ? im->dir : NULL, where, g->pool, &t,
 					  &mapped, err))
 			return err->code;
+		/* the bytes are in t now: the parsed copy goes before the graph
+		 * makes its own, so that a large model is held about twice at
+		 * most while it is read, not three or four times (nothing reads
+		 * the initializers' protos after this) */
+		Onnx__TensorProto *owned = (Onnx__TensorProto *)tp;
+		if (owned->has_raw_data && owned->raw_data.data) {
+			pb_free(NULL, owned->raw_data.data);
+			owned->raw_data.data = NULL;
+			owned->raw_data.len = 0;
+		}
 		int rc;
 		if (mapped)
 			rc = gc_graph_add_mapped_constant(g, name, &t, err);
@@ -490,8 +501,11 @@ static int pb_check_nesting(const ProtobufCMessageDescriptor *d, const void *buf
 	return 0;
 }
 
-/* im.dir empty: external data is refused. */
-static int load_model(importer *im, const void *buf, size_t len, gc_graph **out, gc_error *err)
+/* im.dir empty: external data is refused. owned: when not NULL, the file's
+ * bytes (buf), which this frees (and sets NULL) as soon as they are parsed,
+ * before the graph is built from them. */
+static int load_model(importer *im, const void *buf, size_t len, void **owned, gc_graph **out,
+		      gc_error *err)
 {
 	const char *path = im->path;
 	if (len == 0)
@@ -503,6 +517,10 @@ static int load_model(importer *im, const void *buf, size_t len, gc_graph **out,
 	ProtobufCAllocator pb_allocator = { .alloc = pb_alloc, .free = pb_free,
 					    .allocator_data = &pb_nomem };
 	Onnx__ModelProto *m = onnx__model_proto__unpack(&pb_allocator, len, buf);
+	if (owned) {
+		gc_free(*owned);
+		*owned = NULL;
+	}
 	if (!m && pb_nomem)
 		return gc_error_set(err, GC_ENOMEM, "%s: out of memory parsing the model", path);
 	if (!m)
@@ -577,7 +595,7 @@ int gc_onnx_load(const char *path, gc_graph **out, gc_error *err)
 	size_t len;
 	if (gc_read_file(path, &buf, &len, err))
 		return err->code;
-	int rc = load_model(&im, buf, len, out, err);
+	int rc = load_model(&im, buf, len, &buf, out, err);
 	gc_free(buf);
 	return rc;
 }
@@ -590,7 +608,7 @@ int gc_onnx_load_mem(const void *buf, size_t len, const char *origin, gc_graph *
 	*out = NULL;
 	GC_ARG_NONNULL(err, buf);
 	importer im = { .path = origin ? origin : "(model in memory)", .err = err };
-	return load_model(&im, buf, len, out, err);
+	return load_model(&im, buf, len, NULL, out, err);
 }
 
 int gc_pb_read(const char *path, gc_tensor *out, char **name, gc_error *err)

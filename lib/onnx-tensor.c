@@ -127,6 +127,7 @@ static int typed_count(const Onnx__TensorProto *tp, gc_dtype dt, size_t *count)
 	case GC_DTYPE_FLOAT8E5M2FNUZ:
 	case GC_DTYPE_UINT4: /* (two per int32, packed as in raw_data) */
 	case GC_DTYPE_INT4:
+	case GC_DTYPE_FLOAT4E2M1:
 		*count = tp->n_int32_data;
 		return 0;
 	case GC_DTYPE_INT64:
@@ -188,6 +189,7 @@ static void copy_typed(const Onnx__TensorProto *tp, gc_dtype dt, void *dst, size
 	case GC_DTYPE_FLOAT8E5M2FNUZ:
 	case GC_DTYPE_UINT4: /* the packed bytes: gc_onnx_unpack4 spreads them */
 	case GC_DTYPE_INT4:
+	case GC_DTYPE_FLOAT4E2M1:
 		for (size_t i = 0; i < n; i++)
 			((uint8_t *)dst)[i] = (uint8_t)tp->int32_data[i];
 		break;
@@ -225,7 +227,7 @@ const char *gc_onnx_type_text(int32_t code, char *buf, size_t len)
 
 static bool is_4bit(gc_dtype dt)
 {
-	return dt == GC_DTYPE_INT4 || dt == GC_DTYPE_UINT4;
+	return dt == GC_DTYPE_INT4 || dt == GC_DTYPE_UINT4 || dt == GC_DTYPE_FLOAT4E2M1;
 }
 
 void gc_onnx_unpack4(gc_dtype dt, uint8_t *data, int64_t n)

@@ -2,21 +2,25 @@
  * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm or
  * MatMul output that nothing else reads moves into that node, as the
  * graphcc-internal attributes runtime/kernels/nn-act.h describes
- * (_gc_activation, _gc_min, _gc_max, _gc_alpha); the kernel applies it with
- * its bias, in the same pass over the output. The node then writes the
- * activation's output. Anything the activation's own prepare would refuse
- * (other attributes, bounds that are not constant scalars of the producer's
- * type) keeps the node.
+ * (_gc_activation, _gc_min, _gc_max, _gc_alpha, _gc_beta); the kernel
+ * applies it with its bias, in the same pass over the output. The node then
+ * writes the activation's output. Anything the activation's own prepare
+ * would refuse (other attributes, bounds that are not constant scalars of
+ * the producer's type) keeps the node. On float32/float64 outputs the same
+ * goes for com.graphcc::Swish (SiLU, after fuse-swish), HardSwish, and
+ * Mul(x, HardSigmoid(x)) (HardSwish as opset-13 exports have it; the Conv's
+ * output read by those two nodes alone).
  */
 #include <math.h>
 #include <string.h>
 
+#include "../runtime/build.h" /* GC_DOMAIN_GRAPHCC */
 #include "graph-edit.h"
 
 typedef struct act_desc {
 	const char *kind;
-	bool has_min, has_max, has_alpha;
-	float min, max, alpha;
+	bool has_min, has_max, has_alpha, has_beta;
+	float min, max, alpha, beta;
 } act_desc;
 
 /* The element type of v when known before binding, else UNDEFINED. */
@@ -63,6 +67,15 @@ static bool read_activation(gc_edit *e, int32_t i, gc_dtype dtype, act_desc *d)
 	if (gc_edit_is_op(e, i, "Relu")) {
 		d->kind = "Relu";
 		return n->n_in == 1 && n->n_attr == 0;
+	}
+	bool flt = dtype == GC_DTYPE_FLOAT || dtype == GC_DTYPE_DOUBLE;
+	if (!strcmp(n->domain, GC_DOMAIN_GRAPHCC) && !strcmp(n->op_type, "Swish")) {
+		d->kind = "Swish";
+		return flt && n->n_in == 1 && n->n_attr == 0;
+	}
+	if (gc_edit_is_op(e, i, "HardSwish")) {
+		d->kind = "HardSwish";
+		return flt && n->n_in == 1 && n->n_attr == 0;
 	}
 	if (gc_edit_is_op(e, i, "LeakyRelu")) {
 		d->kind = "LeakyRelu";
@@ -171,14 +184,80 @@ static int fuse_one(gc_edit *e, int32_t i)
 		rc = set_float(e, p, "_gc_max", d.max);
 	if (!rc && d.has_alpha)
 		rc = set_float(e, p, "_gc_alpha", d.alpha);
+	if (!rc && d.has_beta)
+		rc = set_float(e, p, "_gc_beta", d.beta);
 	if (rc)
 		return rc;
 	gc_edit_absorb(e, p, i);
 	return 1;
 }
 
+/* HardSigmoid node h's alpha and beta (its defaults when absent); false
+ * for other attributes. */
+static bool hsig_params(const gc_irnode *h, float *alpha, float *beta)
+{
+	*alpha = 0.2f;
+	*beta = 0.5f;
+	for (int k = 0; k < h->n_attr; k++) {
+		const gc_attr *a = &h->attrs[k];
+		if (a->type != GC_ATTR_FLOAT)
+			return false;
+		if (!strcmp(a->name, "alpha"))
+			*alpha = a->v.f;
+		else if (!strcmp(a->name, "beta"))
+			*beta = a->v.f;
+		else
+			return false;
+	}
+	return true;
+}
+
+/* Mul node i = x * HardSigmoid(x), x a float Conv/Gemm/MatMul output read
+ * by those two alone: the producer takes HardSwish; 1 when fused. */
+static int fuse_hswish_mul(gc_edit *e, int32_t i)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *m = &g->nodes[i];
+	if (m->n_in != 2 || m->n_out != 1 || m->out[0] < 0 || m->n_attr)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		int32_t x = m->in[side], hv = m->in[1 - side];
+		if (x < 0 || hv < 0 || x == hv || gc_edit_uses(e, x) != 2 ||
+		    gc_edit_uses(e, hv) != 1 || gc_edit_is_pinned(e, x) || gc_edit_is_pinned(e, hv))
+			continue;
+		int32_t h = g->values[hv].producer, p = g->values[x].producer;
+		if (h < 0 || p < 0 || !gc_edit_is_op(e, h, "HardSigmoid"))
+			continue;
+		const gc_irnode *hn = &g->nodes[h];
+		act_desc d = {.kind = "HardSwish", .has_alpha = true, .has_beta = true};
+		gc_dtype dtype;
+		if (hn->n_in != 1 || hn->in[0] != x || hn->n_out != 1 ||
+		    !hsig_params(hn, &d.alpha, &d.beta) || g->nodes[p].out[0] != x ||
+		    !fusable_producer(e, p, &dtype) ||
+		    (dtype != GC_DTYPE_FLOAT && dtype != GC_DTYPE_DOUBLE))
+			continue;
+		gc_attr kind = {.name = "_gc_activation", .type = GC_ATTR_STRING};
+		kind.v.s = d.kind;
+		kind.n = (int64_t)strlen(d.kind);
+		int rc = gc_edit_set_attr(e, p, &kind);
+		if (!rc)
+			rc = set_float(e, p, "_gc_alpha", d.alpha);
+		if (!rc)
+			rc = set_float(e, p, "_gc_beta", d.beta);
+		if (rc)
+			return rc;
+		gc_edit_remove_node(e, h);
+		gc_edit_absorb(e, p, i);
+		return 1;
+	}
+	return 0;
+}
+
 int gc_pass_fuse_activation(gc_pass_ctx *ctx)
 {
-	static const char *const ops[] = {"Relu", "Clip", "LeakyRelu", NULL};
-	return gc_edit_each(ctx, ops, fuse_one);
+	static const char *const ops[] = {"Relu",      "Clip", "LeakyRelu",
+					  "HardSwish", GC_DOMAIN_GRAPHCC "::Swish", NULL};
+	static const char *const muls[] = {"Mul", NULL};
+	int rc = gc_edit_each(ctx, ops, fuse_one);
+	return rc ? rc : gc_edit_each(ctx, muls, fuse_hswish_mul);
 }

@@ -4,7 +4,7 @@
  * Squeeze, Unsqueeze, Dropout (inference), Expand, Softmax, LogSoftmax,
  * SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss, LayerNormalization,
  * BatchNormalization (training and inference mode),
- * Concat, Split, Slice (steps of 1), Gather, Where, Pow, Erf, Clip,
+ * Concat, Split, Slice (any steps), Gather, Where, Pow, Erf, Clip,
  * LeakyRelu. Where the backward is no short chain of ONNX ops, it is one of
  * graphcc's own backward kernels (runtime/kernels/grad.h, com.graphcc):
  * ConvGradInput, ConvGradWeight, MaxPoolGrad, AveragePoolGrad,
@@ -153,6 +153,46 @@ static int32_t softmax_rule(grad *c, const gc_irnode *nd, int32_t dz, bool log)
 	return r < 0 ? -1 : gc_grad_reshape(c, r, &xs);
 }
 
+/* Slice of v along axis, [lo, hi) by step (steps other than 1 from opset 10,
+ * which has the steps input). */
+static int32_t slice_step(grad *c, int32_t v, int64_t axis, int64_t lo, int64_t hi, int64_t step,
+			  int64_t len)
+{
+	vshape s = c->shape[v];
+	s.dims[axis] = len;
+	if (c->opset >= 10) {
+		int32_t st = gc_grad_const_ints(c, "starts", 1, &lo);
+		int32_t en = st < 0 ? -1 : gc_grad_const_ints(c, "ends", 1, &hi);
+		int32_t ax = en < 0 ? -1 : gc_grad_const_ints(c, "axes", 1, &axis);
+		int32_t sp = ax < 0 || step == 1 ? ax : gc_grad_const_ints(c, "steps", 1, &step);
+		int32_t ins[5] = {v, st, en, ax, sp};
+		return sp < 0 ? -1 : gc_grad_add_node(c, "Slice", step == 1 ? 4 : 5, ins, 0, NULL, &s);
+	}
+	gc_attr at[3] = {{.name = "starts", .type = GC_ATTR_INTS, .n = 1, .v.ints = &lo},
+			 {.name = "ends", .type = GC_ATTR_INTS, .n = 1, .v.ints = &hi},
+			 {.name = "axes", .type = GC_ATTR_INTS, .n = 1, .v.ints = &axis}};
+	return gc_grad_add_node(c, "Slice", 1, &v, 3, at, &s);
+}
+
+static int32_t slice_axis(grad *c, int32_t v, int64_t axis, int64_t lo, int64_t hi)
+{
+	return slice_step(c, v, axis, lo, hi, 1, hi - lo);
+}
+
+/* v padded with zeros (pads: ONNX's begins then ends) to shape s. */
+static int32_t pad_to(grad *c, int32_t v, const int64_t *pads, const vshape *s)
+{
+	if (v < 0)
+		return -1;
+	if (c->opset >= 11) {
+		int32_t p = gc_grad_const_ints(c, "pads", 2 * s->rank, pads);
+		int32_t ins[2] = {v, p};
+		return p < 0 ? -1 : gc_grad_add_node(c, "Pad", 2, ins, 0, NULL, s);
+	}
+	gc_attr at = {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * s->rank, .v.ints = (int64_t *)pads};
+	return gc_grad_add_node(c, "Pad", 1, &v, 1, &at, s);
+}
+
 /* The attributes of a convolution that its backward kernels take. */
 static int32_t conv_attrs(const gc_irnode *nd, gc_attr *out)
 {
@@ -180,23 +220,78 @@ static int32_t bias_back(grad *c, int32_t dz, int32_t b)
 	return r < 0 ? -1 : gc_grad_reshape(c, r, &bs);
 }
 
+static int64_t ints_at(const gc_irnode *nd, const char *name, int64_t i, int64_t n, int64_t def)
+{
+	const gc_attr *a = attr(nd, name);
+	if (!a || a->type != GC_ATTR_INTS || a->n < n)
+		return def;
+	return a->v.ints[a->n - n + i];
+}
+
+/*
+ * ConvTranspose is the adjoint of a Conv over its output. Per spatial axis,
+ * as the forward kernel places it (runtime/kernels/conv.c): the output
+ * starts `head` into the full output s (in - 1) + output_padding + (k - 1)
+ * dil + 1, of which the windows reach the first R = s (in - 1) + (k - 1) dil
+ * + 1. *dz is cropped to that reach, and pads (out: begins, ends) are the
+ * Conv's explicit pads over it. Returns 1 outside the rule.
+ */
+static int convt_adjoint(grad *c, const gc_irnode *nd, int32_t *dz, int64_t *pads)
+{
+	vshape xs = c->shape[nd->in[0]], ws = c->shape[nd->in[1]];
+	int32_t nsp = xs.rank - 2;
+	const gc_attr *ap = attr(nd, "auto_pad");
+	const char *mode = ap && ap->type == GC_ATTR_STRING ? ap->v.s : "NOTSET";
+	bool upper = !strcmp(mode, "SAME_UPPER"), lower = !strcmp(mode, "SAME_LOWER");
+	bool valid = !strcmp(mode, "VALID"), shaped = attr(nd, "output_shape") != NULL;
+	if (nsp < 1 || ws.rank != xs.rank || c->shape[*dz].rank != xs.rank)
+		return 1;
+	for (int32_t i = 0; i < nsp; i++) {
+		int64_t in = xs.dims[2 + i], k = ws.dims[2 + i], o = c->shape[*dz].dims[2 + i];
+		int64_t st = ints_at(nd, "strides", i, nsp, 1), dl = ints_at(nd, "dilations", i, nsp, 1);
+		int64_t op = ints_at(nd, "output_padding", i, nsp, 0), head;
+		if (in < 1 || k < 1 || o < 1)
+			return 1;
+		int64_t reach = st * (in - 1) + (k - 1) * dl + 1, full = reach + op;
+		if (shaped || upper || lower) {
+			int64_t want = shaped ? ints_at(nd, "output_shape", i, nsp, 0) : in * st;
+			int64_t total = full - want > 0 ? full - want : 0;
+			head = upper ? total / 2 : total - total / 2;
+		} else {
+			head = valid ? 0 : ints_at(nd, "pads", i, 2 * nsp, 0);
+		}
+		int64_t keep = reach - head < o ? reach - head : o;
+		if (keep < 1)
+			return 1;
+		if (keep < o && (*dz = slice_axis(c, *dz, 2 + i, 0, keep)) < 0)
+			return c->err->code;
+		pads[i] = head;
+		pads[nsp + i] = reach - head - keep;
+	}
+	return 0;
+}
+
 static int conv_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv,
 		     bool transpose)
 {
-	int32_t x = nd->in[0], w = nd->in[1], b = nd->n_in > 2 ? nd->in[2] : -1;
+	int32_t x = nd->in[0], w = nd->in[1], b = nd->n_in > 2 ? nd->in[2] : -1, dzc = dz;
 	gc_attr at[8];
-	int32_t na = conv_attrs(nd, at);
-	if (transpose && (attr(nd, "output_shape") ||
-			  strcmp(attr(nd, "auto_pad") && attr(nd, "auto_pad")->type ==
-							     GC_ATTR_STRING
-					 ? attr(nd, "auto_pad")->v.s
-					 : "NOTSET",
-				 "NOTSET")))
-		return 1;
-	int rc = 0;
+	int64_t pads[2 * GC_MAX_RANK];
+	int32_t na = conv_attrs(nd, at), rc = 0;
+	if (transpose) { /* explicit pads over dz cropped to the windows' reach */
+		if ((rc = convt_adjoint(c, nd, &dzc, pads)))
+			return rc;
+		int32_t kept = 0;
+		for (int32_t i = 0; i < na; i++)
+			if (strcmp(at[i].name, "auto_pad") && strcmp(at[i].name, "pads"))
+				at[kept++] = at[i];
+		at[kept++] = (gc_attr){.name = "pads", .type = GC_ATTR_INTS,
+				       .n = 2 * (c->shape[x].rank - 2), .v.ints = pads};
+		na = kept;
+	}
 	if (reached[x]) {
 		vshape xs = c->shape[x];
-		int32_t ins[3] = {dz, w, x};
+		int32_t ins[3] = {dzc, w, x};
 		int32_t d = transpose ? gc_grad_add_node(c, "Conv", 2, ins, na, at, &xs)
 				      : com_node(c, "ConvGradInput", 3, ins, na, at, &xs);
 		if ((rc = gc_grad_accumulate(c, gv, x, d)))
@@ -206,7 +301,7 @@ static int conv_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reach
 		vshape ws = c->shape[w];
 		/* ConvTranspose is Conv's adjoint: its weight gradient is Conv's
 		 * with the roles of input and output swapped */
-		int32_t ins[3] = {transpose ? x : dz, transpose ? dz : x, w};
+		int32_t ins[3] = {transpose ? x : dzc, transpose ? dzc : x, w};
 		if ((rc = gc_grad_accumulate(c, gv, w,
 					     com_node(c, "ConvGradWeight", 3, ins, na, at, &ws))))
 			return rc;
@@ -403,24 +498,6 @@ static int batchnorm_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *
 	return rc;
 }
 
-/* Slice of v along axis, [lo, hi). */
-static int32_t slice_axis(grad *c, int32_t v, int64_t axis, int64_t lo, int64_t hi)
-{
-	vshape s = c->shape[v];
-	s.dims[axis] = hi - lo;
-	if (c->opset >= 10) {
-		int32_t st = gc_grad_const_ints(c, "starts", 1, &lo);
-		int32_t en = st < 0 ? -1 : gc_grad_const_ints(c, "ends", 1, &hi);
-		int32_t ax = en < 0 ? -1 : gc_grad_const_ints(c, "axes", 1, &axis);
-		int32_t ins[4] = {v, st, en, ax};
-		return ax < 0 ? -1 : gc_grad_add_node(c, "Slice", 4, ins, 0, NULL, &s);
-	}
-	gc_attr at[3] = {{.name = "starts", .type = GC_ATTR_INTS, .n = 1, .v.ints = &lo},
-			 {.name = "ends", .type = GC_ATTR_INTS, .n = 1, .v.ints = &hi},
-			 {.name = "axes", .type = GC_ATTR_INTS, .n = 1, .v.ints = &axis}};
-	return gc_grad_add_node(c, "Slice", 1, &v, 3, at, &s);
-}
-
 static int concat_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
 {
 	int64_t axis = attr_i(nd, "axis", 0), off = 0;
@@ -457,54 +534,111 @@ static int split_rule(grad *c, const gc_irnode *nd, const int32_t *dzs, int32_t 
 	return gc_grad_accumulate(c, gv, x, gc_grad_add_node(c, "Concat", nd->n_out, parts, 1, &at, &xs));
 }
 
-/* Slice with steps of 1: dz padded with zeros back to x's shape. */
-static int slice_rule(grad *c, const gc_irnode *nd, int32_t dz, int32_t *gv)
+/* One axis of a Slice, as ONNX clamps it: the first index taken and how
+ * many are taken, step apart. */
+static void slice_range(int64_t d, int64_t s, int64_t e, int64_t step, int64_t *first,
+			int64_t *count)
 {
-	int32_t x = nd->in[0];
-	vshape xs = c->shape[x];
-	int64_t st[GC_MAX_RANK], en[GC_MAX_RANK], ax[GC_MAX_RANK], sp[GC_MAX_RANK];
-	int64_t ns, ne, na, nsp = 0;
+	s = s < 0 ? s + d : s;
+	e = e < 0 ? e + d : e;
+	int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? d : d - 1;
+	s = s < 0 ? 0 : s > hi ? hi : s; /* a start clamps to [0, d] or [0, d - 1] */
+	e = e < lo ? lo : e > hi ? hi : e;
+	*first = s;
+	if (step > 0)
+		*count = e > s ? (e - s - 1) / step + 1 : 0;
+	else
+		*count = s > e ? (s - e - 1) / -step + 1 : 0;
+}
+
+/* dz's axis a holding the `count` elements taken `step` apart, spread to
+ * ascending order with step - 1 zeros between them; *first becomes the
+ * lowest index taken. */
+static int32_t slice_spread(grad *c, int32_t dz, int64_t a, int64_t *first, int64_t count,
+			    int64_t step)
+{
+	if (step < 0) { /* reverse: the lowest index comes first */
+		dz = slice_step(c, dz, a, -1, INT64_MIN, -1, count);
+		*first += (count - 1) * step;
+		step = -step;
+	}
+	if (step == 1 || count == 1 || dz < 0)
+		return dz;
+	vshape s = c->shape[dz], t = s;
+	for (int32_t i = s.rank; i > a + 1; i--)
+		t.dims[i] = t.dims[i - 1];
+	t.rank++;
+	t.dims[a + 1] = 1;
+	int64_t pads[2 * GC_MAX_RANK] = {0};
+	pads[t.rank + a + 1] = step - 1;
+	int32_t u = gc_grad_reshape(c, dz, &t);
+	t.dims[a + 1] = step;
+	int32_t p = pad_to(c, u, pads, &t);
+	s.dims[a] = count * step;
+	int32_t r = p < 0 ? -1 : gc_grad_reshape(c, p, &s);
+	return r < 0 ? -1 : slice_axis(c, r, a, 0, (count - 1) * step + 1);
+}
+
+/* Slice's starts, ends, axes and steps (constants); -1 when not known. */
+static int64_t slice_args(grad *c, const gc_irnode *nd, int64_t *st, int64_t *ax, int64_t *en,
+			  int64_t *sp)
+{
+	int64_t ns, ne, na, nsp;
 	if (c->opset >= 10) {
 		ns = const_ints_of(c, nd->in[1], st, GC_MAX_RANK);
 		ne = const_ints_of(c, nd->in[2], en, GC_MAX_RANK);
-		na = nd->n_in > 3 && nd->in[3] >= 0 ? const_ints_of(c, nd->in[3], ax, GC_MAX_RANK) : ns;
-		if (nd->n_in > 4 && nd->in[4] >= 0)
-			nsp = const_ints_of(c, nd->in[4], sp, GC_MAX_RANK);
-		if (!(nd->n_in > 3 && nd->in[3] >= 0))
-			for (int64_t i = 0; i < ns; i++)
+		bool axes = nd->n_in > 3 && nd->in[3] >= 0, steps = nd->n_in > 4 && nd->in[4] >= 0;
+		na = axes ? const_ints_of(c, nd->in[3], ax, GC_MAX_RANK) : ns;
+		nsp = steps ? const_ints_of(c, nd->in[4], sp, GC_MAX_RANK) : ns;
+		for (int64_t i = 0; i < ns; i++) {
+			if (!axes)
 				ax[i] = i;
+			if (!steps)
+				sp[i] = 1;
+		}
 	} else {
 		const gc_attr *a = attr(nd, "starts"), *b = attr(nd, "ends"), *x3 = attr(nd, "axes");
 		ns = a ? a->n : -1;
 		ne = b ? b->n : -1;
 		na = x3 ? x3->n : ns;
+		nsp = ns;
 		for (int64_t i = 0; i < ns && i < GC_MAX_RANK; i++) {
 			st[i] = a->v.ints[i];
 			en[i] = i < ne ? b->v.ints[i] : 0;
 			ax[i] = x3 ? x3->v.ints[i] : i;
+			sp[i] = 1;
 		}
 	}
-	if (ns < 0 || ne != ns || na != ns || nsp < 0 || ns > xs.rank)
+	return ns < 0 || ne != ns || na != ns || nsp != ns || ns > GC_MAX_RANK ? -1 : ns;
+}
+
+/* Slice: dz's elements put back where they were taken from (any steps),
+ * zeros elsewhere. */
+static int slice_rule(grad *c, const gc_irnode *nd, int32_t dz, int32_t *gv)
+{
+	int32_t x = nd->in[0];
+	vshape xs = c->shape[x];
+	int64_t st[GC_MAX_RANK], en[GC_MAX_RANK], ax[GC_MAX_RANK], sp[GC_MAX_RANK];
+	int64_t ns = slice_args(c, nd, st, ax, en, sp);
+	if (ns < 0 || ns > xs.rank)
 		return 1;
-	for (int64_t i = 0; i < nsp; i++)
-		if (sp[i] != 1)
-			return 1;
 	int64_t pads[2 * GC_MAX_RANK] = {0};
+	bool seen[GC_MAX_RANK] = {false};
 	for (int64_t i = 0; i < ns; i++) {
-		int64_t a = ax[i] < 0 ? ax[i] + xs.rank : ax[i], d = xs.dims[a];
-		int64_t s = st[i] < 0 ? st[i] + d : st[i], e = en[i] < 0 ? en[i] + d : en[i];
-		s = s < 0 ? 0 : s > d ? d : s;
-		e = e < s ? s : e > d ? d : e;
-		pads[a] = s;
-		pads[xs.rank + a] = d - e;
+		int64_t a = ax[i] < 0 ? ax[i] + xs.rank : ax[i], first, count;
+		if (a < 0 || a >= xs.rank || seen[a] || sp[i] == 0 || xs.dims[a] < 0)
+			return 1;
+		seen[a] = true;
+		slice_range(xs.dims[a], st[i], en[i], sp[i], &first, &count);
+		if (count == 0) /* nothing taken: no gradient flows */
+			return gc_grad_accumulate(c, gv, x,
+						  gc_grad_const_fill(c, xs.dtype, xs.rank, xs.dims, 0));
+		dz = slice_spread(c, dz, a, &first, count, sp[i]);
+		int64_t len = (count - 1) * (sp[i] < 0 ? -sp[i] : sp[i]) + 1;
+		pads[a] = first;
+		pads[xs.rank + a] = xs.dims[a] - first - len;
 	}
-	if (c->opset >= 11) {
-		int32_t p = gc_grad_const_ints(c, "pads", 2 * xs.rank, pads);
-		int32_t ins[2] = {dz, p};
-		return gc_grad_accumulate(c, gv, x, p < 0 ? -1 : gc_grad_add_node(c, "Pad", 2, ins, 0, NULL, &xs));
-	}
-	gc_attr at = {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * xs.rank, .v.ints = pads};
-	return gc_grad_accumulate(c, gv, x, gc_grad_add_node(c, "Pad", 1, &dz, 1, &at, &xs));
+	return gc_grad_accumulate(c, gv, x, pad_to(c, dz, pads, &xs));
 }
 
 /* Gather along axis: dx (pre, D, post) = OneHot(indices, D)^T (D, K) @ dz
@@ -562,6 +696,26 @@ static int32_t clip_back(grad *c, const gc_irnode *nd, int32_t dz)
 	if (m < 0)
 		return lo < 0 && hi < 0 ? dz : -1;
 	return where(c, m, dz, gc_grad_const_scalar(c, dt, 0));
+}
+
+/* Clip's bounds given as inputs: each takes dz where x is beyond it,
+ * summed to its (scalar) shape. */
+static int clip_rule(grad *c, const gc_irnode *nd, int32_t dz, const bool *reached, int32_t *gv)
+{
+	int32_t x = nd->in[0], rc = 0;
+	if (reached[x] && (rc = gc_grad_accumulate(c, gv, x, clip_back(c, nd, dz))))
+		return rc;
+	for (int32_t i = 1; i < nd->n_in && i < 3; i++) {
+		int32_t b = nd->in[i];
+		if (b < 0 || !reached[b])
+			continue;
+		vshape bs = c->shape[b];
+		int32_t beyond = bool_node(c, i == 1 ? "Less" : "Greater", x, b);
+		int32_t d = beyond < 0 ? -1 : where(c, beyond, dz, gc_grad_const_scalar(c, bs.dtype, 0));
+		if ((rc = gc_grad_accumulate(c, gv, b, d < 0 ? -1 : gc_grad_sum_to(c, d, &bs))))
+			return rc;
+	}
+	return 0;
 }
 
 /* Pow: da = dz b a^(b-1), db = dz z log(a). */
@@ -660,8 +814,6 @@ static int32_t simple_rule(grad *c, const gc_irnode *nd, const char *op, int32_t
 		int32_t pos = zero < 0 ? -1 : bool_node(c, "Greater", a, zero);
 		return where(c, pos, dz, scale(c, dz, attr_f(nd, "alpha", 0.01)));
 	}
-	if (!strcmp(op, "Clip"))
-		return clip_back(c, nd, dz);
 	return OUT_OF_RULE;
 }
 
@@ -700,6 +852,8 @@ int gc_grad_rule_nn(grad *c, int32_t node, const int32_t *dzs, const bool *reach
 		rc = pow_rule(c, &nd, dz, reached, gv);
 	else if (!strcmp(op, "Where"))
 		rc = where_rule(c, &nd, dz, reached, gv);
+	else if (!strcmp(op, "Clip"))
+		rc = clip_rule(c, &nd, dz, reached, gv);
 	else if (!reached[nd.in[0]])
 		rc = 0;
 	else if (!strcmp(op, "Slice"))

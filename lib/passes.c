@@ -31,6 +31,7 @@ static const gc_pass gc_ir_passes[] = {
     {"fuse-swish", gc_pass_fuse_swish},
     {"fuse-squeeze-excite", gc_pass_fuse_squeeze_excite}, /* after fuse-swish, before fuse-activation */
     {"fuse-matmul-bias", gc_pass_fuse_matmul_bias},
+    {"fuse-matmul-gelu", gc_pass_fuse_matmul_gelu}, /* after fuse-gelu and fuse-matmul-bias */
     {"fuse-activation", gc_pass_fuse_activation},
     {"dead-node-removal", gc_pass_dead_nodes},
 };

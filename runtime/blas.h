@@ -15,13 +15,6 @@
  * (kernels/nn-par.h) instead, so OpenBLAS's threads never compete with the
  * pool's (no oversubscription) and sessions never race on the setting.
  *
- * OpenBLAS runs single-threaded: gc_blas_init sets its thread count to 1,
- * once, when it loads the library (the one place graphcc calls
- * openblas_set_num_threads; OpenBLAS 0.3.21 has no per-call or per-thread
- * setting). graphcc's kernels split GEMMs over their own worker pool
- * (kernels/nn-par.h) instead, so OpenBLAS's threads never compete with the
- * pool's (no oversubscription) and sessions never race on the setting.
- *
  * Matrices are row-major; trans_a/trans_b say whether op(A) = A^T.
  */
 #ifndef GC_BLAS_H

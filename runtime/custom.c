@@ -446,8 +446,9 @@ static void custom_release(void *state)
 int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	gc_custom *c = n->custom;
-	if (!c)
-		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding");
+	if (!c || c->dyn)
+		return gc_kerr(k, GC_EINVAL, "graphcc bug: custom node without a binding%s",
+			       c ? " for its input shape" : "");
 	/* The binding has every declared input and output; the node may
 	 * leave trailing optional ones out. (Programs saved before the views
 	 * were per declaration have the node's counts.) */
@@ -467,15 +468,30 @@ int gc_custom_describe(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 	return 0;
 }
 
+/* A binding made for one input shape goes with its preparation. */
+static void bound_release(void *state)
+{
+	custom_release(state);
+	gc_custom_bound_free(state);
+}
+
 int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	gc_custom *c = n->custom;
+	if (c && c->dyn) { /* bound per input shape: this one's binding first */
+		if (gc_custom_bind_shape(k, n, in, &c))
+			return k->err->code;
+		n->custom = c;
+		n->state = c;
+		n->state_free = bound_release;
+	}
 	if (gc_custom_describe(k, n, in, out))
 		return k->err->code;
 	if (gc_dynlib_open(c->library, &c->lib, k->err))
 		return gc_kerr(k, k->err->code, "flavour '%s'", c->flavour);
 	n->state = c;
-	n->state_free = custom_release;
+	if (n->state_free != bound_release)
+		n->state_free = custom_release;
 	if (gc_dynlib_abi(c->lib, &c->graphcc_iface, k->err) ||
 	    !(c->kernel = gc_dynlib_fn(c->lib, c->symbol, k->err)))
 		return k->err->code;
@@ -500,6 +516,10 @@ int gc_custom_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	k->scratch = saved;
 	for (int i = 0; i < c->n_out; i++)
 		io[c->n_in + i].data = NULL;
+	/* (at run time: a kept preparation serves any values of its inputs) */
+	for (int i = 0; i < c->n_in && i < n->n_in; i++)
+		if (i >= 64 ? k->varying != 0 : (k->varying >> i & 1))
+			io[i].data = NULL;
 	gc_custom_ctx_init(&f->ctx, &f->host, c->op_name, c->domain, c->op_type, n->name,
 			   c->backend, c->flavour, c->config);
 	f->ctx.num_threads = k->threads;

@@ -36,6 +36,35 @@ static inline bool gc_custom_quant_on(const gc_custom_quant *q)
  * range (qint32: 0, as ONNX requires). On failure *why says what is wrong. */
 bool gc_custom_quant_valid(const gc_custom_quant *q, const char **why);
 
+/* One implementation a binding made per input shape may choose (the
+ * package's implementations for the program's backend, pinned with it). */
+typedef struct gc_custom_accept {
+	int32_t input;		   /* a declared input */
+	uint32_t dtypes, ranks;	   /* bit masks; 0: any */
+	int64_t last_dim_multiple; /* 0: any */
+} gc_custom_accept;
+
+typedef struct gc_custom_impl {
+	const char *flavour, *library, *symbol, *config;
+	const char *init_sym, *destroy_sym, *scratch_sym; /* NULL when none */
+	uint64_t scratch_bytes; /* without a scratch function */
+	bool inplace;
+	int32_t n_accepts; /* the manifest's accepts: rules */
+	gc_custom_accept *accepts;
+} gc_custom_impl;
+
+/* A binding made per input shape at run time (a dynamic dimension reaches
+ * the node: gc_compile_options.dynamic_dims): the package functions the
+ * compiler would call, whose library the program pins like the kernel
+ * libraries, and what the manifest declares. custom-dyn.c calls them when
+ * a session prepares the node for a new input shape (prep-cache.h). */
+typedef struct gc_custom_dyn {
+	const char *fn_library, *verify, *infer, *select;
+	uint32_t *in_dtypes, *out_dtypes; /* gc_dtype bit masks per input/output; 0: any */
+	int32_t n_impls;
+	gc_custom_impl *impls;
+} gc_custom_dyn;
+
 typedef struct gc_custom {
 	/* What the binding is: fixed at compile time, saved with programs. */
 	const char *manifest, *op_name, *domain, *op_type;
@@ -57,6 +86,10 @@ typedef struct gc_custom {
 	/* The edges bound quantized: n_in + n_out entries (inputs, then
 	 * outputs), or NULL when none is. */
 	gc_custom_quant *quant;
+	/* Non-NULL: bound per input shape (the fields above from flavour to
+	 * destroy_sym, kernel_scratch, inplace and outs are those of the first
+	 * implementation and hold nothing until then). */
+	const gc_custom_dyn *dyn;
 
 	/* Resolved when the program is prepared. */
 	gc_dynlib *lib;
@@ -156,6 +189,19 @@ int gc_custom_check_iface(const char *library, bool graphcc, bool needs_graphcc,
 CustomOpDataType gc_custom_dtype(gc_dtype dt);
 gc_dtype gc_custom_dtype_back(CustomOpDataType dt);
 const char *gc_custom_dtype_name(CustomOpDataType dt);
+
+/*
+ * The binding of node n (n->custom->dyn) for its inputs now, as the
+ * compiler makes it: verify, inferShape and selectImpl of the pinned
+ * functions library on the inputs' types and shapes (the values of
+ * constant inputs only), the outputs checked against maxDims and the
+ * declared types, the chosen flavour among the pinned implementations, its
+ * scratch function. Into *bound (gc_custom_bound_free frees it), for
+ * gc_custom_prepare. custom-dyn.c.
+ */
+int gc_custom_bind_shape(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			 gc_custom **bound);
+void gc_custom_bound_free(gc_custom *c);
 
 /*
  * The prepare of GC_OP_CUSTOM nodes: sets the outputs from the binding

@@ -249,12 +249,11 @@ int gc_dumper_write_seen(gc_dumper *d, const gc_session *s, int32_t idx, const c
 	int32_t before = d->written;
 	int rc = write_one(d, s, idx, base, producer, note, err);
 	if (!rc && d->written > before)
-		fprintf(stderr,
-			"graphcc: --dump-dir: tensor '%s' changed after %s%s%s produced it, before "
-			"node '%s' read it: saved as that node saw it in %s/%s.npy (run with "
-			"--check-tensors to name the node that wrote into it)\n",
-			name, producer ? "node '" : "the caller", producer ? producer : "",
-			producer ? "'" : "", consumer, d->dir,
-			d->used[d->n_used - 1]);
+		gc_log(&s->log, GC_LOG_WARNING,
+		       "gc_debug_options.dump_dir (--dump-dir): tensor '%s' changed after %s%s%s "
+		       "produced it, before node '%s' read it: saved as that node saw it in "
+		       "%s/%s.npy (run with --check-tensors to name the node that wrote into it)",
+		       name, producer ? "node '" : "the caller", producer ? producer : "",
+		       producer ? "'" : "", consumer, d->dir, d->used[d->n_used - 1]);
 	return rc;
 }

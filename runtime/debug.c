@@ -22,6 +22,7 @@
 
 #include "alloc.h"
 #include "api-check.h"
+#include "options.h"
 #include "crash.h"
 #include "custom.h"
 #include "debug-impl.h"
@@ -528,13 +529,15 @@ static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err
 
 int gc_session_run_debug(gc_session *s, const gc_debug_options *opt, gc_error *err)
 {
-	static const gc_debug_options none;
+	gc_debug_options o;
 	gc_error local = {0};
-	if (!opt)
-		opt = &none;
 	if (!err)
 		err = &local;
 	GC_ARG_NONNULL(err, s);
+	/* An older caller's struct ends sooner: the fields it lacks are 0. */
+	if (gc_options_copy(&o, sizeof o, opt, "gc_debug_options", err))
+		return err->code;
+	opt = &o;
 	debug_run d = {.opt = opt, .brk = -1};
 	if (opt->break_before && (d.brk = find_node(s->p, opt->break_before, err)) < 0)
 		return err->code;

@@ -300,6 +300,62 @@ static int r_custom_quant(rd *r, gc_custom *c)
 	return 0;
 }
 
+/* Flag 8: a binding made per input shape (custom.h, gc_custom_dyn). */
+static int r_custom_dyn(rd *r, gc_custom *c)
+{
+	gc_custom_dyn *y = gc_pool_alloc(r->pool, sizeof *y);
+	uint32_t *masks = gc_pool_alloc(r->pool, ((size_t)c->n_in + (size_t)c->n_out + 1) * 4);
+	if (!y || !masks)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	memset(y, 0, sizeof *y);
+	y->in_dtypes = masks;
+	y->out_dtypes = masks + c->n_in;
+	if (r_str(r, &y->fn_library, false) || r_str(r, &y->verify, false) ||
+	    r_str(r, &y->infer, false) || r_str(r, &y->select, false))
+		return r->err->code;
+	for (int32_t i = 0; i < c->n_in + c->n_out; i++)
+		if (r_u32(r, &masks[i]))
+			return r->err->code;
+	if (r_i32(r, &y->n_impls) || y->n_impls < 1 || (uint64_t)y->n_impls > (r->n - r->at) / 40)
+		return r->err->code ? r->err->code : bad(r, "impossible implementation count");
+	gc_custom_impl *ims = gc_pool_alloc(r->pool, (size_t)y->n_impls * sizeof *ims);
+	if (!ims)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	for (int32_t j = 0; j < y->n_impls; j++) {
+		gc_custom_impl *im = &ims[j];
+		const char **s[] = { &im->flavour,  &im->library,     &im->symbol,     &im->config,
+				     &im->init_sym, &im->destroy_sym, &im->scratch_sym };
+		uint32_t inplace;
+		for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+			if (r_str(r, s[i], i >= 4))
+				return r->err->code;
+		if (r_u64(r, &im->scratch_bytes) || r_u32(r, &inplace))
+			return r->err->code;
+		if (inplace > 1 || im->scratch_bytes > ((uint64_t)1 << 40))
+			return bad(r, "implementation '%s': inplace %u, %" PRIu64 " bytes of scratch",
+				   im->flavour, inplace, im->scratch_bytes);
+		im->inplace = inplace;
+		if (r_i32(r, &im->n_accepts) || im->n_accepts < 0 ||
+		    (uint64_t)im->n_accepts > (r->n - r->at) / 20)
+			return r->err->code ? r->err->code : bad(r, "impossible accepts count");
+		im->accepts = gc_pool_alloc(r->pool, ((size_t)im->n_accepts + 1) * sizeof *im->accepts);
+		if (!im->accepts)
+			return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+		for (int32_t k = 0; k < im->n_accepts; k++) {
+			gc_custom_accept *a = &im->accepts[k];
+			if (r_i32(r, &a->input) || r_u32(r, &a->dtypes) || r_u32(r, &a->ranks) ||
+			    r_i64(r, &a->last_dim_multiple))
+				return r->err->code;
+			if (a->input < 0 || a->input >= c->n_in || a->last_dim_multiple < 0)
+				return bad(r, "implementation '%s': accepts rule for input %d",
+					   im->flavour, a->input);
+		}
+	}
+	y->impls = ims;
+	c->dyn = y;
+	return 0;
+}
+
 static int r_custom(rd *r, gc_custom *c)
 {
 	const char **s[] = { &c->manifest, &c->op_name, &c->domain,  &c->op_type,
@@ -313,7 +369,9 @@ static int r_custom(rd *r, gc_custom *c)
 		return r->err->code;
 	c->inplace = flags & 1;
 	c->pure = flags >> 1 & 1;
-	if (flags >> (r->version >= 3 ? 3 : 2))
+	/* flags: 1 inplace, 2 pure, 4 (format 3) quantized edges, 8 (format 4)
+	 * bound per input shape */
+	if (flags >> (r->version >= 4 ? 4 : r->version >= 3 ? 3 : 2) || (flags & 12) == 12)
 		return bad(r, "binding flags %#x are unknown to format version %u", flags,
 			   r->version);
 	if (c->kernel_scratch > ((uint64_t)1 << 40))
@@ -364,6 +422,8 @@ static int r_custom(rd *r, gc_custom *c)
 	for (int32_t i = 0; i < c->n_in; i++)
 		if (r_i32(r, &c->in_max_dims[i]))
 			return r->err->code;
+		else if (c->in_max_dims[i] < 0 || c->in_max_dims[i] > GC_MAX_RANK)
+			return bad(r, "input %d has maxDims %d", (int)i, c->in_max_dims[i]);
 	if (r_i32(r, &c->n_out) || c->n_out < 0 || (uint64_t)c->n_out > (r->n - r->at) / 12)
 		return r->err->code ? r->err->code : bad(r, "impossible output count");
 	c->out_max_dims = gc_pool_alloc(r->pool, ((size_t)c->n_out + 1) * sizeof(int32_t));
@@ -371,8 +431,12 @@ static int r_custom(rd *r, gc_custom *c)
 	if (!c->out_max_dims || !c->outs)
 		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 	for (int32_t i = 0; i < c->n_out; i++)
-		if (r_i32(r, &c->out_max_dims[i]) || r_shape(r, &c->outs[i]))
+		if (r_i32(r, &c->out_max_dims[i]) || (!(flags & 8) && r_shape(r, &c->outs[i])))
 			return r->err->code;
+		else if (c->out_max_dims[i] < 0 || c->out_max_dims[i] > GC_MAX_RANK)
+			return bad(r, "output %d has maxDims %d", (int)i, c->out_max_dims[i]);
+	if (flags & 8)
+		return r_custom_dyn(r, c);
 	return flags & 4 ? r_custom_quant(r, c) : 0;
 }
 
@@ -527,18 +591,31 @@ static int check_libraries(rd *r, gc_program *p, const gc_load_options *opt)
 
 /* A binding may name only a pinned library; it then uses the pin's path
  * (resolved against the program's folder). */
-static int check_binding(rd *r, const gc_node *n, gc_custom *c)
+static int check_pin(rd *r, const gc_node *n, const gc_custom *c, const char **lib)
 {
 	for (uint32_t i = 0; i < r->n_pins; i++)
-		if (!strcmp(c->library, r->pin_raw[i])) {
-			c->library = r->pin_path[i];
+		if (!strcmp(*lib, r->pin_raw[i])) {
+			*lib = r->pin_path[i];
 			return 0;
 		}
 	return gc_error_set(r->err, GC_EINVAL,
 			    "%s: node '%s' (%s::%s) is bound to library %s, which the program "
 			    "does not pin (no SHA-256 recorded for it): refused before any library "
 			    "is loaded (corrupted or edited program)",
-			    r->path, n->name, c->domain, c->op_type, c->library);
+			    r->path, n->name, c->domain, c->op_type, *lib);
+}
+
+/* The libraries of a binding made per input shape too: its functions
+ * library and every implementation's. */
+static int check_binding(rd *r, const gc_node *n, gc_custom *c)
+{
+	if (check_pin(r, n, c, &c->library))
+		return r->err->code;
+	gc_custom_dyn *y = (gc_custom_dyn *)c->dyn;
+	for (int32_t j = -1; y && j < y->n_impls; j++)
+		if (check_pin(r, n, c, j < 0 ? &y->fn_library : &y->impls[j].library))
+			return r->err->code;
+	return 0;
 }
 
 static int read_tensors(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize)
@@ -842,8 +919,10 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		return r->err->code;
 	/* flags: 1 prepared at run time; 2 (format 4) packed forms follow */
 	uint32_t known = r->version >= 4 ? 3 : 1;
+	/* a custom node is prepared at run time exactly when bound per shape */
 	if ((flags & ~known) || n->n_explicit_in < 0 || n->n_explicit_in > n->n_in ||
-	    (!n_sub && n->n_explicit_in != n->n_in) || ((flags & 1) && (n_sub || has_custom)) ||
+	    (!n_sub && n->n_explicit_in != n->n_in) || ((flags & 1) && n_sub) ||
+	    (has_custom && (flags & 1) != (c->dyn != NULL)) ||
 	    (flags == 3) || ((flags & 2) && (n_sub || has_custom)))
 		return bad(r, "node '%s' has flags %u, %d own inputs of %d and %u subgraphs",
 			   n->name, flags, n->n_explicit_in, n->n_in, n_sub);
@@ -1090,6 +1169,41 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 	return rc ? rc : replan_scratch(r, p);
 }
 
+/* The libraries of a binding made per input shape, opened now (after
+ * their SHA-256 was checked) and held by the program's node: every later
+ * open of the same path shares them, so a library replaced on disk after
+ * the load never runs. */
+typedef struct held_libs {
+	int32_t n;
+	gc_dynlib *l[];
+} held_libs;
+
+static void held_free(void *state)
+{
+	held_libs *h = state;
+	for (int32_t i = 0; i < h->n; i++)
+		gc_dynlib_release(h->l[i]);
+	gc_free(h);
+}
+
+static int hold_libraries(rd *r, gc_node *n)
+{
+	const gc_custom_dyn *y = ((const gc_custom *)n->custom)->dyn;
+	held_libs *h = gc_calloc(1, sizeof *h + ((size_t)y->n_impls + 1) * sizeof h->l[0]);
+	if (!h)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	n->state = h;
+	n->state_free = held_free;
+	bool graphcc;
+	for (int32_t j = -1; j < y->n_impls; j++) {
+		const char *lib = j < 0 ? y->fn_library : y->impls[j].library;
+		if (gc_dynlib_open(lib, &h->l[h->n], r->err) ||
+		    gc_dynlib_abi(h->l[h->n++], &graphcc, r->err))
+			return gc_error_prefix(r->err, "%s: node '%s'", r->path, n->name);
+	}
+	return 0;
+}
+
 /* Opens every custom node's library, finds its kernel and runs its init:
  * the first package code that runs, after every binding was checked. */
 static int bind_libraries(rd *r, gc_program *p)
@@ -1101,6 +1215,11 @@ static int bind_libraries(rd *r, gc_program *p)
 				return r->err->code;
 		if (!n->custom)
 			continue;
+		if (((const gc_custom *)n->custom)->dyn) {
+			if (hold_libraries(r, n))
+				return r->err->code;
+			continue;
+		}
 		size_t nio = (size_t)n->n_in + (size_t)n->n_out + 2;
 		gc_tensor *ins = gc_calloc(nio, sizeof *ins), *outs = ins + n->n_in + 1;
 		gc_tensor **inp = gc_calloc(nio, sizeof *inp), **outp = inp + n->n_in + 1;

@@ -62,7 +62,8 @@ _Static_assert(sizeof(gcb_header) == GCB_HEADER_SIZE, "gcb header size");
  *         u32 n_attr, attrs (str name, u32 type, i64 n, payload by type),
  *         u32 has_custom, custom binding when 1 (see gcb-write.c; format 3
  *         adds flag 4 and, after the outputs, per input then output: u32
- *         CustomOpDataType, f32 scale, i32 offset),
+ *         CustomOpDataType, f32 scale, i32 offset; format 4 adds flag 8, a
+ *         binding made per input shape: see docs/gcb-format.md),
  *         u32 flags (1: prepared at run time; 2, format 4: packed forms
  *         follow the subprograms), i32 n_explicit_in,
  *         u32 n_sub, n_sub programs (the node's subgraphs, nested),

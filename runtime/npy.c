@@ -36,11 +36,12 @@ static const struct {
 	{ "|V1", GC_DTYPE_FLOAT8E4M3FN }, { "|V1", GC_DTYPE_FLOAT8E4M3FNUZ },
 	{ "|V1", GC_DTYPE_FLOAT8E5M2 }, { "|V1", GC_DTYPE_FLOAT8E5M2FNUZ },
 	{ "|V1", GC_DTYPE_UINT4 },     { "|V1", GC_DTYPE_INT4 },
+	{ "|V1", GC_DTYPE_FLOAT4E2M1 },
 	/* ml_dtypes' type names, which a header written with str(dtype) holds */
 	{ "bfloat16", GC_DTYPE_BFLOAT16 }, { "float8_e4m3fn", GC_DTYPE_FLOAT8E4M3FN },
 	{ "float8_e4m3fnuz", GC_DTYPE_FLOAT8E4M3FNUZ }, { "float8_e5m2", GC_DTYPE_FLOAT8E5M2 },
 	{ "float8_e5m2fnuz", GC_DTYPE_FLOAT8E5M2FNUZ }, { "uint4", GC_DTYPE_UINT4 },
-	{ "int4", GC_DTYPE_INT4 },
+	{ "int4", GC_DTYPE_INT4 },     { "float4_e2m1fn", GC_DTYPE_FLOAT4E2M1 },
 };
 
 /* Reading: the void forms that several types share. */
@@ -345,10 +346,19 @@ int gc_npy_read_mem(const void *buf, size_t len, const char *what, gc_tensor *ou
 	return 0;
 }
 
-/* int4/uint4 items hold their value in a byte (ml_dtypes' layout): a byte
- * outside the type's range is an error, not a value to wrap. */
+/* int4/uint4 items hold their value in a byte (ml_dtypes' layout), and
+ * float4e2m1 items their code: a byte outside the type's range is an
+ * error, not a value to wrap. */
 static int check_4bit(const gc_tensor *t, const char *what, gc_error *err)
 {
+	if (t->dtype == GC_DTYPE_FLOAT4E2M1) {
+		for (int64_t i = 0; i < gc_tensor_numel(t); i++)
+			if (((const uint8_t *)t->data)[i] > 15)
+				return gc_error_set(err, GC_EINVAL, "%s: element %" PRId64 " is byte %u, "
+						    "not a float4e2m1 code (0..15)", what, i,
+						    ((const uint8_t *)t->data)[i]);
+		return 0;
+	}
 	if (t->dtype != GC_DTYPE_INT4 && t->dtype != GC_DTYPE_UINT4)
 		return 0;
 	int64_t n = gc_tensor_numel(t);

@@ -14,9 +14,8 @@
 #include <string.h>
 
 const gc_op_decline gc_op_declines[] = {
-	/* ops graphcc has no kernel for */
-	{ "ImageDecoder", 20, NULL,
-	  "graphcc has no image codecs (JPEG, PNG, ...); decode images before the model" },
+	/* ops graphcc has no kernel for: none at present (a row here is
+	 * { "Op", version, NULL, "why" }) */
 	/* element types and attributes kernels refuse */
 	{ "Attention", 23, "float64",
 	  "Q, K, V of type float64 (ONNX Runtime 1.30 has float32 and float16 kernels only)" },
@@ -30,6 +29,15 @@ const gc_op_decline gc_op_declines[] = {
 	  "stash_type other than 1 (float32): the statistics are always computed in float32" },
 	{ "QuantizeLinear", 23, "precision != 1",
 	  "precision other than 1: x / y_scale is divided in float32" },
+	{ "ImageDecoder", 20, "BMP, GIF, TIFF, WebP, JPEG 2000, PNM; CMYK JPEGs",
+	  "graphcc decodes JPEG (libjpeg) and PNG (libpng), opened on first use; other formats "
+	  "and CMYK JPEGs are refused by name (ONNX Runtime 1.30 has no ImageDecoder kernel)" },
+	{ "RegexFullMatch", 20, "RE2 syntax PCRE2 reads otherwise",
+	  "patterns run on PCRE2 set up as RE2 (UTF-8, ASCII \\d \\w \\s \\b, whole-string "
+	  "matches without backtracking); backreferences, lookaround, atomic and conditional "
+	  "groups are refused as RE2 refuses them; PCRE2 also accepts possessive quantifiers "
+	  "(a*+), \\Z, \\G and repetitions past {1000}, which RE2 refuses; a string that is "
+	  "not UTF-8 matches nothing; needs libpcre2-8-0, loaded on first use" },
 };
 
 const int gc_op_n_declines = (int)(sizeof gc_op_declines / sizeof gc_op_declines[0]);

@@ -66,6 +66,8 @@
 	/* opset 20 */                                                                             \
 	X(ConstantOfShape, 20, CHANGED, NULL)                                                      \
 	X(Gelu, 20, NEW, NULL)                                                                     \
+	X(ImageDecoder, 20, NEW, NULL)                                                             \
+	X(RegexFullMatch, 20, NEW, NULL)                                                           \
 	X(StringConcat, 20, NEW, NULL)                                                             \
 	X(StringSplit, 20, NEW, NULL)                                                              \
 	X(DFT, 20, CHANGED, NULL)                     \

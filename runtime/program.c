@@ -137,6 +137,19 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d)
 	}
 }
 
+int gc_program_node_per_shape(const gc_program *p, int i, const char **functions_library,
+			      int *n_flavours)
+{
+	const gc_custom *c = p && i >= 0 && i < p->n_nodes ? p->nodes[i].custom : NULL;
+	if (!c || !c->dyn)
+		return 0;
+	if (functions_library)
+		*functions_library = c->dyn->fn_library;
+	if (n_flavours)
+		*n_flavours = c->dyn->n_impls;
+	return 1;
+}
+
 int gc_program_node_quant(const gc_program *p, int i, int is_output, int t, const char **qtype,
 			  float *scale, int32_t *zero_point)
 {

@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 
+#include "dyn-plan.h"
 #include "prep-cache.h"
 #include "program-impl.h"
 #include "value.h"
@@ -44,6 +45,7 @@ struct gc_session {
 	gc_session **subs;    /* the subprograms' sessions, node i's from sub_start[i] */
 	int32_t *sub_start;
 	gc_dynbuf scratch;    /* scratch of the nodes prepared at run time */
+	gc_dyn_plans *plans;  /* a program's session: memory plans per input shape */
 	int depth;	      /* 0 for a program's session, +1 per enclosing node */
 	/* Random ops (kernels/random.c): the seed (the program's session's,
 	 * shared by its subprograms), the salt that tells subprogram sessions

@@ -61,6 +61,15 @@ static int dynamic_new(gc_session *s, gc_error *err)
 			s->tensors[t].data = s->dyn[t].container;
 		}
 	}
+	/* A program's session plans its dynamic tensors per input shape
+	 * (dyn-plan.h); inputs that are sequences or optionals have no shape
+	 * to key a plan by; without the arena (no_arena, for sanitizers and
+	 * valgrind) each keeps a block of its own. */
+	bool plan = s->depth == 0 && !s->own;
+	for (int32_t i = 0; i < p->n_inputs; i++)
+		plan &= !gc_dtype_is_value(p->tensors[p->inputs[i]].t.dtype);
+	if (plan && !(s->plans = gc_dyn_plans_new(s, err)))
+		return err->code;
 	int32_t n_subs = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		const gc_node *n = &p->nodes[i];
@@ -296,6 +305,7 @@ void gc_session_free(gc_session *s)
 		for (int32_t i = 0; i < p->n_nodes; i++)
 			gc_prep_cache_free(&s->prep[i]);
 	gc_dynbuf_free(&s->prep_key);
+	gc_dyn_plans_free(s->plans);
 	if (s->subs && s->sub_start) {
 		int32_t n_subs = 0;
 		for (int32_t i = 0; i < p->n_nodes; i++)
@@ -790,7 +800,11 @@ static int reprepare(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *in,
 			continue;
 		const gc_ptensor *pt = &p->tensors[n->out[j]];
 		gc_dynbuf *b = &s->dyn[n->out[j]].buf;
-		if (gc_dynbuf_reserve(b, (uint64_t)gc_tensor_nbytes(o), false, pt->name, k->err))
+		uint64_t nb = (uint64_t)gc_tensor_nbytes(o);
+		o->data = s->plans ? gc_dyn_plan_place(s->plans, n->out[j], nb) : NULL;
+		if (o->data) /* its place in the plan of these input shapes */
+			continue;
+		if (gc_dynbuf_reserve(b, nb, false, pt->name, k->err))
 			return gc_error_prefix(k->err, "node '%s' (%s)", n->name, n->op_type);
 		o->data = b->data;
 	}
@@ -894,6 +908,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings, .session = s,
 		      .rng_seed = s->seed, .rng_salt = s->salt, .rng_run = (uint32_t)s->runs++ };
 	const bool stops = s->root->cancel || s->root->deadline_ns;
+	if (s->plans && gc_dyn_plan_begin(s->plans, s, err))
+		return err->code;
 	/* A subprogram's session runs inside a node of its parent's. */
 	const gc_session *outer_session = gc_crash_session;
 	const gc_node *outer_node = gc_crash_current;
@@ -935,6 +951,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	for (int32_t k = 0; !rc && !s->depth && k < p->n_states; k++)
 		rc = set_input(s, p->states[k].input, gc_session_output(s, p->states[k].output),
 			       err);
+	if (!rc && s->plans)
+		rc = gc_dyn_plan_end(s->plans, s, err);
 	if (rc && !err->code)
 		gc_error_set(err, rc, "%s", gc_strerror(rc));
 	return rc ? err->code : 0;

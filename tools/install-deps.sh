@@ -4,12 +4,16 @@
 # runs dpkg queries. Needs root (or sudo) when something is missing.
 set -eu
 
-BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev"
+# libpcre2-dev (RegexFullMatch), libjpeg62-turbo-dev and libpng-dev
+# (ImageDecoder): headers at build time; the runtime opens libpcre2-8.so.0,
+# libjpeg.so.62 and libpng16.so.16 with dlopen only when a model has those
+# ops (runtime/extlib.h), and links none of them.
+BUILD_PKGS="build-essential pkg-config libyaml-dev libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libssl-dev libxxhash-dev libpcre2-dev libjpeg62-turbo-dev libpng-dev"
 # clang + libclang-rt-14-dev: libFuzzer with the sanitizers (make fuzz).
 # valgrind (make valgrind) and gdb are on the base image.
 # python3-dev .. python3-distributed: the Python module (make python, its
 # pytest suite, make wheel / pip install --no-build-isolation .).
-TEST_PKGS="python3 python3-onnx python3-numpy python3-torch python3-torchvision python3-yaml python3-jsonschema graphviz clang libclang-rt-14-dev python3-dev python3-setuptools python3-pip python3-wheel python3-pytest python3-distributed"
+TEST_PKGS="python3 python3-pil python3-onnx python3-numpy python3-torch python3-torchvision python3-yaml python3-jsonschema graphviz clang libclang-rt-14-dev python3-dev python3-setuptools python3-pip python3-wheel python3-pytest python3-distributed"
 
 want="$BUILD_PKGS"
 case "${1:-all}" in

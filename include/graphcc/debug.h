@@ -101,6 +101,7 @@ extern "C" {
  * gc_session_run is untouched by them.
  */
 typedef struct gc_debug_options {
+	size_t size;		  /* sizeof(gc_debug_options), or 0 (see gc_load_options) */
 	FILE *trace;		  /* non-NULL: one line per executed node */
 	const char *dump_dir;	  /* non-NULL: every tensor as DIR/<name>.npy + a map file */
 	int check_nan;		  /* stop at the first node that makes a NaN/Inf from none */

@@ -125,7 +125,8 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
  * X(NAME, onnx value, element bytes, display name). float8 values are their
  * 8-bit patterns; int4 and uint4 hold one element per byte in memory (the
  * value sign- or zero-extended, as ml_dtypes holds them), two per byte only
- * in .pb and .onnx files. */
+ * in .pb and .onnx files; float4e2m1 (opset 23) likewise, its 4-bit pattern
+ * in the low nibble (ml_dtypes' float4_e2m1fn). */
 #define GC_DTYPE_LIST(X)                                                       \
 	X(UNDEFINED, 0, 0, "undefined")                                        \
 	X(FLOAT, 1, 4, "float32")                                              \
@@ -149,7 +150,8 @@ int gc_inprocess_library_add(const char *name, int32_t n, const char *const *sym
 	X(FLOAT8E5M2, 19, 1, "float8e5m2")                                     \
 	X(FLOAT8E5M2FNUZ, 20, 1, "float8e5m2fnuz")                             \
 	X(UINT4, 21, 1, "uint4")                                               \
-	X(INT4, 22, 1, "int4")
+	X(INT4, 22, 1, "int4")                                                 \
+	X(FLOAT4E2M1, 23, 1, "float4e2m1")
 
 typedef enum gc_dtype {
 #define GC_X_(name, value, size, text) GC_DTYPE_##name = value,
@@ -460,6 +462,14 @@ void gc_program_node(const gc_program *p, int i, gc_node_desc *d);
 /* Tensor t of node i's inputs (is_output 0) or outputs (1); NULL if absent. */
 const gc_tensor *gc_program_node_tensor(const gc_program *p, int i, int is_output, int t,
 					const char **name);
+/* Whether custom node i is bound per input shape (a dynamic dimension
+ * reaches it, gc_compile_options.dynamic_dims): 1 with the functions
+ * library whose verify / inferShape / selectImpl run when a session first
+ * sees a new input shape, and how many implementations the program pins
+ * for selection to choose from (each may be NULL); else 0. gc_node_desc
+ * then shows the first of those implementations. */
+int gc_program_node_per_shape(const gc_program *p, int i, const char **functions_library,
+			      int *n_flavours);
 /* Whether input (is_output 0) or output (1) t of node i is a custom node's
  * edge bound quantized through QDQ (the kernel sees the integer tensor with
  * real = scale * (q - zero_point)): 1 with *qtype ("qint8", "quint8",

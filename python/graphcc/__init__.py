@@ -224,6 +224,7 @@ class Session:
         self._path = None
         self._graph = None
         self._runner = None
+        self._state = {}
         self._runners = collections.OrderedDict()
         self._lock = threading.Lock()
         self._last_comparison = None
@@ -255,7 +256,8 @@ class Session:
             self._runner = self._compile(self._shapes, _c.Runner)
 
     def _set_program(self, prog):
-        self._inputs = [_value_info(e) for e in prog.io(False)]
+        self._state = collections.OrderedDict(prog.states())
+        self._inputs = [_value_info(e) for e in prog.io(False) if e[0] not in self._state]
         self._outputs = [_value_info(e) for e in prog.io(True)]
         self._out_index = {v.name: i for i, v in enumerate(self._outputs)}
         self._runner = _c.Runner(prog, self._threads, self._no_arena)
@@ -263,6 +265,7 @@ class Session:
 
     def _compile(self, shapes, runner_type):
         prog = self._graph.compile(self._registry, shapes)
+        self._state = collections.OrderedDict(prog.states())
         names = {e[0] for e in prog.io(False)}
         # Inputs nothing reads are not in the program; their feeds are dropped.
         self._feed_names = names if names != {v.name for v in self._inputs} else None
@@ -303,6 +306,16 @@ class Session:
         return list(self._outputs)
 
     @property
+    def state(self):
+        """The session state of a training program (graphcc train-program):
+        {input: output} for each parameter and optimizer buffer the session
+        keeps. Such an input starts at the program's initial value, takes its
+        output's value after each run, and may be left out of run's feeds
+        (give it to reset it). Read the parameters as those outputs, e.g.
+        run(feeds, outputs=["loss", session.state["W"]])."""
+        return dict(self._state)
+
+    @property
     def path(self):
         """The .gcb file the session runs, or None (an ONNX model)."""
         return self._path
@@ -317,7 +330,8 @@ class Session:
         arrays for a sequence, None for an empty optional) and returns the
         outputs named in `outputs` (default: all), in that order, as new
         arrays. Arrays already in C order and of the input's type are read
-        in place, not copied."""
+        in place, not copied. Inputs in `state` (a training program's
+        parameters) may be left out: the session keeps them."""
         r = self._runner or self._runner_for(feeds)
         if self._feed_names is not None:
             feeds = {k: v for k, v in feeds.items() if k in self._feed_names or

@@ -939,55 +939,13 @@ static PyObject *program_save(gcpy_Program *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
-/* origin() -> {format_version, graphcc_version, libraries: [(path, sha256)]} */
-static PyObject *program_origin(gcpy_Program *self, PyObject *unused)
-{
-	(void)unused;
-	gc_program_origin o;
-	gc_program_get_origin(self->p, &o);
-	PyObject *libs = PyList_New(o.n_libraries);
-	for (int i = 0; libs && i < o.n_libraries; i++) {
-		PyObject *e = Py_BuildValue("(ss)", o.library_paths[i], o.library_sha256[i]);
-		if (!e) {
-			Py_CLEAR(libs);
-			break;
-		}
-		PyList_SET_ITEM(libs, i, e);
-	}
-	if (!libs)
-		return NULL;
-	return Py_BuildValue("{s:I,s:z,s:N}", "format_version", o.format_version,
-			     "graphcc_version", o.graphcc_version, "libraries", libs);
-}
-
-/* nodes() -> [dict]: name, domain, op_type and, for custom nodes, the
- * binding (operation, flavour, library, symbol, manifest). */
-static PyObject *program_nodes(gcpy_Program *self, PyObject *unused)
-{
-	(void)unused;
-	int n = gc_program_num_nodes(self->p);
-	PyObject *l = PyList_New(n);
-	for (int i = 0; l && i < n; i++) {
-		gc_node_desc d;
-		gc_program_node(self->p, i, &d);
-		PyObject *e = Py_BuildValue("{s:s,s:s,s:s,s:z,s:z,s:z,s:z,s:z}", "name", d.name,
-					    "domain", d.domain, "op_type", d.op_type, "operation",
-					    d.op_name, "flavour", d.flavour, "library", d.library,
-					    "symbol", d.symbol, "manifest", d.manifest);
-		if (!e) {
-			Py_DECREF(l);
-			return NULL;
-		}
-		PyList_SET_ITEM(l, i, e);
-	}
-	return l;
-}
-
 static PyMethodDef program_methods[] = {
 	{ "io", (PyCFunction)program_io, METH_VARARGS, "io(is_output) -> [(name, type, dims, names)]" },
 	{ "save", (PyCFunction)program_save, METH_VARARGS, "save(path): write a .gcb file" },
-	{ "origin", (PyCFunction)program_origin, METH_NOARGS, "what a .gcb records (its pins)" },
-	{ "nodes", (PyCFunction)program_nodes, METH_NOARGS, "the program's nodes and bindings" },
+	{ "origin", (PyCFunction)gcpy_program_origin, METH_NOARGS, "what a .gcb records (its pins)" },
+	{ "nodes", (PyCFunction)gcpy_program_nodes, METH_NOARGS, "the program's nodes and bindings" },
+	{ "states", (PyCFunction)gcpy_program_states, METH_NOARGS,
+	  "states() -> [(input, output)]: the session state (training programs)" },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -1221,12 +1179,19 @@ static PyObject *runner_run(Runner *self, PyObject *args, PyObject *kw)
 	gc_tensor tensors[64], *ts = tensors;
 	if (self->n_in > 64 && !(ts = gcpy_keep_alloc(&f, (size_t)self->n_in * sizeof *ts)))
 		goto out;
-	/* Every input, by name; then nothing unknown. */
+	/* Every input, by name (session state may be left out: the session
+	 * keeps it from run to run); then nothing unknown. */
 	Py_ssize_t used = 0;
+	char *kept = gcpy_keep_alloc(&f, (size_t)self->n_in + 1);
+	if (!kept)
+		goto out;
 	for (int i = 0; i < self->n_in; i++) {
 		const char *name;
 		const gc_tensor *decl = gc_program_input(p, i, &name);
 		PyObject *v = PyDict_GetItemString(feeds, name);
+		kept[i] = !v && gc_program_input_state(p, i) >= 0;
+		if (kept[i])
+			continue;
 		if (!v) {
 			char shp[160], names[600];
 			input_names(p, names, sizeof names);
@@ -1313,7 +1278,7 @@ static PyObject *runner_run(Runner *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS
 	ensure_altstack();
 	for (int i = 0; i < self->n_in && !rc; i++)
-		rc = gc_session_use_input(self->s, i, &ts[i], &err);
+		rc = kept[i] ? 0 : gc_session_use_input(self->s, i, &ts[i], &err);
 	if (!rc) {
 		phase = 1;
 		rc = dbg ? gc_session_run_debug(self->s, &dopt, &err) : gc_session_run(self->s, &err);

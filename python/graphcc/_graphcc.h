@@ -46,6 +46,11 @@ typedef struct {
 
 extern PyTypeObject gcpy_RegistryType, gcpy_ProgramType;
 
+/* Program methods (program.c). */
+PyObject *gcpy_program_origin(gcpy_Program *self, PyObject *unused);
+PyObject *gcpy_program_nodes(gcpy_Program *self, PyObject *unused);
+PyObject *gcpy_program_states(gcpy_Program *self, PyObject *unused);
+
 /* Python kernels (pykernel.c): registers "inprocess:python" and the
  * module's _python_tables. */
 int gcpy_kernel_init(PyObject *m);

@@ -2,6 +2,7 @@
  * attention with masks, causal masking, grouped/multi-query heads and a KV
  * cache) and RotaryEmbedding. float32 kernels; float16 and bfloat16 run
  * through them (gc_nn_half_setup). */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -54,8 +55,10 @@ GC_NN_SIMD static void att_softmax_row(float *r, int64_t n)
 		sum += r[i];
 	}
 	float inv = 1.0f / sum;
-	for (int64_t i = 0; i < n; i++)
-		r[i] *= inv;
+	for (int64_t i = 0; i < n; i++) { /* no denormals (see norm.c's Softmax) */
+		float v = r[i] * inv;
+		r[i] = v < FLT_MIN ? 0.0f : v;
+	}
 }
 
 /* Softcap, mask and causal frontier, softmax, on rows s0.. of one head.

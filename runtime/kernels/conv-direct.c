@@ -852,10 +852,11 @@ static const dwb_tile_fn dwb_one[2][8] = {DWB_TABLE(one, 1), DWB_TABLE(one, 2)};
 static const dwb_tile_fn dwb_two[2][8] = {DWB_TABLE(two, 1), DWB_TABLE(two, 2)};
 static const dwb_tile_fn dwb_16[2] = {dwb_16_1, dwb_16_2};
 
-/* Channels c0 .. c0 + nc of batch item x -> y. */
+/* Channels c0 .. c0 + nc of batch item x -> y, bands [b0, b1) of p->band
+ * output rows. */
 static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const float *wt,
 				      const float *bias, float *y, int64_t c0, int64_t nc,
-				      float *buf)
+				      int64_t b0, int64_t b1, float *buf)
 {
 	int64_t taps = p->kh * p->kw, out_sp = p->oh * p->ow;
 	float wbuf[DW_MAX_TAPS * 16] __attribute__((aligned(64)));
@@ -871,7 +872,7 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 	/* the pixels a tile reads past the last row: defined, never used */
 	memset(buf + p->band_in * p->row_px * 16, 0, (size_t)(16 * p->sw + 1) * 16 * sizeof(float));
 	float *yc = y + c0 * out_sp;
-	for (int64_t rb = 0; rb < p->oh; rb += p->band) {
+	for (int64_t rb = b0 * p->band; rb < p->oh && rb < b1 * p->band; rb += p->band) {
 		int64_t re = rb + p->band < p->oh ? rb + p->band : p->oh;
 		int64_t rows = (re - rb - 1) * p->sh + (p->kh - 1) * p->dh + 1;
 		dwb_fill(p, x, c0, nc, rb * p->sh, rows, buf);
@@ -895,6 +896,12 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 	}
 }
 
+/* Bands of output rows of the blocked kernel. */
+static int64_t dw_bands(const gc_pk_dw *p)
+{
+	return p->band > 0 ? (p->oh + p->band - 1) / p->band : 1;
+}
+
 typedef struct dw_job {
 	const gc_pk_dw *p;
 	const float *x, *wt, *bias;
@@ -910,16 +917,23 @@ static void dw_part(void *arg, int part, int parts, int slot)
 	int64_t in_sp = p->h * p->w, out_sp = p->oh * p->ow;
 	float *buf = j->scratch + slot * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
 	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi;
-	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
 	if (p->blocked) {
-		for (int64_t i = lo; i < hi; i++) {
-			int64_t b = i / per, c0 = i % per * 16;
+		/* items: (batch item, block of 16 channels, band of rows); a
+		 * part's run of bands of one block goes in one call */
+		int64_t bands = dw_bands(p);
+		gc_nn_part_range(p->n * per * bands, part, parts, &lo, &hi);
+		for (int64_t i = lo; i < hi;) {
+			int64_t blk = i / bands, b0 = i % bands;
+			int64_t b1 = hi - i < bands - b0 ? b0 + (hi - i) : bands;
+			int64_t b = blk / per, c0 = blk % per * 16;
 			dwb_channels(p, j->x + b * p->c * in_sp, j->wt, j->bias,
 				     j->y + b * p->c * out_sp, c0, p->c - c0 < 16 ? p->c - c0 : 16,
-				     buf);
+				     b0, b1, buf);
+			i += b1 - b0;
 		}
 		return;
 	}
+	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
 	int64_t taps = p->kh * p->kw;
 	int64_t toff[DW_MAX_TAPS];
 	for (int64_t a = 0; a < p->kh; a++)
@@ -951,7 +965,7 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 	double cycles = 1.5 * (double)(p->n * p->c * p->mg * p->oh * p->ow * p->kh * p->kw) / 16;
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
-	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 : p->c);
+	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : p->c);
 	gc_nn_parallel(t, gc_nn_par_parts(t, items), dw_part, &j);
 }
 

@@ -204,9 +204,11 @@ typedef struct conv_state {
 	gc_nn_act act; /* a fused activation, applied with the bias */
 	int fast;
 	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
-	int row_gather; /* FAST_ROW of a strided 1x1: its pixels gathered into scratch first */
-	gc_pk_conv pk;	/* FAST_CHAN */
-	gc_pk_dw dw;	/* FAST_DW */
+	/* FAST_ROW of a strided 1x1: the input offset of each output pixel,
+	 * gathered into V panels in scratch (gc_pk_gemm.v_cols, v_buf) */
+	int32_t *row_cols;
+	gc_pk_conv pk; /* FAST_CHAN */
+	gc_pk_dw dw;   /* FAST_DW */
 } conv_state;
 
 static void conv_state_free(void *p)
@@ -216,6 +218,7 @@ static void conv_state_free(void *p)
 		return;
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
+	gc_free(st->row_cols);
 	gc_free(st);
 }
 
@@ -561,19 +564,22 @@ static int blas_ready(gc_kctx *k)
 
 /* ---- Conv on the packed kernels ---- */
 
-/* The pixels a strided 1x1 convolution reads, one group's: dst[c][o]. */
-static void conv_gather(const conv_state *st, const float *x, float *dst)
+/* The input offset of each output pixel of a strided 1x1 convolution (which
+ * the row GEMM gathers its V panels with), or NULL out of memory. */
+static int32_t *conv_cols(const conv_state *st)
 {
 	const gc_nn_window *w = &st->w;
-	for (int64_t c = 0; c < st->cg; c++)
-		for (int64_t od = 0; od < w->out[0]; od++)
-			for (int64_t oh = 0; oh < w->out[1]; oh++) {
-				const float *src = x + c * st->in_sp +
-						   (od * w->stride[0] * w->in[1] + oh * w->stride[1]) *
-						       w->in[2];
-				for (int64_t o = 0; o < w->out[2]; o++)
-					*dst++ = src[o * w->stride[2]];
-			}
+	int32_t *cols = gc_malloc((size_t)st->out_sp * sizeof *cols), *d = cols;
+	if (!cols)
+		return NULL;
+	for (int64_t od = 0; od < w->out[0]; od++)
+		for (int64_t oh = 0; oh < w->out[1]; oh++)
+			for (int64_t o = 0; o < w->out[2]; o++)
+				*d++ =
+				    (int32_t)((od * w->stride[0] * w->in[1] + oh * w->stride[1]) *
+						  w->in[2] +
+					      o * w->stride[2]);
+	return cols;
 }
 
 static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -587,8 +593,13 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	} else if (st->fast == FAST_CHAN) {
 		gc_pk_conv_run(&st->pk, x, bias, y, k->scratch, k->threads);
 	} else {
-		gc_pk_gemm g = {.m = st->mg, .n = st->out_sp, .k = st->kdim, .ldv = st->in_sp,
-				.ldc = st->out_sp};
+		gc_pk_gemm g = {.m = st->mg,
+				.n = st->out_sp,
+				.k = st->kdim,
+				.ldv = st->in_sp,
+				.ldc = st->out_sp,
+				.v_buf = st->row_cols ? (float *)k->scratch : NULL,
+				.v_cols = st->row_cols};
 		gc_pk_epi_init(&g.epi, &st->act);
 		g.epi.c = bias;
 		g.epi.c_sm = 1;
@@ -596,11 +607,6 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
 				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
-				if (st->row_gather) {
-					conv_gather(st, g.v, k->scratch);
-					g.v = k->scratch;
-					g.ldv = st->out_sp;
-				}
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
 				gc_pk_gemm_par(&g, k->threads);
@@ -653,8 +659,12 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 				      (strided ? (double)(st->cg * st->out_sp) : 0));
 	char key[96];
 	void *fill;
-	if (one && row < chan &&
-	    (!strided || (uint64_t)(st->cg * st->out_sp) * 4 <= CONV_FAST_SCRATCH_MAX)) {
+	/* a strided one gathers its pixels into the row GEMM's V panel buffers
+	 * (gc_pk_gemm.v_buf) as it goes, rather than all of them first (at
+	 * stride 1 the buffers were measured to make no difference) */
+	uint64_t vbuf =
+	    (uint64_t)GC_PK_GEMM_SLOTS * (uint64_t)gc_pk_v_floats(st->kdim, GC_PK_NR) * 4;
+	if (one && row < chan && (!strided || vbuf <= CONV_FAST_SCRATCH_MAX)) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
@@ -666,10 +676,11 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			gc_pk_pack_s(wt + gi * st->mg * st->kdim, st->kdim, 1, st->mg, st->kdim,
 				     (float *)fill + gi * per);
 		st->fast = FAST_ROW;
-		st->row_gather = strided;
-		n->scratch_bytes = strided ? gc_nn_align((uint64_t)(st->cg * st->out_sp) * 4) : 0;
-		n->run = conv_fast_run;
 		n->state_free = conv_state_free;
+		if (strided && !(st->row_cols = conv_cols(st)))
+			return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
+		n->scratch_bytes = strided ? gc_nn_align(vbuf) : 0;
+		n->run = conv_fast_run;
 		return 1;
 	}
 	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,

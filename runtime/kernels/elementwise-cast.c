@@ -603,7 +603,8 @@ static int prepare_text_cast(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tens
 	return 0;
 }
 
-/* ---- float8 (Cast-19): through float32, with the saturate attribute ---- */
+/* ---- float8 (Cast-19) and float4e2m1 (Cast-23): through float32, with
+ * the saturate attribute (float8) ---- */
 
 typedef struct f8_cast {
 	gc_dtype from, to;
@@ -623,16 +624,16 @@ static int run_cast_f8(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_te
 		int64_t m = count - i < CHUNK ? count - i : CHUNK;
 		const char *src = (const char *)in[0]->data + (size_t)i * fs;
 		char *dst = (char *)out[0]->data + (size_t)i * ts;
-		if (gc_f8_is(c->from)) {
+		if (gc_fsmall_is(c->from)) {
 			for (int64_t j = 0; j < m; j++)
-				buf[j] = gc_f8_to_f32((uint8_t)src[j], c->from);
+				buf[j] = gc_fsmall_to_f32((uint8_t)src[j], c->from);
 		} else {
 			const void *ins[1] = {src};
 			c->to_f32(m, ins, &one, buf, NULL);
 		}
-		if (gc_f8_is(c->to)) {
+		if (gc_fsmall_is(c->to)) {
 			for (int64_t j = 0; j < m; j++)
-				((uint8_t *)dst)[j] = gc_f32_to_f8(buf[j], c->to, c->saturate);
+				((uint8_t *)dst)[j] = gc_f32_to_fsmall(buf[j], c->to, c->saturate);
 		} else {
 			const void *ins[1] = {buf};
 			c->from_f32(m, ins, &one, dst, NULL);
@@ -657,10 +658,10 @@ static int prepare_cast_f8(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tensor
 	if (!c)
 		return gc_kok(k);
 	*c = (f8_cast){from, to, sat != 0, NULL, NULL};
-	if (!gc_f8_is(from) && !(c->to_f32 = cast_fns[from][GC_DTYPE_FLOAT]))
+	if (!gc_fsmall_is(from) && !(c->to_f32 = cast_fns[from][GC_DTYPE_FLOAT]))
 		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s", gc_dtype_name(from),
 			       gc_dtype_name(to));
-	if (!gc_f8_is(to) && !(c->from_f32 = cast_fns[GC_DTYPE_FLOAT][to]))
+	if (!gc_fsmall_is(to) && !(c->from_f32 = cast_fns[GC_DTYPE_FLOAT][to]))
 		return gc_kerr(k, GC_EUNSUPPORTED, "cannot cast from %s to %s", gc_dtype_name(from),
 			       gc_dtype_name(to));
 	gc_set_shape(out, to, x->rank, x->dims);
@@ -672,6 +673,9 @@ static int prepare_cast_f8(gc_kctx *k, gc_node *n, const gc_tensor *x, gc_tensor
 static int prepare_cast(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			gc_dtype to)
 {
+	if (in[0] && (in[0]->dtype == GC_DTYPE_FLOAT4E2M1 || to == GC_DTYPE_FLOAT4E2M1))
+		return n->opset < 23 ? gc_kerr(k, GC_EINVAL, "float4e2m1 needs Cast from opset 23")
+				     : prepare_cast_f8(k, n, in[0], out[0], to);
 	if (in[0] && (gc_f8_is(in[0]->dtype) || gc_f8_is(to)))
 		return n->opset < 19 ? gc_kerr(k, GC_EINVAL, "float8 types need Cast from opset 19")
 				     : prepare_cast_f8(k, n, in[0], out[0], to);

@@ -102,4 +102,49 @@ static inline uint8_t gc_f32_to_f8(float x, gc_dtype dt, bool saturate)
 	return (uint8_t)(code | sign);
 }
 
+/*
+ * float4e2m1 (opset 23): a code in the low nibble, sign bit 8, magnitudes
+ * 0, 0.5, 1, 1.5, 2, 3, 4, 6; no infinity, no NaN. From float: round to
+ * nearest even, beyond 6 (and infinity) +-6 always, NaN +6 (ONNX's
+ * reference, Cast-23).
+ */
+static inline float gc_f4_to_f32(uint8_t b)
+{
+	static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+	return b & 8 ? -mag[b & 7] : mag[b & 7];
+}
+
+static inline uint8_t gc_f32_to_f4(float x)
+{
+	if (isnan(x))
+		return 7;
+	float a = fabsf(x);
+	/* the midpoints, ties going to the even code (0, 1.0, 2.0, 4.0) */
+	uint8_t code = a <= 0.25f  ? 0
+		       : a < 0.75f ? 1
+		       : a <= 1.25f ? 2
+		       : a < 1.75f ? 3
+		       : a <= 2.5f ? 4
+		       : a < 3.5f  ? 5
+		       : a <= 5.0f ? 6
+				   : 7;
+	return (uint8_t)(code | (signbit(x) ? 8 : 0));
+}
+
+/* float8 or float4 bits to float and back (saturate: float8 only). */
+static inline bool gc_fsmall_is(gc_dtype dt)
+{
+	return gc_f8_is(dt) || dt == GC_DTYPE_FLOAT4E2M1;
+}
+
+static inline float gc_fsmall_to_f32(uint8_t b, gc_dtype dt)
+{
+	return dt == GC_DTYPE_FLOAT4E2M1 ? gc_f4_to_f32(b) : gc_f8_to_f32(b, dt);
+}
+
+static inline uint8_t gc_f32_to_fsmall(float x, gc_dtype dt, bool saturate)
+{
+	return dt == GC_DTYPE_FLOAT4E2M1 ? gc_f32_to_f4(x) : gc_f32_to_f8(x, dt, saturate);
+}
+
 #endif

@@ -16,6 +16,7 @@
 #include "nn-par.h"
 #include "nn.h"
 #include "sgemm-pack.h"
+#include "vmath.h"
 
 GC_NN_O3
 
@@ -148,10 +149,16 @@ int gc_nn_act_init(gc_kctx *k, gc_dtype dtype, gc_nn_act *a)
 	} else if (!strcmp(kind, "LeakyRelu")) {
 		a->kind = GC_NN_ACT_LEAKY;
 		a->alpha = gc_attr_f(k, "_gc_alpha", 0.01f);
+	} else if (!strcmp(kind, "Swish")) {
+		a->kind = GC_NN_ACT_SWISH;
+	} else if (!strcmp(kind, "HardSwish")) {
+		a->kind = GC_NN_ACT_HSWISH;
+		a->alpha = gc_attr_f(k, "_gc_alpha", (float)(1.0 / 6));
+		a->beta = gc_attr_f(k, "_gc_beta", 0.5f);
 	} else {
 		return gc_kerr(k, GC_EINVAL,
-			       "attribute _gc_activation is \"%s\"; graphcc fuses Relu, Clip and "
-			       "LeakyRelu",
+			       "attribute _gc_activation is \"%s\"; graphcc fuses Relu, Clip, "
+			       "LeakyRelu, Swish and HardSwish",
 			       kind);
 	}
 	return gc_kok(k);
@@ -326,6 +333,32 @@ static void few_rows(int threads, const float *a, const float *b, float *y, floa
 	gc_nn_parallel(t, gc_nn_par_parts(t, j.blocks), few_part, &j);
 }
 
+/* ---- a fused GELU (lib/pass-matmul-gelu.c) ---- */
+
+enum { MM_GELU_NONE, MM_GELU_ERF, MM_GELU_TANH };
+
+/* y[i * ld + j] = gelu(y[i * ld + j]) for i < rows, j < cols: the formulas
+ * and vector functions of the Gelu kernel (elementwise-unary.c), so a fused
+ * GELU gives the bytes the separate node gives. */
+GC_NN_SIMD static void gelu_block(float *y, int64_t rows, int64_t cols, int64_t ld, int kind)
+{
+	for (int64_t i = 0; i < rows; i++) {
+		float *r = y + i * ld;
+		if (kind == MM_GELU_TANH)
+			for (int64_t j = 0; j < cols; j++) {
+				float x = r[j];
+				r[j] = 0.5f * x *
+				       (1.0f + gc_vm_tanhf(0.79788456080286535588f *
+							   (x + 0.044715f * x * x * x)));
+			}
+		else
+			for (int64_t j = 0; j < cols; j++) {
+				float x = r[j];
+				r[j] = 0.5f * x * (1.0f + gc_vm_erff(x * 0.70710678118654752440f));
+			}
+	}
+}
+
 /* ---- float32 products by a constant B on the packed kernels ---- */
 
 /* Rows of A packed at a time: at most this many bytes of scratch. */
@@ -335,6 +368,7 @@ typedef struct pk_gemm {
 	const float *v; /* B packed as V panels (node->packed); NULL: not used */
 	int64_t m, n, k, lda, mc;
 	int ta;
+	int gelu;      /* MM_GELU_*: after the epilogue, on each part as it is done */
 	gc_pk_epi epi; /* c is set per run */
 } pk_gemm;
 
@@ -373,6 +407,74 @@ static int pk_gemm_init(gc_kctx *k, gc_node *n, pk_gemm *p, int64_t m, int64_t n
 	return 1;
 }
 
+/* One block of rows of a packed product split by rows: each part packs its
+ * own tiles of A into the block's S and multiplies them by all of B. */
+typedef struct pk_rows_job {
+	const gc_pk_gemm *g; /* the block: S is filled by the parts */
+	const float *a;	     /* the block's first row of A */
+	int64_t rs, cs, tiles;
+	int gelu;
+} pk_rows_job;
+
+static void pk_rows_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const pk_rows_job *j = arg;
+	const gc_pk_gemm *g = j->g;
+	int64_t t0, t1;
+	gc_nn_part_range(j->tiles, part, parts, &t0, &t1);
+	int64_t i0 = t0 * GC_PK_MR, i1 = t1 * GC_PK_MR < g->m ? t1 * GC_PK_MR : g->m;
+	if (i0 >= i1)
+		return;
+	gc_pk_gemm sub = *g;
+	sub.m = i1 - i0;
+	sub.s = g->s + i0 * g->k;
+	sub.c = g->c + i0 * g->ldc;
+	sub.m0 = g->m0 + i0;
+	gc_pk_pack_s(j->a + i0 * j->rs, j->rs, j->cs, sub.m, g->k, (float *)sub.s);
+	gc_pk_gemm_run(&sub, 0, (g->n + GC_PK_NR - 1) / GC_PK_NR);
+	if (j->gelu)
+		gelu_block(sub.c, sub.m, g->n, g->ldc, j->gelu);
+}
+
+/* Column panels split over the pool, each part's columns through the GELU
+ * as soon as they are done (gc_pk_gemm_par's split, with the GELU). */
+typedef struct pk_cols_job {
+	const gc_pk_gemm *g;
+	int64_t panels;
+	int gelu;
+} pk_cols_job;
+
+static void pk_cols_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const pk_cols_job *j = arg;
+	int64_t p0, p1;
+	gc_nn_part_range(j->panels, part, parts, &p0, &p1);
+	if (p0 >= p1)
+		return;
+	gc_pk_gemm_run(j->g, p0, p1);
+	int64_t c0 = p0 * GC_PK_NR, c1 = p1 * GC_PK_NR < j->g->n ? p1 * GC_PK_NR : j->g->n;
+	gelu_block(j->g->c + c0, j->g->m, c1 - c0, j->g->ldc, j->gelu);
+}
+
+/*
+ * Whether t threads share a block of m rows by rows rather than by B's
+ * column panels: rows when there are panels too few to share evenly (a
+ * Linear to a narrow output: 256 columns are 6 panels, 5 and a third) and
+ * tiles of rows enough. Each thread then reads all of B, so not when B is
+ * much larger than A (an LLM's vocabulary head at a few tokens); but it
+ * packs its own rows, so packing A is split too.
+ */
+static int pk_split_rows(int64_t m, int64_t n, int64_t k, int t)
+{
+	int64_t tiles = (m + GC_PK_MR - 1) / GC_PK_MR, panels = (n + GC_PK_NR - 1) / GC_PK_NR;
+	(void)k;
+	if (t <= 1 || tiles < 2 * (int64_t)t)
+		return 0;
+	return panels < 4 * (int64_t)t || m >= n;
+}
+
 /* y = epi(op(A) B), A's rows packed a block at a time into scratch. */
 static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float *y,
 			float *scratch, int threads)
@@ -383,9 +485,25 @@ static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float 
 	int64_t rs = p->ta ? 1 : p->lda, cs = p->ta ? p->lda : 1;
 	for (int64_t i0 = 0; i0 < p->m; i0 += p->mc) {
 		g.m = p->m - i0 < p->mc ? p->m - i0 : p->mc;
-		gc_pk_pack_s(a + i0 * rs, rs, cs, g.m, p->k, scratch);
 		g.c = y + i0 * p->n;
 		g.m0 = i0;
+		int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g.m, p->n, p->k));
+		if (pk_split_rows(g.m, p->n, p->k, t)) {
+			pk_rows_job j = {&g, a + i0 * rs, rs, cs, (g.m + GC_PK_MR - 1) / GC_PK_MR,
+					 p->gelu};
+			/* parts of 8 tiles (64 rows) at least: each part reads all of B,
+			 * which wants its rows many */
+			int64_t per = j.tiles / (8 * (int64_t)t);
+			int parts = t * (int)(per < 1 ? 1 : per > 4 ? 4 : per);
+			gc_nn_parallel(t, parts, pk_rows_part, &j);
+			continue;
+		}
+		gc_pk_pack_s(a + i0 * rs, rs, cs, g.m, p->k, scratch);
+		if (p->gelu) {
+			pk_cols_job j = {&g, (p->n + GC_PK_NR - 1) / GC_PK_NR, p->gelu};
+			gc_nn_run_parts(t, j.panels, pk_cols_part, &j);
+			continue;
+		}
 		gc_pk_gemm_par(&g, threads);
 	}
 }
@@ -639,6 +757,7 @@ typedef struct matmul_state {
 	int fold; /* B is shared by every batch and A is dense: one GEMM of batch*M rows */
 	const void *bias; /* _gc_bias: [N], added to every row with the activation */
 	gc_nn_act act;
+	int gelu; /* MM_GELU_*: _gc_activation "Gelu" or "GeluTanh", after the bias */
 	pk_gemm pk;
 } matmul_state;
 
@@ -669,16 +788,20 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 	GC_NN_SIMD static void matmul_epilogue_##sfx(const matmul_state *st, T *y, int64_t r0,     \
 						     int64_t r1)                                   \
 	{                                                                                          \
-		for (int64_t r = r0; r < r1; r++)                                                  \
+		for (int64_t r = r0; r < r1; r++) {                                                \
 			GC_NN_ACT_ROW_BIAS(T, &st->act, y + r * st->n, st->n,                      \
 					   (const T *)st->bias, 1, 1);                             \
+			if (st->gelu) /* float32 only (matmul_epilogue_init) */                    \
+				gelu_block((float *)(void *)(y + r * st->n), 1, st->n, st->n,      \
+					   st->gelu);                                              \
+		}                                                                                  \
 	}                                                                                          \
                                                                                                    \
 	/* the products of batch items [b0, b1), each on this thread */                           \
 	static void matmul_items_##sfx(const matmul_state *st, const T *a, const T *b, T *y,       \
 				       int threads, int64_t b0, int64_t b1)                        \
 	{                                                                                          \
-		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
+		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE || st->gelu;                  \
 		for (int64_t bi = b0; bi < b1; bi++) {                                             \
 			int64_t oa, ob;                                                            \
 			mm_offsets(st, bi, &oa, &ob);                                              \
@@ -711,7 +834,7 @@ static void mm_offsets(const matmul_state *st, int64_t bi, int64_t *oa, int64_t 
 		const matmul_state *st = n->state;                                                 \
 		const T *a = in[0]->data, *b = in[1]->data;                                        \
 		T *y = out[0]->data;                                                               \
-		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE;                              \
+		int epi = st->bias || st->act.kind != GC_NN_ACT_NONE || st->gelu;                  \
 		if (st->fold) {                                                                    \
 			gemm(k->threads, 0, 0, (int)(st->batch * st->m), (int)st->n, (int)st->k,   \
 			     1, a, (int)st->k, b, (int)st->n, 0, y, (int)st->n);                   \
@@ -797,7 +920,7 @@ static int matmul_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	const matmul_state *st = n->state;
 	int64_t rows = st->batch * st->m;
 	few_rows(k->threads, in[0]->data, in[1]->data, out[0]->data, 1, rows, st->n, st->k, 0);
-	if (st->bias || st->act.kind != GC_NN_ACT_NONE)
+	if (st->bias || st->act.kind != GC_NN_ACT_NONE || st->gelu)
 		matmul_epilogue_f32(st, out[0]->data, 0, rows);
 	return 0;
 }
@@ -824,6 +947,18 @@ static int matmul_epilogue_init(gc_kctx *k, const gc_node *n, gc_dtype dtype, in
 				       gc_dtype_name(dtype), nn, t ? gc_dtype_name(t->dtype) : "absent",
 				       t ? gc_shape_str(t->dims, t->rank, s1, sizeof s1) : "");
 		st->bias = t->data;
+	}
+	const char *kind = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (kind && (!strcmp(kind, "Gelu") || !strcmp(kind, "GeluTanh"))) {
+		if (dtype != GC_DTYPE_FLOAT)
+			return gc_kerr(k, GC_EUNSUPPORTED,
+				       "a fused GELU (attribute _gc_activation \"%s\") on a %s "
+				       "MatMul: only float32 takes one",
+				       kind, gc_dtype_name(dtype));
+		st->gelu = strcmp(kind, "Gelu") ? MM_GELU_TANH : MM_GELU_ERF;
+		return 0;
 	}
 	if (gc_nn_act_init(k, dtype, &st->act))
 		return gc_kok(k);
@@ -921,6 +1056,7 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 			return rc;
 		if (rc) {
 			st->pk.epi.c_sn = 1;
+			st->pk.gelu = st->gelu;
 			n->run = matmul_pk_run;
 			return gc_kok(k);
 		}

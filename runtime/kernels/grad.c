@@ -1,16 +1,22 @@
 /*
  * The backward kernels of grad.h, float32 and float64. Convolution goes
- * through im2col / col2im and the nn-par GEMM (one sample and group at a
- * time, the columns in scratch); pooling walks each window as the forward
- * kernels do (pool.c), so that the windows agree to the tap.
+ * through im2col / col2im and GEMMs split over the nn-par pool, each
+ * thread with its own columns in scratch: the weight gradient by its
+ * columns (every sum in sample order, whatever thread ran which part), the
+ * input gradient by sample and group. With one thread, or one sample and
+ * group for the input gradient, the GEMMs themselves split (gc_nn_sgemm). Pooling walks each window as
+ * the forward kernels do (pool.c), so that the windows agree to the tap,
+ * channels split over the pool.
  */
 #include <float.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "../blas.h"
 #include "grad.h"
 #include "kutil.h"
 #include "nn.h"
+#include "nn-par.h"
 #include "pool-impl.h"
 #include "shape-impl.h"
 #include "value-impl.h"
@@ -22,8 +28,42 @@ typedef struct grad_state {
 	int64_t n, c, m, group; /* conv: samples, input channels, output channels */
 	int64_t cg, mg, ck, l;	/* per group: channels in and out, rows (cg * taps), columns */
 	int64_t in_sp, out_sp;
+	int64_t col;  /* conv: elements of one thread's columns */
+	int slots;    /* conv: threads with their own scratch (1: the GEMMs split) */
 	int count_include_pad;
+	bool inside; /* pooling: every window inside X, no dilation */
 } grad_state;
+
+/* Conv: threads with their own columns. */
+#define GRAD_SLOTS 4
+
+/* Work over `units` split over the pool: fn(job, u0, u1, part, slot). */
+typedef struct grad_job grad_job;
+struct grad_job {
+	const grad_state *st;
+	gc_tensor *const *in, *const *out;
+	char *scratch;
+	int64_t units;
+	void (*fn)(const grad_job *j, int64_t u0, int64_t u1, int part, int slot);
+};
+
+static void grad_part(void *arg, int part, int parts, int slot)
+{
+	const grad_job *j = arg;
+	int64_t u0, u1;
+	gc_nn_part_range(j->units, part, parts, &u0, &u1);
+	if (u0 < u1)
+		j->fn(j, u0, u1, part, slot);
+}
+
+/* Runs j over t threads in `parts` parts (0: a few a thread). */
+static void grad_par(grad_job *j, int t, int parts)
+{
+	if (t <= 1 || j->units < 2)
+		j->fn(j, 0, j->units, 0, 0);
+	else
+		gc_nn_parallel(t, parts ? parts : gc_nn_par_parts(t, j->units), grad_part, j);
+}
 
 static bool float_type(gc_dtype t)
 {
@@ -70,100 +110,153 @@ static inline int64_t ceil_div(int64_t a, int64_t b)
 }
 
 /*
- * im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l].
+ * im2col (to_col) or col2im adding into x (!to_col): col[(c, a, b, e)][l],
+ * rows [r0, r1) of it (col holds those rows).
  * Per row of output positions, the columns whose tap lands inside the input
  * are one strided range [lo, hi): no test per element.
  */
 #define COL_DEFINE(T, sfx)                                                                         \
-	GC_NN_SIMD static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col)          \
+	GC_NN_SIMD static void col_##sfx(const grad_state *st, T *x, T *col, bool to_col,          \
+					 int64_t r0, int64_t r1)                                   \
 	{                                                                                          \
 		const gc_nn_window *w = &st->w;                                                    \
 		int64_t D = w->in[0], H = w->in[1], W = w->in[2], OW = w->out[2];                  \
 		int64_t s2 = w->stride[2];                                                         \
 		T *row = col;                                                                      \
-		for (int64_t c = 0; c < st->cg; c++)                                               \
-			for (int64_t a = 0; a < w->k[0]; a++)                                      \
-				for (int64_t b = 0; b < w->k[1]; b++)                              \
-					for (int64_t e = 0; e < w->k[2]; e++, row += st->l) {     \
-						int64_t off = e * w->dil[2] - w->pad_lo[2];        \
-						int64_t lo = ceil_div(-off, s2), hi = ceil_div(W - off, s2); \
-						lo = lo < 0 ? 0 : lo > OW ? OW : lo;               \
-						hi = hi > OW ? OW : hi < lo ? lo : hi;             \
-						T *dst = row;                                      \
-						for (int64_t od = 0; od < w->out[0]; od++) {       \
-							int64_t i0 = od * w->stride[0] -           \
-								     w->pad_lo[0] + a * w->dil[0]; \
-							for (int64_t oh = 0; oh < w->out[1];       \
-							     oh++, dst += OW) {                    \
-								int64_t i1 = oh * w->stride[1] -   \
-									     w->pad_lo[1] +        \
-									     b * w->dil[1];        \
-								bool in = i0 >= 0 && i0 < D &&     \
-									  i1 >= 0 && i1 < H;       \
-								T *xr = x + ((c * D + i0) * H + i1) * W + off; \
-								int64_t l0 = in ? lo : OW, l1 = in ? hi : OW; \
-								if (to_col) {                      \
-									for (int64_t o = 0; o < l0; o++) \
-										dst[o] = 0;        \
-									if (s2 == 1 && l1 > l0) \
-										memcpy(dst + l0, xr + l0, \
-										       (size_t)(l1 - l0) * sizeof(T)); \
-									else                       \
-										for (int64_t o = l0; o < l1; o++) \
-											dst[o] = xr[o * s2]; \
-									for (int64_t o = l1; o < OW; o++) \
-										dst[o] = 0;        \
-								} else {                           \
-									if (s2 == 1)               \
-										for (int64_t o = l0; o < l1; o++) \
-											xr[o] += dst[o]; \
-									else                       \
-										for (int64_t o = l0; o < l1; o++) \
-											xr[o * s2] += dst[o]; \
-								}                                  \
-							}                                          \
-						}                                                  \
+		for (int64_t r = r0; r < r1; r++, row += st->l) {                                  \
+			int64_t e = r % w->k[2], b = r / w->k[2] % w->k[1];                        \
+			int64_t a = r / (w->k[2] * w->k[1]) % w->k[0];                             \
+			int64_t c = r / (w->k[2] * w->k[1] * w->k[0]);                             \
+			int64_t off = e * w->dil[2] - w->pad_lo[2];                                \
+			int64_t lo = ceil_div(-off, s2), hi = ceil_div(W - off, s2);               \
+			lo = lo < 0 ? 0 : lo > OW ? OW : lo;                                       \
+			hi = hi > OW ? OW : hi < lo ? lo : hi;                                     \
+			T *dst = row;                                                              \
+			for (int64_t od = 0; od < w->out[0]; od++) {                               \
+				int64_t i0 = od * w->stride[0] -                                   \
+					     w->pad_lo[0] + a * w->dil[0];                         \
+				for (int64_t oh = 0; oh < w->out[1];                               \
+				     oh++, dst += OW) {                                            \
+					int64_t i1 = oh * w->stride[1] -                           \
+						     w->pad_lo[1] +                                \
+						     b * w->dil[1];                                \
+					bool in = i0 >= 0 && i0 < D &&                             \
+						  i1 >= 0 && i1 < H;                               \
+					T *xr = x + ((c * D + i0) * H + i1) * W + off;             \
+					int64_t l0 = in ? lo : OW, l1 = in ? hi : OW;              \
+					if (to_col) {                                              \
+						for (int64_t o = 0; o < l0; o++)                   \
+							dst[o] = 0;                                \
+						if (s2 == 1 && l1 > l0)                            \
+							memcpy(dst + l0, xr + l0,                  \
+							       (size_t)(l1 - l0) * sizeof(T));     \
+						else                                               \
+							for (int64_t o = l0; o < l1; o++)          \
+								dst[o] = xr[o * s2];               \
+						for (int64_t o = l1; o < OW; o++)                  \
+							dst[o] = 0;                                \
+					} else {                                                   \
+						if (s2 == 1)                                       \
+							for (int64_t o = l0; o < l1; o++)          \
+								xr[o] += dst[o];                   \
+						else                                               \
+							for (int64_t o = l0; o < l1; o++)          \
+								xr[o * s2] += dst[o];              \
 					}                                                          \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
 	}
 
 COL_DEFINE(float, f32)
 COL_DEFINE(double, f64)
 
-/* dW[g] = sum over samples of dY[n, g] (mg x l) @ col(X[n, g])^T (l x ck);
- * dX[n, g] = col2im(W[g]^T (ck x mg) @ dY[n, g] (mg x l)). */
+/*
+ * dW[g] = sum over samples of dY[n, g] (mg x l) @ col(X[n, g])^T (l x ck);
+ * dX[n, g] = col2im(W[g]^T (ck x mg) @ dY[n, g] (mg x l)). Split over the
+ * pool: dW by its columns (rows of col: each part makes only its rows and
+ * sums its samples in order), dX by (sample, group); each thread has its
+ * own columns. Many small parts: a thread the system does not schedule
+ * holds up little.
+ */
 #define CONV_GRAD_DEFINE(T, sfx, gemm)                                                             \
+	static void conv_gw_part_##sfx(const grad_job *j, int64_t r0, int64_t r1, int part,        \
+				       int slot)                                                   \
+	{                                                                                          \
+		(void)part;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data;                                                      \
+		T *x = j->in[1]->data, *dw = j->out[0]->data;                                      \
+		T *col = (T *)j->scratch + (size_t)slot * st->col;                                 \
+		for (int64_t s = 0; s < st->n; s++)                                                \
+			for (int64_t g = 0; g < st->group; g++) {                                  \
+				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true, \
+					  r0, r1);                                                 \
+				gemm(j->units > 1 ? 1 : st->slots, false, true, (int)st->mg,       \
+				     (int)(r1 - r0), (int)st->l, 1,                                \
+				     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, col,       \
+				     (int)st->l, s ? 1 : 0, dw + g * st->mg * st->ck + r0,         \
+				     (int)st->ck);                                                 \
+			}                                                                          \
+	}                                                                                          \
+	static void conv_gx_part_##sfx(const grad_job *j, int64_t u0, int64_t u1, int part,        \
+				       int slot)                                                   \
+	{                                                                                          \
+		(void)part;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data, *wt = j->in[1]->data;                                \
+		T *dx = j->out[0]->data, *col = (T *)j->scratch + (size_t)slot * st->col;          \
+		for (int64_t u = u0; u < u1; u++) {                                                \
+			int64_t s = u / st->group, g = u % st->group;                              \
+			T *dxg = dx + (s * st->c + g * st->cg) * st->in_sp;                        \
+			gemm(j->units > 1 ? 1 : st->slots, true, false, (int)st->ck, (int)st->l,   \
+			     (int)st->mg, 1, wt + g * st->mg * st->ck, (int)st->ck,                \
+			     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, 0, col,            \
+			     (int)st->l);                                                          \
+			memset(dxg, 0, (size_t)(st->cg * st->in_sp) * sizeof(T));                 \
+			col_##sfx(st, dxg, col, false, 0, st->ck);                                 \
+		}                                                                                  \
+	}                                                                                          \
+	/* units: of the split; one (or one thread): the GEMMs split instead */                    \
+	static void conv_grad_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,        \
+					gc_tensor *const *out, int64_t units,                      \
+					void (*fn)(const grad_job *, int64_t, int64_t, int, int))  \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		grad_job j = {st, in, out, k->scratch, units, fn};                                 \
+		int t = conv_threads(k, st);                                                       \
+		if (t <= 1 || units < 2) {                                                         \
+			grad_state one = *st;                                                      \
+			one.slots = k->threads;                                                    \
+			j.st = &one;                                                               \
+			j.units = 1;                                                               \
+			fn(&j, 0, units, 0, 0);                                                    \
+			return;                                                                    \
+		}                                                                                  \
+		grad_par(&j, t, 0);                                                                \
+	}                                                                                          \
 	static int conv_gw_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
 				 gc_tensor *const *out)                                            \
 	{                                                                                          \
 		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data;                                                         \
-		T *x = in[1]->data, *dw = out[0]->data, *col = k->scratch;                         \
-		for (int64_t s = 0; s < st->n; s++)                                                \
-			for (int64_t g = 0; g < st->group; g++) {                                  \
-				col_##sfx(st, x + (s * st->c + g * st->cg) * st->in_sp, col, true); \
-				gemm(k->threads, false, true, (int)st->mg, (int)st->ck, (int)st->l, \
-				     1, dy + (s * st->m + g * st->mg) * st->l, (int)st->l, col,    \
-				     (int)st->l, s ? 1 : 0, dw + g * st->mg * st->ck, (int)st->ck); \
-			}                                                                          \
+		conv_grad_run_##sfx(k, n, in, out, st->ck, conv_gw_part_##sfx);                    \
 		return 0;                                                                          \
 	}                                                                                          \
 	static int conv_gx_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,               \
 				 gc_tensor *const *out)                                            \
 	{                                                                                          \
 		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data, *wt = in[1]->data;                                      \
-		T *dx = out[0]->data, *col = k->scratch;                                           \
-		memset(dx, 0, (size_t)(st->n * st->c * st->in_sp) * sizeof(T));                    \
-		for (int64_t s = 0; s < st->n; s++)                                                \
-			for (int64_t g = 0; g < st->group; g++) {                                  \
-				gemm(k->threads, true, false, (int)st->ck, (int)st->l, (int)st->mg, \
-				     1, wt + g * st->mg * st->ck, (int)st->ck,                      \
-				     dy + (s * st->m + g * st->mg) * st->l, (int)st->l, 0, col,     \
-				     (int)st->l);                                                  \
-				col_##sfx(st, dx + (s * st->c + g * st->cg) * st->in_sp, col, false); \
-			}                                                                          \
+		conv_grad_run_##sfx(k, n, in, out, st->n * st->group, conv_gx_part_##sfx);         \
 		return 0;                                                                          \
 	}
+
+/* Threads for a conv backward: those with scratch, as many as the GEMMs'
+ * work is worth. */
+static int conv_threads(gc_kctx *k, const grad_state *st)
+{
+	int t = k->threads < st->slots ? k->threads : st->slots;
+	return gc_nn_par_threads(t, (double)st->n * st->m * st->ck * st->l / 16);
+}
 
 CONV_GRAD_DEFINE(float, f32, gc_nn_sgemm)
 CONV_GRAD_DEFINE(double, f64, gc_nn_dgemm)
@@ -212,8 +305,18 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 	    st->l > INT32_MAX || st->ck > INT32_MAX)
 		return gc_kerr(k, GC_ELIMIT, "the im2col buffer (%" PRId64 " x %" PRId64
 			       ") is too large", st->ck, st->l);
-	n->scratch_bytes = (uint64_t)col * (x->dtype == GC_DTYPE_FLOAT ? 4 : 8);
+	/* each thread's columns; fewer threads, down to 1 (the GEMMs split),
+	 * past 64 MiB */
+	uint64_t es = x->dtype == GC_DTYPE_FLOAT ? 4 : 8;
+	st->col = col;
+	st->slots = GRAD_SLOTS;
+	while (st->slots > 1 && (uint64_t)col * (uint64_t)st->slots * es > ((uint64_t)1 << 26))
+		st->slots /= 2;
+	n->scratch_bytes = (uint64_t)col * (uint64_t)st->slots * es;
 	gc_set_shape(out, x->dtype, like->rank, like->dims);
+	gc_error e = {0}; /* small GEMMs go to BLAS, which no other node may have loaded */
+	if (gc_blas_init(&e))
+		return gc_kerr(k, e.code, "%s", e.msg);
 	return 0;
 }
 
@@ -235,59 +338,120 @@ int gc_prepare_ConvGradInput(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 
 /* ---- pooling ---- */
 
-#define POOL_WINDOWS_BEGIN(st) GC_POOL_WINDOWS_BEGIN(&(st)->w, (st)->in_sp, (st)->out_sp, 0, (st)->c)
-#define POOL_WINDOWS_END GC_POOL_WINDOWS_END
 
+/* Channels [c0, c1) of dX, zeroed then each window's dY added (max: to
+ * the window's first largest tap, as pool.c picks it; average: to every
+ * tap, divided by the window's count). */
 #define POOL_GRAD_DEFINE(T, sfx)                                                                   \
-	static int maxpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
-				      gc_tensor *const *out)                                       \
+	/* every window inside X, no dilation: no taps to clip */                                  \
+	static void maxpool_grad_inside_##sfx(const grad_state *st, const T *dy, const T *x, T *dx, \
+					      int64_t c0, int64_t c1)                              \
 	{                                                                                          \
-		(void)k;                                                                           \
-		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data, *x = in[1]->data;                                       \
-		T *dx = out[0]->data;                                                              \
-		memset(dx, 0, (size_t)(st->c * st->in_sp) * sizeof(T));                            \
-		POOL_WINDOWS_BEGIN(st)                                                             \
-		int64_t best = -1;                                                                 \
+		const gc_nn_window *w = &st->w;                                                    \
+		int64_t H = w->in[1], W = w->in[2], k0 = w->k[0], k1 = w->k[1], k2 = w->k[2];      \
+		for (int64_t ch = c0; ch < c1; ch++) {                                             \
+			const T *xc = x + ch * st->in_sp, *dyc = dy + ch * st->out_sp;             \
+			T *dxc = dx + ch * st->in_sp;                                              \
+			for (int64_t od = 0; od < w->out[0]; od++)                                 \
+				for (int64_t oh = 0; oh < w->out[1]; oh++, dyc += w->out[2]) {     \
+					int64_t row = (od * w->stride[0] * H + oh * w->stride[1]) * W; \
+					for (int64_t ow = 0; ow < w->out[2]; ow++) {               \
+						int64_t at = row + ow * w->stride[2], best = at;   \
+						T mx = xc[at];                                     \
+						for (int64_t a = 0; a < k0; a++)                   \
+							for (int64_t b = 0; b < k1; b++)           \
+								for (int64_t e = 0; e < k2; e++) { \
+									int64_t i = at + (a * H + b) * W + e; \
+									if (xc[i] > mx) {  \
+										best = i;  \
+										mx = xc[i]; \
+									}                  \
+								}                          \
+						dxc[best] += dyc[ow];                              \
+					}                                                          \
+				}                                                                  \
+		}                                                                                  \
+	}                                                                                          \
+	static void maxpool_grad_part_##sfx(const grad_job *j, int64_t c0, int64_t c1, int part,   \
+					    int slot)                                              \
+	{                                                                                          \
+		(void)part;                                                                        \
+		(void)slot;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data, *x = j->in[1]->data;                                 \
+		T *dx = j->out[0]->data;                                                           \
+		memset(dx + c0 * st->in_sp, 0, (size_t)((c1 - c0) * st->in_sp) * sizeof(T));      \
+		if (st->inside) {                                                                  \
+			maxpool_grad_inside_##sfx(st, dy, x, dx, c0, c1);                          \
+			return;                                                                    \
+		}                                                                                  \
+		GC_POOL_WINDOWS_BEGIN(&st->w, st->in_sp, st->out_sp, c0, c1)                       \
+		int64_t best = -1, d1 = w->dil[1] * W, d2 = w->dil[2];                             \
 		T mx = 0;                                                                          \
-		for (int64_t a = l0; a < h0; a++)                                                  \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			int64_t row = xo + ((s0 + a * w->dil[0]) * H + s1) * W + s2;               \
 			for (int64_t b = l1; b < h1; b++)                                          \
 				for (int64_t e = l2; e < h2; e++) {                                \
-					int64_t i = xo + ((s0 + a * w->dil[0]) * H + s1 +          \
-							  b * w->dil[1]) * W + s2 + e * w->dil[2]; \
+					int64_t i = row + b * d1 + e * d2;                         \
 					if (best < 0 || x[i] > mx) {                               \
 						best = i;                                          \
 						mx = x[i];                                         \
 					}                                                          \
 				}                                                                  \
+		}                                                                                  \
 		if (best >= 0)                                                                     \
 			dx[best] += dy[yo];                                                        \
-		POOL_WINDOWS_END                                                                   \
-		return 0;                                                                          \
+		GC_POOL_WINDOWS_END                                                                \
 	}                                                                                          \
-	static int avgpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
-				      gc_tensor *const *out)                                       \
+	static void avgpool_grad_part_##sfx(const grad_job *j, int64_t c0, int64_t c1, int part,   \
+					    int slot)                                              \
 	{                                                                                          \
-		(void)k;                                                                           \
-		const grad_state *st = n->state;                                                   \
-		const T *dy = in[0]->data;                                                         \
-		T *dx = out[0]->data;                                                              \
-		memset(dx, 0, (size_t)(st->c * st->in_sp) * sizeof(T));                            \
-		POOL_WINDOWS_BEGIN(st)                                                             \
+		(void)part;                                                                        \
+		(void)slot;                                                                        \
+		const grad_state *st = j->st;                                                      \
+		const T *dy = j->in[0]->data;                                                      \
+		T *dx = j->out[0]->data;                                                           \
+		memset(dx + c0 * st->in_sp, 0, (size_t)((c1 - c0) * st->in_sp) * sizeof(T));      \
+		GC_POOL_WINDOWS_BEGIN(&st->w, st->in_sp, st->out_sp, c0, c1)                       \
 		int64_t cnt = st->count_include_pad                                                \
 				  ? taps_with_pad(s0, w->k[0], w->dil[0], D, w->pad_hi[0]) *       \
 					taps_with_pad(s1, w->k[1], w->dil[1], H, w->pad_hi[1]) *   \
 					taps_with_pad(s2, w->k[2], w->dil[2], W, w->pad_hi[2])     \
 				  : (h0 - l0) * (h1 - l1) * (h2 - l2);                             \
 		T g = cnt ? dy[yo] / (T)cnt : 0;                                                   \
-		for (int64_t a = l0; a < h0; a++)                                                  \
+		int64_t d1 = w->dil[1] * W, d2 = w->dil[2];                                        \
+		for (int64_t a = l0; a < h0; a++) {                                                \
+			T *row = dx + xo + ((s0 + a * w->dil[0]) * H + s1) * W + s2;               \
 			for (int64_t b = l1; b < h1; b++)                                          \
 				for (int64_t e = l2; e < h2; e++)                                  \
-					dx[xo + ((s0 + a * w->dil[0]) * H + s1 + b * w->dil[1]) * W + \
-					   s2 + e * w->dil[2]] += g;                               \
-		POOL_WINDOWS_END                                                                   \
+					row[b * d1 + e * d2] += g;                                 \
+		}                                                                                  \
+		GC_POOL_WINDOWS_END                                                                \
+	}                                                                                          \
+	static int maxpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		grad_job j = {st, in, out, NULL, st->c, maxpool_grad_part_##sfx};                  \
+		grad_par(&j, pool_threads(k, st), 0);                                              \
+		return 0;                                                                          \
+	}                                                                                          \
+	static int avgpool_grad_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
+		const grad_state *st = n->state;                                                   \
+		grad_job j = {st, in, out, NULL, st->c, avgpool_grad_part_##sfx};                  \
+		grad_par(&j, pool_threads(k, st), 0);                                              \
 		return 0;                                                                          \
 	}
+
+/* Threads for a pooling backward: a few cycles a tap, split by channel. */
+static int pool_threads(gc_kctx *k, const grad_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	double taps = (double)w->k[0] * w->k[1] * w->k[2];
+	return gc_nn_par_threads(k->threads, (double)st->c * (st->out_sp * (taps * 2 + 4) + st->in_sp));
+}
 
 POOL_GRAD_DEFINE(float, f32)
 POOL_GRAD_DEFINE(double, f64)
@@ -319,6 +483,10 @@ static int pool_grad_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	st->in_sp = w.in[0] * w.in[1] * w.in[2];
 	st->out_sp = w.out[0] * w.out[1] * w.out[2];
 	st->count_include_pad = cip != 0;
+	st->inside = true;
+	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
+		st->inside &= w.dil[d] == 1 && w.pad_lo[d] == 0 &&
+			      (w.out[d] - 1) * w.stride[d] + w.k[d] <= w.in[d];
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	bool f = x->dtype == GC_DTYPE_FLOAT;
 	n->run = is_max ? (f ? maxpool_grad_f32 : maxpool_grad_f64)

@@ -5,26 +5,55 @@
  * graphcc-internal attributes (names starting with "_gc_", which no ONNX op
  * has):
  *
- *   _gc_activation   "Relu", "Clip" or "LeakyRelu" (string)
+ *   _gc_activation   "Relu", "Clip", "LeakyRelu", "Swish" (x sigmoid(x), SiLU)
+ *                    or "HardSwish" (x clamp(alpha x + beta, 0, 1)) (string)
  *   _gc_min, _gc_max Clip's bounds (float; absent: the type's whole range)
- *   _gc_alpha        LeakyRelu's slope (float, default 0.01)
+ *   _gc_alpha        LeakyRelu's slope (float, default 0.01); HardSwish's
+ *                    alpha (default 1/6)
+ *   _gc_beta         HardSwish's beta (float, default 0.5)
  *   _gc_bias         MatMul only: a bias added along the last axis (tensor
  *                    [N] of the output's type), from a MatMul + Add pair
  *
- * Shared by conv.c and gemm.c (which defines gc_nn_act_init).
+ * Shared by conv.c and gemm.c (which defines gc_nn_act_init). A float32
+ * MatMul also takes _gc_activation "Gelu" or "GeluTanh" (lib/pass-matmul-
+ * gelu.c), which gemm.c reads itself: gc_nn_act_init refuses them.
  */
 #ifndef GC_K_NN_ACT_H
 #define GC_K_NN_ACT_H
 
-#include "../kernel.h"
+#include <math.h>
 
-enum { GC_NN_ACT_NONE, GC_NN_ACT_CLAMP, GC_NN_ACT_LEAKY };
+#include "../kernel.h"
+#include "vmath.h"
+
+enum { GC_NN_ACT_NONE, GC_NN_ACT_CLAMP, GC_NN_ACT_LEAKY, GC_NN_ACT_SWISH, GC_NN_ACT_HSWISH };
 
 typedef struct gc_nn_act {
 	int kind;
-	double lo, hi; /* CLAMP: Relu is [0, inf] */
-	double alpha;  /* LEAKY */
+	double lo, hi;	     /* CLAMP: Relu is [0, inf] */
+	double alpha, beta; /* LEAKY: alpha; HSWISH: both */
 } gc_nn_act;
+
+/* x sigmoid(x) as the Swish kernel computes it (float: vmath.h) */
+static inline float gc_nn_swishf(float v)
+{
+	return v / (1.0f + gc_vm_expf(-v));
+}
+
+static inline double gc_nn_swishd(double v)
+{
+	return v / (1.0 + exp(-v));
+}
+
+#define GC_NN_SWISH_(v) _Generic((v), float: gc_nn_swishf, default: gc_nn_swishd)(v)
+
+/* One value's activation, for SWISH and HSWISH (the others are inline in
+ * the loops below). */
+#define gc_nn_clamp01_(h) ((h) < 0 ? 0 : (h) > 1 ? 1 : (h))
+#define GC_NN_ACT_SMOOTH_(T, a, v)                                                                 \
+	((a)->kind == GC_NN_ACT_SWISH                                                              \
+	     ? (T)GC_NN_SWISH_(v)                                                                  \
+	     : (v) * gc_nn_clamp01_((T)(a)->alpha * (v) + (T)(a)->beta))
 
 /*
  * Reads the node's _gc_ activation attributes into a; kind NONE without
@@ -55,6 +84,17 @@ int gc_nn_act_init(gc_kctx *k, gc_dtype dtype, gc_nn_act *a);
 			for (int64_t i_ = 0; i_ < n_; i_++) {                                      \
 				T v_ = s_[i_] + b_;                                                \
 				d_[i_] = v_ * (v_ < 0 ? al_ : (T)1);                               \
+			}                                                                          \
+		} else if (a_->kind == GC_NN_ACT_SWISH) {                                          \
+			for (int64_t i_ = 0; i_ < n_; i_++) {                                      \
+				T v_ = s_[i_] + b_;                                                \
+				d_[i_] = (T)GC_NN_SWISH_(v_);                                      \
+			}                                                                          \
+		} else if (a_->kind == GC_NN_ACT_HSWISH) {                                         \
+			T ha_ = (T)a_->alpha, hb_ = (T)a_->beta;                                   \
+			for (int64_t i_ = 0; i_ < n_; i_++) {                                      \
+				T v_ = s_[i_] + b_, h_ = ha_ * v_ + hb_;                           \
+				d_[i_] = v_ * gc_nn_clamp01_(h_);                                  \
 			}                                                                          \
 		} else {                                                                           \
 			for (int64_t i_ = 0; i_ < n_; i_++)                                        \
@@ -96,6 +136,11 @@ int gc_nn_act_init(gc_kctx *k, gc_dtype dtype, gc_nn_act *a);
 			for (int64_t j_ = 0; j_ < (cnt); j_++) {                                   \
 				T v_ = (d)[j_] + BIAS;                                             \
 				(d)[j_] = v_ * (v_ < 0 ? al_ : (T)1);                              \
+			}                                                                          \
+		} else if (av_->kind != GC_NN_ACT_NONE) {                                          \
+			for (int64_t j_ = 0; j_ < (cnt); j_++) {                                   \
+				T v_ = (d)[j_] + BIAS;                                             \
+				(d)[j_] = GC_NN_ACT_SMOOTH_(T, av_, v_);                           \
 			}                                                                          \
 		} else {                                                                           \
 			for (int64_t j_ = 0; j_ < (cnt); j_++)                                     \

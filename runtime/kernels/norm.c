@@ -462,10 +462,10 @@ typedef struct softmax_state {
 
 /* Contiguous rows (inner == 1), float32. No restrict: y may be x. */
 GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x, float *y,
-					int is_log)
+					int is_log, int64_t r0, int64_t r1)
 {
 	int64_t len = st->len;
-	for (int64_t r = 0; r < st->outer; r++) {
+	for (int64_t r = r0; r < r1; r++) {
 		const float *xr = x + r * len;
 		float *yr = y + r * len;
 		float mx = gc_nn_max_f32(xr, len);
@@ -498,11 +498,35 @@ GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x,
 			}
 			for (int j = 0; j < GC_NN_LANES; j++)
 				sum += acc[j];
+			/* probabilities below FLT_MIN (a masked score, e^-100) are 0,
+			 * not denormals: a MatMul by attention weights with
+			 * denormals in them runs at a fraction of its speed (a
+			 * microcode assist per product; swin_t's shifted windows).
+			 * The change is below 1.2e-38 absolute. */
 			float inv = 1.0f / sum;
-			for (i = 0; i < len; i++)
-				yr[i] *= inv;
+			for (i = 0; i < len; i++) {
+				float v = yr[i] * inv;
+				yr[i] = v < FLT_MIN ? 0.0f : v;
+			}
 		}
 	}
+}
+
+/* Rows split over the pool (attention's scores: heads x queries rows). */
+typedef struct softmax_job {
+	const softmax_state *st;
+	const float *x;
+	float *y;
+	int is_log;
+} softmax_job;
+
+static void softmax_rows_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const softmax_job *j = arg;
+	int64_t r0, r1;
+	gc_nn_part_range(j->st->outer, part, parts, &r0, &r1);
+	softmax_rows_f32(j->st, j->x, j->y, j->is_log, r0, r1);
 }
 
 /* Strided (inner > 1), float32: the inner positions advance together, which
@@ -587,7 +611,11 @@ static void softmax_f64(const softmax_state *st, const double *x, double *y, int
 	{                                                                                          \
 		const softmax_state *st = n->state;                                                \
 		if (st->inner == 1) {                                                              \
-			softmax_rows_f32(st, in[0]->data, out[0]->data, is_log);                   \
+			/* ~6 cycles an element: max, exp, scale */                                \
+			softmax_job j = {st, in[0]->data, out[0]->data, is_log};                   \
+			gc_nn_run_parts(gc_nn_par_threads(k->threads, 6.0 * (double)(st->outer *    \
+										 st->len)), \
+					st->outer, softmax_rows_part, &j);                         \
 		} else {                                                                           \
 			float *mx = k->scratch;                                                    \
 			softmax_strided_f32(st, in[0]->data, out[0]->data, is_log, mx,             \
@@ -667,25 +695,42 @@ typedef struct in_state {
 	double eps;
 } in_state;
 
+typedef struct in_job {
+	const in_state *st;
+	const gc_tensor *scale, *bias;
+	const void *x;
+	void *y;
+} in_job;
+
+/* Planes (batch item, channel) [lo, hi) of a part. */
 #define IN_DEFINE(T, sfx, SUM, SUMSQ)                                                              \
-	GC_NN_SIMD static int instnorm_run_##sfx(gc_kctx *k, const gc_node *n,                     \
-						 gc_tensor *const *in, gc_tensor *const *out)      \
+	GC_NN_SIMD static void in_part_##sfx(void *arg, int part, int parts, int slot)             \
 	{                                                                                          \
-		(void)k;                                                                           \
+		(void)slot;                                                                        \
+		const in_job *j = arg;                                                             \
+		const in_state *st = j->st;                                                        \
+		int64_t lo, hi;                                                                    \
+		gc_nn_part_range(st->n * st->c, part, parts, &lo, &hi);                            \
+		for (int64_t bc = lo; bc < hi; bc++) {                                             \
+			int64_t c = bc % st->c;                                                    \
+			const T *xs = (const T *)j->x + bc * st->inner;                            \
+			T *ys = (T *)j->y + bc * st->inner;                                        \
+			T mean = SUM(xs, st->inner) / (T)st->inner;                                \
+			T var = SUMSQ(xs, mean, st->inner) / (T)st->inner;                         \
+			T a = (T)(gc_kv_load(j->scale, c) / sqrt((double)var + st->eps));          \
+			T sh = (T)gc_kv_load(j->bias, c) - mean * a;                               \
+			for (int64_t i = 0; i < st->inner; i++)                                    \
+				ys[i] = xs[i] * a + sh;                                            \
+		}                                                                                  \
+	}                                                                                          \
+	static int instnorm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
+				      gc_tensor *const *out)                                       \
+	{                                                                                          \
 		const in_state *st = n->state;                                                     \
-		const T *x = in[0]->data;                                                          \
-		T *y = out[0]->data;                                                               \
-		for (int64_t b = 0; b < st->n; b++)                                                \
-			for (int64_t c = 0; c < st->c; c++) {                                      \
-				const T *xs = x + (b * st->c + c) * st->inner;                     \
-				T *ys = y + (b * st->c + c) * st->inner;                           \
-				T mean = SUM(xs, st->inner) / (T)st->inner;                        \
-				T var = SUMSQ(xs, mean, st->inner) / (T)st->inner;                 \
-				T a = (T)(gc_kv_load(in[1], c) / sqrt((double)var + st->eps));     \
-				T sh = (T)gc_kv_load(in[2], c) - mean * a;                         \
-				for (int64_t i = 0; i < st->inner; i++)                            \
-					ys[i] = xs[i] * a + sh;                                    \
-			}                                                                          \
+		in_job j = {st, in[1], in[2], in[0]->data, out[0]->data};                          \
+		int64_t items = st->n * st->c;                                                     \
+		int t = gc_nn_par_threads(k->threads, 4.0 * (double)(items * st->inner));          \
+		gc_nn_run_parts(t, items, in_part_##sfx, &j);                                      \
 		return 0;                                                                          \
 	}
 

@@ -1,7 +1,10 @@
 /*
  * Linear quantization as ONNX defines it: QuantizeLinear (per tensor, per
  * axis or per block; y = saturate(round_half_even(x / scale) + zero_point),
- * uint8 or int8, and int16 or uint16 from opset 21), DequantizeLinear (y = (x - zero_point) * scale), DynamicQuantize-
+ * uint8 or int8, and int16 or uint16 from opset 21; float8 from opset 19:
+ * y = x / scale + zero_point rounded to the float8 type, out of range
+ * saturated or not by attribute saturate, as Cast-19), DequantizeLinear (y =
+ * (x - zero_point) * scale; output_dtype from opset 23), DynamicQuantize-
  * Linear (uint8, scale and zero point from the data, in float32 as ONNX's
  * reference computes them), MatMulInteger (int32 accumulation of
  * (a - a_zero_point)(b - b_zero_point)) and QLinearMatMul (the same,
@@ -14,6 +17,7 @@
 
 #include "../alloc.h"
 #include "../fileio.h"
+#include "float8.h"
 #include "qconv.h"
 #include "qgemm.h"
 #include "quant.h"
@@ -65,7 +69,15 @@ static inline void st8q(gc_tensor *t, int64_t i, int64_t c, float scale, float z
 typedef struct qlin_plan {
 	int64_t outer, len, inner;
 	int64_t block, nblk;
+	bool saturate; /* float8 outputs (QuantizeLinear-19) */
 } qlin_plan;
+
+/* A quantized value (a float8 type too) as a double. */
+static inline double qv_load(const gc_tensor *t, int64_t i)
+{
+	return gc_fsmall_is(t->dtype) ? gc_fsmall_to_f32(((const uint8_t *)t->data)[i], t->dtype)
+				      : gc_kv_load(t, i);
+}
 
 static inline int64_t qlin_at(const qlin_plan *p, int64_t o, int64_t c, int64_t j)
 {
@@ -96,8 +108,14 @@ static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 			for (int64_t j = 0; j < p->inner; j++) {
 				int64_t i = (o * p->len + c) * p->inner + j, q = qlin_at(p, o, c, j);
 				float sc = (float)gc_kv_load(s, q);
-				float zp = z ? (float)gc_kv_load(z, q) : 0.0f;
-				float v = rintf((float)gc_kv_load(x, i) / sc) + zp;
+				float zp = z ? (float)qv_load(z, q) : 0.0f;
+				float v = (float)gc_kv_load(x, i) / sc;
+				if (gc_fsmall_is(out[0]->dtype)) {
+					((uint8_t *)out[0]->data)[i] =
+					    gc_f32_to_fsmall(v + zp, out[0]->dtype, p->saturate);
+					continue;
+				}
+				v = rintf(v) + zp;
 				if (q8(out[0]->dtype))
 					st8(out[0], i, v);
 				else
@@ -129,19 +147,21 @@ static int run_dequantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 			for (int64_t j = 0; j < p->inner; j++) {
 				int64_t i = (o * p->len + c) * p->inner + j, q = qlin_at(p, o, c, j);
 				float sc = (float)gc_kv_load(s, q);
-				double zp = z ? gc_kv_load(z, q) : 0.0;
-				gc_kv_store(out[0], i,
-					    (double)((float)(gc_kv_load(x, i) - zp) * sc));
+				double zp = z ? qv_load(z, q) : 0.0;
+				gc_kv_store(out[0], i, (double)((float)(qv_load(x, i) - zp) * sc));
 			}
 		}
 	return 0;
 }
 
-/* The integer types of quantized tensors: 8-bit always, 16-bit from opset
- * 21 (int32 is DequantizeLinear's input only). */
+/* The types of quantized tensors: 8-bit integers always, float8 from
+ * opset 19, 16-bit integers from opset 21, float4e2m1 from 23 (int32 is
+ * DequantizeLinear's input only). */
 static bool qint(gc_dtype t, int opset)
 {
-	return q8(t) || (opset >= 21 && (t == GC_DTYPE_INT16 || t == GC_DTYPE_UINT16));
+	return q8(t) || (opset >= 19 && gc_f8_is(t)) ||
+	       (opset >= 21 && (t == GC_DTYPE_INT16 || t == GC_DTYPE_UINT16)) ||
+	       (opset >= 23 && t == GC_DTYPE_FLOAT4E2M1);
 }
 
 /* Where each scale applies: per tensor, per axis, or (block_size, opset
@@ -212,9 +232,28 @@ static int qlin_out_type(gc_kctx *k, gc_node *n, const gc_tensor *z, gc_dtype *o
 			       "type %s", odt, gc_dtype_name(z->dtype));
 	if (odt < 0 || odt >= GC_DTYPE_COUNT || !qint(*ot, n->opset))
 		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "quantizing to %s (type %d) is not supported: graphcc quantizes to "
-			       "int8, uint8%s", gc_dtype_name(*ot), (int)*ot,
-			       n->opset >= 21 ? ", int16 and uint16" : "");
+			       "quantizing to %s (type %d%s) is not supported: graphcc quantizes to "
+			       "int8, uint8%s at opset %d", gc_dtype_name(*ot), (int)*ot,
+			       z ? ", y_zero_point's" : odt ? ", output_dtype" : "",
+			       n->opset >= 23	 ? ", int16, uint16, the float8 types and float4e2m1"
+			       : n->opset >= 21 ? ", int16, uint16 and the float8 types"
+			       : n->opset >= 19 ? " and the float8 types"
+						: "",
+			       (int)n->opset);
+	return 0;
+}
+
+/* DequantizeLinear-23's output_dtype: the output type (x_scale's when 0). */
+static int dq_out_type(gc_kctx *k, gc_node *n, gc_dtype *ot)
+{
+	int64_t odt = n->opset >= 23 ? gc_attr_i(k, "output_dtype", 0) : 0;
+	if (gc_kok(k) || !odt)
+		return gc_kok(k);
+	if (odt != GC_DTYPE_FLOAT && odt != GC_DTYPE_FLOAT16 && odt != GC_DTYPE_BFLOAT16)
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute 'output_dtype' = %" PRId64 " must be float32 (1), "
+			       "float16 (10) or bfloat16 (16)", odt);
+	*ot = (gc_dtype)odt;
 	return 0;
 }
 
@@ -240,7 +279,7 @@ static int prepare_qlin(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	    !(half_scales && (s->dtype == GC_DTYPE_FLOAT16 || s->dtype == GC_DTYPE_BFLOAT16)))
 		return gc_kerr(k, GC_EINVAL, "input '%s' must be float32%s, not %s", sn,
 			       half_scales ? ", float16 or bfloat16" : "", gc_dtype_name(s->dtype));
-	if (z && (quantize ? !qint(z->dtype, n->opset) : z->dtype != x->dtype))
+	if (z && !quantize && z->dtype != x->dtype)
 		return gc_kerr(k, GC_EINVAL, "input '%s' of type %s does not fit input 'x' (%s)",
 			       zn, gc_dtype_name(z->dtype), gc_dtype_name(x->dtype));
 	qlin_plan *p = gc_kstate(k, n, sizeof *p);
@@ -250,6 +289,11 @@ static int prepare_qlin(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 		return gc_kerr(k, GC_EINVAL, "input '%s' must have the shape of '%s'", zn, sn);
 	gc_dtype ot = half_scales ? s->dtype : GC_DTYPE_FLOAT;
 	if (quantize && qlin_out_type(k, n, z, &ot))
+		return gc_kok(k);
+	if (!quantize && dq_out_type(k, n, &ot))
+		return gc_kok(k);
+	p->saturate = n->opset >= 19 && gc_attr_i(k, "saturate", 1) != 0;
+	if (gc_kok(k))
 		return gc_kok(k);
 	gc_set_shape(out[0], ot, x->rank, x->dims);
 	n->run = quantize ? run_quantize : run_dequantize;

@@ -6,6 +6,7 @@
 #include "sgemm-pack.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ void gc_pk_epi_init(gc_pk_epi *e, const gc_nn_act *act)
 	e->lo = (float)act->lo;
 	e->hi = (float)act->hi;
 	e->slope = (float)act->alpha;
+	e->offset = (float)act->beta;
 }
 
 int64_t gc_pk_s_floats(int64_t m, int64_t k)
@@ -52,11 +54,68 @@ int64_t gc_pk_s_floats(int64_t m, int64_t k)
 	return (m + GC_PK_MR - 1) / GC_PK_MR * GC_PK_MR * k;
 }
 
+#ifdef PK_X86
+/* A full panel of 8 rows of a (rs apart) into [k][8], 8 x 8 blocks at a
+ * time transposed in registers; the last k % 8 columns one by one. The
+ * scalar loop wrote 8 floats 32 bytes apart per row read, which made packing
+ * a MatMul's activations ~8 % of a transformer's run (issue 19). */
+static __attribute__((target("avx2"))) void pack_s_rows8(const float *ap, int64_t rs, int64_t k, float *dst)
+{
+	int64_t p = 0;
+	for (; p + 8 <= k; p += 8) {
+		__m256 r0 = _mm256_loadu_ps(ap + p), r1 = _mm256_loadu_ps(ap + rs + p),
+		       r2 = _mm256_loadu_ps(ap + 2 * rs + p), r3 = _mm256_loadu_ps(ap + 3 * rs + p),
+		       r4 = _mm256_loadu_ps(ap + 4 * rs + p), r5 = _mm256_loadu_ps(ap + 5 * rs + p),
+		       r6 = _mm256_loadu_ps(ap + 6 * rs + p), r7 = _mm256_loadu_ps(ap + 7 * rs + p);
+		__m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+		       t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+		       t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+		       t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+		__m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee),
+		       u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee),
+		       u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee),
+		       u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+		float *d = dst + p * GC_PK_MR;
+		_mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+		_mm256_storeu_ps(d + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+		_mm256_storeu_ps(d + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+		_mm256_storeu_ps(d + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+		_mm256_storeu_ps(d + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+		_mm256_storeu_ps(d + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+		_mm256_storeu_ps(d + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+		_mm256_storeu_ps(d + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+	}
+	for (; p < k; p++)
+		for (int64_t i = 0; i < GC_PK_MR; i++)
+			dst[p * GC_PK_MR + i] = ap[i * rs + p];
+}
+
+static int pack_s_fast(void)
+{
+	/* atomic: the pool's threads pack too (every one computes the same) */
+	static atomic_int v = -1;
+	int r = atomic_load_explicit(&v, memory_order_relaxed);
+	if (r < 0) {
+		__builtin_cpu_init();
+		r = __builtin_cpu_supports("avx2") != 0;
+		atomic_store_explicit(&v, r, memory_order_relaxed);
+	}
+	return r;
+}
+#endif
+
 void gc_pk_pack_s(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *dst)
 {
 	for (int64_t i0 = 0; i0 < m; i0 += GC_PK_MR) {
 		int64_t mr = m - i0 < GC_PK_MR ? m - i0 : GC_PK_MR;
 		const float *ap = a + i0 * rs;
+#ifdef PK_X86
+		if (cs == 1 && mr == GC_PK_MR && pack_s_fast()) {
+			pack_s_rows8(ap, rs, k, dst);
+			dst += GC_PK_MR * k;
+			continue;
+		}
+#endif
 		if (cs == 1) { /* rows of a: read along k, write strided */
 			for (int64_t i = 0; i < GC_PK_MR; i++)
 				for (int64_t p = 0; p < k; p++)
@@ -259,14 +318,55 @@ static __mmask16 lane_mask(int64_t n)
 	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
 }
 
+/* Columns [n0, n0 + nr) of plain V as a k x 48 panel (columns past nr are
+ * left as they are: the tiles mask them off). */
+static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr, float *dst)
+{
+	__mmask16 k0 = lane_mask(nr), k1 = lane_mask(nr - 16), k2 = lane_mask(nr - 32);
+	if (!g->v_cols) {
+		const float *src = g->v + n0;
+		for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+			_mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(k0, src));
+			_mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(k1, src + 16));
+			_mm512_storeu_ps(dst + 32, _mm512_maskz_loadu_ps(k2, src + 32));
+		}
+		return;
+	}
+	const int32_t *cols = g->v_cols + n0;
+	__m512i i0 = _mm512_maskz_loadu_epi32(k0, cols);
+	__m512i i1 = _mm512_maskz_loadu_epi32(k1, cols + 16);
+	__m512i i2 = _mm512_maskz_loadu_epi32(k2, cols + 32);
+	const float *src = g->v;
+	for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+		_mm512_storeu_ps(dst,
+				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k0, i0, src, 4));
+		_mm512_storeu_ps(dst + 16,
+				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k1, i1, src, 4));
+		_mm512_storeu_ps(dst + 32,
+				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k2, i2, src, 4));
+	}
+}
+
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 {
+	gc_pk_gemm_run_slot(g, p0, p1, 0);
+}
+
+void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
+{
+	float *buf =
+	    g->v_buf && !g->v_packed ? g->v_buf + slot * gc_pk_v_floats(g->k, GC_PK_NR) : NULL;
 	for (int64_t jp = p0; jp < p1; jp++) {
 		int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
 		__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
 		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
 		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
 		int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
+		if (buf) {
+			pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
+			v = buf;
+			ldv = GC_PK_NR;
+		}
 		for (int64_t i0 = 0; i0 < g->m; i0 += GC_PK_MR) {
 			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
 			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k,
@@ -278,17 +378,18 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 
 static void gemm_part(void *arg, int part, int parts, int slot)
 {
-	(void)slot;
 	const gc_pk_gemm *g = arg;
 	int64_t lo, hi;
 	gc_nn_part_range((g->n + GC_PK_NR - 1) / GC_PK_NR, part, parts, &lo, &hi);
-	gc_pk_gemm_run(g, lo, hi);
+	gc_pk_gemm_run_slot(g, lo, hi, slot);
 }
 
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {
 	int64_t panels = (g->n + GC_PK_NR - 1) / GC_PK_NR;
 	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
+	if (g->v_buf && t > GC_PK_GEMM_SLOTS)
+		t = GC_PK_GEMM_SLOTS; /* a buffer each */
 	gc_nn_parallel(t, gc_nn_par_parts(t, panels), gemm_part, (void *)g);
 }
 
@@ -305,6 +406,14 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 	(void)g;
 	(void)p0;
 	(void)p1;
+}
+
+void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
+{
+	(void)g;
+	(void)p0;
+	(void)p1;
+	(void)slot;
 }
 
 #endif

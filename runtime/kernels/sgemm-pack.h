@@ -52,6 +52,7 @@ typedef struct gc_pk_epi {
 	float alpha, beta;
 	int act; /* GC_NN_ACT_* */
 	float lo, hi, slope;
+	float offset; /* HSWISH: clamp(slope v + offset, 0, 1) v */
 } gc_pk_epi;
 
 /* An epilogue from a fused activation, with alpha = 1 and no c. */
@@ -75,20 +76,35 @@ void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, 
 void gc_pk_unpack_s(const float *src, int64_t m, int64_t k, float *a);
 void gc_pk_unpack_v(const float *src, int64_t rs, int64_t cs, int64_t k, int64_t n, float *b);
 
+/* Per-thread buffers gc_pk_gemm.v_buf holds: threads past them are not
+ * used when it is set. */
+#define GC_PK_GEMM_SLOTS 8
+
 typedef struct gc_pk_gemm {
 	int64_t m, n, k;
 	const float *s; /* packed */
 	const float *v; /* packed panels (v_packed) or rows of ldv floats */
 	int64_t ldv;
 	int v_packed;
+	/* Plain V only: when v_buf is set, each column panel is first copied
+	 * into a contiguous k x 48 buffer of its thread's (GC_PK_GEMM_SLOTS
+	 * of gc_pk_v_floats(k, GC_PK_NR) floats), so that the tiles stream it
+	 * in order rather than a row ldv floats apart at each step (a new page
+	 * for every k step of a large image: no prefetcher follows that).
+	 * v_cols: column j of V is v[p * ldv + v_cols[j]] (a strided 1x1
+	 * convolution's pixels; needs v_buf), NULL for v[p * ldv + j]. */
+	float *v_buf;
+	const int32_t *v_cols;
 	float *c;
 	int64_t ldc;
 	int64_t m0; /* row of the epilogue's c that row 0 of this product is */
 	gc_pk_epi epi;
 } gc_pk_gemm;
 
-/* The columns [48 * p0, 48 * p1) of the product (p1 <= ceil(n / 48)). */
+/* The columns [48 * p0, 48 * p1) of the product (p1 <= ceil(n / 48)),
+ * with v_buf's buffer `slot` when v_buf is set. */
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
+void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot);
 /* The whole product, its column panels split over up to `threads` threads. */
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads);
 

@@ -16,9 +16,12 @@
                                torch's (max abs error <= 1e-5); a wrong channel
                                count is refused naming the input; without
                                --dynamic the compile names the symbolic dim
-  embed/dynamic/custom-refused the demo with a symbolic batch: its custom nodes
-                               take known shapes only, so compile --dynamic is
-                               refused naming the first one (not a wrong program)
+  embed/dynamic/custom         the demo package's ScaledSwish and ChannelShuffle
+                               behind a Relu with a symbolic batch, compiled once
+                               with --dynamic, run N = 1, 3, 8 against NumPy
+                               (1e-5); with the functions library (inferShape)
+                               swapped, info still reads the program and loads
+                               nothing, run is refused naming the library
   embed/no-getenv              no runtime source reads the environment except
                                gc_runtime_init (runtime/init.c) and the opt-in
                                OPENBLAS_CORETYPE choice (runtime/blas.c): a
@@ -197,27 +200,92 @@ def dynamic_torch(ctx):
     return ("embed/dynamic/torch-cnn", fn)
 
 
-def dynamic_custom_refused(ctx):
+def _demo_ops_model(path):
+    """y = ChannelShuffle(ScaledSwish(Relu(x)), group 3) + x, x [N, 6, 4, 4]:
+    the demo package's two operations behind a built-in op, batch symbolic."""
+    import onnx
+    from onnx import helper as h, TensorProto as T
+    nodes = [h.make_node("Relu", ["x"], ["r"]),
+             h.make_node("ScaledSwish", ["r"], ["s"], domain="com.graphcc.demo",
+                         beta=list(DEMO_BETA), scale=1.5),
+             h.make_node("ChannelShuffle", ["s"], ["c"], domain="com.graphcc.demo", group=3),
+             h.make_node("Add", ["c", "x"], ["y"])]
+    g = h.make_graph(nodes, "dyn-custom",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["N", 6, 4, 4])],
+                     [h.make_tensor_value_info("y", T.FLOAT, ["N", 6, 4, 4])])
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13),
+                                             h.make_opsetid("com.graphcc.demo", 1)]), path)
+
+
+DEMO_BETA = (0.5, 1.0, 1.5, 2.0, 0.25, 3.0)
+
+
+def _demo_ops_reference(x):
+    """The model above in NumPy (float64)."""
+    x = x.astype(np.float64)
+    r = np.maximum(x, 0)
+    s = 1.5 * r / (1 + np.exp(-np.array(DEMO_BETA).reshape(1, 6, 1, 1) * r))
+    n = x.shape[0]
+    return s.reshape(n, 3, 2, 4, 4).transpose(0, 2, 1, 3, 4).reshape(n, 6, 4, 4) + x
+
+
+def dynamic_custom(ctx):
+    """Custom ops under a symbolic batch: one .gcb runs N = 1, 3, 8 against
+    NumPy; the functions library (inferShape) is pinned: swapped, the run is
+    refused naming it and no package code runs, while info still reads the
+    program without loading it."""
     def fn():
-        import onnx
         d = run.fresh_dir(os.path.join(ctx.out, "embed", "dynamic-custom"))
-        m = onnx.load(os.path.join(ctx.root, "models", "demo", "model.onnx"))
-        for v in list(m.graph.input[:1]) + list(m.graph.output):
-            dim = v.type.tensor_type.shape.dim[0]
-            dim.ClearField("dim_value")
-            dim.dim_param = "N"
-        model = os.path.join(d, "demo-n.onnx")
-        onnx.save(m, model)
+        model = os.path.join(d, "m.onnx")
+        _demo_ops_model(model)
+        pkg = os.path.join(d, "pkg")
+        shutil.copytree(os.path.join(ctx.plugins, "demo"), pkg)
+        gcb = os.path.join(d, "m.gcb")
         rc, err = _run(ctx, ["compile", model, "--dynamic", "--ops",
-                             os.path.join(ctx.plugins, "demo", "demo.yaml"), "-o",
-                             os.path.join(d, "m.gcb")], False)
-        want = ["ChannelShuffle", "only known at run time",
-                "a dynamic dimension reaches built-in ops only"]
-        if rc != 1 or any(w not in err for w in want):
-            return run.Result(False, "compile --dynamic: %s (want exit 1 naming the custom "
-                              "node)" % run.describe_rc(rc), err)
-        return run.Result(True, "refused, naming the custom node")
-    return ("embed/dynamic/custom-refused", fn)
+                             os.path.join(pkg, "demo.yaml"), "-o", gcb], False)
+        if rc != 0:
+            return run.Result(False, "compile --dynamic: " + run.describe_rc(rc), err)
+        worst = 0.0
+        for n in (1, 3, 8):
+            x = np.random.default_rng(n).standard_normal((n, 6, 4, 4)).astype(np.float32)
+            xp = os.path.join(d, "x%d.npy" % n)
+            np.save(xp, x)
+            od = os.path.join(d, "out%d" % n)
+            rc, err = _run(ctx, ["run", gcb, "--input", "x=" + xp, "--output-dir", od], False)
+            if rc != 0:
+                return run.Result(False, "N=%d: %s" % (n, run.describe_rc(rc)), err)
+            y = np.load(os.path.join(od, "y.npy"))
+            ref = _demo_ops_reference(x)
+            if y.shape != ref.shape:
+                return run.Result(False, "N=%d: output shape %s, want %s" % (n, y.shape,
+                                                                             ref.shape))
+            worst = max(worst, float(np.abs(y - ref).max()))
+        if worst > 1e-5:
+            return run.Result(False, "max abs error %g against NumPy (tolerance 1e-5)" % worst)
+        # the functions library swapped for one whose constructor leaves a marker
+        marker = os.path.join(d, "MARKER")
+        shutil.copy(os.path.join(ctx.packages, "ctor-marker", "lib", "libctor_marker_impl.so"),
+                    os.path.join(pkg, "lib", "libdemo_functions.so"))
+        env = dict(run.ENV)
+        env["GRAPHCC_TEST_MARKER"] = marker
+        p = subprocess.run([ctx.graphcc, "info", gcb], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=run.TIMEOUT, cwd=d, env=env)
+        info = run._txt(p.stdout) + run._txt(p.stderr)
+        if p.returncode != 0 or os.path.exists(marker) or "bound per input shape" not in info:
+            return run.Result(False, "info on the swapped program: %s%s" % (
+                run.describe_rc(p.returncode),
+                ", and it loaded the library" if os.path.exists(marker) else ""), info)
+        p = subprocess.run([ctx.graphcc, "run", gcb, "--input", "x=" + xp, "--output-dir",
+                            os.path.join(d, "swapped")], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=run.TIMEOUT, cwd=d, env=env)
+        err = run._txt(p.stderr)
+        want = ["libdemo_functions.so", "changed since the program was compiled"]
+        if p.returncode != 1 or any(w not in err for w in want) or os.path.exists(marker):
+            return run.Result(False, "run with the functions library swapped: %s (want exit 1 "
+                              "naming it, nothing loaded)" % run.describe_rc(p.returncode), err)
+        return run.Result(True, "N = 1, 3, 8 from one .gcb: max abs error %g; a swapped "
+                          "functions library refused" % worst)
+    return ("embed/dynamic/custom", fn)
 
 
 def no_getenv(ctx):
@@ -242,5 +310,5 @@ def no_getenv(ctx):
 
 
 def cases(ctx):
-    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx), dynamic_custom_refused(ctx),
+    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx), dynamic_custom(ctx),
             no_getenv(ctx)]

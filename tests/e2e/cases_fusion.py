@@ -220,6 +220,27 @@ def fixture_case(ctx, name):
     return run.Result(True, "%d nodes of %s; %s" % (count, m.group(2), ", ".join(sorted(ops))))
 
 
+def _export(m, x, d):
+    """torch module m on input x to d/model.onnx (opset 13, input x, output
+    y); the caller holds _EXPORT_LOCK. (The model's path, PyTorch's output.)"""
+    import torch
+    model = os.path.join(d, "model.onnx")
+    torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
+    with torch.no_grad():
+        return model, m(x).numpy()
+
+
+def _compile(ctx, model, d):
+    """graphcc compile model to d/model.gcb: (gcb, its op types, compile's
+    stdout, stderr); gcb None when compile failed (stdout then says how)."""
+    gcb = os.path.join(d, "model.gcb")
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0:
+        return None, None, run.describe_rc(rc), err
+    ops, herr = _histogram(ctx, gcb)
+    return gcb, ops, out, err + herr
+
+
 def torch_case(ctx):
     import torch
     d = run.fresh_dir(os.path.join(ctx.fix, "fusion", "torch-blocks"))
@@ -243,25 +264,65 @@ def torch_case(ctx):
             m.ln.weight.uniform_(0.5, 1.5)
             m.ln.bias.normal_()
         x = torch.randn(2, 5, 32)
-        model = os.path.join(d, "model.onnx")
-        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
-        with torch.no_grad():
-            want = m(x).numpy()
-    gcb = os.path.join(d, "model.gcb")
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
-    if rc != 0:
-        return run.Result(False, "compile: " + run.describe_rc(rc), err)
-    ops, err = _histogram(ctx, gcb)
-    need = {"LayerNormalization", "com.graphcc::Gelu", "com.graphcc::Swish"}
-    if ops is None or not need <= ops or {"Erf", "Sigmoid", "Pow", "ReduceMean"} & ops:
-        return run.Result(False, "compiled ops %s; expected %s and no Erf/Sigmoid/Pow/"
-                          "ReduceMean" % (sorted(ops or []), sorted(need)), out + err)
+        model, want = _export(m, x, d)
+    gcb, ops, out, err = _compile(ctx, model, d)
+    if gcb is None:
+        return run.Result(False, "compile: " + out, err)
+    # the GELU goes into the Linear's MatMul (fuse-matmul-gelu)
+    need = {"LayerNormalization", "MatMul", "com.graphcc::Swish"}
+    gone = {"Erf", "Sigmoid", "Pow", "ReduceMean", "com.graphcc::Gelu"}
+    if ops is None or not need <= ops or gone & ops:
+        return run.Result(False, "compiled ops %s; expected %s and none of %s"
+                          % (sorted(ops or []), sorted(need), sorted(gone)), out + err)
     o, rc, err = _run(ctx, gcb, {"x": x.numpy()}, d, [])
     if rc != 0:
         return run.Result(False, "run: " + run.describe_rc(rc), err)
     why = run.compare(os.path.join(o, "y.npy"), want, 0,
                       REL * float(np.abs(want).max()) + 1e-6)
     return run.Result(not why, why or COMPILED_RE.search(out).group(0))
+
+
+def linear_gelu_case(ctx, shared):
+    """torch Linear + GELU on a 3-D input (a transformer's feed-forward
+    block): MatMul + Add + the Erf chain become one MatMul with the bias and
+    the GELU in its epilogue (fuse-gelu, fuse-matmul-bias, fuse-matmul-gelu);
+    `shared`: the Linear's output is read by the GELU and by an Add, so the
+    GELU must stay a node of its own. Checked against PyTorch."""
+    import torch
+    name = "torch-linear-gelu" + ("-shared" if shared else "")
+    d = run.fresh_dir(os.path.join(ctx.fix, "fusion", name))
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(64, 200)
+            self.gelu = torch.nn.GELU()
+
+        def forward(self, x):
+            h = self.fc(x)
+            return self.gelu(h) + h if shared else self.gelu(h)
+
+    with _EXPORT_LOCK:
+        torch.manual_seed(23)
+        m = Block().eval()
+        x = torch.randn(3, 50, 64)
+        model, want = _export(m, x, d)
+    gcb, ops, out, err = _compile(ctx, model, d)
+    if gcb is None:
+        return run.Result(False, "compile: " + out, err)
+    want_ops = {"MatMul", "com.graphcc::Gelu", "Add"} if shared else {"MatMul"}
+    if ops != want_ops:
+        return run.Result(False, "compiled ops %s; expected %s"
+                          % (sorted(ops or []), sorted(want_ops)), out + err)
+    for threads in ("1", "2"):
+        o, rc, err = _run(ctx, gcb, {"x": x.numpy()}, d, ["--threads", threads])
+        if rc != 0:
+            return run.Result(False, "run: " + run.describe_rc(rc), err)
+        why = run.compare(os.path.join(o, "y.npy"), want, 0,
+                          REL * float(np.abs(want).max()) + 1e-6)
+        if why:
+            return run.Result(False, "%s threads, vs PyTorch: %s" % (threads, why))
+    return run.Result(True, COMPILED_RE.search(out).group(0))
 
 
 def se_case(ctx, act, gate, shared=False):
@@ -296,15 +357,10 @@ def se_case(ctx, act, gate, shared=False):
         torch.manual_seed(23)
         m = Net().eval()
         x = torch.randn(2, 3, 17, 17)
-        model = os.path.join(d, "model.onnx")
-        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
-        with torch.no_grad():
-            want = m(x).numpy()
-    gcb = os.path.join(d, "model.gcb")
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
-    if rc != 0:
-        return run.Result(False, "compile: " + run.describe_rc(rc), err)
-    ops, err = _histogram(ctx, gcb)
+        model, want = _export(m, x, d)
+    gcb, ops, out, err = _compile(ctx, model, d)
+    if gcb is None:
+        return run.Result(False, "compile: " + out, err)
     left = {"GlobalAveragePool", "HardSigmoid", "Sigmoid"} & (ops or set())
     fused = ops is not None and "com.graphcc::SqueezeExcite" in ops
     if ops is None or fused == shared or (not shared and left):
@@ -329,6 +385,8 @@ def se_case(ctx, act, gate, shared=False):
 def cases(ctx):
     out = [("fusion/" + k, (lambda k=k: fixture_case(ctx, k))) for k in _fixtures()]
     out.append(("fusion/torch-blocks", lambda: torch_case(ctx)))
+    out.append(("fusion/torch-linear-gelu", lambda: linear_gelu_case(ctx, False)))
+    out.append(("fusion/torch-linear-gelu-shared", lambda: linear_gelu_case(ctx, True)))
     for act, gate in (("relu", "hardsigmoid"), ("silu", "sigmoid"), ("none", "sigmoid")):
         out.append(("fusion/torch-se-%s-%s" % (act, gate),
                     lambda a=act, g=gate: se_case(ctx, a, g)))

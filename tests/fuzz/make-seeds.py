@@ -99,7 +99,31 @@ def models():
     m["strings"] = _model(
         [helper.make_node("StringNormalizer", ["x"], ["y"], case_change_action="UPPER")],
         [_vi("x", [2], TensorProto.STRING)], [_vi("y", [2], TensorProto.STRING)], opset=10)
+    m["image-regex"] = _image_regex_model()
     return m
+
+
+def _image_regex_model():
+    """ImageDecoder on constant JPEG and PNG bytes (decoded when compiling, so
+    the fuzzer mutates what libjpeg and libpng read) and RegexFullMatch on a
+    constant string (its pattern compiled by PCRE2)."""
+    import io
+
+    from PIL import Image
+    px = (np.random.default_rng(7).random((6, 9, 3)) * 255).astype(np.uint8)
+    blobs = []
+    for fmt in ("JPEG", "PNG"):
+        b = io.BytesIO()
+        Image.fromarray(px).save(b, format=fmt)
+        blobs.append(numpy_helper.from_array(np.frombuffer(b.getvalue(), np.uint8).copy(),
+                                             fmt.lower()))
+    text = helper.make_tensor("text", TensorProto.STRING, [2], [b"ab12", b"x"])
+    return _model(
+        [helper.make_node("ImageDecoder", ["jpeg"], ["rgb"]),
+         helper.make_node("ImageDecoder", ["png"], ["grey"], pixel_format="Grayscale"),
+         helper.make_node("RegexFullMatch", ["text"], ["hit"], pattern=r"[a-z]+\d*")],
+        [], [_vi("rgb", None, TensorProto.UINT8), _vi("grey", None, TensorProto.UINT8),
+             _vi("hit", [2], TensorProto.BOOL)], blobs + [text], opset=20)
 
 
 def tensors():

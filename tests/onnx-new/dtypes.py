@@ -1,6 +1,7 @@
 """Element types NumPy and ONNX 1.12 lack, done by hand so the test
 generator and runner need neither ml_dtypes nor a newer onnx: bfloat16,
-the four float8 types, int4/uint4 (ONNX TensorProto.DataType 16..22).
+the four float8 types, int4/uint4 (ONNX TensorProto.DataType 16..22),
+float4e2m1 (23).
 
 Values travel as float32 (or int8/uint8 for int4) arrays; the stored form
 is the type's bit pattern (uint16 for bfloat16, uint8 for the others), as
@@ -9,18 +10,40 @@ is the type's bit pattern (uint16 for bfloat16, uint8 for the others), as
 """
 import numpy as np
 
-BFLOAT16, FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, UINT4, INT4 = range(16, 23)
+BFLOAT16, FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, UINT4, INT4, FLOAT4E2M1 = \
+    range(16, 24)
 
 # ONNX type code -> name (the name graphcc's messages and .npy use)
 NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
          8: "string", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64",
          16: "bfloat16", 17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2",
-         20: "float8e5m2fnuz", 21: "uint4", 22: "int4"}
+         20: "float8e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4e2m1"}
 CODES = {v: k for k, v in NAMES.items()}
 
 # The NumPy type that carries values of a special type in the test scripts.
 CARRIER = {BFLOAT16: np.float32, FLOAT8E4M3FN: np.float32, FLOAT8E4M3FNUZ: np.float32,
-           FLOAT8E5M2: np.float32, FLOAT8E5M2FNUZ: np.float32, UINT4: np.uint8, INT4: np.int8}
+           FLOAT8E5M2: np.float32, FLOAT8E5M2FNUZ: np.float32, UINT4: np.uint8, INT4: np.int8,
+           FLOAT4E2M1: np.float32}
+PACKED4 = (UINT4, INT4, FLOAT4E2M1)  # two per byte in .pb raw_data
+F4_MAGNITUDES = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float32)
+
+
+def f4_encode(x):
+    """float32 -> float4e2m1 codes: nearest, ties to the even code, beyond 6
+    (and infinity) +-6, NaN +6, as ONNX's reference (Cast-23)."""
+    x = np.asarray(x, np.float32)
+    a = np.abs(x)
+    # upper bounds of each code's interval; <= where the tie goes down to an even code
+    code = np.select([a <= 0.25, a < 0.75, a <= 1.25, a < 1.75, a <= 2.5, a < 3.5, a <= 5.0],
+                     [0, 1, 2, 3, 4, 5, 6], 7).astype(np.uint8)
+    code |= np.where(np.signbit(x), 8, 0).astype(np.uint8)
+    return np.where(np.isnan(x), np.uint8(7), code).astype(np.uint8)
+
+
+def f4_decode(bits):
+    b = np.asarray(bits, np.uint8)
+    m = F4_MAGNITUDES[b & 7]
+    return np.where(b & 8, -m, m).astype(np.float32)
 SPECIAL = set(CARRIER)
 
 # float8 layouts: (exponent bits, mantissa bits, bias, fnuz?, has inf?)
@@ -119,6 +142,8 @@ def encode(x, code, saturate=True):
         return f8_encode(x, code, saturate)
     if code in (INT4, UINT4):
         return np.asarray(x).astype(np.int8 if code == INT4 else np.uint8).view(np.uint8)
+    if code == FLOAT4E2M1:
+        return f4_encode(x)
     raise ValueError("type %d is not special" % code)
 
 
@@ -133,6 +158,8 @@ def decode(bits, code):
         return np.where(b >= 8, b.astype(np.int16) - 16, b).astype(np.int8)
     if code == UINT4:
         return (np.asarray(bits, np.uint8) & 0xF).astype(np.uint8)
+    if code == FLOAT4E2M1:
+        return f4_decode(bits)
     raise ValueError("type %d is not special" % code)
 
 

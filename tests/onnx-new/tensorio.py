@@ -23,7 +23,7 @@ def to_proto(name, code, values):
     t.name, t.data_type = name, code
     t.dims.extend(values.shape)
     bits = dtypes.encode(values, code, saturate=False)  # exact: inf stays inf
-    if code in (dtypes.INT4, dtypes.UINT4):
+    if code in dtypes.PACKED4:
         t.raw_data = dtypes.pack4(bits).tobytes()
     else:
         t.raw_data = bits.astype("<u2" if code == dtypes.BFLOAT16 else np.uint8).tobytes()
@@ -41,7 +41,7 @@ def from_proto(t):
         return code, a
     shape = tuple(t.dims)
     n = int(np.prod(shape)) if shape else 1
-    if code in (dtypes.INT4, dtypes.UINT4):
+    if code in dtypes.PACKED4:
         bits = dtypes.unpack4(t.raw_data, n) if t.raw_data else \
             np.array(t.int32_data, np.int64).astype(np.uint8)
     elif t.raw_data:

@@ -14,7 +14,7 @@ import dtypes
 import tensorio
 
 TYPES = ("bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "int4",
-         "uint4")
+         "uint4", "float4e2m1")
 
 
 def npy_with_descr(path, descr, bits, shape):
@@ -32,6 +32,8 @@ def values_for(code):
         return (np.arange(15) % 16 + lo).astype(dtypes.CARRIER[code]).reshape(3, 5)
     if code == dtypes.BFLOAT16:
         return dtypes.round_trip(np.linspace(-3, 3, 15, dtype=np.float32), code).reshape(3, 5)
+    if code == dtypes.FLOAT4E2M1:  # every code but -6
+        return dtypes.decode(np.arange(15, dtype=np.uint8), code).reshape(3, 5)
     v = dtypes.decode(np.arange(0, 256, 17, dtype=np.uint8)[:15], code)
     return v.reshape(3, 5)
 
@@ -55,7 +57,8 @@ def run_checks(graphcc, work):
         g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "types",
                               [helper.make_tensor_value_info("x", code, vals.shape)],
                               [helper.make_tensor_value_info("y", code, vals.shape)])
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid(
+            "", 23 if code == dtypes.FLOAT4E2M1 else 20)])
         model = os.path.join(work, "%s.onnx" % name)
         onnx.save(m, model)
         size = 2 if code == dtypes.BFLOAT16 else 1
@@ -64,7 +67,8 @@ def run_checks(graphcc, work):
         npy_with_descr(void, "<V2" if size == 2 else "|V1", bits, vals.shape)
         files["npy void"] = void
         mlname = {"float8e4m3fn": "float8_e4m3fn", "float8e4m3fnuz": "float8_e4m3fnuz",
-                  "float8e5m2": "float8_e5m2", "float8e5m2fnuz": "float8_e5m2fnuz"}.get(name, name)
+                  "float8e5m2": "float8_e5m2", "float8e5m2fnuz": "float8_e5m2fnuz",
+                  "float4e2m1": "float4_e2m1fn"}.get(name, name)
         named = os.path.join(work, "%s-named.npy" % name)
         npy_with_descr(named, mlname, bits, vals.shape)
         files["npy ml_dtypes name"] = named

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "check.h"
 #include "session-impl.h"
 
@@ -148,19 +149,24 @@ static void test_dynamic_batch(void)
 	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
 	static float x[64 * K];
 	double t_new = 0, t_kept = 0;
+	long long a_new = 0, a_kept = 0;
 	for (int n = 33; n <= 64; n++) {
 		gc_tensor t = { .data = x, .dims = { n, K }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
 		for (int pass = 0; pass < 2; pass++) {
+			long long a0 = gc_alloc_count();
 			double t0 = now_s();
 			CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
 			CHECK_INT(gc_session_run(s, &err), 0);
 			*(pass ? &t_kept : &t_new) += now_s() - t0;
+			*(pass ? &a_kept : &a_new) += gc_alloc_count() - a0;
 		}
 	}
-	printf("dynamic: N = 33..64, mean run on a new shape %.1f us (prepares %d nodes), on a "
-	       "kept shape %.1f us; prepared %llu, reused %llu\n",
-	       t_new / 32 * 1e6, (int)(s->prep_stats.prepared / 32), t_kept / 32 * 1e6,
-	       (unsigned long long)s->prep_stats.prepared,
+	CHECK_INT(a_kept, 0);
+	printf("dynamic: N = 33..64, mean run on a new shape %.1f us (prepares %d nodes, %.1f "
+	       "allocations), on a kept shape %.1f us (%.1f allocations); prepared %llu, reused "
+	       "%llu\n",
+	       t_new / 32 * 1e6, (int)(s->prep_stats.prepared / 32), (double)a_new / 32,
+	       t_kept / 32 * 1e6, (double)a_kept / 32, (unsigned long long)s->prep_stats.prepared,
 	       (unsigned long long)s->prep_stats.reused);
 	gc_session_free(s);
 	gc_program_free(p);
@@ -209,4 +215,63 @@ static void test_value_dependent_shape(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dynamic_batch), TEST(test_value_dependent_shape))
+/* Memory planned per input shape (dyn-plan.h): the first run of a shape
+ * plans its dynamic tensors into one region with reuse (the plan is
+ * smaller than their sum); a later run of a kept shape places every
+ * tensor by the plan and allocates nothing; more shapes than the cache
+ * keeps still run right. */
+static void test_plan_per_shape(void)
+{
+	gc_graph *g = mlp();
+	gc_compile_options co = { .dynamic_dims = 1 };
+	gc_program *p = NULL;
+	gc_error err = { 0 };
+	CHECK_INT(gc_compile(g, &co, &p, &err), 0);
+	gc_graph_free(g);
+	gc_session *s = NULL;
+	CHECK_INT(gc_session_new(p, NULL, &s, &err), 0);
+	const gc_dyn_plans *d = s->plans;
+	CHECK(d != NULL);
+	CHECK_INT(run_rows(s, 5, &err), 0); /* new: its own buffers, then a plan */
+	CHECK_INT(d->plans_made, 1);
+	CHECK_INT(d->runs_planned, 0);
+	const gc_dyn_plan *e = &d->e[0];
+	CHECK(e->used);
+	uint64_t sum = 0;
+	int planned = 0;
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (e->off[t] != GC_DYN_PLAN_NONE) {
+			sum += e->bytes[t];
+			planned++;
+			CHECK_INT(e->off[t] % 64, 0);
+		}
+	CHECK(planned >= 4);
+	CHECK(e->total < sum); /* tensors of disjoint lifetimes share bytes */
+	printf("plan: N = 5, %d dynamic tensors of %llu bytes in a region of %llu bytes\n",
+	       planned, (unsigned long long)sum, (unsigned long long)e->total);
+	long long before = gc_alloc_count();
+	CHECK_INT(run_rows(s, 5, &err), 0); /* kept */
+	CHECK_INT(gc_alloc_count() - before, 0);
+	CHECK_INT(d->runs_planned, 1);
+	/* every dynamic tensor of the run lies in the region */
+	const unsigned char *r = d->region.data;
+	for (int32_t t = 0; t < p->n_tensors; t++)
+		if (e->off[t] != GC_DYN_PLAN_NONE)
+			CHECK((const unsigned char *)s->tensors[t].data == r + e->off[t]);
+	CHECK_INT(run_rows(s, 9, &err), 0); /* new */
+	CHECK_INT(d->plans_made, 2);
+	before = gc_alloc_count();
+	CHECK_INT(run_rows(s, 5, &err), 0);
+	CHECK_INT(run_rows(s, 9, &err), 0);
+	CHECK_INT(run_rows(s, 5, &err), 0);
+	CHECK_INT(gc_alloc_count() - before, 0);
+	CHECK_INT(d->runs_planned, 4);
+	for (int n = 1; n <= 12; n++) /* more shapes than kept plans */
+		CHECK_INT(run_rows(s, n, &err), 0);
+	for (int n = 12; n >= 1; n--)
+		CHECK_INT(run_rows(s, n, &err), 0);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+TEST_MAIN(TEST(test_dynamic_batch), TEST(test_value_dependent_shape), TEST(test_plan_per_shape))

@@ -16,6 +16,8 @@
  */
 #include <graphcc/runtime.h>
 
+#include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +28,7 @@
 #include "check.h"
 #include "harness.h"
 #include "kernels/nn-act.h"
+#include "kernels/nn-par.h"
 #include "kernels/sgemm-pack.h"
 
 #define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -320,6 +323,66 @@ static void test_fast_conv_1x1(void)
 	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
+}
+
+/* Strided 1x1 convolutions on the row GEMM (outputs long enough for it),
+ * which gathers each panel of 48 output pixels from the input as it goes:
+ * tails of the panels and of the 8-row tiles, groups, batches, unequal
+ * strides, 1-D and 3-D. */
+static void test_fast_conv_1x1_strided(void)
+{
+	rng_state = 11;
+	static const conv_case cases[] = {
+	    C2(1, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1), /* 56 x 49: N tail 8, M 5 x 8 */
+	    C2(2, 18, 20, 2, 64, 70, 1, 2, 0, 1, 0, 1),	 /* groups, batch 2, M tail */
+	    C2(1, 8, 16, 1, 150, 149, 1, 3, 0, 1, 1, 1), /* stride 3 */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 16,
+	     .m = 12,
+	     .g = 1,
+	     .in = {50, 61},
+	     .k = {1, 1},
+	     .s = {2, 1},
+	     .d = {1, 1},
+	     .bias = 1,
+	     .fast = 1}, /* strided along h only */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 9,
+	     .m = 33,
+	     .g = 1,
+	     .in = {40, 121},
+	     .k = {1, 1},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .bias = 1,
+	     .fast = 1}, /* along w only */
+	    {.nsp = 1,
+	     .n = 2,
+	     .c = 12,
+	     .m = 24,
+	     .g = 1,
+	     .in = {1999},
+	     .k = {1},
+	     .s = {2},
+	     .d = {1},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 3,
+	     .n = 1,
+	     .c = 6,
+	     .m = 20,
+	     .g = 1,
+	     .in = {7, 40, 41},
+	     .k = {1, 1, 1},
+	     .s = {2, 2, 2},
+	     .d = {1, 1, 1},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 1, 1));
 }
 
 /* 3x3, 5x5, 7x7 and odd kernels on the channel kernel. */
@@ -715,6 +778,188 @@ static void test_fast_matmul(void)
 		}
 }
 
+static int rerun(harness_run *h, gc_tensor **in, int threads, float *y);
+
+/* MatMul [b, m, k] x [k, n] with a fused bias and GELU (_gc_activation
+ * "Gelu" or "GeluTanh", lib/pass-matmul-gelu.c) on each kernel path: the
+ * packed one split by columns and by rows, a few rows, OpenBLAS (the
+ * reference); against libm's erf and tanh in double, and split over 2 and
+ * 3 threads giving the one-thread bytes. */
+static void test_fast_matmul_gelu(void)
+{
+	rng_state = 13;
+	static const struct {
+		int64_t b, m, n, k;
+	} cases[] = {{1, 128, 256, 64}, {1, 40, 600, 70}, {3, 5, 70, 9}, {1, 4, 33, 50}};
+	for (int ci = 0; ci < LEN(cases); ci++)
+		for (int tanh_form = 0; tanh_form < 2; tanh_form++) {
+			int64_t rows = cases[ci].b * cases[ci].m, n = cases[ci].n, k = cases[ci].k;
+			float *A = rnd_buf(rows * k), *B = rnd_buf(k * n), *bias = rnd_buf(n);
+			double *want = malloc((size_t)(rows * n) * sizeof(double));
+			double *mag = malloc((size_t)(rows * n) * sizeof(double));
+			for (int64_t i = 0; i < rows; i++)
+				for (int64_t j = 0; j < n; j++) {
+					double x = bias[j], am = fabs(x);
+					for (int64_t p = 0; p < k; p++) {
+						x += (double)A[i * k + p] * B[p * n + j];
+						am += fabs((double)A[i * k + p] * B[p * n + j]);
+					}
+					want[i * n + j] =
+					    tanh_form ? 0.5 * x *
+							    (1 + tanh(sqrt(2 / M_PI) *
+								      (x + 0.044715 * x * x * x)))
+						      : 0.5 * x * (1 + erf(x / sqrt(2)));
+					mag[i * n + j] = 1.2 * am;
+				}
+			gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 3,
+						      (int64_t[]){cases[ci].b, cases[ci].m, k}, A);
+			gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){k, n}, B);
+			gc_tensor tbias = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, bias);
+			gc_tensor *ins[] = {&tA, &tB};
+			const char *kind = tanh_form ? "GeluTanh" : "Gelu";
+			gc_attr attrs[] = {
+			    {.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &tbias},
+			    {.name = "_gc_activation",
+			     .type = GC_ATTR_STRING,
+			     .n = (int64_t)strlen(kind),
+			     .v.s = kind}};
+			harness_run fast, ref;
+			int ok = run_both(gc_prepare_MatMul, "MatMul", 2, ins, 2, attrs, &fast,
+					  &ref) == 0;
+			ok = ok && close_to("fast", fast.out[0].data, want, mag, rows * n);
+			ok = ok && close_to("reference", ref.out[0].data, want, mag, rows * n);
+			float *y2 = malloc((size_t)(rows * n) * sizeof(float)),
+			      *y3 = malloc((size_t)(rows * n) * sizeof(float));
+			ok = ok && rerun(&fast, ins, 2, y2) == 0 && rerun(&fast, ins, 3, y3) == 0 &&
+			     !memcmp(fast.out[0].data, y2, (size_t)(rows * n) * sizeof(float)) &&
+			     !memcmp(fast.out[0].data, y3, (size_t)(rows * n) * sizeof(float));
+			if (!ok)
+				fprintf(stderr, "  matmul case %d, %s\n", ci, kind);
+			harness_free(&fast);
+			harness_free(&ref);
+			free(A);
+			free(B);
+			free(bias);
+			free(want);
+			free(mag);
+			free(y2);
+			free(y3);
+			CHECK(ok);
+		}
+	/* other types and the other kernels refuse it */
+	double one = 1;
+	gc_tensor dA = harness_tensor(GC_DTYPE_DOUBLE, 2, (int64_t[]){1, 1}, &one);
+	gc_tensor *dins[] = {&dA, &dA};
+	gc_attr gelu = {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Gelu"};
+	harness_run h;
+	CHECK(harness_op(&h, gc_prepare_MatMul, "MatMul", 13, 2, dins, 1, 1, &gelu) != 0);
+	CHECK(strstr(h.err.msg, "only float32") != NULL);
+	harness_free(&h);
+	float f = 1;
+	gc_tensor fA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){1, 1}, &f);
+	gc_tensor *fins[] = {&fA, &fA, &fA};
+	CHECK(harness_op(&h, gc_prepare_Gemm, "Gemm", 13, 3, fins, 1, 1, &gelu) != 0);
+	harness_free(&h);
+}
+
+/* Softmax of masked scores (swin_t adds -100 to masked ones): what falls
+ * below FLT_MIN is 0, never a denormal (a MatMul by denormal attention
+ * weights took 3x the whole model's time), and the rest is e^x / sum. */
+static void test_softmax_no_denormals(void)
+{
+	int64_t rows = 3, len = 70;
+	float *x = malloc((size_t)(rows * len) * sizeof(float));
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < len; j++)
+			x[r * len + j] = j < 3 ? (float)(j + r) : -(80.0f + (float)(j % 30)) + (float)r;
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){rows, len}, x);
+	gc_tensor *ins[] = {&tx};
+	harness_run h;
+	int ok = harness_op(&h, gc_prepare_Softmax, "Softmax", 13, 1, ins, 1, 0, NULL) == 0;
+	const float *y = ok ? h.out[0].data : NULL;
+	for (int64_t r = 0; ok && r < rows; r++) {
+		double mx = -INFINITY, sum = 0;
+		for (int64_t j = 0; j < len; j++)
+			mx = fmax(mx, x[r * len + j]);
+		for (int64_t j = 0; j < len; j++)
+			sum += exp((double)x[r * len + j] - mx);
+		for (int64_t j = 0; j < len && ok; j++) {
+			double want = exp((double)x[r * len + j] - mx) / sum;
+			float got = y[r * len + j];
+			if (fpclassify(got) == FP_SUBNORMAL ||
+			    !(fabs(got - want) <= 1e-6 * want + (want < FLT_MIN ? FLT_MIN : 0))) {
+				fprintf(stderr, "  softmax row %" PRId64 " [%" PRId64 "]: %g, want %g\n",
+					r, j, (double)got, want);
+				ok = 0;
+			}
+		}
+	}
+	harness_free(&h);
+	free(x);
+	CHECK(ok);
+}
+
+/* Whether the mapping holding p was advised MADV_HUGEPAGE ("hg" in its
+ * VmFlags); -1 when /proc/self/smaps cannot say. */
+static int advised_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0, found = -1;
+	uintptr_t a = (uintptr_t)p;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = a >= lo && a < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			found = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A MatMul's packed weights of 2 MiB and more (an LLM's vocabulary head)
+ * start on a 2 MiB boundary and are advised onto huge pages where the
+ * kernel has them; smaller ones are not. */
+static void test_fast_packed_huge(void)
+{
+	if (!gc_pk_usable())
+		return;
+	rng_state = 14;
+	for (int big = 0; big < 2; big++) {
+		int64_t m = 16, k = big ? 1024 : 64, n = 600;
+		float *A = rnd_buf(m * k), *B = rnd_buf(k * n);
+		gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, k}, A);
+		gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){k, n}, B);
+		gc_tensor *ins[] = {&tA, &tB};
+		harness_run h;
+		gc_runtime_init(NULL, NULL);
+		CHECK_INT(harness_op(&h, gc_prepare_MatMul, "MatMul", 13, 2, ins, 1, 0, NULL), 0);
+		CHECK_INT(h.node.n_packed, 1);
+		const void *pk = h.node.packed[0].data;
+		FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+		if (big) {
+			CHECK(h.node.packed[0].nbytes >= (2u << 20));
+			CHECK((uintptr_t)pk % (2u << 20) == 0);
+			if (thp)
+				CHECK_INT(advised_huge(pk), 1);
+		} else {
+			CHECK(h.node.packed[0].nbytes < (2u << 20));
+			if (thp)
+				CHECK_INT(advised_huge(pk), 0);
+		}
+		if (thp)
+			fclose(thp);
+		harness_free(&h);
+		free(A);
+		free(B);
+	}
+}
+
 /* ---- the kernels themselves ---- */
 
 /* The row GEMM with V read as plain rows (a Conv 1x1's input) and packed,
@@ -774,6 +1019,42 @@ static void test_fast_row_gemm(void)
 	CHECK(ok);
 }
 
+/* S packing, rows of a (any row stride, the 8 x 8 register transposes and
+ * their tails): S[i][p] at panel i / 8, offset p * 8 + i % 8, rows past m
+ * zero. Runs wherever the CPU is (the packing has a plain path too). */
+static void test_fast_pack_s(void)
+{
+	static const int64_t shapes[][3] = {/* m, k, rs */
+					    {8, 8, 8},	  {16, 64, 70}, {21, 37, 37},
+					    {9, 3, 5},	  {40, 17, 40}, {8, 2048, 2048}};
+	rng_state = 12;
+	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+		int64_t m = shapes[c][0], k = shapes[c][1], rs = shapes[c][2];
+		float *a = rnd_buf(m * rs);
+		int64_t nf = gc_pk_s_floats(m, k);
+		float *sp = malloc((size_t)nf * sizeof(float));
+		for (int64_t i = 0; i < nf; i++)
+			sp[i] = NAN;
+		gc_pk_pack_s(a, rs, 1, m, k, sp);
+		int ok = 1;
+		for (int64_t i = 0; i < (m + 7) / 8 * 8 && ok; i++)
+			for (int64_t p = 0; p < k && ok; p++) {
+				float got = sp[i / 8 * 8 * k + p * 8 + i % 8];
+				float want = i < m ? a[i * rs + p] : 0.0f;
+				if (!(got == want)) {
+					fprintf(stderr, "  pack_s m=%" PRId64 " k=%" PRId64
+							" rs=%" PRId64 ": S[%" PRId64 "][%" PRId64
+							"] = %g, want %g\n",
+						m, k, rs, i, p, got, want);
+					ok = 0;
+				}
+			}
+		free(a);
+		free(sp);
+		CHECK(ok);
+	}
+}
+
 /* ---- threads ---- */
 
 /* Runs h's node again with `threads` threads into a fresh output. */
@@ -798,8 +1079,12 @@ static void test_fast_threads(void)
 	static const conv_case convs[] = {
 	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
 	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
+	    C2(2, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1),   /* row GEMM, strided */
 	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
 	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
+	    /* depthwise blocked, 16 + 4 channels in 3 bands of rows: the
+	     * threads split the bands */
+	    C2(1, 20, 20, 20, 150, 27, 3, 1, 1, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
@@ -859,6 +1144,49 @@ static void test_fast_threads(void)
 	free(B);
 	free(C);
 	free(y4);
+	CHECK(ok);
+	/* a MatMul to a narrow output (5 panels, the last partial; 13 tiles of
+	 * rows, the last partial): its rows are split, each part packing its own */
+	m = 100, n = 200, kk = 300;
+	A = rnd_buf(m * kk), B = rnd_buf(kk * n), C = rnd_buf(n);
+	gc_tensor mA = harness_tensor(GC_DTYPE_FLOAT, 3, (int64_t[]){1, m, kk}, A);
+	gc_tensor mB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){kk, n}, B);
+	gc_tensor mC = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, C);
+	gc_tensor *mins[] = {&mA, &mB};
+	gc_attr mattrs[] = {{.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &mC},
+			    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	rc = harness_op(&h, gc_prepare_MatMul, "MatMul", 13, 2, mins, 1, LEN(mattrs), mattrs);
+	float *y2 = malloc((size_t)(m * n) * sizeof(float));
+	y4 = malloc((size_t)(m * n) * sizeof(float));
+	uint64_t jobs = gc_nn_par_jobs();
+	ok = rc == 0 && rerun(&h, mins, 2, y2) == 0 && rerun(&h, mins, 3, y4) == 0 &&
+	     !memcmp(h.out[0].data, y2, (size_t)(m * n) * sizeof(float)) &&
+	     !memcmp(h.out[0].data, y4, (size_t)(m * n) * sizeof(float));
+	ok = ok && (!gc_pk_usable() || gc_nn_par_jobs() > jobs);
+	if (!ok)
+		fprintf(stderr, "  matmul split by rows: %s\n", rc ? h.err.msg : "differs");
+	harness_free(&h);
+	free(A);
+	free(B);
+	free(C);
+	free(y2);
+	free(y4);
+	CHECK(ok);
+	/* Softmax over the last axis (attention's scores), its rows split */
+	int64_t rows = 4 * 96, len = 97;
+	A = rnd_buf(rows * len);
+	gc_tensor sx = harness_tensor(GC_DTYPE_FLOAT, 3, (int64_t[]){4, 96, len}, A);
+	gc_tensor *sins[] = {&sx};
+	rc = harness_op(&h, gc_prepare_Softmax, "Softmax", 13, 1, sins, 1, 0, NULL);
+	y2 = malloc((size_t)(rows * len) * sizeof(float));
+	jobs = gc_nn_par_jobs();
+	ok = rc == 0 && rerun(&h, sins, 2, y2) == 0 && gc_nn_par_jobs() > jobs &&
+	     !memcmp(h.out[0].data, y2, (size_t)(rows * len) * sizeof(float));
+	if (!ok)
+		fprintf(stderr, "  softmax split by rows: %s\n", rc ? h.err.msg : "differs");
+	harness_free(&h);
+	free(A);
+	free(y2);
 	CHECK(ok);
 }
 
@@ -921,7 +1249,9 @@ static void test_fast_threads_callers(void)
 	CHECK(ok);
 }
 
-TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_spatial), TEST(test_fast_conv_1d_3d),
-	  TEST(test_fast_conv_depthwise), TEST(test_fast_conv_weights_unknown),
-	  TEST(test_fast_conv_nan), TEST(test_fast_gemm), TEST(test_fast_matmul),
-	  TEST(test_fast_row_gemm), TEST(test_fast_threads), TEST(test_fast_threads_callers))
+TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
+	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
+	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
+	  TEST(test_fast_matmul), TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals),
+	  TEST(test_fast_packed_huge), TEST(test_fast_row_gemm), TEST(test_fast_pack_s),
+	  TEST(test_fast_threads), TEST(test_fast_threads_callers))

@@ -6,7 +6,8 @@
  * packed kernel and on OpenBLAS), Gemm (matrix-vector, packed), ConvTranspose
  * (its product on OpenBLAS), element-wise
  * and broadcast binary ops, reductions, pooling (row path, window loops,
- * global), Resize, Transpose, Slice and Concat. Each split computes every
+ * global), Instance- and GroupNormalization, Resize, Transpose, Slice and
+ * Concat. Each split computes every
  * output element as one thread does (whole rows or columns of a GEMM, of a
  * reduction's kept axis, of a copy), so the results are bit-identical --
  * except where a block of a product goes to OpenBLAS: OpenBLAS picks its
@@ -477,6 +478,55 @@ static void test_resize_threads(void)
 	free(x);
 }
 
+/* InstanceNormalization (planes) and GroupNormalization (groups of
+ * channels, opset 21's per-channel scale), against plain double loops. */
+static void test_norm_threads(void)
+{
+	const int64_t N = 2, C = 6, H = 40, W = 50, inner = H * W, G = 3;
+	float *x = rnd_buf(N * C * inner), *sc = rnd_buf(C), *bi = rnd_buf(C);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){N, C, H, W}, x);
+	gc_tensor ts = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){C}, sc);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){C}, bi);
+	gc_tensor *ins[] = {&tx, &ts, &tb};
+	double *want = malloc((size_t)(N * C * inner) * sizeof *want);
+	double *scale = malloc((size_t)(N * C * inner) * sizeof *scale);
+	for (int op = 0; op < 2; op++) {
+		int64_t per = op ? C / G : 1; /* channels a statistic spans */
+		for (int64_t s0 = 0; s0 < N * C; s0 += per) {
+			double m = 0, v = 0, len = (double)(per * inner);
+			for (int64_t i = 0; i < per * inner; i++)
+				m += x[s0 * inner + i];
+			m /= len;
+			for (int64_t i = 0; i < per * inner; i++)
+				v += (x[s0 * inner + i] - m) * (x[s0 * inner + i] - m);
+			v /= len;
+			for (int64_t i = 0; i < per * inner; i++) {
+				int64_t c = (s0 + i / inner) % C, e = s0 * inner + i;
+				want[e] = (x[e] - m) / sqrt(v + 1e-5) * sc[c] + bi[c];
+				scale[e] = fabs(want[e]) + 1;
+			}
+		}
+		gc_attr attrs[] = {{.name = "num_groups", .type = GC_ATTR_INT, .v.i = G}};
+		harness_run h;
+		int rc = op ? harness_op(&h, gc_prepare_GroupNormalization, "GroupNormalization",
+					 21, 3, ins, 1, 1, attrs)
+			    : harness_op(&h, gc_prepare_InstanceNormalization,
+					 "InstanceNormalization", 6, 3, ins, 1, 0, NULL);
+		if (rc)
+			fprintf(stderr, "  %s\n", h.err.msg);
+		CHECK_INT(rc, 0);
+		const char *what = op ? "GroupNormalization" : "InstanceNormalization";
+		CHECK(near_all(h.out[0].data, want, scale, N * C * inner, what));
+		check_threads(&h, ins, what);
+		harness_free(&h);
+	}
+	free(want);
+	free(scale);
+	free(x);
+	free(sc);
+	free(bi);
+}
+
 static void test_copy_threads(void)
 {
 	/* Transpose [1, 256, 8, 64] -> [1, 8, 256, 64] (heads) and
@@ -583,4 +633,4 @@ static void test_copy_threads(void)
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
 	  TEST(test_elementwise_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
-	  TEST(test_copy_threads))
+	  TEST(test_norm_threads), TEST(test_copy_threads))

@@ -223,8 +223,18 @@ typedef struct conv_case {
 	int64_t n, c, h, w, m, kh, kw, group, sh, sw, pad;
 	int bias, bn;
 	gc_dtype dt;
-	const char *act; /* Relu, Clip, Clip6 (bounds from Constant nodes), LeakyRelu, NULL */
+	/* Relu, Clip, Clip6 (bounds from Constant nodes), LeakyRelu, Swish
+	 * (Mul(c, Sigmoid(c))), HardSwish, HSigMul (Mul(c, HardSigmoid(c)),
+	 * alpha 1/6), NULL */
+	const char *act;
 } conv_case;
+
+/* Whether the activation is one of the smooth ones (no exact zeros to see
+ * it by; its graph has two nodes after the Conv). */
+static int smooth_act(const char *act)
+{
+	return act && (!strcmp(act, "Swish") || !strcmp(act, "HSigMul") || !strcmp(act, "HardSwish"));
+}
 
 /* x -> Conv -> "c" [-> BatchNormalization -> "b"] [-> act] -> "y". With
  * `pin`, the Conv's output is also a graph output: nothing fuses. */
@@ -232,7 +242,7 @@ static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
 {
 	gc_graph *g = gc_graph_new(cc->name);
 	rng_state = 99; /* the same weights for both variants */
-	gc_graph_set_opset(g, "", 13, err);
+	gc_graph_set_opset(g, "", cc->act && !strcmp(cc->act, "HardSwish") ? 14 : 13, err);
 	int64_t xd[4] = {cc->n, cc->c, cc->h, cc->w};
 	int64_t wd[4] = {cc->m, cc->c / cc->group, cc->kh, cc->kw};
 	if (cc->nsp == 1) {
@@ -278,6 +288,13 @@ static gc_graph *build_conv(const conv_case *cc, int pin, gc_error *err)
 			add_scalar(g, "lo", cc->dt, -0.25, err);
 			add_scalar(g, "hi", cc->dt, 0.5, err);
 			gc_graph_add_node(g, "act", "", "Clip", 3, ain, 1, aout, 0, NULL, err);
+		} else if (!strcmp(cc->act, "Swish") || !strcmp(cc->act, "HSigMul")) {
+			int hard = !strcmp(cc->act, "HSigMul");
+			gc_attr hs[2] = {attr_f("alpha", (float)(1.0 / 6)), attr_f("beta", 0.5f)};
+			const char *sout[] = {"s"}, *min[] = {last, "s"};
+			gc_graph_add_node(g, "gate", "", hard ? "HardSigmoid" : "Sigmoid", 1, ain, 1,
+					  sout, hard ? 2 : 0, hs, err);
+			gc_graph_add_node(g, "act", "", "Mul", 2, min, 1, aout, 0, NULL, err);
 		} else {
 			gc_graph_add_node(g, "act", "", cc->act, 1, ain, 1, aout, 0, NULL, err);
 		}
@@ -306,6 +323,28 @@ static const conv_case conv_cases[] = {
     {"f64-relu", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Relu"},
     {"f64-clip", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Clip"},
     {"conv1d-leaky", 1, 2, 3, 1, 11, 4, 1, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "LeakyRelu"},
+    /* SiLU and HardSwish, on each kernel: im2col, pointwise, depthwise
+     * (wide, rows, 16 channels at a time), the channel-vector kernel, f64 */
+    {"im2col-swish", 2, 2, 3, 9, 7, 5, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Swish"},
+    {"pointwise-hswish", 2, 2, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "HardSwish"},
+    {"pointwise40-swish", 2, 1, 40, 7, 7, 40, 1, 1, 1, 1, 1, 0, 1, 0, GC_DTYPE_FLOAT, "Swish"},
+    {"pointwise40-hsigmul", 2, 1, 40, 7, 9, 24, 1, 1, 1, 1, 1, 0, 0, 0, GC_DTYPE_FLOAT,
+     "HSigMul"},
+    {"depthwise-wide-swish", 2, 1, 6, 9, 9, 6, 3, 3, 6, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Swish"},
+    {"depthwise-wide-s2-hsigmul", 2, 1, 6, 9, 9, 12, 3, 3, 6, 2, 2, 1, 1, 0, GC_DTYPE_FLOAT,
+     "HSigMul"},
+    {"depthwise-rows-hswish", 2, 1, 5, 9, 9, 5, 3, 3, 5, 2, 1, 1, 1, 0, GC_DTYPE_FLOAT,
+     "HardSwish"},
+    {"depthwise40-swish", 2, 1, 40, 15, 13, 40, 3, 3, 40, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT,
+     "Swish"},
+    {"depthwise40-s2-k5-hsigmul", 2, 1, 40, 15, 13, 40, 5, 5, 40, 2, 2, 2, 1, 0, GC_DTYPE_FLOAT,
+     "HSigMul"},
+    {"direct32-swish", 2, 1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Swish"},
+    {"direct24-hsigmul", 2, 1, 24, 11, 11, 24, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT,
+     "HSigMul"},
+    {"f64-swish", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "Swish"},
+    {"f64-hsigmul", 2, 1, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_DOUBLE, "HSigMul"},
+    {"conv1d-swish", 1, 2, 3, 1, 11, 4, 1, 3, 1, 1, 1, 1, 1, 0, GC_DTYPE_FLOAT, "Swish"},
 };
 
 static void test_conv_activation_fused(void)
@@ -323,28 +362,38 @@ static void test_conv_activation_fused(void)
 		if (gc_graph_num_nodes(o) != 1)
 			fprintf(stderr, "case %s\n", cc->name);
 		CHECK_INT(gc_graph_num_nodes(o), 1);
-		CHECK_INT(gc_graph_num_nodes(g), !strcmp(cc->act, "Clip6") ? 4 : 2);
+		CHECK_INT(gc_graph_num_nodes(g),
+			  !strcmp(cc->act, "Clip6") ? 4 : smooth_act(cc->act) && strcmp(cc->act, "HardSwish") ? 3 : 2);
 		const gc_attr *a = node_attr(o, "Conv", "_gc_activation");
 		CHECK(a != NULL);
-		CHECK_STR(a->v.s, !strcmp(cc->act, "Clip6") ? "Clip" : cc->act);
+		CHECK_STR(a->v.s, !strcmp(cc->act, "Clip6")     ? "Clip"
+				  : !strcmp(cc->act, "HSigMul") ? "HardSwish"
+								: cc->act);
 		CHECK_STR(gc_graph_output_name(o, 0), "y");
-		/* the reference keeps both nodes: its Conv output is needed */
+		/* the reference keeps the activation: its Conv output is needed
+		 * (fuse-swish makes Sigmoid and Mul one Swish node) */
 		gc_graph *ro = optimized(ref, NULL, &err);
 		CHECK(ro != NULL);
 		CHECK_INT(count_op(ro, "Conv"), 1);
-		CHECK_INT(gc_graph_num_nodes(ro), gc_graph_num_nodes(ref));
+		CHECK(node_attr(ro, "Conv", "_gc_activation") == NULL);
+		CHECK_INT(gc_graph_num_nodes(ro),
+			  gc_graph_num_nodes(ref) - !strcmp(cc->act, "Swish"));
 		result want, got;
 		CHECK_INT(run_graph(ref, 7 + (uint32_t)i, 0, &want, &err), 0);
 		CHECK_INT(run_graph(o, 7 + (uint32_t)i, 0, &got, &err), 0);
 		CHECK_INT(got.n, want.n);
 		double d = rel_diff(&got, &want);
-		if (d > 0)
+		/* the same arithmetic, in the same order; the smooth ones' a
+		 * + b c may contract to an FMA in one of the kernels */
+		double tol = smooth_act(cc->act) ? 1e-6 : 0;
+		if (d > tol)
 			fprintf(stderr, "case %s: relative difference %g\n", cc->name, d);
-		CHECK_NEAR(d, 0, 0); /* the same arithmetic, in the same order */
+		CHECK_NEAR(d, 0, tol);
 		int clipped = 0;
 		for (int64_t k = 0; k < want.n; k++)
 			clipped += want.v[k] == 0 || want.v[k] == 0.5 || want.v[k] == -0.25;
-		CHECK(strcmp(cc->act, "LeakyRelu") ? clipped > 0 : 1); /* the activation bit */
+		/* the activation bit */
+		CHECK(strcmp(cc->act, "LeakyRelu") && !smooth_act(cc->act) ? clipped > 0 : 1);
 		free(want.v);
 		free(got.v);
 		gc_graph_free(ro);
@@ -372,7 +421,7 @@ static void test_conv_batchnorm_folded(void)
 		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
-		CHECK_INT(c.n, 14); /* every pass of passes.c reported */
+		CHECK_INT(c.n, 15); /* every pass of passes.c reported */
 		CHECK_INT(changes(&c, "fold-batchnorm"), 1); /* fold-batchnorm */
 		CHECK_INT(count_op(o, "BatchNormalization"), 0);
 		CHECK_INT(count_op(o, "Conv"), 1);
@@ -617,10 +666,15 @@ static gc_graph *build_gemm(const gemm_case *gc, int pin, gc_error *err)
 			 attr_f("alpha", gc->alpha), attr_f("beta", gc->beta)};
 	const char *gin[] = {"a", "b", "c"}, *gout[] = {"g"};
 	gc_graph_add_node(g, "gemm", "", "Gemm", gc->crank >= 0 ? 3 : 2, gin, 1, gout, 4, at, err);
-	const char *ain[] = {"g"}, *aout[] = {"y"};
+	const char *ain[] = {"g", "s"}, *aout[] = {"y"}, *sout[] = {"s"};
 	gc_attr al = attr_f("alpha", 0.1f);
-	gc_graph_add_node(g, "act", "", gc->act, 1, ain, 1, aout, !strcmp(gc->act, "LeakyRelu"),
-			  &al, err);
+	if (!strcmp(gc->act, "Swish")) { /* Mul(g, Sigmoid(g)) */
+		gc_graph_add_node(g, "gate", "", "Sigmoid", 1, ain, 1, sout, 0, NULL, err);
+		gc_graph_add_node(g, "act", "", "Mul", 2, ain, 1, aout, 0, NULL, err);
+	} else {
+		gc_graph_add_node(g, "act", "", gc->act, 1, ain, 1, aout,
+				  !strcmp(gc->act, "LeakyRelu"), &al, err);
+	}
 	gc_graph_add_output(g, "y", err);
 	if (pin)
 		gc_graph_add_output(g, "g", err);
@@ -636,6 +690,9 @@ static void test_gemm_activation_fused(void)
 	    {"column-c", 5, 3, 4, 1, 1, 3, 1, 0.5f, "Relu"},
 	    {"no-c", 2, 9, 3, 0, 0, -1, 1.5f, 1, "LeakyRelu"},
 	    {"beta-zero", 2, 4, 3, 0, 0, 1, 1, 0, "Relu"},
+	    {"swish", 3, 7, 4, 0, 1, 1, 1, 1, "Swish"},
+	    {"swish-full-c", 3, 7, 4, 1, 0, 2, 0.5f, 2, "Swish"},
+	    {"swish-big", 4, 40, 48, 0, 1, 1, 1, 1, "Swish"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		gc_error err = {0};
@@ -661,20 +718,45 @@ static void test_gemm_activation_fused(void)
 	}
 }
 
+/* The outputs 0 of ref and o, run on the same inputs (seed), agree within
+ * 1e-6 of the largest. */
+static void check_same_outputs(const gc_graph *ref, const gc_graph *o, uint32_t seed)
+{
+	gc_error err = {0};
+	result want, got;
+	CHECK_INT(run_graph(ref, seed, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, seed, 0, &got, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(got.n, want.n);
+	CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
+	free(want.v);
+	free(got.v);
+}
+
+/* Adds input x (shape xd), constants W (w_rank dims wd) and bias [N], and
+ * lin = Add(MatMul(x, W), bias), the bias first when bias_first (as torch
+ * exports a Linear on a 3-D input). */
+static void add_linear(gc_graph *g, gc_dtype t, const int64_t xd[3], int32_t w_rank,
+		       const int64_t *wd, int bias_first, gc_error *err)
+{
+	gc_graph_add_input(g, "x", t, 3, xd, NULL, err);
+	add_random(g, "W", t, w_rank, wd, 0, err);
+	add_random(g, "bias", t, 1, wd + w_rank - 1, 0, err);
+	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
+	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
+	const char *ain[] = {bias_first ? "bias" : "mm", bias_first ? "mm" : "bias"};
+	const char *aout[] = {"lin"};
+	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+}
+
 /* x [2, 3, 5] -> MatMul by W -> Add b [4] (bias first, as torch exports) -> Relu */
 static gc_graph *build_matmul(int batched_w, int pin, gc_error *err)
 {
 	gc_graph *g = gc_graph_new("matmul");
 	rng_state = 97;
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4}, bd[1] = {4};
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 3, xd, NULL, err);
-	add_random(g, "W", GC_DTYPE_FLOAT, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 0, err);
-	add_random(g, "bias", GC_DTYPE_FLOAT, 1, bd, 0, err);
-	const char *min[] = {"x", "W"}, *mout[] = {"mm"};
-	gc_graph_add_node(g, "matmul", "", "MatMul", 2, min, 1, mout, 0, NULL, err);
-	const char *ain[] = {"bias", "mm"}, *aout[] = {"lin"};
-	gc_graph_add_node(g, "add", "", "Add", 2, ain, 1, aout, 0, NULL, err);
+	int64_t xd[3] = {2, 3, 5}, wd[3] = {2, 5, 4};
+	add_linear(g, GC_DTYPE_FLOAT, xd, batched_w ? 3 : 2, batched_w ? wd : wd + 1, 1, err);
 	const char *rin[] = {"lin"}, *rout[] = {"y"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
 	gc_graph_add_output(g, "y", err);
@@ -700,13 +782,7 @@ static void test_matmul_bias_activation_fused(void)
 			CHECK(node_attr(o, "MatMul", "_gc_bias") != NULL);
 			CHECK(node_attr(o, "MatMul", "_gc_activation") != NULL);
 		}
-		result want, got;
-		CHECK_INT(run_graph(ref, 13, 0, &want, &err), 0);
-		CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
-		CHECK_INT(got.n, want.n);
-		CHECK_NEAR(rel_diff(&got, &want), 0, 1e-6);
-		free(want.v);
-		free(got.v);
+		check_same_outputs(ref, o, 13);
 		gc_graph_free(o);
 		gc_graph_free(ref);
 		gc_graph_free(g);
@@ -735,6 +811,75 @@ static void test_matmul_bias_activation_fused(void)
 	CHECK_INT(run_graph(g, 17, 0, &want, &err), 0);
 	CHECK_NEAR(rel_diff(&got, &want), 0, 0);
 	free(want.v);
+	free(got.v);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
+/* x [2, 24, 16] -> MatMul W [16, 40] -> Add b [40] -> GELU: form 0 is
+ * com.graphcc::Gelu (what fuse-gelu makes of torch's Erf chain), 1 ONNX's
+ * Gelu-20 approximate="tanh", 2 Gelu-20 without attributes. pin: the
+ * MatMul's output is a graph output too, so nothing fuses into it; dbl:
+ * float64, which the fused GELU does not take. */
+static gc_graph *build_matmul_gelu(int form, int pin, int dbl, gc_error *err)
+{
+	gc_graph *g = gc_graph_new("matmul-gelu");
+	rng_state = 101;
+	gc_dtype t = dbl ? GC_DTYPE_DOUBLE : GC_DTYPE_FLOAT;
+	gc_graph_set_opset(g, "", form ? 20 : 13, err);
+	if (!form)
+		gc_graph_set_opset(g, "com.graphcc", 1, err);
+	int64_t xd[3] = {2, 24, 16}, wd[2] = {16, 40};
+	add_linear(g, t, xd, 2, wd, 0, err);
+	const char *gin[] = {"lin"}, *gout[] = {"y"};
+	gc_attr tanh_attr = attr_s("approximate", "tanh");
+	gc_graph_add_node(g, "gelu", form ? "" : "com.graphcc", "Gelu", 1, gin, 1, gout,
+			  form == 1, &tanh_attr, err);
+	gc_graph_add_output(g, "y", err);
+	if (pin)
+		gc_graph_add_output(g, "lin", err);
+	return g;
+}
+
+static void test_matmul_gelu_fused(void)
+{
+	static const char *const kinds[] = {"Gelu", "GeluTanh", "Gelu"};
+	for (int form = 0; form < 3; form++) {
+		gc_error err = {0};
+		gc_graph *g = build_matmul_gelu(form, 0, 0, &err),
+			 *ref = build_matmul_gelu(form, 1, 0, &err);
+		CHECK_STR(err.msg, "");
+		counts c = {0};
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		CHECK_INT(changes(&c, "fuse-matmul-bias"), 1);
+		CHECK_INT(changes(&c, "fuse-matmul-gelu"), 1);
+		CHECK_INT(gc_graph_num_nodes(o), 1);
+		const gc_attr *a = node_attr(o, "MatMul", "_gc_activation");
+		CHECK(a && a->type == GC_ATTR_STRING && (size_t)a->n == strlen(kinds[form]) &&
+		      !strncmp(a->v.s, kinds[form], (size_t)a->n));
+		/* the reference keeps the GELU node (its input is an output) */
+		counts rc = {0};
+		gc_graph *ro = optimized(ref, &rc, &err);
+		CHECK(ro != NULL);
+		CHECK_INT(changes(&rc, "fuse-matmul-gelu"), 0);
+		CHECK_INT(gc_graph_num_nodes(ro), 2);
+		check_same_outputs(ref, o, 13);
+		gc_graph_free(ro);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+	/* float64: the GELU stays a node of its own */
+	gc_error err = {0};
+	gc_graph *g = build_matmul_gelu(2, 0, 1, &err);
+	counts c = {0};
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(changes(&c, "fuse-matmul-gelu"), 0);
+	CHECK_INT(gc_graph_num_nodes(o), 2);
+	result got;
+	CHECK_INT(run_graph(o, 13, 0, &got, &err), 0);
 	free(got.v);
 	gc_graph_free(o);
 	gc_graph_free(g);
@@ -812,13 +957,13 @@ static void test_internal_attributes_checked(void)
 	gc_graph *g = build_conv(&cc, 0, &err);
 	gc_edit e;
 	CHECK_INT(gc_edit_begin(&e, g, &err), 0);
-	gc_attr a = attr_s("_gc_activation", "Swish");
+	gc_attr a = attr_s("_gc_activation", "Mish");
 	CHECK_INT(gc_edit_set_attr(&e, 0, &a), 0);
 	gc_edit_finish(&e);
 	gc_program *p;
 	CHECK(gc_compile(g, NULL, &p, &err) != 0);
 	CHECK_CONTAINS(err.msg, "_gc_activation");
-	CHECK_CONTAINS(err.msg, "Swish");
+	CHECK_CONTAINS(err.msg, "Mish");
 	gc_graph_free(g);
 }
 
@@ -847,5 +992,6 @@ TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
+	  TEST(test_matmul_gelu_fused),
 	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),
 	  TEST(test_passes_report_and_refuse_cycles))

@@ -57,6 +57,17 @@ int cli_print_bindings(const gc_program *p, FILE *out)
 		if (!d.flavour)
 			continue;
 		n_custom++;
+		const char *fnlib;
+		int n_fl;
+		if (gc_program_node_per_shape(p, i, &fnlib, &n_fl)) {
+			fprintf(out,
+				"  node '%s' %s::%s -> operation '%s' (%s), bound per input shape "
+				"when a session first sees it: functions library %s, %d "
+				"implementation%s pinned (first: flavour '%s', library %s)\n",
+				d.name, d.domain, d.op_type, d.op_name, d.manifest, fnlib, n_fl,
+				n_fl == 1 ? "" : "s", d.flavour, d.library);
+			continue;
+		}
 		fprintf(out,
 			"  node '%s' %s::%s -> operation '%s' (%s), flavour '%s', library %s, "
 			"symbol %s\n",

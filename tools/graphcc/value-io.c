@@ -33,7 +33,7 @@
 static bool bits_type(gc_dtype dt)
 {
 	return (dt >= GC_DTYPE_FLOAT8E4M3FN && dt <= GC_DTYPE_FLOAT8E5M2FNUZ) ||
-	       dt == GC_DTYPE_INT4 || dt == GC_DTYPE_UINT4;
+	       dt == GC_DTYPE_INT4 || dt == GC_DTYPE_UINT4 || dt == GC_DTYPE_FLOAT4E2M1;
 }
 
 int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err)
@@ -46,9 +46,10 @@ int cli_read_value(const char *path, gc_dtype dtype, gc_tensor *t, gc_error *err
 		/* '|V1' (or '|u1') bits for a float8/int4 input take its type */
 		if (npy && bits_type(dtype) && t->dtype == GC_DTYPE_UINT8) {
 			int64_t n = gc_tensor_numel(t);
-			for (int64_t i = 0; dtype == GC_DTYPE_INT4 || dtype == GC_DTYPE_UINT4 ? i < n : 0; i++) {
+			bool nibble = dtype == GC_DTYPE_UINT4 || dtype == GC_DTYPE_FLOAT4E2M1;
+			for (int64_t i = 0; dtype == GC_DTYPE_INT4 || nibble ? i < n : 0; i++) {
 				uint8_t v = ((uint8_t *)t->data)[i];
-				if (dtype == GC_DTYPE_UINT4 ? v > 15 : (v > 7 && v < 0xf8)) {
+				if (nibble ? v > 15 : (v > 7 && v < 0xf8)) {
 					gc_tensor_release(t);
 					return gc_error_set(err, GC_EINVAL,
 							    "%s: element %" PRId64 " (byte %u) is not an %s "

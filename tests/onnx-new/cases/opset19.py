@@ -1,6 +1,6 @@
 """Opset 19: Cast/CastLike with saturate and the float8 types,
-QuantizeLinear/DequantizeLinear on float8, DeformConv, Equal on strings,
-Pad mode wrap, Resize half_pixel_symmetric, AveragePool dilations."""
+DeformConv, Equal on strings (Q/DQ on float8: qdq_float8.py),
+Pad mode wrap, AveragePool dilations (Resize-18/19: resize18.py)."""
 import numpy as np
 
 import dtypes
@@ -129,27 +129,8 @@ def pad_pool_cases():
                attrs={"kernel_shape": [2, 2], "dilations": [2, 2]}, ref=avg_dilated)
 
 
-def resize_cases():
-    r = rng("resize_cases")
-    x = f32(r, 1, 1, 4, 4)
-    sizes = np.array([1, 1, 2, 2], np.int64)
-    yield Case("resize18_antialias_declined", "Resize", 18,
-               {"X": x, "roi": None, "scales": None, "sizes": sizes},
-               attrs={"mode": "linear", "antialias": 1}, declined=True,
-               error="attribute 'antialias' (Resize-18) is not supported")
-    yield Case("resize18_keep_aspect_declined", "Resize", 18,
-               {"X": x, "roi": None, "scales": None, "sizes": sizes},
-               attrs={"keep_aspect_ratio_policy": "not_larger"}, declined=True,
-               error="attribute 'keep_aspect_ratio_policy' (Resize-18) other than 'stretch'")
-    yield Case("resize19_half_pixel_symmetric_declined", "Resize", 19,
-               {"X": x, "roi": None, "scales": np.array([1, 1, 0.5, 0.5], np.float32)},
-               attrs={"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"},
-               declined=True, error="half_pixel_symmetric")
-
-
 def cases():
     yield from pad_pool_cases()
-    yield from resize_cases()
     yield from cast_cases()
     yield from float8_io_cases()
     yield from equal_cases()

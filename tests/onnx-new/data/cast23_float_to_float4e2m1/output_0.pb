@@ -1,0 +1,1 @@
+0BoutputJ Bd†Ê2Uvww€Hôl[NNôÌ

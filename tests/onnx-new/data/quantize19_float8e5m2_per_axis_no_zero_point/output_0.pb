@@ -1,0 +1,1 @@
+ByJ“”N«Ã≈OIÃ“…S‘Q–NEWÕKNKPM

@@ -1,0 +1,1 @@
+2HeLLoW2hellow2helo W2HELLLLOWBX

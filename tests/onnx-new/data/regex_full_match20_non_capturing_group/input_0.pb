@@ -1,0 +1,1 @@
+2abab2ababc2abd2aBX

@@ -1,0 +1,1 @@
+2ff2abcd2abcde2gBX

@@ -1,0 +1,2 @@
+
+BYJ¤‰ònÃ9f6+d>v7xl™œs¡¨‰O•sEd1…U9ŸgŠ“q³š»!}£3Ds44G#O8e8sw“–¡ |cŒm][SI^œVŽ]¦s½M5œbwYv2~2&7.E:i†Š—¡c‹zbI–§2§—4•^5ŒA!¦6LŽS¤^¬DŠd?JOaJm§Š¦¤ƒ\–mZ—=Ÿ¨/³’A•VJ†8?TvhSu¹StÔji¸›U›¹g~ÅŸsª¨zg‚fSz8m’@€}Œjœ’YZA¨sH“¥WiÄPÏÀI¿Øe”Æ¤vŸ³ddZT€Xoƒp}¤ƒp½…jqmÍnl­gjl|€?ª±&»¾D°©™ˆ…ÃCSÂJ^©›§z¿°e´yh¯]ju¬m]Xq“6©™*¼˜A©“|z€©/_Ç@i¿®ž’Ì£sšxcb[g¨Dq´<„Ë,£·5ÍxVÁg^ƒLLŽb(ˆ ?uÂUÊ˜X©Va5“=`µrÆ˜è¼É5ÞhmÃNmj{55•?%Œ>{Ä0æ~3Å4ƒa¬/
