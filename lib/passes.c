@@ -22,6 +22,8 @@ static const gc_pass gc_ir_passes[] = {
     {"identity-elimination", gc_pass_identity_elimination},
     {"bind-qdq", gc_pass_bind_qdq}, /* custom nodes' QDQ edges, before fusions move them */
     {"fuse-qdq-conv", gc_pass_fuse_qdq_conv}, /* before fuse-activation takes its Relu */
+    {"fuse-qdq-matmul", gc_pass_fuse_qdq_matmul}, /* before fuse-matmul-bias takes its Add */
+    {"fuse-dynq-matmul", gc_pass_fuse_dynq_matmul}, /* before fuse-activation takes its Relu */
     {"fold-batchnorm", gc_pass_fold_batchnorm},
     {"fuse-layernorm", gc_pass_fuse_layernorm}, /* before pow-to-mul: its chain has a Pow */
     {"pow-to-mul", gc_pass_pow_to_mul},

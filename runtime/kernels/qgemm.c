@@ -1,5 +1,6 @@
-/* Integer GEMM (qgemm.h): packed B, one u8 x s8 core per ISA, tiles of 4
- * rows by 2 panels (32 columns) split over the nn-par pool. */
+/* Integer GEMM (qgemm.h): rows of A broadcast 4 bytes at a time against
+ * packed B chunks (48 columns), one u8 x s8 core per ISA, the zero points
+ * and the requantization in the epilogue, tiles split over the nn-par pool. */
 #include "qgemm.h"
 
 #include <math.h>
@@ -17,8 +18,10 @@
 
 GC_NN_O3
 
-#define MR 4 /* rows per tile */
-#define NP 2 /* panels per tile */
+#define MR GC_QG_MR
+#define NC GC_QG_NC
+#define CW (GC_QG_NR * GC_QG_NC) /* a chunk's columns */
+#define QG_QSTRIDE GC_QG_QSTRIDE
 
 gc_qgemm_isa gc_qgemm_isa_best(void)
 {
@@ -45,32 +48,24 @@ const char *gc_qgemm_isa_name(gc_qgemm_isa isa)
 	return (unsigned)isa < GC_QGEMM_ISA_COUNT ? names[isa] : "?";
 }
 
-static int64_t quads(int64_t k)
-{
-	return (k + 3) / 4;
-}
-
-static int64_t panels(int64_t n)
-{
-	return (n + GC_QG_NR - 1) / GC_QG_NR;
-}
-
 int64_t gc_qgemm_b_bytes(int64_t k, int64_t n)
 {
-	return panels(n) * quads(k) * GC_QG_NR * 4;
+	return gc_qg_chunks(n) * NC * gc_qg_k4(k) * GC_QG_NR;
 }
 
 GC_NN_SIMD void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64_t n,
 				int64_t ldb, int8_t *data, int32_t *colsum)
 {
-	int64_t kq = quads(k);
+	int64_t kq = gc_qg_k4(k) / 4, np = gc_qg_chunks(n) * NC;
 	uint8_t flip = b_unsigned ? 0x80 : 0; /* u8 - 128 as s8: the top bit flipped */
-	for (int64_t p = 0; p * GC_QG_NR < n; p++) {
+	memset(data, 0, (size_t)gc_qgemm_b_bytes(k, n));
+	for (int64_t p = 0; p < np; p++) {
 		int64_t j0 = p * GC_QG_NR, nr = n - j0 < GC_QG_NR ? n - j0 : GC_QG_NR;
-		int8_t *dp = data + p * kq * GC_QG_NR * 4;
+		/* chunk-major: a quad's NC panels side by side (QG_QSTRIDE bytes) */
+		int8_t *dp = data + p / NC * kq * QG_QSTRIDE + p % NC * 64;
 		int32_t cs[GC_QG_NR] = { 0 };
-		if (nr < GC_QG_NR || k % 4)
-			memset(dp, 0, (size_t)(kq * GC_QG_NR * 4));
+		if (nr <= 0)
+			continue;
 		int64_t t = 0;
 		if (nr == GC_QG_NR) /* four rows at a time: a column's quad at once */
 			for (; t + 4 <= k; t += 4) {
@@ -86,11 +81,11 @@ GC_NN_SIMD void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64
 					w[jj * 4 + 3] = a3;
 					cs[jj] += (int8_t)a0 + (int8_t)a1 + (int8_t)a2 + (int8_t)a3;
 				}
-				memcpy(dp + t / 4 * GC_QG_NR * 4, w, sizeof w);
+				memcpy(dp + t / 4 * QG_QSTRIDE, w, sizeof w);
 			}
 		for (; t < k; t++) {
 			const uint8_t *src = (const uint8_t *)b + t * ldb + j0;
-			int8_t *d = dp + t / 4 * GC_QG_NR * 4 + t % 4;
+			int8_t *d = dp + t / 4 * QG_QSTRIDE + t % 4;
 			for (int64_t jj = 0; jj < nr; jj++) {
 				int8_t v = (int8_t)(src[jj] ^ flip);
 				d[jj * 4] = v;
@@ -101,124 +96,360 @@ GC_NN_SIMD void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64
 	}
 }
 
-/* The 4 bytes of row a from k-quad kk as unsigned bytes (int8 rows get
- * +128: xor 0x80), zero past k. */
-static inline int32_t quad_at(const uint8_t *a, int64_t k, int64_t kk, uint32_t flip)
+GC_NN_SIMD void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k,
+				int64_t lda, uint8_t *data, int32_t *rowsum)
 {
-	uint32_t v = 0;
-	int64_t t = kk * 4;
-	memcpy(&v, a + t, (size_t)(k - t >= 4 ? 4 : k - t));
-	return (int32_t)(v ^ flip);
+	int64_t k4 = gc_qg_k4(k);
+	uint8_t flip = a_unsigned ? 0 : 0x80; /* s8 + 128 as u8 */
+	for (int64_t i = 0; i < m; i++) {
+		const uint8_t *src = (const uint8_t *)a + i * lda;
+		uint8_t *d = data + i * k4;
+		int32_t s = 0;
+		for (int64_t t = 0; t < k; t++) {
+			d[t] = src[t] ^ flip;
+			s += d[t];
+		}
+		for (int64_t t = k; t < k4; t++)
+			d[t] = 0;
+		if (rowsum)
+			rowsum[i] = s;
+	}
 }
 
-/* One tile: acc[r][c] for rows a[0..MR) and the NP panels at bp (each
- * kq * 64 bytes apart), all of k. */
-static void tile_c(const uint8_t *const *a, int64_t k, const int8_t *bp, int64_t pstride,
-		   uint32_t flip, int32_t acc[MR][NP * GC_QG_NR])
+/* ---- the cores: acc[r][0..CW) for rows a[0..mr) (qgemm.h's gc_qgemm_tile) ---- */
+
+static void tile_c(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
+		   const int8_t *bp, int32_t *acc)
 {
-	int64_t kq = quads(k);
-	memset(acc, 0, sizeof(int32_t) * MR * NP * GC_QG_NR);
-	for (int64_t kk = 0; kk < kq; kk++)
-		for (int r = 0; r < MR; r++) {
-			int32_t q = quad_at(a[r], k, kk, flip);
-			uint8_t u[4];
-			memcpy(u, &q, 4);
-			for (int p = 0; p < NP; p++) {
-				const int8_t *b = bp + p * pstride + kk * GC_QG_NR * 4;
-				for (int jj = 0; jj < GC_QG_NR; jj++)
-					acc[r][p * GC_QG_NR + jj] += u[0] * b[jj * 4] + u[1] * b[jj * 4 + 1] +
-								     u[2] * b[jj * 4 + 2] + u[3] * b[jj * 4 + 3];
+	memset(acc, 0, sizeof(int32_t) * (size_t)(mr * CW));
+	for (int64_t tap = 0; tap < kl->ntaps; tap++)
+		for (int64_t cq = 0; cq < kl->kqt; cq++) {
+			const int8_t *bq = bp + (kl->tapoff ? kl->tapoff[tap] : 0) + cq * kl->cs;
+			int64_t kk = tap * kl->kqt + cq;
+			for (int r = 0; r < mr; r++) {
+				const uint8_t *u = a[r] + kk * kl->a_ks;
+				int32_t *c = acc + r * CW;
+				for (int jj = 0; jj < np * GC_QG_NR; jj++)
+					c[jj] += u[0] * bq[jj * 4] + u[1] * bq[jj * 4 + 1] +
+						 u[2] * bq[jj * 4 + 2] + u[3] * bq[jj * 4 + 3];
 			}
 		}
 }
 
 #ifdef QG_X86
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
-tile_512(const uint8_t *const *a, int64_t k, const int8_t *bp, int64_t pstride, uint32_t flip,
-	 int32_t acc[MR][NP * GC_QG_NR])
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define T256 __attribute__((target("avx2,avxvnni")))
+#define AI static inline __attribute__((always_inline))
+
+static inline int32_t quad(const uint8_t *p)
 {
-	__m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
-		c21 = c00, c30 = c00, c31 = c00;
-	int64_t kq = quads(k), full = k / 4;
-	const int8_t *b0 = bp, *b1 = bp + pstride;
-	for (int64_t kk = 0; kk < kq; kk++) {
-		__m512i x0 = _mm512_loadu_si512(b0 + kk * 64), x1 = _mm512_loadu_si512(b1 + kk * 64);
-		__m512i a0, a1, a2, a3;
-		if (kk < full) {
-			int32_t q[4];
-			for (int r = 0; r < MR; r++) {
-				memcpy(&q[r], a[r] + kk * 4, 4);
-				q[r] = (int32_t)((uint32_t)q[r] ^ flip);
-			}
-			a0 = _mm512_set1_epi32(q[0]);
-			a1 = _mm512_set1_epi32(q[1]);
-			a2 = _mm512_set1_epi32(q[2]);
-			a3 = _mm512_set1_epi32(q[3]);
-		} else {
-			a0 = _mm512_set1_epi32(quad_at(a[0], k, kk, flip));
-			a1 = _mm512_set1_epi32(quad_at(a[1], k, kk, flip));
-			a2 = _mm512_set1_epi32(quad_at(a[2], k, kk, flip));
-			a3 = _mm512_set1_epi32(quad_at(a[3], k, kk, flip));
-		}
-		c00 = _mm512_dpbusd_epi32(c00, a0, x0);
-		c01 = _mm512_dpbusd_epi32(c01, a0, x1);
-		c10 = _mm512_dpbusd_epi32(c10, a1, x0);
-		c11 = _mm512_dpbusd_epi32(c11, a1, x1);
-		c20 = _mm512_dpbusd_epi32(c20, a2, x0);
-		c21 = _mm512_dpbusd_epi32(c21, a2, x1);
-		c30 = _mm512_dpbusd_epi32(c30, a3, x0);
-		c31 = _mm512_dpbusd_epi32(c31, a3, x1);
-	}
-	_mm512_storeu_si512(acc[0], c00);
-	_mm512_storeu_si512(acc[0] + 16, c01);
-	_mm512_storeu_si512(acc[1], c10);
-	_mm512_storeu_si512(acc[1] + 16, c11);
-	_mm512_storeu_si512(acc[2], c20);
-	_mm512_storeu_si512(acc[2] + 16, c21);
-	_mm512_storeu_si512(acc[3], c30);
-	_mm512_storeu_si512(acc[3] + 16, c31);
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
 }
 
-__attribute__((target("avx2,avxvnni"))) static void
-tile_256(const uint8_t *const *a, int64_t k, const int8_t *bp, int64_t pstride, uint32_t flip,
-	 int32_t acc[MR][NP * GC_QG_NR])
+/* MR_ rows by NP_ panels (constants once inlined): NP_ loads and MR_
+ * broadcasts for MR_ NP_ vpdpbusd a quad. */
+T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
+		       const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
 {
-	int64_t kq = quads(k);
-	for (int p = 0; p < NP; p++) {
-		const int8_t *b = bp + p * pstride;
-		__m256i c[MR][2];
-		for (int r = 0; r < MR; r++)
-			c[r][0] = c[r][1] = _mm256_setzero_si256();
-		for (int64_t kk = 0; kk < kq; kk++) {
-			__m256i x0 = _mm256_loadu_si256((const __m256i *)(b + kk * 64));
-			__m256i x1 = _mm256_loadu_si256((const __m256i *)(b + kk * 64 + 32));
-			for (int r = 0; r < MR; r++) {
-				__m256i av = _mm256_set1_epi32(quad_at(a[r], k, kk, flip));
-				c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], av, x0);
-				c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], av, x1);
+	__m512i c[MR][NC];
+#pragma GCC unroll 8
+	for (int r = 0; r < mr_; r++)
+#pragma GCC unroll 3
+		for (int p = 0; p < np_; p++)
+			c[r][p] = _mm512_setzero_si512();
+	const uint8_t *ar[MR];
+#pragma GCC unroll 8
+	for (int r = 0; r < mr_; r++)
+		ar[r] = a[r];
+	int64_t kqt = kl->kqt, cs = kl->cs, a_ks = kl->a_ks, off = 0;
+	for (int64_t tap = 0; tap < kl->ntaps; tap++) {
+		const int8_t *b = bp + (kl->tapoff ? kl->tapoff[tap] : 0);
+		for (int64_t cq = 0; cq < kqt; cq++, b += cs, off += a_ks) {
+			__m512i x[NC];
+#pragma GCC unroll 3
+			for (int p = 0; p < np_; p++)
+				x[p] = _mm512_loadu_si512(b + 64 * p);
+#pragma GCC unroll 8
+			for (int r = 0; r < mr_; r++) {
+				__m512i av = _mm512_set1_epi32(quad(ar[r] + off));
+#pragma GCC unroll 3
+				for (int p = 0; p < np_; p++)
+					c[r][p] = _mm512_dpbusd_epi32(c[r][p], av, x[p]);
 			}
 		}
-		for (int r = 0; r < MR; r++) {
-			_mm256_storeu_si256((__m256i *)(acc[r] + p * GC_QG_NR), c[r][0]);
-			_mm256_storeu_si256((__m256i *)(acc[r] + p * GC_QG_NR + 8), c[r][1]);
+	}
+#pragma GCC unroll 8
+	for (int r = 0; r < mr_; r++)
+#pragma GCC unroll 3
+		for (int p = 0; p < np_; p++)
+			_mm512_storeu_si512(acc + r * CW + 16 * p, c[r][p]);
+}
+
+#define TILE512_NP(np_)                                                                    \
+	switch (mr) {                                                                       \
+	case 1: tile512_n(a, 1, np_, kl, bp, acc); break;                                   \
+	case 2: tile512_n(a, 2, np_, kl, bp, acc); break;                                   \
+	case 3: tile512_n(a, 3, np_, kl, bp, acc); break;                                   \
+	case 4: tile512_n(a, 4, np_, kl, bp, acc); break;                                   \
+	case 5: tile512_n(a, 5, np_, kl, bp, acc); break;                                   \
+	case 6: tile512_n(a, 6, np_, kl, bp, acc); break;                                   \
+	case 7: tile512_n(a, 7, np_, kl, bp, acc); break;                                   \
+	default: tile512_n(a, 8, np_, kl, bp, acc); break;                                  \
+	}
+
+T512 static void tile512(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
+			 const int8_t *bp, int32_t *acc)
+{
+	if (np == 1)
+		TILE512_NP(1)
+	else if (np == 2)
+		TILE512_NP(2)
+	else
+		TILE512_NP(3)
+}
+
+/* AVX-VNNI: a panel at a time, four rows by 16 columns (8 accumulators). */
+T256 static void tile256(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
+			 const int8_t *bp, int32_t *acc)
+{
+	for (int r0 = 0; r0 < mr; r0 += 4) {
+		for (int p = 0; p < np; p++) {
+			const uint8_t *ar[4];
+			for (int r = 0; r < 4; r++)
+				ar[r] = a[r0 + r < mr ? r0 + r : r0];
+			__m256i c[4][2];
+			for (int r = 0; r < 4; r++)
+				c[r][0] = c[r][1] = _mm256_setzero_si256();
+			for (int64_t tap = 0; tap < kl->ntaps; tap++) {
+				const int8_t *b = bp + (kl->tapoff ? kl->tapoff[tap] : 0) + p * 64;
+				for (int64_t cq = 0; cq < kl->kqt; cq++, b += kl->cs) {
+					__m256i x0 = _mm256_loadu_si256((const __m256i *)b);
+					__m256i x1 = _mm256_loadu_si256((const __m256i *)(b + 32));
+					for (int r = 0; r < 4; r++) {
+						__m256i av = _mm256_set1_epi32(quad(ar[r]));
+						ar[r] += kl->a_ks;
+						c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], av, x0);
+						c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], av, x1);
+					}
+				}
+			}
+			for (int r = 0; r < 4 && r0 + r < mr; r++) {
+				int32_t *o = acc + (r0 + r) * CW + p * GC_QG_NR;
+				_mm256_storeu_si256((__m256i *)o, c[r][0]);
+				_mm256_storeu_si256((__m256i *)(o + 8), c[r][1]);
+			}
 		}
 	}
 }
 #endif
 
+void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
+		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
+{
+#ifdef QG_X86
+	if (isa == GC_QGEMM_AVX512VNNI) {
+		tile512(a, mr, np, kl, bp, acc);
+		return;
+	}
+	if (isa == GC_QGEMM_AVXVNNI) {
+		tile256(a, mr, np, kl, bp, acc);
+		return;
+	}
+#endif
+	(void)isa;
+	tile_c(a, mr, np, kl, bp, acc);
+}
+
+/* ---- the epilogue ---- */
+
+int32_t gc_qrequant1(int64_t c, float scale, float zero, float lo, float hi)
+{
+	float f = rintf((float)c * scale) + zero;
+	f = f > lo ? f : lo; /* NaN: lo */
+	f = f < hi ? f : hi;
+	return (int32_t)f;
+}
+
+float gc_qscale(float xs, float ws, double ys)
+{
+	return (float)((double)(xs * ws) / ys);
+}
+
+#ifdef QG_X86
+/* gc_qgemm_epilogue in AVX-512, 16 columns at a time (masked at the end). */
+T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
+			const int32_t *acc)
+{
+	for (int j = 0; j < nc; j += 16) {
+		__mmask16 k = nc - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nc - j)) - 1);
+		int64_t cj = j0 - o->col0 + j;
+		__m512i cv = o->colv ? _mm512_maskz_loadu_epi32(k, o->colv + cj) : _mm512_setzero_si512();
+		__m512i cz = o->colz ? _mm512_maskz_loadu_epi32(k, o->colz + cj) : _mm512_setzero_si512();
+		__m512i cc = o->colc ? _mm512_maskz_loadu_epi32(k, o->colc + cj) : _mm512_setzero_si512();
+		for (int r = 0; r < mr; r++) {
+			int64_t i = i0 + r;
+			/* masked: a scattered run's acc may end inside the last 16 */
+			__m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + r * CW + j), cc);
+			if (o->rowc)
+				v = _mm512_add_epi32(v, _mm512_set1_epi32(o->rowc[i]));
+			if (o->rowz)
+				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(o->rowz[i]), cv));
+			if (o->rowy)
+				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(o->rowy[i]), cz));
+			if (o->f32) {
+				__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_set1_ps(o->scale[0]));
+				if (o->colf)
+					f = _mm512_add_ps(f, _mm512_maskz_loadu_ps(k, o->colf + cj));
+				if (o->frelu) /* x < 0 ? 0 : x, as the Relu kernel */
+					f = _mm512_mask_blend_ps(
+					    _mm512_cmp_ps_mask(f, _mm512_setzero_ps(), _CMP_LT_OQ), f,
+					    _mm512_setzero_ps());
+				_mm512_mask_storeu_ps(o->f32 + i * o->ldc + j0 + j, k, f);
+				continue;
+			}
+			if (!o->y8) {
+				_mm512_mask_storeu_epi32(o->c32 + i * o->ldc + j0 + j, k, v);
+				continue;
+			}
+			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v),
+						 _mm512_set1_ps(o->scale[i * o->scale_step]));
+			f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+			f = _mm512_add_ps(f, _mm512_set1_ps(o->zy));
+			f = _mm512_max_ps(f, _mm512_set1_ps(o->lo)); /* NaN: lo */
+			f = _mm512_min_ps(f, _mm512_set1_ps(o->hi));
+			_mm512_mask_cvtepi32_storeu_epi8((char *)o->y8 + i * o->ldc + j0 + j, k,
+							 _mm512_cvtps_epi32(f));
+		}
+	}
+}
+#endif
+
+static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
+		  const int32_t *acc);
+
+/* The float output of one row: no multiply-add contraction, so that it
+ * rounds as the separate Cast, Mul and Add nodes do. */
+__attribute__((optimize("fp-contract=off"), noinline)) static void
+epi_f32(const gc_qgemm_out *o, int64_t i, int64_t j0, int nc, const int32_t *v)
+{
+	float *y = o->f32 + i * o->ldc + j0, s = o->scale[0];
+	for (int j = 0; j < nc; j++) {
+		float f = (float)v[j] * s;
+		if (o->colf)
+			f = f + o->colf[j0 - o->col0 + j];
+		y[j] = o->frelu && f < 0 ? 0.0f : f; /* as the Relu kernel */
+	}
+}
+
+void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
+		       const int32_t *acc)
+{
+#ifdef QG_X86
+	if (o->isa == GC_QGEMM_AVX512VNNI) {
+		epi512(o, i0, mr, j0, nc, acc);
+		return;
+	}
+#endif
+	epi_c(o, i0, mr, j0, nc, acc);
+}
+
+/* The sums in uint32: they wrap as the int32 result does. */
+GC_NN_SIMD static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
+			     const int32_t *acc)
+{
+	uint32_t cv[CW] = { 0 }, cz[CW] = { 0 }, cc[CW] = { 0 };
+	for (int j = 0; o->colc && j < nc; j++)
+		cc[j] = (uint32_t)o->colc[j0 - o->col0 + j];
+	for (int j = 0; o->colv && j < nc; j++)
+		cv[j] = (uint32_t)o->colv[j0 - o->col0 + j];
+	for (int j = 0; o->colz && j < nc; j++)
+		cz[j] = (uint32_t)o->colz[j0 - o->col0 + j];
+	for (int r = 0; r < mr; r++) {
+		int64_t i = i0 + r;
+		uint32_t rc = o->rowc ? (uint32_t)o->rowc[i] : 0, rz = o->rowz ? (uint32_t)o->rowz[i] : 0,
+			 ry = o->rowy ? (uint32_t)o->rowy[i] : 0;
+		const int32_t *a = acc + r * CW;
+		int32_t v[CW];
+		for (int j = 0; j < nc; j++)
+			v[j] = (int32_t)((uint32_t)a[j] + cc[j] + rc - rz * cv[j] - ry * cz[j]);
+		if (o->f32) {
+			epi_f32(o, i, j0, nc, v);
+			continue;
+		}
+		if (!o->y8) {
+			memcpy(o->c32 + i * o->ldc + j0, v, (size_t)nc * 4);
+			continue;
+		}
+		float s = o->scale[i * o->scale_step], zy = o->zy, lo = o->lo, hi = o->hi;
+		if (o->y_unsigned) {
+			uint8_t *y = (uint8_t *)o->y8 + i * o->ldc + j0;
+			for (int j = 0; j < nc; j++) {
+				float f = rintf((float)v[j] * s) + zy;
+				f = f > lo ? f : lo;
+				f = f < hi ? f : hi;
+				y[j] = (uint8_t)(int32_t)f;
+			}
+		} else {
+			int8_t *y = (int8_t *)o->y8 + i * o->ldc + j0;
+			for (int j = 0; j < nc; j++) {
+				float f = rintf((float)v[j] * s) + zy;
+				f = f > lo ? f : lo;
+				f = f < hi ? f : hi;
+				y[j] = (int8_t)(int32_t)f;
+			}
+		}
+	}
+}
+
+/* ---- gc_qgemm ---- */
+
+static uint64_t al64(uint64_t n)
+{
+	return (n + 63) & ~(uint64_t)63;
+}
+
+static bool a_copied(int64_t k, bool a_unsigned)
+{
+	return !a_unsigned || k % 4;
+}
+
+uint64_t gc_qgemm_work_bytes(int64_t m, int64_t k, int64_t n, bool a_unsigned)
+{
+	uint64_t copy = a_copied(k, a_unsigned) ? al64((uint64_t)(m * gc_qg_k4(k))) : 0;
+	return copy + 3 * al64((uint64_t)m * 4) + 2 * al64((uint64_t)n * 4);
+}
+
 typedef struct qjob {
 	gc_qgemm_isa isa;
 	const uint8_t *a;
-	int64_t lda, m, ldc;
-	uint32_t flip;	 /* A int8: read as A + 128 */
-	int32_t a_shift; /* 128 for an int8 A */
-	bool a_unsigned;
-	const gc_qgemm_b *b;
-	const gc_qgemm_zp *zp;
-	int32_t *c;
-	const int32_t *rowsum; /* of A as read (int8 rows + 128) */
-	int64_t row_tiles, col_tiles;
+	int64_t lda, m, n, kq, row_tiles;
+	const int8_t *b;
+	gc_qgemm_out out;
 } qjob;
+
+static void part(void *arg, int p, int parts, int slot)
+{
+	(void)slot;
+	const qjob *j = arg;
+	int64_t lo, hi;
+	gc_nn_part_range(j->row_tiles * gc_qg_chunks(j->n), p, parts, &lo, &hi);
+	int32_t acc[MR * CW];
+	for (int64_t t = lo; t < hi; t++) {
+		/* row tiles fastest: a chunk of B stays in cache while A's rows pass */
+		int64_t i0 = t % j->row_tiles * MR, ch = t / j->row_tiles, j0 = ch * CW;
+		int mr = j->m - i0 < MR ? (int)(j->m - i0) : MR;
+		const uint8_t *rows[MR];
+		for (int r = 0; r < mr; r++)
+			rows[r] = j->a + (i0 + r) * j->lda;
+		gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = 1, .kqt = j->kq, .cs = QG_QSTRIDE };
+		int nc = j->n - j0 < CW ? (int)(j->n - j0) : CW;
+		gc_qgemm_tile(j->isa, rows, mr, (nc + GC_QG_NR - 1) / GC_QG_NR, &kl,
+			      j->b + ch * j->kq * QG_QSTRIDE, acc);
+		gc_qgemm_epilogue(&j->out, i0, mr, j0, nc, acc);
+	}
+}
 
 static int32_t zp_value(const void *z, bool is_unsigned, int64_t i)
 {
@@ -227,83 +458,73 @@ static int32_t zp_value(const void *z, bool is_unsigned, int64_t i)
 	return is_unsigned ? ((const uint8_t *)z)[i] : ((const int8_t *)z)[i];
 }
 
-static void tile_job(const qjob *j, int64_t tile)
-{
-	const gc_qgemm_b *b = j->b;
-	/* row tiles fastest: a panel pair stays in cache while the rows pass */
-	int64_t i0 = tile % j->row_tiles * MR, p0 = tile / j->row_tiles * NP;
-	int64_t np = panels(b->n), pstride = quads(b->k) * GC_QG_NR * 4;
-	const uint8_t *rows[MR];
-	for (int r = 0; r < MR; r++) /* rows past m repeat row i0 (results dropped) */
-		rows[r] = j->a + (i0 + r < j->m ? i0 + r : i0) * j->lda;
-	const int8_t *bp = b->data + p0 * pstride;
-	int32_t acc[MR][NP * GC_QG_NR];
-	/* a last lone panel: the tile reads it twice */
-	int64_t ps = p0 + 1 < np ? pstride : 0;
-#ifdef QG_X86
-	if (j->isa == GC_QGEMM_AVX512VNNI)
-		tile_512(rows, b->k, bp, ps, j->flip, acc);
-	else if (j->isa == GC_QGEMM_AVXVNNI)
-		tile_256(rows, b->k, bp, ps, j->flip, acc);
-	else
-#endif
-		tile_c(rows, b->k, bp, ps, j->flip, acc);
-	const gc_qgemm_zp *zp = j->zp;
-	int64_t c0 = p0 * GC_QG_NR, nc = b->n - c0 < NP * GC_QG_NR ? b->n - c0 : NP * GC_QG_NR;
-	const int32_t *colsum = b->colsum + c0;
-	for (int r = 0; r < MR && i0 + r < j->m; r++) {
-		int64_t rowsum = j->rowsum[i0 + r];
-		int64_t za = zp_value(zp->za, j->a_unsigned, zp->za_rows ? i0 + r : 0) + j->a_shift;
-		int32_t *out = j->c + (i0 + r) * j->ldc + c0;
-		if (zp->zb_cols) {
-			for (int64_t jj = 0; jj < nc; jj++) {
-				int64_t zb = zp_value(zp->zb, b->shift != 0, c0 + jj) - b->shift;
-				out[jj] = (int32_t)(acc[r][jj] - zb * rowsum - za * colsum[jj] +
-						    b->k * za * zb);
-			}
-			continue;
-		}
-		/* one zb: the row's part once, then one multiply-add a column */
-		int64_t zb = zp_value(zp->zb, b->shift != 0, 0) - b->shift;
-		int64_t base = b->k * za * zb - zb * rowsum;
-		for (int64_t jj = 0; jj < nc; jj++)
-			out[jj] = (int32_t)(acc[r][jj] + base - za * colsum[jj]);
-	}
-}
-
-static void part(void *arg, int p, int parts, int slot)
-{
-	(void)slot;
-	const qjob *j = arg;
-	int64_t lo, hi;
-	gc_nn_part_range(j->row_tiles * j->col_tiles, p, parts, &lo, &hi);
-	for (int64_t t = lo; t < hi; t++)
-		tile_job(j, t);
-}
-
 void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int64_t lda,
 	      int64_t m, const gc_qgemm_b *b, const gc_qgemm_zp *zp, int32_t *c, int64_t ldc,
-	      int32_t *rowsum)
+	      const gc_qgemm_out *req, void *work)
 {
-	if (m <= 0 || b->n <= 0)
+	int64_t k = b->k, n = b->n;
+	if (m <= 0 || n <= 0)
 		return;
-	for (int64_t i = 0; i < m; i++) {
-		int32_t s = 0;
-		if (a_unsigned)
-			for (int64_t t = 0; t < b->k; t++)
+	char *w = work;
+	const uint8_t *arows = a;
+	int32_t *rowsum;
+	bool b_u = b->shift != 0;
+	bool zb_any = b->shift != 0;
+	for (int64_t j = 0; zp->zb && j < (zp->zb_cols ? n : 1) && !zb_any; j++)
+		zb_any = zp_value(zp->zb, b_u, j) != 0;
+	if (a_copied(k, a_unsigned)) {
+		uint8_t *ac = (uint8_t *)w;
+		w += al64((uint64_t)(m * gc_qg_k4(k)));
+		rowsum = (int32_t *)w;
+		gc_qgemm_pack_a(a, a_unsigned, m, k, lda, ac, zb_any ? rowsum : NULL);
+		arows = ac;
+		lda = gc_qg_k4(k);
+	} else {
+		rowsum = (int32_t *)w;
+		for (int64_t i = 0; zb_any && i < m; i++) {
+			int32_t s = 0;
+			for (int64_t t = 0; t < k; t++)
 				s += ((const uint8_t *)a)[i * lda + t];
-		else
-			for (int64_t t = 0; t < b->k; t++)
-				s += ((const int8_t *)a)[i * lda + t] + 128;
-		rowsum[i] = s;
+			rowsum[i] = s;
+		}
 	}
-	qjob j = { .isa = isa, .a = a, .lda = lda, .m = m, .ldc = ldc,
-		   .flip = a_unsigned ? 0 : 0x80808080u, .a_shift = a_unsigned ? 0 : 128,
-		   .a_unsigned = a_unsigned, .b = b, .zp = zp, .c = c, .rowsum = rowsum,
-		   .row_tiles = (m + MR - 1) / MR, .col_tiles = (panels(b->n) + NP - 1) / NP };
-	int64_t tiles = j.row_tiles * j.col_tiles;
-	int t = gc_nn_par_threads(threads, (double)m * (double)b->n * (double)b->k / 16);
-	gc_nn_parallel(t, gc_nn_par_parts(t, tiles), part, &j);
+	w += al64((uint64_t)m * 4);
+	int32_t *rowc = (int32_t *)w, *rowz = rowc + al64((uint64_t)m * 4) / 4;
+	int32_t *colv = rowz + al64((uint64_t)m * 4) / 4, *colz = colv + al64((uint64_t)n * 4) / 4;
+	int32_t a_shift = a_unsigned ? 0 : 128;
+	bool za_any = a_shift != 0;
+	for (int64_t i = 0; i < m; i++) {
+		rowz[i] = zp_value(zp->za, a_unsigned, zp->za_rows ? i : 0) + a_shift;
+		za_any |= rowz[i] != 0;
+	}
+	for (int64_t j = 0; j < n; j++) {
+		colz[j] = zp_value(zp->zb, b_u, zp->zb_cols ? j : 0) - b->shift;
+		colv[j] = (int32_t)((uint32_t)b->colsum[j] - (uint32_t)k * (uint32_t)colz[j]);
+	}
+	qjob j = { .isa = isa, .a = arows, .lda = lda, .m = m, .n = n, .kq = gc_qg_k4(k) / 4,
+		   .row_tiles = (m + MR - 1) / MR, .b = b->data };
+	if (req)
+		j.out = *req;
+	else
+		j.out = (gc_qgemm_out){ .c32 = c, .ldc = ldc };
+	j.out.rowz = za_any ? rowz : NULL;
+	j.out.colv = colv;
+	j.out.rowc = j.out.rowy = j.out.colz = NULL;
+	j.out.col0 = 0;
+	j.out.isa = isa;
+	if (zb_any && !zp->zb_cols) {
+		for (int64_t i = 0; i < m; i++)
+			rowc[i] = (int32_t)(0u - (uint32_t)colz[0] * (uint32_t)rowsum[i]);
+		j.out.rowc = rowc;
+	} else if (zb_any) {
+		j.out.rowy = rowsum;
+		j.out.colz = colz;
+	}
+	int64_t tiles = j.row_tiles * gc_qg_chunks(n);
+	double cycles = (double)(j.row_tiles * MR) * (double)(gc_qg_chunks(n) * CW) *
+			(double)gc_qg_k4(k) / (isa == GC_QGEMM_C ? 2 : 64);
+	int t = gc_nn_par_threads(threads, cycles);
+	gc_nn_run_parts(t, tiles, part, &j);
 }
 
 /* ---- DynamicQuantizeLinear's loops ---- */
@@ -320,7 +541,37 @@ GC_NN_SIMD void gc_qdyn_store(const float *x, int64_t total, float scale, float 
 	}
 }
 
-GC_NN_SIMD void gc_qdyn_range(const float *x, int64_t total, float *lo, float *hi)
+#ifdef QG_X86
+/* Four 16-lane minima and maxima; vminps keeps the lane's value when x is
+ * NaN (it returns its second operand then). */
+T512 static void range512(const float *x, int64_t total, float *lo, float *hi)
+{
+	__m512 mn[4], mx[4];
+	for (int l = 0; l < 4; l++)
+		mn[l] = mx[l] = _mm512_setzero_ps();
+	int64_t i = 0;
+	for (; i + 64 <= total; i += 64)
+		for (int l = 0; l < 4; l++) {
+			__m512 v = _mm512_loadu_ps(x + i + 16 * l);
+			mn[l] = _mm512_min_ps(v, mn[l]);
+			mx[l] = _mm512_max_ps(v, mx[l]);
+		}
+	for (; i < total; i += 16) {
+		__mmask16 k = total - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (total - i)) - 1);
+		__m512 v = _mm512_maskz_loadu_ps(k, x + i); /* 0 past the end: min(0, x) anyway */
+		mn[0] = _mm512_min_ps(v, mn[0]);
+		mx[0] = _mm512_max_ps(v, mx[0]);
+	}
+	for (int l = 1; l < 4; l++) {
+		mn[0] = _mm512_min_ps(mn[l], mn[0]);
+		mx[0] = _mm512_max_ps(mx[l], mx[0]);
+	}
+	*lo = _mm512_reduce_min_ps(mn[0]);
+	*hi = _mm512_reduce_max_ps(mx[0]);
+}
+#endif
+
+GC_NN_SIMD static void range_c(const float *x, int64_t total, float *lo, float *hi)
 {
 	/* 16 lanes (a select each, which vectorises), then the lanes; a NaN
 	 * never replaces a lane's value */
@@ -343,6 +594,17 @@ GC_NN_SIMD void gc_qdyn_range(const float *x, int64_t total, float *lo, float *h
 	*hi = mx[0];
 }
 
+void gc_qdyn_range(const float *x, int64_t total, float *lo, float *hi)
+{
+#ifdef QG_X86
+	if (gc_qgemm_isa_best() == GC_QGEMM_AVX512VNNI) {
+		range512(x, total, lo, hi);
+		return;
+	}
+#endif
+	range_c(x, total, lo, hi);
+}
+
 
 /* ---- requantization and QuantizeLinear / DequantizeLinear loops ---- */
 
@@ -358,17 +620,6 @@ static inline __attribute__((always_inline)) void store8(void *y, int64_t i, flo
 		((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
 	else
 		((int8_t *)y)[i] = (int8_t)(int32_t)v;
-}
-
-GC_NN_SIMD void gc_qrequant(const int32_t *c, int64_t n, int32_t bias, double mult, float zero,
-			    bool relu, bool to_unsigned, void *y)
-{
-	float lo = to_unsigned ? 0.0f : -128.0f;
-	if (relu && zero > lo)
-		lo = zero;
-	for (int64_t i = 0; i < n; i++)
-		store8(y, i, (float)rint((double)((int64_t)c[i] + bias) * mult) + zero, lo,
-		       to_unsigned);
 }
 
 GC_NN_SIMD void gc_qquantize_f32(const float *x, int64_t n, float scale, float zero,

@@ -12,11 +12,13 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../alloc.h"
 #include "../fileio.h"
 #include "float8.h"
+#include "qconv.h"
 #include "qgemm.h"
 #include "quant.h"
 #include "value-impl.h"
@@ -38,6 +40,21 @@ static inline void st8(gc_tensor *t, int64_t i, float v)
 	float hi = t->dtype == GC_DTYPE_UINT8 ? 255.0f : 127.0f;
 	v = isnan(v) ? 0 : v < lo ? lo : v > hi ? hi : v;
 	if (t->dtype == GC_DTYPE_UINT8)
+		((uint8_t *)t->data)[i] = (uint8_t)v;
+	else
+		((int8_t *)t->data)[i] = (int8_t)v;
+}
+
+/* Requantizes c into element i of 8-bit t as the integer GEMM's epilogue
+ * does (gc_qrequant1); relu: not below the zero point. */
+static inline void st8q(gc_tensor *t, int64_t i, int64_t c, float scale, float zero, bool relu)
+{
+	bool u = t->dtype == GC_DTYPE_UINT8;
+	float lo = u ? 0.0f : -128.0f, hi = u ? 255.0f : 127.0f;
+	if (relu && zero > lo)
+		lo = zero;
+	int32_t v = gc_qrequant1(c, scale, zero, lo, hi);
+	if (u)
 		((uint8_t *)t->data)[i] = (uint8_t)v;
 	else
 		((int8_t *)t->data)[i] = (int8_t)v;
@@ -340,10 +357,16 @@ typedef struct imm_plan {
 	bool a_rows, b_cols;  /* zero points per row of A / per column of B */
 	int ia, ib, iaz, ibz; /* input indices; -1 absent */
 	int ias, ibs, iys, iyz;
+	int ibias; /* QLinearMatMul's int32 bias per column (fuse-qdq-matmul); -1 absent */
+	bool relu; /* _gc_activation "Relu" (fuse-qdq-matmul): y not below its zero point */
+	/* MatMulInteger with _gc_to_float (fuse-dynq-matmul): y = float(C) *
+	 * (in[ias] * in[ibs]) [+ in[ibias] per column] [Relu], float32 */
+	bool to_float;
 	/* The integer GEMM (qgemm.h), unless GRAPHCC_REFERENCE_KERNELS: B
 	 * packed at prepare when it is a constant without batch (pb), else
 	 * into scratch on each run; QLinearMatMul's int32 sums in scratch. */
 	bool fast;
+	bool fold; /* B has no batch, one zero point for A: one GEMM of batch * m rows */
 	gc_qgemm_isa isa;
 	gc_qgemm_b pb;
 	uint64_t pack_bytes; /* scratch for B: packed bytes, then column sums */
@@ -354,17 +377,31 @@ static int32_t zp_at(const gc_tensor *z, bool per, int64_t i)
 	return z ? ld8(z, per ? i : 0) : 0;
 }
 
+/* The to_float output: the Cast, Mul (by the scales' product, in float)
+ * and Add nodes fused, each rounding as on its own; a Relu as the Relu kernel. */
+static float to_float_scale(const imm_plan *p, gc_tensor *const *in)
+{
+	return *(const float *)in[p->ias]->data * *(const float *)in[p->ibs]->data;
+}
+
+__attribute__((optimize("fp-contract=off"))) static void
+store_f32(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, int64_t oi, int32_t c, int64_t j)
+{
+	float f = (float)c * to_float_scale(p, in);
+	if (p->ibias >= 0)
+		f = f + ((const float *)in[p->ibias]->data)[j];
+	((float *)y->data)[oi] = p->relu && f < 0 ? 0.0f : f;
+}
+
 static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool requant)
 {
 	const gc_tensor *a = in[p->ia], *b = in[p->ib];
 	const gc_tensor *az = p->iaz >= 0 ? in[p->iaz] : NULL,
 			*bz = p->ibz >= 0 ? in[p->ibz] : NULL;
-	double mult = 1;
-	float yzp = 0;
+	float scale = 1, yzp = 0;
 	if (requant) {
-		mult =
-		    (double)((float)gc_kv_load(in[p->ias], 0) * (float)gc_kv_load(in[p->ibs], 0)) /
-		    gc_kv_load(in[p->iys], 0);
+		scale = gc_qscale((float)gc_kv_load(in[p->ias], 0), (float)gc_kv_load(in[p->ibs], 0),
+				  gc_kv_load(in[p->iys], 0));
 		yzp = (float)ld8(in[p->iyz], 0);
 	}
 	for (int64_t bi = 0; bi < p->batch; bi++) {
@@ -383,8 +420,14 @@ static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool 
 					acc += (int64_t)(ld8(a, aoff + i * p->kd + t) - za) *
 					       (ld8(b, boff + t * p->nn + j) - zb);
 				int64_t oi = (bi * p->m + i) * p->nn + j;
+				if (p->to_float) {
+					store_f32(p, in, y, oi, (int32_t)acc, j);
+					continue;
+				}
+				if (p->ibias >= 0)
+					acc += ((const int32_t *)in[p->ibias]->data)[j];
 				if (requant)
-					st8(y, oi, (float)rint((double)acc * mult) + yzp);
+					st8q(y, oi, acc, scale, yzp, p->relu);
 				else
 					((int32_t *)y->data)[oi] = (int32_t)acc;
 			}
@@ -392,7 +435,8 @@ static void imm_run(const imm_plan *p, gc_tensor *const *in, gc_tensor *y, bool 
 }
 
 /* imm_run on the integer GEMM: per batch item, B packed (or the packed
- * constant), C in y (MatMulInteger) or in scratch, then requantized. */
+ * constant), C in y (MatMulInteger) or requantized into y by the GEMM's
+ * epilogue (QLinearMatMul). */
 static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_tensor *y,
 		     bool requant)
 {
@@ -401,17 +445,29 @@ static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_ten
 			*bz = p->ibz >= 0 ? in[p->ibz] : NULL;
 	gc_qgemm_zp zp = { az ? az->data : NULL, bz ? bz->data : NULL, p->a_rows, p->b_cols };
 	char *scratch = k->scratch;
-	int32_t *rowsum = (int32_t *)(scratch + p->pack_bytes), *tmp = rowsum + p->m;
-	double mult = 1;
-	float yzp = 0;
+	float scale = 1;
+	gc_qgemm_out req = { 0 };
 	if (requant) {
-		mult =
-		    (double)((float)gc_kv_load(in[p->ias], 0) * (float)gc_kv_load(in[p->ibs], 0)) /
-		    gc_kv_load(in[p->iys], 0);
-		yzp = (float)ld8(in[p->iyz], 0);
+		bool yu = y->dtype == GC_DTYPE_UINT8;
+		scale = gc_qscale((float)gc_kv_load(in[p->ias], 0), (float)gc_kv_load(in[p->ibs], 0),
+				  gc_kv_load(in[p->iys], 0));
+		req = (gc_qgemm_out){ .ldc = p->nn, .y_unsigned = yu, .scale = &scale,
+				      .zy = (float)ld8(in[p->iyz], 0), .lo = yu ? 0.0f : -128.0f,
+				      .hi = yu ? 255.0f : 127.0f,
+				      .colc = p->ibias >= 0 ? in[p->ibias]->data : NULL };
+		if (p->relu && req.zy > req.lo)
+			req.lo = req.zy;
+	}
+	if (p->to_float) {
+		scale = to_float_scale(p, in);
+		req = (gc_qgemm_out){ .ldc = p->nn, .scale = &scale, .frelu = p->relu,
+				      .colf = p->ibias >= 0 ? in[p->ibias]->data : NULL };
+		requant = true;
 	}
 	bool a_u = a->dtype == GC_DTYPE_UINT8, b_u = b->dtype == GC_DTYPE_UINT8;
-	for (int64_t bi = 0; bi < p->batch; bi++) {
+	/* B without batch, A's zero point one: A's batch is more rows of one GEMM */
+	int64_t batch = p->fold ? 1 : p->batch, m = p->fold ? p->batch * p->m : p->m;
+	for (int64_t bi = 0; bi < batch; bi++) {
 		int64_t r = bi, aoff = 0, boff = 0;
 		for (int d = p->brank - 1; d >= 0; d--) {
 			int64_t ix = r % p->bdims[d];
@@ -421,18 +477,20 @@ static void imm_fast(const imm_plan *p, gc_kctx *k, gc_tensor *const *in, gc_ten
 		}
 		gc_qgemm_b pb = p->pb;
 		if (!pb.data) {
-			int32_t *cs = (int32_t *)scratch;
-			int8_t *data = (int8_t *)(cs + p->nn);
+			int8_t *data = (int8_t *)scratch;
+			int32_t *cs = (int32_t *)(data + gc_qgemm_b_bytes(p->kd, p->nn));
 			gc_qgemm_pack_b((const uint8_t *)b->data + boff, b_u, p->kd, p->nn, p->nn, data,
 					cs);
 			pb = (gc_qgemm_b){ p->kd, p->nn, data, cs, b_u ? 128 : 0 };
 		}
-		int64_t mn = p->m * p->nn;
-		int32_t *c = requant ? tmp : (int32_t *)y->data + bi * mn;
-		gc_qgemm(p->isa, k->threads, (const uint8_t *)a->data + aoff, a_u, p->kd, p->m, &pb,
-			 &zp, c, p->nn, rowsum);
-		for (int64_t i = 0; requant && i < mn; i++)
-			st8(y, bi * mn + i, (float)rint((double)c[i] * mult) + yzp);
+		int64_t mn = m * p->nn;
+		if (p->to_float)
+			req.f32 = (float *)y->data + bi * mn;
+		else
+			req.y8 = (uint8_t *)y->data + bi * mn;
+		gc_qgemm(p->isa, k->threads, (const uint8_t *)a->data + aoff, a_u, p->kd, m, &pb,
+			 &zp, (int32_t *)y->data + bi * mn, p->nn, requant ? &req : NULL,
+			 scratch + p->pack_bytes);
 	}
 }
 
@@ -456,40 +514,43 @@ static int run_qlmm(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 	return 0;
 }
 
-/* Chooses the integer GEMM for plan *pp (its state replaced by one with B
- * packed behind it when B is a constant without batch) and sizes scratch. */
-static int imm_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, imm_plan **pp, bool requant)
+/* Chooses the integer GEMM for plan p (B packed once, kept with the node
+ * and in a .gcb, when it is a constant without batch) and sizes scratch. */
+static int imm_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, imm_plan *p)
 {
-	imm_plan *p = *pp;
 	if (gc_reference_kernels())
 		return 0;
 	p->fast = true;
 	p->isa = gc_qgemm_isa_best();
 	const gc_tensor *b = in[p->ib];
-	bool b_batched = false;
+	bool b_batched = false, b_u = b->dtype == GC_DTYPE_UINT8;
 	for (int d = 0; d < p->brank; d++)
 		b_batched |= p->bstr[d] != 0;
 	int64_t bbytes = gc_qgemm_b_bytes(p->kd, p->nn), cs = p->nn * 4;
-	const void *fixed = gc_kfixed(k, in, p->ib);
-	/* row sums of A, then QLinearMatMul's int32 sums */
-	uint64_t tmp = (uint64_t)p->m * 4 + (requant ? (uint64_t)(p->m * p->nn) * 4 : 0);
-	if (!fixed || b_batched) {
-		p->pack_bytes = ((uint64_t)(bbytes + cs) + 63) & ~(uint64_t)63;
-		n->scratch_bytes = p->pack_bytes + tmp;
+	uint64_t work = gc_qgemm_work_bytes(p->m, p->kd, p->nn, in[p->ia]->dtype == GC_DTYPE_UINT8);
+	p->pack_bytes = ((uint64_t)(bbytes + cs) + 63) & ~(uint64_t)63;
+	n->scratch_bytes = p->pack_bytes + work;
+	if (b_batched)
 		return 0;
-	}
-	imm_plan *q = gc_kstate(k, n, sizeof *q + (size_t)(cs + bbytes));
-	if (!q)
+	bool a_whole = true; /* A has every batch dim (none broadcast) */
+	for (int d = 0; d < p->brank; d++)
+		a_whole &= p->astr[d] != 0 || p->bdims[d] == 1;
+	p->fold = a_whole && !p->a_rows;
+	work = gc_qgemm_work_bytes(p->fold ? p->batch * p->m : p->m, p->kd, p->nn,
+				   in[p->ia]->dtype == GC_DTYPE_UINT8);
+	n->scratch_bytes = p->pack_bytes + work;
+	char key[96];
+	void *fill;
+	snprintf(key, sizeof key, "q8b1 %" PRId64 " %" PRId64 " %d", p->kd, p->nn, (int)b_u);
+	const int8_t *data = gc_kpacked(k, n, in, p->ib, key, (uint64_t)(bbytes + cs), false, &fill);
+	if (!data)
 		return gc_kok(k);
-	*q = *p;
-	gc_free(p); /* n->state is q now */
-	int32_t *colsum = (int32_t *)(q + 1);
-	int8_t *data = (int8_t *)(colsum + q->nn);
-	gc_qgemm_pack_b(fixed, b->dtype == GC_DTYPE_UINT8, q->kd, q->nn, q->nn, data, colsum);
-	q->pb = (gc_qgemm_b){ q->kd, q->nn, data, colsum, b->dtype == GC_DTYPE_UINT8 ? 128 : 0 };
-	q->pack_bytes = 0;
-	n->scratch_bytes = tmp;
-	*pp = q;
+	if (fill)
+		gc_qgemm_pack_b(b->data, b_u, p->kd, p->nn, p->nn, fill,
+				(int32_t *)((int8_t *)fill + bbytes));
+	p->pb = (gc_qgemm_b){ p->kd, p->nn, data, (const int32_t *)(data + bbytes), b_u ? 128 : 0 };
+	p->pack_bytes = 0;
+	n->scratch_bytes = work;
 	return 0;
 }
 
@@ -502,16 +563,17 @@ static int prepare_imm(gc_kctx *k, gc_tensor *const *in, gc_tensor *const *out, 
 		return gc_kerr(k, GC_EINVAL,
 			       "inputs 'A' and 'B' must be uint8 or int8, not %s and %s",
 			       gc_dtype_name(a->dtype), gc_dtype_name(b->dtype));
-	if (a->rank < 2 || b->rank < 2 || a->dims[a->rank - 1] != b->dims[b->rank - 2])
+	bool a1 = a->rank == 1 && b->rank == 2; /* a vector: one row, its dim dropped */
+	if ((a->rank < 2 && !a1) || b->rank < 2 || a->dims[a->rank - 1] != b->dims[b->rank - 2])
 		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "inputs 'A' %s and 'B' %s: need rank >= 2 and A's last dim equal to "
-			       "B's second-to-last",
+			       "inputs 'A' %s and 'B' %s: need rank >= 2 (or a 1-D A, 2-D B) and "
+			       "A's last dim equal to B's second-to-last",
 			       gc_shape_str(a->dims, a->rank, s1, sizeof s1),
 			       gc_shape_str(b->dims, b->rank, s2, sizeof s2));
-	p->m = a->dims[a->rank - 2];
+	p->m = a1 ? 1 : a->dims[a->rank - 2];
 	p->kd = a->dims[a->rank - 1];
 	p->nn = b->dims[b->rank - 1];
-	int32_t ar = a->rank - 2, br = b->rank - 2;
+	int32_t ar = a1 ? 0 : a->rank - 2, br = b->rank - 2;
 	p->brank = ar > br ? ar : br;
 	p->batch = 1;
 	int64_t as = p->m * p->kd, bs = p->kd * p->nn;
@@ -553,6 +615,8 @@ static int prepare_imm(gc_kctx *k, gc_tensor *const *in, gc_tensor *const *out, 
 	memcpy(dims, p->bdims, sizeof(int64_t) * (size_t)p->brank);
 	dims[orank - 2] = p->m;
 	dims[orank - 1] = p->nn;
+	if (a1)
+		dims[--orank - 1] = p->nn;
 	gc_set_shape(out[0], ot, orank, dims);
 	return 0;
 }
@@ -566,8 +630,35 @@ int gc_prepare_MatMulInteger(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ib = 1;
 	p->iaz = n->n_in > 2 && in[2] ? 2 : -1;
 	p->ibz = n->n_in > 3 && in[3] ? 3 : -1;
-	if (prepare_imm(k, in, out, p, GC_DTYPE_INT32) || imm_choose(k, n, in, &p, false))
+	p->ibias = -1;
+	p->to_float = gc_attr_i(k, "_gc_to_float", 0) != 0;
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k))
 		return gc_kok(k);
+	if (p->to_float || n->n_in > 4) {
+		/* fuse-dynq-matmul's form: inputs 4 and 5 the scales, 6 the bias */
+		if (!p->to_float || n->n_in < 6 || !in[4] || !in[5])
+			return gc_kerr(k, GC_EINVAL,
+				       "inputs 4 to 6 are graphcc's (attribute _gc_to_float): the "
+				       "two scales and an optional bias");
+		for (int i = 4; i < 6; i++)
+			if (in[i]->dtype != GC_DTYPE_FLOAT || gc_tensor_numel(in[i]) != 1)
+				return gc_kerr(k, GC_EINVAL, "input %d must be one float32 value", i);
+		p->ias = 4;
+		p->ibs = 5;
+		p->ibias = n->n_in > 6 && in[6] ? 6 : -1;
+	}
+	if (act && (strcmp(act, "Relu") || !p->to_float))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses only Relu into "
+			       "a MatMulInteger with _gc_to_float", act);
+	p->relu = act != NULL;
+	if (prepare_imm(k, in, out, p, p->to_float ? GC_DTYPE_FLOAT : GC_DTYPE_INT32) ||
+	    imm_choose(k, n, in, p))
+		return gc_kok(k);
+	if (p->ibias >= 0 && (in[6]->dtype != GC_DTYPE_FLOAT || gc_tensor_numel(in[6]) != p->nn))
+		return gc_kerr(k, GC_EINVAL, "input 6 (the bias) must be float32 with %" PRId64
+			       " values", p->nn);
 	n->run = run_mmi;
 	return 0;
 }
@@ -605,8 +696,21 @@ int gc_prepare_QLinearMatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	p->ibz = 5;
 	p->iys = 6;
 	p->iyz = 7;
-	if (prepare_imm(k, in, out, p, in[7]->dtype) || imm_choose(k, n, in, &p, true))
+	p->ibias = n->n_in > 8 && in[8] ? 8 : -1;
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k))
 		return gc_kok(k);
+	if (act && strcmp(act, "Relu"))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; graphcc fuses only Relu into "
+			       "QLinearMatMul", act);
+	p->relu = act != NULL;
+	if (prepare_imm(k, in, out, p, in[7]->dtype) || imm_choose(k, n, in, p))
+		return gc_kok(k);
+	if (p->ibias >= 0 && (in[8]->dtype != GC_DTYPE_INT32 || gc_tensor_numel(in[8]) != p->nn))
+		return gc_kerr(k, GC_EINVAL,
+			       "input 8 (graphcc's fused bias) must be int32 with %" PRId64 " values",
+			       p->nn);
 	n->run = run_qlmm;
 	return 0;
 }
@@ -626,7 +730,7 @@ typedef struct iconv_plan {
 	bool requant;
 	bool relu; /* _gc_activation "Relu" (fuse-qdq-conv): y clamped below at its zero point */
 	int ix, ixz, iw, iwz, ixs, iws, iys, iyz, ib;
-	gc_qgemm_isa isa; /* run_iconv_fast's */
+	gc_qconv fast; /* run_iconv_fast's */
 } iconv_plan;
 
 /* QLinearConv's x scale, y scale and y zero point (0 for ConvInteger). */
@@ -640,13 +744,6 @@ static void iconv_scales(const iconv_plan *p, gc_tensor *const *in, double *xs, 
 	*xs = (float)gc_kv_load(in[p->ixs], 0);
 	*ys = gc_kv_load(in[p->iys], 0);
 	*yz = (float)ld8(in[p->iyz], 0);
-}
-
-/* A fused Relu: the quantized value never below the zero point (NaN kept
- * for st8 to map). */
-static inline float iconv_clamp(const iconv_plan *p, float v, float zero)
-{
-	return p->relu && v < zero ? zero : v;
 }
 
 static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_tensor *const *out)
@@ -668,13 +765,11 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 		for (int64_t m = 0; m < p->m; m++) {
 			int64_t g = m / mg;
 			int32_t zw = wz ? ld8(wz, gc_tensor_numel(wz) > 1 ? m : 0) : 0;
-			double mult = 0;
+			float scale = 0;
 			if (p->requant) {
 				const gc_tensor *ws = in[p->iws];
-				mult =
-				    (double)((float)xs * (float)gc_kv_load(
-							     ws, gc_tensor_numel(ws) > 1 ? m : 0)) /
-				    ys;
+				scale = gc_qscale(
+				    (float)xs, (float)gc_kv_load(ws, gc_tensor_numel(ws) > 1 ? m : 0), ys);
 			}
 			for (int64_t o0 = 0; o0 < p->out[0]; o0++)
 				for (int64_t o1 = 0; o1 < p->out[1]; o1++)
@@ -738,8 +833,7 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 						int64_t oi = (b * p->m + m) * osz +
 							     (o0 * p->out[1] + o1) * p->out[2] + o2;
 						if (p->requant)
-							st8(out[0], oi,
-							    iconv_clamp(p, (float)rint((double)acc * mult) + yz, yz));
+							st8q(out[0], oi, acc, scale, yz, p->relu);
 						else
 							((int32_t *)out[0]->data)[oi] =
 							    (int32_t)acc;
@@ -748,121 +842,60 @@ static int run_iconv(gc_kctx *k, const gc_node *node, gc_tensor *const *in, gc_t
 	return 0;
 }
 
-/* [*lo, *hi): the outputs along the last axis whose tap k2 is inside the
- * input (the others read padding). */
-static void im2col_span(const iconv_plan *p, int64_t k2, int64_t *lo, int64_t *hi)
-{
-	int64_t off = k2 * p->dil[2] - p->pad[2], s = p->stride[2], n = p->out[2];
-	/* o * s + off >= 0 and o * s + off <= in - 1 */
-	int64_t a = off >= 0 ? 0 : (-off + s - 1) / s;
-	int64_t b = p->in[2] - 1 - off < 0 ? 0 : (p->in[2] - 1 - off) / s + 1;
-	*lo = a < n ? a : n;
-	*hi = b < n ? b : n;
-	if (*hi < *lo)
-		*hi = *lo;
-}
-
-/* Column matrix of image b, group g: [cg * ksz][osz] bytes, the taps in
- * the padding holding x's zero point (they contribute 0). */
-static void im2col8(const iconv_plan *p, const uint8_t *x, int64_t b, int64_t g, uint8_t zx,
-		    uint8_t *col)
-{
-	int64_t cg = p->c / p->group, isz = p->in[0] * p->in[1] * p->in[2];
-	int64_t osz = p->out[0] * p->out[1] * p->out[2];
-	for (int64_t ci = 0; ci < cg; ci++) {
-		const uint8_t *xc = x + (b * p->c + g * cg + ci) * isz;
-		for (int64_t k0 = 0; k0 < p->k[0]; k0++)
-			for (int64_t k1 = 0; k1 < p->k[1]; k1++)
-				for (int64_t k2 = 0; k2 < p->k[2]; k2++, col += osz) {
-					uint8_t *o = col;
-					for (int64_t o0 = 0; o0 < p->out[0]; o0++) {
-						int64_t i0 = o0 * p->stride[0] - p->pad[0] + k0 * p->dil[0];
-						for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
-							int64_t i1 = o1 * p->stride[1] - p->pad[1] +
-								     k1 * p->dil[1];
-							bool row = i0 >= 0 && i0 < p->in[0] && i1 >= 0 &&
-								   i1 < p->in[1];
-							int64_t n2 = p->out[2], lo, hi;
-							if (!row) {
-								memset(o, zx, (size_t)n2);
-								o += n2;
-								continue;
-							}
-							im2col_span(p, k2, &lo, &hi);
-							const uint8_t *xr = xc + (i0 * p->in[1] + i1) * p->in[2] +
-									    lo * p->stride[2] - p->pad[2] +
-									    k2 * p->dil[2];
-							memset(o, zx, (size_t)lo);
-							if (p->stride[2] == 1)
-								memcpy(o + lo, xr, (size_t)(hi - lo));
-							else
-								for (int64_t o2 = lo; o2 < hi; o2++)
-									o[o2] = xr[(o2 - lo) * p->stride[2]];
-							memset(o + hi, zx, (size_t)(n2 - hi));
-							o += n2;
-						}
-					}
-				}
-	}
-}
-
-/* Scratch bytes of run_iconv_fast: columns, packed columns, their sums,
- * row sums, int32 sums to requantize. */
-static uint64_t iconv_fast_scratch(const iconv_plan *p, int64_t *kdim, int64_t *osz)
-{
-	*kdim = p->c / p->group * p->k[0] * p->k[1] * p->k[2];
-	*osz = p->out[0] * p->out[1] * p->out[2];
-	int64_t mg = p->m / p->group;
-	uint64_t col = ((uint64_t)(*kdim * *osz) + 63) & ~(uint64_t)63;
-	uint64_t pk = ((uint64_t)gc_qgemm_b_bytes(*kdim, *osz) + 63) & ~(uint64_t)63;
-	return col + pk + (uint64_t)*osz * 4 + (uint64_t)mg * 4 +
-	       (p->requant ? (uint64_t)(mg * *osz) * 4 : 0);
-}
-
-/* run_iconv as one integer GEMM per image and group: w's rows (its zero
- * point per row) times x's columns (its zero point per tensor). */
+/* run_iconv on the integer convolution (qconv.h). */
 static int run_iconv_fast(gc_kctx *k, const gc_node *node, gc_tensor *const *in,
 			  gc_tensor *const *out)
 {
 	const iconv_plan *p = node->state;
-	const gc_tensor *x = in[p->ix], *w = in[p->iw];
 	const gc_tensor *xz = p->ixz >= 0 ? in[p->ixz] : NULL,
 			*wz = p->iwz >= 0 ? in[p->iwz] : NULL;
-	const int32_t *bias = p->ib >= 0 ? in[p->ib]->data : NULL;
-	int64_t kdim, osz, mg = p->m / p->group;
-	iconv_fast_scratch(p, &kdim, &osz);
-	uint8_t *col = k->scratch;
-	int8_t *pk = (int8_t *)(col + ((kdim * osz + 63) & ~(int64_t)63));
-	int32_t *colsum = (int32_t *)((char *)pk + ((gc_qgemm_b_bytes(kdim, osz) + 63) & ~(int64_t)63));
-	int32_t *rowsum = colsum + osz, *tmp = rowsum + mg;
-	bool xu = x->dtype == GC_DTYPE_UINT8, wu = w->dtype == GC_DTYPE_UINT8;
-	uint8_t zx = xz ? *(const uint8_t *)xz->data : 0;
-	bool wz_rows = wz && gc_tensor_numel(wz) > 1;
-	double xs, ys;
-	float yz;
-	iconv_scales(p, in, &xs, &ys, &yz);
-	for (int64_t b = 0; b < p->n; b++)
-		for (int64_t g = 0; g < p->group; g++) {
-			im2col8(p, x->data, b, g, zx, col);
-			gc_qgemm_pack_b(col, xu, kdim, osz, osz, pk, colsum);
-			gc_qgemm_b pb = { kdim, osz, pk, colsum, xu ? 128 : 0 };
-			gc_qgemm_zp zp = { wz ? (const uint8_t *)wz->data + (wz_rows ? g * mg : 0) : NULL,
-					   xz ? xz->data : NULL, wz_rows, false };
-			int64_t m0 = g * mg;
-			int32_t *c = p->requant ? tmp : (int32_t *)out[0]->data + (b * p->m + m0) * osz;
-			gc_qgemm(p->isa, k->threads, (const int8_t *)w->data + m0 * kdim, wu, kdim, mg,
-				 &pb, &zp, c, osz, rowsum);
-			for (int64_t m = 0; p->requant && m < mg; m++) {
-				const gc_tensor *ws = in[p->iws];
-				double mult = (double)((float)xs * (float)gc_kv_load(
-								   ws, gc_tensor_numel(ws) > 1 ? m0 + m : 0)) /
-					      ys;
-				int64_t oi = (b * p->m + m0 + m) * osz;
-				bool yu = out[0]->dtype == GC_DTYPE_UINT8;
-				gc_qrequant(c + m * osz, osz, bias ? bias[m0 + m] : 0, mult, yz, p->relu, yu,
-					    (uint8_t *)out[0]->data + oi);
-			}
-		}
+	gc_qconv_args a = { .x = in[p->ix]->data, .w = in[p->iw]->data,
+			    .zx = xz ? ld8(xz, 0) : 0, .zw = wz ? wz->data : NULL,
+			    .zw_rows = wz && gc_tensor_numel(wz) > 1,
+			    .bias = p->ib >= 0 ? in[p->ib]->data : NULL, .requant = p->requant,
+			    .relu = p->relu, .y_unsigned = out[0]->dtype == GC_DTYPE_UINT8,
+			    .y = out[0]->data };
+	if (p->requant) {
+		const gc_tensor *ws = in[p->iws];
+		double xs;
+		iconv_scales(p, in, &xs, &a.ys, &a.zy);
+		a.xs = (float)xs;
+		a.ws = ws->data;
+		a.ws_rows = gc_tensor_numel(ws) > 1;
+	}
+	gc_qconv_run(&p->fast, &a, k->scratch, k->threads);
+	return 0;
+}
+
+/* Chooses the integer convolution: the weights packed once (kept with the
+ * node and in a .gcb) when they are a constant, else on each run. */
+static int iconv_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, iconv_plan *p)
+{
+	gc_qconv *q = &p->fast;
+	*q = (gc_qconv){ .n = p->n, .c = p->c, .m = p->m, .group = p->group,
+			 .x_unsigned = in[p->ix]->dtype == GC_DTYPE_UINT8,
+			 .w_unsigned = in[p->iw]->dtype == GC_DTYPE_UINT8,
+			 .isa = gc_qgemm_isa_best() };
+	for (int i = 0; i < 3; i++) {
+		q->in[i] = p->in[i];
+		q->k[i] = p->k[i];
+		q->out[i] = p->out[i];
+		q->stride[i] = p->stride[i];
+		q->dil[i] = p->dil[i];
+		q->pad[i] = p->pad[i];
+	}
+	gc_qconv_plan(q);
+	char key[96];
+	void *fill;
+	snprintf(key, sizeof key, "q8w%d %" PRId64 " %" PRId64 " %" PRId64 " %d", q->quads ? 2 : 1,
+		 q->m, q->c / q->group, q->k[0] * q->k[1] * q->k[2], (int)q->w_unsigned);
+	q->wpack = gc_kpacked(k, n, in, p->iw, key, gc_qconv_w_bytes(q), false, &fill);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (fill)
+		gc_qconv_pack_w(q, in[p->iw]->data, fill);
+	n->scratch_bytes = gc_qconv_scratch(q);
+	n->run = run_iconv_fast;
 	return 0;
 }
 
@@ -950,12 +983,8 @@ static int prepare_iconv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor
 			       p->m);
 	gc_set_shape(out[0], p->requant ? in[p->iyz]->dtype : GC_DTYPE_INT32, x->rank, odims);
 	n->run = run_iconv;
-	if (!gc_reference_kernels()) {
-		int64_t kdim, osz;
-		p->isa = gc_qgemm_isa_best();
-		n->scratch_bytes = iconv_fast_scratch(p, &kdim, &osz);
-		n->run = run_iconv_fast;
-	}
+	if (!gc_reference_kernels())
+		return iconv_choose(k, n, in, p);
 	return 0;
 }
 

@@ -6,8 +6,8 @@
 	X(QuantizeLinear, 2, 3, 1, 1)                                                              \
 	X(DequantizeLinear, 2, 3, 1, 1)                                                            \
 	X(DynamicQuantizeLinear, 1, 1, 3, 3)                                                       \
-	X(MatMulInteger, 2, 4, 1, 1)                                                               \
-	X(QLinearMatMul, 8, 8, 1, 1)                                                               \
+	X(MatMulInteger, 2, 7, 1, 1)                                                               \
+	X(QLinearMatMul, 8, 9, 1, 1)                                                               \
 	X(ConvInteger, 2, 4, 1, 1)                                                                 \
 	X(QLinearConv, 8, 9, 1, 1)
 

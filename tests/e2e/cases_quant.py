@@ -440,6 +440,19 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("grouped-u8u8", (1, 12, 7, 8), (12, 4, 3, 3), (1, 2), (0, 1, 2, 1), (2, 1), 3, np.uint8, np.uint8, True),
     ("depthwise-1x1", (1, 16, 5, 5), (16, 1, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 16, np.uint8, np.int8, False),
     ("wide-k", (1, 3, 20, 20), (8, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1, np.uint8, np.int8, True),
+    # qconv.c: 1x1 read straight from x (whole 96-pixel blocks), int8 x, 19 rows (8-row tiles)
+    ("pointwise-direct-s8s8", (1, 20, 12, 16), (19, 20, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, np.int8, np.int8, True),
+    # 1x1 with a partial last block (im2col), K = 13 (not a multiple of 4), two images
+    ("pointwise-tail-u8s8", (2, 13, 10, 20), (24, 13, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.int8, True),
+    # K = 2340 (> 2304: one-chunk blocks), 7 output channels
+    ("wide-kdim-u8u8", (1, 260, 6, 7), (7, 260, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.uint8, True),
+    # stride 1 with dilations and uneven pads (the channel-quad path), int8 x, uint8 w
+    ("dilated-pads-s8u8", (1, 6, 9, 11), (10, 6, 3, 2), (1, 1), (2, 0, 1, 3), (2, 3), 1, np.int8, np.uint8, True),
+    # 1x1 stride 2 (one phase), and stride with dilation on one axis (im2col blocks)
+    ("pointwise-stride2", (1, 8, 11, 9), (12, 8, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.int8, True),
+    ("strided-dilated-im2col", (1, 5, 13, 12), (6, 5, 3, 3), (2, 2), (1, 1, 1, 1), (2, 2), 1, np.uint8, np.int8, True),
+    # enough work for two threads (blocks and row ranges split over the pool)
+    ("two-threads-u8s8", (1, 32, 20, 21), (40, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, False),
 ]
 
 
@@ -466,8 +479,9 @@ def _run_env(ctx, args, extra):
 
 
 def int8_builtins(ctx):
-    """ConvInteger and QLinearConv on the integer GEMM (qgemm.c, through
-    im2col) against NumPy: the int32 sums exactly, QLinearConv's output
+    """ConvInteger and QLinearConv on the integer GEMM (qgemm.c, qconv.c:
+    channel quads read in place, strides as phases, im2col blocks for stride
+    with dilation) against NumPy: the int32 sums exactly, QLinearConv's output
     within one step of NumPy's float64 requantization (a value on a rounding
     boundary), and byte for byte the same as the reference loops
     (GRAPHCC_NN_REFERENCE=1). (MatMulInteger and QLinearMatMul: the unit
@@ -480,7 +494,7 @@ def int8_builtins(ctx):
     done = []
     for (name, xs, ws, st, pads, dil, group, xt, wt, per_ch) in CONV_CASES:
         x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
-        zx = np.array(r.integers(0, 5) + (3 if xt == np.uint8 else -2), xt)
+        zx = np.array(r.integers(1, 5) + (3 if xt == np.uint8 else -6), xt)  # never 0
         zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
         want = conv_int_ref(x, w, int(zx), zw.astype(np.int64), st, pads, dil, group)
         sx, sy = np.float32(0.02), np.float32(0.5 * np.abs(want).max() * 0.02 * 0.01 / 127 + 1e-3)
@@ -602,6 +616,148 @@ def qdq_conv_fusion(ctx):
                       % (100 * (steps > 0.5).mean()))
 
 
+def qdq_matmul_fusion(ctx):
+    """fuse-qdq-matmul: MatMul (2-D and batched 3-D A, int8 weights) and Gemm
+    (transB, uint8 weights with a zero point, float bias, Relu) between QDQ
+    nodes become QLinearMatMul; the outputs stay within one quantization
+    step of the float path (--no-optimize), and the integer GEMM gives the
+    reference loops' bytes (GRAPHCC_NN_REFERENCE=1)."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-matmul"))
+    r = np.random.default_rng(91)
+    x = r.standard_normal((6, 20)).astype(np.float32)
+    x3 = r.standard_normal((2, 3, 20)).astype(np.float32)
+    w1 = r.standard_normal((20, 24)).astype(np.float32)
+    w2 = r.standard_normal((16, 24)).astype(np.float32)  # Gemm transB: [N, K]
+    ws1 = np.float32(np.abs(w1).max() / 127)
+    w1q = np.clip(np.rint(w1 / ws1), -127, 127).astype(np.int8)
+    ws2 = np.float32((w2.max() - w2.min()) / 255)
+    wz2 = np.uint8(np.clip(np.rint(-w2.min() / ws2), 0, 255))
+    w2q = np.clip(np.rint(w2 / ws2) + wz2, 0, 255).astype(np.uint8)
+    sx, zx = np.float32(6 / 255), np.uint8(128)
+    s1, z1 = np.float32(0.25), np.uint8(120)
+    s2, z2 = np.float32(0.5), np.uint8(10)
+    b2 = r.standard_normal(16).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (np.array(sx), "sx"), (np.array(zx), "zx"), (w1q, "w1q"), (np.array(ws1), "ws1"),
+        (np.array(0, np.int8), "wz1"), (w2q, "w2q"), (np.array(ws2), "ws2"),
+        (np.array(wz2), "wz2"), (b2, "b2"), (np.array(s1), "s1"), (np.array(z1), "z1"),
+        (np.array(s2), "s2"), (np.array(z2), "z2"))]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w1q", "ws1", "wz1"], ["w1d"]),
+        helper.make_node("MatMul", ["xd", "w1d"], ["m1"]),
+        helper.make_node("QuantizeLinear", ["m1", "s1", "z1"], ["h1q"]),
+        helper.make_node("DequantizeLinear", ["h1q", "s1", "z1"], ["h1d"]),
+        helper.make_node("DequantizeLinear", ["w2q", "ws2", "wz2"], ["w2d"]),
+        helper.make_node("Gemm", ["h1d", "w2d", "b2"], ["g2"], transB=1),
+        helper.make_node("Relu", ["g2"], ["r2"]),
+        helper.make_node("QuantizeLinear", ["r2", "s2", "z2"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "s2", "z2"], ["y"]),
+        helper.make_node("QuantizeLinear", ["x3", "sx", "zx"], ["x3q"]),
+        helper.make_node("DequantizeLinear", ["x3q", "sx", "zx"], ["x3d"]),
+        helper.make_node("MatMul", ["x3d", "w1d"], ["m3"]),
+        helper.make_node("QuantizeLinear", ["m3", "s1", "z1"], ["y3q"]),
+        helper.make_node("DequantizeLinear", ["y3q", "s1", "z1"], ["y3"])]
+    g = helper.make_graph(nodes, "qdq-matmul",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                           helper.make_tensor_value_info("x3", TensorProto.FLOAT, list(x3.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("y3", TensorProto.FLOAT, None)], inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin, x3in = os.path.join(d, "x.npy"), os.path.join(d, "x3.npy")
+    np.save(xin, x)
+    np.save(x3in, x3)
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
+    if rc != 0 or not re.search(r"pass fuse-qdq-matmul\s+3 changes", out):
+        return run.Result(False, "compile: %s; want fuse-qdq-matmul 3 changes"
+                          % run.describe_rc(rc), out + err)
+    outs = {}
+    for label, extra, env in (("fused", [], {}), ("float", ["--no-optimize"], {}),
+                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--input", "x3=" + x3in,
+                                 "--output-dir", o, "--threads", "2"] + extra, env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = [np.load(os.path.join(o, n + ".npy")) for n in ("y", "y3")]
+    for (f, fl, ref, step, name) in zip(outs["fused"], outs["float"], outs["reference"],
+                                         (s2, s1), ("y", "y3")):
+        steps = np.abs(f - fl) / step
+        if steps.max() > 1.001 or (steps > 0.5).mean() > 0.05:
+            return run.Result(False, "%s: fused vs float path: max %.2f steps, %.1f%% differ"
+                              % (name, steps.max(), 100 * (steps > 0.5).mean()))
+        if f.tobytes() != ref.tobytes():
+            return run.Result(False, "%s: the integer GEMM and the reference loops differ" % name)
+    return run.Result(True, "MatMul (2-D, 3-D) and Gemm+bias+Relu fused; within a step of float")
+
+
+def dynq_matmul_fusion(ctx):
+    """fuse-dynq-matmul: quantize_dynamic's DynamicQuantizeLinear ->
+    MatMulInteger -> Cast -> Mul(x_scale * W_scale) [-> Add(bias) -> Relu]
+    (2-D A with bias and Relu, 3-D A without; a chain whose Cast output is
+    also a graph output stays) becomes one MatMulInteger writing float: byte
+    for byte the unfused nodes' result (--no-optimize), and the same with the
+    reference loops (GRAPHCC_NN_REFERENCE=1)."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "dynq-matmul"))
+    r = np.random.default_rng(5)
+    x = r.standard_normal((5, 36)).astype(np.float32)
+    x3 = r.standard_normal((2, 7, 36)).astype(np.float32)
+    w = r.standard_normal((36, 50)).astype(np.float32)
+    ws = np.float32(np.abs(w).max() / 127)
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (np.clip(np.rint(w / ws), -127, 127).astype(np.int8), "wq"),
+        (np.array(3, np.int8), "wz"), (np.array(ws), "ws"),
+        (r.standard_normal(50).astype(np.float32), "b"))]
+
+    def chain(p, xin, bias, out):
+        ns = [helper.make_node("DynamicQuantizeLinear", [xin], [p + "q", p + "s", p + "z"]),
+              helper.make_node("MatMulInteger", [p + "q", "wq", p + "z", "wz"], [p + "acc"]),
+              helper.make_node("Cast", [p + "acc"], [p + "f"], to=TensorProto.FLOAT),
+              helper.make_node("Mul", [p + "s", "ws"], [p + "sc"]),
+              helper.make_node("Mul", [p + "f", p + "sc"], [p + "m" if bias else out])]
+        if bias:
+            ns += [helper.make_node("Add", [p + "m", "b"], [p + "a"]),
+                   helper.make_node("Relu", [p + "a"], [out])]
+        return ns
+    nodes = chain("c1", "x", True, "y") + chain("c2", "x3", False, "y3") + \
+        chain("c3", "x", False, "y4")
+    outs_v = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "y3", "y4")]
+    outs_v.append(helper.make_tensor_value_info("c3f", TensorProto.FLOAT, None))  # stays
+    g = helper.make_graph(nodes, "dynq-matmul",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                           helper.make_tensor_value_info("x3", TensorProto.FLOAT, list(x3.shape))],
+                          outs_v, inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin, x3in = os.path.join(d, "x.npy"), os.path.join(d, "x3.npy")
+    np.save(xin, x)
+    np.save(x3in, x3)
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
+    if rc != 0 or not re.search(r"pass fuse-dynq-matmul\s+2 changes", out):
+        return run.Result(False, "compile: %s; want fuse-dynq-matmul 2 changes"
+                          % run.describe_rc(rc), out + err)
+    res = {}
+    for label, extra, env in (("fused", [], {}), ("unfused", ["--no-optimize"], {}),
+                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--input", "x3=" + x3in,
+                                 "--output-dir", o, "--threads", "2"] + extra, env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        res[label] = [np.load(os.path.join(o, n + ".npy")).tobytes() for n in ("y", "y3", "y4")]
+    if res["fused"] != res["unfused"] or res["fused"] != res["reference"]:
+        bad = [n for i, n in enumerate(("y", "y3", "y4"))
+               if len({res[k][i] for k in res}) > 1]
+        return run.Result(False, "fused, unfused and reference differ in " + ", ".join(bad))
+    return run.Result(True, "2 chains fused (bias+Relu, 3-D A), one kept; byte-equal to the nodes")
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -609,4 +765,6 @@ def cases(ctx):
             ("quant/per-axis", lambda: per_axis(ctx)),
             ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
-            ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx))]
+            ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
+            ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
+            ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]

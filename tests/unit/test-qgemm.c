@@ -3,8 +3,9 @@
  * plain int64 triple loop, exactly: every core this CPU has (plain C,
  * AVX-VNNI, AVX-512 VNNI), every type pair (uint8/int8 A and B), zero
  * points absent, per tensor, per row of A and per column of B, the byte
- * extremes (0, 255, -128, 127), sizes around the 4-row tiles, 4-byte
- * quads and 16-column panels, on one and on two threads.
+ * extremes (0, 255, -128, 127), sizes around the 8-row tiles, 4-byte
+ * quads, 16-column panels and 48-column chunks, on one and on two threads;
+ * and the epilogue's requantization against gc_qrequant1 of the exact sums.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,20 +47,27 @@ static int run_case(gc_qgemm_isa isa, int threads, int64_t m, int64_t k, int64_t
 		    bool bu, int zmode)
 {
 	uint8_t *a = malloc((size_t)(m * k + 1)), *b = malloc((size_t)(k * n + 1));
-	uint8_t za[64], zb[64];
+	uint8_t za[128], zb[128]; /* per row / column: m, n <= 128 */
 	int8_t *pk = malloc((size_t)gc_qgemm_b_bytes(k, n));
 	int32_t *cs = malloc((size_t)n * 4), *c = malloc((size_t)(m * n) * 4);
 	fill(a, m * k);
 	fill(b, k * n);
-	fill(za, 64);
-	fill(zb, 64);
+	fill(za, 128);
+	fill(zb, 128);
 	gc_qgemm_pack_b(b, bu, k, n, n, pk, cs);
 	gc_qgemm_b pb = { k, n, pk, cs, bu ? 128 : 0 };
 	/* zmode 0: none, 1: per tensor, 2: per row / per column */
 	gc_qgemm_zp zp = { zmode ? za : NULL, zmode ? zb : NULL, zmode == 2, zmode == 2 };
-	int32_t *rs = malloc((size_t)m * 4);
-	gc_qgemm(isa, threads, a, au, k, m, &pb, &zp, c, n, rs);
-	free(rs);
+	void *work = malloc((size_t)gc_qgemm_work_bytes(m, k, n, au));
+	gc_qgemm(isa, threads, a, au, k, m, &pb, &zp, c, n, NULL, work);
+	/* requantized by the epilogue: per tensor scale, uint8 or int8 */
+	bool yu = rnd() % 2;
+	float scale = 1.0f / (float)(1 + rnd() % 5000), zy = (float)(rnd() % 50);
+	uint8_t *y8 = malloc((size_t)(m * n));
+	gc_qgemm_out req = { .ldc = n, .y_unsigned = yu, .scale = &scale, .zy = zy,
+			     .lo = yu ? 0.0f : -128.0f, .hi = yu ? 255.0f : 127.0f, .y8 = y8 };
+	gc_qgemm(isa, threads, a, au, k, m, &pb, &zp, NULL, n, &req, work);
+	free(work);
 	int bad = 0;
 	for (int64_t i = 0; i < m && !bad; i++)
 		for (int64_t j = 0; j < n && !bad; j++) {
@@ -68,6 +76,13 @@ static int run_case(gc_qgemm_isa isa, int threads, int64_t m, int64_t k, int64_t
 			int64_t want = 0;
 			for (int64_t t = 0; t < k; t++)
 				want += (val(a, au, i * k + t) - zai) * (val(b, bu, t * n + j) - zbj);
+			int32_t q = gc_qrequant1(want, scale, zy, req.lo, req.hi);
+			int32_t got = yu ? y8[i * n + j] : (int8_t)y8[i * n + j];
+			if (q != got) {
+				fprintf(stderr, "%s: requantized C[%lld][%lld] = %d, want %d\n",
+					gc_qgemm_isa_name(isa), (long long)i, (long long)j, got, q);
+				bad = 1;
+			}
 			if (want != c[i * n + j]) {
 				fprintf(stderr,
 					"%s, %d threads, m %lld k %lld n %lld, A %s B %s, zero points "
@@ -83,6 +98,7 @@ static int run_case(gc_qgemm_isa isa, int threads, int64_t m, int64_t k, int64_t
 	free(pk);
 	free(cs);
 	free(c);
+	free(y8);
 	return bad;
 }
 
@@ -99,17 +115,18 @@ static bool avx_vnni(void)
 
 static void test_qgemm_exact(void)
 {
-	static const int64_t ms[] = { 1, 3, 4, 9, 33 }, ks[] = { 1, 3, 4, 7, 64, 130 },
-			     ns[] = { 1, 15, 16, 17, 33, 64 };
+	static const int64_t ms[] = { 1, 3, 4, 8, 9, 17, 33 },
+			     ks[] = { 1, 3, 4, 5, 7, 64, 130 },
+			     ns[] = { 1, 15, 16, 17, 33, 47, 48, 49, 100 };
 	gc_qgemm_isa best = gc_qgemm_isa_best();
 	int failed = 0, runs = 0;
 	gc_nn_par_acquire();
 	for (int isa = GC_QGEMM_C; isa <= (int)best; isa++) {
 		if (isa == GC_QGEMM_AVXVNNI && best == GC_QGEMM_AVX512VNNI && !avx_vnni())
 			continue;
-		for (size_t mi = 0; mi < 5; mi++)
-			for (size_t ki = 0; ki < 6; ki++)
-				for (size_t ni = 0; ni < 6; ni++) {
+		for (size_t mi = 0; mi < 7; mi++)
+			for (size_t ki = 0; ki < 7; ki++)
+				for (size_t ni = 0; ni < 9; ni++) {
 					int combo = (int)(rnd() % 4), zmode = (int)(rnd() % 3);
 					int threads = 1 + (int)(rnd() % 2);
 					failed += run_case((gc_qgemm_isa)isa, threads, ms[mi], ks[ki],

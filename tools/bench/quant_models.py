@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Quantized bench models, made from the float ones (not part of make test).
 
-    quant_models.py SRC_MODEL.onnx OUT_DIR                 (mlp*-dynq)
+    quant_models.py SRC_MODEL.onnx OUT_DIR                 (mlp*-dynq, transformer-dynq)
     quant_models.py --qdq GRAPHCC SRC_MODEL.onnx OUT_DIR   (resnet18-qdq)
 
 mlp-dynq / mlp64-dynq: the torch MLP (784-1024-1024-10, Gemm + Relu) made
@@ -9,6 +9,11 @@ dynamically quantized as ONNX Runtime's quantize_dynamic writes it: each
 Gemm(x, W, b) becomes DynamicQuantizeLinear(x) -> MatMulInteger(x_q, W_q,
 x_zero_point) -> Cast(float) -> Mul(x_scale * W_scale) -> Add(b), with W_q
 int8, per tensor, symmetric (W_scale = max|W| / 127, computed in NumPy).
+transformer-dynq: the bench TransformerEncoderLayer the same way: its Gemm
+(out_proj) as above, each MatMul with a constant 2-D weight (in_proj, the
+two feed-forward layers) as DynamicQuantizeLinear -> MatMulInteger -> Cast
+-> Mul(x_scale * W_scale); the attention MatMuls (two computed inputs) stay
+float, as quantize_dynamic leaves them by default.
 Writes OUT_DIR/model.onnx and OUT_DIR/input.npy (the float model's input).
 
 resnet18-qdq: the torch resnet18 in QDQ form, as ONNX Runtime's static
@@ -25,6 +30,35 @@ import sys
 import numpy as np
 
 
+def _weight_q(w, p, new_inits):
+    """W [in, out] as int8, per tensor, symmetric: the initializers' names."""
+    from onnx import numpy_helper
+    ws = np.float32(np.abs(w).max() / 127.0)
+    wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
+    new_inits += [numpy_helper.from_array(wq, p + "_Wq"),
+                  numpy_helper.from_array(np.array(0, np.int8), p + "_Wzp"),
+                  numpy_helper.from_array(np.array(ws, np.float32), p + "_Ws")]
+
+
+def _dynq_matmul(n, w, new_inits):
+    """MatMul(x, W) with a constant 2-D W, as quantize_dynamic writes it:
+    DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul(x_scale * W_scale)."""
+    from onnx import TensorProto, helper
+    p = n.name or n.output[0]
+    _weight_q(w, p, new_inits)
+    x, y = n.input[0], n.output[0]
+    return [
+        helper.make_node("DynamicQuantizeLinear", [x], [p + "_xq", p + "_xs", p + "_xz"],
+                         name=p + "_dql"),
+        helper.make_node("MatMulInteger", [p + "_xq", p + "_Wq", p + "_xz", p + "_Wzp"],
+                         [p + "_acc"], name=p + "_mmi"),
+        helper.make_node("Cast", [p + "_acc"], [p + "_accf"], name=p + "_cast",
+                         to=TensorProto.FLOAT),
+        helper.make_node("Mul", [p + "_xs", p + "_Ws"], [p + "_s"], name=p + "_scale"),
+        helper.make_node("Mul", [p + "_accf", p + "_s"], [y], name=p + "_mul"),
+    ]
+
+
 def dynq(src, out_dir):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -33,6 +67,9 @@ def dynq(src, out_dir):
     inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     nodes, new_inits = [], []
     for n in g.node:
+        if n.op_type == "MatMul" and n.input[1] in inits and inits[n.input[1]].ndim == 2:
+            nodes += _dynq_matmul(n, inits[n.input[1]], new_inits)
+            continue
         if n.op_type != "Gemm":
             nodes.append(n)
             continue
@@ -42,12 +79,8 @@ def dynq(src, out_dir):
             sys.exit("quant_models.py: Gemm %s is not x W^T + b" % n.name)
         w = inits[n.input[1]]
         w = w.T if attrs.get("transB", 0) else w  # [in, out]
-        ws = np.float32(np.abs(w).max() / 127.0)
-        wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
         p = n.name or n.output[0]
-        new_inits += [numpy_helper.from_array(wq, p + "_Wq"),
-                      numpy_helper.from_array(np.array(0, np.int8), p + "_Wzp"),
-                      numpy_helper.from_array(np.array(ws, np.float32), p + "_Ws")]
+        _weight_q(w, p, new_inits)
         x, y = n.input[0], n.output[0]
         nodes += [
             helper.make_node("DynamicQuantizeLinear", [x], [p + "_xq", p + "_xs", p + "_xz"],

@@ -1,0 +1,624 @@
+/* The integer convolution on the integer GEMM (qconv.h). */
+#include "qconv.h"
+
+#include <string.h>
+
+#include "nn-par.h"
+#include "nn.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define QC_SSE2 1
+#endif
+
+GC_NN_O3
+
+#define CW (GC_QG_NR * GC_QG_NC) /* a chunk's pixels */
+#define SLOTS 4			 /* threads with their own block buffers */
+
+static uint64_t al64(uint64_t n)
+{
+	return (n + 63) & ~(uint64_t)63;
+}
+
+static int64_t kdim_of(const gc_qconv *q)
+{
+	return q->c / q->group * q->k[0] * q->k[1] * q->k[2];
+}
+
+static int64_t osz_of(const gc_qconv *q)
+{
+	return q->out[0] * q->out[1] * q->out[2];
+}
+
+static int64_t taps_of(const gc_qconv *q)
+{
+	return q->k[0] * q->k[1] * q->k[2];
+}
+
+/*
+ * The quad path's view of the convolution as one of stride 1: along an axis
+ * of stride s > 1 (dilation 1), the padded image splits into min(s, k)
+ * phases (pixels s v + ph), each a channel of its own, and the kernel into
+ * ceil(k / s) taps (real tap s t + ph; past k: weight 0).
+ */
+static int64_t phases(const gc_qconv *q, int i)
+{
+	return q->stride[i] == 1 ? 1 : q->k[i] < q->stride[i] ? q->k[i] : q->stride[i];
+}
+
+static int64_t vtaps(const gc_qconv *q, int i)
+{
+	return q->stride[i] == 1 ? q->k[i] : (q->k[i] + q->stride[i] - 1) / q->stride[i];
+}
+
+/* The distance (in pixels along the axis) between two virtual taps. */
+static int64_t vdil(const gc_qconv *q, int i)
+{
+	return q->stride[i] == 1 ? q->dil[i] : 1;
+}
+
+static int64_t vtaps_of(const gc_qconv *q)
+{
+	return vtaps(q, 0) * vtaps(q, 1) * vtaps(q, 2);
+}
+
+static int64_t nph_of(const gc_qconv *q)
+{
+	return phases(q, 0) * phases(q, 1) * phases(q, 2);
+}
+
+/* Virtual channels of a group (channel x phase), rounded up to quads. */
+static int64_t cg4_of(const gc_qconv *q)
+{
+	return (q->c / q->group * nph_of(q) + 3) / 4 * 4;
+}
+
+/* The virtual image's extent along axis i: all a tap reads. */
+static int64_t pdim(const gc_qconv *q, int i)
+{
+	return q->out[i] + (vtaps(q, i) - 1) * vdil(q, i);
+}
+
+/* Its linear output pixels: to the last valid one (along padded rows). */
+static int64_t lin_of(const gc_qconv *q)
+{
+	return ((q->out[0] - 1) * pdim(q, 1) + q->out[1] - 1) * pdim(q, 2) + q->out[2];
+}
+
+/* Bytes of a channel quad's plane: the padded pixels and the 48 a last
+ * chunk reads past them. */
+static uint64_t plane_bytes(const gc_qconv *q)
+{
+	return al64((uint64_t)(pdim(q, 0) * pdim(q, 1) * pdim(q, 2) + CW) * 4);
+}
+
+void gc_qconv_plan(gc_qconv *q)
+{
+	q->quads = true;
+	for (int i = 0; i < 3; i++)
+		q->quads &= q->stride[i] == 1 || q->dil[i] == 1;
+}
+
+/* Panels of a chunk at column c0 of n columns. */
+static int chunk_np(int64_t c0, int64_t n)
+{
+	int64_t w = n - c0 < CW ? n - c0 : CW;
+	return (int)((w + GC_QG_NR - 1) / GC_QG_NR);
+}
+
+/* Row length of the packed weights. */
+static int64_t wrow_of(const gc_qconv *q)
+{
+	return q->quads ? vtaps_of(q) * cg4_of(q) : gc_qg_k4(kdim_of(q));
+}
+
+/* Chunks a block of pixels holds: two, or one for the widest kernels. */
+static int64_t block_chunks(const gc_qconv *q)
+{
+	return kdim_of(q) > 2304 ? 1 : 2;
+}
+
+/* The packed weights: m rows, their sums, and (quad path) the row of 1s
+ * and 0s marking the real terms, to sum each pixel's terms with. */
+uint64_t gc_qconv_w_bytes(const gc_qconv *q)
+{
+	return al64((uint64_t)(q->m * wrow_of(q))) + al64((uint64_t)q->m * 4) +
+	       (uint64_t)wrow_of(q);
+}
+
+/* The real tap of virtual tap t and phase ph along axis i, or -1. */
+static int64_t real_tap(const gc_qconv *q, int i, int64_t t, int64_t ph)
+{
+	int64_t k = t * (q->stride[i] == 1 ? 1 : q->stride[i]) + ph;
+	return k < q->k[i] ? k : -1;
+}
+
+void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
+{
+	int64_t kdim = kdim_of(q), row = wrow_of(q);
+	uint8_t *rows = dst;
+	int32_t *sums = (int32_t *)(rows + al64((uint64_t)(q->m * row)));
+	uint8_t *mask = (uint8_t *)sums + al64((uint64_t)q->m * 4);
+	if (!q->quads) {
+		gc_qgemm_pack_a(w, q->w_unsigned, q->m, kdim, kdim, rows, sums);
+		memset(mask, 1, (size_t)row);
+		return;
+	}
+	/* row i: virtual tap by virtual tap, the group's channels x phases
+	 * (rounded up to quads: 0) */
+	int64_t cg = q->c / q->group, cg4 = cg4_of(q), nph = nph_of(q);
+	uint8_t flip = q->w_unsigned ? 0 : 0x80;
+	memset(rows, 0, (size_t)(q->m * row));
+	memset(mask, 0, (size_t)row);
+	int64_t t = 0;
+	for (int64_t t0 = 0; t0 < vtaps(q, 0); t0++)
+		for (int64_t t1 = 0; t1 < vtaps(q, 1); t1++)
+			for (int64_t t2 = 0; t2 < vtaps(q, 2); t2++, t++) {
+				int64_t ph = 0;
+				for (int64_t h0 = 0; h0 < phases(q, 0); h0++)
+					for (int64_t h1 = 0; h1 < phases(q, 1); h1++)
+						for (int64_t h2 = 0; h2 < phases(q, 2); h2++, ph++) {
+							int64_t r0 = real_tap(q, 0, t0, h0), r1 = real_tap(q, 1, t1, h1),
+								r2 = real_tap(q, 2, t2, h2);
+							if (r0 < 0 || r1 < 0 || r2 < 0)
+								continue;
+							int64_t kt = (r0 * q->k[1] + r1) * q->k[2] + r2;
+							for (int64_t c = 0; c < cg; c++) {
+								int64_t at = t * cg4 + c * nph + ph;
+								mask[at] = 1;
+								for (int64_t i = 0; i < q->m; i++)
+									rows[i * row + at] = ((const uint8_t *)w)[
+									    i * kdim + c * taps_of(q) + kt] ^ flip;
+							}
+						}
+			}
+	for (int64_t i = 0; i < q->m; i++) {
+		int32_t sum = 0;
+		for (int64_t a = 0; a < row; a++)
+			sum += rows[i * row + a];
+		sums[i] = sum;
+	}
+}
+
+/* One slot's buffers: the block's columns (im2col), the packed block, its
+ * column sums. */
+static uint64_t slot_bytes(const gc_qconv *q)
+{
+	int64_t bw = block_chunks(q) * CW, kdim = kdim_of(q);
+	return al64((uint64_t)(kdim * bw)) + al64((uint64_t)(gc_qg_k4(kdim) * bw)) +
+	       al64((uint64_t)bw * 4);
+}
+
+/* Per-channel terms of the epilogue: rowc, rowz (int32) and scale (float). */
+static uint64_t rows_bytes(const gc_qconv *q)
+{
+	return 3 * al64((uint64_t)q->m * 4);
+}
+
+/* The quad path's run memory: the planes, the tap offsets, the column sums. */
+static uint64_t quads_bytes(const gc_qconv *q)
+{
+	int64_t chunks = (lin_of(q) + CW - 1) / CW;
+	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + al64((uint64_t)vtaps_of(q) * 8) +
+	       al64((uint64_t)(chunks * CW) * 4);
+}
+
+uint64_t gc_qconv_scratch(const gc_qconv *q)
+{
+	return (q->quads ? quads_bytes(q) : SLOTS * slot_bytes(q)) + rows_bytes(q) +
+	       (q->wpack ? 0 : al64(gc_qconv_w_bytes(q)));
+}
+
+/* [*lo, *hi): the outputs along the last axis whose tap k2 is inside the
+ * input (the others read padding). */
+static void span(const gc_qconv *q, int64_t k2, int64_t *lo, int64_t *hi)
+{
+	int64_t off = k2 * q->dil[2] - q->pad[2], s = q->stride[2], n = q->out[2];
+	int64_t a = off >= 0 ? 0 : (-off + s - 1) / s;
+	int64_t b = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s + 1;
+	*lo = a < n ? a : n;
+	*hi = b < n ? b : n;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* Columns [kdim][bw] of pixels [j0, j0 + nj) of one image and group (xg:
+ * its first channel), taps in the padding and pixels past nj holding zx. */
+static void im2col_block(const gc_qconv *q, const uint8_t *xg, uint8_t zx, int64_t j0, int64_t nj,
+			 uint8_t *col, int64_t bw)
+{
+	int64_t cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2], n2 = q->out[2];
+	for (int64_t ci = 0; ci < cg; ci++)
+		for (int64_t k0 = 0; k0 < q->k[0]; k0++)
+			for (int64_t k1 = 0; k1 < q->k[1]; k1++)
+				for (int64_t k2 = 0; k2 < q->k[2]; k2++, col += bw) {
+					int64_t lo, hi;
+					span(q, k2, &lo, &hi);
+					const uint8_t *xc = xg + ci * isz;
+					for (int64_t j = j0; j < j0 + nj;) {
+						int64_t o01 = j / n2, o2 = j % n2;
+						int64_t e = o2 + (j0 + nj - j) < n2 ? o2 + (j0 + nj - j) : n2;
+						int64_t o0 = o01 / q->out[1], o1 = o01 % q->out[1];
+						int64_t i0 = o0 * q->stride[0] - q->pad[0] + k0 * q->dil[0];
+						int64_t i1 = o1 * q->stride[1] - q->pad[1] + k1 * q->dil[1];
+						uint8_t *o = col + (j - j0) - o2;
+						int64_t a = lo > o2 ? lo : o2, b = hi < e ? hi : e;
+						if (i0 < 0 || i0 >= q->in[0] || i1 < 0 || i1 >= q->in[1] || a >= b) {
+							memset(o + o2, zx, (size_t)(e - o2));
+						} else {
+							const uint8_t *xr = xc + (i0 * q->in[1] + i1) * q->in[2] -
+									    q->pad[2] + k2 * q->dil[2];
+							memset(o + o2, zx, (size_t)(a - o2));
+							if (q->stride[2] == 1)
+								memcpy(o + a, xr + a, (size_t)(b - a));
+							else
+								for (int64_t t = a; t < b; t++)
+									o[t] = xr[t * q->stride[2]];
+							memset(o + b, zx, (size_t)(e - b));
+						}
+						j += e - o2;
+					}
+					memset(col + nj, zx, (size_t)(bw - nj));
+				}
+}
+
+/* 16 pixels of four rows r[t] + x as 16 quads (row t's byte at quad byte
+ * t), the top bit flipped for uint8 (uint8 - 128); a NULL row gives 0. */
+static inline void interleave16(const uint8_t *const r[4], int64_t x, bool flip, int8_t *d)
+{
+#ifdef QC_SSE2
+	__m128i fx = _mm_set1_epi8(flip ? (char)0x80 : 0), v[4];
+	for (int t = 0; t < 4; t++)
+		v[t] = r[t] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(r[t] + x)), fx)
+			    : _mm_setzero_si128();
+	__m128i a = _mm_unpacklo_epi8(v[0], v[1]), b = _mm_unpackhi_epi8(v[0], v[1]);
+	__m128i c = _mm_unpacklo_epi8(v[2], v[3]), e = _mm_unpackhi_epi8(v[2], v[3]);
+	_mm_storeu_si128((__m128i *)d, _mm_unpacklo_epi16(a, c));
+	_mm_storeu_si128((__m128i *)(d + 16), _mm_unpackhi_epi16(a, c));
+	_mm_storeu_si128((__m128i *)(d + 32), _mm_unpacklo_epi16(b, e));
+	_mm_storeu_si128((__m128i *)(d + 48), _mm_unpackhi_epi16(b, e));
+#else
+	for (int t = 0; t < 4; t++)
+		for (int j = 0; j < 16; j++)
+			d[j * 4 + t] = (int8_t)(r[t] ? r[t][x + j] ^ (flip ? 0x80 : 0) : 0);
+#endif
+}
+
+/* Packs columns rows [kdim] (row t at col + t * ld, pixels [0, np * 16))
+ * into np panels of kq quads (signed: uint8 - 128), chunk-major (qgemm.h). */
+static void pack_cols(const uint8_t *col, int64_t ld, int64_t kdim, int64_t np, bool flip,
+		      int8_t *dst)
+{
+	int64_t kq = gc_qg_k4(kdim) / 4;
+	for (int64_t p = 0; p < np; p++) {
+		int8_t *d = dst + p / GC_QG_NC * kq * GC_QG_QSTRIDE + p % GC_QG_NC * 64;
+		for (int64_t qq = 0; qq < kq; qq++, d += GC_QG_QSTRIDE) {
+			const uint8_t *r[4];
+			for (int t = 0; t < 4; t++)
+				r[t] = qq * 4 + t < kdim ? col + (qq * 4 + t) * ld : NULL;
+			interleave16(r, p * GC_QG_NR, flip, d);
+		}
+	}
+}
+
+typedef struct cjob {
+	const gc_qconv *q;
+	const uint8_t *xg; /* the image's group's first channel */
+	const uint8_t *wrows;
+	int64_t kdim, osz, mg, m0, nblocks, rsplit, row_tiles;
+	uint8_t zx;
+	char *slots;
+	gc_qgemm_out out; /* rows of this group */
+} cjob;
+
+static void conv_part(void *arg, int part, int parts, int slot)
+{
+	const cjob *j = arg;
+	const gc_qconv *q = j->q;
+	int64_t lo, hi, bc = block_chunks(q), bw = bc * CW, k4 = gc_qg_k4(j->kdim), kq = k4 / 4;
+	char *sl = j->slots + (uint64_t)slot * slot_bytes(q);
+	uint8_t *col = (uint8_t *)sl;
+	int8_t *pk = (int8_t *)(sl + al64((uint64_t)(j->kdim * bw)));
+	int32_t *colv = (int32_t *)((char *)pk + al64((uint64_t)(k4 * bw)));
+	static const uint8_t ones[4] = { 1, 1, 1, 1 };
+	const uint8_t *one = ones;
+	int64_t packed = -1;
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = 1, .kqt = kq, .cs = GC_QG_QSTRIDE };
+	gc_qgemm_kloop k1 = kl; /* the columns' sums: a row of ones */
+	k1.a_ks = 0;
+	int32_t acc[GC_QG_MR * CW];
+	gc_nn_part_range(j->nblocks * j->rsplit, part, parts, &lo, &hi);
+	for (int64_t it = lo; it < hi; it++) {
+		int64_t blk = it / j->rsplit, rs = it % j->rsplit, j0 = blk * bw;
+		int64_t nj = j->osz - j0 < bw ? j->osz - j0 : bw, nch = (nj + CW - 1) / CW;
+		if (blk != packed) {
+			im2col_block(q, j->xg, j->zx, j0, nj, col, bw);
+			pack_cols(col, bw, j->kdim, nch * GC_QG_NC, q->x_unsigned, pk);
+			for (int64_t ch = 0; ch < nch; ch++)
+				gc_qgemm_tile(q->isa, &one, 1, chunk_np(ch * CW, nj), &k1,
+					      pk + ch * kq * GC_QG_QSTRIDE,
+					      colv + ch * CW);
+			packed = blk;
+		}
+		gc_qgemm_out o = j->out;
+		o.colv = colv;
+		o.col0 = j0;
+		int64_t t0, t1;
+		gc_nn_part_range(j->row_tiles, (int)rs, (int)j->rsplit, &t0, &t1);
+		for (int64_t t = t0; t < t1; t++) {
+			int64_t i0 = t * GC_QG_MR;
+			int mr = j->mg - i0 < GC_QG_MR ? (int)(j->mg - i0) : GC_QG_MR;
+			const uint8_t *rows[GC_QG_MR];
+			for (int r = 0; r < mr; r++)
+				rows[r] = j->wrows + (j->m0 + i0 + r) * k4;
+			for (int64_t ch = 0; ch < nch; ch++) {
+				int64_t c0 = j0 + ch * CW;
+				gc_qgemm_tile(q->isa, rows, mr, chunk_np(ch * CW, nj), &kl,
+					      pk + ch * kq * GC_QG_QSTRIDE, acc);
+				gc_qgemm_epilogue(&o, i0, mr, c0,
+						  (int)(j->osz - c0 < CW ? j->osz - c0 : CW), acc);
+			}
+		}
+	}
+}
+
+/* ---- stride 1: channel quads read in place ---- */
+
+typedef struct qjob {
+	const gc_qconv *q;
+	const uint8_t *xg; /* the image's group's first channel */
+	uint8_t zx;
+	int8_t *planes;
+	const int64_t *tapoff; /* bytes, from a chunk's first pixel */
+	int32_t *colv;	       /* per linear pixel */
+	const uint8_t *wrows, *mask;
+	int64_t m0, mg, chunks, groups, rsplit, row_tiles;
+	gc_qgemm_out out;
+} qjob;
+
+#define GROUP_CHUNKS 8 /* chunks of a work item */
+
+/* Plane cq: channels 4 cq .. 4 cq + 3 of the group interleaved, padded
+ * with zx (channels past the group's: 0 as stored), uint8 - 128. */
+static void pack_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const qjob *j = arg;
+	const gc_qconv *q = j->q;
+	int64_t lo, hi, cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2];
+	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	bool flip = q->x_unsigned;
+	enum { SEG = 1024 };
+	uint8_t rowbuf[4][SEG + 16];
+	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
+	gc_nn_part_range(cg4_of(q) / 4, part, parts, &lo, &hi);
+	for (int64_t cq = lo; cq < hi; cq++) {
+		int8_t *pl = j->planes + cq * plane_bytes(q);
+		for (int64_t d = 0; d < p0; d++)
+			for (int64_t h = 0; h < p1; h++)
+				for (int64_t w0 = 0; w0 < p2; w0 += SEG) {
+					int64_t n = p2 - w0 < SEG ? p2 - w0 : SEG;
+					const uint8_t *r[4];
+					for (int t = 0; t < 4; t++) {
+						/* virtual channel: channel c, phase (h0, h1, h2) */
+						int64_t vc = cq * 4 + t, c = vc / nph, ph = vc % nph;
+						r[t] = c < cg ? rowbuf[t] : NULL; /* NULL: stored 0 */
+						if (c >= cg)
+							continue;
+						memset(rowbuf[t], j->zx, (size_t)n + 16);
+						int64_t h0 = ph / (ph1 * ph2), hh1 = ph / ph2 % ph1, h2 = ph % ph2;
+						int64_t id = d * q->stride[0] + h0 - q->pad[0];
+						int64_t ih = h * q->stride[1] + hh1 - q->pad[1];
+						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1])
+							continue;
+						const uint8_t *xr = j->xg + c * isz + (id * q->in[1] + ih) * q->in[2];
+						/* virtual pixel w reads input pixel s2 w + off */
+						int64_t off = h2 - q->pad[2];
+						int64_t a = off >= 0 ? 0 : (-off + s2 - 1) / s2;
+						int64_t b = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
+						a = (a > w0 ? a : w0) - w0;
+						b = (b < w0 + n ? b : w0 + n) - w0;
+						if (s2 == 1 && a < b)
+							memcpy(rowbuf[t] + a, xr + w0 + a + off, (size_t)(b - a));
+						for (int64_t x = a; s2 != 1 && x < b; x++)
+							rowbuf[t][x] = xr[(w0 + x) * s2 + off];
+					}
+					/* 16 pixels at a time: a row's last ones spill into the
+					 * next row (written after it) or the plane's tail */
+					int8_t *dst = pl + ((d * p1 + h) * p2 + w0) * 4;
+					for (int64_t x = 0; x < n; x += 16)
+						interleave16(r, x, flip, dst + x * 4);
+				}
+		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+	}
+}
+
+/* The column sums of chunks (each pixel's sum of x' over its real terms:
+ * the mask row of the packed weights). */
+static void colv_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const qjob *j = arg;
+	const uint8_t *one = j->mask;
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = vtaps_of(j->q), .kqt = cg4_of(j->q) / 4,
+			      .cs = (int64_t)plane_bytes(j->q), .tapoff = j->tapoff };
+	int64_t lo, hi;
+	gc_nn_part_range(j->chunks, part, parts, &lo, &hi);
+	for (int64_t ch = lo; ch < hi; ch++)
+		gc_qgemm_tile(j->q->isa, &one, 1, chunk_np(ch * CW, lin_of(j->q)), &kl,
+			      j->planes + ch * CW * 4, j->colv + ch * CW);
+}
+
+/* The epilogue of a tile of linear pixels [p0, p0 + CW): the runs of valid
+ * pixels (not in the padding columns), each to its place in y. */
+static void scatter(const qjob *j, int64_t i0, int mr, int64_t p0, const int32_t *acc)
+{
+	const gc_qconv *q = j->q;
+	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), end = p0 + CW, lin = lin_of(q);
+	end = end < lin ? end : lin;
+	gc_qgemm_out o = j->out;
+	o.colv = j->colv;
+	for (int64_t p = p0; p < end;) {
+		int64_t o2 = p % p2, r = p / p2, o1 = r % p1, o0 = r / p1;
+		if (o2 >= q->out[2] || o1 >= q->out[1]) {
+			p += p2 - o2;
+			continue;
+		}
+		int64_t n = q->out[2] - o2 < end - p ? q->out[2] - o2 : end - p;
+		int64_t oi = (o0 * q->out[1] + o1) * q->out[2] + o2;
+		o.col0 = oi - p; /* colv by linear pixel */
+		gc_qgemm_epilogue(&o, i0, mr, oi, (int)n, acc + (p - p0));
+		p += n;
+	}
+}
+
+static void quads_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const qjob *j = arg;
+	const gc_qconv *q = j->q;
+	int64_t wrow = wrow_of(q), lo, hi;
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = vtaps_of(q), .kqt = cg4_of(q) / 4,
+			      .cs = (int64_t)plane_bytes(q), .tapoff = j->tapoff };
+	int32_t acc[GC_QG_MR * CW];
+	gc_nn_part_range(j->groups * j->rsplit, part, parts, &lo, &hi);
+	for (int64_t it = lo; it < hi; it++) {
+		int64_t grp = it / j->rsplit, rs = it % j->rsplit, t0, t1;
+		int64_t c0 = grp * GROUP_CHUNKS, c1 = c0 + GROUP_CHUNKS;
+		c1 = c1 < j->chunks ? c1 : j->chunks;
+		gc_nn_part_range(j->row_tiles, (int)rs, (int)j->rsplit, &t0, &t1);
+		for (int64_t t = t0; t < t1; t++) { /* a tile's weights stay while chunks pass */
+			int64_t i0 = t * GC_QG_MR;
+			int mr = j->mg - i0 < GC_QG_MR ? (int)(j->mg - i0) : GC_QG_MR;
+			const uint8_t *rows[GC_QG_MR];
+			for (int r = 0; r < mr; r++)
+				rows[r] = j->wrows + (j->m0 + i0 + r) * wrow;
+			for (int64_t ch = c0; ch < c1; ch++) {
+				gc_qgemm_tile(q->isa, rows, mr, chunk_np(ch * CW, lin_of(q)), &kl,
+					      j->planes + ch * CW * 4, acc);
+				scatter(j, i0, mr, ch * CW, acc);
+			}
+		}
+	}
+}
+
+static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *wrows,
+		      const uint8_t *mask, const gc_qgemm_out *out0, char *mem, int threads)
+{
+	int64_t mg = q->m / q->group, cg = q->c / q->group, osz = osz_of(q);
+	int64_t isz = q->in[0] * q->in[1] * q->in[2], taps = vtaps_of(q);
+	int64_t chunks = (lin_of(q) + CW - 1) / CW, row_tiles = (mg + GC_QG_MR - 1) / GC_QG_MR;
+	int64_t *tapoff = (int64_t *)(mem + (uint64_t)(cg4_of(q) / 4) * plane_bytes(q));
+	int32_t *colv = (int32_t *)((char *)tapoff + al64((uint64_t)taps * 8));
+	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), t = 0;
+	for (int64_t k0 = 0; k0 < vtaps(q, 0); k0++)
+		for (int64_t k1 = 0; k1 < vtaps(q, 1); k1++)
+			for (int64_t k2 = 0; k2 < vtaps(q, 2); k2++)
+				tapoff[t++] = ((k0 * vdil(q, 0) * p1 + k1 * vdil(q, 1)) * p2 +
+					       k2 * vdil(q, 2)) * 4;
+	double cycles = (double)(row_tiles * GC_QG_MR) * (double)(chunks * CW) *
+			(double)(taps * cg4_of(q)) / (q->isa == GC_QGEMM_C ? 2 : 64);
+	int th = gc_nn_par_threads(threads, cycles);
+	int64_t groups = (chunks + GROUP_CHUNKS - 1) / GROUP_CHUNKS;
+	int64_t rsplit = th > 1 ? (4 * th + groups - 1) / groups : 1;
+	rsplit = rsplit < row_tiles ? rsplit : row_tiles;
+	for (int64_t b = 0; b < q->n; b++)
+		for (int64_t g = 0; g < q->group; g++) {
+			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
+			qjob j = { .q = q, .xg = (const uint8_t *)a->x + (b * q->c + g * cg) * isz,
+				   .zx = (uint8_t)a->zx, .planes = (int8_t *)mem, .tapoff = tapoff,
+				   .colv = colv, .wrows = wrows, .mask = mask, .m0 = m0, .mg = mg, .chunks = chunks,
+				   .groups = groups, .rsplit = rsplit, .row_tiles = row_tiles,
+				   .out = *out0 };
+			j.out.rowc += m0;
+			j.out.rowz += m0;
+			j.out.scale += m0;
+			if (a->requant)
+				j.out.y8 = (uint8_t *)a->y + yo;
+			else
+				j.out.c32 = (int32_t *)a->y + yo;
+			gc_nn_run_parts(th, cg4_of(q) / 4, pack_part, &j);
+			gc_nn_run_parts(th, chunks, colv_part, &j);
+			if (th <= 1 || groups * rsplit < 2)
+				quads_part(&j, 0, 1, 0);
+			else
+				gc_nn_parallel(th, gc_nn_par_parts(th, groups * rsplit), quads_part, &j);
+		}
+}
+
+static int32_t zval(const void *z, bool u, int64_t i)
+{
+	return !z ? 0 : u ? ((const uint8_t *)z)[i] : ((const int8_t *)z)[i];
+}
+
+void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int threads)
+{
+	int64_t kdim = kdim_of(q), osz = osz_of(q), mg = q->m / q->group, cg = q->c / q->group;
+	int64_t isz = q->in[0] * q->in[1] * q->in[2];
+	char *s = scratch;
+	char *slots = s;
+	s += q->quads ? quads_bytes(q) : SLOTS * slot_bytes(q);
+	int32_t *rowc = (int32_t *)s, *rowz = rowc + al64((uint64_t)q->m * 4) / 4;
+	float *scale = (float *)(rowz + al64((uint64_t)q->m * 4) / 4);
+	s += rows_bytes(q);
+	const void *wp = q->wpack;
+	if (!wp) {
+		gc_qconv_pack_w(q, a->w, s);
+		wp = s;
+	}
+	const uint8_t *wrows = wp;
+	const int32_t *wsum = (const int32_t *)(wrows + al64((uint64_t)(q->m * wrow_of(q))));
+	/* x' = x - 128 (uint8 x), w' = w + 128 (int8 w); C = acc - zx' sum w' -
+	 * zw' sum x' + kdim zx' zw' (qgemm.h), + bias */
+	uint32_t zx = (uint32_t)(a->zx - (q->x_unsigned ? 128 : 0));
+	for (int64_t i = 0; i < q->m; i++) {
+		uint32_t zw = (uint32_t)(zval(a->zw, q->w_unsigned, a->zw_rows ? i : 0) +
+					 (q->w_unsigned ? 0 : 128));
+		rowz[i] = (int32_t)zw;
+		rowc[i] = (int32_t)((a->bias ? (uint32_t)a->bias[i] : 0) - zx * (uint32_t)wsum[i] +
+				    (uint32_t)kdim * zx * zw);
+		if (a->requant)
+			scale[i] = gc_qscale(a->xs, a->ws[a->ws_rows ? i : 0], a->ys);
+	}
+	float lo = a->y_unsigned ? 0.0f : -128.0f, hi = a->y_unsigned ? 255.0f : 127.0f;
+	if (a->relu && a->zy > lo)
+		lo = a->zy;
+	if (q->quads) {
+		gc_qgemm_out o = { .rowc = rowc, .rowz = rowz, .ldc = osz, .y_unsigned = a->y_unsigned,
+				   .scale = scale, .scale_step = 1, .zy = a->zy, .lo = lo, .hi = hi,
+				   .isa = q->isa };
+		run_quads(q, a, wrows, (const uint8_t *)wsum + al64((uint64_t)q->m * 4), &o, slots,
+			  threads);
+		return;
+	}
+	int64_t bw = block_chunks(q) * CW, nblocks = (osz + bw - 1) / bw;
+	int64_t row_tiles = (mg + GC_QG_MR - 1) / GC_QG_MR;
+	double cycles = (double)(row_tiles * GC_QG_MR) * (double)(nblocks * bw) *
+			(double)gc_qg_k4(kdim) / (q->isa == GC_QGEMM_C ? 2 : 64);
+	int t = gc_nn_par_threads(threads, cycles);
+	t = t < SLOTS ? t : SLOTS;
+	int64_t rsplit = t > 1 ? (4 * t + nblocks - 1) / nblocks : 1;
+	rsplit = rsplit < row_tiles ? rsplit : row_tiles;
+	for (int64_t b = 0; b < q->n; b++)
+		for (int64_t g = 0; g < q->group; g++) {
+			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
+			cjob j = { .q = q, .xg = (const uint8_t *)a->x + (b * q->c + g * cg) * isz,
+				   .wrows = wrows, .kdim = kdim, .osz = osz, .mg = mg, .m0 = m0,
+				   .nblocks = nblocks, .rsplit = rsplit, .row_tiles = row_tiles,
+				   .zx = (uint8_t)a->zx, .slots = slots };
+			j.out = (gc_qgemm_out){ .rowc = rowc + m0, .rowz = rowz + m0, .ldc = osz,
+						.y_unsigned = a->y_unsigned, .scale = scale + m0,
+						.scale_step = 1, .zy = a->zy, .lo = lo, .hi = hi,
+						.isa = q->isa };
+			if (a->requant)
+				j.out.y8 = (uint8_t *)a->y + yo;
+			else
+				j.out.c32 = (int32_t *)a->y + yo;
+			int64_t items = nblocks * rsplit;
+			if (t <= 1 || items < 2)
+				conv_part(&j, 0, 1, 0);
+			else
+				gc_nn_parallel(t, gc_nn_par_parts(t, items), conv_part, &j);
+		}
+}

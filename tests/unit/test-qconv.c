@@ -1,0 +1,185 @@
+/*
+ * The integer convolution (runtime/kernels/qconv.c) on every core this CPU
+ * has (plain C, AVX-VNNI, AVX-512 VNNI) against a plain int64 loop, exactly:
+ * the channel-quad path (stride 1, dilations, uneven pads, strides as
+ * phases, channels not a multiple of 4, groups) and the im2col blocks
+ * (stride with dilation), uint8/int8 x and w, zero points (w's per output
+ * channel), the int32 output and the requantized one (per-channel scale,
+ * bias, Relu) against gc_qrequant1 of the exact sums, on one and two
+ * threads. (The e2e quant/int8-conv checks the same kernels through
+ * graphcc run against NumPy, on this CPU's best core only.)
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
+#include "check.h"
+#include "kernels/nn-par.h"
+#include "kernels/qconv.h"
+
+static uint64_t rng_state = 0x2545f4914f6cdd1du;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)rng_state;
+}
+
+static int32_t val(const uint8_t *p, bool u, int64_t i)
+{
+	return u ? p[i] : (int8_t)p[i];
+}
+
+typedef struct ccase {
+	int64_t c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group;
+} ccase;
+
+/* y[m][oh][ow] = sum (x - zx)(w - zw[m]) (+ bias), int64. */
+static void reference(const ccase *t, const gc_qconv *q, const uint8_t *x, const uint8_t *w,
+		      int32_t zx, const uint8_t *zw, const int32_t *bias, int64_t *y)
+{
+	int64_t cg = t->c / t->group, mg = t->m / t->group, oh = q->out[1], ow = q->out[2];
+	for (int64_t m = 0; m < t->m; m++)
+		for (int64_t i = 0; i < oh; i++)
+			for (int64_t j = 0; j < ow; j++) {
+				int64_t acc = bias[m], g = m / mg;
+				for (int64_t ci = 0; ci < cg; ci++)
+					for (int64_t a = 0; a < t->kh; a++)
+						for (int64_t b = 0; b < t->kw; b++) {
+							int64_t ih = i * t->sh - t->pt + a * t->dh;
+							int64_t iw = j * t->sw - t->pl + b * t->dw;
+							int64_t c = g * cg + ci;
+							int64_t xv = ih < 0 || ih >= t->h || iw < 0 || iw >= t->w
+									 ? zx
+									 : val(x, q->x_unsigned, (c * t->h + ih) * t->w + iw);
+							int64_t wv = val(w, q->w_unsigned,
+									 ((m * cg + ci) * t->kh + a) * t->kw + b);
+							acc += (xv - zx) * (wv - val(zw, q->w_unsigned, m));
+						}
+				y[(m * oh + i) * ow + j] = acc;
+			}
+}
+
+static int one(const ccase *t, gc_qgemm_isa isa, bool xu, bool wu, bool requant, int threads)
+{
+	gc_qconv q = { .n = 1, .c = t->c, .m = t->m, .group = t->group, .x_unsigned = xu,
+		       .w_unsigned = wu, .isa = isa };
+	int64_t in[3] = { 1, t->h, t->w }, k[3] = { 1, t->kh, t->kw }, s[3] = { 1, t->sh, t->sw };
+	int64_t d[3] = { 1, t->dh, t->dw }, p0[3] = { 0, t->pt, t->pl }, p1[3] = { 0, t->pb, t->pr };
+	for (int i = 0; i < 3; i++) {
+		q.in[i] = in[i];
+		q.k[i] = k[i];
+		q.stride[i] = s[i];
+		q.dil[i] = d[i];
+		q.pad[i] = p0[i];
+		q.out[i] = (in[i] + p0[i] + p1[i] - (k[i] - 1) * d[i] - 1) / s[i] + 1;
+	}
+	gc_qconv_plan(&q);
+	int64_t cg = t->c / t->group, osz = q.out[1] * q.out[2];
+	int64_t nx = t->c * t->h * t->w, nw = t->m * cg * t->kh * t->kw;
+	uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), zw[64];
+	for (int64_t i = 0; i < nx; i++)
+		x[i] = rnd() % 5 == 0 ? (rnd() % 2 ? 0 : 255) : (uint8_t)rnd();
+	for (int64_t i = 0; i < nw; i++)
+		w[i] = rnd() % 5 == 0 ? (rnd() % 2 ? 0x80 : 0x7f) : (uint8_t)rnd();
+	for (int i = 0; i < 64; i++)
+		zw[i] = (uint8_t)(rnd() % 9);
+	int32_t zx = xu ? (int32_t)(rnd() % 200) + 20 : (int32_t)(rnd() % 100) - 50;
+	int32_t bias[64];
+	float ws[64];
+	for (int i = 0; i < 64; i++) {
+		bias[i] = (int32_t)(rnd() % 4001) - 2000;
+		ws[i] = 0.001f * (float)(1 + rnd() % 20);
+	}
+	void *wpack = malloc((size_t)gc_qconv_w_bytes(&q));
+	gc_qconv_pack_w(&q, w, wpack);
+	q.wpack = wpack;
+	void *scratch = malloc((size_t)gc_qconv_scratch(&q));
+	int64_t *want = malloc((size_t)(t->m * osz) * 8);
+	int32_t *y32 = malloc((size_t)(t->m * osz) * 4);
+	static const int32_t nobias[64];
+	reference(t, &q, x, w, zx, zw, requant ? bias : nobias, want);
+	gc_qconv_args a = { .x = x, .w = w, .zx = zx, .zw = zw, .zw_rows = true,
+			    .bias = requant ? bias : NULL, .requant = requant, .relu = requant,
+			    .y_unsigned = true, .xs = 0.05f, .zy = 9.0f, .ws = ws, .ws_rows = true,
+			    .ys = 3.0, .y = y32 };
+	gc_qconv_run(&q, &a, scratch, threads);
+	int bad = 0;
+	for (int64_t m = 0; m < t->m && !bad; m++)
+		for (int64_t i = 0; i < osz && !bad; i++) {
+			int64_t e = want[m * osz + i];
+			int32_t got = requant ? ((const uint8_t *)y32)[m * osz + i] : y32[m * osz + i];
+			int32_t exp = requant ? gc_qrequant1(e, gc_qscale(0.05f, ws[m], 3.0), 9.0f, 9.0f,
+							    255.0f)
+					      : (int32_t)e;
+			if (got != exp) {
+				fprintf(stderr,
+					"%s, %d threads, c %lld %lldx%lld m %lld k %lldx%lld s %lld,%lld d "
+					"%lld,%lld g %lld, x %s w %s%s: y[%lld][%lld] = %d, want %d\n",
+					gc_qgemm_isa_name(isa), threads, (long long)t->c, (long long)t->h,
+					(long long)t->w, (long long)t->m, (long long)t->kh, (long long)t->kw,
+					(long long)t->sh, (long long)t->sw, (long long)t->dh,
+					(long long)t->dw, (long long)t->group, xu ? "u8" : "s8",
+					wu ? "u8" : "s8", requant ? ", requantized" : "", (long long)m,
+					(long long)i, got, exp);
+				bad = 1;
+			}
+		}
+	free(x);
+	free(w);
+	free(wpack);
+	free(scratch);
+	free(want);
+	free(y32);
+	return bad;
+}
+
+/* CPUID leaf 7, subleaf 1, EAX bit 4 */
+static bool avx_vnni(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+#else
+	return false;
+#endif
+}
+
+static void test_qconv_exact(void)
+{
+	static const ccase cases[] = {
+		/* c  h  w   m kh kw sh sw dh dw pt pl pb pr g */
+		{ 8, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },   /* 3x3 */
+		{ 6, 7, 11, 10, 3, 2, 1, 1, 2, 3, 2, 0, 1, 3, 1 }, /* dilated, uneven pads, c % 4 */
+		{ 5, 13, 12, 9, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1 }, /* a stem: 7x7 stride 2 */
+		{ 8, 11, 9, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1 }, /* 1x1 stride 2: one phase */
+		{ 12, 7, 8, 12, 3, 3, 1, 2, 2, 1, 0, 1, 2, 1, 3 }, /* groups, stride on one axis */
+		{ 5, 13, 12, 6, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1 }, /* stride and dilation: im2col */
+		{ 3, 30, 31, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, /* several chunks, 20 rows */
+	};
+	gc_qgemm_isa best = gc_qgemm_isa_best();
+	int failed = 0, runs = 0;
+	gc_nn_par_acquire();
+	for (int isa = GC_QGEMM_C; isa <= (int)best; isa++) {
+		if (isa == GC_QGEMM_AVXVNNI && !avx_vnni())
+			continue;
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+			for (int v = 0; v < 4; v++) {
+				failed += one(&cases[i], (gc_qgemm_isa)isa, v & 1, v >> 1,
+					      (v + (int)i) % 2 == 1, 1 + (int)(rnd() % 2));
+				runs++;
+			}
+	}
+	gc_nn_par_release();
+	printf("qconv: %d cases up to %s\n", runs, gc_qgemm_isa_name(best));
+	CHECK_INT(failed, 0);
+}
+
+TEST_MAIN(TEST(test_qconv_exact))
