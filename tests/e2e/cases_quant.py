@@ -616,13 +616,44 @@ def qdq_conv_fusion(ctx):
                       % (100 * (steps > 0.5).mean()))
 
 
+def _fused_unfused_reference(ctx, d, nodes, inits, inputs, outs_v, pass_name, changes):
+    """Saves the graph, checks that `graphcc compile` reports pass_name making
+    `changes` changes, and runs it three ways at 2 threads: fused, unfused
+    (--no-optimize) and on the reference kernels. Returns {label: [arrays in
+    outs_v's order]}, or a failed run.Result."""
+    import onnx
+    from onnx import helper, TensorProto
+    g = helper.make_graph(nodes, pass_name,
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape))
+                           for n, a in inputs.items()], outs_v, inits)
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    feeds = []
+    for n, a in inputs.items():
+        np.save(os.path.join(d, n + ".npy"), a)
+        feeds += ["--input", "%s=%s" % (n, os.path.join(d, n + ".npy"))]
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
+    if rc != 0 or not re.search(r"pass %s\s+%d changes" % (pass_name, changes), out):
+        return run.Result(False, "compile: %s; want %s %d changes"
+                          % (run.describe_rc(rc), pass_name, changes), out + err)
+    outs = {}
+    for label, extra, env in (("fused", [], {}), ("unfused", ["--no-optimize"], {}),
+                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model] + feeds + ["--output-dir", o, "--threads", "2"]
+                           + extra, env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = [np.load(os.path.join(o, v.name + ".npy")) for v in outs_v]
+    return outs
+
+
 def qdq_matmul_fusion(ctx):
     """fuse-qdq-matmul: MatMul (2-D and batched 3-D A, int8 weights) and Gemm
     (transB, uint8 weights with a zero point, float bias, Relu) between QDQ
     nodes become QLinearMatMul; the outputs stay within one quantization
     step of the float path (--no-optimize), and the integer GEMM gives the
     reference loops' bytes (GRAPHCC_NN_REFERENCE=1)."""
-    import onnx
     from onnx import helper, numpy_helper, TensorProto
     d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-matmul"))
     r = np.random.default_rng(91)
@@ -661,29 +692,12 @@ def qdq_matmul_fusion(ctx):
         helper.make_node("MatMul", ["x3d", "w1d"], ["m3"]),
         helper.make_node("QuantizeLinear", ["m3", "s1", "z1"], ["y3q"]),
         helper.make_node("DequantizeLinear", ["y3q", "s1", "z1"], ["y3"])]
-    g = helper.make_graph(nodes, "qdq-matmul",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
-                           helper.make_tensor_value_info("x3", TensorProto.FLOAT, list(x3.shape))],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
-                           helper.make_tensor_value_info("y3", TensorProto.FLOAT, None)], inits)
-    model = os.path.join(d, "model.onnx")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
-    xin, x3in = os.path.join(d, "x.npy"), os.path.join(d, "x3.npy")
-    np.save(xin, x)
-    np.save(x3in, x3)
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
-    if rc != 0 or not re.search(r"pass fuse-qdq-matmul\s+3 changes", out):
-        return run.Result(False, "compile: %s; want fuse-qdq-matmul 3 changes"
-                          % run.describe_rc(rc), out + err)
-    outs = {}
-    for label, extra, env in (("fused", [], {}), ("float", ["--no-optimize"], {}),
-                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
-        o = run.fresh_dir(os.path.join(d, label))
-        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--input", "x3=" + x3in,
-                                 "--output-dir", o, "--threads", "2"] + extra, env)
-        if rc != 0:
-            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
-        outs[label] = [np.load(os.path.join(o, n + ".npy")) for n in ("y", "y3")]
+    outs_v = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "y3")]
+    outs = _fused_unfused_reference(ctx, d, nodes, inits, {"x": x, "x3": x3}, outs_v,
+                                    "fuse-qdq-matmul", 3)
+    if isinstance(outs, run.Result):
+        return outs
+    outs["float"] = outs["unfused"]
     for (f, fl, ref, step, name) in zip(outs["fused"], outs["float"], outs["reference"],
                                          (s2, s1), ("y", "y3")):
         steps = np.abs(f - fl) / step
@@ -702,7 +716,6 @@ def dynq_matmul_fusion(ctx):
     also a graph output stays) becomes one MatMulInteger writing float: byte
     for byte the unfused nodes' result (--no-optimize), and the same with the
     reference loops (GRAPHCC_NN_REFERENCE=1)."""
-    import onnx
     from onnx import helper, numpy_helper, TensorProto
     d = run.fresh_dir(os.path.join(ctx.fix, "quant", "dynq-matmul"))
     r = np.random.default_rng(5)
@@ -729,28 +742,11 @@ def dynq_matmul_fusion(ctx):
         chain("c3", "x", False, "y4")
     outs_v = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "y3", "y4")]
     outs_v.append(helper.make_tensor_value_info("c3f", TensorProto.FLOAT, None))  # stays
-    g = helper.make_graph(nodes, "dynq-matmul",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
-                           helper.make_tensor_value_info("x3", TensorProto.FLOAT, list(x3.shape))],
-                          outs_v, inits)
-    model = os.path.join(d, "model.onnx")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
-    xin, x3in = os.path.join(d, "x.npy"), os.path.join(d, "x3.npy")
-    np.save(xin, x)
-    np.save(x3in, x3)
-    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", os.path.join(d, "m.gcb")])
-    if rc != 0 or not re.search(r"pass fuse-dynq-matmul\s+2 changes", out):
-        return run.Result(False, "compile: %s; want fuse-dynq-matmul 2 changes"
-                          % run.describe_rc(rc), out + err)
-    res = {}
-    for label, extra, env in (("fused", [], {}), ("unfused", ["--no-optimize"], {}),
-                              ("reference", [], {"GRAPHCC_NN_REFERENCE": "1"})):
-        o = run.fresh_dir(os.path.join(d, label))
-        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--input", "x3=" + x3in,
-                                 "--output-dir", o, "--threads", "2"] + extra, env)
-        if rc != 0:
-            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
-        res[label] = [np.load(os.path.join(o, n + ".npy")).tobytes() for n in ("y", "y3", "y4")]
+    outs = _fused_unfused_reference(ctx, d, nodes, inits, {"x": x, "x3": x3}, outs_v,
+                                    "fuse-dynq-matmul", 2)
+    if isinstance(outs, run.Result):
+        return outs
+    res = {k: [a.tobytes() for a in v[:3]] for k, v in outs.items()}
     if res["fused"] != res["unfused"] or res["fused"] != res["reference"]:
         bad = [n for i, n in enumerate(("y", "y3", "y4"))
                if len({res[k][i] for k in res}) > 1]
