@@ -443,6 +443,17 @@ const gc_tensor *gc_edit_const(gc_edit *e, int32_t v)
 	return gc_tensor_copy_to_pool(g->pool, &t);
 }
 
+gc_dtype gc_edit_known_dtype(gc_edit *e, int32_t v)
+{
+	if (v < 0)
+		return GC_DTYPE_UNDEFINED;
+	const gc_tensor *t = gc_edit_const(e, v);
+	if (t)
+		return t->dtype;
+	const gc_value *val = &e->g->values[v];
+	return val->has_info ? val->dtype : GC_DTYPE_UNDEFINED;
+}
+
 /* Whether node is op: "Name" (built-in) or "domain::Name". */
 static bool each_match(const gc_edit *e, int32_t node, const char *op)
 {

@@ -91,6 +91,10 @@ int32_t gc_edit_add_constant(gc_edit *e, const char *hint, gc_dtype dtype, int32
  * value_float, value_int, value_floats or value_ints). NULL otherwise. */
 const gc_tensor *gc_edit_const(gc_edit *e, int32_t v);
 
+/* The element type of value v known before binding: a constant's or a
+ * declared one; GC_DTYPE_UNDEFINED when neither (or v < 0, an absent input). */
+gc_dtype gc_edit_known_dtype(gc_edit *e, int32_t v);
+
 /* Node becomes a node of (domain, op_type) without attributes, keeping its
  * first n_in inputs (the others lose a use) and its outputs. */
 int gc_edit_set_op(gc_edit *e, int32_t node, const char *domain, const char *op_type,

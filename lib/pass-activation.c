@@ -23,18 +23,6 @@ typedef struct act_desc {
 	float min, max, alpha, beta;
 } act_desc;
 
-/* The element type of v when known before binding, else UNDEFINED. */
-static gc_dtype known_dtype(gc_edit *e, int32_t v)
-{
-	if (v < 0)
-		return GC_DTYPE_UNDEFINED;
-	const gc_tensor *t = gc_edit_const(e, v);
-	if (t)
-		return t->dtype;
-	const gc_value *val = &e->g->values[v];
-	return val->has_info ? val->dtype : GC_DTYPE_UNDEFINED;
-}
-
 /* A Clip bound (input j of node i): absent, or a constant float scalar that
  * a float attribute holds exactly. */
 static bool clip_bound(gc_edit *e, int32_t i, int j, gc_dtype want, bool *has, float *val)
@@ -132,7 +120,7 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 		if (n->n_in < 2 || n->n_in > 3)
 			return false;
 		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
-			*dtype = known_dtype(e, n->in[j]);
+			*dtype = gc_edit_known_dtype(e, n->in[j]);
 		return true;
 	}
 	if (gc_edit_is_op(e, p, "MatMul")) {
@@ -140,9 +128,9 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 		 * be known */
 		if (n->n_in != 2)
 			return false;
-		*dtype = known_dtype(e, n->in[1]);
+		*dtype = gc_edit_known_dtype(e, n->in[1]);
 		if (*dtype == GC_DTYPE_UNDEFINED)
-			*dtype = known_dtype(e, n->in[0]);
+			*dtype = gc_edit_known_dtype(e, n->in[0]);
 		return *dtype == GC_DTYPE_FLOAT || *dtype == GC_DTYPE_DOUBLE;
 	}
 	return false;

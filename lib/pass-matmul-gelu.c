@@ -42,16 +42,6 @@ static const char *gelu_kind(gc_edit *e, int32_t i)
 	return NULL;
 }
 
-/* The element type of v when known before binding. */
-static gc_dtype known_dtype(gc_edit *e, int32_t v)
-{
-	const gc_tensor *t = gc_edit_const(e, v);
-	if (t)
-		return t->dtype;
-	const gc_value *val = &e->g->values[v];
-	return val->has_info ? val->dtype : GC_DTYPE_UNDEFINED;
-}
-
 /* Fuses GELU node i into the MatMul before it when it can: 1 when fused. */
 static int fuse_one(gc_edit *e, int32_t i)
 {
@@ -68,9 +58,9 @@ static int fuse_one(gc_edit *e, int32_t i)
 	const gc_irnode *mm = &g->nodes[p];
 	if (mm->n_in != 2 || mm->n_out != 1 || mm->out[0] != x || mm->in[0] < 0 || mm->in[1] < 0)
 		return 0;
-	gc_dtype t = known_dtype(e, mm->in[1]);
+	gc_dtype t = gc_edit_known_dtype(e, mm->in[1]);
 	if (t == GC_DTYPE_UNDEFINED)
-		t = known_dtype(e, mm->in[0]);
+		t = gc_edit_known_dtype(e, mm->in[0]);
 	if (t != GC_DTYPE_FLOAT)
 		return 0;
 	gc_attr a = {.name = "_gc_activation", .type = GC_ATTR_STRING};

@@ -52,13 +52,10 @@ static int32_t qtype_of(gc_dtype dt)
  * declared one, or what the QuantizeLinear producing it makes. */
 static gc_dtype known_dtype(gc_edit *e, int32_t v)
 {
-	const gc_tensor *t = gc_edit_const(e, v);
-	if (t)
-		return t->dtype;
-	const gc_value *val = &e->g->values[v];
-	if (val->has_info && val->dtype != GC_DTYPE_UNDEFINED)
-		return val->dtype;
-	int32_t p = val->producer;
+	gc_dtype t = gc_edit_known_dtype(e, v);
+	if (t != GC_DTYPE_UNDEFINED || v < 0)
+		return t;
+	int32_t p = e->g->values[v].producer;
 	if (p < 0 || gc_edit_is_removed(e, p) || !gc_edit_is_op(e, p, "QuantizeLinear") ||
 	    gc_edit_attr(e, p, "output_dtype"))
 		return GC_DTYPE_UNDEFINED;
