@@ -138,7 +138,7 @@ int gc_grad_rule_custom(grad *c, int32_t node, const int32_t *dzs, const bool *r
 			na++;
 	}
 	for (int32_t k = 0; k < gs->n_outputs; k++) {
-		int32_t x = nd.in[gs->outputs[k]];
+		int32_t x = gs->outputs[k] < nd.n_in ? nd.in[gs->outputs[k]] : -1;
 		if (x < 0)
 			return gc_grad_refuse(c, node, ": an input its backward differentiates is absent");
 		shapes[k] = c->shape[x];

@@ -352,7 +352,7 @@ static int fuse_dynq(gc_edit *e, int32_t c)
 	else
 		relu = -1;
 	int32_t y = g->nodes[last].out[0];
-	int32_t chain[4] = { cast, mul, bias >= 0 ? last == relu ? add : last : -1, relu };
+	int32_t chain[4] = { cast, mul, bias >= 0 ? add : -1, relu };
 	for (int i = 0; i < 4; i++)
 		if (chain[i] >= 0)
 			gc_edit_remove_node(e, chain[i]);

@@ -120,7 +120,7 @@ static int c2i_attr(gc_kctx *k, const char *name, int32_t r, int64_t n_want, int
 		v[i] = a ? a[i] : def;
 		if (v[i] < lo || v[i] > (INT64_C(1) << 31))
 			return gc_kerr(k, GC_EINVAL, "attribute '%s' has value %" PRId64
-						     "; it must be >= %" PRId64,
+						     "; it must be from %" PRId64 " to 2^31",
 				       name, v[i], lo);
 	}
 	return 0;

@@ -466,10 +466,9 @@ static void pk_cols_part(void *arg, int part, int parts, int slot)
  * much larger than A (an LLM's vocabulary head at a few tokens); but it
  * packs its own rows, so packing A is split too.
  */
-static int pk_split_rows(int64_t m, int64_t n, int64_t k, int t)
+static int pk_split_rows(int64_t m, int64_t n, int t)
 {
 	int64_t tiles = (m + GC_PK_MR - 1) / GC_PK_MR, panels = (n + GC_PK_NR - 1) / GC_PK_NR;
-	(void)k;
 	if (t <= 1 || tiles < 2 * (int64_t)t)
 		return 0;
 	return panels < 4 * (int64_t)t || m >= n;
@@ -488,7 +487,7 @@ static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float 
 		g.c = y + i0 * p->n;
 		g.m0 = i0;
 		int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g.m, p->n, p->k));
-		if (pk_split_rows(g.m, p->n, p->k, t)) {
+		if (pk_split_rows(g.m, p->n, t)) {
 			pk_rows_job j = {&g, a + i0 * rs, rs, cs, (g.m + GC_PK_MR - 1) / GC_PK_MR,
 					 p->gelu};
 			/* parts of 8 tiles (64 rows) at least: each part reads all of B,

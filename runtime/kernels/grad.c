@@ -265,7 +265,7 @@ CONV_GRAD_DEFINE(double, f64, gc_nn_dgemm)
 static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const gc_tensor *x,
 			     const gc_tensor *wt, gc_tensor *out, const gc_tensor *like)
 {
-	char s1[128], s2[128];
+	char s1[128], s2[128], s3[128];
 	if (!float_type(x->dtype) || dy->dtype != x->dtype || wt->dtype != x->dtype)
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "dY, X and W must all be float or all double (got %s, %s, %s)",
@@ -275,7 +275,8 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 	    dy->rank != x->rank)
 		return gc_kerr(k, GC_EINVAL, "X %s, W %s and dY %s: ranks must agree, 3 to 5",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1),
-			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2), "");
+			       gc_shape_str(wt->dims, wt->rank, s2, sizeof s2),
+			       gc_shape_str(dy->dims, dy->rank, s3, sizeof s3));
 	int64_t group = gc_attr_i(k, "group", 1);
 	if (gc_kok(k))
 		return gc_kok(k);

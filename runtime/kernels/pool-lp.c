@@ -108,7 +108,7 @@ int gc_prepare_LpPool(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	if (gc_kok(k))
 		return gc_kok(k);
 	if (!(p > 0 && p <= 1e6))
-		return gc_kerr(k, GC_EINVAL, "attribute 'p' is %g; it must be positive", p);
+		return gc_kerr(k, GC_EINVAL, "attribute 'p' is %g; it must be in (0, 1e6]", p);
 	if (ceil_mode != 0 && ceil_mode != 1)
 		return gc_kerr(k, GC_EINVAL, "attribute 'ceil_mode' must be 0 or 1, got %" PRId64,
 			       ceil_mode);

@@ -16,11 +16,6 @@ GC_NN_O3
 #define CW (GC_QG_NR * GC_QG_NC) /* a chunk's pixels */
 #define SLOTS 4			 /* threads with their own block buffers */
 
-static uint64_t al64(uint64_t n)
-{
-	return (n + 63) & ~(uint64_t)63;
-}
-
 static int64_t kdim_of(const gc_qconv *q)
 {
 	return q->c / q->group * q->k[0] * q->k[1] * q->k[2];
@@ -90,7 +85,7 @@ static int64_t lin_of(const gc_qconv *q)
  * chunk reads past them. */
 static uint64_t plane_bytes(const gc_qconv *q)
 {
-	return al64((uint64_t)(pdim(q, 0) * pdim(q, 1) * pdim(q, 2) + CW) * 4);
+	return gc_nn_align((uint64_t)(pdim(q, 0) * pdim(q, 1) * pdim(q, 2) + CW) * 4);
 }
 
 void gc_qconv_plan(gc_qconv *q)
@@ -123,7 +118,7 @@ static int64_t block_chunks(const gc_qconv *q)
  * and 0s marking the real terms, to sum each pixel's terms with. */
 uint64_t gc_qconv_w_bytes(const gc_qconv *q)
 {
-	return al64((uint64_t)(q->m * wrow_of(q))) + al64((uint64_t)q->m * 4) +
+	return gc_nn_align((uint64_t)(q->m * wrow_of(q))) + gc_nn_align((uint64_t)q->m * 4) +
 	       (uint64_t)wrow_of(q);
 }
 
@@ -138,8 +133,8 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 {
 	int64_t kdim = kdim_of(q), row = wrow_of(q);
 	uint8_t *rows = dst;
-	int32_t *sums = (int32_t *)(rows + al64((uint64_t)(q->m * row)));
-	uint8_t *mask = (uint8_t *)sums + al64((uint64_t)q->m * 4);
+	int32_t *sums = (int32_t *)(rows + gc_nn_align((uint64_t)(q->m * row)));
+	uint8_t *mask = (uint8_t *)sums + gc_nn_align((uint64_t)q->m * 4);
 	if (!q->quads) {
 		gc_qgemm_pack_a(w, q->w_unsigned, q->m, kdim, kdim, rows, sums);
 		memset(mask, 1, (size_t)row);
@@ -186,28 +181,28 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 static uint64_t slot_bytes(const gc_qconv *q)
 {
 	int64_t bw = block_chunks(q) * CW, kdim = kdim_of(q);
-	return al64((uint64_t)(kdim * bw)) + al64((uint64_t)(gc_qg_k4(kdim) * bw)) +
-	       al64((uint64_t)bw * 4);
+	return gc_nn_align((uint64_t)(kdim * bw)) + gc_nn_align((uint64_t)(gc_qg_k4(kdim) * bw)) +
+	       gc_nn_align((uint64_t)bw * 4);
 }
 
 /* Per-channel terms of the epilogue: rowc, rowz (int32) and scale (float). */
 static uint64_t rows_bytes(const gc_qconv *q)
 {
-	return 3 * al64((uint64_t)q->m * 4);
+	return 3 * gc_nn_align((uint64_t)q->m * 4);
 }
 
 /* The quad path's run memory: the planes, the tap offsets, the column sums. */
 static uint64_t quads_bytes(const gc_qconv *q)
 {
 	int64_t chunks = (lin_of(q) + CW - 1) / CW;
-	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + al64((uint64_t)vtaps_of(q) * 8) +
-	       al64((uint64_t)(chunks * CW) * 4);
+	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + gc_nn_align((uint64_t)vtaps_of(q) * 8) +
+	       gc_nn_align((uint64_t)(chunks * CW) * 4);
 }
 
 uint64_t gc_qconv_scratch(const gc_qconv *q)
 {
 	return (q->quads ? quads_bytes(q) : SLOTS * slot_bytes(q)) + rows_bytes(q) +
-	       (q->wpack ? 0 : al64(gc_qconv_w_bytes(q)));
+	       (q->wpack ? 0 : gc_nn_align(gc_qconv_w_bytes(q)));
 }
 
 /* [*lo, *hi): the outputs along the last axis whose tap k2 is inside the
@@ -319,8 +314,8 @@ static void conv_part(void *arg, int part, int parts, int slot)
 	int64_t lo, hi, bc = block_chunks(q), bw = bc * CW, k4 = gc_qg_k4(j->kdim), kq = k4 / 4;
 	char *sl = j->slots + (uint64_t)slot * slot_bytes(q);
 	uint8_t *col = (uint8_t *)sl;
-	int8_t *pk = (int8_t *)(sl + al64((uint64_t)(j->kdim * bw)));
-	int32_t *colv = (int32_t *)((char *)pk + al64((uint64_t)(k4 * bw)));
+	int8_t *pk = (int8_t *)(sl + gc_nn_align((uint64_t)(j->kdim * bw)));
+	int32_t *colv = (int32_t *)((char *)pk + gc_nn_align((uint64_t)(k4 * bw)));
 	static const uint8_t ones[4] = { 1, 1, 1, 1 };
 	const uint8_t *one = ones;
 	int64_t packed = -1;
@@ -510,7 +505,7 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 	int64_t isz = q->in[0] * q->in[1] * q->in[2], taps = vtaps_of(q);
 	int64_t chunks = (lin_of(q) + CW - 1) / CW, row_tiles = (mg + GC_QG_MR - 1) / GC_QG_MR;
 	int64_t *tapoff = (int64_t *)(mem + (uint64_t)(cg4_of(q) / 4) * plane_bytes(q));
-	int32_t *colv = (int32_t *)((char *)tapoff + al64((uint64_t)taps * 8));
+	int32_t *colv = (int32_t *)((char *)tapoff + gc_nn_align((uint64_t)taps * 8));
 	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), t = 0;
 	for (int64_t k0 = 0; k0 < vtaps(q, 0); k0++)
 		for (int64_t k1 = 0; k1 < vtaps(q, 1); k1++)
@@ -559,8 +554,8 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 	char *s = scratch;
 	char *slots = s;
 	s += q->quads ? quads_bytes(q) : SLOTS * slot_bytes(q);
-	int32_t *rowc = (int32_t *)s, *rowz = rowc + al64((uint64_t)q->m * 4) / 4;
-	float *scale = (float *)(rowz + al64((uint64_t)q->m * 4) / 4);
+	int32_t *rowc = (int32_t *)s, *rowz = rowc + gc_nn_align((uint64_t)q->m * 4) / 4;
+	float *scale = (float *)(rowz + gc_nn_align((uint64_t)q->m * 4) / 4);
 	s += rows_bytes(q);
 	const void *wp = q->wpack;
 	if (!wp) {
@@ -568,7 +563,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 		wp = s;
 	}
 	const uint8_t *wrows = wp;
-	const int32_t *wsum = (const int32_t *)(wrows + al64((uint64_t)(q->m * wrow_of(q))));
+	const int32_t *wsum = (const int32_t *)(wrows + gc_nn_align((uint64_t)(q->m * wrow_of(q))));
 	/* x' = x - 128 (uint8 x), w' = w + 128 (int8 w); C = acc - zx' sum w' -
 	 * zw' sum x' + kdim zx' zw' (qgemm.h), + bias */
 	uint32_t zx = (uint32_t)(a->zx - (q->x_unsigned ? 128 : 0));
@@ -588,7 +583,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 		gc_qgemm_out o = { .rowc = rowc, .rowz = rowz, .ldc = osz, .y_unsigned = a->y_unsigned,
 				   .scale = scale, .scale_step = 1, .zy = a->zy, .lo = lo, .hi = hi,
 				   .isa = q->isa };
-		run_quads(q, a, wrows, (const uint8_t *)wsum + al64((uint64_t)q->m * 4), &o, slots,
+		run_quads(q, a, wrows, (const uint8_t *)wsum + gc_nn_align((uint64_t)q->m * 4), &o, slots,
 			  threads);
 		return;
 	}

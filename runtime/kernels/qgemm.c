@@ -405,11 +405,6 @@ GC_NN_SIMD static void epi_c(const gc_qgemm_out *o, int64_t i0, int mr, int64_t 
 
 /* ---- gc_qgemm ---- */
 
-static uint64_t al64(uint64_t n)
-{
-	return (n + 63) & ~(uint64_t)63;
-}
-
 static bool a_copied(int64_t k, bool a_unsigned)
 {
 	return !a_unsigned || k % 4;
@@ -417,8 +412,8 @@ static bool a_copied(int64_t k, bool a_unsigned)
 
 uint64_t gc_qgemm_work_bytes(int64_t m, int64_t k, int64_t n, bool a_unsigned)
 {
-	uint64_t copy = a_copied(k, a_unsigned) ? al64((uint64_t)(m * gc_qg_k4(k))) : 0;
-	return copy + 3 * al64((uint64_t)m * 4) + 2 * al64((uint64_t)n * 4);
+	uint64_t copy = a_copied(k, a_unsigned) ? gc_nn_align((uint64_t)(m * gc_qg_k4(k))) : 0;
+	return copy + 3 * gc_nn_align((uint64_t)m * 4) + 2 * gc_nn_align((uint64_t)n * 4);
 }
 
 typedef struct qjob {
@@ -474,7 +469,7 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 		zb_any = zp_value(zp->zb, b_u, j) != 0;
 	if (a_copied(k, a_unsigned)) {
 		uint8_t *ac = (uint8_t *)w;
-		w += al64((uint64_t)(m * gc_qg_k4(k)));
+		w += gc_nn_align((uint64_t)(m * gc_qg_k4(k)));
 		rowsum = (int32_t *)w;
 		gc_qgemm_pack_a(a, a_unsigned, m, k, lda, ac, zb_any ? rowsum : NULL);
 		arows = ac;
@@ -488,9 +483,10 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 			rowsum[i] = s;
 		}
 	}
-	w += al64((uint64_t)m * 4);
-	int32_t *rowc = (int32_t *)w, *rowz = rowc + al64((uint64_t)m * 4) / 4;
-	int32_t *colv = rowz + al64((uint64_t)m * 4) / 4, *colz = colv + al64((uint64_t)n * 4) / 4;
+	w += gc_nn_align((uint64_t)m * 4);
+	int32_t *rowc = (int32_t *)w, *rowz = rowc + gc_nn_align((uint64_t)m * 4) / 4;
+	int32_t *colv = rowz + gc_nn_align((uint64_t)m * 4) / 4;
+	int32_t *colz = colv + gc_nn_align((uint64_t)n * 4) / 4;
 	int32_t a_shift = a_unsigned ? 0 : 128;
 	bool za_any = a_shift != 0;
 	for (int64_t i = 0; i < m; i++) {
