@@ -22,9 +22,10 @@ static const gc_op_spec *find_in(const gc_package *pkg, const char *domain, cons
 	return best;
 }
 
-static const gc_param_spec *param_named(const gc_op_spec *op, const char *name)
+/* op's param named `name`, or NULL (also when op is NULL). */
+const gc_param_spec *gc_op_param(const gc_op_spec *op, const char *name)
 {
-	for (int32_t i = 0; i < op->n_params; i++)
+	for (int32_t i = 0; op && i < op->n_params; i++)
 		if (!strcmp(op->params[i].name, name))
 			return &op->params[i];
 	return NULL;
@@ -50,7 +51,7 @@ static int check_one(const gc_op_spec *op, const gc_op_spec *b, gc_error *err)
 				    op->file, g->line, g->col, op->name, g->n_outputs, b->domain,
 				    b->type, b->n_outputs);
 	for (int32_t i = 0; i < g->n_params; i++)
-		if (!param_named(b, g->param_to[i]))
+		if (!gc_op_param(b, g->param_to[i]))
 			return gc_error_set(err, GC_EINVAL,
 					    "%s:%d:%d: key 'gradient.params': '%s' is no param of "
 					    "%s::%s",
@@ -61,7 +62,7 @@ static int check_one(const gc_op_spec *op, const gc_op_spec *b, gc_error *err)
 		bool mapped = false;
 		for (int32_t k = 0; k < g->n_params; k++)
 			mapped |= !strcmp(g->param_to[k], bp->name);
-		const gc_param_spec *fp = mapped ? NULL : param_named(op, bp->name);
+		const gc_param_spec *fp = mapped ? NULL : gc_op_param(op, bp->name);
 		if (!mapped && fp && (fp->kind != bp->kind || fp->scalar != bp->scalar))
 			return gc_error_set(err, GC_EINVAL,
 					    "%s:%d:%d: key 'gradient.params': param '%s' is a %s%s "

@@ -153,6 +153,9 @@ extern const char *const gc_manifest_test_keys[], *const gc_manifest_tensor_keys
 /* Opens the package's functions libraries, checks ABI versions and finds
  * the symbols; checks each implementation library and kernel symbol too. */
 int gc_package_load_libraries(gc_package *pkg, gc_error *err);
+/* op's param named `name`, or NULL (also when op is NULL). */
+const gc_param_spec *gc_op_param(const gc_op_spec *op, const char *name);
+
 /* Checks each `gradient:` of pkg against its backward operation, found in
  * pkg or (when r is non-NULL) in r: that it exists, its arity and params
  * fit. With r NULL, backward operations of other domains are not checked.

@@ -28,14 +28,6 @@ bool gc_grad_has_rule_custom(grad *c, const gc_irnode *n)
 	return op && op->grad;
 }
 
-static const gc_param_spec *param_named(const gc_op_spec *op, const char *name)
-{
-	for (int32_t i = 0; op && i < op->n_params; i++)
-		if (!strcmp(op->params[i].name, name))
-			return &op->params[i];
-	return NULL;
-}
-
 /* The forward param fp's value on node nd, as an attribute named `as`:
  * the node's own attribute, else fp's default; false when it has neither. */
 static bool param_value(const gc_irnode *nd, const gc_param_spec *fp, const char *as, gc_attr *out)
@@ -133,7 +125,7 @@ int gc_grad_rule_custom(grad *c, int32_t node, const int32_t *dzs, const bool *r
 		for (int32_t k = 0; k < gs->n_params; k++)
 			if (!strcmp(gs->param_to[k], bp->name))
 				from = gs->param_from[k];
-		const gc_param_spec *fp = param_named(op, from);
+		const gc_param_spec *fp = gc_op_param(op, from);
 		if (fp && param_value(&nd, fp, bp->attribute ? bp->attribute : bp->name, &attrs[na]))
 			na++;
 	}
