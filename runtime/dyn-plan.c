@@ -16,18 +16,20 @@ gc_dyn_plans *gc_dyn_plans_new(const gc_session *s, gc_error *err)
 	const gc_program *p = s->p;
 	size_t nt = (size_t)p->n_tensors + 1;
 	gc_dyn_plans *d = gc_calloc(1, sizeof *d);
+	bool *is_input = gc_calloc(nt, sizeof *is_input); /* gc_lifetimes' only */
 	if (d) {
 		d->placed = gc_calloc(nt, sizeof *d->placed);
 		d->first = gc_calloc(nt, sizeof *d->first);
 		d->last = gc_calloc(nt, sizeof *d->last);
-		d->is_input = gc_calloc(nt, sizeof *d->is_input);
 	}
-	if (!d || !d->placed || !d->first || !d->last || !d->is_input) {
+	if (!d || !d->placed || !d->first || !d->last || !is_input) {
+		gc_free(is_input);
 		gc_dyn_plans_free(d);
 		gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
 		return NULL;
 	}
-	gc_lifetimes(p, d->first, d->last, d->is_input);
+	gc_lifetimes(p, d->first, d->last, is_input);
+	gc_free(is_input);
 	return d;
 }
 
@@ -50,7 +52,6 @@ void gc_dyn_plans_free(gc_dyn_plans *d)
 	gc_free(d->placed);
 	gc_free(d->first);
 	gc_free(d->last);
-	gc_free(d->is_input);
 	gc_free(d);
 }
 

@@ -51,7 +51,6 @@ typedef struct gc_dyn_plans {
 	uint64_t *placed;
 	bool grew;
 	int32_t *first, *last; /* lifetimes (liveness.h) */
-	bool *is_input;
 	uint64_t plans_made, runs_planned; /* for tests and measurements */
 } gc_dyn_plans;
 
