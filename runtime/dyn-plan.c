@@ -45,7 +45,7 @@ void gc_dyn_plans_free(gc_dyn_plans *d)
 {
 	if (!d)
 		return;
-	for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++)
+	for (int w = 0; w < GC_PREP_WAYS; w++)
 		plan_clear(&d->e[w]);
 	gc_dynbuf_free(&d->region);
 	gc_dynbuf_free(&d->key);
@@ -84,7 +84,7 @@ int gc_dyn_plan_begin(gc_dyn_plans *d, gc_session *s, gc_error *err)
 	memset(d->placed, 0, (size_t)p->n_tensors * sizeof *d->placed);
 	if (input_key(d, s, err))
 		return err->code;
-	for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++) {
+	for (int w = 0; w < GC_PREP_WAYS; w++) {
 		gc_dyn_plan *e = &d->e[w];
 		if (!e->used || e->key_len != d->key_len ||
 		    (d->key_len && memcmp(e->key.data, d->key.data, d->key_len)))
@@ -174,7 +174,7 @@ int gc_dyn_plan_end(gc_dyn_plans *d, gc_session *s, gc_error *err)
 	gc_dyn_plan *e = d->cur;
 	if (!e) { /* a new input shape: the least recently used way */
 		e = &d->e[0];
-		for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++) {
+		for (int w = 0; w < GC_PREP_WAYS; w++) {
 			if (!d->e[w].used) {
 				e = &d->e[w];
 				break;
