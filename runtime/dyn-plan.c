@@ -16,18 +16,20 @@ gc_dyn_plans *gc_dyn_plans_new(const gc_session *s, gc_error *err)
 	const gc_program *p = s->p;
 	size_t nt = (size_t)p->n_tensors + 1;
 	gc_dyn_plans *d = gc_calloc(1, sizeof *d);
+	bool *is_input = gc_calloc(nt, sizeof *is_input); /* gc_lifetimes' only */
 	if (d) {
 		d->placed = gc_calloc(nt, sizeof *d->placed);
 		d->first = gc_calloc(nt, sizeof *d->first);
 		d->last = gc_calloc(nt, sizeof *d->last);
-		d->is_input = gc_calloc(nt, sizeof *d->is_input);
 	}
-	if (!d || !d->placed || !d->first || !d->last || !d->is_input) {
+	if (!d || !d->placed || !d->first || !d->last || !is_input) {
+		gc_free(is_input);
 		gc_dyn_plans_free(d);
 		gc_error_set(err, GC_ENOMEM, "out of memory creating a session");
 		return NULL;
 	}
-	gc_lifetimes(p, d->first, d->last, d->is_input);
+	gc_lifetimes(p, d->first, d->last, is_input);
+	gc_free(is_input);
 	return d;
 }
 
@@ -43,14 +45,13 @@ void gc_dyn_plans_free(gc_dyn_plans *d)
 {
 	if (!d)
 		return;
-	for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++)
+	for (int w = 0; w < GC_PREP_WAYS; w++)
 		plan_clear(&d->e[w]);
 	gc_dynbuf_free(&d->region);
 	gc_dynbuf_free(&d->key);
 	gc_free(d->placed);
 	gc_free(d->first);
 	gc_free(d->last);
-	gc_free(d->is_input);
 	gc_free(d);
 }
 
@@ -83,7 +84,7 @@ int gc_dyn_plan_begin(gc_dyn_plans *d, gc_session *s, gc_error *err)
 	memset(d->placed, 0, (size_t)p->n_tensors * sizeof *d->placed);
 	if (input_key(d, s, err))
 		return err->code;
-	for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++) {
+	for (int w = 0; w < GC_PREP_WAYS; w++) {
 		gc_dyn_plan *e = &d->e[w];
 		if (!e->used || e->key_len != d->key_len ||
 		    (d->key_len && memcmp(e->key.data, d->key.data, d->key_len)))
@@ -173,7 +174,7 @@ int gc_dyn_plan_end(gc_dyn_plans *d, gc_session *s, gc_error *err)
 	gc_dyn_plan *e = d->cur;
 	if (!e) { /* a new input shape: the least recently used way */
 		e = &d->e[0];
-		for (size_t w = 0; w < sizeof d->e / sizeof d->e[0]; w++) {
+		for (int w = 0; w < GC_PREP_WAYS; w++) {
 			if (!d->e[w].used) {
 				e = &d->e[w];
 				break;

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "prep-cache.h"
 #include "value.h"
 
 #define GC_DYN_PLAN_NONE UINT64_MAX
@@ -40,7 +41,7 @@ typedef struct gc_dyn_plan {
 } gc_dyn_plan;
 
 typedef struct gc_dyn_plans {
-	gc_dyn_plan e[4];
+	gc_dyn_plan e[GC_PREP_WAYS];
 	gc_dynbuf region; /* the largest plan's bytes */
 	gc_dynbuf key;	  /* the key of the run under way */
 	size_t key_len;
@@ -51,7 +52,6 @@ typedef struct gc_dyn_plans {
 	uint64_t *placed;
 	bool grew;
 	int32_t *first, *last; /* lifetimes (liveness.h) */
-	bool *is_input;
 	uint64_t plans_made, runs_planned; /* for tests and measurements */
 } gc_dyn_plans;
 
