@@ -69,7 +69,13 @@ def test_dask_batch_inference(demo_gcb, tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None, silence_logs=40) as cluster, \
             distributed.Client(cluster) as client:
-        sess = client.scatter(graphcc.Session(demo_gcb, threads=1), broadcast=True)
+        # Both workers must be up before the work is sent, or on a loaded
+        # machine all of it may land on the one worker that is about to die.
+        client.wait_for_workers(2, timeout=120)
+        # The session travels with each task as its path and pins (not as
+        # scattered data, which dies with the worker that holds it); each
+        # process still loads the program once.
+        sess = graphcc.Session(demo_gcb, threads=1)
         futs = [client.submit(infer_or_die_once, sess, x, i, marker, pure=False)
                 for i, x in enumerate(xs)]
         got = client.gather(futs)
@@ -77,4 +83,6 @@ def test_dask_batch_inference(demo_gcb, tmp_path):
     assert os.path.exists(marker)  # a worker did die
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
-    assert all(n == 1 for n in loads.values()), loads
+    # A worker restarted after the last task was handed out may have loaded
+    # nothing; none loaded the program twice.
+    assert all(n <= 1 for n in loads.values()) and sum(loads.values()) >= 1, loads
