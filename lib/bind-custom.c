@@ -315,10 +315,6 @@ static bool output_absent(const gc_irnode *n, int32_t i)
 	return i >= n->n_out || n->out[i] < 0;
 }
 
-
-#define CANARY INT64_C(0x6763636361727921) /* "gccanary!" */
-#define DIMS_SLOTS (GC_MAX_RANK + 8)
-
 /* Tells crash capture which package function is about to run. */
 static void crash_context(char *buf, size_t len, const binder *b, const char *lib,
 			  const char *fn)
@@ -329,7 +325,7 @@ static void crash_context(char *buf, size_t len, const binder *b, const char *li
 }
 
 /* What the package functions of one binding see: the views (inputs, then
- * outputs, each with DIMS_SLOTS dims), the params and one context. */
+ * outputs, each with GC_CUSTOM_DIMS_SLOTS dims), the params and one context. */
 typedef struct bind_call {
 	gc_custom_args a;
 	int64_t *dims;
@@ -340,7 +336,7 @@ typedef struct bind_call {
 
 static int64_t *out_dims(const bind_call *bc, int32_t i)
 {
-	return bc->dims + (size_t)(bc->a.n_in + i) * DIMS_SLOTS;
+	return bc->dims + (size_t)(bc->a.n_in + i) * GC_CUSTOM_DIMS_SLOTS;
 }
 
 /* The views of outputs the node leaves out, for every call but shape
@@ -459,77 +455,27 @@ static int against_value_info(binder *b, int32_t i, const gc_tensor *t)
 		     lib, fn, i, op->outputs[i].name, v->name, inf, decl);
 }
 
-/* Output i as shape inference left it, checked, into *t. */
+/* Output i as shape inference left it, checked (custom.h,
+ * gc_custom_inferred), into *t. */
 static int inferred_output(binder *b, const bind_call *bc, int32_t i, gc_tensor *t)
 {
 	const gc_op_spec *op = b->op;
-	const CustomOpIOTensor *o = &bc->a.out[i];
-	const int64_t *d = out_dims(bc, i);
-	int32_t md = op->outputs[i].max_dims;
-	const char *lib = op->functions_library, *fn = op->infer_shape;
-	const char *name = op->outputs[i].name;
-	if (o->rank < 0 || o->rank > md)
-		return bfail(b, GC_EINVAL,
-			     "shape inference %s:%s set output %d ('%s') to rank %d, above its "
-			     "maxDims %d",
-			     lib, fn, i, name, o->rank, md);
-	for (int k = md; k < DIMS_SLOTS; k++)
-		if (d[k] != CANARY)
-			return bfail(b, GC_ECRASH,
-				     "shape inference %s:%s wrote past the %d dims of output %d "
-				     "('%s')",
-				     lib, fn, md, i, name);
-	if (o->dims != d)
-		return bfail(b, GC_EINVAL,
-			     "shape inference %s:%s replaced the dims pointer of output %d; it "
-			     "must fill the buffer it is given",
-			     lib, fn, i);
-	gc_dtype dt = gc_custom_dtype_back(o->dtype);
-	if (dt == GC_DTYPE_UNDEFINED || dt == GC_DTYPE_STRING)
-		return bfail(b, GC_EINVAL,
-			     "shape inference %s:%s gave output %d ('%s') an invalid type %d", lib,
-			     fn, i, name, (int)o->dtype);
-	const gc_custom_quant *q = out_quant(b, i);
-	char qs[96];
-	if (q && o->dtype != (CustomOpDataType)q->dtype)
-		return bfail(b, GC_EINVAL,
-			     "shape inference %s:%s made output %d ('%s') %s, but it is bound %s "
-			     "(only QuantizeLinear nodes read it, and the manifest lists that type); "
-			     "it arrives as %s and must keep that dtype",
-			     lib, fn, i, name, gc_custom_dtype_name(o->dtype),
-			     gc_custom_quant_str(q, qs, sizeof qs),
-			     gc_custom_dtype_name((CustomOpDataType)q->dtype));
-	if (!q && o->dtype >= DTQInt8 && o->dtype <= DTQInt32)
-		return bfail(b, GC_EINVAL,
-			     "shape inference %s:%s made output %d ('%s') %s, but that output is "
-			     "not bound quantized (it has no scale: only an output read by "
-			     "QuantizeLinear nodes, with the type in its dtypes, is)",
-			     lib, fn, i, name, gc_custom_dtype_name(o->dtype));
-	uint32_t declared = op->outputs[i].dtypes;
-	if (!q && declared && !(dt < 32 && (declared >> dt & 1))) {
-		char list[256] = "";
-		size_t at = 0;
-		for (int k = 1; k < 32 && at < sizeof list; k++)
-			if (declared >> k & 1)
-				at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
-						       at ? ", " : "", gc_dtype_name((gc_dtype)k));
-		return bfail(b, GC_EINVAL,
-			     "shape inference %s:%s made output %d ('%s') %s, but operation '%s' "
-			     "declares it [%s] (dtypes at %s:%d)",
-			     lib, fn, i, name, gc_dtype_name(dt), op->name, list, op->file,
-			     op->outputs[i].line);
-	}
-	*t = (gc_tensor){ .dtype = dt, .rank = o->rank };
-	for (int k = 0; k < o->rank; k++) {
-		if (d[k] < 0)
-			return bfail(b, GC_EINVAL,
-				     "shape inference %s:%s gave output %d ('%s') a negative "
-				     "dimension %" PRId64,
-				     lib, fn, i, name, d[k]);
-		t->dims[k] = d[k];
-	}
-	if (gc_tensor_nbytes(t) < 0)
-		return bfail(b, GC_ELIMIT, "output %d ('%s') is too large", i, name);
+	const gc_custom_out_decl decl = {
+	    .library = op->functions_library,
+	    .function = op->infer_shape,
+	    .op_name = op->name,
+	    .index = i,
+	    .name = op->outputs[i].name,
+	    .max_dims = op->outputs[i].max_dims,
+	    .dtypes = op->outputs[i].dtypes,
+	    .dtypes_file = op->file,
+	    .dtypes_line = op->outputs[i].line,
+	    .quant = out_quant(b, i),
+	};
+	char msg[900];
+	int rc = gc_custom_inferred(&bc->a.out[i], out_dims(bc, i), &decl, t, msg, sizeof msg);
+	if (rc)
+		return bfail(b, rc, "%s", msg);
 	return against_value_info(b, i, t);
 }
 
@@ -541,12 +487,7 @@ static int bind_infer(binder *b, bind_call *bc, gc_tensor **outs)
 	const gc_op_spec *op = b->op;
 	int32_t n_out = bc->a.n_out;
 	for (int32_t i = 0; i < n_out; i++) {
-		int64_t *d = out_dims(bc, i);
-		int32_t md = op->outputs[i].max_dims;
-		for (int k = 0; k < DIMS_SLOTS; k++)
-			d[k] = k < md ? 0 : CANARY;
-		bc->a.out[i].rank = md;
-		bc->a.out[i].dtype = DTFloat32;
+		gc_custom_infer_view(&bc->a.out[i], out_dims(bc, i), op->outputs[i].max_dims);
 		gc_custom_view_quant(&bc->a.out[i], out_quant(b, i));
 	}
 	bc->host.msg[0] = 0;
@@ -826,7 +767,7 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	bc.a.params = gc_pool_alloc(pool, ((size_t)op->n_params + 1) * sizeof *bc.a.params);
 	bc.a.in = gc_calloc((size_t)(n_in + n_out) + 1, sizeof *bc.a.in);
 	bc.a.out = bc.a.in ? bc.a.in + n_in : NULL;
-	bc.dims = gc_calloc((size_t)(n_in + n_out) * DIMS_SLOTS + 1, sizeof *bc.dims);
+	bc.dims = gc_calloc((size_t)(n_in + n_out) * GC_CUSTOM_DIMS_SLOTS + 1, sizeof *bc.dims);
 	gc_custom *c = gc_pool_alloc(pool, sizeof *c);
 	gc_tensor *outs = NULL;
 	const gc_impl_spec *im = NULL;
@@ -838,7 +779,7 @@ int gc_bind_custom(const gc_graph *g, int32_t gi, const gc_registry *reg, const 
 	if ((rc = make_params(&b, n, bc.a.params)))
 		goto out;
 	for (int32_t i = 0; i < n_in; i++) {
-		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * DIMS_SLOTS,
+		gc_custom_view(&bc.a.in[i], bc.dims + (size_t)i * GC_CUSTOM_DIMS_SLOTS,
 			       i < n->n_in ? in[i] : NULL, input_spec(op, i)->max_dims);
 		gc_custom_view_quant(&bc.a.in[i], in_quant(&b, i));
 	}

@@ -13,9 +13,6 @@
 #include "crash.h"
 #include "fileio.h"
 
-#define CANARY INT64_C(0x6763636361727921) /* "gccanary!", as the compiler's */
-#define SLOTS (GC_MAX_RANK + 8)
-
 typedef struct dyn_call {
 	const gc_node *n;
 	const gc_custom *t; /* the node's binding (t->dyn) */
@@ -42,7 +39,7 @@ static int dfail(dyn_call *d, int code, const char *fmt, ...)
 
 static int64_t *dims_of(const dyn_call *d, int32_t view)
 {
-	return d->dims + (size_t)view * SLOTS;
+	return d->dims + (size_t)view * GC_CUSTOM_DIMS_SLOTS;
 }
 
 static const char *reason(const dyn_call *d)
@@ -106,62 +103,30 @@ static int verify(dyn_call *d, gc_fnptr fn, bool graphcc)
 		     reason(d));
 }
 
-/* Output i as inference left it: rank within maxDims, no write past them,
- * the dims buffer kept, a declared type, no negative dimension. */
+/* Output i as inference left it, checked (gc_custom_inferred), into *o. */
 static int inferred(dyn_call *d, int32_t i, gc_tensor *o)
 {
 	const gc_custom *t = d->t;
-	const CustomOpIOTensor *v = &d->a.out[i];
-	const int64_t *dm = dims_of(d, t->n_in + i);
-	int32_t md = t->out_max_dims[i];
-	const char *lib = t->dyn->fn_library, *fn = t->dyn->infer;
-	if (v->rank < 0 || v->rank > md)
-		return dfail(d, GC_EINVAL,
-			     "shape inference %s:%s set output %d to rank %d, above its "
-			     "maxDims %d",
-			     lib, fn, i, v->rank, md);
-	for (int k = md; k < SLOTS; k++)
-		if (dm[k] != CANARY)
-			return dfail(d, GC_ECRASH,
-				     "shape inference %s:%s wrote past the %d dims of "
-				     "output %d",
-				     lib, fn, md, i);
-	if (v->dims != dm)
-		return dfail(d, GC_EINVAL,
-			     "shape inference %s:%s replaced the dims pointer of "
-			     "output %d",
-			     lib, fn, i);
-	gc_dtype dt = gc_custom_dtype_back(v->dtype);
-	uint32_t m = t->dyn->out_dtypes[i];
-	if (dt == GC_DTYPE_UNDEFINED || dt == GC_DTYPE_STRING || v->dtype >= DTQInt8 ||
-	    (m && !(dt < 32 && (m >> dt & 1))))
-		return dfail(d, GC_EINVAL,
-			     "shape inference %s:%s gave output %d type %s, which the "
-			     "operation does not declare",
-			     lib, fn, i, gc_custom_dtype_name(v->dtype));
-	*o = (gc_tensor){.dtype = dt, .rank = v->rank};
-	for (int k = 0; k < v->rank; k++) {
-		if (dm[k] < 0)
-			return dfail(d, GC_EINVAL,
-				     "shape inference %s:%s gave output %d a negative "
-				     "dimension %" PRId64,
-				     lib, fn, i, dm[k]);
-		o->dims[k] = dm[k];
-	}
-	if (gc_tensor_nbytes(o) < 0 || (uint64_t)gc_tensor_nbytes(o) > gc_limit_bytes())
-		return dfail(d, GC_ELIMIT, "output %d is too large", i);
-	return 0;
+	const gc_custom_out_decl decl = {
+	    .library = t->dyn->fn_library,
+	    .function = t->dyn->infer,
+	    .op_name = t->op_name,
+	    .index = i,
+	    .max_dims = t->out_max_dims[i],
+	    .dtypes = t->dyn->out_dtypes[i],
+	    .limit_bytes = gc_limit_bytes(),
+	};
+	char msg[800];
+	int rc =
+	    gc_custom_inferred(&d->a.out[i], dims_of(d, t->n_in + i), &decl, o, msg, sizeof msg);
+	return rc ? dfail(d, rc, "%s", msg) : 0;
 }
 
 static int infer(dyn_call *d, gc_fnptr fn, bool graphcc, gc_tensor *outs)
 {
 	const gc_custom *t = d->t;
 	for (int32_t i = 0; i < t->n_out; i++) {
-		int64_t *dm = dims_of(d, t->n_in + i);
-		for (int k = 0; k < SLOTS; k++)
-			dm[k] = k < t->out_max_dims[i] ? 0 : CANARY;
-		d->a.out[i].rank = t->out_max_dims[i];
-		d->a.out[i].dtype = DTFloat32;
+		gc_custom_infer_view(&d->a.out[i], dims_of(d, t->n_in + i), t->out_max_dims[i]);
 	}
 	context(d, t->dyn->infer);
 	GcStatus st = gc_custom_call_infer(fn, graphcc, &d->ctx, &d->a);
@@ -306,7 +271,7 @@ int gc_custom_bind_shape(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	/* one block: the binding, its outputs, the views and their dims */
 	size_t sz = sizeof(gc_custom) + ((size_t)t->n_out + 1) * sizeof(gc_tensor) +
 		    ((size_t)nv + 1) * sizeof(CustomOpIOTensor);
-	char *blk = gc_calloc(1, sz + ((size_t)nv + 1) * SLOTS * sizeof(int64_t));
+	char *blk = gc_calloc(1, sz + ((size_t)nv + 1) * GC_CUSTOM_DIMS_SLOTS * sizeof(int64_t));
 	if (!blk)
 		return gc_kerr(k, GC_ENOMEM, "out of memory binding node '%s'", n->name);
 	gc_custom *c = (gc_custom *)blk;

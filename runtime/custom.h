@@ -142,6 +142,45 @@ void gc_custom_views(CustomOpIOTensor *io, int64_t *dims, const gc_custom *c,
 		     gc_tensor *const *in, int32_t n_in, gc_tensor *const *out, int32_t n_out);
 
 /*
+ * What a package's inferShape may leave in an output view, checked in one
+ * place for the compiler (lib/bind-custom.c) and for bindings made per
+ * input shape at run time (custom-dyn.c). custom-infer.c.
+ *
+ * Before the call each output view gets a dims buffer of
+ * GC_CUSTOM_DIMS_SLOTS entries: max_dims zeros, then GC_CUSTOM_CANARY in
+ * the rest (a write past maxDims shows there), rank max_dims and dtype
+ * DTFloat32 (gc_custom_infer_view).
+ */
+#define GC_CUSTOM_DIMS_SLOTS (GC_MAX_RANK + 8)
+#define GC_CUSTOM_CANARY INT64_C(0x6763636361727921) /* "gccanary!" */
+
+void gc_custom_infer_view(CustomOpIOTensor *o, int64_t *dims, int32_t max_dims);
+
+/* What output `index` of the operation declares, and whose inference it is
+ * (for messages: "shape inference library:function ... output index
+ * ('name')"). */
+typedef struct gc_custom_out_decl {
+	const char *library, *function, *op_name;
+	int32_t index;
+	const char *name; /* the output's name; NULL: not known */
+	int32_t max_dims;
+	uint32_t dtypes;	 /* gc_dtype bit mask; 0: any */
+	const char *dtypes_file; /* where dtypes is written; NULL: not known */
+	int32_t dtypes_line;
+	const gc_custom_quant *quant; /* bound quantized to this; NULL: not */
+	uint64_t limit_bytes;	      /* the largest tensor taken; 0: any that fits */
+} gc_custom_out_decl;
+
+/* Output view o as inferShape left it (dims: the buffer it was given),
+ * against decl: rank within maxDims, nothing written past them, the dims
+ * pointer kept, a valid type (the quantized one it is bound to, else a
+ * plain one it declares), no negative dimension, a size that fits. 0 and
+ * the tensor's type and shape in *t; else GC_EINVAL (GC_ECRASH for a write
+ * past maxDims, GC_ELIMIT for a size) and the reason in msg. */
+int gc_custom_inferred(const CustomOpIOTensor *o, const int64_t *dims,
+		       const gc_custom_out_decl *decl, gc_tensor *t, char *msg, size_t len);
+
+/*
  * The one place that calls into a package. Every call of a package
  * function (verify, inferShape, selectImpl from the functions library;
  * scratch, init, destroy and the kernel from an implementation library)

@@ -275,4 +275,138 @@ static void test_graphcc_interface(void)
 	CHECK_STR(f.ctx.node_name, "node");
 }
 
-TEST_MAIN(TEST(test_view), TEST(test_seed_interface), TEST(test_graphcc_interface))
+/* ---- what inferShape left in an output view (gc_custom_inferred) ---- */
+
+/* An output view as inferShape gets it (maxDims 3), then filled as a
+ * well-behaved inference would: float32 2x5. */
+typedef struct inferred_fixture {
+	CustomOpIOTensor o;
+	int64_t dims[GC_CUSTOM_DIMS_SLOTS];
+	gc_custom_out_decl decl;
+	gc_tensor t;
+	char msg[600];
+} inferred_fixture;
+
+static void inferred_init(inferred_fixture *f)
+{
+	memset(f, 0, sizeof *f);
+	gc_custom_infer_view(&f->o, f->dims, 3);
+	f->o.rank = 2;
+	f->dims[0] = 2;
+	f->dims[1] = 5;
+	f->decl = (gc_custom_out_decl){.library = "libp.so",
+				       .function = "p_infer",
+				       .op_name = "Op",
+				       .index = 1,
+				       .name = "y",
+				       .max_dims = 3};
+}
+
+static int inferred_check(inferred_fixture *f)
+{
+	f->msg[0] = 0;
+	return gc_custom_inferred(&f->o, f->dims, &f->decl, &f->t, f->msg, sizeof f->msg);
+}
+
+static void test_inferred(void)
+{
+	inferred_fixture f;
+	inferred_init(&f);
+	CHECK_INT(f.o.rank, 2);
+	CHECK(f.o.dims == f.dims);
+	CHECK_INT(f.dims[3], GC_CUSTOM_CANARY); /* guarded past maxDims */
+	CHECK_INT(f.dims[GC_CUSTOM_DIMS_SLOTS - 1], GC_CUSTOM_CANARY);
+	CHECK_INT(inferred_check(&f), 0);
+	CHECK_INT(f.t.dtype, GC_DTYPE_FLOAT);
+	CHECK_INT(f.t.rank, 2);
+	CHECK_INT(f.t.dims[1], 5);
+	/* rank above maxDims, and negative */
+	f.o.rank = 4;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_STR(f.msg, "shape inference libp.so:p_infer set output 1 ('y') to rank 4, above its "
+			 "maxDims 3");
+	f.o.rank = -1;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_CONTAINS(f.msg, "to rank -1");
+	/* a write past maxDims, at the first guarded slot and at the last */
+	inferred_init(&f);
+	f.dims[3] = 7;
+	CHECK_INT(inferred_check(&f), GC_ECRASH);
+	CHECK_STR(f.msg, "shape inference libp.so:p_infer wrote past the 3 dims of output 1 ('y')");
+	inferred_init(&f);
+	f.dims[GC_CUSTOM_DIMS_SLOTS - 1] = 0;
+	CHECK_INT(inferred_check(&f), GC_ECRASH);
+	/* the dims pointer replaced (even with the same values) */
+	inferred_init(&f);
+	int64_t other[GC_CUSTOM_DIMS_SLOTS];
+	memcpy(other, f.dims, sizeof other);
+	f.o.dims = other;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_STR(f.msg, "shape inference libp.so:p_infer replaced the dims pointer of output 1 "
+			 "('y'); it must fill the buffer it is given");
+	/* types: none, string, out of the enum, one not declared */
+	inferred_init(&f);
+	f.o.dtype = DTString;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	char want[200];
+	snprintf(want, sizeof want,
+		 "shape inference libp.so:p_infer gave output 1 ('y') an invalid type %d",
+		 (int)DTString);
+	CHECK_STR(f.msg, want);
+	f.o.dtype = (CustomOpDataType)99;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_CONTAINS(f.msg, "an invalid type 99");
+	inferred_init(&f);
+	f.o.dtype = DTIInt64;
+	f.decl.dtypes = 1u << GC_DTYPE_FLOAT | 1u << GC_DTYPE_DOUBLE;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_STR(f.msg, "shape inference libp.so:p_infer made output 1 ('y') int64, but operation "
+			 "'Op' declares it [float32, float64]");
+	f.decl.dtypes_file = "op.yaml";
+	f.decl.dtypes_line = 12;
+	f.decl.name = NULL; /* a binding made at run time knows no names */
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_STR(f.msg, "shape inference libp.so:p_infer made output 1 int64, but operation 'Op' "
+			 "declares it [float32, float64] (dtypes at op.yaml:12)");
+	f.o.dtype = DTFloat64;
+	CHECK_INT(inferred_check(&f), 0);
+	CHECK_INT(f.t.dtype, GC_DTYPE_DOUBLE);
+	/* quantized: only as bound, and only when bound */
+	inferred_init(&f);
+	f.o.dtype = DTQInt8;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_CONTAINS(f.msg,
+		       "made output 1 ('y') DTQInt8, but that output is not bound quantized");
+	gc_custom_quant q = {.dtype = DTQUInt8, .scale = 0.5f, .offset = 3};
+	f.decl.quant = &q;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_CONTAINS(f.msg, "made output 1 ('y') DTQInt8, but it is bound quint8");
+	CHECK_CONTAINS(f.msg, "it arrives as DTQUInt8 and must keep that dtype");
+	f.o.dtype = DTQUInt8;
+	f.decl.dtypes = 1u << GC_DTYPE_FLOAT; /* the bound type stands for the declared one */
+	CHECK_INT(inferred_check(&f), 0);
+	CHECK_INT(f.t.dtype, GC_DTYPE_UINT8);
+	/* a negative dimension; one past the rank is not read */
+	inferred_init(&f);
+	f.dims[1] = -4;
+	CHECK_INT(inferred_check(&f), GC_EINVAL);
+	CHECK_STR(f.msg,
+		  "shape inference libp.so:p_infer gave output 1 ('y') a negative dimension -4");
+	f.dims[1] = 5;
+	f.dims[2] = -4;
+	CHECK_INT(inferred_check(&f), 0);
+	/* sizes: past int64, and past a limit */
+	inferred_init(&f);
+	f.o.rank = 3;
+	f.dims[0] = f.dims[1] = f.dims[2] = INT64_C(1) << 30;
+	CHECK_INT(inferred_check(&f), GC_ELIMIT);
+	CHECK_STR(f.msg, "output 1 ('y') is too large");
+	inferred_init(&f);
+	f.decl.limit_bytes = 39; /* 2x5 float32: 40 bytes */
+	CHECK_INT(inferred_check(&f), GC_ELIMIT);
+	f.decl.limit_bytes = 40;
+	CHECK_INT(inferred_check(&f), 0);
+}
+
+TEST_MAIN(TEST(test_view), TEST(test_seed_interface), TEST(test_graphcc_interface),
+	  TEST(test_inferred))
