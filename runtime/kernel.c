@@ -89,6 +89,24 @@ const char *gc_attr_s(gc_kctx *k, const char *name, const char *def)
 	return a ? a->v.s : def;
 }
 
+int gc_attr_pick(gc_kctx *k, const char *name, const char *def, const char *const *names, int n)
+{
+	const char *v = gc_attr_s(k, name, def);
+	if (gc_kok(k))
+		return -1;
+	char list[256] = "";
+	size_t at = 0;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(v, names[i]))
+			return i;
+		const char *sep = i == 0 ? "" : i + 1 < n ? ", " : " or ";
+		if (at < sizeof list)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", sep, names[i]);
+	}
+	gc_kerr(k, GC_EINVAL, "attribute '%s' is \"%s\"; expected %s", name, v, list);
+	return -1;
+}
+
 int64_t gc_attr_ints(gc_kctx *k, const char *name, const int64_t **v)
 {
 	const gc_attr *a = typed(k, name, GC_ATTR_INTS);

@@ -163,6 +163,10 @@ const gc_attr *gc_attr_find(const gc_node *n, const char *name);
 int64_t gc_attr_i(gc_kctx *k, const char *name, int64_t def);
 float gc_attr_f(gc_kctx *k, const char *name, float def);
 const char *gc_attr_s(gc_kctx *k, const char *name, const char *def);
+/* A string attribute that names one of n choices (def when absent): the
+ * index of its value in names, or -1 with the error recorded on k (a wrong
+ * type, or 'attribute 'mode' is "x"; expected a, b or c'). */
+int gc_attr_pick(gc_kctx *k, const char *name, const char *def, const char *const *names, int n);
 /* List getters: the count (0 when absent), *v set to the list (or NULL). */
 int64_t gc_attr_ints(gc_kctx *k, const char *name, const int64_t **v);
 int64_t gc_attr_floats(gc_kctx *k, const char *name, const float **v);

@@ -34,16 +34,6 @@ typedef struct gs_state {
 	int64_t in[GS_MAX_R], istride[GS_MAX_R];
 } gs_state;
 
-static int gs_pick(gc_kctx *k, const char *attr, const char *v, const char *const *names)
-{
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(v, names[i]))
-			return i;
-	gc_kerr(k, GC_EINVAL, "attribute '%s' is \"%s\"; expected %s, %s or %s", attr, v,
-		names[0], names[1], names[2]);
-	return -1;
-}
-
 /* The pixel coordinate of grid value c. Far outside (and NaN: nowhere)
  * becomes +-2^40, where every padding mode gives what it gives far
  * outside, and the tap indices stay well inside int64. */
@@ -216,10 +206,10 @@ int gc_prepare_GridSample(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	char b1[128], b2[128];
 	bool v20 = n->opset >= 20;
 	const char *const *modes = v20 ? modes20 : modes16;
-	int mode = gs_pick(k, "mode", gc_attr_s(k, "mode", modes[0]), modes);
+	int mode = gc_attr_pick(k, "mode", modes[0], modes, 3);
 	if (mode < 0)
 		return gc_kok(k);
-	int pad = gs_pick(k, "padding_mode", gc_attr_s(k, "padding_mode", "zeros"), pads);
+	int pad = gc_attr_pick(k, "padding_mode", pads[0], pads, 3);
 	if (pad < 0)
 		return gc_kok(k);
 	int64_t align = gc_attr_i(k, "align_corners", 0);

@@ -371,17 +371,9 @@ static int run_image(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tens
 int gc_prepare_ImageDecoder(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	static const char *const formats[] = {"RGB", "BGR", "Grayscale"};
-	const char *pfs = gc_attr_s(k, "pixel_format", "RGB");
-	if (gc_kok(k))
-		return gc_kok(k);
-	int pf = -1;
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(pfs, formats[i]))
-			pf = i;
+	int pf = gc_attr_pick(k, "pixel_format", formats[0], formats, 3);
 	if (pf < 0)
-		return gc_kerr(k, GC_EINVAL,
-			       "attribute 'pixel_format' is '%s'; must be RGB, BGR or Grayscale",
-			       pfs);
+		return gc_kok(k);
 	const gc_tensor *x = in[0];
 	if (x->dtype != GC_DTYPE_UINT8 || x->rank != 1)
 		return gc_kerr(k, GC_EINVAL,

@@ -189,7 +189,8 @@ def grid_sample_cases():
     yield Case("grid_sample20_bilinear_name", "GridSample", 20, {"X": x4, "grid": g4},
                attrs={"mode": "bilinear"}, error="attribute 'mode' is \"bilinear\"")
     yield Case("grid_sample16_linear_name", "GridSample", 16, {"X": x4, "grid": g4},
-               attrs={"mode": "linear"}, error="attribute 'mode' is \"linear\"")
+               attrs={"mode": "linear"},
+               error="attribute 'mode' is \"linear\"; expected bilinear, nearest or bicubic")
     yield Case("grid_sample20_grid_last_dim", "GridSample", 20,
                {"X": x4, "grid": np.zeros((2, 3, 3, 3), np.float32)},
                error="expected X (N, C, D1, ..., Dr) and grid", out_types={"Y": "float32"})

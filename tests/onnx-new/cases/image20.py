@@ -103,7 +103,8 @@ def cases():
     yield case("empty", np.zeros(0, np.uint8), error="is not an image")
     yield case("bmp_declined", encode(rgb, "BMP"), error="is a BMP image: graphcc decodes "
                "JPEG and PNG only", declined=True)
-    yield case("bad_pixel_format", jpeg, "RGBA", error="attribute 'pixel_format' is 'RGBA'")
+    yield case("bad_pixel_format", jpeg, "RGBA", error="attribute 'pixel_format' is \"RGBA\"; "
+               "expected RGB, BGR or Grayscale")
     yield Case("image_decoder20_not_bytes", "ImageDecoder", 20,
                {"encoded_stream": np.zeros((2, 3), np.uint8)}, outputs=["image"],
                out_types={"image": "uint8"}, error="must be a 1-D uint8 tensor")
