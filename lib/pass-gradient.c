@@ -592,18 +592,13 @@ static int backprop(grad *c, int32_t node, const int32_t *dzs, const bool *reach
 	} else if (!strcmp(op, "Transpose")) {
 		vshape xs = c->shape[a];
 		int64_t perm[GC_MAX_RANK], inv[GC_MAX_RANK];
-		int64_t np = 0;
-		for (int i = 0; i < nd.n_attr; i++)
-			if (!strcmp(nd.attrs[i].name, "perm") && nd.attrs[i].type == GC_ATTR_INTS &&
-			    nd.attrs[i].n == xs.rank)
-				for (np = 0; np < xs.rank; np++)
-					perm[np] = nd.attrs[i].v.ints[np];
-		if (!np) /* default: reversed axes */
-			for (np = 0; np < xs.rank; np++)
-				perm[np] = xs.rank - 1 - np;
-		for (int i = 0; i < xs.rank; i++)
-			if (perm[i] < 0 || perm[i] >= xs.rank)
-				return gc_grad_refuse(c, node, ": its perm is not a permutation");
+		const gc_attr *pa = NULL;
+		for (int i = 0; i < nd.n_attr && !pa; i++)
+			if (!strcmp(nd.attrs[i].name, "perm"))
+				pa = &nd.attrs[i];
+		char why[220] = ": ";
+		if (gc_transpose_perm(pa, xs.rank, perm, why + 2, sizeof why - 2))
+			return gc_grad_refuse(c, node, why);
 		for (int i = 0; i < xs.rank; i++)
 			inv[perm[i]] = i;
 		gc_attr at = {.name = "perm", .type = GC_ATTR_INTS, .n = xs.rank, .v.ints = inv};

@@ -111,4 +111,12 @@ int gc_broadcast_shapes(gc_kctx *k, int n, const gc_tensor *const *ts, int32_t *
 void gc_broadcast_strides(const gc_tensor *t, int32_t orank, const int64_t *odims,
 			  int64_t *bstrides);
 
+/*
+ * Transpose's perm for an input of `rank` from attribute a (NULL: absent,
+ * the reversed axes), into perm: what the kernel and the Gradient pass's
+ * rule both take. 0, or GC_EINVAL with the reason in why ("attribute
+ * 'perm' is not a permutation of 0..2 (entry 1 is 0)").
+ */
+int gc_transpose_perm(const gc_attr *a, int32_t rank, int64_t *perm, char *why, size_t len);
+
 #endif

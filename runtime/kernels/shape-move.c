@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../alloc.h"
@@ -16,39 +17,50 @@
 
 /* ---- Transpose ---------------------------------------------------------- */
 
+int gc_transpose_perm(const gc_attr *a, int32_t rank, int64_t *perm, char *why, size_t len)
+{
+	bool seen[GC_MAX_RANK] = {false};
+	if (!a) {
+		for (int i = 0; i < rank; i++)
+			perm[i] = rank - 1 - i;
+		return 0;
+	}
+	if (a->type != GC_ATTR_INTS) {
+		snprintf(why, len, "attribute 'perm' is %s, expected %s",
+			 gc_attr_type_name(a->type), gc_attr_type_name(GC_ATTR_INTS));
+		return GC_EINVAL;
+	}
+	if (a->n != rank) {
+		snprintf(why, len, "attribute 'perm' has %" PRId64 " entries for input of rank %d",
+			 a->n, rank);
+		return GC_EINVAL;
+	}
+	for (int i = 0; i < rank; i++) {
+		int64_t p = a->v.ints[i];
+		if (p < 0 || p >= rank || seen[p]) {
+			snprintf(
+			    why, len,
+			    "attribute 'perm' is not a permutation of 0..%d (entry %d is %" PRId64
+			    ")",
+			    rank - 1, i, p);
+			return GC_EINVAL;
+		}
+		seen[p] = true;
+		perm[i] = p;
+	}
+	return 0;
+}
+
 int gc_prepare_Transpose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0];
 	size_t es = gc_shape_esize(k, x, "input 'data'");
 	if (!es)
 		return gc_kok(k);
-	const int64_t *pv;
-	int64_t np = gc_attr_ints(k, "perm", &pv);
-	if (gc_kok(k))
-		return gc_kok(k);
 	int64_t perm[GC_MAX_RANK];
-	bool seen[GC_MAX_RANK] = {false};
-	if (!gc_attr_find(n, "perm")) {
-		for (int i = 0; i < x->rank; i++)
-			perm[i] = x->rank - 1 - i;
-	} else {
-		if (np != x->rank)
-			return gc_kerr(k, GC_EINVAL,
-				       "attribute 'perm' has %" PRId64
-				       " entries for input of rank %d",
-				       np, x->rank);
-		for (int i = 0; i < x->rank; i++) {
-			int64_t p = pv[i];
-			if (p < 0 || p >= x->rank || seen[p])
-				return gc_kerr(
-				    k, GC_EINVAL,
-				    "attribute 'perm' is not a permutation of 0..%d (entry "
-				    "%d is %" PRId64 ")",
-				    x->rank - 1, i, p);
-			seen[p] = true;
-			perm[i] = p;
-		}
-	}
+	char why[200];
+	if (gc_transpose_perm(gc_attr_find(n, "perm"), x->rank, perm, why, sizeof why))
+		return gc_kerr(k, GC_EINVAL, "%s", why);
 	int64_t st[GC_MAX_RANK], dims[GC_MAX_RANK];
 	gc_strides(x->dims, x->rank, st);
 	gc_view *v = gc_view_new(k, n, es);

@@ -19,7 +19,8 @@ reference written out in NumPy.
                              the optimizers are not listed as unsupported,
                              exit 0
   training/refuse/<case>     a Gradient through an op without a rule, or
-                             over a tensor of unknown shape: exit 1, one
+                             over a tensor of unknown shape, or through a
+                             Transpose with a bad perm: exit 1, one
                              message naming the Gradient, the node and op
 """
 import os
@@ -422,8 +423,27 @@ def _refuse_run_time_shape(path):
     return ["Gradient 'g'", "node 'shape_it' (Reshape)", "'r'", "only known at run time"]
 
 
+def _refuse_transpose_perm(path, perm, why):
+    """A Transpose whose perm is no permutation of x's axes (a repeated
+    axis, or too few entries): refused, as the forward Transpose refuses it,
+    never differentiated with a made-up inverse (the rule once left axes of
+    a repeated entry unset and read a short perm as the reversed axes)."""
+    from onnx import helper
+    n = helper.make_node
+    nodes = [n("Transpose", ["x"], ["t"], name="tr", perm=perm),
+             n("Mul", ["t", "t"], ["m"], name="sq"),
+             n("ReduceSum", ["m"], ["y"], name="total", keepdims=0),
+             _grad_node(["x"], ["dx"], "y", name="g")]
+    _save(path, nodes, {"x": (np.float32, [2, 3, 4])}, [("dx", np.float32, [2, 3, 4])])
+    return ["Gradient 'g'", "node 'tr' (Transpose)", why]
+
+
 REFUSALS = {"softmax": _refuse_softmax, "dynamic-shape": _refuse_dynamic,
-            "unknown-x": _refuse_unknown_x, "run-time-shape": _refuse_run_time_shape}
+            "unknown-x": _refuse_unknown_x, "run-time-shape": _refuse_run_time_shape,
+            "transpose-perm-repeated": lambda p: _refuse_transpose_perm(
+                p, [0, 0, 2], "attribute 'perm' is not a permutation of 0..2 (entry 1 is 0)"),
+            "transpose-perm-short": lambda p: _refuse_transpose_perm(
+                p, [1, 0], "attribute 'perm' has 2 entries for input of rank 3")}
 
 
 def refuse_case(ctx, name):

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "harness.h"
+#include "kernels/kutil.h"
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 
@@ -683,6 +684,39 @@ static void test_transpose_small(void)
 		  GC_EINVAL);
 	CHECK_CONTAINS(h.err.msg, "not a permutation");
 	harness_free(&h);
+}
+
+/* The perm reader the kernel and the Gradient pass's rule share. */
+static void test_transpose_perm(void)
+{
+	int64_t perm[GC_MAX_RANK];
+	char why[200];
+	CHECK_INT(gc_transpose_perm(NULL, 3, perm, why, sizeof why), 0);
+	CHECK(perm[0] == 2 && perm[1] == 1 && perm[2] == 0);
+	gc_attr ok = a_ints("perm", D(1, 2, 0), 3);
+	CHECK_INT(gc_transpose_perm(&ok, 3, perm, why, sizeof why), 0);
+	CHECK(perm[0] == 1 && perm[1] == 2 && perm[2] == 0);
+	struct {
+		gc_attr a;
+		const char *why;
+	} bad[] = {
+	    {a_ints("perm", D(0, 0, 2), 3),
+	     "attribute 'perm' is not a permutation of 0..2 (entry 1 is 0)"},
+	    {a_ints("perm", D(0, 1, 3), 3),
+	     "attribute 'perm' is not a permutation of 0..2 (entry 2 is 3)"},
+	    {a_ints("perm", D(0, -1, 1), 3),
+	     "attribute 'perm' is not a permutation of 0..2 (entry 1 is -1)"},
+	    {a_ints("perm", D(1, 0), 2), "attribute 'perm' has 2 entries for input of rank 3"},
+	    {a_ints("perm", D(3, 2, 1, 0), 4),
+	     "attribute 'perm' has 4 entries for input of rank 3"},
+	    {{.name = "perm", .type = GC_ATTR_INT, .v.i = 1},
+	     "attribute 'perm' is int, expected ints"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why[0] = 0;
+		CHECK_INT(gc_transpose_perm(&bad[i].a, 3, perm, why, sizeof why), GC_EINVAL);
+		CHECK_STR(why, bad[i].why);
+	}
 }
 
 /* Checks a transpose of an arbitrary tensor against the definition. */
@@ -1362,7 +1396,8 @@ TEST_MAIN(TEST(test_constant_value_tensor), TEST(test_constant_value_lists),
 	  TEST(test_constant_errors), TEST(test_constant_of_shape), TEST(test_identity_f16),
 	  TEST(test_dropout), TEST(test_shape_size), TEST(test_reshape), TEST(test_reshape_errors),
 	  TEST(test_flatten), TEST(test_squeeze_opsets), TEST(test_unsqueeze_opsets),
-	  TEST(test_transpose_small), TEST(test_transpose_large), TEST(test_concat),
+	  TEST(test_transpose_small), TEST(test_transpose_perm),
+	  TEST(test_transpose_large), TEST(test_concat),
 	  TEST(test_split_opsets), TEST(test_slice_opset13), TEST(test_slice_opset9_bool),
 	  TEST(test_gather), TEST(test_gather_runtime_index_error), TEST(test_expand),
 	  TEST(test_tile), TEST(test_pad_modes), TEST(test_pad_opset2_int64), TEST(test_range),
