@@ -305,14 +305,36 @@ static void test_zero_copy_io(void)
 	gc_program_free(p);
 }
 
+/* The process's live threads: entries of /proc/self/task without
+ * PF_EXITING. pthread_join returns when the kernel clears the thread's tid,
+ * a moment before it removes the thread's entry; a joined thread is
+ * already PF_EXITING then, so counting it is a race this does not have
+ * (under load a joined pool worker was once counted). */
 static int count_threads(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	int n = 0;
 	if (!d)
 		return -1;
-	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.';
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300], stat[1024];
+		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue; /* gone since readdir */
+		size_t len = fread(stat, 1, sizeof stat - 1, f);
+		fclose(f);
+		stat[len] = 0;
+		/* "tid (comm) state ppid pgrp session tty_nr tpgid flags ..." */
+		const char *q = strrchr(stat, ')');
+		unsigned long flags = 0;
+		char state = 0;
+		if (!q || sscanf(q + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+			continue;
+		n += !(flags & 0x4) && state != 'Z' && state != 'X'; /* PF_EXITING */
+	}
 	closedir(d);
 	return n;
 }
