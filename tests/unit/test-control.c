@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "value.h"
 
 static gc_error err;
 
@@ -825,9 +826,38 @@ static void test_debug_timeout_cancels(void)
 	gc_program_free(p);
 }
 
+/* A buffer that grows a little at a time up to the size limit (a Loop's
+ * scan output row by row) is reallocated a logarithmic number of times,
+ * its last steps included: capped at the bytes asked for near the limit,
+ * it was reallocated and copied on every step from 2/3 of the limit on
+ * (about 1700 times here; 35 s under ASan, control/refuse/scan-output-growth
+ * timed out under load). Past the limit: GC_ELIMIT. */
+static void test_growth_to_the_limit(void)
+{
+	const uint64_t limit = 20000000, step = 4000;
+	CHECK_INT(gc_runtime_init(&(gc_init_options){ .max_bytes = limit }, &err), 0);
+	gc_dynbuf b = { 0 };
+	int grown = 0, rc = 0;
+	uint64_t bytes = step;
+	for (; bytes <= limit && !rc; bytes += step) {
+		size_t cap = b.cap;
+		rc = gc_dynbuf_reserve(&b, bytes, true, "scan output 0", &err);
+		grown += b.cap != cap;
+		if (!rc && (b.cap < bytes || b.cap > limit))
+			rc = -1;
+	}
+	int past = rc ? 0 : gc_dynbuf_reserve(&b, bytes, true, "scan output 0", &err);
+	gc_dynbuf_free(&b);
+	gc_runtime_init(NULL, NULL);
+	CHECK_INT(rc, 0);
+	CHECK(grown < 64);
+	CHECK_INT(past, GC_ELIMIT);
+	CHECK_CONTAINS(err.msg, "scan output 0 needs 20004000 bytes, over the limit of 20000000");
+}
+
 TEST_MAIN(TEST(test_if_condition_changes_in_one_session), TEST(test_loop_canceled_or_past_deadline),
 	  TEST(test_debug_timeout_cancels),
 	  TEST(test_loop_trip_count_changes_in_one_session), TEST(test_loop_carried_value_grows),
 	  TEST(test_nested_outer_reads), TEST(test_reshape_per_iteration_many_runs),
 	  TEST(test_errors_name_the_nodes), TEST(test_sequences), TEST(test_scan_axes),
-	  TEST(test_threads_share_a_control_program))
+	  TEST(test_threads_share_a_control_program), TEST(test_growth_to_the_limit))
