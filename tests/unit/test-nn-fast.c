@@ -149,7 +149,7 @@ static int run_both(gc_prepare_fn prepare, const char *op, int nin, gc_tensor **
 		fprintf(stderr, "  %s (fast) failed: %s\n", op, fast->err.msg);
 		return rc;
 	}
-	gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
+	gc_runtime_init(&(gc_init_options){.reference_kernels = 1}, NULL);
 	rc = harness_op(ref, prepare, op, 13, nin, in, 1, nattr, attrs);
 	gc_runtime_init(NULL, NULL);
 	if (rc)
@@ -637,8 +637,8 @@ static void test_fast_conv_nan(void)
  * 1x1 of weights 1 hands its input to the
  * epilogue unchanged. Against x / (1 + e^-x) in double: within 1e-6 of it
  * relative (8 ulp) where the result is a normal float, 1e-38 absolute
- * where it underflows; NaN and infinities as the reference path has them. Both depthwise kernels: 16 channels at a time
- * (short rows) and along the row (long ones). */
+ * where it underflows; NaN and infinities as the reference path has them. Both depthwise kernels:
+ * 16 channels at a time (short rows) and along the row (long ones). */
 static void test_fast_conv_swish_range(void)
 {
 	static const int64_t shapes[][2] = {{5, 11}, {3, 70}};
@@ -648,9 +648,10 @@ static void test_fast_conv_swish_range(void)
 		float *x = malloc((size_t)n * sizeof(float)), w[17];
 		for (int64_t i = 0; i < n; i++) /* -120 .. 120, dense near 0 */
 			x[i] = (float)(120 * pow((double)(i % 401 - 200) / 200, 3));
-		static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, FLT_MAX,
-						-FLT_MAX, FLT_MIN, -FLT_MIN, 1e-40f, -1e-40f,
-						-87.5f, -88.8f, -103.9f, -104.5f, 88.8f, 1e-3f};
+		static const float special[] = {0.0f,	 -0.0f,	   INFINITY, -INFINITY, NAN,
+						FLT_MAX, -FLT_MAX, FLT_MIN,  -FLT_MIN,	1e-40f,
+						-1e-40f, -87.5f,   -88.8f,   -103.9f,	-104.5f,
+						88.8f,	 1e-3f};
 		for (int i = 0; i < LEN(special); i++)
 			x[i * 7] = special[i];
 		for (int ci = 0; ci < c; ci++)
@@ -661,7 +662,8 @@ static void test_fast_conv_swish_range(void)
 		gc_attr attrs[8] = {{.name = "group", .type = GC_ATTR_INT, .v.i = c}};
 		int nattr = act_attrs(&swish, attrs, 1);
 		harness_run fast, ref;
-		int rc = run_both(gc_prepare_Conv, "Conv", 2, ins, nattr, attrs, &fast, &ref), bad = 0;
+		int rc = run_both(gc_prepare_Conv, "Conv", 2, ins, nattr, attrs, &fast, &ref),
+		    bad = 0;
 		for (int64_t i = 0; rc == 0 && i < n && bad < 5; i++) {
 			float f = ((float *)fast.out[0].data)[i], r = ((float *)ref.out[0].data)[i];
 			double want = (double)x[i] / (1 + exp(-(double)x[i]));
@@ -673,7 +675,8 @@ static void test_fast_conv_swish_range(void)
 			else
 				ok = fabs(f - want) <= 1e-38;
 			if (!ok)
-				fprintf(stderr, "  swish(%.9g): got %.9g, reference path %.9g, want %.9g\n",
+				fprintf(stderr,
+					"  swish(%.9g): got %.9g, reference path %.9g, want %.9g\n",
 					(double)x[i], (double)f, (double)r, want);
 			bad += !ok;
 		}
@@ -936,7 +939,8 @@ static void test_softmax_no_denormals(void)
 	float *x = malloc((size_t)(rows * len) * sizeof(float));
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t j = 0; j < len; j++)
-			x[r * len + j] = j < 3 ? (float)(j + r) : -(80.0f + (float)(j % 30)) + (float)r;
+			x[r * len + j] =
+			    j < 3 ? (float)(j + r) : -(80.0f + (float)(j % 30)) + (float)r;
 	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){rows, len}, x);
 	gc_tensor *ins[] = {&tx};
 	harness_run h;
@@ -953,8 +957,9 @@ static void test_softmax_no_denormals(void)
 			float got = y[r * len + j];
 			if (fpclassify(got) == FP_SUBNORMAL ||
 			    !(fabs(got - want) <= 1e-6 * want + (want < FLT_MIN ? FLT_MIN : 0))) {
-				fprintf(stderr, "  softmax row %" PRId64 " [%" PRId64 "]: %g, want %g\n",
-					r, j, (double)got, want);
+				fprintf(stderr,
+					"  softmax row %" PRId64 " [%" PRId64 "]: %g, want %g\n", r,
+					j, (double)got, want);
 				ok = 0;
 			}
 		}
@@ -976,7 +981,8 @@ static int advised_huge(const void *p)
 	uintptr_t a = (uintptr_t)p;
 	while (fgets(line, sizeof line, f)) {
 		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
 			in = a >= lo && a < hi;
 		else if (in && !strncmp(line, "VmFlags:", 8)) {
 			found = strstr(line, " hg") != NULL;
@@ -1090,8 +1096,8 @@ static void test_fast_row_gemm(void)
 static void test_fast_pack_s(void)
 {
 	static const int64_t shapes[][3] = {/* m, k, rs */
-					    {8, 8, 8},	  {16, 64, 70}, {21, 37, 37},
-					    {9, 3, 5},	  {40, 17, 40}, {8, 2048, 2048}};
+					    {8, 8, 8}, {16, 64, 70}, {21, 37, 37},
+					    {9, 3, 5}, {40, 17, 40}, {8, 2048, 2048}};
 	rng_state = 12;
 	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
 		int64_t m = shapes[c][0], k = shapes[c][1], rs = shapes[c][2];
@@ -1107,9 +1113,9 @@ static void test_fast_pack_s(void)
 				float got = sp[i / 8 * 8 * k + p * 8 + i % 8];
 				float want = i < m ? a[i * rs + p] : 0.0f;
 				if (!(got == want)) {
-					fprintf(stderr, "  pack_s m=%" PRId64 " k=%" PRId64
-							" rs=%" PRId64 ": S[%" PRId64 "][%" PRId64
-							"] = %g, want %g\n",
+					fprintf(stderr,
+						"  pack_s m=%" PRId64 " k=%" PRId64 " rs=%" PRId64
+						": S[%" PRId64 "][%" PRId64 "] = %g, want %g\n",
 						m, k, rs, i, p, got, want);
 					ok = 0;
 				}
@@ -1150,13 +1156,19 @@ static void test_fast_threads(void)
 	    /* depthwise blocked, 16 + 4 channels in 3 bands of rows: the
 	     * threads split the bands */
 	    C2(1, 20, 20, 20, 150, 27, 3, 1, 1, 1, 1, 1),
+	    /* small planes of many channels (mobile nets' last stages): still
+	     * worth 2 threads */
+	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1),
+	    C2(1, 576, 576, 576, 14, 14, 3, 2, 1, 1, 1, 1),
+	    C2(1, 672, 672, 672, 14, 14, 5, 2, 2, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
 		int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
 		conv_geom(cc, in, k, s, d, plo, phi, out);
 		int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
-		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]), *w = rnd_buf(cc->m * cg * 9);
+		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]),
+		      *w = rnd_buf(cc->m * cg * k[1] * k[2]);
 		float *b = rnd_buf(cc->m);
 		gc_tensor tx =
 		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
@@ -1180,11 +1192,17 @@ static void test_fast_threads(void)
 		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
 		float *y2 = malloc((size_t)ny * sizeof(float)),
 		      *y3 = malloc((size_t)ny * sizeof(float));
+		uint64_t jobs = gc_nn_par_jobs();
 		int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
 		ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
 		     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
-		if (!ok)
-			fprintf(stderr, "  conv case %d: %s\n", ci, rc ? h.err.msg : "differs");
+		int split = !gc_pk_usable() || gc_nn_par_jobs() > jobs;
+		if (!ok || !split)
+			fprintf(stderr, "  conv case %d: %s\n", ci,
+				rc    ? h.err.msg
+				: !ok ? "differs"
+				      : "not split over the threads");
+		ok = ok && split;
 		harness_free(&h);
 		free(x);
 		free(w);
@@ -1218,8 +1236,9 @@ static void test_fast_threads(void)
 	gc_tensor mB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){kk, n}, B);
 	gc_tensor mC = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, C);
 	gc_tensor *mins[] = {&mA, &mB};
-	gc_attr mattrs[] = {{.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &mC},
-			    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	gc_attr mattrs[] = {
+	    {.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &mC},
+	    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
 	rc = harness_op(&h, gc_prepare_MatMul, "MatMul", 13, 2, mins, 1, LEN(mattrs), mattrs);
 	float *y2 = malloc((size_t)(m * n) * sizeof(float));
 	y4 = malloc((size_t)(m * n) * sizeof(float));
@@ -1317,7 +1336,7 @@ static void test_fast_threads_callers(void)
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
 	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
-	  TEST(test_fast_conv_swish_range), TEST(test_fast_gemm),
-	  TEST(test_fast_matmul), TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals),
-	  TEST(test_fast_packed_huge), TEST(test_fast_row_gemm), TEST(test_fast_pack_s),
-	  TEST(test_fast_threads), TEST(test_fast_threads_callers))
+	  TEST(test_fast_conv_swish_range), TEST(test_fast_gemm), TEST(test_fast_matmul),
+	  TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals), TEST(test_fast_packed_huge),
+	  TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
+	  TEST(test_fast_threads_callers))
