@@ -133,8 +133,7 @@ void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, float
 			int64_t width = panel_width(mg, q);
 			for (int64_t l = 0; l < width && 32 * q + l < mg; l++)
 				for (int64_t kk = 0; kk < k; kk++)
-					wt[(gi * mg + 32 * q + l) * k + kk] =
-					    src[base + kk * width + l];
+					wt[(gi * mg + 32 * q + l) * k + kk] = src[base + kk * width + l];
 			base += width * k;
 			if (q + 1 == (mg + 31) / 32)
 				src += base;

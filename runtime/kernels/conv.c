@@ -116,8 +116,7 @@ int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64
 				       ints_str(ps, np, b1, sizeof b1));
 		/* Sizes read from a file: keep every product below 2^63. */
 		const int64_t big = INT64_C(1) << 31;
-		if (kk > big || s > big || dl > big || pl > big || ph > big ||
-		    in > (INT64_C(1) << 40))
+		if (kk > big || s > big || dl > big || pl > big || ph > big || in > (INT64_C(1) << 40))
 			return gc_kerr(k, GC_ELIMIT,
 				       "spatial axis %d: size %" PRId64 ", kernel %" PRId64
 				       ", stride %" PRId64 ", dilation %" PRId64 " or pads %" PRId64
@@ -252,9 +251,9 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 	if (__builtin_mul_overflow(reach_h, wp, &max_off) ||
 	    __builtin_add_overflow(max_off, reach_w, &max_off) ||
 	    __builtin_mul_overflow(w->out[1], wp, &wide) ||
-	    __builtin_mul_overflow(s, wide - 1, &pad) ||
-	    __builtin_add_overflow(pad, max_off, &pad) || __builtin_mul_overflow(hp, wp, &plane) ||
-	    wide > max_elems || pad >= max_elems || plane > max_elems)
+	    __builtin_mul_overflow(s, wide - 1, &pad) || __builtin_add_overflow(pad, max_off, &pad) ||
+	    __builtin_mul_overflow(hp, wp, &plane) || wide > max_elems || pad >= max_elems ||
+	    plane > max_elems)
 		return 0;
 	pad = pad + 1 < plane ? plane : pad + 1;
 	/* a whole number of stride phases */
@@ -493,7 +492,7 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 			}                                                                          \
 	}                                                                                          \
                                                                                                    \
-	/* bias and fused activation over the output channels [m0, m1) of yg */                    \
+	/* bias and fused activation over the output channels [m0, m1) of yg */                   \
 	GC_NN_SIMD static void epilogue_##sfx(const conv_state *st, const T *bias, T *yg,          \
 					      int64_t m0, int64_t m1)                              \
 	{                                                                                          \
@@ -546,9 +545,8 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 					     1, wg, (int)st->kdim, col, cols, 0, yg + r0 * OW,     \
 					     (int)st->out_sp);                                     \
 				}                                                                  \
-				if (epi) /* the group's output, just written */                    \
-					epilogue_##sfx(st, bias, yg, g * st->mg,                   \
-						       (g + 1) * st->mg);                          \
+				if (epi) /* the group's output, just written */            \
+					epilogue_##sfx(st, bias, yg, g * st->mg, (g + 1) * st->mg); \
 			}                                                                          \
 		return 0;                                                                          \
 	}
@@ -627,7 +625,8 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
  * reference path, or an error.
  */
 /* one: a 1x1 convolution without pads (the row GEMM may take it). */
-static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in, int one)
+static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in,
+			     int one)
 {
 	const gc_nn_window *w = &st->w;
 	const float *wt = gc_kfixed(k, in, 1);
@@ -1010,9 +1009,8 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 		    stretched > (INT64_C(1) << 40) || os > (INT64_C(1) << 40))
 			return gc_kerr(k, GC_ELIMIT,
 				       "spatial axis %d: size %" PRId64 ", kernel %" PRId64
-				       ", stride %" PRId64 ", dilation %" PRId64
-				       ", output_padding %" PRId64 " or output_shape %" PRId64
-				       " is too large",
+				       ", stride %" PRId64 ", dilation %" PRId64 ", output_padding %" PRId64
+				       " or output_shape %" PRId64 " is too large",
 				       i, in_sz, kk, s, dl, op, os);
 		int64_t full = s * (in_sz - 1) + op + (kk - 1) * dl + 1, o, head;
 		if (oss || same_upper || same_lower) {

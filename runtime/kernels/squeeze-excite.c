@@ -156,9 +156,8 @@ static int se_check(gc_kctx *k, const gc_tensor *t, const char *what, int64_t ro
 		char sh[128];
 		return gc_kerr(k, GC_EINVAL,
 			       "input %s is %s %s; expected float32 [%" PRId64 "%s%" PRId64 "%s]",
-			       what, gc_dtype_name(t->dtype),
-			       gc_shape_str(t->dims, t->rank, sh, sizeof sh), rows,
-			       cols ? ", " : "", cols, cols ? ", 1..." : "");
+			       what, gc_dtype_name(t->dtype), gc_shape_str(t->dims, t->rank, sh, sizeof sh),
+			       rows, cols ? ", " : "", cols, cols ? ", 1..." : "");
 	}
 	return 0;
 }
@@ -167,10 +166,8 @@ int gc_prepare_SqueezeExcite(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 {
 	const gc_tensor *x = in[0];
 	if (x->dtype != GC_DTYPE_FLOAT || x->rank < 3)
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "input x is %s of rank %d; SqueezeExcite takes "
-			       "float32 [N, C, spatial...]",
-			       gc_dtype_name(x->dtype), x->rank);
+		return gc_kerr(k, GC_EUNSUPPORTED, "input x is %s of rank %d; SqueezeExcite takes "
+			       "float32 [N, C, spatial...]", gc_dtype_name(x->dtype), x->rank);
 	const gc_tensor *w1 = in[1];
 	int64_t c = x->dims[1], cm = w1->rank >= 1 ? w1->dims[0] : 0;
 	if (se_check(k, w1, "W1", cm, c) || se_check(k, in[2], "B1", cm, 0) ||
@@ -180,15 +177,12 @@ int gc_prepare_SqueezeExcite(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	float alpha = gc_attr_f(k, "alpha", 0.2f), beta = gc_attr_f(k, "beta", 0.5f);
 	if (gc_kok(k))
 		return gc_kok(k);
-	int a = !strcmp(act, "relu")	? SE_ACT_RELU
-		: !strcmp(act, "swish") ? SE_ACT_SWISH
-		: !strcmp(act, "none")	? SE_ACT_NONE
-					: -1;
+	int a = !strcmp(act, "relu") ? SE_ACT_RELU : !strcmp(act, "swish") ? SE_ACT_SWISH
+						    : !strcmp(act, "none")  ? SE_ACT_NONE
+									    : -1;
 	if (a < 0 || (strcmp(gate, "sigmoid") && strcmp(gate, "hardsigmoid")))
-		return gc_kerr(k, GC_EINVAL,
-			       "act '%s' or gate '%s' unknown (act: relu, swish, "
-			       "none; gate: sigmoid, hardsigmoid)",
-			       act, gate);
+		return gc_kerr(k, GC_EINVAL, "act '%s' or gate '%s' unknown (act: relu, swish, "
+			       "none; gate: sigmoid, hardsigmoid)", act, gate);
 	se_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
@@ -196,14 +190,8 @@ int gc_prepare_SqueezeExcite(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	for (int i = 2; i < x->rank; i++)
 		if (!gc_mul_i64(sp, x->dims[i], &sp))
 			return gc_kerr(k, GC_ELIMIT, "input x is too large");
-	*st = (se_state){.n = x->dims[0],
-			 .c = c,
-			 .cm = cm,
-			 .sp = sp,
-			 .act = a,
-			 .hard = !strcmp(gate, "hardsigmoid"),
-			 .alpha = alpha,
-			 .beta = beta};
+	*st = (se_state){.n = x->dims[0], .c = c, .cm = cm, .sp = sp, .act = a,
+			 .hard = !strcmp(gate, "hardsigmoid"), .alpha = alpha, .beta = beta};
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->scratch_bytes = gc_nn_align((uint64_t)(2 * c + cm) * sizeof(float));
 	n->run = se_run;

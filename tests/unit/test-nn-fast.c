@@ -149,7 +149,7 @@ static int run_both(gc_prepare_fn prepare, const char *op, int nin, gc_tensor **
 		fprintf(stderr, "  %s (fast) failed: %s\n", op, fast->err.msg);
 		return rc;
 	}
-	gc_runtime_init(&(gc_init_options){.reference_kernels = 1}, NULL);
+	gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
 	rc = harness_op(ref, prepare, op, 13, nin, in, 1, nattr, attrs);
 	gc_runtime_init(NULL, NULL);
 	if (rc)
@@ -939,8 +939,7 @@ static void test_softmax_no_denormals(void)
 	float *x = malloc((size_t)(rows * len) * sizeof(float));
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t j = 0; j < len; j++)
-			x[r * len + j] =
-			    j < 3 ? (float)(j + r) : -(80.0f + (float)(j % 30)) + (float)r;
+			x[r * len + j] = j < 3 ? (float)(j + r) : -(80.0f + (float)(j % 30)) + (float)r;
 	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){rows, len}, x);
 	gc_tensor *ins[] = {&tx};
 	harness_run h;
@@ -957,9 +956,8 @@ static void test_softmax_no_denormals(void)
 			float got = y[r * len + j];
 			if (fpclassify(got) == FP_SUBNORMAL ||
 			    !(fabs(got - want) <= 1e-6 * want + (want < FLT_MIN ? FLT_MIN : 0))) {
-				fprintf(stderr,
-					"  softmax row %" PRId64 " [%" PRId64 "]: %g, want %g\n", r,
-					j, (double)got, want);
+				fprintf(stderr, "  softmax row %" PRId64 " [%" PRId64 "]: %g, want %g\n",
+					r, j, (double)got, want);
 				ok = 0;
 			}
 		}
@@ -981,8 +979,7 @@ static int advised_huge(const void *p)
 	uintptr_t a = (uintptr_t)p;
 	while (fgets(line, sizeof line, f)) {
 		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
-		    strchr(line, '-') < strchr(line, ' '))
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
 			in = a >= lo && a < hi;
 		else if (in && !strncmp(line, "VmFlags:", 8)) {
 			found = strstr(line, " hg") != NULL;
@@ -1096,8 +1093,8 @@ static void test_fast_row_gemm(void)
 static void test_fast_pack_s(void)
 {
 	static const int64_t shapes[][3] = {/* m, k, rs */
-					    {8, 8, 8}, {16, 64, 70}, {21, 37, 37},
-					    {9, 3, 5}, {40, 17, 40}, {8, 2048, 2048}};
+					    {8, 8, 8},	  {16, 64, 70}, {21, 37, 37},
+					    {9, 3, 5},	  {40, 17, 40}, {8, 2048, 2048}};
 	rng_state = 12;
 	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
 		int64_t m = shapes[c][0], k = shapes[c][1], rs = shapes[c][2];
@@ -1113,9 +1110,9 @@ static void test_fast_pack_s(void)
 				float got = sp[i / 8 * 8 * k + p * 8 + i % 8];
 				float want = i < m ? a[i * rs + p] : 0.0f;
 				if (!(got == want)) {
-					fprintf(stderr,
-						"  pack_s m=%" PRId64 " k=%" PRId64 " rs=%" PRId64
-						": S[%" PRId64 "][%" PRId64 "] = %g, want %g\n",
+					fprintf(stderr, "  pack_s m=%" PRId64 " k=%" PRId64
+							" rs=%" PRId64 ": S[%" PRId64 "][%" PRId64
+							"] = %g, want %g\n",
 						m, k, rs, i, p, got, want);
 					ok = 0;
 				}
@@ -1236,9 +1233,8 @@ static void test_fast_threads(void)
 	gc_tensor mB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){kk, n}, B);
 	gc_tensor mC = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, C);
 	gc_tensor *mins[] = {&mA, &mB};
-	gc_attr mattrs[] = {
-	    {.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &mC},
-	    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	gc_attr mattrs[] = {{.name = "_gc_bias", .type = GC_ATTR_TENSOR, .v.t = &mC},
+			    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
 	rc = harness_op(&h, gc_prepare_MatMul, "MatMul", 13, 2, mins, 1, LEN(mattrs), mattrs);
 	float *y2 = malloc((size_t)(m * n) * sizeof(float));
 	y4 = malloc((size_t)(m * n) * sizeof(float));
