@@ -53,22 +53,6 @@ static inline void scale_in_place(float *y, float g, int64_t n)
 		y[i] *= g;
 }
 
-/* sum_i w[i] a[i] in GC_NN_LANES partial sums (vectorised in the
- * GC_NN_SIMD callers). */
-static inline float se_dot(const float *w, const float *a, int64_t n)
-{
-	float acc[GC_NN_LANES] = {0}, s = 0;
-	int64_t i = 0;
-	for (; i + GC_NN_LANES <= n; i += GC_NN_LANES)
-		for (int l = 0; l < GC_NN_LANES; l++)
-			acc[l] += w[i + l] * a[i + l];
-	for (; i < n; i++)
-		s += w[i] * a[i];
-	for (int l = 0; l < GC_NN_LANES; l++)
-		s += acc[l];
-	return s;
-}
-
 /* Channels [lo, hi): their means, or their gates (row c of W2 times h, b2,
  * the gate) and then the scaling. Each channel's gate is computed where it
  * is used: the second 1x1 conv is split over the threads with the scaling. */
@@ -86,7 +70,7 @@ GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
 	}
 	float *g = j->g;
 	for (int64_t c = lo; c < hi; c++)
-		g[c] = se_dot(j->w2 + c * st->cm, j->h, st->cm) + j->b2[c];
+		g[c] = gc_nn_dot_f32(j->w2 + c * st->cm, j->h, st->cm) + j->b2[c];
 	if (st->hard)
 		for (int64_t c = lo; c < hi; c++) {
 			float v = st->alpha * g[c] + st->beta;
@@ -111,7 +95,7 @@ GC_NN_SIMD static void se_hidden(const se_state *st, const float *w1, const floa
 				 const float *s, float *h)
 {
 	for (int64_t o = 0; o < st->cm; o++)
-		h[o] = se_dot(w1 + o * st->c, s, st->c) + b1[o];
+		h[o] = gc_nn_dot_f32(w1 + o * st->c, s, st->c) + b1[o];
 	if (st->act == SE_ACT_RELU)
 		for (int64_t o = 0; o < st->cm; o++)
 			h[o] = h[o] > 0 ? h[o] : 0;

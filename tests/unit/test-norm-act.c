@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fused-act.h"
 #include "harness.h"
 
 #define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -30,51 +31,11 @@ static double rnd(void)
 	return (double)(rng_state >> 8) / (double)(1u << 24) * 2.0 - 1.0;
 }
 
-typedef struct act {
-	const char *name; /* NULL: none */
-	int has_min, has_max;
-	float min, max, alpha, beta;
-} act;
-
-static const act ACTS[] = {
+static const act_case ACTS[] = {
     {NULL, 0, 0, 0, 0, 0, 0},		{"Relu", 0, 0, 0, 0, 0, 0},
     {"Clip", 1, 1, -0.5f, 0.75f, 0, 0}, {"LeakyRelu", 0, 0, 0, 0, 0.1f, 0},
     {"Swish", 0, 0, 0, 0, 0, 0},	{"HardSwish", 0, 0, 0, 0, 0.4f, 0.45f},
 };
-
-static double act_apply(const act *a, double v)
-{
-	if (!a->name)
-		return v;
-	if (!strcmp(a->name, "Relu"))
-		return v < 0 ? 0 : v;
-	if (!strcmp(a->name, "Clip"))
-		return fmin(a->max, fmax(a->min, v));
-	if (!strcmp(a->name, "LeakyRelu"))
-		return v < 0 ? v * a->alpha : v;
-	if (!strcmp(a->name, "Swish"))
-		return v / (1 + exp(-v));
-	return v * fmin(1, fmax(0, a->alpha * v + a->beta));
-}
-
-static int act_attrs(const act *a, gc_attr *attrs, int n)
-{
-	if (!a->name)
-		return n;
-	attrs[n++] = (gc_attr){.name = "_gc_activation",
-			       .type = GC_ATTR_STRING,
-			       .n = (int64_t)strlen(a->name),
-			       .v.s = a->name};
-	if (a->has_min)
-		attrs[n++] = (gc_attr){.name = "_gc_min", .type = GC_ATTR_FLOAT, .v.f = a->min};
-	if (a->has_max)
-		attrs[n++] = (gc_attr){.name = "_gc_max", .type = GC_ATTR_FLOAT, .v.f = a->max};
-	if (!strcmp(a->name, "LeakyRelu") || !strcmp(a->name, "HardSwish"))
-		attrs[n++] = (gc_attr){.name = "_gc_alpha", .type = GC_ATTR_FLOAT, .v.f = a->alpha};
-	if (!strcmp(a->name, "HardSwish"))
-		attrs[n++] = (gc_attr){.name = "_gc_beta", .type = GC_ATTR_FLOAT, .v.f = a->beta};
-	return n;
-}
 
 typedef struct norm_case {
 	int64_t n, c, h, w;
@@ -83,7 +44,7 @@ typedef struct norm_case {
 	int dbl, threads;
 } norm_case;
 
-static int norm_check(const norm_case *nc, const act *a)
+static int norm_check(const norm_case *nc, const act_case *a)
 {
 	int64_t sp = nc->h * nc->w, nx = nc->n * nc->c * sp;
 	int64_t groups = nc->groups ? nc->groups : nc->c, cpg = nc->c / groups;
