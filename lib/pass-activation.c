@@ -1,6 +1,7 @@
 /*
- * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm or
- * MatMul output that nothing else reads moves into that node, as the
+ * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm,
+ * MatMul, InstanceNormalization or GroupNormalization output that nothing
+ * else reads moves into that node, as the
  * graphcc-internal attributes runtime/kernels/nn-act.h describes
  * (_gc_activation, _gc_min, _gc_max, _gc_alpha, _gc_beta); the kernel
  * applies it with its bias, in the same pass over the output. The node then
@@ -122,6 +123,15 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
 			*dtype = gc_edit_known_dtype(e, n->in[j]);
 		return true;
+	}
+	if (gc_edit_is_op(e, p, "InstanceNormalization") ||
+	    gc_edit_is_op(e, p, "GroupNormalization")) {
+		/* float types only; Relu too needs the type known */
+		if (n->n_in != 3)
+			return false;
+		for (int j = 0; j < 3 && *dtype == GC_DTYPE_UNDEFINED; j++)
+			*dtype = gc_edit_known_dtype(e, n->in[j]);
+		return gc_kv_float(*dtype);
 	}
 	if (gc_edit_is_op(e, p, "MatMul")) {
 		/* the MatMul kernel fuses into float outputs only: the type must

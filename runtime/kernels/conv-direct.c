@@ -961,8 +961,14 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 		  float *scratch, int threads)
 {
 	dw_job j = {.p = p, .x = x, .wt = wt, .bias = bias, .y = y, .scratch = scratch};
-	/* ~1.5 cycles an output and tap */
-	double cycles = 1.5 * (double)(p->n * p->c * p->mg * p->oh * p->ow * p->kh * p->kw) / 16;
+	/* ~1.5 cycles a vector of 16 outputs and a tap, ~1 cycle an output for
+	 * its epilogue and store, and for the copy of the input (transposed
+	 * when blocked, a quarter of that padded): the last two terms are most
+	 * of a small plane's time (measured: mobilenet_v2's 960x7x7 3x3 takes
+	 * ~90k cycles, twice the taps' share), which then still goes to 2 */
+	double outs = (double)(p->n * p->c * p->mg * p->oh * p->ow);
+	double cycles = outs * (1.5 * (double)(p->kh * p->kw) / 16 + 1) +
+			(double)(p->n * p->c * p->h * p->w) * (p->blocked ? 1 : 0.25);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
 	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : p->c);

@@ -18,6 +18,7 @@
 #include "../blas.h"
 #include "kutil.h"
 #include "nn-act.h"
+#include "nn-par.h"
 #include "nn.h"
 #include "sgemm-pack.h"
 #include "value-impl.h"
@@ -837,13 +838,23 @@ typedef struct convt_state {
 	int64_t n, c, m, g, cg, mg, in_sp, out_sp, kk;
 } convt_state;
 
+/* One group of one batch item: col (mg kk rows of in_sp) scattered into
+ * y's mg planes, which start at the bias; split by output channel. */
+typedef struct convt_job {
+	const convt_state *st;
+	const void *col, *bias;
+	void *y;
+} convt_job;
+
 #define CONVT_DEFINE(T, sfx, gemm)                                                                 \
-	static void col2im_##sfx(const convt_state *st, const T *col, T *y)                        \
+	static void col2im_##sfx(const convt_state *st, const T *col, T *y, int64_t m0,            \
+				 int64_t m1)                                                       \
 	{                                                                                          \
 		const gc_nn_window *w = &st->w;                                                    \
 		int64_t D = w->in[0], H = w->in[1], W = w->in[2];                                  \
 		int64_t OD = w->out[0], OH = w->out[1], OW = w->out[2];                            \
-		for (int64_t m = 0; m < st->mg; m++)                                               \
+		col += m0 * st->kk * st->in_sp;                                                    \
+		for (int64_t m = m0; m < m1; m++)                                                  \
 			for (int64_t a = 0; a < w->k[0]; a++)                                      \
 				for (int64_t i = 0; i < w->k[1]; i++)                              \
 					for (int64_t j = 0; j < w->k[2]; j++, col += st->in_sp) {  \
@@ -874,6 +885,22 @@ typedef struct convt_state {
 					}                                                          \
 	}                                                                                          \
                                                                                                    \
+	static void convt_part_##sfx(void *arg, int part, int parts, int slot)                     \
+	{                                                                                          \
+		(void)slot;                                                                        \
+		const convt_job *j = arg;                                                          \
+		const convt_state *st = j->st;                                                     \
+		const T *bias = j->bias;                                                           \
+		int64_t m0, m1;                                                                    \
+		gc_nn_part_range(st->mg, part, parts, &m0, &m1);                                   \
+		for (int64_t m = m0; m < m1; m++) {                                                \
+			T *ym = (T *)j->y + m * st->out_sp, bv = bias ? bias[m] : 0;               \
+			for (int64_t p = 0; p < st->out_sp; p++)                                   \
+				ym[p] = bv;                                                        \
+		}                                                                                  \
+		col2im_##sfx(st, j->col, j->y, m0, m1);                                            \
+	}                                                                                          \
+                                                                                                   \
 	static int convt_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,             \
 				   gc_tensor *const *out)                                          \
 	{                                                                                          \
@@ -882,20 +909,18 @@ typedef struct convt_state {
 		const T *bias = st->has_bias ? (const T *)in[2]->data : NULL;                      \
 		T *y = out[0]->data, *col = k->scratch;                                            \
 		int64_t rows = st->mg * st->kk;                                                    \
-		for (int64_t b = 0; b < st->n; b++)                                                \
-			for (int64_t m = 0; m < st->m; m++) {                                      \
-				T *ym = y + (b * st->m + m) * st->out_sp;                          \
-				T bv = bias ? bias[m] : 0;                                         \
-				for (int64_t p = 0; p < st->out_sp; p++)                           \
-					ym[p] = bv;                                                \
-			}                                                                          \
+		/* ~2 cycles an output (its bias) and a col element (its add) */                   \
+		int t = gc_nn_par_threads(                                                         \
+		    k->threads, 2.0 * (double)st->mg * (double)(st->out_sp + st->kk * st->in_sp)); \
 		for (int64_t b = 0; b < st->n; b++)                                                \
 			for (int64_t g = 0; g < st->g; g++) {                                      \
 				const T *xg = x + (b * st->c + g * st->cg) * st->in_sp;            \
 				const T *wg = wt + g * st->cg * rows;                              \
 				gemm(k->threads, 1, 0, (int)rows, (int)st->in_sp, (int)st->cg, 1,  \
 				     wg, (int)rows, xg, (int)st->in_sp, 0, col, (int)st->in_sp);   \
-				col2im_##sfx(st, col, y + (b * st->m + g * st->mg) * st->out_sp);  \
+				convt_job j = {st, col, bias ? bias + g * st->mg : NULL,           \
+					       y + (b * st->m + g * st->mg) * st->out_sp};         \
+				gc_nn_run_parts(t, st->mg, convt_part_##sfx, &j);                  \
 			}                                                                          \
 		return 0;                                                                          \
 	}

@@ -14,7 +14,8 @@
  *   _gc_bias         MatMul only: a bias added along the last axis (tensor
  *                    [N] of the output's type), from a MatMul + Add pair
  *
- * Shared by conv.c and gemm.c (which defines gc_nn_act_init). A float32
+ * Shared by conv.c, norm.c (InstanceNormalization, GroupNormalization) and
+ * gemm.c (which defines gc_nn_act_init). A float32
  * MatMul also takes _gc_activation "Gelu" or "GeluTanh" (lib/pass-matmul-
  * gelu.c), which gemm.c reads itself: gc_nn_act_init refuses them.
  */

@@ -139,6 +139,21 @@ static inline float gc_nn_sum_f32(const float *x, int64_t n)
 	return s;
 }
 
+/* sum_i a[i] b[i], as gc_nn_sum_f32 (vectorised in GC_NN_SIMD callers). */
+static inline float gc_nn_dot_f32(const float *a, const float *b, int64_t n)
+{
+	float acc[GC_NN_LANES] = {0}, s = 0;
+	int64_t i = 0;
+	for (; i + GC_NN_LANES <= n; i += GC_NN_LANES)
+		for (int j = 0; j < GC_NN_LANES; j++)
+			acc[j] += a[i + j] * b[i + j];
+	for (; i < n; i++)
+		s += a[i] * b[i];
+	for (int j = 0; j < GC_NN_LANES; j++)
+		s += acc[j];
+	return s;
+}
+
 /* Sum of (x - c)^2. */
 static inline float gc_nn_sumsq_f32(const float *x, float c, int64_t n)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kutil.h"
+#include "nn-act.h"
 #include "nn-par.h"
 #include "nn.h"
 #include "value-impl.h"
@@ -693,6 +694,7 @@ typedef struct in_state {
 	gc_nn_base base;
 	int64_t n, c, inner;
 	double eps;
+	gc_nn_act act; /* fused by lib/pass-activation.c (nn-act.h) */
 } in_state;
 
 typedef struct in_job {
@@ -721,6 +723,8 @@ typedef struct in_job {
 			T sh = (T)gc_kv_load(j->bias, c) - mean * a;                               \
 			for (int64_t i = 0; i < st->inner; i++)                                    \
 				ys[i] = xs[i] * a + sh;                                            \
+			if (st->act.kind != GC_NN_ACT_NONE)                                        \
+				GC_NN_ACT_ROW(T, &st->act, ys, ys, st->inner, (T)0);               \
 		}                                                                                  \
 	}                                                                                          \
 	static int instnorm_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,          \
@@ -776,6 +780,8 @@ int gc_prepare_InstanceNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *i
 	for (int i = 2; i < x->rank; i++)
 		st->inner *= x->dims[i];
 	st->eps = eps;
+	if (gc_nn_act_init(k, x->dtype, &st->act))
+		return gc_kok(k);
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->inplace_ok = true;
 	if (gc_nn_is_half(x->dtype))
@@ -793,6 +799,7 @@ typedef struct gn_state {
 	int64_t n, groups, cpg, inner;
 	int per_channel;
 	float eps;
+	gc_nn_act act; /* fused by lib/pass-activation.c (nn-act.h) */
 } gn_state;
 
 typedef struct gn_job {
@@ -824,6 +831,8 @@ typedef struct gn_job {
 				T *restrict yc = ys + c * st->inner;                               \
 				for (int64_t i = 0; i < st->inner; i++)                            \
 					yc[i] = xc[i] * a + b;                                     \
+				if (st->act.kind != GC_NN_ACT_NONE)                                \
+					GC_NN_ACT_ROW(T, &st->act, yc, yc, st->inner, (T)0);       \
 			}                                                                          \
 		}                                                                                  \
 	}                                                                                          \
@@ -890,6 +899,8 @@ int gc_prepare_GroupNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 		st->inner *= x->dims[i];
 	st->per_channel = per_channel;
 	st->eps = eps;
+	if (gc_nn_act_init(k, x->dtype, &st->act))
+		return gc_kok(k);
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->inplace_ok = true;
 	if (gc_nn_is_half(x->dtype))

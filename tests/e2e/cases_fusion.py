@@ -1,5 +1,5 @@
 """The fusion passes of lib/passes.c (fuse-layernorm, pow-to-mul, fuse-gelu,
-fuse-swish) end to end, on small onnx.helper graphs and a PyTorch export.
+fuse-swish, fuse-activation into the normalizations) end to end, on small onnx.helper graphs and a PyTorch export.
 
   fusion/<case>        `graphcc compile` gives the stated node count and op
                        types (`graphcc info` of the .gcb); `graphcc run`
@@ -143,6 +143,37 @@ def _fixtures():
         save(path, nodes, inits, {"x": xp}, {"y": None})
         return {"x": xp}, {"y": xd ** 2 + np.sqrt(xd) + 1 / xd + xd ** 3}
 
+    def norm_act(path, kind, act, shared=False):
+        """InstanceNormalization (opset 13) or GroupNormalization (opset 21,
+        2 groups) followed by an activation, which fuse-activation moves
+        into the normalization (not when its output is also read)."""
+        xn = (rng.standard_normal((2, 6, 5, 7)) * 2 + 0.5).astype(np.float32)
+        sc = rng.uniform(0.5, 1.5, 6).astype(np.float32)
+        bi = rng.standard_normal(6).astype(np.float32)
+        xd, groups = xn.astype(np.float64), 2 if kind == "gn" else 6
+        g = xd.reshape(2, groups, -1)
+        nrm = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5))
+        v = nrm.reshape(xd.shape) * sc.reshape(1, 6, 1, 1) + bi.reshape(1, 6, 1, 1)
+        if kind == "gn":
+            nodes = [n("GroupNormalization", ["x", "sc", "bi"], ["v"], num_groups=2)]
+        else:
+            nodes = [n("InstanceNormalization", ["x", "sc", "bi"], ["v"])]
+        if act == "swish":
+            nodes += [n("Sigmoid", ["v"], ["s"]), n("Mul", ["v", "s"], ["y"])]
+            outs = {"y": v / (1 + np.exp(-v))}
+        elif act == "clip":
+            nodes += [n("Clip", ["v", "lo", "hi"], ["y"])]
+            outs = {"y": np.clip(v, -0.5, 1.0)}
+        else:
+            nodes += [n("Relu", ["v"], ["y"])]
+            outs = {"y": np.maximum(v, 0)}
+        if shared:
+            nodes.append(n("Neg", ["v"], ["z"]))
+            outs["z"] = -v
+        inits = {"sc": sc, "bi": bi, "lo": np.float32(-0.5), "hi": np.float32(1.0)}
+        save(path, nodes, inits, {"x": xn}, outs, 21 if kind == "gn" else 13)
+        return {"x": xn}, outs
+
     L = layernorm
     return {
         "swish": (swish, 1, {"com.graphcc::Swish"}, {"Sigmoid", "Mul"}),
@@ -160,6 +191,14 @@ def _fixtures():
         "layernorm-output": (lambda p: L(p, output=True), 9, {"ReduceMean"},
                              {"LayerNormalization"}),
         "pow": (powers, 5, {"Mul", "Sqrt", "Reciprocal", "Pow"}, None),
+        "groupnorm-swish": (lambda p: norm_act(p, "gn", "swish"), 1, {"GroupNormalization"},
+                            {"Sigmoid", "Mul", "com.graphcc::Swish"}),
+        "instancenorm-relu": (lambda p: norm_act(p, "in", "relu"), 1,
+                              {"InstanceNormalization"}, {"Relu"}),
+        "instancenorm-clip": (lambda p: norm_act(p, "in", "clip"), 1,
+                              {"InstanceNormalization"}, {"Clip"}),
+        "instancenorm-relu-shared": (lambda p: norm_act(p, "in", "relu", shared=True), 3,
+                                     {"InstanceNormalization", "Relu", "Neg"}, None),
     }
 
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fused-act.h"
 #include "harness.h"
 #include "kernels/nn-act.h"
 #include "kernels/nn-par.h"
@@ -49,54 +50,15 @@ static float *rnd_buf(int64_t n)
 	return p;
 }
 
-/* An activation as the graph pass writes it into the node. */
-typedef struct act_case {
-	const char *name; /* NULL: none */
-	int has_min, has_max;
-	float min, max, alpha;
-} act_case;
-
 static const act_case ACTS[] = {
-    {NULL, 0, 0, 0, 0, 0},
-    {"Relu", 0, 0, 0, 0, 0},
-    {"Clip", 1, 1, 0.0f, 6.0f / 8, 0},
-    {"Clip", 1, 0, -0.25f, 0, 0},
-    {"LeakyRelu", 0, 0, 0, 0, 0.1f},
+    {NULL, 0, 0, 0, 0, 0, 0},
+    {"Relu", 0, 0, 0, 0, 0, 0},
+    {"Clip", 1, 1, 0.0f, 6.0f / 8, 0, 0},
+    {"Clip", 1, 0, -0.25f, 0, 0, 0},
+    {"LeakyRelu", 0, 0, 0, 0, 0.1f, 0},
+    {"Swish", 0, 0, 0, 0, 0, 0},
+    {"HardSwish", 0, 0, 0, 0, 0.4f, 0.45f},
 };
-
-static double act_apply(const act_case *a, double v)
-{
-	if (!a->name)
-		return v;
-	if (!strcmp(a->name, "Relu"))
-		return v < 0 ? 0 : v;
-	if (!strcmp(a->name, "Clip")) {
-		if (a->has_min && v < a->min)
-			v = a->min;
-		if (a->has_max && v > a->max)
-			v = a->max;
-		return v;
-	}
-	return v < 0 ? v * a->alpha : v;
-}
-
-/* Appends the _gc_ attributes of a to attrs; returns the new count. */
-static int act_attrs(const act_case *a, gc_attr *attrs, int n)
-{
-	if (!a->name)
-		return n;
-	attrs[n++] = (gc_attr){.name = "_gc_activation",
-			       .type = GC_ATTR_STRING,
-			       .n = (int64_t)strlen(a->name),
-			       .v.s = a->name};
-	if (a->has_min)
-		attrs[n++] = (gc_attr){.name = "_gc_min", .type = GC_ATTR_FLOAT, .v.f = a->min};
-	if (a->has_max)
-		attrs[n++] = (gc_attr){.name = "_gc_max", .type = GC_ATTR_FLOAT, .v.f = a->max};
-	if (!strcmp(a->name, "LeakyRelu"))
-		attrs[n++] = (gc_attr){.name = "_gc_alpha", .type = GC_ATTR_FLOAT, .v.f = a->alpha};
-	return n;
-}
 
 /* Compares got with want (tolerance from mag, see the top); prints the
  * first difference. */
@@ -625,6 +587,66 @@ static void test_fast_conv_nan(void)
 	CHECK_INT(nans, 4 * 9); /* each output channel: the 3x3 around the NaN */
 }
 
+/* The fused Swish (x sigmoid(x)) over the whole float range: a depthwise
+ * 1x1 of weights 1 hands its input to the
+ * epilogue unchanged. Against x / (1 + e^-x) in double: within 1e-6 of it
+ * relative (8 ulp) where the result is a normal float, 1e-38 absolute
+ * where it underflows; NaN and infinities as the reference path has them. Both depthwise kernels:
+ * 16 channels at a time (short rows) and along the row (long ones). */
+static void test_fast_conv_swish_range(void)
+{
+	static const int64_t shapes[][2] = {{5, 11}, {3, 70}};
+	const act_case swish = {"Swish", 0, 0, 0, 0, 0, 0};
+	for (int si = 0; si < LEN(shapes); si++) {
+		int64_t c = 17, h = shapes[si][0], wd = shapes[si][1], n = c * h * wd;
+		float *x = malloc((size_t)n * sizeof(float)), w[17];
+		for (int64_t i = 0; i < n; i++) /* -120 .. 120, dense near 0 */
+			x[i] = (float)(120 * pow((double)(i % 401 - 200) / 200, 3));
+		static const float special[] = {0.0f,	 -0.0f,	   INFINITY, -INFINITY, NAN,
+						FLT_MAX, -FLT_MAX, FLT_MIN,  -FLT_MIN,	1e-40f,
+						-1e-40f, -87.5f,   -88.8f,   -103.9f,	-104.5f,
+						88.8f,	 1e-3f};
+		for (int i = 0; i < LEN(special); i++)
+			x[i * 7] = special[i];
+		for (int ci = 0; ci < c; ci++)
+			w[ci] = 1;
+		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, c, h, wd}, x);
+		gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){c, 1, 1, 1}, w);
+		gc_tensor *ins[] = {&tx, &tw};
+		gc_attr attrs[8] = {{.name = "group", .type = GC_ATTR_INT, .v.i = c}};
+		int nattr = act_attrs(&swish, attrs, 1);
+		harness_run fast, ref;
+		int rc = run_both(gc_prepare_Conv, "Conv", 2, ins, nattr, attrs, &fast, &ref),
+		    bad = 0;
+		for (int64_t i = 0; rc == 0 && i < n && bad < 5; i++) {
+			float f = ((float *)fast.out[0].data)[i], r = ((float *)ref.out[0].data)[i];
+			double want = (double)x[i] / (1 + exp(-(double)x[i]));
+			int ok;
+			if (!isfinite(x[i]) || !isfinite(want))
+				ok = isnan(f) == isnan(r) && (isnan(f) || f == r);
+			else if (fabs(want) >= FLT_MIN)
+				ok = fabs(f - want) <= 1e-6 * fabs(want);
+			else
+				ok = fabs(f - want) <= 1e-38;
+			if (!ok)
+				fprintf(stderr,
+					"  swish(%.9g): got %.9g, reference path %.9g, want %.9g\n",
+					(double)x[i], (double)f, (double)r, want);
+			bad += !ok;
+		}
+		if (rc == 0 && gc_pk_usable() && fast.node.run == ref.node.run) {
+			fprintf(stderr, "  the packed kernels did not take the %lldx%lld case\n",
+				(long long)h, (long long)wd);
+			bad++;
+		}
+		harness_free(&fast);
+		harness_free(&ref);
+		free(x);
+		CHECK_INT(rc, 0);
+		CHECK_INT(bad, 0);
+	}
+}
+
 /* ---- Gemm and MatMul ---- */
 
 typedef struct gemm_case {
@@ -1085,13 +1107,19 @@ static void test_fast_threads(void)
 	    /* depthwise blocked, 16 + 4 channels in 3 bands of rows: the
 	     * threads split the bands */
 	    C2(1, 20, 20, 20, 150, 27, 3, 1, 1, 1, 1, 1),
+	    /* small planes of many channels (mobile nets' last stages): still
+	     * worth 2 threads */
+	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1),
+	    C2(1, 576, 576, 576, 14, 14, 3, 2, 1, 1, 1, 1),
+	    C2(1, 672, 672, 672, 14, 14, 5, 2, 2, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
 		int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
 		conv_geom(cc, in, k, s, d, plo, phi, out);
 		int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
-		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]), *w = rnd_buf(cc->m * cg * 9);
+		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]),
+		      *w = rnd_buf(cc->m * cg * k[1] * k[2]);
 		float *b = rnd_buf(cc->m);
 		gc_tensor tx =
 		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
@@ -1115,11 +1143,17 @@ static void test_fast_threads(void)
 		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
 		float *y2 = malloc((size_t)ny * sizeof(float)),
 		      *y3 = malloc((size_t)ny * sizeof(float));
+		uint64_t jobs = gc_nn_par_jobs();
 		int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
 		ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
 		     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
-		if (!ok)
-			fprintf(stderr, "  conv case %d: %s\n", ci, rc ? h.err.msg : "differs");
+		int split = !gc_pk_usable() || gc_nn_par_jobs() > jobs;
+		if (!ok || !split)
+			fprintf(stderr, "  conv case %d: %s\n", ci,
+				rc    ? h.err.msg
+				: !ok ? "differs"
+				      : "not split over the threads");
+		ok = ok && split;
 		harness_free(&h);
 		free(x);
 		free(w);
@@ -1251,7 +1285,8 @@ static void test_fast_threads_callers(void)
 
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
 	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
-	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan), TEST(test_fast_gemm),
-	  TEST(test_fast_matmul), TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals),
-	  TEST(test_fast_packed_huge), TEST(test_fast_row_gemm), TEST(test_fast_pack_s),
-	  TEST(test_fast_threads), TEST(test_fast_threads_callers))
+	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
+	  TEST(test_fast_conv_swish_range), TEST(test_fast_gemm), TEST(test_fast_matmul),
+	  TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals), TEST(test_fast_packed_huge),
+	  TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
+	  TEST(test_fast_threads_callers))
