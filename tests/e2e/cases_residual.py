@@ -11,6 +11,8 @@ Conv carrying z as a fused residual (_gc_residual), end to end.
                        (the unfused graph). Every conv kernel class: 3x3
                        (channel kernel), 1x1 and strided 1x1 (row GEMM),
                        7x7 stride 2, grouped, depthwise, float64, batch 2.
+                       z that dies at the Add (dies-*), z that is the Conv's
+                       own input too (self-residual).
                        Refused: a residual that broadcasts where its shape is
                        known, a Conv output read twice or that is a graph
                        output; a broadcast the pass could not see is fused
@@ -78,10 +80,12 @@ def _fixtures():
 
     def block(path, c=16, m=16, hw=10, k=3, stride=1, group=1, batch=1, relu=True,
               bias=True, z="input", f64=False, z_shape=None, second_reader=False,
-              conv_output=False):
+              conv_output=False, reuse=True):
         """Conv(x) + z [-> Relu]. z: "input" (a graph input of the Conv
         output's shape or z_shape), "conv" (another Conv's output), "relu-in"
-        (Relu of a graph input: a shape the pass cannot see)."""
+        (Relu of a graph input: a shape the pass cannot see), "self" (the
+        Conv's own input, x = Relu(xin)); reuse: z is read again after the
+        Add (else it dies there, and the output may take its memory)."""
         dt = np.float64 if f64 else np.float32
         pad = k // 2
         x = rng.standard_normal((batch, c, hw, hw)).astype(dt)
@@ -91,16 +95,24 @@ def _fixtures():
         inits = {"W": w}
         if bias:
             inits["B"] = b
-        conv = _conv_ref(x, w, b, stride, pad, group)
-        nodes = [n("Conv", ["x", "W"] + (["B"] if bias else []), ["c"], kernel_shape=[k, k],
-                   strides=[stride, stride], pads=[pad] * 4, group=group)]
         inputs = {"x": x}
+        nodes = []
+        if z == "self":
+            inputs = {"xin": x}
+            nodes.append(n("Relu", ["xin"], ["x"]))
+            x = np.maximum(x, 0)
+        conv = _conv_ref(x, w, b, stride, pad, group)
+        nodes.append(n("Conv", ["x", "W"] + (["B"] if bias else []), ["c"], kernel_shape=[k, k],
+                       strides=[stride, stride], pads=[pad] * 4, group=group))
         shape = z_shape or (batch, m, oh, oh)
         if z == "conv":  # a 1x1 projection of x, as a downsample branch
             w2 = (rng.standard_normal((m, c, 1, 1)) / np.sqrt(c)).astype(dt)
             inits["W2"] = w2
             nodes.append(n("Conv", ["x", "W2"], ["zz"], strides=[stride, stride]))
             zval = _conv_ref(x, w2, None, stride, 0, 1)
+        elif z == "self":
+            zval = x
+            nodes.append(n("Identity", ["x"], ["zz"]))
         elif z == "relu-in":
             zin = rng.standard_normal(shape).astype(dt)
             inputs["zin"] = zin
@@ -121,7 +133,7 @@ def _fixtures():
             outs["nc"] = -conv
         if conv_output:
             outs["c"] = conv
-        if z != "input":  # z read again after the Add
+        if z != "input" and reuse:  # z read again after the Add
             nodes.append(n("Mul", ["zz", "y"], ["zy"]))
             outs["zy"] = zval.astype(np.float64) * y
         save(path, nodes, inits, inputs, outs,
@@ -144,6 +156,14 @@ def _fixtures():
         "float64": (lambda p: F(p, f64=True), 1, 1, {"Conv"}, {"Add"}),
         "from-conv": (lambda p: F(p, c=8, m=24, hw=14, z="conv"), 3, 1, {"Conv", "Mul"},
                       {"Add", "Relu"}),
+        # z dies at the Add (an output written over it would have to be
+        # safe on every kernel path), or is the Conv's own input too
+        "dies-1x1": (lambda p: F(p, c=16, m=16, hw=32, k=1, z="relu-in", reuse=False), 2, 1,
+                         {"Conv"}, {"Add"}),
+        "dies-3x3": (lambda p: F(p, c=16, m=16, hw=32, z="relu-in", reuse=False), 2, 1,
+                         {"Conv"}, {"Add"}),
+        "self-residual": (lambda p: F(p, c=16, m=16, hw=32, k=1, z="self", reuse=False), 2, 1,
+                          {"Conv"}, {"Add"}),
         "from-conv-stride2": (lambda p: F(p, c=8, m=24, hw=14, stride=2, z="conv"), 3, 1,
                               {"Conv", "Mul"}, {"Add"}),
         # broadcasts the pass can see: refused
