@@ -4,8 +4,9 @@
  * else reads moves into that node, as the
  * graphcc-internal attributes runtime/kernels/nn-act.h describes
  * (_gc_activation, _gc_min, _gc_max, _gc_alpha, _gc_beta); the kernel
- * applies it with its bias, in the same pass over the output. The node then
- * writes the activation's output. Anything the activation's own prepare
+ * applies it with its bias (and a residual fuse-residual moved into a Conv),
+ * in the same pass over the output. The node then writes the activation's
+ * output. Anything the activation's own prepare
  * would refuse (other attributes, bounds that are not constant scalars of
  * the producer's type) keeps the node. On float32/float64 outputs the same
  * goes for com.graphcc::Swish (SiLU, after fuse-swish), HardSwish, and
@@ -118,7 +119,9 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 	if (n->n_out != 1 || gc_edit_attr(e, p, "_gc_activation"))
 		return false;
 	if (gc_edit_is_op(e, p, "Conv") || gc_edit_is_op(e, p, "Gemm")) {
-		if (n->n_in < 2 || n->n_in > 3)
+		/* a Conv's fourth input: a residual fuse-residual added */
+		int max_in = gc_edit_attr(e, p, "_gc_residual") ? 4 : 3;
+		if (n->n_in < 2 || n->n_in > max_in)
 			return false;
 		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
 			*dtype = gc_edit_known_dtype(e, n->in[j]);

@@ -25,6 +25,7 @@ static const gc_pass gc_ir_passes[] = {
     {"fuse-qdq-matmul", gc_pass_fuse_qdq_matmul}, /* before fuse-matmul-bias takes its Add */
     {"fuse-dynq-matmul", gc_pass_fuse_dynq_matmul}, /* before fuse-activation takes its Relu */
     {"fold-batchnorm", gc_pass_fold_batchnorm},
+    {"fuse-residual", gc_pass_fuse_residual}, /* after fold-batchnorm, before fuse-activation */
     {"fuse-layernorm", gc_pass_fuse_layernorm}, /* before pow-to-mul: its chain has a Pow */
     {"pow-to-mul", gc_pass_pow_to_mul},
     {"fuse-gelu", gc_pass_fuse_gelu},

@@ -34,6 +34,7 @@ int gc_pass_fuse_qdq_conv(gc_pass_ctx *ctx);
 int gc_pass_fuse_qdq_matmul(gc_pass_ctx *ctx);
 int gc_pass_fuse_dynq_matmul(gc_pass_ctx *ctx);
 int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
+int gc_pass_fuse_residual(gc_pass_ctx *ctx);
 int gc_pass_fuse_layernorm(gc_pass_ctx *ctx);
 int gc_pass_pow_to_mul(gc_pass_ctx *ctx);
 int gc_pass_fuse_gelu(gc_pass_ctx *ctx);

@@ -4,6 +4,8 @@
 #   make bench ONLY=big BIG_DIM=8192     the big-weights rows alone, at issue 19's 1.5 GB
 #   make bench BASELINE=build-old        also time build-old's worker (a copy of B made
 #                                        before a change) in the same round-robin
+# tools/bench/conv_classes.py: a model's convolutions by class (kernel, stride,
+# output size), ms and GFLOP/s from graphcc's and ONNX Runtime's per-node profiles.
 # Writes the table to $(B)/bench.md. ONNX Runtime is the npm package
 # onnxruntime-node, installed by `make bench-ort` into bench/node_modules/
 # (ignored by git): a benchmark peer only, never a dependency of graphcc.

@@ -409,10 +409,13 @@ AI void transpose16(__m512 *r)
 }
 
 /* tile[j][32] (pixel j, channel lane) -> y[ch * ldy + j] for the channels
- * ch < valid of the 16 mv the tile holds, with bias (per channel) and the
- * activation. */
+ * ch < valid of the 16 mv the tile holds, with bias (per channel), the
+ * residual res (laid out as y; NULL: none) and the activation. With a
+ * residual the activation follows the transposition, so that the residual
+ * is read along y's rows. */
 static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t valid,
-				    const float *bias, const gc_pk_epi *e, float *y, int64_t ldy)
+				    const float *bias, const gc_pk_epi *e, const float *res,
+				    float *y, int64_t ldy)
 {
 	__mmask16 cols = (__mmask16)((1u << nr) - 1);
 	for (int h = 0; h < mv; h++) {
@@ -423,6 +426,19 @@ static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t v
 				? _mm512_maskz_loadu_ps((__mmask16)((1u << lim) - 1), bias + 16 * h)
 				: _mm512_setzero_ps();
 		__m512 r[16];
+		if (res) {
+#pragma GCC unroll 16
+			for (int j = 0; j < 16; j++)
+				r[j] = j < nr ? _mm512_add_ps(_mm512_load_ps(tile + j * 32 + 16 * h), bv)
+					      : _mm512_setzero_ps();
+			transpose16(r);
+			for (int64_t l = 0; l < lim; l++) {
+				int64_t at = (16 * h + l) * ldy;
+				__m512 v = _mm512_add_ps(r[l], _mm512_maskz_loadu_ps(cols, res + at));
+				_mm512_mask_storeu_ps(y + at, cols, gc_pk_act(v, e));
+			}
+			continue;
+		}
 #pragma GCC unroll 16
 		for (int j = 0; j < 16; j++)
 			r[j] =
@@ -438,7 +454,8 @@ static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t v
 
 /* Output rows [r0, r1) of panel q of group gi, for batch item b. */
 static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const float *bias,
-				   float *yb, int64_t gi, int64_t q, int64_t r0, int64_t r1)
+				   const float *rb, float *yb, int64_t gi, int64_t q, int64_t r0,
+				   int64_t r1)
 {
 	float tile[16 * 32] __attribute__((aligned(64))); /* rows past nr unread */
 	int64_t width = panel_width(p->mg, q);
@@ -453,12 +470,13 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 		int64_t od = r / oh, ohh = r % oh;
 		const float *xr = xg + od * p->row_step[0] + ohh * p->row_step[1];
 		float *yr = yb + m0 * p->out_sp + r * ow;
+		const float *rr = rb ? rb + m0 * p->out_sp + r * ow : NULL;
 		if (2 * ow <= GC_PK_CV_NR && r + 1 < r1) {
 			/* rows r and r + 1 in one tile: their outputs are adjacent */
 			int64_t od1 = (r + 1) / oh, oh1 = (r + 1) % oh;
 			int64_t delta = (od1 - od) * p->row_step[0] + (oh1 - ohh) * p->row_step[1];
 			chan_tiles2[mv - 1][p->sw - 1][ow - 1](xr, delta, wq, p->koff, p->k, tile);
-			chan_store(tile, (int)(2 * ow), mv, valid, bq, &p->epi, yr, p->out_sp);
+			chan_store(tile, (int)(2 * ow), mv, valid, bq, &p->epi, rr, yr, p->out_sp);
 			r++;
 			continue;
 		}
@@ -466,7 +484,8 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 		for (int64_t t = 0; t < tiles; t++) {
 			int nr = (int)(ow / tiles + (t < ow % tiles));
 			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile);
-			chan_store(tile, nr, mv, valid, bq, &p->epi, yr + o, p->out_sp);
+			chan_store(tile, nr, mv, valid, bq, &p->epi, rr ? rr + o : NULL, yr + o,
+				   p->out_sp);
 			o += nr;
 		}
 	}
@@ -493,7 +512,7 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
 
 typedef struct conv_job {
 	const gc_pk_conv *p;
-	const float *x, *bias;
+	const float *x, *bias, *res;
 	float *y, *xp;
 	int64_t xs; /* input elements a channel */
 } conv_job;
@@ -520,13 +539,13 @@ static void conv_part(void *arg, int part, int parts, int slot)
 		int64_t gq = lo / p->rows, r0 = lo % p->rows;
 		int64_t r1 = p->rows < r0 + hi - lo ? p->rows : r0 + hi - lo;
 		int64_t gi = gq / p->panels, q = gq % p->panels;
-		chan_rows(p, j->x + gi * p->cg * j->xs, j->bias, j->y, gi, q, r0, r1);
+		chan_rows(p, j->x + gi * p->cg * j->xs, j->bias, j->res, j->y, gi, q, r0, r1);
 		lo += r1 - r0;
 	}
 }
 
-void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
-		    float *scratch, int threads)
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
+		    float *y, float *scratch, int threads)
 {
 	int t = gc_nn_par_threads(threads,
 				  (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]));
@@ -534,6 +553,7 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, floa
 		conv_job j = {.p = p,
 			      .x = x + b * p->c * p->in_sp,
 			      .bias = bias,
+			      .res = res ? res + b * p->m * p->out_sp : NULL,
 			      .y = y + b * p->m * p->out_sp,
 			      .xs = p->in_sp};
 		if (p->pad) {
@@ -977,13 +997,14 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 
 #else
 
-void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
-		    float *scratch, int threads)
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
+		    float *y, float *scratch, int threads)
 {
 	(void)threads;
 	(void)p;
 	(void)x;
 	(void)bias;
+	(void)res;
 	(void)y;
 	(void)scratch;
 }

@@ -203,6 +203,21 @@ typedef struct conv_state {
 	int wide;
 	int64_t wp, pad_elems, wide_elems;
 	gc_nn_act act; /* a fused activation, applied with the bias */
+	/* a fused residual (input 3, _gc_residual): y = act(conv + bias + r).
+	 * The packed row GEMM and channel kernels add it in their epilogue;
+	 * the other paths (post_res) run with act NONE and then add it and
+	 * apply res_act in a pass over the output. */
+	int has_res, post_res;
+	gc_nn_act res_act;
+	/* a residual of another shape, broadcast as Add does (the pass could
+	 * not see the shapes): the reference path, then y = res_act(conv + z)
+	 * over y's shape (rank brank), conv and z read at strides ba and bz
+	 * (0 along broadcast dims); the conv goes to scratch at buf_off when y
+	 * is larger than it */
+	int bcast, own_buf;
+	int32_t brank;
+	int64_t bdims[GC_MAX_RANK], ba[GC_MAX_RANK], bz[GC_MAX_RANK];
+	uint64_t buf_off;
 	int fast;
 	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
 	/* FAST_ROW of a strided 1x1: the input offset of each output pixel,
@@ -492,6 +507,42 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 			}                                                                          \
 	}                                                                                          \
                                                                                                    \
+	/* y = act(y + r) over the whole output (a residual the path did not fuse) */              \
+	GC_NN_SIMD static void residual_##sfx(const conv_state *st, const T *r, T *y)              \
+	{                                                                                          \
+		int64_t total = st->n * st->m * st->out_sp;                                        \
+		for (int64_t i0 = 0; i0 < total; i0 += 4096) {                                     \
+			int64_t cnt = total - i0 < 4096 ? total - i0 : 4096;                       \
+			T *restrict d = y + i0;                                                    \
+			const T *restrict s = r + i0;                                              \
+			for (int64_t i = 0; i < cnt; i++)                                          \
+				d[i] += s[i];                                                      \
+			GC_NN_ACT_ROW(T, &st->res_act, d, d, cnt, (T)0);                           \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* y = act(a + z) over y's shape, a and z broadcast (conv_state.bcast) */                  \
+	GC_NN_SIMD static void bcast_##sfx(const conv_state *st, const T *a, const T *z, T *y)     \
+	{                                                                                          \
+		int32_t R = st->brank;                                                             \
+		int64_t idx[GC_MAX_RANK] = {0}, inner = st->bdims[R - 1], total = 1;               \
+		int64_t sa = st->ba[R - 1], sz = st->bz[R - 1];                                    \
+		for (int32_t d = 0; d < R; d++)                                                    \
+			total *= st->bdims[d];                                                     \
+		for (int64_t o = 0; o < total; o += inner) {                                       \
+			int64_t oa = 0, oz = 0;                                                    \
+			for (int32_t d = 0; d < R - 1; d++) {                                      \
+				oa += idx[d] * st->ba[d];                                          \
+				oz += idx[d] * st->bz[d];                                          \
+			}                                                                          \
+			for (int64_t j = 0; j < inner; j++)                                        \
+				y[o + j] = a[oa + j * sa] + z[oz + j * sz];                        \
+			GC_NN_ACT_ROW(T, &st->res_act, y + o, y + o, inner, (T)0);                 \
+			for (int32_t d = R - 2; d >= 0 && ++idx[d] == st->bdims[d]; d--)           \
+				idx[d] = 0;                                                        \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
 	/* bias and fused activation over the output channels [m0, m1) of yg */                   \
 	GC_NN_SIMD static void epilogue_##sfx(const conv_state *st, const T *bias, T *yg,          \
 					      int64_t m0, int64_t m1)                              \
@@ -502,23 +553,9 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 		}                                                                                  \
 	}                                                                                          \
                                                                                                    \
-	static int conv_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
-				  gc_tensor *const *out)                                           \
+	static void conv_gemm_##sfx(gc_kctx *k, const conv_state *st, const T *x, const T *wt,     \
+				    const T *bias, T *y)                                           \
 	{                                                                                          \
-		const conv_state *st = n->state;                                                   \
-		const T *x = in[0]->data, *wt = in[1]->data;                                       \
-		const T *bias = st->has_bias ? (const T *)in[2]->data : NULL;                      \
-		T *y = out[0]->data;                                                               \
-		if (st->kind == CONV_DEPTHWISE && st->wide) {                                      \
-			T *xp = k->scratch; /* also xq: one is used, by stride */                  \
-			T *yw = xp + gc_nn_align((uint64_t)st->pad_elems * sizeof(T)) / sizeof(T); \
-			depthwise_wide_##sfx(st, x, wt, bias, y, xp, xp, yw);                      \
-			return 0;                                                                  \
-		}                                                                                  \
-		if (st->kind == CONV_DEPTHWISE) {                                                  \
-			depthwise_##sfx(st, x, wt, bias, y);                                       \
-			return 0;                                                                  \
-		}                                                                                  \
 		int64_t rows = st->w.out[0] * st->w.out[1], OW = st->w.out[2];                     \
 		int epi = bias || st->act.kind != GC_NN_ACT_NONE;                                  \
 		for (int64_t b = 0; b < st->n; b++)                                                \
@@ -548,6 +585,29 @@ static int dw_wide_plan(conv_state *st, size_t es, uint64_t *scratch)
 				if (epi) /* the group's output, just written */            \
 					epilogue_##sfx(st, bias, yg, g * st->mg, (g + 1) * st->mg); \
 			}                                                                          \
+	}                                                                                          \
+                                                                                                   \
+	static int conv_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
+				  gc_tensor *const *out)                                           \
+	{                                                                                          \
+		const conv_state *st = n->state;                                                   \
+		const T *x = in[0]->data, *wt = in[1]->data;                                       \
+		const T *bias = st->has_bias ? (const T *)in[2]->data : NULL;                      \
+		T *y = st->own_buf ? (T *)(void *)((char *)k->scratch + st->buf_off)               \
+				   : (T *)out[0]->data;                                            \
+		if (st->kind == CONV_DEPTHWISE && st->wide) {                                      \
+			T *xp = k->scratch; /* also xq: one is used, by stride */                  \
+			T *yw = xp + gc_nn_align((uint64_t)st->pad_elems * sizeof(T)) / sizeof(T); \
+			depthwise_wide_##sfx(st, x, wt, bias, y, xp, xp, yw);                      \
+		} else if (st->kind == CONV_DEPTHWISE) {                                           \
+			depthwise_##sfx(st, x, wt, bias, y);                                       \
+		} else {                                                                           \
+			conv_gemm_##sfx(k, st, x, wt, bias, y);                                    \
+		}                                                                                  \
+		if (st->bcast)                                                                     \
+			bcast_##sfx(st, y, in[3]->data, out[0]->data);                             \
+		else if (st->post_res)                                                             \
+			residual_##sfx(st, in[3]->data, y);                                        \
 		return 0;                                                                          \
 	}
 
@@ -588,11 +648,14 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	const conv_state *st = n->state;
 	const float *x = in[0]->data;
 	const float *bias = st->has_bias ? (const float *)in[2]->data : NULL;
+	const float *res = st->has_res ? (const float *)in[3]->data : NULL;
 	float *y = out[0]->data;
 	if (st->fast == FAST_DW) {
 		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch, k->threads);
+		if (st->post_res)
+			residual_f32(st, res, y);
 	} else if (st->fast == FAST_CHAN) {
-		gc_pk_conv_run(&st->pk, x, bias, y, k->scratch, k->threads);
+		gc_pk_conv_run(&st->pk, x, bias, res, y, k->scratch, k->threads);
 	} else {
 		gc_pk_gemm g = {.m = st->mg,
 				.n = st->out_sp,
@@ -604,8 +667,10 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		gc_pk_epi_init(&g.epi, &st->act);
 		g.epi.c = bias;
 		g.epi.c_sm = 1;
+		g.epi.r_sm = st->out_sp;
 		for (int64_t b = 0; b < st->n; b++)
 			for (int64_t gi = 0; gi < st->g; gi++) {
+				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
 				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
@@ -633,11 +698,14 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return 0;
 	if (st->cg == 1) { /* depthwise: the weights are read as they are */
+		/* a residual is added after it (residual_f32), then the activation */
+		gc_nn_act none = {.kind = GC_NN_ACT_NONE};
 		if (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
-				  w->pad_lo, w->out, &st->act) ||
+				  w->pad_lo, w->out, st->has_res ? &none : &st->act) ||
 		    (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)
 			return 0;
 		st->fast = FAST_DW;
+		st->post_res = st->has_res;
 		if (wt && gc_pk_dw_pack(&st->dw, wt))
 			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights");
 		n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_dw_scratch(&st->dw) * 4);
@@ -711,6 +779,57 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	return 1;
 }
 
+/*
+ * Input 3, a residual that lib/pass-residual.c fused (marked by the
+ * graphcc-internal attribute _gc_residual = 1; ONNX's Conv has three
+ * inputs): y = act(conv + bias + z), z of the output's type. z of the
+ * convolution's shape is added in the kernels' epilogue; another shape is
+ * broadcast as Add does (y takes the broadcast shape) on the reference
+ * path. 0, or an error on k.
+ */
+static int conv_residual(gc_kctx *k, conv_state *st, const gc_tensor *z, gc_tensor *y)
+{
+	char s1[128], s2[128];
+	int64_t mark = gc_attr_i(k, "_gc_residual", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (mark != 1)
+		return gc_kerr(k, GC_EINVAL, "Conv takes 2 or 3 inputs (X, W, B), not 4");
+	if (!z)
+		return gc_kerr(k, GC_EINVAL, "the fused residual (input 3) is absent");
+	if (z->dtype != y->dtype)
+		return gc_kerr(k, GC_EINVAL, "the fused residual (input 3) is %s but the output %s",
+			       gc_dtype_name(z->dtype), gc_dtype_name(y->dtype));
+	st->has_res = 1;
+	st->res_act = st->act;
+	if (z->rank == y->rank &&
+	    !memcmp(z->dims, y->dims, (size_t)y->rank * sizeof y->dims[0]))
+		return 0;
+	int32_t R = z->rank > y->rank ? z->rank : y->rank;
+	int64_t sa = 1, sz = 1;
+	st->bcast = 1;
+	st->brank = R;
+	for (int32_t d = R - 1; d >= 0; d--) {
+		int32_t da = d - (R - y->rank), dz = d - (R - z->rank);
+		int64_t a = da >= 0 ? y->dims[da] : 1, b = dz >= 0 ? z->dims[dz] : 1;
+		if (a != b && a != 1 && b != 1)
+			return gc_kerr(k, GC_EINVAL,
+				       "the fused residual (input 3) %s does not broadcast with "
+				       "the convolution's output %s",
+				       gc_shape_str(z->dims, z->rank, s1, sizeof s1),
+				       gc_shape_str(y->dims, y->rank, s2, sizeof s2));
+		st->bdims[d] = a > b ? a : b;
+		st->ba[d] = a == 1 ? 0 : sa;
+		st->bz[d] = b == 1 ? 0 : sz;
+		sa *= a;
+		sz *= b;
+	}
+	st->own_buf = R != y->rank ||
+		      memcmp(st->bdims, y->dims, (size_t)R * sizeof y->dims[0]) != 0;
+	gc_set_shape(y, y->dtype, R, st->bdims);
+	return 0;
+}
+
 int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
@@ -782,6 +901,8 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	for (int i = 0; i < nsp; i++)
 		dims[2 + i] = w->out[GC_NN_MAX_SPATIAL - nsp + i];
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
+	if (n->n_in > 3 && conv_residual(k, st, in[3], out[0]))
+		return gc_kok(k);
 
 	int unit = 1, padded = 0;
 	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++) {
@@ -818,9 +939,17 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 			return gc_kok(k);
 	}
 	int one = !padded && w->k[0] * w->k[1] * w->k[2] == 1;
-	int fast = conv_fast_prepare(k, n, st, in, one);
+	int fast = st->bcast ? 0 : conv_fast_prepare(k, n, st, in, one);
 	if (fast)
 		return fast < 0 ? fast : gc_kok(k);
+	if (st->has_res) { /* the reference paths add it after the product */
+		memset(&st->act, 0, sizeof st->act);
+		st->post_res = 1;
+	}
+	if (st->own_buf) { /* the convolution's output, before the broadcast */
+		st->buf_off = scratch;
+		scratch += gc_nn_align((uint64_t)(st->n * st->m * st->out_sp) * es);
+	}
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, conv_run_f32, scratch);
 	n->scratch_bytes = scratch;

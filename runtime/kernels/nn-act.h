@@ -13,6 +13,9 @@
  *   _gc_beta         HardSwish's beta (float, default 0.5)
  *   _gc_bias         MatMul only: a bias added along the last axis (tensor
  *                    [N] of the output's type), from a MatMul + Add pair
+ *   _gc_residual     Conv only (int 1): input 3 is a residual z added
+ *                    before the activation, y = act(conv + bias + z), from
+ *                    a Conv + Add pair (lib/pass-residual.c)
  *
  * Shared by conv.c, norm.c (InstanceNormalization, GroupNormalization) and
  * gemm.c (which defines gc_nn_act_init). A float32

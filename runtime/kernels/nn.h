@@ -11,7 +11,7 @@
 /* BatchNormalization lists up to 5 outputs because opset 7-13 models may name
  * the training outputs; prepare refuses them with a message saying why. */
 #define GC_OPS_NN(X)                                                                               \
-	X(Conv, 2, 3, 1, 1)                                                                        \
+	X(Conv, 2, 4, 1, 1)                                                                        \
 	X(ConvTranspose, 2, 3, 1, 1)                                                               \
 	X(Col2Im, 3, 3, 1, 1)                                                                      \
 	X(DeformConv, 3, 5, 1, 1)                                                                  \

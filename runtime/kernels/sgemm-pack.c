@@ -276,6 +276,9 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 						    : _mm512_set1_ps(*cp);
 				r = _mm512_fmadd_ps(cv, _mm512_set1_ps(e->beta), r);
 			}
+			if (e->r)
+				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(
+							 km[q], e->r + (m0 + i) * e->r_sm + n0 + 16 * q));
 			r = gc_pk_act(r, e);
 			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
 		}

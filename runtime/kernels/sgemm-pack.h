@@ -43,12 +43,16 @@
 int gc_pk_usable(void);
 
 /* What is done with each result v = sum S V before it is stored:
- * act(alpha * v + beta * c[m * c_sm + n * c_sn]) (no c term when c is NULL;
- * a stride of 0 broadcasts). (m, n) count from the origin of the whole
- * product, as given to the kernels. */
+ * act(alpha * v + beta * c[m * c_sm + n * c_sn] + r[m * r_sm + n]) (no c
+ * term when c is NULL, no r term when r is NULL; a stride of 0 broadcasts).
+ * (m, n) count from the origin of the whole product, as given to the
+ * kernels. r is a fused residual (a Conv's _gc_residual input); the row
+ * GEMM reads it, the channel convolution takes its own (gc_pk_conv_run). */
 typedef struct gc_pk_epi {
 	const float *c;
 	int64_t c_sm, c_sn;
+	const float *r;
+	int64_t r_sm;
 	float alpha, beta;
 	int act; /* GC_NN_ACT_* */
 	float lo, hi, slope;
@@ -158,10 +162,11 @@ int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
 /* An estimate of the cycles, to choose between this and the row GEMM. */
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow);
 
-/* Runs the convolution: y = act(conv(x, w) + bias); bias may be NULL. Up to
- * `threads` threads share the output rows. */
-void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, float *y,
-		    float *scratch, int threads);
+/* Runs the convolution: y = act(conv(x, w) + bias + res); bias and res
+ * (a residual shaped as y) may be NULL. Up to `threads` threads share the
+ * output rows. */
+void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
+		    float *y, float *scratch, int threads);
 
 /* ---- depthwise: one input channel per group ---- */
 
