@@ -714,6 +714,9 @@ static void test_fast_gemm(void)
 	    {30, 95, 5, 0, 0, 1, 1, 0, 1},	/* no C */
 	    {1, 64, 32, 0, 1, 1, 1, 1, 0},	/* one row: OpenBLAS's gemv */
 	    {40, 10, 64, 0, 1, 1, 1, 1, 0},	/* narrow: OpenBLAS */
+	    /* panels of 64 KiB and more: the next one prefetched, over the
+	     * first 8 row tiles (here 10, the last of 3 rows) */
+	    {75, 110, 401, 0, 1, 1, 1, 1, 1},
 	};
 	for (int i = 0; i < LEN(cases); i++)
 		for (int j = 0; j < LEN(ACTS); j++)
@@ -729,7 +732,9 @@ static void test_fast_matmul(void)
 	static const struct {
 		int64_t b, m, n, k;
 		int bias;
-	} cases[] = {{1, 128, 256, 64, 1}, {3, 5, 70, 9, 1}, {2, 4, 33, 50, 0}, {1, 2, 40, 1, 1}};
+	} cases[] = {{1, 128, 256, 64, 1}, {3, 5, 70, 9, 1}, {2, 4, 33, 50, 0}, {1, 2, 40, 1, 1},
+		     /* large panels (next one prefetched): few row tiles, an LLM's */
+		     {2, 9, 100, 517, 1}};
 	for (int ci = 0; ci < LEN(cases); ci++)
 		for (int ai = 0; ai < LEN(ACTS); ai++) {
 			int64_t rows = cases[ci].b * cases[ci].m, n = cases[ci].n, k = cases[ci].k;
