@@ -736,6 +736,12 @@ static void test_fast_gemm(void)
 	    {30, 95, 5, 0, 0, 1, 1, 0, 1},	/* no C */
 	    {1, 64, 32, 0, 1, 1, 1, 1, 0},	/* one row: OpenBLAS's gemv */
 	    {40, 10, 64, 0, 1, 1, 1, 1, 0},	/* narrow: OpenBLAS */
+	    /* panels of 64 KiB and more: the next one prefetched, over the
+	     * first 8 row tiles (here 10, the last of 3 rows) */
+	    {75, 110, 401, 0, 1, 1, 1, 1, 1},
+	    /* 2-8 rows, B read in place: an odd column last, a k tail */
+	    {5, 77, 45, 0, 1, 1, 1, 1, 0},
+	    {3, 1001, 37, 0, 0, 0.5f, 1, 3, 0},
 	};
 	for (int i = 0; i < LEN(cases); i++)
 		for (int j = 0; j < LEN(ACTS); j++)
@@ -751,7 +757,11 @@ static void test_fast_matmul(void)
 	static const struct {
 		int64_t b, m, n, k;
 		int bias;
-	} cases[] = {{1, 128, 256, 64, 1}, {3, 5, 70, 9, 1}, {2, 4, 33, 50, 0}, {1, 2, 40, 1, 1}};
+	} cases[] = {{1, 128, 256, 64, 1}, {3, 5, 70, 9, 1}, {2, 4, 33, 50, 0}, {1, 2, 40, 1, 1},
+		     /* large panels (next one prefetched): few row tiles, an LLM's */
+		     {2, 9, 100, 517, 1},
+		     /* 3 rows, B read in place: 12 blocks, the last partial */
+		     {1, 3, 3000, 19, 1}};
 	for (int ci = 0; ci < LEN(cases); ci++)
 		for (int ai = 0; ai < LEN(ACTS); ai++) {
 			int64_t rows = cases[ci].b * cases[ci].m, n = cases[ci].n, k = cases[ci].k;
@@ -1206,6 +1216,34 @@ static void test_fast_threads(void)
 	free(y2);
 	free(y4);
 	CHECK(ok);
+	/* 2-8 rows by B read in place (few_rows), B [k][n] and B [n][k]: the
+	 * columns split, each result summed in the one-thread order */
+	for (int tb = 0; tb < 2; tb++) {
+		m = 5, n = 3001, kk = 67;
+		A = rnd_buf(m * kk), B = rnd_buf(kk * n);
+		gc_tensor fA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
+		gc_tensor fB = harness_tensor(GC_DTYPE_FLOAT, 2,
+					      tb ? (int64_t[]){n, kk} : (int64_t[]){kk, n}, B);
+		gc_tensor *fins[] = {&fA, &fB};
+		gc_attr fattrs[] = {{.name = "transB", .type = GC_ATTR_INT, .v.i = tb}};
+		rc = harness_op(&h, gc_prepare_Gemm, "Gemm", 13, 2, fins, 1, 1, fattrs);
+		y2 = malloc((size_t)(m * n) * sizeof(float));
+		y4 = malloc((size_t)(m * n) * sizeof(float));
+		jobs = gc_nn_par_jobs();
+		ok = rc == 0 && rerun(&h, fins, 2, y2) == 0 && rerun(&h, fins, 3, y4) == 0 &&
+		     !memcmp(h.out[0].data, y2, (size_t)(m * n) * sizeof(float)) &&
+		     !memcmp(h.out[0].data, y4, (size_t)(m * n) * sizeof(float));
+		ok = ok && (!gc_pk_usable() || gc_nn_par_jobs() > jobs);
+		if (!ok)
+			fprintf(stderr, "  gemm of 5 rows, transB %d: %s\n", tb,
+				rc ? h.err.msg : "differs");
+		harness_free(&h);
+		free(A);
+		free(B);
+		free(y2);
+		free(y4);
+		CHECK(ok);
+	}
 	/* Softmax over the last axis (attention's scores), its rows split */
 	int64_t rows = 4 * 96, len = 97;
 	A = rnd_buf(rows * len);
