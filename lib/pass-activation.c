@@ -1,8 +1,8 @@
 /*
- * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm or
- * MatMul output that nothing else reads moves into that node, as the
- * graphcc-internal attributes runtime/kernels/nn-act.h describes
- * (_gc_activation, _gc_min, _gc_max, _gc_alpha, _gc_beta); the kernel
+ * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm,
+ * MatMul or (float) BatchNormalization output that nothing else reads moves
+ * into that node, as the graphcc-internal attributes runtime/kernels/nn-act.h
+ * describes (_gc_activation, _gc_min, _gc_max, _gc_alpha, _gc_beta); the kernel
  * applies it with its bias, in the same pass over the output. The node then
  * writes the activation's output. Anything the activation's own prepare
  * would refuse (other attributes, bounds that are not constant scalars of
@@ -122,6 +122,16 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
 			*dtype = gc_edit_known_dtype(e, n->in[j]);
 		return true;
+	}
+	if (gc_edit_is_op(e, p, "BatchNormalization")) {
+		/* what fold-batchnorm left (after no Conv: densenet's pre-activation
+		 * blocks); its kernel applies the activation in the same pass, in
+		 * float32 or float64 */
+		if (n->n_in != 5)
+			return false;
+		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
+			*dtype = gc_edit_known_dtype(e, n->in[j]);
+		return *dtype == GC_DTYPE_FLOAT || *dtype == GC_DTYPE_DOUBLE;
 	}
 	if (gc_edit_is_op(e, p, "MatMul")) {
 		/* the MatMul kernel fuses into float outputs only: the type must
