@@ -1,8 +1,8 @@
 /*
  * fuse-activation: a Relu, Clip or LeakyRelu whose input is a Conv, Gemm,
- * MatMul, InstanceNormalization or GroupNormalization output that nothing
- * else reads moves into that node, as the
- * graphcc-internal attributes runtime/kernels/nn-act.h describes
+ * MatMul, InstanceNormalization, GroupNormalization or (float)
+ * BatchNormalization output that nothing else reads moves into that node, as
+ * the graphcc-internal attributes runtime/kernels/nn-act.h describes
  * (_gc_activation, _gc_min, _gc_max, _gc_alpha, _gc_beta); the kernel
  * applies it with its bias (and a residual fuse-residual moved into a Conv),
  * in the same pass over the output. The node then writes the activation's
@@ -135,6 +135,15 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 		for (int j = 0; j < 3 && *dtype == GC_DTYPE_UNDEFINED; j++)
 			*dtype = gc_edit_known_dtype(e, n->in[j]);
 		return gc_kv_float(*dtype);
+	if (gc_edit_is_op(e, p, "BatchNormalization")) {
+		/* what fold-batchnorm left (after no Conv: densenet's pre-activation
+		 * blocks); its kernel applies the activation in the same pass, in
+		 * float32 or float64 */
+		if (n->n_in != 5)
+			return false;
+		for (int j = 0; j < n->n_in && *dtype == GC_DTYPE_UNDEFINED; j++)
+			*dtype = gc_edit_known_dtype(e, n->in[j]);
+		return *dtype == GC_DTYPE_FLOAT || *dtype == GC_DTYPE_DOUBLE;
 	}
 	if (gc_edit_is_op(e, p, "MatMul")) {
 		/* the MatMul kernel fuses into float outputs only: the type must

@@ -1,6 +1,7 @@
 /*
- * identity-elimination: Identity, and Dropout as inference runs it (no mask
- * read, training_mode absent or a constant false), pass their input through;
+ * identity-elimination: Identity, Dropout as inference runs it (no mask
+ * read, training_mode absent or a constant false) and a Pad of constant zero
+ * pads pass their input through;
  * their readers read the input instead. A graph output keeps its declared
  * name: the input's producer is made to write it, or, when the input is
  * itself a graph input, output, initializer or a name a subgraph reads, the
@@ -52,6 +53,42 @@ static bool dropout_is_identity(gc_edit *e, int32_t i)
 	return true;
 }
 
+/* Whether a Pad node pads nothing: every pad a constant 0 (densenet's
+ * exports put one before each transition's AveragePool). A mode prepare
+ * would refuse keeps the node. */
+static bool pad_is_identity(gc_edit *e, int32_t i)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	if (n->n_in < 1 || n->n_out != 1)
+		return false;
+	const gc_attr *mode = gc_edit_attr(e, i, "mode");
+	if (mode) {
+		static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+		bool known = false;
+		for (int m = 0; m < 4 && mode->type == GC_ATTR_STRING; m++)
+			known |= mode->n == (int64_t)strlen(modes[m]) &&
+				 !memcmp(mode->v.s, modes[m], (size_t)mode->n);
+		if (!known)
+			return false;
+	}
+	if (gc_graph_opset(e->g, "") < 11) {
+		const gc_attr *pads = gc_edit_attr(e, i, "pads");
+		if (n->n_in != 1 || !pads || pads->type != GC_ATTR_INTS)
+			return false;
+		for (int64_t j = 0; j < pads->n; j++)
+			if (pads->v.ints[j])
+				return false;
+		return true;
+	}
+	const gc_tensor *t = n->n_in > 1 && n->in[1] >= 0 ? gc_edit_const(e, n->in[1]) : NULL;
+	if (!t || t->dtype != GC_DTYPE_INT64 || t->rank != 1)
+		return false;
+	for (int64_t j = 0; j < gc_tensor_numel(t); j++)
+		if (((const int64_t *)t->data)[j])
+			return false;
+	return true;
+}
+
 /* Removes pass-through node i (input x, output y). Returns whether it did. */
 static bool bypass(gc_edit *e, int32_t i)
 {
@@ -84,17 +121,18 @@ static bool bypass(gc_edit *e, int32_t i)
 	return true;
 }
 
-/* 1 when Identity or Dropout node i went. */
+/* 1 when Identity, Dropout or Pad node i went. */
 static int eliminate_one(gc_edit *e, int32_t i)
 {
 	const gc_irnode *n = &e->g->nodes[i];
 	bool through = gc_edit_is_op(e, i, "Identity") ? n->n_in == 1 && n->n_out == 1
+		       : gc_edit_is_op(e, i, "Pad")    ? pad_is_identity(e, i)
 						       : dropout_is_identity(e, i);
 	return through && bypass(e, i);
 }
 
 int gc_pass_identity_elimination(gc_pass_ctx *ctx)
 {
-	static const char *const ops[] = {"Identity", "Dropout", NULL};
+	static const char *const ops[] = {"Identity", "Dropout", "Pad", NULL};
 	return gc_edit_each(ctx, ops, eliminate_one);
 }

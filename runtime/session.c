@@ -915,6 +915,10 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	const gc_node *outer_node = gc_crash_current;
 	gc_crash_session = s; /* for the crash report: which node crashed */
 	int rc = 0;
+	/* the pool's workers stay awake between this run's jobs */
+	const bool pooled = !s->depth && s->threads > 1;
+	if (pooled)
+		gc_nn_par_run_begin();
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node *n = &p->nodes[i];
 		gc_tensor **io = s->ptrs + s->ptr_start[i];
@@ -945,6 +949,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 			break;
 	}
 	gc_crash_current = outer_node;
+	if (pooled)
+		gc_nn_par_run_end();
 	if (s->depth)
 		gc_crash_session = outer_session;
 	/* session state: each updated value becomes its input's */

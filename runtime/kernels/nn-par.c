@@ -1,15 +1,37 @@
 /*
- * The worker pool of nn-par.h: one job at a time, its parts handed out
- * under the mutex. A job is announced by bumping `gen`; workers and the
- * caller spin a little (tens of microseconds) before sleeping on a
- * condition variable, because the next kernel usually comes that soon and
- * waking a sleeping thread costs about as much as a small kernel.
+ * The worker pool of nn-par.h: one job at a time. A job is published in one
+ * atomic word (its number, the parts handed out so far, how many parts), so
+ * the caller and the workers claim parts without a lock; the caller takes
+ * parts too and waits only for parts a worker has already begun.
+ *
+ * Waking a sleeping worker costs tens of microseconds (a futex call, then
+ * the scheduler; ~80-100 us measured on this 2-vCPU VM under load), as much
+ * as a small kernel, so workers spin (with pause) between jobs for about as
+ * long as a wake costs -- the competitive bound: never more than twice the
+ * best choice -- and then sleep on their own condition variable:
+ *   - while a session's run is under way (gc_nn_par_run_begin/_end), up to
+ *     PAR_SPIN_RUN_NS after the last job: the serial nodes between two
+ *     parallel ones (a Concat, a small kernel) mostly take less;
+ *   - after the last run ended, PAR_SPIN_IDLE_NS: a caller running the
+ *     session in a loop comes back sooner; an idle session then burns no CPU;
+ *   - while the cores are contended (a caller found the pool busy: two
+ *     sessions at once; or a spinner lost its core for PAR_PREEMPTED_NS:
+ *     other processes), PAR_SPIN_CONTENDED_NS, so spinning workers do not
+ *     take cores from the threads that have work;
+ *   - a worker that the last job did not use (a slot past its threads)
+ *     sleeps at once.
+ * Longer spins were measured worse on a loaded machine: with 2 ms between
+ * jobs squeezenet at 2 threads took 54-86 ms a run (median) against 14-35
+ * ms before, 16-29 ms with 0.1 ms (a spinner uses up its share of the CPU
+ * and is then off it when the job comes, holding a part).
+ * The caller wakes only the sleeping workers its job uses.
  */
 #include "nn-par.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -18,79 +40,166 @@
 #define PAR_RELAX() ((void)0)
 #endif
 
-/* Pauses before sleeping: ~30 us. */
-#define PAR_SPINS 4000
+#define PAR_SPIN_RUN_NS 200000	  /* 0.2 ms between the jobs of a run */
+#define PAR_SPIN_IDLE_NS 50000	  /* 50 us after the last run, and the caller's */
+#define PAR_SPIN_CONTENDED_NS 30000 /* 30 us while the cores are contended */
+#define PAR_CONTENDED_NS 20000000   /* contention seen: 20 ms of short spins */
+#define PAR_PREEMPTED_NS 500000	  /* a spinner that lost its core this long */
+#define PAR_CHECK 32		  /* pauses between looks at the clock */
+
+/* The job word: job number (32 bits) | next part (16) | parts (16). */
+#define PAR_MAX_PARTS 0xffff
+#define W_JOB(w) ((uint32_t)((w) >> 32))
+#define W_NEXT(w) ((int)(((w) >> 16) & 0xffff))
+#define W_PARTS(w) ((int)((w) & 0xffff))
+
+typedef struct par_worker {
+	pthread_t th;
+	pthread_cond_t wake;
+	int sleeping; /* under pool.lock */
+	_Alignas(64) char pad;
+} par_worker;
 
 static struct {
 	pthread_once_t once;
-	pthread_mutex_t lock; /* guards everything but the atomics */
-	pthread_cond_t wake;  /* workers: a new job, or stop */
+	pthread_mutex_t lock; /* workers, sleeping flags, users; the waits */
 	pthread_cond_t done;  /* the caller: the last part finished */
-	pthread_t th[GC_NN_PAR_MAX];
-	uint64_t start[GC_NN_PAR_MAX]; /* gen when each worker was started */
-	int workers;		       /* started */
-	int busy;		       /* a caller owns the pool */
+	par_worker w[GC_NN_PAR_MAX];
+	int workers; /* started */
+	int users;   /* sessions (gc_nn_par_acquire) */
 	atomic_int stop;
-	atomic_uint_least64_t gen; /* counts jobs */
-	/* the job: gen, function, parts handed out, threads that take part */
-	uint64_t job;
+	atomic_int busy; /* a caller owns the pool */
+	_Alignas(64) atomic_uint_least64_t word;
+	/* the job's function, written before the word is published */
 	gc_nn_part_fn fn;
 	void *arg;
-	int parts, next, threads;
-	atomic_int finished;
+	int real_parts; /* > PAR_MAX_PARTS: each claimed part runs a range */
+	atomic_int threads;
+	_Alignas(64) atomic_int finished;
+	atomic_int caller_waits;
+	_Alignas(64) atomic_int_least64_t hot_until; /* workers spin until then (ns) */
+	atomic_int_least64_t contended_until;
+	atomic_int runs; /* runs under way */
 } pool = {.once = PTHREAD_ONCE_INIT,
 	  .lock = PTHREAD_MUTEX_INITIALIZER,
-	  .wake = PTHREAD_COND_INITIALIZER,
 	  .done = PTHREAD_COND_INITIALIZER};
 
-/* Takes and runs parts of job `job` until none is left. */
-static void run_parts(uint64_t job, int slot)
+static int64_t now_ns(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Keeps the workers spinning until `span` ns from now (never shortens). */
+static void keep_hot(int64_t span)
+{
+	int64_t until = now_ns() + span;
+	int64_t cur = atomic_load_explicit(&pool.hot_until, memory_order_relaxed);
+	while (cur < until && !atomic_compare_exchange_weak_explicit(&pool.hot_until, &cur, until,
+								     memory_order_relaxed,
+								     memory_order_relaxed))
+		;
+}
+
+/* The cores are wanted by other threads (another session's, another
+ * process's) from `now` on: spinning would take a core from them, and a
+ * spinner that the scheduler preempts makes the job wait for it. */
+static void contended(int64_t now)
+{
+	atomic_store_explicit(&pool.contended_until, now + PAR_CONTENDED_NS, memory_order_relaxed);
+}
+
+/* Between two looks at the clock `last` and `now` (a few microseconds of
+ * pauses apart), the thread lost its core for long: notes contention. */
+static void check_preempted(int64_t last, int64_t now)
+{
+	if (now - last > PAR_PREEMPTED_NS)
+		contended(now);
+}
+
+static int64_t spin_span(void)
+{
+	if (atomic_load_explicit(&pool.contended_until, memory_order_relaxed) > now_ns())
+		return PAR_SPIN_CONTENDED_NS;
+	return atomic_load_explicit(&pool.runs, memory_order_relaxed) > 0 ? PAR_SPIN_RUN_NS
+									 : PAR_SPIN_IDLE_NS;
+}
+
+/* Claims and runs parts of job `job` (slot `slot`) until none is left. */
+static void run_parts(uint32_t job, int slot)
+{
+	uint64_t w = atomic_load_explicit(&pool.word, memory_order_acquire);
 	for (;;) {
-		pthread_mutex_lock(&pool.lock);
-		if (pool.job != job || pool.next >= pool.parts || slot >= pool.threads) {
-			pthread_mutex_unlock(&pool.lock);
+		if (W_JOB(w) != job || W_NEXT(w) >= W_PARTS(w))
 			return;
+		if (!atomic_compare_exchange_weak_explicit(&pool.word, &w, w + (1u << 16),
+							   memory_order_acq_rel,
+							   memory_order_acquire))
+			continue;
+		/* the job cannot end before this part does: its fields hold */
+		int part = W_NEXT(w), parts = W_PARTS(w), real = pool.real_parts;
+		if (real == parts) {
+			pool.fn(pool.arg, part, parts, slot);
+		} else {
+			int64_t lo, hi;
+			gc_nn_part_range(real, part, parts, &lo, &hi);
+			for (int64_t p = lo; p < hi; p++)
+				pool.fn(pool.arg, (int)p, real, slot);
 		}
-		int part = pool.next++, parts = pool.parts;
-		gc_nn_part_fn fn = pool.fn;
-		void *arg = pool.arg;
-		pthread_mutex_unlock(&pool.lock);
-		fn(arg, part, parts, slot);
-		pthread_mutex_lock(&pool.lock);
-		if (atomic_fetch_add(&pool.finished, 1) + 1 == parts)
+		w = atomic_load_explicit(&pool.word, memory_order_acquire);
+		/* seq_cst, as the caller's store of caller_waits and load of
+		 * finished: one of the two sees the other */
+		if (atomic_fetch_add(&pool.finished, 1) + 1 == parts &&
+		    atomic_load(&pool.caller_waits)) {
+			pthread_mutex_lock(&pool.lock);
 			pthread_cond_signal(&pool.done);
-		pthread_mutex_unlock(&pool.lock);
+			pthread_mutex_unlock(&pool.lock);
+		}
 	}
 }
 
-/* Waits until gen differs from seen (or stop); returns gen. */
-static uint64_t wait_job(uint64_t seen)
+/* Worker w's wait for a job after `seen`: spins while the pool is hot and
+ * the last job used it, then sleeps. Returns the job word. */
+static uint64_t wait_job(int w, uint32_t seen)
 {
-	for (int i = 0; i < PAR_SPINS; i++) {
-		uint64_t g = atomic_load_explicit(&pool.gen, memory_order_acquire);
-		if (g != seen || atomic_load_explicit(&pool.stop, memory_order_relaxed))
-			return g;
+	int slot = w + 1;
+	int64_t last = now_ns();
+	for (int i = 1;; i++) {
+		uint64_t word = atomic_load_explicit(&pool.word, memory_order_acquire);
+		if (W_JOB(word) != seen || atomic_load_explicit(&pool.stop, memory_order_relaxed))
+			return word;
+		if (i % PAR_CHECK == 0) {
+			int64_t now = now_ns();
+			check_preempted(last, now);
+			last = now;
+			if (slot >= atomic_load_explicit(&pool.threads, memory_order_relaxed) ||
+			    now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed))
+				break;
+		}
 		PAR_RELAX();
 	}
 	pthread_mutex_lock(&pool.lock);
-	while (atomic_load(&pool.gen) == seen && !atomic_load(&pool.stop))
-		pthread_cond_wait(&pool.wake, &pool.lock);
+	pool.w[w].sleeping = 1;
+	uint64_t word;
+	while (W_JOB(word = atomic_load(&pool.word)) == seen && !atomic_load(&pool.stop))
+		pthread_cond_wait(&pool.w[w].wake, &pool.lock);
+	pool.w[w].sleeping = 0;
 	pthread_mutex_unlock(&pool.lock);
-	return atomic_load(&pool.gen);
+	return word;
 }
 
 static void *worker(void *p)
 {
 	int w = (int)(intptr_t)p;
-	pthread_mutex_lock(&pool.lock);
-	uint64_t seen = pool.start[w]; /* the job it was started for is after this */
-	pthread_mutex_unlock(&pool.lock);
+	/* the job it was started for is the one after this */
+	uint32_t seen = W_JOB(atomic_load(&pool.word)) - 1;
 	for (;;) {
-		seen = wait_job(seen);
+		seen = W_JOB(wait_job(w, seen));
 		if (atomic_load(&pool.stop))
 			break;
-		run_parts(seen, w + 1);
+		if (w + 1 < atomic_load_explicit(&pool.threads, memory_order_relaxed))
+			run_parts(seen, w + 1);
 	}
 	return NULL;
 }
@@ -99,21 +208,23 @@ static void pool_stop(void)
 {
 	pthread_mutex_lock(&pool.lock);
 	atomic_store(&pool.stop, 1);
-	pthread_cond_broadcast(&pool.wake);
 	int n = pool.workers;
-	pthread_mutex_unlock(&pool.lock);
 	for (int i = 0; i < n; i++)
-		pthread_join(pool.th[i], NULL);
+		pthread_cond_signal(&pool.w[i].wake);
+	pthread_mutex_unlock(&pool.lock);
+	for (int i = 0; i < n; i++) {
+		pthread_join(pool.w[i].th, NULL);
+		pthread_cond_destroy(&pool.w[i].wake);
+	}
 }
 
 /* A child of fork has none of the workers: it starts its own. */
 static void pool_forked(void)
 {
 	pthread_mutex_init(&pool.lock, NULL);
-	pthread_cond_init(&pool.wake, NULL);
 	pthread_cond_init(&pool.done, NULL);
 	pool.workers = 0;
-	pool.busy = 0;
+	atomic_store(&pool.busy, 0);
 }
 
 static void pool_init(void)
@@ -124,19 +235,17 @@ static void pool_init(void)
 /* Sessions are the pool's users: it starts workers when a run needs them
  * and ends them with its last user, so no graphcc thread outlives every
  * session (nor needs an atexit handler). */
-static int pool_users;
-
 void gc_nn_par_acquire(void)
 {
 	pthread_mutex_lock(&pool.lock);
-	pool_users++;
+	pool.users++;
 	pthread_mutex_unlock(&pool.lock);
 }
 
 void gc_nn_par_release(void)
 {
 	pthread_mutex_lock(&pool.lock);
-	int last = --pool_users == 0 && pool.workers > 0;
+	int last = --pool.users == 0 && pool.workers > 0;
 	pthread_mutex_unlock(&pool.lock);
 	if (!last)
 		return;
@@ -147,11 +256,55 @@ void gc_nn_par_release(void)
 	pthread_mutex_unlock(&pool.lock);
 }
 
+void gc_nn_par_run_begin(void)
+{
+	atomic_fetch_add_explicit(&pool.runs, 1, memory_order_relaxed);
+}
+
+void gc_nn_par_run_end(void)
+{
+	atomic_fetch_sub_explicit(&pool.runs, 1, memory_order_relaxed);
+	keep_hot(PAR_SPIN_IDLE_NS);
+}
+
+int gc_nn_par_awake(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	int n = 0;
+	for (int i = 0; i < pool.workers; i++)
+		n += !pool.w[i].sleeping;
+	pthread_mutex_unlock(&pool.lock);
+	return n;
+}
+
 static atomic_uint_least64_t par_jobs;
 
 uint64_t gc_nn_par_jobs(void)
 {
 	return atomic_load(&par_jobs);
+}
+
+/* Starts workers up to `threads` - 1 (lock held); the threads it can use. */
+static int start_workers(int threads)
+{
+	while (pool.workers < threads - 1) {
+		par_worker *w = &pool.w[pool.workers];
+		w->sleeping = 0;
+		if (pthread_cond_init(&w->wake, NULL))
+			return pool.workers + 1;
+		if (pthread_create(&w->th, NULL, worker, (void *)(intptr_t)pool.workers)) {
+			pthread_cond_destroy(&w->wake);
+			return pool.workers + 1;
+		}
+		pool.workers++;
+	}
+	return threads;
+}
+
+static void run_here(int parts, gc_nn_part_fn fn, void *arg)
+{
+	for (int p = 0; p < parts; p++)
+		fn(arg, p, parts, 0);
 }
 
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
@@ -161,62 +314,77 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	if (threads > parts)
 		threads = parts;
 	if (threads <= 1) {
-		for (int p = 0; p < parts; p++)
-			fn(arg, p, parts, 0);
+		run_here(parts, fn, arg);
 		return;
 	}
 	atomic_fetch_add_explicit(&par_jobs, 1, memory_order_relaxed);
 	pthread_once(&pool.once, pool_init);
-	pthread_mutex_lock(&pool.lock);
-	int own = pool.busy || atomic_load(&pool.stop);
-	while (!own && pool.workers < threads - 1) {
-		pool.start[pool.workers] = atomic_load(&pool.gen);
-		if (pthread_create(&pool.th[pool.workers], NULL, worker,
-				   (void *)(intptr_t)pool.workers)) {
-			own = pool.workers == 0;
-			threads = pool.workers + 1;
-			break;
-		}
-		pool.workers++;
-	}
-	if (own) {
-		pthread_mutex_unlock(&pool.lock);
-		for (int p = 0; p < parts; p++)
-			fn(arg, p, parts, 0);
+	int idle = 0;
+	if (!atomic_compare_exchange_strong(&pool.busy, &idle, 1)) {
+		/* another session's job: run this one alone, and spin less */
+		contended(now_ns());
+		run_here(parts, fn, arg);
 		return;
 	}
-	pool.busy = 1;
+	pthread_mutex_lock(&pool.lock);
+	if (!atomic_load(&pool.stop))
+		threads = start_workers(threads);
+	else
+		threads = 1;
+	pthread_mutex_unlock(&pool.lock);
+	if (threads <= 1) {
+		atomic_store(&pool.busy, 0);
+		run_here(parts, fn, arg);
+		return;
+	}
+	int claim = parts > PAR_MAX_PARTS ? PAR_MAX_PARTS : parts;
 	pool.fn = fn;
 	pool.arg = arg;
-	pool.parts = parts;
-	pool.next = 0;
-	pool.threads = threads;
-	atomic_store(&pool.finished, 0);
-	uint64_t job = atomic_load(&pool.gen) + 1;
-	pool.job = job;
-	atomic_store_explicit(&pool.gen, job, memory_order_release);
-	pthread_cond_broadcast(&pool.wake);
+	pool.real_parts = parts;
+	atomic_store_explicit(&pool.threads, threads, memory_order_relaxed);
+	atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
+	keep_hot(spin_span());
+	uint32_t job = W_JOB(atomic_load_explicit(&pool.word, memory_order_relaxed)) + 1;
+	/* seq_cst: ordered before the reads of the sleeping flags below (a
+	 * worker sets its flag, then reads the word, under the lock) */
+	atomic_store(&pool.word, (uint64_t)job << 32 | (uint64_t)claim);
+	pthread_mutex_lock(&pool.lock);
+	for (int i = 0; i < threads - 1; i++)
+		if (pool.w[i].sleeping)
+			pthread_cond_signal(&pool.w[i].wake);
 	pthread_mutex_unlock(&pool.lock);
 	run_parts(job, 0);
-	for (int i = 0; i < PAR_SPINS; i++) {
-		if (atomic_load_explicit(&pool.finished, memory_order_acquire) == parts)
-			break;
-		PAR_RELAX();
+	/* the rest are parts that workers have begun: spin, then sleep */
+	/* Briefly: spinning on a worker that lost its core would keep the core
+	 * it needs (a long part is no sign of contention: only a lost core is) */
+	while (atomic_load_explicit(&pool.finished, memory_order_acquire) < claim) {
+		int64_t last = now_ns(), end = last + PAR_SPIN_IDLE_NS;
+		for (int i = 1; atomic_load_explicit(&pool.finished, memory_order_acquire) < claim;
+		     i++) {
+			if (i % PAR_CHECK == 0) {
+				int64_t now = now_ns();
+				check_preempted(last, now);
+				last = now;
+				if (now > end)
+					break;
+			}
+			PAR_RELAX();
+		}
+		atomic_store(&pool.caller_waits, 1);
+		pthread_mutex_lock(&pool.lock);
+		while (atomic_load(&pool.finished) < claim)
+			pthread_cond_wait(&pool.done, &pool.lock);
+		pthread_mutex_unlock(&pool.lock);
+		atomic_store(&pool.caller_waits, 0);
 	}
-	pthread_mutex_lock(&pool.lock);
-	while (atomic_load(&pool.finished) < parts)
-		pthread_cond_wait(&pool.done, &pool.lock);
-	pool.busy = 0;
-	pthread_mutex_unlock(&pool.lock);
+	keep_hot(spin_span());
+	atomic_store_explicit(&pool.busy, 0, memory_order_release);
 }
 
 int gc_nn_par_threads(int threads, double cycles)
 {
-	/* ~8 us of work a thread: less costs more in handing it out (~1 us
-	 * with the workers spinning) and in cache traffic than it saves */
-	const double per = 30e3;
-	if (threads <= 1 || cycles < 2 * per)
+	if (threads <= 1 || cycles < 2 * GC_NN_PAR_MIN_SHARE)
 		return 1;
-	double n = cycles / per;
+	double n = cycles / GC_NN_PAR_MIN_SHARE;
 	return n < threads ? (int)n : threads;
 }

@@ -1,9 +1,9 @@
 /*
  * Splitting a kernel's work over threads: a small process-wide pool of
  * worker threads, started on first use with as many workers as a call
- * needs (at most GC_NN_PAR_MAX - 1), kept for the life of the process and
- * stopped at exit. Used by the packed kernels (sgemm-pack.h); the reference
- * path leaves threads to OpenBLAS.
+ * needs (at most GC_NN_PAR_MAX - 1) and stopped with the last session
+ * (gc_nn_par_release). Between jobs the workers spin for a bounded time,
+ * then sleep (nn-par.c).
  */
 #ifndef GC_K_NN_PAR_H
 #define GC_K_NN_PAR_H
@@ -32,12 +32,34 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 void gc_nn_par_acquire(void);
 void gc_nn_par_release(void);
 
+/* A run of a session with more than one thread begins / ends: between the
+ * two the workers spin longer between jobs (nn-par.c says how long). */
+void gc_nn_par_run_begin(void);
+void gc_nn_par_run_end(void);
+
+/* Workers not asleep (spinning or working): lets the tests see that an
+ * idle pool sleeps. */
+int gc_nn_par_awake(void);
+
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the
  * tests see that a kernel splits its work. */
 uint64_t gc_nn_par_jobs(void);
 
-/* Threads worth using for about `cycles` of work (at least 1). */
+/*
+ * The least work (estimated cycles) a thread's share must have: ~10 us.
+ * Calibrated against the kernels' own estimates: timed per node at one
+ * thread over seven models (conv, GEMM, pooling, copies, element-wise,
+ * normalization), the median node took ~0.25 ns per estimated cycle. A
+ * hand-over to a spinning worker costs ~1-2 us (the job word's and the
+ * output's cache lines), so a share of ~10 us loses at most ~15 % to it;
+ * a sleeping worker costs tens of microseconds more, which the spinning of
+ * nn-par.c keeps off the jobs of a run.
+ */
+#define GC_NN_PAR_MIN_SHARE 40e3
+
+/* Threads worth using for about `cycles` of work (at least 1): each at
+ * least GC_NN_PAR_MIN_SHARE of it. */
 int gc_nn_par_threads(int threads, double cycles);
 
 /* Parts to cut `items` into for `threads` threads: a few each. */

@@ -21,20 +21,58 @@ typedef struct bn_state {
 	int64_t outer, nparam, inner; /* x viewed as [outer, nparam, inner] */
 	double eps;
 	double momentum; /* training mode: running = input * momentum + batch * (1 - momentum) */
+	gc_nn_act act;	 /* what fuse-activation moved into the node (nn-act.h) */
 } bn_state;
 
+/* y = x a + b, then the fused activation, over rows [lo, hi) of x viewed
+ * as [outer * nparam, inner]. */
+typedef struct bn_job {
+	const bn_state *st;
+	const void *x, *a, *b;
+	void *y;
+} bn_job;
+
 #define BN_DEFINE(T, sfx)                                                                          \
-	GC_NN_SIMD static void bn_apply_##sfx(const bn_state *st, const T *x, const T *a,          \
-					      const T *b, T *y)                                    \
+	GC_NN_SIMD static void bn_rows_##sfx(const bn_state *st, const T *x, const T *a,           \
+					     const T *b, T *y, int64_t lo, int64_t hi)             \
 	{                                                                                          \
-		for (int64_t o = 0; o < st->outer; o++)                                            \
-			for (int64_t c = 0; c < st->nparam; c++) {                                 \
-				const T *xs = x + (o * st->nparam + c) * st->inner;                \
-				T *ys = y + (o * st->nparam + c) * st->inner;                      \
-				T av = a[c], bv = b[c];                                            \
-				for (int64_t i = 0; i < st->inner; i++)                            \
-					ys[i] = xs[i] * av + bv;                                   \
+		const gc_nn_act *act = &st->act;                                                   \
+		for (int64_t r = lo; r < hi; r++) {                                                \
+			int64_t c = r % st->nparam;                                                \
+			const T *xs = x + r * st->inner;                                           \
+			T *ys = y + r * st->inner;                                                 \
+			T av = a[c], bv = b[c];                                                    \
+			if (act->kind == GC_NN_ACT_CLAMP) {                                        \
+				T lo_ = (T)act->lo, hi_ = (T)act->hi;                              \
+				for (int64_t i = 0; i < st->inner; i++) {                          \
+					T v = xs[i] * av + bv;                                     \
+					v = v < lo_ ? lo_ : v;                                     \
+					ys[i] = v > hi_ ? hi_ : v;                                 \
+				}                                                                  \
+				continue;                                                          \
 			}                                                                          \
+			for (int64_t i = 0; i < st->inner; i++)                                    \
+				ys[i] = xs[i] * av + bv;                                           \
+			if (act->kind != GC_NN_ACT_NONE)                                           \
+				GC_NN_ACT_ROW(T, act, ys, ys, st->inner, (T)0);                    \
+		}                                                                                  \
+	}                                                                                          \
+	static void bn_part_##sfx(void *arg, int part, int parts, int slot)                        \
+	{                                                                                          \
+		const bn_job *j = arg;                                                             \
+		int64_t lo, hi;                                                                    \
+		(void)slot;                                                                        \
+		gc_nn_part_range(j->st->outer * j->st->nparam, part, parts, &lo, &hi);             \
+		bn_rows_##sfx(j->st, j->x, j->a, j->b, j->y, lo, hi);                              \
+	}                                                                                          \
+	/* Split over the pool from ~1 cycle an element (it streams x and y). */                   \
+	static void bn_apply_##sfx(gc_kctx *k, const bn_state *st, const T *x, const T *a,         \
+				   const T *b, T *y)                                               \
+	{                                                                                          \
+		bn_job j = {st, x, a, b, y};                                                       \
+		int64_t rows = st->outer * st->nparam;                                             \
+		gc_nn_run_parts(gc_nn_par_threads(k->threads, (double)(rows * st->inner)), rows,   \
+				bn_part_##sfx, &j);                                                \
 	}                                                                                          \
 	static int bn_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                \
 				gc_tensor *const *out)                                             \
@@ -46,12 +84,12 @@ typedef struct bn_state {
 			a[c] = (T)s;                                                               \
 			b[c] = (T)(gc_kv_load(in[2], c) - gc_kv_load(in[3], c) * s);               \
 		}                                                                                  \
-		bn_apply_##sfx(st, in[0]->data, a, b, out[0]->data);                               \
+		bn_apply_##sfx(k, st, in[0]->data, a, b, out[0]->data);                            \
 		return 0;                                                                          \
 	}                                                                                          \
-	/* Training mode: normalises with the batch's own mean and (population)    \
-	 * variance per channel, summed in double; outputs 1 and 2, when wanted,   \
-	 * get the running mean and variance. */                                   \
+	/* Training mode: normalises with the batch's own mean and (population)                    \
+	 * variance per channel, summed in double; outputs 1 and 2, when wanted,                   \
+	 * get the running mean and variance. */                                                   \
 	static int bn_train_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
 				  gc_tensor *const *out)                                           \
 	{                                                                                          \
@@ -87,7 +125,7 @@ typedef struct bn_state {
 					    gc_kv_load(in[4], c) * st->momentum +                  \
 					        var * (1 - st->momentum));                         \
 		}                                                                                  \
-		bn_apply_##sfx(st, x, a, b, out[0]->data);                                         \
+		bn_apply_##sfx(k, st, x, a, b, out[0]->data);                                      \
 		return 0;                                                                          \
 	}
 
@@ -168,6 +206,9 @@ int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 	}
 	st->eps = eps;
 	st->momentum = momentum;
+	/* half types run in float32 (gc_nn_half_setup) */
+	if (gc_nn_act_init(k, gc_nn_is_half(x->dtype) ? GC_DTYPE_FLOAT : x->dtype, &st->act))
+		return gc_kok(k);
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	for (int i = 1; i <= 2; i++)
 		if (gc_nn_has_out(n, out, i)) /* the running statistics: input_mean's type */

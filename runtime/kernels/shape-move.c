@@ -377,27 +377,19 @@ static chunks *chunks_new(gc_kctx *k, gc_node *n, int32_t count)
 	return c;
 }
 
-/* Chunks [u0, u1) of outer x n: chunk u is input u % n's chunk u / n. */
-static void concat_chunks(const chunks *c, gc_tensor *const *in, char *out, int64_t u0,
-			  int64_t u1)
+/* Bytes [lo, hi) of the output, outer rows of `row` bytes: each row is
+ * every input's chunk in turn (a part may begin or end inside a chunk). */
+static void concat_bytes(const chunks *c, gc_tensor *const *in, char *out, int64_t row,
+			 int64_t lo, int64_t hi)
 {
-	int64_t row = 0;
-	for (int32_t i = 0; i < c->n; i++)
-		row += c->bytes[i];
-	int64_t o = u0 / c->n;
-	int32_t i = (int32_t)(u0 % c->n);
-	char *dst = out + o * row;
-	for (int32_t q = 0; q < i; q++)
-		dst += c->bytes[q];
-	for (int64_t u = u0; u < u1; u++) {
-		int64_t b = c->bytes[i];
-		if (b) {
-			memcpy(dst, (const char *)in[i]->data + o * b, (size_t)b);
-			dst += b;
-		}
-		if (++i == c->n) {
-			i = 0;
-			o++;
+	for (int64_t o = lo / row; o * row < hi; o++) {
+		int64_t at = o * row;
+		for (int32_t i = 0; i < c->n && at < hi; i++) {
+			int64_t b = c->bytes[i], s = at > lo ? at : lo, e = at + b < hi ? at + b : hi;
+			if (s < e)
+				memcpy(out + s, (const char *)in[i]->data + o * b + (s - at),
+				       (size_t)(e - s));
+			at += b;
 		}
 	}
 }
@@ -406,29 +398,36 @@ typedef struct concat_job {
 	const chunks *c;
 	gc_tensor *const *in;
 	char *out;
+	int64_t row, total;
 } concat_job;
 
 static void concat_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
 	const concat_job *j = arg;
-	int64_t u0, u1;
-	gc_nn_part_range(j->c->outer * j->c->n, part, parts, &u0, &u1);
-	concat_chunks(j->c, j->in, j->out, u0, u1);
+	int64_t lo, hi;
+	/* cache-line multiples, so no two threads write one line */
+	gc_nn_part_range(j->total / 64, part, parts, &lo, &hi);
+	lo *= 64;
+	hi = part == parts - 1 ? j->total : hi * 64;
+	concat_bytes(j->c, j->in, j->out, j->row, lo, hi);
 }
 
 static int run_concat(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const chunks *c = n->state;
-	int64_t units = c->outer * c->n;
-	/* a copy: ~4 bytes a cycle */
-	int t = gc_nn_par_threads(k->threads, (double)gc_tensor_nbytes(out[0]) / 4);
-	if (t <= 1 || units < 2) {
-		concat_chunks(c, in, out[0]->data, 0, units);
+	concat_job j = {c, in, out[0]->data, 0, gc_tensor_nbytes(out[0])};
+	for (int32_t i = 0; i < c->n; i++)
+		j.row += c->bytes[i];
+	if (!j.total || !j.row)
 		return 0;
-	}
-	concat_job j = {c, in, out[0]->data};
-	gc_nn_parallel(t, gc_nn_par_parts(t, units), concat_part, &j);
+	/* a copy: ~4 bytes a cycle; split by bytes, not by input (densenet's
+	 * first Concat has 2 inputs of 64 and 32 channels) */
+	int t = gc_nn_par_threads(k->threads, (double)j.total / 4);
+	if (t <= 1 || j.total < 2 * 4096)
+		concat_bytes(c, in, j.out, j.row, 0, j.total);
+	else
+		gc_nn_parallel(t, gc_nn_par_parts(t, j.total / 4096), concat_part, &j);
 	return 0;
 }
 

@@ -173,9 +173,34 @@ def _fixtures():
         inits = {"sc": sc, "bi": bi, "lo": np.float32(-0.5), "hi": np.float32(1.0)}
         save(path, nodes, inits, {"x": xn}, outs, 21 if kind == "gn" else 13)
         return {"x": xn}, outs
+    def batchnorm(path, act="Relu", shared=False):
+        # a BatchNormalization after no Conv (fold-batchnorm leaves it, as in
+        # densenet's pre-activation blocks), then the activation
+        c = x.shape[1]
+        sc, b, mean = (rng.standard_normal(c).astype(np.float32) for _ in range(3))
+        var = (np.abs(rng.standard_normal(c)) + 0.1).astype(np.float32)
+        inits = {"sc": sc, "b": b, "mean": mean, "var": var}
+        nodes = [n("BatchNormalization", ["x", "sc", "b", "mean", "var"], ["t"])]
+        if act == "Clip":
+            inits.update(lo=np.float32(-0.5), hi=np.float32(1.5))
+            nodes.append(n("Clip", ["t", "lo", "hi"], ["y"]))
+        else:
+            nodes.append(n(act, ["t"], ["y"]))
+        k = (None, slice(None), None)  # per channel, x is [N, C, L]
+        t = ((x.astype(np.float64) - mean[k]) / np.sqrt(var[k].astype(np.float64) + 1e-5) *
+             sc[k] + b[k])
+        outs = {"y": np.clip(t, -0.5, 1.5) if act == "Clip" else np.maximum(t, 0)}
+        if shared:  # the normalized value is read by another node too
+            nodes.append(n("Neg", ["t"], ["z"]))
+            outs["z"] = -t
+        save(path, nodes, inits, {"x": x}, outs)
+        return {"x": x}, outs
 
     L = layernorm
     return {
+        "batchnorm-relu": (batchnorm, 1, {"BatchNormalization"}, {"Relu"}),
+        "batchnorm-clip": (lambda p: batchnorm(p, "Clip"), 1, {"BatchNormalization"}, {"Clip"}),
+        "batchnorm-relu-shared": (lambda p: batchnorm(p, shared=True), 3, {"Relu"}, None),
         "swish": (swish, 1, {"com.graphcc::Swish"}, {"Sigmoid", "Mul"}),
         "swish-shared": (lambda p: swish(p, shared=True), 3, None, {"com.graphcc::Swish"}),
         "swish-output": (lambda p: swish(p, output=True), 2, None, {"com.graphcc::Swish"}),

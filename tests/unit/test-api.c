@@ -396,6 +396,67 @@ static void test_no_process_global_effects(void)
 	CHECK_INT(gc_abi_version(), GC_ABI_VERSION);
 }
 
+/* The threads of the process (up to `max` ids); their count. */
+static int list_tids(long *tids, int max)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)) && n < max)
+		if (e->d_name[0] != '.')
+			tids[n++] = atol(e->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* CPU time (ms) of the threads in `now` that are not in `before`: the
+ * pool's workers (not OpenBLAS's threads, which spin on their own after a
+ * BLAS call). */
+static double new_threads_cpu_ms(const long *before, int nb, const long *now, int nn)
+{
+	double ms = 0;
+	for (int i = 0; i < nn; i++) {
+		int old = 0;
+		for (int j = 0; j < nb && !old; j++)
+			old = now[i] == before[j];
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", now[i]);
+		FILE *f = old ? NULL : fopen(path, "r");
+		unsigned long long ns = 0;
+		if (f && fscanf(f, "%llu", &ns) == 1)
+			ms += (double)ns / 1e6;
+		if (f)
+			fclose(f);
+	}
+	return ms;
+}
+
+/* The pool's workers spin between the jobs of a run, but an idle session's
+ * go to sleep soon after its last run and burn no CPU. */
+static void test_idle_pool_sleeps(void)
+{
+	long before[256], now[256];
+	int nb = list_tids(before, 256);
+	gc_nn_par_acquire();
+	int parts[8] = { 0 };
+	gc_nn_par_run_begin();
+	gc_nn_parallel(3, 8, split_part, parts);
+	gc_nn_par_run_end();
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(parts[i], i + 1);
+	int nn = list_tids(now, 256);
+	CHECK_INT(nn, nb + 2); /* two workers */
+	/* asleep within ms (up to 2 s for a loaded machine to run them) */
+	for (int i = 0; i < 2000 && gc_nn_par_awake() > 0; i++)
+		usleep(1000);
+	CHECK_INT(gc_nn_par_awake(), 0);
+	double cpu = new_threads_cpu_ms(before, nb, now, nn);
+	usleep(50000);
+	CHECK(new_threads_cpu_ms(before, nb, now, nn) - cpu < 1);
+	gc_nn_par_release();
+}
+
 static int n_debug_msgs;
 static char debug_msgs[4096];
 static void debug_log(void *user, gc_log_level level, const char *msg)
@@ -559,4 +620,4 @@ static void test_dump_seen_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))

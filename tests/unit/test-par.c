@@ -527,6 +527,79 @@ static void test_norm_threads(void)
 	free(bi);
 }
 
+/* BatchNormalization (what fold-batchnorm leaves, as in densenet's
+ * pre-activation blocks) with and without the Relu that fuse-activation
+ * moves into it: a large one splits, a small one does not (one share would
+ * cost less than handing it to a worker). */
+static void test_batchnorm_threads(void)
+{
+	const int64_t C = 64, inner = 56 * 56, n = C * inner;
+	float *x = rnd_buf(n), *p[4];
+	for (int i = 0; i < 4; i++)
+		p[i] = rnd_buf(C);
+	for (int64_t c = 0; c < C; c++)
+		p[3][c] = fabsf(p[3][c]) + 0.1f; /* variance */
+	double *want = malloc((size_t)n * sizeof *want), *scale = malloc((size_t)n * sizeof *scale);
+	for (int relu = 0; relu < 2; relu++) {
+		for (int64_t e = 0; e < n; e++) {
+			int64_t c = e / inner;
+			double v = (x[e] - (double)p[2][c]) / sqrt((double)p[3][c] + 1e-5) * p[0][c] +
+				   p[1][c];
+			want[e] = relu && v < 0 ? 0 : v;
+			scale[e] = fabs(want[e]) + 1;
+		}
+		for (int small = 0; small < 2; small++) {
+			int64_t dims[4] = {1, C, small ? 2 : 56, small ? 2 : 56};
+			gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, dims, x);
+			gc_tensor tp[4];
+			gc_tensor *ins[5] = {&tx};
+			for (int i = 0; i < 4; i++) {
+				tp[i] = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){C}, p[i]);
+				ins[i + 1] = &tp[i];
+			}
+			gc_attr act = {.name = "_gc_activation", .type = GC_ATTR_STRING};
+			act.v.s = "Relu";
+			act.n = 4;
+			harness_run h;
+			int rc = harness_op(&h, gc_prepare_BatchNormalization, "BatchNormalization",
+					    15, 5, ins, 1, relu, &act);
+			CHECK_INT(rc, 0);
+			const char *what = relu ? "BatchNormalization + Relu" : "BatchNormalization";
+			if (!rc && !small) {
+				CHECK(near_all(h.out[0].data, want, scale, n, what));
+				check_threads(&h, ins, what);
+			} else if (!rc) { /* 64 x 4 values: one thread */
+				gc_kctx k = {.err = &h.err, .node = &h.node, .threads = 2};
+				k.scratch = calloc(1, h.node.scratch_bytes + 1);
+				uint64_t jobs = gc_nn_par_jobs();
+				CHECK_INT(h.node.run(&k, &h.node, ins, (gc_tensor *[]){&h.out[0]}), 0);
+				CHECK(gc_nn_par_jobs() == jobs);
+				free(k.scratch);
+			}
+			harness_free(&h);
+		}
+	}
+	free(want);
+	free(scale);
+	free(x);
+	for (int i = 0; i < 4; i++)
+		free(p[i]);
+}
+
+/* The split policy itself: a job runs on one thread until each of two
+ * shares is worth a hand-over to a worker, then on as many threads as it
+ * has such shares, at most the threads it was given. */
+static void test_split_threshold(void)
+{
+	CHECK_INT(gc_nn_par_threads(2, 0), 1);
+	CHECK_INT(gc_nn_par_threads(1, 1e9), 1);
+	double share = GC_NN_PAR_MIN_SHARE;
+	CHECK_INT(gc_nn_par_threads(2, 2 * share * 0.99), 1);
+	CHECK_INT(gc_nn_par_threads(2, 2 * share), 2);
+	CHECK_INT(gc_nn_par_threads(4, 3.5 * share), 3);
+	CHECK_INT(gc_nn_par_threads(4, 1e9), 4);
+}
+
 static void test_copy_threads(void)
 {
 	/* Transpose [1, 256, 8, 64] -> [1, 8, 256, 64] (heads) and
@@ -633,4 +706,5 @@ static void test_copy_threads(void)
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
 	  TEST(test_elementwise_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
-	  TEST(test_norm_threads), TEST(test_copy_threads))
+	  TEST(test_norm_threads), TEST(test_batchnorm_threads), TEST(test_split_threshold),
+	  TEST(test_copy_threads))

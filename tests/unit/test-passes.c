@@ -575,6 +575,57 @@ static void test_identity_chain_removed(void)
 	gc_graph_free(g);
 }
 
+static void test_zero_pad_removed(void)
+{
+	gc_error err = {0};
+	gc_graph *g = gc_graph_new("pads");
+	gc_graph_set_opset(g, "", 13, &err);
+	int64_t d[2] = {2, 5};
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 2, d, NULL, &err);
+	static int64_t zeros[4] = {0, 0, 0, 0}, ones[4] = {0, 1, 0, 1};
+	gc_tensor tz = {.dtype = GC_DTYPE_INT64, .rank = 1, .dims = {4}, .data = zeros};
+	gc_tensor to = {.dtype = GC_DTYPE_INT64, .rank = 1, .dims = {4}, .data = ones};
+	gc_graph_add_constant(g, "zeros", &tz, &err);
+	gc_graph_add_constant(g, "ones", &to, &err);
+	/* pads of zeros (densenet's transitions): gone; real pads stay */
+	const char *pin[] = {"x", "zeros"}, *pout[] = {"p"};
+	gc_graph_add_node(g, "pad0", "", "Pad", 2, pin, 1, pout, 0, NULL, &err);
+	const char *nin[] = {"p"}, *nout[] = {"y"};
+	gc_graph_add_node(g, "neg", "", "Neg", 1, nin, 1, nout, 0, NULL, &err);
+	const char *qin[] = {"x", "ones"}, *qout[] = {"z"};
+	gc_graph_add_node(g, "pad1", "", "Pad", 2, qin, 1, qout, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	gc_graph_add_output(g, "z", &err);
+	CHECK_STR(err.msg, "");
+	counts c = {0};
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	CHECK_INT(changes(&c, "identity-elimination"), 1);
+	CHECK_INT(count_op(o, "Pad"), 1);
+	CHECK_INT(gc_graph_num_nodes(o), 2);
+	/* against x itself (run_graph's inputs): y = -x, z = x with a zero
+	 * column either side */
+	float x[10];
+	rng_state = 9;
+	for (int k = 0; k < 10; k++)
+		x[k] = (float)(rnd() * 3);
+	for (int out = 0; out < 2; out++) {
+		result got;
+		CHECK_INT(run_graph(o, 9, out, &got, &err), 0);
+		CHECK_INT(got.n, out ? 14 : 10);
+		int ok = got.n == (out ? 14 : 10);
+		for (int64_t k = 0; ok && k < got.n; k++) {
+			int64_t r = k / 7, q = k % 7;
+			double want = !out ? -x[k] : q == 0 || q == 6 ? 0 : x[r * 5 + q - 1];
+			ok = got.v[k] == want;
+		}
+		CHECK(ok);
+		free(got.v);
+	}
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
 static void test_dropout_removed(void)
 {
 	gc_error err = {0};
@@ -990,7 +1041,7 @@ static void test_passes_report_and_refuse_cycles(void)
 
 TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
-	  TEST(test_identity_chain_removed), TEST(test_dropout_removed),
+	  TEST(test_identity_chain_removed), TEST(test_dropout_removed), TEST(test_zero_pad_removed),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
 	  TEST(test_matmul_gelu_fused),
 	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),
