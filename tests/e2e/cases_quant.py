@@ -754,6 +754,117 @@ def dynq_matmul_fusion(ctx):
     return run.Result(True, "2 chains fused (bias+Relu, 3-D A), one kept; byte-equal to the nodes")
 
 
+def _maxpool_ref(q, k, st, pads, ceil=False):
+    """MaxPool of an integer array [N, C, H, W] in NumPy (padding never wins)."""
+    n, c, h, w = q.shape
+    lo = np.iinfo(q.dtype).min
+    def out(i, kk, s, p0, p1):
+        num = i + p0 + p1 - kk
+        return (-(-num // s) if ceil else num // s) + 1
+    oh, ow = out(h, k[0], st[0], pads[0], pads[2]), out(w, k[1], st[1], pads[1], pads[3])
+    xp = np.full((n, c, h + pads[0] + pads[2] + k[0] + st[0], w + pads[1] + pads[3] + k[1] + st[1]),
+                 lo, q.dtype)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w] = q
+    y = np.full((n, c, oh, ow), lo, q.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            y = np.maximum(y, xp[:, :, i:i + st[0] * (oh - 1) + 1:st[0], j:j + st[1] * (ow - 1) + 1:st[1]])
+    return y
+
+
+def _qadd_ref(a, sa, za, b, sb, zb, sc, zc, ct, relu=None):
+    """QLinearAdd as the float nodes compute it, operation by operation in
+    float32 (NumPy's float32 arithmetic is IEEE's): DequantizeLinear both,
+    Add, QuantizeLinear [, DequantizeLinear, Relu, QuantizeLinear]."""
+    f32 = np.float32
+    def q(v, s, z, t):
+        info = np.iinfo(t)
+        return np.clip(np.rint(v / f32(s)) + f32(z), info.min, info.max).astype(t)
+    s = (a.astype(f32) - f32(za)) * f32(sa) + (b.astype(f32) - f32(zb)) * f32(sb)
+    c = q(s, sc, zc, ct)
+    if relu is None:
+        return c
+    sr, zr, rt = relu
+    return q(np.maximum((c.astype(f32) - f32(zc)) * f32(sc), f32(0)), sr, zr, rt)
+
+
+def qdq_add_maxpool_fusion(ctx):
+    """fuse-qdq-maxpool and fuse-qdq-add: DequantizeLinear -> MaxPool ->
+    QuantizeLinear with the same parameters runs MaxPool on the 8-bit tensor
+    (uint8 3x3/2 padded, the row path's common case; int8 3x2, strides 2x1,
+    ceil_mode, uneven pads); DQ, DQ -> Add -> Q [-> DQ -> Relu -> Q] becomes
+    com.graphcc::QLinearAdd (uint8 + uint8 with the Relu tail, uint8 + int8
+    broadcast over [1, C, 1, 1] to int8, odd sizes: 13x11 and 7 channels).
+    Each output is byte for byte the unfused graph's (--no-optimize), the
+    reference kernels' (GRAPHCC_NN_REFERENCE=1) and NumPy's (the integer max;
+    the float32 operations in order); a MaxPool whose QuantizeLinear has
+    other parameters stays float."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-add-maxpool"))
+    r = np.random.default_rng(2311)
+    x = (r.standard_normal((1, 7, 13, 11)) * 3).astype(np.float32)
+    x2 = (r.standard_normal((1, 7, 13, 11)) * 2).astype(np.float32)
+    bb = r.standard_normal((1, 7, 1, 1)).astype(np.float32)
+    P = {"sx": (0.047, 128, np.uint8), "s2": (0.031, 120, np.uint8), "sb": (0.02, -3, np.int8),
+         "sc": (0.06, 100, np.uint8), "sr": (0.035, 2, np.uint8), "si": (0.05, 5, np.int8),
+         "sd": (0.08, -1, np.int8)}
+    inits = []
+    for k, (s, z, t) in P.items():
+        inits += [numpy_helper.from_array(np.array(s, np.float32), k),
+                  numpy_helper.from_array(np.array(z, t), k + "_z")]
+    inits.append(numpy_helper.from_array(np.array(0.049, np.float32), "sy"))  # != sx
+    QD = lambda src, p, q, dq: [helper.make_node("QuantizeLinear", [src, p, p + "_z"], [q]),
+                                helper.make_node("DequantizeLinear", [q, p, p + "_z"], [dq])]
+    nodes = (QD("x", "sx", "xq", "xd") + QD("x2", "s2", "x2q", "x2d") + QD("bb", "sb", "bq", "bd")
+             + QD("x", "si", "xiq", "xid") +
+             [helper.make_node("MaxPool", ["xd"], ["mp"], kernel_shape=[3, 3], strides=[2, 2],
+                               pads=[1, 1, 1, 1])] + QD("mp", "sx", "mpq", "mpd") +
+             [helper.make_node("MaxPool", ["xid"], ["mp2"], kernel_shape=[3, 2], strides=[2, 1],
+                               pads=[0, 1, 1, 0], ceil_mode=1)] + QD("mp2", "si", "mp2q", "mp2d") +
+             [helper.make_node("MaxPool", ["xd"], ["mp3"], kernel_shape=[2, 2])] +
+             [helper.make_node("QuantizeLinear", ["mp3", "sy", "sx_z"], ["mp3q"]),
+              helper.make_node("Add", ["xd", "x2d"], ["s1"])] + QD("s1", "sc", "s1q", "s1d") +
+             [helper.make_node("Relu", ["s1d"], ["r1"])] + QD("r1", "sr", "r1q", "r1d") +
+             [helper.make_node("Add", ["x2d", "bd"], ["t2"])] + QD("t2", "sd", "s2q", "s2d"))
+    outs_v = [helper.make_tensor_value_info(n, t, None) for n, t in (
+        ("mpq", TensorProto.UINT8), ("mp2q", TensorProto.INT8), ("mp3q", TensorProto.UINT8),
+        ("r1q", TensorProto.UINT8), ("s2q", TensorProto.INT8))]
+    outs = _fused_unfused_reference(ctx, d, nodes, inits, {"x": x, "x2": x2, "bb": bb}, outs_v,
+                                    "fuse-qdq-add", 2)
+    if isinstance(outs, run.Result):
+        return outs
+    rc, out, err = run.run_graphcc(ctx, ["compile", os.path.join(d, "model.onnx"), "-o",
+                                         os.path.join(d, "m2.gcb")])
+    if rc != 0 or not re.search(r"pass fuse-qdq-maxpool\s+2 changes", out):
+        return run.Result(False, "compile: want fuse-qdq-maxpool 2 changes", out + err)
+    def quant(v, key):
+        s, z, t = P[key]
+        info = np.iinfo(t)
+        return np.clip(np.rint(v / np.float32(s)) + np.float32(z), info.min, info.max).astype(t)
+    xq, x2q, bq, xiq = quant(x, "sx"), quant(x2, "s2"), quant(bb, "sb"), quant(x, "si")
+    want = [_maxpool_ref(xq, (3, 3), (2, 2), (1, 1, 1, 1)),
+            _maxpool_ref(xiq, (3, 2), (2, 1), (0, 1, 1, 0), ceil=True),
+            None,
+            _qadd_ref(xq, *P["sx"][:2], x2q, *P["s2"][:2], *P["sc"], relu=P["sr"]),
+            _qadd_ref(x2q, *P["s2"][:2], bq, *P["sb"][:2], *P["sd"])]
+    names = [v.name for v in outs_v]
+    for i, name in enumerate(names):
+        got = {k: v[i] for k, v in outs.items()}
+        if len({a.tobytes() for a in got.values()}) > 1:
+            return run.Result(False, "%s: fused, unfused and reference kernels differ" % name)
+        if want[i] is not None and (got["fused"].dtype != want[i].dtype or
+                                    not np.array_equal(got["fused"], want[i])):
+            return run.Result(False, "%s: differs from NumPy in %d values" % (
+                name, int((got["fused"].astype(np.int64) != want[i]).sum())
+                if got["fused"].shape == want[i].shape else -1))
+    rc, info, err = run.run_graphcc(ctx, ["info", os.path.join(d, "m2.gcb")])
+    if rc != 0 or not re.search(r"\b2\s+com\.graphcc::QLinearAdd\b", info) or \
+            not re.search(r"\b3\s+MaxPool\b", info):
+        return run.Result(False, "info: want 2 QLinearAdd and 3 MaxPool", info + err)
+    return run.Result(True, "2 MaxPool and 2 Add (one with Relu) fused; = unfused, reference, NumPy")
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -763,4 +874,5 @@ def cases(ctx):
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
+            ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]
