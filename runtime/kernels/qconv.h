@@ -9,7 +9,10 @@
  *
  * Stride 1 (any kernel, padding, dilation): no im2col. The image is copied
  * once into channel quads ([c/4][padded pixels][4 channels], the padding
- * holding x's zero point), and output pixels are numbered along the padded
+ * holding x's zero point), the signs swapped (kl.a_signed: the weights as
+ * signed bytes, uint8 w - 128; the pixels unsigned, int8 x + 128), so that
+ * for weights whose zero point is 0 (the symmetric int8 of QDQ models) no
+ * per-pixel sums are needed; output pixels are numbered along the padded
  * rows, so 16 neighbours of a tap's quad are 64 contiguous bytes: the tile
  * reads them in place, one tap after another (the weights' rows ordered
  * tap by tap, 4 channels at a time). The pixels of the padding columns are
@@ -29,6 +32,8 @@ typedef struct gc_qconv {
 	int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
 	bool x_unsigned, w_unsigned;
 	bool quads; /* stride 1: the in-place channel-quad path */
+	bool pmajor;	/* quads: phase-major virtual channels (qconv.c) */
+	int64_t npairs; /* quads: (virtual tap, phase) pairs with a real tap */
 	gc_qgemm_isa isa;
 	/* m rows of gc_qg_k4(kdim) bytes, then m int32 sums (gc_qconv_pack_w),
 	 * or NULL: packed into scratch on each run */

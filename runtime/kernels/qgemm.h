@@ -104,10 +104,15 @@ typedef struct gc_qgemm_out {
 typedef struct gc_qgemm_kloop {
 	int64_t a_ks, ntaps, kqt, cs;
 	const int64_t *tapoff;
+	/* the operands' signs swapped: A's bytes signed (s8), B's unsigned (u8),
+	 * acc = sum of A B (the convolution's weights as they are against u8
+	 * pixels: no pixel sums needed when the weights' zero point is 0) */
+	bool a_signed;
 } gc_qgemm_kloop;
 
 /* acc for rows a[0..mr) and the first np (1 to GC_QG_NC) panels of the
- * chunk at bp, into acc[r * GC_QG_NR * GC_QG_NC + j]. */
+ * chunk at bp, into acc[r * GC_QG_NR * GC_QG_NC + j] (u8 A x s8 B, or s8 A
+ * x u8 B when kl->a_signed). */
 void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
 		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc);
 /* The epilogue for rows [i0, i0 + mr) and columns [j0, j0 + nc) of acc

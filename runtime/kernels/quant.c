@@ -887,7 +887,7 @@ static int iconv_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, iconv_plan
 	gc_qconv_plan(q);
 	char key[96];
 	void *fill;
-	snprintf(key, sizeof key, "q8w%d %" PRId64 " %" PRId64 " %" PRId64 " %d", q->quads ? 2 : 1,
+	snprintf(key, sizeof key, "q8w%d %" PRId64 " %" PRId64 " %" PRId64 " %d", q->quads ? 3 : 1,
 		 q->m, q->c / q->group, q->k[0] * q->k[1] * q->k[2], (int)q->w_unsigned);
 	q->wpack = gc_kpacked(k, n, in, p->iw, key, gc_qconv_w_bytes(q), false, &fill);
 	if (gc_kok(k))

@@ -453,6 +453,13 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("strided-dilated-im2col", (1, 5, 13, 12), (6, 5, 3, 3), (2, 2), (1, 1, 1, 1), (2, 2), 1, np.uint8, np.int8, True),
     # enough work for two threads (blocks and row ranges split over the pool)
     ("two-threads-u8s8", (1, 32, 20, 21), (40, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, False),
+    # weights' zero point 0 (128 for uint8 w): the channel-quad path without
+    # pixel sums; rows of 16+ pixels read in place (stride 1), phase-major
+    # channels (3x3 stride 2, 13 channels: quads rounded up per phase)
+    ("zw0-rows-u8s8", (1, 10, 9, 37), (12, 10, 3, 3), (1, 1), (1, 2, 0, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("zw0-rows-s8u8", (2, 5, 6, 16), (7, 5, 1, 3), (1, 1), (0, 1, 0, 1), (1, 1), 1, np.int8, np.uint8, False),
+    ("zw0-stride2-u8s8", (1, 13, 15, 17), (20, 13, 3, 3), (2, 2), (1, 1, 0, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("zw0-stride2-1x1-s8s8", (1, 24, 9, 40), (16, 24, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.int8, np.int8, False),
 ]
 
 
@@ -496,6 +503,8 @@ def int8_builtins(ctx):
         x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
         zx = np.array(r.integers(1, 5) + (3 if xt == np.uint8 else -6), xt)  # never 0
         zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
+        if name.startswith("zw0"):
+            zw = np.full(zw.shape, 128 if wt == np.uint8 else 0, wt)
         want = conv_int_ref(x, w, int(zx), zw.astype(np.int64), st, pads, dil, group)
         sx, sy = np.float32(0.02), np.float32(0.5 * np.abs(want).max() * 0.02 * 0.01 / 127 + 1e-3)
         sw = (r.random(ws[0]) * 0.02 + 0.005).astype(np.float32) if per_ch else np.array(0.01, np.float32)
