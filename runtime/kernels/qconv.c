@@ -1,6 +1,8 @@
 /* The integer convolution on the integer GEMM (qconv.h). */
 #include "qconv.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nn-par.h"
@@ -222,6 +224,82 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 			sum += (int8_t)rows[i * row + a];
 		sums[i] = sum;
 	}
+}
+
+void gc_qconv_key(const gc_qconv *q, char *key, size_t size)
+{
+	snprintf(key, size,
+		 "q8w4 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+		 " %" PRId64 " %" PRId64 " %d %d",
+		 q->m, q->c / q->group, q->k[0], q->k[1], q->k[2], q->stride[0], q->stride[1],
+		 q->stride[2], (int)q->quads, (int)q->w_unsigned);
+}
+
+/* gc_qconv_pack_w backwards: w[i][c][kt] from the rows. */
+static void unpack_w(const gc_qconv *q, const uint8_t *rows, uint8_t *w)
+{
+	int64_t kdim = kdim_of(q), row = wrow_of(q), cg = q->c, kt;
+	if (!q->quads) { /* gc_qgemm_pack_a's rows: int8 + 128 */
+		for (int64_t i = 0; i < q->m; i++)
+			for (int64_t t = 0; t < kdim; t++)
+				w[i * kdim + t] = rows[i * row + t] ^ (q->w_unsigned ? 0 : 0x80);
+		return;
+	}
+	int64_t pr = 0, cgp = cgp_of(q), cg4 = cg4_of(q), nph = nph_of(q);
+	for (int64_t t = 0; t < vtaps_of(q); t++)
+		for (int64_t ph = 0; ph < nph; ph++) {
+			if (!real_pair(q, t, ph, &kt))
+				continue;
+			for (int64_t c = 0; c < cg; c++) {
+				int64_t at = q->pmajor ? pr * cgp + c : t * cg4 + c * nph + ph;
+				for (int64_t i = 0; i < q->m; i++)
+					w[i * kdim + c * taps_of(q) + kt] =
+					    rows[i * row + at] ^ (q->w_unsigned ? 0x80 : 0);
+			}
+			pr++;
+		}
+}
+
+int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		    uint64_t nbytes)
+{
+	int64_t v[10];
+	char tail;
+	if (sscanf(key,
+		   "q8w4 %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %c",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &tail) != 10)
+		return GC_EINVAL;
+	/* every number bounded, the plain size the key's (which the file's
+	 * packed size bounds), before any size is computed from them */
+	double plain = 1;
+	for (int i = 0; i < 8; i++) {
+		if (v[i] < 1 || v[i] > ((int64_t)1 << 30))
+			return GC_EINVAL;
+		plain *= i < 5 ? (double)v[i] : 1;
+	}
+	if (v[8] < 0 || v[8] > 1 || v[9] < 0 || v[9] > 1 || plain != (double)nbytes ||
+	    nbytes > src_bytes)
+		return GC_EINVAL;
+	gc_qconv q = { .n = 1, .c = v[1], .m = v[0], .group = 1, .w_unsigned = v[9] != 0,
+		       .isa = GC_QGEMM_C };
+	for (int i = 0; i < 3; i++) {
+		q.k[i] = v[2 + i];
+		q.stride[i] = v[5 + i];
+		q.dil[i] = 1;
+	}
+	gc_qconv_plan(&q);
+	q.quads = v[8] != 0;
+	if (!q.quads) {
+		q.pmajor = false;
+		q.npairs = 0;
+	}
+	/* the phases and taps stay within the kernel's: sizes below the plain's
+	 * times the stride volume (bounded above) */
+	if ((double)gc_qconv_w_bytes(&q) != (double)src_bytes)
+		return GC_EINVAL;
+	unpack_w(&q, src, dst);
+	return 0;
 }
 
 /* One slot's buffers: the block's columns (im2col), the packed block, its
@@ -507,36 +585,45 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	}
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
+		/* per virtual channel t: its channel (-1: past the group's: stored
+		 * 0), the input offsets of its phase, and along the last axis the
+		 * virtual pixels [va, vb) inside the input (pixel w reads s2 w +
+		 * off); no divisions in the row loops */
+		int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4], cgp = cgp_of(q);
+		for (int t = 0; t < 4; t++) {
+			int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
+			int64_t ph = q->pmajor ? vc / cgp : vc % nph;
+			ch[t] = c < cg ? c : -1;
+			o0[t] = ph / (ph1 * ph2) - q->pad[0];
+			o1[t] = ph / ph2 % ph1 - q->pad[1];
+			off[t] = ph % ph2 - q->pad[2];
+			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
+			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
+		}
 		for (int64_t d = 0; d < p0; d++)
 			for (int64_t h = 0; h < p1; h++)
 				for (int64_t w0 = 0; w0 < p2; w0 += SEG) {
 					int64_t n = p2 - w0 < SEG ? p2 - w0 : SEG;
 					const uint8_t *r[4];
 					for (int t = 0; t < 4; t++) {
-						/* virtual channel: channel c, phase (h0, h1, h2) */
-						int64_t vc = cq * 4 + t;
-						int64_t c = q->pmajor ? vc % cgp_of(q) : vc / nph;
-						int64_t ph = q->pmajor ? vc / cgp_of(q) : vc % nph;
-						r[t] = c < cg ? rowbuf[t] : NULL; /* NULL: stored 0 */
-						if (c >= cg)
+						r[t] = ch[t] >= 0 ? rowbuf[t] : NULL;
+						if (ch[t] < 0)
 							continue;
-						memset(rowbuf[t], j->zx, (size_t)n + 16);
-						int64_t h0 = ph / (ph1 * ph2), hh1 = ph / ph2 % ph1, h2 = ph % ph2;
-						int64_t id = d * q->stride[0] + h0 - q->pad[0];
-						int64_t ih = h * q->stride[1] + hh1 - q->pad[1];
-						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1])
+						int64_t id = d * q->stride[0] + o0[t], ih = h * q->stride[1] + o1[t];
+						int64_t a = (va[t] > w0 ? va[t] : w0) - w0;
+						int64_t b = (vb[t] < w0 + n ? vb[t] : w0 + n) - w0;
+						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1] || a >= b) {
+							memset(rowbuf[t], j->zx, (size_t)n + 16);
 							continue;
-						const uint8_t *xr = j->xg + c * isz + (id * q->in[1] + ih) * q->in[2];
-						/* virtual pixel w reads input pixel s2 w + off */
-						int64_t off = h2 - q->pad[2];
-						int64_t a = off >= 0 ? 0 : (-off + s2 - 1) / s2;
-						int64_t b = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
-						a = (a > w0 ? a : w0) - w0;
-						b = (b < w0 + n ? b : w0 + n) - w0;
-						if (s2 == 1 && a < b)
-							memcpy(rowbuf[t] + a, xr + w0 + a + off, (size_t)(b - a));
-						if (s2 != 1)
-							gather(rowbuf[t], xr, w0, off, s2, a, b, q->in[2]);
+						}
+						memset(rowbuf[t], j->zx, (size_t)a);
+						memset(rowbuf[t] + b, j->zx, (size_t)(n + 16 - b));
+						const uint8_t *xr =
+						    j->xg + ch[t] * isz + (id * q->in[1] + ih) * q->in[2];
+						if (s2 == 1)
+							memcpy(rowbuf[t] + a, xr + w0 + a + off[t], (size_t)(b - a));
+						else
+							gather(rowbuf[t], xr, w0, off[t], s2, a, b, q->in[2]);
 					}
 					/* 16 pixels at a time: a row's last ones spill into the
 					 * next row (written after it) or the plane's tail */
@@ -617,6 +704,20 @@ static void quads_part(void *arg, int part, int parts, int slot)
 	}
 }
 
+/* Row ranges per block of pixels for th threads: at least 4 items a
+ * thread, their count a multiple of th where the row tiles allow (9 blocks
+ * on 2 threads: 18 items, not 9, so that neither waits for a 5th). */
+static int64_t split_rows(int th, int64_t blocks, int64_t row_tiles)
+{
+	if (th <= 1)
+		return 1;
+	int64_t r = (4 * th + blocks - 1) / blocks;
+	for (int64_t c = r; c < 2 * r && c <= row_tiles; c++)
+		if (blocks * c % th == 0)
+			return c;
+	return r < row_tiles ? r : row_tiles;
+}
+
 static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *wrows,
 		      const uint8_t *mask, const gc_qgemm_out *out0, char *mem, int threads)
 {
@@ -643,8 +744,7 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 			(double)wrow_of(q) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int th = gc_nn_par_threads(threads, cycles);
 	int64_t groups = (chunks + GROUP_CHUNKS - 1) / GROUP_CHUNKS;
-	int64_t rsplit = th > 1 ? (4 * th + groups - 1) / groups : 1;
-	rsplit = rsplit < row_tiles ? rsplit : row_tiles;
+	int64_t rsplit = split_rows(th, groups, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
@@ -729,8 +829,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 			(double)gc_qg_k4(kdim) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < SLOTS ? t : SLOTS;
-	int64_t rsplit = t > 1 ? (4 * t + nblocks - 1) / nblocks : 1;
-	rsplit = rsplit < row_tiles ? rsplit : row_tiles;
+	int64_t rsplit = split_rows(t, nblocks, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;

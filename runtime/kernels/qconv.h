@@ -23,6 +23,7 @@
 #define GC_K_QCONV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "qgemm.h"
@@ -61,6 +62,13 @@ typedef struct gc_qconv_args {
 void gc_qconv_plan(gc_qconv *q);
 uint64_t gc_qconv_w_bytes(const gc_qconv *q);
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst);
+/* The packed weights' key (gc_kpacked): their layout and shape, "q8w4 M
+ * CG K0 K1 K2 S0 S1 S2 QUADS W_UNSIGNED"; and the weights ([m][cg][k...],
+ * nbytes) back from such a packing: 0, or GC_EINVAL when the key is not one
+ * or does not fit the sizes (gc_packed_unpack). */
+void gc_qconv_key(const gc_qconv *q, char *key, size_t size);
+int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		    uint64_t nbytes);
 /* Scratch bytes of gc_qconv_run. */
 uint64_t gc_qconv_scratch(const gc_qconv *q);
 void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int threads);

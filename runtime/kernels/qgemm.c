@@ -3,7 +3,9 @@
  * and the requantization in the epilogue, tiles split over the nn-par pool. */
 #include "qgemm.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../fileio.h"
@@ -94,6 +96,28 @@ GC_NN_SIMD void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64
 		}
 		memcpy(colsum + j0, cs, (size_t)nr * sizeof *cs);
 	}
+}
+
+int gc_qgemm_unpack_b(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		      uint64_t nbytes)
+{
+	int64_t k, n;
+	int u;
+	char tail;
+	if (sscanf(key, "q8b1 %" SCNd64 " %" SCNd64 " %d %c", &k, &n, &u, &tail) != 3 || k < 1 ||
+	    n < 1 || k > ((int64_t)1 << 30) || n > ((int64_t)1 << 30) || (u != 0 && u != 1) ||
+	    (double)k * (double)n != (double)nbytes || nbytes > src_bytes ||
+	    (double)gc_qgemm_b_bytes(k, n) + 4.0 * (double)n != (double)src_bytes)
+		return GC_EINVAL;
+	int64_t kq = gc_qg_k4(k) / 4;
+	uint8_t flip = u ? 0x80 : 0;
+	for (int64_t t = 0; t < k; t++)
+		for (int64_t j = 0; j < n; j++) {
+			int64_t p = j / GC_QG_NR;
+			const uint8_t *dp = (const uint8_t *)src + p / NC * kq * QG_QSTRIDE + p % NC * 64;
+			((uint8_t *)dst)[t * n + j] = dp[t / 4 * QG_QSTRIDE + j % GC_QG_NR * 4 + t % 4] ^ flip;
+		}
+	return 0;
 }
 
 GC_NN_SIMD void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k,

@@ -65,6 +65,12 @@ typedef struct gc_qgemm_b {
 void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64_t n, int64_t ldb,
 		     int8_t *data, int32_t *colsum);
 
+/* b back (k x n, nbytes) from a packing kept under key "q8b1 K N U" (U:
+ * uint8 b): data then colsum, src_bytes in all; 0, or GC_EINVAL when the
+ * key is not one or does not fit the sizes (gc_packed_unpack). */
+int gc_qgemm_unpack_b(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		      uint64_t nbytes);
+
 /* Rows of A as the core reads them: m rows of k4 = gc_qg_k4(k) unsigned
  * bytes (int8 + 128, zero past k), and their sums (rowsum, NULL: not). */
 void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k, int64_t lda,

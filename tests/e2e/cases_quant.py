@@ -874,6 +874,100 @@ def qdq_add_maxpool_fusion(ctx):
     return run.Result(True, "2 MaxPool and 2 Add (one with Relu) fused; = unfused, reference, NumPy")
 
 
+def gcb_packed_conv_weights(ctx):
+    """A .gcb keeps the integer kernels' weights only packed (gc_kpacked
+    replaces): four fused QDQ Convs (7x7/2 on 3 channels: channel-major
+    phases; 3x3/1; 3x3/2 phase-major with uint8 weights; 3x3/2 dilation 2 on
+    the im2col path) and two QLinearMatMul (int8 B 37x50, uint8 B 37x20)
+    store fewer weight bytes than plain + packed; the .gcb gives the .onnx's
+    bytes, and with the reference kernels (which read the plain weights,
+    unpacked at load: gc_qconv_unpack, gc_qgemm_unpack_b) the reference
+    run's."""
+    import gcbedit
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "gcb-packed"))
+    r = np.random.default_rng(4242)
+    x = (r.standard_normal((1, 3, 23, 21)) * 2).astype(np.float32)
+    convs = [("a", 3, 16, 7, dict(strides=[2, 2], pads=[3, 3, 3, 3]), np.int8),
+             ("b", 16, 32, 3, dict(pads=[1, 1, 1, 1]), np.int8),
+             ("c", 32, 32, 3, dict(strides=[2, 2], pads=[1, 1, 1, 1]), np.uint8),
+             ("d", 32, 24, 3, dict(strides=[2, 2], dilations=[2, 2], pads=[2, 2, 2, 2]), np.int8)]
+    inits = [numpy_helper.from_array(np.array(0.05, np.float32), "sx"),
+             numpy_helper.from_array(np.array(128, np.uint8), "zx")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["h"])]
+    plain, prev = 0, "h"
+    for name, c, m, k, attrs, wt in convs:
+        w = r.integers(-127, 128, (m, c, k, k)) if wt == np.int8 else r.integers(0, 256, (m, c, k, k))
+        plain += w.size
+        ws = (r.random(m) * 0.01 + 0.002).astype(np.float32)
+        wz = np.full(m, 0 if wt == np.int8 else 128, wt)
+        inits += [numpy_helper.from_array(w.astype(wt), name + "wq"),
+                  numpy_helper.from_array(ws, name + "ws"), numpy_helper.from_array(wz, name + "wz"),
+                  numpy_helper.from_array(np.array(0.04, np.float32), name + "ys"),
+                  numpy_helper.from_array(np.array(100, np.uint8), name + "yz")]
+        nodes += [helper.make_node("DequantizeLinear", [name + "wq", name + "ws", name + "wz"],
+                                   [name + "wd"], axis=0),
+                  helper.make_node("Conv", [prev, name + "wd"], [name + "c"], **attrs),
+                  helper.make_node("QuantizeLinear", [name + "c", name + "ys", name + "yz"],
+                                   [name + "q"]),
+                  helper.make_node("DequantizeLinear", [name + "q", name + "ys", name + "yz"],
+                                   [name + "y"])]
+        prev = name + "y"
+    v = r.standard_normal((5, 37)).astype(np.float32)
+    nodes += [helper.make_node("QuantizeLinear", ["v", "sx", "zx"], ["vq"]),
+              helper.make_node("DequantizeLinear", ["vq", "sx", "zx"], ["vd"])]
+    for name, nn, wt in (("e", 50, np.int8), ("f", 20, np.uint8)):  # QLinearMatMul's B
+        w = r.integers(-127, 128, (37, nn)) if wt == np.int8 else r.integers(0, 256, (37, nn))
+        plain += w.size
+        inits += [numpy_helper.from_array(w.astype(wt), name + "wq"),
+                  numpy_helper.from_array(np.array(0.01, np.float32), name + "ws"),
+                  numpy_helper.from_array(np.array(0 if wt == np.int8 else 128, wt), name + "wz"),
+                  numpy_helper.from_array(np.array(0.3, np.float32), name + "ys"),
+                  numpy_helper.from_array(np.array(100, np.uint8), name + "yz")]
+        nodes += [helper.make_node("DequantizeLinear", [name + "wq", name + "ws", name + "wz"],
+                                   [name + "wd"]),
+                  helper.make_node("MatMul", ["vd", name + "wd"], [name + "m"]),
+                  helper.make_node("QuantizeLinear", [name + "m", name + "ys", name + "yz"],
+                                   [name + "q"])]
+    outs_v = [helper.make_tensor_value_info(n + "q", TensorProto.UINT8, None) for n in "abcdef"]
+    g = helper.make_graph(nodes, "gcb-packed",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                           helper.make_tensor_value_info("v", TensorProto.FLOAT, list(v.shape))],
+                          outs_v, inits)
+    import onnx
+    model, gcb = os.path.join(d, "model.onnx"), os.path.join(d, "model.gcb")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin, vin = os.path.join(d, "x.npy"), os.path.join(d, "v.npy")
+    np.save(xin, x)
+    np.save(vin, v)
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0 or not re.search(r"pass fuse-qdq-conv\s+4 changes", out) or \
+            not re.search(r"pass fuse-qdq-matmul\s+2 changes", out):
+        return run.Result(False, "compile: %s; want fuse-qdq-conv 4 and fuse-qdq-matmul 2 "
+                          "changes" % run.describe_rc(rc), out + err)
+    wbytes = len(gcbedit.Program(gcb).weights)
+    if wbytes >= 1.5 * plain:  # plain + packed would be twice the plain bytes
+        return run.Result(False, "the .gcb holds %d weight bytes for %d plain weight bytes: "
+                          "the plain weights are kept beside the packed ones" % (wbytes, plain))
+    outs = {}
+    for label, src, env in (("onnx", model, {}), ("gcb", gcb, {}),
+                            ("onnx-ref", model, {"GRAPHCC_NN_REFERENCE": "1"}),
+                            ("gcb-ref", gcb, {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", src, "--input", "x=" + xin, "--input", "v=" + vin,
+                                 "--output-dir", o], env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = [np.load(os.path.join(o, v.name + ".npy")).tobytes() for v in outs_v]
+    if outs["gcb"] != outs["onnx"] or outs["gcb-ref"] != outs["onnx-ref"] or \
+            outs["gcb"] != outs["gcb-ref"]:
+        return run.Result(False, "the .gcb's outputs differ from the model's (fast %s, reference %s)"
+                          % (outs["gcb"] == outs["onnx"], outs["gcb-ref"] == outs["onnx-ref"]))
+    return run.Result(True, "%d weight bytes for %d plain; = .onnx with the fast and the "
+                      "reference (unpacked) kernels" % (wbytes, plain))
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -884,4 +978,5 @@ def cases(ctx):
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
+            ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]
