@@ -187,6 +187,45 @@ uint64_t gc_qconv_w_bytes(const gc_qconv *q)
 	       (uint64_t)wrow_of(q);
 }
 
+/* The channel-quad path's weight rows term by term: fn(u, at, src) for
+ * each real term, at its place in a row, src = c taps + kt its index in a
+ * weight's [cg][k...]. */
+static void each_term(const gc_qconv *q, void (*fn)(void *u, int64_t at, int64_t src), void *u)
+{
+	int64_t cg = q->c / q->group, pr = 0, kt, cgp = cgp_of(q), cg4 = cg4_of(q), nph = nph_of(q);
+	for (int64_t t = 0; t < vtaps_of(q); t++)
+		for (int64_t ph = 0; ph < nph; ph++) {
+			if (!real_pair(q, t, ph, &kt))
+				continue;
+			for (int64_t c = 0; c < cg; c++)
+				fn(u, q->pmajor ? pr * cgp + c : t * cg4 + c * nph + ph, c * taps_of(q) + kt);
+			pr++;
+		}
+}
+
+typedef struct wterms {
+	const gc_qconv *q;
+	uint8_t *rows, *mask; /* mask: the packing's row of real terms */
+	const uint8_t *w;     /* weights, or (unpack) written */
+	int64_t row, kdim;
+	uint8_t flip;
+} wterms;
+
+static void pack_term(void *u, int64_t at, int64_t src)
+{
+	const wterms *t = u;
+	t->mask[at] = 1;
+	for (int64_t i = 0; i < t->q->m; i++)
+		t->rows[i * t->row + at] = t->w[i * t->kdim + src] ^ t->flip;
+}
+
+static void unpack_term(void *u, int64_t at, int64_t src)
+{
+	const wterms *t = u;
+	for (int64_t i = 0; i < t->q->m; i++)
+		((uint8_t *)t->w)[i * t->kdim + src] = t->rows[i * t->row + at] ^ t->flip;
+}
+
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 {
 	int64_t kdim = kdim_of(q), row = wrow_of(q);
@@ -200,24 +239,11 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 	}
 	/* row i: virtual tap by virtual tap, the group's channels x phases
 	 * (rounded up to quads: 0), as signed bytes (uint8 w - 128) */
-	int64_t cg = q->c / q->group, cg4 = cg4_of(q), nph = nph_of(q);
-	uint8_t flip = q->w_unsigned ? 0x80 : 0;
 	memset(rows, 0, (size_t)(q->m * row));
 	memset(mask, 0, (size_t)row);
-	int64_t pr = 0, kt, cgp = cgp_of(q);
-	for (int64_t t = 0; t < vtaps_of(q); t++)
-		for (int64_t ph = 0; ph < nph; ph++) {
-			if (!real_pair(q, t, ph, &kt))
-				continue;
-			for (int64_t c = 0; c < cg; c++) {
-				int64_t at = q->pmajor ? pr * cgp + c : t * cg4 + c * nph + ph;
-				mask[at] = 1;
-				for (int64_t i = 0; i < q->m; i++)
-					rows[i * row + at] =
-					    ((const uint8_t *)w)[i * kdim + c * taps_of(q) + kt] ^ flip;
-			}
-			pr++;
-		}
+	wterms tc = { .q = q, .rows = rows, .mask = mask, .w = w, .row = row, .kdim = kdim,
+		      .flip = q->w_unsigned ? 0x80 : 0 };
+	each_term(q, pack_term, &tc);
 	for (int64_t i = 0; i < q->m; i++) {
 		int32_t sum = 0;
 		for (int64_t a = 0; a < row; a++)
@@ -238,26 +264,16 @@ void gc_qconv_key(const gc_qconv *q, char *key, size_t size)
 /* gc_qconv_pack_w backwards: w[i][c][kt] from the rows. */
 static void unpack_w(const gc_qconv *q, const uint8_t *rows, uint8_t *w)
 {
-	int64_t kdim = kdim_of(q), row = wrow_of(q), cg = q->c, kt;
+	int64_t kdim = kdim_of(q), row = wrow_of(q);
 	if (!q->quads) { /* gc_qgemm_pack_a's rows: int8 + 128 */
 		for (int64_t i = 0; i < q->m; i++)
 			for (int64_t t = 0; t < kdim; t++)
 				w[i * kdim + t] = rows[i * row + t] ^ (q->w_unsigned ? 0 : 0x80);
 		return;
 	}
-	int64_t pr = 0, cgp = cgp_of(q), cg4 = cg4_of(q), nph = nph_of(q);
-	for (int64_t t = 0; t < vtaps_of(q); t++)
-		for (int64_t ph = 0; ph < nph; ph++) {
-			if (!real_pair(q, t, ph, &kt))
-				continue;
-			for (int64_t c = 0; c < cg; c++) {
-				int64_t at = q->pmajor ? pr * cgp + c : t * cg4 + c * nph + ph;
-				for (int64_t i = 0; i < q->m; i++)
-					w[i * kdim + c * taps_of(q) + kt] =
-					    rows[i * row + at] ^ (q->w_unsigned ? 0x80 : 0);
-			}
-			pr++;
-		}
+	wterms tc = { .q = q, .rows = (uint8_t *)rows, .w = w, .row = row, .kdim = kdim,
+		      .flip = q->w_unsigned ? 0x80 : 0 };
+	each_term(q, unpack_term, &tc);
 }
 
 int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,

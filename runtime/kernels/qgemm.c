@@ -232,27 +232,21 @@ T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
 	default: tile512_n(a, 8, np_, kl, bp, acc, sw); break;                              \
 	}
 
-T512 static void tile512_u8a(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
-			     const int8_t *bp, int32_t *acc)
-{
-	if (np == 1)
-		TILE512_NP(1, false)
-	else if (np == 2)
-		TILE512_NP(2, false)
-	else
-		TILE512_NP(3, false)
-}
+/* The tile for u8 A (sw false) or s8 A (sw true): each mr and np its own. */
+#define TILE512_FN(name, sw)                                                               \
+	T512 static void name(const uint8_t *const *a, int mr, int np,                      \
+			      const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)     \
+	{                                                                                   \
+		if (np == 1)                                                                \
+			TILE512_NP(1, sw)                                                   \
+		else if (np == 2)                                                           \
+			TILE512_NP(2, sw)                                                   \
+		else                                                                        \
+			TILE512_NP(3, sw)                                                   \
+	}
 
-T512 static void tile512_s8a(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
-			     const int8_t *bp, int32_t *acc)
-{
-	if (np == 1)
-		TILE512_NP(1, true)
-	else if (np == 2)
-		TILE512_NP(2, true)
-	else
-		TILE512_NP(3, true)
-}
+TILE512_FN(tile512_u8a, false)
+TILE512_FN(tile512_s8a, true)
 
 /* AVX-VNNI: a panel at a time, four rows by 16 columns (8 accumulators). */
 T256 static void tile256(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,

@@ -803,7 +803,7 @@ def qdq_add_maxpool_fusion(ctx):
     (uint8 3x3/2 padded, the row path's common case; int8 3x2, strides 2x1,
     ceil_mode, uneven pads); DQ, DQ -> Add -> Q [-> DQ -> Relu -> Q] becomes
     com.graphcc::QLinearAdd (uint8 + uint8 with the Relu tail, uint8 + int8
-    broadcast over [1, C, 1, 1] to int8, odd sizes: 13x11 and 7 channels).
+    broadcast over [1, C, 1, 1] to int8, odd sizes: 13x37 and 7 channels).
     Each output is byte for byte the unfused graph's (--no-optimize), the
     reference kernels' (GRAPHCC_NN_REFERENCE=1) and NumPy's (the integer max;
     the float32 operations in order); a MaxPool whose QuantizeLinear has
@@ -812,8 +812,8 @@ def qdq_add_maxpool_fusion(ctx):
     from onnx import helper, numpy_helper, TensorProto
     d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-add-maxpool"))
     r = np.random.default_rng(2311)
-    x = (r.standard_normal((1, 7, 13, 11)) * 3).astype(np.float32)
-    x2 = (r.standard_normal((1, 7, 13, 11)) * 2).astype(np.float32)
+    x = (r.standard_normal((1, 7, 13, 37)) * 3).astype(np.float32)  # 19 outputs a row: 16 + 3
+    x2 = (r.standard_normal((1, 7, 13, 37)) * 2).astype(np.float32)
     bb = r.standard_normal((1, 7, 1, 1)).astype(np.float32)
     P = {"sx": (0.047, 128, np.uint8), "s2": (0.031, 120, np.uint8), "sb": (0.02, -3, np.int8),
          "sc": (0.06, 100, np.uint8), "sr": (0.035, 2, np.uint8), "si": (0.05, 5, np.int8),
