@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../runtime/build.h" /* GC_DOMAIN_GRAPHCC */
 #include "graph-edit.h"
 
 typedef struct qp {
@@ -371,4 +372,127 @@ int gc_pass_fuse_dynq_matmul(gc_pass_ctx *ctx)
 {
 	static const char *const ops[] = { "MatMulInteger", NULL };
 	return gc_edit_each(ctx, ops, fuse_dynq);
+}
+
+/*
+ * fuse-qdq-maxpool and fuse-qdq-add: the 8-bit ops between the integer
+ * convolutions of a QDQ network.
+ *
+ *   DequantizeLinear(xq, s, z) ─ MaxPool ─ QuantizeLinear(s, z)
+ *
+ * with the same per-tensor parameters (s > 0, finite) runs MaxPool on xq
+ * itself: max commutes with the increasing dequantization, and quantizing
+ * (q - z) s with scale s gives back q (|q - z| < 2^8, far from a rounding
+ * boundary), so the output is the unfused one's. And
+ *
+ *   DequantizeLinear(aq, sa, za) ─┐
+ *   DequantizeLinear(bq, sb, zb) ─┴─ Add ─ QuantizeLinear(sc, zc)
+ *      [─ DequantizeLinear(sc, zc) ─ Relu ─ QuantizeLinear(sr, zr)]
+ *
+ * (per tensor, 8-bit, each link read once) becomes com.graphcc::QLinearAdd
+ * (elementwise-qlinear.c), which computes what the float nodes do, in their
+ * order and rounding; the bracketed tail is its _gc_activation "Relu" with
+ * inputs 8 and 9 (sr, zr).
+ */
+
+/* The same per-tensor 8-bit parameters (scale bits, zero point and type). */
+static bool same_qp(const qp *a, const qp *b)
+{
+	return gc_tensor_numel(a->st) == 1 && gc_tensor_numel(b->st) == 1 &&
+	       a->zt->dtype == b->zt->dtype && a->zt->dtype != GC_DTYPE_INT32 &&
+	       !memcmp(a->st->data, b->st->data, 4) && !memcmp(a->zt->data, b->zt->data, 1);
+}
+
+/* The QuantizeLinear (per tensor, 8-bit) that alone reads v, or -1. */
+static int32_t quantize_reader(gc_edit *e, int32_t v, qp *y)
+{
+	int32_t q = gc_edit_only_reader(e, v);
+	if (q < 0 || !gc_edit_is_op(e, q, "QuantizeLinear") || !qdq_params(e, q, 1, y) ||
+	    y->zt->dtype == GC_DTYPE_INT32 || e->g->nodes[q].out[0] < 0)
+		return -1;
+	return q;
+}
+
+static int fuse_pool(gc_edit *e, int32_t c)
+{
+	const gc_irnode *n = &e->g->nodes[c];
+	if (n->n_in != 1 || n->n_out != 1 || n->out[0] < 0)
+		return 0;
+	int32_t dq = producer_of(e, n->in[0], "DequantizeLinear"), q;
+	qp x, y;
+	if (dq < 0 || !qdq_params(e, dq, 1, &x) || (q = quantize_reader(e, n->out[0], &y)) < 0 ||
+	    !same_qp(&x, &y))
+		return 0;
+	float s = ((const float *)x.st->data)[0];
+	if (!(s > 0) || !isfinite(s))
+		return 0;
+	int32_t yq = e->g->nodes[q].out[0];
+	gc_edit_remove_node(e, q);
+	if (gc_edit_set_input(e, c, 0, x.q))
+		return e->err->code;
+	gc_edit_set_output(e, c, 0, yq);
+	return 1;
+}
+
+int gc_pass_fuse_qdq_maxpool(gc_pass_ctx *ctx)
+{
+	static const char *const ops[] = { "MaxPool", NULL };
+	return gc_edit_each(ctx, ops, fuse_pool);
+}
+
+/* After QuantizeLinear q (parameters y): DequantizeLinear(y) ─ Relu ─
+ * QuantizeLinear, each read once; that last node (*r its parameters,
+ * nodes[0..1] the other two) or -1. */
+static int32_t relu_tail(gc_edit *e, int32_t q, const qp *y, qp *r, int32_t nodes[2])
+{
+	gc_graph *g = e->g;
+	qp d;
+	int32_t dq = gc_edit_only_reader(e, g->nodes[q].out[0]);
+	if (dq < 0 || !gc_edit_is_op(e, dq, "DequantizeLinear") || !qdq_params(e, dq, 1, &d) ||
+	    d.q != g->nodes[q].out[0] || !same_qp(&d, y) || g->nodes[dq].out[0] < 0)
+		return -1;
+	int32_t relu = gc_edit_only_reader(e, g->nodes[dq].out[0]);
+	if (relu < 0 || !gc_edit_is_op(e, relu, "Relu") || g->nodes[relu].n_in != 1 ||
+	    g->nodes[relu].n_attr != 0 || g->nodes[relu].n_out != 1 || g->nodes[relu].out[0] < 0)
+		return -1;
+	nodes[0] = dq;
+	nodes[1] = relu;
+	return quantize_reader(e, g->nodes[relu].out[0], r);
+}
+
+static int fuse_add(gc_edit *e, int32_t c)
+{
+	gc_graph *g = e->g;
+	const gc_irnode *n = &g->nodes[c];
+	if (n->n_in != 2 || n->n_out != 1 || n->out[0] < 0)
+		return 0;
+	int32_t da = producer_of(e, n->in[0], "DequantizeLinear");
+	int32_t db = producer_of(e, n->in[1], "DequantizeLinear"), q, tail[2];
+	qp a, b, y, r;
+	if (da < 0 || db < 0 || !qdq_params(e, da, 1, &a) || !qdq_params(e, db, 1, &b) ||
+	    a.zt->dtype == GC_DTYPE_INT32 || b.zt->dtype == GC_DTYPE_INT32 ||
+	    (q = quantize_reader(e, n->out[0], &y)) < 0)
+		return 0;
+	int32_t last = relu_tail(e, q, &y, &r, tail);
+	int32_t out = g->nodes[last >= 0 ? last : q].out[0];
+	if (last >= 0) {
+		gc_edit_remove_node(e, last);
+		gc_edit_remove_node(e, tail[1]);
+		gc_edit_remove_node(e, tail[0]);
+	}
+	gc_edit_remove_node(e, q);
+	if (gc_edit_set_op(e, c, GC_DOMAIN_GRAPHCC, "QLinearAdd", 0))
+		return e->err->code;
+	const int32_t ins[10] = { a.q, a.s, a.z, b.q, b.s, b.z, y.s, y.z, r.s, r.z };
+	for (int j = 0; j < (last >= 0 ? 10 : 8); j++)
+		if (gc_edit_set_input(e, c, j, ins[j]))
+			return e->err->code;
+	gc_edit_set_output(e, c, 0, out);
+	return last >= 0 && set_relu(e, c) ? e->err->code : 1;
+}
+
+int gc_pass_fuse_qdq_add(gc_pass_ctx *ctx)
+{
+	static const char *const ops[] = { "Add", NULL };
+	return gc_edit_each(ctx, ops, fuse_add);
 }

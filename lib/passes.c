@@ -23,6 +23,8 @@ static const gc_pass gc_ir_passes[] = {
     {"bind-qdq", gc_pass_bind_qdq}, /* custom nodes' QDQ edges, before fusions move them */
     {"fuse-qdq-conv", gc_pass_fuse_qdq_conv}, /* before fuse-activation takes its Relu */
     {"fuse-qdq-matmul", gc_pass_fuse_qdq_matmul}, /* before fuse-matmul-bias takes its Add */
+    {"fuse-qdq-maxpool", gc_pass_fuse_qdq_maxpool},
+    {"fuse-qdq-add", gc_pass_fuse_qdq_add}, /* after fuse-qdq-matmul (its bias Add) */
     {"fuse-dynq-matmul", gc_pass_fuse_dynq_matmul}, /* before fuse-activation takes its Relu */
     {"fold-batchnorm", gc_pass_fold_batchnorm},
     {"fuse-residual", gc_pass_fuse_residual}, /* after fold-batchnorm, before fuse-activation */

@@ -32,6 +32,8 @@ int gc_pass_identity_elimination(gc_pass_ctx *ctx);
 int gc_pass_bind_qdq(gc_pass_ctx *ctx);
 int gc_pass_fuse_qdq_conv(gc_pass_ctx *ctx);
 int gc_pass_fuse_qdq_matmul(gc_pass_ctx *ctx);
+int gc_pass_fuse_qdq_maxpool(gc_pass_ctx *ctx);
+int gc_pass_fuse_qdq_add(gc_pass_ctx *ctx);
 int gc_pass_fuse_dynq_matmul(gc_pass_ctx *ctx);
 int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
 int gc_pass_fuse_residual(gc_pass_ctx *ctx);

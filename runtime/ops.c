@@ -20,6 +20,7 @@ static const char *const gc_op_domains[GC_OP_COUNT] = {
 #undef GC_X_
 #define GC_X_(name, ...) [GC_OP_##name] = GC_DOMAIN_GRAPHCC,
 	GC_OPS_FUSED(GC_X_)
+	GC_OPS_QUANT_GRAPHCC(GC_X_)
 	GC_OPS_GRAD(GC_X_)
 #undef GC_X_
 };

@@ -34,6 +34,7 @@
 	GC_OPS_LOSS(X)                                                         \
 	GC_OPS_NN(X)                                                           \
 	GC_OPS_QUANT(X)                                                        \
+	GC_OPS_QUANT_GRAPHCC(X)                                                \
 	GC_OPS_RANDOM(X)                                                       \
 	GC_OPS_REDUCE(X)                                                       \
 	GC_OPS_RESAMPLE(X)                                                     \

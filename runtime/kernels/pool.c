@@ -6,10 +6,12 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../fileio.h" /* gc_reference_kernels */
 #include "kutil.h"
 #include "nn-par.h"
 #include "nn.h"
 #include "pool-impl.h"
+#include "qpool.h"
 
 GC_NN_O3
 
@@ -385,6 +387,23 @@ static int maxpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			row_slot_bytes(st));
 }
 
+/* 8-bit MaxPool on the row path: qpool.c (its buffer the row's bytes). */
+static void maxpool8_rows_range(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+				int64_t c0, int64_t c1, float *buf)
+{
+	const pool_state *st = n->state;
+	gc_maxpool8_rows(&st->w, in[0]->dtype == GC_DTYPE_INT8, in[0]->data, out[0]->data,
+			 st->in_sp, st->out_sp, c0, c1, (uint8_t *)buf, st->row_len);
+}
+
+static int maxpool8_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			     gc_tensor *const *out)
+{
+	const pool_state *st = n->state;
+	return pool_par(k, n, in, out, maxpool8_rows_range, st->channels, row_cycles(st) / 4,
+			row_slot_bytes(st));
+}
+
 static int avgpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			    gc_tensor *const *out)
 {
@@ -438,7 +457,8 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (gc_nn_window_init(k, nsp, x->dims + 2, NULL, (int)ceil_mode, &w))
 		return gc_kok(k);
 	int has_indices = is_max && gc_nn_has_out(n, out, 1);
-	int64_t row_len = has_indices || !(x->dtype == GC_DTYPE_FLOAT || gc_nn_is_half(x->dtype))
+	bool q8 = x->dtype == GC_DTYPE_INT8 || x->dtype == GC_DTYPE_UINT8; /* MaxPool's */
+	int64_t row_len = has_indices || !(x->dtype == GC_DTYPE_FLOAT || gc_nn_is_half(x->dtype) || q8)
 			      ? 0
 			      : row_path_len(&w);
 	pool_state *st = gc_kstate(
@@ -471,7 +491,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 			: st->has_indices ? maxpool_ind_f32_run
 					  : maxpool_f32_run;
 	uint64_t scratch = 0;
-	if (row_len) {
+	if (row_len && !q8) {
 		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
 		scratch = POOL_SLOTS * row_slot_bytes(st);
 	}
@@ -492,6 +512,10 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 		break;
 	default:
 		n->run = f32;
+	}
+	if (q8 && row_len && !gc_reference_kernels()) {
+		n->run = maxpool8_rows_run;
+		n->scratch_bytes = POOL_SLOTS * row_slot_bytes(st);
 	}
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* The integer convolution on the integer GEMM (qconv.h). */
 #include "qconv.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nn-par.h"
@@ -63,10 +65,71 @@ static int64_t nph_of(const gc_qconv *q)
 	return phases(q, 0) * phases(q, 1) * phases(q, 2);
 }
 
+/* The real tap of virtual tap t and phase ph along axis i, or -1. */
+static int64_t real_tap(const gc_qconv *q, int i, int64_t t, int64_t ph)
+{
+	int64_t k = t * (q->stride[i] == 1 ? 1 : q->stride[i]) + ph;
+	return k < q->k[i] ? k : -1;
+}
+
+/* Whether virtual tap t (linear) and phase ph (linear) meet a real tap;
+ * *kt: its linear index in the kernel. */
+static bool real_pair(const gc_qconv *q, int64_t t, int64_t ph, int64_t *kt)
+{
+	int64_t t2 = t % vtaps(q, 2), t1 = t / vtaps(q, 2) % vtaps(q, 1), t0 = t / vtaps(q, 2) / vtaps(q, 1);
+	int64_t h2 = ph % phases(q, 2), h1 = ph / phases(q, 2) % phases(q, 1);
+	int64_t h0 = ph / phases(q, 2) / phases(q, 1);
+	int64_t r0 = real_tap(q, 0, t0, h0), r1 = real_tap(q, 1, t1, h1), r2 = real_tap(q, 2, t2, h2);
+	*kt = (r0 * q->k[1] + r1) * q->k[2] + r2;
+	return r0 >= 0 && r1 >= 0 && r2 >= 0;
+}
+
+/* The group's channels rounded up to quads. */
+static int64_t cgp_of(const gc_qconv *q)
+{
+	return (q->c / q->group + 3) / 4 * 4;
+}
+
+/* Pairs (virtual tap, phase) that meet a real tap. */
+static int64_t npairs_of(const gc_qconv *q)
+{
+	int64_t n = 0, kt;
+	for (int64_t t = 0; t < vtaps_of(q); t++)
+		for (int64_t ph = 0; ph < nph_of(q); ph++)
+			n += real_pair(q, t, ph, &kt);
+	return n;
+}
+
+/*
+ * Two layouts of the virtual channels. Channel-major (vc = c nph + ph): a
+ * quad holds a channel's phases, and every virtual tap reads all of them
+ * (the pairs without a real tap weigh 0: 16 terms of 9 for a 3x3 kernel
+ * of stride 2). Phase-major (vc = ph cgp + c, each phase's channels rounded
+ * up to quads): a k-loop tap is a pair (virtual tap, phase) with a real
+ * tap, the others skipped. Phase-major where it has fewer terms (many
+ * channels), channel-major else (the 3 channels of a first layer).
+ */
+static bool pmajor(const gc_qconv *q)
+{
+	int64_t cm = vtaps_of(q) * ((q->c / q->group * nph_of(q) + 3) / 4 * 4);
+	return nph_of(q) > 1 && npairs_of(q) * cgp_of(q) < cm;
+}
+
 /* Virtual channels of a group (channel x phase), rounded up to quads. */
 static int64_t cg4_of(const gc_qconv *q)
 {
-	return (q->c / q->group * nph_of(q) + 3) / 4 * 4;
+	return q->pmajor ? nph_of(q) * cgp_of(q) : (q->c / q->group * nph_of(q) + 3) / 4 * 4;
+}
+
+/* The k loop's taps and quads per tap. */
+static int64_t ktaps_of(const gc_qconv *q)
+{
+	return q->pmajor ? q->npairs : vtaps_of(q);
+}
+
+static int64_t kqt_of(const gc_qconv *q)
+{
+	return (q->pmajor ? cgp_of(q) : cg4_of(q)) / 4;
 }
 
 /* The virtual image's extent along axis i: all a tap reads. */
@@ -93,6 +156,8 @@ void gc_qconv_plan(gc_qconv *q)
 	q->quads = true;
 	for (int i = 0; i < 3; i++)
 		q->quads &= q->stride[i] == 1 || q->dil[i] == 1;
+	q->pmajor = q->quads && pmajor(q);
+	q->npairs = q->quads ? npairs_of(q) : 0;
 }
 
 /* Panels of a chunk at column c0 of n columns. */
@@ -105,7 +170,7 @@ static int chunk_np(int64_t c0, int64_t n)
 /* Row length of the packed weights. */
 static int64_t wrow_of(const gc_qconv *q)
 {
-	return q->quads ? vtaps_of(q) * cg4_of(q) : gc_qg_k4(kdim_of(q));
+	return q->quads ? ktaps_of(q) * kqt_of(q) * 4 : gc_qg_k4(kdim_of(q));
 }
 
 /* Chunks a block of pixels holds: two, or one for the widest kernels. */
@@ -122,11 +187,43 @@ uint64_t gc_qconv_w_bytes(const gc_qconv *q)
 	       (uint64_t)wrow_of(q);
 }
 
-/* The real tap of virtual tap t and phase ph along axis i, or -1. */
-static int64_t real_tap(const gc_qconv *q, int i, int64_t t, int64_t ph)
+/* The channel-quad path's weight rows term by term: fn(u, at, src) for
+ * each real term, at its place in a row, src = c taps + kt its index in a
+ * weight's [cg][k...]. */
+static void each_term(const gc_qconv *q, void (*fn)(void *u, int64_t at, int64_t src), void *u)
 {
-	int64_t k = t * (q->stride[i] == 1 ? 1 : q->stride[i]) + ph;
-	return k < q->k[i] ? k : -1;
+	int64_t cg = q->c / q->group, pr = 0, kt, cgp = cgp_of(q), cg4 = cg4_of(q), nph = nph_of(q);
+	for (int64_t t = 0; t < vtaps_of(q); t++)
+		for (int64_t ph = 0; ph < nph; ph++) {
+			if (!real_pair(q, t, ph, &kt))
+				continue;
+			for (int64_t c = 0; c < cg; c++)
+				fn(u, q->pmajor ? pr * cgp + c : t * cg4 + c * nph + ph, c * taps_of(q) + kt);
+			pr++;
+		}
+}
+
+typedef struct wterms {
+	const gc_qconv *q;
+	uint8_t *rows, *mask; /* mask: the packing's row of real terms */
+	const uint8_t *w;     /* weights, or (unpack) written */
+	int64_t row, kdim;
+	uint8_t flip;
+} wterms;
+
+static void pack_term(void *u, int64_t at, int64_t src)
+{
+	const wterms *t = u;
+	t->mask[at] = 1;
+	for (int64_t i = 0; i < t->q->m; i++)
+		t->rows[i * t->row + at] = t->w[i * t->kdim + src] ^ t->flip;
+}
+
+static void unpack_term(void *u, int64_t at, int64_t src)
+{
+	const wterms *t = u;
+	for (int64_t i = 0; i < t->q->m; i++)
+		((uint8_t *)t->w)[i * t->kdim + src] = t->rows[i * t->row + at] ^ t->flip;
 }
 
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
@@ -141,39 +238,84 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 		return;
 	}
 	/* row i: virtual tap by virtual tap, the group's channels x phases
-	 * (rounded up to quads: 0) */
-	int64_t cg = q->c / q->group, cg4 = cg4_of(q), nph = nph_of(q);
-	uint8_t flip = q->w_unsigned ? 0 : 0x80;
+	 * (rounded up to quads: 0), as signed bytes (uint8 w - 128) */
 	memset(rows, 0, (size_t)(q->m * row));
 	memset(mask, 0, (size_t)row);
-	int64_t t = 0;
-	for (int64_t t0 = 0; t0 < vtaps(q, 0); t0++)
-		for (int64_t t1 = 0; t1 < vtaps(q, 1); t1++)
-			for (int64_t t2 = 0; t2 < vtaps(q, 2); t2++, t++) {
-				int64_t ph = 0;
-				for (int64_t h0 = 0; h0 < phases(q, 0); h0++)
-					for (int64_t h1 = 0; h1 < phases(q, 1); h1++)
-						for (int64_t h2 = 0; h2 < phases(q, 2); h2++, ph++) {
-							int64_t r0 = real_tap(q, 0, t0, h0), r1 = real_tap(q, 1, t1, h1),
-								r2 = real_tap(q, 2, t2, h2);
-							if (r0 < 0 || r1 < 0 || r2 < 0)
-								continue;
-							int64_t kt = (r0 * q->k[1] + r1) * q->k[2] + r2;
-							for (int64_t c = 0; c < cg; c++) {
-								int64_t at = t * cg4 + c * nph + ph;
-								mask[at] = 1;
-								for (int64_t i = 0; i < q->m; i++)
-									rows[i * row + at] = ((const uint8_t *)w)[
-									    i * kdim + c * taps_of(q) + kt] ^ flip;
-							}
-						}
-			}
+	wterms tc = { .q = q, .rows = rows, .mask = mask, .w = w, .row = row, .kdim = kdim,
+		      .flip = q->w_unsigned ? 0x80 : 0 };
+	each_term(q, pack_term, &tc);
 	for (int64_t i = 0; i < q->m; i++) {
 		int32_t sum = 0;
 		for (int64_t a = 0; a < row; a++)
-			sum += rows[i * row + a];
+			sum += (int8_t)rows[i * row + a];
 		sums[i] = sum;
 	}
+}
+
+void gc_qconv_key(const gc_qconv *q, char *key, size_t size)
+{
+	snprintf(key, size,
+		 "q8w4 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+		 " %" PRId64 " %" PRId64 " %d %d",
+		 q->m, q->c / q->group, q->k[0], q->k[1], q->k[2], q->stride[0], q->stride[1],
+		 q->stride[2], (int)q->quads, (int)q->w_unsigned);
+}
+
+/* gc_qconv_pack_w backwards: w[i][c][kt] from the rows. */
+static void unpack_w(const gc_qconv *q, const uint8_t *rows, uint8_t *w)
+{
+	int64_t kdim = kdim_of(q), row = wrow_of(q);
+	if (!q->quads) { /* gc_qgemm_pack_a's rows: int8 + 128 */
+		for (int64_t i = 0; i < q->m; i++)
+			for (int64_t t = 0; t < kdim; t++)
+				w[i * kdim + t] = rows[i * row + t] ^ (q->w_unsigned ? 0 : 0x80);
+		return;
+	}
+	wterms tc = { .q = q, .rows = (uint8_t *)rows, .w = w, .row = row, .kdim = kdim,
+		      .flip = q->w_unsigned ? 0x80 : 0 };
+	each_term(q, unpack_term, &tc);
+}
+
+int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		    uint64_t nbytes)
+{
+	int64_t v[10];
+	char tail;
+	if (sscanf(key,
+		   "q8w4 %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %c",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &tail) != 10)
+		return GC_EINVAL;
+	/* every number bounded, the plain size the key's (which the file's
+	 * packed size bounds), before any size is computed from them */
+	double plain = 1;
+	for (int i = 0; i < 8; i++) {
+		if (v[i] < 1 || v[i] > ((int64_t)1 << 30))
+			return GC_EINVAL;
+		plain *= i < 5 ? (double)v[i] : 1;
+	}
+	if (v[8] < 0 || v[8] > 1 || v[9] < 0 || v[9] > 1 || plain != (double)nbytes ||
+	    nbytes > src_bytes)
+		return GC_EINVAL;
+	gc_qconv q = { .n = 1, .c = v[1], .m = v[0], .group = 1, .w_unsigned = v[9] != 0,
+		       .isa = GC_QGEMM_C };
+	for (int i = 0; i < 3; i++) {
+		q.k[i] = v[2 + i];
+		q.stride[i] = v[5 + i];
+		q.dil[i] = 1;
+	}
+	gc_qconv_plan(&q);
+	q.quads = v[8] != 0;
+	if (!q.quads) {
+		q.pmajor = false;
+		q.npairs = 0;
+	}
+	/* the phases and taps stay within the kernel's: sizes below the plain's
+	 * times the stride volume (bounded above) */
+	if ((double)gc_qconv_w_bytes(&q) != (double)src_bytes)
+		return GC_EINVAL;
+	unpack_w(&q, src, dst);
+	return 0;
 }
 
 /* One slot's buffers: the block's columns (im2col), the packed block, its
@@ -195,7 +337,7 @@ static uint64_t rows_bytes(const gc_qconv *q)
 static uint64_t quads_bytes(const gc_qconv *q)
 {
 	int64_t chunks = (lin_of(q) + CW - 1) / CW;
-	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + gc_nn_align((uint64_t)vtaps_of(q) * 8) +
+	return (uint64_t)(cg4_of(q) / 4) * plane_bytes(q) + gc_nn_align((uint64_t)ktaps_of(q) * 8) +
 	       gc_nn_align((uint64_t)(chunks * CW) * 4);
 }
 
@@ -374,8 +516,72 @@ typedef struct qjob {
 
 #define GROUP_CHUNKS 8 /* chunks of a work item */
 
+/* dst[x] = src[(w0 + x) s + off] for x in [a, b), each index inside the
+ * row [0, n): stride 2 sixteen at a time (the even bytes of 32). */
+static void gather(uint8_t *dst, const uint8_t *src, int64_t w0, int64_t off, int64_t s, int64_t a,
+		   int64_t b, int64_t n)
+{
+	int64_t x = a;
+#ifdef QC_SSE2
+	const __m128i even = _mm_set1_epi16(0xff);
+	for (; s == 2 && x + 16 <= b && (w0 + x + 16) * 2 + off <= n; x += 16) {
+		const uint8_t *p = src + (w0 + x) * 2 + off;
+		__m128i v0 = _mm_loadu_si128((const __m128i *)p);
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+		_mm_storeu_si128((__m128i *)(dst + x),
+				 _mm_packus_epi16(_mm_and_si128(v0, even), _mm_and_si128(v1, even)));
+	}
+#else
+	(void)n;
+#endif
+	for (; x < b; x++)
+		dst[x] = src[(w0 + x) * s + off];
+}
+
 /* Plane cq: channels 4 cq .. 4 cq + 3 of the group interleaved, padded
- * with zx (channels past the group's: 0 as stored), uint8 - 128. */
+ * with zx (channels past the group's: 0 as stored), unsigned (int8 + 128). */
+/* pack_part's planes when all strides are 1 (one phase) and a padded row
+ * fits the buffer: each row's input read in place, 16 pixels at a time (the
+ * last 16 overlapping), the padding columns written as their quads. */
+static void pack_part_s1(const qjob *j, int64_t lo, int64_t hi, uint8_t *zrow)
+{
+	const gc_qconv *q = j->q;
+	int64_t cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2];
+	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	bool flip = !q->x_unsigned;
+	/* pixel w of a row reads input column w - pad: [a, b) inside */
+	int64_t a = q->pad[2] < p2 ? q->pad[2] : p2, b = q->pad[2] + q->in[2];
+	b = b < p2 ? b : p2;
+	memset(zrow, j->zx, (size_t)p2);
+	for (int64_t cq = lo; cq < hi; cq++) {
+		int8_t *pl = j->planes + cq * plane_bytes(q);
+		uint8_t edge[4];
+		for (int t = 0; t < 4; t++)
+			edge[t] = cq * 4 + t < cg ? (uint8_t)(j->zx ^ (flip ? 0x80 : 0)) : 0;
+		for (int64_t d = 0; d < p0; d++)
+			for (int64_t h = 0; h < p1; h++) {
+				int64_t id = d - q->pad[0], ih = h - q->pad[1];
+				bool in_img = id >= 0 && id < q->in[0] && ih >= 0 && ih < q->in[1];
+				const uint8_t *r[4];
+				for (int t = 0; t < 4; t++) {
+					int64_t c = cq * 4 + t;
+					r[t] = c >= cg ? NULL
+					       : in_img ? j->xg + c * isz + (id * q->in[1] + ih) * q->in[2] + a - q->pad[2]
+							: zrow;
+				}
+				int8_t *dst = pl + (d * p1 + h) * p2 * 4;
+				for (int64_t w = 0; w < a; w++)
+					memcpy(dst + w * 4, edge, 4);
+				for (int64_t w = b; w < p2; w++)
+					memcpy(dst + w * 4, edge, 4);
+				for (int64_t x = 0; x < b - a; x += 16) /* the last 16 overlap */
+					interleave16(r, x + 16 <= b - a ? x : b - a - 16, flip,
+						     dst + (a + (x + 16 <= b - a ? x : b - a - 16)) * 4);
+			}
+		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+	}
+}
+
 static void pack_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
@@ -383,41 +589,57 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	const gc_qconv *q = j->q;
 	int64_t lo, hi, cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
-	bool flip = q->x_unsigned;
+	bool flip = !q->x_unsigned;
 	enum { SEG = 1024 };
 	uint8_t rowbuf[4][SEG + 16];
 	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
 	gc_nn_part_range(cg4_of(q) / 4, part, parts, &lo, &hi);
+	if (nph == 1 && q->stride[0] == 1 && q->stride[1] == 1 && s2 == 1 && p2 <= SEG &&
+	    q->in[2] >= 16) {
+		pack_part_s1(j, lo, hi, rowbuf[0]);
+		return;
+	}
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
+		/* per virtual channel t: its channel (-1: past the group's: stored
+		 * 0), the input offsets of its phase, and along the last axis the
+		 * virtual pixels [va, vb) inside the input (pixel w reads s2 w +
+		 * off); no divisions in the row loops */
+		int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4], cgp = cgp_of(q);
+		for (int t = 0; t < 4; t++) {
+			int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
+			int64_t ph = q->pmajor ? vc / cgp : vc % nph;
+			ch[t] = c < cg ? c : -1;
+			o0[t] = ph / (ph1 * ph2) - q->pad[0];
+			o1[t] = ph / ph2 % ph1 - q->pad[1];
+			off[t] = ph % ph2 - q->pad[2];
+			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
+			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
+		}
 		for (int64_t d = 0; d < p0; d++)
 			for (int64_t h = 0; h < p1; h++)
 				for (int64_t w0 = 0; w0 < p2; w0 += SEG) {
 					int64_t n = p2 - w0 < SEG ? p2 - w0 : SEG;
 					const uint8_t *r[4];
 					for (int t = 0; t < 4; t++) {
-						/* virtual channel: channel c, phase (h0, h1, h2) */
-						int64_t vc = cq * 4 + t, c = vc / nph, ph = vc % nph;
-						r[t] = c < cg ? rowbuf[t] : NULL; /* NULL: stored 0 */
-						if (c >= cg)
+						r[t] = ch[t] >= 0 ? rowbuf[t] : NULL;
+						if (ch[t] < 0)
 							continue;
-						memset(rowbuf[t], j->zx, (size_t)n + 16);
-						int64_t h0 = ph / (ph1 * ph2), hh1 = ph / ph2 % ph1, h2 = ph % ph2;
-						int64_t id = d * q->stride[0] + h0 - q->pad[0];
-						int64_t ih = h * q->stride[1] + hh1 - q->pad[1];
-						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1])
+						int64_t id = d * q->stride[0] + o0[t], ih = h * q->stride[1] + o1[t];
+						int64_t a = (va[t] > w0 ? va[t] : w0) - w0;
+						int64_t b = (vb[t] < w0 + n ? vb[t] : w0 + n) - w0;
+						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1] || a >= b) {
+							memset(rowbuf[t], j->zx, (size_t)n + 16);
 							continue;
-						const uint8_t *xr = j->xg + c * isz + (id * q->in[1] + ih) * q->in[2];
-						/* virtual pixel w reads input pixel s2 w + off */
-						int64_t off = h2 - q->pad[2];
-						int64_t a = off >= 0 ? 0 : (-off + s2 - 1) / s2;
-						int64_t b = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
-						a = (a > w0 ? a : w0) - w0;
-						b = (b < w0 + n ? b : w0 + n) - w0;
-						if (s2 == 1 && a < b)
-							memcpy(rowbuf[t] + a, xr + w0 + a + off, (size_t)(b - a));
-						for (int64_t x = a; s2 != 1 && x < b; x++)
-							rowbuf[t][x] = xr[(w0 + x) * s2 + off];
+						}
+						memset(rowbuf[t], j->zx, (size_t)a);
+						memset(rowbuf[t] + b, j->zx, (size_t)(n + 16 - b));
+						const uint8_t *xr =
+						    j->xg + ch[t] * isz + (id * q->in[1] + ih) * q->in[2];
+						if (s2 == 1)
+							memcpy(rowbuf[t] + a, xr + w0 + a + off[t], (size_t)(b - a));
+						else
+							gather(rowbuf[t], xr, w0, off[t], s2, a, b, q->in[2]);
 					}
 					/* 16 pixels at a time: a row's last ones spill into the
 					 * next row (written after it) or the plane's tail */
@@ -436,8 +658,8 @@ static void colv_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	const qjob *j = arg;
 	const uint8_t *one = j->mask;
-	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = vtaps_of(j->q), .kqt = cg4_of(j->q) / 4,
-			      .cs = (int64_t)plane_bytes(j->q), .tapoff = j->tapoff };
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = ktaps_of(j->q), .kqt = kqt_of(j->q),
+			      .cs = (int64_t)plane_bytes(j->q), .tapoff = j->tapoff, .a_signed = true };
 	int64_t lo, hi;
 	gc_nn_part_range(j->chunks, part, parts, &lo, &hi);
 	for (int64_t ch = lo; ch < hi; ch++)
@@ -453,7 +675,7 @@ static void scatter(const qjob *j, int64_t i0, int mr, int64_t p0, const int32_t
 	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), end = p0 + CW, lin = lin_of(q);
 	end = end < lin ? end : lin;
 	gc_qgemm_out o = j->out;
-	o.colv = j->colv;
+	o.colv = j->colv; /* NULL: not needed */
 	for (int64_t p = p0; p < end;) {
 		int64_t o2 = p % p2, r = p / p2, o1 = r % p1, o0 = r / p1;
 		if (o2 >= q->out[2] || o1 >= q->out[1]) {
@@ -474,8 +696,8 @@ static void quads_part(void *arg, int part, int parts, int slot)
 	const qjob *j = arg;
 	const gc_qconv *q = j->q;
 	int64_t wrow = wrow_of(q), lo, hi;
-	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = vtaps_of(q), .kqt = cg4_of(q) / 4,
-			      .cs = (int64_t)plane_bytes(q), .tapoff = j->tapoff };
+	gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = ktaps_of(q), .kqt = kqt_of(q),
+			      .cs = (int64_t)plane_bytes(q), .tapoff = j->tapoff, .a_signed = true };
 	int32_t acc[GC_QG_MR * CW];
 	gc_nn_part_range(j->groups * j->rsplit, part, parts, &lo, &hi);
 	for (int64_t it = lo; it < hi; it++) {
@@ -498,26 +720,47 @@ static void quads_part(void *arg, int part, int parts, int slot)
 	}
 }
 
+/* Row ranges per block of pixels for th threads: at least 4 items a
+ * thread, their count a multiple of th where the row tiles allow (9 blocks
+ * on 2 threads: 18 items, not 9, so that neither waits for a 5th). */
+static int64_t split_rows(int th, int64_t blocks, int64_t row_tiles)
+{
+	if (th <= 1)
+		return 1;
+	int64_t r = (4 * th + blocks - 1) / blocks;
+	for (int64_t c = r; c < 2 * r && c <= row_tiles; c++)
+		if (blocks * c % th == 0)
+			return c;
+	return r < row_tiles ? r : row_tiles;
+}
+
 static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *wrows,
 		      const uint8_t *mask, const gc_qgemm_out *out0, char *mem, int threads)
 {
 	int64_t mg = q->m / q->group, cg = q->c / q->group, osz = osz_of(q);
-	int64_t isz = q->in[0] * q->in[1] * q->in[2], taps = vtaps_of(q);
+	int64_t isz = q->in[0] * q->in[1] * q->in[2], taps = ktaps_of(q);
 	int64_t chunks = (lin_of(q) + CW - 1) / CW, row_tiles = (mg + GC_QG_MR - 1) / GC_QG_MR;
 	int64_t *tapoff = (int64_t *)(mem + (uint64_t)(cg4_of(q) / 4) * plane_bytes(q));
 	int32_t *colv = (int32_t *)((char *)tapoff + gc_nn_align((uint64_t)taps * 8));
-	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), t = 0;
-	for (int64_t k0 = 0; k0 < vtaps(q, 0); k0++)
-		for (int64_t k1 = 0; k1 < vtaps(q, 1); k1++)
-			for (int64_t k2 = 0; k2 < vtaps(q, 2); k2++)
-				tapoff[t++] = ((k0 * vdil(q, 0) * p1 + k1 * vdil(q, 1)) * p2 +
-					       k2 * vdil(q, 2)) * 4;
+	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), t = 0, kt;
+	/* a virtual tap's offset, and phase-major: the phase's planes */
+	for (int64_t vt = 0; vt < vtaps_of(q); vt++) {
+		int64_t k2 = vt % vtaps(q, 2), k1 = vt / vtaps(q, 2) % vtaps(q, 1);
+		int64_t k0 = vt / vtaps(q, 2) / vtaps(q, 1);
+		int64_t off = ((k0 * vdil(q, 0) * p1 + k1 * vdil(q, 1)) * p2 + k2 * vdil(q, 2)) * 4;
+		if (!q->pmajor) {
+			tapoff[t++] = off;
+			continue;
+		}
+		for (int64_t ph = 0; ph < nph_of(q); ph++)
+			if (real_pair(q, vt, ph, &kt))
+				tapoff[t++] = off + ph * (cgp_of(q) / 4) * (int64_t)plane_bytes(q);
+	}
 	double cycles = (double)(row_tiles * GC_QG_MR) * (double)(chunks * CW) *
-			(double)(taps * cg4_of(q)) / (q->isa == GC_QGEMM_C ? 2 : 64);
+			(double)wrow_of(q) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int th = gc_nn_par_threads(threads, cycles);
 	int64_t groups = (chunks + GROUP_CHUNKS - 1) / GROUP_CHUNKS;
-	int64_t rsplit = th > 1 ? (4 * th + groups - 1) / groups : 1;
-	rsplit = rsplit < row_tiles ? rsplit : row_tiles;
+	int64_t rsplit = split_rows(th, groups, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
@@ -527,14 +770,18 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 				   .groups = groups, .rsplit = rsplit, .row_tiles = row_tiles,
 				   .out = *out0 };
 			j.out.rowc += m0;
-			j.out.rowz += m0;
+			if (j.out.rowz)
+				j.out.rowz += m0;
 			j.out.scale += m0;
 			if (a->requant)
 				j.out.y8 = (uint8_t *)a->y + yo;
 			else
 				j.out.c32 = (int32_t *)a->y + yo;
 			gc_nn_run_parts(th, cg4_of(q) / 4, pack_part, &j);
-			gc_nn_run_parts(th, chunks, colv_part, &j);
+			if (out0->rowz) /* pixel sums: for weights with a zero point */
+				gc_nn_run_parts(th, chunks, colv_part, &j);
+			else
+				j.colv = NULL;
 			if (th <= 1 || groups * rsplit < 2)
 				quads_part(&j, 0, 1, 0);
 			else
@@ -564,13 +811,17 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 	}
 	const uint8_t *wrows = wp;
 	const int32_t *wsum = (const int32_t *)(wrows + gc_nn_align((uint64_t)(q->m * wrow_of(q))));
-	/* x' = x - 128 (uint8 x), w' = w + 128 (int8 w); C = acc - zx' sum w' -
-	 * zw' sum x' + kdim zx' zw' (qgemm.h), + bias */
-	uint32_t zx = (uint32_t)(a->zx - (q->x_unsigned ? 128 : 0));
+	/* im2col: x' = x - 128 (uint8 x), w' = w + 128 (int8 w); quads (the
+	 * signs swapped): x' = x + 128 (int8 x), w' = w - 128 (uint8 w). C =
+	 * acc - zx' sum w' - zw' sum x' + kdim zx' zw' (qgemm.h), + bias */
+	int32_t xsh = q->quads ? (q->x_unsigned ? 0 : 128) : (q->x_unsigned ? -128 : 0);
+	int32_t wsh = q->quads ? (q->w_unsigned ? -128 : 0) : (q->w_unsigned ? 0 : 128);
+	uint32_t zx = (uint32_t)(a->zx + xsh);
+	bool zw_any = false;
 	for (int64_t i = 0; i < q->m; i++) {
-		uint32_t zw = (uint32_t)(zval(a->zw, q->w_unsigned, a->zw_rows ? i : 0) +
-					 (q->w_unsigned ? 0 : 128));
+		uint32_t zw = (uint32_t)(zval(a->zw, q->w_unsigned, a->zw_rows ? i : 0) + wsh);
 		rowz[i] = (int32_t)zw;
+		zw_any |= zw != 0;
 		rowc[i] = (int32_t)((a->bias ? (uint32_t)a->bias[i] : 0) - zx * (uint32_t)wsum[i] +
 				    (uint32_t)kdim * zx * zw);
 		if (a->requant)
@@ -580,7 +831,8 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 	if (a->relu && a->zy > lo)
 		lo = a->zy;
 	if (q->quads) {
-		gc_qgemm_out o = { .rowc = rowc, .rowz = rowz, .ldc = osz, .y_unsigned = a->y_unsigned,
+		gc_qgemm_out o = { .rowc = rowc, .rowz = zw_any ? rowz : NULL, .ldc = osz,
+				   .y_unsigned = a->y_unsigned,
 				   .scale = scale, .scale_step = 1, .zy = a->zy, .lo = lo, .hi = hi,
 				   .isa = q->isa };
 		run_quads(q, a, wrows, (const uint8_t *)wsum + gc_nn_align((uint64_t)q->m * 4), &o, slots,
@@ -593,8 +845,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 			(double)gc_qg_k4(kdim) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < SLOTS ? t : SLOTS;
-	int64_t rsplit = t > 1 ? (4 * t + nblocks - 1) / nblocks : 1;
-	rsplit = rsplit < row_tiles ? rsplit : row_tiles;
+	int64_t rsplit = split_rows(t, nblocks, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;

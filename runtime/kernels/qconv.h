@@ -9,7 +9,10 @@
  *
  * Stride 1 (any kernel, padding, dilation): no im2col. The image is copied
  * once into channel quads ([c/4][padded pixels][4 channels], the padding
- * holding x's zero point), and output pixels are numbered along the padded
+ * holding x's zero point), the signs swapped (kl.a_signed: the weights as
+ * signed bytes, uint8 w - 128; the pixels unsigned, int8 x + 128), so that
+ * for weights whose zero point is 0 (the symmetric int8 of QDQ models) no
+ * per-pixel sums are needed; output pixels are numbered along the padded
  * rows, so 16 neighbours of a tap's quad are 64 contiguous bytes: the tile
  * reads them in place, one tap after another (the weights' rows ordered
  * tap by tap, 4 channels at a time). The pixels of the padding columns are
@@ -20,6 +23,7 @@
 #define GC_K_QCONV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "qgemm.h"
@@ -29,6 +33,8 @@ typedef struct gc_qconv {
 	int64_t in[3], k[3], out[3], stride[3], dil[3], pad[3];
 	bool x_unsigned, w_unsigned;
 	bool quads; /* stride 1: the in-place channel-quad path */
+	bool pmajor;	/* quads: phase-major virtual channels (qconv.c) */
+	int64_t npairs; /* quads: (virtual tap, phase) pairs with a real tap */
 	gc_qgemm_isa isa;
 	/* m rows of gc_qg_k4(kdim) bytes, then m int32 sums (gc_qconv_pack_w),
 	 * or NULL: packed into scratch on each run */
@@ -56,6 +62,13 @@ typedef struct gc_qconv_args {
 void gc_qconv_plan(gc_qconv *q);
 uint64_t gc_qconv_w_bytes(const gc_qconv *q);
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst);
+/* The packed weights' key (gc_kpacked): their layout and shape, "q8w4 M
+ * CG K0 K1 K2 S0 S1 S2 QUADS W_UNSIGNED"; and the weights ([m][cg][k...],
+ * nbytes) back from such a packing: 0, or GC_EINVAL when the key is not one
+ * or does not fit the sizes (gc_packed_unpack). */
+void gc_qconv_key(const gc_qconv *q, char *key, size_t size);
+int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		    uint64_t nbytes);
 /* Scratch bytes of gc_qconv_run. */
 uint64_t gc_qconv_scratch(const gc_qconv *q);
 void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int threads);

@@ -3,7 +3,9 @@
  * and the requantization in the epilogue, tiles split over the nn-par pool. */
 #include "qgemm.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../fileio.h"
@@ -96,6 +98,28 @@ GC_NN_SIMD void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64
 	}
 }
 
+int gc_qgemm_unpack_b(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		      uint64_t nbytes)
+{
+	int64_t k, n;
+	int u;
+	char tail;
+	if (sscanf(key, "q8b1 %" SCNd64 " %" SCNd64 " %d %c", &k, &n, &u, &tail) != 3 || k < 1 ||
+	    n < 1 || k > ((int64_t)1 << 30) || n > ((int64_t)1 << 30) || (u != 0 && u != 1) ||
+	    (double)k * (double)n != (double)nbytes || nbytes > src_bytes ||
+	    (double)gc_qgemm_b_bytes(k, n) + 4.0 * (double)n != (double)src_bytes)
+		return GC_EINVAL;
+	int64_t kq = gc_qg_k4(k) / 4;
+	uint8_t flip = u ? 0x80 : 0;
+	for (int64_t t = 0; t < k; t++)
+		for (int64_t j = 0; j < n; j++) {
+			int64_t p = j / GC_QG_NR;
+			const uint8_t *dp = (const uint8_t *)src + p / NC * kq * QG_QSTRIDE + p % NC * 64;
+			((uint8_t *)dst)[t * n + j] = dp[t / 4 * QG_QSTRIDE + j % GC_QG_NR * 4 + t % 4] ^ flip;
+		}
+	return 0;
+}
+
 GC_NN_SIMD void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k,
 				int64_t lda, uint8_t *data, int32_t *rowsum)
 {
@@ -129,6 +153,14 @@ static void tile_c(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop
 			for (int r = 0; r < mr; r++) {
 				const uint8_t *u = a[r] + kk * kl->a_ks;
 				int32_t *c = acc + r * CW;
+				if (kl->a_signed) {
+					const int8_t *sa = (const int8_t *)u;
+					const uint8_t *ub = (const uint8_t *)bq;
+					for (int jj = 0; jj < np * GC_QG_NR; jj++)
+						c[jj] += sa[0] * ub[jj * 4] + sa[1] * ub[jj * 4 + 1] +
+							 sa[2] * ub[jj * 4 + 2] + sa[3] * ub[jj * 4 + 3];
+					continue;
+				}
 				for (int jj = 0; jj < np * GC_QG_NR; jj++)
 					c[jj] += u[0] * bq[jj * 4] + u[1] * bq[jj * 4 + 1] +
 						 u[2] * bq[jj * 4 + 2] + u[3] * bq[jj * 4 + 3];
@@ -151,7 +183,7 @@ static inline int32_t quad(const uint8_t *p)
 /* MR_ rows by NP_ panels (constants once inlined): NP_ loads and MR_
  * broadcasts for MR_ NP_ vpdpbusd a quad. */
 T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
-		       const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
+		       const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc, const bool sw)
 {
 	__m512i c[MR][NC];
 #pragma GCC unroll 8
@@ -175,8 +207,9 @@ T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
 			for (int r = 0; r < mr_; r++) {
 				__m512i av = _mm512_set1_epi32(quad(ar[r] + off));
 #pragma GCC unroll 3
-				for (int p = 0; p < np_; p++)
-					c[r][p] = _mm512_dpbusd_epi32(c[r][p], av, x[p]);
+				for (int p = 0; p < np_; p++) /* u8 operand first */
+					c[r][p] = sw ? _mm512_dpbusd_epi32(c[r][p], x[p], av)
+						     : _mm512_dpbusd_epi32(c[r][p], av, x[p]);
 			}
 		}
 	}
@@ -187,28 +220,33 @@ T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
 			_mm512_storeu_si512(acc + r * CW + 16 * p, c[r][p]);
 }
 
-#define TILE512_NP(np_)                                                                    \
+#define TILE512_NP(np_, sw)                                                                \
 	switch (mr) {                                                                       \
-	case 1: tile512_n(a, 1, np_, kl, bp, acc); break;                                   \
-	case 2: tile512_n(a, 2, np_, kl, bp, acc); break;                                   \
-	case 3: tile512_n(a, 3, np_, kl, bp, acc); break;                                   \
-	case 4: tile512_n(a, 4, np_, kl, bp, acc); break;                                   \
-	case 5: tile512_n(a, 5, np_, kl, bp, acc); break;                                   \
-	case 6: tile512_n(a, 6, np_, kl, bp, acc); break;                                   \
-	case 7: tile512_n(a, 7, np_, kl, bp, acc); break;                                   \
-	default: tile512_n(a, 8, np_, kl, bp, acc); break;                                  \
+	case 1: tile512_n(a, 1, np_, kl, bp, acc, sw); break;                               \
+	case 2: tile512_n(a, 2, np_, kl, bp, acc, sw); break;                               \
+	case 3: tile512_n(a, 3, np_, kl, bp, acc, sw); break;                               \
+	case 4: tile512_n(a, 4, np_, kl, bp, acc, sw); break;                               \
+	case 5: tile512_n(a, 5, np_, kl, bp, acc, sw); break;                               \
+	case 6: tile512_n(a, 6, np_, kl, bp, acc, sw); break;                               \
+	case 7: tile512_n(a, 7, np_, kl, bp, acc, sw); break;                               \
+	default: tile512_n(a, 8, np_, kl, bp, acc, sw); break;                              \
 	}
 
-T512 static void tile512(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
-			 const int8_t *bp, int32_t *acc)
-{
-	if (np == 1)
-		TILE512_NP(1)
-	else if (np == 2)
-		TILE512_NP(2)
-	else
-		TILE512_NP(3)
-}
+/* The tile for u8 A (sw false) or s8 A (sw true): each mr and np its own. */
+#define TILE512_FN(name, sw)                                                               \
+	T512 static void name(const uint8_t *const *a, int mr, int np,                      \
+			      const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)     \
+	{                                                                                   \
+		if (np == 1)                                                                \
+			TILE512_NP(1, sw)                                                   \
+		else if (np == 2)                                                           \
+			TILE512_NP(2, sw)                                                   \
+		else                                                                        \
+			TILE512_NP(3, sw)                                                   \
+	}
+
+TILE512_FN(tile512_u8a, false)
+TILE512_FN(tile512_s8a, true)
 
 /* AVX-VNNI: a panel at a time, four rows by 16 columns (8 accumulators). */
 T256 static void tile256(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
@@ -230,6 +268,11 @@ T256 static void tile256(const uint8_t *const *a, int mr, int np, const gc_qgemm
 					for (int r = 0; r < 4; r++) {
 						__m256i av = _mm256_set1_epi32(quad(ar[r]));
 						ar[r] += kl->a_ks;
+						if (kl->a_signed) { /* u8 operand first */
+							c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], x0, av);
+							c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], x1, av);
+							continue;
+						}
 						c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], av, x0);
 						c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], av, x1);
 					}
@@ -250,7 +293,10 @@ void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
 {
 #ifdef QG_X86
 	if (isa == GC_QGEMM_AVX512VNNI) {
-		tile512(a, mr, np, kl, bp, acc);
+		if (kl->a_signed)
+			tile512_s8a(a, mr, np, kl, bp, acc);
+		else
+			tile512_u8a(a, mr, np, kl, bp, acc);
 		return;
 	}
 	if (isa == GC_QGEMM_AVXVNNI) {

@@ -65,6 +65,12 @@ typedef struct gc_qgemm_b {
 void gc_qgemm_pack_b(const void *b, bool b_unsigned, int64_t k, int64_t n, int64_t ldb,
 		     int8_t *data, int32_t *colsum);
 
+/* b back (k x n, nbytes) from a packing kept under key "q8b1 K N U" (U:
+ * uint8 b): data then colsum, src_bytes in all; 0, or GC_EINVAL when the
+ * key is not one or does not fit the sizes (gc_packed_unpack). */
+int gc_qgemm_unpack_b(const char *key, const void *src, uint64_t src_bytes, void *dst,
+		      uint64_t nbytes);
+
 /* Rows of A as the core reads them: m rows of k4 = gc_qg_k4(k) unsigned
  * bytes (int8 + 128, zero past k), and their sums (rowsum, NULL: not). */
 void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k, int64_t lda,
@@ -104,10 +110,15 @@ typedef struct gc_qgemm_out {
 typedef struct gc_qgemm_kloop {
 	int64_t a_ks, ntaps, kqt, cs;
 	const int64_t *tapoff;
+	/* the operands' signs swapped: A's bytes signed (s8), B's unsigned (u8),
+	 * acc = sum of A B (the convolution's weights as they are against u8
+	 * pixels: no pixel sums needed when the weights' zero point is 0) */
+	bool a_signed;
 } gc_qgemm_kloop;
 
 /* acc for rows a[0..mr) and the first np (1 to GC_QG_NC) panels of the
- * chunk at bp, into acc[r * GC_QG_NR * GC_QG_NC + j]. */
+ * chunk at bp, into acc[r * GC_QG_NR * GC_QG_NC + j] (u8 A x s8 B, or s8 A
+ * x u8 B when kl->a_signed). */
 void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
 		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc);
 /* The epilogue for rows [i0, i0 + mr) and columns [j0, j0 + nc) of acc

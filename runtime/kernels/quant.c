@@ -542,7 +542,8 @@ static int imm_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, imm_plan *p)
 	char key[96];
 	void *fill;
 	snprintf(key, sizeof key, "q8b1 %" PRId64 " %" PRId64 " %d", p->kd, p->nn, (int)b_u);
-	const int8_t *data = gc_kpacked(k, n, in, p->ib, key, (uint64_t)(bbytes + cs), false, &fill);
+	/* replaces: a .gcb keeps only the packed B (gc_qgemm_unpack_b) */
+	const int8_t *data = gc_kpacked(k, n, in, p->ib, key, (uint64_t)(bbytes + cs), true, &fill);
 	if (!data)
 		return gc_kok(k);
 	if (fill)
@@ -887,9 +888,9 @@ static int iconv_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, iconv_plan
 	gc_qconv_plan(q);
 	char key[96];
 	void *fill;
-	snprintf(key, sizeof key, "q8w%d %" PRId64 " %" PRId64 " %" PRId64 " %d", q->quads ? 2 : 1,
-		 q->m, q->c / q->group, q->k[0] * q->k[1] * q->k[2], (int)q->w_unsigned);
-	q->wpack = gc_kpacked(k, n, in, p->iw, key, gc_qconv_w_bytes(q), false, &fill);
+	gc_qconv_key(q, key, sizeof key);
+	/* replaces: a .gcb keeps only the packed weights (gc_qconv_unpack) */
+	q->wpack = gc_kpacked(k, n, in, p->iw, key, gc_qconv_w_bytes(q), true, &fill);
 	if (gc_kok(k))
 		return gc_kok(k);
 	if (fill)

@@ -14,6 +14,7 @@
 #include "../fileio.h"
 #include "../kernel.h"
 #include "nn-par.h"
+#include "qconv.h"
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -187,6 +188,10 @@ int gc_packed_unpack(const char *key, const void *src, uint64_t src_bytes, void 
 {
 	int64_t v[4] = { 0 };
 	char tail;
+	if (!strncmp(key, "q8w", 3)) /* the integer convolution's (qconv.h) */
+		return gc_qconv_unpack(key, src, src_bytes, dst, nbytes);
+	if (!strncmp(key, "q8b", 3)) /* the integer GEMM's B (qgemm.h) */
+		return gc_qgemm_unpack_b(key, src, src_bytes, dst, nbytes);
 	if (sscanf(key, "pk-s1 %" SCNd64 " %" SCNd64 " %" SCNd64 " %c", &v[0], &v[1], &v[2],
 		   &tail) == 3) {
 		if (!unpack_sizes_ok(v, 3, src_bytes, nbytes) ||

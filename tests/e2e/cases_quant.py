@@ -453,6 +453,13 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("strided-dilated-im2col", (1, 5, 13, 12), (6, 5, 3, 3), (2, 2), (1, 1, 1, 1), (2, 2), 1, np.uint8, np.int8, True),
     # enough work for two threads (blocks and row ranges split over the pool)
     ("two-threads-u8s8", (1, 32, 20, 21), (40, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, False),
+    # weights' zero point 0 (128 for uint8 w): the channel-quad path without
+    # pixel sums; rows of 16+ pixels read in place (stride 1), phase-major
+    # channels (3x3 stride 2, 13 channels: quads rounded up per phase)
+    ("zw0-rows-u8s8", (1, 10, 9, 37), (12, 10, 3, 3), (1, 1), (1, 2, 0, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("zw0-rows-s8u8", (2, 5, 6, 16), (7, 5, 1, 3), (1, 1), (0, 1, 0, 1), (1, 1), 1, np.int8, np.uint8, False),
+    ("zw0-stride2-u8s8", (1, 13, 15, 17), (20, 13, 3, 3), (2, 2), (1, 1, 0, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("zw0-stride2-1x1-s8s8", (1, 24, 9, 40), (16, 24, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.int8, np.int8, False),
 ]
 
 
@@ -496,6 +503,8 @@ def int8_builtins(ctx):
         x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
         zx = np.array(r.integers(1, 5) + (3 if xt == np.uint8 else -6), xt)  # never 0
         zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
+        if name.startswith("zw0"):
+            zw = np.full(zw.shape, 128 if wt == np.uint8 else 0, wt)
         want = conv_int_ref(x, w, int(zx), zw.astype(np.int64), st, pads, dil, group)
         sx, sy = np.float32(0.02), np.float32(0.5 * np.abs(want).max() * 0.02 * 0.01 / 127 + 1e-3)
         sw = (r.random(ws[0]) * 0.02 + 0.005).astype(np.float32) if per_ch else np.array(0.01, np.float32)
@@ -754,6 +763,211 @@ def dynq_matmul_fusion(ctx):
     return run.Result(True, "2 chains fused (bias+Relu, 3-D A), one kept; byte-equal to the nodes")
 
 
+def _maxpool_ref(q, k, st, pads, ceil=False):
+    """MaxPool of an integer array [N, C, H, W] in NumPy (padding never wins)."""
+    n, c, h, w = q.shape
+    lo = np.iinfo(q.dtype).min
+    def out(i, kk, s, p0, p1):
+        num = i + p0 + p1 - kk
+        return (-(-num // s) if ceil else num // s) + 1
+    oh, ow = out(h, k[0], st[0], pads[0], pads[2]), out(w, k[1], st[1], pads[1], pads[3])
+    xp = np.full((n, c, h + pads[0] + pads[2] + k[0] + st[0], w + pads[1] + pads[3] + k[1] + st[1]),
+                 lo, q.dtype)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w] = q
+    y = np.full((n, c, oh, ow), lo, q.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            y = np.maximum(y, xp[:, :, i:i + st[0] * (oh - 1) + 1:st[0], j:j + st[1] * (ow - 1) + 1:st[1]])
+    return y
+
+
+def _qadd_ref(a, sa, za, b, sb, zb, sc, zc, ct, relu=None):
+    """QLinearAdd as the float nodes compute it, operation by operation in
+    float32 (NumPy's float32 arithmetic is IEEE's): DequantizeLinear both,
+    Add, QuantizeLinear [, DequantizeLinear, Relu, QuantizeLinear]."""
+    f32 = np.float32
+    def q(v, s, z, t):
+        info = np.iinfo(t)
+        return np.clip(np.rint(v / f32(s)) + f32(z), info.min, info.max).astype(t)
+    s = (a.astype(f32) - f32(za)) * f32(sa) + (b.astype(f32) - f32(zb)) * f32(sb)
+    c = q(s, sc, zc, ct)
+    if relu is None:
+        return c
+    sr, zr, rt = relu
+    return q(np.maximum((c.astype(f32) - f32(zc)) * f32(sc), f32(0)), sr, zr, rt)
+
+
+def qdq_add_maxpool_fusion(ctx):
+    """fuse-qdq-maxpool and fuse-qdq-add: DequantizeLinear -> MaxPool ->
+    QuantizeLinear with the same parameters runs MaxPool on the 8-bit tensor
+    (uint8 3x3/2 padded, the row path's common case; int8 3x2, strides 2x1,
+    ceil_mode, uneven pads); DQ, DQ -> Add -> Q [-> DQ -> Relu -> Q] becomes
+    com.graphcc::QLinearAdd (uint8 + uint8 with the Relu tail, uint8 + int8
+    broadcast over [1, C, 1, 1] to int8, odd sizes: 13x37 and 7 channels).
+    Each output is byte for byte the unfused graph's (--no-optimize), the
+    reference kernels' (GRAPHCC_NN_REFERENCE=1) and NumPy's (the integer max;
+    the float32 operations in order); a MaxPool whose QuantizeLinear has
+    other parameters stays float."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qdq-add-maxpool"))
+    r = np.random.default_rng(2311)
+    x = (r.standard_normal((1, 7, 13, 37)) * 3).astype(np.float32)  # 19 outputs a row: 16 + 3
+    x2 = (r.standard_normal((1, 7, 13, 37)) * 2).astype(np.float32)
+    bb = r.standard_normal((1, 7, 1, 1)).astype(np.float32)
+    P = {"sx": (0.047, 128, np.uint8), "s2": (0.031, 120, np.uint8), "sb": (0.02, -3, np.int8),
+         "sc": (0.06, 100, np.uint8), "sr": (0.035, 2, np.uint8), "si": (0.05, 5, np.int8),
+         "sd": (0.08, -1, np.int8)}
+    inits = []
+    for k, (s, z, t) in P.items():
+        inits += [numpy_helper.from_array(np.array(s, np.float32), k),
+                  numpy_helper.from_array(np.array(z, t), k + "_z")]
+    inits.append(numpy_helper.from_array(np.array(0.049, np.float32), "sy"))  # != sx
+    QD = lambda src, p, q, dq: [helper.make_node("QuantizeLinear", [src, p, p + "_z"], [q]),
+                                helper.make_node("DequantizeLinear", [q, p, p + "_z"], [dq])]
+    nodes = (QD("x", "sx", "xq", "xd") + QD("x2", "s2", "x2q", "x2d") + QD("bb", "sb", "bq", "bd")
+             + QD("x", "si", "xiq", "xid") +
+             [helper.make_node("MaxPool", ["xd"], ["mp"], kernel_shape=[3, 3], strides=[2, 2],
+                               pads=[1, 1, 1, 1])] + QD("mp", "sx", "mpq", "mpd") +
+             [helper.make_node("MaxPool", ["xid"], ["mp2"], kernel_shape=[3, 2], strides=[2, 1],
+                               pads=[0, 1, 1, 0], ceil_mode=1)] + QD("mp2", "si", "mp2q", "mp2d") +
+             [helper.make_node("MaxPool", ["xd"], ["mp3"], kernel_shape=[2, 2])] +
+             [helper.make_node("QuantizeLinear", ["mp3", "sy", "sx_z"], ["mp3q"]),
+              helper.make_node("Add", ["xd", "x2d"], ["s1"])] + QD("s1", "sc", "s1q", "s1d") +
+             [helper.make_node("Relu", ["s1d"], ["r1"])] + QD("r1", "sr", "r1q", "r1d") +
+             [helper.make_node("Add", ["x2d", "bd"], ["t2"])] + QD("t2", "sd", "s2q", "s2d"))
+    outs_v = [helper.make_tensor_value_info(n, t, None) for n, t in (
+        ("mpq", TensorProto.UINT8), ("mp2q", TensorProto.INT8), ("mp3q", TensorProto.UINT8),
+        ("r1q", TensorProto.UINT8), ("s2q", TensorProto.INT8))]
+    outs = _fused_unfused_reference(ctx, d, nodes, inits, {"x": x, "x2": x2, "bb": bb}, outs_v,
+                                    "fuse-qdq-add", 2)
+    if isinstance(outs, run.Result):
+        return outs
+    rc, out, err = run.run_graphcc(ctx, ["compile", os.path.join(d, "model.onnx"), "-o",
+                                         os.path.join(d, "m2.gcb")])
+    if rc != 0 or not re.search(r"pass fuse-qdq-maxpool\s+2 changes", out):
+        return run.Result(False, "compile: want fuse-qdq-maxpool 2 changes", out + err)
+    def quant(v, key):
+        s, z, t = P[key]
+        info = np.iinfo(t)
+        return np.clip(np.rint(v / np.float32(s)) + np.float32(z), info.min, info.max).astype(t)
+    xq, x2q, bq, xiq = quant(x, "sx"), quant(x2, "s2"), quant(bb, "sb"), quant(x, "si")
+    want = [_maxpool_ref(xq, (3, 3), (2, 2), (1, 1, 1, 1)),
+            _maxpool_ref(xiq, (3, 2), (2, 1), (0, 1, 1, 0), ceil=True),
+            None,
+            _qadd_ref(xq, *P["sx"][:2], x2q, *P["s2"][:2], *P["sc"], relu=P["sr"]),
+            _qadd_ref(x2q, *P["s2"][:2], bq, *P["sb"][:2], *P["sd"])]
+    names = [v.name for v in outs_v]
+    for i, name in enumerate(names):
+        got = {k: v[i] for k, v in outs.items()}
+        if len({a.tobytes() for a in got.values()}) > 1:
+            return run.Result(False, "%s: fused, unfused and reference kernels differ" % name)
+        if want[i] is not None and (got["fused"].dtype != want[i].dtype or
+                                    not np.array_equal(got["fused"], want[i])):
+            return run.Result(False, "%s: differs from NumPy in %d values" % (
+                name, int((got["fused"].astype(np.int64) != want[i]).sum())
+                if got["fused"].shape == want[i].shape else -1))
+    rc, info, err = run.run_graphcc(ctx, ["info", os.path.join(d, "m2.gcb")])
+    if rc != 0 or not re.search(r"\b2\s+com\.graphcc::QLinearAdd\b", info) or \
+            not re.search(r"\b3\s+MaxPool\b", info):
+        return run.Result(False, "info: want 2 QLinearAdd and 3 MaxPool", info + err)
+    return run.Result(True, "2 MaxPool and 2 Add (one with Relu) fused; = unfused, reference, NumPy")
+
+
+def gcb_packed_conv_weights(ctx):
+    """A .gcb keeps the integer kernels' weights only packed (gc_kpacked
+    replaces): four fused QDQ Convs (7x7/2 on 3 channels: channel-major
+    phases; 3x3/1; 3x3/2 phase-major with uint8 weights; 3x3/2 dilation 2 on
+    the im2col path) and two QLinearMatMul (int8 B 37x50, uint8 B 37x20)
+    store fewer weight bytes than plain + packed; the .gcb gives the .onnx's
+    bytes, and with the reference kernels (which read the plain weights,
+    unpacked at load: gc_qconv_unpack, gc_qgemm_unpack_b) the reference
+    run's."""
+    import gcbedit
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "gcb-packed"))
+    r = np.random.default_rng(4242)
+    x = (r.standard_normal((1, 3, 23, 21)) * 2).astype(np.float32)
+    convs = [("a", 3, 16, 7, dict(strides=[2, 2], pads=[3, 3, 3, 3]), np.int8),
+             ("b", 16, 32, 3, dict(pads=[1, 1, 1, 1]), np.int8),
+             ("c", 32, 32, 3, dict(strides=[2, 2], pads=[1, 1, 1, 1]), np.uint8),
+             ("d", 32, 24, 3, dict(strides=[2, 2], dilations=[2, 2], pads=[2, 2, 2, 2]), np.int8)]
+    inits = [numpy_helper.from_array(np.array(0.05, np.float32), "sx"),
+             numpy_helper.from_array(np.array(128, np.uint8), "zx")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["h"])]
+    plain, prev = 0, "h"
+    for name, c, m, k, attrs, wt in convs:
+        w = r.integers(-127, 128, (m, c, k, k)) if wt == np.int8 else r.integers(0, 256, (m, c, k, k))
+        plain += w.size
+        ws = (r.random(m) * 0.01 + 0.002).astype(np.float32)
+        wz = np.full(m, 0 if wt == np.int8 else 128, wt)
+        inits += [numpy_helper.from_array(w.astype(wt), name + "wq"),
+                  numpy_helper.from_array(ws, name + "ws"), numpy_helper.from_array(wz, name + "wz"),
+                  numpy_helper.from_array(np.array(0.04, np.float32), name + "ys"),
+                  numpy_helper.from_array(np.array(100, np.uint8), name + "yz")]
+        nodes += [helper.make_node("DequantizeLinear", [name + "wq", name + "ws", name + "wz"],
+                                   [name + "wd"], axis=0),
+                  helper.make_node("Conv", [prev, name + "wd"], [name + "c"], **attrs),
+                  helper.make_node("QuantizeLinear", [name + "c", name + "ys", name + "yz"],
+                                   [name + "q"]),
+                  helper.make_node("DequantizeLinear", [name + "q", name + "ys", name + "yz"],
+                                   [name + "y"])]
+        prev = name + "y"
+    v = r.standard_normal((5, 37)).astype(np.float32)
+    nodes += [helper.make_node("QuantizeLinear", ["v", "sx", "zx"], ["vq"]),
+              helper.make_node("DequantizeLinear", ["vq", "sx", "zx"], ["vd"])]
+    for name, nn, wt in (("e", 50, np.int8), ("f", 20, np.uint8)):  # QLinearMatMul's B
+        w = r.integers(-127, 128, (37, nn)) if wt == np.int8 else r.integers(0, 256, (37, nn))
+        plain += w.size
+        inits += [numpy_helper.from_array(w.astype(wt), name + "wq"),
+                  numpy_helper.from_array(np.array(0.01, np.float32), name + "ws"),
+                  numpy_helper.from_array(np.array(0 if wt == np.int8 else 128, wt), name + "wz"),
+                  numpy_helper.from_array(np.array(0.3, np.float32), name + "ys"),
+                  numpy_helper.from_array(np.array(100, np.uint8), name + "yz")]
+        nodes += [helper.make_node("DequantizeLinear", [name + "wq", name + "ws", name + "wz"],
+                                   [name + "wd"]),
+                  helper.make_node("MatMul", ["vd", name + "wd"], [name + "m"]),
+                  helper.make_node("QuantizeLinear", [name + "m", name + "ys", name + "yz"],
+                                   [name + "q"])]
+    outs_v = [helper.make_tensor_value_info(n + "q", TensorProto.UINT8, None) for n in "abcdef"]
+    g = helper.make_graph(nodes, "gcb-packed",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape)),
+                           helper.make_tensor_value_info("v", TensorProto.FLOAT, list(v.shape))],
+                          outs_v, inits)
+    import onnx
+    model, gcb = os.path.join(d, "model.onnx"), os.path.join(d, "model.gcb")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin, vin = os.path.join(d, "x.npy"), os.path.join(d, "v.npy")
+    np.save(xin, x)
+    np.save(vin, v)
+    rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
+    if rc != 0 or not re.search(r"pass fuse-qdq-conv\s+4 changes", out) or \
+            not re.search(r"pass fuse-qdq-matmul\s+2 changes", out):
+        return run.Result(False, "compile: %s; want fuse-qdq-conv 4 and fuse-qdq-matmul 2 "
+                          "changes" % run.describe_rc(rc), out + err)
+    wbytes = len(gcbedit.Program(gcb).weights)
+    if wbytes >= 1.5 * plain:  # plain + packed would be twice the plain bytes
+        return run.Result(False, "the .gcb holds %d weight bytes for %d plain weight bytes: "
+                          "the plain weights are kept beside the packed ones" % (wbytes, plain))
+    outs = {}
+    for label, src, env in (("onnx", model, {}), ("gcb", gcb, {}),
+                            ("onnx-ref", model, {"GRAPHCC_NN_REFERENCE": "1"}),
+                            ("gcb-ref", gcb, {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", src, "--input", "x=" + xin, "--input", "v=" + vin,
+                                 "--output-dir", o], env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = [np.load(os.path.join(o, v.name + ".npy")).tobytes() for v in outs_v]
+    if outs["gcb"] != outs["onnx"] or outs["gcb-ref"] != outs["onnx-ref"] or \
+            outs["gcb"] != outs["gcb-ref"]:
+        return run.Result(False, "the .gcb's outputs differ from the model's (fast %s, reference %s)"
+                          % (outs["gcb"] == outs["onnx"], outs["gcb-ref"] == outs["onnx-ref"]))
+    return run.Result(True, "%d weight bytes for %d plain; = .onnx with the fast and the "
+                      "reference (unpacked) kernels" % (wbytes, plain))
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -763,4 +977,6 @@ def cases(ctx):
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
+            ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
+            ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]

@@ -1,0 +1,267 @@
+/*
+ * com.graphcc::QLinearAdd: the 8-bit Add of QDQ models (lib/pass-qdq-elem.c
+ * makes it from DequantizeLinear, DequantizeLinear -> Add -> QuantizeLinear),
+ * with ONNX Runtime's com.microsoft::QLinearAdd inputs (A, A_scale,
+ * A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point; scales
+ * float32 scalars, zero points one value of their tensor's type, uint8 or
+ * int8 each) and ONNX broadcasting. Each element is what the float nodes
+ * compute, operation by operation in float32:
+ *
+ *   c = saturate(rint(((A - za) * sa + (B - zb) * sb) / sc) + zc)
+ *
+ * so the fused graph gives the unfused one's bytes. graphcc's attribute
+ * _gc_activation "Relu" with inputs 8 and 9 (R_scale, R_zero_point) adds the
+ * DequantizeLinear(C) -> Relu -> QuantizeLinear(R) that ResNet-style blocks
+ * put after the Add: r = saturate(rint(max((c - zc) * sc, 0) / sr) + zr),
+ * written instead of c.
+ */
+#include "elementwise-impl.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../fileio.h" /* gc_reference_kernels */
+#include "../ops.h"
+#include "nn.h"
+
+typedef struct qadd_arg {
+	float za, sa, zb, sb, sc, zc, lo, hi; /* lo, hi: c's type's range */
+	bool relu;
+	float sr, zr, rlo, rhi; /* the Relu's QuantizeLinear */
+} qadd_arg;
+
+typedef struct qadd_state {
+	gc_ew_fn fn;
+	bool relu, vec;
+	gc_ew_plan plan;
+} qadd_state;
+
+/* One element; no contraction (a multiply-add would round differently from
+ * the separate nodes), rint rounding half to even as QuantizeLinear's. */
+#define QADD_ONE(a, b, p, out)                                                                     \
+	do {                                                                                       \
+		float s_ = ((float)(a) - (p)->za) * (p)->sa + ((float)(b) - (p)->zb) * (p)->sb;   \
+		float c_ = rintf(s_ / (p)->sc) + (p)->zc;                                          \
+		c_ = c_ > (p)->lo ? c_ : (p)->lo;                                                  \
+		c_ = c_ < (p)->hi ? c_ : (p)->hi;                                                  \
+		if ((p)->relu) {                                                                   \
+			float t_ = (c_ - (p)->zc) * (p)->sc;                                       \
+			t_ = t_ < 0 ? 0.0f : t_;                                                   \
+			c_ = rintf(t_ / (p)->sr) + (p)->zr;                                        \
+			c_ = c_ > (p)->rlo ? c_ : (p)->rlo;                                        \
+			c_ = c_ < (p)->rhi ? c_ : (p)->rhi;                                        \
+		}                                                                                  \
+		(out) = (int32_t)c_;                                                               \
+	} while (0)
+
+#define QADD_DEFINE(TA, TB, TC, sfx)                                                               \
+	__attribute__((optimize("fp-contract=off"))) GC_NN_SIMD static void qadd_##sfx(           \
+	    int64_t n, const void *const *in, const int64_t *inc, void *out, const void *arg)     \
+	{                                                                                          \
+		const qadd_arg *p = arg;                                                           \
+		const TA *a = in[0];                                                               \
+		const TB *b = in[1];                                                               \
+		TC *c = out;                                                                       \
+		int32_t v;                                                                         \
+		if (inc[0] && inc[1]) {                                                            \
+			for (int64_t i = 0; i < n; i++) {                                          \
+				QADD_ONE(a[i], b[i], p, v);                                        \
+				c[i] = (TC)v;                                                      \
+			}                                                                          \
+			return;                                                                    \
+		}                                                                                  \
+		for (int64_t i = 0; i < n; i++) {                                                  \
+			QADD_ONE(a[i * inc[0]], b[i * inc[1]], p, v);                              \
+			c[i] = (TC)v;                                                              \
+		}                                                                                  \
+	}
+
+QADD_DEFINE(uint8_t, uint8_t, uint8_t, uuu)
+QADD_DEFINE(uint8_t, uint8_t, int8_t, uus)
+QADD_DEFINE(uint8_t, int8_t, uint8_t, usu)
+QADD_DEFINE(uint8_t, int8_t, int8_t, uss)
+QADD_DEFINE(int8_t, uint8_t, uint8_t, suu)
+QADD_DEFINE(int8_t, uint8_t, int8_t, sus)
+QADD_DEFINE(int8_t, int8_t, uint8_t, ssu)
+QADD_DEFINE(int8_t, int8_t, int8_t, sss)
+
+/* Indexed by A, B, C (the output) signed (1) or unsigned (0). */
+static const gc_ew_fn qadd_fns[8] = { qadd_uuu, qadd_uus, qadd_usu, qadd_uss,
+				      qadd_suu, qadd_sus, qadd_ssu, qadd_sss };
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vl"), optimize("fp-contract=off")))
+
+/* 16 bytes (or a broadcast one) as floats. */
+T512 static inline __m512 ld16(const void *p, int64_t i, int64_t inc, bool sgn, __mmask16 m)
+{
+	if (!inc) {
+		int32_t v = sgn ? ((const int8_t *)p)[0] : ((const uint8_t *)p)[0];
+		return _mm512_set1_ps((float)v);
+	}
+	__m128i b = _mm_maskz_loadu_epi8(m, (const char *)p + i);
+	return _mm512_cvtepi32_ps(sgn ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
+}
+
+/* QADD_ONE 16 lanes at a time: each operation the scalar one (IEEE, round
+ * to nearest even), so the bytes are the same. */
+T512 static void qadd512(int64_t n, const void *a, const void *b, const int64_t *inc, void *c,
+			 const qadd_arg *p, bool sa_, bool sb_)
+{
+	const __m512 za = _mm512_set1_ps(p->za), sa = _mm512_set1_ps(p->sa);
+	const __m512 zb = _mm512_set1_ps(p->zb), sb = _mm512_set1_ps(p->sb);
+	const __m512 sc = _mm512_set1_ps(p->sc), zc = _mm512_set1_ps(p->zc);
+	const __m512 lo = _mm512_set1_ps(p->lo), hi = _mm512_set1_ps(p->hi);
+	const __m512 sr = _mm512_set1_ps(p->sr), zr = _mm512_set1_ps(p->zr);
+	const __m512 rlo = _mm512_set1_ps(p->rlo), rhi = _mm512_set1_ps(p->rhi);
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+		__m512 fa = _mm512_mul_ps(_mm512_sub_ps(ld16(a, i, inc[0], sa_, m), za), sa);
+		__m512 fb = _mm512_mul_ps(_mm512_sub_ps(ld16(b, i, inc[1], sb_, m), zb), sb);
+		__m512 v = _mm512_roundscale_ps(_mm512_div_ps(_mm512_add_ps(fa, fb), sc),
+						_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zc), lo), hi);
+		if (p->relu) {
+			__m512 t = _mm512_max_ps(_mm512_mul_ps(_mm512_sub_ps(v, zc), sc),
+						 _mm512_setzero_ps());
+			v = _mm512_roundscale_ps(_mm512_div_ps(t, sr),
+						 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+			v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zr), rlo), rhi);
+		}
+		_mm512_mask_cvtepi32_storeu_epi8((char *)c + i, m, _mm512_cvtps_epi32(v));
+	}
+}
+#endif
+
+typedef struct qadd_run_arg {
+	qadd_arg p;
+	gc_ew_fn fn;
+	bool a_signed, b_signed, vec;
+} qadd_run_arg;
+
+static void qadd_any(int64_t n, const void *const *in, const int64_t *inc, void *out,
+		     const void *arg)
+{
+	const qadd_run_arg *r = arg;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (r->vec) {
+		qadd512(n, in[0], in[1], inc, out, &r->p, r->a_signed, r->b_signed);
+		return;
+	}
+#endif
+	r->fn(n, in, inc, out, &r->p);
+}
+
+static bool is8(gc_dtype t)
+{
+	return t == GC_DTYPE_UINT8 || t == GC_DTYPE_INT8;
+}
+
+static float zval(const gc_tensor *z)
+{
+	return z->dtype == GC_DTYPE_UINT8 ? (float)((const uint8_t *)z->data)[0]
+					  : (float)((const int8_t *)z->data)[0];
+}
+
+static void range8(gc_dtype t, float *lo, float *hi)
+{
+	*lo = t == GC_DTYPE_UINT8 ? 0.0f : -128.0f;
+	*hi = t == GC_DTYPE_UINT8 ? 255.0f : 127.0f;
+}
+
+static int run_qadd(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const qadd_state *s = n->state;
+	qadd_run_arg r = { .p = { .za = zval(in[2]), .sa = *(const float *)in[1]->data,
+				  .zb = zval(in[5]), .sb = *(const float *)in[4]->data,
+				  .sc = *(const float *)in[6]->data, .zc = zval(in[7]),
+				  .relu = s->relu },
+			   .fn = s->fn, .a_signed = in[0]->dtype == GC_DTYPE_INT8,
+			   .b_signed = in[3]->dtype == GC_DTYPE_INT8, .vec = s->vec };
+	range8(in[7]->dtype, &r.p.lo, &r.p.hi);
+	if (s->relu) {
+		r.p.sr = *(const float *)in[8]->data;
+		r.p.zr = zval(in[9]);
+		range8(in[9]->dtype, &r.p.rlo, &r.p.rhi);
+	}
+	const void *src[2] = { in[0]->data, in[3]->data };
+	gc_ew_plan_run_par(k->threads, &s->plan, qadd_any, &r, src, out[0]->data);
+	return 0;
+}
+
+/* Input i: one float32 scale (scale) or one 8-bit zero point of type t. */
+static int check_param(gc_kctx *k, gc_tensor *const *in, int i, bool scale, gc_dtype t)
+{
+	static const char *const names[] = { "A",	     "A_scale", "A_zero_point", "B",
+					     "B_scale",	     "B_zero_point", "C_scale", "C_zero_point",
+					     "R_scale",	     "R_zero_point" };
+	if (!in[i])
+		return gc_kerr(k, GC_EINVAL, "input '%s' is missing", names[i]);
+	if (gc_tensor_numel(in[i]) != 1)
+		return gc_kerr(k, GC_EUNSUPPORTED, "input '%s' must hold one value (per tensor)",
+			       names[i]);
+	if (scale ? in[i]->dtype != GC_DTYPE_FLOAT : in[i]->dtype != t)
+		return gc_kerr(k, GC_EINVAL, "input '%s' must be %s, not %s", names[i],
+			       scale ? "float32" : gc_dtype_name(t), gc_dtype_name(in[i]->dtype));
+	return 0;
+}
+
+/* The AVX-512 loop: on a CPU with AVX-512BW, not under the reference kernels. */
+static bool qadd_vec(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	return !gc_reference_kernels() && __builtin_cpu_supports("avx512f") &&
+	       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+	return false;
+#endif
+}
+
+int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const char *act = gc_attr_s(k, "_gc_activation", NULL);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (act && strcmp(act, "Relu"))
+		return gc_kerr(k, GC_EINVAL,
+			       "attribute _gc_activation is \"%s\"; QLinearAdd takes only Relu", act);
+	bool relu = act != NULL;
+	if (relu != (n->n_in == 10))
+		return gc_kerr(k, GC_EINVAL,
+			       relu ? "_gc_activation \"Relu\" needs inputs 8 and 9 (R_scale, "
+				      "R_zero_point)"
+				    : "inputs 8 and 9 come only with _gc_activation \"Relu\"");
+	if (!in[0] || !in[3] || !is8(in[0]->dtype) || !is8(in[3]->dtype))
+		return gc_kerr(k, GC_EINVAL, "inputs 'A' and 'B' must be uint8 or int8");
+	if (!in[7] || !is8(in[7]->dtype) || (relu && (!in[9] || !is8(in[9]->dtype))))
+		return gc_kerr(k, GC_EINVAL, "the output zero points must be uint8 or int8");
+	static const int scales[] = { 1, 4, 6, 8 };
+	for (int i = 0; i < (relu ? 4 : 3); i++)
+		if (check_param(k, in, scales[i], true, GC_DTYPE_FLOAT))
+			return k->err->code;
+	if (check_param(k, in, 2, false, in[0]->dtype) || check_param(k, in, 5, false, in[3]->dtype) ||
+	    check_param(k, in, 7, false, in[7]->dtype) ||
+	    (relu && check_param(k, in, 9, false, in[9]->dtype)))
+		return k->err->code;
+	const gc_tensor *ops[2] = { in[0], in[3] };
+	int32_t rank;
+	int64_t dims[GC_MAX_RANK];
+	if (gc_broadcast_shapes(k, 2, ops, &rank, dims))
+		return k->err->code;
+	/* c saturates to C_zero_point's type; the output is R's with the Relu */
+	gc_dtype ot = in[relu ? 9 : 7]->dtype;
+	qadd_state *s = gc_kstate(k, n, sizeof *s);
+	if (!s)
+		return gc_kok(k);
+	s->relu = relu;
+	s->vec = qadd_vec();
+	s->fn = qadd_fns[(in[0]->dtype == GC_DTYPE_INT8) * 4 + (in[3]->dtype == GC_DTYPE_INT8) * 2 +
+			 (ot == GC_DTYPE_INT8)];
+	gc_set_shape(out[0], ot, rank, dims);
+	gc_ew_plan_init(&s->plan, 2, ops, rank, dims, ot);
+	n->inplace_ok = gc_same_shape(in[0], out[0]);
+	n->run = run_qadd;
+	return 0;
+}

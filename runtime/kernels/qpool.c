@@ -1,0 +1,85 @@
+/*
+ * 8-bit MaxPool by rows (qpool.h): the window's input rows are reduced into
+ * one padded row buffer (bytewise max, which vectorises), then each output
+ * takes the max of its columns there. int8 runs as uint8 with the top bit
+ * flipped (x ^ 0x80 keeps the order), the padding as 0, the lowest value.
+ */
+#include "qpool.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <emmintrin.h>
+#endif
+
+#include "pool-impl.h"
+
+GC_NN_O3
+
+/* y[o] = max(b[2o], b[2o + 1], b[2o + 2]) ^ flip, 16 at a time while the
+ * 34 bytes read lie in the row (2 ow_n + 1 bytes): the outputs done. */
+static int64_t max3_s2(const uint8_t *b, int64_t ow_n, uint8_t flip, uint8_t *y)
+{
+	int64_t o = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	const __m128i lo = _mm_set1_epi16(0xff), f = _mm_set1_epi8((char)flip);
+	for (; o + 16 < ow_n; o += 16) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)(b + 2 * o));
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(b + 2 * o + 16));
+		__m128i w0 = _mm_loadu_si128((const __m128i *)(b + 2 * o + 2));
+		__m128i w1 = _mm_loadu_si128((const __m128i *)(b + 2 * o + 18));
+		__m128i ev = _mm_packus_epi16(_mm_and_si128(v0, lo), _mm_and_si128(v1, lo));
+		__m128i od = _mm_packus_epi16(_mm_srli_epi16(v0, 8), _mm_srli_epi16(v1, 8));
+		__m128i nx = _mm_packus_epi16(_mm_and_si128(w0, lo), _mm_and_si128(w1, lo));
+		__m128i m = _mm_max_epu8(_mm_max_epu8(ev, od), nx);
+		_mm_storeu_si128((__m128i *)(y + o), _mm_xor_si128(m, f));
+	}
+#else
+	(void)b;
+	(void)flip;
+	(void)y;
+#endif
+	return o;
+}
+
+GC_NN_SIMD void gc_maxpool8_rows(const gc_nn_window *w, bool sgn, const void *x, void *y,
+				 int64_t in_sp, int64_t out_sp, int64_t c0, int64_t c1, uint8_t *buf,
+				 int64_t row_len)
+{
+	const uint8_t flip = sgn ? 0x80 : 0;
+	int64_t H = w->in[1], W = w->in[2], pl = w->pad_lo[2];
+	/* the buffer's columns [a, b) hold input columns [a - pl, b - pl) */
+	int64_t a = pl < row_len ? pl : row_len, b = pl + W < row_len ? pl + W : row_len;
+	int64_t s2 = w->stride[2], d2 = w->dil[2], k2 = w->k[2], ow_n = w->out[2];
+	for (int64_t ch = c0; ch < c1; ch++) {
+		const uint8_t *xc = (const uint8_t *)x + ch * in_sp;
+		uint8_t *yc = (uint8_t *)y + ch * out_sp;
+		for (int64_t oh = 0; oh < w->out[1]; oh++, yc += ow_n) {
+			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;
+			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
+			memset(buf, 0, (size_t)row_len);
+			for (int64_t t = l1; t < h1; t++) {
+				const uint8_t *xr = xc + (s1 + t * w->dil[1]) * W - pl;
+				for (int64_t i = a; i < b; i++) {
+					uint8_t v = xr[i] ^ flip;
+					buf[i] = v > buf[i] ? v : buf[i];
+				}
+			}
+			if (s2 == 2 && k2 == 3 && d2 == 1) /* the common 3x3 / 2 */
+				for (int64_t o = max3_s2(buf, ow_n, flip, yc); o < ow_n; o++) {
+					uint8_t m = buf[2 * o], m1 = buf[2 * o + 1], m2 = buf[2 * o + 2];
+					m = m1 > m ? m1 : m;
+					yc[o] = (uint8_t)((m2 > m ? m2 : m) ^ flip);
+				}
+			else
+				for (int64_t o = 0; o < ow_n; o++) {
+					uint8_t m = 0;
+					for (int64_t t = 0; t < k2; t++) {
+						uint8_t v = buf[o * s2 + t * d2];
+						m = v > m ? v : m;
+					}
+					yc[o] = (uint8_t)(m ^ flip);
+				}
+		}
+	}
+}
