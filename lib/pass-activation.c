@@ -135,6 +135,7 @@ static bool fusable_producer(gc_edit *e, int32_t p, gc_dtype *dtype)
 		for (int j = 0; j < 3 && *dtype == GC_DTYPE_UNDEFINED; j++)
 			*dtype = gc_edit_known_dtype(e, n->in[j]);
 		return gc_kv_float(*dtype);
+	}
 	if (gc_edit_is_op(e, p, "BatchNormalization")) {
 		/* what fold-batchnorm left (after no Conv: densenet's pre-activation
 		 * blocks); its kernel applies the activation in the same pass, in
