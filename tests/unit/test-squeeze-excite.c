@@ -167,7 +167,7 @@ static void test_se_shapes(void)
 	    {2, 1152, 48, 4, {7, 7}, "swish", "sigmoid", 2, 1},	     /* efficientnet's last */
 	    {1, 960, 240, 4, {7, 7}, "relu", "hardsigmoid", 2, 1},   /* mobilenet_v3's last */
 	    {1, 32, 8, 4, {112, 112}, "swish", "sigmoid", 2, 1},     /* efficientnet's first */
-	    {1, 73, 19, 4, {61, 67}, "none", "hardsigmoid", 2, 1},
+	    {1, 97, 19, 4, {61, 67}, "none", "hardsigmoid", 2, 1}, /* odd sizes, ~2.6x the minimum share */
 	};
 	for (int i = 0; i < LEN(cases); i++)
 		CHECK(se_check(&cases[i]));
