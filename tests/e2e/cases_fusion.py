@@ -22,14 +22,13 @@ fuse-swish, fuse-activation into the normalizations) end to end, on small onnx.h
 import math
 import os
 import re
-import threading
 
 import numpy as np
 
 import run
 
 # torch.onnx.export keeps global state: one export at a time (cases run in threads)
-_EXPORT_LOCK = threading.Lock()
+_EXPORT_LOCK = run.TORCH_EXPORT
 COMPILED_RE = re.compile(r"compiled .*?: (\d+) nodes \((\d+) in the model\)")
 HIST_RE = re.compile(r"^\s+(\d+)\s+(\S+)\s*$", re.M)
 REL = 1e-5

@@ -82,8 +82,9 @@ def _torch_mlp(d):
     m = MLP().eval()
     calib = torch.randn(64, 16) * 1.5
     path = os.path.join(d, "exported.onnx")
-    torch.onnx.export(m, calib, path, opset_version=13, input_names=["x"],
-                      output_names=["out"], dynamic_axes=None)
+    with run.TORCH_EXPORT:
+        torch.onnx.export(m, calib, path, opset_version=13, input_names=["x"],
+                          output_names=["out"], dynamic_axes=None)
     with torch.no_grad():
         want = m(calib).numpy()
     return path, calib.numpy(), want

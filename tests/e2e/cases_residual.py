@@ -24,13 +24,12 @@ Conv carrying z as a fused residual (_gc_residual), end to end.
 import os
 import re
 import subprocess
-import threading
 
 import numpy as np
 
 import run
 
-_EXPORT_LOCK = threading.Lock()
+_EXPORT_LOCK = run.TORCH_EXPORT
 COMPILED_RE = re.compile(r"compiled .*?: (\d+) nodes \((\d+) in the model\)")
 PASS_RE = re.compile(r"pass fuse-residual\s+(\d+) change")
 HIST_RE = re.compile(r"^\s+(\d+)\s+(\S+)\s*$", re.M)

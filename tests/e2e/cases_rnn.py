@@ -8,7 +8,6 @@ path: GEMM input projection, packed weights, directions on two threads).
                      max|torch| + 1e-6
 """
 import os
-import threading
 
 import numpy as np
 
@@ -21,7 +20,7 @@ MODELS = {
 }
 
 
-_lock = threading.Lock()  # torch.onnx.export keeps global state
+_lock = run.TORCH_EXPORT  # torch.onnx.export keeps global state
 
 
 def _export(ctx, name):

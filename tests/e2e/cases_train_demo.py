@@ -29,7 +29,6 @@ torch.optim from the same initial weights on the same batches.
 import os
 import re
 import shutil
-import threading
 
 import numpy as np
 
@@ -40,7 +39,7 @@ PARAMS = ["net.conv.weight", "net.conv.bias", "net.gamma", "net.fc.weight", "net
 LOSS_RTOL, WEIGHT_TOL = 1e-4, 1e-3
 # torch's ONNX export sets a process-wide "exporting" flag that the model
 # reads: no training while another case exports.
-TORCH_LOCK = threading.Lock()
+TORCH_LOCK = run.TORCH_EXPORT
 OPTIMIZERS = {"sgd": ["--optimizer", "sgd", "--lr", "0.1", "--momentum", "0.9"],
               "adam": ["--optimizer", "adam", "--lr", "0.01"]}
 

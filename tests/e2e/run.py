@@ -27,9 +27,14 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
+
+# torch.onnx.export keeps global state: one export in the whole process at a
+# time (cases run in threads; every cases_*.py that exports takes this lock)
+TORCH_EXPORT = threading.RLock()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
