@@ -285,6 +285,8 @@ def torch_case(ctx):
         def forward(self, x):
             return self.b2(self.b1(x))
 
+    # torch.onnx.export keeps global state: hold the locks the other suites'
+    # exports take (each holds only its own, so no order can deadlock)
     with _EXPORT_LOCK:
         torch.manual_seed(19)
         m = Net().eval()
