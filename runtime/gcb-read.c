@@ -40,6 +40,9 @@ typedef struct rd {
 	gc_error *err;
 	gc_pool *pool;
 	const char *what; /* the record being read, for messages */
+	/* Of the program whose node list is being read, per node: the scratch
+	 * this CPU's kernel needs past what the file planned, else 0. */
+	uint64_t *grow;
 	const gc_load_options *opt;
 	/* The pinned libraries: as the file names them, and resolved against
 	 * the program's folder. A binding must name one of them. */
@@ -708,9 +711,6 @@ static bool output_fits(const gc_ptensor *rec, const gc_tensor *got)
 static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint64_t wsize,
 			int depth);
 
-/* A node whose kernel here needs more scratch than the file planned. */
-#define SCRATCH_REPLAN UINT64_MAX
-
 /*
  * A .gcb runs on any CPU graphcc supports: the kernels chosen at load may be
  * another variant (AVX-512 packed, reference) than at compile, with other
@@ -718,12 +718,11 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
  * planned scratch shares one region appended to the arena, sized for the
  * largest of them; the rest of the plan stays as compiled.
  */
-static int replan_scratch(rd *r, gc_program *p)
+static int replan_scratch(rd *r, gc_program *p, const uint64_t *grow)
 {
 	uint64_t extra = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++)
-		if (p->scratch_offset[i] == SCRATCH_REPLAN && p->nodes[i].scratch_bytes > extra)
-			extra = p->nodes[i].scratch_bytes;
+		extra = grow[i] > extra ? grow[i] : extra;
 	if (!extra)
 		return 0;
 	uint64_t at = (p->arena_bytes + GCB_TENSOR_ALIGN - 1) / GCB_TENSOR_ALIGN * GCB_TENSOR_ALIGN;
@@ -731,15 +730,16 @@ static int replan_scratch(rd *r, gc_program *p)
 		return bad(r, "a node needs %" PRIu64 " bytes of scratch", extra);
 	int32_t n = 0;
 	for (int32_t i = 0; i < p->n_nodes; i++)
-		if (p->scratch_offset[i] == SCRATCH_REPLAN) {
+		if (grow[i]) {
 			p->scratch_offset[i] = at;
+			p->nodes[i].scratch_bytes = grow[i];
 			n++;
 		}
 	gc_log(&p->log, GC_LOG_INFO,
-	       "%s: %d node%s need more scratch with this CPU's kernels than the program "
+	       "%s: %d node%s need%s more scratch with this CPU's kernels than the program "
 	       "planned (compiled on another CPU or build): the arena grows from %" PRIu64
 	       " to %" PRIu64 " bytes",
-	       r->path, (int)n, n == 1 ? "" : "s", p->arena_bytes, at + extra);
+	       r->path, (int)n, n == 1 ? "" : "s", n == 1 ? "s" : "", p->arena_bytes, at + extra);
 	p->arena_bytes = at + extra;
 	return 0;
 }
@@ -854,6 +854,7 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 		     uint64_t wsize, int depth)
 {
 	gc_node *n = &p->nodes[i];
+	uint64_t *grow = r->grow; /* before a subgraph's reading sets its own */
 	uint32_t nin, nout, nattr, has_custom, flags, n_sub;
 	uint64_t scratch_bytes;
 	r->what = "node";
@@ -1055,9 +1056,14 @@ static int read_node(rd *r, gc_program *p, int32_t i, const unsigned char *weigh
 	}
 	/* A kernel variant of this CPU (or of GRAPHCC_NN_REFERENCE) may need
 	 * more scratch than the compiling machine's did: read_program gives
-	 * such nodes a region past the planned arena. */
+	 * such nodes a region past the planned arena, after the arena's
+	 * layout is checked as the file has it (with this CPU's sizes, a
+	 * block that shrank or moved would leave the arena larger than its
+	 * blocks, which the check takes for a corrupted file). One that needs
+	 * less keeps its planned region. */
 	if (n->scratch_bytes > scratch_bytes)
-		p->scratch_offset[i] = SCRATCH_REPLAN;
+		grow[i] = n->scratch_bytes;
+	n->scratch_bytes = scratch_bytes;
 out:
 	gc_free(ins);
 	gc_free(inp);
@@ -1152,9 +1158,14 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 	p->scratch_offset = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof(uint64_t));
 	if (!p->nodes || !p->scratch_offset)
 		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
+	uint64_t *grow = gc_pool_alloc(p->pool, ((size_t)nn + 1) * sizeof *grow);
+	if (!grow)
+		return gc_error_set(r->err, GC_ENOMEM, "%s: out of memory", r->path);
 	memset(p->nodes, 0, ((size_t)nn + 1) * sizeof *p->nodes);
+	memset(grow, 0, ((size_t)nn + 1) * sizeof *grow);
 	for (uint32_t i = 0; i < nn; i++) {
 		p->n_nodes = (int32_t)i + 1; /* so a failure releases what was prepared */
+		r->grow = grow; /* (a subgraph's node list sets its own) */
 		if ((rc = read_node(r, p, (int32_t)i, weights, wsize, depth)))
 			return rc;
 		p->dynamic |= p->nodes[i].reprepare || p->nodes[i].n_sub;
@@ -1166,7 +1177,7 @@ static int read_program(rd *r, gc_program *p, const unsigned char *weights, uint
 	}
 	/* Meaning first (on what the file says), then this CPU's scratch. */
 	rc = gc_gcb_check_program(p, r->path, r->err);
-	return rc ? rc : replan_scratch(r, p);
+	return rc ? rc : replan_scratch(r, p, grow);
 }
 
 /* The libraries of a binding made per input shape, opened now (after

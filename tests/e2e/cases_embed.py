@@ -5,6 +5,13 @@
                                takes) runs on this CPU's fast path, and
   embed/cpu-cross/fast-to-ref  the other way round; both equal the .onnx run on
                                the running path (max abs error <= 1e-5 * max|y|)
+  embed/cpu-cross/convs-*      the same both ways for a net of every conv kind
+                               (strided 1x1, 3x3 with a fused residual,
+                               depthwise, grouped strided, MaxPool, Gemm) and
+  embed/cpu-cross/strided-1x1-* a strided 1x1 Conv whose scratch, the arena's
+                               last block, grows on the reference path: scratch
+                               that grows or shrinks between the kernel paths is
+                               planned again, never taken for a corrupted file
   embed/moved/map-library      a .gcb and its package installed in other folders
                                runs with --map-library FROM=TO (gc_load_options.
                                library_map) bit-identically to before the move;
@@ -35,6 +42,8 @@ import os
 import subprocess
 
 import numpy as np
+import onnx
+from onnx import helper, numpy_helper
 
 import run
 
@@ -55,16 +64,63 @@ def _run(ctx, args, reference):
     return p.returncode, err
 
 
-def cpu_cross(ctx, compile_ref):
-    """A .gcb compiled on one kernel path loads and runs on the other."""
-    tag = "ref-to-fast" if compile_ref else "fast-to-ref"
+def strided_1x1_model(path):
+    """One strided 1x1 Conv: its scratch (the gathered pixels on the fast
+    path) is the arena's last block, and larger on the reference path; ->
+    input shape."""
+    w = numpy_helper.from_array(
+        (np.random.default_rng(6).standard_normal((128, 64, 1, 1)) * 0.1).astype(np.float32), "w")
+    shape = (1, 64, 56, 56)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[1, 1], strides=[2, 2])],
+        "s2", [helper.make_tensor_value_info("x", 1, shape)],
+        [helper.make_tensor_value_info("y", 1, None)], [w])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return shape
+
+
+def convs_model(path):
+    """Every conv kind whose kernels differ between the paths; -> input shape."""
+    rng = np.random.default_rng(5)
+
+    def w(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w1"], ["a"], kernel_shape=[1, 1], strides=[2, 2]),
+             n("Relu", ["a"], ["ar"]),
+             n("Conv", ["ar", "w2", "b2"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             n("Add", ["c", "ar"], ["r"]), n("Relu", ["r"], ["rr"]),
+             n("Conv", ["rr", "w3"], ["dw"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=64),
+             n("Conv", ["dw", "w4"], ["g"], kernel_shape=[3, 3], strides=[2, 2], group=2),
+             n("Conv", ["g", "w5"], ["p"], kernel_shape=[1, 1]),
+             n("MaxPool", ["p"], ["mp"], kernel_shape=[2, 2]),
+             n("GlobalAveragePool", ["mp"], ["gp"]), n("Flatten", ["gp"], ["f"]),
+             n("Gemm", ["f", "wf", "bf"], ["y"], transB=1)]
+    inits = [w("w1", 64, 32, 1, 1), w("w2", 64, 64, 3, 3), w("b2", 64), w("w3", 64, 1, 3, 3),
+             w("w4", 48, 32, 3, 3), w("w5", 24, 48, 1, 1), w("wf", 10, 24), w("bf", 10)]
+    shape = (1, 32, 57, 55)
+    g = helper.make_graph(nodes, "convs", [helper.make_tensor_value_info("x", 1, shape)],
+                          [helper.make_tensor_value_info("y", 1, [1, 10])], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return shape
+
+
+def cpu_cross(ctx, compile_ref, net=None):
+    """A .gcb compiled on one kernel path loads and runs on the other: the
+    demo, or net (a model builder above)."""
+    tag = ((net.__name__[:-len("_model")].replace("_", "-") + "-") if net else "") + \
+        ("ref-to-fast" if compile_ref else "fast-to-ref")
 
     def fn():
         d = run.fresh_dir(os.path.join(ctx.out, "embed", "cpu-cross", tag))
-        model = os.path.join(ctx.root, "models", "demo", "model.onnx")
-        ops = ["--ops", os.path.join(ctx.plugins, "demo", "demo.yaml")]
+        if net:
+            model, ops = os.path.join(d, "net.onnx"), []
+            shape = net(model)
+        else:
+            model = os.path.join(ctx.root, "models", "demo", "model.onnx")
+            ops, shape = ["--ops", os.path.join(ctx.plugins, "demo", "demo.yaml")], (1, 3, 64, 64)
         x = os.path.join(d, "x.npy")
-        np.save(x, np.random.default_rng(18).standard_normal((1, 3, 64, 64)).astype(np.float32))
+        np.save(x, np.random.default_rng(18).standard_normal(shape).astype(np.float32))
         gcb = os.path.join(d, "m.gcb")
         rc, err = _run(ctx, ["compile", model, "-o", gcb] + ops, compile_ref)
         if rc != 0:
@@ -310,5 +366,6 @@ def no_getenv(ctx):
 
 
 def cases(ctx):
-    return [cpu_cross(ctx, True), cpu_cross(ctx, False), moved(ctx), dynamic_torch(ctx), dynamic_custom(ctx),
+    return [cpu_cross(ctx, to_fast, net) for net in (None, convs_model, strided_1x1_model)
+            for to_fast in (True, False)] + [moved(ctx), dynamic_torch(ctx), dynamic_custom(ctx),
             no_getenv(ctx)]
