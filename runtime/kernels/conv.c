@@ -789,7 +789,6 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
  */
 static int conv_residual(gc_kctx *k, conv_state *st, const gc_tensor *z, gc_tensor *y)
 {
-	char s1[128], s2[128];
 	int64_t mark = gc_attr_i(k, "_gc_residual", 0);
 	if (gc_kok(k))
 		return gc_kok(k);
@@ -805,25 +804,16 @@ static int conv_residual(gc_kctx *k, conv_state *st, const gc_tensor *z, gc_tens
 	if (z->rank == y->rank &&
 	    !memcmp(z->dims, y->dims, (size_t)y->rank * sizeof y->dims[0]))
 		return 0;
-	int32_t R = z->rank > y->rank ? z->rank : y->rank;
-	int64_t sa = 1, sz = 1;
+	/* (the output first: input 3 is the one a message names) */
+	const gc_tensor *ts[4] = {y, NULL, NULL, z};
+	int32_t R;
+	int rc = gc_broadcast_shapes(k, 4, ts, &R, st->bdims);
+	if (rc)
+		return rc;
+	gc_broadcast_strides(y, R, st->bdims, st->ba);
+	gc_broadcast_strides(z, R, st->bdims, st->bz);
 	st->bcast = 1;
 	st->brank = R;
-	for (int32_t d = R - 1; d >= 0; d--) {
-		int32_t da = d - (R - y->rank), dz = d - (R - z->rank);
-		int64_t a = da >= 0 ? y->dims[da] : 1, b = dz >= 0 ? z->dims[dz] : 1;
-		if (a != b && a != 1 && b != 1)
-			return gc_kerr(k, GC_EINVAL,
-				       "the fused residual (input 3) %s does not broadcast with "
-				       "the convolution's output %s",
-				       gc_shape_str(z->dims, z->rank, s1, sizeof s1),
-				       gc_shape_str(y->dims, y->rank, s2, sizeof s2));
-		st->bdims[d] = a > b ? a : b;
-		st->ba[d] = a == 1 ? 0 : sa;
-		st->bz[d] = b == 1 ? 0 : sz;
-		sa *= a;
-		sz *= b;
-	}
 	st->own_buf = R != y->rank ||
 		      memcmp(st->bdims, y->dims, (size_t)R * sizeof y->dims[0]) != 0;
 	gc_set_shape(y, y->dtype, R, st->bdims);
