@@ -157,16 +157,14 @@ int gc_prepare_SqueezeExcite(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 	if (se_check(k, w1, "W1", cm, c) || se_check(k, in[2], "B1", cm, 0) ||
 	    se_check(k, in[3], "W2", c, cm) || se_check(k, in[4], "B2", c, 0))
 		return gc_kok(k);
-	const char *act = gc_attr_s(k, "act", "none"), *gate = gc_attr_s(k, "gate", "sigmoid");
+	static const char *const acts[] = {[SE_ACT_NONE] = "none", [SE_ACT_RELU] = "relu",
+					   [SE_ACT_SWISH] = "swish"};
+	static const char *const gates[] = {"sigmoid", "hardsigmoid"};
+	int a = gc_attr_pick(k, "act", "none", acts, 3);
+	int hard = gc_attr_pick(k, "gate", "sigmoid", gates, 2);
 	float alpha = gc_attr_f(k, "alpha", 0.2f), beta = gc_attr_f(k, "beta", 0.5f);
 	if (gc_kok(k))
 		return gc_kok(k);
-	int a = !strcmp(act, "relu") ? SE_ACT_RELU : !strcmp(act, "swish") ? SE_ACT_SWISH
-						    : !strcmp(act, "none")  ? SE_ACT_NONE
-									    : -1;
-	if (a < 0 || (strcmp(gate, "sigmoid") && strcmp(gate, "hardsigmoid")))
-		return gc_kerr(k, GC_EINVAL, "act '%s' or gate '%s' unknown (act: relu, swish, "
-			       "none; gate: sigmoid, hardsigmoid)", act, gate);
 	se_state *st = gc_kstate(k, n, sizeof *st);
 	if (!st)
 		return gc_kok(k);
@@ -175,7 +173,7 @@ int gc_prepare_SqueezeExcite(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 		if (!gc_mul_i64(sp, x->dims[i], &sp))
 			return gc_kerr(k, GC_ELIMIT, "input x is too large");
 	*st = (se_state){.n = x->dims[0], .c = c, .cm = cm, .sp = sp, .act = a,
-			 .hard = !strcmp(gate, "hardsigmoid"), .alpha = alpha, .beta = beta};
+			 .hard = hard, .alpha = alpha, .beta = beta};
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->scratch_bytes = gc_nn_align((uint64_t)(2 * c + cm) * sizeof(float));
 	n->run = se_run;
