@@ -15,7 +15,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <string.h>
 
 #include "../ops.h"
 #include "kutil.h"
