@@ -61,6 +61,9 @@ setup(
         libraries=["protobuf-c", "yaml", "crypto", "xxhash", "dl", "m", "pthread"],
     )],
     cmdclass={"build_ext": BuildWithLibraries},
+    # setuptools' own objects beside the libraries they link, not in the
+    # checkout's build/: two build trees (SAN=1, SAN=thread) never share them
+    options={"build": {"build_base": os.path.join(BUILD, "setuptools")}},
     install_requires=["numpy"],
     python_requires=">=3.9",
 )
