@@ -18,7 +18,7 @@ typedef struct interval {
 typedef struct plan {
 	gc_program *p;
 	int32_t *first, *last; /* steps */
-	int32_t *alias;	       /* the tensor whose bytes it takes; -1: its own */
+	gc_sharing sh;	       /* in place and Concat in place (liveness.h) */
 	bool *is_input;
 	interval *iv; /* per tensor and node */
 	int32_t *placed;
@@ -51,7 +51,7 @@ static void collect_blocks(plan *pl)
 		if (pt->storage != GC_STORAGE_ARENA)
 			continue;
 		p->tensor_bytes += pt->nbytes;
-		if (pl->alias[t] >= 0)
+		if (pl->sh.alias[t] >= 0 || pl->sh.parent[t] >= 0)
 			continue;
 		pl->iv[pl->n_iv++] =
 		    (interval){ pl->first[t], pl->last[t], align_up(pl, pt->nbytes), &pt->offset };
@@ -108,20 +108,22 @@ int gc_program_plan_memory(gc_program *p, uint32_t align, gc_error *err)
 		.first = gc_malloc(((size_t)nt + 1) * sizeof *pl.first),
 		.last = gc_malloc(((size_t)nt + 1) * sizeof *pl.last),
 		.iv = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *pl.iv),
-		.alias = gc_malloc(((size_t)nt + 1) * sizeof *pl.alias),
 		.is_input = gc_calloc((size_t)nt + 1, sizeof *pl.is_input),
 		.placed = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *pl.placed),
 	};
 	if (!p->scratch_offset && nn)
 		p->scratch_offset = gc_pool_alloc(p->pool, (size_t)nn * sizeof(uint64_t));
 	int rc = 0;
-	if (!pl.first || !pl.last || !pl.iv || !pl.placed || !pl.alias || !pl.is_input ||
-	    (nn && !p->scratch_offset)) {
+	if (!pl.first || !pl.last || !pl.iv || !pl.placed || !pl.is_input ||
+	    (nn && !p->scratch_offset) || gc_sharing_alloc(&pl.sh, nt)) {
 		rc = gc_error_set(err, GC_ENOMEM, "out of memory planning memory");
 		goto out;
 	}
 	gc_lifetimes(p, pl.first, pl.last, pl.is_input);
-	gc_share_in_place(p, pl.last, pl.is_input, pl.alias, false);
+	if (gc_share_memory(p, pl.first, pl.last, pl.is_input, &pl.sh, align, false)) {
+		rc = gc_error_set(err, GC_ENOMEM, "out of memory planning memory");
+		goto out;
+	}
 	collect_blocks(&pl);
 	uint64_t peak = place_blocks(&pl);
 	p->arena_bytes = peak;
@@ -133,15 +135,17 @@ int gc_program_plan_memory(gc_program *p, uint32_t align, gc_error *err)
 				  peak, gc_limit_bytes());
 		goto out;
 	}
+	/* Concat members at their slices, then in-place chains on their root */
 	for (int32_t t = 0; t < nt; t++) {
-		int32_t root = t;
-		while (pl.alias[root] >= 0)
-			root = pl.alias[root];
-		if (root != t)
-			p->tensors[t].offset = p->tensors[root].offset;
+		uint64_t d;
+		if (pl.sh.alias[t] < 0 && pl.sh.parent[t] >= 0)
+			p->tensors[t].offset = p->tensors[gc_share_owner(&pl.sh, t, &d)].offset + d;
 	}
+	for (int32_t t = 0; t < nt; t++)
+		if (pl.sh.alias[t] >= 0)
+			p->tensors[t].offset = p->tensors[pl.sh.alias[t]].offset;
 out:
-	gc_free(pl.alias);
+	gc_sharing_free(&pl.sh);
 	gc_free(pl.is_input);
 	gc_free(pl.first);
 	gc_free(pl.last);

@@ -10,8 +10,9 @@
  *                   memory, threading): manifests, selection, binding
  *   program-impl.h  a program: tensors, storage kinds, nodes (the compiler
  *                   fills one; lib/plan-memory.c plans its arena)
- *   liveness.h      tensor lifetimes and in-place chains (the plan's and
- *                   the .gcb loader's one definition)
+ *   liveness.h      tensor lifetimes, in-place chains and Concat inputs at
+ *                   their slices (the plan's and the .gcb loader's one
+ *                   definition)
  *   kernel.h ops.h  built-in ops: the op table, prepare/run, kernel context
  *                   (binding prepares nodes; folding runs them)
  *   custom.h        custom nodes: the binding record and the one layer that

@@ -227,7 +227,7 @@ static int check_plan(checker *c)
 				    c->path, p->arena_bytes, gc_limit_bytes());
 	int32_t *first = gc_malloc(((size_t)nt + 1) * sizeof *first);
 	int32_t *last = gc_malloc(((size_t)nt + 1) * sizeof *last);
-	int32_t *alias = gc_malloc(((size_t)nt + 1) * sizeof *alias);
+	gc_sharing sh = { 0 };
 	bool *is_input = gc_malloc(((size_t)nt + 1) * sizeof *is_input);
 	block *bl = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *bl);
 	int32_t *by_last = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *by_last);
@@ -235,14 +235,18 @@ static int check_plan(checker *c)
 	int32_t *at_rank = gc_malloc(((size_t)nt + (size_t)nn + 1) * sizeof *at_rank);
 	rankset rs = { 0 };
 	int rc = 0;
-	if (!first || !last || !alias || !is_input || !bl || !by_last || !rank || !at_rank) {
+	if (!first || !last || !is_input || !bl || !by_last || !rank || !at_rank ||
+	    gc_sharing_alloc(&sh, nt)) {
 		rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
 		goto out;
 	}
-	/* Lifetimes and in-place chains exactly as the planner counts them (a
-	 * chain only where the file put both at one place). */
+	/* Lifetimes, in-place chains and Concat slices exactly as the planner
+	 * counts them (shared only where the file put them at one place). */
 	gc_lifetimes(p, first, last, is_input);
-	gc_share_in_place(p, last, is_input, alias, true);
+	if (gc_share_memory(p, first, last, is_input, &sh, 64, true)) {
+		rc = gc_error_set(c->err, GC_ENOMEM, "%s: out of memory", c->path);
+		goto out;
+	}
 	/* The arena is what its blocks need (the reader checked each lies
 	 * inside it), not more: a patched size would only make sessions
 	 * reserve and touch memory for nothing. */
@@ -256,7 +260,8 @@ static int check_plan(checker *c)
 	int32_t nb = 0;
 	for (int32_t t = 0; t < nt; t++) {
 		const gc_ptensor *pt = &p->tensors[t];
-		if (pt->storage != GC_STORAGE_ARENA || alias[t] >= 0 || !pt->nbytes)
+		if (pt->storage != GC_STORAGE_ARENA || sh.alias[t] >= 0 || sh.parent[t] >= 0 ||
+		    !pt->nbytes)
 			continue;
 		bl[nb++] = (block){ first[t], last[t], pt->offset, pt->nbytes, t,
 				    c->writer[t] >= 0 ? c->writer[t] : -1 };
@@ -315,7 +320,7 @@ out:
 	gc_free(rs.cnt);
 	gc_free(first);
 	gc_free(last);
-	gc_free(alias);
+	gc_sharing_free(&sh);
 	gc_free(is_input);
 	gc_free(bl);
 	gc_free(by_last);

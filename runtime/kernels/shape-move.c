@@ -386,9 +386,9 @@ static void concat_bytes(const chunks *c, gc_tensor *const *in, char *out, int64
 		int64_t at = o * row;
 		for (int32_t i = 0; i < c->n && at < hi; i++) {
 			int64_t b = c->bytes[i], s = at > lo ? at : lo, e = at + b < hi ? at + b : hi;
-			if (s < e)
-				memcpy(out + s, (const char *)in[i]->data + o * b + (s - at),
-				       (size_t)(e - s));
+			const char *src = (const char *)in[i]->data + o * b + (s - at);
+			if (s < e && src != out + s) /* not written in place (liveness.h) */
+				memcpy(out + s, src, (size_t)(e - s));
 			at += b;
 		}
 	}
@@ -421,10 +421,22 @@ static int run_concat(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 		j.row += c->bytes[i];
 	if (!j.total || !j.row)
 		return 0;
+	/* the bytes to copy: the memory plan may have had inputs written at
+	 * their slices already (gc_share_memory) */
+	int64_t copy = j.total;
+	if (c->outer == 1) {
+		copy = 0;
+		int64_t at = 0;
+		for (int32_t i = 0; i < c->n; at += c->bytes[i++])
+			if ((const char *)in[i]->data != j.out + at)
+				copy += c->bytes[i];
+		if (!copy)
+			return 0;
+	}
 	/* a copy: ~4 bytes a cycle; split by bytes, not by input (densenet's
 	 * first Concat has 2 inputs of 64 and 32 channels) */
-	int t = gc_nn_par_threads(k->threads, (double)j.total / 4);
-	if (t <= 1 || j.total < 2 * 4096)
+	int t = gc_nn_par_threads(k->threads, (double)copy / 4);
+	if (t <= 1 || copy < 2 * 4096)
 		concat_bytes(c, in, j.out, j.row, 0, j.total);
 	else
 		gc_nn_parallel(t, gc_nn_par_parts(t, j.total / 4096), concat_part, &j);
