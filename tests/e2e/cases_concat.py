@@ -241,15 +241,6 @@ def _fixtures():
     }
 
 
-def _save_inputs(d, inputs):
-    args = []
-    for k, v in inputs.items():
-        p = os.path.join(d, k + ".npy")
-        np.save(p, v)
-        args += ["--input", "%s=%s" % (k, p)]
-    return args
-
-
 def _check_dir(o, want, label):
     for k, v in want.items():
         v = np.asarray(v, np.float32)
@@ -275,7 +266,7 @@ def fixture_case(ctx, name):
     if units is not None and (not m or abs(float(m.group(1)) - units * UNIT_MIB) > 0.01):
         return run.Result(False, "arena %s MiB, expected %.3f" % (
             m.group(1) if m else "?", units * UNIT_MIB), out)
-    args = _save_inputs(d, inputs)
+    args = run.save_inputs(d, inputs)
     runs = [(gcb, ["--threads", "1"]), (gcb, ["--threads", "2"]),
             (model, ["--no-optimize"]), (model, ["--no-arena", "--threads", "2"]),
             (gcb, ["--trace", "--check-nan", "--dump-dir", "DUMP"])]
@@ -300,7 +291,7 @@ def fixture_case(ctx, name):
         want = {"y": -np.concatenate([np.maximum(xd, 0), _sig(xd)], 1)}
         o = run.fresh_dir(os.path.join(d, "out-batch2"))
         rc, _, err = run.run_graphcc(ctx, ["run", gcb, "--output-dir", o] +
-                                     _save_inputs(d, {"x": x}))
+                                     run.save_inputs(d, {"x": x}))
         why = run.describe_rc(rc) if rc != 0 else _check_dir(o, want, "batch 2")
         if why:
             return run.Result(False, why, err)
@@ -319,7 +310,7 @@ def hostile_case(ctx):
     rc, out, err = run.run_graphcc(ctx, ["compile", model, "-o", gcb])
     if rc != 0:
         return run.Result(False, "compile: " + run.describe_rc(rc), err)
-    args = _save_inputs(d, inputs)
+    args = run.save_inputs(d, inputs)
     unit = 4 * int(np.prod(U))
 
     def moved(g, offsets):
@@ -383,7 +374,7 @@ def torch_case(ctx):
             want = net(x).numpy()
             torch.onnx.export(net, x, model, opset_version=13, input_names=["x"],
                               output_names=["y"])
-    args = _save_inputs(d, {"x": x.numpy()})
+    args = run.save_inputs(d, {"x": x.numpy()})
     for extra in (["--threads", "1"], ["--threads", "2"], ["--no-arena"]):
         o = run.fresh_dir(os.path.join(d, "out" + "".join(extra)))
         rc, _, err = run.run_graphcc(ctx, ["run", model, "--output-dir", o] + args + extra)

@@ -21,12 +21,7 @@ def _build(d, name, nodes, inputs, outputs, feeds):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     os.makedirs(d, exist_ok=True)
     onnx.save(m, os.path.join(d, "model.onnx"))
-    args = []
-    for k, v in feeds.items():
-        p = os.path.join(d, k + ".npy")
-        np.save(p, v)
-        args += ["--input", "%s=%s" % (k, p)]
-    return args
+    return run.save_inputs(d, feeds)
 
 
 def value_case(ctx, name, make):

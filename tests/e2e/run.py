@@ -119,6 +119,16 @@ def describe_rc(rc):
 
 # ---------------------------------------------------------------- comparisons
 
+def save_inputs(d, inputs):
+    """Writes each {name: array} as d/name.npy; the `--input name=file` arguments."""
+    args = []
+    for k, v in inputs.items():
+        p = os.path.join(d, k + ".npy")
+        np.save(p, v)
+        args += ["--input", "%s=%s" % (k, p)]
+    return args
+
+
 def compare(got_path, want, rtol, atol):
     """None if the file at got_path holds `want` within tolerance, else why not."""
     if not os.path.exists(got_path):
