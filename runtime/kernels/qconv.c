@@ -531,6 +531,16 @@ static void gather(uint8_t *dst, const uint8_t *src, int64_t w0, int64_t off, in
 		_mm_storeu_si128((__m128i *)(dst + x),
 				 _mm_packus_epi16(_mm_and_si128(v0, even), _mm_and_si128(v1, even)));
 	}
+	/* the tail: the last 16 again (overlapping), as the odd bytes of the
+	 * 32 from one byte before, which end at the last byte read */
+	if (s == 2 && x < b && b - a >= 16 && (w0 + b - 16) * 2 + off >= 1) {
+		const uint8_t *p = src + (w0 + b - 16) * 2 + off - 1;
+		__m128i v0 = _mm_loadu_si128((const __m128i *)p);
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+		_mm_storeu_si128((__m128i *)(dst + b - 16),
+				 _mm_packus_epi16(_mm_srli_epi16(v0, 8), _mm_srli_epi16(v1, 8)));
+		x = b;
+	}
 #else
 	(void)n;
 #endif
