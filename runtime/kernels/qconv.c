@@ -531,6 +531,16 @@ static void gather(uint8_t *dst, const uint8_t *src, int64_t w0, int64_t off, in
 		_mm_storeu_si128((__m128i *)(dst + x),
 				 _mm_packus_epi16(_mm_and_si128(v0, even), _mm_and_si128(v1, even)));
 	}
+	/* the tail: the last 16 again (overlapping), as the odd bytes of the
+	 * 32 from one byte before, which end at the last byte read */
+	if (s == 2 && x < b && b - a >= 16 && (w0 + b - 16) * 2 + off >= 1) {
+		const uint8_t *p = src + (w0 + b - 16) * 2 + off - 1;
+		__m128i v0 = _mm_loadu_si128((const __m128i *)p);
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+		_mm_storeu_si128((__m128i *)(dst + b - 16),
+				 _mm_packus_epi16(_mm_srli_epi16(v0, 8), _mm_srli_epi16(v1, 8)));
+		x = b;
+	}
 #else
 	(void)n;
 #endif
@@ -616,6 +626,11 @@ static void pack_part(void *arg, int part, int parts, int slot)
 			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
 			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
 		}
+		/* one segment a row: the bytes outside [a, b) hold zx from here on
+		 * (a row is only ever gathered into [a, b)) */
+		bool once = p2 <= SEG;
+		for (int t = 0; once && t < 4; t++)
+			memset(rowbuf[t], j->zx, (size_t)p2 + 16);
 		for (int64_t d = 0; d < p0; d++)
 			for (int64_t h = 0; h < p1; h++)
 				for (int64_t w0 = 0; w0 < p2; w0 += SEG) {
@@ -629,11 +644,16 @@ static void pack_part(void *arg, int part, int parts, int slot)
 						int64_t a = (va[t] > w0 ? va[t] : w0) - w0;
 						int64_t b = (vb[t] < w0 + n ? vb[t] : w0 + n) - w0;
 						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1] || a >= b) {
-							memset(rowbuf[t], j->zx, (size_t)n + 16);
+							if (once && a < b)
+								memset(rowbuf[t] + a, j->zx, (size_t)(b - a));
+							else if (!once)
+								memset(rowbuf[t], j->zx, (size_t)n + 16);
 							continue;
 						}
-						memset(rowbuf[t], j->zx, (size_t)a);
-						memset(rowbuf[t] + b, j->zx, (size_t)(n + 16 - b));
+						if (!once) {
+							memset(rowbuf[t], j->zx, (size_t)a);
+							memset(rowbuf[t] + b, j->zx, (size_t)(n + 16 - b));
+						}
 						const uint8_t *xr =
 						    j->xg + ch[t] * isz + (id * q->in[1] + ih) * q->in[2];
 						if (s2 == 1)

@@ -359,14 +359,17 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 				_mm512_mask_storeu_epi32(o->c32 + i * o->ldc + j0 + j, k, v);
 				continue;
 			}
+			/* clamped to [lo - zy, hi - zy] (integers: rint commutes with
+			 * the clamp), then rounded as it converts, then + zy: the
+			 * values of rint, + zy, clamp in a multiply and four
+			 * operations (NaN: lo - zy, so lo) */
 			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v),
 						 _mm512_set1_ps(o->scale[i * o->scale_step]));
-			f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-			f = _mm512_add_ps(f, _mm512_set1_ps(o->zy));
-			f = _mm512_max_ps(f, _mm512_set1_ps(o->lo)); /* NaN: lo */
-			f = _mm512_min_ps(f, _mm512_set1_ps(o->hi));
+			f = _mm512_max_ps(f, _mm512_set1_ps(o->lo - o->zy));
+			f = _mm512_min_ps(f, _mm512_set1_ps(o->hi - o->zy));
+			__m512i q = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 			_mm512_mask_cvtepi32_storeu_epi8((char *)o->y8 + i * o->ldc + j0 + j, k,
-							 _mm512_cvtps_epi32(f));
+							 _mm512_add_epi32(q, _mm512_set1_epi32((int32_t)o->zy)));
 		}
 	}
 }

@@ -79,7 +79,8 @@ void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64_t k, int64
 /* The epilogue of a tile (see above): rowc, rowz, rowy per row, colv, colz,
  * colc per column (NULL: 0). Out: int32 c32 (row stride ldc), or when y8 is
  * set, 8-bit y8 (uint8 when y_unsigned) with the scale scale[i * scale_step]
- * and zero point zy, clamped to [lo, hi] (a fused Relu raises lo). */
+ * and zero point zy, clamped to [lo, hi] (a fused Relu raises lo; all three
+ * integers). */
 typedef struct gc_qgemm_out {
 	const int32_t *rowc, *rowz, *rowy, *colv, *colz;
 	const int32_t *colc; /* + colc_j (a bias per column; NULL: none) */

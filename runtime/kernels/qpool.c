@@ -51,15 +51,29 @@ GC_NN_SIMD void gc_maxpool8_rows(const gc_nn_window *w, bool sgn, const void *x,
 	/* the buffer's columns [a, b) hold input columns [a - pl, b - pl) */
 	int64_t a = pl < row_len ? pl : row_len, b = pl + W < row_len ? pl + W : row_len;
 	int64_t s2 = w->stride[2], d2 = w->dil[2], k2 = w->k[2], ow_n = w->out[2];
+	/* the padding columns stay 0; each row writes all of [a, b) */
+	memset(buf, 0, (size_t)a);
+	memset(buf + b, 0, (size_t)(row_len - b));
 	for (int64_t ch = c0; ch < c1; ch++) {
 		const uint8_t *xc = (const uint8_t *)x + ch * in_sp;
 		uint8_t *yc = (uint8_t *)y + ch * out_sp;
 		for (int64_t oh = 0; oh < w->out[1]; oh++, yc += ow_n) {
-			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;
+			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1, d1 = w->dil[1] * W;
 			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
-			memset(buf, 0, (size_t)row_len);
-			for (int64_t t = l1; t < h1; t++) {
-				const uint8_t *xr = xc + (s1 + t * w->dil[1]) * W - pl;
+			const uint8_t *xr = h1 > l1 ? xc + (s1 + l1 * w->dil[1]) * W - pl : xc;
+			if (h1 - l1 == 3) /* the common case in one pass */
+				for (int64_t i = a; i < b; i++) {
+					uint8_t v0 = xr[i] ^ flip, v1 = xr[i + d1] ^ flip, v2 = xr[i + 2 * d1] ^ flip;
+					v0 = v1 > v0 ? v1 : v0;
+					buf[i] = v2 > v0 ? v2 : v0;
+				}
+			else if (h1 > l1)
+				for (int64_t i = a; i < b; i++)
+					buf[i] = xr[i] ^ flip;
+			else
+				memset(buf + a, 0, (size_t)(b - a));
+			for (int64_t t = l1 + 1; h1 - l1 != 3 && t < h1; t++) {
+				xr += d1;
 				for (int64_t i = a; i < b; i++) {
 					uint8_t v = xr[i] ^ flip;
 					buf[i] = v > buf[i] ? v : buf[i];

@@ -461,6 +461,9 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("zw0-rows-s8u8", (2, 5, 6, 16), (7, 5, 1, 3), (1, 1), (0, 1, 0, 1), (1, 1), 1, np.int8, np.uint8, False),
     ("zw0-stride2-u8s8", (1, 13, 15, 17), (20, 13, 3, 3), (2, 2), (1, 1, 0, 1), (1, 1), 1, np.uint8, np.int8, True),
     ("zw0-stride2-1x1-s8s8", (1, 24, 9, 40), (16, 24, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.int8, np.int8, False),
+    # stride-2 rows of 16+ phase pixels with a tail (the gather's last 16
+    # overlapping), odd width, a left pad (phase 0 starts at pixel 1)
+    ("zw0-stride2-tail-u8s8", (1, 7, 5, 47), (9, 7, 3, 3), (2, 2), (1, 1, 1, 0), (1, 1), 1, np.uint8, np.int8, True),
 ]
 
 
@@ -875,6 +878,64 @@ def qdq_add_maxpool_fusion(ctx):
     return run.Result(True, "2 MaxPool and 2 Add (one with Relu) fused; = unfused, reference, NumPy")
 
 
+def qadd_all_pairs(ctx):
+    """com.graphcc::QLinearAdd on every pair of input bytes (256 x 256), for
+    scale sets whose quotients land on or near half-integers (0.1 + 0.1 over
+    0.2, a Relu scale twice C's: where a multiply by the reciprocal and the
+    division round apart) and odd ones (uint8 + int8 to int8, int8 + int8
+    with the Relu to uint8): byte for byte the unfused graph's, the reference
+    kernels' and NumPy's float32 operations in order."""
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qadd-all-pairs"))
+    P = {"ua": (0.1, 128, np.uint8), "ub": (0.1, 128, np.uint8), "uc": (0.2, 128, np.uint8),
+         "ur": (0.4, 0, np.uint8), "sa": (0.0123, -5, np.int8), "sb": (0.0456, 7, np.int8),
+         "tc": (0.0337, -3, np.int8), "tr": (0.0674, 2, np.uint8), "vc": (0.05, 9, np.int8)}
+    inits = []
+    for k, (s, z, t) in P.items():
+        inits += [numpy_helper.from_array(np.array(s, np.float32), k),
+                  numpy_helper.from_array(np.array(z, t), k + "_z")]
+    def feed(key, rows):
+        s, z, t = P[key]
+        q = np.arange(np.iinfo(t).min, np.iinfo(t).max + 1, dtype=np.float32)
+        g = q[:, None] if rows else q[None, :]
+        return np.ascontiguousarray(np.broadcast_to(
+            (g - np.float32(z)) * np.float32(s), (256, 256)).reshape(1, 1, 256, 256))
+    inputs = {"xa": feed("ua", True), "xb": feed("ub", False), "ya": feed("sa", True),
+              "yb": feed("sb", False)}
+    QD = lambda src, p, q, dq: [helper.make_node("QuantizeLinear", [src, p, p + "_z"], [q]),
+                                helper.make_node("DequantizeLinear", [q, p, p + "_z"], [dq])]
+    nodes = (QD("xa", "ua", "xaq", "xad") + QD("xb", "ub", "xbq", "xbd") +
+             QD("ya", "sa", "yaq", "yad") + QD("yb", "sb", "ybq", "ybd") +
+             [helper.make_node("Add", ["xad", "xbd"], ["s1"])] + QD("s1", "uc", "s1q", "s1d") +
+             [helper.make_node("Relu", ["s1d"], ["r1"])] +
+             [helper.make_node("QuantizeLinear", ["r1", "ur", "ur_z"], ["r1q"])] +
+             [helper.make_node("Add", ["xad", "ybd"], ["s2"])] +
+             [helper.make_node("QuantizeLinear", ["s2", "vc", "vc_z"], ["s2q"])] +
+             [helper.make_node("Add", ["yad", "ybd"], ["s3"])] + QD("s3", "tc", "s3q", "s3d") +
+             [helper.make_node("Relu", ["s3d"], ["r3"])] +
+             [helper.make_node("QuantizeLinear", ["r3", "tr", "tr_z"], ["r3q"])])
+    outs_v = [helper.make_tensor_value_info(n, t, None) for n, t in (
+        ("r1q", TensorProto.UINT8), ("s2q", TensorProto.INT8), ("r3q", TensorProto.UINT8))]
+    outs = _fused_unfused_reference(ctx, d, nodes, inits, inputs, outs_v, "fuse-qdq-add", 3)
+    if isinstance(outs, run.Result):
+        return outs
+    u = np.arange(256, dtype=np.uint8)
+    i8 = np.arange(-128, 128, dtype=np.int16).astype(np.int8)
+    A = lambda v: np.broadcast_to(v[:, None], (256, 256)).reshape(1, 1, 256, 256)
+    B = lambda v: np.broadcast_to(v[None, :], (256, 256)).reshape(1, 1, 256, 256)
+    want = [_qadd_ref(A(u), *P["ua"][:2], B(u), *P["ub"][:2], *P["uc"], relu=P["ur"]),
+            _qadd_ref(A(u), *P["ua"][:2], B(i8), *P["sb"][:2], *P["vc"]),
+            _qadd_ref(A(i8), *P["sa"][:2], B(i8), *P["sb"][:2], *P["tc"], relu=P["tr"])]
+    for i, v in enumerate(outs_v):
+        got = {k: o[i] for k, o in outs.items()}
+        for label, a in got.items():
+            if a.dtype != want[i].dtype or not np.array_equal(a, want[i]):
+                return run.Result(False, "%s (%s): differs from NumPy in %d of 65536 pairs" % (
+                    v.name, label, int((a.astype(np.int64) != want[i]).sum())
+                    if a.shape == want[i].shape else -1))
+    return run.Result(True, "3 QLinearAdd x 65536 byte pairs = unfused, reference, NumPy")
+
+
 def gcb_packed_conv_weights(ctx):
     """A .gcb keeps the integer kernels' weights only packed (gc_kpacked
     replaces): four fused QDQ Convs (7x7/2 on 3 channels: channel-major
@@ -979,5 +1040,6 @@ def cases(ctx):
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
+            ("quant/qadd-all-pairs", lambda: qadd_all_pairs(ctx)),
             ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]

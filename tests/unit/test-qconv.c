@@ -163,6 +163,9 @@ static void test_qconv_exact(void)
 		{ 12, 7, 8, 12, 3, 3, 1, 2, 2, 1, 0, 1, 2, 1, 3 }, /* groups, stride on one axis */
 		{ 5, 13, 12, 6, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1 }, /* stride and dilation: im2col */
 		{ 3, 30, 31, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, /* several chunks, 20 rows */
+		/* stride-2 rows of 16+ phase pixels: the gather's overlapping tail */
+		{ 6, 5, 45, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 1 },
+		{ 5, 3, 41, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1 },
 	};
 	gc_qgemm_isa best = gc_qgemm_isa_best();
 	int failed = 0, runs = 0;
