@@ -726,10 +726,16 @@ AI void dwr_rows(const gc_pk_dw *p, const float *const *rows, const float *wm, _
 			if (s == 2)
 				m1[j] = pk_range(-b0 - 16, p->w - b0 - 16);
 		}
-		__m512 acc[4];
+		/* P partial sums a row (over kernel rows i % P): chains of FMAs
+		 * short enough for a single 16-column block (rows of 16 or
+		 * less) not to wait on their latency */
+		const int P = K == 3 ? 3 : 2;
+		__m512 acc[4][3];
 #pragma GCC unroll 4
 		for (int q = 0; q < R; q++)
-			acc[q] = bv;
+#pragma GCC unroll 3
+			for (int i = 0; i < P; i++)
+				acc[q][i] = i ? _mm512_setzero_ps() : bv;
 #pragma GCC unroll 13
 		for (int t = 0; t < (R - 1) * s + K; t++) {
 			const float *xr = rows[t] + c0;
@@ -755,15 +761,19 @@ AI void dwr_rows(const gc_pk_dw *p, const float *const *rows, const float *wm, _
 					continue;
 #pragma GCC unroll 7
 				for (int j = 0; j < K; j++)
-					acc[q] = _mm512_fmadd_ps(
+					acc[q][i % P] = _mm512_fmadd_ps(
 					    v[j], K == 3 ? w9[i * 3 + j] : _mm512_set1_ps(wm[i * K + j]),
-					    acc[q]);
+					    acc[q][i % P]);
 			}
 		}
 		__mmask16 km = pk_mask(p->ow - o);
 #pragma GCC unroll 4
-		for (int q = 0; q < R; q++)
-			_mm512_mask_storeu_ps(ym + q * p->ow + o, km, gc_pk_act(acc[q], &p->epi));
+		for (int q = 0; q < R; q++) {
+			__m512 a = _mm512_add_ps(acc[q][0], acc[q][1]);
+			if (P == 3)
+				a = _mm512_add_ps(a, acc[q][2]);
+			_mm512_mask_storeu_ps(ym + q * p->ow + o, km, gc_pk_act(a, &p->epi));
+		}
 	}
 }
 
