@@ -221,12 +221,13 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 		return 1;
 	p->plane = (plane + 64 + 15) / 16 * 16;
 	gc_pk_epi_init(&p->epi, act);
-	/* vectors along the row suit rows of more than 16 outputs (no
-	 * transposes, and the row kernel no copy: measured on mobilenet_v2's
-	 * and efficientnet_b0's, 3x3 and 5x5, strides 1 and 2); shorter rows
-	 * go 16 channels at a time, and so do the padded-plane kernel's
-	 * stride 2 and rows of up to 32 */
-	int blk = p->rowk ? p->ow <= 16 : p->sw == 2 || p->ow <= 32;
+	/* vectors along the row suit rows of more than 16 outputs, 8 for 3x3
+	 * at stride 2 (no transposes, and the row kernel no copy: measured on
+	 * mobilenet_v2's, efficientnet_b0's and b1's, 3x3 and 5x5, strides 1
+	 * and 2); shorter rows go 16 channels at a time, and so do the
+	 * padded-plane kernel's stride 2 and rows of up to 32 */
+	int blk = p->rowk ? p->ow <= (p->rowk == 3 && p->sw == 2 ? 8 : 16)
+			  : p->sw == 2 || p->ow <= 32;
 	if (mg == 1 && blk) {
 		p->blocked = 1;
 		p->row_px = cols;

@@ -482,7 +482,8 @@ static void test_fast_conv_depthwise(void)
 	rng_state = 4;
 	static const conv_case cases[] = {
 	    C2(1, 32, 32, 32, 14, 16, 3, 1, 1, 1, 1, 1),  /* blocked, rows of 16 */
-	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
+	    C2(1, 21, 21, 21, 15, 15, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* rows of 9, stride 2 */
 	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
 	    C2(2, 8, 8, 8, 9, 50, 3, 2, 1, 1, 0, 1),	  /* stride 2, long rows */
 	    C2(1, 16, 16, 16, 12, 12, 5, 1, 2, 1, 1, 1),  /* 5x5 */
@@ -603,7 +604,7 @@ static void test_fast_conv_weights_unknown(void)
 {
 	rng_state = 9;
 	static const conv_case cases[] = {
-	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1), /* blocked */
+	    C2(1, 21, 21, 21, 15, 15, 3, 2, 1, 1, 1, 1), /* blocked */
 	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1), /* along rows */
 	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	 /* blocked, two rows a tile */
 	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	 /* reference */
