@@ -204,9 +204,14 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	p->ph = rows > p->pt + p->h ? rows : p->pt + p->h;
 	cols = cols > p->pl + p->w ? cols : p->pl + p->w;
 	/* the 3x3 kernel reads stride-2 inputs whole and splits them itself */
-	p->k3 = p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1 && p->sh == p->sw;
-	p->phases = p->k3 ? 1 : (int)p->sw;
-	p->pw = p->k3 ? (cols + 15) / 16 * 16 : (cols + p->sw - 1) / p->sw;
+	/* square 3x3, 5x5, 7x7, dilation 1, equal strides: the row kernel,
+	 * which reads the input plane as it is */
+	p->rowk = p->kh == p->kw && (p->kh == 3 || p->kh == 5 || p->kh == 7) && p->dh == 1 &&
+			  p->dw == 1 && p->sh == p->sw
+		      ? (int)p->kh
+		      : 0;
+	p->phases = (int)p->sw;
+	p->pw = (cols + p->sw - 1) / p->sw;
 	/* a 16-wide load (two at stride 2) at the last pixel of the last row
 	 * stays inside */
 	/* pads and dilations from a file may make the padded plane, and the
@@ -216,9 +221,14 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 		return 1;
 	p->plane = (plane + 64 + 15) / 16 * 16;
 	gc_pk_epi_init(&p->epi, act);
-	/* vectors along the row suit long rows (no transposes); stride 2 and
-	 * short rows go 16 channels at a time (measured on mobilenet_v2's) */
-	if (mg == 1 && (p->sw == 2 || p->ow <= (p->k3 ? 28 : 32))) {
+	/* vectors along the row suit rows of more than 16 outputs, 8 for 3x3
+	 * at stride 2 (no transposes, and the row kernel no copy: measured on
+	 * mobilenet_v2's, efficientnet_b0's and b1's, 3x3 and 5x5, strides 1
+	 * and 2); shorter rows go 16 channels at a time, and so do the
+	 * padded-plane kernel's stride 2 and rows of up to 32 */
+	int blk = p->rowk ? p->ow <= (p->rowk == 3 && p->sw == 2 ? 8 : 16)
+			  : p->sw == 2 || p->ow <= 32;
+	if (mg == 1 && blk) {
 		p->blocked = 1;
 		p->row_px = cols;
 		/* bands of rows whose transposed input stays within ~96 KB */
@@ -261,8 +271,9 @@ void gc_pk_dw_free(gc_pk_dw *p)
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 {
 	/* blocked: + the 16 pixels a tile at a row's end reads past it */
-	int64_t one =
-	    p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16 : p->phases * p->plane;
+	int64_t one = p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16
+		      : p->rowk	 ? p->w /* a row of zeros */
+				 : p->phases * p->plane;
 	return GC_PK_DW_SLOTS * ((one + 15) / 16 * 16);
 }
 
@@ -678,77 +689,144 @@ AI void dw_plane(const gc_pk_dw *p, const float *xq, const int64_t *toff, const 
 		dw_rows(p, xq, toff, wm, bv, ym, r, 0, nine);
 }
 
-/* 3x3, dilation 1, stride s: output rows r .. r + R - 1 of one channel from
- * its padded plane xq (rows of pw). At stride 2 a tap's 16 inputs are split
- * out of 32 loaded ones; the R rows share the input rows they overlap on. */
-AI void dw3_rows(const gc_pk_dw *p, const float *xq, const __m512 *w9, __m512 bv, float *ym,
-		 int64_t r, const int R, const int s)
+/* Lanes [lo, hi) of 16 (the bounds may be outside [0, 16]). */
+AI __mmask16 pk_range(int64_t lo, int64_t hi)
+{
+	return (__mmask16)(pk_mask(hi) & ~pk_mask(lo));
+}
+
+/* The row kernel (p->rowk = K: K x K taps, dilation 1, stride s along both
+ * axes): output rows r .. r + R - 1 of one channel straight from its
+ * unpadded input plane, no copy. rows[t] is input row r s - pt + t, or a
+ * row of zeros where that is outside the plane; the columns outside a row
+ * are masked off the loads (masked lanes are never read). At stride 2 a
+ * tap's 16 inputs are split out of 32 loaded ones; the R rows share the
+ * input rows they overlap on. */
+AI void dwr_rows(const gc_pk_dw *p, const float *const *rows, const float *wm, __m512 bv,
+		 float *ym, const int R, const int s, const int K)
 {
 	const __m512i even =
 	    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 	const __m512i odd =
 	    _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-	const float *x0 = xq + r * s * p->pw;
+	/* 3x3: the weights stay in registers; larger: broadcast from memory */
+	__m512 w9[9];
+#pragma GCC unroll 9
+	for (int t = 0; t < 9; t++)
+		w9[t] = K == 3 ? _mm512_set1_ps(wm[t]) : _mm512_setzero_ps();
 	for (int64_t o = 0; o < p->ow; o += 16) {
-		__m512 acc[4];
+		/* input column of lane 0 of tap column 0; the masks of each load
+		 * (the same on every row) */
+		int64_t c0 = o * s - p->pl;
+		__mmask16 m0[7], m1[4];
+		const int nm = s == 1 ? K : (K + 1) / 2;
+#pragma GCC unroll 7
+		for (int j = 0; j < nm; j++) {
+			int64_t b0 = c0 + (s == 1 ? j : 2 * j);
+			m0[j] = pk_range(-b0, p->w - b0);
+			if (s == 2)
+				m1[j] = pk_range(-b0 - 16, p->w - b0 - 16);
+		}
+		/* P partial sums a row (over kernel rows i % P): chains of FMAs
+		 * short enough for a single 16-column block (rows of 16 or
+		 * less) not to wait on their latency */
+		const int P = K == 3 ? 3 : 2;
+		__m512 acc[4][3];
 #pragma GCC unroll 4
 		for (int q = 0; q < R; q++)
-			acc[q] = bv;
-#pragma GCC unroll 9
-		for (int t = 0; t < (R - 1) * s + 3; t++) {
-			const float *xr = x0 + t * p->pw + o * s;
-			__m512 v[3];
+#pragma GCC unroll 3
+			for (int i = 0; i < P; i++)
+				acc[q][i] = i ? _mm512_setzero_ps() : bv;
+#pragma GCC unroll 13
+		for (int t = 0; t < (R - 1) * s + K; t++) {
+			const float *xr = rows[t] + c0;
+			__m512 v[7];
 			if (s == 1) {
-				v[0] = _mm512_loadu_ps(xr);
-				v[1] = _mm512_loadu_ps(xr + 1);
-				v[2] = _mm512_loadu_ps(xr + 2);
+#pragma GCC unroll 7
+				for (int j = 0; j < K; j++)
+					v[j] = _mm512_maskz_loadu_ps(m0[j], xr + j);
 			} else {
-				__m512 a = _mm512_loadu_ps(xr), b = _mm512_loadu_ps(xr + 16);
-				__m512 a2 = _mm512_loadu_ps(xr + 2), b2 = _mm512_loadu_ps(xr + 18);
-				v[0] = _mm512_permutex2var_ps(a, even, b);
-				v[1] = _mm512_permutex2var_ps(a, odd, b);
-				v[2] = _mm512_permutex2var_ps(a2, even, b2);
+#pragma GCC unroll 4
+				for (int j = 0; 2 * j < K; j++) {
+					__m512 lo = _mm512_maskz_loadu_ps(m0[j], xr + 2 * j);
+					__m512 hi = _mm512_maskz_loadu_ps(m1[j], xr + 2 * j + 16);
+					v[2 * j] = _mm512_permutex2var_ps(lo, even, hi);
+					if (2 * j + 1 < K)
+						v[2 * j + 1] = _mm512_permutex2var_ps(lo, odd, hi);
+				}
 			}
 #pragma GCC unroll 4
 			for (int q = 0; q < R; q++) {
 				int i = t - q * s;
-				if (i < 0 || i > 2)
+				if (i < 0 || i >= K)
 					continue;
-#pragma GCC unroll 3
-				for (int j = 0; j < 3; j++)
-					acc[q] = _mm512_fmadd_ps(v[j], w9[i * 3 + j], acc[q]);
+#pragma GCC unroll 7
+				for (int j = 0; j < K; j++)
+					acc[q][i % P] = _mm512_fmadd_ps(
+					    v[j], K == 3 ? w9[i * 3 + j] : _mm512_set1_ps(wm[i * K + j]),
+					    acc[q][i % P]);
 			}
 		}
 		__mmask16 km = pk_mask(p->ow - o);
 #pragma GCC unroll 4
-		for (int q = 0; q < R; q++)
-			_mm512_mask_storeu_ps(ym + (r + q) * p->ow + o, km,
-					      gc_pk_act(acc[q], &p->epi));
+		for (int q = 0; q < R; q++) {
+			__m512 a = _mm512_add_ps(acc[q][0], acc[q][1]);
+			if (P == 3)
+				a = _mm512_add_ps(a, acc[q][2]);
+			_mm512_mask_storeu_ps(ym + q * p->ow + o, km, gc_pk_act(a, &p->epi));
+		}
 	}
 }
 
-/* One output channel of the 3x3 kernel: 4 rows at a time at stride 1, 2
- * at stride 2. */
-static GC_PK_TARGET void dw3_plane(const gc_pk_dw *p, const float *xq, const float *wm, float bias,
-				   float *ym)
+/* Input rows r s - pt .. + n - 1 of plane x into rows[], zero where
+ * outside. */
+AI void dwr_row_ptrs(const gc_pk_dw *p, const float *x, const float *zero, int64_t r, int n,
+		     const float **rows)
 {
-	__m512 w9[9], bv = _mm512_set1_ps(bias);
-#pragma GCC unroll 9
-	for (int t = 0; t < 9; t++)
-		w9[t] = _mm512_set1_ps(wm[t]);
-	int64_t r = 0;
-	if (p->sw == 1) {
-		for (; r + 4 <= p->oh; r += 4)
-			dw3_rows(p, xq, w9, bv, ym, r, 4, 1);
-		for (; r < p->oh; r++)
-			dw3_rows(p, xq, w9, bv, ym, r, 1, 1);
-	} else {
-		for (; r + 2 <= p->oh; r += 2)
-			dw3_rows(p, xq, w9, bv, ym, r, 2, 2);
-		for (; r < p->oh; r++)
-			dw3_rows(p, xq, w9, bv, ym, r, 1, 2);
+	for (int t = 0; t < n; t++) {
+		int64_t ih = r * p->sh - p->pt + t;
+		rows[t] = ih >= 0 && ih < p->h ? x + ih * p->w : zero;
 	}
 }
+
+/* One output channel of the row kernel, 4 rows at a time at stride 1, 2 at
+ * stride 2; zero is a row of p->w zeros. */
+AI void dwr_plane(const gc_pk_dw *p, const float *x, const float *zero, const float *wm,
+		  float bias, float *ym, const int s, const int K)
+{
+	const int R = s == 1 ? 4 : 2;
+	const float *rows[(4 - 1) * 2 + 7];
+	__m512 bv = _mm512_set1_ps(bias);
+	int64_t r = 0;
+	for (; r + R <= p->oh; r += R) {
+		dwr_row_ptrs(p, x, zero, r, (R - 1) * s + K, rows);
+		dwr_rows(p, rows, wm, bv, ym + r * p->ow, R, s, K);
+	}
+	for (; r < p->oh; r++) {
+		dwr_row_ptrs(p, x, zero, r, K, rows);
+		dwr_rows(p, rows, wm, bv, ym + r * p->ow, 1, s, K);
+	}
+}
+
+typedef void (*dwr_plane_fn)(const gc_pk_dw *p, const float *x, const float *zero,
+			     const float *wm, float bias, float *ym);
+#define DWR_PLANE(K, s)                                                                            \
+	static GC_PK_TARGET void dwr_plane_##K##_##s(const gc_pk_dw *p, const float *x,            \
+						     const float *zero, const float *wm,           \
+						     float bias, float *ym)                        \
+	{                                                                                          \
+		dwr_plane(p, x, zero, wm, bias, ym, s, K);                                         \
+	}
+DWR_PLANE(3, 1)
+DWR_PLANE(3, 2)
+DWR_PLANE(5, 1)
+DWR_PLANE(5, 2)
+DWR_PLANE(7, 1)
+DWR_PLANE(7, 2)
+/* [(K - 3) / 2][s - 1] */
+static const dwr_plane_fn dwr_planes[3][2] = {{dwr_plane_3_1, dwr_plane_3_2},
+					      {dwr_plane_5_1, dwr_plane_5_2},
+					      {dwr_plane_7_1, dwr_plane_7_2}};
 
 static GC_PK_TARGET void dw_plane9(const gc_pk_dw *p, const float *xq, const int64_t *toff,
 				   const float *wm, float bias, float *ym)
@@ -962,14 +1040,19 @@ static void dw_part(void *arg, int part, int parts, int slot)
 			toff[a * p->kw + b] =
 			    (cj % p->phases) * p->plane + a * p->dh * p->pw + cj / p->phases;
 		}
+	if (p->rowk)
+		memset(buf, 0, (size_t)p->w * sizeof(float));
 	for (int64_t i = lo; i < hi; i++) {
 		int64_t b = i / per, ci = i % per;
-		dw_pad(p, j->x + (b * p->c + ci) * in_sp, buf);
+		const float *xc = j->x + (b * p->c + ci) * in_sp;
+		if (!p->rowk)
+			dw_pad(p, xc, buf);
 		for (int64_t mo = ci * p->mg; mo < (ci + 1) * p->mg; mo++) {
 			float bv = j->bias ? j->bias[mo] : 0;
 			float *ym = j->y + (b * p->c * p->mg + mo) * out_sp;
-			if (p->k3)
-				dw3_plane(p, buf, j->wt + mo * taps, bv, ym);
+			if (p->rowk)
+				dwr_planes[(p->rowk - 3) / 2][p->sw - 1](p, xc, buf, j->wt + mo * taps,
+									 bv, ym);
 			else
 				(taps == 9 ? dw_plane9 : dw_plane_any)(p, buf, toff,
 								       j->wt + mo * taps, bv, ym);

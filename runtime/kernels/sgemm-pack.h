@@ -177,7 +177,7 @@ typedef struct gc_pk_dw {
 	int64_t pt, pl;			/* leading pads */
 	int64_t ph, pw, plane;		/* padded rows, row length (per phase), phase size */
 	int phases;			/* column phases of the padded plane: 1 or sw */
-	int k3;				/* 3x3, dilation 1, equal strides: its own kernel */
+	int rowk; /* K of the row kernel (K x K, dilation 1, equal strides), else 0 */
 	/* channel-blocked (one output per input channel): 16 channels at a
 	 * time, their padded input transposed into [row][pixel][16] for a band
 	 * of `band` output rows (band_in input rows of row_px pixels) */

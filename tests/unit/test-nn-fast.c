@@ -473,14 +473,17 @@ static void test_fast_conv_1d_3d(void)
 	CHECK(conv_cases(cases, 1, 1));
 }
 
-/* Depthwise: 16 channels at a time (stride 2, short rows) and along the
- * row (long rows, channel multipliers). */
+/* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
+ * the row (longer rows, channel multipliers): the row kernel of 3x3, 5x5
+ * and 7x7 at strides 1 and 2 reads the input unpadded, every tail of its
+ * 4 (stride 1) or 2 (stride 2) rows at a time and of its 16 columns. */
 static void test_fast_conv_depthwise(void)
 {
 	rng_state = 4;
 	static const conv_case cases[] = {
-	    C2(1, 32, 32, 32, 20, 23, 3, 1, 1, 1, 1, 1),  /* blocked, rows < 32 */
-	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
+	    C2(1, 32, 32, 32, 14, 16, 3, 1, 1, 1, 1, 1),  /* blocked, rows of 16 */
+	    C2(1, 21, 21, 21, 15, 15, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
+	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* rows of 9, stride 2 */
 	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
 	    C2(2, 8, 8, 8, 9, 50, 3, 2, 1, 1, 0, 1),	  /* stride 2, long rows */
 	    C2(1, 16, 16, 16, 12, 12, 5, 1, 2, 1, 1, 1),  /* 5x5 */
@@ -489,7 +492,12 @@ static void test_fast_conv_depthwise(void)
 	    C2(1, 4, 8, 4, 21, 40, 3, 2, 1, 1, 1, 1),	  /* multiplier 2, stride 2 */
 	    C2(1, 5, 5, 5, 23, 37, 3, 1, 1, 1, 0, 1),	  /* 3x3 along rows, 4 + 3 */
 	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1), /* mobilenet's last */
-	    C2(1, 40, 40, 40, 60, 64, 3, 2, 0, 1, 1, 1),  /* no pads, large band */
+	    C2(1, 40, 40, 40, 60, 30, 3, 2, 0, 1, 1, 1),  /* no pads, large band */
+	    C2(1, 7, 7, 7, 19, 37, 3, 2, 1, 1, 1, 1),	  /* rows, stride 2, 16 + 3 */
+	    C2(1, 6, 6, 6, 23, 41, 5, 1, 2, 1, 1, 1),	  /* rows, 5x5 */
+	    C2(1, 5, 5, 5, 37, 45, 5, 2, 2, 1, 0, 1),	  /* rows, 5x5 stride 2 */
+	    C2(1, 3, 3, 3, 13, 35, 7, 1, 3, 1, 1, 1),	  /* rows, 7x7 */
+	    C2(1, 3, 3, 3, 17, 47, 7, 2, 3, 1, 1, 1),	  /* rows, 7x7 stride 2 */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 	static const conv_case odd[] = {
@@ -532,6 +540,60 @@ static void test_fast_conv_depthwise(void)
 	     .phi = {1, 1},
 	     .bias = 1,
 	     .fast = 0},
+	    /* the row kernel: uneven pads, wider than the kernel; rows
+	     * narrower than a vector and than the pads around them */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 4,
+	     .m = 4,
+	     .g = 4,
+	     .in = {9, 33},
+	     .k = {3, 3},
+	     .s = {1, 1},
+	     .d = {1, 1},
+	     .plo = {0, 3},
+	     .phi = {2, 0},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 2,
+	     .c = 3,
+	     .m = 3,
+	     .g = 3,
+	     .in = {11, 40},
+	     .k = {5, 5},
+	     .s = {2, 2},
+	     .d = {1, 1},
+	     .plo = {4, 1},
+	     .phi = {0, 4},
+	     .bias = 0,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 3,
+	     .g = 3,
+	     .in = {5, 10},
+	     .k = {3, 3},
+	     .s = {1, 1},
+	     .d = {1, 1},
+	     .plo = {1, 5},
+	     .phi = {1, 5},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 2,
+	     .m = 2,
+	     .g = 2,
+	     .in = {6, 7},
+	     .k = {7, 7},
+	     .s = {2, 2},
+	     .d = {1, 1},
+	     .plo = {3, 20},
+	     .phi = {3, 19},
+	     .bias = 1,
+	     .fast = 1},
 	};
 	CHECK(conv_cases(odd, LEN(odd), 0));
 }
@@ -542,7 +604,7 @@ static void test_fast_conv_weights_unknown(void)
 {
 	rng_state = 9;
 	static const conv_case cases[] = {
-	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1), /* blocked */
+	    C2(1, 21, 21, 21, 15, 15, 3, 2, 1, 1, 1, 1), /* blocked */
 	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1), /* along rows */
 	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	 /* blocked, two rows a tile */
 	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	 /* reference */
