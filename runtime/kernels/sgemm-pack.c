@@ -272,6 +272,40 @@ AI void tile_pf_rows(char **crow, const char **rrow, int *rows, const pk_pf *pf)
 	--*rows;
 }
 
+/* A tile's results through the epilogue into c: act is e->act, or -1 for
+ * whichever e has (then read at run time). Unrolled, or the accumulators
+ * would live in memory. */
+AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi *e, int64_t m0,
+		   int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2, const int mr, const int nv,
+		   const int act)
+{
+	__mmask16 km[3] = {k0, k1, k2};
+	gc_pk_epi ea = *e;
+	if (act >= 0)
+		ea.act = act;
+	const __m512 alpha = _mm512_set1_ps(e->alpha), beta = _mm512_set1_ps(e->beta);
+#pragma GCC unroll 8
+	for (int i = 0; i < mr; i++) {
+		const float *cp = e->c ? e->c + (m0 + i) * e->c_sm : NULL;
+		const float *rp = e->r ? e->r + (m0 + i) * e->r_sm + n0 : NULL;
+		__m512 cb = cp && !e->c_sn ? _mm512_set1_ps(*cp) : _mm512_setzero_ps();
+#pragma GCC unroll 3
+		for (int q = 0; q < nv; q++) {
+			__m512 r = a[i][q];
+			if (e->alpha != 1)
+				r = _mm512_mul_ps(r, alpha);
+			if (cp)
+				r = _mm512_fmadd_ps(
+				    e->c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q) : cb, beta,
+				    r);
+			if (rp)
+				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(km[q], rp + 16 * q));
+			r = gc_pk_act(r, &ea);
+			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
+		}
+	}
+}
+
 /* An mr x (16 nv) tile: c rows [0, mr) and the columns the masks let
  * through, bringing pf's memory into cache meanwhile. */
 AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
@@ -313,27 +347,16 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 		}
 		s += GC_PK_MR;
 	}
-	__mmask16 km[3] = {k0, k1, k2};
-	/* unrolled, or the accumulators would live in memory */
-#pragma GCC unroll 8
-	for (int i = 0; i < mr; i++)
-#pragma GCC unroll 3
-		for (int q = 0; q < nv; q++) {
-			__m512 r = a[i][q];
-			if (e->alpha != 1)
-				r = _mm512_mul_ps(r, _mm512_set1_ps(e->alpha));
-			if (e->c) {
-				const float *cp = e->c + (m0 + i) * e->c_sm;
-				__m512 cv = e->c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q)
-						    : _mm512_set1_ps(*cp);
-				r = _mm512_fmadd_ps(cv, _mm512_set1_ps(e->beta), r);
-			}
-			if (e->r)
-				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(
-							 km[q], e->r + (m0 + i) * e->r_sm + n0 + 16 * q));
-			r = gc_pk_act(r, e);
-			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
-		}
+	/* the epilogue's terms copied (the stores to c cannot change them),
+	 * its common activations with code of their own: what runs is then
+	 * a short straight line, not 24 copies of every case */
+	gc_pk_epi ee = *e;
+	if (ee.act == GC_NN_ACT_NONE)
+		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_NONE);
+	else if (ee.act == GC_NN_ACT_CLAMP)
+		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_CLAMP);
+	else
+		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, -1);
 }
 
 typedef void (*row_tile_fn)(const float *s, const float *v, int64_t ldv, int64_t k, float *c,
