@@ -250,6 +250,10 @@ typedef struct pk_pf {
 	const char *rrow;
 	int64_t cld, rld, every;
 	int rows;
+	/* a block of k of a longer product: acc, its sums start from c (what
+	 * the blocks before stored); raw, they are stored without the
+	 * epilogue (blocks follow) */
+	int acc, raw;
 } pk_pf;
 
 /* The next row of the next tile's output and residual, at most pf->rows. */
@@ -313,9 +317,17 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 		 __mmask16 k2, const pk_pf *pf, const int mr, const int nv)
 {
 	__m512 a[GC_PK_MR][3];
+	__mmask16 km[3] = {k0, k1, k2};
 #pragma GCC unroll 8
 	for (int i = 0; i < mr; i++)
 		a[i][0] = a[i][1] = a[i][2] = _mm512_setzero_ps();
+	if (pf->acc) {
+#pragma GCC unroll 8
+		for (int i = 0; i < mr; i++)
+#pragma GCC unroll 3
+			for (int q = 0; q < nv; q++)
+				a[i][q] = _mm512_maskz_loadu_ps(km[q], c + i * ldc + 16 * q);
+	}
 	const char *lin = pf->lin;
 	char *crow = pf->crow;
 	const char *rrow = pf->rrow;
@@ -346,6 +358,14 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 				a[i][2] = _mm512_fmadd_ps(b, v2, a[i][2]);
 		}
 		s += GC_PK_MR;
+	}
+	if (pf->raw) {
+#pragma GCC unroll 8
+		for (int i = 0; i < mr; i++)
+#pragma GCC unroll 3
+			for (int q = 0; q < nv; q++)
+				_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], a[i][q]);
+		return;
 	}
 	/* the epilogue's terms copied (the stores to c cannot change them),
 	 * its common activations with code of their own: what runs is then
@@ -451,6 +471,13 @@ static int64_t s_block_rows(const gc_pk_gemm *g)
 	return r < GC_PK_MR ? GC_PK_MR : r;
 }
 
+/* Plain V's panel (k rows of 192 bytes, ldv apart) is taken PK_KC rows at
+ * a time when k is above PK_KC_MIN, so that the rows stay in L1 from one
+ * row tile to the next (the sums go through c between blocks); not packed
+ * or gathered panels (contiguous: the hardware prefetchers follow them). */
+#define PK_KC 128
+#define PK_KC_MIN 192
+
 /* The row tiles [i_lo, i_hi) of column panel jp (V at v, ldv apart), each
  * bringing the next tile's output rows into L1 as it computes (the output
  * is written 8 rows of 192 bytes at a time, rows far apart: no hardware
@@ -463,25 +490,34 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 	__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
 	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 	const char *lin = pf->lin;
-	for (int64_t i0 = i_lo; i0 < i_hi; i0 += GC_PK_MR) {
-		int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR, ti = (i0 - i_lo) / GC_PK_MR;
-		pf->lin = lin && ti < lin_tiles ? lin + ti * lin_share : NULL;
-		int64_t ni = i0 + GC_PK_MR, nj = n0;
-		if (ni >= i_hi) {
-			ni = i_lo;
-			nj = jp_next * GC_PK_NR;
+	int64_t kc = ldv == GC_PK_NR || g->k <= PK_KC_MIN ? g->k : PK_KC;
+	for (int64_t kb = 0; kb < g->k; kb += kc) {
+		int64_t kl = g->k - kb < kc ? g->k - kb : kc;
+		pf->acc = kb > 0;
+		pf->raw = kb + kl < g->k;
+		for (int64_t i0 = i_lo; i0 < i_hi; i0 += GC_PK_MR) {
+			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
+			int64_t ti = (i0 - i_lo) / GC_PK_MR;
+			pf->lin = lin && ti < lin_tiles ? lin + ti * lin_share + kb * pf->lin_step
+							: NULL;
+			int64_t ni = i0 + GC_PK_MR, nj = n0;
+			if (ni >= i_hi) {
+				ni = i_lo;
+				nj = jp_next * GC_PK_NR;
+			}
+			pf->crow = NULL;
+			if (ni < i_hi && (ni != i_lo || jp_next >= 0)) {
+				pf->rows = (int)(g->m - ni < GC_PK_MR ? g->m - ni : GC_PK_MR);
+				pf->crow = (char *)(g->c + ni * g->ldc + nj);
+				pf->rrow = g->epi.r ? (const char *)(g->epi.r +
+								     (g->m0 + ni) * g->epi.r_sm + nj)
+						    : NULL;
+				pf->every = kl / (pf->rows + 1) > 0 ? kl / (pf->rows + 1) : 1;
+			}
+			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR, v + kb * ldv,
+						       ldv, kl, g->c + i0 * g->ldc + n0, g->ldc,
+						       &g->epi, g->m0 + i0, n0, k0, k1, k2, pf);
 		}
-		pf->crow = NULL;
-		if (ni < i_hi && (ni != i_lo || jp_next >= 0)) {
-			pf->rows = (int)(g->m - ni < GC_PK_MR ? g->m - ni : GC_PK_MR);
-			pf->crow = (char *)(g->c + ni * g->ldc + nj);
-			pf->rrow = g->epi.r ? (const char *)(g->epi.r + (g->m0 + ni) * g->epi.r_sm + nj)
-					    : NULL;
-			pf->every = g->k / (pf->rows + 1) > 0 ? g->k / (pf->rows + 1) : 1;
-		}
-		row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k,
-					       g->c + i0 * g->ldc + n0, g->ldc, &g->epi,
-					       g->m0 + i0, n0, k0, k1, k2, pf);
 	}
 }
 

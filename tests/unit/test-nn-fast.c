@@ -283,6 +283,7 @@ static void test_fast_conv_1x1(void)
 	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	 /* 32 + 1 channels */
 	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	 /* stride 2, batch 2 */
 	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
+	    C2(2, 260, 20, 1, 23, 23, 1, 1, 0, 1, 1, 1), /* k in blocks 128 + 128 + 4 */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
