@@ -460,13 +460,15 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 /* Rows of S a block of plain V's product takes at a time (all of them
  * when they fit): the column panels of V are gone over once per block, so
  * that the block of S (packed weights, read from memory once a run) is
- * read from L2 by every panel after the first rather than from memory. */
+ * read from L2 by every panel after the first rather than from memory.
+ * Not when V's panels are gathered (v_buf): gathering each once costs more
+ * than S streamed in order. */
 #define PK_S_BLOCK_BYTES (512 << 10)
 
 static int64_t s_block_rows(const gc_pk_gemm *g)
 {
 	int64_t r = PK_S_BLOCK_BYTES / 4 / (g->k > 0 ? g->k : 1) / GC_PK_MR * GC_PK_MR;
-	if (g->v_packed || r >= g->m)
+	if (g->v_packed || g->v_buf || r >= g->m)
 		return g->m;
 	return r < GC_PK_MR ? GC_PK_MR : r;
 }
