@@ -238,21 +238,109 @@ double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k)
 
 #define AI static inline __attribute__((always_inline)) GC_PK_TARGET
 
+/* What a tile brings into cache while it computes (gc_pk_gemm_run_slot):
+ * lin (NULL: none), lin_step bytes of it per step along k, into L2 (the
+ * next panel of packed V); and the rows of the next tile's output (crow,
+ * for writing) and residual (rrow, NULL: none), one row of each (its
+ * 192 bytes) every `every` steps along k, rows ld bytes apart. */
+typedef struct pk_pf {
+	const char *lin;
+	int64_t lin_step;
+	char *crow;
+	const char *rrow;
+	int64_t cld, rld, every;
+	int rows;
+	/* a block of k of a longer product: acc, its sums start from c (what
+	 * the blocks before stored); raw, they are stored without the
+	 * epilogue (blocks follow) */
+	int acc, raw;
+} pk_pf;
+
+/* The next row of the next tile's output and residual, at most pf->rows. */
+AI void tile_pf_rows(char **crow, const char **rrow, int *rows, const pk_pf *pf)
+{
+	if (*rows <= 0)
+		return;
+	_mm_prefetch(*crow, _MM_HINT_ET0);
+	_mm_prefetch(*crow + 64, _MM_HINT_ET0);
+	_mm_prefetch(*crow + 128, _MM_HINT_ET0);
+	_mm_prefetch(*crow + 188, _MM_HINT_ET0);
+	*crow += pf->cld;
+	if (*rrow) {
+		_mm_prefetch(*rrow, _MM_HINT_T0);
+		_mm_prefetch(*rrow + 64, _MM_HINT_T0);
+		_mm_prefetch(*rrow + 128, _MM_HINT_T0);
+		_mm_prefetch(*rrow + 188, _MM_HINT_T0);
+		*rrow += pf->rld;
+	}
+	--*rows;
+}
+
+/* A tile's results through the epilogue into c: act is e->act, or -1 for
+ * whichever e has (then read at run time). Unrolled, or the accumulators
+ * would live in memory. */
+AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi *e, int64_t m0,
+		   int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2, const int mr, const int nv,
+		   const int act)
+{
+	__mmask16 km[3] = {k0, k1, k2};
+	gc_pk_epi ea = *e;
+	if (act >= 0)
+		ea.act = act;
+	const __m512 alpha = _mm512_set1_ps(e->alpha), beta = _mm512_set1_ps(e->beta);
+#pragma GCC unroll 8
+	for (int i = 0; i < mr; i++) {
+		const float *cp = e->c ? e->c + (m0 + i) * e->c_sm : NULL;
+		const float *rp = e->r ? e->r + (m0 + i) * e->r_sm + n0 : NULL;
+		__m512 cb = cp && !e->c_sn ? _mm512_set1_ps(*cp) : _mm512_setzero_ps();
+#pragma GCC unroll 3
+		for (int q = 0; q < nv; q++) {
+			__m512 r = a[i][q];
+			if (e->alpha != 1)
+				r = _mm512_mul_ps(r, alpha);
+			if (cp)
+				r = _mm512_fmadd_ps(
+				    e->c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q) : cb, beta,
+				    r);
+			if (rp)
+				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(km[q], rp + 16 * q));
+			r = gc_pk_act(r, &ea);
+			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
+		}
+	}
+}
+
 /* An mr x (16 nv) tile: c rows [0, mr) and the columns the masks let
- * through. pf (NULL: none): memory to bring into L2 while the tile is
- * computed, pf_step bytes of it per step along k (see gc_pk_gemm_run_slot). */
+ * through, bringing pf's memory into cache meanwhile. */
 AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
 		 const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1,
-		 __mmask16 k2, const char *pf, int64_t pf_step, const int mr, const int nv)
+		 __mmask16 k2, const pk_pf *pf, const int mr, const int nv)
 {
 	__m512 a[GC_PK_MR][3];
+	__mmask16 km[3] = {k0, k1, k2};
 #pragma GCC unroll 8
 	for (int i = 0; i < mr; i++)
 		a[i][0] = a[i][1] = a[i][2] = _mm512_setzero_ps();
+	if (pf->acc) {
+#pragma GCC unroll 8
+		for (int i = 0; i < mr; i++)
+#pragma GCC unroll 3
+			for (int q = 0; q < nv; q++)
+				a[i][q] = _mm512_maskz_loadu_ps(km[q], c + i * ldc + 16 * q);
+	}
+	const char *lin = pf->lin;
+	char *crow = pf->crow;
+	const char *rrow = pf->rrow;
+	int rows = crow ? pf->rows : 0;
+	int64_t next = pf->every;
 	for (int64_t p = 0; p < k; p++) {
-		if (pf) {
-			_mm_prefetch(pf, _MM_HINT_T1);
-			pf += pf_step;
+		if (lin) {
+			_mm_prefetch(lin, _MM_HINT_T1);
+			lin += pf->lin_step;
+		}
+		if (--next == 0) {
+			next = pf->every;
+			tile_pf_rows(&crow, &rrow, &rows, pf);
 		}
 		__m512 v0 = _mm512_maskz_loadu_ps(k0, v), v1 = v0, v2 = v0;
 		if (nv > 1)
@@ -271,40 +359,37 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 		}
 		s += GC_PK_MR;
 	}
-	__mmask16 km[3] = {k0, k1, k2};
-	/* unrolled, or the accumulators would live in memory */
+	if (pf->raw) {
 #pragma GCC unroll 8
-	for (int i = 0; i < mr; i++)
+		for (int i = 0; i < mr; i++)
 #pragma GCC unroll 3
-		for (int q = 0; q < nv; q++) {
-			__m512 r = a[i][q];
-			if (e->alpha != 1)
-				r = _mm512_mul_ps(r, _mm512_set1_ps(e->alpha));
-			if (e->c) {
-				const float *cp = e->c + (m0 + i) * e->c_sm;
-				__m512 cv = e->c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q)
-						    : _mm512_set1_ps(*cp);
-				r = _mm512_fmadd_ps(cv, _mm512_set1_ps(e->beta), r);
-			}
-			if (e->r)
-				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(
-							 km[q], e->r + (m0 + i) * e->r_sm + n0 + 16 * q));
-			r = gc_pk_act(r, e);
-			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
-		}
+			for (int q = 0; q < nv; q++)
+				_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], a[i][q]);
+		return;
+	}
+	/* the epilogue's terms copied (the stores to c cannot change them),
+	 * its common activations with code of their own: what runs is then
+	 * a short straight line, not 24 copies of every case */
+	gc_pk_epi ee = *e;
+	if (ee.act == GC_NN_ACT_NONE)
+		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_NONE);
+	else if (ee.act == GC_NN_ACT_CLAMP)
+		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_CLAMP);
+	else
+		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, -1);
 }
 
 typedef void (*row_tile_fn)(const float *s, const float *v, int64_t ldv, int64_t k, float *c,
 			    int64_t ldc, const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0,
-			    __mmask16 k1, __mmask16 k2, const char *pf, int64_t pf_step);
+			    __mmask16 k1, __mmask16 k2, const pk_pf *pf);
 
 #define ROW_TILE(mr, nv)                                                                           \
 	static GC_PK_TARGET void row_tile_##mr##_##nv(                                             \
 	    const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,         \
 	    const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2,  \
-	    const char *pf, int64_t pf_step)                                                       \
+	    const pk_pf *pf)                                                                       \
 	{                                                                                          \
-		row_tile(s, v, ldv, k, c, ldc, e, m0, n0, k0, k1, k2, pf, pf_step, mr, nv);        \
+		row_tile(s, v, ldv, k, c, ldc, e, m0, n0, k0, k1, k2, pf, mr, nv);                 \
 	}
 #define ROW_TILES(nv)                                                                              \
 	ROW_TILE(1, nv)                                                                            \
@@ -372,40 +457,116 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 	gc_pk_gemm_run_slot(g, p0, p1, 0);
 }
 
+/* Rows of S a block of plain V's product takes at a time (all of them
+ * when they fit): the column panels of V are gone over once per block, so
+ * that the block of S (packed weights, read from memory once a run) is
+ * read from L2 by every panel after the first rather than from memory.
+ * Not when V's panels are gathered (v_buf): gathering each once costs more
+ * than S streamed in order. */
+#define PK_S_BLOCK_BYTES (512 << 10)
+
+static int64_t s_block_rows(const gc_pk_gemm *g)
+{
+	int64_t r = PK_S_BLOCK_BYTES / 4 / (g->k > 0 ? g->k : 1) / GC_PK_MR * GC_PK_MR;
+	if (g->v_packed || g->v_buf || r >= g->m)
+		return g->m;
+	return r < GC_PK_MR ? GC_PK_MR : r;
+}
+
+/* Plain V's panel (k rows of 192 bytes, ldv apart) is taken PK_KC rows at
+ * a time when k is above PK_KC_MIN, so that the rows stay in L1 from one
+ * row tile to the next (the sums go through c between blocks); not packed
+ * or gathered panels (contiguous: the hardware prefetchers follow them). */
+#define PK_KC 128
+#define PK_KC_MIN 192
+
+/* The row tiles [i_lo, i_hi) of column panel jp (V at v, ldv apart), each
+ * bringing the next tile's output rows into L1 as it computes (the output
+ * is written 8 rows of 192 bytes at a time, rows far apart: no hardware
+ * prefetcher follows that); the last one those of (i_lo, jp_next) when
+ * jp_next >= 0. lin, lin_tiles, lin_share: see gc_pk_gemm_run_slot. */
+static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t i_lo, int64_t i_hi,
+		      const float *v, int64_t ldv, pk_pf *pf, int64_t lin_tiles, int64_t lin_share)
+{
+	int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
+	__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
+	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
+	const char *lin = pf->lin;
+	int64_t kc = ldv == GC_PK_NR || g->k <= PK_KC_MIN ? g->k : PK_KC;
+	for (int64_t kb = 0; kb < g->k; kb += kc) {
+		int64_t kl = g->k - kb < kc ? g->k - kb : kc;
+		pf->acc = kb > 0;
+		pf->raw = kb + kl < g->k;
+		for (int64_t i0 = i_lo; i0 < i_hi; i0 += GC_PK_MR) {
+			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
+			int64_t ti = (i0 - i_lo) / GC_PK_MR;
+			pf->lin = lin && ti < lin_tiles ? lin + ti * lin_share + kb * pf->lin_step
+							: NULL;
+			int64_t ni = i0 + GC_PK_MR, nj = n0;
+			if (ni >= i_hi) {
+				ni = i_lo;
+				nj = jp_next * GC_PK_NR;
+			}
+			pf->crow = NULL;
+			if (ni < i_hi && (ni != i_lo || jp_next >= 0)) {
+				pf->rows = (int)(g->m - ni < GC_PK_MR ? g->m - ni : GC_PK_MR);
+				pf->crow = (char *)(g->c + ni * g->ldc + nj);
+				pf->rrow = g->epi.r ? (const char *)(g->epi.r +
+								     (g->m0 + ni) * g->epi.r_sm + nj)
+						    : NULL;
+				pf->every = kl / (pf->rows + 1) > 0 ? kl / (pf->rows + 1) : 1;
+			}
+			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR, v + kb * ldv,
+						       ldv, kl, g->c + i0 * g->ldc + n0, g->ldc,
+						       &g->epi, g->m0 + i0, n0, k0, k1, k2, pf);
+		}
+	}
+}
+
 void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 {
 	float *buf =
 	    g->v_buf && !g->v_packed ? g->v_buf + slot * gc_pk_v_floats(g->k, GC_PK_NR) : NULL;
-	for (int64_t jp = p0; jp < p1; jp++) {
-		int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
-		__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
-		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
-		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
-		int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
-		if (buf) {
-			pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
-			v = buf;
-			ldv = GC_PK_NR;
-		}
-		/* Packed V streams from memory (weights are read once a run; a
-		 * product of few rows is bound by that): the next panel is
-		 * brought into L2 while this one is computed, a share of it
-		 * during each of its first PK_PF_TILES row tiles (an LLM block
-		 * ran 1.4-1.6x faster at one thread; issue 19). */
-		const char *pf = NULL;
-		int64_t pf_tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR, pf_share = 0, pf_step = 0;
-		if (g->v_packed && jp + 1 < p1 && g->k * GC_PK_NR * 4 >= PK_PF_MIN_BYTES) {
-			pf_tiles = pf_tiles < PK_PF_TILES ? pf_tiles : PK_PF_TILES;
-			pf_share = g->k * GC_PK_NR * 4 / pf_tiles;
-			pf_step = pf_share / g->k;
-			pf = (const char *)(g->v + (jp + 1) * GC_PK_NR * g->k);
-		}
-		for (int64_t i0 = 0; i0 < g->m; i0 += GC_PK_MR) {
-			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR, ti = i0 / GC_PK_MR;
-			const char *tpf = pf && ti < pf_tiles ? pf + ti * pf_share : NULL;
-			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k, v, ldv, g->k,
-						       g->c + i0 * g->ldc + n0, g->ldc, &g->epi,
-						       g->m0 + i0, n0, k0, k1, k2, tpf, pf_step);
+	int64_t mc = s_block_rows(g);
+	pk_pf pf = {.cld = g->ldc * 4, .rld = g->epi.r_sm * 4};
+	for (int64_t ib = 0; ib < g->m; ib += mc) {
+		int64_t ie = g->m - ib < mc ? g->m : ib + mc;
+		for (int64_t jp = p0; jp < p1; jp++) {
+			int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
+			const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
+			int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
+			if (buf) {
+				pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
+				v = buf;
+				ldv = GC_PK_NR;
+			}
+			/* Packed V streams from memory (weights are read once a
+			 * run; a product of few rows is bound by that): the next
+			 * panel is brought into L2 while this one is computed, a
+			 * share of it during each of its first PK_PF_TILES row
+			 * tiles (an LLM block ran 1.4-1.6x faster at one thread;
+			 * issue 19). */
+			pf.lin = NULL;
+			int64_t lin_tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR, lin_share = 0;
+			if (g->v_packed && jp + 1 < p1 && g->k * GC_PK_NR * 4 >= PK_PF_MIN_BYTES) {
+				lin_tiles = lin_tiles < PK_PF_TILES ? lin_tiles : PK_PF_TILES;
+				lin_share = g->k * GC_PK_NR * 4 / lin_tiles;
+				pf.lin_step = lin_share / g->k;
+				pf.lin = (const char *)(g->v + (jp + 1) * GC_PK_NR * g->k);
+			}
+			/* Plain V: its next panel's rows (192 bytes each, ldv
+			 * apart, in as many pages: no hardware prefetcher sees
+			 * them) are brought in, one line of each row by each of
+			 * the first 4 row tiles (a 1x1 convolution's input,
+			 * issue 19) */
+			if (!g->v_packed && !buf && jp + 1 < p1) {
+				lin_tiles = 4;
+				lin_share = 64;
+				pf.lin_step = g->ldv * 4;
+				pf.lin = (const char *)(v + GC_PK_NR);
+			}
+			run_panel(g, jp, jp + 1 < p1 ? jp + 1 : -1, ib, ie, v, ldv, &pf, lin_tiles,
+				  lin_share);
 		}
 	}
 }

@@ -13,7 +13,10 @@
  *    broadcast against 48 columns of V held in 3 vectors; the vectors run
  *    along C's rows. S is packed in panels of 8 rows ([k][8]); V is either
  *    plain rows (a Conv 1x1's input) or packed in panels of 48 columns (a
- *    Gemm's weights). Best when n is long (large images, Gemm).
+ *    Gemm's weights). Best when n is long (large images, Gemm). Plain V's
+ *    product is blocked for the caches: S in blocks of rows of 512 KiB,
+ *    V's panels in blocks of 128 rows of k, the next tile's output rows and
+ *    the next panel's rows prefetched (sgemm-pack.c).
  *  - "channel" direct convolution (conv-direct.c): the vectors run along
  *    output channels (32 or 16 at a time, weights packed [k][32]) and up to
  *    14 output pixels of one output row are broadcast from the input, found

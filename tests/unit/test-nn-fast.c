@@ -283,6 +283,7 @@ static void test_fast_conv_1x1(void)
 	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	 /* 32 + 1 channels */
 	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	 /* stride 2, batch 2 */
 	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
+	    C2(2, 260, 20, 1, 23, 23, 1, 1, 0, 1, 1, 1), /* k in blocks 128 + 128 + 4 */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
@@ -1057,14 +1058,15 @@ static void test_fast_packed_huge(void)
 /* ---- the kernels themselves ---- */
 
 /* The row GEMM with V read as plain rows (a Conv 1x1's input) and packed,
- * with every epilogue term, over a split of its column panels. */
-static void test_fast_row_gemm(void)
+ * with every epilogue term (bias matrix, fused residual, activation), over
+ * a split of its column panels; per shape { m, n, k, ldv }: tails of the
+ * 8-row tiles and 48-column panels, and a k long enough that plain V's
+ * product takes S in blocks of rows (sgemm-pack.c PK_S_BLOCK_BYTES, 512
+ * KiB: 72 rows at k 1800, then 3) with the next tile's rows prefetched
+ * across blocks and panels. */
+static int row_gemm_case(int64_t m, int64_t n, int64_t k, int64_t ldv)
 {
-	if (!gc_pk_usable())
-		return;
-	rng_state = 7;
-	int64_t m = 21, n = 150, k = 37, ldv = 160;
-	float *s = rnd_buf(m * k), *v = rnd_buf(k * ldv), *c = rnd_buf(m * n);
+	float *s = rnd_buf(m * k), *v = rnd_buf(k * ldv), *c = rnd_buf(m * n), *r = rnd_buf(m * n);
 	float *sp = malloc((size_t)gc_pk_s_floats(m, k) * sizeof(float));
 	float *vp = malloc((size_t)gc_pk_v_floats(k, n) * sizeof(float));
 	float *y1 = malloc((size_t)(m * n) * sizeof(float)),
@@ -1079,6 +1081,8 @@ static void test_fast_row_gemm(void)
 	g.epi.c = c;
 	g.epi.c_sm = n;
 	g.epi.c_sn = 1;
+	g.epi.r = r;
+	g.epi.r_sm = n;
 	g.epi.alpha = 0.75f;
 	g.epi.beta = -1.5f;
 	int64_t panels = (n + GC_PK_NR - 1) / GC_PK_NR;
@@ -1088,29 +1092,75 @@ static void test_fast_row_gemm(void)
 	g.v_packed = 1;
 	g.c = y2;
 	gc_pk_gemm_run(&g, 0, panels);
+	/* V's columns gathered (a strided 1x1): column j of V is column
+	 * ldv - 1 - j of the rows, into a panel buffer of slot 1 */
+	int32_t *cols = malloc((size_t)n * sizeof(int32_t));
+	float *vbuf = malloc((size_t)(2 * gc_pk_v_floats(k, GC_PK_NR)) * sizeof(float));
+	float *y3 = malloc((size_t)(m * n) * sizeof(float));
+	for (int64_t j = 0; j < n; j++)
+		cols[j] = (int32_t)(ldv - 1 - j);
+	g.v = v;
+	g.v_packed = 0;
+	g.v_cols = cols;
+	g.v_buf = vbuf;
+	g.c = y3;
+	gc_pk_gemm_run_slot(&g, 0, panels, 1);
+	int ok = 1;
 	for (int64_t i = 0; i < m; i++)
 		for (int64_t j = 0; j < n; j++) {
-			double acc = 0, am = 0;
+			double acc = 0, am = 0, acc3 = 0, am3 = 0;
 			for (int64_t p = 0; p < k; p++) {
 				acc += (double)s[i * k + p] * v[p * ldv + j];
 				am += fabs((double)s[i * k + p] * v[p * ldv + j]);
+				acc3 += (double)s[i * k + p] * v[p * ldv + ldv - 1 - j];
+				am3 += fabs((double)s[i * k + p] * v[p * ldv + ldv - 1 - j]);
 			}
-			acc = 0.75 * acc - 1.5 * c[i * n + j];
+			am3 += 1.5 * fabs(c[i * n + j]) + fabs(r[i * n + j]);
+			acc3 = 0.75 * acc3 - 1.5 * c[i * n + j] + r[i * n + j];
+			acc3 = acc3 < 0 ? acc3 * (double)0.2f : acc3;
+			/* close_to's bound */
+			if (ok && !(fabs(y3[i * n + j] - acc3) <= 1e-5 * am3 + 1e-6)) {
+				fprintf(stderr, "  gathered V [%lld][%lld]: %g, want %g\n",
+					(long long)i, (long long)j, y3[i * n + j], acc3);
+				ok = 0;
+			}
+			acc = 0.75 * acc - 1.5 * c[i * n + j] + r[i * n + j];
 			want[i * n + j] = acc < 0 ? acc * (double)0.2f : acc;
-			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]);
+			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]) + fabs(r[i * n + j]);
 		}
-	int ok =
-	    close_to("plain V", y1, want, mag, m * n) && close_to("packed V", y2, want, mag, m * n);
+	ok = ok && close_to("plain V", y1, want, mag, m * n) &&
+	     close_to("packed V", y2, want, mag, m * n);
+	if (!ok)
+		fprintf(stderr, "  row GEMM m %lld n %lld k %lld ldv %lld\n", (long long)m,
+			(long long)n, (long long)k, (long long)ldv);
 	free(s);
 	free(v);
 	free(c);
+	free(r);
 	free(sp);
 	free(vp);
 	free(y1);
 	free(y2);
+	free(y3);
+	free(cols);
+	free(vbuf);
 	free(want);
 	free(mag);
-	CHECK(ok);
+	return ok;
+}
+
+static void test_fast_row_gemm(void)
+{
+	if (!gc_pk_usable())
+		return;
+	rng_state = 7;
+	static const int64_t shapes[][4] = {
+	    {21, 150, 37, 160}, /* tails of tiles and panels */
+	    {75, 100, 1800, 103}, /* S in blocks of 72 rows and 3 */
+	    {8, 49, 1100, 49},	  /* one tile, a panel and one column */
+	};
+	for (size_t i = 0; i < LEN(shapes); i++)
+		CHECK(row_gemm_case(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]));
 }
 
 /* S packing, rows of a (any row stride, the 8 x 8 register transposes and
