@@ -290,9 +290,11 @@ AI __mmask16 pk_mask(int64_t n)
 /* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
  * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
  * xb[koff[i] + delta + (j - split) * s] after (two output rows in one tile,
- * for short rows). Stores it as tile[j][32]. */
+ * for short rows). Stores it as tile[j][32]. Step i also prefetches the
+ * byte pf + i * pfs into L2 (the weights a later tile reads: chan_rows). */
 AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t *koff, int64_t k,
-		  float *tile, const int mv, const int nr, const int split, const int s)
+		  float *tile, uintptr_t pf, int64_t pfs, const int mv, const int nr,
+		  const int split, const int s)
 {
 	__m512 a0[GC_PK_CV_NR], a1[GC_PK_CV_NR];
 #pragma GCC unroll 16
@@ -306,6 +308,7 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 		if (mv == 2)
 			w1 = _mm512_load_ps(w + 16);
 		w += 16 * mv;
+		_mm_prefetch((const char *)(pf + (uintptr_t)(i * pfs)), _MM_HINT_T1);
 #pragma GCC unroll 16
 		for (int j = 0; j < nr; j++) {
 			__m512 b =
@@ -324,13 +327,14 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 }
 
 typedef void (*chan_tile_fn)(const float *xb, int64_t delta, const float *w, const int32_t *koff,
-			     int64_t k, float *tile);
+			     int64_t k, float *tile, uintptr_t pf, int64_t pfs);
 
 #define CHAN_TILE(mv, nr, split, s, name)                                                          \
 	static GC_PK_TARGET void name(const float *xb, int64_t delta, const float *w,              \
-				      const int32_t *koff, int64_t k, float *tile)                 \
+				      const int32_t *koff, int64_t k, float *tile, uintptr_t pf,   \
+				      int64_t pfs)                                                 \
 	{                                                                                          \
-		chan_tile(xb, delta, w, koff, k, tile, mv, nr, split, s);                          \
+		chan_tile(xb, delta, w, koff, k, tile, pf, pfs, mv, nr, split, s);                 \
 	}
 #define CHAN_TILE1(mv, nr, s) CHAN_TILE(mv, nr, nr, s, chan_tile_##mv##_##nr##_##s)
 /* two rows of q pixels */
@@ -463,6 +467,44 @@ static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t v
 	}
 }
 
+/* Most bytes of the next panel's weights chan_rows prefetches into L2 (with
+ * the current panel and the input rows, they must stay there). */
+#define CHAN_PF_MAX (INT64_C(1) << 20)
+
+/* Where the tiles of one chan_rows call prefetch the weights of the panel
+ * after theirs (the next group's first after a group's last): tile t of
+ * `tiles` prefetches its share, from pf + t * chunk, pfs bytes a step. The
+ * weights of a deep layer (512 x 512 x 3 x 3: 9 MiB) are not in any cache
+ * when the node starts, and a panel of them serves only a few tiles of a
+ * small output: without this, the first tile of each panel waits on memory. */
+typedef struct chan_pf {
+	uintptr_t pf;
+	int64_t chunk, pfs;
+} chan_pf;
+
+static chan_pf chan_prefetch(const gc_pk_conv *p, int64_t gi, int64_t q, const float *wq,
+			     int64_t tiles)
+{
+	chan_pf f = {(uintptr_t)wq, 0, 0}; /* 0: the current panel's first line, again */
+	int64_t width = panel_width(p->mg, q), next;
+	if (q + 1 < p->panels)
+		next = panel_width(p->mg, q + 1);
+	else if (gi + 1 < p->g)
+		next = panel_width(p->mg, 0);
+	else
+		return f;
+	int64_t bytes = next * p->k * (int64_t)sizeof(float);
+	if (bytes > CHAN_PF_MAX || tiles <= 0)
+		return f;
+	int64_t chunk = (bytes + tiles - 1) / tiles;
+	if (chunk < 256) /* many tiles share the panel: the prefetchers keep up */
+		return f;
+	f.pf = (uintptr_t)(wq + width * p->k);
+	f.chunk = chunk;
+	f.pfs = (chunk + p->k - 1) / p->k;
+	return f;
+}
+
 /* Output rows [r0, r1) of panel q of group gi, for batch item b. */
 static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const float *bias,
 				   const float *rb, float *yb, int64_t gi, int64_t q, int64_t r0,
@@ -477,16 +519,21 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 	int64_t ow = p->out[2], oh = p->out[1];
 	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
 	const float *bq = bias ? bias + m0 : NULL;
+	int pairs = 2 * ow <= GC_PK_CV_NR;
+	chan_pf f = chan_prefetch(p, gi, q, wq, pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * tiles);
+	uintptr_t pf = f.pf;
 	for (int64_t r = r0; r < r1; r++) {
 		int64_t od = r / oh, ohh = r % oh;
 		const float *xr = xg + od * p->row_step[0] + ohh * p->row_step[1];
 		float *yr = yb + m0 * p->out_sp + r * ow;
 		const float *rr = rb ? rb + m0 * p->out_sp + r * ow : NULL;
-		if (2 * ow <= GC_PK_CV_NR && r + 1 < r1) {
+		if (pairs && r + 1 < r1) {
 			/* rows r and r + 1 in one tile: their outputs are adjacent */
 			int64_t od1 = (r + 1) / oh, oh1 = (r + 1) % oh;
 			int64_t delta = (od1 - od) * p->row_step[0] + (oh1 - ohh) * p->row_step[1];
-			chan_tiles2[mv - 1][p->sw - 1][ow - 1](xr, delta, wq, p->koff, p->k, tile);
+			chan_tiles2[mv - 1][p->sw - 1][ow - 1](xr, delta, wq, p->koff, p->k, tile, pf,
+							       f.pfs);
+			pf += (uintptr_t)f.chunk;
 			chan_store(tile, (int)(2 * ow), mv, valid, bq, &p->epi, rr, yr, p->out_sp);
 			r++;
 			continue;
@@ -494,7 +541,8 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 		int64_t o = 0;
 		for (int64_t t = 0; t < tiles; t++) {
 			int nr = (int)(ow / tiles + (t < ow % tiles));
-			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile);
+			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile, pf, f.pfs);
+			pf += (uintptr_t)f.chunk;
 			chan_store(tile, nr, mv, valid, bq, &p->epi, rr ? rr + o : NULL, yr + o,
 				   p->out_sp);
 			o += nr;
@@ -502,19 +550,37 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 	}
 }
 
-/* The zero-padded copy of one batch item's input. */
+/* Zeroes floats [a, b) of d. */
+static void zero_span(float *d, int64_t a, int64_t b)
+{
+	if (b > a)
+		memset(d + a, 0, (size_t)(b - a) * sizeof(float));
+}
+
+/* The zero-padded copy of one batch item's input: each element written
+ * once (the pads zeroed around the copied rows, not the plane first: on a
+ * large image that pass cost as much as the copy). */
 static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0, int64_t c1)
 {
 	int64_t D = p->in[0], H = p->in[1], W = p->in[2];
-	int64_t PH = p->pin[1], PW = p->pin[2];
+	int64_t PH = p->pin[1], PW = p->pin[2], plane = PH * PW;
+	int64_t lo = p->lo[2], hi = PW - lo - W; /* pads of each copied row */
 	for (int64_t ci = c0; ci < c1; ci++) {
 		float *d = xp + ci * p->pin_sp;
-		memset(d, 0, (size_t)p->pin_sp * sizeof(float));
-		for (int64_t z = 0; z < D; z++)
-			for (int64_t h = 0; h < H; h++)
-				memcpy(d + ((z + p->lo[0]) * PH + h + p->lo[1]) * PW + p->lo[2],
-				       x + ci * p->in_sp + (z * H + h) * W,
+		zero_span(d, 0, p->lo[0] * plane); /* leading planes */
+		for (int64_t z = 0; z < D; z++) {
+			float *pl = d + (z + p->lo[0]) * plane;
+			zero_span(pl, 0, p->lo[1] * PW + lo);
+			for (int64_t h = 0; h < H; h++) {
+				float *row = pl + (h + p->lo[1]) * PW + lo;
+				memcpy(row, x + ci * p->in_sp + (z * H + h) * W,
 				       (size_t)W * sizeof(float));
+				/* the row's trailing pads and the next row's leading ones */
+				zero_span(row, W, h + 1 < H ? W + hi + lo : W + hi);
+			}
+			zero_span(pl, (H + p->lo[1]) * PW, plane); /* trailing rows */
+		}
+		zero_span(d, (D + p->lo[0]) * plane, p->pin_sp); /* trailing planes */
 	}
 	if (c1 == p->c) /* the slack after the last channel */
 		memset(xp + p->c * p->pin_sp, 0,
