@@ -277,8 +277,9 @@ AI void tile_pf_rows(char **crow, const char **rrow, int *rows, const pk_pf *pf)
 }
 
 /* A tile's results through the epilogue into c: act is e->act, or -1 for
- * whichever e has (then read at run time). Unrolled, or the accumulators
- * would live in memory. */
+ * whichever e has (then read at run time). e is copied first (the stores
+ * to c cannot change the copy: its terms stay in registers). Unrolled, or
+ * the accumulators would live in memory. */
 AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi *e, int64_t m0,
 		   int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2, const int mr, const int nv,
 		   const int act)
@@ -287,20 +288,20 @@ AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi
 	gc_pk_epi ea = *e;
 	if (act >= 0)
 		ea.act = act;
-	const __m512 alpha = _mm512_set1_ps(e->alpha), beta = _mm512_set1_ps(e->beta);
+	const __m512 alpha = _mm512_set1_ps(ea.alpha), beta = _mm512_set1_ps(ea.beta);
 #pragma GCC unroll 8
 	for (int i = 0; i < mr; i++) {
-		const float *cp = e->c ? e->c + (m0 + i) * e->c_sm : NULL;
-		const float *rp = e->r ? e->r + (m0 + i) * e->r_sm + n0 : NULL;
-		__m512 cb = cp && !e->c_sn ? _mm512_set1_ps(*cp) : _mm512_setzero_ps();
+		const float *cp = ea.c ? ea.c + (m0 + i) * ea.c_sm : NULL;
+		const float *rp = ea.r ? ea.r + (m0 + i) * ea.r_sm + n0 : NULL;
+		__m512 cb = cp && !ea.c_sn ? _mm512_set1_ps(*cp) : _mm512_setzero_ps();
 #pragma GCC unroll 3
 		for (int q = 0; q < nv; q++) {
 			__m512 r = a[i][q];
-			if (e->alpha != 1)
+			if (ea.alpha != 1)
 				r = _mm512_mul_ps(r, alpha);
 			if (cp)
 				r = _mm512_fmadd_ps(
-				    e->c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q) : cb, beta,
+				    ea.c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q) : cb, beta,
 				    r);
 			if (rp)
 				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(km[q], rp + 16 * q));
@@ -367,16 +368,14 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 				_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], a[i][q]);
 		return;
 	}
-	/* the epilogue's terms copied (the stores to c cannot change them),
-	 * its common activations with code of their own: what runs is then
+	/* the common activations with code of their own: what runs is then
 	 * a short straight line, not 24 copies of every case */
-	gc_pk_epi ee = *e;
-	if (ee.act == GC_NN_ACT_NONE)
-		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_NONE);
-	else if (ee.act == GC_NN_ACT_CLAMP)
-		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_CLAMP);
+	if (e->act == GC_NN_ACT_NONE)
+		tile_store(a, c, ldc, e, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_NONE);
+	else if (e->act == GC_NN_ACT_CLAMP)
+		tile_store(a, c, ldc, e, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_CLAMP);
 	else
-		tile_store(a, c, ldc, &ee, m0, n0, k0, k1, k2, mr, nv, -1);
+		tile_store(a, c, ldc, e, m0, n0, k0, k1, k2, mr, nv, -1);
 }
 
 typedef void (*row_tile_fn)(const float *s, const float *v, int64_t ldv, int64_t k, float *c,
