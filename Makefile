@@ -174,12 +174,16 @@ unit: $(UNIT_BIN) test-packages
 e2e: all test-packages
 	@$(PYTHON) tests/e2e/run.py --graphcc $(GRAPHCC) --work $(B)/e2e
 
+# make test and make demo build on every core unless make was given -j.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 test: deps
-	@$(MAKE) --no-print-directory all test-packages $(UNIT_BIN) $(TEST_DEPS)
+	@$(MAKE) --no-print-directory $(PAR) all test-packages $(UNIT_BIN) $(TEST_DEPS)
 	@$(PYTHON) tests/run-all.py --graphcc $(GRAPHCC) --work $(B) $(UNIT_BIN)
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@sh tools/demo.sh $(GRAPHCC) $(B)/demo
 
 # Micro-benchmarks (not part of make test): the cost of a custom call.

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -21,6 +22,7 @@ def stream(cmd, pattern):
     """Run cmd, echo its output line by line; -> (returncode, (passed, failed)
     from the last line matching pattern, or None)."""
     counts = None
+    t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT)
     for raw in p.stdout:
         line = raw.decode("utf-8", "replace").rstrip("\n")
@@ -28,7 +30,9 @@ def stream(cmd, pattern):
         m = re.match(pattern, line)
         if m:
             counts = (int(m.group(1)), int(m.group(2)))
-    return p.wait(), counts
+    rc = p.wait()
+    print("== took %.0f s: %s" % (time.monotonic() - t0, " ".join(os.path.basename(c) for c in cmd[:2])), flush=True)
+    return rc, counts
 
 
 def main(argv=None):

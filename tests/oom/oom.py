@@ -10,6 +10,7 @@ covered.
 Used by tests/suites/oom; also runnable alone:
   oom.py GRAPHCC WORKDIR
 """
+import concurrent.futures
 import os
 import re
 import shutil
@@ -200,7 +201,6 @@ def main(graphcc, work):
     smodel, sx = make_string_inputs(work)
     gcb = os.path.join(work, "oom.gcb")
     good_gcb = os.path.join(work, "good.gcb")
-    out = os.path.join(work, "out")
     r = subprocess.run([graphcc, "compile", model, "--ops", ops, "-o", good_gcb],
                        capture_output=True, env=env)
     if r.returncode != 0:
@@ -215,22 +215,28 @@ def main(graphcc, work):
         print("FAIL oom/setup: cannot compile %s: %s" % (control[1], r.stderr.decode()[-400:]))
         print("0 passed, 1 failed")
         return 1
+    # each run writes its own output folder, so the sweeps run side by side
+    out = lambda name: os.path.join(work, "out-" + name)
     runs = [
         ("check", ["check", ops], []),
         ("compile", ["compile", model, "--ops", ops, "-o", gcb], [gcb]),
-        ("run-onnx", ["run", model, "--ops", ops, "--input", "x=" + x, "--output-dir", out], [out]),
-        ("run-gcb", ["run", good_gcb, "--input", "x=" + x, "--output-dir", out], [out]),
+        ("run-onnx", ["run", model, "--ops", ops, "--input", "x=" + x, "--output-dir",
+                      out("run-onnx")], [out("run-onnx")]),
+        ("run-gcb", ["run", good_gcb, "--input", "x=" + x, "--output-dir", out("run-gcb")],
+         [out("run-gcb")]),
         ("info-gcb", ["info", good_gcb], []),
-        ("run-control", control + ["--output-dir", out], [out]),
-        ("run-control-gcb", ["run", control_gcb] + control[2:] + ["--output-dir", out], [out]),
-        ("run-strings", ["run", smodel, "--input", "x=" + sx, "--output-dir", out, "--repeat",
-                         "2"], [out]),
+        ("run-control", control + ["--output-dir", out("run-control")], [out("run-control")]),
+        ("run-control-gcb", ["run", control_gcb] + control[2:] + [
+            "--output-dir", out("run-control-gcb")], [out("run-control-gcb")]),
+        ("run-strings", ["run", smodel, "--input", "x=" + sx, "--output-dir", out("run-strings"),
+                         "--repeat", "2"], [out("run-strings")]),
     ]
     passed = failed = 0
     all_sites = set()
     total = 0
-    for name, args, outputs in runs:
-        n, problems, sites = sweep(graphcc, name, args, outputs, env)
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        swept = list(pool.map(lambda r: sweep(graphcc, r[0], r[1], r[2], env), runs))
+    for (name, args, outputs), (n, problems, sites) in zip(runs, swept):
         all_sites |= sites
         total += n
         if problems:
