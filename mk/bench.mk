@@ -6,6 +6,8 @@
 #                                        before a change) in the same round-robin
 # tools/bench/conv_classes.py: a model's convolutions by class (kernel, stride,
 # output size), ms and GFLOP/s from graphcc's and ONNX Runtime's per-node profiles.
+# tools/bench/cpu_time.py: whole-model on-CPU ms per run (schedstat), graphcc (and a
+# --baseline build) against ONNX Runtime, round-robin: comparable under heavy load.
 # Writes the table to $(B)/bench.md. ONNX Runtime is the npm package
 # onnxruntime-node, installed by `make bench-ort` into bench/node_modules/
 # (ignored by git): a benchmark peer only, never a dependency of graphcc.
