@@ -57,6 +57,7 @@ typedef struct rnn_plan {
 	int kind, gates, n_act;
 	int64_t seq, batch, in, hid, dirs;
 	bool layout1, reverse_only, lbr, input_forget;
+	bool wide; /* rec_cols2 takes 128 columns at a time (AVX-512) */
 	double clip; /* 0: none */
 	act acts[6]; /* n_act per direction */
 	bool has_y, has_yh, has_yc;
@@ -297,33 +298,50 @@ GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int6
 		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 16);
 }
 
-/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
- * sharing the loads of rt: 64 columns of each row in registers (eight
- * AVX-512 accumulators: enough independent FMAs to hide their latency). */
-GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
-				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
-				 float *o1)
+/* Two rows' blocks of w columns (a constant after inlining): o0 = b0 + h0
+ * rt, o1 = b1 + h1 rt, sharing the loads of rt. */
+static inline __attribute__((always_inline)) void rec_block2(const float *h0, const float *h1,
+							     int64_t K, const float *rt,
+							     int64_t ld, const float *b0,
+							     const float *b1, float *o0,
+							     float *o1, const int w)
 {
-	int64_t j = 0;
-	for (; j + 64 <= n; j += 64) {
-		float a0[64], a1[64];
-		for (int q = 0; q < 64; q++) {
-			a0[q] = b0[j + q];
-			a1[q] = b1[j + q];
-		}
-		for (int64_t k = 0; k < K; k++) {
-			float x0 = h0[k], x1 = h1[k];
-			const float *r = rt + k * ld + j;
-			for (int q = 0; q < 64; q++) {
-				a0[q] += x0 * r[q];
-				a1[q] += x1 * r[q];
-			}
-		}
-		for (int q = 0; q < 64; q++) {
-			o0[j + q] = a0[q];
-			o1[j + q] = a1[q];
+	float a0[128], a1[128];
+	for (int q = 0; q < w; q++) {
+		a0[q] = b0[q];
+		a1[q] = b1[q];
+	}
+	for (int64_t k = 0; k < K; k++) {
+		float x0 = h0[k], x1 = h1[k];
+		const float *r = rt + k * ld;
+		for (int q = 0; q < w; q++) {
+			a0[q] += x0 * r[q];
+			a1[q] += x1 * r[q];
 		}
 	}
+	for (int q = 0; q < w; q++) {
+		o0[q] = a0[q];
+		o1[q] = a1[q];
+	}
+}
+
+/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
+ * sharing the loads of rt: 128 columns of each row in registers where
+ * AVX-512 has the 16 accumulators (and the rows of rt are read 512 bytes
+ * at a time: a bidirectional LSTM of hidden 64 spent half its time here
+ * with 64, bound by the reads of rt's 1 KiB rows 256 bytes at a time from
+ * L2; issue 19), else 64 (eight accumulators: enough independent FMAs to
+ * hide their latency). */
+GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
+				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
+				 float *o1, bool wide)
+{
+	int64_t j = 0;
+	if (wide)
+		for (; j + 128 <= n; j += 128)
+			rec_block2(h0, h1, K, rt + j, ld, b0 + j, b1 + j, o0 + j, o1 + j, 128);
+	for (; j + 64 <= n; j += 64)
+		rec_block2(h0, h1, K, rt + j, ld, b0 + j, b1 + j, o0 + j, o1 + j, 64);
 	if (j < n) {
 		rec_cols(h0, K, rt + j, ld, n - j, b0 + j, o0 + j);
 		rec_cols(h1, K, rt + j, ld, n - j, b1 + j, o1 + j);
@@ -550,7 +568,7 @@ static void fast_dir(const fast_run *fr, int64_t d)
 				continue;
 			}
 			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols, pbase, base,
-				  g + pend * GHp, g + b * GHp);
+				  g + pend * GHp, g + b * GHp, p->wide);
 			pend = -1;
 		}
 		if (pend >= 0)
@@ -704,6 +722,7 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	RNN_BUF(o_rbh, dirs * hp);
 	const float *W = gc_kfixed(k, in, 1), *R = gc_kfixed(k, in, 2);
 	bool pk = W && R && gc_pk_usable();
+	p->wide = gc_pk_usable(); /* AVX-512: 32 vector registers */
 	RNN_BUF(o_s, pk ? gc_pk_s_floats(rows, p->in) : 0);
 	RNN_BUF(o_rt, 0);
 #undef RNN_BUF
