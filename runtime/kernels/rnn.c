@@ -262,7 +262,7 @@ static int run_rnn(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor
  * (X [steps * batch, in] times W's rows, through OpenBLAS) before the
  * recurrence starts; each step then adds H R^T from R^T packed [hid][gate
  * * hp] (at prepare when R is constant, else into scratch at the start of
- * the run), 64 or 16 columns at a time in registers, and the gates'
+ * the run), 128 (AVX-512), 64 or 16 columns at a time in registers, and the gates'
  * element-wise math runs in vectorised passes (vmath.h). Every buffer is in
  * the node's scratch: nothing is allocated while running. With two or more
  * threads the directions of a bidirectional node run on two threads. */
