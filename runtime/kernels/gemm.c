@@ -477,13 +477,57 @@ static void pk_cols_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
 	const pk_cols_job *j = arg;
-	int64_t p0, p1;
-	gc_nn_part_range(j->panels, part, parts, &p0, &p1);
+	int64_t p0 = gc_nn_pk_cols_start(j->g->n, part, parts),
+		p1 = gc_nn_pk_cols_start(j->g->n, part + 1, parts);
 	if (p0 >= p1)
 		return;
 	gc_pk_gemm_run(j->g, p0, p1);
 	int64_t c0 = p0 * GC_PK_NR, c1 = p1 * GC_PK_NR < j->g->n ? p1 * GC_PK_NR : j->g->n;
-	gelu_block(j->g->c + c0, j->g->m, c1 - c0, j->g->ldc, j->gelu);
+	if (j->gelu)
+		gelu_block(j->g->c + c0, j->g->m, c1 - c0, j->g->ldc, j->gelu);
+}
+
+/* The cost of column panels [0, p) of an n-column product in the row
+ * tiles' 16-column vectors: 3 a full panel, the last one its tail's. */
+static int64_t pk_cols_cost(int64_t n, int64_t p)
+{
+	int64_t full = n / GC_PK_NR;
+	return p <= full ? 3 * p : 3 * full + (n % GC_PK_NR + 15) / 16;
+}
+
+int64_t gc_nn_pk_cols_start(int64_t n, int part, int parts)
+{
+	int64_t panels = (n + GC_PK_NR - 1) / GC_PK_NR;
+	if (part <= 0)
+		return 0;
+	if (part >= parts)
+		return panels;
+	/* the panel boundary nearest to the part's share of the cost */
+	int64_t want = pk_cols_cost(n, panels) * part / parts, p = want / 3;
+	if (p >= panels)
+		return panels;
+	if (pk_cols_cost(n, p + 1) - want < want - pk_cols_cost(n, p))
+		p++;
+	return p;
+}
+
+/* Tiles of A packed into S, split over the pool (every column part then
+ * reads all of S). */
+typedef struct pk_pack_job {
+	float *s;
+	const float *a;
+	int64_t rs, cs, m, k, tiles;
+} pk_pack_job;
+
+static void pk_pack_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const pk_pack_job *j = arg;
+	int64_t t0, t1;
+	gc_nn_part_range(j->tiles, part, parts, &t0, &t1);
+	int64_t i0 = t0 * GC_PK_MR, i1 = t1 * GC_PK_MR < j->m ? t1 * GC_PK_MR : j->m;
+	if (i0 < i1)
+		gc_pk_pack_s(j->a + i0 * j->rs, j->rs, j->cs, i1 - i0, j->k, j->s + i0 * j->k);
 }
 
 /*
@@ -525,13 +569,24 @@ static void pk_gemm_run(const pk_gemm *p, const float *a, const float *c, float 
 			gc_nn_parallel(t, parts, pk_rows_part, &j);
 			continue;
 		}
-		gc_pk_pack_s(a + i0 * rs, rs, cs, g.m, p->k, scratch);
-		if (p->gelu) {
-			pk_cols_job j = {&g, (p->n + GC_PK_NR - 1) / GC_PK_NR, p->gelu};
-			gc_nn_run_parts(t, j.panels, pk_cols_part, &j);
-			continue;
-		}
-		gc_pk_gemm_par(&g, threads);
+		/* A's block packed by the threads (a copy of m x k floats, read
+		 * strided when transposed: ~1 cycle a float), then B's panels
+		 * in one contiguous run a thread, as even in cost as whole
+		 * panels allow, each panel's successor prefetched while it is
+		 * computed (which stops at a part's end): parts of 4t (the
+		 * pool's default) left one thread up to a part behind (MLP
+		 * 64x784 by 784x1024: 22 panels, the last a third, in 8
+		 * parts of 2-3; issue 19) */
+		pk_pack_job pj = {scratch, a + i0 * rs, rs, cs, g.m, p->k,
+				  (g.m + GC_PK_MR - 1) / GC_PK_MR};
+		int tp = gc_nn_par_threads(threads, (double)g.m * p->k);
+		gc_nn_run_parts(tp < pj.tiles ? tp : (int)pj.tiles, pj.tiles, pk_pack_part, &pj);
+		pk_cols_job j = {&g, (p->n + GC_PK_NR - 1) / GC_PK_NR, p->gelu};
+		int parts = t < j.panels ? t : (int)j.panels;
+		if (parts <= 1)
+			pk_cols_part(&j, 0, 1, 0);
+		else
+			gc_nn_parallel(parts, parts, pk_cols_part, &j);
 	}
 }
 

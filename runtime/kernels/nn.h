@@ -102,6 +102,11 @@ void gc_nn_sgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, f
 void gc_nn_dgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, double alpha,
 		 const double *a, int lda, const double *b, int ldb, double beta, double *c,
 		 int ldc);
+/* The first column panel (of GC_PK_NR columns) of part `part` of `parts` of
+ * a packed product of n columns split by columns (gemm.c): contiguous runs
+ * as even in cost as whole panels allow (a partial last panel costs its
+ * 16-column vectors); part >= parts gives the panel count. */
+int64_t gc_nn_pk_cols_start(int64_t n, int part, int parts);
 
 /*
  * The hot loops are compiled for AVX-512 and AVX2+FMA as well as the baseline

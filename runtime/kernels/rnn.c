@@ -57,6 +57,7 @@ typedef struct rnn_plan {
 	int kind, gates, n_act;
 	int64_t seq, batch, in, hid, dirs;
 	bool layout1, reverse_only, lbr, input_forget;
+	bool wide; /* rec_cols2 takes 128 columns at a time (AVX-512) */
 	double clip; /* 0: none */
 	act acts[6]; /* n_act per direction */
 	bool has_y, has_yh, has_yc;
@@ -261,7 +262,7 @@ static int run_rnn(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor
  * (X [steps * batch, in] times W's rows, through OpenBLAS) before the
  * recurrence starts; each step then adds H R^T from R^T packed [hid][gate
  * * hp] (at prepare when R is constant, else into scratch at the start of
- * the run), 64 or 16 columns at a time in registers, and the gates'
+ * the run), 128 (AVX-512), 64 or 16 columns at a time in registers, and the gates'
  * element-wise math runs in vectorised passes (vmath.h). Every buffer is in
  * the node's scratch: nothing is allocated while running. With two or more
  * threads the directions of a bidirectional node run on two threads. */
@@ -272,7 +273,7 @@ static inline __attribute__((always_inline)) void rec_block(const float *h, int6
 							    const float *rt, int64_t ld,
 							    const float *base, float *out, const int w)
 {
-	float acc[64];
+	float acc[128];
 	for (int q = 0; q < w; q++)
 		acc[q] = base ? base[q] : 0.0f;
 	for (int64_t k = 0; k < K; k++) {
@@ -286,47 +287,69 @@ static inline __attribute__((always_inline)) void rec_block(const float *h, int6
 }
 
 /* out[j] = base[j] + sum_k h[k] rt[k * ld + j] for j < n (n a multiple of 16);
- * base NULL: 0. rt and out start at the first column. */
+ * base NULL: 0. rt and out start at the first column. wide (AVX-512): 128
+ * columns at a time, eight accumulators rather than four (a single row's
+ * chain of dependent FMAs bound it). */
 GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int64_t ld, int64_t n,
-				const float *base, float *out)
+				const float *base, float *out, bool wide)
 {
 	int64_t j = 0;
+	if (wide)
+		for (; j + 128 <= n; j += 128)
+			rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 128);
 	for (; j + 64 <= n; j += 64)
 		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 64);
 	for (; j < n; j += 16)
 		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 16);
 }
 
-/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
- * sharing the loads of rt: 64 columns of each row in registers (eight
- * AVX-512 accumulators: enough independent FMAs to hide their latency). */
-GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
-				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
-				 float *o1)
+/* Two rows' blocks of w columns (a constant after inlining): o0 = b0 + h0
+ * rt, o1 = b1 + h1 rt, sharing the loads of rt. */
+static inline __attribute__((always_inline)) void rec_block2(const float *h0, const float *h1,
+							     int64_t K, const float *rt,
+							     int64_t ld, const float *b0,
+							     const float *b1, float *o0,
+							     float *o1, const int w)
 {
-	int64_t j = 0;
-	for (; j + 64 <= n; j += 64) {
-		float a0[64], a1[64];
-		for (int q = 0; q < 64; q++) {
-			a0[q] = b0[j + q];
-			a1[q] = b1[j + q];
-		}
-		for (int64_t k = 0; k < K; k++) {
-			float x0 = h0[k], x1 = h1[k];
-			const float *r = rt + k * ld + j;
-			for (int q = 0; q < 64; q++) {
-				a0[q] += x0 * r[q];
-				a1[q] += x1 * r[q];
-			}
-		}
-		for (int q = 0; q < 64; q++) {
-			o0[j + q] = a0[q];
-			o1[j + q] = a1[q];
+	float a0[128], a1[128];
+	for (int q = 0; q < w; q++) {
+		a0[q] = b0[q];
+		a1[q] = b1[q];
+	}
+	for (int64_t k = 0; k < K; k++) {
+		float x0 = h0[k], x1 = h1[k];
+		const float *r = rt + k * ld;
+		for (int q = 0; q < w; q++) {
+			a0[q] += x0 * r[q];
+			a1[q] += x1 * r[q];
 		}
 	}
+	for (int q = 0; q < w; q++) {
+		o0[q] = a0[q];
+		o1[q] = a1[q];
+	}
+}
+
+/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
+ * sharing the loads of rt: 128 columns of each row in registers where
+ * AVX-512 has the 16 accumulators (and the rows of rt are read 512 bytes
+ * at a time: a bidirectional LSTM of hidden 64 spent half its time here
+ * with 64, bound by the reads of rt's 1 KiB rows 256 bytes at a time from
+ * L2; issue 19), else 64 (eight accumulators: enough independent FMAs to
+ * hide their latency). */
+GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
+				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
+				 float *o1, bool wide)
+{
+	int64_t j = 0;
+	if (wide)
+		for (; j + 128 <= n; j += 128)
+			rec_block2(h0, h1, K, rt + j, ld, b0 + j, b1 + j, o0 + j, o1 + j, 128);
+	for (; j + 64 <= n; j += 64)
+		rec_block2(h0, h1, K, rt + j, ld, b0 + j, b1 + j, o0 + j, o1 + j, 64);
 	if (j < n) {
-		rec_cols(h0, K, rt + j, ld, n - j, b0 + j, o0 + j);
-		rec_cols(h1, K, rt + j, ld, n - j, b1 + j, o1 + j);
+		rec_cols(h0, K, rt + j, ld, n - j, b0 + j, o0 + j, false);
+		rec_cols(h1, K, rt + j, ld, n - j, b1 + j, o1 + j, false);
 	}
 }
 
@@ -550,11 +573,12 @@ static void fast_dir(const fast_run *fr, int64_t d)
 				continue;
 			}
 			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols, pbase, base,
-				  g + pend * GHp, g + b * GHp);
+				  g + pend * GHp, g + b * GHp, p->wide);
 			pend = -1;
 		}
 		if (pend >= 0)
-			rec_cols(h + pend * hp, H, rt, GHp, main_cols, pbase, g + pend * GHp);
+			rec_cols(h + pend * hp, H, rt, GHp, main_cols, pbase, g + pend * GHp,
+				 p->wide);
 		/* the gates, row by row */
 		for (int64_t b = 0; b < NB; b++) {
 			int64_t t;
@@ -574,7 +598,7 @@ static void fast_dir(const fast_run *fr, int64_t d)
 					for (int64_t j = 0; j < H; j++)
 						tb[hp + j] = r[j] * hb[j];
 					rec_cols(tb + hp, H, rt + 2 * hp, GHp, hp, pr + 2 * hp,
-						 gb + 2 * hp);
+						 gb + 2 * hp, p->wide);
 				}
 				gru_finish(p, fa, gb, tb, rbh, hb);
 			} else {
@@ -704,6 +728,7 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	RNN_BUF(o_rbh, dirs * hp);
 	const float *W = gc_kfixed(k, in, 1), *R = gc_kfixed(k, in, 2);
 	bool pk = W && R && gc_pk_usable();
+	p->wide = gc_pk_usable(); /* AVX-512: 32 vector registers */
 	RNN_BUF(o_s, pk ? gc_pk_s_floats(rows, p->in) : 0);
 	RNN_BUF(o_rt, 0);
 #undef RNN_BUF

@@ -30,6 +30,7 @@
 #include "harness.h"
 #include "kernels/nn-act.h"
 #include "kernels/nn-par.h"
+#include "kernels/nn.h"
 #include "kernels/sgemm-pack.h"
 
 #define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -1374,6 +1375,89 @@ static void test_fast_threads(void)
 	CHECK(ok);
 }
 
+/* A packed product split by B's column panels (a Linear layer of a batch:
+ * m < n): one contiguous run of panels a thread, as even in cost as whole
+ * panels allow (the last, partial panel costs its 16-column vectors), and
+ * A packed by the threads when it is large; the bytes of one thread at 2
+ * and 3, and sampled outputs within 1e-5 of a double-precision sum. */
+static int64_t cols_cost(int64_t n, int64_t p0, int64_t p1)
+{
+	int64_t c = 0;
+	for (int64_t p = p0; p < p1; p++)
+		c += p * GC_PK_NR + GC_PK_NR <= n ? 3 : (n - p * GC_PK_NR + 15) / 16;
+	return c;
+}
+
+static void test_fast_gemm_cols(void)
+{
+	/* the split: n = 1024 at 2 parts is 11 + 10 1/3 panels (33 + 31
+	 * vectors), not 8 parts of 2-3 panels; every part within a panel of
+	 * its share */
+	CHECK(gc_nn_pk_cols_start(1024, 1, 2) == 11 && gc_nn_pk_cols_start(1024, 2, 2) == 22);
+	static const int64_t ns[] = {1024, 976, 1000, 48, 64, 200, 4096, 3001};
+	for (int ni = 0; ni < LEN(ns); ni++)
+		for (int parts = 2; parts <= 5; parts++) {
+			int64_t n = ns[ni], panels = (n + GC_PK_NR - 1) / GC_PK_NR;
+			int64_t total = cols_cost(n, 0, panels), prev = 0, worst = 0;
+			for (int q = 1; q <= parts; q++) {
+				int64_t s = gc_nn_pk_cols_start(n, q, parts);
+				int64_t c = cols_cost(n, prev, s);
+				int64_t d = c * parts - total;
+				worst = d < 0 ? (-d > worst ? -d : worst) : (d > worst ? d : worst);
+				CHECK(s >= prev);
+				prev = s;
+			}
+			CHECK(prev == panels && gc_nn_pk_cols_start(n, 0, parts) == 0);
+			/* each part within a panel (3 vectors) of its share */
+			if (worst > 3 * parts)
+				fprintf(stderr, "  n %lld in %d parts: %lld vectors off\n",
+					(long long)n, parts, (long long)(worst / parts));
+			CHECK(worst <= 3 * parts);
+		}
+	rng_state = 19;
+	int64_t m = 96, n = 976, kk = 840; /* 21 panels, the last 16 wide */
+	float *A = rnd_buf(m * kk), *B = rnd_buf(n * kk), *C = rnd_buf(n);
+	gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
+	gc_tensor tB = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){n, kk}, B);
+	gc_tensor tC = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){n}, C);
+	gc_tensor *ins[] = {&tA, &tB, &tC};
+	gc_attr attrs[] = {{.name = "transB", .type = GC_ATTR_INT, .v.i = 1},
+			   {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	harness_run h;
+	gc_runtime_init(NULL, NULL);
+	int rc = harness_op(&h, gc_prepare_Gemm, "Gemm", 13, 3, ins, 1, LEN(attrs), attrs);
+	float *y2 = malloc((size_t)(m * n) * sizeof(float)),
+	      *y3 = malloc((size_t)(m * n) * sizeof(float));
+	uint64_t jobs = gc_nn_par_jobs();
+	int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0;
+	/* 96 x 840 floats of A are worth packing on 2 threads: 2 jobs */
+	uint64_t used = gc_nn_par_jobs() - jobs;
+	ok = ok && rerun(&h, ins, 3, y3) == 0 &&
+	     !memcmp(h.out[0].data, y2, (size_t)(m * n) * sizeof(float)) &&
+	     !memcmp(h.out[0].data, y3, (size_t)(m * n) * sizeof(float));
+	for (int64_t e = 0; ok && e < m * n; e += 13) {
+		int64_t i = e / n, j = e % n;
+		double acc = C[j], mag = fabs(C[j]);
+		for (int64_t p = 0; p < kk; p++) {
+			acc += (double)A[i * kk + p] * B[j * kk + p];
+			mag += fabs((double)A[i * kk + p] * B[j * kk + p]);
+		}
+		acc = acc > 0 ? acc : 0;
+		ok = close_to("3 threads", y3 + e, &acc, &mag, 1);
+	}
+	if (!ok || (gc_pk_usable() && used != 2))
+		fprintf(stderr, "  gemm split by columns: %s (%llu jobs at 2 threads)\n",
+			rc ? h.err.msg : ok ? "A not packed by the threads" : "differs",
+			(unsigned long long)used);
+	CHECK(ok && (!gc_pk_usable() || used == 2));
+	harness_free(&h);
+	free(A);
+	free(B);
+	free(C);
+	free(y2);
+	free(y3);
+}
+
 /* Sessions on several threads, each splitting its kernels: one of them has
  * the pool at a time, the others run their parts themselves; all give the
  * one-thread bytes. */
@@ -1439,4 +1523,5 @@ TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_gemm), TEST(test_fast_matmul),
 	  TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals), TEST(test_fast_packed_huge),
 	  TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
+	  TEST(test_fast_gemm_cols),
 	  TEST(test_fast_threads_callers))
