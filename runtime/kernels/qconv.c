@@ -9,8 +9,9 @@
 #include "nn.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #define QC_SSE2 1
+#define T512BW __attribute__((target("avx2,avx512f,avx512bw")))
 #endif
 
 GC_NN_O3
@@ -592,6 +593,99 @@ static void pack_part_s1(const qjob *j, int64_t lo, int64_t hi, uint8_t *zrow)
 	}
 }
 
+#ifdef QC_SSE2
+/* Bits [lo, hi) of 64 (0 <= lo <= hi <= 64). */
+static inline uint64_t bit_range(int64_t lo, int64_t hi)
+{
+	uint64_t h = hi >= 64 ? ~0ull : (1ull << hi) - 1;
+	return lo >= hi ? 0 : h & ~((1ull << lo) - 1);
+}
+
+/* Pixels [w0, w0 + 32) of a virtual row: pixel x reads src[s x + off]
+ * (s 1 or 2) for x in [va, vb), else the zero point zv; the top bit
+ * flipped by fx. Masked loads: no byte outside the row is read. */
+T512BW static inline __m256i row32(const uint8_t *src, int64_t s, int64_t off, int64_t w0,
+				   int64_t va, int64_t vb, __m512i zv, __m256i fx)
+{
+	int64_t a = (va > w0 ? va : w0) - w0, b = (vb < w0 + 32 ? vb : w0 + 32) - w0;
+	if (!src || a >= b)
+		return src ? _mm256_xor_si256(_mm512_castsi512_si256(zv), fx) : _mm256_setzero_si256();
+	const uint8_t *p = src + s * w0 + off; /* pixel w0's byte (maybe before src: masked) */
+	if (s == 1) {
+		__mmask64 m = bit_range(a, b);
+		__m512i v = _mm512_mask_loadu_epi8(zv, m, p);
+		return _mm256_xor_si256(_mm512_castsi512_si256(v), fx);
+	}
+	/* stride 2: the even bytes (each 16-bit word's low byte) of 64 */
+	__mmask64 m = bit_range(2 * a, 2 * b) & 0x5555555555555555ull;
+	__m512i v = _mm512_mask_loadu_epi8(zv, m, p);
+	return _mm256_xor_si256(_mm512_cvtepi16_epi8(v), fx);
+}
+
+/* 32 quads from four rows of 32 pixels: 128 bytes at d. */
+T512BW static inline void store_quads32(const __m256i v[4], int8_t *d)
+{
+	__m256i a = _mm256_unpacklo_epi8(v[0], v[1]), b = _mm256_unpackhi_epi8(v[0], v[1]);
+	__m256i c = _mm256_unpacklo_epi8(v[2], v[3]), e = _mm256_unpackhi_epi8(v[2], v[3]);
+	/* per 128-bit lane l: q0 pixels 16l + 0..3, q1 4..7, q2 8..11, q3 12..15 */
+	__m256i q0 = _mm256_unpacklo_epi16(a, c), q1 = _mm256_unpackhi_epi16(a, c);
+	__m256i q2 = _mm256_unpacklo_epi16(b, e), q3 = _mm256_unpackhi_epi16(b, e);
+	_mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(q0, q1, 0x20));
+	_mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(q2, q3, 0x20));
+	_mm256_storeu_si256((__m256i *)(d + 64), _mm256_permute2x128_si256(q0, q1, 0x31));
+	_mm256_storeu_si256((__m256i *)(d + 96), _mm256_permute2x128_si256(q2, q3, 0x31));
+}
+
+/* pack_part's planes with AVX-512 (strides 1 or 2 along the last axis):
+ * each virtual row 32 pixels at a time straight from x, the padding
+ * blended in, no row buffer. A row's last 32 spill into the next row
+ * (written after it) or the plane's tail (CW quads, zeroed last). */
+T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
+{
+	const gc_qconv *q = j->q;
+	int64_t cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2], cgp = cgp_of(q);
+	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
+	__m512i zv = _mm512_set1_epi8((char)j->zx);
+	__m256i fx = _mm256_set1_epi8(q->x_unsigned ? 0 : (char)0x80);
+	for (int64_t cq = lo; cq < hi; cq++) {
+		int8_t *pl = j->planes + cq * plane_bytes(q);
+		int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4];
+		for (int t = 0; t < 4; t++) { /* as pack_part */
+			int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
+			int64_t ph = q->pmajor ? vc / cgp : vc % nph;
+			ch[t] = c < cg ? c : -1;
+			o0[t] = ph / (ph1 * ph2) - q->pad[0];
+			o1[t] = ph / ph2 % ph1 - q->pad[1];
+			off[t] = ph % ph2 - q->pad[2];
+			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
+			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
+		}
+		for (int64_t d = 0; d < p0; d++)
+			for (int64_t h = 0; h < p1; h++) {
+				const uint8_t *r[4];
+				int64_t a[4], b[4];
+				for (int t = 0; t < 4; t++) {
+					int64_t id = d * q->stride[0] + o0[t], ih = h * q->stride[1] + o1[t];
+					bool in = id >= 0 && id < q->in[0] && ih >= 0 && ih < q->in[1];
+					r[t] = ch[t] < 0 ? NULL
+					       : j->xg + ch[t] * isz + (in ? (id * q->in[1] + ih) * q->in[2] : 0);
+					a[t] = va[t];
+					b[t] = in ? vb[t] : va[t]; /* a padding row: all zx */
+				}
+				int8_t *dst = pl + (d * p1 + h) * p2 * 4;
+				for (int64_t w0 = 0; w0 < p2; w0 += 32) {
+					__m256i v[4];
+					for (int t = 0; t < 4; t++)
+						v[t] = row32(r[t], s2, off[t], w0, a[t], b[t], zv, fx);
+					store_quads32(v, dst + w0 * 4);
+				}
+			}
+		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+	}
+}
+#endif
+
 static void pack_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
@@ -609,6 +703,12 @@ static void pack_part(void *arg, int part, int parts, int slot)
 		pack_part_s1(j, lo, hi, rowbuf[0]);
 		return;
 	}
+#ifdef QC_SSE2
+	if (q->isa == GC_QGEMM_AVX512VNNI && (s2 == 1 || s2 == 2)) { /* strided, short rows */
+		pack_part_v(j, lo, hi);
+		return;
+	}
+#endif
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
 		/* per virtual channel t: its channel (-1: past the group's: stored

@@ -464,6 +464,14 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     # stride-2 rows of 16+ phase pixels with a tail (the gather's last 16
     # overlapping), odd width, a left pad (phase 0 starts at pixel 1)
     ("zw0-stride2-tail-u8s8", (1, 7, 5, 47), (9, 7, 3, 3), (2, 2), (1, 1, 1, 0), (1, 1), 1, np.uint8, np.int8, True),
+    # qconv.c's AVX-512 packing (strides 1 or 2 along the width, rows not
+    # read in place): phase rows of more than 32 pixels (two segments), odd
+    # widths, pads on either side, x's zero point at the type's limits
+    ("zw0-stride2-wide-zxmax-u8s8", (1, 6, 7, 75), (8, 6, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("stride2-wide-zxmin-s8s8", (1, 5, 6, 70), (7, 5, 3, 3), (2, 2), (0, 2, 1, 1), (1, 1), 1, np.int8, np.int8, True),
+    ("stride2-1x1-wide-zxmin-u8u8", (1, 9, 5, 67), (5, 9, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.uint8, True),
+    ("zw0-stride1x2-zxmax-s8s8", (1, 4, 6, 40), (6, 4, 3, 3), (1, 2), (1, 1, 1, 1), (1, 1), 1, np.int8, np.int8, False),
+    ("stride2x1-u8s8", (1, 5, 9, 37), (6, 5, 3, 3), (2, 1), (1, 0, 1, 2), (1, 1), 1, np.uint8, np.int8, True),
 ]
 
 
@@ -506,6 +514,8 @@ def int8_builtins(ctx):
     for (name, xs, ws, st, pads, dil, group, xt, wt, per_ch) in CONV_CASES:
         x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
         zx = np.array(r.integers(1, 5) + (3 if xt == np.uint8 else -6), xt)  # never 0
+        if "-zxmax" in name or "-zxmin" in name:
+            zx = np.array(np.iinfo(xt).max if "-zxmax" in name else np.iinfo(xt).min, xt)
         zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
         if name.startswith("zw0"):
             zw = np.full(zw.shape, 128 if wt == np.uint8 else 0, wt)
