@@ -843,12 +843,12 @@ static void quads_part(void *arg, int part, int parts, int slot)
 /* Row ranges per block of pixels for th threads: at least 4 items a
  * thread, their count a multiple of th where the row tiles allow (9 blocks
  * on 2 threads: 18 items, not 9, so that neither waits for a 5th). */
-static int64_t split_rows(int th, int64_t blocks, int64_t row_tiles)
+int64_t gc_qconv_split_rows(int th, int64_t blocks, int64_t row_tiles)
 {
 	if (th <= 1)
 		return 1;
 	int64_t r = (4 * th + blocks - 1) / blocks;
-	for (int64_t c = r; c < 2 * r && c <= row_tiles; c++)
+	for (int64_t c = r; c < r + th && c <= row_tiles; c++)
 		if (blocks * c % th == 0)
 			return c;
 	return r < row_tiles ? r : row_tiles;
@@ -880,7 +880,7 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 			(double)wrow_of(q) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int th = gc_nn_par_threads(threads, cycles);
 	int64_t groups = (chunks + GROUP_CHUNKS - 1) / GROUP_CHUNKS;
-	int64_t rsplit = split_rows(th, groups, row_tiles);
+	int64_t rsplit = gc_qconv_split_rows(th, groups, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
@@ -965,7 +965,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 			(double)gc_qg_k4(kdim) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < SLOTS ? t : SLOTS;
-	int64_t rsplit = split_rows(t, nblocks, row_tiles);
+	int64_t rsplit = gc_qconv_split_rows(t, nblocks, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;

@@ -1040,6 +1040,46 @@ def gcb_packed_conv_weights(ctx):
                       "reference (unpacked) kernels" % (wbytes, plain))
 
 
+def quantize_threads(ctx):
+    """QuantizeLinear of a float tensor per tensor on two threads (quant.c
+    cuts it into runs of 64-element lines over the pool): every element as
+    NumPy's float32 rint(x / scale) + zero point, saturated (ties, values
+    past the range, NaN -> zero point as graphcc documents), uint8 and int8,
+    an element count not a multiple of 64."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "quantize-threads"))
+    r = np.random.default_rng(77)
+    shape = (1, 37, 61, 59)  # 133,163 elements: 2,083 lines and a tail of 11
+    sc = np.float32(0.05)
+    x = (r.standard_normal(shape) * 4).astype(np.float32)
+    x.flat[::13] = (np.rint(x.flat[::13] / sc) + 0.5) * sc  # near the ties
+    x.flat[5::101] = 1e4
+    x.flat[7::103] = -1e4
+    for name, zt, z, tt in (("u8", np.uint8, 250, TensorProto.UINT8), ("s8", np.int8, -127, TensorProto.INT8)):
+        g = helper.make_graph(
+            [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+            [helper.make_tensor_value_info("y", tt, list(shape))],
+            [numpy_helper.from_array(np.array(sc), "s"), numpy_helper.from_array(np.array(z, zt), "z")])
+        model = os.path.join(d, name + ".onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+        xin = os.path.join(d, "x.npy")
+        np.save(xin, x)
+        o = run.fresh_dir(os.path.join(d, name))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o,
+                                 "--threads", "2"], {})
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (name, run.describe_rc(rc)), err)
+        info = np.iinfo(zt)
+        want = np.clip(np.rint(x / sc) + np.float32(z), info.min, info.max).astype(zt)
+        got = np.load(os.path.join(o, "y.npy"))
+        if not np.array_equal(got, want):
+            return run.Result(False, "%s: %d of %d elements differ from NumPy"
+                              % (name, int((got != want).sum()), want.size))
+    return run.Result(True, "uint8 and int8, %d elements on two threads, exact" % x.size)
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -1051,5 +1091,6 @@ def cases(ctx):
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
             ("quant/qadd-all-pairs", lambda: qadd_all_pairs(ctx)),
+            ("quant/quantize-threads", lambda: quantize_threads(ctx)),
             ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]
