@@ -593,6 +593,29 @@ static void pack_part_s1(const qjob *j, int64_t lo, int64_t hi, uint8_t *zrow)
 	}
 }
 
+/* Plane cq's four virtual channels t: the channel (-1: past the group's:
+ * stored 0), the input offsets of the phase, and along the last axis the
+ * virtual pixels [va, vb) inside the input (pixel w reads s2 w + off). */
+typedef struct vrow {
+	int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4];
+} vrow;
+
+static void vrows_of(const gc_qconv *q, int64_t cq, vrow *v)
+{
+	int64_t cg = q->c / q->group, cgp = cgp_of(q), nph = nph_of(q), ph1 = phases(q, 1);
+	int64_t ph2 = phases(q, 2), s2 = q->stride[2];
+	for (int t = 0; t < 4; t++) {
+		int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
+		int64_t ph = q->pmajor ? vc / cgp : vc % nph, off = ph % ph2 - q->pad[2];
+		v->ch[t] = c < cg ? c : -1;
+		v->o0[t] = ph / (ph1 * ph2) - q->pad[0];
+		v->o1[t] = ph / ph2 % ph1 - q->pad[1];
+		v->off[t] = off;
+		v->va[t] = off >= 0 ? 0 : (-off + s2 - 1) / s2;
+		v->vb[t] = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
+	}
+}
+
 #ifdef QC_SSE2
 /* Bits [lo, hi) of 64 (0 <= lo <= hi <= 64). */
 static inline uint64_t bit_range(int64_t lo, int64_t hi)
@@ -643,24 +666,15 @@ T512BW static inline void store_quads32(const __m256i v[4], int8_t *d)
 T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
 {
 	const gc_qconv *q = j->q;
-	int64_t cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2], cgp = cgp_of(q);
+	int64_t isz = q->in[0] * q->in[1] * q->in[2], s2 = q->stride[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
-	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
 	__m512i zv = _mm512_set1_epi8((char)j->zx);
 	__m256i fx = _mm256_set1_epi8(q->x_unsigned ? 0 : (char)0x80);
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
-		int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4];
-		for (int t = 0; t < 4; t++) { /* as pack_part */
-			int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
-			int64_t ph = q->pmajor ? vc / cgp : vc % nph;
-			ch[t] = c < cg ? c : -1;
-			o0[t] = ph / (ph1 * ph2) - q->pad[0];
-			o1[t] = ph / ph2 % ph1 - q->pad[1];
-			off[t] = ph % ph2 - q->pad[2];
-			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
-			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
-		}
+		vrow v;
+		vrows_of(q, cq, &v);
+		int64_t *ch = v.ch, *o0 = v.o0, *o1 = v.o1, *off = v.off, *va = v.va, *vb = v.vb;
 		for (int64_t d = 0; d < p0; d++)
 			for (int64_t h = 0; h < p1; h++) {
 				const uint8_t *r[4];
@@ -691,12 +705,12 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	const qjob *j = arg;
 	const gc_qconv *q = j->q;
-	int64_t lo, hi, cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2];
+	int64_t lo, hi, isz = q->in[0] * q->in[1] * q->in[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
 	bool flip = !q->x_unsigned;
 	enum { SEG = 1024 };
 	uint8_t rowbuf[4][SEG + 16];
-	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
+	int64_t nph = nph_of(q), s2 = q->stride[2];
 	gc_nn_part_range(cg4_of(q) / 4, part, parts, &lo, &hi);
 	if (nph == 1 && q->stride[0] == 1 && q->stride[1] == 1 && s2 == 1 && p2 <= SEG &&
 	    q->in[2] >= 16) {
@@ -711,21 +725,9 @@ static void pack_part(void *arg, int part, int parts, int slot)
 #endif
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
-		/* per virtual channel t: its channel (-1: past the group's: stored
-		 * 0), the input offsets of its phase, and along the last axis the
-		 * virtual pixels [va, vb) inside the input (pixel w reads s2 w +
-		 * off); no divisions in the row loops */
-		int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4], cgp = cgp_of(q);
-		for (int t = 0; t < 4; t++) {
-			int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
-			int64_t ph = q->pmajor ? vc / cgp : vc % nph;
-			ch[t] = c < cg ? c : -1;
-			o0[t] = ph / (ph1 * ph2) - q->pad[0];
-			o1[t] = ph / ph2 % ph1 - q->pad[1];
-			off[t] = ph % ph2 - q->pad[2];
-			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
-			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
-		}
+		vrow v; /* no divisions in the row loops */
+		vrows_of(q, cq, &v);
+		int64_t *ch = v.ch, *o0 = v.o0, *o1 = v.o1, *off = v.off, *va = v.va, *vb = v.vb;
 		/* one segment a row: the bytes outside [a, b) hold zx from here on
 		 * (a row is only ever gathered into [a, b)) */
 		bool once = p2 <= SEG;
