@@ -804,7 +804,10 @@ static void scatter(const qjob *j, int64_t i0, int mr, int64_t p0, const int32_t
 			p += p2 - o2;
 			continue;
 		}
-		int64_t n = q->out[2] - o2 < end - p ? q->out[2] - o2 : end - p;
+		/* a run to the row's end; with no padding columns (one tap along
+		 * the width: 1x1 kernels), to the last row of the plane */
+		int64_t n = p2 == q->out[2] ? (q->out[1] - o1) * q->out[2] - o2 : q->out[2] - o2;
+		n = n < end - p ? n : end - p;
 		int64_t oi = (o0 * q->out[1] + o1) * q->out[2] + o2;
 		o.col0 = oi - p; /* colv by linear pixel */
 		gc_qgemm_epilogue(&o, i0, mr, oi, (int)n, acc + (p - p0));

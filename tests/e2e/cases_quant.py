@@ -472,6 +472,9 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     ("stride2-1x1-wide-zxmin-u8u8", (1, 9, 5, 67), (5, 9, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.uint8, True),
     ("zw0-stride1x2-zxmax-s8s8", (1, 4, 6, 40), (6, 4, 3, 3), (1, 2), (1, 1, 1, 1), (1, 1), 1, np.int8, np.int8, False),
     ("stride2x1-u8s8", (1, 5, 9, 37), (6, 5, 3, 3), (2, 1), (1, 0, 1, 2), (1, 1), 1, np.uint8, np.int8, True),
+    # one tap along the width (no padding columns): the epilogue's runs go on
+    # across output rows, up to the padding rows below them
+    ("zw0-k3x1-u8s8", (1, 6, 10, 13), (5, 6, 3, 1), (1, 1), (1, 0, 2, 0), (1, 1), 1, np.uint8, np.int8, True),
 ]
 
 
@@ -1040,6 +1043,60 @@ def gcb_packed_conv_weights(ctx):
                       "reference (unpacked) kernels" % (wbytes, plain))
 
 
+def int8_conv3d(ctx):
+    """A 3D ConvInteger/QLinearConv with one tap along the width (kernel
+    3x2x1, pads on depth and height: padding rows between the depth slabs of
+    the channel-quad planes, where the epilogue's runs must stop) on two
+    threads: the int32 sums exactly as NumPy's, QLinearConv byte for byte as
+    the reference loops."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "int8-conv3d"))
+    r = np.random.default_rng(33)
+    x = _rand_q(r, (1, 5, 4, 6, 9), np.uint8)
+    w = _rand_q(r, (7, 5, 3, 2, 1), np.int8)
+    zx = np.array(9, np.uint8)
+    pads = (1, 1, 0, 1, 0, 0)  # d, h, w begins; d, h, w ends
+    xp = np.pad(x.astype(np.int64) - 9, ((0, 0), (0, 0), (1, 1), (1, 0), (0, 0)))
+    od, oh, ow = xp.shape[2] - 2, xp.shape[3] - 1, xp.shape[4]
+    want = np.zeros((1, 7, od, oh, ow), np.int64)
+    for i in range(3):
+        for j in range(2):
+            want += np.einsum("ncdhw,mc->nmdhw", xp[:, :, i:i + od, j:j + oh, :],
+                              w[:, :, i, j, 0].astype(np.int64))
+    attrs = dict(pads=list(pads))
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             ((w, "w"), (zx, "zx"), (np.array(0, np.int8), "zw"), (np.array(np.float32(0.02)), "sx"),
+              (np.full(7, 0.01, np.float32), "sw"), (np.array(np.float32(0.5)), "sy"),
+              (np.array(7, np.uint8), "zy"), (np.arange(7, dtype=np.int32) * 100, "bias"))]
+    oshape = list(want.shape)
+    g = helper.make_graph(
+        [helper.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["acc"], **attrs),
+         helper.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "bias"],
+                          ["yq"], **attrs)],
+        "conv3d", [helper.make_tensor_value_info("x", TensorProto.UINT8, list(x.shape))],
+        [helper.make_tensor_value_info("acc", TensorProto.INT32, oshape),
+         helper.make_tensor_value_info("yq", TensorProto.UINT8, oshape)], inits)
+    model = os.path.join(d, "conv3d.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin = os.path.join(d, "x.npy")
+    np.save(xin, x)
+    outs = {}
+    for label, env in (("fast", {}), ("reference", {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o,
+                                 "--threads", "2"], env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = (np.load(os.path.join(o, "acc.npy")), np.load(os.path.join(o, "yq.npy")))
+    if not np.array_equal(outs["fast"][0], want):
+        return run.Result(False, "ConvInteger differs from NumPy in %d values"
+                          % int((outs["fast"][0] != want).sum()))
+    if outs["fast"][1].tobytes() != outs["reference"][1].tobytes():
+        return run.Result(False, "QLinearConv: the integer GEMM and the reference loops differ")
+    return run.Result(True, "3D, kernel 3x2x1: exact vs NumPy and = reference loops")
+
+
 def quantize_threads(ctx):
     """QuantizeLinear of a float tensor per tensor on two threads (quant.c
     cuts it into runs of 64-element lines over the pool): every element as
@@ -1087,6 +1144,7 @@ def cases(ctx):
             ("quant/per-axis", lambda: per_axis(ctx)),
             ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
+            ("quant/int8-conv3d", lambda: int8_conv3d(ctx)),
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
