@@ -46,8 +46,11 @@ bench: deps
 		--threads "$(THREADS)" --big-dim $(BIG_DIM) $(if $(ONLY),--only "$(ONLY)") \
 		$(if $(BASELINE),--baseline-build "$(BASELINE)")
 
-# tests/suites/bench-driver (part of make test) drives the worker.
+# tests/suites/bench-driver (part of make test) drives the worker; a plain
+# make keeps it current too, since tools/bench/conv_classes.py runs it
+# directly (a stale worker once timed an old kernel).
 TEST_DEPS += $(BENCH_WORKER)
+ALL_DEPS += $(BENCH_WORKER)
 
 # make bench-host-services: the 2-thread speedup of gcx-ops' LinearGelu, a
 # custom kernel using graphcc's host services (parallel_for, sgemm,

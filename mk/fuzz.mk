@@ -17,7 +17,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz/fuzz-%)
 # the sanitizers (SAN=1) and libFuzzer's coverage instrumentation; the
 # fixture package for the manifest target is built into $(FUZZ_B) too.
 fuzz-libs:
-	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=$(FUZZ_CC) SAN=1 \
+	@$(MAKE) --no-print-directory $(PAR) B=$(FUZZ_B) CC=$(FUZZ_CC) SAN=1 \
 		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link -Wno-error" \
 		$(FUZZ_B)/lib/libgraphcc.a $(FUZZ_B)/lib/libgraphcc-runtime.a plugins
 
