@@ -9,8 +9,9 @@
 #include "nn.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #define QC_SSE2 1
+#define T512BW __attribute__((target("avx2,avx512f,avx512bw")))
 #endif
 
 GC_NN_O3
@@ -592,40 +593,141 @@ static void pack_part_s1(const qjob *j, int64_t lo, int64_t hi, uint8_t *zrow)
 	}
 }
 
+/* Plane cq's four virtual channels t: the channel (-1: past the group's:
+ * stored 0), the input offsets of the phase, and along the last axis the
+ * virtual pixels [va, vb) inside the input (pixel w reads s2 w + off). */
+typedef struct vrow {
+	int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4];
+} vrow;
+
+static void vrows_of(const gc_qconv *q, int64_t cq, vrow *v)
+{
+	int64_t cg = q->c / q->group, cgp = cgp_of(q), nph = nph_of(q), ph1 = phases(q, 1);
+	int64_t ph2 = phases(q, 2), s2 = q->stride[2];
+	for (int t = 0; t < 4; t++) {
+		int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
+		int64_t ph = q->pmajor ? vc / cgp : vc % nph, off = ph % ph2 - q->pad[2];
+		v->ch[t] = c < cg ? c : -1;
+		v->o0[t] = ph / (ph1 * ph2) - q->pad[0];
+		v->o1[t] = ph / ph2 % ph1 - q->pad[1];
+		v->off[t] = off;
+		v->va[t] = off >= 0 ? 0 : (-off + s2 - 1) / s2;
+		v->vb[t] = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
+	}
+}
+
+#ifdef QC_SSE2
+/* Bits [lo, hi) of 64 (0 <= lo <= hi <= 64). */
+static inline uint64_t bit_range(int64_t lo, int64_t hi)
+{
+	uint64_t h = hi >= 64 ? ~0ull : (1ull << hi) - 1;
+	return lo >= hi ? 0 : h & ~((1ull << lo) - 1);
+}
+
+/* Pixels [w0, w0 + 32) of a virtual row: pixel x reads src[s x + off]
+ * (s 1 or 2) for x in [va, vb), else the zero point zv; the top bit
+ * flipped by fx. Masked loads: no byte outside the row is read. */
+T512BW static inline __m256i row32(const uint8_t *src, int64_t s, int64_t off, int64_t w0,
+				   int64_t va, int64_t vb, __m512i zv, __m256i fx)
+{
+	int64_t a = (va > w0 ? va : w0) - w0, b = (vb < w0 + 32 ? vb : w0 + 32) - w0;
+	if (!src || a >= b)
+		return src ? _mm256_xor_si256(_mm512_castsi512_si256(zv), fx) : _mm256_setzero_si256();
+	const uint8_t *p = src + s * w0 + off; /* pixel w0's byte (maybe before src: masked) */
+	if (s == 1) {
+		__mmask64 m = bit_range(a, b);
+		__m512i v = _mm512_mask_loadu_epi8(zv, m, p);
+		return _mm256_xor_si256(_mm512_castsi512_si256(v), fx);
+	}
+	/* stride 2: the even bytes (each 16-bit word's low byte) of 64 */
+	__mmask64 m = bit_range(2 * a, 2 * b) & 0x5555555555555555ull;
+	__m512i v = _mm512_mask_loadu_epi8(zv, m, p);
+	return _mm256_xor_si256(_mm512_cvtepi16_epi8(v), fx);
+}
+
+/* 32 quads from four rows of 32 pixels: 128 bytes at d. */
+T512BW static inline void store_quads32(const __m256i v[4], int8_t *d)
+{
+	__m256i a = _mm256_unpacklo_epi8(v[0], v[1]), b = _mm256_unpackhi_epi8(v[0], v[1]);
+	__m256i c = _mm256_unpacklo_epi8(v[2], v[3]), e = _mm256_unpackhi_epi8(v[2], v[3]);
+	/* per 128-bit lane l: q0 pixels 16l + 0..3, q1 4..7, q2 8..11, q3 12..15 */
+	__m256i q0 = _mm256_unpacklo_epi16(a, c), q1 = _mm256_unpackhi_epi16(a, c);
+	__m256i q2 = _mm256_unpacklo_epi16(b, e), q3 = _mm256_unpackhi_epi16(b, e);
+	_mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(q0, q1, 0x20));
+	_mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(q2, q3, 0x20));
+	_mm256_storeu_si256((__m256i *)(d + 64), _mm256_permute2x128_si256(q0, q1, 0x31));
+	_mm256_storeu_si256((__m256i *)(d + 96), _mm256_permute2x128_si256(q2, q3, 0x31));
+}
+
+/* pack_part's planes with AVX-512 (strides 1 or 2 along the last axis):
+ * each virtual row 32 pixels at a time straight from x, the padding
+ * blended in, no row buffer. A row's last 32 spill into the next row
+ * (written after it) or the plane's tail (CW quads, zeroed last). */
+T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
+{
+	const gc_qconv *q = j->q;
+	int64_t isz = q->in[0] * q->in[1] * q->in[2], s2 = q->stride[2];
+	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	__m512i zv = _mm512_set1_epi8((char)j->zx);
+	__m256i fx = _mm256_set1_epi8(q->x_unsigned ? 0 : (char)0x80);
+	for (int64_t cq = lo; cq < hi; cq++) {
+		int8_t *pl = j->planes + cq * plane_bytes(q);
+		vrow v;
+		vrows_of(q, cq, &v);
+		int64_t *ch = v.ch, *o0 = v.o0, *o1 = v.o1, *off = v.off, *va = v.va, *vb = v.vb;
+		for (int64_t d = 0; d < p0; d++)
+			for (int64_t h = 0; h < p1; h++) {
+				const uint8_t *r[4];
+				int64_t a[4], b[4];
+				for (int t = 0; t < 4; t++) {
+					int64_t id = d * q->stride[0] + o0[t], ih = h * q->stride[1] + o1[t];
+					bool in = id >= 0 && id < q->in[0] && ih >= 0 && ih < q->in[1];
+					r[t] = ch[t] < 0 ? NULL
+					       : j->xg + ch[t] * isz + (in ? (id * q->in[1] + ih) * q->in[2] : 0);
+					a[t] = va[t];
+					b[t] = in ? vb[t] : va[t]; /* a padding row: all zx */
+				}
+				int8_t *dst = pl + (d * p1 + h) * p2 * 4;
+				for (int64_t w0 = 0; w0 < p2; w0 += 32) {
+					__m256i v[4];
+					for (int t = 0; t < 4; t++)
+						v[t] = row32(r[t], s2, off[t], w0, a[t], b[t], zv, fx);
+					store_quads32(v, dst + w0 * 4);
+				}
+			}
+		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+	}
+}
+#endif
+
 static void pack_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
 	const qjob *j = arg;
 	const gc_qconv *q = j->q;
-	int64_t lo, hi, cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2];
+	int64_t lo, hi, isz = q->in[0] * q->in[1] * q->in[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
 	bool flip = !q->x_unsigned;
 	enum { SEG = 1024 };
 	uint8_t rowbuf[4][SEG + 16];
-	int64_t nph = nph_of(q), ph1 = phases(q, 1), ph2 = phases(q, 2), s2 = q->stride[2];
+	int64_t nph = nph_of(q), s2 = q->stride[2];
 	gc_nn_part_range(cg4_of(q) / 4, part, parts, &lo, &hi);
 	if (nph == 1 && q->stride[0] == 1 && q->stride[1] == 1 && s2 == 1 && p2 <= SEG &&
 	    q->in[2] >= 16) {
 		pack_part_s1(j, lo, hi, rowbuf[0]);
 		return;
 	}
+#ifdef QC_SSE2
+	if (q->isa == GC_QGEMM_AVX512VNNI && (s2 == 1 || s2 == 2)) { /* strided, short rows */
+		pack_part_v(j, lo, hi);
+		return;
+	}
+#endif
 	for (int64_t cq = lo; cq < hi; cq++) {
 		int8_t *pl = j->planes + cq * plane_bytes(q);
-		/* per virtual channel t: its channel (-1: past the group's: stored
-		 * 0), the input offsets of its phase, and along the last axis the
-		 * virtual pixels [va, vb) inside the input (pixel w reads s2 w +
-		 * off); no divisions in the row loops */
-		int64_t ch[4], o0[4], o1[4], off[4], va[4], vb[4], cgp = cgp_of(q);
-		for (int t = 0; t < 4; t++) {
-			int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
-			int64_t ph = q->pmajor ? vc / cgp : vc % nph;
-			ch[t] = c < cg ? c : -1;
-			o0[t] = ph / (ph1 * ph2) - q->pad[0];
-			o1[t] = ph / ph2 % ph1 - q->pad[1];
-			off[t] = ph % ph2 - q->pad[2];
-			va[t] = off[t] >= 0 ? 0 : (-off[t] + s2 - 1) / s2;
-			vb[t] = q->in[2] - 1 - off[t] < 0 ? 0 : (q->in[2] - 1 - off[t]) / s2 + 1;
-		}
+		vrow v; /* no divisions in the row loops */
+		vrows_of(q, cq, &v);
+		int64_t *ch = v.ch, *o0 = v.o0, *o1 = v.o1, *off = v.off, *va = v.va, *vb = v.vb;
 		/* one segment a row: the bytes outside [a, b) hold zx from here on
 		 * (a row is only ever gathered into [a, b)) */
 		bool once = p2 <= SEG;
@@ -702,7 +804,10 @@ static void scatter(const qjob *j, int64_t i0, int mr, int64_t p0, const int32_t
 			p += p2 - o2;
 			continue;
 		}
-		int64_t n = q->out[2] - o2 < end - p ? q->out[2] - o2 : end - p;
+		/* a run to the row's end; with no padding columns (one tap along
+		 * the width: 1x1 kernels), to the last row of the plane */
+		int64_t n = p2 == q->out[2] ? (q->out[1] - o1) * q->out[2] - o2 : q->out[2] - o2;
+		n = n < end - p ? n : end - p;
 		int64_t oi = (o0 * q->out[1] + o1) * q->out[2] + o2;
 		o.col0 = oi - p; /* colv by linear pixel */
 		gc_qgemm_epilogue(&o, i0, mr, oi, (int)n, acc + (p - p0));
@@ -743,12 +848,12 @@ static void quads_part(void *arg, int part, int parts, int slot)
 /* Row ranges per block of pixels for th threads: at least 4 items a
  * thread, their count a multiple of th where the row tiles allow (9 blocks
  * on 2 threads: 18 items, not 9, so that neither waits for a 5th). */
-static int64_t split_rows(int th, int64_t blocks, int64_t row_tiles)
+int64_t gc_qconv_split_rows(int th, int64_t blocks, int64_t row_tiles)
 {
 	if (th <= 1)
 		return 1;
 	int64_t r = (4 * th + blocks - 1) / blocks;
-	for (int64_t c = r; c < 2 * r && c <= row_tiles; c++)
+	for (int64_t c = r; c < r + th && c <= row_tiles; c++)
 		if (blocks * c % th == 0)
 			return c;
 	return r < row_tiles ? r : row_tiles;
@@ -780,7 +885,7 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 			(double)wrow_of(q) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int th = gc_nn_par_threads(threads, cycles);
 	int64_t groups = (chunks + GROUP_CHUNKS - 1) / GROUP_CHUNKS;
-	int64_t rsplit = split_rows(th, groups, row_tiles);
+	int64_t rsplit = gc_qconv_split_rows(th, groups, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;
@@ -865,7 +970,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 			(double)gc_qg_k4(kdim) / (q->isa == GC_QGEMM_C ? 2 : 64);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < SLOTS ? t : SLOTS;
-	int64_t rsplit = split_rows(t, nblocks, row_tiles);
+	int64_t rsplit = gc_qconv_split_rows(t, nblocks, row_tiles);
 	for (int64_t b = 0; b < q->n; b++)
 		for (int64_t g = 0; g < q->group; g++) {
 			int64_t m0 = g * mg, yo = (b * q->m + m0) * osz;

@@ -69,6 +69,9 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst);
 void gc_qconv_key(const gc_qconv *q, char *key, size_t size);
 int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *dst,
 		    uint64_t nbytes);
+/* Row ranges to cut each block of pixels into for th threads (at least 4
+ * items a thread, their number a multiple of th where the row tiles allow). */
+int64_t gc_qconv_split_rows(int th, int64_t blocks, int64_t row_tiles);
 /* Scratch bytes of gc_qconv_run. */
 uint64_t gc_qconv_scratch(const gc_qconv *q);
 void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int threads);

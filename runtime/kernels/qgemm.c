@@ -324,6 +324,41 @@ float gc_qscale(float xs, float ws, double ys)
 }
 
 #ifdef QG_X86
+/* epi512's common case: 8-bit output, no column terms but the pixel sums
+ * (colv, with rowz). The same operations, the row constants and the
+ * column masks read once (not again after each byte store). */
+T512 static void epi512_q8(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
+			   const int32_t *acc)
+{
+	__m512i rc[MR], rz[MR];
+	__m512 sc[MR];
+	const __m512 flo = _mm512_set1_ps(o->lo - o->zy), fhi = _mm512_set1_ps(o->hi - o->zy);
+	const __m512i zy = _mm512_set1_epi32((int32_t)o->zy);
+	const int32_t *colv = o->rowz && o->colv ? o->colv + (j0 - o->col0) : NULL;
+	char *y = (char *)o->y8 + i0 * o->ldc + j0;
+	int64_t ldc = o->ldc;
+	for (int r = 0; r < mr; r++) {
+		int64_t i = i0 + r;
+		rc[r] = _mm512_set1_epi32(o->rowc ? o->rowc[i] : 0);
+		rz[r] = _mm512_set1_epi32(o->rowz ? o->rowz[i] : 0);
+		sc[r] = _mm512_set1_ps(o->scale[i * o->scale_step]);
+	}
+	for (int j = 0; j < nc; j += 16) {
+		__mmask16 k = nc - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nc - j)) - 1);
+		__m512i cv = colv ? _mm512_maskz_loadu_epi32(k, colv + j) : _mm512_setzero_si512();
+		for (int r = 0; r < mr; r++) {
+			__m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + r * CW + j), rc[r]);
+			if (colv)
+				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(rz[r], cv));
+			/* as epi512: clamp, round as it converts, + zy */
+			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), sc[r]);
+			f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
+			__m512i q = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+			_mm512_mask_cvtepi32_storeu_epi8(y + r * ldc + j, k, _mm512_add_epi32(q, zy));
+		}
+	}
+}
+
 /* gc_qgemm_epilogue in AVX-512, 16 columns at a time (masked at the end). */
 T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
 			const int32_t *acc)
@@ -397,7 +432,10 @@ void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, in
 {
 #ifdef QG_X86
 	if (o->isa == GC_QGEMM_AVX512VNNI) {
-		epi512(o, i0, mr, j0, nc, acc);
+		if (o->y8 && !o->f32 && !o->colc && !o->colz && !o->rowy)
+			epi512_q8(o, i0, mr, j0, nc, acc);
+		else
+			epi512(o, i0, mr, j0, nc, acc);
 		return;
 	}
 #endif

@@ -18,6 +18,7 @@
 #include "../alloc.h"
 #include "../fileio.h"
 #include "float8.h"
+#include "nn-par.h"
 #include "qconv.h"
 #include "qgemm.h"
 #include "quant.h"
@@ -84,9 +85,30 @@ static inline int64_t qlin_at(const qlin_plan *p, int64_t o, int64_t c, int64_t 
 	return p->block ? (o * p->nblk + c / p->block) * p->inner + j : c;
 }
 
+/* The per-tensor float -> 8-bit QuantizeLinear, cut into runs of whole
+ * 64-element lines over the pool. */
+typedef struct qf32_job {
+	const float *x;
+	int64_t n;
+	float scale, zero;
+	bool to_unsigned;
+	uint8_t *y;
+} qf32_job;
+
+static void qf32_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const qf32_job *j = arg;
+	int64_t lo, hi;
+	gc_nn_part_range((j->n + 63) / 64, part, parts, &lo, &hi);
+	hi = hi * 64 < j->n ? hi * 64 : j->n;
+	if (lo * 64 < hi)
+		gc_qquantize_f32(j->x + lo * 64, hi - lo * 64, j->scale, j->zero, j->to_unsigned,
+				 j->y + lo * 64);
+}
+
 static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const qlin_plan *p = n->state;
 	const gc_tensor *x = in[0], *s = in[1], *z = n->n_in > 2 ? in[2] : NULL;
 	bool fast = x->dtype == GC_DTYPE_FLOAT && q8(out[0]->dtype) && !p->block &&
@@ -100,9 +122,12 @@ static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 			if (fast) {
 				float sc = (float)gc_kv_load(s, c);
 				float zp = z ? (float)ld8(z, c) : 0.0f;
-				gc_qquantize_f32((const float *)x->data + at, inner, sc, zp,
-						 out[0]->dtype == GC_DTYPE_UINT8,
-						 (uint8_t *)out[0]->data + at);
+				qf32_job j = { (const float *)x->data + at, inner, sc, zp,
+					       out[0]->dtype == GC_DTYPE_UINT8,
+					       (uint8_t *)out[0]->data + at };
+				/* about 4 cycles an element (a division) */
+				gc_nn_run_parts(gc_nn_par_threads(k->threads, 4.0 * (double)inner),
+						(inner + 63) / 64, qf32_part, &j);
 				continue;
 			}
 			for (int64_t j = 0; j < p->inner; j++) {

@@ -464,6 +464,17 @@ CONV_CASES = [  # name, x shape, w shape, stride, pads, dilation, group, x type,
     # stride-2 rows of 16+ phase pixels with a tail (the gather's last 16
     # overlapping), odd width, a left pad (phase 0 starts at pixel 1)
     ("zw0-stride2-tail-u8s8", (1, 7, 5, 47), (9, 7, 3, 3), (2, 2), (1, 1, 1, 0), (1, 1), 1, np.uint8, np.int8, True),
+    # qconv.c's AVX-512 packing (strides 1 or 2 along the width, rows not
+    # read in place): phase rows of more than 32 pixels (two segments), odd
+    # widths, pads on either side, x's zero point at the type's limits
+    ("zw0-stride2-wide-zxmax-u8s8", (1, 6, 7, 75), (8, 6, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, np.uint8, np.int8, True),
+    ("stride2-wide-zxmin-s8s8", (1, 5, 6, 70), (7, 5, 3, 3), (2, 2), (0, 2, 1, 1), (1, 1), 1, np.int8, np.int8, True),
+    ("stride2-1x1-wide-zxmin-u8u8", (1, 9, 5, 67), (5, 9, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, np.uint8, np.uint8, True),
+    ("zw0-stride1x2-zxmax-s8s8", (1, 4, 6, 40), (6, 4, 3, 3), (1, 2), (1, 1, 1, 1), (1, 1), 1, np.int8, np.int8, False),
+    ("stride2x1-u8s8", (1, 5, 9, 37), (6, 5, 3, 3), (2, 1), (1, 0, 1, 2), (1, 1), 1, np.uint8, np.int8, True),
+    # one tap along the width (no padding columns): the epilogue's runs go on
+    # across output rows, up to the padding rows below them
+    ("zw0-k3x1-u8s8", (1, 6, 10, 13), (5, 6, 3, 1), (1, 1), (1, 0, 2, 0), (1, 1), 1, np.uint8, np.int8, True),
 ]
 
 
@@ -506,6 +517,8 @@ def int8_builtins(ctx):
     for (name, xs, ws, st, pads, dil, group, xt, wt, per_ch) in CONV_CASES:
         x, w = _rand_q(r, xs, xt), _rand_q(r, ws, wt)
         zx = np.array(r.integers(1, 5) + (3 if xt == np.uint8 else -6), xt)  # never 0
+        if "-zxmax" in name or "-zxmin" in name:
+            zx = np.array(np.iinfo(xt).max if "-zxmax" in name else np.iinfo(xt).min, xt)
         zw = (_rand_q(r, (ws[0],), wt) // 16 if per_ch else np.array(1, wt)).astype(wt)
         if name.startswith("zw0"):
             zw = np.full(zw.shape, 128 if wt == np.uint8 else 0, wt)
@@ -1030,6 +1043,100 @@ def gcb_packed_conv_weights(ctx):
                       "reference (unpacked) kernels" % (wbytes, plain))
 
 
+def int8_conv3d(ctx):
+    """A 3D ConvInteger/QLinearConv with one tap along the width (kernel
+    3x2x1, pads on depth and height: padding rows between the depth slabs of
+    the channel-quad planes, where the epilogue's runs must stop) on two
+    threads: the int32 sums exactly as NumPy's, QLinearConv byte for byte as
+    the reference loops."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "int8-conv3d"))
+    r = np.random.default_rng(33)
+    x = _rand_q(r, (1, 5, 4, 6, 9), np.uint8)
+    w = _rand_q(r, (7, 5, 3, 2, 1), np.int8)
+    zx = np.array(9, np.uint8)
+    pads = (1, 1, 0, 1, 0, 0)  # d, h, w begins; d, h, w ends
+    xp = np.pad(x.astype(np.int64) - 9, ((0, 0), (0, 0), (1, 1), (1, 0), (0, 0)))
+    od, oh, ow = xp.shape[2] - 2, xp.shape[3] - 1, xp.shape[4]
+    want = np.zeros((1, 7, od, oh, ow), np.int64)
+    for i in range(3):
+        for j in range(2):
+            want += np.einsum("ncdhw,mc->nmdhw", xp[:, :, i:i + od, j:j + oh, :],
+                              w[:, :, i, j, 0].astype(np.int64))
+    attrs = dict(pads=list(pads))
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             ((w, "w"), (zx, "zx"), (np.array(0, np.int8), "zw"), (np.array(np.float32(0.02)), "sx"),
+              (np.full(7, 0.01, np.float32), "sw"), (np.array(np.float32(0.5)), "sy"),
+              (np.array(7, np.uint8), "zy"), (np.arange(7, dtype=np.int32) * 100, "bias"))]
+    oshape = list(want.shape)
+    g = helper.make_graph(
+        [helper.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["acc"], **attrs),
+         helper.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "bias"],
+                          ["yq"], **attrs)],
+        "conv3d", [helper.make_tensor_value_info("x", TensorProto.UINT8, list(x.shape))],
+        [helper.make_tensor_value_info("acc", TensorProto.INT32, oshape),
+         helper.make_tensor_value_info("yq", TensorProto.UINT8, oshape)], inits)
+    model = os.path.join(d, "conv3d.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    xin = os.path.join(d, "x.npy")
+    np.save(xin, x)
+    outs = {}
+    for label, env in (("fast", {}), ("reference", {"GRAPHCC_NN_REFERENCE": "1"})):
+        o = run.fresh_dir(os.path.join(d, label))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o,
+                                 "--threads", "2"], env)
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (label, run.describe_rc(rc)), err)
+        outs[label] = (np.load(os.path.join(o, "acc.npy")), np.load(os.path.join(o, "yq.npy")))
+    if not np.array_equal(outs["fast"][0], want):
+        return run.Result(False, "ConvInteger differs from NumPy in %d values"
+                          % int((outs["fast"][0] != want).sum()))
+    if outs["fast"][1].tobytes() != outs["reference"][1].tobytes():
+        return run.Result(False, "QLinearConv: the integer GEMM and the reference loops differ")
+    return run.Result(True, "3D, kernel 3x2x1: exact vs NumPy and = reference loops")
+
+
+def quantize_threads(ctx):
+    """QuantizeLinear of a float tensor per tensor on two threads (quant.c
+    cuts it into runs of 64-element lines over the pool): every element as
+    NumPy's float32 rint(x / scale) + zero point, saturated (ties, values
+    past the range, NaN -> zero point as graphcc documents), uint8 and int8,
+    an element count not a multiple of 64."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "quantize-threads"))
+    r = np.random.default_rng(77)
+    shape = (1, 37, 61, 59)  # 133,163 elements: 2,083 lines and a tail of 11
+    sc = np.float32(0.05)
+    x = (r.standard_normal(shape) * 4).astype(np.float32)
+    x.flat[::13] = (np.rint(x.flat[::13] / sc) + 0.5) * sc  # near the ties
+    x.flat[5::101] = 1e4
+    x.flat[7::103] = -1e4
+    for name, zt, z, tt in (("u8", np.uint8, 250, TensorProto.UINT8), ("s8", np.int8, -127, TensorProto.INT8)):
+        g = helper.make_graph(
+            [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+            [helper.make_tensor_value_info("y", tt, list(shape))],
+            [numpy_helper.from_array(np.array(sc), "s"), numpy_helper.from_array(np.array(z, zt), "z")])
+        model = os.path.join(d, name + ".onnx")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+        xin = os.path.join(d, "x.npy")
+        np.save(xin, x)
+        o = run.fresh_dir(os.path.join(d, name))
+        rc, err = _run_env(ctx, ["run", model, "--input", "x=" + xin, "--output-dir", o,
+                                 "--threads", "2"], {})
+        if rc != 0:
+            return run.Result(False, "%s: %s" % (name, run.describe_rc(rc)), err)
+        info = np.iinfo(zt)
+        want = np.clip(np.rint(x / sc) + np.float32(z), info.min, info.max).astype(zt)
+        got = np.load(os.path.join(o, "y.npy"))
+        if not np.array_equal(got, want):
+            return run.Result(False, "%s: %d of %d elements differ from NumPy"
+                              % (name, int((got != want).sum()), want.size))
+    return run.Result(True, "uint8 and int8, %d elements on two threads, exact" % x.size)
+
+
 def cases(ctx):
     return [("quant/silu-int8", lambda: silu_int8(ctx)),
             ("quant/silu-gcb", lambda: silu_gcb(ctx)),
@@ -1037,9 +1144,11 @@ def cases(ctx):
             ("quant/per-axis", lambda: per_axis(ctx)),
             ("quant/hostile-gcb", lambda: hostile_gcb(ctx)),
             ("quant/int8-conv", lambda: int8_builtins(ctx)),
+            ("quant/int8-conv3d", lambda: int8_conv3d(ctx)),
             ("quant/qdq-conv-fusion", lambda: qdq_conv_fusion(ctx)),
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
             ("quant/qadd-all-pairs", lambda: qadd_all_pairs(ctx)),
+            ("quant/quantize-threads", lambda: quantize_threads(ctx)),
             ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]

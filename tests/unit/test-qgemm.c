@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "kernels/nn-par.h"
+#include "kernels/qconv.h"
 #include "kernels/qgemm.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -139,4 +140,28 @@ static void test_qgemm_exact(void)
 	CHECK_INT(failed, 0);
 }
 
-TEST_MAIN(TEST(test_qgemm_exact))
+/* The convolution's work items for th threads (qconv.c): at least 4 a
+ * thread where the row tiles allow, and a multiple of th when one of the th
+ * counts from there is (56x56 on 2 threads: 9 blocks of chunks, 18 items). */
+static void test_qconv_split_rows(void)
+{
+	CHECK_INT(9 * gc_qconv_split_rows(2, 9, 8), 18);
+	for (int th = 1; th <= 4; th++)
+		for (int64_t blocks = 1; blocks <= 40; blocks++)
+			for (int64_t tiles = 1; tiles <= 64; tiles++) {
+				int64_t c = gc_qconv_split_rows(th, blocks, tiles);
+				CHECK(c >= 1 && c <= tiles);
+				if (th == 1) {
+					CHECK_INT(c, 1);
+					continue;
+				}
+				int64_t r = (4 * th + blocks - 1) / blocks;
+				CHECK(c >= (r < tiles ? r : tiles));
+				bool even = false;
+				for (int64_t d = r; d < r + th && d <= tiles; d++)
+					even |= blocks * d % th == 0;
+				CHECK(!even || blocks * c % th == 0);
+			}
+}
+
+TEST_MAIN(TEST(test_qgemm_exact), TEST(test_qconv_split_rows))
