@@ -13,7 +13,8 @@
  * _gc_activation "Relu" with inputs 8 and 9 (R_scale, R_zero_point) adds the
  * DequantizeLinear(C) -> Relu -> QuantizeLinear(R) that ResNet-style blocks
  * put after the Add: r = saturate(rint(max((c - zc) * sc, 0) / sr) + zr),
- * written instead of c.
+ * written instead of c. With AVX-512 VBMI that tail is a 256-byte table of
+ * c's values (qadd512_lut): one division an element, not two.
  */
 #include "elementwise-impl.h"
 
@@ -32,7 +33,7 @@ typedef struct qadd_arg {
 
 typedef struct qadd_state {
 	gc_ew_fn fn;
-	bool relu, vec;
+	bool relu, vec, vbmi;
 	gc_ew_plan plan;
 } qadd_state;
 
@@ -104,32 +105,77 @@ T512 static inline __m512 ld16(const void *p, int64_t i, int64_t inc, bool sgn, 
 	return _mm512_cvtepi32_ps(sgn ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
 }
 
+#define TVBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"), optimize("fp-contract=off")))
+
+/* c = saturate(rint(s / sc) + zc) of 16 lanes, as QADD_ONE. */
+T512 static inline __m512 qadd_c16(const void *a, const void *b, int64_t i, const int64_t *inc,
+				   const qadd_arg *p, bool sa_, bool sb_, __mmask16 m)
+{
+	__m512 fa = _mm512_mul_ps(_mm512_sub_ps(ld16(a, i, inc[0], sa_, m), _mm512_set1_ps(p->za)),
+				  _mm512_set1_ps(p->sa));
+	__m512 fb = _mm512_mul_ps(_mm512_sub_ps(ld16(b, i, inc[1], sb_, m), _mm512_set1_ps(p->zb)),
+				  _mm512_set1_ps(p->sb));
+	__m512 v = _mm512_roundscale_ps(_mm512_div_ps(_mm512_add_ps(fa, fb), _mm512_set1_ps(p->sc)),
+					_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	v = _mm512_add_ps(v, _mm512_set1_ps(p->zc));
+	return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(p->lo)), _mm512_set1_ps(p->hi));
+}
+
+/* The Relu's requantization of c's 16 values (floats in [lo, hi]), as
+ * QADD_ONE, as the int32 bytes. */
+T512 static inline __m512i qadd_r16(__m512 v, const qadd_arg *p)
+{
+	__m512 t = _mm512_max_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(p->zc)),
+					       _mm512_set1_ps(p->sc)),
+				 _mm512_setzero_ps());
+	v = _mm512_roundscale_ps(_mm512_div_ps(t, _mm512_set1_ps(p->sr)),
+				 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	v = _mm512_add_ps(v, _mm512_set1_ps(p->zr));
+	v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(p->rlo)), _mm512_set1_ps(p->rhi));
+	return _mm512_cvtps_epi32(v);
+}
+
 /* QADD_ONE 16 lanes at a time: each operation the scalar one (IEEE, round
  * to nearest even), so the bytes are the same. */
 T512 static void qadd512(int64_t n, const void *a, const void *b, const int64_t *inc, void *c,
 			 const qadd_arg *p, bool sa_, bool sb_)
 {
-	const __m512 za = _mm512_set1_ps(p->za), sa = _mm512_set1_ps(p->sa);
-	const __m512 zb = _mm512_set1_ps(p->zb), sb = _mm512_set1_ps(p->sb);
-	const __m512 sc = _mm512_set1_ps(p->sc), zc = _mm512_set1_ps(p->zc);
-	const __m512 lo = _mm512_set1_ps(p->lo), hi = _mm512_set1_ps(p->hi);
-	const __m512 sr = _mm512_set1_ps(p->sr), zr = _mm512_set1_ps(p->zr);
-	const __m512 rlo = _mm512_set1_ps(p->rlo), rhi = _mm512_set1_ps(p->rhi);
 	for (int64_t i = 0; i < n; i += 16) {
 		__mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-		__m512 fa = _mm512_mul_ps(_mm512_sub_ps(ld16(a, i, inc[0], sa_, m), za), sa);
-		__m512 fb = _mm512_mul_ps(_mm512_sub_ps(ld16(b, i, inc[1], sb_, m), zb), sb);
-		__m512 v = _mm512_roundscale_ps(_mm512_div_ps(_mm512_add_ps(fa, fb), sc),
-						_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-		v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zc), lo), hi);
-		if (p->relu) {
-			__m512 t = _mm512_max_ps(_mm512_mul_ps(_mm512_sub_ps(v, zc), sc),
-						 _mm512_setzero_ps());
-			v = _mm512_roundscale_ps(_mm512_div_ps(t, sr),
-						 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-			v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zr), rlo), rhi);
-		}
-		_mm512_mask_cvtepi32_storeu_epi8((char *)c + i, m, _mm512_cvtps_epi32(v));
+		__m512 v = qadd_c16(a, b, i, inc, p, sa_, sb_, m);
+		__m512i q = p->relu ? qadd_r16(v, p) : _mm512_cvtps_epi32(v);
+		_mm512_mask_cvtepi32_storeu_epi8((char *)c + i, m, q);
+	}
+}
+
+/* qadd512 with the Relu: its requantization depends on c alone, one of the
+ * 256 integers [lo, hi], so it is a table of their qadd_r16 bytes (qadd_lut,
+ * once a run), looked up with two two-register byte permutes (c - lo's low 7 bits) and a
+ * blend on its 8th bit: no second division. */
+T512 static void qadd_lut(const qadd_arg *p, uint8_t lut[256])
+{
+	for (int k = 0; k < 256; k += 16) {
+		__m512i i = _mm512_add_epi32(_mm512_set1_epi32(k), _mm512_set_epi32(15, 14, 13, 12, 11, 10,
+										   9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+		__m512 v = _mm512_add_ps(_mm512_set1_ps(p->lo), _mm512_cvtepi32_ps(i));
+		_mm_storeu_si128((__m128i *)(lut + k), _mm512_cvtepi32_epi8(qadd_r16(v, p)));
+	}
+}
+
+TVBMI static void qadd512_lut(int64_t n, const void *a, const void *b, const int64_t *inc, void *c,
+			      const qadd_arg *p, bool sa_, bool sb_, const uint8_t lut[256])
+{
+	const __m512i t0 = _mm512_loadu_si512(lut), t1 = _mm512_loadu_si512(lut + 64);
+	const __m512i t2 = _mm512_loadu_si512(lut + 128), t3 = _mm512_loadu_si512(lut + 192);
+	const __m512i lo = _mm512_set1_epi32((int32_t)p->lo);
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+		/* c - lo in [0, 255]: each int32 lane's low byte the index */
+		__m512i x = _mm512_sub_epi32(_mm512_cvtps_epi32(qadd_c16(a, b, i, inc, p, sa_, sb_, m)), lo);
+		__m512i r = _mm512_mask_blend_epi8(_mm512_movepi8_mask(x),
+						   _mm512_permutex2var_epi8(t0, x, t1),
+						   _mm512_permutex2var_epi8(t2, x, t3));
+		_mm512_mask_cvtepi32_storeu_epi8((char *)c + i, m, r);
 	}
 }
 #endif
@@ -137,7 +183,8 @@ T512 static void qadd512(int64_t n, const void *a, const void *b, const int64_t 
 typedef struct qadd_run_arg {
 	qadd_arg p;
 	gc_ew_fn fn;
-	bool a_signed, b_signed, vec;
+	bool a_signed, b_signed, vec, vbmi;
+	uint8_t lut[256]; /* vbmi with the Relu: qadd_lut */
 } qadd_run_arg;
 
 static void qadd_any(int64_t n, const void *const *in, const int64_t *inc, void *out,
@@ -145,6 +192,10 @@ static void qadd_any(int64_t n, const void *const *in, const int64_t *inc, void 
 {
 	const qadd_run_arg *r = arg;
 #if defined(__x86_64__) && defined(__GNUC__)
+	if (r->vec && r->p.relu && r->vbmi) {
+		qadd512_lut(n, in[0], in[1], inc, out, &r->p, r->a_signed, r->b_signed, r->lut);
+		return;
+	}
 	if (r->vec) {
 		qadd512(n, in[0], in[1], inc, out, &r->p, r->a_signed, r->b_signed);
 		return;
@@ -178,13 +229,18 @@ static int run_qadd(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 				  .sc = *(const float *)in[6]->data, .zc = zval(in[7]),
 				  .relu = s->relu },
 			   .fn = s->fn, .a_signed = in[0]->dtype == GC_DTYPE_INT8,
-			   .b_signed = in[3]->dtype == GC_DTYPE_INT8, .vec = s->vec };
+			   .b_signed = in[3]->dtype == GC_DTYPE_INT8, .vec = s->vec,
+			   .vbmi = s->vbmi };
 	range8(in[7]->dtype, &r.p.lo, &r.p.hi);
 	if (s->relu) {
 		r.p.sr = *(const float *)in[8]->data;
 		r.p.zr = zval(in[9]);
 		range8(in[9]->dtype, &r.p.rlo, &r.p.rhi);
 	}
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (r.vec && r.vbmi && s->relu)
+		qadd_lut(&r.p, r.lut);
+#endif
 	const void *src[2] = { in[0]->data, in[3]->data };
 	gc_ew_plan_run_par(k->threads, &s->plan, qadd_any, &r, src, out[0]->data);
 	return 0;
@@ -214,6 +270,16 @@ static bool qadd_vec(void)
 	__builtin_cpu_init();
 	return !gc_reference_kernels() && __builtin_cpu_supports("avx512f") &&
 	       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+	return false;
+#endif
+}
+
+/* With the Relu: the table lookup of qadd512_lut. */
+static bool qadd_vbmi(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	return __builtin_cpu_supports("avx512vbmi");
 #else
 	return false;
 #endif
@@ -257,6 +323,7 @@ int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return gc_kok(k);
 	s->relu = relu;
 	s->vec = qadd_vec();
+	s->vbmi = s->vec && qadd_vbmi();
 	s->fn = qadd_fns[(in[0]->dtype == GC_DTYPE_INT8) * 4 + (in[3]->dtype == GC_DTYPE_INT8) * 2 +
 			 (ot == GC_DTYPE_INT8)];
 	gc_set_shape(out[0], ot, rank, dims);

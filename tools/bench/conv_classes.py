@@ -50,7 +50,7 @@ async function main() {
 main().catch((e) => { console.error(e); process.exit(1); });
 """
 
-SHAPE_RE = re.compile(r"float32 ([0-9x]+)")
+SHAPE_RE = re.compile(r"(?:float32|u?int8|int32) ([0-9x]+|scalar)")
 
 
 def conv_class(x, w, y):
@@ -96,7 +96,7 @@ def graphcc_nodes(a, d):
             if e.get("ph") != "X" or "op" not in e.get("args", {}):
                 continue
             key = e["args"]["index"]
-            shapes = [[int(v) for v in m.group(1).split("x")] for m in
+            shapes = [[int(v) for v in m.group(1).split("x") if v != "scalar"] for m in
                       SHAPE_RE.finditer(e["args"]["inputs"] + ", " + e["args"]["outputs"])]
             if key not in best or e["dur"] < best[key][1]:
                 best[key] = (e["args"]["op"], e["dur"], shapes)
@@ -129,8 +129,10 @@ def ort_nodes(a, d):
 def tabulate(nodes):
     rows, other = {}, 0.0
     for op, us, shapes in nodes:
-        if op in ("Conv", "FusedConv") and len(shapes) >= 3 and len(shapes[1]) >= 3:
-            label, gf = conv_class(shapes[0], shapes[1], shapes[-1])
+        w = 3 if op == "QLinearConv" else 1  # QLinearConv: x, x_scale, x_zero_point, w, ...
+        if op in ("Conv", "FusedConv", "QLinearConv") and len(shapes) > w + 1 and \
+                len(shapes[w]) >= 3:
+            label, gf = conv_class(shapes[0], shapes[w], shapes[-1])
             r = rows.setdefault(label, [0.0, 0.0, 0])
             r[0] += us / 1000.0
             r[1] += gf
