@@ -559,13 +559,14 @@ static void pack_part_s1(const qjob *j, int64_t lo, int64_t hi, uint8_t *zrow)
 	const gc_qconv *q = j->q;
 	int64_t cg = q->c / q->group, isz = q->in[0] * q->in[1] * q->in[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	uint64_t pbytes = plane_bytes(q);
 	bool flip = !q->x_unsigned;
 	/* pixel w of a row reads input column w - pad: [a, b) inside */
 	int64_t a = q->pad[2] < p2 ? q->pad[2] : p2, b = q->pad[2] + q->in[2];
 	b = b < p2 ? b : p2;
 	memset(zrow, j->zx, (size_t)p2);
 	for (int64_t cq = lo; cq < hi; cq++) {
-		int8_t *pl = j->planes + cq * plane_bytes(q);
+		int8_t *pl = j->planes + cq * pbytes;
 		uint8_t edge[4];
 		for (int t = 0; t < 4; t++)
 			edge[t] = cq * 4 + t < cg ? (uint8_t)(j->zx ^ (flip ? 0x80 : 0)) : 0;
@@ -589,7 +590,7 @@ static void pack_part_s1(const qjob *j, int64_t lo, int64_t hi, uint8_t *zrow)
 					interleave16(r, x + 16 <= b - a ? x : b - a - 16, flip,
 						     dst + (a + (x + 16 <= b - a ? x : b - a - 16)) * 4);
 			}
-		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+		memset(pl + vol * 4, 0, (size_t)(pbytes - (uint64_t)(vol * 4)));
 	}
 }
 
@@ -603,16 +604,39 @@ typedef struct vrow {
 static void vrows_of(const gc_qconv *q, int64_t cq, vrow *v)
 {
 	int64_t cg = q->c / q->group, cgp = cgp_of(q), nph = nph_of(q), ph1 = phases(q, 1);
-	int64_t ph2 = phases(q, 2), s2 = q->stride[2];
+	int64_t ph2 = phases(q, 2), s2 = q->stride[2], vc = cq * 4, c, ph, last = -1;
+	int64_t o0 = 0, o1 = 0, off = 0, va = 0, vb = 0;
+	/* the first lane's channel and phase, the others stepped from it (a
+	 * phase-major quad stays in one phase: cgp is a multiple of 4), each
+	 * phase's offsets computed once: no divisions per lane */
+	if (q->pmajor) {
+		ph = vc / cgp;
+		c = vc - ph * cgp;
+	} else {
+		c = vc / nph;
+		ph = vc - c * nph;
+	}
 	for (int t = 0; t < 4; t++) {
-		int64_t vc = cq * 4 + t, c = q->pmajor ? vc % cgp : vc / nph;
-		int64_t ph = q->pmajor ? vc / cgp : vc % nph, off = ph % ph2 - q->pad[2];
+		if (ph != last) {
+			off = ph % ph2 - q->pad[2];
+			o0 = ph / (ph1 * ph2) - q->pad[0];
+			o1 = ph / ph2 % ph1 - q->pad[1];
+			va = off >= 0 ? 0 : (-off + s2 - 1) / s2;
+			vb = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
+			last = ph;
+		}
 		v->ch[t] = c < cg ? c : -1;
-		v->o0[t] = ph / (ph1 * ph2) - q->pad[0];
-		v->o1[t] = ph / ph2 % ph1 - q->pad[1];
+		v->o0[t] = o0;
+		v->o1[t] = o1;
 		v->off[t] = off;
-		v->va[t] = off >= 0 ? 0 : (-off + s2 - 1) / s2;
-		v->vb[t] = q->in[2] - 1 - off < 0 ? 0 : (q->in[2] - 1 - off) / s2 + 1;
+		v->va[t] = va;
+		v->vb[t] = vb;
+		if (q->pmajor)
+			c++;
+		else if (++ph == nph) {
+			ph = 0;
+			c++;
+		}
 	}
 }
 
@@ -668,10 +692,11 @@ T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
 	const gc_qconv *q = j->q;
 	int64_t isz = q->in[0] * q->in[1] * q->in[2], s2 = q->stride[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	uint64_t pbytes = plane_bytes(q);
 	__m512i zv = _mm512_set1_epi8((char)j->zx);
 	__m256i fx = _mm256_set1_epi8(q->x_unsigned ? 0 : (char)0x80);
 	for (int64_t cq = lo; cq < hi; cq++) {
-		int8_t *pl = j->planes + cq * plane_bytes(q);
+		int8_t *pl = j->planes + cq * pbytes;
 		vrow v;
 		vrows_of(q, cq, &v);
 		int64_t *ch = v.ch, *o0 = v.o0, *o1 = v.o1, *off = v.off, *va = v.va, *vb = v.vb;
@@ -695,7 +720,7 @@ T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
 					store_quads32(v, dst + w0 * 4);
 				}
 			}
-		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+		memset(pl + vol * 4, 0, (size_t)(pbytes - (uint64_t)(vol * 4)));
 	}
 }
 #endif
@@ -707,6 +732,7 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	const gc_qconv *q = j->q;
 	int64_t lo, hi, isz = q->in[0] * q->in[1] * q->in[2];
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
+	uint64_t pbytes = plane_bytes(q);
 	bool flip = !q->x_unsigned;
 	enum { SEG = 1024 };
 	uint8_t rowbuf[4][SEG + 16];
@@ -724,7 +750,7 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	}
 #endif
 	for (int64_t cq = lo; cq < hi; cq++) {
-		int8_t *pl = j->planes + cq * plane_bytes(q);
+		int8_t *pl = j->planes + cq * pbytes;
 		vrow v; /* no divisions in the row loops */
 		vrows_of(q, cq, &v);
 		int64_t *ch = v.ch, *o0 = v.o0, *o1 = v.o1, *off = v.off, *va = v.va, *vb = v.vb;
@@ -769,7 +795,7 @@ static void pack_part(void *arg, int part, int parts, int slot)
 					for (int64_t x = 0; x < n; x += 16)
 						interleave16(r, x, flip, dst + x * 4);
 				}
-		memset(pl + vol * 4, 0, (size_t)(plane_bytes(q) - (uint64_t)(vol * 4)));
+		memset(pl + vol * 4, 0, (size_t)(pbytes - (uint64_t)(vol * 4)));
 	}
 }
 

@@ -166,6 +166,10 @@ static void test_qconv_exact(void)
 		/* stride-2 rows of 16+ phase pixels: the gather's overlapping tail */
 		{ 6, 5, 45, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 1 },
 		{ 5, 3, 41, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1 },
+		/* rows under 32 pixels packed 32 at a time across rows (resnet's
+		 * 7x7 outputs: 9 and 8 pixels a padded row) */
+		{ 12, 7, 7, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+		{ 12, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
 	};
 	gc_qgemm_isa best = gc_qgemm_isa_best();
 	int failed = 0, runs = 0;
