@@ -14,7 +14,10 @@
  * DequantizeLinear(C) -> Relu -> QuantizeLinear(R) that ResNet-style blocks
  * put after the Add: r = saturate(rint(max((c - zc) * sc, 0) / sr) + zr),
  * written instead of c. With AVX-512 VBMI that tail is a 256-byte table of
- * c's values (qadd512_lut): one division an element, not two.
+ * c's values (qadd512_lut): one division an element, not two. When every
+ * scale and zero point is a constant (and the output large enough), the
+ * whole op is a 64 KiB table of the byte pairs, filled at prepare by the
+ * same loops and gathered from at run (qadd_pairs_c).
  */
 #include "elementwise-impl.h"
 
@@ -34,8 +37,14 @@ typedef struct qadd_arg {
 typedef struct qadd_state {
 	gc_ew_fn fn;
 	bool relu, vec, vbmi;
+	bool table; /* every scale and zero point fixed: the whole op as pairs */
 	gc_ew_plan plan;
+	/* table: c for A's byte i >> 8 and B's byte i & 255 (raw bytes),
+	 * then 3 bytes the 32-bit gathers read past the last */
+	uint8_t pairs[];
 } qadd_state;
+
+#define QADD_PAIRS (65536 + 4)
 
 /* One element; no contraction (a multiply-add would round differently from
  * the separate nodes), rint rounding half to even as QuantizeLinear's. */
@@ -178,6 +187,22 @@ TVBMI static void qadd512_lut(int64_t n, const void *a, const void *b, const int
 		_mm512_mask_cvtepi32_storeu_epi8((char *)c + i, m, r);
 	}
 }
+
+/* qadd_pairs_c 16 at a time: the pair's index from the two bytes, a 32-bit
+ * gather at that byte (the table has 3 bytes to spare), its low byte
+ * stored. The elements done (a multiple of 16). */
+T512 static int64_t qadd_pairs512(int64_t n, const uint8_t *a, const uint8_t *b, const uint8_t *t,
+				  uint8_t *c)
+{
+	int64_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m512i ia = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(a + i)));
+		__m512i ib = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(b + i)));
+		__m512i v = _mm512_i32gather_epi32(_mm512_or_si512(_mm512_slli_epi32(ia, 8), ib), t, 1);
+		_mm_storeu_si128((__m128i *)(c + i), _mm512_cvtepi32_epi8(v));
+	}
+	return i;
+}
 #endif
 
 typedef struct qadd_run_arg {
@@ -221,27 +246,71 @@ static void range8(gc_dtype t, float *lo, float *hi)
 	*hi = t == GC_DTYPE_UINT8 ? 255.0f : 127.0f;
 }
 
+/* The run's parameters from the inputs (the scales, zero points, types). */
+static void qadd_args(const qadd_state *s, gc_tensor *const *in, qadd_run_arg *r)
+{
+	*r = (qadd_run_arg){ .p = { .za = zval(in[2]), .sa = *(const float *)in[1]->data,
+				    .zb = zval(in[5]), .sb = *(const float *)in[4]->data,
+				    .sc = *(const float *)in[6]->data, .zc = zval(in[7]),
+				    .relu = s->relu },
+			     .fn = s->fn, .a_signed = in[0]->dtype == GC_DTYPE_INT8,
+			     .b_signed = in[3]->dtype == GC_DTYPE_INT8, .vec = s->vec,
+			     .vbmi = s->vbmi };
+	range8(in[7]->dtype, &r->p.lo, &r->p.hi);
+	if (s->relu) {
+		r->p.sr = *(const float *)in[8]->data;
+		r->p.zr = zval(in[9]);
+		range8(in[9]->dtype, &r->p.rlo, &r->p.rhi);
+	}
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (r->vec && r->vbmi && s->relu)
+		qadd_lut(&r->p, r->lut);
+#endif
+}
+
+/* The table of every byte pair: qadd_any on A's byte a against B's 256, a
+ * row at a time, so each entry is what the run computes. */
+static void qadd_fill_pairs(qadd_state *s, gc_tensor *const *in)
+{
+	qadd_run_arg r;
+	qadd_args(s, in, &r);
+	uint8_t bs[256];
+	for (int b = 0; b < 256; b++)
+		bs[b] = (uint8_t)b;
+	for (int a = 0; a < 256; a++) {
+		uint8_t ab = (uint8_t)a;
+		const void *src[2] = { &ab, bs };
+		const int64_t inc[2] = { 0, 1 };
+		qadd_any(256, src, inc, s->pairs + a * 256, &r);
+	}
+}
+
+/* c by table: c[i] = pairs[a[i] << 8 | b[i]] (arg: the state). */
+static void qadd_pairs_c(int64_t n, const void *const *in, const int64_t *inc, void *out,
+			 const void *arg)
+{
+	const qadd_state *s = arg;
+	const uint8_t *t = s->pairs, *a = in[0], *b = in[1];
+	uint8_t *c = out;
+	int64_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (inc[0] && inc[1] && s->vec)
+		i = qadd_pairs512(n, a, b, t, c);
+#endif
+	for (; i < n; i++)
+		c[i] = t[(int)a[i * inc[0]] << 8 | b[i * inc[1]]];
+}
+
 static int run_qadd(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const qadd_state *s = n->state;
-	qadd_run_arg r = { .p = { .za = zval(in[2]), .sa = *(const float *)in[1]->data,
-				  .zb = zval(in[5]), .sb = *(const float *)in[4]->data,
-				  .sc = *(const float *)in[6]->data, .zc = zval(in[7]),
-				  .relu = s->relu },
-			   .fn = s->fn, .a_signed = in[0]->dtype == GC_DTYPE_INT8,
-			   .b_signed = in[3]->dtype == GC_DTYPE_INT8, .vec = s->vec,
-			   .vbmi = s->vbmi };
-	range8(in[7]->dtype, &r.p.lo, &r.p.hi);
-	if (s->relu) {
-		r.p.sr = *(const float *)in[8]->data;
-		r.p.zr = zval(in[9]);
-		range8(in[9]->dtype, &r.p.rlo, &r.p.rhi);
-	}
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (r.vec && r.vbmi && s->relu)
-		qadd_lut(&r.p, r.lut);
-#endif
 	const void *src[2] = { in[0]->data, in[3]->data };
+	if (s->table) {
+		gc_ew_plan_run_par(k->threads, &s->plan, qadd_pairs_c, s, src, out[0]->data);
+		return 0;
+	}
+	qadd_run_arg r;
+	qadd_args(s, in, &r);
 	gc_ew_plan_run_par(k->threads, &s->plan, qadd_any, &r, src, out[0]->data);
 	return 0;
 }
@@ -318,7 +387,16 @@ int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return k->err->code;
 	/* c saturates to C_zero_point's type; the output is R's with the Relu */
 	gc_dtype ot = in[relu ? 9 : 7]->dtype;
-	qadd_state *s = gc_kstate(k, n, sizeof *s);
+	/* the table (64 KiB, one pass of the op over its pairs to fill) where
+	 * the parameters are constants and the output at least a quarter of
+	 * its size; not under the reference kernels */
+	int64_t numel = 1;
+	for (int i = 0; i < rank; i++)
+		numel *= dims[i];
+	bool table = numel >= 16384 && !gc_reference_kernels();
+	for (int j = 1; j < (relu ? 10 : 8); j++)
+		table &= j == 3 || gc_kfixed(k, in, j) != NULL;
+	qadd_state *s = gc_kstate(k, n, sizeof *s + (table ? QADD_PAIRS : 0));
 	if (!s)
 		return gc_kok(k);
 	s->relu = relu;
@@ -326,6 +404,9 @@ int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	s->vbmi = s->vec && qadd_vbmi();
 	s->fn = qadd_fns[(in[0]->dtype == GC_DTYPE_INT8) * 4 + (in[3]->dtype == GC_DTYPE_INT8) * 2 +
 			 (ot == GC_DTYPE_INT8)];
+	s->table = table;
+	if (table)
+		qadd_fill_pairs(s, in);
 	gc_set_shape(out[0], ot, rank, dims);
 	gc_ew_plan_init(&s->plan, 2, ops, rank, dims, ot);
 	n->inplace_ok = gc_same_shape(in[0], out[0]);
