@@ -13,7 +13,9 @@ kernel size, stride, output spatial size (grouped convolutions apart). Each
 row gives both runtimes' milliseconds and GFLOP/s (2 x multiply-adds);
 the last rows are the other nodes and the total. Shapes come from each
 profile's own records, so fused nodes (ORT's FusedConv, graphcc's fused
-epilogues) are classed by their convolution.
+epilogues) are classed by their convolution; QLinearConv too (its weight is
+input 3), ORT's (NHWC, its prepacked weight not recorded) as graphcc's node of
+the same name.
 """
 import argparse
 import glob
@@ -99,7 +101,7 @@ def graphcc_nodes(a, d):
             shapes = [[int(v) for v in m.group(1).split("x") if v != "scalar"] for m in
                       SHAPE_RE.finditer(e["args"]["inputs"] + ", " + e["args"]["outputs"])]
             if key not in best or e["dur"] < best[key][1]:
-                best[key] = (e["args"]["op"], e["dur"], shapes)
+                best[key] = (e["args"]["op"], e["dur"], shapes, e["name"])
     p.stdin.write("quit\n")
     p.stdin.close()
     p.wait()
@@ -121,14 +123,19 @@ def ort_nodes(a, d):
         ar = e["args"]
         shapes = [list(next(iter(t.values()))) for t in ar.get("input_type_shape", [])]
         shapes += [list(next(iter(t.values()))) for t in ar.get("output_type_shape", [])]
-        if e["name"] not in best or e["dur"] < best[e["name"]][1]:
-            best[e["name"]] = (ar.get("op_name", "?"), e["dur"], shapes)
+        name = re.sub(r"(_token_\d+)?_kernel_time$", "", e["name"])
+        if name not in best or e["dur"] < best[name][1]:
+            best[name] = (ar.get("op_name", "?"), e["dur"], shapes, name)
     return list(best.values())
 
 
-def tabulate(nodes):
+def tabulate(nodes, named=None):
+    """named: node name -> graphcc's shapes, for ORT's QLinearConv (NHWC, its
+    prepacked weight not in the record), classed as graphcc's node of that name."""
     rows, other = {}, 0.0
-    for op, us, shapes in nodes:
+    for op, us, shapes, name in nodes:
+        if op == "QLinearConv" and named and name in named:
+            shapes = named[name]
         w = 3 if op == "QLinearConv" else 1  # QLinearConv: x, x_scale, x_zero_point, w, ...
         if op in ("Conv", "FusedConv", "QLinearConv") and len(shapes) > w + 1 and \
                 len(shapes[w]) >= 3:
@@ -152,8 +159,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
-        g, gother = tabulate(graphcc_nodes(a, d))
-        o, oother = tabulate(ort_nodes(a, d))
+        gn = graphcc_nodes(a, d)
+        g, gother = tabulate(gn)
+        o, oother = tabulate(ort_nodes(a, d), {n[3]: n[2] for n in gn if n[0] == "QLinearConv"})
     print("| conv class (kernel, stride -> output) | n | GFLOP | graphcc ms | GFLOP/s "
           "| ORT ms | GFLOP/s | graphcc/ORT |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
