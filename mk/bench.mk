@@ -6,6 +6,7 @@
 #                                        before a change) in the same round-robin
 # tools/bench/conv_classes.py: a model's convolutions by class (kernel, stride,
 # output size), ms and GFLOP/s from graphcc's and ONNX Runtime's per-node profiles.
+# $(B)/bench/kernel-time (tools/bench/kernel-time.c): one conv kernel's on-CPU ms.
 # tools/bench/cpu_time.py: whole-model on-CPU ms per run (schedstat), graphcc (and a
 # --baseline build) against ONNX Runtime, round-robin: comparable under heavy load.
 # Writes the table to $(B)/bench.md. ONNX Runtime is the npm package
@@ -17,6 +18,7 @@
 ORT_NODE_VERSION ?= 1.30.0
 BENCH_ORT_DIR    := bench/node_modules
 BENCH_WORKER     := $(B)/bench/graphcc-worker
+KERNEL_TIME      := $(B)/bench/kernel-time
 THREADS          ?= 1,2
 ONLY             ?=
 BIG_DIM          ?= 2048
@@ -28,6 +30,12 @@ $(BENCH_WORKER): tools/bench/graphcc-worker.c $(LIB_A) $(RUNTIME_A)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) $< -o $@ $(LIB_A) $(RUNTIME_A) $(LDSAN) $(LDLIBS)
+
+# tools/bench/kernel-time.c: one conv kernel's on-CPU time, called directly
+$(KERNEL_TIME): tools/bench/kernel-time.c $(RUNTIME_A)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) $< -o $@ $(RUNTIME_A) $(LDSAN) $(RUNTIME_LDLIBS)
 
 bench-ort:
 	@if [ ! -f $(BENCH_ORT_DIR)/onnxruntime-node/package.json ]; then \
@@ -52,7 +60,7 @@ bench: deps
 # make keeps it current too, since tools/bench/conv_classes.py runs it
 # directly (a stale worker once timed an old kernel).
 TEST_DEPS += $(BENCH_WORKER)
-ALL_DEPS += $(BENCH_WORKER)
+ALL_DEPS += $(BENCH_WORKER) $(KERNEL_TIME)
 
 # make bench-host-services: the 2-thread speedup of gcx-ops' LinearGelu, a
 # custom kernel using graphcc's host services (parallel_for, sgemm,

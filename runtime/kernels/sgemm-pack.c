@@ -311,6 +311,54 @@ AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi
 	}
 }
 
+/* Columns [16 q, 16 q + 16) of a row of V: a plain load when the panel is
+ * whole (full), else masked by kq. Masked loads cost: with them in every
+ * step, resnet50's 1x1 row GEMMs ran at 143-148 GFLOP/s, with plain loads
+ * at 157-165 (tools/bench/kernel-time.c, one thread). */
+AI __m512 row_load(const float *v, __mmask16 kq, const int full)
+{
+	return full ? _mm512_loadu_ps(v) : _mm512_maskz_loadu_ps(kq, v);
+}
+
+/* The k steps of an mr x (16 nv) tile (full: its columns are all there),
+ * bringing pf's memory into cache meanwhile (see row_tile). */
+AI void row_steps(__m512 a[GC_PK_MR][3], const float *s, const float *v, int64_t ldv, int64_t k,
+		  __mmask16 k0, __mmask16 k1, __mmask16 k2, const pk_pf *pf, const int mr,
+		  const int nv, const int full)
+{
+	const char *lin = pf->lin;
+	char *crow = pf->crow;
+	const char *rrow = pf->rrow;
+	int rows = crow ? pf->rows : 0;
+	int64_t next = pf->every;
+	for (int64_t p = 0; p < k; p++) {
+		if (lin) {
+			_mm_prefetch(lin, _MM_HINT_T1);
+			lin += pf->lin_step;
+		}
+		if (--next == 0) {
+			next = pf->every;
+			tile_pf_rows(&crow, &rrow, &rows, pf);
+		}
+		__m512 v0 = row_load(v, k0, full), v1 = v0, v2 = v0;
+		if (nv > 1)
+			v1 = row_load(v + 16, k1, full);
+		if (nv > 2)
+			v2 = row_load(v + 32, k2, full);
+		v += ldv;
+#pragma GCC unroll 8
+		for (int i = 0; i < mr; i++) {
+			__m512 b = _mm512_set1_ps(s[i]);
+			a[i][0] = _mm512_fmadd_ps(b, v0, a[i][0]);
+			if (nv > 1)
+				a[i][1] = _mm512_fmadd_ps(b, v1, a[i][1]);
+			if (nv > 2)
+				a[i][2] = _mm512_fmadd_ps(b, v2, a[i][2]);
+		}
+		s += GC_PK_MR;
+	}
+}
+
 /* An mr x (16 nv) tile: c rows [0, mr) and the columns the masks let
  * through, bringing pf's memory into cache meanwhile. */
 AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
@@ -329,37 +377,11 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 			for (int q = 0; q < nv; q++)
 				a[i][q] = _mm512_maskz_loadu_ps(km[q], c + i * ldc + 16 * q);
 	}
-	const char *lin = pf->lin;
-	char *crow = pf->crow;
-	const char *rrow = pf->rrow;
-	int rows = crow ? pf->rows : 0;
-	int64_t next = pf->every;
-	for (int64_t p = 0; p < k; p++) {
-		if (lin) {
-			_mm_prefetch(lin, _MM_HINT_T1);
-			lin += pf->lin_step;
-		}
-		if (--next == 0) {
-			next = pf->every;
-			tile_pf_rows(&crow, &rrow, &rows, pf);
-		}
-		__m512 v0 = _mm512_maskz_loadu_ps(k0, v), v1 = v0, v2 = v0;
-		if (nv > 1)
-			v1 = _mm512_maskz_loadu_ps(k1, v + 16);
-		if (nv > 2)
-			v2 = _mm512_maskz_loadu_ps(k2, v + 32);
-		v += ldv;
-#pragma GCC unroll 8
-		for (int i = 0; i < mr; i++) {
-			__m512 b = _mm512_set1_ps(s[i]);
-			a[i][0] = _mm512_fmadd_ps(b, v0, a[i][0]);
-			if (nv > 1)
-				a[i][1] = _mm512_fmadd_ps(b, v1, a[i][1]);
-			if (nv > 2)
-				a[i][2] = _mm512_fmadd_ps(b, v2, a[i][2]);
-		}
-		s += GC_PK_MR;
-	}
+	/* the masks of a whole panel's tile let all of its nv vectors through */
+	if (k0 == 0xffff && (nv < 2 || k1 == 0xffff) && (nv < 3 || k2 == 0xffff))
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1);
+	else
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0);
 	if (pf->raw) {
 #pragma GCC unroll 8
 		for (int i = 0; i < mr; i++)

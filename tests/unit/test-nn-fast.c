@@ -1098,6 +1098,11 @@ static void test_fast_row_gemm(void)
 	    {21, 150, 37, 160}, /* tails of tiles and panels */
 	    {75, 100, 1800, 103}, /* S in blocks of 72 rows and 3 */
 	    {8, 49, 1100, 49},	  /* one tile, a panel and one column */
+	    /* whole panels (plain loads along V's rows) ending at V's last
+	     * float, and a last panel of 2 whole vectors: a tile reading past
+	     * the columns it has is out of the buffer (ASan, valgrind) */
+	    {9, 96, 300, 96},
+	    {17, 80, 70, 80},
 	};
 	for (size_t i = 0; i < LEN(shapes); i++)
 		CHECK(row_gemm_case(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]));

@@ -1,14 +1,18 @@
 /*
  * Where packed weights live (runtime/kernel.c packed_alloc): a MatMul's
  * packed weights of 2 MiB and more start on a 2 MiB boundary and are
- * advised onto transparent huge pages; smaller ones are not.
+ * advised onto transparent huge pages; smaller ones are not. And what the
+ * row GEMM reads of plain V: nothing past its columns.
  */
 #include <graphcc/runtime.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "harness.h"
@@ -75,4 +79,56 @@ static void test_fast_packed_huge(void)
 	}
 }
 
-TEST_MAIN(TEST(test_fast_packed_huge))
+/* The row GEMM on plain V (a 1x1 convolution's input) that ends right
+ * before a page the process may not read: whole panels read V's rows with
+ * plain loads (sgemm-pack.c row_load), the last panel's tile masks its
+ * loads to the columns it has; one that read past them would fault here.
+ * Per shape {m, n, k}: a last panel of 1 column, of 2 whole vectors, whole
+ * panels only, one part-vector. Against a float64 product. */
+static void test_fast_row_gemm_edge(void)
+{
+	if (!gc_pk_usable())
+		return;
+	static const int64_t shapes[][3] = {{9, 49, 3}, {17, 80, 5}, {8, 96, 7}, {3, 20, 2}};
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+		int64_t m = shapes[t][0], n = shapes[t][1], k = shapes[t][2];
+		size_t bytes = (size_t)(k * n) * sizeof(float), span = (bytes + pg - 1) / pg * pg;
+		char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				  -1, 0);
+		CHECK(base != MAP_FAILED);
+		if (base == MAP_FAILED)
+			return;
+		CHECK_INT(mprotect(base + span, pg, PROT_NONE), 0);
+		float *v = (float *)(base + span - bytes);
+		float *s = malloc((size_t)(m * k) * sizeof(float));
+		float *sp = malloc((size_t)gc_pk_s_floats(m, k) * sizeof(float));
+		float *y = malloc((size_t)(m * n) * sizeof(float));
+		for (int64_t i = 0; i < k * n; i++)
+			v[i] = (float)((i * 37) % 23 - 11) / 8.0f;
+		for (int64_t i = 0; i < m * k; i++)
+			s[i] = (float)((i * 13) % 17 - 8) / 4.0f;
+		gc_pk_pack_s(s, k, 1, m, k, sp);
+		gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+		gc_pk_gemm g = {.m = m, .n = n, .k = k, .s = sp, .v = v, .ldv = n, .c = y, .ldc = n};
+		gc_pk_epi_init(&g.epi, &none);
+		gc_pk_gemm_run(&g, 0, (n + GC_PK_NR - 1) / GC_PK_NR);
+		int ok = 1;
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				double want = 0, mag = 0;
+				for (int64_t p = 0; p < k; p++) {
+					want += (double)s[i * k + p] * v[p * n + j];
+					mag += fabs((double)s[i * k + p] * v[p * n + j]);
+				}
+				ok &= fabs(y[i * n + j] - want) <= 1e-6 * mag + 1e-30;
+			}
+		CHECK(ok);
+		munmap(base, span + pg);
+		free(s);
+		free(sp);
+		free(y);
+	}
+}
+
+TEST_MAIN(TEST(test_fast_packed_huge), TEST(test_fast_row_gemm_edge))

@@ -2,7 +2,7 @@
 """Per-class convolution throughput, graphcc against ONNX Runtime.
 
 Usage: conv_classes.py --graphcc BIN --ort-modules DIR --model M.onnx
-                       --input NAME=FILE.npy [--threads 1] [--repeat 10]
+                       --input NAME=FILE.npy [--threads 1] [--repeat 10] [--channels]
 
 Runs the model `--repeat` times in each runtime with per-node profiling
 (graphcc's bench worker, BUILD/bench/graphcc-worker next to BUILD/bin/graphcc,
@@ -55,14 +55,17 @@ main().catch((e) => { console.error(e); process.exit(1); });
 SHAPE_RE = re.compile(r"(?:float32|u?int8|int32) ([0-9x]+|scalar)")
 
 
-def conv_class(x, w, y):
-    """('3x3 s2 -> 28', GFLOP) from input, weight and output dims."""
+def conv_class(x, w, y, channels=False):
+    """('3x3 s2 -> 28', GFLOP) from input, weight and output dims
+    (channels: '3x3 s2 -> 28 64->128', one row per channel pair)."""
     k = "x".join(str(d) for d in w[2:])
     s = max(1, round(x[2] / y[2])) if len(x) > 2 else 1
     g = x[1] // w[1]
     label = "%s s%d -> %s" % (k, s, "x".join(str(d) for d in y[2:]))
     if g > 1:
         label += " g%s" % ("dw" if g == x[1] else g)
+    if channels:
+        label += " %d->%d" % (x[1], y[1])
     n = 1
     for d in y:
         n *= d
@@ -129,7 +132,7 @@ def ort_nodes(a, d):
     return list(best.values())
 
 
-def tabulate(nodes, named=None):
+def tabulate(nodes, named=None, channels=False):
     """named: node name -> graphcc's shapes, for ORT's QLinearConv (NHWC, its
     prepacked weight not in the record), classed as graphcc's node of that name."""
     rows, other = {}, 0.0
@@ -139,7 +142,7 @@ def tabulate(nodes, named=None):
         w = 3 if op == "QLinearConv" else 1  # QLinearConv: x, x_scale, x_zero_point, w, ...
         if op in ("Conv", "FusedConv", "QLinearConv") and len(shapes) > w + 1 and \
                 len(shapes[w]) >= 3:
-            label, gf = conv_class(shapes[0], shapes[w], shapes[-1])
+            label, gf = conv_class(shapes[0], shapes[w], shapes[-1], channels)
             r = rows.setdefault(label, [0.0, 0.0, 0])
             r[0] += us / 1000.0
             r[1] += gf
@@ -157,11 +160,14 @@ def main():
     ap.add_argument("--input", action="append", default=[])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--channels", action="store_true",
+                    help="one row per class and input->output channels")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         gn = graphcc_nodes(a, d)
-        g, gother = tabulate(gn)
-        o, oother = tabulate(ort_nodes(a, d), {n[3]: n[2] for n in gn if n[0] == "QLinearConv"})
+        g, gother = tabulate(gn, None, a.channels)
+        o, oother = tabulate(ort_nodes(a, d), {n[3]: n[2] for n in gn if n[0] == "QLinearConv"},
+                             a.channels)
     print("| conv class (kernel, stride -> output) | n | GFLOP | graphcc ms | GFLOP/s "
           "| ORT ms | GFLOP/s | graphcc/ORT |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
