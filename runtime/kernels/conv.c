@@ -752,10 +752,15 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * stride 1 the buffers were measured to make no difference) */
 	uint64_t vbuf =
 	    (uint64_t)GC_PK_GEMM_SLOTS * (uint64_t)gc_pk_v_floats(st->kdim, GC_PK_NR) * 4;
-	/* (a fused input affine goes with the copy of V's panels: taken at
-	 * stride 1 whatever the estimate, so that it costs no pass of its own) */
-	int pre = st->pre && !strided && st->g == 1;
-	if (one && (row < chan || pre) && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX)) {
+	/* a fused input affine goes with the row GEMM's copy of V's panels;
+	 * the channel kernel would need a pass over the input first (~1 cycle
+	 * an element, as BatchNormalization's) */
+	int pre = st->pre && !strided && st->g == 1 && vbuf <= CONV_FAST_SCRATCH_MAX;
+	if (pre)
+		chan += (double)(st->n * st->c * st->in_sp);
+	else if (row < chan && st->pre)
+		row += (double)(st->n * st->c * st->in_sp);
+	if (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX)) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);

@@ -481,13 +481,14 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
  * that the block of S (packed weights, read from memory once a run) is
  * read from L2 by every panel after the first rather than from memory.
  * Not when V's panels are gathered (v_buf): gathering each once costs more
- * than S streamed in order. */
+ * than S streamed in order; a panel copied with an input affine (v_a) is
+ * copied again for each block, which costs less than S from L3. */
 #define PK_S_BLOCK_BYTES (512 << 10)
 
 static int64_t s_block_rows(const gc_pk_gemm *g)
 {
 	int64_t r = PK_S_BLOCK_BYTES / 4 / (g->k > 0 ? g->k : 1) / GC_PK_MR * GC_PK_MR;
-	if (g->v_packed || g->v_buf || r >= g->m)
+	if (g->v_packed || (g->v_buf && !g->v_a) || r >= g->m)
 		return g->m;
 	return r < GC_PK_MR ? GC_PK_MR : r;
 }

@@ -13,7 +13,7 @@ end.
                        in float64 (|err| <= 1e-5 x max|ref| + 1e-6) and
                        `graphcc run --no-optimize` (the unfused graph).
                        Column counts around the row GEMM's 48-column panels,
-                       batch 2, a bias, a fused residual and Relu on the
+                       weights in more than one block of the row GEMM, batch 2, a bias, a fused residual and Relu on the
                        Conv, float64, no Relu, inputs below zero and a NaN.
                        Refused: a 3x3, strided or grouped Conv, the
                        BatchNormalization's output read twice or a graph
@@ -127,6 +127,9 @@ def _fixtures():
                                 gone),
         "wide-residual-relu": (lambda p: F(p, hw=30, c=48, m=72, residual=True,
                                            conv_act=True), 1, 1, {"Conv"}, gone | {"Add"}),
+        # weights past the row GEMM's 512 KiB blocks of S: V's panels
+        # copied (and normalised) again for each block
+        "s-blocks": (lambda p: F(p, c=512, m=300, hw=8), 1, 1, {"Conv"}, gone),
         "float64": (lambda p: F(p, f64=True, bias=True), 1, 1, {"Conv"}, gone),
         # not a 1x1 stride-1 unpadded ungrouped Conv, or the normalised
         # tensor read elsewhere: left alone
