@@ -96,22 +96,9 @@ def _fixtures():
             outs["nu"] = -t
         if bn_output:
             outs["u"] = t
-        cr_save(path, nodes, inits, inputs, outs,
+        cr.save_model(path, nodes, inits, inputs, outs,
                 TensorProto.DOUBLE if f64 else TensorProto.FLOAT)
         return inputs, outs
-
-    def cr_save(path, nodes, inits, inputs, outs, dt):
-        from onnx import numpy_helper
-        g = helper.make_graph(
-            nodes, "bn-input",
-            [helper.make_tensor_value_info(k, dt, v.shape) for k, v in inputs.items()],
-            [helper.make_tensor_value_info(k, dt, None) for k in outs],
-            [numpy_helper.from_array(v, k) for k, v in inits.items()])
-        mdl = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
-                                producer_name="graphcc-e2e")
-        mdl.ir_version = 8
-        with open(path, "wb") as f:
-            f.write(mdl.SerializeToString())
 
     F = block
     gone = {"BatchNormalization", "Relu"}
@@ -144,26 +131,8 @@ def _fixtures():
 
 
 def fixture_case(ctx, name):
-    build, count, fused, must, must_not = _fixtures()[name]
-    d = run.fresh_dir(os.path.join(ctx.fix, "bn-input", name))
-    model = os.path.join(d, "model.onnx")
-    inputs, outs = build(model)
-    gcb, ops, out, err = cr._compile(ctx, model, d)
-    if gcb is None:
-        return run.Result(False, out, err)
-    m, r = cr.COMPILED_RE.search(out), PASS_RE.search(out)
-    if not r or int(r.group(1)) != fused:
-        return run.Result(False, "fuse-batchnorm-input reported %s, expected %d"
-                          % (r.group(1) if r else "nothing", fused), out)
-    if not m or int(m.group(1)) != count:
-        return run.Result(False, "compiled to %s nodes, expected %d"
-                          % (m.group(1) if m else "?", count), out)
-    if ops is None or (must and not must <= ops) or (must_not and must_not & ops):
-        return run.Result(False, "program has %s; expected %s and none of %s"
-                          % (sorted(ops or []), sorted(must or []), sorted(must_not or [])),
-                          err)
-    why = cr._check(ctx, gcb, model, inputs, outs, d)
-    return run.Result(not why, why or "%s nodes, %d fused" % (m.group(1), fused))
+    return cr.check_fixture(ctx, os.path.join("bn-input", name), "fuse-batchnorm-input",
+                            _fixtures()[name])
 
 
 def torch_case(ctx):
@@ -172,24 +141,11 @@ def torch_case(ctx):
     d = run.fresh_dir(os.path.join(ctx.fix, "bn-input", "torch-dense"))
     D = torchvision.models.densenet
 
-    with cr._EXPORT_LOCK:
-        torch.manual_seed(1919)
-        m = torch.nn.Sequential(
-            D._DenseBlock(3, 16, bn_size=2, growth_rate=8, drop_rate=0),
-            D._Transition(40, 20)).eval()
-        with torch.no_grad():
-            for mod in m.modules():
-                if isinstance(mod, torch.nn.BatchNorm2d):
-                    mod.running_mean.normal_(0, 0.3)
-                    mod.running_var.uniform_(0.5, 1.5)
-                    mod.weight.uniform_(0.5, 1.5)
-                    mod.bias.normal_(0, 0.3)
-        x = torch.randn(2, 16, 14, 14)
-        model = os.path.join(d, "model.onnx")
-        torch.onnx.export(m, x, model, opset_version=13, input_names=["x"],
-                          output_names=["y"])
-        with torch.no_grad():
-            want = m(x).numpy()
+    model = os.path.join(d, "model.onnx")
+    x, want = cr.export_eval(
+        lambda: (torch.nn.Sequential(D._DenseBlock(3, 16, bn_size=2, growth_rate=8,
+                                                   drop_rate=0), D._Transition(40, 20)),
+                 torch.randn(2, 16, 14, 14)), model, 1919)
     gcb, ops, out, err = cr._compile(ctx, model, d)
     if gcb is None:
         return run.Result(False, out, err)
@@ -198,7 +154,7 @@ def torch_case(ctx):
         return run.Result(False, "fuse-batchnorm-input %s, ops %s; expected 4 fused, no "
                           "BatchNormalization" % (r.group(1) if r else "?", sorted(ops or [])),
                           out + err)
-    why = cr._check(ctx, gcb, model, {"x": x.numpy()}, {"y": want}, d)
+    why = cr._check(ctx, gcb, model, {"x": x}, {"y": want}, d)
     return run.Result(not why, why or cr.COMPILED_RE.search(out).group(0))
 
 
