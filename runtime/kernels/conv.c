@@ -753,13 +753,10 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	uint64_t vbuf =
 	    (uint64_t)GC_PK_GEMM_SLOTS * (uint64_t)gc_pk_v_floats(st->kdim, GC_PK_NR) * 4;
 	/* a fused input affine goes with the row GEMM's copy of V's panels;
-	 * the channel kernel would need a pass over the input first (~1 cycle
-	 * an element, as BatchNormalization's) */
+	 * the channel kernel takes a copy of the input transformed first
+	 * (conv_pre_wrap). (Weighing that pass against the row GEMM's estimate
+	 * took the row GEMM at 14x14, 1.1x slower than both passes there.) */
 	int pre = st->pre && !strided && st->g == 1 && vbuf <= CONV_FAST_SCRATCH_MAX;
-	if (pre)
-		chan += (double)(st->n * st->c * st->in_sp);
-	else if (row < chan && st->pre)
-		row += (double)(st->n * st->c * st->in_sp);
 	if (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX)) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
