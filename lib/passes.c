@@ -36,6 +36,7 @@ static const gc_pass gc_ir_passes[] = {
     {"fuse-matmul-bias", gc_pass_fuse_matmul_bias},
     {"fuse-matmul-gelu", gc_pass_fuse_matmul_gelu}, /* after fuse-gelu and fuse-matmul-bias */
     {"fuse-activation", gc_pass_fuse_activation},
+    {"fuse-batchnorm-input", gc_pass_fuse_batchnorm_input}, /* after fuse-activation: its Relu */
     {"dead-node-removal", gc_pass_dead_nodes},
 };
 

@@ -36,6 +36,7 @@ int gc_pass_fuse_qdq_maxpool(gc_pass_ctx *ctx);
 int gc_pass_fuse_qdq_add(gc_pass_ctx *ctx);
 int gc_pass_fuse_dynq_matmul(gc_pass_ctx *ctx);
 int gc_pass_fold_batchnorm(gc_pass_ctx *ctx);
+int gc_pass_fuse_batchnorm_input(gc_pass_ctx *ctx);
 int gc_pass_fuse_residual(gc_pass_ctx *ctx);
 int gc_pass_fuse_layernorm(gc_pass_ctx *ctx);
 int gc_pass_pow_to_mul(gc_pass_ctx *ctx);

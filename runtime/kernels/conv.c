@@ -209,6 +209,14 @@ typedef struct conv_state {
 	 * apply res_act in a pass over the output. */
 	int has_res, post_res;
 	gc_nn_act res_act;
+	/* a BatchNormalization [and Relu] before it, which lib/pass-batchnorm.c
+	 * moved in (inputs 4 and 5, _gc_input_affine 1 or 2): the input is
+	 * taken as x a[c] + b[c] [then max(0, .)]. The row GEMM applies it as
+	 * it copies V's panels (pre_packed); the other paths run pre_inner on
+	 * a transformed copy of x at scratch offset pre_off. */
+	int pre, pre_packed;
+	gc_run_fn pre_inner;
+	uint64_t pre_off;
 	/* a residual of another shape, broadcast as Add does (the pass could
 	 * not see the shapes): the reference path, then y = res_act(conv + z)
 	 * over y's shape (rank brank), conv and z read at strides ba and bz
@@ -662,8 +670,13 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 				.k = st->kdim,
 				.ldv = st->in_sp,
 				.ldc = st->out_sp,
-				.v_buf = st->row_cols ? (float *)k->scratch : NULL,
+				.v_buf = st->row_cols || st->pre_packed ? (float *)k->scratch : NULL,
 				.v_cols = st->row_cols};
+		if (st->pre_packed) {
+			g.v_a = in[4]->data;
+			g.v_b = in[5]->data;
+			g.v_relu = st->pre == 2;
+		}
 		gc_pk_epi_init(&g.epi, &st->act);
 		g.epi.c = bias;
 		g.epi.c_sm = 1;
@@ -739,7 +752,12 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * stride 1 the buffers were measured to make no difference) */
 	uint64_t vbuf =
 	    (uint64_t)GC_PK_GEMM_SLOTS * (uint64_t)gc_pk_v_floats(st->kdim, GC_PK_NR) * 4;
-	if (one && row < chan && (!strided || vbuf <= CONV_FAST_SCRATCH_MAX)) {
+	/* a fused input affine goes with the row GEMM's copy of V's panels;
+	 * the channel kernel takes a copy of the input transformed first
+	 * (conv_pre_wrap). (Weighing that pass against the row GEMM's estimate
+	 * took the row GEMM at 14x14, 1.1x slower than both passes there.) */
+	int pre = st->pre && !strided && st->g == 1 && vbuf <= CONV_FAST_SCRATCH_MAX;
+	if (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX)) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
@@ -754,7 +772,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		n->state_free = conv_state_free;
 		if (strided && !(st->row_cols = conv_cols(st)))
 			return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
-		n->scratch_bytes = strided ? gc_nn_align(vbuf) : 0;
+		st->pre_packed = pre;
+		n->scratch_bytes = strided || pre ? gc_nn_align(vbuf) : 0;
 		n->run = conv_fast_run;
 		return 1;
 	}
@@ -823,6 +842,58 @@ static int conv_residual(gc_kctx *k, conv_state *st, const gc_tensor *z, gc_tens
 	st->own_buf = R != y->rank ||
 		      memcmp(st->bdims, y->dims, (size_t)R * sizeof y->dims[0]) != 0;
 	gc_set_shape(y, y->dtype, R, st->bdims);
+	return 0;
+}
+
+/*
+ * Inputs 4 and 5, a[c] and b[c] of a BatchNormalization [and Relu] that
+ * lib/pass-batchnorm.c moved in before the convolution (marked by the
+ * graphcc-internal attribute _gc_input_affine: 1 the affine, 2 then Relu).
+ * 0, or an error on k.
+ */
+static int conv_input_affine(gc_kctx *k, conv_state *st, gc_tensor *const *in)
+{
+	int64_t mark = gc_attr_i(k, "_gc_input_affine", 0);
+	if (gc_kok(k))
+		return gc_kok(k);
+	if (mark != 1 && mark != 2)
+		return gc_kerr(k, GC_EINVAL, "Conv takes 2 or 3 inputs (X, W, B), not %d",
+			       k->node->n_in);
+	for (int i = 4; i < 6; i++) {
+		const gc_tensor *t = in[i];
+		if (!t || t->dtype != in[0]->dtype || t->rank != 1 || t->dims[0] != st->c ||
+		    (t->dtype != GC_DTYPE_FLOAT && t->dtype != GC_DTYPE_DOUBLE))
+			return gc_kerr(k, GC_EINVAL,
+				       "the fused input affine (inputs 4 and 5) needs two [%" PRId64
+				       "] tensors of X's type, float32 or float64",
+				       st->c);
+	}
+	st->pre = (int)mark;
+	return 0;
+}
+
+static int conv_pre_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const conv_state *st = n->state;
+	gc_tensor xt = *in[0];
+	xt.data = (char *)k->scratch + st->pre_off;
+	gc_nn_channel_affine(k, xt.dtype, st->n, st->c, st->in_sp, in[0]->data, in[4]->data,
+			     in[5]->data, st->pre == 2, xt.data);
+	gc_tensor *ins[6] = {&xt, in[1], in[2], in[3], in[4], in[5]};
+	return st->pre_inner(k, n, ins, out);
+}
+
+/* A kernel that does not apply the input affine itself runs on a copy of
+ * the input that conv_pre_run transforms first. */
+static int conv_pre_wrap(gc_kctx *k, gc_node *n, conv_state *st, const gc_tensor *x)
+{
+	if (!st->pre || st->pre_packed || gc_kok(k))
+		return gc_kok(k);
+	size_t es = x->dtype == GC_DTYPE_DOUBLE ? 8 : 4;
+	st->pre_inner = n->run;
+	st->pre_off = gc_nn_align(n->scratch_bytes);
+	n->scratch_bytes = st->pre_off + gc_nn_align((uint64_t)gc_tensor_numel(x) * es);
+	n->run = conv_pre_run;
 	return 0;
 }
 
@@ -897,7 +968,10 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	for (int i = 0; i < nsp; i++)
 		dims[2 + i] = w->out[GC_NN_MAX_SPATIAL - nsp + i];
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
-	if (n->n_in > 3 && conv_residual(k, st, in[3], out[0]))
+	if (n->n_in > 3 && (in[3] || gc_attr_find(k->node, "_gc_residual")) &&
+	    conv_residual(k, st, in[3], out[0]))
+		return gc_kok(k);
+	if (n->n_in > 4 && conv_input_affine(k, st, in))
 		return gc_kok(k);
 
 	int unit = 1, padded = 0;
@@ -937,7 +1011,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	int one = !padded && w->k[0] * w->k[1] * w->k[2] == 1;
 	int fast = st->bcast ? 0 : conv_fast_prepare(k, n, st, in, one);
 	if (fast)
-		return fast < 0 ? fast : gc_kok(k);
+		return fast < 0 ? fast : conv_pre_wrap(k, n, st, x);
 	if (st->has_res) { /* the reference paths add it after the product */
 		memset(&st->act, 0, sizeof st->act);
 		st->post_res = 1;
@@ -950,7 +1024,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		return gc_nn_half_setup(k, n, in, out, conv_run_f32, scratch);
 	n->scratch_bytes = scratch;
 	n->run = x->dtype == GC_DTYPE_DOUBLE ? conv_run_f64 : conv_run_f32;
-	return gc_kok(k);
+	return conv_pre_wrap(k, n, st, x);
 }
 
 /* ---- ConvTranspose: col = W_g^T x_g by GEMM, then scattered (col2im) ---- */

@@ -11,7 +11,7 @@
 /* BatchNormalization lists up to 5 outputs because opset 7-13 models may name
  * the training outputs; prepare refuses them with a message saying why. */
 #define GC_OPS_NN(X)                                                                               \
-	X(Conv, 2, 4, 1, 1)                                                                        \
+	X(Conv, 2, 6, 1, 1)                                                                        \
 	X(ConvTranspose, 2, 3, 1, 1)                                                               \
 	X(Col2Im, 3, 3, 1, 1)                                                                      \
 	X(DeformConv, 3, 5, 1, 1)                                                                  \
@@ -102,6 +102,11 @@ void gc_nn_sgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, f
 void gc_nn_dgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, double alpha,
 		 const double *a, int lda, const double *b, int ldb, double beta, double *c,
 		 int ldc);
+/* y = x a[ch] + b[ch] over x [outer, c, inner] (float32 or float64), then
+ * max(0, y) when relu, on the pool: a BatchNormalization (and Relu) that a
+ * Conv took in (norm.c). y may be x. */
+void gc_nn_channel_affine(gc_kctx *k, gc_dtype dt, int64_t outer, int64_t c, int64_t inner,
+			  const void *x, const void *a, const void *b, int relu, void *y);
 /* The first column panel (of GC_PK_NR columns) of part `part` of `parts` of
  * a packed product of n columns split by columns (gemm.c): contiguous runs
  * as even in cost as whole panels allow (a partial last panel costs its

@@ -132,6 +132,21 @@ typedef struct bn_job {
 BN_DEFINE(float, f32)
 BN_DEFINE(double, f64)
 
+/* BatchNormalization's pass for a Conv that took it in (conv.c, on the
+ * paths that cannot apply it as they read the input): y = x a + b per
+ * channel of x [outer, c, inner], then max(0, y) when relu. */
+void gc_nn_channel_affine(gc_kctx *k, gc_dtype dt, int64_t outer, int64_t c, int64_t inner,
+			  const void *x, const void *a, const void *b, int relu, void *y)
+{
+	bn_state st = {.outer = outer, .nparam = c, .inner = inner};
+	if (relu)
+		st.act = (gc_nn_act){.kind = GC_NN_ACT_CLAMP, .lo = 0, .hi = INFINITY};
+	if (dt == GC_DTYPE_DOUBLE)
+		bn_apply_f64(k, &st, x, a, b, y);
+	else
+		bn_apply_f32(k, &st, x, a, b, y);
+}
+
 int gc_prepare_BatchNormalization(gc_kctx *k, gc_node *n, gc_tensor *const *in,
 				  gc_tensor *const *out)
 {

@@ -443,6 +443,26 @@ static __mmask16 lane_mask(int64_t n)
 static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr, float *dst)
 {
 	__mmask16 k0 = lane_mask(nr), k1 = lane_mask(nr - 16), k2 = lane_mask(nr - 32);
+	if (!g->v_cols && g->v_a) {
+		/* max(0, v): a NaN stays NaN, as the Relu it replaces gives */
+		const float *src = g->v + n0;
+		__m512 zero = _mm512_setzero_ps();
+		for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+			__m512 a = _mm512_set1_ps(g->v_a[p]), b = _mm512_set1_ps(g->v_b[p]);
+			__m512 v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k0, src), a, b);
+			__m512 v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k1, src + 16), a, b);
+			__m512 v2 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k2, src + 32), a, b);
+			if (g->v_relu) {
+				v0 = _mm512_max_ps(zero, v0);
+				v1 = _mm512_max_ps(zero, v1);
+				v2 = _mm512_max_ps(zero, v2);
+			}
+			_mm512_storeu_ps(dst, v0);
+			_mm512_storeu_ps(dst + 16, v1);
+			_mm512_storeu_ps(dst + 32, v2);
+		}
+		return;
+	}
 	if (!g->v_cols) {
 		const float *src = g->v + n0;
 		for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
@@ -483,13 +503,14 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
  * that the block of S (packed weights, read from memory once a run) is
  * read from L2 by every panel after the first rather than from memory.
  * Not when V's panels are gathered (v_buf): gathering each once costs more
- * than S streamed in order. */
+ * than S streamed in order; a panel copied with an input affine (v_a) is
+ * copied again for each block, which costs less than S from L3. */
 #define PK_S_BLOCK_BYTES (512 << 10)
 
 static int64_t s_block_rows(const gc_pk_gemm *g)
 {
 	int64_t r = PK_S_BLOCK_BYTES / 4 / (g->k > 0 ? g->k : 1) / GC_PK_MR * GC_PK_MR;
-	if (g->v_packed || g->v_buf || r >= g->m)
+	if (g->v_packed || (g->v_buf && !g->v_a) || r >= g->m)
 		return g->m;
 	return r < GC_PK_MR ? GC_PK_MR : r;
 }

@@ -102,6 +102,12 @@ typedef struct gc_pk_gemm {
 	 * (Copying a stride-1 V this way was measured to change nothing.) */
 	float *v_buf;
 	const int32_t *v_cols;
+	/* Plain V with v_buf: row p of V is taken as v * v_a[p] + v_b[p], then
+	 * clamped below at 0 when v_relu, as it is copied (a BatchNormalization
+	 * and Relu before a 1x1 convolution, which lib/pass-batchnorm.c moved
+	 * into it); v_a NULL: as it is. */
+	const float *v_a, *v_b;
+	int v_relu;
 	float *c;
 	int64_t ldc;
 	int64_t m0; /* row of the epilogue's c that row 0 of this product is */

@@ -421,7 +421,7 @@ static void test_conv_batchnorm_folded(void)
 		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
-		CHECK_INT(c.n, 18); /* every pass of passes.c reported */
+		CHECK_INT(c.n, 19); /* every pass of passes.c reported */
 		CHECK_INT(changes(&c, "fold-batchnorm"), 1); /* fold-batchnorm */
 		CHECK_INT(count_op(o, "BatchNormalization"), 0);
 		CHECK_INT(count_op(o, "Conv"), 1);
