@@ -28,6 +28,8 @@
  */
 #include "nn-par.h"
 
+#include "../crash.h" /* GC_TLS_INITIAL_EXEC */
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -256,15 +258,45 @@ void gc_nn_par_release(void)
 	pthread_mutex_unlock(&pool.lock);
 }
 
+/*
+ * The runs under way on this thread (nested ones count once), and whether
+ * the pool was told of them: only at their first job handed to the pool. A
+ * run whose nodes all run serially (a small model, the Identity floor)
+ * never touches the pool's shared lines -- no atomic, no clock read -- and
+ * the workers' spin is unchanged, since it matters only after a job.
+ */
+static _Thread_local int run_depth GC_TLS_INITIAL_EXEC;
+static _Thread_local int run_told GC_TLS_INITIAL_EXEC;
+static atomic_uint_least64_t runs_told;
+
 void gc_nn_par_run_begin(void)
 {
-	atomic_fetch_add_explicit(&pool.runs, 1, memory_order_relaxed);
+	run_depth++;
 }
 
 void gc_nn_par_run_end(void)
 {
+	if (--run_depth > 0 || !run_told)
+		return;
+	run_told = 0;
 	atomic_fetch_sub_explicit(&pool.runs, 1, memory_order_relaxed);
 	keep_hot(PAR_SPIN_IDLE_NS);
+}
+
+/* A job of this thread's run goes to the pool: the workers spin for the
+ * rest of the run (spin_span). */
+static void run_tell(void)
+{
+	if (run_depth > 0 && !run_told) {
+		run_told = 1;
+		atomic_fetch_add_explicit(&pool.runs, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&runs_told, 1, memory_order_relaxed);
+	}
+}
+
+uint64_t gc_nn_par_runs_told(void)
+{
+	return atomic_load(&runs_told);
 }
 
 int gc_nn_par_awake(void)
@@ -337,6 +369,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		run_here(parts, fn, arg);
 		return;
 	}
+	run_tell();
 	int claim = parts > PAR_MAX_PARTS ? PAR_MAX_PARTS : parts;
 	pool.fn = fn;
 	pool.arg = arg;

@@ -32,10 +32,16 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 void gc_nn_par_acquire(void);
 void gc_nn_par_release(void);
 
-/* A run of a session with more than one thread begins / ends: between the
- * two the workers spin longer between jobs (nn-par.c says how long). */
+/* A run of a session with more than one thread begins / ends (on the
+ * calling thread): from its first job handed to the workers to its end
+ * they spin longer between jobs (nn-par.c says how long). A run that hands
+ * the pool no job touches none of its shared state. */
 void gc_nn_par_run_begin(void);
 void gc_nn_par_run_end(void);
+
+/* How many runs so far handed the pool a job (and so told it of the run):
+ * lets the tests see that a serial run leaves the pool alone. */
+uint64_t gc_nn_par_runs_told(void);
 
 /* Workers not asleep (spinning or working): lets the tests see that an
  * idle pool sleeps. */

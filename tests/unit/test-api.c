@@ -457,6 +457,44 @@ static void test_idle_pool_sleeps(void)
 	gc_nn_par_release();
 }
 
+/* A 2-thread run whose nodes all run serially (the Identity floor, a small
+ * model) leaves the pool's shared state alone: it is told of a run only at
+ * the run's first job (once for nested runs), so the serial run costs what
+ * it costs at 1 thread. */
+static void test_serial_run_leaves_pool(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_error err = { 0 };
+	gc_session *s = NULL;
+	gc_session_options two = { .threads = 2 };
+	CHECK_INT(gc_session_new(p, &two, &s, &err), 0);
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+	uint64_t told = gc_nn_par_runs_told(), jobs = gc_nn_par_jobs();
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK(gc_nn_par_jobs() == jobs); /* (6 elements: nothing to split) */
+	CHECK(gc_nn_par_runs_told() == told);
+	/* a run with a job tells the pool once, nested runs included */
+	int parts[8] = { 0 };
+	gc_nn_par_run_begin();
+	gc_nn_par_run_begin();
+	gc_nn_parallel(2, 8, split_part, parts);
+	gc_nn_par_run_end();
+	gc_nn_parallel(2, 8, split_part, parts);
+	gc_nn_par_run_end();
+	CHECK(gc_nn_par_runs_told() == told + 1);
+	gc_nn_par_run_begin(); /* and a serial one after it does not */
+	gc_nn_par_run_end();
+	CHECK(gc_nn_par_runs_told() == told + 1);
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(parts[i], i + 1);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
 static int n_debug_msgs;
 static char debug_msgs[4096];
 static void debug_log(void *user, gc_log_level level, const char *msg)
@@ -620,4 +658,4 @@ static void test_dump_seen_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
