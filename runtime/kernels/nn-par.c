@@ -30,6 +30,7 @@
 
 #include "../crash.h" /* GC_TLS_INITIAL_EXEC */
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -268,10 +269,32 @@ void gc_nn_par_release(void)
 static _Thread_local int run_depth GC_TLS_INITIAL_EXEC;
 static _Thread_local int run_told GC_TLS_INITIAL_EXEC;
 static atomic_uint_least64_t runs_told;
+/* The run's split work (gc_nn_par_run_work), and the estimate of the
+ * last gc_nn_par_threads call that chose threads (< 0: none since the last
+ * job), which the next job is taken to be. */
+static _Thread_local double run_work GC_TLS_INITIAL_EXEC;
+static _Thread_local double last_est GC_TLS_INITIAL_EXEC;
 
 void gc_nn_par_run_begin(void)
 {
-	run_depth++;
+	if (run_depth++ == 0) {
+		run_work = 0;
+		last_est = -1;
+	}
+}
+
+double gc_nn_par_run_work(void)
+{
+	return run_work;
+}
+
+/* A job of `threads` threads in this thread's run: its work is added to
+ * the run's (its estimate, or "unknown"). */
+static void run_job(int threads)
+{
+	if (threads > 1)
+		run_work += last_est >= 0 ? last_est : HUGE_VAL;
+	last_est = -1;
 }
 
 void gc_nn_par_run_end(void)
@@ -345,6 +368,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = GC_NN_PAR_MAX;
 	if (threads > parts)
 		threads = parts;
+	run_job(threads);
 	if (threads <= 1) {
 		run_here(parts, fn, arg);
 		return;
@@ -416,8 +440,11 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 
 int gc_nn_par_threads(int threads, double cycles)
 {
-	if (threads <= 1 || cycles < 2 * GC_NN_PAR_MIN_SHARE)
+	if (threads <= 1 || cycles < 2 * GC_NN_PAR_MIN_SHARE) {
+		last_est = -1;
 		return 1;
+	}
+	last_est = cycles;
 	double n = cycles / GC_NN_PAR_MIN_SHARE;
 	return n < threads ? (int)n : threads;
 }
