@@ -48,13 +48,15 @@ void gc_nn_par_run_end(void);
  */
 double gc_nn_par_run_work(void);
 
-/* Below this much split work (~0.1 ms) a run does not pay for a second
+/* Below this much split work (~50 us) a run does not pay for a second
  * thread: it would gain at most half of it, and the worker spins through
  * the rest of the run (and 50 us after it) to be ready for the next job --
- * the demo at 2 threads took 0.089 ms against 0.058 ms at 1 for a 2 us gain
- * on its one split Conv. A static program's session whose first run's
- * split work is below it runs on one thread from then on. */
-#define GC_NN_PAR_SMALL_RUN 400e3
+ * the demo (113k cycles split, one Conv) took 0.089 ms a run at 2 threads
+ * against 0.058 ms at 1. The MLP of batch 1 (464k cycles, memory-bound
+ * matrix-vector products) gains 2.2x from its second thread: this stays
+ * well under it. A static program's session whose first run's split work
+ * is below it runs on one thread from then on. */
+#define GC_NN_PAR_SMALL_RUN 200e3
 
 /* How many runs so far handed the pool a job (and so told it of the run):
  * lets the tests see that a serial run leaves the pool alone. */
