@@ -28,6 +28,10 @@ struct gc_session {
 	gc_tensor **ptrs;    /* per node: inputs then outputs */
 	int32_t *ptr_start;  /* per node: where its pointers start */
 	int threads;
+	/* A static program's session with threads > 1 whose first run split
+	 * less than GC_NN_PAR_SMALL_RUN of work (nn-par.h): its runs use one
+	 * thread, and leave the pool alone. */
+	bool serial;
 	/* Strings (see strpool.h): the ones kernels make, emptied when a run
 	 * starts, and per program input the session's copy of the strings
 	 * last set (one block each, reused by the next set; empty for other

@@ -905,7 +905,8 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	 * die here); a subprogram's live until the program's next run. */
 	if (!s->depth)
 		gc_strpool_reset(s->strings);
-	gc_kctx k = { .err = err, .threads = s->threads, .strings = s->strings, .session = s,
+	const int threads = s->root->serial ? 1 : s->threads;
+	gc_kctx k = { .err = err, .threads = threads, .strings = s->strings, .session = s,
 		      .rng_seed = s->seed, .rng_salt = s->salt, .rng_run = (uint32_t)s->runs++ };
 	const bool stops = s->root->cancel || s->root->deadline_ns;
 	if (s->plans && gc_dyn_plan_begin(s->plans, s, err))
@@ -916,14 +917,14 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 	gc_crash_session = s; /* for the crash report: which node crashed */
 	int rc = 0;
 	/* the pool's workers stay awake between this run's jobs */
-	const bool pooled = !s->depth && s->threads > 1;
+	const bool pooled = !s->depth && threads > 1;
 	if (pooled)
 		gc_nn_par_run_begin();
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		gc_node *n = &p->nodes[i];
 		gc_tensor **io = s->ptrs + s->ptr_start[i];
 		gc_run_node rn = { .session = s, .program = p, .index = i, .node = n, .in = io,
-				   .out = io + n->n_in, .threads = s->threads };
+				   .out = io + n->n_in, .threads = threads };
 		gc_crash_current = n; /* (a crash in a hook is reported in this node) */
 		if (stops && (rc = stop_before(s, i, err)))
 			break;
@@ -949,8 +950,12 @@ int gc_session_run_hooked(gc_session *s, const gc_run_hooks *h, gc_error *err)
 			break;
 	}
 	gc_crash_current = outer_node;
-	if (pooled)
+	if (pooled) {
+		/* the first run of a static program tells what it splits */
+		if (!rc && s->runs == 1 && !p->dynamic)
+			s->serial = gc_nn_par_run_work() < GC_NN_PAR_SMALL_RUN;
 		gc_nn_par_run_end();
+	}
 	if (s->depth)
 		gc_crash_session = outer_session;
 	/* session state: each updated value becomes its input's */

@@ -624,8 +624,7 @@ static void conv_part(void *arg, int part, int parts, int slot)
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
 		    float *y, float *scratch, int threads)
 {
-	int t = gc_nn_par_threads(threads,
-				  (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]));
+	double cost = (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]);
 	for (int64_t b = 0; b < p->n; b++) {
 		conv_job j = {.p = p,
 			      .x = x + b * p->c * p->in_sp,
@@ -641,6 +640,8 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			j.x = scratch;
 			j.xs = p->pin_sp;
 		}
+		/* (estimated right before its job: the run's work, nn-par.h) */
+		int t = gc_nn_par_threads(threads, cost);
 		gc_nn_parallel(t, gc_nn_par_parts(t, p->g * p->panels * p->rows), conv_part, &j);
 	}
 }

@@ -28,6 +28,9 @@
  */
 #include "nn-par.h"
 
+#include "../crash.h" /* GC_TLS_INITIAL_EXEC */
+
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -256,15 +259,67 @@ void gc_nn_par_release(void)
 	pthread_mutex_unlock(&pool.lock);
 }
 
+/*
+ * The runs under way on this thread (nested ones count once), and whether
+ * the pool was told of them: only at their first job handed to the pool. A
+ * run whose nodes all run serially (a small model, the Identity floor)
+ * never touches the pool's shared lines -- no atomic, no clock read -- and
+ * the workers' spin is unchanged, since it matters only after a job.
+ */
+static _Thread_local int run_depth GC_TLS_INITIAL_EXEC;
+static _Thread_local int run_told GC_TLS_INITIAL_EXEC;
+static atomic_uint_least64_t runs_told;
+/* The run's split work (gc_nn_par_run_work), and the estimate of the
+ * last gc_nn_par_threads call that chose threads (< 0: none since the last
+ * job), which the next job is taken to be. */
+static _Thread_local double run_work GC_TLS_INITIAL_EXEC;
+static _Thread_local double last_est GC_TLS_INITIAL_EXEC;
+
 void gc_nn_par_run_begin(void)
 {
-	atomic_fetch_add_explicit(&pool.runs, 1, memory_order_relaxed);
+	if (run_depth++ == 0) {
+		run_work = 0;
+		last_est = -1;
+	}
+}
+
+double gc_nn_par_run_work(void)
+{
+	return run_work;
+}
+
+/* A job of `threads` threads in this thread's run: its work is added to
+ * the run's (its estimate, or "unknown"). */
+static void run_job(int threads)
+{
+	if (threads > 1)
+		run_work += last_est >= 0 ? last_est : HUGE_VAL;
+	last_est = -1;
 }
 
 void gc_nn_par_run_end(void)
 {
+	if (--run_depth > 0 || !run_told)
+		return;
+	run_told = 0;
 	atomic_fetch_sub_explicit(&pool.runs, 1, memory_order_relaxed);
 	keep_hot(PAR_SPIN_IDLE_NS);
+}
+
+/* A job of this thread's run goes to the pool: the workers spin for the
+ * rest of the run (spin_span). */
+static void run_tell(void)
+{
+	if (run_depth > 0 && !run_told) {
+		run_told = 1;
+		atomic_fetch_add_explicit(&pool.runs, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&runs_told, 1, memory_order_relaxed);
+	}
+}
+
+uint64_t gc_nn_par_runs_told(void)
+{
+	return atomic_load(&runs_told);
 }
 
 int gc_nn_par_awake(void)
@@ -313,6 +368,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = GC_NN_PAR_MAX;
 	if (threads > parts)
 		threads = parts;
+	run_job(threads);
 	if (threads <= 1) {
 		run_here(parts, fn, arg);
 		return;
@@ -337,6 +393,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		run_here(parts, fn, arg);
 		return;
 	}
+	run_tell();
 	int claim = parts > PAR_MAX_PARTS ? PAR_MAX_PARTS : parts;
 	pool.fn = fn;
 	pool.arg = arg;
@@ -383,8 +440,11 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 
 int gc_nn_par_threads(int threads, double cycles)
 {
-	if (threads <= 1 || cycles < 2 * GC_NN_PAR_MIN_SHARE)
+	if (threads <= 1 || cycles < 2 * GC_NN_PAR_MIN_SHARE) {
+		last_est = -1;
 		return 1;
+	}
+	last_est = cycles;
 	double n = cycles / GC_NN_PAR_MIN_SHARE;
 	return n < threads ? (int)n : threads;
 }

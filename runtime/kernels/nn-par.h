@@ -32,10 +32,35 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 void gc_nn_par_acquire(void);
 void gc_nn_par_release(void);
 
-/* A run of a session with more than one thread begins / ends: between the
- * two the workers spin longer between jobs (nn-par.c says how long). */
+/* A run of a session with more than one thread begins / ends (on the
+ * calling thread): from its first job handed to the workers to its end
+ * they spin longer between jobs (nn-par.c says how long). A run that hands
+ * the pool no job touches none of its shared state. */
 void gc_nn_par_run_begin(void);
 void gc_nn_par_run_end(void);
+
+/*
+ * The estimated work (cycles, as given to gc_nn_par_threads) of the jobs
+ * of more than one thread in this thread's run under way (or the last
+ * one): each job is taken to be the work of the gc_nn_par_threads call
+ * just before it; HUGE_VAL once a job had none (a package's parallel_for,
+ * a split by a fixed count). The session reads it after its first run.
+ */
+double gc_nn_par_run_work(void);
+
+/* Below this much split work (~50 us) a run does not pay for a second
+ * thread: it would gain at most half of it, and the worker spins through
+ * the rest of the run (and 50 us after it) to be ready for the next job --
+ * the demo (113k cycles split, one Conv) took 0.089 ms a run at 2 threads
+ * against 0.058 ms at 1. The MLP of batch 1 (464k cycles, memory-bound
+ * matrix-vector products) gains 2.2x from its second thread: this stays
+ * well under it. A static program's session whose first run's split work
+ * is below it runs on one thread from then on. */
+#define GC_NN_PAR_SMALL_RUN 200e3
+
+/* How many runs so far handed the pool a job (and so told it of the run):
+ * lets the tests see that a serial run leaves the pool alone. */
+uint64_t gc_nn_par_runs_told(void);
 
 /* Workers not asleep (spinning or working): lets the tests see that an
  * idle pool sleeps. */

@@ -457,6 +457,107 @@ static void test_idle_pool_sleeps(void)
 	gc_nn_par_release();
 }
 
+/* A 2-thread run whose nodes all run serially (the Identity floor, a small
+ * model) leaves the pool's shared state alone: it is told of a run only at
+ * the run's first job (once for nested runs), so the serial run costs what
+ * it costs at 1 thread. */
+static void test_serial_run_leaves_pool(void)
+{
+	gc_program *p = two_input_program();
+	CHECK(p);
+	gc_error err = { 0 };
+	gc_session *s = NULL;
+	gc_session_options two = { .threads = 2 };
+	CHECK_INT(gc_session_new(p, &two, &s, &err), 0);
+	gc_tensor t = { .data = x_data, .dims = { 2, 3 }, .rank = 2, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 1, &t, &err), 0);
+	uint64_t told = gc_nn_par_runs_told(), jobs = gc_nn_par_jobs();
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK(gc_nn_par_jobs() == jobs); /* (6 elements: nothing to split) */
+	CHECK(gc_nn_par_runs_told() == told);
+	/* a run with a job tells the pool once, nested runs included */
+	int parts[8] = { 0 };
+	gc_nn_par_run_begin();
+	gc_nn_par_run_begin();
+	gc_nn_parallel(2, 8, split_part, parts);
+	gc_nn_par_run_end();
+	gc_nn_parallel(2, 8, split_part, parts);
+	gc_nn_par_run_end();
+	CHECK(gc_nn_par_runs_told() == told + 1);
+	gc_nn_par_run_begin(); /* and a serial one after it does not */
+	gc_nn_par_run_end();
+	CHECK(gc_nn_par_runs_told() == told + 1);
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(parts[i], i + 1);
+	gc_session_free(s);
+	gc_program_free(p);
+}
+
+/* Relu over n floats: one element-wise job of about n cycles' work. */
+static gc_program *relu_program(int64_t n)
+{
+	gc_graph *g = gc_graph_new("relu");
+	gc_error err = { 0 };
+	gc_graph_set_opset(g, "", 13, &err);
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 1, &n, NULL, &err);
+	const char *r_in[] = { "x" }, *r_out[] = { "y" };
+	gc_graph_add_node(g, "relu", "", "Relu", 1, r_in, 1, r_out, 0, NULL, &err);
+	gc_graph_add_output(g, "y", &err);
+	gc_program *p = NULL;
+	if (err.code || gc_compile(g, NULL, &p, &err))
+		fprintf(stderr, "relu_program: %s\n", err.msg);
+	gc_graph_free(g);
+	return p;
+}
+
+/* *split: how many of 3 runs after the first split work, at 2 threads
+ * (checking every run's output against max(x, 0)). */
+static void split_runs_after_first(int64_t n, int *split)
+{
+	gc_program *p = relu_program(n);
+	CHECK(p);
+	float *x = malloc((size_t)n * sizeof *x);
+	for (int64_t i = 0; i < n; i++)
+		x[i] = (float)(i % 7) - 3.0f;
+	gc_error err = { 0 };
+	gc_session *s = NULL;
+	gc_session_options two = { .threads = 2 };
+	CHECK_INT(gc_session_new(p, &two, &s, &err), 0);
+	gc_tensor t = { .data = x, .dims = { n }, .rank = 1, .dtype = GC_DTYPE_FLOAT };
+	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
+	uint64_t jobs = gc_nn_par_jobs();
+	CHECK_INT(gc_session_run(s, &err), 0);
+	CHECK(gc_nn_par_jobs() > jobs); /* the first run splits */
+	*split = 0;
+	for (int r = 0; r < 3; r++) {
+		jobs = gc_nn_par_jobs();
+		CHECK_INT(gc_session_run(s, &err), 0);
+		*split += gc_nn_par_jobs() > jobs;
+		const float *y = gc_session_output(s, 0)->data;
+		int bad = 0;
+		for (int64_t i = 0; i < n; i++)
+			bad += y[i] != (x[i] > 0 ? x[i] : 0.0f);
+		CHECK_INT(bad, 0);
+	}
+	gc_session_free(s);
+	gc_program_free(p);
+	free(x);
+}
+
+/* A static model whose first run splits less than GC_NN_PAR_SMALL_RUN of
+ * work (a 100k-element Relu: ~100k cycles) runs on one thread from then on;
+ * one with more (4M elements) keeps splitting every run. */
+static void test_small_run_goes_serial(void)
+{
+	int split = -1;
+	split_runs_after_first(100000, &split);
+	CHECK_INT(split, 0);
+	split_runs_after_first(4000000, &split);
+	CHECK_INT(split, 3);
+}
+
 static int n_debug_msgs;
 static char debug_msgs[4096];
 static void debug_log(void *user, gc_log_level level, const char *msg)
@@ -620,4 +721,4 @@ static void test_dump_seen_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
