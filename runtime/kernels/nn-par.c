@@ -178,7 +178,7 @@ static void run_parts(uint32_t job, int slot)
 static uint64_t wait_job(int w, uint32_t seen)
 {
 	int slot = w + 1;
-	int64_t last = now_ns();
+	int64_t last = now_ns(), mine = last + spin_span();
 	for (int i = 1;; i++) {
 		uint64_t word = atomic_load_explicit(&pool.word, memory_order_acquire);
 		if (W_JOB(word) != seen || atomic_load_explicit(&pool.stop, memory_order_relaxed))
@@ -188,7 +188,8 @@ static uint64_t wait_job(int w, uint32_t seen)
 			check_preempted(last, now);
 			last = now;
 			if (slot >= atomic_load_explicit(&pool.threads, memory_order_relaxed) ||
-			    now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed))
+			    (now > mine &&
+			     now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed)))
 				break;
 		}
 		PAR_RELAX();
