@@ -10,8 +10,10 @@
  * long as a wake costs -- the competitive bound: never more than twice the
  * best choice -- and then sleep on their own condition variable:
  *   - while a session's run is under way (gc_nn_par_run_begin/_end), up to
- *     PAR_SPIN_RUN_NS after the last job: the serial nodes between two
- *     parallel ones (a Concat, a small kernel) mostly take less;
+ *     PAR_SPIN_RUN_NS after the last job, and after the worker's own last
+ *     part (a job may last longer than the span: a worker that finished
+ *     before the caller would otherwise sleep at once): the serial nodes
+ *     between two parallel ones (a Concat, a small kernel) mostly take less;
  *   - after the last run ended, PAR_SPIN_IDLE_NS: a caller running the
  *     session in a loop comes back sooner; an idle session then burns no CPU;
  *   - while the cores are contended (a caller found the pool busy: two
