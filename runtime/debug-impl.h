@@ -117,9 +117,12 @@ int gc_guard_again(gc_guard *g, const gc_session *s, int32_t i, int poison_a, in
 /* ------------------------------------------------------------ profile */
 
 /* Writes the Chrome trace-event JSON of the first n_done nodes (start and
- * duration of each in microseconds since the run began). */
+ * duration of each in microseconds since the run began; with pool, what
+ * each node's jobs on the worker pool cost: kernels/nn-par.h). */
+struct gc_nn_par_stats;
 int gc_profile_write(const char *path, const gc_session *s, const double *start_us,
-		     const double *dur_us, int32_t n_done, gc_error *err);
+		     const double *dur_us, const struct gc_nn_par_stats *pool, int32_t n_done,
+		     gc_error *err);
 /* The per-op-type table (count, total ms, share), sorted by total. */
 void gc_profile_summary(FILE *f, const gc_program *p, const double *dur_us, int32_t n_done);
 

@@ -13,6 +13,7 @@
 #include "custom.h"
 #include "debug-impl.h"
 #include "fileio.h"
+#include "kernels/nn-par.h"
 
 static void json_str(FILE *f, const char *s)
 {
@@ -44,8 +45,25 @@ static void json_tensors(FILE *f, const gc_session *s, const int32_t *list, int3
 	json_str(f, all);
 }
 
+/* A node's jobs on the worker pool, in microseconds: their wall time, the
+ * threads' time in parts, the threads' idle time in them (wall x threads -
+ * busy), the caller's wait after its own last part, the workers' delay to
+ * their first part; and the calls that ran on the caller alone. */
+static void json_pool(FILE *f, const gc_nn_par_stats *ps)
+{
+	if (!ps->jobs && !ps->single)
+		return;
+	fprintf(f,
+		", \"pool\": {\"jobs\": %" PRIu64 ", \"wall\": %.1f, \"busy\": %.1f, "
+		"\"idle\": %.1f, \"tail\": %.1f, \"late\": %.1f, \"alone\": %" PRIu64 "}",
+		ps->jobs, (double)ps->wall_ns / 1e3, (double)ps->busy_ns / 1e3,
+		((double)ps->cap_ns - (double)ps->busy_ns) / 1e3, (double)ps->tail_ns / 1e3,
+		(double)ps->late_ns / 1e3, ps->single);
+}
+
 int gc_profile_write(const char *path, const gc_session *s, const double *start_us,
-		     const double *dur_us, int32_t n_done, gc_error *err)
+		     const double *dur_us, const gc_nn_par_stats *pool, int32_t n_done,
+		     gc_error *err)
 {
 	const gc_program *p = s->p;
 	char *buf = NULL;
@@ -86,6 +104,8 @@ int gc_profile_write(const char *path, const gc_session *s, const double *start_
 		json_tensors(f, s, n->in, n->n_in);
 		fputs(", \"outputs\": ", f);
 		json_tensors(f, s, n->out, n->n_out);
+		if (pool)
+			json_pool(f, &pool[i]);
 		fputs("}}", f);
 	}
 	fprintf(f,

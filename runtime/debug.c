@@ -26,6 +26,7 @@
 #include "crash.h"
 #include "custom.h"
 #include "debug-impl.h"
+#include "kernels/nn-par.h"
 #include "run-hooks.h"
 #include "session-impl.h"
 
@@ -301,6 +302,7 @@ typedef struct debug_run {
 	const gc_debug_options *opt;
 	int32_t brk;
 	double *start, *dur; /* per node, microseconds from the run's start */
+	gc_nn_par_stats *pool, pool0; /* --profile: per node, the pool's jobs */
 	double t_run, t0;
 	unsigned char *bad; /* per tensor: holds NaN/Inf */
 	gc_dumper *dump;
@@ -360,6 +362,8 @@ static int debug_before(void *user, gc_run_node *rn, gc_error *err)
 		rn->out = gc_guard_begin(d->guard, rn->session, rn->index);
 		rn->scratch_poison = POISON_NAN;
 	}
+	if (d->pool)
+		gc_nn_par_stats_read(&d->pool0);
 	d->t0 = now_us();
 	if (d->wd.started) {
 		atomic_store(&d->wd.since, d->t0);
@@ -377,6 +381,14 @@ static void debug_timed(debug_run *d, int32_t i)
 	d->start[i] = d->t0 - d->t_run;
 	d->dur[i] = t1 - d->t0;
 	d->done = i + 1;
+	if (d->pool) {
+		gc_nn_par_stats a = d->pool0, b;
+		gc_nn_par_stats_read(&b);
+		d->pool[i] = (gc_nn_par_stats){b.jobs - a.jobs,	    b.wall_ns - a.wall_ns,
+					       b.busy_ns - a.busy_ns, b.cap_ns - a.cap_ns,
+					       b.tail_ns - a.tail_ns, b.late_ns - a.late_ns,
+					       b.single - a.single};
+	}
 }
 
 static void debug_failed(void *user, const gc_run_node *rn, int rc, gc_error *err)
@@ -444,6 +456,11 @@ static int debug_start(debug_run *d, gc_session *s, gc_error *err)
 	d->bad = gc_calloc((size_t)p->n_tensors + 1, 1);
 	if (!d->start || !d->dur || !d->bad)
 		return gc_error_set(err, GC_ENOMEM, "out of memory");
+	if (opt->profile_path) {
+		if (!(d->pool = gc_calloc((size_t)p->n_nodes + 1, sizeof *d->pool)))
+			return gc_error_set(err, GC_ENOMEM, "out of memory");
+		gc_nn_par_stats_on(1);
+	}
 	if (opt->dump_dir && (rc = gc_dumper_open(opt->dump_dir, p, &d->dump, err)))
 		return rc;
 	if (opt->guard && (rc = gc_guard_new(s, &d->guard, err)))
@@ -504,7 +521,8 @@ static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err
 	watchdog_stop(&d->wd);
 	if (opt->profile_path && d->done) {
 		gc_error perr = {0};
-		if (gc_profile_write(opt->profile_path, s, d->start, d->dur, d->done, &perr)) {
+		if (gc_profile_write(opt->profile_path, s, d->start, d->dur, d->pool, d->done,
+				     &perr)) {
 			if (!rc)
 				rc = gc_error_set(err, perr.code, "%s", perr.msg);
 		} else {
@@ -521,6 +539,9 @@ static int debug_finish(debug_run *d, const gc_session *s, int rc, gc_error *err
 		       (int)dumped, opt->dump_dir);
 	gc_guard_free(d->guard);
 	gc_tcheck_free(d->tc);
+	if (d->pool)
+		gc_nn_par_stats_on(0);
+	gc_free(d->pool);
 	gc_free(d->start);
 	gc_free(d->dur);
 	gc_free(d->bad);

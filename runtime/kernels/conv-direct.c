@@ -7,11 +7,14 @@
  */
 #include "sgemm-pack.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../alloc.h"
 #include "nn-par.h"
+#include "nn-split.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PK_X86 1
@@ -587,62 +590,110 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
 		       (size_t)(gc_pk_conv_scratch(p) - p->c * p->pin_sp) * sizeof(float));
 }
 
+/*
+ * One convolution (of one batch item) is one job on the pool: its parts are
+ * first `pads` runs of channels of the zero-padded copy of the input (none
+ * without pads), then the convolution's items (group, panel, unit) in that
+ * order, in guided runs (nn-split.h: they shrink toward the end, so that the
+ * threads end together). A unit is an output row, or the two rows chan_rows
+ * puts in one tile (a part boundary between them would halve that tile). A
+ * part of the convolution waits until every part of the copy is done: the
+ * threads claim parts in order, so it waits only for copy parts already
+ * under way on other threads. As one job the copy costs no hand-over of its
+ * own, and is split even where it is too small to be worth one (14x14 and
+ * 7x7 inputs: 35-50 us a node on the caller alone).
+ */
 typedef struct conv_job {
 	const gc_pk_conv *p;
 	const float *x, *bias, *res;
 	float *y, *xp;
-	int64_t xs; /* input elements a channel */
+	const float *xc; /* what the convolution reads: x or the padded copy xp */
+	int64_t xs;	 /* its elements a channel */
+	int threads;	 /* the guided split's */
+	int64_t rpu;	 /* output rows a unit */
+	int64_t units;	 /* units a panel */
+	int pads;	 /* parts of the padded copy */
+	atomic_int pads_left;
 } conv_job;
 
-/* Channels of the padded copy, split in runs. */
-static void pad_part(void *arg, int part, int parts, int slot)
+/* Waits until the padded copy is done (its parts run on other threads). */
+static void wait_pads(conv_job *j)
 {
-	(void)slot;
-	const conv_job *j = arg;
-	int64_t lo, hi;
-	gc_nn_part_range(j->p->c, part, parts, &lo, &hi);
-	conv_pad(j->p, j->x, j->xp, lo, hi);
+	for (int i = 1; atomic_load_explicit(&j->pads_left, memory_order_acquire) > 0; i++) {
+		if (i % 4096 == 0)
+			sched_yield(); /* the thread with the part may have lost its core */
+		else
+			_mm_pause();
+	}
 }
 
-/* Items (group, panel, output row) in that order, split in runs. */
+/* Items [lo, hi) of the convolution. */
+static void conv_items(const conv_job *j, int64_t lo, int64_t hi)
+{
+	const gc_pk_conv *p = j->p;
+	while (lo < hi) {
+		int64_t gq = lo / j->units, u0 = lo % j->units;
+		int64_t u1 = j->units < u0 + hi - lo ? j->units : u0 + hi - lo;
+		int64_t gi = gq / p->panels, q = gq % p->panels;
+		int64_t r1 = u1 * j->rpu < p->rows ? u1 * j->rpu : p->rows;
+		chan_rows(p, j->xc + gi * p->cg * j->xs, j->bias, j->res, j->y, gi, q, u0 * j->rpu,
+			  r1);
+		lo += u1 - u0;
+	}
+}
+
 static void conv_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
-	const conv_job *j = arg;
+	conv_job *j = arg;
 	const gc_pk_conv *p = j->p;
-	int64_t lo, hi;
-	gc_nn_part_range(p->g * p->panels * p->rows, part, parts, &lo, &hi);
-	while (lo < hi) {
-		int64_t gq = lo / p->rows, r0 = lo % p->rows;
-		int64_t r1 = p->rows < r0 + hi - lo ? p->rows : r0 + hi - lo;
-		int64_t gi = gq / p->panels, q = gq % p->panels;
-		chan_rows(p, j->x + gi * p->cg * j->xs, j->bias, j->res, j->y, gi, q, r0, r1);
-		lo += r1 - r0;
+	if (part < j->pads) {
+		int64_t lo, hi;
+		gc_nn_part_range(p->c, part, j->pads, &lo, &hi);
+		conv_pad(p, j->x, j->xp, lo, hi);
+		atomic_fetch_sub_explicit(&j->pads_left, 1, memory_order_release);
+		return;
 	}
+	if (j->pads)
+		wait_pads(j);
+	int64_t lo, hi;
+	gc_nn_guided_range(p->g * p->panels * j->units, j->threads, 1, part - j->pads,
+			   parts - j->pads, &lo, &hi);
+	conv_items(j, lo, hi);
 }
 
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
 		    float *y, float *scratch, int threads)
 {
 	double cost = (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]);
+	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, units = (p->rows + rpu - 1) / rpu;
 	for (int64_t b = 0; b < p->n; b++) {
+		/* (estimated right before its job: the run's work, nn-par.h) */
+		int t = gc_nn_par_threads(threads, cost);
+		int parts = gc_nn_guided_parts(p->g * p->panels * units, t, 1);
 		conv_job j = {.p = p,
 			      .x = x + b * p->c * p->in_sp,
 			      .bias = bias,
 			      .res = res ? res + b * p->m * p->out_sp : NULL,
 			      .y = y + b * p->m * p->out_sp,
-			      .xs = p->in_sp};
+			      .xc = x + b * p->c * p->in_sp,
+			      .xs = p->in_sp,
+			      .threads = t,
+			      .rpu = rpu,
+			      .units = units};
 		if (p->pad) {
-			/* a copy is ~1 cycle a float */
-			int tp = gc_nn_par_threads(threads, (double)(p->c * p->pin_sp));
+			j.pads = (int)(t > 1 ? (2 * t < p->c ? 2 * t : p->c) : 1);
+			atomic_init(&j.pads_left, j.pads);
 			j.xp = scratch;
-			gc_nn_parallel(tp, gc_nn_par_parts(tp, p->c), pad_part, &j);
-			j.x = scratch;
+			j.xc = scratch;
 			j.xs = p->pin_sp;
 		}
-		/* (estimated right before its job: the run's work, nn-par.h) */
-		int t = gc_nn_par_threads(threads, cost);
-		gc_nn_parallel(t, gc_nn_par_parts(t, p->g * p->panels * p->rows), conv_part, &j);
+		if (t <= 1) {
+			for (int i = 0; i < j.pads + 1; i++)
+				conv_part(&j, i, j.pads + 1, 0);
+		} else {
+			gc_nn_parallel(t, j.pads + parts, conv_part, &j);
+		}
 	}
 }
 

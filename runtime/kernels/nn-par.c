@@ -10,8 +10,10 @@
  * long as a wake costs -- the competitive bound: never more than twice the
  * best choice -- and then sleep on their own condition variable:
  *   - while a session's run is under way (gc_nn_par_run_begin/_end), up to
- *     PAR_SPIN_RUN_NS after the last job: the serial nodes between two
- *     parallel ones (a Concat, a small kernel) mostly take less;
+ *     PAR_SPIN_RUN_NS after the last job, and after the worker's own last
+ *     part (a job may last longer than the span: a worker that finished
+ *     before the caller would otherwise sleep at once): the serial nodes
+ *     between two parallel ones (a Concat, a small kernel) mostly take less;
  *   - after the last run ended, PAR_SPIN_IDLE_NS: a caller running the
  *     session in a loop comes back sooner; an idle session then burns no CPU;
  *   - while the cores are contended (a caller found the pool busy: two
@@ -83,6 +85,10 @@ static struct {
 	_Alignas(64) atomic_int_least64_t hot_until; /* workers spin until then (ns) */
 	atomic_int_least64_t contended_until;
 	atomic_int runs; /* runs under way */
+	/* the job counts in the stats (gc_nn_par_stats_on): when it was
+	 * published (ns); written before the word is published */
+	int stats;
+	int64_t published;
 } pool = {.once = PTHREAD_ONCE_INIT,
 	  .lock = PTHREAD_MUTEX_INITIALIZER,
 	  .done = PTHREAD_COND_INITIALIZER};
@@ -129,10 +135,14 @@ static int64_t spin_span(void)
 									 : PAR_SPIN_IDLE_NS;
 }
 
+static atomic_int stats_on;
+static atomic_uint_least64_t st_jobs, st_wall, st_busy, st_cap, st_tail, st_late, st_single;
+
 /* Claims and runs parts of job `job` (slot `slot`) until none is left. */
 static void run_parts(uint32_t job, int slot)
 {
 	uint64_t w = atomic_load_explicit(&pool.word, memory_order_acquire);
+	int first = 1;
 	for (;;) {
 		if (W_JOB(w) != job || W_NEXT(w) >= W_PARTS(w))
 			return;
@@ -141,7 +151,11 @@ static void run_parts(uint32_t job, int slot)
 							   memory_order_acquire))
 			continue;
 		/* the job cannot end before this part does: its fields hold */
-		int part = W_NEXT(w), parts = W_PARTS(w), real = pool.real_parts;
+		int part = W_NEXT(w), parts = W_PARTS(w), real = pool.real_parts, on = pool.stats;
+		int64_t t0 = on ? now_ns() : 0;
+		if (on && first && slot > 0)
+			atomic_fetch_add(&st_late, (uint64_t)(t0 - pool.published));
+		first = 0;
 		if (real == parts) {
 			pool.fn(pool.arg, part, parts, slot);
 		} else {
@@ -150,6 +164,8 @@ static void run_parts(uint32_t job, int slot)
 			for (int64_t p = lo; p < hi; p++)
 				pool.fn(pool.arg, (int)p, real, slot);
 		}
+		if (on)
+			atomic_fetch_add(&st_busy, (uint64_t)(now_ns() - t0));
 		w = atomic_load_explicit(&pool.word, memory_order_acquire);
 		/* seq_cst, as the caller's store of caller_waits and load of
 		 * finished: one of the two sees the other */
@@ -167,7 +183,7 @@ static void run_parts(uint32_t job, int slot)
 static uint64_t wait_job(int w, uint32_t seen)
 {
 	int slot = w + 1;
-	int64_t last = now_ns();
+	int64_t last = now_ns(), mine = last + spin_span();
 	for (int i = 1;; i++) {
 		uint64_t word = atomic_load_explicit(&pool.word, memory_order_acquire);
 		if (W_JOB(word) != seen || atomic_load_explicit(&pool.stop, memory_order_relaxed))
@@ -177,7 +193,8 @@ static uint64_t wait_job(int w, uint32_t seen)
 			check_preempted(last, now);
 			last = now;
 			if (slot >= atomic_load_explicit(&pool.threads, memory_order_relaxed) ||
-			    now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed))
+			    (now > mine &&
+			     now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed)))
 				break;
 		}
 		PAR_RELAX();
@@ -356,8 +373,26 @@ static int start_workers(int threads)
 	return threads;
 }
 
+void gc_nn_par_stats_on(int on)
+{
+	atomic_store(&stats_on, on);
+}
+
+void gc_nn_par_stats_read(gc_nn_par_stats *s)
+{
+	s->jobs = atomic_load(&st_jobs);
+	s->wall_ns = atomic_load(&st_wall);
+	s->busy_ns = atomic_load(&st_busy);
+	s->cap_ns = atomic_load(&st_cap);
+	s->tail_ns = atomic_load(&st_tail);
+	s->late_ns = atomic_load(&st_late);
+	s->single = atomic_load(&st_single);
+}
+
 static void run_here(int parts, gc_nn_part_fn fn, void *arg)
 {
+	if (atomic_load_explicit(&stats_on, memory_order_relaxed))
+		atomic_fetch_add(&st_single, 1);
 	for (int p = 0; p < parts; p++)
 		fn(arg, p, parts, 0);
 }
@@ -400,6 +435,10 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	pool.real_parts = parts;
 	atomic_store_explicit(&pool.threads, threads, memory_order_relaxed);
 	atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
+	int on = atomic_load_explicit(&stats_on, memory_order_relaxed);
+	int64_t t_pub = on ? now_ns() : 0, t_mine = 0;
+	pool.stats = on;
+	pool.published = t_pub;
 	keep_hot(spin_span());
 	uint32_t job = W_JOB(atomic_load_explicit(&pool.word, memory_order_relaxed)) + 1;
 	/* seq_cst: ordered before the reads of the sleeping flags below (a
@@ -411,6 +450,8 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 			pthread_cond_signal(&pool.w[i].wake);
 	pthread_mutex_unlock(&pool.lock);
 	run_parts(job, 0);
+	if (on)
+		t_mine = now_ns();
 	/* the rest are parts that workers have begun: spin, then sleep */
 	/* Briefly: spinning on a worker that lost its core would keep the core
 	 * it needs (a long part is no sign of contention: only a lost core is) */
@@ -433,6 +474,13 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 			pthread_cond_wait(&pool.done, &pool.lock);
 		pthread_mutex_unlock(&pool.lock);
 		atomic_store(&pool.caller_waits, 0);
+	}
+	if (on) {
+		int64_t t_end = now_ns();
+		atomic_fetch_add(&st_jobs, 1);
+		atomic_fetch_add(&st_wall, (uint64_t)(t_end - t_pub));
+		atomic_fetch_add(&st_cap, (uint64_t)(t_end - t_pub) * (uint64_t)threads);
+		atomic_fetch_add(&st_tail, (uint64_t)(t_end - t_mine));
 	}
 	keep_hot(spin_span());
 	atomic_store_explicit(&pool.busy, 0, memory_order_release);

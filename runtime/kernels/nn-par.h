@@ -71,6 +71,20 @@ int gc_nn_par_awake(void);
  * tests see that a kernel splits its work. */
 uint64_t gc_nn_par_jobs(void);
 
+/* Instrument (debugging): totals over the pool's jobs since the start,
+ * counted while gc_nn_par_stats_on(1). */
+typedef struct gc_nn_par_stats {
+	uint64_t jobs;	  /* jobs run on more than one thread */
+	uint64_t wall_ns; /* their time, publish to the last part's end */
+	uint64_t busy_ns; /* time the threads spent in parts */
+	uint64_t cap_ns;  /* wall x threads of each job */
+	uint64_t tail_ns; /* the caller waiting for others after its last part */
+	uint64_t late_ns; /* publish to a worker's first part */
+	uint64_t single;  /* calls run on the caller alone */
+} gc_nn_par_stats;
+void gc_nn_par_stats_on(int on);
+void gc_nn_par_stats_read(gc_nn_par_stats *s);
+
 /*
  * The least work (estimated cycles) a thread's share must have: ~10 us.
  * Calibrated against the kernels' own estimates: timed per node at one

@@ -14,6 +14,7 @@
 #include "../fileio.h"
 #include "../kernel.h"
 #include "nn-par.h"
+#include "nn-split.h"
 #include "qconv.h"
 #include <string.h>
 
@@ -613,21 +614,58 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 	}
 }
 
+/*
+ * gc_pk_gemm_par's split (a 1x1 convolution's row GEMM: conv.c): items are
+ * (column panel, block of output channels), in guided parts (nn-split.h:
+ * they shrink toward the end, so that the threads end together). The
+ * channels are cut into blocks of whole 8-row tiles only where the column
+ * panels are fewer than 2 a thread (a 7x7 output is a panel of 48 pixels
+ * and one of 1: it ran on one thread): as many blocks as give every thread
+ * ~2 items, each at least 4 tiles (each block reads, or gathers, its
+ * panel of V again).
+ */
+typedef struct gemm_job {
+	const gc_pk_gemm *g;
+	int64_t panels, blocks, brows;
+	int threads;
+} gemm_job;
+
 static void gemm_part(void *arg, int part, int parts, int slot)
 {
-	const gc_pk_gemm *g = arg;
+	const gemm_job *j = arg;
 	int64_t lo, hi;
-	gc_nn_part_range((g->n + GC_PK_NR - 1) / GC_PK_NR, part, parts, &lo, &hi);
-	gc_pk_gemm_run_slot(g, lo, hi, slot);
+	gc_nn_guided_range(j->panels * j->blocks, j->threads, 1, part, parts, &lo, &hi);
+	if (j->blocks == 1) {
+		gc_pk_gemm_run_slot(j->g, lo, hi, slot);
+		return;
+	}
+	for (; lo < hi; lo++) {
+		int64_t jp = lo / j->blocks, i0 = lo % j->blocks * j->brows;
+		gc_pk_gemm sub = *j->g;
+		sub.m = j->g->m - i0 < j->brows ? j->g->m - i0 : j->brows;
+		sub.s += i0 * sub.k; /* S is packed in panels of 8 rows */
+		sub.c += i0 * sub.ldc;
+		sub.m0 += i0;
+		gc_pk_gemm_run_slot(&sub, jp, jp + 1, slot);
+	}
 }
 
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {
-	int64_t panels = (g->n + GC_PK_NR - 1) / GC_PK_NR;
+	gemm_job j = {.g = g, .panels = (g->n + GC_PK_NR - 1) / GC_PK_NR, .blocks = 1};
 	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
 	if (g->v_buf && t > GC_PK_GEMM_SLOTS)
 		t = GC_PK_GEMM_SLOTS; /* a buffer each */
-	gc_nn_parallel(t, gc_nn_par_parts(t, panels), gemm_part, (void *)g);
+	int64_t tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR, full = g->n / GC_PK_NR;
+	if (t > 1 && full < 2 * t) {
+		int64_t want = (2 * t + (full > 0 ? full : 1) - 1) / (full > 0 ? full : 1);
+		int64_t most = tiles / 4 > 1 ? tiles / 4 : 1;
+		j.blocks = want < most ? want : most;
+		j.brows = (tiles + j.blocks - 1) / j.blocks * GC_PK_MR;
+		j.blocks = (g->m + j.brows - 1) / j.brows;
+	}
+	j.threads = t;
+	gc_nn_parallel(t, gc_nn_guided_parts(j.panels * j.blocks, t, 1), gemm_part, &j);
 }
 
 #else

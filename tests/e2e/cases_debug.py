@@ -34,7 +34,8 @@ Cases (all named debug/...):
                    file-safe and unique
   profile/...      Chrome trace-event JSON with one X event per node
                    (custom nodes with flavour and library) and the
-                   per-op-type summary on stderr
+                   per-op-type summary on stderr; at 2 threads a Conv's
+                   jobs on the worker pool (args.pool), none at 1 thread
   break-before/... without a debugger: a message naming gdb, exit 0; an
                    unknown node: exit 1; under gdb (required: part of the
                    base image; missing gdb FAILS the case): SIGTRAP before
@@ -645,6 +646,49 @@ def cases(ctx):
         m, ops = demo(ctx)
         return profile("profile/demo", m, "x=" + demo_input(ctx), ["--ops", ops], True)
     add("profile/demo", profile_demo)
+
+    # --profile at 2 threads: each node's jobs on the worker pool (args.pool)
+    def profile_pool():
+        from onnx import helper, numpy_helper, TensorProto as TP
+        rng = np.random.default_rng(11)
+        w = numpy_helper.from_array(rng.standard_normal((64, 32, 3, 3)).astype(np.float32), "w")
+        g = helper.make_graph(
+            [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")], "pool",
+            [helper.make_tensor_value_info("x", TP.FLOAT, [1, 32, 56, 56])],
+            [helper.make_tensor_value_info("y", TP.FLOAT, [1, 64, 56, 56])], [w])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 8
+        model = _save(m, os.path.join(d, "pool_conv.onnx"))
+        xin = os.path.join(d, "pool_x.npy")
+        np.save(xin, rng.standard_normal((1, 32, 56, 56)).astype(np.float32))
+        got = {}
+        for t in (1, 2):
+            cwd, out, box = boxes(ctx, "profile/pool-t%d" % t)
+            path = os.path.join(box, "profile.json")
+            rc, _, err, _ = graphcc(ctx, ["run", model, "--input", "x=" + xin, "--threads",
+                                          str(t), "--profile", path, "--output-dir", out], cwd)
+            if rc != 0:
+                return run.Result(False, "%d threads: %s" % (t, run.describe_rc(rc)), err)
+            with open(path) as f:
+                ev = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+            got[t] = {e["name"]: e for e in ev}
+        if any("pool" in e["args"] and e["args"]["pool"]["jobs"] for e in got[1].values()):
+            return run.Result(False, "1 thread: a node reports pool jobs: %s" % got[1])
+        c = got[2].get("conv")
+        p = c and c["args"].get("pool")
+        if not p or p["jobs"] < 1:
+            return run.Result(False, "2 threads: the Conv reports no pool jobs: %s" % c)
+        # a job's time is inside the node's; the threads' busy and idle time
+        # make up wall x 2 (0.1 us rounding each)
+        if not (0 < p["wall"] <= c["dur"] + 1 and 0 < p["busy"] and p["idle"] >= -1 and
+                abs(p["busy"] + p["idle"] - 2 * p["wall"]) <= 1 and
+                0 <= p["tail"] <= p["wall"] + 1 and 0 <= p["late"]):
+            return run.Result(False, "2 threads: inconsistent pool times %s (node %.1f us)"
+                              % (p, c["dur"]))
+        return run.Result(True, "conv: %d jobs, %.0f us wall, %.0f us idle of 2 threads"
+                          % (p["jobs"], p["wall"], p["idle"]))
+    add("profile/pool", profile_pool)
 
     # --break-before
     def break_no_debugger():

@@ -4,7 +4,8 @@
  * job counter moves): MatMul of every shape (4-D attention products with
  * many and with few heads, a folded batch, 2-D by a constant B on the
  * packed kernel and on OpenBLAS), Gemm (matrix-vector, packed), ConvTranspose
- * (its product on OpenBLAS), element-wise
+ * (its product on OpenBLAS), Conv on the channel kernel (one job with its
+ * padded copy, guided parts: nn-split.h), element-wise
  * and broadcast binary ops, reductions, pooling (row path, window loops,
  * global), Instance- and GroupNormalization, Resize, Transpose, Slice and
  * Concat. Each split computes every
@@ -32,6 +33,7 @@
 #include "check.h"
 #include "harness.h"
 #include "kernels/nn-par.h"
+#include "kernels/nn-split.h"
 #include "kernels/sgemm-pack.h"
 
 #define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -282,6 +284,143 @@ static void test_convtranspose_threads(void)
 	free(x);
 	free(w);
 	free(bias);
+}
+
+/* ---- Conv (the channel kernel) ---- */
+
+/* One run of h's node at `threads` threads into a fresh output: the pool
+ * jobs it made, or -1 when it failed. */
+static int run_jobs(harness_run *h, gc_tensor **in, int threads)
+{
+	gc_tensor out = h->out[0], *outp[1] = {&out};
+	out.data = calloc(1, (size_t)gc_tensor_nbytes(&h->out[0]) + 1);
+	gc_kctx k = {.err = &h->err, .node = &h->node, .threads = threads, .strings = h->strings};
+	k.scratch = h->node.scratch_bytes ? calloc(1, h->node.scratch_bytes) : NULL;
+	uint64_t jobs = gc_nn_par_jobs();
+	int rc = h->node.run(&k, &h->node, in, outp);
+	jobs = gc_nn_par_jobs() - jobs;
+	free(k.scratch);
+	free(out.data);
+	return rc ? -1 : (int)jobs;
+}
+
+/*
+ * Convolutions on the packed kernels. On the channel kernel (conv-direct.c):
+ * padded ones over a large image (the padded copy used to be a pool job of
+ * its own, then the convolution another), over 14x14 and 7x7 (the copy was
+ * too small to split and ran on the caller alone), rows paired in one tile
+ * (7x7, 5x5: no part boundary between them), a strided one, the 7x7 stem of
+ * 3 channels (fewer channels to copy than parts), a fused residual. And 1x1s
+ * on the row GEMM or the channel kernel (7x7 outputs: a column panel of 48
+ * pixels and one of 1, so the output channels are cut into blocks too,
+ * strided ones gathered, with a residual). Each is checked against
+ * double-precision loops (|error| <= 1e-5 of the sum of |terms|, plus
+ * 1e-6), gives the 1-thread bytes at 2, 3 and 4 threads, and is exactly one
+ * pool job at 2 threads.
+ */
+static void test_conv_jobs(void)
+{
+	static const struct {
+		int64_t c, m, hw, k, s;
+		int res; /* a fused residual (input 3) */
+	} cases[] = {{32, 64, 56, 3, 1, 0},  {256, 64, 14, 3, 1, 1}, {128, 96, 7, 3, 1, 0},
+		     {512, 96, 5, 3, 1, 1},  {64, 128, 28, 3, 2, 0}, {3, 64, 64, 7, 2, 0},
+		     {256, 80, 14, 1, 1, 1},  {256, 512, 14, 1, 2, 1}, {128, 512, 7, 1, 1, 0},
+		     {64, 256, 28, 1, 1, 0}};
+	if (!gc_pk_usable())
+		return; /* the channel kernel needs AVX-512 */
+	for (int i = 0; i < LEN(cases); i++) {
+		int64_t C = cases[i].c, M = cases[i].m, S = cases[i].hw, K = cases[i].k;
+		int64_t st = cases[i].s, P = K / 2, O = (S + 2 * P - K) / st + 1;
+		float *x = rnd_buf(C * S * S), *w = rnd_buf(M * C * K * K), *bias = rnd_buf(M);
+		float *z = rnd_buf(M * O * O);
+		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, C, S, S}, x);
+		gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){M, C, K, K}, w);
+		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){M}, bias);
+		gc_tensor tz = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, M, O, O}, z);
+		gc_tensor *ins[] = {&tx, &tw, &tb, &tz};
+		int64_t pads[4] = {P, P, P, P}, strides[2] = {st, st};
+		gc_attr attrs[] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = pads},
+				   {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = strides},
+				   {.name = "_gc_residual", .type = GC_ATTR_INT, .v.i = 1}};
+		int res = cases[i].res;
+		harness_run h;
+		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 11, 3 + res, ins, 1, 2 + res, attrs);
+		CHECK_INT(rc, 0);
+		int64_t ny = M * O * O;
+		double *want = malloc((size_t)ny * sizeof(double));
+		double *scale = malloc((size_t)ny * sizeof(double));
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t oh = 0; oh < O; oh++)
+				for (int64_t ow = 0; ow < O; ow++) {
+					int64_t o = (m * O + oh) * O + ow;
+					double sum = bias[m] + (res ? z[o] : 0);
+					double sa = fabs(bias[m]) + (res ? fabs(z[o]) : 0);
+					for (int64_t c = 0; c < C; c++)
+						for (int64_t a = 0; a < K; a++)
+							for (int64_t b = 0; b < K; b++) {
+								int64_t ih = oh * st + a - P;
+								int64_t iw = ow * st + b - P;
+								if (ih < 0 || ih >= S || iw < 0 || iw >= S)
+									continue;
+								double v = (double)x[(c * S + ih) * S + iw] *
+									   w[((m * C + c) * K + a) * K + b];
+								sum += v;
+								sa += fabs(v);
+							}
+					want[o] = sum;
+					scale[o] = sa;
+				}
+		if (!rc) {
+			char what[80];
+			snprintf(what, sizeof what, "Conv %lldx%lld s%lld c%lld -> %lld at %lldx%lld",
+				 (long long)K, (long long)K, (long long)st, (long long)C,
+				 (long long)M, (long long)S, (long long)S);
+			CHECK(near_all(h.out[0].data, want, scale, ny, what));
+			check_threads(&h, ins, what);
+			int jobs = run_jobs(&h, ins, 2);
+			if (jobs != 1)
+				fprintf(stderr, "  %s: %d pool jobs at 2 threads, want 1\n", what, jobs);
+			CHECK_INT(jobs, 1);
+		}
+		harness_free(&h);
+		free(want);
+		free(scale);
+		free(x);
+		free(w);
+		free(bias);
+		free(z);
+	}
+}
+
+/* The guided split of nn-split.h: its parts cover the items in order,
+ * shrink (never grow), the first is 1 / (2 x threads) of the items, the last
+ * `least` items or fewer; one part at one thread. */
+static void test_guided_split(void)
+{
+	CHECK_INT(gc_nn_guided_parts(100, 1, 1), 1);
+	for (int t = 2; t <= 4; t++)
+		for (int64_t n = 1; n <= 300; n += n < 20 ? 1 : 37)
+			for (int64_t least = 1; least <= 3; least++) {
+				int parts = gc_nn_guided_parts(n, t, least);
+				int64_t at = 0, prev = n + 1, lo, hi;
+				int ok = parts >= 1;
+				for (int p = 0; p < parts && ok; p++) {
+					gc_nn_guided_range(n, t, least, p, parts, &lo, &hi);
+					ok = lo == at && hi > lo && hi - lo <= prev &&
+					     (p + 1 < parts || hi - lo <= least);
+					int64_t first = (n + 2 * t - 1) / (2 * t);
+					first = first < least ? least : first;
+					if (p == 0)
+						ok = ok && hi - lo == (first < n ? first : n);
+					prev = hi - lo;
+					at = hi;
+				}
+				if (!ok || at != n)
+					fprintf(stderr, "  guided %lld items, %d threads, least %lld\n",
+						(long long)n, t, (long long)least);
+				CHECK(ok && at == n);
+			}
 }
 
 /* ---- element-wise ---- */
@@ -704,6 +843,7 @@ static void test_copy_threads(void)
 }
 
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
+	  TEST(test_conv_jobs), TEST(test_guided_split),
 	  TEST(test_elementwise_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
 	  TEST(test_norm_threads), TEST(test_batchnorm_threads), TEST(test_split_threshold),
