@@ -859,6 +859,10 @@ static int conv_input_affine(gc_kctx *k, conv_state *st, gc_tensor *const *in)
 	if (mark != 1 && mark != 2)
 		return gc_kerr(k, GC_EINVAL, "Conv takes 2 or 3 inputs (X, W, B), not %d",
 			       k->node->n_in);
+	if (k->node->n_in != 6)
+		return gc_kerr(k, GC_EINVAL,
+			       "the fused input affine is inputs 4 and 5, but Conv has %d inputs",
+			       k->node->n_in);
 	for (int i = 4; i < 6; i++) {
 		const gc_tensor *t = in[i];
 		if (!t || t->dtype != in[0]->dtype || t->rank != 1 || t->dims[0] != st->c ||
@@ -968,7 +972,8 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	for (int i = 0; i < nsp; i++)
 		dims[2 + i] = w->out[GC_NN_MAX_SPATIAL - nsp + i];
 	gc_set_shape(out[0], x->dtype, x->rank, dims);
-	if (n->n_in > 3 && (in[3] || gc_attr_find(k->node, "_gc_residual")) &&
+	/* input 3 may be absent only before a fused input affine's 4 and 5 */
+	if (n->n_in > 3 && (in[3] || n->n_in == 4 || gc_attr_find(k->node, "_gc_residual")) &&
 	    conv_residual(k, st, in[3], out[0]))
 		return gc_kok(k);
 	if (n->n_in > 4 && conv_input_affine(k, st, in))

@@ -18,6 +18,12 @@ end.
                        Refused: a 3x3, strided or grouped Conv, the
                        BatchNormalization's output read twice or a graph
                        output, a Clip rather than a Relu.
+  bn-input/hostile-<case>  a model's Conv with the extra inputs the fused
+                       forms use, each refused with one message naming the
+                       node: an empty 4th input without the residual mark,
+                       5 inputs marked _gc_input_affine (input 5 missing:
+                       it used to be read from past the node's inputs), 6
+                       unmarked, and a b of the wrong length.
   bn-input/torch-dense   a torchvision densenet _DenseBlock of three layers
                        and a _Transition, exported by torch.onnx.export: four
                        BatchNormalizations moved into 1x1 Convs, output
@@ -158,7 +164,34 @@ def torch_case(ctx):
     return run.Result(not why, why or cr.COMPILED_RE.search(out).group(0))
 
 
+HOSTILE = {
+    # name -> (Conv inputs, _gc_input_affine or None, what the message says)
+    "empty-4th": (["x", "W", "B", ""], None, "Conv takes 2 or 3 inputs (X, W, B), not 4"),
+    "five": (["x", "W", "B", "", "a"], 1, "inputs 4 and 5, but Conv has 5 inputs"),
+    "six-unmarked": (["x", "W", "B", "", "a", "a"], None, "not 6"),
+    "b-length": (["x", "W", "B", "", "a", "B"], 2, "needs two [4] tensors"),
+}
+
+
+def hostile_case(ctx, name):
+    from onnx import helper
+    ins, mark, says = HOSTILE[name]
+    d = run.fresh_dir(os.path.join(ctx.fix, "bn-input", "hostile-" + name))
+    attrs = {} if mark is None else {"_gc_input_affine": mark}
+    x = np.ones((1, 4, 5, 5), np.float32)
+    inits = {"W": np.ones((2, 4, 1, 1), np.float32), "B": np.ones(2, np.float32),
+             "a": np.ones(4, np.float32)}
+    model = os.path.join(d, "model.onnx")
+    cr.save_model(model, [helper.make_node("Conv", ins, ["y"], **attrs)], inits, {"x": x},
+                  ["y"])
+    xp = os.path.join(d, "x.npy")
+    np.save(xp, x)
+    return run.expect_refusal(ctx, "bn-input-" + name, ["run", model, "--input", "x=" + xp],
+                              ["(Conv)", says])
+
+
 def cases(ctx):
     out = [("bn-input/" + k, (lambda k=k: fixture_case(ctx, k))) for k in _fixtures()]
+    out += [("bn-input/hostile-" + k, (lambda k=k: hostile_case(ctx, k))) for k in HOSTILE]
     out.append(("bn-input/torch-dense", lambda: torch_case(ctx)))
     return out
