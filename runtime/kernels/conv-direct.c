@@ -688,12 +688,7 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			j.xc = scratch;
 			j.xs = p->pin_sp;
 		}
-		if (t <= 1) {
-			for (int i = 0; i < j.pads + 1; i++)
-				conv_part(&j, i, j.pads + 1, 0);
-		} else {
-			gc_nn_parallel(t, j.pads + parts, conv_part, &j);
-		}
+		gc_nn_parallel(t, j.pads + parts, conv_part, &j);
 	}
 }
 
