@@ -375,7 +375,7 @@ static int start_workers(int threads)
 
 void gc_nn_par_stats_on(int on)
 {
-	atomic_store(&stats_on, on);
+	atomic_fetch_add(&stats_on, on ? 1 : -1);
 }
 
 void gc_nn_par_stats_read(gc_nn_par_stats *s)

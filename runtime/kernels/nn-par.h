@@ -72,7 +72,9 @@ int gc_nn_par_awake(void);
 uint64_t gc_nn_par_jobs(void);
 
 /* Instrument (debugging): totals over the pool's jobs since the start,
- * counted while gc_nn_par_stats_on(1). */
+ * counted while gc_nn_par_stats_on(1) calls outnumber gc_nn_par_stats_on(0)
+ * ones (two profiled runs at once: the second's end does not stop the
+ * first's counts; both see each other's jobs). */
 typedef struct gc_nn_par_stats {
 	uint64_t jobs;	  /* jobs run on more than one thread */
 	uint64_t wall_ns; /* their time, publish to the last part's end */
