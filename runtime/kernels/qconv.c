@@ -152,6 +152,30 @@ static uint64_t plane_bytes(const gc_qconv *q)
 	return gc_nn_align((uint64_t)(pdim(q, 0) * pdim(q, 1) * pdim(q, 2) + CW) * 4);
 }
 
+/* Columns a tile row computes for n columns: whole chunks, the last one's
+ * panels. */
+static int64_t tile_cols(int64_t n)
+{
+	return n / CW * CW + (n % CW + GC_QG_NR - 1) / GC_QG_NR * GC_QG_NR;
+}
+
+/*
+ * Pixels as the tiles' rows (prows): a tile reads any 8 output pixels'
+ * quads in place, so none of the padding columns' pixels is computed (the
+ * other way, 16 neighbours along the padded rows a panel, a 7x7 output
+ * computes 64 pixels for 49), at the price of a transposed epilogue (about
+ * 5% of a tile of 48 channels' 576 terms). Where it computes enough fewer
+ * terms; one group only (a chunk of 48 channels within it).
+ */
+static bool prows(const gc_qconv *q)
+{
+	int64_t mg = q->m / q->group;
+	double pix_cols = (double)((mg + GC_QG_MR - 1) / GC_QG_MR * GC_QG_MR) *
+			  (double)tile_cols(lin_of(q));
+	double pix_rows = (double)osz_of(q) * (double)tile_cols(mg);
+	return q->group == 1 && pix_rows * 1.06 < pix_cols;
+}
+
 void gc_qconv_plan(gc_qconv *q)
 {
 	q->quads = true;
@@ -159,6 +183,7 @@ void gc_qconv_plan(gc_qconv *q)
 		q->quads &= q->stride[i] == 1 || q->dil[i] == 1;
 	q->pmajor = q->quads && pmajor(q);
 	q->npairs = q->quads ? npairs_of(q) : 0;
+	q->prows = q->quads && prows(q);
 }
 
 /* Panels of a chunk at column c0 of n columns. */
@@ -180,12 +205,31 @@ static int64_t block_chunks(const gc_qconv *q)
 	return kdim_of(q) > 2304 ? 1 : 2;
 }
 
+/* The packed weights' rows: m of wrow bytes, or (prows) the panels of
+ * the wrow x m matrix of their columns, chunk-major as a packed B (qgemm.h)
+ * but the last chunk only its panels (a quad np * 64 bytes: no chunk of
+ * 48 for 16 channels). */
+static uint64_t wdata_bytes(const gc_qconv *q)
+{
+	int64_t rows = q->prows ? (q->m + GC_QG_NR - 1) / GC_QG_NR * GC_QG_NR : q->m;
+	return gc_nn_align((uint64_t)(rows * wrow_of(q)));
+}
+
+/* Where term `at` of weight row i is kept in those bytes. */
+static int64_t wpos(const gc_qconv *q, int64_t i, int64_t at)
+{
+	if (!q->prows)
+		return i * wrow_of(q) + at;
+	int64_t c0 = i / CW * CW, p = (i - c0) / GC_QG_NR;
+	return c0 * wrow_of(q) + at / 4 * chunk_np(c0, q->m) * 64 + p * 64 + i % GC_QG_NR * 4 +
+	       at % 4;
+}
+
 /* The packed weights: m rows, their sums, and (quad path) the row of 1s
  * and 0s marking the real terms, to sum each pixel's terms with. */
 uint64_t gc_qconv_w_bytes(const gc_qconv *q)
 {
-	return gc_nn_align((uint64_t)(q->m * wrow_of(q))) + gc_nn_align((uint64_t)q->m * 4) +
-	       (uint64_t)wrow_of(q);
+	return wdata_bytes(q) + gc_nn_align((uint64_t)q->m * 4) + (uint64_t)wrow_of(q);
 }
 
 /* The channel-quad path's weight rows term by term: fn(u, at, src) for
@@ -208,7 +252,7 @@ typedef struct wterms {
 	const gc_qconv *q;
 	uint8_t *rows, *mask; /* mask: the packing's row of real terms */
 	const uint8_t *w;     /* weights, or (unpack) written */
-	int64_t row, kdim;
+	int64_t kdim;
 	uint8_t flip;
 } wterms;
 
@@ -217,21 +261,21 @@ static void pack_term(void *u, int64_t at, int64_t src)
 	const wterms *t = u;
 	t->mask[at] = 1;
 	for (int64_t i = 0; i < t->q->m; i++)
-		t->rows[i * t->row + at] = t->w[i * t->kdim + src] ^ t->flip;
+		t->rows[wpos(t->q, i, at)] = t->w[i * t->kdim + src] ^ t->flip;
 }
 
 static void unpack_term(void *u, int64_t at, int64_t src)
 {
 	const wterms *t = u;
 	for (int64_t i = 0; i < t->q->m; i++)
-		((uint8_t *)t->w)[i * t->kdim + src] = t->rows[i * t->row + at] ^ t->flip;
+		((uint8_t *)t->w)[i * t->kdim + src] = t->rows[wpos(t->q, i, at)] ^ t->flip;
 }
 
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 {
 	int64_t kdim = kdim_of(q), row = wrow_of(q);
 	uint8_t *rows = dst;
-	int32_t *sums = (int32_t *)(rows + gc_nn_align((uint64_t)(q->m * row)));
+	int32_t *sums = (int32_t *)(rows + wdata_bytes(q));
 	uint8_t *mask = (uint8_t *)sums + gc_nn_align((uint64_t)q->m * 4);
 	if (!q->quads) {
 		gc_qgemm_pack_a(w, q->w_unsigned, q->m, kdim, kdim, rows, sums);
@@ -240,15 +284,15 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 	}
 	/* row i: virtual tap by virtual tap, the group's channels x phases
 	 * (rounded up to quads: 0), as signed bytes (uint8 w - 128) */
-	memset(rows, 0, (size_t)(q->m * row));
+	memset(rows, 0, (size_t)wdata_bytes(q));
 	memset(mask, 0, (size_t)row);
-	wterms tc = { .q = q, .rows = rows, .mask = mask, .w = w, .row = row, .kdim = kdim,
+	wterms tc = { .q = q, .rows = rows, .mask = mask, .w = w, .kdim = kdim,
 		      .flip = q->w_unsigned ? 0x80 : 0 };
 	each_term(q, pack_term, &tc);
 	for (int64_t i = 0; i < q->m; i++) {
 		int32_t sum = 0;
 		for (int64_t a = 0; a < row; a++)
-			sum += (int8_t)rows[i * row + a];
+			sum += (int8_t)rows[wpos(q, i, a)];
 		sums[i] = sum;
 	}
 }
@@ -256,9 +300,9 @@ void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst)
 void gc_qconv_key(const gc_qconv *q, char *key, size_t size)
 {
 	snprintf(key, size,
-		 "q8w4 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+		 "q8w%c %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
 		 " %" PRId64 " %" PRId64 " %d %d",
-		 q->m, q->c / q->group, q->k[0], q->k[1], q->k[2], q->stride[0], q->stride[1],
+		 q->prows ? 'p' : '4', q->m, q->c / q->group, q->k[0], q->k[1], q->k[2], q->stride[0], q->stride[1],
 		 q->stride[2], (int)q->quads, (int)q->w_unsigned);
 }
 
@@ -272,7 +316,7 @@ static void unpack_w(const gc_qconv *q, const uint8_t *rows, uint8_t *w)
 				w[i * kdim + t] = rows[i * row + t] ^ (q->w_unsigned ? 0 : 0x80);
 		return;
 	}
-	wterms tc = { .q = q, .rows = (uint8_t *)rows, .w = w, .row = row, .kdim = kdim,
+	wterms tc = { .q = q, .rows = (uint8_t *)rows, .w = w, .kdim = kdim,
 		      .flip = q->w_unsigned ? 0x80 : 0 };
 	each_term(q, unpack_term, &tc);
 }
@@ -281,11 +325,13 @@ int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *
 		    uint64_t nbytes)
 {
 	int64_t v[10];
-	char tail;
+	char layout, tail;
 	if (sscanf(key,
-		   "q8w4 %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   "q8w%c %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
 		   " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %c",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &tail) != 10)
+		   &layout, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+		   &tail) != 11 ||
+	    (layout != '4' && layout != 'p'))
 		return GC_EINVAL;
 	/* every number bounded, the plain size the key's (which the file's
 	 * packed size bounds), before any size is computed from them */
@@ -296,7 +342,7 @@ int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *
 		plain *= i < 5 ? (double)v[i] : 1;
 	}
 	if (v[8] < 0 || v[8] > 1 || v[9] < 0 || v[9] > 1 || plain != (double)nbytes ||
-	    nbytes > src_bytes)
+	    nbytes > src_bytes || (layout == 'p' && !v[8]))
 		return GC_EINVAL;
 	gc_qconv q = { .n = 1, .c = v[1], .m = v[0], .group = 1, .w_unsigned = v[9] != 0,
 		       .isa = GC_QGEMM_C };
@@ -307,6 +353,7 @@ int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *
 	}
 	gc_qconv_plan(&q);
 	q.quads = v[8] != 0;
+	q.prows = layout == 'p';
 	if (!q.quads) {
 		q.pmajor = false;
 		q.npairs = 0;
@@ -512,6 +559,7 @@ typedef struct qjob {
 	int32_t *colv;	       /* per linear pixel */
 	const uint8_t *wrows, *mask;
 	int64_t m0, mg, chunks, groups, rsplit, row_tiles;
+	int64_t ptiles; /* prows: tiles of output pixels */
 	gc_qgemm_out out;
 } qjob;
 
@@ -871,6 +919,49 @@ static void quads_part(void *arg, int part, int parts, int slot)
 	}
 }
 
+/* Output pixel p's place along the padded rows (its quads in a plane). */
+static int64_t lin_pixel(const gc_qconv *q, int64_t p)
+{
+	int64_t o2 = p % q->out[2], o01 = p / q->out[2];
+	return ((o01 / q->out[1]) * pdim(q, 1) + o01 % q->out[1]) * pdim(q, 2) + o2;
+}
+
+/* q->prows: a tile is output pixels [p0, p1) (at most 8, consecutive in
+ * y) by a chunk of 48 output channels, the pixels' quads read in place
+ * wherever the padding puts them, the weights a packed B; the epilogue's
+ * transposed form writes it. Pixel tiles fastest: a chunk of weights
+ * stays in cache while they pass. */
+static void prows_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const qjob *j = arg;
+	const gc_qconv *q = j->q;
+	int64_t osz = osz_of(q), lo, hi;
+	gc_qgemm_kloop kl = { .a_ks = (int64_t)plane_bytes(q), .ntaps = ktaps_of(q), .kqt = kqt_of(q),
+			      .a_tapoff = j->tapoff };
+	int32_t acc[GC_QG_MR * CW], pv[GC_QG_MR];
+	gc_qgemm_out o = j->out;
+	gc_nn_part_range(gc_qg_chunks(j->mg) * j->ptiles, part, parts, &lo, &hi);
+	for (int64_t it = lo; it < hi; it++) {
+		int64_t ch = it / j->ptiles, t = it % j->ptiles, c0 = ch * CW;
+		int64_t p0 = t * osz / j->ptiles, p1 = (t + 1) * osz / j->ptiles;
+		int mr = (int)(p1 - p0), nc = (int)(j->mg - c0 < CW ? j->mg - c0 : CW);
+		int np = chunk_np(c0, j->mg);
+		const uint8_t *rows[GC_QG_MR];
+		for (int r = 0; r < mr; r++) {
+			int64_t lp = lin_pixel(q, p0 + r);
+			rows[r] = (const uint8_t *)j->planes + lp * 4;
+			if (j->colv)
+				pv[r] = j->colv[lp];
+		}
+		kl.cs = np * 64;
+		gc_qgemm_tile(q->isa, rows, mr, np, &kl, (const int8_t *)j->wrows + c0 * wrow_of(q), acc);
+		o.colv = j->colv ? pv : NULL;
+		o.col0 = p0;
+		gc_qgemm_epilogue_t(&o, c0, nc, p0, mr, acc);
+	}
+}
+
 /* Row ranges per block of pixels for th threads: at least 4 items a
  * thread, their count a multiple of th where the row tiles allow (9 blocks
  * on 2 threads: 18 items, not 9, so that neither waits for a 5th). */
@@ -933,7 +1024,10 @@ static void run_quads(const gc_qconv *q, const gc_qconv_args *a, const uint8_t *
 				gc_nn_run_parts(th, chunks, colv_part, &j);
 			else
 				j.colv = NULL;
-			if (th <= 1 || groups * rsplit < 2)
+			if (q->prows) {
+				j.ptiles = (osz + GC_QG_MR - 1) / GC_QG_MR;
+				gc_nn_run_parts(th, gc_qg_chunks(mg) * j.ptiles, prows_part, &j);
+			} else if (th <= 1 || groups * rsplit < 2)
 				quads_part(&j, 0, 1, 0);
 			else
 				gc_nn_parallel(th, gc_nn_par_parts(th, groups * rsplit), quads_part, &j);
@@ -961,7 +1055,7 @@ void gc_qconv_run(const gc_qconv *q, const gc_qconv_args *a, void *scratch, int 
 		wp = s;
 	}
 	const uint8_t *wrows = wp;
-	const int32_t *wsum = (const int32_t *)(wrows + gc_nn_align((uint64_t)(q->m * wrow_of(q))));
+	const int32_t *wsum = (const int32_t *)(wrows + wdata_bytes(q));
 	/* im2col: x' = x - 128 (uint8 x), w' = w + 128 (int8 w); quads (the
 	 * signs swapped): x' = x + 128 (int8 x), w' = w - 128 (uint8 w). C =
 	 * acc - zx' sum w' - zw' sum x' + kdim zx' zw' (qgemm.h), + bias */

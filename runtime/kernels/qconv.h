@@ -16,7 +16,12 @@
  * rows, so 16 neighbours of a tap's quad are 64 contiguous bytes: the tile
  * reads them in place, one tap after another (the weights' rows ordered
  * tap by tap, 4 channels at a time). The pixels of the padding columns are
- * computed and dropped. Other strides: a small im2col of a block of pixels,
+ * computed and dropped; where they are many (small images: 7x7 outputs
+ * along rows of 9), the tiles are turned round (prows): up to 8 output
+ * pixels as the rows, their quads read in place from the same planes,
+ * against 48 output channels of weights packed as a GEMM's B, so that no
+ * padding pixel is computed. Other strides: phases as extra channels
+ * (qconv.c); with dilation too, a small im2col of a block of pixels,
  * packed into chunks, each thread its own blocks.
  */
 #ifndef GC_K_QCONV_H
@@ -34,10 +39,12 @@ typedef struct gc_qconv {
 	bool x_unsigned, w_unsigned;
 	bool quads; /* stride 1: the in-place channel-quad path */
 	bool pmajor;	/* quads: phase-major virtual channels (qconv.c) */
+	bool prows;	/* quads: output pixels as the tiles' rows (qconv.c) */
 	int64_t npairs; /* quads: (virtual tap, phase) pairs with a real tap */
 	gc_qgemm_isa isa;
-	/* m rows of gc_qg_k4(kdim) bytes, then m int32 sums (gc_qconv_pack_w),
-	 * or NULL: packed into scratch on each run */
+	/* m rows of gc_qg_k4(kdim) bytes (prows: as a packed B of those rows'
+	 * columns, qgemm.h), then m int32 sums (gc_qconv_pack_w), or NULL:
+	 * packed into scratch on each run */
 	const void *wpack;
 } gc_qconv;
 
@@ -63,7 +70,8 @@ void gc_qconv_plan(gc_qconv *q);
 uint64_t gc_qconv_w_bytes(const gc_qconv *q);
 void gc_qconv_pack_w(const gc_qconv *q, const void *w, void *dst);
 /* The packed weights' key (gc_kpacked): their layout and shape, "q8w4 M
- * CG K0 K1 K2 S0 S1 S2 QUADS W_UNSIGNED"; and the weights ([m][cg][k...],
+ * CG K0 K1 K2 S0 S1 S2 QUADS W_UNSIGNED" ("q8wp ...": prows' panels); and
+ * the weights ([m][cg][k...],
  * nbytes) back from such a packing: 0, or GC_EINVAL when the key is not one
  * or does not fit the sizes (gc_packed_unpack). */
 void gc_qconv_key(const gc_qconv *q, char *key, size_t size);

@@ -32,7 +32,7 @@ gc_qgemm_isa gc_qgemm_isa_best(void)
 #ifdef QG_X86
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	    __builtin_cpu_supports("avx512vnni"))
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
 		return GC_QGEMM_AVX512VNNI;
 	/* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (asked directly: older
 	 * compilers' __builtin_cpu_supports do not know the name) */
@@ -142,16 +142,26 @@ GC_NN_SIMD void gc_qgemm_pack_a(const void *a, bool a_unsigned, int64_t m, int64
 
 /* ---- the cores: acc[r][0..CW) for rows a[0..mr) (qgemm.h's gc_qgemm_tile) ---- */
 
+/* Tap tap's first quad in B's chunk and in A's rows (gc_qgemm_kloop). */
+static inline int64_t b_tapoff(const gc_qgemm_kloop *kl, int64_t tap)
+{
+	return kl->tapoff ? kl->tapoff[tap] : tap * kl->kqt * kl->cs;
+}
+
+static inline int64_t a_tapoff(const gc_qgemm_kloop *kl, int64_t tap)
+{
+	return kl->a_tapoff ? kl->a_tapoff[tap] : tap * kl->kqt * kl->a_ks;
+}
+
 static void tile_c(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop *kl,
 		   const int8_t *bp, int32_t *acc)
 {
 	memset(acc, 0, sizeof(int32_t) * (size_t)(mr * CW));
 	for (int64_t tap = 0; tap < kl->ntaps; tap++)
 		for (int64_t cq = 0; cq < kl->kqt; cq++) {
-			const int8_t *bq = bp + (kl->tapoff ? kl->tapoff[tap] : 0) + cq * kl->cs;
-			int64_t kk = tap * kl->kqt + cq;
+			const int8_t *bq = bp + b_tapoff(kl, tap) + cq * kl->cs;
 			for (int r = 0; r < mr; r++) {
-				const uint8_t *u = a[r] + kk * kl->a_ks;
+				const uint8_t *u = a[r] + a_tapoff(kl, tap) + cq * kl->a_ks;
 				int32_t *c = acc + r * CW;
 				if (kl->a_signed) {
 					const int8_t *sa = (const int8_t *)u;
@@ -195,9 +205,10 @@ T512 AI void tile512_n(const uint8_t *const *a, const int mr_, const int np_,
 #pragma GCC unroll 8
 	for (int r = 0; r < mr_; r++)
 		ar[r] = a[r];
-	int64_t kqt = kl->kqt, cs = kl->cs, a_ks = kl->a_ks, off = 0;
+	int64_t kqt = kl->kqt, cs = kl->cs, a_ks = kl->a_ks;
 	for (int64_t tap = 0; tap < kl->ntaps; tap++) {
-		const int8_t *b = bp + (kl->tapoff ? kl->tapoff[tap] : 0);
+		const int8_t *b = bp + b_tapoff(kl, tap);
+		int64_t off = a_tapoff(kl, tap);
 		for (int64_t cq = 0; cq < kqt; cq++, b += cs, off += a_ks) {
 			__m512i x[NC];
 #pragma GCC unroll 3
@@ -261,13 +272,13 @@ T256 static void tile256(const uint8_t *const *a, int mr, int np, const gc_qgemm
 			for (int r = 0; r < 4; r++)
 				c[r][0] = c[r][1] = _mm256_setzero_si256();
 			for (int64_t tap = 0; tap < kl->ntaps; tap++) {
-				const int8_t *b = bp + (kl->tapoff ? kl->tapoff[tap] : 0) + p * 64;
-				for (int64_t cq = 0; cq < kl->kqt; cq++, b += kl->cs) {
+				const int8_t *b = bp + b_tapoff(kl, tap) + p * 64;
+				int64_t off = a_tapoff(kl, tap);
+				for (int64_t cq = 0; cq < kl->kqt; cq++, b += kl->cs, off += kl->a_ks) {
 					__m256i x0 = _mm256_loadu_si256((const __m256i *)b);
 					__m256i x1 = _mm256_loadu_si256((const __m256i *)(b + 32));
 					for (int r = 0; r < 4; r++) {
-						__m256i av = _mm256_set1_epi32(quad(ar[r]));
-						ar[r] += kl->a_ks;
+						__m256i av = _mm256_set1_epi32(quad(ar[r] + off));
 						if (kl->a_signed) { /* u8 operand first */
 							c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], x0, av);
 							c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], x1, av);
@@ -440,6 +451,91 @@ void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, in
 	}
 #endif
 	epi_c(o, i0, mr, j0, nc, acc);
+}
+
+#ifdef QG_X86
+#define T512VL __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+/* 8 rows of 16 bytes (b[r]) as 16 rows of 8: row c's in the low (c even) or
+ * high half of t[c / 2]. */
+T512VL static inline void transpose8x16(const __m128i b[8], __m128i t[8])
+{
+	__m128i p[8], u[8];
+	for (int i = 0; i < 4; i++) {
+		p[i] = _mm_unpacklo_epi8(b[2 * i], b[2 * i + 1]);
+		p[4 + i] = _mm_unpackhi_epi8(b[2 * i], b[2 * i + 1]);
+	}
+	/* p[i]: rows 2i, 2i + 1 of columns 0..7; p[4 + i]: of columns 8..15 */
+	for (int h = 0; h < 2; h++)
+		for (int i = 0; i < 2; i++) {
+			u[4 * h + i] = _mm_unpacklo_epi16(p[4 * h + 2 * i], p[4 * h + 2 * i + 1]);
+			u[4 * h + 2 + i] = _mm_unpackhi_epi16(p[4 * h + 2 * i], p[4 * h + 2 * i + 1]);
+		}
+	/* u[4h + i]: rows 4i..4i+3 of columns 8h + 0..3; u[4h + 2 + i]: of 8h + 4..7 */
+	for (int g = 0; g < 4; g++) {
+		t[2 * g] = _mm_unpacklo_epi32(u[2 * g], u[2 * g + 1]);
+		t[2 * g + 1] = _mm_unpackhi_epi32(u[2 * g], u[2 * g + 1]);
+	}
+}
+
+/* gc_qgemm_epilogue_t's common case (epi512_q8's): a pixel row of 16
+ * channels at a time, their bytes transposed, mr bytes stored a channel. */
+T512VL static void epi512_q8_t(const gc_qgemm_out *o, int64_t i0, int nc, int64_t j0, int mr,
+			       const int32_t *acc)
+{
+	const __m512 flo = _mm512_set1_ps(o->lo - o->zy), fhi = _mm512_set1_ps(o->hi - o->zy);
+	const __m512i zy = _mm512_set1_epi32((int32_t)o->zy);
+	const int32_t *colv = o->rowz && o->colv ? o->colv + (j0 - o->col0) : NULL;
+	__mmask16 rows = (__mmask16)((1u << mr) - 1);
+	for (int c = 0; c < nc; c += 16) {
+		__mmask16 k = nc - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nc - c)) - 1);
+		int64_t i = i0 + c;
+		__m512i rc = o->rowc ? _mm512_maskz_loadu_epi32(k, o->rowc + i) : _mm512_setzero_si512();
+		__m512i rz = colv ? _mm512_maskz_loadu_epi32(k, o->rowz + i) : _mm512_setzero_si512();
+		__m512 sc = o->scale_step ? _mm512_maskz_loadu_ps(k, o->scale + i)
+					  : _mm512_set1_ps(o->scale[0]);
+		__m128i b[8], t[8];
+		for (int r = 0; r < 8; r++) {
+			if (r >= mr) {
+				b[r] = _mm_setzero_si128();
+				continue;
+			}
+			__m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + r * CW + c), rc);
+			if (colv)
+				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(rz, _mm512_set1_epi32(colv[r])));
+			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), sc);
+			f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
+			__m512i q = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+			b[r] = _mm512_cvtepi32_epi8(_mm512_add_epi32(q, zy));
+		}
+		transpose8x16(b, t);
+		char *y = (char *)o->y8 + i * o->ldc + j0;
+		for (int cc = 0; cc < 16 && c + cc < nc; cc++) {
+			__m128i v = cc % 2 ? _mm_unpackhi_epi64(t[cc / 2], t[cc / 2]) : t[cc / 2];
+			_mm_mask_storeu_epi8(y + cc * o->ldc, rows, v);
+		}
+	}
+}
+#endif
+
+void gc_qgemm_epilogue_t(const gc_qgemm_out *o, int64_t i0, int nc, int64_t j0, int mr,
+			 const int32_t *acc)
+{
+#ifdef QG_X86
+	if (o->isa == GC_QGEMM_AVX512VNNI && o->y8 && !o->f32 && !o->colc && !o->colz && !o->rowy) {
+		epi512_q8_t(o, i0, nc, j0, mr, acc);
+		return;
+	}
+#endif
+	/* else transposed back, 8 of C's rows at a time */
+	int32_t tr[MR * CW];
+	for (int c = 0; c < nc; c += MR) {
+		int mc = nc - c < MR ? nc - c : MR;
+		for (int i = 0; i < mc; i++)
+			for (int r = 0; r < mr; r++)
+				tr[i * CW + r] = acc[r * CW + c + i];
+		gc_qgemm_epilogue(o, i0 + c, mc, j0, mr, tr);
+	}
 }
 
 /* The sums in uint32: they wrap as the int32 result does. */

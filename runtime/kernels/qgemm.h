@@ -104,13 +104,15 @@ typedef struct gc_qgemm_out {
 #define GC_QG_QSTRIDE (GC_QG_NC * GC_QG_NR * 4)
 
 /* The k loop of a tile: ntaps taps of kqt quads each; quad (tap, q) of B's
- * chunk at bp + tapoff[tap] + q * cs (tapoff NULL: 0), its panels at +0,
- * +64, +128; quad number tap * kqt + q of row r at a[r] + that * a_ks. A
- * packed B is one tap of kq quads, cs GC_QG_QSTRIDE; the convolution
- * (qconv.c) reads an image's channel quads in place, a tap each. */
+ * chunk at bp + tapoff[tap] + q * cs, its panels at +0, +64, +128; of row
+ * r at a[r] + a_tapoff[tap] + q * a_ks (either NULL: the taps one after
+ * another, tap * kqt * cs and tap * kqt * a_ks). A packed B is one tap of
+ * kq quads, cs GC_QG_QSTRIDE; the convolution (qconv.c) reads an image's
+ * channel quads in place, a tap each, as B (weights as rows) or as A
+ * (pixels as rows). */
 typedef struct gc_qgemm_kloop {
 	int64_t a_ks, ntaps, kqt, cs;
-	const int64_t *tapoff;
+	const int64_t *tapoff, *a_tapoff;
 	/* the operands' signs swapped: A's bytes signed (s8), B's unsigned (u8),
 	 * acc = sum of A B (the convolution's weights as they are against u8
 	 * pixels: no pixel sums needed when the weights' zero point is 0) */
@@ -126,6 +128,12 @@ void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
  * (row stride GC_QG_NR * GC_QG_NC). */
 void gc_qgemm_epilogue(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, int nc,
 		       const int32_t *acc);
+
+/* The same for a tile computed transposed: acc[r * GC_QG_NR * GC_QG_NC + c]
+ * is C's element (i0 + c, j0 + r), for C's rows [i0, i0 + nc) and columns
+ * [j0, j0 + mr) (mr up to GC_QG_MR, nc up to a chunk's). */
+void gc_qgemm_epilogue_t(const gc_qgemm_out *o, int64_t i0, int nc, int64_t j0, int mr,
+			 const int32_t *acc);
 
 /* The zero points: za per row of A (za_rows) or one, zb per column of B
  * (zb_cols) or one; NULL: 0. Their type is A's and B's. */

@@ -67,7 +67,13 @@ static void reference(const ccase *t, const gc_qconv *q, const uint8_t *x, const
 			}
 }
 
-static int one(const ccase *t, gc_qgemm_isa isa, bool xu, bool wu, bool requant, int threads)
+enum {
+	ZW0 = 1,   /* the weights' zero point 0 after the sign swap (no pixel sums) */
+	PROWS = 2, /* the case must plan pixels as the tiles' rows; unpacked back too */
+};
+
+static int one(const ccase *t, gc_qgemm_isa isa, bool xu, bool wu, bool requant, int threads,
+	       int flags)
 {
 	gc_qconv q = { .n = 1, .c = t->c, .m = t->m, .group = t->group, .x_unsigned = xu,
 		       .w_unsigned = wu, .isa = isa };
@@ -84,34 +90,47 @@ static int one(const ccase *t, gc_qgemm_isa isa, bool xu, bool wu, bool requant,
 	gc_qconv_plan(&q);
 	int64_t cg = t->c / t->group, osz = q.out[1] * q.out[2];
 	int64_t nx = t->c * t->h * t->w, nw = t->m * cg * t->kh * t->kw;
-	uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), zw[64];
+	uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), zw[128];
 	for (int64_t i = 0; i < nx; i++)
 		x[i] = rnd() % 5 == 0 ? (rnd() % 2 ? 0 : 255) : (uint8_t)rnd();
 	for (int64_t i = 0; i < nw; i++)
 		w[i] = rnd() % 5 == 0 ? (rnd() % 2 ? 0x80 : 0x7f) : (uint8_t)rnd();
-	for (int i = 0; i < 64; i++)
-		zw[i] = (uint8_t)(rnd() % 9);
+	for (int i = 0; i < 128; i++) /* ZW0: int8 0, uint8 128 (w - 128 as stored) */
+		zw[i] = flags & ZW0 ? (wu ? 128 : 0) : (uint8_t)(rnd() % 9);
 	int32_t zx = xu ? (int32_t)(rnd() % 200) + 20 : (int32_t)(rnd() % 100) - 50;
-	int32_t bias[64];
-	float ws[64];
-	for (int i = 0; i < 64; i++) {
+	int32_t bias[128];
+	float ws[128];
+	for (int i = 0; i < 128; i++) {
 		bias[i] = (int32_t)(rnd() % 4001) - 2000;
 		ws[i] = 0.001f * (float)(1 + rnd() % 20);
 	}
 	void *wpack = malloc((size_t)gc_qconv_w_bytes(&q));
 	gc_qconv_pack_w(&q, w, wpack);
 	q.wpack = wpack;
+	int bad = 0;
+	if (flags & PROWS) { /* planned so, and the packing's key gives w back */
+		char key[128];
+		uint8_t *back = malloc((size_t)nw);
+		gc_qconv_key(&q, key, sizeof key);
+		int rc = gc_qconv_unpack(key, wpack, gc_qconv_w_bytes(&q), back, (uint64_t)nw);
+		if (!q.prows || rc != 0 || memcmp(back, w, (size_t)nw)) {
+			fprintf(stderr, "c %lld m %lld %lldx%lld: prows %d, unpack %d (%s)\n",
+				(long long)t->c, (long long)t->m, (long long)t->h, (long long)t->w,
+				(int)q.prows, rc, key);
+			bad = 1;
+		}
+		free(back);
+	}
 	void *scratch = malloc((size_t)gc_qconv_scratch(&q));
 	int64_t *want = malloc((size_t)(t->m * osz) * 8);
 	int32_t *y32 = malloc((size_t)(t->m * osz) * 4);
-	static const int32_t nobias[64];
+	static const int32_t nobias[128];
 	reference(t, &q, x, w, zx, zw, requant ? bias : nobias, want);
 	gc_qconv_args a = { .x = x, .w = w, .zx = zx, .zw = zw, .zw_rows = true,
 			    .bias = requant ? bias : NULL, .requant = requant, .relu = requant,
 			    .y_unsigned = true, .xs = 0.05f, .zy = 9.0f, .ws = ws, .ws_rows = true,
 			    .ys = 3.0, .y = y32 };
 	gc_qconv_run(&q, &a, scratch, threads);
-	int bad = 0;
 	for (int64_t m = 0; m < t->m && !bad; m++)
 		for (int64_t i = 0; i < osz && !bad; i++) {
 			int64_t e = want[m * osz + i];
@@ -180,7 +199,7 @@ static void test_qconv_exact(void)
 		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 			for (int v = 0; v < 4; v++) {
 				failed += one(&cases[i], (gc_qgemm_isa)isa, v & 1, v >> 1,
-					      (v + (int)i) % 2 == 1, 1 + (int)(rnd() % 2));
+					      (v + (int)i) % 2 == 1, 1 + (int)(rnd() % 2), 0);
 				runs++;
 			}
 	}
@@ -189,4 +208,43 @@ static void test_qconv_exact(void)
 	CHECK_INT(failed, 0);
 }
 
-TEST_MAIN(TEST(test_qconv_exact))
+/* Output pixels as the tiles' rows (q->prows): pixel counts not a
+ * multiple of 8 (tiles of 4 to 8), channels past a chunk of 48 and not a
+ * multiple of 16 (a last chunk of one panel), a stride of 2 (phases), a
+ * single output row; weights with and without zero points (the pixel sums,
+ * and the transposed epilogue's vector form), on 1 to 4 threads, every
+ * core, exactly. */
+static void test_qconv_prows(void)
+{
+	static const ccase cases[] = {
+		/* c  h  w   m kh kw sh sw dh dw pt pl pb pr g */
+		{ 16, 5, 7, 53, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },   /* 35 pixels, 48 + 5 channels */
+		/* enough work for 4 threads: resnet's 7x7 (2 chunks + 4 channels),
+		 * and 14x13 -> 7x7 at stride 2 */
+		{ 200, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+		{ 200, 14, 13, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
+		{ 8, 1, 9, 16, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1 },    /* one row of 9: tiles of 4, 5 */
+	};
+	gc_qgemm_isa best = gc_qgemm_isa_best();
+	int failed = 0, runs = 0;
+	gc_nn_par_acquire();
+	uint64_t jobs = gc_nn_par_jobs();
+	for (int isa = GC_QGEMM_C; isa <= (int)best; isa++) {
+		if (isa == GC_QGEMM_AVXVNNI && !avx_vnni())
+			continue;
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+			for (int v = 0; v < 8; v++) {
+				failed += one(&cases[i], (gc_qgemm_isa)isa, v & 1, v >> 1 & 1, v % 3 != 2,
+					      1 + (v + (int)i) % 4, PROWS | (v >> 2 ? ZW0 : 0));
+				runs++;
+			}
+	}
+	jobs = gc_nn_par_jobs() - jobs;
+	gc_nn_par_release();
+	printf("qconv prows: %d cases up to %s, %llu split\n", runs, gc_qgemm_isa_name(best),
+	       (unsigned long long)jobs);
+	CHECK_INT(failed, 0);
+	CHECK(jobs > 0);
+}
+
+TEST_MAIN(TEST(test_qconv_exact), TEST(test_qconv_prows))
