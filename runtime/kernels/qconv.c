@@ -919,11 +919,19 @@ static void quads_part(void *arg, int part, int parts, int slot)
 	}
 }
 
-/* Output pixel p's place along the padded rows (its quads in a plane). */
-static int64_t lin_pixel(const gc_qconv *q, int64_t p)
+/* Output pixels p0.. (n of them) their places along the padded rows (their
+ * quads in a plane): divisions for the first only. */
+static void lin_pixels(const gc_qconv *q, int64_t p0, int n, int64_t *lin)
 {
-	int64_t o2 = p % q->out[2], o01 = p / q->out[2];
-	return ((o01 / q->out[1]) * pdim(q, 1) + o01 % q->out[1]) * pdim(q, 2) + o2;
+	int64_t o2 = p0 % q->out[2], o01 = p0 / q->out[2], p2 = pdim(q, 2);
+	int64_t row = ((o01 / q->out[1]) * pdim(q, 1) + o01 % q->out[1]) * p2;
+	for (int r = 0; r < n; r++) {
+		lin[r] = row + o2;
+		if (++o2 == q->out[2]) { /* the next output row; past a plane's, its next */
+			o2 = 0;
+			row += ++o01 % q->out[1] ? p2 : (pdim(q, 1) - q->out[1] + 1) * p2;
+		}
+	}
 }
 
 /* q->prows: a tile is output pixels [p0, p1) (at most 8, consecutive in
@@ -948,11 +956,12 @@ static void prows_part(void *arg, int part, int parts, int slot)
 		int mr = (int)(p1 - p0), nc = (int)(j->mg - c0 < CW ? j->mg - c0 : CW);
 		int np = chunk_np(c0, j->mg);
 		const uint8_t *rows[GC_QG_MR];
+		int64_t lin[GC_QG_MR];
+		lin_pixels(q, p0, mr, lin);
 		for (int r = 0; r < mr; r++) {
-			int64_t lp = lin_pixel(q, p0 + r);
-			rows[r] = (const uint8_t *)j->planes + lp * 4;
+			rows[r] = (const uint8_t *)j->planes + lin[r] * 4;
 			if (j->colv)
-				pv[r] = j->colv[lp];
+				pv[r] = j->colv[lin[r]];
 		}
 		kl.cs = np * 64;
 		gc_qgemm_tile(q->isa, rows, mr, np, &kl, (const int8_t *)j->wrows + c0 * wrow_of(q), acc);

@@ -39,31 +39,39 @@ static int32_t val(const uint8_t *p, bool u, int64_t i)
 
 typedef struct ccase {
 	int64_t c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group;
+	int64_t d, kd, pd; /* 3-D: depth, kernel depth, pads on both ends (0: 2-D) */
 } ccase;
 
-/* y[m][oh][ow] = sum (x - zx)(w - zw[m]) (+ bias), int64. */
+/* y[m][od][oh][ow] = sum (x - zx)(w - zw[m]) (+ bias), int64. */
 static void reference(const ccase *t, const gc_qconv *q, const uint8_t *x, const uint8_t *w,
 		      int32_t zx, const uint8_t *zw, const int32_t *bias, int64_t *y)
 {
 	int64_t cg = t->c / t->group, mg = t->m / t->group, oh = q->out[1], ow = q->out[2];
+	int64_t d = q->in[0], kd = q->k[0], pd = q->pad[0], od = q->out[0];
 	for (int64_t m = 0; m < t->m; m++)
-		for (int64_t i = 0; i < oh; i++)
+		for (int64_t z = 0; z < od * oh; z++)
 			for (int64_t j = 0; j < ow; j++) {
-				int64_t acc = bias[m], g = m / mg;
+				int64_t acc = bias[m], g = m / mg, i = z % oh;
 				for (int64_t ci = 0; ci < cg; ci++)
-					for (int64_t a = 0; a < t->kh; a++)
-						for (int64_t b = 0; b < t->kw; b++) {
-							int64_t ih = i * t->sh - t->pt + a * t->dh;
-							int64_t iw = j * t->sw - t->pl + b * t->dw;
-							int64_t c = g * cg + ci;
-							int64_t xv = ih < 0 || ih >= t->h || iw < 0 || iw >= t->w
-									 ? zx
-									 : val(x, q->x_unsigned, (c * t->h + ih) * t->w + iw);
-							int64_t wv = val(w, q->w_unsigned,
-									 ((m * cg + ci) * t->kh + a) * t->kw + b);
-							acc += (xv - zx) * (wv - val(zw, q->w_unsigned, m));
-						}
-				y[(m * oh + i) * ow + j] = acc;
+					for (int64_t e = 0; e < kd; e++)
+						for (int64_t a = 0; a < t->kh; a++)
+							for (int64_t b = 0; b < t->kw; b++) {
+								int64_t id = z / oh - pd + e;
+								int64_t ih = i * t->sh - t->pt + a * t->dh;
+								int64_t iw = j * t->sw - t->pl + b * t->dw;
+								int64_t c = g * cg + ci;
+								int64_t xv = id < 0 || id >= d || ih < 0 || ih >= t->h ||
+										     iw < 0 || iw >= t->w
+										 ? zx
+										 : val(x, q->x_unsigned,
+										       ((c * d + id) * t->h + ih) * t->w + iw);
+								int64_t wv = val(w, q->w_unsigned,
+										 (((m * cg + ci) * kd + e) * t->kh + a) *
+											 t->kw +
+										     b);
+								acc += (xv - zx) * (wv - val(zw, q->w_unsigned, m));
+							}
+				y[(m * od * oh + z) * ow + j] = acc;
 			}
 }
 
@@ -77,8 +85,9 @@ static int one(const ccase *t, gc_qgemm_isa isa, bool xu, bool wu, bool requant,
 {
 	gc_qconv q = { .n = 1, .c = t->c, .m = t->m, .group = t->group, .x_unsigned = xu,
 		       .w_unsigned = wu, .isa = isa };
-	int64_t in[3] = { 1, t->h, t->w }, k[3] = { 1, t->kh, t->kw }, s[3] = { 1, t->sh, t->sw };
-	int64_t d[3] = { 1, t->dh, t->dw }, p0[3] = { 0, t->pt, t->pl }, p1[3] = { 0, t->pb, t->pr };
+	int64_t in[3] = { t->d ? t->d : 1, t->h, t->w }, k[3] = { t->kd ? t->kd : 1, t->kh, t->kw };
+	int64_t s[3] = { 1, t->sh, t->sw }, d[3] = { 1, t->dh, t->dw };
+	int64_t p0[3] = { t->pd, t->pt, t->pl }, p1[3] = { t->pd, t->pb, t->pr };
 	for (int i = 0; i < 3; i++) {
 		q.in[i] = in[i];
 		q.k[i] = k[i];
@@ -88,8 +97,8 @@ static int one(const ccase *t, gc_qgemm_isa isa, bool xu, bool wu, bool requant,
 		q.out[i] = (in[i] + p0[i] + p1[i] - (k[i] - 1) * d[i] - 1) / s[i] + 1;
 	}
 	gc_qconv_plan(&q);
-	int64_t cg = t->c / t->group, osz = q.out[1] * q.out[2];
-	int64_t nx = t->c * t->h * t->w, nw = t->m * cg * t->kh * t->kw;
+	int64_t cg = t->c / t->group, osz = q.out[0] * q.out[1] * q.out[2];
+	int64_t nx = t->c * in[0] * t->h * t->w, nw = t->m * cg * k[0] * t->kh * t->kw;
 	uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), zw[128];
 	for (int64_t i = 0; i < nx; i++)
 		x[i] = rnd() % 5 == 0 ? (rnd() % 2 ? 0 : 255) : (uint8_t)rnd();
@@ -174,21 +183,21 @@ static bool avx_vnni(void)
 static void test_qconv_exact(void)
 {
 	static const ccase cases[] = {
-		/* c  h  w   m kh kw sh sw dh dw pt pl pb pr g */
-		{ 8, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },   /* 3x3 */
-		{ 6, 7, 11, 10, 3, 2, 1, 1, 2, 3, 2, 0, 1, 3, 1 }, /* dilated, uneven pads, c % 4 */
-		{ 5, 13, 12, 9, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1 }, /* a stem: 7x7 stride 2 */
-		{ 8, 11, 9, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1 }, /* 1x1 stride 2: one phase */
-		{ 12, 7, 8, 12, 3, 3, 1, 2, 2, 1, 0, 1, 2, 1, 3 }, /* groups, stride on one axis */
-		{ 5, 13, 12, 6, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1 }, /* stride and dilation: im2col */
-		{ 3, 30, 31, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, /* several chunks, 20 rows */
+		/* c  h  w   m kh kw sh sw dh dw pt pl pb pr g  d kd pd */
+		{ 8, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },   /* 3x3 */
+		{ 6, 7, 11, 10, 3, 2, 1, 1, 2, 3, 2, 0, 1, 3, 1, 0, 0, 0 }, /* dilated, uneven pads, c % 4 */
+		{ 5, 13, 12, 9, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, 0, 0, 0 }, /* a stem: 7x7 stride 2 */
+		{ 8, 11, 9, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0 }, /* 1x1 stride 2: one phase */
+		{ 12, 7, 8, 12, 3, 3, 1, 2, 2, 1, 0, 1, 2, 1, 3, 0, 0, 0 }, /* groups, stride on one axis */
+		{ 5, 13, 12, 6, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0 }, /* stride and dilation: im2col */
+		{ 3, 30, 31, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 }, /* several chunks, 20 rows */
 		/* stride-2 rows of 16+ phase pixels: the gather's overlapping tail */
-		{ 6, 5, 45, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 1 },
-		{ 5, 3, 41, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1 },
+		{ 6, 5, 45, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0 },
+		{ 5, 3, 41, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0 },
 		/* rows under 32 pixels packed 32 at a time across rows (resnet's
 		 * 7x7 outputs: 9 and 8 pixels a padded row) */
-		{ 12, 7, 7, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
-		{ 12, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
+		{ 12, 7, 7, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
+		{ 12, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
 	};
 	gc_qgemm_isa best = gc_qgemm_isa_best();
 	int failed = 0, runs = 0;
@@ -217,13 +226,15 @@ static void test_qconv_exact(void)
 static void test_qconv_prows(void)
 {
 	static const ccase cases[] = {
-		/* c  h  w   m kh kw sh sw dh dw pt pl pb pr g */
-		{ 16, 5, 7, 53, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },   /* 35 pixels, 48 + 5 channels */
+		/* c  h  w   m kh kw sh sw dh dw pt pl pb pr g  d kd pd */
+		{ 16, 5, 7, 53, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },   /* 35 pixels, 48 + 5 channels */
 		/* enough work for 4 threads: resnet's 7x7 (2 chunks + 4 channels),
 		 * and 14x13 -> 7x7 at stride 2 */
-		{ 200, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
-		{ 200, 14, 13, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
-		{ 8, 1, 9, 16, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1 },    /* one row of 9: tiles of 4, 5 */
+		{ 200, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
+		{ 200, 14, 13, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
+		{ 8, 1, 9, 16, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0 },    /* one row of 9: tiles of 4, 5 */
+		/* 3-D, 3 slabs of 4x5: a tile's pixels cross slabs (padding rows) */
+		{ 8, 4, 5, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1 },
 	};
 	gc_qgemm_isa best = gc_qgemm_isa_best();
 	int failed = 0, runs = 0;
