@@ -38,22 +38,36 @@ static int64_t taps_of(const gc_qconv *q)
  * The quad path's view of the convolution as one of stride 1: along an axis
  * of stride s > 1 (dilation 1), the padded image splits into min(s, k)
  * phases (pixels s v + ph), each a channel of its own, and the kernel into
- * ceil(k / s) taps (real tap s t + ph; past k: weight 0).
+ * ceil(k / s) taps (real tap s t + ph; past k: weight 0). Not with pixels
+ * as the tiles' rows (prows): a row's pixel is read wherever it is, so
+ * the planes are the padded image itself, output pixel o at s o (ostep).
  */
+static int64_t pstride(const gc_qconv *q, int i)
+{
+	return q->prows ? 1 : q->stride[i];
+}
+
+static int64_t ostep(const gc_qconv *q, int i)
+{
+	return q->prows ? q->stride[i] : 1;
+}
+
 static int64_t phases(const gc_qconv *q, int i)
 {
-	return q->stride[i] == 1 ? 1 : q->k[i] < q->stride[i] ? q->k[i] : q->stride[i];
+	int64_t s = pstride(q, i);
+	return s == 1 ? 1 : q->k[i] < s ? q->k[i] : s;
 }
 
 static int64_t vtaps(const gc_qconv *q, int i)
 {
-	return q->stride[i] == 1 ? q->k[i] : (q->k[i] + q->stride[i] - 1) / q->stride[i];
+	int64_t s = pstride(q, i);
+	return s == 1 ? q->k[i] : (q->k[i] + s - 1) / s;
 }
 
 /* The distance (in pixels along the axis) between two virtual taps. */
 static int64_t vdil(const gc_qconv *q, int i)
 {
-	return q->stride[i] == 1 ? q->dil[i] : 1;
+	return pstride(q, i) == 1 ? q->dil[i] : 1;
 }
 
 static int64_t vtaps_of(const gc_qconv *q)
@@ -69,7 +83,7 @@ static int64_t nph_of(const gc_qconv *q)
 /* The real tap of virtual tap t and phase ph along axis i, or -1. */
 static int64_t real_tap(const gc_qconv *q, int i, int64_t t, int64_t ph)
 {
-	int64_t k = t * (q->stride[i] == 1 ? 1 : q->stride[i]) + ph;
+	int64_t k = t * pstride(q, i) + ph;
 	return k < q->k[i] ? k : -1;
 }
 
@@ -136,13 +150,15 @@ static int64_t kqt_of(const gc_qconv *q)
 /* The virtual image's extent along axis i: all a tap reads. */
 static int64_t pdim(const gc_qconv *q, int i)
 {
-	return q->out[i] + (vtaps(q, i) - 1) * vdil(q, i);
+	return (q->out[i] - 1) * ostep(q, i) + 1 + (vtaps(q, i) - 1) * vdil(q, i);
 }
 
 /* Its linear output pixels: to the last valid one (along padded rows). */
 static int64_t lin_of(const gc_qconv *q)
 {
-	return ((q->out[0] - 1) * pdim(q, 1) + q->out[1] - 1) * pdim(q, 2) + q->out[2];
+	return (((q->out[0] - 1) * ostep(q, 0) * pdim(q, 1) + (q->out[1] - 1) * ostep(q, 1)) *
+		pdim(q, 2)) +
+	       (q->out[2] - 1) * ostep(q, 2) + 1;
 }
 
 /* Bytes of a channel quad's plane: the padded pixels and the 48 a last
@@ -163,17 +179,28 @@ static int64_t tile_cols(int64_t n)
  * Pixels as the tiles' rows (prows): a tile reads any 8 output pixels'
  * quads in place, so none of the padding columns' pixels is computed (the
  * other way, 16 neighbours along the padded rows a panel, a 7x7 output
- * computes 64 pixels for 49), at the price of a transposed epilogue (about
- * 5% of a tile of 48 channels' 576 terms). Where it computes enough fewer
- * terms; one group only (a chunk of 48 channels within it).
+ * computes 64 pixels for 49), and a stride needs no phases (the planes are
+ * the padded image), at the price of a transposed epilogue (about 5% of a
+ * tile of 48 channels' 576 terms). Where it computes enough fewer terms,
+ * phase-major planes counted 10% dearer (their packing: 11% of a 3x3/2 of
+ * 128 channels, the padded image's 2%); one group only (a chunk of 48
+ * channels within it). The phases of the 3 channels of a first layer stay
+ * (their 16 x 12 terms a pixel against 49 x 4 taps of stride-1 planes).
  */
 static bool prows(const gc_qconv *q)
 {
 	int64_t mg = q->m / q->group;
 	double pix_cols = (double)((mg + GC_QG_MR - 1) / GC_QG_MR * GC_QG_MR) *
-			  (double)tile_cols(lin_of(q));
+			  (double)tile_cols(lin_of(q)) * (q->pmajor ? 1.1 : 1.0);
 	double pix_rows = (double)osz_of(q) * (double)tile_cols(mg);
 	return q->group == 1 && pix_rows * 1.06 < pix_cols;
+}
+
+/* The quad path's phases, once q->quads and q->prows are set. */
+static void plan_phases(gc_qconv *q)
+{
+	q->pmajor = q->quads && pmajor(q);
+	q->npairs = q->quads ? npairs_of(q) : 0;
 }
 
 void gc_qconv_plan(gc_qconv *q)
@@ -181,9 +208,10 @@ void gc_qconv_plan(gc_qconv *q)
 	q->quads = true;
 	for (int i = 0; i < 3; i++)
 		q->quads &= q->stride[i] == 1 || q->dil[i] == 1;
-	q->pmajor = q->quads && pmajor(q);
-	q->npairs = q->quads ? npairs_of(q) : 0;
+	q->prows = false;
+	plan_phases(q);
 	q->prows = q->quads && prows(q);
+	plan_phases(q);
 }
 
 /* Panels of a chunk at column c0 of n columns. */
@@ -351,13 +379,9 @@ int gc_qconv_unpack(const char *key, const void *src, uint64_t src_bytes, void *
 		q.stride[i] = v[5 + i];
 		q.dil[i] = 1;
 	}
-	gc_qconv_plan(&q);
 	q.quads = v[8] != 0;
 	q.prows = layout == 'p';
-	if (!q.quads) {
-		q.pmajor = false;
-		q.npairs = 0;
-	}
+	plan_phases(&q);
 	/* the phases and taps stay within the kernel's: sizes below the plain's
 	 * times the stride volume (bounded above) */
 	if ((double)gc_qconv_w_bytes(&q) != (double)src_bytes)
@@ -652,7 +676,7 @@ typedef struct vrow {
 static void vrows_of(const gc_qconv *q, int64_t cq, vrow *v)
 {
 	int64_t cg = q->c / q->group, cgp = cgp_of(q), nph = nph_of(q), ph1 = phases(q, 1);
-	int64_t ph2 = phases(q, 2), s2 = q->stride[2], vc = cq * 4, c, ph, last = -1;
+	int64_t ph2 = phases(q, 2), s2 = pstride(q, 2), vc = cq * 4, c, ph, last = -1;
 	int64_t o0 = 0, o1 = 0, off = 0, va = 0, vb = 0;
 	/* the first lane's channel and phase, the others stepped from it (a
 	 * phase-major quad stays in one phase: cgp is a multiple of 4), each
@@ -738,7 +762,7 @@ T512BW static inline void store_quads32(const __m256i v[4], int8_t *d)
 T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
 {
 	const gc_qconv *q = j->q;
-	int64_t isz = q->in[0] * q->in[1] * q->in[2], s2 = q->stride[2];
+	int64_t isz = q->in[0] * q->in[1] * q->in[2], s2 = pstride(q, 2);
 	int64_t p0 = pdim(q, 0), p1 = pdim(q, 1), p2 = pdim(q, 2), vol = p0 * p1 * p2;
 	uint64_t pbytes = plane_bytes(q);
 	__m512i zv = _mm512_set1_epi8((char)j->zx);
@@ -753,7 +777,7 @@ T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
 				const uint8_t *r[4];
 				int64_t a[4], b[4];
 				for (int t = 0; t < 4; t++) {
-					int64_t id = d * q->stride[0] + o0[t], ih = h * q->stride[1] + o1[t];
+					int64_t id = d * pstride(q, 0) + o0[t], ih = h * pstride(q, 1) + o1[t];
 					bool in = id >= 0 && id < q->in[0] && ih >= 0 && ih < q->in[1];
 					r[t] = ch[t] < 0 ? NULL
 					       : j->xg + ch[t] * isz + (in ? (id * q->in[1] + ih) * q->in[2] : 0);
@@ -784,9 +808,9 @@ static void pack_part(void *arg, int part, int parts, int slot)
 	bool flip = !q->x_unsigned;
 	enum { SEG = 1024 };
 	uint8_t rowbuf[4][SEG + 16];
-	int64_t nph = nph_of(q), s2 = q->stride[2];
+	int64_t nph = nph_of(q), s2 = pstride(q, 2);
 	gc_nn_part_range(cg4_of(q) / 4, part, parts, &lo, &hi);
-	if (nph == 1 && q->stride[0] == 1 && q->stride[1] == 1 && s2 == 1 && p2 <= SEG &&
+	if (nph == 1 && pstride(q, 0) == 1 && pstride(q, 1) == 1 && s2 == 1 && p2 <= SEG &&
 	    q->in[2] >= 16) {
 		pack_part_s1(j, lo, hi, rowbuf[0]);
 		return;
@@ -816,7 +840,7 @@ static void pack_part(void *arg, int part, int parts, int slot)
 						r[t] = ch[t] >= 0 ? rowbuf[t] : NULL;
 						if (ch[t] < 0)
 							continue;
-						int64_t id = d * q->stride[0] + o0[t], ih = h * q->stride[1] + o1[t];
+						int64_t id = d * pstride(q, 0) + o0[t], ih = h * pstride(q, 1) + o1[t];
 						int64_t a = (va[t] > w0 ? va[t] : w0) - w0;
 						int64_t b = (vb[t] < w0 + n ? vb[t] : w0 + n) - w0;
 						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1] || a >= b) {
@@ -920,16 +944,19 @@ static void quads_part(void *arg, int part, int parts, int slot)
 }
 
 /* Output pixels p0.. (n of them) their places along the padded rows (their
- * quads in a plane): divisions for the first only. */
+ * quads in a plane, ostep apart): divisions for the first only. */
 static void lin_pixels(const gc_qconv *q, int64_t p0, int n, int64_t *lin)
 {
-	int64_t o2 = p0 % q->out[2], o01 = p0 / q->out[2], p2 = pdim(q, 2);
-	int64_t row = ((o01 / q->out[1]) * pdim(q, 1) + o01 % q->out[1]) * p2;
+	int64_t o2 = p0 % q->out[2], o01 = p0 / q->out[2], o1 = o01 % q->out[1], o0 = o01 / q->out[1];
+	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), s0 = ostep(q, 0), s1 = ostep(q, 1), s2 = ostep(q, 2);
 	for (int r = 0; r < n; r++) {
-		lin[r] = row + o2;
-		if (++o2 == q->out[2]) { /* the next output row; past a plane's, its next */
+		lin[r] = (o0 * s0 * p1 + o1 * s1) * p2 + o2 * s2;
+		if (++o2 == q->out[2]) { /* the next output row; past a slab's, the next slab */
 			o2 = 0;
-			row += ++o01 % q->out[1] ? p2 : (pdim(q, 1) - q->out[1] + 1) * p2;
+			if (++o1 == q->out[1]) {
+				o1 = 0;
+				o0++;
+			}
 		}
 	}
 }

@@ -219,8 +219,8 @@ static void test_qconv_exact(void)
 
 /* Output pixels as the tiles' rows (q->prows): pixel counts not a
  * multiple of 8 (tiles of 4 to 8), channels past a chunk of 48 and not a
- * multiple of 16 (a last chunk of one panel), a stride of 2 (phases), a
- * single output row; weights with and without zero points (the pixel sums,
+ * multiple of 16 (a last chunk of one panel), strides of 2 (read from
+ * the padded image, no phases), a single output row, 3-D; weights with and without zero points (the pixel sums,
  * and the transposed epilogue's vector form), on 1 to 4 threads, every
  * core, exactly. */
 static void test_qconv_prows(void)
@@ -233,6 +233,9 @@ static void test_qconv_prows(void)
 		{ 200, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
 		{ 200, 14, 13, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
 		{ 8, 1, 9, 16, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0 },    /* one row of 9: tiles of 4, 5 */
+		/* stride 2 along the width only, rows of 16+ (the planes of the
+		 * padded image: no phases) */
+		{ 64, 6, 20, 48, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },
 		/* 3-D, 3 slabs of 4x5: a tile's pixels cross slabs (padding rows) */
 		{ 8, 4, 5, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1 },
 	};
