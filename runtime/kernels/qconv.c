@@ -330,8 +330,8 @@ void gc_qconv_key(const gc_qconv *q, char *key, size_t size)
 	snprintf(key, size,
 		 "q8w%c %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
 		 " %" PRId64 " %" PRId64 " %d %d",
-		 q->prows ? 'p' : '4', q->m, q->c / q->group, q->k[0], q->k[1], q->k[2], q->stride[0], q->stride[1],
-		 q->stride[2], (int)q->quads, (int)q->w_unsigned);
+		 q->prows ? 'p' : '4', q->m, q->c / q->group, q->k[0], q->k[1], q->k[2],
+		 q->stride[0], q->stride[1], q->stride[2], (int)q->quads, (int)q->w_unsigned);
 }
 
 /* gc_qconv_pack_w backwards: w[i][c][kt] from the rows. */
@@ -777,7 +777,8 @@ T512BW static void pack_part_v(const qjob *j, int64_t lo, int64_t hi)
 				const uint8_t *r[4];
 				int64_t a[4], b[4];
 				for (int t = 0; t < 4; t++) {
-					int64_t id = d * pstride(q, 0) + o0[t], ih = h * pstride(q, 1) + o1[t];
+					int64_t id = d * pstride(q, 0) + o0[t];
+					int64_t ih = h * pstride(q, 1) + o1[t];
 					bool in = id >= 0 && id < q->in[0] && ih >= 0 && ih < q->in[1];
 					r[t] = ch[t] < 0 ? NULL
 					       : j->xg + ch[t] * isz + (in ? (id * q->in[1] + ih) * q->in[2] : 0);
@@ -840,7 +841,8 @@ static void pack_part(void *arg, int part, int parts, int slot)
 						r[t] = ch[t] >= 0 ? rowbuf[t] : NULL;
 						if (ch[t] < 0)
 							continue;
-						int64_t id = d * pstride(q, 0) + o0[t], ih = h * pstride(q, 1) + o1[t];
+						int64_t id = d * pstride(q, 0) + o0[t];
+						int64_t ih = h * pstride(q, 1) + o1[t];
 						int64_t a = (va[t] > w0 ? va[t] : w0) - w0;
 						int64_t b = (vb[t] < w0 + n ? vb[t] : w0 + n) - w0;
 						if (id < 0 || id >= q->in[0] || ih < 0 || ih >= q->in[1] || a >= b) {
@@ -947,8 +949,9 @@ static void quads_part(void *arg, int part, int parts, int slot)
  * quads in a plane, ostep apart): divisions for the first only. */
 static void lin_pixels(const gc_qconv *q, int64_t p0, int n, int64_t *lin)
 {
-	int64_t o2 = p0 % q->out[2], o01 = p0 / q->out[2], o1 = o01 % q->out[1], o0 = o01 / q->out[1];
-	int64_t p1 = pdim(q, 1), p2 = pdim(q, 2), s0 = ostep(q, 0), s1 = ostep(q, 1), s2 = ostep(q, 2);
+	int64_t o2 = p0 % q->out[2], o01 = p0 / q->out[2];
+	int64_t o1 = o01 % q->out[1], o0 = o01 / q->out[1], p1 = pdim(q, 1), p2 = pdim(q, 2);
+	int64_t s0 = ostep(q, 0), s1 = ostep(q, 1), s2 = ostep(q, 2);
 	for (int r = 0; r < n; r++) {
 		lin[r] = (o0 * s0 * p1 + o1 * s1) * p2 + o2 * s2;
 		if (++o2 == q->out[2]) { /* the next output row; past a slab's, the next slab */

@@ -2,7 +2,8 @@
  * The integer convolution (runtime/kernels/qconv.c) on every core this CPU
  * has (plain C, AVX-VNNI, AVX-512 VNNI) against a plain int64 loop, exactly:
  * the channel-quad path (stride 1, dilations, uneven pads, strides as
- * phases, channels not a multiple of 4, groups) and the im2col blocks
+ * phases, channels not a multiple of 4, groups, 3-D; pixels as the tiles'
+ * rows where the planner picks them, on up to 4 threads) and the im2col blocks
  * (stride with dilation), uint8/int8 x and w, zero points (w's per output
  * channel), the int32 output and the requantized one (per-channel scale,
  * bias, Relu) against gc_qrequant1 of the exact sums, on one and two
@@ -219,9 +220,10 @@ static void test_qconv_exact(void)
 
 /* Output pixels as the tiles' rows (q->prows): pixel counts not a
  * multiple of 8 (tiles of 4 to 8), channels past a chunk of 48 and not a
- * multiple of 16 (a last chunk of one panel), strides of 2 (read from
- * the padded image, no phases), a single output row, 3-D; weights with and without zero points (the pixel sums,
- * and the transposed epilogue's vector form), on 1 to 4 threads, every
+ * multiple of 16 (a last chunk of one panel), strides of 2 (read from the
+ * padded image, no phases), a single output row, 3-D; weights with and
+ * without zero points (the pixel sums, and the transposed epilogue's
+ * vector form), int32 and requantized outputs, on 1 to 4 threads, every
  * core, exactly. */
 static void test_qconv_prows(void)
 {
