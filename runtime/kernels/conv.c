@@ -231,6 +231,15 @@ typedef struct conv_state {
 	/* FAST_ROW of a strided 1x1: the input offset of each output pixel,
 	 * gathered into V panels in scratch (gc_pk_gemm.v_cols, v_buf) */
 	int32_t *row_cols;
+	/* FAST_ROW of a 1-D convolution (tap_rows set): V's rows are the
+	 * (channel, tap) rows of its im2col, read from a zero-padded copy of
+	 * the input (scratch) split by stride phase, so that each is
+	 * contiguous: padded element s i + r of channel c is at
+	 * (c s + r) tap_len + i (gc_pk_gemm.v_rows; V's panels in v_buf after
+	 * the copy, at tap_buf) */
+	int32_t *tap_rows;
+	int64_t tap_len;
+	uint64_t tap_buf;
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
 } conv_state;
@@ -243,6 +252,7 @@ static void conv_state_free(void *p)
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
 	gc_free(st->row_cols);
+	gc_free(st->tap_rows);
 	gc_free(st);
 }
 
@@ -651,6 +661,62 @@ static int32_t *conv_cols(const conv_state *st)
 	return cols;
 }
 
+/* The floats of a 1-D convolution's phase-split padded input (see
+ * conv_state.tap_rows), setting st->tap_len; 0 when the input is not 1-D
+ * or its offsets would not fit int32. */
+static int64_t conv_tap_floats(conv_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	if (w->in[0] * w->in[1] * w->k[0] * w->k[1] * w->out[0] * w->out[1] != 1)
+		return 0;
+	/* gc_nn_window_init keeps sizes below 2^40, kernel, stride and
+	 * dilation below 2^31: reach cannot overflow */
+	int64_t s = w->stride[2], reach = (w->out[2] - 1) * s + (w->k[2] - 1) * w->dil[2] + 1;
+	st->tap_len = (reach + s - 1) / s;
+	if (st->c * s > INT32_MAX / st->tap_len)
+		return 0;
+	return st->c * s * st->tap_len;
+}
+
+/* The rows of V of a 1-D convolution's row GEMM (conv_state.tap_rows),
+ * after conv_tap_floats; NULL out of memory. */
+static int32_t *conv_taps(const conv_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t s = w->stride[2];
+	int32_t *rows = gc_malloc((size_t)st->kdim * sizeof *rows);
+	for (int64_t ci = 0; rows && ci < st->cg; ci++)
+		for (int64_t t = 0; t < w->k[2]; t++) {
+			int64_t q = t * w->dil[2];
+			rows[ci * w->k[2] + t] = (int32_t)((ci * s + q % s) * st->tap_len + q / s);
+		}
+	return rows;
+}
+
+/* One batch item's input x as conv_taps reads it, into xq. */
+static void tap_pad(const conv_state *st, const float *x, float *xq)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
+	for (int64_t ci = 0; ci < st->c; ci++)
+		for (int64_t r = 0; r < s; r++) {
+			float *d = xq + (ci * s + r) * len;
+			/* phase indices [a, b) hold input elements s a + r - pl, ... */
+			int64_t a = pl > r ? (pl - r + s - 1) / s : 0;
+			int64_t b = pl + W > r ? (pl + W - r + s - 1) / s : 0;
+			b = b < len ? b : len;
+			a = a < b ? a : b;
+			const float *src = x + ci * W + s * a + r - pl;
+			memset(d, 0, (size_t)a * sizeof *d);
+			if (s == 1)
+				memcpy(d + a, src, (size_t)(b - a) * sizeof *d);
+			else
+				for (int64_t i = 0; i < b - a; i++)
+					d[a + i] = src[s * i];
+			memset(d + b, 0, (size_t)(len - b) * sizeof *d);
+		}
+}
+
 static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const conv_state *st = n->state;
@@ -671,7 +737,11 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 				.ldv = st->in_sp,
 				.ldc = st->out_sp,
 				.v_buf = st->row_cols || st->pre_packed ? (float *)k->scratch : NULL,
-				.v_cols = st->row_cols};
+				.v_cols = st->row_cols,
+				.v_rows = st->tap_rows};
+		float *xq = k->scratch;
+		if (st->tap_rows)
+			g.v_buf = (float *)(void *)((char *)k->scratch + st->tap_buf);
 		if (st->pre_packed) {
 			g.v_a = in[4]->data;
 			g.v_b = in[5]->data;
@@ -681,15 +751,20 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		g.epi.c = bias;
 		g.epi.c_sm = 1;
 		g.epi.r_sm = st->out_sp;
-		for (int64_t b = 0; b < st->n; b++)
+		for (int64_t b = 0; b < st->n; b++) {
+			if (st->tap_rows)
+				tap_pad(st, x + b * st->c * st->in_sp, xq);
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
-				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
+				g.v = st->tap_rows
+					  ? xq + gi * st->cg * st->w.stride[2] * st->tap_len
+					  : x + (b * st->c + gi * st->cg) * st->in_sp;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
 				gc_pk_gemm_par(&g, k->threads);
 			}
+		}
 	}
 	return 0;
 }
@@ -710,13 +785,18 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	const float *wt = gc_kfixed(k, in, 1);
 	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return 0;
-	if (st->cg == 1) { /* depthwise: the weights are read as they are */
-		/* a residual is added after it (residual_f32), then the activation */
-		gc_nn_act none = {.kind = GC_NN_ACT_NONE};
-		if (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
-				  w->pad_lo, w->out, st->has_res ? &none : &st->act) ||
-		    (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)
+	/* depthwise: the weights are read as they are; a residual is added
+	 * after it (residual_f32), then the activation */
+	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+	if (st->cg == 1 &&
+	    (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
+			   w->pad_lo, w->out, st->has_res ? &none : &st->act) ||
+	     (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)) {
+		/* one input channel in all (a 1-D convolution of audio with a
+		 * long kernel) is an ordinary convolution: the kernels below */
+		if (st->g > 1)
 			return 0;
+	} else if (st->cg == 1) {
 		st->fast = FAST_DW;
 		st->post_res = st->has_res;
 		if (wt && gc_pk_dw_pack(&st->dw, wt))
@@ -739,6 +819,13 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 						      flat ? st->out_sp : w->out[2]);
 	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
 				      (strided ? (double)(st->cg * st->out_sp) : 0));
+	/* a 1-D convolution: the row GEMM over its im2col, whose panels are
+	 * copied from a padded copy of the input (~1 cycle an element each) */
+	int64_t tap_floats = one ? 0 : conv_tap_floats(st);
+	double tap = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
+				      (double)(st->kdim * ((st->out_sp + GC_PK_NR - 1) / GC_PK_NR) *
+					       GC_PK_NR / 16)) +
+		     (double)tap_floats;
 	/* strided, the channel kernel broadcasts pixels a stride apart from k
 	 * input rows for each tile, the row GEMM gathers each panel once:
 	 * measured 1.05-1.6x slower than its estimate says against the row
@@ -757,7 +844,12 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * (conv_pre_wrap). (Weighing that pass against the row GEMM's estimate
 	 * took the row GEMM at 14x14, 1.1x slower than both passes there.) */
 	int pre = st->pre && !strided && st->g == 1 && vbuf <= CONV_FAST_SCRATCH_MAX;
-	if (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX)) {
+	/* (the channel kernel takes strides of up to 2 along w) */
+	uint64_t tap_bytes = gc_nn_align((uint64_t)tap_floats * 4);
+	int by_taps = tap_floats > 0 && (w->stride[2] > 2 || tap < chan) &&
+		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
+	if (by_taps ||
+	    (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX))) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
@@ -770,11 +862,18 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 				     (float *)fill + gi * per);
 		st->fast = FAST_ROW;
 		n->state_free = conv_state_free;
+		n->run = conv_fast_run;
+		if (by_taps) {
+			if (!(st->tap_rows = conv_taps(st)))
+				return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
+			st->tap_buf = tap_bytes;
+			n->scratch_bytes = tap_bytes + gc_nn_align(vbuf);
+			return 1;
+		}
 		if (strided && !(st->row_cols = conv_cols(st)))
 			return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
 		st->pre_packed = pre;
 		n->scratch_bytes = strided || pre ? gc_nn_align(vbuf) : 0;
-		n->run = conv_fast_run;
 		return 1;
 	}
 	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,
