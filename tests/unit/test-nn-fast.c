@@ -482,12 +482,14 @@ static void test_fast_conv_1d_3d(void)
 	CHECK(conv_cases(cases, 1, 1));
 }
 
-/* 1-D convolutions on the row GEMM over their im2col (conv.c's tap_rows):
- * one input channel and a long kernel at stride 4 (an audio net's first
- * layer), strides above 2 that the channel kernel does not take, dilation,
- * groups, asymmetric pads, an output shorter than a panel or a tile, one
- * output, batches. */
-static void test_fast_conv_1d_taps(void)
+/* Convolutions on the row GEMM over each output row's im2col (conv.c's
+ * tap_rows). 1-D: one input channel and a long kernel at stride 4 (an
+ * audio net's first layer), strides above 2 that the channel kernel does
+ * not take, dilation, groups, asymmetric pads, an output shorter than a
+ * panel or a tile, one output, batches. 2-D at stride 1 with few input
+ * channels (a network's first layer) or small groups: pads, dilation,
+ * rows of a panel and a tail, batches. */
+static void test_fast_conv_taps(void)
 {
 	rng_state = 19;
 	static const conv_case cases[] = {
@@ -498,6 +500,22 @@ static void test_fast_conv_1d_taps(void)
 	    C1(1, 2, 9, 1, 40, 11, 3, 7, 0, 1, 1, 1),
 	    C1(1, 5, 33, 1, 17, 5, 4, 1, 1, 1, 1, 1),
 	    C1(1, 1, 8, 1, 10, 10, 3, 0, 0, 1, 1, 1),
+	    C2(1, 3, 64, 1, 40, 61, 3, 1, 1, 1, 1, 1),
+	    C2(2, 3, 21, 1, 19, 53, 3, 1, 2, 2, 1, 1),
+	    C2(1, 32, 32, 4, 28, 28, 3, 1, 1, 1, 0, 1),
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 2,
+	     .m = 9,
+	     .g = 1,
+	     .in = {12, 70},
+	     .k = {2, 5},
+	     .s = {3, 1},
+	     .d = {1, 1},
+	     .plo = {1, 0},
+	     .phi = {0, 3},
+	     .bias = 1,
+	     .fast = 1},
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 1, 1));
@@ -1211,6 +1229,7 @@ static void test_fast_threads(void)
 	     * panels), the row GEMM over an im2col (tap_rows) */
 	    C1(1, 64, 64, 1, 1000, 3, 1, 1, 1, 1, 1, 1),
 	    C1(1, 1, 64, 1, 16000, 80, 4, 40, 40, 1, 1, 1),
+	    C2(1, 3, 64, 1, 120, 120, 3, 1, 1, 1, 1, 1), /* by output row */
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
@@ -1496,6 +1515,6 @@ TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_gemm), TEST(test_fast_matmul),
 	  TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals),
-	  TEST(test_fast_conv_1d_taps), TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
+	  TEST(test_fast_conv_taps), TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
 	  TEST(test_fast_gemm_cols),
 	  TEST(test_fast_threads_callers))
