@@ -508,10 +508,11 @@ static chan_pf chan_prefetch(const gc_pk_conv *p, int64_t gi, int64_t q, const f
 	return f;
 }
 
-/* Output rows [r0, r1) of panel q of group gi, for batch item b. */
+/* Output rows [r0, r1) of panel q of group gi, for batch item b: the
+ * tiles [t0, t1) of each (of rows of more than one tile), or all. */
 static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const float *bias,
 				   const float *rb, float *yb, int64_t gi, int64_t q, int64_t r0,
-				   int64_t r1)
+				   int64_t r1, int64_t t0, int64_t t1)
 {
 	float tile[16 * 32] __attribute__((aligned(64))); /* rows past nr unread */
 	int64_t width = panel_width(p->mg, q);
@@ -523,7 +524,7 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
 	const float *bq = bias ? bias + m0 : NULL;
 	int pairs = 2 * ow <= GC_PK_CV_NR;
-	chan_pf f = chan_prefetch(p, gi, q, wq, pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * tiles);
+	chan_pf f = chan_prefetch(p, gi, q, wq, pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * (t1 - t0));
 	uintptr_t pf = f.pf;
 	for (int64_t r = r0; r < r1; r++) {
 		int64_t od = r / oh, ohh = r % oh;
@@ -541,8 +542,8 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 			r++;
 			continue;
 		}
-		int64_t o = 0;
-		for (int64_t t = 0; t < tiles; t++) {
+		int64_t o = t0 * (ow / tiles) + (t0 < ow % tiles ? t0 : ow % tiles);
+		for (int64_t t = t0; t < t1; t++) {
 			int nr = (int)(ow / tiles + (t < ow % tiles));
 			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile, pf, f.pfs);
 			pf += (uintptr_t)f.chunk;
@@ -596,7 +597,10 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
  * without pads), then the convolution's items (group, panel, unit) in that
  * order, in guided runs (nn-split.h: they shrink toward the end, so that the
  * threads end together). A unit is an output row, or the two rows chan_rows
- * puts in one tile (a part boundary between them would halve that tile). A
+ * puts in one tile (a part boundary between them would halve that tile),
+ * or where the rows are too few for the threads (a 1-D convolution's one
+ * row: its 64 channels were 2 items, and one late thread left both to the
+ * other) a run of a row's tiles: the row's tiles cut in `chunks`. A
  * part of the convolution waits until every part of the copy is done: the
  * threads claim parts in order, so it waits only for copy parts already
  * under way on other threads. As one job the copy costs no hand-over of its
@@ -611,6 +615,7 @@ typedef struct conv_job {
 	int64_t xs;	 /* its elements a channel */
 	int threads;	 /* the guided split's */
 	int64_t rpu;	 /* output rows a unit */
+	int64_t chunks;	 /* units a row (rpu 1), or 1 */
 	int64_t units;	 /* units a panel */
 	int pads;	 /* parts of the padded copy */
 	atomic_int pads_left;
@@ -635,9 +640,18 @@ static void conv_items(const conv_job *j, int64_t lo, int64_t hi)
 		int64_t gq = lo / j->units, u0 = lo % j->units;
 		int64_t u1 = j->units < u0 + hi - lo ? j->units : u0 + hi - lo;
 		int64_t gi = gq / p->panels, q = gq % p->panels;
-		int64_t r1 = u1 * j->rpu < p->rows ? u1 * j->rpu : p->rows;
-		chan_rows(p, j->xc + gi * p->cg * j->xs, j->bias, j->res, j->y, gi, q, u0 * j->rpu,
-			  r1);
+		const float *xg = j->xc + gi * p->cg * j->xs;
+		int64_t tiles = (p->out[2] + GC_PK_CV_NR - 1) / GC_PK_CV_NR, nc = j->chunks;
+		if (nc == 1) {
+			int64_t r1 = u1 * j->rpu < p->rows ? u1 * j->rpu : p->rows;
+			chan_rows(p, xg, j->bias, j->res, j->y, gi, q, u0 * j->rpu, r1, 0, tiles);
+		}
+		for (int64_t u = u0; nc > 1 && u < u1;) { /* a row at a time */
+			int64_t r = u / nc, c0 = u % nc, c1 = nc < c0 + u1 - u ? nc : c0 + u1 - u;
+			chan_rows(p, xg, j->bias, j->res, j->y, gi, q, r, r + 1, c0 * tiles / nc,
+				  c1 * tiles / nc);
+			u += c1 - c0;
+		}
 		lo += u1 - u0;
 	}
 }
@@ -666,10 +680,19 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 		    float *y, float *scratch, int threads)
 {
 	double cost = (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]);
-	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, units = (p->rows + rpu - 1) / rpu;
+	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, rows = (p->rows + rpu - 1) / rpu;
+	int64_t tiles = (p->out[2] + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
 	for (int64_t b = 0; b < p->n; b++) {
 		/* (estimated right before its job: the run's work, nn-par.h) */
 		int t = gc_nn_par_threads(threads, cost);
+		/* items for ~8 parts a thread (fewer cannot end together), each
+		 * chunk of a row still a few tiles long */
+		int64_t items = p->g * p->panels * rows, chunks = 1;
+		if (t > 1 && rpu == 1 && items < 8 * t) {
+			chunks = (8 * t + items - 1) / items;
+			chunks = chunks < tiles / 4 ? chunks : tiles / 4 > 1 ? tiles / 4 : 1;
+		}
+		int64_t units = rows * chunks;
 		int parts = gc_nn_guided_parts(p->g * p->panels * units, t, 1);
 		conv_job j = {.p = p,
 			      .x = x + b * p->c * p->in_sp,
@@ -680,6 +703,7 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			      .xs = p->in_sp,
 			      .threads = t,
 			      .rpu = rpu,
+			      .chunks = chunks,
 			      .units = units};
 		if (p->pad) {
 			j.pads = (int)(t > 1 ? (2 * t < p->c ? 2 * t : p->c) : 1);

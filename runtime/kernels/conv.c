@@ -19,6 +19,7 @@
 #include "kutil.h"
 #include "nn-act.h"
 #include "nn-par.h"
+#include "nn-split.h"
 #include "nn.h"
 #include "sgemm-pack.h"
 #include "value-impl.h"
@@ -231,6 +232,17 @@ typedef struct conv_state {
 	/* FAST_ROW of a strided 1x1: the input offset of each output pixel,
 	 * gathered into V panels in scratch (gc_pk_gemm.v_cols, v_buf) */
 	int32_t *row_cols;
+	/* FAST_ROW of a 1-D or 2-D convolution by output row (tap_rows set):
+	 * V's rows are the (channel, tap) rows of an output row's im2col,
+	 * read from a zero-padded copy of the input (scratch) split by stride
+	 * phase along w, so that each is contiguous: padded element (R,
+	 * s i + r) of channel c is at ((c s + r) tap_h + R) tap_len + i
+	 * (gc_pk_gemm.v_rows; V's panels in v_buf after the copy, at
+	 * tap_buf). tap_cost: a group's estimated cycles. */
+	int32_t *tap_rows;
+	int64_t tap_len, tap_h;
+	uint64_t tap_buf;
+	double tap_cost;
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
 } conv_state;
@@ -243,6 +255,7 @@ static void conv_state_free(void *p)
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
 	gc_free(st->row_cols);
+	gc_free(st->tap_rows);
 	gc_free(st);
 }
 
@@ -651,6 +664,104 @@ static int32_t *conv_cols(const conv_state *st)
 	return cols;
 }
 
+/* The floats of a 1-D or 2-D convolution's phase-split padded input (see
+ * conv_state.tap_rows), setting st->tap_len and tap_h; 0 when the input is
+ * 3-D or its offsets would not fit int32. */
+static int64_t conv_tap_floats(conv_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	if (w->in[0] * w->k[0] * w->out[0] != 1)
+		return 0;
+	/* gc_nn_window_init keeps sizes below 2^40, kernel, stride and
+	 * dilation below 2^31: the reaches cannot overflow */
+	int64_t s = w->stride[2], reach = (w->out[2] - 1) * s + (w->k[2] - 1) * w->dil[2] + 1;
+	st->tap_len = (reach + s - 1) / s;
+	st->tap_h = (w->out[1] - 1) * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
+	if (st->c * s > INT32_MAX / st->tap_len / st->tap_h)
+		return 0;
+	return st->c * s * st->tap_h * st->tap_len;
+}
+
+/* The rows of V of output row 0 (conv_state.tap_rows), after
+ * conv_tap_floats; NULL out of memory. */
+static int32_t *conv_taps(const conv_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t s = w->stride[2];
+	int32_t *rows = gc_malloc((size_t)st->kdim * sizeof *rows), *d = rows;
+	for (int64_t ci = 0; rows && ci < st->cg; ci++)
+		for (int64_t i = 0; i < w->k[1]; i++)
+			for (int64_t t = 0; t < w->k[2]; t++) {
+				int64_t q = t * w->dil[2];
+				*d++ = (int32_t)(((ci * s + q % s) * st->tap_h + i * w->dil[1]) *
+						     st->tap_len +
+						 q / s);
+			}
+	return rows;
+}
+
+/* One batch item's input x as conv_taps reads it, into xq. */
+static void tap_pad(const conv_state *st, const float *x, float *xq)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
+	for (int64_t ci = 0; ci < st->c; ci++)
+		for (int64_t r = 0; r < s; r++)
+			for (int64_t R = 0; R < st->tap_h; R++) {
+				float *d = xq + ((ci * s + r) * st->tap_h + R) * len;
+				int64_t h = R - w->pad_lo[1];
+				/* phase indices [a, b) hold input elements s a + r - pl, ... */
+				int64_t a = pl > r ? (pl - r + s - 1) / s : 0;
+				int64_t b = pl + W > r ? (pl + W - r + s - 1) / s : 0;
+				b = h < 0 || h >= w->in[1] ? 0 : b < len ? b : len;
+				a = a < b ? a : b;
+				const float *src = x + (ci * w->in[1] + h) * W + s * a + r - pl;
+				memset(d, 0, (size_t)a * sizeof *d);
+				if (s == 1)
+					memcpy(d + a, src, (size_t)(b - a) * sizeof *d);
+				else
+					for (int64_t i = 0; i < b - a; i++)
+						d[a + i] = src[s * i];
+				memset(d + b, 0, (size_t)(len - b) * sizeof *d);
+			}
+}
+
+/* A 2-D convolution on the row GEMM by output row: its output rows split
+ * over the threads, each a product of out[2] columns (g: row 0's). */
+typedef struct tap_job {
+	const conv_state *st;
+	const gc_pk_gemm *g;
+	int threads;
+} tap_job;
+
+static void tap_part(void *arg, int part, int parts, int slot)
+{
+	const tap_job *j = arg;
+	const conv_state *st = j->st;
+	int64_t lo, hi, ow = st->w.out[2];
+	gc_nn_guided_range(st->w.out[1], j->threads, 1, part, parts, &lo, &hi);
+	gc_pk_gemm row = *j->g;
+	for (int64_t oh = lo; oh < hi; oh++) {
+		row.v = j->g->v + oh * st->w.stride[1] * st->tap_len;
+		row.c = j->g->c + oh * ow;
+		row.epi.r = j->g->epi.r ? j->g->epi.r + oh * ow : NULL;
+		gc_pk_gemm_run_slot(&row, 0, (ow + GC_PK_NR - 1) / GC_PK_NR, slot);
+	}
+}
+
+/* The product of conv_fast_run's group: whole (one output row: its
+ * column panels split), or by output row. */
+static void tap_gemm(const conv_state *st, const gc_pk_gemm *g, int threads)
+{
+	if (!st->tap_rows || st->w.out[1] == 1) {
+		gc_pk_gemm_par(g, threads);
+		return;
+	}
+	int t = gc_nn_par_threads(threads, st->tap_cost);
+	tap_job j = {st, g, t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS};
+	gc_nn_parallel(j.threads, gc_nn_guided_parts(st->w.out[1], j.threads, 1), tap_part, &j);
+}
+
 static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const conv_state *st = n->state;
@@ -666,12 +777,16 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		gc_pk_conv_run(&st->pk, x, bias, res, y, k->scratch, k->threads);
 	} else {
 		gc_pk_gemm g = {.m = st->mg,
-				.n = st->out_sp,
+				.n = st->tap_rows ? st->w.out[2] : st->out_sp,
 				.k = st->kdim,
 				.ldv = st->in_sp,
 				.ldc = st->out_sp,
 				.v_buf = st->row_cols || st->pre_packed ? (float *)k->scratch : NULL,
-				.v_cols = st->row_cols};
+				.v_cols = st->row_cols,
+				.v_rows = st->tap_rows};
+		float *xq = k->scratch;
+		if (st->tap_rows)
+			g.v_buf = (float *)(void *)((char *)k->scratch + st->tap_buf);
 		if (st->pre_packed) {
 			g.v_a = in[4]->data;
 			g.v_b = in[5]->data;
@@ -681,15 +796,20 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		g.epi.c = bias;
 		g.epi.c_sm = 1;
 		g.epi.r_sm = st->out_sp;
-		for (int64_t b = 0; b < st->n; b++)
+		for (int64_t b = 0; b < st->n; b++) {
+			if (st->tap_rows)
+				tap_pad(st, x + b * st->c * st->in_sp, xq);
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
-				g.v = x + (b * st->c + gi * st->cg) * st->in_sp;
+				g.v = st->tap_rows ? xq + gi * st->cg * st->w.stride[2] *
+							      st->tap_h * st->tap_len
+						   : x + (b * st->c + gi * st->cg) * st->in_sp;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
-				gc_pk_gemm_par(&g, k->threads);
+				tap_gemm(st, &g, k->threads);
 			}
+		}
 	}
 	return 0;
 }
@@ -710,13 +830,18 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	const float *wt = gc_kfixed(k, in, 1);
 	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return 0;
-	if (st->cg == 1) { /* depthwise: the weights are read as they are */
-		/* a residual is added after it (residual_f32), then the activation */
-		gc_nn_act none = {.kind = GC_NN_ACT_NONE};
-		if (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
-				  w->pad_lo, w->out, st->has_res ? &none : &st->act) ||
-		    (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)
+	/* depthwise: the weights are read as they are; a residual is added
+	 * after it (residual_f32), then the activation */
+	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+	if (st->cg == 1 &&
+	    (gc_pk_dw_plan(&st->dw, st->n, st->c, st->mg, w->in, w->k, w->stride, w->dil,
+			   w->pad_lo, w->out, st->has_res ? &none : &st->act) ||
+	     (uint64_t)gc_pk_dw_scratch(&st->dw) * 4 > CONV_FAST_SCRATCH_MAX)) {
+		/* one input channel in all (a 1-D convolution of audio with a
+		 * long kernel) is an ordinary convolution: the kernels below */
+		if (st->g > 1)
 			return 0;
+	} else if (st->cg == 1) {
 		st->fast = FAST_DW;
 		st->post_res = st->has_res;
 		if (wt && gc_pk_dw_pack(&st->dw, wt))
@@ -739,6 +864,14 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 						      flat ? st->out_sp : w->out[2]);
 	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
 				      (strided ? (double)(st->cg * st->out_sp) : 0));
+	/* a 1-D or 2-D convolution: the row GEMM over each output row's
+	 * im2col, whose panels are copied from a padded copy of the input
+	 * (~1 cycle an element each) */
+	int64_t tap_floats = one ? 0 : conv_tap_floats(st);
+	st->tap_cost = (double)w->out[1] *
+		       (gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
+			(double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16));
+	double tap = (double)st->g * st->tap_cost + (double)tap_floats;
 	/* strided, the channel kernel broadcasts pixels a stride apart from k
 	 * input rows for each tile, the row GEMM gathers each panel once:
 	 * measured 1.05-1.6x slower than its estimate says against the row
@@ -757,7 +890,24 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * (conv_pre_wrap). (Weighing that pass against the row GEMM's estimate
 	 * took the row GEMM at 14x14, 1.1x slower than both passes there.) */
 	int pre = st->pre && !strided && st->g == 1 && vbuf <= CONV_FAST_SCRATCH_MAX;
-	if (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX)) {
+	/* Measured against the channel kernel at one thread (single-node
+	 * models, graphcc run), the row GEMM by output row took 0.75-0.81x
+	 * its time at stride 1 where its estimate was 0.57-0.71x the channel
+	 * kernel's (vgg11's and unet's first layers: K = 27, the channel
+	 * kernel's transposes cost as much as its FMAs; regnet's 8-channel
+	 * groups at 28x28), 1.0-1.04x at 0.79x and above (resnet's 7x7 s2
+	 * stem, 1-D 3-tap ones): it goes by estimates 1.3x its own. Not at
+	 * stride 2 (1.3x slower at 0.55-0.7x: the phase copy, element by
+	 * element) nor on rows of one vector (14 wide: 1.2x slower), nor a
+	 * 2-D one at stride 4 (im2col + OpenBLAS as fast). A 1-D one at
+	 * strides above 2, which the channel kernel does not take, always:
+	 * 0.77x im2col + OpenBLAS (audio1d's first layer). */
+	uint64_t tap_bytes = gc_nn_align((uint64_t)tap_floats * 4);
+	int tap_wins = w->stride[2] == 1 && w->out[2] > 16 && tap * 1.3 < chan;
+	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
+		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
+	if (by_taps ||
+	    (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX))) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
@@ -770,11 +920,18 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 				     (float *)fill + gi * per);
 		st->fast = FAST_ROW;
 		n->state_free = conv_state_free;
+		n->run = conv_fast_run;
+		if (by_taps) {
+			if (!(st->tap_rows = conv_taps(st)))
+				return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
+			st->tap_buf = tap_bytes;
+			n->scratch_bytes = tap_bytes + gc_nn_align(vbuf);
+			return 1;
+		}
 		if (strided && !(st->row_cols = conv_cols(st)))
 			return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
 		st->pre_packed = pre;
 		n->scratch_bytes = strided || pre ? gc_nn_align(vbuf) : 0;
-		n->run = conv_fast_run;
 		return 1;
 	}
 	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,

@@ -439,6 +439,12 @@ static __mmask16 lane_mask(int64_t n)
 	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
 }
 
+/* Row p of plain V (gc_pk_gemm.v_rows). */
+static inline const float *v_row(const gc_pk_gemm *g, int64_t p)
+{
+	return g->v + (g->v_rows ? g->v_rows[p] : p * g->ldv);
+}
+
 /* Columns [n0, n0 + nr) of plain V as a k x 48 panel (columns past nr are
  * left as they are: the tiles mask them off). */
 static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr, float *dst)
@@ -446,9 +452,9 @@ static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr,
 	__mmask16 k0 = lane_mask(nr), k1 = lane_mask(nr - 16), k2 = lane_mask(nr - 32);
 	if (!g->v_cols && g->v_a) {
 		/* max(0, v): a NaN stays NaN, as the Relu it replaces gives */
-		const float *src = g->v + n0;
 		__m512 zero = _mm512_setzero_ps();
-		for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+		for (int64_t p = 0; p < g->k; p++, dst += GC_PK_NR) {
+			const float *src = v_row(g, p) + n0;
 			__m512 a = _mm512_set1_ps(g->v_a[p]), b = _mm512_set1_ps(g->v_b[p]);
 			__m512 v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k0, src), a, b);
 			__m512 v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k1, src + 16), a, b);
@@ -465,8 +471,8 @@ static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr,
 		return;
 	}
 	if (!g->v_cols) {
-		const float *src = g->v + n0;
-		for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+		for (int64_t p = 0; p < g->k; p++, dst += GC_PK_NR) {
+			const float *src = v_row(g, p) + n0;
 			_mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(k0, src));
 			_mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(k1, src + 16));
 			_mm512_storeu_ps(dst + 32, _mm512_maskz_loadu_ps(k2, src + 32));
@@ -477,8 +483,8 @@ static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr,
 	__m512i i0 = _mm512_maskz_loadu_epi32(k0, cols);
 	__m512i i1 = _mm512_maskz_loadu_epi32(k1, cols + 16);
 	__m512i i2 = _mm512_maskz_loadu_epi32(k2, cols + 32);
-	const float *src = g->v;
-	for (int64_t p = 0; p < g->k; p++, src += g->ldv, dst += GC_PK_NR) {
+	for (int64_t p = 0; p < g->k; p++, dst += GC_PK_NR) {
+		const float *src = v_row(g, p);
 		_mm512_storeu_ps(dst,
 				 _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k0, i0, src, 4));
 		_mm512_storeu_ps(dst + 16,

@@ -99,9 +99,12 @@ typedef struct gc_pk_gemm {
 	 * v_cols: column j of V is v[p * ldv + v_cols[j]] (a strided 1x1
 	 * convolution's pixels, gathered into the buffer panel by panel, on
 	 * the threads that use them; needs v_buf), NULL for v[p * ldv + j].
-	 * (Copying a stride-1 V this way was measured to change nothing.) */
+	 * (Copying a stride-1 V this way was measured to change nothing.)
+	 * v_rows: row p of V starts at v + v_rows[p] rather than v + p * ldv
+	 * (the (channel, tap) rows of a 1-D convolution over its padded
+	 * input: an im2col never built; needs v_buf), NULL: p * ldv. */
 	float *v_buf;
-	const int32_t *v_cols;
+	const int32_t *v_cols, *v_rows;
 	/* Plain V with v_buf: row p of V is taken as v * v_a[p] + v_b[p], then
 	 * clamped below at 0 when v_relu, as it is copied (a BatchNormalization
 	 * and Relu before a 1x1 convolution, which lib/pass-batchnorm.c moved

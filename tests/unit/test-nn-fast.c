@@ -260,6 +260,13 @@ static int conv_check(const conv_case *cc, const act_case *a)
 		.fast = fast_                                                                      \
 	}
 
+/* 1-D case shorthand: kernel, stride, pads, dilation. */
+#define C1(n_, c_, m_, g_, w_, k_, s_, plo_, phi_, d_, bias_, fast_)                               \
+	{                                                                                          \
+		.nsp = 1, .n = n_, .c = c_, .m = m_, .g = g_, .in = {w_}, .k = {k_}, .s = {s_},    \
+		.d = {d_}, .plo = {plo_}, .phi = {phi_}, .bias = bias_, .fast = fast_              \
+	}
+
 static int conv_cases(const conv_case *cases, int n, int all_acts)
 {
 	for (int i = 0; i < n; i++)
@@ -468,6 +475,45 @@ static void test_fast_conv_1d_3d(void)
 	     .d = {1, 1, 1},
 	     .plo = {0, 0, 1},
 	     .phi = {1, 0, 1},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 1, 1));
+}
+
+/* Convolutions on the row GEMM over each output row's im2col (conv.c's
+ * tap_rows). 1-D: one input channel and a long kernel at stride 4 (an
+ * audio net's first layer), strides above 2 that the channel kernel does
+ * not take, dilation, groups, asymmetric pads, an output shorter than a
+ * panel or a tile, one output, batches. 2-D at stride 1 with few input
+ * channels (a network's first layer) or small groups: pads, dilation,
+ * rows of a panel and a tail, batches. */
+static void test_fast_conv_taps(void)
+{
+	rng_state = 19;
+	static const conv_case cases[] = {
+	    C1(1, 1, 64, 1, 1600, 80, 4, 40, 40, 1, 1, 1),
+	    C1(2, 1, 20, 1, 333, 80, 4, 40, 37, 1, 1, 1),
+	    C1(1, 3, 13, 1, 101, 7, 3, 2, 5, 2, 0, 1),
+	    C1(1, 4, 18, 2, 90, 5, 5, 0, 4, 3, 1, 1),
+	    C1(1, 2, 9, 1, 40, 11, 3, 7, 0, 1, 1, 1),
+	    C1(1, 5, 33, 1, 17, 5, 4, 1, 1, 1, 1, 1),
+	    C1(1, 1, 8, 1, 10, 10, 3, 0, 0, 1, 1, 1),
+	    C2(1, 3, 64, 1, 40, 61, 3, 1, 1, 1, 1, 1),
+	    C2(2, 3, 21, 1, 19, 53, 3, 1, 2, 2, 1, 1),
+	    C2(1, 32, 32, 4, 28, 28, 3, 1, 1, 1, 0, 1),
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 2,
+	     .m = 9,
+	     .g = 1,
+	     .in = {12, 70},
+	     .k = {2, 5},
+	     .s = {3, 1},
+	     .d = {1, 1},
+	     .plo = {1, 0},
+	     .phi = {0, 3},
 	     .bias = 1,
 	     .fast = 1},
 	};
@@ -1179,6 +1225,11 @@ static void test_fast_threads(void)
 	    C2(1, 960, 960, 960, 7, 7, 3, 1, 1, 1, 1, 1),
 	    C2(1, 576, 576, 576, 14, 14, 3, 2, 1, 1, 1, 1),
 	    C2(1, 672, 672, 672, 14, 14, 5, 2, 2, 1, 1, 1),
+	    /* 1-D: the channel kernel's one row cut in runs of tiles (2
+	     * panels), the row GEMM over an im2col (tap_rows) */
+	    C1(1, 64, 64, 1, 1000, 3, 1, 1, 1, 1, 1, 1),
+	    C1(1, 1, 64, 1, 16000, 80, 4, 40, 40, 1, 1, 1),
+	    C2(1, 3, 64, 1, 120, 120, 3, 1, 1, 1, 1, 1), /* by output row */
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
@@ -1188,21 +1239,19 @@ static void test_fast_threads(void)
 		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]),
 		      *w = rnd_buf(cc->m * cg * k[1] * k[2]);
 		float *b = rnd_buf(cc->m);
-		gc_tensor tx =
-		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->n, cc->c, in[1], in[2]}, x);
-		gc_tensor tw =
-		    harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){cc->m, cg, k[1], k[2]}, w);
+		/* the last nsp of the 2-D arrays */
+		int nsp = cc->nsp, o = 3 - nsp;
+		int64_t xd[4] = {cc->n, cc->c, in[o], in[2]}, wd[4] = {cc->m, cg, k[o], k[2]};
+		int64_t pads[4] = {plo[o], plo[2]}, strides[2] = {s[o], s[2]};
+		pads[nsp] = phi[o];
+		pads[nsp + 1] = phi[2];
+		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2 + nsp, xd, x);
+		gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 2 + nsp, wd, w);
 		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
 		gc_tensor *ins[] = {&tx, &tw, &tb};
 		gc_attr attrs[] = {
-		    {.name = "pads",
-		     .type = GC_ATTR_INTS,
-		     .n = 4,
-		     .v.ints = (const int64_t[]){plo[1], plo[2], phi[1], phi[2]}},
-		    {.name = "strides",
-		     .type = GC_ATTR_INTS,
-		     .n = 2,
-		     .v.ints = (const int64_t[]){s[1], s[2]}},
+		    {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * nsp, .v.ints = pads},
+		    {.name = "strides", .type = GC_ATTR_INTS, .n = nsp, .v.ints = strides},
 		    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
 		    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
 		harness_run h;
@@ -1466,6 +1515,6 @@ TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_gemm), TEST(test_fast_matmul),
 	  TEST(test_fast_matmul_gelu), TEST(test_softmax_no_denormals),
-	  TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
+	  TEST(test_fast_conv_taps), TEST(test_fast_row_gemm), TEST(test_fast_pack_s), TEST(test_fast_threads),
 	  TEST(test_fast_gemm_cols),
 	  TEST(test_fast_threads_callers))
