@@ -431,13 +431,19 @@ typedef struct gemv_job {
 #ifdef GEMV_X86
 #define GEMV_TARGET __attribute__((target("avx512f,fma")))
 
+/* The first min(left, 16) lanes. */
+static inline __mmask16 gemv_mask(int64_t left)
+{
+	return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+}
+
 /* y[c] = alpha sum_p x[p] b[c][p], c in [c0, c1): 16 partial sums a
  * column, GEMV_ROWS columns at a time (a last short group reads its first
  * row again for the missing ones, and stores only its own). */
 GEMV_TARGET static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
 {
 	const int64_t k = j->k;
-	const __mmask16 tail = (__mmask16)((1u << (k % 16)) - 1);
+	const __mmask16 tail = gemv_mask(k % 16);
 	for (int64_t c = c0; c < c1; c += GEMV_ROWS) {
 		const float *b[GEMV_ROWS];
 		__m512 acc[GEMV_ROWS];
@@ -478,7 +484,7 @@ GEMV_TARGET static void gemv_cols(const gemv_job *j, int64_t c0, int64_t c1)
 			__m512 x0 = _mm512_set1_ps(j->x[p]), x1 = _mm512_set1_ps(j->x[p + 1]),
 			       x2 = _mm512_set1_ps(j->x[p + 2]), x3 = _mm512_set1_ps(j->x[p + 3]);
 			for (int64_t c = 0; c < w; c += 16) {
-				__mmask16 mk = w - c >= 16 ? 0xffff : (__mmask16)((1u << (w - c)) - 1);
+				__mmask16 mk = gemv_mask(w - c);
 				__m512 v = _mm512_maskz_loadu_ps(mk, y + c);
 				v = _mm512_fmadd_ps(x0, _mm512_maskz_loadu_ps(mk, b0 + c), v);
 				v = _mm512_fmadd_ps(x1, _mm512_maskz_loadu_ps(mk, b1 + c), v);
@@ -491,7 +497,7 @@ GEMV_TARGET static void gemv_cols(const gemv_job *j, int64_t c0, int64_t c1)
 			const float *bp = b + p * n;
 			__m512 xv = _mm512_set1_ps(j->x[p]);
 			for (int64_t c = 0; c < w; c += 16) {
-				__mmask16 mk = w - c >= 16 ? 0xffff : (__mmask16)((1u << (w - c)) - 1);
+				__mmask16 mk = gemv_mask(w - c);
 				__m512 v = _mm512_maskz_loadu_ps(mk, y + c);
 				v = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mk, bp + c), v);
 				_mm512_mask_storeu_ps(y + c, mk, v);
