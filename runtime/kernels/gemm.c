@@ -1,8 +1,8 @@
 /* Gemm and MatMul through OpenBLAS (float32/float64), a plain loop for the
  * integer types; float32 products of two or more rows by a constant B on the
  * packed row GEMM of sgemm-pack.h (B packed at prepare) on AVX-512 CPUs, and
- * of one row by B streamed in place (gemv_run); also the helpers the nn
- * kernel files share. */
+ * of one row by B [n][k] streamed in place (gemv_run); also the helpers the
+ * nn kernel files share. */
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -396,36 +396,33 @@ GC_NN_SIMD static void gelu_block(float *y, int64_t rows, int64_t cols, int64_t 
 /* ---- float32: one row by B read where it is (matrix-vector products) ---- */
 
 /*
- * y[n] = epilogue(alpha x[k] op(B)): one multiply-add per float of B, read
- * once, so the product runs at the speed B streams from memory, and at
- * batch 1 a Linear layer's weights are most of a model's bytes (vgg11's
- * 25088 -> 4096, 411 MB). OpenBLAS's sgemv reads B [n][k] a row at a time:
- * one stream, which the prefetchers fed at ~17 GB/s on EPYC (24 ms there;
- * ONNX Runtime's 17.5); GEMV_ROWS rows read side by side keep that many
- * streams in flight: ~26 GB/s (issue 19). B [k][n] (MatMul) is read 4 rows
- * at a time into a block of y that stays in L2, whole rows when they fit,
- * so that B is read from start to end. The columns are split over
- * the pool in contiguous runs, and each result is summed in an order that
- * does not depend on the split: the same bytes at any thread count. The
- * epilogue (bias, activation, GELU) runs on each part's columns as they
- * are done. AVX-512 only (gc_pk_usable, as the packed kernels): elsewhere
- * OpenBLAS.
+ * y[n] = act(alpha x[k] B^T + beta C), B [n][k] (Gemm's transB: a Linear
+ * layer at batch 1): one multiply-add per float of B, read once, so the
+ * product runs at the speed B streams from memory, and B is most of a
+ * model's bytes (vgg11's 25088 -> 4096, 411 MB). OpenBLAS's sgemv read it
+ * at ~17 GB/s on EPYC (24 ms; ONNX Runtime's 17.5); GEMV_ROWS rows read
+ * side by side keep that many streams in flight: ~24-26 GB/s (16 rows
+ * spill and ran slower, 4 rows ~22 GB/s; software prefetch a few KB ahead
+ * was slower at every distance tried; issue 19). B [k][n] stays with
+ * OpenBLAS, whose sgemv already reads it from start to end (a 4-row kernel
+ * of the same kind was no faster). The columns are split over the pool in
+ * contiguous runs, each result summed in an order that does not depend on
+ * the split: the same bytes at any thread count; the bias and activation
+ * run on each part's columns as they are done. AVX-512 only (gc_pk_usable,
+ * as the packed kernels): elsewhere OpenBLAS.
  */
-#define GEMV_ROWS 8   /* rows of B [n][k] read side by side */
-#define GEMV_NB 16384 /* columns of y a block, B [k][n]: 64 KB */
+#define GEMV_ROWS 8 /* rows of B read side by side */
 
 typedef struct gemv_job {
 	const float *x, *b;
 	float *y;
 	float alpha;
 	int64_t n, k, units; /* units: runs of GEMV_ROWS columns */
-	int tb;		     /* B is [n][k] (Gemm's transB) */
-	/* y = act(y + beta c[j * c_sn]) (c may be NULL), then GELU */
+	/* y = act(y + beta c[j * c_sn]) (c may be NULL) */
 	const gc_nn_act *act;
 	const float *c;
 	int64_t c_sn;
 	float beta;
-	int gelu;
 } gemv_job;
 
 #ifdef GEMV_X86
@@ -468,58 +465,12 @@ GEMV_TARGET static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
 	}
 }
 
-/* y[c] = alpha sum_p x[p] b[p][c], c in [c0, c1): a block of y at a time,
- * summed in place over B's rows in order, 4 of them per pass. */
-GEMV_TARGET static void gemv_cols(const gemv_job *j, int64_t c0, int64_t c1)
-{
-	const int64_t k = j->k, n = j->n;
-	for (int64_t j0 = c0; j0 < c1; j0 += GEMV_NB) {
-		int64_t w = c1 - j0 < GEMV_NB ? c1 - j0 : GEMV_NB;
-		float *y = j->y + j0;
-		const float *b = j->b + j0;
-		memset(y, 0, (size_t)w * sizeof *y);
-		int64_t p = 0;
-		for (; p + 4 <= k; p += 4) {
-			const float *b0 = b + p * n, *b1 = b0 + n, *b2 = b1 + n, *b3 = b2 + n;
-			__m512 x0 = _mm512_set1_ps(j->x[p]), x1 = _mm512_set1_ps(j->x[p + 1]),
-			       x2 = _mm512_set1_ps(j->x[p + 2]), x3 = _mm512_set1_ps(j->x[p + 3]);
-			for (int64_t c = 0; c < w; c += 16) {
-				__mmask16 mk = gemv_mask(w - c);
-				__m512 v = _mm512_maskz_loadu_ps(mk, y + c);
-				v = _mm512_fmadd_ps(x0, _mm512_maskz_loadu_ps(mk, b0 + c), v);
-				v = _mm512_fmadd_ps(x1, _mm512_maskz_loadu_ps(mk, b1 + c), v);
-				v = _mm512_fmadd_ps(x2, _mm512_maskz_loadu_ps(mk, b2 + c), v);
-				v = _mm512_fmadd_ps(x3, _mm512_maskz_loadu_ps(mk, b3 + c), v);
-				_mm512_mask_storeu_ps(y + c, mk, v);
-			}
-		}
-		for (; p < k; p++) {
-			const float *bp = b + p * n;
-			__m512 xv = _mm512_set1_ps(j->x[p]);
-			for (int64_t c = 0; c < w; c += 16) {
-				__mmask16 mk = gemv_mask(w - c);
-				__m512 v = _mm512_maskz_loadu_ps(mk, y + c);
-				v = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mk, bp + c), v);
-				_mm512_mask_storeu_ps(y + c, mk, v);
-			}
-		}
-		if (j->alpha != 1)
-			for (int64_t c = 0; c < w; c++)
-				y[c] *= j->alpha;
-	}
-}
-
 static int gemv_usable(void)
 {
 	return gc_pk_usable();
 }
 #else
 static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
-{
-	(void)j, (void)c0, (void)c1;
-}
-
-static void gemv_cols(const gemv_job *j, int64_t c0, int64_t c1)
 {
 	(void)j, (void)c0, (void)c1;
 }
@@ -539,32 +490,18 @@ GC_NN_SIMD static void gemv_part(void *arg, int part, int parts, int slot)
 	int64_t c0 = u0 * GEMV_ROWS, c1 = u1 * GEMV_ROWS < j->n ? u1 * GEMV_ROWS : j->n;
 	if (c0 >= c1)
 		return;
-	if (j->tb)
-		gemv_cols_tb(j, c0, c1);
-	else
-		gemv_cols(j, c0, c1);
+	gemv_cols_tb(j, c0, c1);
 	if (j->c || j->act->kind != GC_NN_ACT_NONE)
 		GC_NN_ACT_ROW_BIAS(float, j->act, j->y + c0, c1 - c0,
 				   j->c ? j->c + c0 * j->c_sn : NULL, j->c_sn, j->beta);
-	if (j->gelu)
-		gelu_block(j->y + c0, 1, c1 - c0, j->n, j->gelu);
 }
 
 /* Runs j (units set here) over up to `threads` threads. */
 static void gemv_run(int threads, gemv_job *j)
 {
 	j->units = (j->n + GEMV_ROWS - 1) / GEMV_ROWS;
-	/* a column of B [k][1] is a row of B [1][k] */
-	if (j->n == 1)
-		j->tb = 1;
 	int t = gc_nn_par_threads(threads, (double)j->n * j->k);
-	/* B [k][n]: a part a thread, whose rows' runs are then as long as
-	 * they can be (8 KB runs, 4096 columns in 2 blocks, ran at a third of
-	 * the speed of whole rows: B is then read from start to end) */
-	int parts = gc_nn_par_parts(t, j->units);
-	if (!j->tb && parts > t)
-		parts = t;
-	gc_nn_parallel(t, parts, gemv_part, j);
+	gc_nn_parallel(t, gc_nn_par_parts(t, j->units), gemv_part, j);
 }
 
 /* ---- float32 products by a constant B on the packed kernels ---- */
@@ -811,7 +748,7 @@ static int gemm_gemv_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	const gemm_state *st = n->state;
 	int use_c = st->has_c && st->beta != 0;
 	gemv_job j = {.x = in[0]->data, .b = in[1]->data, .y = out[0]->data, .alpha = st->alpha,
-		      .n = st->n, .k = st->k, .tb = st->tb, .act = &st->act,
+		      .n = st->n, .k = st->k, .act = &st->act,
 		      .c = use_c ? (const float *)in[2]->data : NULL, .c_sn = st->c_sn,
 		      .beta = st->beta};
 	gemv_run(k->threads, &j);
@@ -994,7 +931,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
 	}
-	if (a->dtype == GC_DTYPE_FLOAT && m == 1 && gemv_usable()) {
+	if (a->dtype == GC_DTYPE_FLOAT && m == 1 && tb && gemv_usable()) {
 		n->run = gemm_gemv_run;
 		return gc_kok(k);
 	}
@@ -1204,17 +1141,6 @@ static int matmul_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	return 0;
 }
 
-static int matmul_gemv_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
-			   gc_tensor *const *out)
-{
-	const matmul_state *st = n->state;
-	gemv_job j = {.x = in[0]->data, .b = in[1]->data, .y = out[0]->data, .alpha = 1,
-		      .n = st->n, .k = st->k, .act = &st->act, .c = st->bias, .c_sn = 1,
-		      .beta = 1, .gelu = st->gelu};
-	gemv_run(k->threads, &j);
-	return 0;
-}
-
 /* The _gc_bias and _gc_activation a pass fused into the MatMul. */
 static int matmul_epilogue_init(gc_kctx *k, const gc_node *n, gc_dtype dtype, int64_t nn,
 				matmul_state *st)
@@ -1331,11 +1257,6 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
 		    fits_int(k, "K", ka) || need_blas(k))
 			return gc_kok(k);
-	}
-	/* one row: B streamed in place (gemv_run) */
-	if (a->dtype == GC_DTYPE_FLOAT && st->fold && st->batch * m == 1 && gemv_usable()) {
-		n->run = matmul_gemv_run;
-		return gc_kok(k);
 	}
 	/* a few rows: B read in place (few_rows) */
 	if (a->dtype == GC_DTYPE_FLOAT && st->fold && st->batch * m >= 2 &&

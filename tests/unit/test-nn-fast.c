@@ -798,16 +798,14 @@ static void test_fast_gemm(void)
 	    {17, 81, 40, 1, 1, 1, 0.25f, 4, 1}, /* C scalar */
 	    {8, 64, 16, 0, 0, -1, 0, 3, 1},	/* beta 0: C unread */
 	    {30, 95, 5, 0, 0, 1, 1, 0, 1},	/* no C */
-	    /* one row, B streamed in place (gemv_run): B [n][k] with a last
-	     * group of 1 column and a k tail of 5; B [k][n] with 4-row passes
-	     * and 3 rows left, a tail of 9 columns and 2 blocks of columns;
-	     * one column of B [k][1] read as a row; k without a tail */
+	    /* one row by B [n][k] streamed in place (gemv_run): a last group
+	     * of 1 column and a k tail of 5, one column, k without a tail;
+	     * by B [k][n]: OpenBLAS */
 	    {1, 64, 32, 0, 1, 1, 1, 1, 1},
 	    {1, 1001, 37, 0, 1, 0.5f, 2, 1, 1},
-	    {1, 67, 331, 1, 0, 1, 1, 4, 1},
-	    {1, 16393, 7, 0, 0, 1, 0.25f, 1, 1},
-	    {1, 1, 50, 0, 0, 1, 1, 3, 1},
+	    {1, 1, 50, 1, 1, 1, 1, 3, 1},
 	    {1, 33, 16, 1, 1, -1, 0, 2, 1},
+	    {1, 67, 331, 1, 0, 1, 1, 4, 0},
 	    {40, 10, 64, 0, 1, 1, 1, 1, 0},	/* narrow: OpenBLAS */
 	    /* panels of 64 KiB and more: the next one prefetched, over the
 	     * first 8 row tiles (here 10, the last of 3 rows) */
@@ -834,10 +832,7 @@ static void test_fast_matmul(void)
 		     /* large panels (next one prefetched): few row tiles, an LLM's */
 		     {2, 9, 100, 517, 1},
 		     /* 3 rows, B read in place: 12 blocks, the last partial */
-		     {1, 3, 3000, 19, 1},
-		     /* one row, B streamed (gemv_run): 4-row passes and 1 left,
-		      * a column tail of 13 */
-		     {1, 1, 333, 41, 1}, {1, 1, 20, 3, 0}};
+		     {1, 3, 3000, 19, 1}};
 	for (int ci = 0; ci < LEN(cases); ci++)
 		for (int ai = 0; ai < LEN(ACTS); ai++) {
 			int64_t rows = cases[ci].b * cases[ci].m, n = cases[ci].n, k = cases[ci].k;
@@ -898,8 +893,7 @@ static void test_fast_matmul_gelu(void)
 	rng_state = 13;
 	static const struct {
 		int64_t b, m, n, k;
-	} cases[] = {{1, 128, 256, 64}, {1, 40, 600, 70}, {3, 5, 70, 9}, {1, 4, 33, 50},
-		     {1, 1, 77, 50}};
+	} cases[] = {{1, 128, 256, 64}, {1, 40, 600, 70}, {3, 5, 70, 9}, {1, 4, 33, 50}};
 	for (int ci = 0; ci < LEN(cases); ci++)
 		for (int tanh_form = 0; tanh_form < 2; tanh_form++) {
 			int64_t rows = cases[ci].b * cases[ci].m, n = cases[ci].n, k = cases[ci].k;
@@ -1286,11 +1280,11 @@ static void test_fast_threads(void)
 	free(y2);
 	free(y4);
 	CHECK(ok);
-	/* 2-8 rows by B read in place (few_rows), and one row by B streamed
-	 * (gemv_run), B [k][n] and B [n][k]: the columns split, each result
-	 * summed in the one-thread order */
-	for (int c = 0; c < 4; c++) {
-		int tb = c & 1;
+	/* 2-8 rows by B read in place (few_rows), B [k][n] and B [n][k], and
+	 * one row by B [n][k] streamed (gemv_run): the columns split, each
+	 * result summed in the one-thread order */
+	for (int c = 0; c < 3; c++) {
+		int tb = c > 0;
 		m = c < 2 ? 5 : 1, n = 3001, kk = c < 2 ? 67 : 331;
 		A = rnd_buf(m * kk), B = rnd_buf(kk * n);
 		gc_tensor fA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
