@@ -1,7 +1,8 @@
 /* Gemm and MatMul through OpenBLAS (float32/float64), a plain loop for the
  * integer types; float32 products of two or more rows by a constant B on the
- * packed row GEMM of sgemm-pack.h (B packed at prepare) on AVX-512 CPUs;
- * also the helpers the nn kernel files share. */
+ * packed row GEMM of sgemm-pack.h (B packed at prepare) on AVX-512 CPUs, and
+ * of one row by B [n][k] streamed in place (gemv_run); also the helpers the
+ * nn kernel files share. */
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -17,6 +18,11 @@
 #include "nn.h"
 #include "sgemm-pack.h"
 #include "vmath.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GEMV_X86 1 /* the one-row kernels (gemv_run) */
+#include <immintrin.h>
+#endif
 
 GC_NN_O3
 
@@ -387,6 +393,117 @@ GC_NN_SIMD static void gelu_block(float *y, int64_t rows, int64_t cols, int64_t 
 	}
 }
 
+/* ---- float32: one row by B read where it is (matrix-vector products) ---- */
+
+/*
+ * y[n] = act(alpha x[k] B^T + beta C), B [n][k] (Gemm's transB: a Linear
+ * layer at batch 1): one multiply-add per float of B, read once, so the
+ * product runs at the speed B streams from memory, and B is most of a
+ * model's bytes (vgg11's 25088 -> 4096, 411 MB). OpenBLAS's sgemv read it
+ * at ~17 GB/s on EPYC (24 ms; ONNX Runtime's 17.5); GEMV_ROWS rows read
+ * side by side keep that many streams in flight: ~24-26 GB/s (16 rows
+ * spill and ran slower, 4 rows ~22 GB/s; software prefetch a few KB ahead
+ * was slower at every distance tried; issue 19). B [k][n] stays with
+ * OpenBLAS, whose sgemv already reads it from start to end (a 4-row kernel
+ * of the same kind was no faster). The columns are split over the pool in
+ * contiguous runs, each result summed in an order that does not depend on
+ * the split: the same bytes at any thread count; the bias and activation
+ * run on each part's columns as they are done. AVX-512 only (gc_pk_usable,
+ * as the packed kernels): elsewhere OpenBLAS.
+ */
+#define GEMV_ROWS 8 /* rows of B read side by side */
+
+typedef struct gemv_job {
+	const float *x, *b;
+	float *y;
+	float alpha;
+	int64_t n, k, units; /* units: runs of GEMV_ROWS columns */
+	/* y = act(y + beta c[j * c_sn]) (c may be NULL) */
+	const gc_nn_act *act;
+	const float *c;
+	int64_t c_sn;
+	float beta;
+} gemv_job;
+
+#ifdef GEMV_X86
+#define GEMV_TARGET __attribute__((target("avx512f,fma")))
+
+/* The first min(left, 16) lanes. */
+static inline __mmask16 gemv_mask(int64_t left)
+{
+	return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+}
+
+/* y[c] = alpha sum_p x[p] b[c][p], c in [c0, c1): 16 partial sums a
+ * column, GEMV_ROWS columns at a time (a last short group reads its first
+ * row again for the missing ones, and stores only its own). */
+GEMV_TARGET static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
+{
+	const int64_t k = j->k;
+	const __mmask16 tail = gemv_mask(k % 16);
+	for (int64_t c = c0; c < c1; c += GEMV_ROWS) {
+		const float *b[GEMV_ROWS];
+		__m512 acc[GEMV_ROWS];
+		for (int r = 0; r < GEMV_ROWS; r++) {
+			b[r] = j->b + (c + r < c1 ? c + r : c) * k;
+			acc[r] = _mm512_setzero_ps();
+		}
+		int64_t p = 0;
+		for (; p + 16 <= k; p += 16) {
+			__m512 xv = _mm512_loadu_ps(j->x + p);
+			for (int r = 0; r < GEMV_ROWS; r++)
+				acc[r] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b[r] + p), acc[r]);
+		}
+		if (tail) {
+			__m512 xv = _mm512_maskz_loadu_ps(tail, j->x + p);
+			for (int r = 0; r < GEMV_ROWS; r++)
+				acc[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(tail, b[r] + p),
+							 acc[r]);
+		}
+		for (int r = 0; r < GEMV_ROWS && c + r < c1; r++)
+			j->y[c + r] = j->alpha * _mm512_reduce_add_ps(acc[r]);
+	}
+}
+
+static int gemv_usable(void)
+{
+	return gc_pk_usable();
+}
+#else
+static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
+{
+	(void)j, (void)c0, (void)c1;
+}
+
+static int gemv_usable(void)
+{
+	return 0;
+}
+#endif
+
+GC_NN_SIMD static void gemv_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const gemv_job *j = arg;
+	int64_t u0, u1;
+	gc_nn_part_range(j->units, part, parts, &u0, &u1);
+	int64_t c0 = u0 * GEMV_ROWS, c1 = u1 * GEMV_ROWS < j->n ? u1 * GEMV_ROWS : j->n;
+	if (c0 >= c1)
+		return;
+	gemv_cols_tb(j, c0, c1);
+	if (j->c || j->act->kind != GC_NN_ACT_NONE)
+		GC_NN_ACT_ROW_BIAS(float, j->act, j->y + c0, c1 - c0,
+				   j->c ? j->c + c0 * j->c_sn : NULL, j->c_sn, j->beta);
+}
+
+/* Runs j (units set here) over up to `threads` threads. */
+static void gemv_run(int threads, gemv_job *j)
+{
+	j->units = (j->n + GEMV_ROWS - 1) / GEMV_ROWS;
+	int t = gc_nn_par_threads(threads, (double)j->n * j->k);
+	gc_nn_parallel(t, gc_nn_par_parts(t, j->units), gemv_part, j);
+}
+
 /* ---- float32 products by a constant B on the packed kernels ---- */
 
 /* Rows of A packed at a time: at most this many bytes of scratch. */
@@ -625,6 +742,19 @@ static int gemm_few_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	return 0;
 }
 
+static int gemm_gemv_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			 gc_tensor *const *out)
+{
+	const gemm_state *st = n->state;
+	int use_c = st->has_c && st->beta != 0;
+	gemv_job j = {.x = in[0]->data, .b = in[1]->data, .y = out[0]->data, .alpha = st->alpha,
+		      .n = st->n, .k = st->k, .act = &st->act,
+		      .c = use_c ? (const float *)in[2]->data : NULL, .c_sn = st->c_sn,
+		      .beta = st->beta};
+	gemv_run(k->threads, &j);
+	return 0;
+}
+
 #define GEMM_FILL_C(T, st, c, y)                                                                   \
 	do {                                                                                       \
 		for (int64_t i_ = 0; i_ < (st)->m; i_++)                                           \
@@ -800,6 +930,10 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		if (fits_int(k, "M", m) || fits_int(k, "N", nn) || fits_int(k, "K", ka) ||
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
+	}
+	if (a->dtype == GC_DTYPE_FLOAT && m == 1 && tb && gemv_usable()) {
+		n->run = gemm_gemv_run;
+		return gc_kok(k);
 	}
 	if (a->dtype == GC_DTYPE_FLOAT && !ta && m >= 2 && m <= FEW_ROWS && gc_pk_usable()) {
 		n->run = gemm_few_run;

@@ -844,7 +844,14 @@ static void test_fast_gemm(void)
 	    {17, 81, 40, 1, 1, 1, 0.25f, 4, 1}, /* C scalar */
 	    {8, 64, 16, 0, 0, -1, 0, 3, 1},	/* beta 0: C unread */
 	    {30, 95, 5, 0, 0, 1, 1, 0, 1},	/* no C */
-	    {1, 64, 32, 0, 1, 1, 1, 1, 0},	/* one row: OpenBLAS's gemv */
+	    /* one row by B [n][k] streamed in place (gemv_run): a last group
+	     * of 1 column and a k tail of 5, one column, k without a tail;
+	     * by B [k][n]: OpenBLAS */
+	    {1, 64, 32, 0, 1, 1, 1, 1, 1},
+	    {1, 1001, 37, 0, 1, 0.5f, 2, 1, 1},
+	    {1, 1, 50, 1, 1, 1, 1, 3, 1},
+	    {1, 33, 16, 1, 1, -1, 0, 2, 1},
+	    {1, 67, 331, 1, 0, 1, 1, 4, 0},
 	    {40, 10, 64, 0, 1, 1, 1, 1, 0},	/* narrow: OpenBLAS */
 	    /* panels of 64 KiB and more: the next one prefetched, over the
 	     * first 8 row tiles (here 10, the last of 3 rows) */
@@ -1322,10 +1329,12 @@ static void test_fast_threads(void)
 	free(y2);
 	free(y4);
 	CHECK(ok);
-	/* 2-8 rows by B read in place (few_rows), B [k][n] and B [n][k]: the
-	 * columns split, each result summed in the one-thread order */
-	for (int tb = 0; tb < 2; tb++) {
-		m = 5, n = 3001, kk = 67;
+	/* 2-8 rows by B read in place (few_rows), B [k][n] and B [n][k], and
+	 * one row by B [n][k] streamed (gemv_run): the columns split, each
+	 * result summed in the one-thread order */
+	for (int c = 0; c < 3; c++) {
+		int tb = c > 0;
+		m = c < 2 ? 5 : 1, n = 3001, kk = c < 2 ? 67 : 331;
 		A = rnd_buf(m * kk), B = rnd_buf(kk * n);
 		gc_tensor fA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
 		gc_tensor fB = harness_tensor(GC_DTYPE_FLOAT, 2,
@@ -1339,9 +1348,11 @@ static void test_fast_threads(void)
 		ok = rc == 0 && rerun(&h, fins, 2, y2) == 0 && rerun(&h, fins, 3, y4) == 0 &&
 		     !memcmp(h.out[0].data, y2, (size_t)(m * n) * sizeof(float)) &&
 		     !memcmp(h.out[0].data, y4, (size_t)(m * n) * sizeof(float));
+		ok = ok && rerun(&h, fins, 4, y4) == 0 &&
+		     !memcmp(h.out[0].data, y4, (size_t)(m * n) * sizeof(float));
 		ok = ok && (!gc_pk_usable() || gc_nn_par_jobs() > jobs);
 		if (!ok)
-			fprintf(stderr, "  gemm of 5 rows, transB %d: %s\n", tb,
+			fprintf(stderr, "  gemm of %lld rows, transB %d: %s\n", (long long)m, tb,
 				rc ? h.err.msg : "differs");
 		harness_free(&h);
 		free(A);
