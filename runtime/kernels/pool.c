@@ -387,6 +387,50 @@ static int maxpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			row_slot_bytes(st));
 }
 
+/* MaxPool 2x2 stride 2 without padding (VGG's), the row path's operations
+ * in its order fused into one pass: each output row reads its two input
+ * rows once, with no row buffer. */
+GC_NN_SIMD static void maxpool_2x2_range(const gc_node *n, gc_tensor *const *in,
+					 gc_tensor *const *out, int64_t c0, int64_t c1, float *buf)
+{
+	(void)buf;
+	const pool_state *st = n->state;
+	const gc_nn_window *w = &st->w;
+	const float *x = in[0]->data;
+	float *y = out[0]->data;
+	const int64_t W = w->in[2], OH = w->out[1], OW = w->out[2];
+	for (int64_t ch = c0; ch < c1; ch++) {
+		for (int64_t oh = 0; oh < OH; oh++) {
+			const float *r0 = x + ch * st->in_sp + 2 * oh * W, *r1 = r0 + W;
+			float *restrict yr = y + (ch * OH + oh) * OW;
+			for (int64_t o = 0; o < OW; o++) {
+				float b0 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o]), r1[2 * o]);
+				float b1 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o + 1]),
+						   r1[2 * o + 1]);
+				yr[o] = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, b0), b1);
+			}
+		}
+	}
+}
+
+static int maxpool_2x2_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			   gc_tensor *const *out)
+{
+	const pool_state *st = n->state;
+	return pool_par(k, n, in, out, maxpool_2x2_range, st->channels, row_cycles(st), 0);
+}
+
+/* Whether the window is maxpool_2x2_range's: 2x2, stride 2,
+ * no dilation, padding or ceil_mode overhang. */
+static bool is_2x2(const gc_nn_window *w)
+{
+	for (int d = 1; d < GC_NN_MAX_SPATIAL; d++)
+		if (w->k[d] != 2 || w->stride[d] != 2 || w->dil[d] != 1 || w->pad_lo[d] ||
+		    w->out[d] * 2 > w->in[d])
+			return false;
+	return w->k[0] == 1 && w->out[0] == w->in[0];
+}
+
 /* 8-bit MaxPool on the row path: qpool.c (its buffer the row's bytes). */
 static void maxpool8_rows_range(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 				int64_t c0, int64_t c1, float *buf)
@@ -494,6 +538,10 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (row_len && !q8) {
 		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
 		scratch = POOL_SLOTS * row_slot_bytes(st);
+	}
+	if (row_len && is_max && is_2x2(&w) && !gc_reference_kernels()) {
+		f32 = maxpool_2x2_run;
+		scratch = 0;
 	}
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, f32, scratch);
