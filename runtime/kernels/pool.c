@@ -6,6 +6,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "../fileio.h" /* gc_reference_kernels */
 #include "kutil.h"
 #include "nn-par.h"
@@ -25,6 +29,7 @@ typedef struct pool_state {
 	/* The row path (float32, 1 or 2 spatial dims): the padded row buffer's
 	 * length, and for AveragePool each output column's divisor. */
 	int64_t row_len;
+	void (*row_2x2)(const float *, const float *, float *, int64_t); /* maxpool_2x2_range's */
 	float col_count[];
 } pool_state;
 
@@ -387,11 +392,65 @@ static int maxpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			row_slot_bytes(st));
 }
 
-/* MaxPool 2x2 stride 2 without padding (VGG's), the row path's operations
- * in its order fused into one pass: each output row reads its two input
- * rows once, with no row buffer. */
-GC_NN_SIMD static void maxpool_2x2_range(const gc_node *n, gc_tensor *const *in,
-					 gc_tensor *const *out, int64_t c0, int64_t c1, float *buf)
+/*
+ * MaxPool 2x2 stride 2 without padding (VGG's): the row path's operations in
+ * its order, fused into one pass over each pair of input rows with no row
+ * buffer: column maxima b[j] = max(r1[j], max(r0[j], LOWEST)), then
+ * y[o] = max(b[2o + 1], max(b[2o], LOWEST)) -- so the same bytes. The
+ * generic row leaves the deinterleaving to the compiler (4 permutes for 16
+ * outputs); the AVX-512 one, picked at prepare, takes the column maxima of
+ * 32 inputs first and deinterleaves those (2).
+ */
+typedef void (*maxpool_2x2_row_fn)(const float *r0, const float *r1, float *restrict y,
+				   int64_t ow);
+
+GC_NN_SIMD static void maxpool_2x2_row(const float *r0, const float *r1, float *restrict y,
+				       int64_t ow)
+{
+	for (int64_t o = 0; o < ow; o++) {
+		float b0 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o]), r1[2 * o]);
+		float b1 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o + 1]), r1[2 * o + 1]);
+		y[o] = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, b0), b1);
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* _mm512_max_ps(v, acc) is row_red's v > acc ? v : acc (NaN gives acc). */
+__attribute__((target("avx512f"))) static void maxpool_2x2_row512(const float *r0, const float *r1,
+								  float *restrict y, int64_t ow)
+{
+	const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+	const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+	for (int64_t o = 0; o < ow; o += 16) {
+		int64_t left = ow - o < 16 ? ow - o : 16;
+		/* the 2 * left inputs, as two masks of 16 */
+		uint32_t m = left == 16 ? 0xffffffffu : (1u << 2 * left) - 1;
+		__mmask16 m0 = (__mmask16)m, m1 = (__mmask16)(m >> 16);
+		const float *a = r0 + 2 * o, *b = r1 + 2 * o;
+		__m512 lo = _mm512_max_ps(_mm512_maskz_loadu_ps(m0, b),
+					  _mm512_max_ps(_mm512_maskz_loadu_ps(m0, a), lowest));
+		__m512 hi = _mm512_max_ps(_mm512_maskz_loadu_ps(m1, b + 16),
+					  _mm512_max_ps(_mm512_maskz_loadu_ps(m1, a + 16), lowest));
+		__m512 e = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), lowest);
+		_mm512_mask_storeu_ps(y + o, (__mmask16)((1u << left) - 1),
+				      _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), e));
+	}
+}
+#endif
+
+static maxpool_2x2_row_fn maxpool_2x2_row_best(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return maxpool_2x2_row512;
+#endif
+	return maxpool_2x2_row;
+}
+
+static void maxpool_2x2_range(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			      int64_t c0, int64_t c1, float *buf)
 {
 	(void)buf;
 	const pool_state *st = n->state;
@@ -399,18 +458,11 @@ GC_NN_SIMD static void maxpool_2x2_range(const gc_node *n, gc_tensor *const *in,
 	const float *x = in[0]->data;
 	float *y = out[0]->data;
 	const int64_t W = w->in[2], OH = w->out[1], OW = w->out[2];
-	for (int64_t ch = c0; ch < c1; ch++) {
+	for (int64_t ch = c0; ch < c1; ch++)
 		for (int64_t oh = 0; oh < OH; oh++) {
-			const float *r0 = x + ch * st->in_sp + 2 * oh * W, *r1 = r0 + W;
-			float *restrict yr = y + (ch * OH + oh) * OW;
-			for (int64_t o = 0; o < OW; o++) {
-				float b0 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o]), r1[2 * o]);
-				float b1 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o + 1]),
-						   r1[2 * o + 1]);
-				yr[o] = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, b0), b1);
-			}
+			const float *r0 = x + ch * st->in_sp + 2 * oh * W;
+			st->row_2x2(r0, r0 + W, y + (ch * OH + oh) * OW, OW);
 		}
-	}
 }
 
 static int maxpool_2x2_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
@@ -541,6 +593,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	}
 	if (row_len && is_max && is_2x2(&w) && !gc_reference_kernels()) {
 		f32 = maxpool_2x2_run;
+		st->row_2x2 = maxpool_2x2_row_best();
 		scratch = 0;
 	}
 	if (gc_nn_is_half(x->dtype))
