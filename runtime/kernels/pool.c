@@ -31,6 +31,7 @@ typedef struct pool_state {
 	int64_t row_len;
 	void (*row_2x2)(const float *, const float *, float *, int64_t); /* maxpool_2x2_range's */
 	bool prefetch; /* maxpool_2x2_range: prefetch the input (POOL_PREFETCH_BYTES) */
+	bool v512;     /* gc_maxpool8_rows's */
 	float col_count[];
 } pool_state;
 
@@ -501,8 +502,8 @@ static void maxpool8_rows_range(const gc_node *n, gc_tensor *const *in, gc_tenso
 				int64_t c0, int64_t c1, float *buf)
 {
 	const pool_state *st = n->state;
-	gc_maxpool8_rows(&st->w, in[0]->dtype == GC_DTYPE_INT8, in[0]->data, out[0]->data,
-			 st->in_sp, st->out_sp, c0, c1, (uint8_t *)buf, st->row_len);
+	gc_maxpool8_rows(&st->w, in[0]->dtype == GC_DTYPE_INT8, st->v512, in[0]->data,
+			 out[0]->data, st->in_sp, st->out_sp, c0, c1, (uint8_t *)buf, st->row_len);
 }
 
 static int maxpool8_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
@@ -630,6 +631,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	}
 	if (q8 && row_len && !gc_reference_kernels()) {
 		n->run = maxpool8_rows_run;
+		st->v512 = gc_maxpool8_v512();
 		n->scratch_bytes = POOL_SLOTS * row_slot_bytes(st);
 	}
 	return 0;

@@ -953,6 +953,50 @@ def qadd_fast_sizes(ctx):
     return run.Result(True, "3 QLinearAdd of 17437 values (broadcasts, tails) = NumPy at 1, 2 threads")
 
 
+def maxpool8_wide(ctx):
+    """8-bit MaxPool on the row path (qpool.c) with rows wider than its
+    vectors: 3x3 stride 2 pad 1 (resnet's) over 131 columns (66 outputs:
+    32 + 32 + 2; 133 buffered bytes: 64 + 64 + 5), uint8 and int8, 2x2
+    stride 2 over 129; at 1 and 2 threads, exactly NumPy's window maxima."""
+    from onnx import helper, TensorProto
+    import onnx
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "maxpool8-wide"))
+    r = np.random.default_rng(131)
+    u = r.integers(0, 256, (2, 5, 23, 131)).astype(np.uint8)
+    s = r.integers(-128, 128, (2, 5, 23, 131)).astype(np.int8)
+    v = r.integers(0, 256, (1, 3, 9, 129)).astype(np.uint8)
+    N = helper.make_node
+    g = helper.make_graph(
+        [N("MaxPool", ["u"], ["yu"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         N("MaxPool", ["s"], ["ys"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         N("MaxPool", ["v"], ["yv"], kernel_shape=[2, 2], strides=[2, 2])], "mp8",
+        [helper.make_tensor_value_info("u", TensorProto.UINT8, list(u.shape)),
+         helper.make_tensor_value_info("s", TensorProto.INT8, list(s.shape)),
+         helper.make_tensor_value_info("v", TensorProto.UINT8, list(v.shape))],
+        [helper.make_tensor_value_info(n, t, None) for n, t in (
+            ("yu", TensorProto.UINT8), ("ys", TensorProto.INT8), ("yv", TensorProto.UINT8))])
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 12)]), model)
+    feeds = []
+    for n, a in (("u", u), ("s", s), ("v", v)):
+        np.save(os.path.join(d, n + ".npy"), a)
+        feeds += ["--input", "%s=%s" % (n, os.path.join(d, n + ".npy"))]
+    want = {"yu": _maxpool_ref(u, (3, 3), (2, 2), (1, 1, 1, 1)),
+            "ys": _maxpool_ref(s, (3, 3), (2, 2), (1, 1, 1, 1)),
+            "yv": _maxpool_ref(v, (2, 2), (2, 2), (0, 0, 0, 0))}
+    for t in ("1", "2"):
+        o = run.fresh_dir(os.path.join(d, "out" + t))
+        rc, err = _run_env(ctx, ["run", model] + feeds + ["--output-dir", o, "--threads", t], {})
+        if rc != 0:
+            return run.Result(False, "%s threads: %s" % (t, run.describe_rc(rc)), err)
+        for n, w in want.items():
+            got = np.load(os.path.join(o, n + ".npy"))
+            if got.dtype != w.dtype or got.shape != w.shape or not np.array_equal(got, w):
+                return run.Result(False, "%s threads: %s %s differs from NumPy in %d values" % (
+                    t, n, got.shape, int((got != w).sum()) if got.shape == w.shape else -1))
+    return run.Result(True, "uint8/int8 3x3/2 pad 1 over 131 columns, 2x2/2 over 129 = NumPy")
+
+
 def qadd_all_pairs(ctx):
     """com.graphcc::QLinearAdd on every pair of input bytes (256 x 256), for
     scale sets whose quotients land on or near half-integers (0.1 + 0.1 over
@@ -1212,6 +1256,7 @@ def cases(ctx):
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
             ("quant/qadd-all-pairs", lambda: qadd_all_pairs(ctx)),
             ("quant/qadd-fast-sizes", lambda: qadd_fast_sizes(ctx)),
+            ("quant/maxpool8-wide", lambda: maxpool8_wide(ctx)),
             ("quant/quantize-threads", lambda: quantize_threads(ctx)),
             ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]
