@@ -892,9 +892,9 @@ def qdq_add_maxpool_fusion(ctx):
 
 
 def qadd_fast_sizes(ctx):
-    """com.graphcc::QLinearAdd's 64-byte loop (constant scales, at least
-    16384 outputs): 7x53x47 (a 64-element tail per channel block and at the
-    end), uint8 + uint8 with the Relu, uint8 + a per-channel int8 broadcast
+    """com.graphcc::QLinearAdd's 64-byte loop (constant scales): 7x53x47
+    (17437 outputs: a 64-element tail per call, and calls split over 2
+    threads), uint8 + uint8 with the Relu, uint8 + a per-channel int8 broadcast
     to int8, uint8 + a per-column int8 row (47-element calls): byte for
     byte NumPy's float32 operations in order, and the same bytes at 1 and 2
     threads and on the reference kernels."""
