@@ -32,6 +32,7 @@ typedef struct pool_state {
 	void (*row_2x2)(const float *, const float *, float *, int64_t); /* maxpool_2x2_range's */
 	bool prefetch; /* maxpool_2x2_range: prefetch the input (POOL_PREFETCH_BYTES) */
 	bool v512;     /* gc_maxpool8_rows's */
+	bool taps512;  /* row_pool's MaxPool of stride 2, 3 taps: row_taps_max_s2k3 */
 	float col_count[];
 } pool_state;
 
@@ -321,6 +322,51 @@ ROW_INLINE void row_taps(row_op op, float *restrict y, const float *restrict b, 
 	row_taps_any(op, y, b, ow, stride, kw, dil, init);
 }
 
+/* Whether the AVX-512 loops may run: asked once at prepare. */
+static bool pool_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f");
+#else
+	return false;
+#endif
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* 16 lanes' mask of the first n (any n). */
+static inline __mmask16 first16(int64_t n)
+{
+	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+/* row_taps_fixed's MaxPool of stride 2 and 3 taps (resnet's 3x3/2) in
+ * AVX-512, from the buffer's len floats: b[2o], b[2o + 1] and b[2o + 2] of
+ * 16 outputs by 3 two-register permutes, in row_red's order
+ * (_mm512_max_ps(v, acc) is v > acc ? v : acc), every load and the last
+ * store masked: no scalar tail (56 outputs a row are 3 x 16 + 8). */
+__attribute__((target("avx512f"))) static void row_taps_max_s2k3(float *restrict y,
+								 const float *restrict b,
+								 int64_t ow, int64_t len)
+{
+	const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+	const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+	for (int64_t o = 0; o < ow; o += 16) {
+		const float *p = b + 2 * o;
+		int64_t n = len - 2 * o; /* floats readable from p */
+		__m512 lo = _mm512_maskz_loadu_ps(first16(n), p);
+		__m512 hi = _mm512_maskz_loadu_ps(first16(n - 16), p + 16);
+		__m512 lo2 = _mm512_maskz_loadu_ps(first16(n - 2), p + 2);
+		__m512 hi2 = _mm512_maskz_loadu_ps(first16(n - 18), p + 18);
+		__m512 acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), lowest);
+		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), acc);
+		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo2, even, hi2), acc);
+		_mm512_mask_storeu_ps(y + o, first16(ow - o), acc);
+	}
+}
+#endif
+
 ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			 int64_t c0, int64_t c1, float *buf, row_op op)
 {
@@ -344,6 +390,12 @@ ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
 			rows_reduce(op, buf + pl, xc, s1, w->dil[1], l1, h1, W, init, cols);
 			float *yr = y + (ch * OH + oh) * OW;
+#if defined(__x86_64__) && defined(__GNUC__)
+			if (op == ROW_MAX && st->taps512) {
+				row_taps_max_s2k3(yr, buf, OW, st->row_len);
+				continue;
+			}
+#endif
 			row_taps(op, yr, buf, OW, w->stride[2], w->k[2], w->dil[2], init);
 			if (op == ROW_SUM) {
 				float rows = (float)(st->count_include_pad
@@ -444,8 +496,7 @@ __attribute__((target("avx512f"))) static void maxpool_2x2_row512(const float *r
 static maxpool_2x2_row_fn maxpool_2x2_row_best(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
+	if (pool_avx512())
 		return maxpool_2x2_row512;
 #endif
 	return maxpool_2x2_row;
@@ -604,6 +655,8 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (row_len && !q8) {
 		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
 		scratch = POOL_SLOTS * row_slot_bytes(st);
+		st->taps512 = is_max && w.stride[2] == 2 && w.k[2] == 3 && w.dil[2] == 1 &&
+			      !gc_reference_kernels() && pool_avx512();
 	}
 	if (row_len && is_max && is_2x2(&w) && !gc_reference_kernels()) {
 		f32 = maxpool_2x2_run;
