@@ -362,8 +362,11 @@ static void qadd_args(const qadd_state *s, gc_tensor *const *in, qadd_run_arg *r
 		r->p.rr = 1.0f / r->p.sr;
 	}
 #if defined(__x86_64__) && defined(__GNUC__)
+	/* the Relu's table by division always: the one qadd_recip_ok checked with */
+	qadd_arg d = r->p;
+	d.recip = false;
 	if (r->vec && r->vbmi && s->relu)
-		qadd_lut(&r->p, r->lut);
+		qadd_lut(&d, r->lut);
 #endif
 }
 
