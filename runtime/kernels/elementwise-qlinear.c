@@ -15,9 +15,14 @@
  * put after the Add: r = saturate(rint(max((c - zc) * sc, 0) / sr) + zr),
  * written instead of c. With AVX-512 VBMI that tail is a 256-byte table of
  * c's values (qadd512_lut): one division an element, not two. When every
- * scale and zero point is a constant (and the output large enough), the
- * whole op is a 64 KiB table of the byte pairs, filled at prepare by the
- * same loops and gathered from at run (qadd_pairs_c).
+ * scale and zero point is a constant, the AVX-512 loops divide with a
+ * multiply by the reciprocal and one FMA correction step instead
+ * (qadd_div16), 64 elements an iteration (qadd512_fast), once prepare has
+ * checked on all 65536 byte pairs that this gives the division's bytes
+ * (qadd_recip_ok). (A 64 KiB table of the pairs, gathered from, was faster
+ * than the division on Intel but slower on AMD Zen 4, whose gathers are
+ * slow; this has no gather or division, and on Zen 4 takes less than half
+ * the table's time.)
  */
 #include "elementwise-impl.h"
 
@@ -32,19 +37,16 @@ typedef struct qadd_arg {
 	float za, sa, zb, sb, sc, zc, lo, hi; /* lo, hi: c's type's range */
 	bool relu;
 	float sr, zr, rlo, rhi; /* the Relu's QuantizeLinear */
+	bool recip;		/* divide as qadd_div16: by rc = 1 / sc, rr = 1 / sr */
+	float rc, rr;
 } qadd_arg;
 
 typedef struct qadd_state {
 	gc_ew_fn fn;
 	bool relu, vec, vbmi;
-	bool table; /* every scale and zero point fixed: the whole op as pairs */
+	bool recip; /* qadd_arg's: checked by qadd_recip_ok */
 	gc_ew_plan plan;
-	/* table: c for A's byte i >> 8 and B's byte i & 255 (raw bytes),
-	 * then 3 bytes the 32-bit gathers read past the last */
-	uint8_t pairs[];
 } qadd_state;
-
-#define QADD_PAIRS (65536 + 4)
 
 /* One element; no contraction (a multiply-add would round differently from
  * the separate nodes), rint rounding half to even as QuantizeLinear's. */
@@ -116,6 +118,20 @@ T512 static inline __m512 ld16(const void *p, int64_t i, int64_t inc, bool sgn, 
 
 #define TVBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"), optimize("fp-contract=off")))
 
+/* x / d of 16 lanes, rounded as the division, from rd = 1 / d (itself
+ * rounded): q0 = x * rd is within about an ulp of x / d, the FMA gives its
+ * remainder x - q0 * d exactly, and q0 + remainder * rd rounds to x / d
+ * (Markstein's theorem; the caller has checked it on every value it meets).
+ * 3 multiply-adds where a 16-lane division takes 5 to 10 cycles' throughput
+ * on AMD Zen 4 and Intel alike. */
+T512 static inline __m512 qadd_div16(__m512 x, __m512 d, __m512 rd, bool recip)
+{
+	if (!recip)
+		return _mm512_div_ps(x, d);
+	__m512 q = _mm512_mul_ps(x, rd);
+	return _mm512_fmadd_ps(_mm512_fnmadd_ps(q, d, x), rd, q);
+}
+
 /* c = saturate(rint(s / sc) + zc) of 16 lanes, as QADD_ONE. */
 T512 static inline __m512 qadd_c16(const void *a, const void *b, int64_t i, const int64_t *inc,
 				   const qadd_arg *p, bool sa_, bool sb_, __mmask16 m)
@@ -124,7 +140,8 @@ T512 static inline __m512 qadd_c16(const void *a, const void *b, int64_t i, cons
 				  _mm512_set1_ps(p->sa));
 	__m512 fb = _mm512_mul_ps(_mm512_sub_ps(ld16(b, i, inc[1], sb_, m), _mm512_set1_ps(p->zb)),
 				  _mm512_set1_ps(p->sb));
-	__m512 v = _mm512_roundscale_ps(_mm512_div_ps(_mm512_add_ps(fa, fb), _mm512_set1_ps(p->sc)),
+	__m512 v = _mm512_roundscale_ps(qadd_div16(_mm512_add_ps(fa, fb), _mm512_set1_ps(p->sc),
+						   _mm512_set1_ps(p->rc), p->recip),
 					_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 	v = _mm512_add_ps(v, _mm512_set1_ps(p->zc));
 	return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(p->lo)), _mm512_set1_ps(p->hi));
@@ -137,7 +154,7 @@ T512 static inline __m512i qadd_r16(__m512 v, const qadd_arg *p)
 	__m512 t = _mm512_max_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(p->zc)),
 					       _mm512_set1_ps(p->sc)),
 				 _mm512_setzero_ps());
-	v = _mm512_roundscale_ps(_mm512_div_ps(t, _mm512_set1_ps(p->sr)),
+	v = _mm512_roundscale_ps(qadd_div16(t, _mm512_set1_ps(p->sr), _mm512_set1_ps(p->rr), p->recip),
 				 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 	v = _mm512_add_ps(v, _mm512_set1_ps(p->zr));
 	v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(p->rlo)), _mm512_set1_ps(p->rhi));
@@ -188,20 +205,92 @@ TVBMI static void qadd512_lut(int64_t n, const void *a, const void *b, const int
 	}
 }
 
-/* qadd_pairs_c 16 at a time: the pair's index from the two bytes, a 32-bit
- * gather at that byte (the table has 3 bytes to spare), its low byte
- * stored. The elements done (a multiple of 16). */
-T512 static int64_t qadd_pairs512(int64_t n, const uint8_t *a, const uint8_t *b, const uint8_t *t,
-				  uint8_t *c)
+/* 16 bytes from p + i under mask m, or the broadcast one (inc 0), as int32. */
+T512 static inline __m512i ld16i(const void *p, int64_t i, int64_t inc, bool sgn, __mmask16 m)
 {
-	int64_t i = 0;
-	for (; i + 16 <= n; i += 16) {
-		__m512i ia = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(a + i)));
-		__m512i ib = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(b + i)));
-		__m512i v = _mm512_i32gather_epi32(_mm512_or_si512(_mm512_slli_epi32(ia, 8), ib), t, 1);
-		_mm_storeu_si128((__m128i *)(c + i), _mm512_cvtepi32_epi8(v));
+	__m128i b = inc ? _mm_maskz_loadu_epi8(m, (const char *)p + i)
+			: _mm_set1_epi8(*(const char *)p);
+	return sgn ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+}
+
+/* The run's constants of qadd_fast, broadcast once. */
+typedef struct qadd_vk {
+	__m512 za, sa, zb, sb, sc, rc;
+	__m512i zc;
+} qadd_vk;
+
+/* rint(s / sc) + zc of 16 lanes as int32: QADD_ONE's c before its clamp,
+ * rounding half to even as roundscale does; a quotient too large for an
+ * int32 comes out wrong, which qadd_recip_ok sees. */
+T512 static inline __m512i qadd_q16(const void *a, const void *b, int64_t i, const int64_t *inc,
+				    bool sa_, bool sb_, __mmask16 m, const qadd_vk *k)
+{
+	__m512 fa = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(ld16i(a, i, inc[0], sa_, m)), k->za),
+				  k->sa);
+	__m512 fb = _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(ld16i(b, i, inc[1], sb_, m)), k->zb),
+				  k->sb);
+	__m512 q = qadd_div16(_mm512_add_ps(fa, fb), k->sc, k->rc, true);
+	return _mm512_add_epi32(_mm512_cvt_roundps_epi32(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+				k->zc);
+}
+
+/* c of the 64 elements from i (mask m) as bytes of C's type: qadd_q16's
+ * int32 lanes packed with signed saturation, which is the clamp to C's type. */
+T512 static inline __m512i qadd_c64(const void *a, const void *b, int64_t i, const int64_t *inc,
+				    bool sa_, bool sb_, __mmask64 m, bool c_signed, const qadd_vk *k)
+{
+	/* the packs leave each 16-byte lane's 4-byte groups of q[0..3] side by side */
+	const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+	__m512i q[4];
+	for (int j = 0; j < 4; j++)
+		q[j] = qadd_q16(a, b, i + 16 * j, inc, sa_, sb_, (__mmask16)(m >> 16 * j), k);
+	__m512i w0 = _mm512_packs_epi32(q[0], q[1]), w1 = _mm512_packs_epi32(q[2], q[3]);
+	__m512i v = c_signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1);
+	return _mm512_permutexvar_epi32(order, v);
+}
+
+T512 static inline qadd_vk qadd_consts(const qadd_arg *p)
+{
+	return (qadd_vk){ _mm512_set1_ps(p->za), _mm512_set1_ps(p->sa), _mm512_set1_ps(p->zb),
+			  _mm512_set1_ps(p->sb), _mm512_set1_ps(p->sc), _mm512_set1_ps(p->rc),
+			  _mm512_set1_epi32((int32_t)p->zc) };
+}
+
+T512 static inline __mmask64 mask64(int64_t left)
+{
+	return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
+}
+
+/* qadd512 with the reciprocal, 64 elements an iteration. */
+T512 static void qadd512_fast(int64_t n, const void *a, const void *b, const int64_t *inc, void *c,
+			      const qadd_arg *p, bool sa_, bool sb_)
+{
+	const qadd_vk k = qadd_consts(p);
+	for (int64_t i = 0; i < n; i += 64) {
+		__mmask64 m = mask64(n - i);
+		_mm512_mask_storeu_epi8((char *)c + i, m,
+					qadd_c64(a, b, i, inc, sa_, sb_, m, p->lo < 0, &k));
 	}
-	return i;
+}
+
+/* qadd512_lut with the reciprocal, 64 elements an iteration: the lookup
+ * on c's bytes, whose index c - lo is the byte itself, or a signed one's
+ * with its top bit flipped. */
+TVBMI static void qadd512_fast_lut(int64_t n, const void *a, const void *b, const int64_t *inc,
+				   void *c, const qadd_arg *p, bool sa_, bool sb_, const uint8_t lut[256])
+{
+	const __m512i t0 = _mm512_loadu_si512(lut), t1 = _mm512_loadu_si512(lut + 64);
+	const __m512i t2 = _mm512_loadu_si512(lut + 128), t3 = _mm512_loadu_si512(lut + 192);
+	const __m512i flip = _mm512_set1_epi8(p->lo < 0 ? (char)0x80 : 0);
+	const qadd_vk k = qadd_consts(p);
+	for (int64_t i = 0; i < n; i += 64) {
+		__mmask64 m = mask64(n - i);
+		__m512i x = _mm512_xor_si512(qadd_c64(a, b, i, inc, sa_, sb_, m, p->lo < 0, &k), flip);
+		__m512i r = _mm512_mask_blend_epi8(_mm512_movepi8_mask(x),
+						   _mm512_permutex2var_epi8(t0, x, t1),
+						   _mm512_permutex2var_epi8(t2, x, t3));
+		_mm512_mask_storeu_epi8((char *)c + i, m, r);
+	}
 }
 #endif
 
@@ -217,6 +306,14 @@ static void qadd_any(int64_t n, const void *const *in, const int64_t *inc, void 
 {
 	const qadd_run_arg *r = arg;
 #if defined(__x86_64__) && defined(__GNUC__)
+	if (r->vec && r->p.recip && r->p.relu && r->vbmi) {
+		qadd512_fast_lut(n, in[0], in[1], inc, out, &r->p, r->a_signed, r->b_signed, r->lut);
+		return;
+	}
+	if (r->vec && r->p.recip && !r->p.relu) {
+		qadd512_fast(n, in[0], in[1], inc, out, &r->p, r->a_signed, r->b_signed);
+		return;
+	}
 	if (r->vec && r->p.relu && r->vbmi) {
 		qadd512_lut(n, in[0], in[1], inc, out, &r->p, r->a_signed, r->b_signed, r->lut);
 		return;
@@ -252,63 +349,56 @@ static void qadd_args(const qadd_state *s, gc_tensor *const *in, qadd_run_arg *r
 	*r = (qadd_run_arg){ .p = { .za = zval(in[2]), .sa = *(const float *)in[1]->data,
 				    .zb = zval(in[5]), .sb = *(const float *)in[4]->data,
 				    .sc = *(const float *)in[6]->data, .zc = zval(in[7]),
-				    .relu = s->relu },
+				    .relu = s->relu, .recip = s->recip },
 			     .fn = s->fn, .a_signed = in[0]->dtype == GC_DTYPE_INT8,
 			     .b_signed = in[3]->dtype == GC_DTYPE_INT8, .vec = s->vec,
 			     .vbmi = s->vbmi };
 	range8(in[7]->dtype, &r->p.lo, &r->p.hi);
+	r->p.rc = 1.0f / r->p.sc;
 	if (s->relu) {
 		r->p.sr = *(const float *)in[8]->data;
 		r->p.zr = zval(in[9]);
 		range8(in[9]->dtype, &r->p.rlo, &r->p.rhi);
+		r->p.rr = 1.0f / r->p.sr;
 	}
 #if defined(__x86_64__) && defined(__GNUC__)
+	/* the Relu's table by division always: the one qadd_recip_ok checked with */
+	qadd_arg d = r->p;
+	d.recip = false;
 	if (r->vec && r->vbmi && s->relu)
-		qadd_lut(&r->p, r->lut);
+		qadd_lut(&d, r->lut);
 #endif
 }
 
-/* The table of every byte pair: qadd_any on A's byte a against B's 256, a
- * row at a time, so each entry is what the run computes. */
-static void qadd_fill_pairs(qadd_state *s, gc_tensor *const *in)
+/* Whether qadd_div16's reciprocal gives the division's bytes on every pair
+ * of input bytes (A's byte against B's 256, a row at a time): the whole
+ * domain of an op whose scales and zero points are constants. */
+static bool qadd_recip_ok(qadd_state *s, gc_tensor *const *in)
 {
-	qadd_run_arg r;
-	qadd_args(s, in, &r);
-	uint8_t bs[256];
+	qadd_run_arg div, rcp;
+	s->recip = false;
+	qadd_args(s, in, &div);
+	rcp = div;
+	rcp.p.recip = true;
+	uint8_t bs[256], want[256], got[256];
 	for (int b = 0; b < 256; b++)
 		bs[b] = (uint8_t)b;
 	for (int a = 0; a < 256; a++) {
 		uint8_t ab = (uint8_t)a;
 		const void *src[2] = { &ab, bs };
 		const int64_t inc[2] = { 0, 1 };
-		qadd_any(256, src, inc, s->pairs + a * 256, &r);
+		qadd_any(256, src, inc, want, &div);
+		qadd_any(256, src, inc, got, &rcp);
+		if (memcmp(want, got, sizeof want))
+			return false;
 	}
-}
-
-/* c by table: c[i] = pairs[a[i] << 8 | b[i]] (arg: the state). */
-static void qadd_pairs_c(int64_t n, const void *const *in, const int64_t *inc, void *out,
-			 const void *arg)
-{
-	const qadd_state *s = arg;
-	const uint8_t *t = s->pairs, *a = in[0], *b = in[1];
-	uint8_t *c = out;
-	int64_t i = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (inc[0] && inc[1] && s->vec)
-		i = qadd_pairs512(n, a, b, t, c);
-#endif
-	for (; i < n; i++)
-		c[i] = t[(int)a[i * inc[0]] << 8 | b[i * inc[1]]];
+	return true;
 }
 
 static int run_qadd(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const qadd_state *s = n->state;
 	const void *src[2] = { in[0]->data, in[3]->data };
-	if (s->table) {
-		gc_ew_plan_run_par(k->threads, &s->plan, qadd_pairs_c, s, src, out[0]->data);
-		return 0;
-	}
 	qadd_run_arg r;
 	qadd_args(s, in, &r);
 	gc_ew_plan_run_par(k->threads, &s->plan, qadd_any, &r, src, out[0]->data);
@@ -387,16 +477,12 @@ int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 		return k->err->code;
 	/* c saturates to C_zero_point's type; the output is R's with the Relu */
 	gc_dtype ot = in[relu ? 9 : 7]->dtype;
-	/* the table (64 KiB, one pass of the op over its pairs to fill) where
-	 * the parameters are constants and the output at least a quarter of
-	 * its size; not under the reference kernels */
-	int64_t numel = 1;
-	for (int i = 0; i < rank; i++)
-		numel *= dims[i];
-	bool table = numel >= 16384 && !gc_reference_kernels();
+	/* the reciprocal where the parameters are constants (its check, once,
+	 * costs about two runs over 65536 elements) */
+	bool fixed = true;
 	for (int j = 1; j < (relu ? 10 : 8); j++)
-		table &= j == 3 || gc_kfixed(k, in, j) != NULL;
-	qadd_state *s = gc_kstate(k, n, sizeof *s + (table ? QADD_PAIRS : 0));
+		fixed &= j == 3 || gc_kfixed(k, in, j) != NULL;
+	qadd_state *s = gc_kstate(k, n, sizeof *s);
 	if (!s)
 		return gc_kok(k);
 	s->relu = relu;
@@ -404,9 +490,7 @@ int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	s->vbmi = s->vec && qadd_vbmi();
 	s->fn = qadd_fns[(in[0]->dtype == GC_DTYPE_INT8) * 4 + (in[3]->dtype == GC_DTYPE_INT8) * 2 +
 			 (ot == GC_DTYPE_INT8)];
-	s->table = table;
-	if (table)
-		qadd_fill_pairs(s, in);
+	s->recip = s->vec && fixed && qadd_recip_ok(s, in);
 	gc_set_shape(out[0], ot, rank, dims);
 	gc_ew_plan_init(&s->plan, 2, ops, rank, dims, ot);
 	n->inplace_ok = gc_same_shape(in[0], out[0]);

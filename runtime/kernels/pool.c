@@ -6,6 +6,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "../fileio.h" /* gc_reference_kernels */
 #include "kutil.h"
 #include "nn-par.h"
@@ -25,6 +29,10 @@ typedef struct pool_state {
 	/* The row path (float32, 1 or 2 spatial dims): the padded row buffer's
 	 * length, and for AveragePool each output column's divisor. */
 	int64_t row_len;
+	void (*row_2x2)(const float *, const float *, float *, int64_t); /* maxpool_2x2_range's */
+	bool prefetch; /* maxpool_2x2_range: prefetch the input (POOL_PREFETCH_BYTES) */
+	bool v512;     /* gc_maxpool8_rows's */
+	bool taps512;  /* row_pool's MaxPool of stride 2, 3 taps: row_taps_max_s2k3 */
 	float col_count[];
 } pool_state;
 
@@ -314,6 +322,51 @@ ROW_INLINE void row_taps(row_op op, float *restrict y, const float *restrict b, 
 	row_taps_any(op, y, b, ow, stride, kw, dil, init);
 }
 
+/* Whether the AVX-512 loops may run: asked once at prepare. */
+static bool pool_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f");
+#else
+	return false;
+#endif
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* 16 lanes' mask of the first n (any n). */
+static inline __mmask16 first16(int64_t n)
+{
+	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+/* row_taps_fixed's MaxPool of stride 2 and 3 taps (resnet's 3x3/2) in
+ * AVX-512, from the buffer's len floats: b[2o], b[2o + 1] and b[2o + 2] of
+ * 16 outputs by 3 two-register permutes, in row_red's order
+ * (_mm512_max_ps(v, acc) is v > acc ? v : acc), every load and the last
+ * store masked: no scalar tail (56 outputs a row are 3 x 16 + 8). */
+__attribute__((target("avx512f"))) static void row_taps_max_s2k3(float *restrict y,
+								 const float *restrict b,
+								 int64_t ow, int64_t len)
+{
+	const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+	const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+	for (int64_t o = 0; o < ow; o += 16) {
+		const float *p = b + 2 * o;
+		int64_t n = len - 2 * o; /* floats readable from p */
+		__m512 lo = _mm512_maskz_loadu_ps(first16(n), p);
+		__m512 hi = _mm512_maskz_loadu_ps(first16(n - 16), p + 16);
+		__m512 lo2 = _mm512_maskz_loadu_ps(first16(n - 2), p + 2);
+		__m512 hi2 = _mm512_maskz_loadu_ps(first16(n - 18), p + 18);
+		__m512 acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), lowest);
+		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), acc);
+		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo2, even, hi2), acc);
+		_mm512_mask_storeu_ps(y + o, first16(ow - o), acc);
+	}
+}
+#endif
+
 ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			 int64_t c0, int64_t c1, float *buf, row_op op)
 {
@@ -337,6 +390,12 @@ ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
 			rows_reduce(op, buf + pl, xc, s1, w->dil[1], l1, h1, W, init, cols);
 			float *yr = y + (ch * OH + oh) * OW;
+#if defined(__x86_64__) && defined(__GNUC__)
+			if (op == ROW_MAX && st->taps512) {
+				row_taps_max_s2k3(yr, buf, OW, st->row_len);
+				continue;
+			}
+#endif
 			row_taps(op, yr, buf, OW, w->stride[2], w->k[2], w->dil[2], init);
 			if (op == ROW_SUM) {
 				float rows = (float)(st->count_include_pad
@@ -387,13 +446,115 @@ static int maxpool_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 			row_slot_bytes(st));
 }
 
+/*
+ * MaxPool 2x2 stride 2 without padding (VGG's): the row path's operations in
+ * its order, fused into one pass over each pair of input rows with no row
+ * buffer: column maxima b[j] = max(r1[j], max(r0[j], LOWEST)), then
+ * y[o] = max(b[2o + 1], max(b[2o], LOWEST)) -- so the same bytes. The
+ * generic row leaves the deinterleaving to the compiler (4 permutes for 16
+ * outputs); the AVX-512 one, picked at prepare, takes the column maxima of
+ * 32 inputs first and deinterleaves those (2).
+ */
+typedef void (*maxpool_2x2_row_fn)(const float *r0, const float *r1, float *restrict y,
+				   int64_t ow);
+
+GC_NN_SIMD static void maxpool_2x2_row(const float *r0, const float *r1, float *restrict y,
+				       int64_t ow)
+{
+	for (int64_t o = 0; o < ow; o++) {
+		float b0 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o]), r1[2 * o]);
+		float b1 = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, r0[2 * o + 1]), r1[2 * o + 1]);
+		y[o] = row_red(ROW_MAX, row_red(ROW_MAX, -FLT_MAX, b0), b1);
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* _mm512_max_ps(v, acc) is row_red's v > acc ? v : acc (NaN gives acc). */
+__attribute__((target("avx512f"))) static void maxpool_2x2_row512(const float *r0, const float *r1,
+								  float *restrict y, int64_t ow)
+{
+	const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+	const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+	for (int64_t o = 0; o < ow; o += 16) {
+		int64_t left = ow - o < 16 ? ow - o : 16;
+		/* the 2 * left inputs, as two masks of 16 */
+		uint32_t m = left == 16 ? 0xffffffffu : (1u << 2 * left) - 1;
+		__mmask16 m0 = (__mmask16)m, m1 = (__mmask16)(m >> 16);
+		const float *a = r0 + 2 * o, *b = r1 + 2 * o;
+		__m512 lo = _mm512_max_ps(_mm512_maskz_loadu_ps(m0, b),
+					  _mm512_max_ps(_mm512_maskz_loadu_ps(m0, a), lowest));
+		__m512 hi = _mm512_max_ps(_mm512_maskz_loadu_ps(m1, b + 16),
+					  _mm512_max_ps(_mm512_maskz_loadu_ps(m1, a + 16), lowest));
+		__m512 e = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), lowest);
+		_mm512_mask_storeu_ps(y + o, (__mmask16)((1u << left) - 1),
+				      _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), e));
+	}
+}
+#endif
+
+static maxpool_2x2_row_fn maxpool_2x2_row_best(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (pool_avx512())
+		return maxpool_2x2_row512;
+#endif
+	return maxpool_2x2_row;
+}
+
+/* Inputs larger than this (the L2 caches and a fair share of a shared L3)
+ * that a Conv has just written are mostly in DRAM when the pool reads them,
+ * and the hardware prefetchers do not keep up: vgg11's first MaxPool (12.8
+ * MB after its Conv) takes 0.50 ms with software prefetch against 1.07
+ * without. For smaller ones the prefetches only cost instructions (+5-15%
+ * where the input is in L2 or L3). */
+#define POOL_PREFETCH_BYTES (INT64_C(8) << 20)
+
+static void maxpool_2x2_range(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
+			      int64_t c0, int64_t c1, float *buf)
+{
+	(void)buf;
+	const pool_state *st = n->state;
+	const gc_nn_window *w = &st->w;
+	const float *x = in[0]->data;
+	float *y = out[0]->data;
+	const int64_t W = w->in[2], OH = w->out[1], OW = w->out[2];
+	const int64_t pf = st->prefetch ? 2 * W : 0; /* floats to prefetch a row pair */
+	for (int64_t ch = c0; ch < c1; ch++)
+		for (int64_t oh = 0; oh < OH; oh++) {
+			const float *r0 = x + ch * st->in_sp + 2 * oh * W;
+			/* the row pair 4 ahead (past the end: prefetches do not fault) */
+			for (int64_t j = 0; j < pf; j += 16)
+				__builtin_prefetch(r0 + 8 * W + j);
+			st->row_2x2(r0, r0 + W, y + (ch * OH + oh) * OW, OW);
+		}
+}
+
+static int maxpool_2x2_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
+			   gc_tensor *const *out)
+{
+	const pool_state *st = n->state;
+	return pool_par(k, n, in, out, maxpool_2x2_range, st->channels, row_cycles(st), 0);
+}
+
+/* Whether the window is maxpool_2x2_range's: 2x2, stride 2,
+ * no dilation, padding or ceil_mode overhang. */
+static bool is_2x2(const gc_nn_window *w)
+{
+	for (int d = 1; d < GC_NN_MAX_SPATIAL; d++)
+		if (w->k[d] != 2 || w->stride[d] != 2 || w->dil[d] != 1 || w->pad_lo[d] ||
+		    w->out[d] * 2 > w->in[d])
+			return false;
+	return w->k[0] == 1 && w->out[0] == w->in[0];
+}
+
 /* 8-bit MaxPool on the row path: qpool.c (its buffer the row's bytes). */
 static void maxpool8_rows_range(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 				int64_t c0, int64_t c1, float *buf)
 {
 	const pool_state *st = n->state;
-	gc_maxpool8_rows(&st->w, in[0]->dtype == GC_DTYPE_INT8, in[0]->data, out[0]->data,
-			 st->in_sp, st->out_sp, c0, c1, (uint8_t *)buf, st->row_len);
+	gc_maxpool8_rows(&st->w, in[0]->dtype == GC_DTYPE_INT8, st->v512, in[0]->data,
+			 out[0]->data, st->in_sp, st->out_sp, c0, c1, (uint8_t *)buf, st->row_len);
 }
 
 static int maxpool8_rows_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
@@ -494,6 +655,14 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (row_len && !q8) {
 		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
 		scratch = POOL_SLOTS * row_slot_bytes(st);
+		st->taps512 = is_max && w.stride[2] == 2 && w.k[2] == 3 && w.dil[2] == 1 &&
+			      !gc_reference_kernels() && pool_avx512();
+	}
+	if (row_len && is_max && is_2x2(&w) && !gc_reference_kernels()) {
+		f32 = maxpool_2x2_run;
+		st->row_2x2 = maxpool_2x2_row_best();
+		st->prefetch = st->channels * st->in_sp * (int64_t)sizeof(float) > POOL_PREFETCH_BYTES;
+		scratch = 0;
 	}
 	if (gc_nn_is_half(x->dtype))
 		return gc_nn_half_setup(k, n, in, out, f32, scratch);
@@ -515,6 +684,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	}
 	if (q8 && row_len && !gc_reference_kernels()) {
 		n->run = maxpool8_rows_run;
+		st->v512 = gc_maxpool8_v512();
 		n->scratch_bytes = POOL_SLOTS * row_slot_bytes(st);
 	}
 	return 0;

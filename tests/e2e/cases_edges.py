@@ -187,7 +187,40 @@ def _case(ctx, name, nodes, ins, outs, opset):
 
 
 def cases(ctx):
-    return [_case(ctx, *c) for c in _cases()] + _far_grid_cases(ctx)
+    return [_case(ctx, *c) for c in _cases()] + _far_grid_cases(ctx) + \
+        [("pool/maxpool-2x2-threads", lambda: _maxpool_2x2_threads(ctx))]
+
+
+def _maxpool_2x2_threads(ctx):
+    """Float MaxPool 2x2 stride 2 (pool.c's own loop) on odd sizes, big
+    enough to split over threads: [2, 67, 45, 51] with -inf and ties, at 1
+    and 2 threads, exactly NumPy's maximum over each window."""
+    import onnx
+    from onnx import helper
+    r = np.random.default_rng(225)
+    x = r.integers(-50, 50, (2, 67, 45, 51)).astype(f32) / f32(8)
+    x.flat[::13] = -np.inf
+    want = x[:, :, :44, :50].reshape(2, 67, 22, 2, 25, 2).max(axis=(3, 5))
+    g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2],
+                                            strides=[2, 2])], "mp",
+                          [helper.make_tensor_value_info("x", 1, list(x.shape))],
+                          [helper.make_tensor_value_info("y", 1, None)])
+    d = run.fresh_dir(os.path.join(ctx.work, "pool", "maxpool-2x2"))
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(d, "model.onnx"))
+    np.save(os.path.join(d, "x.npy"), x)
+    for t in ("1", "2"):
+        od = run.fresh_dir(os.path.join(d, "out" + t))
+        rc, _, err = run.run_graphcc(ctx, ["run", os.path.join(d, "model.onnx"), "--input",
+                                           "x=" + os.path.join(d, "x.npy"), "--threads", t,
+                                           "--output-dir", od])
+        if rc != 0:
+            return run.Result(False, "%s threads: %s" % (t, run.describe_rc(rc)), err)
+        got = np.load(os.path.join(od, "y.npy"))
+        if got.shape != want.shape or not np.array_equal(got, want):
+            return run.Result(False, "%s threads: %s differs from NumPy in %d values" % (
+                t, got.shape, int((got != want).sum()) if got.shape == want.shape else -1))
+    return run.Result(True, "[2, 67, 45, 51] -> [2, 67, 22, 25] = NumPy at 1 and 2 threads")
 
 
 def _far_grid_cases(ctx):

@@ -891,6 +891,112 @@ def qdq_add_maxpool_fusion(ctx):
     return run.Result(True, "2 MaxPool and 2 Add (one with Relu) fused; = unfused, reference, NumPy")
 
 
+def qadd_fast_sizes(ctx):
+    """com.graphcc::QLinearAdd's 64-byte loop (constant scales): 7x53x47
+    (17437 outputs: a 64-element tail per call, and calls split over 2
+    threads), uint8 + uint8 with the Relu, uint8 + a per-channel int8 broadcast
+    to int8, uint8 + a per-column int8 row (47-element calls): byte for
+    byte NumPy's float32 operations in order, and the same bytes at 1 and 2
+    threads and on the reference kernels."""
+    from onnx import helper, numpy_helper, TensorProto
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "qadd-fast-sizes"))
+    r = np.random.default_rng(4711)
+    sh = (1, 7, 53, 47)
+    x = (r.standard_normal(sh) * 3).astype(np.float32)
+    x2 = (r.standard_normal(sh) * 2).astype(np.float32)
+    bc = r.standard_normal((1, 7, 1, 1)).astype(np.float32)
+    br = r.standard_normal((1, 1, 1, 47)).astype(np.float32)
+    P = {"sx": (0.047, 128, np.uint8), "s2": (0.031, 120, np.uint8), "sb": (0.02, -3, np.int8),
+         "sc": (0.06, 100, np.uint8), "sr": (0.035, 2, np.uint8), "sd": (0.08, -1, np.int8),
+         "se": (0.0625, 5, np.int8)}
+    inits = []
+    for k, (s, z, t) in P.items():
+        inits += [numpy_helper.from_array(np.array(s, np.float32), k),
+                  numpy_helper.from_array(np.array(z, t), k + "_z")]
+    QD = lambda src, p, q, dq: [helper.make_node("QuantizeLinear", [src, p, p + "_z"], [q]),
+                                helper.make_node("DequantizeLinear", [q, p, p + "_z"], [dq])]
+    nodes = (QD("x", "sx", "xq", "xd") + QD("x2", "s2", "x2q", "x2d") + QD("bc", "sb", "bcq", "bcd")
+             + QD("br", "sb", "brq", "brd") +
+             [helper.make_node("Add", ["xd", "x2d"], ["s1"])] + QD("s1", "sc", "s1q", "s1d") +
+             [helper.make_node("Relu", ["s1d"], ["r1"])] + QD("r1", "sr", "r1q", "r1d") +
+             [helper.make_node("Add", ["x2d", "bcd"], ["t2"])] + QD("t2", "sd", "t2q", "t2d") +
+             [helper.make_node("Add", ["xd", "brd"], ["t3"])] + QD("t3", "se", "t3q", "t3d"))
+    outs_v = [helper.make_tensor_value_info(n, t, None) for n, t in (
+        ("r1q", TensorProto.UINT8), ("t2q", TensorProto.INT8), ("t3q", TensorProto.INT8))]
+    outs = _fused_unfused_reference(ctx, d, nodes, inits, {"x": x, "x2": x2, "bc": bc, "br": br},
+                                    outs_v, "fuse-qdq-add", 3)
+    if isinstance(outs, run.Result):
+        return outs
+    o = run.fresh_dir(os.path.join(d, "t1"))
+    feeds = sum((["--input", "%s=%s" % (n, os.path.join(d, n + ".npy"))]
+                 for n in ("x", "x2", "bc", "br")), [])
+    rc, err = _run_env(ctx, ["run", os.path.join(d, "model.onnx")] + feeds +
+                       ["--output-dir", o, "--threads", "1"], {})
+    if rc != 0:
+        return run.Result(False, "1 thread: %s" % run.describe_rc(rc), err)
+    outs["1 thread"] = [np.load(os.path.join(o, v.name + ".npy")) for v in outs_v]
+    def quant(v, key):
+        s, z, t = P[key]
+        info = np.iinfo(t)
+        return np.clip(np.rint(v / np.float32(s)) + np.float32(z), info.min, info.max).astype(t)
+    xq, x2q, bcq, brq = quant(x, "sx"), quant(x2, "s2"), quant(bc, "sb"), quant(br, "sb")
+    want = [_qadd_ref(xq, *P["sx"][:2], x2q, *P["s2"][:2], *P["sc"], relu=P["sr"]),
+            _qadd_ref(x2q, *P["s2"][:2], bcq, *P["sb"][:2], *P["sd"]),
+            _qadd_ref(xq, *P["sx"][:2], brq, *P["sb"][:2], *P["se"])]
+    for i, v in enumerate(outs_v):
+        for label, o in outs.items():
+            a = o[i]
+            if a.dtype != want[i].dtype or not np.array_equal(a, want[i]):
+                return run.Result(False, "%s (%s): differs from NumPy in %d of %d values" % (
+                    v.name, label, int((a.astype(np.int64) != want[i]).sum())
+                    if a.shape == want[i].shape else -1, want[i].size))
+    return run.Result(True, "3 QLinearAdd of 17437 values (broadcasts, tails) = NumPy at 1, 2 threads")
+
+
+def maxpool8_wide(ctx):
+    """8-bit MaxPool on the row path (qpool.c) with rows wider than its
+    vectors: 3x3 stride 2 pad 1 (resnet's) over 131 columns (66 outputs:
+    32 + 32 + 2; 133 buffered bytes: 64 + 64 + 5), uint8 and int8, 2x2
+    stride 2 over 129; at 1 and 2 threads, exactly NumPy's window maxima."""
+    from onnx import helper, TensorProto
+    import onnx
+    d = run.fresh_dir(os.path.join(ctx.fix, "quant", "maxpool8-wide"))
+    r = np.random.default_rng(131)
+    u = r.integers(0, 256, (2, 5, 23, 131)).astype(np.uint8)
+    s = r.integers(-128, 128, (2, 5, 23, 131)).astype(np.int8)
+    v = r.integers(0, 256, (1, 3, 9, 129)).astype(np.uint8)
+    N = helper.make_node
+    g = helper.make_graph(
+        [N("MaxPool", ["u"], ["yu"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         N("MaxPool", ["s"], ["ys"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         N("MaxPool", ["v"], ["yv"], kernel_shape=[2, 2], strides=[2, 2])], "mp8",
+        [helper.make_tensor_value_info("u", TensorProto.UINT8, list(u.shape)),
+         helper.make_tensor_value_info("s", TensorProto.INT8, list(s.shape)),
+         helper.make_tensor_value_info("v", TensorProto.UINT8, list(v.shape))],
+        [helper.make_tensor_value_info(n, t, None) for n, t in (
+            ("yu", TensorProto.UINT8), ("ys", TensorProto.INT8), ("yv", TensorProto.UINT8))])
+    model = os.path.join(d, "model.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 12)]), model)
+    feeds = []
+    for n, a in (("u", u), ("s", s), ("v", v)):
+        np.save(os.path.join(d, n + ".npy"), a)
+        feeds += ["--input", "%s=%s" % (n, os.path.join(d, n + ".npy"))]
+    want = {"yu": _maxpool_ref(u, (3, 3), (2, 2), (1, 1, 1, 1)),
+            "ys": _maxpool_ref(s, (3, 3), (2, 2), (1, 1, 1, 1)),
+            "yv": _maxpool_ref(v, (2, 2), (2, 2), (0, 0, 0, 0))}
+    for t in ("1", "2"):
+        o = run.fresh_dir(os.path.join(d, "out" + t))
+        rc, err = _run_env(ctx, ["run", model] + feeds + ["--output-dir", o, "--threads", t], {})
+        if rc != 0:
+            return run.Result(False, "%s threads: %s" % (t, run.describe_rc(rc)), err)
+        for n, w in want.items():
+            got = np.load(os.path.join(o, n + ".npy"))
+            if got.dtype != w.dtype or got.shape != w.shape or not np.array_equal(got, w):
+                return run.Result(False, "%s threads: %s %s differs from NumPy in %d values" % (
+                    t, n, got.shape, int((got != w).sum()) if got.shape == w.shape else -1))
+    return run.Result(True, "uint8/int8 3x3/2 pad 1 over 131 columns, 2x2/2 over 129 = NumPy")
+
+
 def qadd_all_pairs(ctx):
     """com.graphcc::QLinearAdd on every pair of input bytes (256 x 256), for
     scale sets whose quotients land on or near half-integers (0.1 + 0.1 over
@@ -1149,6 +1255,8 @@ def cases(ctx):
             ("quant/qdq-matmul-fusion", lambda: qdq_matmul_fusion(ctx)),
             ("quant/qdq-add-maxpool-fusion", lambda: qdq_add_maxpool_fusion(ctx)),
             ("quant/qadd-all-pairs", lambda: qadd_all_pairs(ctx)),
+            ("quant/qadd-fast-sizes", lambda: qadd_fast_sizes(ctx)),
+            ("quant/maxpool8-wide", lambda: maxpool8_wide(ctx)),
             ("quant/quantize-threads", lambda: quantize_threads(ctx)),
             ("quant/gcb-packed-weights", lambda: gcb_packed_conv_weights(ctx)),
             ("quant/dynq-matmul-fusion", lambda: dynq_matmul_fusion(ctx))]
