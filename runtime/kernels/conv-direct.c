@@ -15,6 +15,7 @@
 #include "../alloc.h"
 #include "nn-par.h"
 #include "nn-split.h"
+#include "lanes.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PK_X86 1
@@ -283,12 +284,6 @@ int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 #ifdef PK_X86
 
 #define AI static inline __attribute__((always_inline)) GC_PK_TARGET
-
-/* The first n of 16 lanes (n may be out of [0, 16]). */
-AI __mmask16 pk_mask(int64_t n)
-{
-	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
-}
 
 /* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
  * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
@@ -725,9 +720,9 @@ AI void copy_even(float *dst, const float *src, int64_t cnt)
 	    _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 	for (int64_t t = 0; t < cnt; t += 16) {
 		int64_t rd = 2 * (cnt - t) - 1; /* elements left to read */
-		__m512 lo = _mm512_maskz_loadu_ps(pk_mask(rd), src + 2 * t);
-		__m512 hi = _mm512_maskz_loadu_ps(pk_mask(rd - 16), src + 2 * t + 16);
-		_mm512_mask_storeu_ps(dst + t, pk_mask(cnt - t),
+		__m512 lo = _mm512_maskz_loadu_ps(gc_lanes16(rd), src + 2 * t);
+		__m512 hi = _mm512_maskz_loadu_ps(gc_lanes16(rd - 16), src + 2 * t + 16);
+		_mm512_mask_storeu_ps(dst + t, gc_lanes16(cnt - t),
 				      _mm512_permutex2var_ps(lo, even, hi));
 	}
 }
@@ -808,7 +803,7 @@ AI void dw_rows(const gc_pk_dw *p, const float *xq, const int64_t *toff, const f
 							     a1);
 			}
 		}
-		__mmask16 km = pk_mask(p->ow - o);
+		__mmask16 km = gc_lanes16(p->ow - o);
 		_mm512_mask_storeu_ps(y0 + o, km, gc_pk_act(a0, &p->epi));
 		if (two)
 			_mm512_mask_storeu_ps(y1 + o, km, gc_pk_act(a1, &p->epi));
@@ -829,7 +824,7 @@ AI void dw_plane(const gc_pk_dw *p, const float *xq, const int64_t *toff, const 
 /* Lanes [lo, hi) of 16 (the bounds may be outside [0, 16]). */
 AI __mmask16 pk_range(int64_t lo, int64_t hi)
 {
-	return (__mmask16)(pk_mask(hi) & ~pk_mask(lo));
+	return (__mmask16)(gc_lanes16(hi) & ~gc_lanes16(lo));
 }
 
 /* The row kernel (p->rowk = K: K x K taps, dilation 1, stride s along both
@@ -904,7 +899,7 @@ AI void dwr_rows(const gc_pk_dw *p, const float *const *rows, const float *wm, _
 					    acc[q][i % P]);
 			}
 		}
-		__mmask16 km = pk_mask(p->ow - o);
+		__mmask16 km = gc_lanes16(p->ow - o);
 #pragma GCC unroll 4
 		for (int q = 0; q < R; q++) {
 			__m512 a = _mm512_add_ps(acc[q][0], acc[q][1]);
@@ -1000,7 +995,7 @@ static GC_PK_TARGET void dwb_fill(const gc_pk_dw *p, const float *x, int64_t c0,
 			_mm512_storeu_ps(d + px * 16, z);
 		const float *src = x + c0 * in_sp + ih * p->w;
 		for (int64_t i0 = 0; i0 < p->w; i0 += 16) {
-			__mmask16 km = pk_mask(p->w - i0);
+			__mmask16 km = gc_lanes16(p->w - i0);
 			__m512 r[16];
 #pragma GCC unroll 16
 			for (int l = 0; l < 16; l++)
@@ -1043,7 +1038,7 @@ AI void dwb_tile(const gc_pk_dw *p, const float *q, int64_t delta, const float *
 	for (int px = 0; px < npx; px++)
 		acc[px] = gc_pk_act(acc[px], &p->epi);
 	transpose16(acc);
-	__mmask16 km = pk_mask(nout);
+	__mmask16 km = gc_lanes16(nout);
 	for (int64_t l = 0; l < nc; l++)
 		_mm512_mask_storeu_ps(y + l * ldy, km, acc[l]);
 }
@@ -1103,7 +1098,7 @@ static GC_PK_TARGET void dwb_channels(const gc_pk_dw *p, const float *x, const f
 	for (int64_t i = 0; i < p->kh; i++)
 		for (int64_t j = 0; j < p->kw; j++)
 			toff[i * p->kw + j] = (i * p->dh * p->row_px + j * p->dw) * 16;
-	__m512 bv = bias ? _mm512_maskz_loadu_ps(pk_mask(nc), bias + c0) : _mm512_setzero_ps();
+	__m512 bv = bias ? _mm512_maskz_loadu_ps(gc_lanes16(nc), bias + c0) : _mm512_setzero_ps();
 	/* the pixels a tile reads past the last row: defined, never used */
 	memset(buf + p->band_in * p->row_px * 16, 0, (size_t)(16 * p->sw + 1) * 16 * sizeof(float));
 	float *yc = y + c0 * out_sp;

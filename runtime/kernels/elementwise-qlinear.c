@@ -25,6 +25,7 @@
  * the table's time.)
  */
 #include "elementwise-impl.h"
+#include "lanes.h"
 
 #include <math.h>
 #include <string.h>
@@ -256,18 +257,13 @@ T512 static inline qadd_vk qadd_consts(const qadd_arg *p)
 			  _mm512_set1_epi32((int32_t)p->zc) };
 }
 
-T512 static inline __mmask64 mask64(int64_t left)
-{
-	return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
-}
-
 /* qadd512 with the reciprocal, 64 elements an iteration. */
 T512 static void qadd512_fast(int64_t n, const void *a, const void *b, const int64_t *inc, void *c,
 			      const qadd_arg *p, bool sa_, bool sb_)
 {
 	const qadd_vk k = qadd_consts(p);
 	for (int64_t i = 0; i < n; i += 64) {
-		__mmask64 m = mask64(n - i);
+		__mmask64 m = gc_lanes64(n - i);
 		_mm512_mask_storeu_epi8((char *)c + i, m,
 					qadd_c64(a, b, i, inc, sa_, sb_, m, p->lo < 0, &k));
 	}
@@ -284,7 +280,7 @@ TVBMI static void qadd512_fast_lut(int64_t n, const void *a, const void *b, cons
 	const __m512i flip = _mm512_set1_epi8(p->lo < 0 ? (char)0x80 : 0);
 	const qadd_vk k = qadd_consts(p);
 	for (int64_t i = 0; i < n; i += 64) {
-		__mmask64 m = mask64(n - i);
+		__mmask64 m = gc_lanes64(n - i);
 		__m512i x = _mm512_xor_si512(qadd_c64(a, b, i, inc, sa_, sb_, m, p->lo < 0, &k), flip);
 		__m512i r = _mm512_mask_blend_epi8(_mm512_movepi8_mask(x),
 						   _mm512_permutex2var_epi8(t0, x, t1),

@@ -13,6 +13,7 @@
 #include "../alloc.h"
 #include "../blas.h"
 #include "kutil.h"
+#include "lanes.h"
 #include "nn-act.h"
 #include "nn-par.h"
 #include "nn.h"
@@ -428,19 +429,13 @@ typedef struct gemv_job {
 #ifdef GEMV_X86
 #define GEMV_TARGET __attribute__((target("avx512f,fma")))
 
-/* The first min(left, 16) lanes. */
-static inline __mmask16 gemv_mask(int64_t left)
-{
-	return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-}
-
 /* y[c] = alpha sum_p x[p] b[c][p], c in [c0, c1): 16 partial sums a
  * column, GEMV_ROWS columns at a time (a last short group reads its first
  * row again for the missing ones, and stores only its own). */
 GEMV_TARGET static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
 {
 	const int64_t k = j->k;
-	const __mmask16 tail = gemv_mask(k % 16);
+	const __mmask16 tail = gc_lanes16(k % 16);
 	for (int64_t c = c0; c < c1; c += GEMV_ROWS) {
 		const float *b[GEMV_ROWS];
 		__m512 acc[GEMV_ROWS];
@@ -464,20 +459,10 @@ GEMV_TARGET static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
 			j->y[c + r] = j->alpha * _mm512_reduce_add_ps(acc[r]);
 	}
 }
-
-static int gemv_usable(void)
-{
-	return gc_pk_usable();
-}
 #else
 static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
 {
 	(void)j, (void)c0, (void)c1;
-}
-
-static int gemv_usable(void)
-{
-	return 0;
 }
 #endif
 
@@ -931,7 +916,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
 			return gc_kok(k);
 	}
-	if (a->dtype == GC_DTYPE_FLOAT && m == 1 && tb && gemv_usable()) {
+	if (a->dtype == GC_DTYPE_FLOAT && m == 1 && tb && gc_pk_usable()) {
 		n->run = gemm_gemv_run;
 		return gc_kok(k);
 	}

@@ -12,10 +12,12 @@
 
 #include "../fileio.h" /* gc_reference_kernels */
 #include "kutil.h"
+#include "lanes.h"
 #include "nn-par.h"
 #include "nn.h"
 #include "pool-impl.h"
 #include "qpool.h"
+#include "sgemm-pack.h" /* gc_pk_usable */
 
 GC_NN_O3
 
@@ -322,24 +324,7 @@ ROW_INLINE void row_taps(row_op op, float *restrict y, const float *restrict b, 
 	row_taps_any(op, y, b, ow, stride, kw, dil, init);
 }
 
-/* Whether the AVX-512 loops may run: asked once at prepare. */
-static bool pool_avx512(void)
-{
 #if defined(__x86_64__) && defined(__GNUC__)
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f");
-#else
-	return false;
-#endif
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* 16 lanes' mask of the first n (any n). */
-static inline __mmask16 first16(int64_t n)
-{
-	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
-}
-
 /* row_taps_fixed's MaxPool of stride 2 and 3 taps (resnet's 3x3/2) in
  * AVX-512, from the buffer's len floats: b[2o], b[2o + 1] and b[2o + 2] of
  * 16 outputs by 3 two-register permutes, in row_red's order
@@ -355,14 +340,14 @@ __attribute__((target("avx512f"))) static void row_taps_max_s2k3(float *restrict
 	for (int64_t o = 0; o < ow; o += 16) {
 		const float *p = b + 2 * o;
 		int64_t n = len - 2 * o; /* floats readable from p */
-		__m512 lo = _mm512_maskz_loadu_ps(first16(n), p);
-		__m512 hi = _mm512_maskz_loadu_ps(first16(n - 16), p + 16);
-		__m512 lo2 = _mm512_maskz_loadu_ps(first16(n - 2), p + 2);
-		__m512 hi2 = _mm512_maskz_loadu_ps(first16(n - 18), p + 18);
+		__m512 lo = _mm512_maskz_loadu_ps(gc_lanes16(n), p);
+		__m512 hi = _mm512_maskz_loadu_ps(gc_lanes16(n - 16), p + 16);
+		__m512 lo2 = _mm512_maskz_loadu_ps(gc_lanes16(n - 2), p + 2);
+		__m512 hi2 = _mm512_maskz_loadu_ps(gc_lanes16(n - 18), p + 18);
 		__m512 acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), lowest);
 		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), acc);
 		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo2, even, hi2), acc);
-		_mm512_mask_storeu_ps(y + o, first16(ow - o), acc);
+		_mm512_mask_storeu_ps(y + o, gc_lanes16(ow - o), acc);
 	}
 }
 #endif
@@ -496,7 +481,7 @@ __attribute__((target("avx512f"))) static void maxpool_2x2_row512(const float *r
 static maxpool_2x2_row_fn maxpool_2x2_row_best(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (pool_avx512())
+	if (gc_pk_usable()) /* the packed kernels' AVX-512 check */
 		return maxpool_2x2_row512;
 #endif
 	return maxpool_2x2_row;
@@ -656,7 +641,7 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
 		scratch = POOL_SLOTS * row_slot_bytes(st);
 		st->taps512 = is_max && w.stride[2] == 2 && w.k[2] == 3 && w.dil[2] == 1 &&
-			      !gc_reference_kernels() && pool_avx512();
+			      gc_pk_usable();
 	}
 	if (row_len && is_max && is_2x2(&w) && !gc_reference_kernels()) {
 		f32 = maxpool_2x2_run;

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #endif
 
+#include "lanes.h"
 #include "pool-impl.h"
 
 GC_NN_O3
@@ -26,7 +27,7 @@ T512Q static int64_t max3_rows512(const uint8_t *r, int64_t d, int64_t a, int64_
 {
 	const __m512i f = _mm512_set1_epi8((char)flip);
 	for (int64_t i = a; i < b; i += 64) {
-		__mmask64 m = b - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (b - i)) - 1;
+		__mmask64 m = gc_lanes64(b - i);
 		__m512i v0 = _mm512_maskz_loadu_epi8(m, r + i);
 		__m512i v1 = _mm512_maskz_loadu_epi8(m, r + i + d);
 		__m512i v2 = _mm512_maskz_loadu_epi8(m, r + i + 2 * d);
@@ -53,7 +54,7 @@ T512Q static int64_t max3_s2_512(const uint8_t *b, int64_t ow_n, uint8_t flip, u
 	const int64_t len = 2 * ow_n + 1;
 	for (int64_t o = 0; o < ow_n; o += 32) {
 		int64_t at = 2 * o, left = len - at;
-		__mmask64 m0 = left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
+		__mmask64 m0 = gc_lanes64(left);
 		__mmask64 m1 = left > 64 ? 1 : 0;
 		__m512i lo = _mm512_maskz_loadu_epi8(m0, b + at);
 		__m512i hi = _mm512_maskz_loadu_epi8(m1, b + at + 64);

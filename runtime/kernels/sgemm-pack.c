@@ -15,6 +15,7 @@
 #include "../kernel.h"
 #include "nn-par.h"
 #include "nn-split.h"
+#include "lanes.h"
 #include "qconv.h"
 #include <string.h>
 
@@ -434,11 +435,6 @@ ROW_TILES(3)
 /* [nv - 1][mr - 1] */
 static const row_tile_fn row_tiles[3][GC_PK_MR] = {ROW_TABLE(1), ROW_TABLE(2), ROW_TABLE(3)};
 
-static __mmask16 lane_mask(int64_t n)
-{
-	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
-}
-
 /* Row p of plain V (gc_pk_gemm.v_rows). */
 static inline const float *v_row(const gc_pk_gemm *g, int64_t p)
 {
@@ -449,7 +445,7 @@ static inline const float *v_row(const gc_pk_gemm *g, int64_t p)
  * left as they are: the tiles mask them off). */
 static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr, float *dst)
 {
-	__mmask16 k0 = lane_mask(nr), k1 = lane_mask(nr - 16), k2 = lane_mask(nr - 32);
+	__mmask16 k0 = gc_lanes16(nr), k1 = gc_lanes16(nr - 16), k2 = gc_lanes16(nr - 32);
 	if (!g->v_cols && g->v_a) {
 		/* max(0, v): a NaN stays NaN, as the Relu it replaces gives */
 		__m512 zero = _mm512_setzero_ps();
@@ -538,7 +534,7 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 		      const float *v, int64_t ldv, pk_pf *pf, int64_t lin_tiles, int64_t lin_share)
 {
 	int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
-	__mmask16 k0 = lane_mask(nv), k1 = lane_mask(nv - 16), k2 = lane_mask(nv - 32);
+	__mmask16 k0 = gc_lanes16(nv), k1 = gc_lanes16(nv - 16), k2 = gc_lanes16(nv - 32);
 	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 	const char *lin = pf->lin;
 	int64_t kc = ldv == GC_PK_NR || g->k <= PK_KC_MIN ? g->k : PK_KC;
