@@ -42,13 +42,6 @@ typedef struct qadd_arg {
 	float rc, rr;
 } qadd_arg;
 
-typedef struct qadd_state {
-	gc_ew_fn fn;
-	bool relu, vec, vbmi;
-	bool recip; /* qadd_arg's: checked by qadd_recip_ok */
-	gc_ew_plan plan;
-} qadd_state;
-
 /* One element; no contraction (a multiply-add would round differently from
  * the separate nodes), rint rounding half to even as QuantizeLinear's. */
 #define QADD_ONE(a, b, p, out)                                                                     \
@@ -297,6 +290,17 @@ typedef struct qadd_run_arg {
 	uint8_t lut[256]; /* vbmi with the Relu: qadd_lut */
 } qadd_run_arg;
 
+typedef struct qadd_state {
+	gc_ew_fn fn;
+	bool relu, vec, vbmi;
+	bool recip; /* qadd_arg's: checked by qadd_recip_ok */
+	/* every scale and zero point a constant: the run's arguments, made
+	 * once at prepare (the Relu's table among them) */
+	bool fixed;
+	qadd_run_arg args;
+	gc_ew_plan plan;
+} qadd_state;
+
 static void qadd_any(int64_t n, const void *const *in, const int64_t *inc, void *out,
 		     const void *arg)
 {
@@ -395,9 +399,13 @@ static int run_qadd(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 {
 	const qadd_state *s = n->state;
 	const void *src[2] = { in[0]->data, in[3]->data };
-	qadd_run_arg r;
-	qadd_args(s, in, &r);
-	gc_ew_plan_run_par(k->threads, &s->plan, qadd_any, &r, src, out[0]->data);
+	qadd_run_arg fresh;
+	const qadd_run_arg *r = &s->args;
+	if (!s->fixed) {
+		qadd_args(s, in, &fresh);
+		r = &fresh;
+	}
+	gc_ew_plan_run_par(k->threads, &s->plan, qadd_any, r, src, out[0]->data);
 	return 0;
 }
 
@@ -487,6 +495,9 @@ int gc_prepare_QLinearAdd(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tenso
 	s->fn = qadd_fns[(in[0]->dtype == GC_DTYPE_INT8) * 4 + (in[3]->dtype == GC_DTYPE_INT8) * 2 +
 			 (ot == GC_DTYPE_INT8)];
 	s->recip = s->vec && fixed && qadd_recip_ok(s, in);
+	s->fixed = fixed;
+	if (fixed)
+		qadd_args(s, in, &s->args);
 	gc_set_shape(out[0], ot, rank, dims);
 	gc_ew_plan_init(&s->plan, 2, ops, rank, dims, ot);
 	n->inplace_ok = gc_same_shape(in[0], out[0]);
