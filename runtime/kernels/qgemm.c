@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../fileio.h"
+#include "lanes.h"
 #include "nn-par.h"
 #include "nn.h"
 
@@ -180,6 +181,21 @@ static void tile_c(const uint8_t *const *a, int mr, int np, const gc_qgemm_kloop
 
 #ifdef QG_X86
 #define T512 __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+/* Accumulators v (C's int32 values) to C's bytes as int32: v times the
+ * scale sc, clamped to [flo, fhi] = [lo - zy, hi - zy] (integers: rint
+ * commutes with the clamp; NaN gives lo - zy, so lo), rounded as it
+ * converts, + zy: the values of rint, + zy, clamp in a multiply and four
+ * operations. */
+__attribute__((target("avx512f"))) static inline __m512i requant16(__m512i v, __m512 sc,
+								   __m512 flo, __m512 fhi,
+								   __m512i zy)
+{
+	__m512 f = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(v), sc), flo), fhi);
+	return _mm512_add_epi32(_mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+				zy);
+}
+
 #define T256 __attribute__((target("avx2,avxvnni")))
 #define AI static inline __attribute__((always_inline))
 
@@ -355,17 +371,14 @@ T512 static void epi512_q8(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0
 		sc[r] = _mm512_set1_ps(o->scale[i * o->scale_step]);
 	}
 	for (int j = 0; j < nc; j += 16) {
-		__mmask16 k = nc - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nc - j)) - 1);
+		__mmask16 k = gc_lanes16(nc - j);
 		__m512i cv = colv ? _mm512_maskz_loadu_epi32(k, colv + j) : _mm512_setzero_si512();
 		for (int r = 0; r < mr; r++) {
 			__m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + r * CW + j), rc[r]);
 			if (colv)
 				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(rz[r], cv));
-			/* as epi512: clamp, round as it converts, + zy */
-			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), sc[r]);
-			f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
-			__m512i q = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-			_mm512_mask_cvtepi32_storeu_epi8(y + r * ldc + j, k, _mm512_add_epi32(q, zy));
+			_mm512_mask_cvtepi32_storeu_epi8(y + r * ldc + j, k,
+							 requant16(v, sc[r], flo, fhi, zy));
 		}
 	}
 }
@@ -375,7 +388,7 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 			const int32_t *acc)
 {
 	for (int j = 0; j < nc; j += 16) {
-		__mmask16 k = nc - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nc - j)) - 1);
+		__mmask16 k = gc_lanes16(nc - j);
 		int64_t cj = j0 - o->col0 + j;
 		__m512i cv = o->colv ? _mm512_maskz_loadu_epi32(k, o->colv + cj) : _mm512_setzero_si512();
 		__m512i cz = o->colz ? _mm512_maskz_loadu_epi32(k, o->colz + cj) : _mm512_setzero_si512();
@@ -405,17 +418,11 @@ T512 static void epi512(const gc_qgemm_out *o, int64_t i0, int mr, int64_t j0, i
 				_mm512_mask_storeu_epi32(o->c32 + i * o->ldc + j0 + j, k, v);
 				continue;
 			}
-			/* clamped to [lo - zy, hi - zy] (integers: rint commutes with
-			 * the clamp), then rounded as it converts, then + zy: the
-			 * values of rint, + zy, clamp in a multiply and four
-			 * operations (NaN: lo - zy, so lo) */
-			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v),
-						 _mm512_set1_ps(o->scale[i * o->scale_step]));
-			f = _mm512_max_ps(f, _mm512_set1_ps(o->lo - o->zy));
-			f = _mm512_min_ps(f, _mm512_set1_ps(o->hi - o->zy));
-			__m512i q = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-			_mm512_mask_cvtepi32_storeu_epi8((char *)o->y8 + i * o->ldc + j0 + j, k,
-							 _mm512_add_epi32(q, _mm512_set1_epi32((int32_t)o->zy)));
+			_mm512_mask_cvtepi32_storeu_epi8(
+			    (char *)o->y8 + i * o->ldc + j0 + j, k,
+			    requant16(v, _mm512_set1_ps(o->scale[i * o->scale_step]),
+				      _mm512_set1_ps(o->lo - o->zy), _mm512_set1_ps(o->hi - o->zy),
+				      _mm512_set1_epi32((int32_t)o->zy)));
 		}
 	}
 }
@@ -488,7 +495,7 @@ T512VL static void epi512_q8_t(const gc_qgemm_out *o, int64_t i0, int nc, int64_
 	const int32_t *colv = o->rowz && o->colv ? o->colv + (j0 - o->col0) : NULL;
 	__mmask16 rows = (__mmask16)((1u << mr) - 1);
 	for (int c = 0; c < nc; c += 16) {
-		__mmask16 k = nc - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nc - c)) - 1);
+		__mmask16 k = gc_lanes16(nc - c);
 		int64_t i = i0 + c;
 		__m512i rc = o->rowc ? _mm512_maskz_loadu_epi32(k, o->rowc + i) : _mm512_setzero_si512();
 		__m512i rz = colv ? _mm512_maskz_loadu_epi32(k, o->rowz + i) : _mm512_setzero_si512();
@@ -503,10 +510,7 @@ T512VL static void epi512_q8_t(const gc_qgemm_out *o, int64_t i0, int nc, int64_
 			__m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + r * CW + c), rc);
 			if (colv)
 				v = _mm512_sub_epi32(v, _mm512_mullo_epi32(rz, _mm512_set1_epi32(colv[r])));
-			__m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), sc);
-			f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
-			__m512i q = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-			b[r] = _mm512_cvtepi32_epi8(_mm512_add_epi32(q, zy));
+			b[r] = _mm512_cvtepi32_epi8(requant16(v, sc, flo, fhi, zy));
 		}
 		transpose8x16(b, t);
 		char *y = (char *)o->y8 + i * o->ldc + j0;
