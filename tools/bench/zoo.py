@@ -7,7 +7,8 @@ For each model writes OUTDIR/NAME/model.onnx and one OUTDIR/NAME/<input>.npy
 per graph input (seeded). torchvision models are built with weights=None
 (nothing is downloaded), their BatchNorms given realistic statistics (as the
 test set's tests/models/torch_models.py does), exported with
-torch.onnx.export at opset 13, 1x3x224x224. Attention is exported from
+torch.onnx.export at opset 13, 1x3x224x224 (inception_v3 299x299, the
+segmentation model 256x256). Attention is exported from
 modules with batch_first=False, which keeps PyTorch on its math path (plain
 MatMul / Softmax / LayerNorm pieces, as a user's export has them). A model
 whose files exist and are newer than this script is kept.
@@ -36,10 +37,26 @@ def _import_torch():
         torch, nn = t, t.nn
 
 
-def _tv(name, shape=(1, 3, 224, 224)):
+def _tv(name, shape=(1, 3, 224, 224), **kw):
     def make():
         import torchvision
-        return getattr(torchvision.models, name)(weights=None), {"input": _randn(shape)}
+        return getattr(torchvision.models, name)(weights=None, **kw), {"input": _randn(shape)}
+    return make
+
+
+def _segmentation(name, shape=(1, 3, 256, 256)):
+    """A torchvision segmentation model; its "out" map is the output."""
+    def make():
+        import torchvision.models.segmentation as seg
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.m = getattr(seg, name)(weights=None, weights_backbone=None)
+
+            def forward(self, x):
+                return self.m(x)["out"]
+        return M(), {"input": _randn(shape)}
     return make
 
 
@@ -156,6 +173,12 @@ MODELS = {
     "regnet_y_400mf": ("regnet_y_400mf (grouped convs)", _tv("regnet_y_400mf"), {"Conv"}),
     "convnext_tiny": ("convnext_tiny", _tv("convnext_tiny"), {"Conv", "MatMul", "Erf"}),
     "swin_t": ("swin_t", _tv("swin_t"), {"MatMul", "Softmax"}),
+    "maxvit_t": ("maxvit_t (Einsum attention)", _tv("maxvit_t"), {"Einsum", "Conv"}),
+    "inception_v3": ("inception_v3 299x299 (Pad + AveragePool)",
+                     _tv("inception_v3", (1, 3, 299, 299), aux_logits=False, init_weights=True),
+                     {"Pad", "AveragePool", "Concat"}),
+    "deeplabv3": ("deeplabv3_mobilenet_v3_large 256x256 (dilated convs)",
+                  _segmentation("deeplabv3_mobilenet_v3_large"), {"Conv", "Resize"}),
     "lstm": ("LSTM 2 layers, h64, seq 20, batch 2", _rnn("lstm", False), {"LSTM"}),
     "bilstm": ("bidirectional LSTM, 2 layers", _rnn("lstm", True), {"LSTM"}),
     "gru": ("GRU 2 layers, h64, seq 20, batch 2", _rnn("gru", False), {"GRU"}),
