@@ -3,8 +3,9 @@
  * class -- batch (in both inputs and the output), contracted (both inputs,
  * not the output), left or right (one input and the output) or summed in
  * one input only -- run as a batched GEMM through gc_nn_sgemm/gc_nn_dgemm,
- * as MatMul does; the rest (diagonals, three or more operands, one operand,
- * other types) on the general loop.
+ * as MatMul does; one such operand (a transpose, a reduction) as one
+ * strided gather; the rest (diagonals, three or more operands, other
+ * types) on the general loop.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -62,7 +63,8 @@ typedef struct einsum_plan {
 	int32_t n_ops, n_labels, n_out; /* labels 0..n_out-1 are the output's */
 	int64_t size[EIN_MAX_LABELS];
 	int64_t stride[EIN_MAX_OPS][EIN_MAX_LABELS]; /* per operand, per label */
-	ein_gemm gemm;
+	ein_gemm gemm;				     /* two operands */
+	ein_gather single;			     /* one operand */
 } einsum_plan;
 
 /* One loop per output element, an inner odometer over the summed labels. */
@@ -129,7 +131,7 @@ static int64_t ein_offset(const int64_t *size, const int64_t *stride, int n, int
 			rows *= g->size[d];                                                        \
 		for (int d = nd; d < nd + g->ns; d++)                                              \
 			sums *= g->size[d];                                                        \
-		if (sums == 0)                                                                     \
+		if (sums == 0 && rows * inner > 0)                                                 \
 			memset(dst, 0, (size_t)(rows * inner) * sizeof(T));                        \
 		for (int64_t s = 0; s < sums; s++) {                                               \
 			const T *xs = src + ein_offset(g->size + nd, g->stride + nd, g->ns, s);    \
@@ -144,6 +146,17 @@ static int64_t ein_offset(const int64_t *size, const int64_t *stride, int n, int
 						y[i] += x[i * is];                                 \
 			}                                                                          \
 		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* one operand: a transpose, a reduction or both */                                        \
+	static int run_einsum1_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,           \
+				     gc_tensor *const *out)                                        \
+	{                                                                                          \
+		(void)k;                                                                           \
+		if (gc_tensor_numel(out[0]) > 0)                                                   \
+			ein_gather_##sfx(&((const einsum_plan *)n->state)->single, in[0]->data,    \
+					 out[0]->data);                                            \
+		return 0;                                                                          \
 	}                                                                                          \
                                                                                                    \
 	/* the products of batch items [i0, i1) */                                                 \
@@ -464,13 +477,13 @@ static int parse_term(gc_kctx *k, const char *s, size_t len, int rank, int *n_el
 	return 0;
 }
 
-/* Two float operands without diagonals (a label twice in one operand) run
- * as a batched GEMM when OpenBLAS loads; else the loop stays. */
-static void ein_gemm_choose(gc_node *n, einsum_plan *p, gc_tensor *const *in,
+/* One float operand without diagonals (a label twice in it) runs as one
+ * gather; two as a batched GEMM when OpenBLAS loads; else the loop stays. */
+static void ein_fast_choose(gc_node *n, einsum_plan *p, gc_tensor *const *in,
 			    int (*labels)[GC_MAX_RANK + 1], const int *cnt, const int *map)
 {
 	int64_t dim[2][EIN_MAX_LABELS];
-	for (int o = 0; o < 2; o++) {
+	for (int o = 0; o < n->n_in; o++) {
 		for (int l = 0; l < p->n_labels; l++)
 			dim[o][l] = -1;
 		for (int i = 0; i < cnt[o]; i++) {
@@ -480,12 +493,23 @@ static void ein_gemm_choose(gc_node *n, einsum_plan *p, gc_tensor *const *in,
 			dim[o][l] = in[o]->dims[i];
 		}
 	}
+	bool f32 = in[0]->dtype == GC_DTYPE_FLOAT;
+	if (n->n_in == 1) { /* output labels, then the summed ones */
+		ein_gather *g = &p->single;
+		g->nd = p->n_out;
+		g->ns = p->n_labels - p->n_out;
+		for (int l = 0; l < p->n_labels; l++) {
+			g->size[l] = p->size[l];
+			g->stride[l] = p->stride[0][l];
+		}
+		n->run = f32 ? run_einsum1_f32 : run_einsum1_f64;
+		return;
+	}
 	gc_error e = {0};
 	if (gc_blas_init(&e) || !ein_gemm_prepare(p, dim, &p->gemm))
 		return;
-	size_t es = in[0]->dtype == GC_DTYPE_FLOAT ? sizeof(float) : sizeof(double);
-	n->scratch_bytes = (uint64_t)p->gemm.scratch * es;
-	n->run = in[0]->dtype == GC_DTYPE_FLOAT ? run_einsum_f32 : run_einsum_f64;
+	n->scratch_bytes = (uint64_t)p->gemm.scratch * (f32 ? sizeof(float) : sizeof(double));
+	n->run = f32 ? run_einsum_f32 : run_einsum_f64;
 }
 
 int gc_prepare_Einsum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -599,7 +623,7 @@ int gc_prepare_Einsum(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		odims[i] = p->size[i];
 	gc_set_shape(out[0], dt, ocnt, odims);
 	n->run = run_einsum;
-	if (n->n_in == 2 && (dt == GC_DTYPE_FLOAT || dt == GC_DTYPE_DOUBLE))
-		ein_gemm_choose(n, p, in, labels, cnt, map);
+	if (n->n_in <= 2 && (dt == GC_DTYPE_FLOAT || dt == GC_DTYPE_DOUBLE))
+		ein_fast_choose(n, p, in, labels, cnt, map);
 	return 0;
 }

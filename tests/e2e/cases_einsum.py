@@ -11,7 +11,9 @@
 The cases cover what the GEMM plan decides: operands read in place (either
 transposition), packed (labels out of order, summed alone), the output
 written in place or unpacked (permuted), the operands swapped so that C is
-row-major, broadcast batch labels, ellipses, empty dimensions.
+row-major, broadcast batch labels, ellipses, empty dimensions; one operand
+(one strided gather: transposes, reductions); and the loop's diagonals and
+three operands.
 """
 import os
 
@@ -44,6 +46,8 @@ EQUATIONS = [
     ("outer", "i,j->ij", [(4,), (5,)], f32),
     ("implicit", "ij,jk", [(3, 4), (4, 5)], f32),
     ("out-permuted", "bij,bjk->kbi", [(3, 4, 5), (3, 5, 6)], f32),
+    ("out-batch-last", "bij,bjk->ikb", [(3, 4, 5), (3, 5, 6)], f32),
+    ("matmul-big", "ij,jk->ik", [(200, 64), (64, 300)], f32),
     ("sum-left", "ijk,jl->il", [(3, 4, 5), (4, 6)], f32),
     ("sum-right", "ij,jkl->ik", [(3, 4), (4, 5, 6)], f32),
     ("sum-both", "ij,kl->", [(3, 4), (5, 6)], f32),
@@ -53,6 +57,15 @@ EQUATIONS = [
     ("empty-inner", "bij,bjk->bik", [(2, 3, 0), (2, 0, 4)], f32),
     ("empty-summed", "ijk,jl->il", [(3, 4, 0), (4, 2)], f32),
     ("diagonal", "ii,ij->j", [(4, 4), (4, 3)], f32),
+    ("one-transpose", "ijk->kij", [(3, 4, 5)], f32),
+    ("one-reduce", "ijk->ik", [(3, 4, 5)], f32),
+    ("one-reduce-f64", "ijk->k", [(3, 4, 5)], f64),
+    ("one-sum-all", "ij->", [(6, 7)], f32),
+    ("one-implicit", "ji", [(3, 4)], f32),
+    ("one-ellipsis", "...ij->...ji", [(2, 3, 4, 5)], f32),
+    ("one-empty-summed", "ij->i", [(3, 0)], f32),
+    ("one-trace", "ii->", [(5, 5)], f32),
+    ("three", "ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)], f32),
 ]
 
 
