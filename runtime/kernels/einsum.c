@@ -350,11 +350,14 @@ static int64_t ein_gemm_plan(const einsum_plan *p, int64_t (*dim)[EIN_MAX_LABELS
 	int al[EIN_MAX_LABELS], zl[EIN_MAX_LABELS], nb = 0, nm = 0, nn = 0, nk = 0, na = 0, nz = 0;
 	for (int l = 0; l < p->n_labels; l++) {
 		bool in_a = dim[ia][l] >= 0, in_b = dim[ib][l] >= 0, out = l < p->n_out;
+		if (in_a && in_b && !out && dim[ia][l] != dim[ib][l]) {
+			/* broadcast along a contraction: the other side sums it alone */
+			in_a = dim[ia][l] != 1;
+			in_b = dim[ib][l] != 1;
+		}
 		if (in_a && in_b && out)
 			bl[nb++] = l;
 		else if (in_a && in_b) {
-			if (dim[ia][l] != dim[ib][l]) /* broadcast along a contraction */
-				return -1;
 			int i = nk++; /* by kby's strides, the outermost first */
 			for (; i > 0 && p->stride[kby][kl[i - 1]] < p->stride[kby][l]; i--)
 				kl[i] = kl[i - 1];

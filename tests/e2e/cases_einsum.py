@@ -6,7 +6,8 @@
                   the batched GEMM (einsum.c); diagonals stay on the loop.
                   Tolerance: float32 |got - want| <= 1e-5 * einsum(|a|, |b|)
                   + 1e-6 (GEMM rounding grows with the sum of |products|);
-                  float64 the same with 1e-12.
+                  float64 the same with 1e-12. 1 and 2 threads must give
+                  the same bytes.
 
 The cases cover what the GEMM plan decides: operands read in place (either
 transposition), packed (labels out of order, summed alone), the output
@@ -40,6 +41,8 @@ EQUATIONS = [
     ("ellipsis-broadcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)], f32),
     ("batch-size1", "bij,bjk->bik", [(1, 3, 4), (5, 4, 2)], f32),
     ("batch-middle", "ibj,jbk->bik", [(3, 4, 5), (5, 4, 6)], f32),
+    ("contract-broadcast", "ij,ij->i", [(3, 1), (3, 4)], f32),
+    ("contract-broadcast-b", "bij,bjk->bik", [(2, 3, 4), (2, 1, 5)], f32),
     ("dot", "i,i->", [(11,), (11,)], f32),
     ("rowdot", "ij,ij->i", [(6, 7), (6, 7)], f32),
     ("matvec", "ij,j->i", [(6, 7), (7,)], f32),
@@ -92,6 +95,7 @@ def _case(ctx, name, eq, shapes, dt):
         for k, v in ins.items():
             np.save(os.path.join(d, k + ".npy"), v)
             args += ["--input", "%s=%s" % (k, os.path.join(d, k + ".npy"))]
+        first = None
         for t in ("1", "2"):
             od = run.fresh_dir(os.path.join(d, "out" + t))
             rc, _, err = run.run_graphcc(ctx, args + ["--threads", t, "--output-dir", od])
@@ -106,6 +110,9 @@ def _case(ctx, name, eq, shapes, dt):
                 i = np.unravel_index(np.argmax(err - tol), err.shape)
                 return run.Result(False, "%s threads: %d values off; at %s got %r, NumPy %r" % (
                     t, int((err > tol).sum()), i, got[i], want[i]))
+            if first is not None and not np.array_equal(got, first):
+                return run.Result(False, "2 threads differ from 1 thread")
+            first = got
         return run.Result(True, "%s %s -> %s" % (eq, " ".join(map(str, shapes)), want.shape))
     return ("einsum/" + name, fn)
 
