@@ -107,7 +107,7 @@ static int run_einsum(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 	return 0;
 }
 
-/* ---- Two operands as a batched GEMM ---------------------------------------- */
+/* ---- Float operands: one gather, or two as a batched GEMM ------------------ */
 
 /* The offset of item i of a row-major index space of n axes (sizes) through
  * strides. */
