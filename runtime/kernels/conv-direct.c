@@ -1172,10 +1172,13 @@ typedef struct dw_job {
 	const gc_pk_dw *p;
 	const float *x, *wt, *bias;
 	float *y, *scratch;
+	int threads; /* the guided split's */
 } dw_job;
 
-/* Batch items and channels (blocks of 16 when blocked), split in runs; a
- * thread uses the scratch buffer of its slot. */
+/* Batch items and channels (blocks of 16 when blocked), split in guided
+ * runs (nn-split.h: equal parts, 4 a thread, left the threads up to half a
+ * part, 1/16 of the work at 2 threads, apart at the end); a thread uses the
+ * scratch buffer of its slot. */
 static void dw_part(void *arg, int part, int parts, int slot)
 {
 	const dw_job *j = arg;
@@ -1187,7 +1190,7 @@ static void dw_part(void *arg, int part, int parts, int slot)
 		/* items: (batch item, block of 16 channels, band of rows); a
 		 * part's run of bands of one block goes in one call */
 		int64_t bands = dw_bands(p);
-		gc_nn_part_range(p->n * per * bands, part, parts, &lo, &hi);
+		gc_nn_guided_range(p->n * per * bands, j->threads, 1, part, parts, &lo, &hi);
 		for (int64_t i = lo; i < hi;) {
 			int64_t blk = i / bands, b0 = i % bands;
 			int64_t b1 = hi - i < bands - b0 ? b0 + (hi - i) : bands;
@@ -1199,7 +1202,7 @@ static void dw_part(void *arg, int part, int parts, int slot)
 		}
 		return;
 	}
-	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
+	gc_nn_guided_range(p->n * per, j->threads, 1, part, parts, &lo, &hi);
 	int64_t taps = p->kh * p->kw;
 	int64_t toff[DW_MAX_TAPS];
 	for (int64_t a = 0; a < p->kh; a++)
@@ -1243,7 +1246,8 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
 	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : p->c);
-	gc_nn_parallel(t, gc_nn_par_parts(t, items), dw_part, &j);
+	j.threads = t;
+	gc_nn_parallel(t, gc_nn_guided_parts(items, t, 1), dw_part, &j);
 }
 
 #else
