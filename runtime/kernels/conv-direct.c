@@ -597,16 +597,15 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
  * of a row's tiles: the row's tiles cut in `chunks`.
  *
  * The zero-padded copy of the input is cut in blocks of whole groups (of
- * channels, with one group), and each part makes the blocks its groups read
- * before it convolves them (pad_groups): it copies those no thread has
- * begun, then waits for those another thread is copying. So the copy is
- * split over the threads that came, costs no hand-over of its own, and is
- * split even where it is too small to be worth one (14x14 and 7x7 inputs:
- * 35-50 us a node on the caller alone). A grouped convolution's part waits
- * only for the groups it shares with a part under way, and reads the groups
- * it copied from its own cache: with the whole copy first (each part
- * waiting for all of it), regnet_x_400mf's 3x3 g25 400->400 at 7x7 spent
- * ~15 % of its time at 2 threads waiting for the copy's last parts.
+ * channels, with fewer groups: conv_pad_split), and each part makes the
+ * blocks its groups read before it convolves them (pad_groups): it copies
+ * those no thread has begun, then waits for those another thread is
+ * copying. So the copy is split over the threads that came, costs no
+ * hand-over of its own, and is split even where it is too small to be worth
+ * one (14x14 and 7x7 inputs: 35-50 us a node on the caller alone). A
+ * grouped convolution's part waits only for the groups it shares with a
+ * part under way (not for the whole copy, as when the copy's parts came
+ * first), and reads the groups it copied from its own cache.
  */
 #define CONV_PAD_BLOCKS 64
 
@@ -626,14 +625,19 @@ typedef struct conv_job {
 	atomic_uchar pad_state[CONV_PAD_BLOCKS];
 } conv_job;
 
-/* Blocks of the padded copy for `threads` threads: whole groups each (as
- * many as fit), or with one group a few runs of channels a thread. */
-static int conv_pad_blocks(const gc_pk_conv *p, int threads)
+/* The blocks of the padded copy at `threads` threads: of whole groups (as
+ * many blocks as fit) where the groups are a few a thread, so that a part
+ * copies the groups it reads; else of channels, 2 a thread (groups fewer
+ * than the threads' first parts would leave a thread waiting for another's
+ * copy of a whole group: 830 KB for regnet's 3x3 g2 32->32 at 112x112). */
+static void conv_pad_split(conv_job *j, int threads)
 {
-	int64_t runs = p->g > 1 ? p->g : p->c;
-	int64_t b = threads <= 1 ? 1 : p->g > 1 ? CONV_PAD_BLOCKS : 2 * threads;
+	const gc_pk_conv *p = j->p;
+	int groups = threads > 1 && p->g >= 2 * threads;
+	j->runs = groups ? p->g : p->c;
+	int64_t b = threads <= 1 ? 1 : groups ? CONV_PAD_BLOCKS : 2 * threads;
 	b = b < CONV_PAD_BLOCKS ? b : CONV_PAD_BLOCKS;
-	return (int)(b < runs ? b : runs);
+	j->blocks = (int)(b < j->runs ? b : j->runs);
 }
 
 /* Waits until block b of the copy is done (another thread copies it). */
@@ -735,8 +739,7 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			      .chunks = chunks,
 			      .units = units};
 		if (p->pad) {
-			j.runs = p->g > 1 ? p->g : p->c;
-			j.blocks = conv_pad_blocks(p, t);
+			conv_pad_split(&j, t);
 			for (int i = 0; i < j.blocks; i++)
 				atomic_init(&j.pad_state[i], 0);
 			j.xp = scratch;

@@ -330,10 +330,13 @@ static void test_conv_jobs(void)
 		     {256, 80, 14, 1, 1, 1, 1},    {256, 512, 14, 1, 2, 1, 1},
 		     {128, 512, 7, 1, 1, 0, 1},    {64, 256, 28, 1, 1, 0, 1},
 		     /* grouped, the padded copy made by the parts in blocks of
-		      * groups: regnet's g25 and g10; 3 groups (blocks of one);
-		      * 80 (more groups than blocks: blocks of 1 or 2 groups) */
-		     {400, 400, 7, 3, 1, 0, 25}, {160, 160, 14, 3, 1, 1, 10},
-		     {96, 96, 29, 3, 2, 0, 3},	 {1280, 1280, 5, 3, 1, 0, 80}};
+		      * groups: regnet's g25 and g10; 80 (more groups than
+		      * blocks: blocks of 1 or 2 groups); 3 (blocks of channels,
+		      * groups fewer than 2 a thread); 5 (groups at 2 threads,
+		      * channels at 3 and 4) */
+		     {400, 400, 7, 3, 1, 0, 25},   {160, 160, 14, 3, 1, 1, 10},
+		     {1280, 1280, 5, 3, 1, 0, 80}, {96, 96, 29, 3, 2, 0, 3},
+		     {80, 80, 20, 3, 1, 0, 5}};
 	if (!gc_pk_usable())
 		return; /* the channel kernel needs AVX-512 */
 	for (int i = 0; i < LEN(cases); i++) {
