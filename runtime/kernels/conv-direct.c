@@ -588,20 +588,27 @@ static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
 
 /*
  * One convolution (of one batch item) is one job on the pool: its parts are
- * first `pads` runs of channels of the zero-padded copy of the input (none
- * without pads), then the convolution's items (group, panel, unit) in that
- * order, in guided runs (nn-split.h: they shrink toward the end, so that the
- * threads end together). A unit is an output row, or the two rows chan_rows
- * puts in one tile (a part boundary between them would halve that tile),
- * or where the rows are too few for the threads (a 1-D convolution's one
- * row: its 64 channels were 2 items, and one late thread left both to the
- * other) a run of a row's tiles: the row's tiles cut in `chunks`. A
- * part of the convolution waits until every part of the copy is done: the
- * threads claim parts in order, so it waits only for copy parts already
- * under way on other threads. As one job the copy costs no hand-over of its
- * own, and is split even where it is too small to be worth one (14x14 and
- * 7x7 inputs: 35-50 us a node on the caller alone).
+ * the convolution's items (group, panel, unit) in that order, in guided runs
+ * (nn-split.h: they shrink toward the end, so that the threads end
+ * together). A unit is an output row, or the two rows chan_rows puts in one
+ * tile (a part boundary between them would halve that tile), or where the
+ * rows are too few for the threads (a 1-D convolution's one row: its 64
+ * channels were 2 items, and one late thread left both to the other) a run
+ * of a row's tiles: the row's tiles cut in `chunks`.
+ *
+ * The zero-padded copy of the input is cut in blocks of whole groups (of
+ * channels, with fewer groups: conv_pad_split), and each part makes the
+ * blocks its groups read before it convolves them (pad_groups): it copies
+ * those no thread has begun, then waits for those another thread is
+ * copying. So the copy is split over the threads that came, costs no
+ * hand-over of its own, and is split even where it is too small to be worth
+ * one (14x14 and 7x7 inputs: 35-50 us a node on the caller alone). A
+ * grouped convolution's part waits only for the groups it shares with a
+ * part under way (not for the whole copy, as when the copy's parts came
+ * first), and reads the groups it copied from its own cache.
  */
+#define CONV_PAD_BLOCKS 64
+
 typedef struct conv_job {
 	const gc_pk_conv *p;
 	const float *x, *bias, *res;
@@ -612,19 +619,58 @@ typedef struct conv_job {
 	int64_t rpu;	 /* output rows a unit */
 	int64_t chunks;	 /* units a row (rpu 1), or 1 */
 	int64_t units;	 /* units a panel */
-	int pads;	 /* parts of the padded copy */
-	atomic_int pads_left;
+	int64_t runs;	 /* the copy's runs of channels: groups, or channels */
+	int blocks;	 /* blocks of the copy (0: no copy), of runs */
+	/* per block: 0 not begun, 1 being copied, 2 done */
+	atomic_uchar pad_state[CONV_PAD_BLOCKS];
 } conv_job;
 
-/* Waits until the padded copy is done (its parts run on other threads). */
-static void wait_pads(conv_job *j)
+/* The blocks of the padded copy at `threads` threads: of whole groups (as
+ * many blocks as fit) where the groups are a few a thread, so that a part
+ * copies the groups it reads; else of channels, 2 a thread (groups fewer
+ * than the threads' first parts would leave a thread waiting for another's
+ * copy of a whole group: 830 KB for regnet's 3x3 g2 32->32 at 112x112). */
+static void conv_pad_split(conv_job *j, int threads)
 {
-	for (int i = 1; atomic_load_explicit(&j->pads_left, memory_order_acquire) > 0; i++) {
+	const gc_pk_conv *p = j->p;
+	int groups = threads > 1 && p->g >= 2 * threads;
+	j->runs = groups ? p->g : p->c;
+	int64_t b = threads <= 1 ? 1 : groups ? CONV_PAD_BLOCKS : 2 * threads;
+	b = b < CONV_PAD_BLOCKS ? b : CONV_PAD_BLOCKS;
+	j->blocks = (int)(b < j->runs ? b : j->runs);
+}
+
+/* Waits until block b of the copy is done (another thread copies it). */
+static void wait_pad(conv_job *j, int b)
+{
+	for (int i = 1; atomic_load_explicit(&j->pad_state[b], memory_order_acquire) != 2; i++) {
 		if (i % 4096 == 0)
-			sched_yield(); /* the thread with the part may have lost its core */
+			sched_yield(); /* the thread with the block may have lost its core */
 		else
 			_mm_pause();
 	}
+}
+
+/* Makes the padded copy of groups [g0, g1) ready: copies its blocks that no
+ * thread has begun, then waits for the others. */
+static void pad_groups(conv_job *j, int64_t g0, int64_t g1)
+{
+	const gc_pk_conv *p = j->p;
+	int64_t per = p->c / j->runs; /* channels a run */
+	int b0 = gc_nn_part_of(j->runs, j->blocks, g0 * p->cg / per);
+	int b1 = gc_nn_part_of(j->runs, j->blocks, (g1 * p->cg - 1) / per) + 1;
+	for (int b = b0; b < b1; b++) {
+		unsigned char free_ = 0;
+		if (atomic_load_explicit(&j->pad_state[b], memory_order_relaxed) != 0 ||
+		    !atomic_compare_exchange_strong(&j->pad_state[b], &free_, 1))
+			continue;
+		int64_t lo, hi;
+		gc_nn_part_range(j->runs, b, j->blocks, &lo, &hi);
+		conv_pad(p, j->x, j->xp, lo * per, hi * per);
+		atomic_store_explicit(&j->pad_state[b], 2, memory_order_release);
+	}
+	for (int b = b0; b < b1; b++)
+		wait_pad(j, b);
 }
 
 /* Items [lo, hi) of the convolution. */
@@ -656,18 +702,10 @@ static void conv_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	conv_job *j = arg;
 	const gc_pk_conv *p = j->p;
-	if (part < j->pads) {
-		int64_t lo, hi;
-		gc_nn_part_range(p->c, part, j->pads, &lo, &hi);
-		conv_pad(p, j->x, j->xp, lo, hi);
-		atomic_fetch_sub_explicit(&j->pads_left, 1, memory_order_release);
-		return;
-	}
-	if (j->pads)
-		wait_pads(j);
-	int64_t lo, hi;
-	gc_nn_guided_range(p->g * p->panels * j->units, j->threads, 1, part - j->pads,
-			   parts - j->pads, &lo, &hi);
+	int64_t lo, hi, per_group = p->panels * j->units;
+	gc_nn_guided_range(p->g * per_group, j->threads, 1, part, parts, &lo, &hi);
+	if (j->blocks)
+		pad_groups(j, lo / per_group, (hi - 1) / per_group + 1);
 	conv_items(j, lo, hi);
 }
 
@@ -701,13 +739,14 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			      .chunks = chunks,
 			      .units = units};
 		if (p->pad) {
-			j.pads = (int)(t > 1 ? (2 * t < p->c ? 2 * t : p->c) : 1);
-			atomic_init(&j.pads_left, j.pads);
+			conv_pad_split(&j, t);
+			for (int i = 0; i < j.blocks; i++)
+				atomic_init(&j.pad_state[i], 0);
 			j.xp = scratch;
 			j.xc = scratch;
 			j.xs = p->pin_sp;
 		}
-		gc_nn_parallel(t, j.pads + parts, conv_part, &j);
+		gc_nn_parallel(t, parts, conv_part, &j);
 	}
 }
 
@@ -1136,10 +1175,13 @@ typedef struct dw_job {
 	const gc_pk_dw *p;
 	const float *x, *wt, *bias;
 	float *y, *scratch;
+	int threads; /* the guided split's */
 } dw_job;
 
-/* Batch items and channels (blocks of 16 when blocked), split in runs; a
- * thread uses the scratch buffer of its slot. */
+/* Batch items and channels (blocks of 16 when blocked), split in guided
+ * runs (nn-split.h: equal parts, 4 a thread, left the threads up to half a
+ * part, 1/16 of the work at 2 threads, apart at the end); a thread uses the
+ * scratch buffer of its slot. */
 static void dw_part(void *arg, int part, int parts, int slot)
 {
 	const dw_job *j = arg;
@@ -1151,7 +1193,7 @@ static void dw_part(void *arg, int part, int parts, int slot)
 		/* items: (batch item, block of 16 channels, band of rows); a
 		 * part's run of bands of one block goes in one call */
 		int64_t bands = dw_bands(p);
-		gc_nn_part_range(p->n * per * bands, part, parts, &lo, &hi);
+		gc_nn_guided_range(p->n * per * bands, j->threads, 1, part, parts, &lo, &hi);
 		for (int64_t i = lo; i < hi;) {
 			int64_t blk = i / bands, b0 = i % bands;
 			int64_t b1 = hi - i < bands - b0 ? b0 + (hi - i) : bands;
@@ -1163,7 +1205,7 @@ static void dw_part(void *arg, int part, int parts, int slot)
 		}
 		return;
 	}
-	gc_nn_part_range(p->n * per, part, parts, &lo, &hi);
+	gc_nn_guided_range(p->n * per, j->threads, 1, part, parts, &lo, &hi);
 	int64_t taps = p->kh * p->kw;
 	int64_t toff[DW_MAX_TAPS];
 	for (int64_t a = 0; a < p->kh; a++)
@@ -1207,7 +1249,8 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
 	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : p->c);
-	gc_nn_parallel(t, gc_nn_par_parts(t, items), dw_part, &j);
+	j.threads = t;
+	gc_nn_parallel(t, gc_nn_guided_parts(items, t, 1), dw_part, &j);
 }
 
 #else

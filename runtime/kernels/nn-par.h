@@ -126,5 +126,11 @@ static inline void gc_nn_part_range(int64_t n, int part, int parts, int64_t *lo,
 	*lo = n * part / parts;
 	*hi = n * (part + 1) / parts;
 }
+/* The part (of gc_nn_part_range's `parts` of n items, parts <= n) that
+ * holds item i: the last whose first item n * part / parts is <= i. */
+static inline int gc_nn_part_of(int64_t n, int parts, int64_t i)
+{
+	return (int)(((i + 1) * parts - 1) / n);
+}
 
 #endif

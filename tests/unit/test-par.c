@@ -323,29 +323,41 @@ static void test_conv_jobs(void)
 	static const struct {
 		int64_t c, m, hw, k, s;
 		int res; /* a fused residual (input 3) */
-	} cases[] = {{32, 64, 56, 3, 1, 0},  {256, 64, 14, 3, 1, 1}, {128, 96, 7, 3, 1, 0},
-		     {512, 96, 5, 3, 1, 1},  {64, 128, 28, 3, 2, 0}, {3, 64, 64, 7, 2, 0},
-		     {256, 80, 14, 1, 1, 1},  {256, 512, 14, 1, 2, 1}, {128, 512, 7, 1, 1, 0},
-		     {64, 256, 28, 1, 1, 0}};
+		int64_t g; /* groups */
+	} cases[] = {{32, 64, 56, 3, 1, 0, 1},     {256, 64, 14, 3, 1, 1, 1},
+		     {128, 96, 7, 3, 1, 0, 1},     {512, 96, 5, 3, 1, 1, 1},
+		     {64, 128, 28, 3, 2, 0, 1},    {3, 64, 64, 7, 2, 0, 1},
+		     {256, 80, 14, 1, 1, 1, 1},    {256, 512, 14, 1, 2, 1, 1},
+		     {128, 512, 7, 1, 1, 0, 1},    {64, 256, 28, 1, 1, 0, 1},
+		     /* grouped, the padded copy made by the parts in blocks of
+		      * groups: regnet's g25 and g10; 80 (more groups than
+		      * blocks: blocks of 1 or 2 groups); 3 (blocks of channels,
+		      * groups fewer than 2 a thread); 5 (groups at 2 threads,
+		      * channels at 3 and 4) */
+		     {400, 400, 7, 3, 1, 0, 25},   {160, 160, 14, 3, 1, 1, 10},
+		     {1280, 1280, 5, 3, 1, 0, 80}, {96, 96, 29, 3, 2, 0, 3},
+		     {80, 80, 20, 3, 1, 0, 5}};
 	if (!gc_pk_usable())
 		return; /* the channel kernel needs AVX-512 */
 	for (int i = 0; i < LEN(cases); i++) {
 		int64_t C = cases[i].c, M = cases[i].m, S = cases[i].hw, K = cases[i].k;
 		int64_t st = cases[i].s, P = K / 2, O = (S + 2 * P - K) / st + 1;
-		float *x = rnd_buf(C * S * S), *w = rnd_buf(M * C * K * K), *bias = rnd_buf(M);
+		int64_t G = cases[i].g, CG = C / G;
+		float *x = rnd_buf(C * S * S), *w = rnd_buf(M * CG * K * K), *bias = rnd_buf(M);
 		float *z = rnd_buf(M * O * O);
 		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, C, S, S}, x);
-		gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){M, C, K, K}, w);
+		gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){M, CG, K, K}, w);
 		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){M}, bias);
 		gc_tensor tz = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, M, O, O}, z);
 		gc_tensor *ins[] = {&tx, &tw, &tb, &tz};
 		int64_t pads[4] = {P, P, P, P}, strides[2] = {st, st};
 		gc_attr attrs[] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = pads},
 				   {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = strides},
+				   {.name = "group", .type = GC_ATTR_INT, .v.i = G},
 				   {.name = "_gc_residual", .type = GC_ATTR_INT, .v.i = 1}};
 		int res = cases[i].res;
 		harness_run h;
-		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 11, 3 + res, ins, 1, 2 + res, attrs);
+		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 11, 3 + res, ins, 1, 3 + res, attrs);
 		CHECK_INT(rc, 0);
 		int64_t ny = M * O * O;
 		double *want = malloc((size_t)ny * sizeof(double));
@@ -356,7 +368,7 @@ static void test_conv_jobs(void)
 					int64_t o = (m * O + oh) * O + ow;
 					double sum = bias[m] + (res ? z[o] : 0);
 					double sa = fabs(bias[m]) + (res ? fabs(z[o]) : 0);
-					for (int64_t c = 0; c < C; c++)
+					for (int64_t c = m / (M / G) * CG; c < (m / (M / G) + 1) * CG; c++)
 						for (int64_t a = 0; a < K; a++)
 							for (int64_t b = 0; b < K; b++) {
 								int64_t ih = oh * st + a - P;
@@ -364,7 +376,7 @@ static void test_conv_jobs(void)
 								if (ih < 0 || ih >= S || iw < 0 || iw >= S)
 									continue;
 								double v = (double)x[(c * S + ih) * S + iw] *
-									   w[((m * C + c) * K + a) * K + b];
+									   w[((m * CG + c % CG) * K + a) * K + b];
 								sum += v;
 								sa += fabs(v);
 							}
@@ -373,9 +385,9 @@ static void test_conv_jobs(void)
 				}
 		if (!rc) {
 			char what[80];
-			snprintf(what, sizeof what, "Conv %lldx%lld s%lld c%lld -> %lld at %lldx%lld",
+			snprintf(what, sizeof what, "Conv %lldx%lld s%lld c%lld -> %lld g%lld at %lldx%lld",
 				 (long long)K, (long long)K, (long long)st, (long long)C,
-				 (long long)M, (long long)S, (long long)S);
+				 (long long)M, (long long)G, (long long)S, (long long)S);
 			CHECK(near_all(h.out[0].data, want, scale, ny, what));
 			check_threads(&h, ins, what);
 			int jobs = run_jobs(&h, ins, 2);
@@ -421,6 +433,26 @@ static void test_guided_split(void)
 						(long long)n, t, (long long)least);
 				CHECK(ok && at == n);
 			}
+}
+
+/* gc_nn_part_of (nn-par.h) finds the part of gc_nn_part_range that holds
+ * each item, for every count of items and parts: the convolution's padded
+ * copy finds with it the blocks that a part's groups read. */
+static void test_part_of(void)
+{
+	int bad = 0;
+	for (int64_t n = 1; n <= 200; n++)
+		for (int parts = 1; parts <= n && parts <= 70; parts++)
+			for (int p = 0; p < parts; p++) {
+				int64_t lo, hi;
+				gc_nn_part_range(n, p, parts, &lo, &hi);
+				for (int64_t i = lo; i < hi; i++)
+					if (gc_nn_part_of(n, parts, i) != p && bad++ < 5)
+						fprintf(stderr, "  part_of(%lld, %d, %lld) = %d, want %d\n",
+							(long long)n, parts, (long long)i,
+							gc_nn_part_of(n, parts, i), p);
+			}
+	CHECK_INT(bad, 0);
 }
 
 /* ---- element-wise ---- */
@@ -843,7 +875,7 @@ static void test_copy_threads(void)
 }
 
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
-	  TEST(test_conv_jobs), TEST(test_guided_split),
+	  TEST(test_conv_jobs), TEST(test_guided_split), TEST(test_part_of),
 	  TEST(test_elementwise_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
 	  TEST(test_norm_threads), TEST(test_batchnorm_threads), TEST(test_split_threshold),
