@@ -245,6 +245,9 @@ typedef struct conv_state {
 	double tap_cost;
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
+	/* the weights of the live taps when w is the live window
+	 * (gc_nn_window_live): the packed kernels' input for W */
+	float *live_w;
 } conv_state;
 
 static void conv_state_free(void *p)
@@ -256,6 +259,7 @@ static void conv_state_free(void *p)
 	gc_pk_dw_free(&st->dw);
 	gc_free(st->row_cols);
 	gc_free(st->tap_rows);
+	gc_free(st->live_w);
 	gc_free(st);
 }
 
@@ -770,7 +774,8 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	const float *res = st->has_res ? (const float *)in[3]->data : NULL;
 	float *y = out[0]->data;
 	if (st->fast == FAST_DW) {
-		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch, k->threads);
+		gc_pk_dw_run(&st->dw, x, st->live_w ? st->live_w : in[1]->data, bias, y,
+			     k->scratch, k->threads);
 		if (st->post_res)
 			residual_f32(st, res, y);
 	} else if (st->fast == FAST_CHAN) {
@@ -827,7 +832,9 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			     int one)
 {
 	const gc_nn_window *w = &st->w;
-	const float *wt = gc_kfixed(k, in, 1);
+	const float *wt = st->live_w ? st->live_w : gc_kfixed(k, in, 1);
+	/* the live taps' packed weights do not give W back */
+	bool replaces = !st->live_w;
 	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return 0;
 	/* depthwise: the weights are read as they are; a residual is added
@@ -912,7 +919,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
 		st->row_w = gc_kpacked(k, n, in, 1, key, (uint64_t)(per * st->g) * sizeof(float),
-				       true, &fill);
+				       replaces, &fill);
 		if (!st->row_w)
 			return gc_kok(k);
 		for (int64_t gi = 0; fill && gi < st->g; gi++)
@@ -947,7 +954,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	snprintf(key, sizeof key, "pk-cv1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 		 st->kdim);
 	st->pk.w = gc_kpacked(k, n, in, 1, key,
-			      (uint64_t)(st->pk.group_floats * st->g) * sizeof(float), true, &fill);
+			      (uint64_t)(st->pk.group_floats * st->g) * sizeof(float), replaces,
+			      &fill);
 	if (!st->pk.w) {
 		gc_pk_conv_free(&st->pk);
 		return gc_kok(k);
@@ -959,6 +967,39 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	n->run = conv_fast_run;
 	n->state_free = conv_state_free;
 	return 1;
+}
+
+/*
+ * conv_fast_prepare on the live taps of a kernel that has taps reading
+ * only padding (conv-live.c), with a copy of their weights; on the whole
+ * kernel otherwise, and for the reference path when no packed kernel takes
+ * it.
+ */
+static int conv_fast_live(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in, int one)
+{
+	gc_nn_window whole = st->w, live;
+	int64_t first[3], kk = st->kk, rows = st->m * st->cg;
+	const float *wt = gc_kfixed(k, in, 1);
+	if (!wt || in[0]->dtype != GC_DTYPE_FLOAT || !gc_nn_window_live(&whole, &live, first))
+		return conv_fast_prepare(k, n, st, in, one);
+	st->kk = live.k[0] * live.k[1] * live.k[2];
+	if (!(st->live_w = gc_malloc((size_t)(rows * st->kk) * sizeof(float))))
+		return gc_kerr(k, GC_ENOMEM, "out of memory copying the weights");
+	gc_nn_window_live_weights(&whole, &live, first, rows, wt, st->live_w);
+	st->w = live;
+	st->kdim = st->cg * st->kk;
+	one = st->kk == 1;
+	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
+		one &= !live.pad_lo[d] && !live.pad_hi[d];
+	int fast = conv_fast_prepare(k, n, st, in, one);
+	if (fast <= 0) {
+		st->w = whole;
+		st->kk = kk;
+		st->kdim = st->cg * kk;
+		gc_free(st->live_w);
+		st->live_w = NULL;
+	}
+	return fast;
 }
 
 /*
@@ -1171,7 +1212,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 			return gc_kok(k);
 	}
 	int one = !padded && w->k[0] * w->k[1] * w->k[2] == 1;
-	int fast = st->bcast ? 0 : conv_fast_prepare(k, n, st, in, one);
+	int fast = st->bcast ? 0 : conv_fast_live(k, n, st, in, one);
 	if (fast)
 		return fast < 0 ? fast : conv_pre_wrap(k, n, st, x);
 	if (st->has_res) { /* the reference paths add it after the product */
