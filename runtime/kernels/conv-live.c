@@ -6,9 +6,12 @@
  * one (a 1x1 of the centre weights at dilation >= 16 there), exact but for
  * a NaN or Inf weight on a dropped tap (0 x Inf), as ONNX Runtime has it.
  */
-#include "nn.h"
+#include "conv-live.h"
 
 #include <string.h>
+
+#include "../alloc.h"
+#include "nn-par.h"
 
 /* Whether tap a (offset off = a dil - pad_lo) reads the input [0, in) at
  * some output o in [0, out), o s + off: the first o at or past 0 decides. */
@@ -62,4 +65,238 @@ void gc_nn_window_live_weights(const gc_nn_window *w, const gc_nn_window *live,
 				memcpy(dst, src, (size_t)live->k[2] * sizeof *dst);
 				dst += live->k[2];
 			}
+}
+
+/* ---- regions of the output with one set of live taps each ---- */
+
+/* Along one axis (n inputs, `out` outputs): the outputs [lo, hi) where tap
+ * offset off reads the input, o s + off in [0, n). */
+static void tap_outputs(int64_t off, int64_t s, int64_t n, int64_t out, int64_t *lo, int64_t *hi)
+{
+	int64_t l = off >= 0 ? 0 : (-off + s - 1) / s, h = n > off ? (n - off + s - 1) / s : 0;
+	*lo = l < out ? l : out;
+	*hi = h < out ? h : out;
+}
+
+/* The segments of outputs of axis d with one set of live taps each: cut[i]
+ * to cut[i + 1] (at most 2 k + 1 of them) reads taps [t0[i], t1[i]).
+ * Returns the count. */
+static int axis_segments(const gc_nn_window *w, int d, int64_t *cut, int64_t *t0, int64_t *t1)
+{
+	int nc = 0;
+	cut[nc++] = 0;
+	cut[nc++] = w->out[d];
+	for (int64_t a = 0; a < w->k[d]; a++) {
+		int64_t lo, hi;
+		tap_outputs(a * w->dil[d] - w->pad_lo[d], w->stride[d], w->in[d], w->out[d], &lo,
+			    &hi);
+		cut[nc++] = lo;
+		cut[nc++] = hi;
+	}
+	/* sorted, without repeats */
+	for (int i = 1; i < nc; i++)
+		for (int j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+			int64_t t = cut[j];
+			cut[j] = cut[j - 1];
+			cut[j - 1] = t;
+		}
+	int u = 0;
+	for (int i = 0; i < nc; i++)
+		if (!u || cut[i] != cut[u - 1])
+			cut[u++] = cut[i];
+	/* a tap's outputs move down as the tap moves up: the taps live over
+	 * a segment are a run */
+	for (int i = 0; i + 1 < u; i++) {
+		t0[i] = w->k[d];
+		t1[i] = 0;
+		for (int64_t a = 0; a < w->k[d]; a++) {
+			int64_t lo, hi;
+			tap_outputs(a * w->dil[d] - w->pad_lo[d], w->stride[d], w->in[d],
+				    w->out[d], &lo, &hi);
+			if (lo <= cut[i] && cut[i + 1] <= hi) {
+				t0[i] = a < t0[i] ? a : t0[i];
+				t1[i] = a + 1;
+			}
+		}
+	}
+	return u - 1;
+}
+
+/* Live products worth it when at most this share of the whole
+ * convolution's: the regions' products are narrow (N of a few pixels) and
+ * gathered, ~1.5x the cost of the whole one's per product. */
+#define LIVE_SHARE_MAX 0.6
+
+int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t c, int64_t m,
+		      const gc_nn_act *act)
+{
+	memset(p, 0, sizeof *p);
+	if (w->in[0] != 1 || w->k[0] != 1 || w->out[0] != 1)
+		return 1;
+	/* at most 2 k + 1 segments an axis, gc_nn_window_init keeps k below
+	 * 2^31: large kernels are not what this is for */
+	if (w->k[1] > 64 || w->k[2] > 64)
+		return 1;
+	int64_t cut[2][2 * 64 + 2], t0[2][2 * 64 + 1], t1[2][2 * 64 + 1];
+	int ns[2] = {axis_segments(w, 1, cut[0], t0[0], t1[0]),
+		     axis_segments(w, 2, cut[1], t0[1], t1[1])};
+	int64_t in_sp = w->in[1] * w->in[2], live = 0, offs = 0;
+	for (int i = 0; i < ns[0]; i++)
+		for (int j = 0; j < ns[1]; j++) {
+			int64_t taps = (t1[0][i] - t0[0][i]) * (t1[1][j] - t0[1][j]);
+			int64_t px = (cut[0][i + 1] - cut[0][i]) * (cut[1][j + 1] - cut[1][j]);
+			if (taps <= 0)
+				return 1; /* outputs that read only padding */
+			live += taps * px;
+			offs += c * taps + px;
+		}
+	int64_t whole = w->out[1] * w->out[2] * w->k[1] * w->k[2];
+	if ((double)live > LIVE_SHARE_MAX * (double)whole || c * in_sp > INT32_MAX)
+		return 1;
+	p->n = n;
+	p->c = c;
+	p->m = m;
+	p->in_sp = in_sp;
+	p->out_sp = w->out[1] * w->out[2];
+	p->out_w = w->out[2];
+	p->nreg = ns[0] * ns[1];
+	p->reg = gc_calloc((size_t)p->nreg, sizeof *p->reg);
+	p->offs = gc_malloc((size_t)offs * sizeof *p->offs);
+	if (!p->reg || !p->offs) {
+		gc_live_conv_free(p);
+		return -1;
+	}
+	int32_t *o = p->offs;
+	int64_t kmax = 0, px_done = 0;
+	for (int i = 0; i < ns[0]; i++)
+		for (int j = 0; j < ns[1]; j++) {
+			gc_live_region *r = &p->reg[i * ns[1] + j];
+			r->oh0 = cut[0][i];
+			r->ow0 = cut[1][j];
+			r->oh = cut[0][i + 1] - r->oh0;
+			r->ow = cut[1][j + 1] - r->ow0;
+			r->n = r->oh * r->ow;
+			r->a0 = t0[0][i];
+			r->a1 = t1[0][i];
+			r->b0 = t0[1][j];
+			r->b1 = t1[1][j];
+			r->k = c * (t1[0][i] - t0[0][i]) * (t1[1][j] - t0[1][j]);
+			r->s_off = p->w_floats;
+			r->c_off = m * px_done;
+			p->w_floats += gc_pk_s_floats(m, r->k);
+			px_done += r->n;
+			kmax = r->k > kmax ? r->k : kmax;
+			p->cost += gc_pk_gemm_cost(m, r->n, r->k) + (double)(r->k * r->n) / 8;
+			r->rows = o;
+			for (int64_t ci = 0; ci < c; ci++)
+				for (int64_t a = r->a0; a < r->a1; a++)
+					for (int64_t b = r->b0; b < r->b1; b++)
+						*o++ = (int32_t)(ci * in_sp +
+								 a * w->dil[1] * w->in[2] +
+								 b * w->dil[2]);
+			/* a pixel's offset with the tap's: inside the input */
+			r->cols = o;
+			for (int64_t y = r->oh0; y < r->oh0 + r->oh; y++)
+				for (int64_t x = r->ow0; x < r->ow0 + r->ow; x++)
+					*o++ = (int32_t)((y * w->stride[1] - w->pad_lo[1]) *
+							     w->in[2] +
+							 x * w->stride[2] - w->pad_lo[2]);
+		}
+	p->v_floats = gc_pk_v_floats(kmax, GC_PK_NR);
+	gc_pk_epi_init(&p->epi, act);
+	return 0;
+}
+
+int gc_live_conv_pack(const gc_live_conv *p, const gc_nn_window *w, const float *wt, float *dst)
+{
+	int64_t taps = w->k[1] * w->k[2], kmax = 0;
+	for (int r = 0; r < p->nreg; r++)
+		kmax = p->reg[r].k > kmax ? p->reg[r].k : kmax;
+	float *s = gc_malloc((size_t)(p->m * kmax) * sizeof *s);
+	if (!s)
+		return -1;
+	for (int ri = 0; ri < p->nreg; ri++) {
+		const gc_live_region *r = &p->reg[ri];
+		for (int64_t i = 0; i < p->m; i++) {
+			float *d = s + i * r->k;
+			for (int64_t ci = 0; ci < p->c; ci++)
+				for (int64_t a = r->a0; a < r->a1; a++)
+					for (int64_t b = r->b0; b < r->b1; b++)
+						*d++ = wt[(i * p->c + ci) * taps + a * w->k[2] + b];
+		}
+		gc_pk_pack_s(s, r->k, 1, p->m, r->k, dst + r->s_off);
+	}
+	gc_free(s);
+	return 0;
+}
+
+int64_t gc_live_conv_scratch(const gc_live_conv *p)
+{
+	return p->m * p->out_sp + GC_PK_GEMM_SLOTS * p->v_floats;
+}
+
+typedef struct live_job {
+	const gc_live_conv *p;
+	const float *x, *bias;
+	float *y, *prod, *vbuf;
+} live_job;
+
+/* Output channels [8 lo, 8 hi) of every region, then into y. */
+static void live_part(void *arg, int part, int parts, int slot)
+{
+	const live_job *j = arg;
+	const gc_live_conv *p = j->p;
+	int64_t lo, hi;
+	gc_nn_part_range((p->m + GC_PK_MR - 1) / GC_PK_MR, part, parts, &lo, &hi);
+	int64_t i0 = lo * GC_PK_MR, i1 = hi * GC_PK_MR < p->m ? hi * GC_PK_MR : p->m;
+	if (i0 >= i1)
+		return;
+	for (int ri = 0; ri < p->nreg; ri++) {
+		const gc_live_region *r = &p->reg[ri];
+		float *prod = j->prod + r->c_off;
+		gc_pk_gemm g = {.m = i1 - i0,
+				.n = r->n,
+				.k = r->k,
+				.s = p->w + r->s_off + i0 * r->k,
+				.v = j->x,
+				/* slot's own buffer: the row GEMM would place
+				 * slots by each region's k */
+				.v_buf = j->vbuf + slot * p->v_floats,
+				.v_rows = r->rows,
+				.v_cols = r->cols,
+				.c = prod + i0 * r->n,
+				.ldc = r->n,
+				.m0 = i0,
+				.epi = p->epi};
+		g.epi.c = j->bias;
+		g.epi.c_sm = 1;
+		gc_pk_gemm_run(&g, 0, (r->n + GC_PK_NR - 1) / GC_PK_NR);
+		for (int64_t i = i0; i < i1; i++)
+			for (int64_t y = 0; y < r->oh; y++)
+				memcpy(j->y + i * p->out_sp + (r->oh0 + y) * p->out_w + r->ow0,
+				       prod + i * r->n + y * r->ow, (size_t)r->ow * sizeof(float));
+	}
+}
+
+void gc_live_conv_run(const gc_live_conv *p, const float *x, const float *bias, float *y,
+		      float *scratch, int threads)
+{
+	int t = gc_nn_par_threads(threads, p->cost);
+	live_job j = {p, NULL, bias, NULL, scratch, scratch + p->m * p->out_sp};
+	for (int64_t b = 0; b < p->n; b++) {
+		j.x = x + b * p->c * p->in_sp;
+		j.y = y + b * p->m * p->out_sp;
+		gc_nn_run_parts(t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS,
+				(p->m + GC_PK_MR - 1) / GC_PK_MR, live_part, &j);
+	}
+}
+
+void gc_live_conv_free(gc_live_conv *p)
+{
+	if (p) {
+		gc_free(p->reg);
+		gc_free(p->offs);
+		p->reg = NULL;
+		p->offs = NULL;
+	}
 }

@@ -16,6 +16,7 @@
 
 #include "../alloc.h"
 #include "../blas.h"
+#include "conv-live.h"
 #include "kutil.h"
 #include "nn-act.h"
 #include "nn-par.h"
@@ -188,7 +189,7 @@ enum { CONV_IM2COL, CONV_POINTWISE, CONV_DEPTHWISE };
 
 /* The packed AVX-512 kernels of sgemm-pack.h (float32), when prepare picks
  * one; CONV_* above is then the reference path it replaces. */
-enum { FAST_NONE, FAST_ROW, FAST_CHAN, FAST_DW };
+enum { FAST_NONE, FAST_ROW, FAST_CHAN, FAST_DW, FAST_LIVE };
 
 typedef struct conv_state {
 	gc_nn_base base;
@@ -248,6 +249,7 @@ typedef struct conv_state {
 	/* the weights of the live taps when w is the live window
 	 * (gc_nn_window_live): the packed kernels' input for W */
 	float *live_w;
+	gc_live_conv live; /* FAST_LIVE */
 } conv_state;
 
 static void conv_state_free(void *p)
@@ -260,6 +262,7 @@ static void conv_state_free(void *p)
 	gc_free(st->row_cols);
 	gc_free(st->tap_rows);
 	gc_free(st->live_w);
+	gc_live_conv_free(&st->live);
 	gc_free(st);
 }
 
@@ -778,6 +781,8 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 			     k->scratch, k->threads);
 		if (st->post_res)
 			residual_f32(st, res, y);
+	} else if (st->fast == FAST_LIVE) {
+		gc_live_conv_run(&st->live, x, bias, y, k->scratch, k->threads);
 	} else if (st->fast == FAST_CHAN) {
 		gc_pk_conv_run(&st->pk, x, bias, res, y, k->scratch, k->threads);
 	} else {
@@ -970,29 +975,70 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 }
 
 /*
- * conv_fast_prepare on the live taps of a kernel that has taps reading
- * only padding (conv-live.c), with a copy of their weights; on the whole
- * kernel otherwise, and for the reference path when no packed kernel takes
- * it.
+ * A 2-D convolution whose taps read padding at many outputs by regions of
+ * its output (conv-live.h): 1 with n->run set, 0 when that does not suit,
+ * or an error.
+ */
+static int conv_fast_regions(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in,
+			     const float *wt)
+{
+	if (st->g != 1 || st->has_res || st->pre)
+		return 0;
+	int rc = gc_live_conv_plan(&st->live, &st->w, st->n, st->c, st->m, &st->act);
+	if (rc)
+		return rc < 0 ? gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution") : 0;
+	if ((uint64_t)gc_live_conv_scratch(&st->live) * 4 > CONV_FAST_SCRATCH_MAX) {
+		gc_live_conv_free(&st->live);
+		return 0;
+	}
+	char key[96];
+	void *fill;
+	snprintf(key, sizeof key, "pk-live1 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, st->m,
+		 st->c, st->w.k[1], st->w.k[2]);
+	/* not replacing W: the regions' weights do not give it back */
+	st->live.w = gc_kpacked(k, n, in, 1, key, (uint64_t)st->live.w_floats * sizeof(float),
+				false, &fill);
+	if (!st->live.w || (fill && gc_live_conv_pack(&st->live, &st->w, wt, fill))) {
+		gc_live_conv_free(&st->live);
+		return st->live.w ? gc_kerr(k, GC_ENOMEM, "out of memory packing the weights")
+				  : gc_kok(k);
+	}
+	st->fast = FAST_LIVE;
+	n->scratch_bytes = gc_nn_align((uint64_t)gc_live_conv_scratch(&st->live) * 4);
+	n->run = conv_fast_run;
+	n->state_free = conv_state_free;
+	return 1;
+}
+
+/*
+ * conv_fast_prepare (or by regions, conv_fast_regions) on the live taps of
+ * a kernel that has taps reading only padding (conv-live.c), with a copy
+ * of their weights; on the whole kernel otherwise, and for the reference
+ * path when no packed kernel takes it.
  */
 static int conv_fast_live(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in, int one)
 {
 	gc_nn_window whole = st->w, live;
 	int64_t first[3], kk = st->kk, rows = st->m * st->cg;
 	const float *wt = gc_kfixed(k, in, 1);
-	if (!wt || in[0]->dtype != GC_DTYPE_FLOAT || !gc_nn_window_live(&whole, &live, first))
+	if (!wt || in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return conv_fast_prepare(k, n, st, in, one);
-	st->kk = live.k[0] * live.k[1] * live.k[2];
-	if (!(st->live_w = gc_malloc((size_t)(rows * st->kk) * sizeof(float))))
-		return gc_kerr(k, GC_ENOMEM, "out of memory copying the weights");
-	gc_nn_window_live_weights(&whole, &live, first, rows, wt, st->live_w);
-	st->w = live;
-	st->kdim = st->cg * st->kk;
-	one = st->kk == 1;
-	for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
-		one &= !live.pad_lo[d] && !live.pad_hi[d];
-	int fast = conv_fast_prepare(k, n, st, in, one);
-	if (fast <= 0) {
+	if (gc_nn_window_live(&whole, &live, first)) {
+		st->kk = live.k[0] * live.k[1] * live.k[2];
+		if (!(st->live_w = gc_malloc((size_t)(rows * st->kk) * sizeof(float))))
+			return gc_kerr(k, GC_ENOMEM, "out of memory copying the weights");
+		gc_nn_window_live_weights(&whole, &live, first, rows, wt, st->live_w);
+		wt = st->live_w;
+		st->w = live;
+		st->kdim = st->cg * st->kk;
+		one = st->kk == 1;
+		for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
+			one &= !live.pad_lo[d] && !live.pad_hi[d];
+	}
+	int fast = conv_fast_regions(k, n, st, in, wt);
+	if (!fast)
+		fast = conv_fast_prepare(k, n, st, in, one);
+	if (fast <= 0 && st->live_w) {
 		st->w = whole;
 		st->kk = kk;
 		st->kdim = st->cg * kk;
