@@ -17,12 +17,14 @@ typedef struct gc_live_region {
 	int64_t a0, a1, b0, b1;	  /* its taps: rows [a0, a1), columns [b0, b1) */
 	int64_t k, n;		  /* GEMM K (channel, tap rows) and N (oh ow pixels) */
 	int64_t s_off, c_off;	  /* its packed weights, its product in scratch (floats) */
+	int64_t panel0;		  /* its first column panel of 48 pixels, in all regions' */
 	int32_t *rows, *cols;	  /* V's row and column offsets into an input item */
 } gc_live_region;
 
 typedef struct gc_live_conv {
 	int64_t n, c, m, in_sp, out_sp, out_w;
 	int nreg;
+	int64_t panels; /* column panels of all regions' products */
 	gc_live_region *reg;
 	int32_t *offs;	   /* every region's rows and cols (owned) */
 	int64_t w_floats;  /* packed weights, all regions */
