@@ -122,9 +122,19 @@ static int axis_segments(const gc_nn_window *w, int d, int64_t *cut, int64_t *t0
 	return u - 1;
 }
 
+/* *o = v when v fits int32 (the gather's offsets; dilations and pads from
+ * a file may be as large as 2^31, gc_nn_window_init keeps them below): 1,
+ * else 0. */
+static int put_offset(int32_t *o, int64_t v)
+{
+	*o = (int32_t)v;
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
 /* Live products worth it when at most this share of the whole
  * convolution's. Measured at one thread (on-CPU, 3x3 on 32x32, against
- * the channel kernel on the whole): 512 -> 512 at dilation 4 (share 0.84)
+ * the channel kernel on the whole; dilated ones only): 512 -> 512 at
+ * dilation 4 (share 0.84)
  * 0.78x its time, 256 -> 256 at 4 0.9x; at dilation 2 (0.92) 1.0x at 512
  * and 1.12x at 256 (the gathered V and narrow products cost more a
  * product than the channel kernel). */
@@ -153,8 +163,11 @@ int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t
 			live += taps * px;
 			offs += c * taps + px;
 		}
+	/* dilated only: where that was measured (a 3x3 on a 7x7 map has a
+	 * share of 0.82 in regions one pixel wide) */
 	int64_t whole = w->out[1] * w->out[2] * w->k[1] * w->k[2];
-	if ((double)live > LIVE_SHARE_MAX * (double)whole || c * in_sp > INT32_MAX)
+	if ((double)live > LIVE_SHARE_MAX * (double)whole || c * in_sp > INT32_MAX ||
+	    (w->dil[1] == 1 && w->dil[2] == 1))
 		return 1;
 	p->n = n;
 	p->c = c;
@@ -171,6 +184,7 @@ int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t
 	}
 	int32_t *o = p->offs;
 	int64_t kmax = 0, px_done = 0;
+	int fit = 1;
 	for (int i = 0; i < ns[0]; i++)
 		for (int j = 0; j < ns[1]; j++) {
 			gc_live_region *r = &p->reg[i * ns[1] + j];
@@ -196,17 +210,21 @@ int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t
 			for (int64_t ci = 0; ci < c; ci++)
 				for (int64_t a = r->a0; a < r->a1; a++)
 					for (int64_t b = r->b0; b < r->b1; b++)
-						*o++ = (int32_t)(ci * in_sp +
-								 a * w->dil[1] * w->in[2] +
-								 b * w->dil[2]);
+						fit &= put_offset(o++, ci * in_sp + a * w->dil[1] *
+										w->in[2] +
+									b * w->dil[2]);
 			/* a pixel's offset with the tap's: inside the input */
 			r->cols = o;
 			for (int64_t y = r->oh0; y < r->oh0 + r->oh; y++)
 				for (int64_t x = r->ow0; x < r->ow0 + r->ow; x++)
-					*o++ = (int32_t)((y * w->stride[1] - w->pad_lo[1]) *
-							     w->in[2] +
-							 x * w->stride[2] - w->pad_lo[2]);
+					fit &= put_offset(o++, (y * w->stride[1] - w->pad_lo[1]) *
+								       w->in[2] +
+								   x * w->stride[2] - w->pad_lo[2]);
 		}
+	if (!fit) {
+		gc_live_conv_free(p);
+		return 1;
+	}
 	p->v_floats = gc_pk_v_floats(kmax, GC_PK_NR);
 	gc_pk_epi_init(&p->epi, act);
 	return 0;
