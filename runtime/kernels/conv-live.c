@@ -132,12 +132,11 @@ static int put_offset(int32_t *o, int64_t v)
 }
 
 /* Live products worth it when at most this share of the whole
- * convolution's. Measured at one thread (on-CPU, 3x3 on 32x32, against
- * the channel kernel on the whole; dilated ones only): 512 -> 512 at
- * dilation 4 (share 0.84)
- * 0.78x its time, 256 -> 256 at 4 0.9x; at dilation 2 (0.92) 1.0x at 512
- * and 1.12x at 256 (the gathered V and narrow products cost more a
- * product than the channel kernel). */
+ * convolution's. Measured at one thread (on-CPU, 3x3 on 32x32, dilated
+ * ones only, against the channel kernel on the whole): 512 -> 512 at
+ * dilation 4 (share 0.84) 0.78x its time, 256 -> 256 0.9x; at dilation 2
+ * (0.92) 1.0x at 512 and 1.12x at 256 (the gathered V and narrow products
+ * cost more a product than the channel kernel). */
 #define LIVE_SHARE_MAX 0.88
 
 int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t c, int64_t m,
