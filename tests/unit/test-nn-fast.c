@@ -723,9 +723,10 @@ static int conv_threads_same(const conv_case *cc, int ci)
 			rc    ? h.err.msg
 			: !ok ? "differs"
 			      : "not split over the threads");
+	/* the first element that differs on 3 threads */
 	for (int64_t i = 0; rc == 0 && i < ny; i++)
 		if (memcmp((float *)h.out[0].data + i, y3 + i, 4)) {
-			fprintf(stderr, "  element %lld: %.9g on 1 thread, %.9g on 2\n",
+			fprintf(stderr, "  element %lld: %.9g on 1 thread, %.9g on 3\n",
 				(long long)i, (double)((float *)h.out[0].data)[i], (double)y3[i]);
 			break;
 		}
