@@ -16,6 +16,7 @@
 
 #include "../alloc.h"
 #include "../blas.h"
+#include "conv-live.h"
 #include "kutil.h"
 #include "nn-act.h"
 #include "nn-par.h"
@@ -188,7 +189,7 @@ enum { CONV_IM2COL, CONV_POINTWISE, CONV_DEPTHWISE };
 
 /* The packed AVX-512 kernels of sgemm-pack.h (float32), when prepare picks
  * one; CONV_* above is then the reference path it replaces. */
-enum { FAST_NONE, FAST_ROW, FAST_CHAN, FAST_DW };
+enum { FAST_NONE, FAST_ROW, FAST_CHAN, FAST_DW, FAST_LIVE };
 
 typedef struct conv_state {
 	gc_nn_base base;
@@ -245,6 +246,10 @@ typedef struct conv_state {
 	double tap_cost;
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
+	/* the weights of the live taps when w is the live window
+	 * (gc_nn_window_live): the packed kernels' input for W */
+	float *live_w;
+	gc_live_conv live; /* FAST_LIVE */
 } conv_state;
 
 static void conv_state_free(void *p)
@@ -256,6 +261,8 @@ static void conv_state_free(void *p)
 	gc_pk_dw_free(&st->dw);
 	gc_free(st->row_cols);
 	gc_free(st->tap_rows);
+	gc_free(st->live_w);
+	gc_live_conv_free(&st->live);
 	gc_free(st);
 }
 
@@ -770,9 +777,12 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	const float *res = st->has_res ? (const float *)in[3]->data : NULL;
 	float *y = out[0]->data;
 	if (st->fast == FAST_DW) {
-		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch, k->threads);
+		gc_pk_dw_run(&st->dw, x, st->live_w ? st->live_w : in[1]->data, bias, y,
+			     k->scratch, k->threads);
 		if (st->post_res)
 			residual_f32(st, res, y);
+	} else if (st->fast == FAST_LIVE) {
+		gc_live_conv_run(&st->live, x, bias, y, k->scratch, k->threads);
 	} else if (st->fast == FAST_CHAN) {
 		gc_pk_conv_run(&st->pk, x, bias, res, y, k->scratch, k->threads);
 	} else {
@@ -827,7 +837,9 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			     int one)
 {
 	const gc_nn_window *w = &st->w;
-	const float *wt = gc_kfixed(k, in, 1);
+	const float *wt = st->live_w ? st->live_w : gc_kfixed(k, in, 1);
+	/* the live taps' packed weights do not give W back */
+	bool replaces = !st->live_w;
 	if (in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
 		return 0;
 	/* depthwise: the weights are read as they are; a residual is added
@@ -912,7 +924,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
 		st->row_w = gc_kpacked(k, n, in, 1, key, (uint64_t)(per * st->g) * sizeof(float),
-				       true, &fill);
+				       replaces, &fill);
 		if (!st->row_w)
 			return gc_kok(k);
 		for (int64_t gi = 0; fill && gi < st->g; gi++)
@@ -947,7 +959,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	snprintf(key, sizeof key, "pk-cv1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 		 st->kdim);
 	st->pk.w = gc_kpacked(k, n, in, 1, key,
-			      (uint64_t)(st->pk.group_floats * st->g) * sizeof(float), true, &fill);
+			      (uint64_t)(st->pk.group_floats * st->g) * sizeof(float), replaces,
+			      &fill);
 	if (!st->pk.w) {
 		gc_pk_conv_free(&st->pk);
 		return gc_kok(k);
@@ -959,6 +972,80 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	n->run = conv_fast_run;
 	n->state_free = conv_state_free;
 	return 1;
+}
+
+/*
+ * A 2-D convolution whose taps read padding at many outputs by regions of
+ * its output (conv-live.h): 1 with n->run set, 0 when that does not suit,
+ * or an error.
+ */
+static int conv_fast_regions(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in,
+			     const float *wt)
+{
+	if (st->g != 1 || st->has_res || st->pre)
+		return 0;
+	int rc = gc_live_conv_plan(&st->live, &st->w, st->n, st->c, st->m, &st->act);
+	if (rc)
+		return rc < 0 ? gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution") : 0;
+	if ((uint64_t)gc_live_conv_scratch(&st->live) * 4 > CONV_FAST_SCRATCH_MAX) {
+		gc_live_conv_free(&st->live);
+		return 0;
+	}
+	char key[96];
+	void *fill;
+	snprintf(key, sizeof key, "pk-live1 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, st->m,
+		 st->c, st->w.k[1], st->w.k[2]);
+	/* not replacing W: the regions' weights do not give it back */
+	st->live.w = gc_kpacked(k, n, in, 1, key, (uint64_t)st->live.w_floats * sizeof(float),
+				false, &fill);
+	if (!st->live.w || (fill && gc_live_conv_pack(&st->live, &st->w, wt, fill))) {
+		gc_live_conv_free(&st->live);
+		return st->live.w ? gc_kerr(k, GC_ENOMEM, "out of memory packing the weights")
+				  : gc_kok(k);
+	}
+	st->fast = FAST_LIVE;
+	n->scratch_bytes = gc_nn_align((uint64_t)gc_live_conv_scratch(&st->live) * 4);
+	n->run = conv_fast_run;
+	n->state_free = conv_state_free;
+	return 1;
+}
+
+/*
+ * conv_fast_prepare (or by regions, conv_fast_regions) on the live taps of
+ * a kernel that has taps reading only padding (conv-live.c), with a copy
+ * of their weights; on the whole kernel otherwise, and for the reference
+ * path when no packed kernel takes it.
+ */
+static int conv_fast_live(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *const *in, int one)
+{
+	gc_nn_window whole = st->w, live;
+	int64_t first[3], kk = st->kk, rows = st->m * st->cg;
+	const float *wt = gc_kfixed(k, in, 1);
+	if (!wt || in[0]->dtype != GC_DTYPE_FLOAT || !gc_pk_usable())
+		return conv_fast_prepare(k, n, st, in, one);
+	if (gc_nn_window_live(&whole, &live, first)) {
+		st->kk = live.k[0] * live.k[1] * live.k[2];
+		if (!(st->live_w = gc_malloc((size_t)(rows * st->kk) * sizeof(float))))
+			return gc_kerr(k, GC_ENOMEM, "out of memory copying the weights");
+		gc_nn_window_live_weights(&whole, &live, first, rows, wt, st->live_w);
+		wt = st->live_w;
+		st->w = live;
+		st->kdim = st->cg * st->kk;
+		one = st->kk == 1;
+		for (int d = 0; d < GC_NN_MAX_SPATIAL; d++)
+			one &= !live.pad_lo[d] && !live.pad_hi[d];
+	}
+	int fast = conv_fast_regions(k, n, st, in, wt);
+	if (!fast)
+		fast = conv_fast_prepare(k, n, st, in, one);
+	if (fast <= 0 && st->live_w) {
+		st->w = whole;
+		st->kk = kk;
+		st->kdim = st->cg * kk;
+		gc_free(st->live_w);
+		st->live_w = NULL;
+	}
+	return fast;
 }
 
 /*
@@ -1171,7 +1258,7 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 			return gc_kok(k);
 	}
 	int one = !padded && w->k[0] * w->k[1] * w->k[2] == 1;
-	int fast = st->bcast ? 0 : conv_fast_prepare(k, n, st, in, one);
+	int fast = st->bcast ? 0 : conv_fast_live(k, n, st, in, one);
 	if (fast)
 		return fast < 0 ? fast : conv_pre_wrap(k, n, st, x);
 	if (st->has_res) { /* the reference paths add it after the product */

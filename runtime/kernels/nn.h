@@ -59,6 +59,17 @@ int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64
 		      int ceil_mode, gc_nn_window *w);
 
 /*
+ * The window of w's live taps (those that read the input at some output;
+ * conv-live.c) in *live, the first live tap of each dim in first: 1 when
+ * that drops taps, 0 when every tap is live or the cut does not suit (live
+ * is then w). Same outputs; pads shrink to what the live taps reach.
+ */
+int gc_nn_window_live(const gc_nn_window *w, gc_nn_window *live, int64_t first[3]);
+/* Copies the live taps' weights of `rows` kernels (w's taps each) to dst. */
+void gc_nn_window_live_weights(const gc_nn_window *w, const gc_nn_window *live,
+			       const int64_t first[3], int64_t rows, const float *wt, float *dst);
+
+/*
  * Every nn op state starts with this, so that float16/bfloat16 run through
  * the float32 kernel: gc_nn_half_run converts the inputs and outputs marked
  * in the masks through scratch memory and calls f32_run.

@@ -1,7 +1,8 @@
 """Compiled programs (.gcb): save, load, run; refusals.
 
   gcb/roundtrip/<model>        compile -o then run the .gcb: outputs bit-identical
-                               to running the .onnx (five torch models, the demo)
+                               to running the .onnx (five torch models, the demo,
+                               dilated convolutions whose taps read padding)
   gcb/info                     `graphcc info` on a .gcb: bindings, library hashes
   gcb/changed-library[...]     a kernel library rebuilt after compiling is refused
                                (both hashes named); --allow-changed-kernels warns
@@ -45,6 +46,35 @@ def lenet_model(path):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
                                             helper.make_opsetid("org.glow.lenet", 1)])
     onnx.save(m, path)
+
+
+def dilated_model(path, x_path):
+    """Convolutions whose taps read padding (runtime/kernels/conv-live.c) on
+    16x16: 3x3 at dilation 12 (by regions), 24 (its centre: a 1x1), 4 (by
+    regions), a depthwise 3x3 at 24 (its centre), each with its weights
+    packed or copied at prepare."""
+    onnx, helper, TP = _onnx_helper()
+    from onnx import numpy_helper
+    rng = np.random.default_rng(5)
+    inits, nodes, prev = [], [], "x"
+    layers = (("a", 48, 40, 3, 12, 1), ("b", 40, 40, 3, 24, 1), ("c", 40, 40, 3, 24, 40),
+              ("d", 40, 32, 3, 4, 1))
+    for name, c, m, k, d, g in layers:
+        w = (rng.standard_normal((m, c // g, k, k)) * 0.2).astype(np.float32)
+        inits += [numpy_helper.from_array(w, name + "_w"),
+                  numpy_helper.from_array(rng.standard_normal(m).astype(np.float32),
+                                          name + "_b")]
+        nodes += [helper.make_node("Conv", [prev, name + "_w", name + "_b"], [name + "_c"],
+                                   kernel_shape=[k, k], dilations=[d, d], pads=[d] * 4,
+                                   group=g, name=name),
+                  helper.make_node("Relu", [name + "_c"], [name + "_r"], name=name + "_relu")]
+        prev = name + "_r"
+    g = helper.make_graph(nodes, "dilated",
+                          [helper.make_tensor_value_info("x", TP.FLOAT, [1, 48, 16, 16])],
+                          [helper.make_tensor_value_info(prev, TP.FLOAT, [1, 32, 16, 16])],
+                          inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    np.save(x_path, rng.standard_normal((1, 48, 16, 16)).astype(np.float32))
 
 
 def rc_ok(rc):
@@ -216,6 +246,14 @@ def cases(ctx):
         return roundtrip(ctx, "demo", os.path.join(ctx.root, "models", "demo", "model.onnx"),
                          [("x", demo_x)], demo_ops)[1]()
     out.append(("gcb/roundtrip/demo", demo_case))
+
+    def dilated_case():
+        d = os.path.join(ctx.work, "gcb-dilated")
+        os.makedirs(d, exist_ok=True)
+        model, x = os.path.join(d, "model.onnx"), os.path.join(d, "x.npy")
+        dilated_model(model, x)
+        return roundtrip(ctx, "dilated", model, [("x", x)], [])[1]()
+    out.append(("gcb/roundtrip/dilated", dilated_case))
 
     # Each case below gets its own copy of the seed-lenet package (cases run
     # in parallel, and some change or move its library).

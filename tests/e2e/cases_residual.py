@@ -36,20 +36,22 @@ HIST_RE = re.compile(r"^\s+(\d+)\s+(\S+)\s*$", re.M)
 REL = 1e-5
 
 
-def _conv_ref(x, w, b, stride, pad, group):
-    """NumPy float64 convolution (NCHW, symmetric pads, no dilation)."""
+def _conv_ref(x, w, b, stride, pad, group, dil=1):
+    """NumPy float64 convolution (NCHW, symmetric pads)."""
     x, w = x.astype(np.float64), w.astype(np.float64)
     n, c, h, wd = x.shape
     m, cg, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    oh = (h + 2 * pad - dil * (kh - 1) - 1) // stride + 1
+    ow = (wd + 2 * pad - dil * (kw - 1) - 1) // stride + 1
     y = np.zeros((n, m, oh, ow))
     mg = m // group
     for g in range(group):
         xs = xp[:, g * cg:(g + 1) * cg]
         for i in range(kh):
             for j in range(kw):
-                patch = xs[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                a, c = dil * i, dil * j
+                patch = xs[:, :, a:a + stride * oh:stride, c:c + stride * ow:stride]
                 y[:, g * mg:(g + 1) * mg] += np.einsum(
                     "nchw,mc->nmhw", patch, w[g * mg:(g + 1) * mg, :, i, j])
     if b is not None:
@@ -84,18 +86,18 @@ def _fixtures():
 
     def block(path, c=16, m=16, hw=10, k=3, stride=1, group=1, batch=1, relu=True,
               bias=True, z="input", f64=False, z_shape=None, second_reader=False,
-              conv_output=False, reuse=True):
+              conv_output=False, reuse=True, dil=1):
         """Conv(x) + z [-> Relu]. z: "input" (a graph input of the Conv
         output's shape or z_shape), "conv" (another Conv's output), "relu-in"
         (Relu of a graph input: a shape the pass cannot see), "self" (the
         Conv's own input, x = Relu(xin)); reuse: z is read again after the
         Add (else it dies there, and the output may take its memory)."""
         dt = np.float64 if f64 else np.float32
-        pad = k // 2
+        pad = dil * (k // 2)
         x = rng.standard_normal((batch, c, hw, hw)).astype(dt)
         w = (rng.standard_normal((m, c // group, k, k)) / np.sqrt(c // group * k * k)).astype(dt)
         b = rng.standard_normal(m).astype(dt) if bias else None
-        oh = (hw + 2 * pad - k) // stride + 1
+        oh = (hw + 2 * pad - dil * (k - 1) - 1) // stride + 1
         inits = {"W": w}
         if bias:
             inits["B"] = b
@@ -105,9 +107,10 @@ def _fixtures():
             inputs = {"xin": x}
             nodes.append(n("Relu", ["xin"], ["x"]))
             x = np.maximum(x, 0)
-        conv = _conv_ref(x, w, b, stride, pad, group)
+        conv = _conv_ref(x, w, b, stride, pad, group, dil)
         nodes.append(n("Conv", ["x", "W"] + (["B"] if bias else []), ["c"], kernel_shape=[k, k],
-                       strides=[stride, stride], pads=[pad] * 4, group=group))
+                       strides=[stride, stride], pads=[pad] * 4, group=group,
+                       dilations=[dil, dil]))
         shape = z_shape or (batch, m, oh, oh)
         if z == "conv":  # a 1x1 projection of x, as a downsample branch
             w2 = (rng.standard_normal((m, c, 1, 1)) / np.sqrt(c)).astype(dt)
@@ -158,6 +161,12 @@ def _fixtures():
         "grouped": (lambda p: F(p, c=16, m=32, group=4), 1, 1, {"Conv"}, {"Add"}),
         "depthwise": (lambda p: F(p, c=32, m=32, hw=12, group=32), 1, 1, {"Conv"}, {"Add"}),
         "float64": (lambda p: F(p, f64=True), 1, 1, {"Conv"}, {"Add"}),
+        # taps that read only padding dropped (a 1x1 of the centre), or
+        # read it at some outputs (runtime/kernels/conv-live.c)
+        "dilated-centre": (lambda p: F(p, c=24, m=32, hw=12, dil=16), 1, 1, {"Conv"}, {"Add"}),
+        "dilated-edges": (lambda p: F(p, c=24, m=32, hw=16, dil=12), 1, 1, {"Conv"}, {"Add"}),
+        "dilated-depthwise": (lambda p: F(p, c=32, m=32, hw=12, group=32, dil=12), 1, 1,
+                              {"Conv"}, {"Add"}),
         "from-conv": (lambda p: F(p, c=8, m=24, hw=14, z="conv"), 3, 1, {"Conv", "Mul"},
                       {"Add", "Relu"}),
         # z dies at the Add (an output written over it would have to be

@@ -684,6 +684,107 @@ static void test_fast_conv_swish_range(void)
 /* Split over threads, every kernel gives the bytes one thread gives (each
  * output is computed by one thread, in the same order). The cases are
  * large enough for gc_nn_par_threads to use 2 or 3 threads. */
+/* Case cc (with a fused Relu) gives the same bytes on 2 and 3 threads as
+ * on one, and is split over them (on an AVX-512 CPU). */
+static int conv_threads_same(const conv_case *cc, int ci)
+{
+	int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
+	conv_geom(cc, in, k, s, d, plo, phi, out);
+	int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
+	float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]), *w = rnd_buf(cc->m * cg * k[1] * k[2]);
+	float *b = rnd_buf(cc->m);
+	/* the last nsp of the 2-D arrays */
+	int nsp = cc->nsp, o = 3 - nsp;
+	int64_t xd[4] = {cc->n, cc->c, in[o], in[2]}, wd[4] = {cc->m, cg, k[o], k[2]};
+	int64_t pads[4] = {plo[o], plo[2]}, strides[2] = {s[o], s[2]}, dils[2] = {d[o], d[2]};
+	pads[nsp] = phi[o];
+	pads[nsp + 1] = phi[2];
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2 + nsp, xd, x);
+	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 2 + nsp, wd, w);
+	gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
+	gc_tensor *ins[] = {&tx, &tw, &tb};
+	gc_attr attrs[] = {
+	    {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * nsp, .v.ints = pads},
+	    {.name = "strides", .type = GC_ATTR_INTS, .n = nsp, .v.ints = strides},
+	    {.name = "dilations", .type = GC_ATTR_INTS, .n = nsp, .v.ints = dils},
+	    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
+	    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
+	harness_run h;
+	gc_runtime_init(NULL, NULL);
+	int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
+	float *y2 = malloc((size_t)ny * sizeof(float)), *y3 = malloc((size_t)ny * sizeof(float));
+	uint64_t jobs = gc_nn_par_jobs();
+	int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
+	ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
+	     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
+	int split = !gc_pk_usable() || gc_nn_par_jobs() > jobs;
+	if (!ok || !split)
+		fprintf(stderr, "  conv case %d: %s\n", ci,
+			rc    ? h.err.msg
+			: !ok ? "differs"
+			      : "not split over the threads");
+	/* the first element that differs on 3 threads */
+	for (int64_t i = 0; rc == 0 && i < ny; i++)
+		if (memcmp((float *)h.out[0].data + i, y3 + i, 4)) {
+			fprintf(stderr, "  element %lld: %.9g on 1 thread, %.9g on 3\n",
+				(long long)i, (double)((float *)h.out[0].data)[i], (double)y3[i]);
+			break;
+		}
+	harness_free(&h);
+	free(x);
+	free(w);
+	free(b);
+	free(y2);
+	free(y3);
+	return ok && split;
+}
+
+/*
+ * Dilated convolutions whose taps read padding at some or all outputs
+ * (conv-live.c: taps dead at every output dropped, the rest by regions of
+ * one set of live taps): dilations 1 to 40 on small and larger maps, pads
+ * equal to, below and above the dilation, strides 1 and 2, groups 1 and
+ * depthwise, each activation in turn; a 7x7 on a 2x2 map; the same bytes
+ * on 1 to 3 threads.
+ */
+static void test_fast_conv_dilated(void)
+{
+	rng_state = 12;
+	for (int64_t d = 1; d <= 40; d++) {
+		int64_t pads[3] = {d, d > 1 ? d - 1 : 0, d + 3};
+		for (int pi = 0; pi < 3; pi++) {
+			int64_t p = pads[pi], s = 1 + (d + pi) % 2, map = d % 3 ? 16 : 27;
+			int64_t kdw = 4 * d + 1 <= map + 2 * p ? 5 : 3;
+			conv_case cc[] = {
+			    C2(1, 6, 20, 1, map, map + 1, 3, s, p, d, (int)(d & 1), 0),
+			    C2(1, 12, 12, 12, map, map, kdw, s, p, d, 1, 0), /* depthwise */
+			};
+			CHECK(conv_check(&cc[0], &ACTS[(d + pi) % LEN(ACTS)]));
+			CHECK(conv_check(&cc[1], &ACTS[(d + 2 * pi) % LEN(ACTS)]));
+		}
+	}
+	static const conv_case cases[] = {
+	    C2(1, 40, 24, 1, 16, 16, 3, 1, 12, 12, 1, 1), /* ASPP: by regions */
+	    C2(1, 40, 24, 1, 16, 16, 3, 1, 24, 24, 1, 1), /* ASPP: a 1x1 */
+	    C2(2, 33, 41, 1, 16, 16, 3, 1, 36, 36, 1, 1), /* batch 2 */
+	    C2(1, 7, 9, 1, 2, 2, 7, 1, 3, 1, 1, 1),	  /* 7x7 on 2x2 */
+	    C2(1, 16, 16, 16, 16, 16, 5, 1, 4, 2, 1, 1),  /* depthwise, dilation 2 */
+	    C2(1, 16, 16, 16, 8, 8, 3, 1, 8, 8, 1, 1),	  /* depthwise: the centre */
+	    C2(1, 64, 72, 1, 32, 32, 3, 1, 4, 4, 1, 1),	  /* fcn_resnet50's layer 4 */
+	    C2(2, 24, 36, 1, 20, 18, 3, 2, 10, 10, 1, 1), /* regions, stride 2 */
+	    /* uneven pads: the live window's trailing pad shrinks */
+	    {.nsp = 2, .n = 1, .c = 8, .m = 16, .g = 1, .in = {10, 12}, .k = {3, 5},
+	     .s = {1, 1}, .d = {9, 3}, .plo = {9, 1}, .phi = {2, 11}, .bias = 1, .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	static const conv_case big[] = {
+	    C2(1, 960, 100, 1, 16, 16, 3, 1, 12, 12, 1, 1), /* by regions, M tail 4 */
+	    C2(1, 320, 64, 1, 16, 16, 3, 1, 24, 24, 1, 1),  /* a 1x1 */
+	};
+	for (int ci = 0; ci < LEN(big); ci++)
+		CHECK(conv_threads_same(&big[ci], ci));
+}
+
 static void test_fast_threads(void)
 {
 	rng_state = 8;
@@ -707,53 +808,8 @@ static void test_fast_threads(void)
 	    C1(1, 1, 64, 1, 16000, 80, 4, 40, 40, 1, 1, 1),
 	    C2(1, 3, 64, 1, 120, 120, 3, 1, 1, 1, 1, 1), /* by output row */
 	};
-	for (int ci = 0; ci < LEN(convs); ci++) {
-		const conv_case *cc = &convs[ci];
-		int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
-		conv_geom(cc, in, k, s, d, plo, phi, out);
-		int64_t cg = cc->c / cc->g, ny = cc->n * cc->m * out[1] * out[2];
-		float *x = rnd_buf(cc->n * cc->c * in[1] * in[2]),
-		      *w = rnd_buf(cc->m * cg * k[1] * k[2]);
-		float *b = rnd_buf(cc->m);
-		/* the last nsp of the 2-D arrays */
-		int nsp = cc->nsp, o = 3 - nsp;
-		int64_t xd[4] = {cc->n, cc->c, in[o], in[2]}, wd[4] = {cc->m, cg, k[o], k[2]};
-		int64_t pads[4] = {plo[o], plo[2]}, strides[2] = {s[o], s[2]};
-		pads[nsp] = phi[o];
-		pads[nsp + 1] = phi[2];
-		gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2 + nsp, xd, x);
-		gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 2 + nsp, wd, w);
-		gc_tensor tb = harness_tensor(GC_DTYPE_FLOAT, 1, (int64_t[]){cc->m}, b);
-		gc_tensor *ins[] = {&tx, &tw, &tb};
-		gc_attr attrs[] = {
-		    {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * nsp, .v.ints = pads},
-		    {.name = "strides", .type = GC_ATTR_INTS, .n = nsp, .v.ints = strides},
-		    {.name = "group", .type = GC_ATTR_INT, .v.i = cc->g},
-		    {.name = "_gc_activation", .type = GC_ATTR_STRING, .n = 4, .v.s = "Relu"}};
-		harness_run h;
-		gc_runtime_init(NULL, NULL);
-		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
-		float *y2 = malloc((size_t)ny * sizeof(float)),
-		      *y3 = malloc((size_t)ny * sizeof(float));
-		uint64_t jobs = gc_nn_par_jobs();
-		int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
-		ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
-		     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
-		int split = !gc_pk_usable() || gc_nn_par_jobs() > jobs;
-		if (!ok || !split)
-			fprintf(stderr, "  conv case %d: %s\n", ci,
-				rc    ? h.err.msg
-				: !ok ? "differs"
-				      : "not split over the threads");
-		ok = ok && split;
-		harness_free(&h);
-		free(x);
-		free(w);
-		free(b);
-		free(y2);
-		free(y3);
-		CHECK(ok);
-	}
+	for (int ci = 0; ci < LEN(convs); ci++)
+		CHECK(conv_threads_same(&convs[ci], ci));
 	int64_t m = 40, n = 500, kk = 300;
 	float *A = rnd_buf(m * kk), *B = rnd_buf(kk * n), *C = rnd_buf(n);
 	gc_tensor tA = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){m, kk}, A);
@@ -910,5 +966,6 @@ static void test_fast_threads_callers(void)
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
 	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
-	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_threads),
+	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_dilated),
+	  TEST(test_fast_threads),
 	  TEST(test_fast_threads_callers))
