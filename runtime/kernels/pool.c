@@ -396,6 +396,12 @@ ROW512_INLINE __m512 cols16(row_op op, const gc_nn_window *w, const float *xc, i
 	__m512 acc = init;
 	const float *r = xc + s1 * W + i0;
 	const int64_t step = w->dil[1] * W;
+	if (m == 0xffff && h1 - l1 == 3) { /* 3 rows inside, unrolled */
+		r += l1 * step;
+		acc = red16_all(op, acc, _mm512_loadu_ps(r));
+		acc = red16_all(op, acc, _mm512_loadu_ps(r + step));
+		return red16_all(op, acc, _mm512_loadu_ps(r + 2 * step));
+	}
 	if (m == 0xffff) /* the row's inside: plain loads, which AMD's prefetchers follow */
 		for (int64_t t = l1; t < h1; t++)
 			acc = red16_all(op, acc, _mm512_loadu_ps(r + t * step));
