@@ -20,6 +20,7 @@ static const gc_lowering gc_ir_lowerings[] = {
 
 static const gc_pass gc_ir_passes[] = {
     {"identity-elimination", gc_pass_identity_elimination},
+    {"fold-pad", gc_pass_fold_pad}, /* after identity-elimination (Pads of nothing) */
     {"bind-qdq", gc_pass_bind_qdq}, /* custom nodes' QDQ edges, before fusions move them */
     {"fuse-qdq-conv", gc_pass_fuse_qdq_conv}, /* before fuse-activation takes its Relu */
     {"fuse-qdq-matmul", gc_pass_fuse_qdq_matmul}, /* before fuse-matmul-bias takes its Add */

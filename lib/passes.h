@@ -29,6 +29,7 @@ typedef struct gc_pass {
 /* The passes of passes.c's list, one per lib/pass-*.c file. */
 int gc_pass_gradient(gc_pass_ctx *ctx);
 int gc_pass_identity_elimination(gc_pass_ctx *ctx);
+int gc_pass_fold_pad(gc_pass_ctx *ctx);
 int gc_pass_bind_qdq(gc_pass_ctx *ctx);
 int gc_pass_fuse_qdq_conv(gc_pass_ctx *ctx);
 int gc_pass_fuse_qdq_matmul(gc_pass_ctx *ctx);

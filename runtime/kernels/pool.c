@@ -34,7 +34,7 @@ typedef struct pool_state {
 	void (*row_2x2)(const float *, const float *, float *, int64_t); /* maxpool_2x2_range's */
 	bool prefetch; /* maxpool_2x2_range: prefetch the input (POOL_PREFETCH_BYTES) */
 	bool v512;     /* gc_maxpool8_rows's */
-	bool taps512;  /* row_pool's MaxPool of stride 2, 3 taps: row_taps_max_s2k3 */
+	int64_t plane_chunks; /* the plane path's (plane_tables) */
 	float col_count[];
 } pool_state;
 
@@ -324,33 +324,329 @@ ROW_INLINE void row_taps(row_op op, float *restrict y, const float *restrict b, 
 	row_taps_any(op, y, b, ow, stride, kw, dil, init);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* row_taps_fixed's MaxPool of stride 2 and 3 taps (resnet's 3x3/2) in
- * AVX-512, from the buffer's len floats: b[2o], b[2o + 1] and b[2o + 2] of
- * 16 outputs by 3 two-register permutes, in row_red's order
- * (_mm512_max_ps(v, acc) is v > acc ? v : acc), every load and the last
- * store masked: no scalar tail (56 outputs a row are 3 x 16 + 8). */
-__attribute__((target("avx512f"))) static void row_taps_max_s2k3(float *restrict y,
-								 const float *restrict b,
-								 int64_t ow, int64_t len)
+static double row_cycles(const pool_state *st);
+
+/* What the row path divides output row s1's sums by, before col_count:
+ * the window's rows counted (its taps [l1, h1) inside the input, or with
+ * count_include_pad those inside the padded input too). */
+static inline float row_divisor(const pool_state *st, int64_t s1, int64_t l1, int64_t h1)
 {
-	const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
-	const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+	const gc_nn_window *w = &st->w;
+	return (float)(st->count_include_pad
+			   ? taps_with_pad(s1, w->k[1], w->dil[1], w->in[1], w->pad_hi[1])
+			   : h1 - l1);
+}
+
+#define PLANE_MAX_FLOATS (INT64_C(1) << 14) /* output plane; larger: rows */
+#define PLANE_MAX_TAPS 64			 /* kernel height + width */
+
+/* The plane's divisors (AveragePool) and masks, after col_count. */
+static float *plane_div(const pool_state *st)
+{
+	return (float *)st->col_count + st->w.out[2];
+}
+
+static uint16_t *plane_masks(const pool_state *st)
+{
+	return (uint16_t *)(plane_div(st) + st->w.out[1] * st->w.out[2]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * One output row of the row path in AVX-512, picked at prepare for
+ * horizontal strides 1 and 2 with taps spanning at most 16 * stride + 1
+ * columns: the portable loops' operations in their order (the same bytes),
+ * but with the column reductions kept in registers. Going through the row
+ * buffer, every 16-float load of it straddles two earlier stores, which
+ * the store buffer cannot forward: inception_v3's 3x3 AveragePools took
+ * as long in AVX-512 as in the compiled loops.
+ *
+ * For 16 outputs from input column i0 = o * stride - pad_lo, stride 1 takes
+ * the column reductions of [i0, i0 + 32) as two vectors; stride 2 takes
+ * those of [i0, i0 + 64) as four and splits them into the even and the odd
+ * columns (two vectors each). The tap at column offset off is then one
+ * two-register permute: lanes off.. (stride 1), or lanes off / 2.. of the
+ * even or odd vectors (stride 2). The second half carries over to the next
+ * 16 outputs. Columns outside the input are the reduction's identity, as
+ * in the buffer. _mm512_mask_max_ps(acc, m, v, acc) is row_red's
+ * v > acc ? v : acc (NaN gives acc).
+ */
+#define ROW512 __attribute__((target("avx512f")))
+#define ROW512_INLINE static inline __attribute__((always_inline)) ROW512
+
+ROW512_INLINE __m512 red16(row_op op, __m512 acc, __mmask16 m, __m512 v)
+{
+	return op == ROW_MAX ? _mm512_mask_max_ps(acc, m, v, acc) : _mm512_mask_add_ps(acc, m, acc, v);
+}
+
+/* red16 on every lane */
+ROW512_INLINE __m512 red16_all(row_op op, __m512 acc, __m512 v)
+{
+	return op == ROW_MAX ? _mm512_max_ps(v, acc) : _mm512_add_ps(acc, v);
+}
+
+/* The window's rows [l1, h1) reduced over input columns [i0, i0 + 16). */
+ROW512_INLINE __m512 cols16(row_op op, const gc_nn_window *w, const float *xc, int64_t s1,
+			    int64_t l1, int64_t h1, int64_t i0, __m512 init)
+{
+	const int64_t W = w->in[2];
+	/* lanes inside the row; the others are never loaded (masked loads do
+	 * not fault), so the address may lie before the row's start */
+	__mmask16 m = (__mmask16)(gc_lanes16(W - i0) & ~gc_lanes16(-i0));
+	__m512 acc = init;
+	const float *r = xc + s1 * W + i0;
+	const int64_t step = w->dil[1] * W;
+	if (m == 0xffff && h1 - l1 == 3) { /* 3 rows inside, unrolled */
+		r += l1 * step;
+		acc = red16_all(op, acc, _mm512_loadu_ps(r));
+		acc = red16_all(op, acc, _mm512_loadu_ps(r + step));
+		return red16_all(op, acc, _mm512_loadu_ps(r + 2 * step));
+	}
+	if (m == 0xffff) /* the row's inside: plain loads, which AMD's prefetchers follow */
+		for (int64_t t = l1; t < h1; t++)
+			acc = red16_all(op, acc, _mm512_loadu_ps(r + t * step));
+	else
+		for (int64_t t = l1; t < h1; t++)
+			acc = red16(op, acc, m, _mm512_maskz_loadu_ps(m, r + t * step));
+	return acc;
+}
+
+/* s3: the window's width is 3 taps without dilation at stride s3 (1 or 2;
+ * 0: any), so that the loops unroll. */
+ROW512_INLINE void row512(row_op op, int s3, const pool_state *st, const float *xc, int64_t s1,
+			  int64_t l1, int64_t h1, float rows, float *restrict y)
+{
+	const gc_nn_window *w = &st->w;
+	const int64_t OW = w->out[2], s = s3 ? s3 : w->stride[2], dil = s3 ? 1 : w->dil[2];
+	const int64_t kw = s3 ? 3 : w->k[2];
+	const __m512 init = _mm512_set1_ps(op == ROW_MAX ? -FLT_MAX : 0.0f);
+	const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	const __m512i even = _mm512_add_epi32(iota, iota);
 	const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-	for (int64_t o = 0; o < ow; o += 16) {
-		const float *p = b + 2 * o;
-		int64_t n = len - 2 * o; /* floats readable from p */
-		__m512 lo = _mm512_maskz_loadu_ps(gc_lanes16(n), p);
-		__m512 hi = _mm512_maskz_loadu_ps(gc_lanes16(n - 16), p + 16);
-		__m512 lo2 = _mm512_maskz_loadu_ps(gc_lanes16(n - 2), p + 2);
-		__m512 hi2 = _mm512_maskz_loadu_ps(gc_lanes16(n - 18), p + 18);
-		__m512 acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), lowest);
-		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), acc);
-		acc = _mm512_max_ps(_mm512_permutex2var_ps(lo2, even, hi2), acc);
-		_mm512_mask_storeu_ps(y + o, gc_lanes16(ow - o), acc);
+	/* the even columns (all of them at stride 1) and the odd, current and
+	 * next: named registers, not arrays (indexed ones live on the stack) */
+	__m512 ce, co = init, ne, no = init;
+	int64_t i0 = -w->pad_lo[2];
+	if (s == 1) {
+		ce = cols16(op, w, xc, s1, l1, h1, i0, init);
+	} else {
+		__m512 a = cols16(op, w, xc, s1, l1, h1, i0, init);
+		__m512 b = cols16(op, w, xc, s1, l1, h1, i0 + 16, init);
+		ce = _mm512_permutex2var_ps(a, even, b);
+		co = _mm512_permutex2var_ps(a, odd, b);
+	}
+	for (int64_t o = 0; o < OW; o += 16, i0 += 16 * s) {
+		if (s == 1) {
+			ne = cols16(op, w, xc, s1, l1, h1, i0 + 16, init);
+		} else {
+			__m512 a = cols16(op, w, xc, s1, l1, h1, i0 + 32, init);
+			__m512 b = cols16(op, w, xc, s1, l1, h1, i0 + 48, init);
+			ne = _mm512_permutex2var_ps(a, even, b);
+			no = _mm512_permutex2var_ps(a, odd, b);
+		}
+		__m512 acc = init;
+		for (int64_t c = 0; c < kw; c++) {
+			int64_t off = c * dil, q = s == 1 ? off : off >> 1;
+			bool e = s == 2 && (off & 1);
+			__m512 v = q ? _mm512_permutex2var_ps(
+					   e ? co : ce, _mm512_add_epi32(iota, _mm512_set1_epi32((int)q)),
+					   e ? no : ne)
+				 : e ? co
+				     : ce;
+			acc = red16_all(op, acc, v);
+		}
+		__mmask16 m = gc_lanes16(OW - o);
+		if (op == ROW_SUM)
+			acc = _mm512_div_ps(acc, _mm512_mul_ps(_mm512_set1_ps(rows),
+							       _mm512_maskz_loadu_ps(m, st->col_count + o)));
+		_mm512_mask_storeu_ps(y + o, m, acc);
+		ce = ne;
+		co = no;
 	}
 }
+
+/* The row path's loop over channels and output rows, with row512. */
+ROW512_INLINE void rows512(row_op op, int s3, const gc_node *n, gc_tensor *const *in,
+			   gc_tensor *const *out, int64_t c0, int64_t c1)
+{
+	const pool_state *st = n->state;
+	const gc_nn_window *w = &st->w;
+	const float *x = in[0]->data;
+	float *y = out[0]->data;
+	const int64_t H = w->in[1], OH = w->out[1], OW = w->out[2];
+	for (int64_t ch = c0; ch < c1; ch++)
+		for (int64_t oh = 0; oh < OH; oh++) {
+			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;
+			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
+			float rows = op == ROW_MAX ? 0 : row_divisor(st, s1, l1, h1);
+			row512(op, s3, st, x + ch * st->in_sp, s1, l1, h1, rows,
+			       y + (ch * OH + oh) * OW);
+		}
+}
+
+#define ROW512_RANGE(name, op, s3)                                                                 \
+	static ROW512 void name(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,     \
+				int64_t c0, int64_t c1, float *buf)                                \
+	{                                                                                          \
+		(void)buf;                                                                         \
+		rows512(op, s3, n, in, out, c0, c1);                                               \
+	}                                                                                          \
+	static int name##_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                  \
+			      gc_tensor *const *out)                                               \
+	{                                                                                          \
+		const pool_state *st = n->state;                                                   \
+		return pool_par(k, n, in, out, name, st->channels, row_cycles(st), 0);             \
+	}
+
+ROW512_RANGE(row512_max, ROW_MAX, 0)
+ROW512_RANGE(row512_sum, ROW_SUM, 0)
+ROW512_RANGE(row512_max_s1k3, ROW_MAX, 1)
+ROW512_RANGE(row512_max_s2k3, ROW_MAX, 2)
+ROW512_RANGE(row512_sum_s1k3, ROW_SUM, 1)
+ROW512_RANGE(row512_sum_s2k3, ROW_SUM, 2)
+
+/* The run function of row512 for the window (row512_fits). */
+static gc_run_fn row512_pick(const gc_nn_window *w, bool is_max)
+{
+	int s3 = w->k[2] == 3 && w->dil[2] == 1 ? (int)w->stride[2] : 0;
+	return s3 == 1	 ? (is_max ? row512_max_s1k3_run : row512_sum_s1k3_run)
+	       : s3 == 2 ? (is_max ? row512_max_s2k3_run : row512_sum_s2k3_run)
+			 : (is_max ? row512_max_run : row512_sum_run);
+}
+
+/* Whether row512 serves the window: stride 1 or 2, and every tap's lanes in
+ * the current and next vectors. */
+static bool row512_fits(const gc_nn_window *w)
+{
+	int64_t s = w->stride[2];
+	return (s == 1 || s == 2) && (w->k[2] - 1) * w->dil[2] <= 16 * s;
+}
+
+/*
+ * The plane path: windows of stride 1 whose output rows are as wide as the
+ * input's (inception_v3's 3x3 AveragePools with pad 1, googlenet's MaxPools
+ * 3x3/1 pad 1) on small planes, in AVX-512. There output position p (of the
+ * plane seen flat) reads input p + (a * dil - pad_lo) * W + (b * dil -
+ * pad_lo) at tap (a, b), so 16 outputs of any rows take each tap as one
+ * masked load; the masks (a tap's input row and column inside the input)
+ * come from prepare. Row by row, 17 or 8 outputs paid a row's overhead each
+ * time (0.3 ms for 768 x 17 x 17). The order of operations is the row
+ * path's: each tap column b reduced over the rows a, padding columns the
+ * identity, then the columns in order, and the same divisors: the same
+ * bytes.
+ */
+/* kh3: the window is 3x3 without dilation (the loops unroll). */
+ROW512_INLINE void plane512(row_op op, bool kh3, const gc_node *n, gc_tensor *const *in,
+			    gc_tensor *const *out, int64_t c0, int64_t c1)
+{
+	const pool_state *st = n->state;
+	const gc_nn_window *w = &st->w;
+	const float *x = in[0]->data, *div = plane_div(st);
+	float *y = out[0]->data;
+	const int64_t W = w->in[2], np = st->out_sp, nch = st->plane_chunks;
+	const int64_t kh = kh3 ? 3 : w->k[1], kw = kh3 ? 3 : w->k[2];
+	const int64_t dh = kh3 ? 1 : w->dil[1], dw = kh3 ? 1 : w->dil[2];
+	const int64_t ph = w->pad_lo[1], pw = w->pad_lo[2];
+	const uint16_t *rmask = plane_masks(st), *cmask = rmask + kh * nch;
+	const __m512 init = _mm512_set1_ps(op == ROW_MAX ? -FLT_MAX : 0.0f);
+	for (int64_t ch = c0; ch < c1; ch++) {
+		const float *xc = x + ch * st->in_sp;
+		float *yc = y + ch * np;
+		for (int64_t j = 0, p = 0; j < nch; j++, p += 16) {
+			__m512 acc = init;
+			for (int64_t b = 0; b < kw; b++) {
+				/* masked-off lanes are not loaded: the address may
+				 * lie outside the plane */
+				const float *xb = xc + p + b * dw - pw - ph * W;
+				__mmask16 cm = cmask[b * nch + j];
+				__m512 v = init;
+				for (int64_t a = 0; a < kh; a++) {
+					__mmask16 m = (__mmask16)(rmask[a * nch + j] & cm);
+					v = red16(op, v, m, _mm512_maskz_loadu_ps(m, xb + a * dh * W));
+				}
+				acc = red16_all(op, acc, v);
+			}
+			__mmask16 m = gc_lanes16(np - p);
+			if (op == ROW_SUM)
+				acc = _mm512_div_ps(acc, _mm512_maskz_loadu_ps(m, div + p));
+			_mm512_mask_storeu_ps(yc + p, m, acc);
+		}
+	}
+}
+
+#define PLANE512_RANGE(name, op, kh3)                                                             \
+	static ROW512 void name(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,     \
+				int64_t c0, int64_t c1, float *buf)                                \
+	{                                                                                          \
+		(void)buf;                                                                         \
+		plane512(op, kh3, n, in, out, c0, c1);                                             \
+	}                                                                                          \
+	static int name##_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                  \
+			      gc_tensor *const *out)                                               \
+	{                                                                                          \
+		const pool_state *st = n->state;                                                   \
+		return pool_par(k, n, in, out, name, st->channels, row_cycles(st), 0);             \
+	}
+
+PLANE512_RANGE(plane512_max, ROW_MAX, false)
+PLANE512_RANGE(plane512_sum, ROW_SUM, false)
+PLANE512_RANGE(plane512_max3, ROW_MAX, true)
+PLANE512_RANGE(plane512_sum3, ROW_SUM, true)
+
+/* The plane path's run function for the window. */
+static gc_run_fn plane512_pick(const gc_nn_window *w, bool is_max)
+{
+	bool k3 = w->k[1] == 3 && w->k[2] == 3 && w->dil[1] == 1 && w->dil[2] == 1;
+	return is_max ? (k3 ? plane512_max3_run : plane512_max_run)
+		      : (k3 ? plane512_sum3_run : plane512_sum_run);
+}
 #endif
+
+/* The plane path's 16-output chunks when it serves the window, else 0. */
+static int64_t plane_chunks(const gc_nn_window *w)
+{
+	int64_t np = w->out[1] * w->out[2];
+	if (w->nsp > 2 || w->stride[1] != 1 || w->stride[2] != 1 || w->out[2] != w->in[2] ||
+	    np < 1 || np > PLANE_MAX_FLOATS || w->k[1] + w->k[2] > PLANE_MAX_TAPS)
+		return 0;
+	return (np + 15) / 16;
+}
+
+/* Bytes of the plane path's tables after col_count. */
+static size_t plane_bytes(const gc_nn_window *w)
+{
+	int64_t nch = plane_chunks(w);
+	return (size_t)(w->out[1] * w->out[2]) * sizeof(float) +
+	       (size_t)((w->k[1] + w->k[2]) * nch) * sizeof(uint16_t);
+}
+
+/* The divisors (the row path's rows * col_count) and the taps' masks: lane
+ * i of chunk j is output p = 16 j + i; tap row a's mask has the lanes whose
+ * input row lies inside the input, tap column b's those whose column does. */
+static void plane_tables(pool_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	const int64_t H = w->in[1], W = w->in[2], np = w->out[1] * W, nch = st->plane_chunks;
+	float *div = plane_div(st);
+	uint16_t *rmask = plane_masks(st), *cmask = rmask + w->k[1] * nch;
+	memset(rmask, 0, (size_t)((w->k[1] + w->k[2]) * nch) * sizeof *rmask);
+	for (int64_t p = 0; p < np; p++) {
+		int64_t oh = p / W, ow = p % W, s1 = oh - w->pad_lo[1], l1, h1;
+		gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
+		div[p] = row_divisor(st, s1, l1, h1) * st->col_count[ow];
+		uint16_t bit = (uint16_t)(1u << (p % 16));
+		for (int64_t a = 0; a < w->k[1]; a++) {
+			int64_t r = s1 + a * w->dil[1];
+			if (r >= 0 && r < H)
+				rmask[a * nch + p / 16] |= bit;
+		}
+		for (int64_t b = 0; b < w->k[2]; b++) {
+			int64_t c = ow - w->pad_lo[2] + b * w->dil[2];
+			if (c >= 0 && c < W)
+				cmask[b * nch + p / 16] |= bit;
+		}
+	}
+}
 
 ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			 int64_t c0, int64_t c1, float *buf, row_op op)
@@ -373,23 +669,11 @@ ROW_INLINE void row_pool(const gc_node *n, gc_tensor *const *in, gc_tensor *cons
 		for (int64_t oh = 0; oh < OH; oh++) {
 			int64_t s1 = oh * w->stride[1] - w->pad_lo[1], l1, h1;
 			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
-			rows_reduce(op, buf + pl, xc, s1, w->dil[1], l1, h1, W, init, cols);
 			float *yr = y + (ch * OH + oh) * OW;
-#if defined(__x86_64__) && defined(__GNUC__)
-			if (op == ROW_MAX && st->taps512) {
-				row_taps_max_s2k3(yr, buf, OW, st->row_len);
-				continue;
-			}
-#endif
+			rows_reduce(op, buf + pl, xc, s1, w->dil[1], l1, h1, W, init, cols);
 			row_taps(op, yr, buf, OW, w->stride[2], w->k[2], w->dil[2], init);
-			if (op == ROW_SUM) {
-				float rows = (float)(st->count_include_pad
-							 ? taps_with_pad(s1, w->k[1], w->dil[1], H,
-									 w->pad_hi[1])
-							 : h1 - l1);
-				for (int64_t o = 0; o < OW; o++)
-					yr[o] = yr[o] / (rows * st->col_count[o]);
-			}
+			for (int64_t o = 0; op == ROW_SUM && o < OW; o++)
+				yr[o] = yr[o] / (row_divisor(st, s1, l1, h1) * st->col_count[o]);
 		}
 	}
 }
@@ -607,19 +891,26 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	int64_t row_len = has_indices || !(x->dtype == GC_DTYPE_FLOAT || gc_nn_is_half(x->dtype) || q8)
 			      ? 0
 			      : row_path_len(&w);
-	pool_state *st = gc_kstate(
-	    k, n, sizeof *st + (row_len && !is_max ? (size_t)w.out[2] * sizeof(float) : 0));
+	/* The plane path (AVX-512) in place of the row path where it serves. */
+	int64_t chunks = row_len && !q8 && gc_pk_usable() ? plane_chunks(&w) : 0;
+	pool_state *st = gc_kstate(k, n,
+				   sizeof *st + (row_len ? (size_t)w.out[2] * sizeof(float) : 0) +
+				       (chunks ? plane_bytes(&w) : 0));
 	if (!st)
 		return gc_kok(k);
 	st->w = w;
 	st->row_len = row_len;
-	for (int64_t o = 0; row_len && !is_max && o < w.out[2]; o++) {
+	st->plane_chunks = chunks;
+	for (int64_t o = 0; row_len && o < w.out[2]; o++) {
 		int64_t s2 = o * w.stride[2] - w.pad_lo[2], l2, h2;
 		gc_pool_taps(s2, w.k[2], w.dil[2], w.in[2], &l2, &h2);
 		st->col_count[o] =
 		    (float)(cip ? taps_with_pad(s2, w.k[2], w.dil[2], w.in[2], w.pad_hi[2])
 				: h2 - l2);
 	}
+	st->count_include_pad = cip != 0;
+	if (chunks)
+		plane_tables(st);
 	st->channels = x->dims[0] * x->dims[1];
 	st->in_sp = st->w.in[0] * st->w.in[1] * st->w.in[2];
 	st->out_sp = st->w.out[0] * st->w.out[1] * st->w.out[2];
@@ -640,8 +931,13 @@ static int pool_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor 
 	if (row_len && !q8) {
 		f32 = is_max ? maxpool_rows_run : avgpool_rows_run;
 		scratch = POOL_SLOTS * row_slot_bytes(st);
-		st->taps512 = is_max && w.stride[2] == 2 && w.k[2] == 3 && w.dil[2] == 1 &&
-			      gc_pk_usable();
+#if defined(__x86_64__) && defined(__GNUC__)
+		/* the packed kernels' AVX-512 check */
+		if (chunks || (row512_fits(&w) && gc_pk_usable())) {
+			f32 = chunks ? plane512_pick(&w, is_max) : row512_pick(&w, is_max);
+			scratch = 0;
+		}
+#endif
 	}
 	if (row_len && is_max && is_2x2(&w) && !gc_reference_kernels()) {
 		f32 = maxpool_2x2_run;

@@ -607,6 +607,23 @@ static void test_pool_threads(void)
 	if (!rc)
 		check_threads(&h, ins, "AveragePool, row path");
 	harness_free(&h);
+	/* stride 1 with pad 1 (inception_v3's AveragePools, googlenet's
+	 * MaxPools): the AVX-512 plane path where the CPU has it */
+	gc_tensor tp = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, 256, 35, 35}, x);
+	gc_tensor *pins[] = {&tp};
+	gc_attr pattrs[] = {
+	    {.name = "kernel_shape", .type = GC_ATTR_INTS, .n = 2, .v.ints = (int64_t[]){3, 3}},
+	    {.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = (int64_t[]){1, 1, 1, 1}},
+	    {.name = "count_include_pad", .type = GC_ATTR_INT, .v.i = 1}};
+	for (int is_max = 0; is_max < 2; is_max++) {
+		rc = is_max ? harness_op(&h, gc_prepare_MaxPool, "MaxPool", 12, 1, pins, 1, 2, pattrs)
+			    : harness_op(&h, gc_prepare_AveragePool, "AveragePool", 11, 1, pins, 1,
+					 3, pattrs);
+		CHECK_INT(rc, 0);
+		if (!rc)
+			check_threads(&h, pins, is_max ? "MaxPool 3x3/1" : "AveragePool 3x3/1");
+		harness_free(&h);
+	}
 	rc = harness_op(&h, gc_prepare_GlobalAveragePool, "GlobalAveragePool", 1, 1, ins, 1, 0,
 			NULL);
 	CHECK_INT(rc, 0);

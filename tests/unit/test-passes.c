@@ -421,7 +421,7 @@ static void test_conv_batchnorm_folded(void)
 		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
-		CHECK_INT(c.n, 19); /* every pass of passes.c reported */
+		CHECK_INT(c.n, 20); /* every pass of passes.c reported */
 		CHECK_INT(changes(&c, "fold-batchnorm"), 1); /* fold-batchnorm */
 		CHECK_INT(count_op(o, "BatchNormalization"), 0);
 		CHECK_INT(count_op(o, "Conv"), 1);
@@ -1039,9 +1039,124 @@ static void test_passes_report_and_refuse_cycles(void)
 	gc_graph_free(g);
 }
 
+/* ---- Pad folded into AveragePool and Conv ---- */
+
+typedef struct pad_case {
+	const char *name;
+	const char *reader; /* AveragePool, Conv or MaxPool */
+	int64_t pads[8];    /* the Pad's, on [N, C, H, W] */
+	const char *mode;
+	float value;
+	int64_t stride, ceil, cip; /* the pool's (cip -1: no attribute) */
+	int64_t own[4];		   /* the reader's pads */
+	int twice;		   /* a Neg reads the Pad's output too */
+	int fold;		   /* whether fold-pad takes it */
+} pad_case;
+
+/* x [2, 3, 7, 9] -> Pad -> "p" -> reader (3x3) -> "y" [, Neg(p) -> "z"];
+ * with `pin`, "p" is a graph output too (nothing folds). */
+static gc_graph *build_pad(const pad_case *pc, int pin, gc_error *err)
+{
+	gc_graph *g = gc_graph_new(pc->name);
+	rng_state = 77;
+	gc_graph_set_opset(g, "", 13, err);
+	int64_t xd[4] = {2, 3, 7, 9}, wd[4] = {4, 3, 3, 3};
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, err);
+	gc_tensor pt = {.dtype = GC_DTYPE_INT64, .rank = 1, .dims = {8}, .data = (void *)pc->pads};
+	gc_graph_add_constant(g, "pads", &pt, err);
+	add_scalar(g, "value", GC_DTYPE_FLOAT, pc->value, err);
+	gc_attr mode = attr_s("mode", pc->mode);
+	const char *pin_[] = {"x", "pads", "value"}, *pout[] = {"p"};
+	gc_graph_add_node(g, "pad", "", "Pad", 3, pin_, 1, pout, 1, &mode, err);
+	int64_t ks[2] = {3, 3}, st[2] = {pc->stride, pc->stride};
+	gc_attr ra[5] = {attr_ints("kernel_shape", 2, ks), attr_ints("strides", 2, st),
+			 attr_ints("pads", 4, pc->own), attr_i("ceil_mode", pc->ceil),
+			 attr_i("count_include_pad", pc->cip)};
+	int conv = !strcmp(pc->reader, "Conv");
+	int n_attr = conv ? 4 : !strcmp(pc->reader, "MaxPool") || pc->cip < 0 ? 4 : 5;
+	if (conv) {
+		add_random(g, "W", GC_DTYPE_FLOAT, 4, wd, 0, err);
+		ra[3] = attr_i("group", 1);
+	}
+	const char *rin[] = {"p", "W"}, *rout[] = {"y"};
+	gc_graph_add_node(g, "reader", "", pc->reader, conv ? 2 : 1, rin, 1, rout, n_attr, ra, err);
+	gc_graph_add_output(g, "y", err);
+	if (pc->twice) {
+		const char *nin[] = {"p"}, *nout[] = {"z"};
+		gc_graph_add_node(g, "neg", "", "Neg", 1, nin, 1, nout, 0, NULL, err);
+		gc_graph_add_output(g, "z", err);
+	}
+	if (pin)
+		gc_graph_add_output(g, "p", err);
+	return g;
+}
+
+static const pad_case pad_cases[] = {
+    /* inception_v3's avg_pool2d(x, 3, 1, 1), and uneven pads */
+    {"avg-s1", "AveragePool", {0, 0, 1, 1, 0, 0, 1, 1}, "constant", 0, 1, 0, -1, {0}, 0, 1},
+    {"avg-uneven", "AveragePool", {0, 0, 1, 2, 0, 0, 2, 0}, "constant", 0, 1, 0, 0, {0}, 0, 1},
+    /* the pool's windows overhang the padded input's end */
+    {"avg-s2-ceil", "AveragePool", {0, 0, 0, 1, 0, 0, 1, 0}, "constant", 0, 2, 1, 0, {0}, 0, 1},
+    /* the pool counts its own pads: the sums add up */
+    {"avg-own-cip", "AveragePool", {0, 0, 1, 0, 0, 0, 0, 2}, "constant", 0, 2, 0, 1,
+     {1, 0, 0, 1}, 0, 1},
+    {"conv", "Conv", {0, 0, 2, 1, 0, 0, 0, 3}, "constant", 0, 1, 0, 0, {1, 1, 1, 1}, 0, 1},
+    /* kept: its own pads not counted, the padded zeros counted */
+    {"avg-own-nocip", "AveragePool", {0, 0, 1, 1, 0, 0, 1, 1}, "constant", 0, 1, 0, 0,
+     {1, 0, 1, 0}, 0, 0},
+    {"reflect", "AveragePool", {0, 0, 1, 1, 0, 0, 1, 1}, "reflect", 0, 1, 0, 0, {0}, 0, 0},
+    {"value", "Conv", {0, 0, 1, 1, 0, 0, 1, 1}, "constant", 0.5f, 1, 0, 0, {0}, 0, 0},
+    {"channel-pad", "AveragePool", {0, 1, 1, 1, 0, 0, 1, 1}, "constant", 0, 1, 0, 0, {0}, 0, 0},
+    {"negative", "AveragePool", {0, 0, 1, -1, 0, 0, 1, 1}, "constant", 0, 1, 0, 0, {0}, 0, 0},
+    {"twice", "AveragePool", {0, 0, 1, 1, 0, 0, 1, 1}, "constant", 0, 1, 0, 0, {0}, 1, 0},
+    {"maxpool", "MaxPool", {0, 0, 1, 1, 0, 0, 1, 1}, "constant", 0, 1, 0, 0, {0}, 0, 0},
+};
+
+static void test_pad_folded(void)
+{
+	for (size_t i = 0; i < sizeof pad_cases / sizeof pad_cases[0]; i++) {
+		pad_case pc = pad_cases[i];
+		gc_error err = {0};
+		gc_graph *g = build_pad(&pc, 0, &err), *ref = build_pad(&pc, 1, &err);
+		CHECK_STR(err.msg, "");
+		counts c = {0};
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		if (changes(&c, "fold-pad") != pc.fold)
+			fprintf(stderr, "case %s\n", pc.name);
+		CHECK_INT(changes(&c, "fold-pad"), pc.fold);
+		CHECK_INT(count_op(o, "Pad"), !pc.fold);
+		if (pc.fold && strcmp(pc.reader, "Conv")) {
+			const gc_attr *cip = node_attr(o, pc.reader, "count_include_pad");
+			CHECK(cip && cip->v.i == 1);
+		}
+		if (pc.fold) {
+			const gc_attr *pads = node_attr(o, pc.reader, "pads");
+			CHECK(pads && pads->n == 4);
+			for (int d = 0; pads && d < 4; d++)
+				CHECK_INT(pads->v.ints[d], pc.pads[2 + d % 2 + 4 * (d / 2)] + pc.own[d]);
+		}
+		result want, got;
+		CHECK_INT(run_graph(ref, 5 + (uint32_t)i, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 5 + (uint32_t)i, 0, &got, &err), 0);
+		CHECK_STR(err.msg, "");
+		CHECK_INT(got.n, want.n);
+		double d = got.n == want.n ? rel_diff(&got, &want) : 1;
+		if (d > 1e-6)
+			fprintf(stderr, "case %s\n", pc.name);
+		CHECK_NEAR(d, 0, 1e-6);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(o);
+		gc_graph_free(ref);
+		gc_graph_free(g);
+	}
+}
+
 TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed), TEST(test_zero_pad_removed),
+	  TEST(test_pad_folded),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
 	  TEST(test_matmul_gelu_fused),
 	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),

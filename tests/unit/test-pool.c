@@ -18,6 +18,7 @@
  */
 #include <graphcc/runtime.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -240,6 +241,117 @@ static void test_row_path_random(void)
 	CHECK(compared >= 1000);
 }
 
+/*
+ * Against a float64 reference written from ONNX's definition: every window
+ * of kernel 1..5, stride 1..3, pads 0..2 at either end, ceil_mode and
+ * count_include_pad, on odd sizes, through whichever path pool.c picks (the
+ * AVX-512 plane and row kernels where the CPU has them). The average
+ * divides by the taps inside the input, or with count_include_pad by those
+ * inside the input and its end pads (ONNX Runtime's rule: ceil_mode's
+ * overhang past the pads is not counted); a max window wholly in the
+ * padding gives -FLT_MAX. Tolerance: max exact, average 1e-6 relative to
+ * the window's absolute sum (float additions in any order).
+ */
+static int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t pl, int64_t ph, int ceil_mode)
+{
+	int64_t span = in + pl + ph - k;
+	int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+	/* ceil_mode: the last window starts inside the input or its left pad */
+	if (ceil_mode && (o - 1) * s >= in + pl)
+		o--;
+	return o;
+}
+
+static int ref_case(const pool_case *pc, const float *x)
+{
+	char what[400];
+	describe(pc, what, sizeof what);
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 0, NULL, (void *)x);
+	harness_run h;
+	if (run_pool(pc, 0, &tx, &h)) {
+		fprintf(stderr, "%s: %s\n", what, h.err.msg);
+		harness_free(&h);
+		return -1;
+	}
+	const int64_t H = pc->in[0], W = pc->in[1];
+	const int64_t OH = out_len(H, pc->k[0], pc->s[0], pc->pl[0], pc->ph[0], pc->ceil_mode);
+	const int64_t OW = out_len(W, pc->k[1], pc->s[1], pc->pl[1], pc->ph[1], pc->ceil_mode);
+	const float *y = h.out[0].data;
+	int ok = h.out[0].dims[2] == OH && h.out[0].dims[3] == OW;
+	if (!ok)
+		fprintf(stderr, "%s: output %" PRId64 "x%" PRId64 ", want %" PRId64 "x%" PRId64 "\n",
+			what, h.out[0].dims[2], h.out[0].dims[3], OH, OW);
+	for (int64_t c = 0; ok && c < pc->n * pc->c; c++)
+		for (int64_t i = 0; ok && i < OH * OW; i++) {
+			int64_t oh = i / OW, ow = i % OW, in_pad = 0, taps = 0;
+			double best = -FLT_MAX, sum = 0, abs = 0;
+			for (int64_t a = 0; a < pc->k[0]; a++)
+				for (int64_t b = 0; b < pc->k[1]; b++) {
+					int64_t r = oh * pc->s[0] - pc->pl[0] + a;
+					int64_t q = ow * pc->s[1] - pc->pl[1] + b;
+					in_pad += r < H + pc->ph[0] && q < W + pc->ph[1];
+					if (r < 0 || r >= H || q < 0 || q >= W)
+						continue;
+					double v = x[(c * H + r) * W + q];
+					best = v > best ? v : best;
+					sum += v;
+					abs += fabs(v);
+					taps++;
+				}
+			double want = pc->is_max ? best : sum / (double)(pc->count_include_pad ? in_pad : taps);
+			double got = y[c * OH * OW + i];
+			double tol = pc->is_max ? 0 : 1e-6 * abs + 1e-30;
+			ok = fabs(got - want) <= tol;
+			if (!ok)
+				fprintf(stderr, "%s: channel %" PRId64 " output (%" PRId64 ", %" PRId64
+					"): %.9g, float64 reference %.9g\n",
+					what, c, oh, ow, got, want);
+		}
+	harness_free(&h);
+	return ok ? 1 : -1;
+}
+
+static void test_float64_reference(void)
+{
+	static const int64_t sizes[][2] = {{7, 9}, {17, 17}, {5, 37}};
+	float x[2 * 3 * 17 * 37];
+	rng_state = 4242;
+	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+		x[i] = (float)((int)rnd(8001) - 4000) / 1000.0f;
+	int compared = 0, failed = 0;
+	for (int is_max = 0; is_max < 2; is_max++)
+		for (int64_t k = 1; k <= 5; k++)
+			for (int64_t s = 1; s <= 3; s++)
+				for (int64_t p = 0; p < 9; p++)
+					for (int flags = 0; flags < 4; flags++) {
+						pool_case pc = {.is_max = is_max, .nsp = 2, .n = 2, .c = 3};
+						const int64_t *sz = sizes[(k + s + p) % 3];
+						pc.in[0] = sz[0];
+						pc.in[1] = sz[1];
+						pc.k[0] = pc.k[1] = k;
+						pc.s[0] = s;
+						pc.s[1] = 1 + (s + p) % 3;
+						pc.d[0] = pc.d[1] = 1;
+						/* pads 0..2 either end, below the kernel */
+						pc.pl[0] = pc.pl[1] = p / 3 < k ? p / 3 : k - 1;
+						pc.ph[0] = pc.ph[1] = p % 3 < k ? p % 3 : k - 1;
+						pc.ph[0] = pc.ph[0] > 0 && (p & 1) ? pc.ph[0] - 1 : pc.ph[0];
+						pc.ceil_mode = flags & 1;
+						pc.count_include_pad = (flags >> 1) & 1;
+						if (is_max && pc.count_include_pad)
+							continue;
+						int r = ref_case(&pc, x);
+						compared += r == 1;
+						failed += r < 0;
+						if (failed > 10)
+							goto done;
+					}
+done:
+	printf("  against float64: %d cases compared, %d failed\n", compared, failed);
+	CHECK_INT(failed, 0);
+	CHECK(compared > 500);
+}
+
 /* The pools of the reference models, and the edges named one by one: each
  * row is one test (its data drawn from a seed of its own). */
 /* clang-format off */
@@ -273,6 +385,15 @@ static const pool_case named[] = {
 	/* all NaN and -inf */
 	{"maxpool_nan_inf",           1, 2,  0,  1,   1, 2, {13, 17},   {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
 	{"maxpool_float16",           1, 2,  1,  0,   1, 2, {13, 17},   {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
+	/* inception_v3's AveragePool 3x3/1 pad 1 with the padding counted (a
+	 * folded Pad) and its MaxPools 3x3/2; googlenet's MaxPool 3x3/1 pad 1
+	 * ceil_mode (the plane path); a 5x5 plane with uneven pads; 3x3/2
+	 * average (the row kernel's even/odd columns) */
+	{"inception_avgpool",         0, 2,  0,  0,   1, 5, {17, 17},   {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 0, 1, NULL},
+	{"inception_maxpool_s2",      1, 2,  0,  1,   1, 3, {71, 71},   {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
+	{"googlenet_maxpool_s1",      1, 2,  0,  1,   1, 3, {14, 14},   {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 1, 0, NULL},
+	{"avgpool_plane_5x5",         0, 2,  0,  0,   2, 2, {9, 21},    {5, 5}, {1, 1}, {1, 1}, {3, 2}, {1, 2}, 0, 0, NULL},
+	{"avgpool_3x3_s2",            0, 2,  0,  0,   1, 3, {35, 35},   {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, 1, NULL},
 };
 /* clang-format on */
 #define N_NAMED (sizeof named / sizeof named[0])
@@ -280,13 +401,17 @@ static const pool_case named[] = {
 /* Test i: a named case, or after them the random ones. */
 static const char *test_name(size_t i)
 {
-	return i < N_NAMED ? named[i].name : "row_path_random";
+	return i < N_NAMED ? named[i].name : i == N_NAMED ? "row_path_random" : "float64_reference";
 }
 
 static void run_test(size_t i)
 {
 	if (i == N_NAMED) {
 		test_row_path_random();
+		return;
+	}
+	if (i == N_NAMED + 1) {
+		test_float64_reference();
 		return;
 	}
 	rng_state = 99 + i;
@@ -300,5 +425,5 @@ static void run_test(size_t i)
 
 int main(int argc, char **argv)
 {
-	return check_run_all_(argc, argv, N_NAMED + 1, test_name, run_test);
+	return check_run_all_(argc, argv, N_NAMED + 2, test_name, run_test);
 }
