@@ -665,8 +665,9 @@ static int32_t *conv_cols(const conv_state *st)
 }
 
 /* The floats of a 1-D or 2-D convolution's phase-split padded input (see
- * conv_state.tap_rows), setting st->tap_len and tap_h; 0 when the input is
- * 3-D or its offsets would not fit int32. */
+ * conv_state.tap_rows) and, at strides above 1, a padded input row for each
+ * thread (tap_pad), setting st->tap_len and tap_h; 0 when the input is 3-D
+ * or its offsets would not fit int32. */
 static int64_t conv_tap_floats(conv_state *st)
 {
 	const gc_nn_window *w = &st->w;
@@ -679,7 +680,7 @@ static int64_t conv_tap_floats(conv_state *st)
 	st->tap_h = (w->out[1] - 1) * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
 	if (st->c * s > INT32_MAX / st->tap_len / st->tap_h)
 		return 0;
-	return st->c * s * st->tap_h * st->tap_len;
+	return (st->c * st->tap_h + (s > 1 ? GC_PK_GEMM_SLOTS : 0)) * s * st->tap_len;
 }
 
 /* The rows of V of output row 0 (conv_state.tap_rows), after
@@ -700,30 +701,52 @@ static int32_t *conv_taps(const conv_state *st)
 	return rows;
 }
 
-/* One batch item's input x as conv_taps reads it, into xq. */
-static void tap_pad(const conv_state *st, const float *x, float *xq)
+/* One batch item's input x as conv_taps reads it, into xq, by (channel,
+ * row) split over the threads (alone, the copy took ~13 % of a first
+ * layer's time at two threads). At strides above 1 each input row is padded
+ * into its thread's s * tap_len floats after the phases (conv_tap_floats)
+ * and split from there by gc_pk_split. */
+typedef struct pad_job {
+	const conv_state *st;
+	const float *x;
+	float *xq;
+} pad_job;
+
+static void tap_pad_part(void *arg, int part, int parts, int slot)
 {
+	const pad_job *j = arg;
+	const conv_state *st = j->st;
 	const gc_nn_window *w = &st->w;
 	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
-	for (int64_t ci = 0; ci < st->c; ci++)
-		for (int64_t r = 0; r < s; r++)
-			for (int64_t R = 0; R < st->tap_h; R++) {
-				float *d = xq + ((ci * s + r) * st->tap_h + R) * len;
-				int64_t h = R - w->pad_lo[1];
-				/* phase indices [a, b) hold input elements s a + r - pl, ... */
-				int64_t a = pl > r ? (pl - r + s - 1) / s : 0;
-				int64_t b = pl + W > r ? (pl + W - r + s - 1) / s : 0;
-				b = h < 0 || h >= w->in[1] ? 0 : b < len ? b : len;
-				a = a < b ? a : b;
-				const float *src = x + (ci * w->in[1] + h) * W + s * a + r - pl;
-				memset(d, 0, (size_t)a * sizeof *d);
-				if (s == 1)
-					memcpy(d + a, src, (size_t)(b - a) * sizeof *d);
-				else
-					for (int64_t i = 0; i < b - a; i++)
-						d[a + i] = src[s * i];
-				memset(d + b, 0, (size_t)(len - b) * sizeof *d);
-			}
+	int64_t plane = st->tap_h * len, lo, hi;
+	float *row = j->xq + (st->c * plane + slot * len) * s;
+	/* padded [a, b) holds the row's elements 0, ... */
+	int64_t a = pl < s * len ? pl : s * len, b = pl + W < s * len ? pl + W : s * len;
+	gc_nn_part_range(st->c * st->tap_h, part, parts, &lo, &hi);
+	for (int64_t q = lo; q < hi; q++) {
+		int64_t ci = q / st->tap_h, R = q % st->tap_h, h = R - w->pad_lo[1];
+		float *d = j->xq + ci * s * plane + R * len;
+		if (h < 0 || h >= w->in[1]) {
+			for (int64_t r = 0; r < s; r++)
+				memset(d + r * plane, 0, (size_t)len * sizeof *d);
+			continue;
+		}
+		float *p = s == 1 ? d : row;
+		memset(p, 0, (size_t)a * sizeof *p);
+		memcpy(p + a, j->x + (ci * w->in[1] + h) * W, (size_t)(b - a) * sizeof *p);
+		memset(p + b, 0, (size_t)(s * len - b) * sizeof *p);
+		if (s > 1)
+			gc_pk_split(row, s, len, d, plane);
+	}
+}
+
+static void tap_pad(const conv_state *st, const float *x, float *xq, int threads)
+{
+	pad_job j = {st, x, xq};
+	int t =
+	    gc_nn_par_threads(threads, (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len));
+	gc_nn_run_parts(t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS, st->c * st->tap_h,
+			tap_pad_part, &j);
 }
 
 /* A 2-D convolution on the row GEMM by output row: its output rows split
@@ -798,7 +821,7 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		g.epi.r_sm = st->out_sp;
 		for (int64_t b = 0; b < st->n; b++) {
 			if (st->tap_rows)
-				tap_pad(st, x + b * st->c * st->in_sp, xq);
+				tap_pad(st, x + b * st->c * st->in_sp, xq, k->threads);
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
@@ -898,12 +921,20 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * groups at 28x28), 1.0-1.04x at 0.79x and above (resnet's 7x7 s2
 	 * stem, 1-D 3-tap ones): it goes by estimates 1.3x its own. Not at
 	 * stride 2 (1.3x slower at 0.55-0.7x: the phase copy, element by
-	 * element) nor on rows of one vector (14 wide: 1.2x slower), nor a
-	 * 2-D one at stride 4 (im2col + OpenBLAS as fast). A 1-D one at
-	 * strides above 2, which the channel kernel does not take, always:
-	 * 0.77x im2col + OpenBLAS (audio1d's first layer). */
+	 * element, since split by lane permutes at strides 2 and 4) nor on
+	 * rows of one vector (14 wide: 1.2x slower). A 1-D one at strides
+	 * above 2, which the channel kernel does not take, always: 0.77x
+	 * im2col + OpenBLAS (audio1d's first layer). A 2-D first layer (1-3
+	 * input channels) at strides 2-4 too: in the whole model at one
+	 * thread inception_v3's 3x3 s2 took 0.71x the channel kernel's time,
+	 * regnet's 0.9x, alexnet's 11x11 s4 0.71x, resnet50's 7x7 s2 0.98x
+	 * (inception's and regnet's 0.7x at two threads, where the channel
+	 * kernel gained nothing from the second); with 16 channels a group
+	 * (regnet's 3x3 s2 g2) 1.3x. */
 	uint64_t tap_bytes = gc_nn_align((uint64_t)tap_floats * 4);
-	int tap_wins = w->stride[2] == 1 && w->out[2] > 16 && tap * 1.3 < chan;
+	int first = st->cg <= 3 && st->g == 1 && w->stride[2] > 1 && w->stride[2] <= 4 &&
+		    w->out[1] > 1;
+	int tap_wins = (w->stride[2] == 1 && w->out[2] > 16 && tap * 1.3 < chan) || first;
 	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
 		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
 	if (by_taps ||

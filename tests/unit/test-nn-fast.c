@@ -443,6 +443,56 @@ static void test_fast_conv_taps(void)
 	CHECK(conv_cases(cases, 1, 1));
 }
 
+/* First layers (1-3 input channels) at strides 2-4 on the row GEMM by
+ * output row: the padded input split into its stride phases by lane
+ * permutes (16 of each at a time, the rest one by one) or element by
+ * element (stride 3); every pad from 0 to kernel - 1 on either side,
+ * odd sizes, rows shorter than a vector, unequal strides and pads. */
+static void test_fast_conv_first(void)
+{
+	rng_state = 23;
+	static const conv_case cases[] = {
+	    C2(1, 3, 32, 1, 37, 45, 3, 2, 0, 1, 1, 1),	/* inception's, 22 wide */
+	    C2(1, 3, 32, 1, 35, 71, 3, 2, 1, 1, 1, 1),	/* regnet's, 36 wide */
+	    C2(2, 3, 21, 1, 29, 67, 3, 2, 2, 1, 0, 1),	/* pads 2 */
+	    C2(1, 1, 9, 1, 40, 99, 2, 2, 1, 1, 1, 1),	/* even kernel, 1 channel */
+	    C2(1, 2, 16, 1, 33, 77, 7, 2, 3, 1, 1, 1),	/* resnet's 7x7 */
+	    C2(1, 3, 12, 1, 30, 70, 7, 2, 5, 1, 1, 1),	/* pads 5 */
+	    C2(1, 3, 64, 1, 47, 91, 11, 4, 2, 1, 1, 1), /* alexnet's */
+	    C2(1, 2, 10, 1, 31, 139, 5, 4, 4, 1, 0, 1), /* stride 4, pads 4 */
+	    C2(1, 3, 11, 1, 26, 83, 5, 3, 1, 1, 1, 1),	/* stride 3 */
+	    C2(1, 3, 8, 1, 21, 150, 4, 3, 3, 1, 1, 1),	/* stride 3, pads 3 */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 17,
+	     .g = 1,
+	     .in = {19, 101},
+	     .k = {3, 6},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .plo = {0, 5},
+	     .phi = {2, 0},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 8,
+	     .g = 1,
+	     .in = {40, 64},
+	     .k = {5, 3},
+	     .s = {3, 4},
+	     .d = {1, 2},
+	     .plo = {4, 0},
+	     .phi = {1, 3},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 2, 1));
+}
+
 /* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
  * the row (longer rows, channel multipliers): the row kernel of 3x3, 5x5
  * and 7x7 at strides 1 and 2 reads the input unpadded, every tail of its
@@ -706,6 +756,11 @@ static void test_fast_threads(void)
 	    C1(1, 64, 64, 1, 1000, 3, 1, 1, 1, 1, 1, 1),
 	    C1(1, 1, 64, 1, 16000, 80, 4, 40, 40, 1, 1, 1),
 	    C2(1, 3, 64, 1, 120, 120, 3, 1, 1, 1, 1, 1), /* by output row */
+	    /* first layers: the input's copy split too */
+	    C2(1, 3, 32, 1, 299, 299, 3, 2, 0, 1, 1, 1),
+	    C2(2, 3, 64, 1, 131, 133, 7, 2, 3, 1, 1, 1),
+	    C2(1, 3, 64, 1, 227, 227, 11, 4, 2, 1, 1, 1),
+	    C2(1, 3, 24, 1, 120, 117, 5, 3, 2, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++) {
 		const conv_case *cc = &convs[ci];
@@ -910,5 +965,5 @@ static void test_fast_threads_callers(void)
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
 	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
-	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_threads),
-	  TEST(test_fast_threads_callers))
+	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
+	  TEST(test_fast_threads), TEST(test_fast_threads_callers))
