@@ -229,9 +229,11 @@ typedef struct conv_state {
 	uint64_t buf_off;
 	int fast;
 	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
-	/* FAST_ROW of a strided 1x1: the input offset of each output pixel,
-	 * gathered into V panels in scratch (gc_pk_gemm.v_cols, v_buf) */
-	int32_t *row_cols;
+	/* FAST_ROW or FAST_CHAN of a strided 1x1: the pixels it reads are
+	 * first copied together into scratch (take), the kernel's input as
+	 * a stride-1 one's */
+	int take;
+	uint64_t take_off;
 	/* FAST_ROW of a 1-D or 2-D convolution by output row (tap_rows set):
 	 * V's rows are the (channel, tap) rows of an output row's im2col,
 	 * read from a zero-padded copy of the input (scratch) split by stride
@@ -254,7 +256,6 @@ static void conv_state_free(void *p)
 		return;
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
-	gc_free(st->row_cols);
 	gc_free(st->tap_rows);
 	gc_free(st);
 }
@@ -646,24 +647,6 @@ static int blas_ready(gc_kctx *k)
 
 /* ---- Conv on the packed kernels ---- */
 
-/* The input offset of each output pixel of a strided 1x1 convolution (which
- * the row GEMM gathers its V panels with), or NULL out of memory. */
-static int32_t *conv_cols(const conv_state *st)
-{
-	const gc_nn_window *w = &st->w;
-	int32_t *cols = gc_malloc((size_t)st->out_sp * sizeof *cols), *d = cols;
-	if (!cols)
-		return NULL;
-	for (int64_t od = 0; od < w->out[0]; od++)
-		for (int64_t oh = 0; oh < w->out[1]; oh++)
-			for (int64_t o = 0; o < w->out[2]; o++)
-				*d++ =
-				    (int32_t)((od * w->stride[0] * w->in[1] + oh * w->stride[1]) *
-						  w->in[2] +
-					      o * w->stride[2]);
-	return cols;
-}
-
 /* The floats of a 1-D or 2-D convolution's phase-split padded input (see
  * conv_state.tap_rows) and, at strides above 1, a padded input row for each
  * thread (tap_pad), setting st->tap_len and tap_h; 0 when the input is 3-D
@@ -706,15 +689,15 @@ static int32_t *conv_taps(const conv_state *st)
  * layer's time at two threads). At strides above 1 each input row is padded
  * into its thread's s * tap_len floats after the phases (conv_tap_floats)
  * and split from there by gc_pk_split. */
-typedef struct pad_job {
+typedef struct copy_job {
 	const conv_state *st;
 	const float *x;
 	float *xq;
-} pad_job;
+} copy_job;
 
 static void tap_pad_part(void *arg, int part, int parts, int slot)
 {
-	const pad_job *j = arg;
+	const copy_job *j = arg;
 	const conv_state *st = j->st;
 	const gc_nn_window *w = &st->w;
 	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
@@ -736,17 +719,48 @@ static void tap_pad_part(void *arg, int part, int parts, int slot)
 		memcpy(p + a, j->x + (ci * w->in[1] + h) * W, (size_t)(b - a) * sizeof *p);
 		memset(p + b, 0, (size_t)(s * len - b) * sizeof *p);
 		if (s > 1)
-			gc_pk_split(row, s, len, d, plane);
+			gc_pk_split(row, s, len, (int)s, d, plane);
 	}
 }
 
 static void tap_pad(const conv_state *st, const float *x, float *xq, int threads)
 {
-	pad_job j = {st, x, xq};
+	copy_job j = {st, x, xq};
 	int t =
 	    gc_nn_par_threads(threads, (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len));
 	gc_nn_run_parts(t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS, st->c * st->tap_h,
 			tap_pad_part, &j);
+}
+
+/* The pixels a strided 1x1 convolution reads of its input x, into xq as a
+ * stride-1 one's input (n c x out_sp), by (channel, output row) split over
+ * the threads. Gathering the row GEMM's V panels from x instead streamed
+ * all of S once a panel (blocks of S kept in L2 need plain V:
+ * s_block_rows), and the channel kernel's tiles read input rows a stride
+ * apart: 1.1-1.5x the time of this copy and the stride-1 kernel
+ * (resnet50's 1x1 s2 to 28x28 and 14x14, regnet's to 56x56). */
+static void take_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const copy_job *j = arg;
+	const conv_state *st = j->st;
+	const gc_nn_window *w = &st->w;
+	int64_t rows = w->out[0] * w->out[1], lo, hi;
+	gc_nn_part_range(st->n * st->c * rows, part, parts, &lo, &hi);
+	for (int64_t q = lo; q < hi; q++) {
+		int64_t ci = q / rows, od = q % rows / w->out[1], oh = q % w->out[1];
+		const float *src =
+		    j->x +
+		    ((ci * w->in[0] + od * w->stride[0]) * w->in[1] + oh * w->stride[1]) * w->in[2];
+		gc_pk_split(src, w->stride[2], w->out[2], 1, j->xq + q * w->out[2], 0);
+	}
+}
+
+static void take(const conv_state *st, const float *x, float *xq, int threads)
+{
+	copy_job j = {st, x, xq};
+	int t = gc_nn_par_threads(threads, (double)(st->n * st->c * st->out_sp));
+	gc_nn_run_parts(t, st->n * st->c * st->w.out[0] * st->w.out[1], take_part, &j);
 }
 
 /* A 2-D convolution on the row GEMM by output row: its output rows split
@@ -792,6 +806,11 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	const float *bias = st->has_bias ? (const float *)in[2]->data : NULL;
 	const float *res = st->has_res ? (const float *)in[3]->data : NULL;
 	float *y = out[0]->data;
+	if (st->take) {
+		float *xq = (float *)(void *)((char *)k->scratch + st->take_off);
+		take(st, x, xq, k->threads);
+		x = xq;
+	}
 	if (st->fast == FAST_DW) {
 		gc_pk_dw_run(&st->dw, x, in[1]->data, bias, y, k->scratch, k->threads);
 		if (st->post_res)
@@ -802,10 +821,9 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		gc_pk_gemm g = {.m = st->mg,
 				.n = st->tap_rows ? st->w.out[2] : st->out_sp,
 				.k = st->kdim,
-				.ldv = st->in_sp,
+				.ldv = st->take ? st->out_sp : st->in_sp,
 				.ldc = st->out_sp,
-				.v_buf = st->row_cols || st->pre_packed ? (float *)k->scratch : NULL,
-				.v_cols = st->row_cols,
+				.v_buf = st->pre_packed ? (float *)k->scratch : NULL,
 				.v_rows = st->tap_rows};
 		float *xq = k->scratch;
 		if (st->tap_rows)
@@ -827,7 +845,7 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
 				g.v = st->tap_rows ? xq + gi * st->cg * st->w.stride[2] *
 							      st->tap_h * st->tap_len
-						   : x + (b * st->c + gi * st->cg) * st->in_sp;
+						   : x + (b * st->c + gi * st->cg) * g.ldv;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
 				tap_gemm(st, &g, k->threads);
@@ -878,15 +896,16 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * nothing to pack */
 	if (!wt && !k->n_stored)
 		return 0;
-	/* 1x1 unpadded: the row GEMM reads the input as V, directly at stride 1,
-	 * gathered at larger strides (~1 cycle a pixel) */
+	/* 1x1 unpadded: the row GEMM reads the input as V; at larger strides
+	 * both kernels read a copy of just the pixels it takes (take), as a
+	 * stride-1 one's input (unless that copy is too large) */
 	int strided = w->stride[0] * w->stride[1] * w->stride[2] > 1;
+	uint64_t take_bytes = gc_nn_align((uint64_t)(st->n * st->c * st->out_sp) * 4);
+	int flat = one && (!strided || take_bytes <= CONV_FAST_SCRATCH_MAX);
 	int64_t rows = w->out[0] * w->out[1];
-	int flat = one && !strided;
 	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
 						      flat ? st->out_sp : w->out[2]);
-	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
-				      (strided ? (double)(st->cg * st->out_sp) : 0));
+	double row = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim);
 	/* a 1-D or 2-D convolution: the row GEMM over each output row's
 	 * im2col, whose panels are copied from a padded copy of the input
 	 * (~1 cycle an element each) */
@@ -895,17 +914,10 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		       (gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
 			(double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16));
 	double tap = (double)st->g * st->tap_cost + (double)tap_floats;
-	/* strided, the channel kernel broadcasts pixels a stride apart from k
-	 * input rows for each tile, the row GEMM gathers each panel once:
-	 * measured 1.05-1.6x slower than its estimate says against the row
-	 * GEMM (resnet50's 1x1 s2 -> 28x28, 14x14; it stays ahead at 7x7) */
-	if (strided)
-		chan *= 1.2;
 	char key[96];
 	void *fill;
-	/* a strided one gathers its pixels into the row GEMM's V panel buffers
-	 * (gc_pk_gemm.v_buf) as it goes, rather than all of them first (at
-	 * stride 1 the buffers were measured to make no difference) */
+	/* the row GEMM's V panel buffers (gc_pk_gemm.v_buf): the tap path's
+	 * and a fused input affine's */
 	uint64_t vbuf =
 	    (uint64_t)GC_PK_GEMM_SLOTS * (uint64_t)gc_pk_v_floats(st->kdim, GC_PK_NR) * 4;
 	/* a fused input affine goes with the row GEMM's copy of V's panels;
@@ -937,8 +949,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	int tap_wins = (w->stride[2] == 1 && w->out[2] > 16 && tap * 1.3 < chan) || first;
 	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
 		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
-	if (by_taps ||
-	    (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX))) {
+	if (by_taps || (flat && row < chan && (!pre || vbuf <= CONV_FAST_SCRATCH_MAX))) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
@@ -959,14 +970,16 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			n->scratch_bytes = tap_bytes + gc_nn_align(vbuf);
 			return 1;
 		}
-		if (strided && !(st->row_cols = conv_cols(st)))
-			return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
+		st->take = strided;
 		st->pre_packed = pre;
-		n->scratch_bytes = strided || pre ? gc_nn_align(vbuf) : 0;
+		n->scratch_bytes = strided ? take_bytes : pre ? gc_nn_align(vbuf) : 0;
 		return 1;
 	}
-	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,
-				 w->dil, w->pad_lo, w->out, &st->act);
+	static const int64_t unit[3] = {1, 1, 1};
+	st->take = flat && strided;
+	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, st->take ? w->out : w->in,
+				 w->k, st->take ? unit : w->stride, w->dil, w->pad_lo, w->out,
+				 &st->act);
 	if (rc < 0)
 		return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
 	if (rc)
@@ -987,6 +1000,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		gc_pk_conv_pack(wt, st->g, st->mg, st->kdim, fill);
 	st->fast = FAST_CHAN;
 	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_conv_scratch(&st->pk) * 4);
+	st->take_off = n->scratch_bytes;
+	n->scratch_bytes += st->take ? take_bytes : 0;
 	n->run = conv_fast_run;
 	n->state_free = conv_state_free;
 	return 1;

@@ -78,9 +78,10 @@ void gc_pk_pack_s(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, 
 int64_t gc_pk_v_floats(int64_t k, int64_t n);
 /* Packs V[p][j] = b[p * rs + j * cs] for p < k, j < n (columns past n are 0). */
 void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, float *dst);
-/* The phases of a row a stride s apart: dst[r * ld + i] = src[s * i + r]
- * for r < s, i < n (src holds s * n floats); only where gc_pk_usable. */
-void gc_pk_split(const float *src, int64_t s, int64_t n, float *dst, int64_t ld);
+/* The first `phases` (1..s) phases of a row a stride s apart:
+ * dst[r * ld + i] = src[s * i + r] for r < phases, i < n (n >= 1; reads
+ * src[0, s (n - 1) + phases)); only where gc_pk_usable. */
+void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld);
 /* The inverses (a program file may hold only the packed form): a as
  * m x k rows; b[p * rs + j * cs]. */
 void gc_pk_unpack_s(const float *src, int64_t m, int64_t k, float *a);

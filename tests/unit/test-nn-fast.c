@@ -218,10 +218,12 @@ static void test_fast_conv_1x1(void)
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
 
-/* Strided 1x1 convolutions on the row GEMM (outputs long enough for it),
- * which gathers each panel of 48 output pixels from the input as it goes:
- * tails of the panels and of the 8-row tiles, groups, batches, unequal
- * strides, 1-D and 3-D. */
+/* Strided 1x1 convolutions, their pixels copied together first (take):
+ * on the row GEMM (long outputs: tails of the panels and of the 8-row
+ * tiles, groups, batches, unequal strides, 1-D and 3-D) and on the channel
+ * kernel (short ones of many channels: resnet50's downsampling at 14x14
+ * and 7x7, batches, groups), odd input sizes, rows of 16 and more pixels
+ * (the copy's lane permutes) and fewer. */
 static void test_fast_conv_1x1_strided(void)
 {
 	rng_state = 11;
@@ -273,6 +275,11 @@ static void test_fast_conv_1x1_strided(void)
 	     .d = {1, 1, 1},
 	     .bias = 1,
 	     .fast = 1},
+	    C2(1, 256, 96, 1, 27, 28, 1, 2, 0, 1, 1, 1),  /* 14 x 14 */
+	    C2(2, 128, 80, 1, 13, 14, 1, 2, 0, 1, 1, 1),  /* 7 x 7, batch 2 */
+	    C2(2, 64, 64, 2, 29, 29, 1, 2, 0, 1, 0, 1),	  /* 15 x 15, groups */
+	    C2(1, 96, 40, 1, 67, 67, 1, 4, 0, 1, 1, 1),	  /* stride 4, 17 wide */
+	    C2(1, 32, 32, 1, 112, 111, 1, 2, 0, 1, 1, 1), /* regnet's */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 1, 1));
@@ -741,6 +748,7 @@ static void test_fast_threads(void)
 	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
 	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
 	    C2(2, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1),   /* row GEMM, strided */
+	    C2(2, 256, 128, 1, 28, 27, 1, 2, 0, 1, 1, 1),  /* channel kernel, strided */
 	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
 	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
 	    /* depthwise blocked, 16 + 4 channels in 3 bands of rows: the
