@@ -937,16 +937,17 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * rows of one vector (14 wide: 1.2x slower). A 1-D one at strides
 	 * above 2, which the channel kernel does not take, always: 0.77x
 	 * im2col + OpenBLAS (audio1d's first layer). A 2-D first layer (1-3
-	 * input channels) at strides 2-4 too: in the whole model at one
-	 * thread inception_v3's 3x3 s2 took 0.71x the channel kernel's time,
-	 * regnet's 0.9x, alexnet's 11x11 s4 0.71x, resnet50's 7x7 s2 0.98x
-	 * (inception's and regnet's 0.7x at two threads, where the channel
-	 * kernel gained nothing from the second); with 16 channels a group
-	 * (regnet's 3x3 s2 g2) 1.3x. */
+	 * input channels, rows above one vector) at strides 2-4 too: in the
+	 * whole model at one thread inception_v3's 3x3 s2 took 0.71x the
+	 * channel kernel's time, regnet's 0.9x, alexnet's 11x11 s4 0.71x,
+	 * resnet50's 7x7 s2 0.98x (single-node models' on-CPU time: 0.56x,
+	 * 0.81x, 0.68x, 0.92x; inception's and regnet's 0.7x at two threads,
+	 * where the channel kernel gained nothing from the second); with 16
+	 * channels a group (regnet's 3x3 s2 g2) 1.3x. */
 	uint64_t tap_bytes = gc_nn_align((uint64_t)tap_floats * 4);
 	int first = st->cg <= 3 && st->g == 1 && w->stride[2] > 1 && w->stride[2] <= 4 &&
 		    w->out[1] > 1;
-	int tap_wins = (w->stride[2] == 1 && w->out[2] > 16 && tap * 1.3 < chan) || first;
+	int tap_wins = w->out[2] > 16 && ((w->stride[2] == 1 && tap * 1.3 < chan) || first);
 	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
 		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
 	if (by_taps || (flat && row < chan && (!pre || vbuf <= CONV_FAST_SCRATCH_MAX))) {

@@ -487,7 +487,7 @@ static void test_fast_conv_first(void)
 	     .c = 3,
 	     .m = 8,
 	     .g = 1,
-	     .in = {40, 64},
+	     .in = {40, 70},
 	     .k = {5, 3},
 	     .s = {3, 4},
 	     .d = {1, 2},
