@@ -234,17 +234,15 @@ typedef struct conv_state {
 	 * a stride-1 one's */
 	int take;
 	uint64_t take_off;
-	/* FAST_ROW of a 1-D or 2-D convolution by output row (tap_rows set):
-	 * V's rows are the (channel, tap) rows of an output row's im2col,
-	 * read from a zero-padded copy of the input (scratch) split by stride
-	 * phase along w, so that each is contiguous: padded element (R,
-	 * s i + r) of channel c is at ((c s + r) tap_h + R) tap_len + i
-	 * (gc_pk_gemm.v_rows; V's panels in v_buf after the copy, at
-	 * tap_buf). tap_cost: a group's estimated cycles. */
+	/* FAST_ROW of a 1-D or 2-D convolution (tap_rows set): V's rows are
+	 * the (channel, tap) rows of its im2col, each output row's read from
+	 * a zero-padded copy of the input (scratch) split by stride phase
+	 * along w, so that each is contiguous: padded element (R, s i + r) of
+	 * channel c is at ((c s + r) tap_h + R) tap_len + i (gc_pk_gemm.v_rows,
+	 * v_ow; V's panels in v_buf after the copy, at tap_buf). */
 	int32_t *tap_rows;
 	int64_t tap_len, tap_h;
 	uint64_t tap_buf;
-	double tap_cost;
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
 } conv_state;
@@ -763,42 +761,6 @@ static void take(const conv_state *st, const float *x, float *xq, int threads)
 	gc_nn_run_parts(t, st->n * st->c * st->w.out[0] * st->w.out[1], take_part, &j);
 }
 
-/* A 2-D convolution on the row GEMM by output row: its output rows split
- * over the threads, each a product of out[2] columns (g: row 0's). */
-typedef struct tap_job {
-	const conv_state *st;
-	const gc_pk_gemm *g;
-	int threads;
-} tap_job;
-
-static void tap_part(void *arg, int part, int parts, int slot)
-{
-	const tap_job *j = arg;
-	const conv_state *st = j->st;
-	int64_t lo, hi, ow = st->w.out[2];
-	gc_nn_guided_range(st->w.out[1], j->threads, 1, part, parts, &lo, &hi);
-	gc_pk_gemm row = *j->g;
-	for (int64_t oh = lo; oh < hi; oh++) {
-		row.v = j->g->v + oh * st->w.stride[1] * st->tap_len;
-		row.c = j->g->c + oh * ow;
-		row.epi.r = j->g->epi.r ? j->g->epi.r + oh * ow : NULL;
-		gc_pk_gemm_run_slot(&row, 0, (ow + GC_PK_NR - 1) / GC_PK_NR, slot);
-	}
-}
-
-/* The product of conv_fast_run's group: whole (one output row: its
- * column panels split), or by output row. */
-static void tap_gemm(const conv_state *st, const gc_pk_gemm *g, int threads)
-{
-	if (!st->tap_rows || st->w.out[1] == 1) {
-		gc_pk_gemm_par(g, threads);
-		return;
-	}
-	int t = gc_nn_par_threads(threads, st->tap_cost);
-	tap_job j = {st, g, t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS};
-	gc_nn_parallel(j.threads, gc_nn_guided_parts(st->w.out[1], j.threads, 1), tap_part, &j);
-}
-
 static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const conv_state *st = n->state;
@@ -819,12 +781,14 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		gc_pk_conv_run(&st->pk, x, bias, res, y, k->scratch, k->threads);
 	} else {
 		gc_pk_gemm g = {.m = st->mg,
-				.n = st->tap_rows ? st->w.out[2] : st->out_sp,
+				.n = st->out_sp,
 				.k = st->kdim,
 				.ldv = st->take ? st->out_sp : st->in_sp,
 				.ldc = st->out_sp,
 				.v_buf = st->pre_packed ? (float *)k->scratch : NULL,
-				.v_rows = st->tap_rows};
+				.v_rows = st->tap_rows,
+				.v_ow = st->tap_rows ? st->w.out[2] : 0,
+				.v_oh_ld = st->w.stride[1] * st->tap_len};
 		float *xq = k->scratch;
 		if (st->tap_rows)
 			g.v_buf = (float *)(void *)((char *)k->scratch + st->tap_buf);
@@ -848,7 +812,7 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 						   : x + (b * st->c + gi * st->cg) * g.ldv;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
-				tap_gemm(st, &g, k->threads);
+				gc_pk_gemm_par(&g, k->threads);
 			}
 		}
 	}
@@ -906,14 +870,16 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
 						      flat ? st->out_sp : w->out[2]);
 	double row = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim);
-	/* a 1-D or 2-D convolution: the row GEMM over each output row's
-	 * im2col, whose panels are copied from a padded copy of the input
-	 * (~1 cycle an element each) */
+	/* a 1-D or 2-D convolution: the row GEMM over its im2col, whose
+	 * panels are copied from a padded copy of the input (~1 cycle an
+	 * element each); estimated (and the estimate's margin below measured)
+	 * as when it went output row by output row, each row's last panel
+	 * part empty */
 	int64_t tap_floats = one ? 0 : conv_tap_floats(st);
-	st->tap_cost = (double)w->out[1] *
-		       (gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
-			(double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16));
-	double tap = (double)st->g * st->tap_cost + (double)tap_floats;
+	double tap_row =
+	    gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
+	    (double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16);
+	double tap = (double)st->g * (double)w->out[1] * tap_row + (double)tap_floats;
 	char key[96];
 	void *fill;
 	/* the row GEMM's V panel buffers (gc_pk_gemm.v_buf): the tap path's

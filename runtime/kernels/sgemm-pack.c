@@ -526,6 +526,22 @@ static GC_PK_TARGET void pack_panel(const gc_pk_gemm *g, int64_t n0, int64_t nr,
 		}
 		return;
 	}
+	if (!g->v_cols && g->v_ow) {
+		/* the panel's columns by runs within one output row */
+		for (int64_t j = 0, len; j < nr; j += len) {
+			int64_t o = (n0 + j) % g->v_ow, off = (n0 + j) / g->v_ow * g->v_oh_ld + o;
+			len = g->v_ow - o < nr - j ? g->v_ow - o : nr - j;
+			for (int64_t p = 0; p < g->k; p++) {
+				const float *src = v_row(g, p) + off;
+				for (int64_t q = 0; q < len; q += 16) {
+					__mmask16 m = gc_lanes16(len - q);
+					_mm512_mask_storeu_ps(dst + p * GC_PK_NR + j + q, m,
+							      _mm512_maskz_loadu_ps(m, src + q));
+				}
+			}
+		}
+		return;
+	}
 	if (!g->v_cols) {
 		for (int64_t p = 0; p < g->k; p++, dst += GC_PK_NR) {
 			const float *src = v_row(g, p) + n0;

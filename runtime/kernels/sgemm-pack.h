@@ -109,6 +109,11 @@ typedef struct gc_pk_gemm {
 	 * input: an im2col never built; needs v_buf), NULL: p * ldv. */
 	float *v_buf;
 	const int32_t *v_cols, *v_rows;
+	/* With v_rows, v_ow > 0: V's columns are a 2-D convolution's output
+	 * pixels, rows of v_ow, each row v_oh_ld floats after the last in
+	 * every row of V (column j at v_rows[p] + j / v_ow * v_oh_ld +
+	 * j % v_ow); 0: contiguous. */
+	int64_t v_ow, v_oh_ld;
 	/* Plain V with v_buf: row p of V is taken as v * v_a[p] + v_b[p], then
 	 * clamped below at 0 when v_relu, as it is copied (a BatchNormalization
 	 * and Relu before a 1x1 convolution, which lib/pass-batchnorm.c moved
