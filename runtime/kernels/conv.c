@@ -230,20 +230,20 @@ typedef struct conv_state {
 	uint64_t buf_off;
 	int fast;
 	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
-	/* FAST_ROW of a strided 1x1: the input offset of each output pixel,
-	 * gathered into V panels in scratch (gc_pk_gemm.v_cols, v_buf) */
-	int32_t *row_cols;
-	/* FAST_ROW of a 1-D or 2-D convolution by output row (tap_rows set):
-	 * V's rows are the (channel, tap) rows of an output row's im2col,
-	 * read from a zero-padded copy of the input (scratch) split by stride
-	 * phase along w, so that each is contiguous: padded element (R,
-	 * s i + r) of channel c is at ((c s + r) tap_h + R) tap_len + i
-	 * (gc_pk_gemm.v_rows; V's panels in v_buf after the copy, at
-	 * tap_buf). tap_cost: a group's estimated cycles. */
+	/* FAST_ROW or FAST_CHAN of a strided 1x1: the pixels it reads are
+	 * first copied together into scratch (take), the kernel's input as
+	 * a stride-1 one's */
+	int take;
+	uint64_t take_off;
+	/* FAST_ROW of a 1-D or 2-D convolution (tap_rows set): V's rows are
+	 * the (channel, tap) rows of its im2col, each output row's read from
+	 * a zero-padded copy of the input (scratch) split by stride phase
+	 * along w, so that each is contiguous: padded element (R, s i + r) of
+	 * channel c is at ((c s + r) tap_h + R) tap_len + i (gc_pk_gemm.v_rows,
+	 * v_ow; V's panels in v_buf after the copy, at tap_buf). */
 	int32_t *tap_rows;
 	int64_t tap_len, tap_h;
 	uint64_t tap_buf;
-	double tap_cost;
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
 	/* the weights of the live taps when w is the live window
@@ -259,7 +259,6 @@ static void conv_state_free(void *p)
 		return;
 	gc_pk_conv_free(&st->pk);
 	gc_pk_dw_free(&st->dw);
-	gc_free(st->row_cols);
 	gc_free(st->tap_rows);
 	gc_free(st->live_w);
 	gc_live_conv_free(&st->live);
@@ -653,27 +652,10 @@ static int blas_ready(gc_kctx *k)
 
 /* ---- Conv on the packed kernels ---- */
 
-/* The input offset of each output pixel of a strided 1x1 convolution (which
- * the row GEMM gathers its V panels with), or NULL out of memory. */
-static int32_t *conv_cols(const conv_state *st)
-{
-	const gc_nn_window *w = &st->w;
-	int32_t *cols = gc_malloc((size_t)st->out_sp * sizeof *cols), *d = cols;
-	if (!cols)
-		return NULL;
-	for (int64_t od = 0; od < w->out[0]; od++)
-		for (int64_t oh = 0; oh < w->out[1]; oh++)
-			for (int64_t o = 0; o < w->out[2]; o++)
-				*d++ =
-				    (int32_t)((od * w->stride[0] * w->in[1] + oh * w->stride[1]) *
-						  w->in[2] +
-					      o * w->stride[2]);
-	return cols;
-}
-
 /* The floats of a 1-D or 2-D convolution's phase-split padded input (see
- * conv_state.tap_rows), setting st->tap_len and tap_h; 0 when the input is
- * 3-D or its offsets would not fit int32. */
+ * conv_state.tap_rows) and, at strides above 1, a padded input row for each
+ * thread (tap_pad), setting st->tap_len and tap_h; 0 when the input is 3-D
+ * or its offsets would not fit int32. */
 static int64_t conv_tap_floats(conv_state *st)
 {
 	const gc_nn_window *w = &st->w;
@@ -686,7 +668,7 @@ static int64_t conv_tap_floats(conv_state *st)
 	st->tap_h = (w->out[1] - 1) * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
 	if (st->c * s > INT32_MAX / st->tap_len / st->tap_h)
 		return 0;
-	return st->c * s * st->tap_h * st->tap_len;
+	return (st->c * st->tap_h + (s > 1 ? GC_PK_GEMM_SLOTS : 0)) * s * st->tap_len;
 }
 
 /* The rows of V of output row 0 (conv_state.tap_rows), after
@@ -707,66 +689,83 @@ static int32_t *conv_taps(const conv_state *st)
 	return rows;
 }
 
-/* One batch item's input x as conv_taps reads it, into xq. */
-static void tap_pad(const conv_state *st, const float *x, float *xq)
+/* One batch item's input x as conv_taps reads it, into xq, by (channel,
+ * row) split over the threads (alone, the copy took ~13 % of a first
+ * layer's time at two threads). At strides above 1 each input row is padded
+ * into its thread's s * tap_len floats after the phases (conv_tap_floats)
+ * and split from there by gc_pk_split. */
+typedef struct copy_job {
+	const conv_state *st;
+	const float *x;
+	float *xq;
+} copy_job;
+
+static void tap_pad_part(void *arg, int part, int parts, int slot)
 {
+	const copy_job *j = arg;
+	const conv_state *st = j->st;
 	const gc_nn_window *w = &st->w;
 	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
-	for (int64_t ci = 0; ci < st->c; ci++)
-		for (int64_t r = 0; r < s; r++)
-			for (int64_t R = 0; R < st->tap_h; R++) {
-				float *d = xq + ((ci * s + r) * st->tap_h + R) * len;
-				int64_t h = R - w->pad_lo[1];
-				/* phase indices [a, b) hold input elements s a + r - pl, ... */
-				int64_t a = pl > r ? (pl - r + s - 1) / s : 0;
-				int64_t b = pl + W > r ? (pl + W - r + s - 1) / s : 0;
-				b = h < 0 || h >= w->in[1] ? 0 : b < len ? b : len;
-				a = a < b ? a : b;
-				const float *src = x + (ci * w->in[1] + h) * W + s * a + r - pl;
-				memset(d, 0, (size_t)a * sizeof *d);
-				if (s == 1)
-					memcpy(d + a, src, (size_t)(b - a) * sizeof *d);
-				else
-					for (int64_t i = 0; i < b - a; i++)
-						d[a + i] = src[s * i];
-				memset(d + b, 0, (size_t)(len - b) * sizeof *d);
-			}
+	int64_t plane = st->tap_h * len, lo, hi;
+	float *row = j->xq + (st->c * plane + slot * len) * s;
+	/* padded [a, b) holds the row's elements 0, ... */
+	int64_t a = pl < s * len ? pl : s * len, b = pl + W < s * len ? pl + W : s * len;
+	gc_nn_part_range(st->c * st->tap_h, part, parts, &lo, &hi);
+	for (int64_t q = lo; q < hi; q++) {
+		int64_t ci = q / st->tap_h, R = q % st->tap_h, h = R - w->pad_lo[1];
+		float *d = j->xq + ci * s * plane + R * len;
+		if (h < 0 || h >= w->in[1]) {
+			for (int64_t r = 0; r < s; r++)
+				memset(d + r * plane, 0, (size_t)len * sizeof *d);
+			continue;
+		}
+		float *p = s == 1 ? d : row;
+		memset(p, 0, (size_t)a * sizeof *p);
+		memcpy(p + a, j->x + (ci * w->in[1] + h) * W, (size_t)(b - a) * sizeof *p);
+		memset(p + b, 0, (size_t)(s * len - b) * sizeof *p);
+		if (s > 1)
+			gc_pk_split(row, s, len, (int)s, d, plane);
+	}
 }
 
-/* A 2-D convolution on the row GEMM by output row: its output rows split
- * over the threads, each a product of out[2] columns (g: row 0's). */
-typedef struct tap_job {
-	const conv_state *st;
-	const gc_pk_gemm *g;
-	int threads;
-} tap_job;
-
-static void tap_part(void *arg, int part, int parts, int slot)
+static void tap_pad(const conv_state *st, const float *x, float *xq, int threads)
 {
-	const tap_job *j = arg;
+	copy_job j = {st, x, xq};
+	int t =
+	    gc_nn_par_threads(threads, (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len));
+	gc_nn_run_parts(t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS, st->c * st->tap_h,
+			tap_pad_part, &j);
+}
+
+/* The pixels a strided 1x1 convolution reads of its input x, into xq as a
+ * stride-1 one's input (n c x out_sp), by (channel, output row) split over
+ * the threads. Gathering the row GEMM's V panels from x instead streamed
+ * all of S once a panel (blocks of S kept in L2 need plain V:
+ * s_block_rows), and the channel kernel's tiles read input rows a stride
+ * apart: 1.1-1.5x the time of this copy and the stride-1 kernel
+ * (resnet50's 1x1 s2 to 28x28 and 14x14, regnet's to 56x56). */
+static void take_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const copy_job *j = arg;
 	const conv_state *st = j->st;
-	int64_t lo, hi, ow = st->w.out[2];
-	gc_nn_guided_range(st->w.out[1], j->threads, 1, part, parts, &lo, &hi);
-	gc_pk_gemm row = *j->g;
-	for (int64_t oh = lo; oh < hi; oh++) {
-		row.v = j->g->v + oh * st->w.stride[1] * st->tap_len;
-		row.c = j->g->c + oh * ow;
-		row.epi.r = j->g->epi.r ? j->g->epi.r + oh * ow : NULL;
-		gc_pk_gemm_run_slot(&row, 0, (ow + GC_PK_NR - 1) / GC_PK_NR, slot);
+	const gc_nn_window *w = &st->w;
+	int64_t rows = w->out[0] * w->out[1], lo, hi;
+	gc_nn_part_range(st->n * st->c * rows, part, parts, &lo, &hi);
+	for (int64_t q = lo; q < hi; q++) {
+		int64_t ci = q / rows, od = q % rows / w->out[1], oh = q % w->out[1];
+		const float *src =
+		    j->x +
+		    ((ci * w->in[0] + od * w->stride[0]) * w->in[1] + oh * w->stride[1]) * w->in[2];
+		gc_pk_split(src, w->stride[2], w->out[2], 1, j->xq + q * w->out[2], 0);
 	}
 }
 
-/* The product of conv_fast_run's group: whole (one output row: its
- * column panels split), or by output row. */
-static void tap_gemm(const conv_state *st, const gc_pk_gemm *g, int threads)
+static void take(const conv_state *st, const float *x, float *xq, int threads)
 {
-	if (!st->tap_rows || st->w.out[1] == 1) {
-		gc_pk_gemm_par(g, threads);
-		return;
-	}
-	int t = gc_nn_par_threads(threads, st->tap_cost);
-	tap_job j = {st, g, t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS};
-	gc_nn_parallel(j.threads, gc_nn_guided_parts(st->w.out[1], j.threads, 1), tap_part, &j);
+	copy_job j = {st, x, xq};
+	int t = gc_nn_par_threads(threads, (double)(st->n * st->c * st->out_sp));
+	gc_nn_run_parts(t, st->n * st->c * st->w.out[0] * st->w.out[1], take_part, &j);
 }
 
 static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -776,6 +775,11 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 	const float *bias = st->has_bias ? (const float *)in[2]->data : NULL;
 	const float *res = st->has_res ? (const float *)in[3]->data : NULL;
 	float *y = out[0]->data;
+	if (st->take) {
+		float *xq = (float *)(void *)((char *)k->scratch + st->take_off);
+		take(st, x, xq, k->threads);
+		x = xq;
+	}
 	if (st->fast == FAST_DW) {
 		gc_pk_dw_run(&st->dw, x, st->live_w ? st->live_w : in[1]->data, bias, y,
 			     k->scratch, k->threads);
@@ -787,13 +791,14 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		gc_pk_conv_run(&st->pk, x, bias, res, y, k->scratch, k->threads);
 	} else {
 		gc_pk_gemm g = {.m = st->mg,
-				.n = st->tap_rows ? st->w.out[2] : st->out_sp,
+				.n = st->out_sp,
 				.k = st->kdim,
-				.ldv = st->in_sp,
+				.ldv = st->take ? st->out_sp : st->in_sp,
 				.ldc = st->out_sp,
-				.v_buf = st->row_cols || st->pre_packed ? (float *)k->scratch : NULL,
-				.v_cols = st->row_cols,
-				.v_rows = st->tap_rows};
+				.v_buf = st->pre_packed ? (float *)k->scratch : NULL,
+				.v_rows = st->tap_rows,
+				.v_ow = st->tap_rows ? st->w.out[2] : 0,
+				.v_oh_ld = st->w.stride[1] * st->tap_len};
 		float *xq = k->scratch;
 		if (st->tap_rows)
 			g.v_buf = (float *)(void *)((char *)k->scratch + st->tap_buf);
@@ -808,16 +813,16 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		g.epi.r_sm = st->out_sp;
 		for (int64_t b = 0; b < st->n; b++) {
 			if (st->tap_rows)
-				tap_pad(st, x + b * st->c * st->in_sp, xq);
+				tap_pad(st, x + b * st->c * st->in_sp, xq, k->threads);
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
 				g.v = st->tap_rows ? xq + gi * st->cg * st->w.stride[2] *
 							      st->tap_h * st->tap_len
-						   : x + (b * st->c + gi * st->cg) * st->in_sp;
+						   : x + (b * st->c + gi * st->cg) * g.ldv;
 				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
 				g.m0 = gi * st->mg;
-				tap_gemm(st, &g, k->threads);
+				gc_pk_gemm_par(&g, k->threads);
 			}
 		}
 	}
@@ -867,34 +872,30 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * nothing to pack */
 	if (!wt && !k->n_stored)
 		return 0;
-	/* 1x1 unpadded: the row GEMM reads the input as V, directly at stride 1,
-	 * gathered at larger strides (~1 cycle a pixel) */
+	/* 1x1 unpadded: the row GEMM reads the input as V; at larger strides
+	 * both kernels read a copy of just the pixels it takes (take), as a
+	 * stride-1 one's input (unless that copy is too large) */
 	int strided = w->stride[0] * w->stride[1] * w->stride[2] > 1;
+	uint64_t take_bytes = gc_nn_align((uint64_t)(st->n * st->c * st->out_sp) * 4);
+	int flat = one && (!strided || take_bytes <= CONV_FAST_SCRATCH_MAX);
 	int64_t rows = w->out[0] * w->out[1];
-	int flat = one && !strided;
 	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
 						      flat ? st->out_sp : w->out[2]);
-	double row = (double)st->g * (gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
-				      (strided ? (double)(st->cg * st->out_sp) : 0));
-	/* a 1-D or 2-D convolution: the row GEMM over each output row's
-	 * im2col, whose panels are copied from a padded copy of the input
-	 * (~1 cycle an element each) */
+	double row = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim);
+	/* a 1-D or 2-D convolution: the row GEMM over its im2col, whose
+	 * panels are copied from a padded copy of the input (~1 cycle an
+	 * element each); estimated (and the estimate's margin below measured)
+	 * as when it went output row by output row, each row's last panel
+	 * part empty */
 	int64_t tap_floats = one ? 0 : conv_tap_floats(st);
-	st->tap_cost = (double)w->out[1] *
-		       (gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
-			(double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16));
-	double tap = (double)st->g * st->tap_cost + (double)tap_floats;
-	/* strided, the channel kernel broadcasts pixels a stride apart from k
-	 * input rows for each tile, the row GEMM gathers each panel once:
-	 * measured 1.05-1.6x slower than its estimate says against the row
-	 * GEMM (resnet50's 1x1 s2 -> 28x28, 14x14; it stays ahead at 7x7) */
-	if (strided)
-		chan *= 1.2;
+	double tap_row =
+	    gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
+	    (double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16);
+	double tap = (double)st->g * (double)w->out[1] * tap_row + (double)tap_floats;
 	char key[96];
 	void *fill;
-	/* a strided one gathers its pixels into the row GEMM's V panel buffers
-	 * (gc_pk_gemm.v_buf) as it goes, rather than all of them first (at
-	 * stride 1 the buffers were measured to make no difference) */
+	/* the row GEMM's V panel buffers (gc_pk_gemm.v_buf): the tap path's
+	 * and a fused input affine's */
 	uint64_t vbuf =
 	    (uint64_t)GC_PK_GEMM_SLOTS * (uint64_t)gc_pk_v_floats(st->kdim, GC_PK_NR) * 4;
 	/* a fused input affine goes with the row GEMM's copy of V's panels;
@@ -910,16 +911,24 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * groups at 28x28), 1.0-1.04x at 0.79x and above (resnet's 7x7 s2
 	 * stem, 1-D 3-tap ones): it goes by estimates 1.3x its own. Not at
 	 * stride 2 (1.3x slower at 0.55-0.7x: the phase copy, element by
-	 * element) nor on rows of one vector (14 wide: 1.2x slower), nor a
-	 * 2-D one at stride 4 (im2col + OpenBLAS as fast). A 1-D one at
-	 * strides above 2, which the channel kernel does not take, always:
-	 * 0.77x im2col + OpenBLAS (audio1d's first layer). */
+	 * element, since split by lane permutes at strides 2 and 4) nor on
+	 * rows of one vector (14 wide: 1.2x slower). A 1-D one at strides
+	 * above 2, which the channel kernel does not take, always: 0.77x
+	 * im2col + OpenBLAS (audio1d's first layer). A 2-D first layer (1-3
+	 * input channels, rows above one vector) at strides 2-4 too: in the
+	 * whole model at one thread inception_v3's 3x3 s2 took 0.71x the
+	 * channel kernel's time, regnet's 0.9x, alexnet's 11x11 s4 0.71x,
+	 * resnet50's 7x7 s2 0.98x (single-node models' on-CPU time: 0.56x,
+	 * 0.81x, 0.68x, 0.92x; inception's and regnet's 0.7x at two threads,
+	 * where the channel kernel gained nothing from the second); with 16
+	 * channels a group (regnet's 3x3 s2 g2) 1.3x. */
 	uint64_t tap_bytes = gc_nn_align((uint64_t)tap_floats * 4);
-	int tap_wins = w->stride[2] == 1 && w->out[2] > 16 && tap * 1.3 < chan;
+	int first = st->cg <= 3 && st->g == 1 && w->stride[2] > 1 && w->stride[2] <= 4 &&
+		    w->out[1] > 1;
+	int tap_wins = w->out[2] > 16 && ((w->stride[2] == 1 && tap * 1.3 < chan) || first);
 	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
 		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
-	if (by_taps ||
-	    (one && row < chan && ((!strided && !pre) || vbuf <= CONV_FAST_SCRATCH_MAX))) {
+	if (by_taps || (flat && row < chan && (!pre || vbuf <= CONV_FAST_SCRATCH_MAX))) {
 		int64_t per = gc_pk_s_floats(st->mg, st->kdim);
 		snprintf(key, sizeof key, "pk-s1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
 			 st->kdim);
@@ -940,14 +949,16 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			n->scratch_bytes = tap_bytes + gc_nn_align(vbuf);
 			return 1;
 		}
-		if (strided && !(st->row_cols = conv_cols(st)))
-			return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
+		st->take = strided;
 		st->pre_packed = pre;
-		n->scratch_bytes = strided || pre ? gc_nn_align(vbuf) : 0;
+		n->scratch_bytes = strided ? take_bytes : pre ? gc_nn_align(vbuf) : 0;
 		return 1;
 	}
-	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, w->in, w->k, w->stride,
-				 w->dil, w->pad_lo, w->out, &st->act);
+	static const int64_t unit[3] = {1, 1, 1};
+	st->take = flat && strided;
+	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, st->take ? w->out : w->in,
+				 w->k, st->take ? unit : w->stride, w->dil, w->pad_lo, w->out,
+				 &st->act);
 	if (rc < 0)
 		return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
 	if (rc)
@@ -969,6 +980,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		gc_pk_conv_pack(wt, st->g, st->mg, st->kdim, fill);
 	st->fast = FAST_CHAN;
 	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_conv_scratch(&st->pk) * 4);
+	st->take_off = n->scratch_bytes;
+	n->scratch_bytes += st->take ? take_bytes : 0;
 	n->run = conv_fast_run;
 	n->state_free = conv_state_free;
 	return 1;

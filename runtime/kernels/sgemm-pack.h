@@ -78,6 +78,10 @@ void gc_pk_pack_s(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, 
 int64_t gc_pk_v_floats(int64_t k, int64_t n);
 /* Packs V[p][j] = b[p * rs + j * cs] for p < k, j < n (columns past n are 0). */
 void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, float *dst);
+/* The first `phases` (1..s) phases of a row a stride s apart:
+ * dst[r * ld + i] = src[s * i + r] for r < phases, i < n (n >= 1; reads
+ * src[0, s (n - 1) + phases)); only where gc_pk_usable. */
+void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld);
 /* The inverses (a program file may hold only the packed form): a as
  * m x k rows; b[p * rs + j * cs]. */
 void gc_pk_unpack_s(const float *src, int64_t m, int64_t k, float *a);
@@ -105,6 +109,11 @@ typedef struct gc_pk_gemm {
 	 * input: an im2col never built; needs v_buf), NULL: p * ldv. */
 	float *v_buf;
 	const int32_t *v_cols, *v_rows;
+	/* With v_rows, v_ow > 0: V's columns are a 2-D convolution's output
+	 * pixels, rows of v_ow, each row v_oh_ld floats after the last in
+	 * every row of V (column j at v_rows[p] + j / v_ow * v_oh_ld +
+	 * j % v_ow); 0: contiguous. */
+	int64_t v_ow, v_oh_ld;
 	/* Plain V with v_buf: row p of V is taken as v * v_a[p] + v_b[p], then
 	 * clamped below at 0 when v_relu, as it is copied (a BatchNormalization
 	 * and Relu before a 1x1 convolution, which lib/pass-batchnorm.c moved

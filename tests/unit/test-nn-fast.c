@@ -218,10 +218,12 @@ static void test_fast_conv_1x1(void)
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
 
-/* Strided 1x1 convolutions on the row GEMM (outputs long enough for it),
- * which gathers each panel of 48 output pixels from the input as it goes:
- * tails of the panels and of the 8-row tiles, groups, batches, unequal
- * strides, 1-D and 3-D. */
+/* Strided 1x1 convolutions, their pixels copied together first (take):
+ * on the row GEMM (long outputs: tails of the panels and of the 8-row
+ * tiles, groups, batches, unequal strides, 1-D and 3-D) and on the channel
+ * kernel (short ones of many channels: resnet50's downsampling at 14x14
+ * and 7x7, batches, groups), odd input sizes, rows of 16 and more pixels
+ * (the copy's lane permutes) and fewer. */
 static void test_fast_conv_1x1_strided(void)
 {
 	rng_state = 11;
@@ -273,6 +275,11 @@ static void test_fast_conv_1x1_strided(void)
 	     .d = {1, 1, 1},
 	     .bias = 1,
 	     .fast = 1},
+	    C2(1, 256, 96, 1, 27, 28, 1, 2, 0, 1, 1, 1),  /* 14 x 14 */
+	    C2(2, 128, 80, 1, 13, 14, 1, 2, 0, 1, 1, 1),  /* 7 x 7, batch 2 */
+	    C2(2, 64, 64, 2, 29, 29, 1, 2, 0, 1, 0, 1),	  /* 15 x 15, groups */
+	    C2(1, 96, 40, 1, 67, 67, 1, 4, 0, 1, 1, 1),	  /* stride 4, 17 wide */
+	    C2(1, 32, 32, 1, 112, 111, 1, 2, 0, 1, 1, 1), /* regnet's */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 1, 1));
@@ -441,6 +448,56 @@ static void test_fast_conv_taps(void)
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 1, 1));
+}
+
+/* First layers (1-3 input channels) at strides 2-4 on the row GEMM by
+ * output row: the padded input split into its stride phases by lane
+ * permutes (16 of each at a time, the rest one by one) or element by
+ * element (stride 3); every pad from 0 to kernel - 1 on either side,
+ * odd sizes, rows shorter than a vector, unequal strides and pads. */
+static void test_fast_conv_first(void)
+{
+	rng_state = 23;
+	static const conv_case cases[] = {
+	    C2(1, 3, 32, 1, 37, 45, 3, 2, 0, 1, 1, 1),	/* inception's, 22 wide */
+	    C2(1, 3, 32, 1, 35, 71, 3, 2, 1, 1, 1, 1),	/* regnet's, 36 wide */
+	    C2(2, 3, 21, 1, 29, 67, 3, 2, 2, 1, 0, 1),	/* pads 2 */
+	    C2(1, 1, 9, 1, 40, 99, 2, 2, 1, 1, 1, 1),	/* even kernel, 1 channel */
+	    C2(1, 2, 16, 1, 33, 77, 7, 2, 3, 1, 1, 1),	/* resnet's 7x7 */
+	    C2(1, 3, 12, 1, 30, 70, 7, 2, 5, 1, 1, 1),	/* pads 5 */
+	    C2(1, 3, 64, 1, 47, 91, 11, 4, 2, 1, 1, 1), /* alexnet's */
+	    C2(1, 2, 10, 1, 31, 139, 5, 4, 4, 1, 0, 1), /* stride 4, pads 4 */
+	    C2(1, 3, 11, 1, 26, 83, 5, 3, 1, 1, 1, 1),	/* stride 3 */
+	    C2(1, 3, 8, 1, 21, 150, 4, 3, 3, 1, 1, 1),	/* stride 3, pads 3 */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 17,
+	     .g = 1,
+	     .in = {19, 101},
+	     .k = {3, 6},
+	     .s = {1, 2},
+	     .d = {1, 1},
+	     .plo = {0, 5},
+	     .phi = {2, 0},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 3,
+	     .m = 8,
+	     .g = 1,
+	     .in = {40, 70},
+	     .k = {5, 3},
+	     .s = {3, 4},
+	     .d = {1, 2},
+	     .plo = {4, 0},
+	     .phi = {1, 3},
+	     .bias = 1,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 2, 1));
 }
 
 /* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
@@ -792,6 +849,7 @@ static void test_fast_threads(void)
 	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
 	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
 	    C2(2, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1),   /* row GEMM, strided */
+	    C2(2, 256, 128, 1, 28, 27, 1, 2, 0, 1, 1, 1),  /* channel kernel, strided */
 	    C2(2, 96, 96, 96, 112, 112, 3, 2, 1, 1, 1, 1), /* depthwise blocked */
 	    C2(1, 48, 48, 48, 100, 100, 3, 1, 1, 1, 1, 1), /* depthwise along rows */
 	    /* depthwise blocked, 16 + 4 channels in 3 bands of rows: the
@@ -807,6 +865,11 @@ static void test_fast_threads(void)
 	    C1(1, 64, 64, 1, 1000, 3, 1, 1, 1, 1, 1, 1),
 	    C1(1, 1, 64, 1, 16000, 80, 4, 40, 40, 1, 1, 1),
 	    C2(1, 3, 64, 1, 120, 120, 3, 1, 1, 1, 1, 1), /* by output row */
+	    /* first layers: the input's copy split too */
+	    C2(1, 3, 32, 1, 299, 299, 3, 2, 0, 1, 1, 1),
+	    C2(2, 3, 64, 1, 131, 133, 7, 2, 3, 1, 1, 1),
+	    C2(1, 3, 64, 1, 227, 227, 11, 4, 2, 1, 1, 1),
+	    C2(1, 3, 24, 1, 120, 117, 5, 3, 2, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++)
 		CHECK(conv_threads_same(&convs[ci], ci));
@@ -966,6 +1029,5 @@ static void test_fast_threads_callers(void)
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
 	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
-	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_dilated),
-	  TEST(test_fast_threads),
-	  TEST(test_fast_threads_callers))
+	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
+	  TEST(test_fast_conv_dilated), TEST(test_fast_threads), TEST(test_fast_threads_callers))
