@@ -171,7 +171,7 @@ int gc_nn_act_init(gc_kctx *k, gc_dtype dtype, gc_nn_act *a)
 	return gc_kok(k);
 }
 
-static int need_blas(gc_kctx *k)
+int gc_nn_blas_ready(gc_kctx *k)
 {
 	gc_error e = {0};
 	if (gc_blas_init(&e))
@@ -913,7 +913,7 @@ int gc_prepare_Gemm(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	gc_set_shape(out[0], a->dtype, 2, dims);
 	if (needs_blas(a->dtype)) {
 		if (fits_int(k, "M", m) || fits_int(k, "N", nn) || fits_int(k, "K", ka) ||
-		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || need_blas(k))
+		    fits_int(k, "lda", st->lda) || fits_int(k, "ldb", st->ldb) || gc_nn_blas_ready(k))
 			return gc_kok(k);
 	}
 	if (a->dtype == GC_DTYPE_FLOAT && m == 1 && tb && gc_pk_usable()) {
@@ -1240,7 +1240,7 @@ int gc_prepare_MatMul(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 		return gc_kok(k);
 	if (needs_blas(a->dtype)) {
 		if (fits_int(k, "M", st->fold ? st->batch * m : m) || fits_int(k, "N", nn) ||
-		    fits_int(k, "K", ka) || need_blas(k))
+		    fits_int(k, "K", ka) || gc_nn_blas_ready(k))
 			return gc_kok(k);
 	}
 	/* a few rows: B read in place (few_rows) */

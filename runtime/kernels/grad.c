@@ -315,10 +315,8 @@ static int conv_grad_prepare(gc_kctx *k, gc_node *n, const gc_tensor *dy, const 
 		st->slots /= 2;
 	n->scratch_bytes = (uint64_t)col * (uint64_t)st->slots * es;
 	gc_set_shape(out, x->dtype, like->rank, like->dims);
-	gc_error e = {0}; /* small GEMMs go to BLAS, which no other node may have loaded */
-	if (gc_blas_init(&e))
-		return gc_kerr(k, e.code, "%s", e.msg);
-	return 0;
+	/* small GEMMs go to BLAS, which no other node may have loaded */
+	return gc_nn_blas_ready(k);
 }
 
 int gc_prepare_ConvGradWeight(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)

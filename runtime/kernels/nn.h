@@ -57,6 +57,26 @@ typedef struct gc_nn_window {
  */
 int gc_nn_window_init(gc_kctx *k, int32_t nsp, const int64_t *in_sp, const int64_t *kernel,
 		      int ceil_mode, gc_nn_window *w);
+/* v's n values as "[a, b, ...]" in buf, for messages (conv.c). */
+const char *gc_nn_ints_str(const int64_t *v, int64_t n, char *buf, size_t len);
+
+/* The outputs o in [*lo, *hi) for which o*s + off lands in [0, n). */
+static inline void gc_nn_valid_range(int64_t off, int64_t s, int64_t n, int64_t nout, int64_t *lo,
+				     int64_t *hi)
+{
+	int64_t l = off >= 0 ? 0 : (-off + s - 1) / s;
+	int64_t h = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
+	if (h > nout)
+		h = nout;
+	if (l > h)
+		l = h;
+	*lo = l;
+	*hi = h;
+}
+
+
+/* 0 when BLAS is loaded (loads it), else an error on k naming why (gemm.c). */
+int gc_nn_blas_ready(gc_kctx *k);
 
 /*
  * The window of w's live taps (those that read the input at some output;
