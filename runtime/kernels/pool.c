@@ -484,12 +484,14 @@ ROW512_INLINE void rows512(row_op op, int s3, const gc_node *n, gc_tensor *const
 		}
 }
 
-#define ROW512_RANGE(name, op, s3)                                                                 \
+/* name: fn(op, v, ...) over the channels [c0, c1), and name_run, which splits
+ * the channels over the pool (plane512 below shares it) */
+#define POOL512_RANGE(name, fn, op, v)                                                             \
 	static ROW512 void name(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,     \
 				int64_t c0, int64_t c1, float *buf)                                \
 	{                                                                                          \
 		(void)buf;                                                                         \
-		rows512(op, s3, n, in, out, c0, c1);                                               \
+		fn(op, v, n, in, out, c0, c1);                                                     \
 	}                                                                                          \
 	static int name##_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                  \
 			      gc_tensor *const *out)                                               \
@@ -498,12 +500,12 @@ ROW512_INLINE void rows512(row_op op, int s3, const gc_node *n, gc_tensor *const
 		return pool_par(k, n, in, out, name, st->channels, row_cycles(st), 0);             \
 	}
 
-ROW512_RANGE(row512_max, ROW_MAX, 0)
-ROW512_RANGE(row512_sum, ROW_SUM, 0)
-ROW512_RANGE(row512_max_s1k3, ROW_MAX, 1)
-ROW512_RANGE(row512_max_s2k3, ROW_MAX, 2)
-ROW512_RANGE(row512_sum_s1k3, ROW_SUM, 1)
-ROW512_RANGE(row512_sum_s2k3, ROW_SUM, 2)
+POOL512_RANGE(row512_max, rows512, ROW_MAX, 0)
+POOL512_RANGE(row512_sum, rows512, ROW_SUM, 0)
+POOL512_RANGE(row512_max_s1k3, rows512, ROW_MAX, 1)
+POOL512_RANGE(row512_max_s2k3, rows512, ROW_MAX, 2)
+POOL512_RANGE(row512_sum_s1k3, rows512, ROW_SUM, 1)
+POOL512_RANGE(row512_sum_s2k3, rows512, ROW_SUM, 2)
 
 /* The run function of row512 for the window (row512_fits). */
 static gc_run_fn row512_pick(const gc_nn_window *w, bool is_max)
@@ -574,24 +576,10 @@ ROW512_INLINE void plane512(row_op op, bool kh3, const gc_node *n, gc_tensor *co
 	}
 }
 
-#define PLANE512_RANGE(name, op, kh3)                                                             \
-	static ROW512 void name(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,     \
-				int64_t c0, int64_t c1, float *buf)                                \
-	{                                                                                          \
-		(void)buf;                                                                         \
-		plane512(op, kh3, n, in, out, c0, c1);                                             \
-	}                                                                                          \
-	static int name##_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                  \
-			      gc_tensor *const *out)                                               \
-	{                                                                                          \
-		const pool_state *st = n->state;                                                   \
-		return pool_par(k, n, in, out, name, st->channels, row_cycles(st), 0);             \
-	}
-
-PLANE512_RANGE(plane512_max, ROW_MAX, false)
-PLANE512_RANGE(plane512_sum, ROW_SUM, false)
-PLANE512_RANGE(plane512_max3, ROW_MAX, true)
-PLANE512_RANGE(plane512_sum3, ROW_SUM, true)
+POOL512_RANGE(plane512_max, plane512, ROW_MAX, false)
+POOL512_RANGE(plane512_sum, plane512, ROW_SUM, false)
+POOL512_RANGE(plane512_max3, plane512, ROW_MAX, true)
+POOL512_RANGE(plane512_sum3, plane512, ROW_SUM, true)
 
 /* The plane path's run function for the window. */
 static gc_run_fn plane512_pick(const gc_nn_window *w, bool is_max)
