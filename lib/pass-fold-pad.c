@@ -97,10 +97,13 @@ static int fold_one(gc_edit *e, int32_t i)
 		return 0;
 	const gc_attr *old = gc_edit_attr(e, r, "pads");
 	int64_t sum[2 * FOLD_MAX_RANK];
-	for (int32_t d = 0; d < nsp; d++) {
-		sum[d] = pads[2 + d] + (old ? old->v.ints[d] : 0);
-		sum[nsp + d] = pads[rank + 2 + d] + (old ? old->v.ints[nsp + d] : 0);
-	}
+	/* pads from a file may be anything: a sum that overflows stays a Pad
+	 * (whose own checks name it) */
+	for (int32_t d = 0; d < nsp; d++)
+		if (__builtin_add_overflow(pads[2 + d], old ? old->v.ints[d] : 0, &sum[d]) ||
+		    __builtin_add_overflow(pads[rank + 2 + d], old ? old->v.ints[nsp + d] : 0,
+					   &sum[nsp + d]))
+			return 0;
 	gc_attr a = {.name = "pads", .type = GC_ATTR_INTS, .n = 2 * nsp};
 	a.v.ints = sum;
 	int rc = gc_edit_set_attr(e, r, &a);

@@ -1112,6 +1112,25 @@ static const pad_case pad_cases[] = {
     {"maxpool", "MaxPool", {0, 0, 1, 1, 0, 0, 1, 1}, "constant", 0, 1, 0, 0, {0}, 0, 0},
 };
 
+/* pads from a file whose sum with the pool's own overflows int64: the Pad
+ * stays (no signed overflow in the pass; what is left refuses the sizes) */
+static void test_pad_overflow_kept(void)
+{
+	int64_t h = INT64_MAX / 2 + 1;
+	pad_case pc = {"overflow", "AveragePool", {0, 0, h, h, 0, 0, h, h}, "constant", 0, 1, 0, 1,
+		       {h, h, h, h}, 0, 0};
+	gc_error err = {0};
+	gc_graph *g = build_pad(&pc, 0, &err);
+	CHECK_STR(err.msg, "");
+	counts c = {0};
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK_INT(changes(&c, "fold-pad"), 0);
+	if (o)
+		CHECK_INT(count_op(o, "Pad"), 1);
+	gc_graph_free(o);
+	gc_graph_free(g);
+}
+
 static void test_pad_folded(void)
 {
 	for (size_t i = 0; i < sizeof pad_cases / sizeof pad_cases[0]; i++) {
@@ -1156,7 +1175,7 @@ static void test_pad_folded(void)
 TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed), TEST(test_zero_pad_removed),
-	  TEST(test_pad_folded),
+	  TEST(test_pad_folded), TEST(test_pad_overflow_kept),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
 	  TEST(test_matmul_gelu_fused),
 	  TEST(test_dead_nodes_removed), TEST(test_clone), TEST(test_internal_attributes_checked),
