@@ -120,15 +120,8 @@ int gc_prepare_ConvTranspose(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_te
 {
 	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
 	char s1[128], s2[128];
-	if (!gc_kv_float(x->dtype))
-		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "input X has type %s; ConvTranspose takes "
-			       "float16, float32 or float64",
-			       gc_dtype_name(x->dtype));
-	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
-		return gc_kerr(k, GC_EINVAL, "inputs differ in type: X %s, W %s%s%s",
-			       gc_dtype_name(x->dtype), gc_dtype_name(wt->dtype), b ? ", B " : "",
-			       b ? gc_dtype_name(b->dtype) : "");
+	if (gc_nn_conv_types(k, "ConvTranspose", x, wt, b))
+		return gc_kok(k);
 	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL || wt->rank != x->rank)
 		return gc_kerr(k, GC_EUNSUPPORTED, "X %s and W %s must have the same rank, 3 to 5",
 			       gc_shape_str(x->dims, x->rank, s1, sizeof s1),

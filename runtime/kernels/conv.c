@@ -1138,19 +1138,26 @@ static int conv_pre_wrap(gc_kctx *k, gc_node *n, conv_state *st, const gc_tensor
 	return 0;
 }
 
-int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+int gc_nn_conv_types(gc_kctx *k, const char *op, const gc_tensor *x, const gc_tensor *wt,
+		     const gc_tensor *b)
 {
-	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
-	char s1[128], s2[128];
 	if (!gc_kv_float(x->dtype))
 		return gc_kerr(k, GC_EUNSUPPORTED,
-			       "input X has type %s; Conv takes float16, "
-			       "float32 or float64",
-			       gc_dtype_name(x->dtype));
+			       "input X has type %s; %s takes float16, float32 or float64",
+			       gc_dtype_name(x->dtype), op);
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return gc_kerr(k, GC_EINVAL, "inputs differ in type: X %s, W %s%s%s",
 			       gc_dtype_name(x->dtype), gc_dtype_name(wt->dtype), b ? ", B " : "",
 			       b ? gc_dtype_name(b->dtype) : "");
+	return 0;
+}
+
+int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
+{
+	const gc_tensor *x = in[0], *wt = in[1], *b = n->n_in > 2 ? in[2] : NULL;
+	char s1[128], s2[128];
+	if (gc_nn_conv_types(k, "Conv", x, wt, b))
+		return gc_kok(k);
 	if (x->rank < 3 || x->rank > 2 + GC_NN_MAX_SPATIAL)
 		return gc_kerr(k, GC_EUNSUPPORTED,
 			       "input X has shape %s; graphcc supports 1-D to 3-D convolution "

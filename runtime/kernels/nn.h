@@ -75,6 +75,10 @@ static inline void gc_nn_valid_range(int64_t off, int64_t s, int64_t n, int64_t 
 }
 
 
+/* 0 when X is float16/32/64 and W and B (if any) of its type, else an
+ * error on k naming them and op (Conv, ConvTranspose; conv.c). */
+int gc_nn_conv_types(gc_kctx *k, const char *op, const gc_tensor *x, const gc_tensor *wt,
+		     const gc_tensor *b);
 /* 0 when BLAS is loaded (loads it), else an error on k naming why (gemm.c). */
 int gc_nn_blas_ready(gc_kctx *k);
 
