@@ -856,8 +856,13 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * both kernels read a copy of just the pixels it takes (take), as a
 	 * stride-1 one's input (unless that copy is too large) */
 	int strided = w->stride[0] * w->stride[1] * w->stride[2] > 1;
-	uint64_t take_bytes = gc_nn_align((uint64_t)(st->n * st->c * st->out_sp) * 4);
-	int flat = one && (!strided || take_bytes <= CONV_FAST_SCRATCH_MAX);
+	/* (sizes from a file may overflow the product: no take then) */
+	int64_t take_elems;
+	bool take_fits = !__builtin_mul_overflow(st->n, st->c, &take_elems) &&
+			 !__builtin_mul_overflow(take_elems, st->out_sp, &take_elems) &&
+			 (uint64_t)take_elems <= CONV_FAST_SCRATCH_MAX / 4;
+	uint64_t take_bytes = take_fits ? gc_nn_align((uint64_t)take_elems * 4) : 0;
+	int flat = one && (!strided || take_fits);
 	int64_t rows = w->out[0] * w->out[1];
 	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
 						      flat ? st->out_sp : w->out[2]);
