@@ -152,48 +152,51 @@ static inline __attribute__((always_inline)) GC_PK_TARGET void split2(__m512 a, 
 /* gc_pk_split's stride 2 and 4, 16 of each phase at a time: two and six
  * lane permutes for 32 and 64 floats rather than a load and a store each
  * (the first layers of CNNs, 3 input channels, spend ~half of the tap
- * path's copy here), as long as those floats are inside what it may read.
- * Returns how many of each phase it wrote. */
-static GC_PK_TARGET int64_t split_512(const float *src, int64_t s, int64_t n, int phases,
-				      float *dst, int64_t ld)
+ * path's copy here); the last (fewer than 16 of each) by masked loads of
+ * just the floats it may read and masked stores. Element by element, that
+ * tail was most of the copy of a strided 1x1 convolution to 28x28 or
+ * 14x14 (resnet's downsampling: 28 and 14 of each phase a row). */
+static GC_PK_TARGET void split_512(const float *src, int64_t s, int64_t n, int phases,
+				   float *dst, int64_t ld)
 {
-	int64_t i = 0, end = s * (n - 1) + phases; /* floats it may read */
-	if (s == 2)
-		for (; 2 * i + 32 <= end; i += 16) {
-			__m512 e, o;
-			split2(_mm512_loadu_ps(src + 2 * i), _mm512_loadu_ps(src + 2 * i + 16), &e,
-			       &o);
-			_mm512_storeu_ps(dst + i, e);
-			if (phases > 1)
-				_mm512_storeu_ps(dst + ld + i, o);
-		}
-	if (s == 4)
-		for (; 4 * i + 64 <= end; i += 16) {
-			const float *x = src + 4 * i;
-			__m512 e0, o0, e1, o1, p[4];
-			split2(_mm512_loadu_ps(x), _mm512_loadu_ps(x + 16), &e0, &o0);
-			split2(_mm512_loadu_ps(x + 32), _mm512_loadu_ps(x + 48), &e1, &o1);
+	int64_t end = s * (n - 1) + phases; /* floats it may read */
+	for (int64_t i = 0; i < n; i += 16) {
+		const float *x = src + s * i;
+		int64_t left = end - s * i;
+		__mmask16 st = gc_lanes16(n - i);
+		__m512 p[4];
+		if (s == 2) {
+			split2(_mm512_maskz_loadu_ps(gc_lanes16(left), x),
+			       _mm512_maskz_loadu_ps(gc_lanes16(left - 16), x + 16), &p[0], &p[1]);
+		} else {
+			__m512 e0, o0, e1, o1;
+			split2(_mm512_maskz_loadu_ps(gc_lanes16(left), x),
+			       _mm512_maskz_loadu_ps(gc_lanes16(left - 16), x + 16), &e0, &o0);
+			split2(_mm512_maskz_loadu_ps(gc_lanes16(left - 32), x + 32),
+			       _mm512_maskz_loadu_ps(gc_lanes16(left - 48), x + 48), &e1, &o1);
 			split2(e0, e1, &p[0], &p[2]);
 			split2(o0, o1, &p[1], &p[3]);
-			for (int r = 0; r < phases; r++)
-				_mm512_storeu_ps(dst + r * ld + i, p[r]);
 		}
-	return i;
+		for (int r = 0; r < phases; r++)
+			_mm512_mask_storeu_ps(dst + r * ld + i, st, p[r]);
+	}
 }
 #endif
 
 void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld)
 {
-	int64_t i0 = 0;
 	if (s == 1) {
 		memcpy(dst, src, (size_t)n * sizeof *dst);
 		return;
 	}
 #ifdef PK_X86
-	i0 = split_512(src, s, n, phases, dst, ld);
+	if (s == 2 || s == 4) {
+		split_512(src, s, n, phases, dst, ld);
+		return;
+	}
 #endif
 	for (int r = 0; r < phases; r++)
-		for (int64_t i = i0; i < n; i++)
+		for (int64_t i = 0; i < n; i++)
 			dst[r * ld + i] = src[s * i + r];
 }
 

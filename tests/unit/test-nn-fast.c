@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fused-act.h"
@@ -498,6 +500,55 @@ static void test_fast_conv_first(void)
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 2, 1));
+}
+
+/* gc_pk_split (the strided 1x1's take and the first layers' phase copy)
+ * against a plain loop: strides 2 to 4, every phase count, rows of 1 to 70
+ * (every tail of its 16 lanes). Each row ends where a page no access is
+ * allowed to begins, so a read past the s (n - 1) + phases floats it may
+ * read faults; each phase's row is followed by a gap that must stay as it
+ * was. */
+static void test_fast_split(void)
+{
+	if (!gc_pk_usable())
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *base = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(base != MAP_FAILED);
+	if (base == MAP_FAILED)
+		return;
+	CHECK_INT(mprotect(base + pg, (size_t)pg, PROT_NONE), 0);
+	float dst[4 * 80];
+	int bad = 0;
+	for (int64_t s = 2; s <= 4; s++)
+		for (int phases = 1; phases <= s; phases++)
+			for (int64_t n = 1; n <= 70 && !bad; n++) {
+				int64_t len = s * (n - 1) + phases, ld = n + 7;
+				float *src = (float *)(void *)(base + pg) - len;
+				for (int64_t i = 0; i < len; i++)
+					src[i] = (float)(i + 1);
+				for (int i = 0; i < LEN(dst); i++)
+					dst[i] = -1;
+				gc_pk_split(src, s, n, phases, dst, ld);
+				for (int64_t r = 0; r < 4 && !bad; r++)
+					for (int64_t i = 0; i < ld; i++) {
+						float want = r < phases && i < n ? (float)(s * i + r + 1)
+										 : -1;
+						if (dst[r * ld + i] != want) {
+							fprintf(stderr,
+								"  split s %lld phases %d n %lld: "
+								"phase %lld [%lld] %g, want %g\n",
+								(long long)s, phases, (long long)n,
+								(long long)r, (long long)i,
+								(double)dst[r * ld + i], (double)want);
+							bad = 1;
+							break;
+						}
+					}
+			}
+	CHECK(!bad);
+	munmap(base, (size_t)(2 * pg));
 }
 
 /* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
@@ -1030,4 +1081,5 @@ TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_
 	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
-	  TEST(test_fast_conv_dilated), TEST(test_fast_threads), TEST(test_fast_threads_callers))
+	  TEST(test_fast_split), TEST(test_fast_conv_dilated), TEST(test_fast_threads),
+	  TEST(test_fast_threads_callers))
