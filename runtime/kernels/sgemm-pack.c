@@ -319,6 +319,9 @@ typedef struct pk_pf {
 	 * the blocks before stored); raw, they are stored without the
 	 * epilogue (blocks follow) */
 	int acc, raw;
+	/* V's row p at v + vrows[p] (a convolution's taps read where they
+	 * are: gc_pk_gemm.v_rows without v_buf), NULL: ldv apart */
+	const int32_t *vrows;
 } pk_pf;
 
 /* The next row of the next tile's output and residual, at most pf->rows. */
@@ -385,12 +388,14 @@ AI __m512 row_load(const float *v, __mmask16 kq, const int full)
 	return full ? _mm512_loadu_ps(v) : _mm512_maskz_loadu_ps(kq, v);
 }
 
-/* The k steps of an mr x (16 nv) tile (full: its columns are all there),
- * bringing pf's memory into cache meanwhile (see row_tile). */
+/* The k steps of an mr x (16 nv) tile (full: its columns are all there;
+ * ind: V's rows at pf->vrows), bringing pf's memory into cache meanwhile
+ * (see row_tile). */
 AI void row_steps(__m512 a[GC_PK_MR][3], const float *s, const float *v, int64_t ldv, int64_t k,
 		  __mmask16 k0, __mmask16 k1, __mmask16 k2, const pk_pf *pf, const int mr,
-		  const int nv, const int full)
+		  const int nv, const int full, const int ind)
 {
+	const int32_t *vrows = pf->vrows;
 	const char *lin = pf->lin;
 	char *crow = pf->crow;
 	const char *rrow = pf->rrow;
@@ -405,12 +410,13 @@ AI void row_steps(__m512 a[GC_PK_MR][3], const float *s, const float *v, int64_t
 			next = pf->every;
 			tile_pf_rows(&crow, &rrow, &rows, pf);
 		}
-		__m512 v0 = row_load(v, k0, full), v1 = v0, v2 = v0;
+		const float *vp = ind ? v + vrows[p] : v;
+		__m512 v0 = row_load(vp, k0, full), v1 = v0, v2 = v0;
 		if (nv > 1)
-			v1 = row_load(v + 16, k1, full);
+			v1 = row_load(vp + 16, k1, full);
 		if (nv > 2)
-			v2 = row_load(v + 32, k2, full);
-		v += ldv;
+			v2 = row_load(vp + 32, k2, full);
+		v += ind ? 0 : ldv;
 #pragma GCC unroll 8
 		for (int i = 0; i < mr; i++) {
 			__m512 b = _mm512_set1_ps(s[i]);
@@ -443,10 +449,15 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 				a[i][q] = _mm512_maskz_loadu_ps(km[q], c + i * ldc + 16 * q);
 	}
 	/* the masks of a whole panel's tile let all of its nv vectors through */
-	if (k0 == 0xffff && (nv < 2 || k1 == 0xffff) && (nv < 3 || k2 == 0xffff))
-		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1);
+	int full = k0 == 0xffff && (nv < 2 || k1 == 0xffff) && (nv < 3 || k2 == 0xffff);
+	if (pf->vrows && full)
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 1);
+	else if (pf->vrows)
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0, 1);
+	else if (full)
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 0);
 	else
-		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0);
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0, 0);
 	if (pf->raw) {
 #pragma GCC unroll 8
 		for (int i = 0; i < mr; i++)
@@ -604,6 +615,39 @@ static int64_t s_block_rows(const gc_pk_gemm *g)
 #define PK_KC 128
 #define PK_KC_MIN 192
 
+/* Whether g's tiles read V's rows in place at v_rows (a convolution's
+ * taps: gc_pk_gemm.v_rows without v_buf): its column panels are then
+ * cut at each output row's end, so that a panel's columns are
+ * contiguous in every row of V. */
+static int direct_taps(const gc_pk_gemm *g)
+{
+	return g->v_rows && !g->v_buf && g->v_ow > 0;
+}
+
+static int64_t gemm_panels(const gc_pk_gemm *g)
+{
+	if (direct_taps(g))
+		return g->n / g->v_ow * ((g->v_ow + GC_PK_NR - 1) / GC_PK_NR);
+	return (g->n + GC_PK_NR - 1) / GC_PK_NR;
+}
+
+/* Column panel jp's first column (*n0), its columns (*nr, up to 48, more
+ * for the last panel of plain V: the masks clamp) and where they start in a
+ * row of plain V (*voff). */
+static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, int64_t *voff)
+{
+	if (!direct_taps(g)) {
+		*n0 = *voff = jp * GC_PK_NR;
+		*nr = g->n - *n0;
+		return;
+	}
+	int64_t per = (g->v_ow + GC_PK_NR - 1) / GC_PK_NR, oh = jp / per,
+		o = jp % per * GC_PK_NR;
+	*n0 = oh * g->v_ow + o;
+	*nr = g->v_ow - o < GC_PK_NR ? g->v_ow - o : GC_PK_NR;
+	*voff = oh * g->v_oh_ld + o;
+}
+
 /* The row tiles [i_lo, i_hi) of column panel jp (V at v, ldv apart), each
  * bringing the next tile's output rows into L1 as it computes (the output
  * is written 8 rows of 192 bytes at a time, rows far apart: no hardware
@@ -612,15 +656,18 @@ static int64_t s_block_rows(const gc_pk_gemm *g)
 static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t i_lo, int64_t i_hi,
 		      const float *v, int64_t ldv, pk_pf *pf, int64_t lin_tiles, int64_t lin_share)
 {
-	int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
+	int64_t n0, nv, skip;
+	panel_at(g, jp, &n0, &nv, &skip);
 	__mmask16 k0 = gc_lanes16(nv), k1 = gc_lanes16(nv - 16), k2 = gc_lanes16(nv - 32);
 	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 	const char *lin = pf->lin;
 	int64_t kc = ldv == GC_PK_NR || g->k <= PK_KC_MIN ? g->k : PK_KC;
+	int direct = direct_taps(g);
 	for (int64_t kb = 0; kb < g->k; kb += kc) {
 		int64_t kl = g->k - kb < kc ? g->k - kb : kc;
 		pf->acc = kb > 0;
 		pf->raw = kb + kl < g->k;
+		pf->vrows = direct ? g->v_rows + kb : NULL;
 		for (int64_t i0 = i_lo; i0 < i_hi; i0 += GC_PK_MR) {
 			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
 			int64_t ti = (i0 - i_lo) / GC_PK_MR;
@@ -629,7 +676,8 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 			int64_t ni = i0 + GC_PK_MR, nj = n0;
 			if (ni >= i_hi) {
 				ni = i_lo;
-				nj = jp_next * GC_PK_NR;
+				if (jp_next >= 0)
+					panel_at(g, jp_next, &nj, &skip, &skip);
 			}
 			pf->crow = NULL;
 			if (ni < i_hi && (ni != i_lo || jp_next >= 0)) {
@@ -640,7 +688,8 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 						    : NULL;
 				pf->every = kl / (pf->rows + 1) > 0 ? kl / (pf->rows + 1) : 1;
 			}
-			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR, v + kb * ldv,
+			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR,
+						       direct ? v : v + kb * ldv,
 						       ldv, kl, g->c + i0 * g->ldc + n0, g->ldc,
 						       &g->epi, g->m0 + i0, n0, k0, k1, k2, pf);
 		}
@@ -656,8 +705,9 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 	for (int64_t ib = 0; ib < g->m; ib += mc) {
 		int64_t ie = g->m - ib < mc ? g->m : ib + mc;
 		for (int64_t jp = p0; jp < p1; jp++) {
-			int64_t n0 = jp * GC_PK_NR, nv = g->n - n0;
-			const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + n0;
+			int64_t n0, nv, voff;
+			panel_at(g, jp, &n0, &nv, &voff);
+			const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + voff;
 			int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
 			if (buf) {
 				pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
@@ -683,7 +733,7 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 			 * them) are brought in, one line of each row by each of
 			 * the first 4 row tiles (a 1x1 convolution's input,
 			 * issue 19) */
-			if (!g->v_packed && !buf && jp + 1 < p1) {
+			if (!g->v_packed && !buf && !g->v_rows && jp + 1 < p1) {
 				lin_tiles = 4;
 				lin_share = 64;
 				pf.lin_step = g->ldv * 4;
@@ -733,11 +783,12 @@ static void gemm_part(void *arg, int part, int parts, int slot)
 
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {
-	gemm_job j = {.g = g, .panels = (g->n + GC_PK_NR - 1) / GC_PK_NR, .blocks = 1};
+	gemm_job j = {.g = g, .panels = gemm_panels(g), .blocks = 1};
 	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
 	if (g->v_buf && t > GC_PK_GEMM_SLOTS)
 		t = GC_PK_GEMM_SLOTS; /* a buffer each */
-	int64_t tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR, full = g->n / GC_PK_NR;
+	int64_t tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR;
+	int64_t full = direct_taps(g) ? j.panels : g->n / GC_PK_NR;
 	if (t > 1 && full < 2 * t) {
 		int64_t want = (2 * t + (full > 0 ? full : 1) - 1) / (full > 0 ? full : 1);
 		int64_t most = tiles / 4 > 1 ? tiles / 4 : 1;

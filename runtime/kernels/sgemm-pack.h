@@ -106,13 +106,15 @@ typedef struct gc_pk_gemm {
 	 * (Copying a stride-1 V this way was measured to change nothing.)
 	 * v_rows: row p of V starts at v + v_rows[p] rather than v + p * ldv
 	 * (the (channel, tap) rows of a 1-D convolution over its padded
-	 * input: an im2col never built; needs v_buf), NULL: p * ldv. */
+	 * input: an im2col never built; needs v_buf or v_ow), NULL: p * ldv. */
 	float *v_buf;
 	const int32_t *v_cols, *v_rows;
 	/* With v_rows, v_ow > 0: V's columns are a 2-D convolution's output
 	 * pixels, rows of v_ow, each row v_oh_ld floats after the last in
 	 * every row of V (column j at v_rows[p] + j / v_ow * v_oh_ld +
-	 * j % v_ow); 0: contiguous. */
+	 * j % v_ow); 0: contiguous. Without v_buf the tiles read V there,
+	 * each output row cut into its own column panels (the last one of a
+	 * row part empty): gc_pk_gemm_run's p0, p1 count those panels. */
 	int64_t v_ow, v_oh_ld;
 	/* Plain V with v_buf: row p of V is taken as v * v_a[p] + v_b[p], then
 	 * clamped below at 0 when v_relu, as it is copied (a BatchNormalization
@@ -126,8 +128,9 @@ typedef struct gc_pk_gemm {
 	gc_pk_epi epi;
 } gc_pk_gemm;
 
-/* The columns [48 * p0, 48 * p1) of the product (p1 <= ceil(n / 48)),
- * with v_buf's buffer `slot` when v_buf is set. */
+/* The columns [48 * p0, 48 * p1) of the product (p1 <= ceil(n / 48);
+ * read in place at v_rows: v_ow's panels), with v_buf's buffer `slot` when
+ * v_buf is set. */
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
 void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot);
 /* The whole product, its column panels split over up to `threads` threads. */

@@ -419,7 +419,8 @@ static void test_fast_conv_1d_3d(void)
  * not take, dilation, groups, asymmetric pads, an output shorter than a
  * panel or a tile, one output, batches. 2-D at stride 1 with few input
  * channels (a network's first layer) or small groups: pads, dilation,
- * rows of a panel and a tail, batches. */
+ * rows of a panel and a tail, batches. Most of them the tiles read in
+ * place (conv.c's tap_direct), one with K above 192 in blocks of it. */
 static void test_fast_conv_taps(void)
 {
 	rng_state = 19;
@@ -431,6 +432,7 @@ static void test_fast_conv_taps(void)
 	    C1(1, 2, 9, 1, 40, 11, 3, 7, 0, 1, 1, 1),
 	    C1(1, 5, 33, 1, 17, 5, 4, 1, 1, 1, 1, 1),
 	    C1(1, 1, 8, 1, 10, 10, 3, 0, 0, 1, 1, 1),
+	    C1(1, 3, 20, 1, 2000, 80, 4, 40, 40, 1, 1, 1), /* K 240: in blocks of 128 */
 	    C2(1, 3, 64, 1, 40, 61, 3, 1, 1, 1, 1, 1),
 	    C2(2, 3, 21, 1, 19, 53, 3, 1, 2, 2, 1, 1),
 	    C2(1, 32, 32, 4, 28, 28, 3, 1, 1, 1, 0, 1),
@@ -454,9 +456,10 @@ static void test_fast_conv_taps(void)
 
 /* First layers (1-3 input channels) at strides 2-4 on the row GEMM by
  * output row: the padded input split into its stride phases by lane
- * permutes (16 of each at a time, the rest one by one) or element by
+ * permutes (16 of each at a time, the rest masked) or element by
  * element (stride 3); every pad from 0 to kernel - 1 on either side,
- * odd sizes, rows shorter than a vector, unequal strides and pads. */
+ * odd sizes, rows shorter than a vector, unequal strides and pads; rows
+ * the tiles read in place (tap_direct), whole panels and a tail. */
 static void test_fast_conv_first(void)
 {
 	rng_state = 23;
@@ -466,6 +469,8 @@ static void test_fast_conv_first(void)
 	    C2(2, 3, 21, 1, 29, 67, 3, 2, 2, 1, 0, 1),	/* pads 2 */
 	    C2(1, 1, 9, 1, 40, 99, 2, 2, 1, 1, 1, 1),	/* even kernel, 1 channel */
 	    C2(1, 2, 16, 1, 33, 77, 7, 2, 3, 1, 1, 1),	/* resnet's 7x7 */
+	    C2(1, 3, 64, 1, 29, 223, 7, 2, 3, 1, 1, 1),	/* resnet's stem, 112 wide */
+	    C2(2, 3, 8, 1, 21, 205, 7, 2, 3, 1, 0, 1),	/* 103 wide: 48 + 48 + 7 */
 	    C2(1, 3, 12, 1, 30, 70, 7, 2, 5, 1, 1, 1),	/* pads 5 */
 	    C2(1, 3, 64, 1, 47, 91, 11, 4, 2, 1, 1, 1), /* alexnet's */
 	    C2(1, 2, 10, 1, 31, 139, 5, 4, 4, 1, 0, 1), /* stride 4, pads 4 */
@@ -920,6 +925,7 @@ static void test_fast_threads(void)
 	    C2(1, 3, 32, 1, 299, 299, 3, 2, 0, 1, 1, 1),
 	    C2(2, 3, 64, 1, 131, 133, 7, 2, 3, 1, 1, 1),
 	    C2(1, 3, 64, 1, 227, 227, 11, 4, 2, 1, 1, 1),
+	    C2(1, 3, 64, 1, 120, 223, 7, 2, 3, 1, 1, 1), /* taps read in place */
 	    C2(1, 3, 24, 1, 120, 117, 5, 3, 2, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++)
