@@ -549,8 +549,26 @@ typedef struct chan_panel {
 	uintptr_t pf;	   /* where the next tile prefetches */
 } chan_panel;
 
+/* Prefetches into L2 the lines of tile a's output (and residual) that
+ * chan_store writes (reads): 16 or 32 rows of the output's planes, cold on
+ * large outputs, each written in part (the neighbour tile writes the rest);
+ * their reads for ownership overlap the tile's steps instead of its
+ * stores. */
+static GC_PK_TARGET void chan_touch(const gc_pk_conv *p, const chan_panel *c, const chan_at *a)
+{
+	for (int64_t ch = 0; ch < c->valid; ch++) {
+		const float *y = a->y + ch * p->out_sp, *r = a->res ? a->res + ch * p->out_sp : NULL;
+		_mm_prefetch((const char *)y, _MM_HINT_T1);
+		_mm_prefetch((const char *)(y + a->nr - 1), _MM_HINT_T1);
+		if (r) {
+			_mm_prefetch((const char *)r, _MM_HINT_T1);
+			_mm_prefetch((const char *)(r + a->nr - 1), _MM_HINT_T1);
+		}
+	}
+}
+
 /* Tiles at[0, n) of panel c: each K block over all of them, then their
- * outputs. A tile prefetches the input of the next in the block, the last
+ * outputs (prefetched before each tile's last block). A tile prefetches the input of the next in the block, the last
  * that of the first in the next block (the first tile of a block would find
  * the rows of the block's channels out of cache). */
 static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const chan_at *at, int n)
@@ -566,6 +584,8 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 				px = at[t + 1].x;
 			else if (k0 + kb < p->k)
 				px = at[0].x, pk += kb;
+			if (k0 + kn == p->k)
+				chan_touch(p, c, &at[t]);
 			at[t].fn(at[t].x, at[t].delta, c->w + k0 * c->width, p->koff + k0, kn,
 				 acc[t], k0 > 0, px, pk, c->pf, c->f.pfs);
 			c->pf += (uintptr_t)(c->f.chunk * kn / p->k);
