@@ -24,6 +24,21 @@
 
 /* ---- channel-vector kernel: plan ---- */
 
+/*
+ * Steps of a K block. A panel whose k is deeper is read a block at a time:
+ * CHAN_GROUP tiles take the block's steps one after another, their sums
+ * kept (in chan_group's buffer) for the next block, so that the block's
+ * weights (32 channels: 128 KiB) and the input rows of its channels stay in
+ * L2 while the group's tiles read them. Without blocks every tile read the
+ * whole panel from L3: 2.4 MB for fcn_resnet50's head (2048 -> 512 3x3,
+ * k = 18432), and from memory where other cores share L3. The blocks depend
+ * on k alone (k cut in equal blocks) and a tile's sums are carried from
+ * block to block in their order: the sums are those of one pass over k, at
+ * any split of the rows over threads.
+ */
+#define CHAN_KB 1024
+#define CHAN_GROUP 16
+
 /* Panels of one group: 32 channels each, the last 16 wide when 16 or fewer
  * channels are left. */
 static int64_t panel_width(int64_t mg, int64_t p)
@@ -81,7 +96,9 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	p->rows = p->out[0] * p->out[1];
 	p->panels = (p->mg + 31) / 32;
 	p->group_floats = gc_pk_conv_floats(p->mg, p->k);
-	p->koff = gc_malloc((size_t)p->k * sizeof(int32_t));
+	/* + a block of zeros: chan_group's prefetch of the next block reads
+	 * as many offsets as the block before it has steps */
+	p->koff = gc_calloc((size_t)(p->k + CHAN_KB), sizeof(int32_t));
 	if (!p->koff)
 		return -1;
 	int64_t i = 0;
@@ -288,17 +305,20 @@ int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 /* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
  * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
  * xb[koff[i] + delta + (j - split) * s] after (two output rows in one tile,
- * for short rows). Stores it as tile[j][32]. Step i also prefetches the
- * byte pf + i * pfs into L2 (the weights a later tile reads: chan_rows). */
+ * for short rows). Stores it as tile[j][32], onto the sums there when
+ * `carry` (the steps before: chan_group's K blocks), else from zero. Step i
+ * also prefetches into L2 the byte pf + i * pfs (the weights a later tile
+ * reads: chan_rows) and, unless px is NULL, the input px + pkoff[i] (what
+ * chan_group's next tile reads). */
 AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t *koff, int64_t k,
-		  float *tile, uintptr_t pf, int64_t pfs, const int mv, const int nr,
-		  const int split, const int s)
+		  float *tile, int carry, const float *px, const int32_t *pkoff, uintptr_t pf,
+		  int64_t pfs, const int mv, const int nr, const int split, const int s)
 {
 	__m512 a0[GC_PK_CV_NR], a1[GC_PK_CV_NR];
 #pragma GCC unroll 16
 	for (int j = 0; j < nr; j++) {
-		a0[j] = _mm512_setzero_ps();
-		a1[j] = _mm512_setzero_ps();
+		a0[j] = carry ? _mm512_load_ps(tile + j * 32) : _mm512_setzero_ps();
+		a1[j] = carry && mv == 2 ? _mm512_load_ps(tile + j * 32 + 16) : _mm512_setzero_ps();
 	}
 	for (int64_t i = 0; i < k; i++) {
 		const float *xt = xb + koff[i];
@@ -307,6 +327,8 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 			w1 = _mm512_load_ps(w + 16);
 		w += 16 * mv;
 		_mm_prefetch((const char *)(pf + (uintptr_t)(i * pfs)), _MM_HINT_T1);
+		if (px)
+			_mm_prefetch((const char *)(px + pkoff[i]), _MM_HINT_T1);
 #pragma GCC unroll 16
 		for (int j = 0; j < nr; j++) {
 			__m512 b =
@@ -325,14 +347,17 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 }
 
 typedef void (*chan_tile_fn)(const float *xb, int64_t delta, const float *w, const int32_t *koff,
-			     int64_t k, float *tile, uintptr_t pf, int64_t pfs);
+			     int64_t k, float *tile, int carry, const float *px,
+			     const int32_t *pkoff, uintptr_t pf, int64_t pfs);
 
 #define CHAN_TILE(mv, nr, split, s, name)                                                          \
 	static GC_PK_TARGET void name(const float *xb, int64_t delta, const float *w,              \
-				      const int32_t *koff, int64_t k, float *tile, uintptr_t pf,   \
+				      const int32_t *koff, int64_t k, float *tile, int carry,      \
+				      const float *px, const int32_t *pkoff, uintptr_t pf,         \
 				      int64_t pfs)                                                 \
 	{                                                                                          \
-		chan_tile(xb, delta, w, koff, k, tile, pf, pfs, mv, nr, split, s);                 \
+		chan_tile(xb, delta, w, koff, k, tile, carry, px, pkoff, pf, pfs, mv, nr, split,   \
+			  s);                                                                      \
 	}
 #define CHAN_TILE1(mv, nr, s) CHAN_TILE(mv, nr, nr, s, chan_tile_##mv##_##nr##_##s)
 /* two rows of q pixels */
@@ -503,24 +528,95 @@ static chan_pf chan_prefetch(const gc_pk_conv *p, int64_t gi, int64_t q, const f
 	return f;
 }
 
+/* One tile of chan_group: its input, a pair's second row (chan_tile's
+ * delta), kernel, pixels, and output and residual (NULL: none). */
+typedef struct chan_at {
+	const float *x;
+	int64_t delta;
+	chan_tile_fn fn;
+	int nr;
+	float *y;
+	const float *res;
+} chan_at;
+
+/* What the tiles of one chan_rows call share. */
+typedef struct chan_panel {
+	const float *w;	   /* the panel's weights */
+	int64_t width;	   /* its channels: 32 or 16 */
+	int64_t valid;	   /* of them, real */
+	const float *bias; /* bias of its first channel, or NULL */
+	chan_pf f;	   /* the prefetch of the next panel */
+	uintptr_t pf;	   /* where the next tile prefetches */
+} chan_panel;
+
+/* Prefetches into L2 the lines of tile a's output (and residual) that
+ * chan_store writes (reads): 16 or 32 rows of the output's planes, cold on
+ * large outputs, each written in part (the neighbour tile writes the rest);
+ * their reads for ownership overlap the tile's steps instead of its
+ * stores. */
+static GC_PK_TARGET void chan_touch(const gc_pk_conv *p, const chan_panel *c, const chan_at *a)
+{
+	for (int64_t ch = 0; ch < c->valid; ch++) {
+		const float *y = a->y + ch * p->out_sp, *r = a->res ? a->res + ch * p->out_sp : NULL;
+		_mm_prefetch((const char *)y, _MM_HINT_T1);
+		_mm_prefetch((const char *)(y + a->nr - 1), _MM_HINT_T1);
+		if (r) {
+			_mm_prefetch((const char *)r, _MM_HINT_T1);
+			_mm_prefetch((const char *)(r + a->nr - 1), _MM_HINT_T1);
+		}
+	}
+}
+
+/* Tiles at[0, n) of panel c: each K block over all of them, then their
+ * outputs (prefetched before each tile's last block). A tile prefetches the input of the next in the block, the last
+ * that of the first in the next block (the first tile of a block would find
+ * the rows of the block's channels out of cache). */
+static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const chan_at *at, int n)
+{
+	float acc[CHAN_GROUP][GC_PK_CV_NR * 32] __attribute__((aligned(64)));
+	int64_t blocks = (p->k + CHAN_KB - 1) / CHAN_KB, kb = (p->k + blocks - 1) / blocks;
+	for (int64_t k0 = 0; k0 < p->k; k0 += kb) {
+		int64_t kn = kb < p->k - k0 ? kb : p->k - k0;
+		for (int t = 0; t < n; t++) {
+			const float *px = NULL;
+			const int32_t *pk = p->koff + k0;
+			if (t + 1 < n)
+				px = at[t + 1].x;
+			else if (k0 + kb < p->k)
+				px = at[0].x, pk += kb;
+			if (k0 + kn == p->k)
+				chan_touch(p, c, &at[t]);
+			at[t].fn(at[t].x, at[t].delta, c->w + k0 * c->width, p->koff + k0, kn,
+				 acc[t], k0 > 0, px, pk, c->pf, c->f.pfs);
+			c->pf += (uintptr_t)(c->f.chunk * kn / p->k);
+		}
+	}
+	for (int t = 0; t < n; t++)
+		chan_store(acc[t], at[t].nr, (int)(c->width / 16), c->valid, c->bias, &p->epi,
+			   at[t].res, at[t].y, p->out_sp);
+}
+
 /* Output rows [r0, r1) of panel q of group gi, for batch item b: the
- * tiles [t0, t1) of each (of rows of more than one tile), or all. */
+ * tiles [t0, t1) of each (of rows of more than one tile), or all; in groups
+ * of CHAN_GROUP tiles when k has more than one block, else one by one. */
 static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const float *bias,
 				   const float *rb, float *yb, int64_t gi, int64_t q, int64_t r0,
 				   int64_t r1, int64_t t0, int64_t t1)
 {
-	float tile[16 * 32] __attribute__((aligned(64))); /* rows past nr unread */
-	int64_t width = panel_width(p->mg, q);
-	int mv = (int)(width / 16);
-	int64_t m0 = gi * p->mg + 32 * q, valid = p->mg - 32 * q < width ? p->mg - 32 * q : width;
-	const float *wq = p->w + gi * p->group_floats + 32 * q * p->k;
+	chan_panel c = {.w = p->w + gi * p->group_floats + 32 * q * p->k,
+			.width = panel_width(p->mg, q)};
+	int mv = (int)(c.width / 16);
+	int64_t m0 = gi * p->mg + 32 * q;
+	c.valid = p->mg - 32 * q < c.width ? p->mg - 32 * q : c.width;
+	c.bias = bias ? bias + m0 : NULL;
 	const chan_tile_fn *fns = chan_tiles[mv - 1][p->sw - 1];
 	int64_t ow = p->out[2], oh = p->out[1];
 	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
-	const float *bq = bias ? bias + m0 : NULL;
 	int pairs = 2 * ow <= GC_PK_CV_NR;
-	chan_pf f = chan_prefetch(p, gi, q, wq, pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * (t1 - t0));
-	uintptr_t pf = f.pf;
+	c.f = chan_prefetch(p, gi, q, c.w, pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * (t1 - t0));
+	c.pf = c.f.pf;
+	int group = p->k > CHAN_KB ? CHAN_GROUP : 1, n = 0;
+	chan_at at[CHAN_GROUP];
 	for (int64_t r = r0; r < r1; r++) {
 		int64_t od = r / oh, ohh = r % oh;
 		const float *xr = xg + od * p->row_step[0] + ohh * p->row_step[1];
@@ -530,23 +626,25 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 			/* rows r and r + 1 in one tile: their outputs are adjacent */
 			int64_t od1 = (r + 1) / oh, oh1 = (r + 1) % oh;
 			int64_t delta = (od1 - od) * p->row_step[0] + (oh1 - ohh) * p->row_step[1];
-			chan_tiles2[mv - 1][p->sw - 1][ow - 1](xr, delta, wq, p->koff, p->k, tile, pf,
-							       f.pfs);
-			pf += (uintptr_t)f.chunk;
-			chan_store(tile, (int)(2 * ow), mv, valid, bq, &p->epi, rr, yr, p->out_sp);
+			at[n++] = (chan_at){xr, delta, chan_tiles2[mv - 1][p->sw - 1][ow - 1],
+					    (int)(2 * ow), yr, rr};
+			if (n == group)
+				chan_group(p, &c, at, n), n = 0;
 			r++;
 			continue;
 		}
 		int64_t o = t0 * (ow / tiles) + (t0 < ow % tiles ? t0 : ow % tiles);
 		for (int64_t t = t0; t < t1; t++) {
 			int nr = (int)(ow / tiles + (t < ow % tiles));
-			fns[nr - 1](xr + o * p->sw, 0, wq, p->koff, p->k, tile, pf, f.pfs);
-			pf += (uintptr_t)f.chunk;
-			chan_store(tile, nr, mv, valid, bq, &p->epi, rr ? rr + o : NULL, yr + o,
-				   p->out_sp);
+			at[n++] = (chan_at){xr + o * p->sw, 0, fns[nr - 1], nr, yr + o,
+					    rr ? rr + o : NULL};
+			if (n == group)
+				chan_group(p, &c, at, n), n = 0;
 			o += nr;
 		}
 	}
+	if (n)
+		chan_group(p, &c, at, n);
 }
 
 /* Zeroes floats [a, b) of d. */

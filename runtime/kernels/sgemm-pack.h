@@ -147,6 +147,8 @@ double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);
  * One convolution of float32 NCHW tensors (1 to 3 spatial axes held as 3,
  * as gc_nn_window) with groups. The input is read from a zero-padded copy
  * (made by gc_pk_conv_run in its scratch) unless the convolution has no pads.
+ * A k above 1024 is read in K blocks by groups of tiles (conv-direct.c), the
+ * sums in the order of one pass over k.
  */
 typedef struct gc_pk_conv {
 	int64_t n, c, m, g, cg, mg;   /* batch, channels, groups, per group */

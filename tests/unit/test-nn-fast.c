@@ -898,6 +898,31 @@ static void test_fast_conv_dilated(void)
 		CHECK(conv_threads_same(&big[ci], ci));
 }
 
+/* The channel kernel over k (input channels x taps) deeper than its K
+ * block (1024 steps: conv-direct.c's CHAN_KB), each tile's sums carried
+ * from block to block: k not a multiple of the block (2 to 10 blocks),
+ * more tiles than a group keeps (16) and fewer, rows paired in one tile,
+ * 32 + 8 and 32 + 16 channels, groups, batch 2, stride 2, dilation, every
+ * activation; then the same bytes at 1 to 3 threads (conv_threads_same:
+ * the rows split at any tile, the sums in the one-thread order). */
+static void test_fast_conv_deep_k(void)
+{
+	rng_state = 12;
+	static const conv_case cases[] = {
+	    C2(2, 150, 40, 1, 9, 9, 3, 1, 1, 1, 1, 1),	 /* k 1350: 2 blocks, 9 tiles */
+	    C2(1, 130, 48, 1, 20, 20, 3, 1, 1, 1, 1, 1), /* 40 tiles: groups 16 + 16 + 8 */
+	    C2(1, 600, 64, 2, 8, 8, 3, 1, 1, 1, 1, 1),	 /* groups, k 2700: 3 blocks */
+	    C2(2, 260, 36, 1, 5, 5, 3, 1, 1, 1, 0, 1),	 /* rows in pairs, no bias */
+	    C2(1, 1100, 40, 1, 4, 6, 3, 1, 1, 1, 1, 1),	 /* k 9900: 10 blocks of 990 */
+	    C2(1, 120, 24, 1, 17, 16, 3, 2, 1, 1, 1, 1), /* stride 2, 16 channels */
+	    C2(1, 128, 33, 1, 12, 12, 3, 1, 0, 2, 1, 1), /* dilation 2, 32 + 1 */
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 2, 1));
+	for (int ci = 0; ci < 4; ci++)
+		CHECK(conv_threads_same(&cases[ci], ci));
+}
+
 static void test_fast_threads(void)
 {
 	rng_state = 8;
@@ -1084,7 +1109,7 @@ static void test_fast_threads_callers(void)
 }
 
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
-	  TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
+	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
 	  TEST(test_fast_split), TEST(test_fast_conv_dilated), TEST(test_fast_threads),

@@ -313,7 +313,8 @@ static int run_jobs(harness_run *h, gc_tensor **in, int threads)
  * 3 channels (fewer channels to copy than parts), a fused residual. And 1x1s
  * on the row GEMM or the channel kernel (7x7 outputs: a column panel of 48
  * pixels and one of 1, so the output channels are cut into blocks too,
- * strided ones gathered, with a residual). Each is checked against
+ * strided ones gathered, with a residual). K deeper than the channel
+ * kernel's K block, with a residual. Each is checked against
  * double-precision loops (|error| <= 1e-5 of the sum of |terms|, plus
  * 1e-6), gives the 1-thread bytes at 2, 3 and 4 threads, and is exactly one
  * pool job at 2 threads.
@@ -336,7 +337,14 @@ static void test_conv_jobs(void)
 		      * channels at 3 and 4) */
 		     {400, 400, 7, 3, 1, 0, 25},   {160, 160, 14, 3, 1, 1, 10},
 		     {1280, 1280, 5, 3, 1, 0, 80}, {96, 96, 29, 3, 2, 0, 3},
-		     {80, 80, 20, 3, 1, 0, 5}};
+		     {80, 80, 20, 3, 1, 0, 5},
+		     /* k deeper than the channel kernel's K block (1024 steps),
+		      * with a residual: 10 blocks of 990, groups (3 blocks of
+		      * 900 each), 48 tiles (3 groups of tiles, the sums of each
+		      * carried from block to block) */
+		     {1100, 40, 6, 3, 1, 1, 1},
+		     {600, 64, 10, 3, 1, 1, 2},
+		     {150, 48, 24, 3, 1, 1, 1}};
 	if (!gc_pk_usable())
 		return; /* the channel kernel needs AVX-512 */
 	for (int i = 0; i < LEN(cases); i++) {
