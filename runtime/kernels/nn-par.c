@@ -34,6 +34,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -51,6 +52,14 @@
 #define PAR_CONTENDED_NS 20000000   /* contention seen: 20 ms of short spins */
 #define PAR_PREEMPTED_NS 500000	  /* a spinner that lost its core this long */
 #define PAR_CHECK 32		  /* pauses between looks at the clock */
+/* A job estimated below this (cycles, ~100 us at ~0.25 ns a cycle,
+ * nn-par.h) wakes no sleeping worker: the wake takes about as long (~80-100
+ * us), so the caller has done most of the parts when it comes, and a woken
+ * worker that loses its core in its part holds the job up -- in
+ * efficientnet_b0 at 2 threads under load, SqueezeExcite's jobs (~25 us)
+ * took ~480 us whenever they woke the worker (it began 20-25 us late). A
+ * spinning worker still takes part in it. */
+#define PAR_WAKE_WORK 400e3
 
 /* The job word: job number (32 bits) | next part (16) | parts (16). */
 #define PAR_MAX_PARTS 0xffff
@@ -356,6 +365,16 @@ uint64_t gc_nn_par_jobs(void)
 	return atomic_load(&par_jobs);
 }
 
+/* The threads a job can use without waking a worker (lock held): the
+ * caller and the workers up to the first asleep. */
+static int awake_threads(int threads)
+{
+	int t = 1;
+	while (t < threads && !pool.w[t - 1].sleeping)
+		t++;
+	return t;
+}
+
 /* Starts workers up to `threads` - 1 (lock held); the threads it can use. */
 static int start_workers(int threads)
 {
@@ -403,6 +422,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = GC_NN_PAR_MAX;
 	if (threads > parts)
 		threads = parts;
+	double est = last_est; /* (run_job forgets it) */
 	run_job(threads);
 	if (threads <= 1) {
 		run_here(parts, fn, arg);
@@ -422,6 +442,8 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = start_workers(threads);
 	else
 		threads = 1;
+	if (est > 0 && est < PAR_WAKE_WORK)
+		threads = awake_threads(threads);
 	pthread_mutex_unlock(&pool.lock);
 	if (threads <= 1) {
 		atomic_store(&pool.busy, 0);
@@ -484,6 +506,16 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	}
 	keep_hot(spin_span());
 	atomic_store_explicit(&pool.busy, 0, memory_order_release);
+}
+
+void gc_nn_par_wait(atomic_int *done, int n)
+{
+	for (int i = 1; atomic_load_explicit(done, memory_order_acquire) < n; i++) {
+		if (i % 4096 == 0)
+			sched_yield();
+		else
+			PAR_RELAX();
+	}
 }
 
 int gc_nn_par_threads(int threads, double cycles)

@@ -8,6 +8,7 @@
 #ifndef GC_K_NN_PAR_H
 #define GC_K_NN_PAR_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define GC_NN_PAR_MAX 64
@@ -27,6 +28,16 @@ typedef void (*gc_nn_part_fn)(void *arg, int part, int parts, int slot);
  * them all itself: the result is the same.
  */
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
+
+/*
+ * For a part that needs parts of its job with lower numbers finished first
+ * (one phase of a job after another): waits until *done, which those parts
+ * count up (with release order), reaches n. gc_nn_parallel hands the parts
+ * out in increasing order and each thread runs its parts in that order, so
+ * the parts waited for are done or under way on other threads and the wait
+ * ends. It yields the core now and then to a thread that lost its.
+ */
+void gc_nn_par_wait(atomic_int *done, int n);
 
 /* The pool's users (sessions): the workers end when the last one goes. */
 void gc_nn_par_acquire(void);
