@@ -58,7 +58,9 @@
  * worker that loses its core in its part holds the job up -- in
  * efficientnet_b0 at 2 threads under load, SqueezeExcite's jobs (~25 us)
  * took ~480 us whenever they woke the worker (it began 20-25 us late). A
- * spinning worker still takes part in it. */
+ * spinning worker still takes part in it, and a sleeping one is woken to
+ * spin for the run's next job (nudge), so that a run of small jobs after
+ * an idle pause is not left to the caller. */
 #define PAR_WAKE_WORK 400e3
 
 /* The job word: job number (32 bits) | next part (16) | parts (16). */
@@ -71,6 +73,7 @@ typedef struct par_worker {
 	pthread_t th;
 	pthread_cond_t wake;
 	int sleeping; /* under pool.lock */
+	int nudged;   /* under pool.lock: woken with no job, to spin for the next */
 	_Alignas(64) char pad;
 } par_worker;
 
@@ -187,9 +190,9 @@ static void run_parts(uint32_t job, int slot)
 	}
 }
 
-/* Worker w's wait for a job after `seen`: spins while the pool is hot and
- * the last job used it, then sleeps. Returns the job word. */
-static uint64_t wait_job(int w, uint32_t seen)
+/* wait_job's spin: the job word when it changed or the pool stops, or the
+ * old one when the worker should sleep. */
+static uint64_t spin_job(int w, uint32_t seen)
 {
 	int slot = w + 1;
 	int64_t last = now_ns(), mine = last + spin_span();
@@ -204,18 +207,32 @@ static uint64_t wait_job(int w, uint32_t seen)
 			if (slot >= atomic_load_explicit(&pool.threads, memory_order_relaxed) ||
 			    (now > mine &&
 			     now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed)))
-				break;
+				return word;
 		}
 		PAR_RELAX();
 	}
-	pthread_mutex_lock(&pool.lock);
-	pool.w[w].sleeping = 1;
-	uint64_t word;
-	while (W_JOB(word = atomic_load(&pool.word)) == seen && !atomic_load(&pool.stop))
-		pthread_cond_wait(&pool.w[w].wake, &pool.lock);
-	pool.w[w].sleeping = 0;
-	pthread_mutex_unlock(&pool.lock);
-	return word;
+}
+
+/* Worker w's wait for a job after `seen`: spins while the pool is hot and
+ * the last job used it, then sleeps; nudged awake, spins again. Returns the
+ * job word. */
+static uint64_t wait_job(int w, uint32_t seen)
+{
+	for (;;) {
+		uint64_t word = spin_job(w, seen);
+		if (W_JOB(word) != seen || atomic_load(&pool.stop))
+			return word;
+		pthread_mutex_lock(&pool.lock);
+		pool.w[w].sleeping = 1;
+		while (W_JOB(word = atomic_load(&pool.word)) == seen && !atomic_load(&pool.stop) &&
+		       !pool.w[w].nudged)
+			pthread_cond_wait(&pool.w[w].wake, &pool.lock);
+		pool.w[w].sleeping = 0;
+		pool.w[w].nudged = 0;
+		pthread_mutex_unlock(&pool.lock);
+		if (W_JOB(word) != seen || atomic_load(&pool.stop))
+			return word;
+	}
 }
 
 static void *worker(void *p)
@@ -375,12 +392,32 @@ static int awake_threads(int threads)
 	return t;
 }
 
+static atomic_uint_least64_t nudges;
+
+uint64_t gc_nn_par_nudges(void)
+{
+	return atomic_load(&nudges);
+}
+
+/* Wakes the sleeping workers among the first `threads` - 1 with no part of
+ * a job (lock held): they spin for the run's next one. */
+static void nudge(int threads)
+{
+	for (int i = 0; i < threads - 1; i++)
+		if (pool.w[i].sleeping) {
+			pool.w[i].nudged = 1;
+			pthread_cond_signal(&pool.w[i].wake);
+			atomic_fetch_add_explicit(&nudges, 1, memory_order_relaxed);
+		}
+}
+
 /* Starts workers up to `threads` - 1 (lock held); the threads it can use. */
 static int start_workers(int threads)
 {
 	while (pool.workers < threads - 1) {
 		par_worker *w = &pool.w[pool.workers];
 		w->sleeping = 0;
+		w->nudged = 0;
 		if (pthread_cond_init(&w->wake, NULL))
 			return pool.workers + 1;
 		if (pthread_create(&w->th, NULL, worker, (void *)(intptr_t)pool.workers)) {
@@ -442,9 +479,20 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = start_workers(threads);
 	else
 		threads = 1;
-	if (est > 0 && est < PAR_WAKE_WORK)
-		threads = awake_threads(threads);
+	int nudged = 0;
+	if (est > 0 && est < PAR_WAKE_WORK) {
+		int t = awake_threads(threads);
+		if (t < threads) {
+			nudge(threads);
+			nudged = 1;
+		}
+		threads = t;
+	}
 	pthread_mutex_unlock(&pool.lock);
+	if (nudged) { /* they spin as for the run's jobs */
+		run_tell();
+		keep_hot(spin_span());
+	}
 	if (threads <= 1) {
 		atomic_store(&pool.busy, 0);
 		run_here(parts, fn, arg);

@@ -77,6 +77,10 @@ uint64_t gc_nn_par_runs_told(void);
  * idle pool sleeps. */
 int gc_nn_par_awake(void);
 
+/* How many times a small job woke a sleeping worker to spin for the next
+ * one (nn-par.c's nudge): lets the tests see it. */
+uint64_t gc_nn_par_nudges(void);
+
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the
  * tests see that a kernel splits its work. */
