@@ -26,7 +26,8 @@
  * jobs squeezenet at 2 threads took 54-86 ms a run (median) against 14-35
  * ms before, 16-29 ms with 0.1 ms (a spinner uses up its share of the CPU
  * and is then off it when the job comes, holding a part).
- * The caller wakes only the sleeping workers its job uses.
+ * The caller wakes only the sleeping workers its job uses, and for a small
+ * job none (PAR_WAKE_WORK).
  */
 #include "nn-par.h"
 

@@ -22,10 +22,13 @@ typedef void (*gc_nn_part_fn)(void *arg, int part, int parts, int slot);
  * parts out one at a time to the calling thread (slot 0) and up to
  * min(threads, GC_NN_PAR_MAX) - 1 workers, and returns when all are done.
  * A few parts a thread even out uneven parts and a thread the system did
- * not schedule at once (the others take its parts). threads <= 1 or parts
- * <= 1 runs them here, with no other thread. When another thread is using
- * the pool (another session), or no worker can be started, the caller runs
- * them all itself: the result is the same.
+ * not schedule at once (the others take its parts). A job whose estimate
+ * (the gc_nn_par_threads call just before it) is small takes only the
+ * workers awake and wakes the sleeping ones for the next job (nn-par.c's
+ * PAR_WAKE_WORK). threads <= 1 or parts <= 1 runs them here, with no other
+ * thread. When another thread is using the pool (another session), or no
+ * worker can be started, the caller runs them all itself: the result is the
+ * same.
  */
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 
