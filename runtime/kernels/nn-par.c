@@ -26,7 +26,8 @@
  * jobs squeezenet at 2 threads took 54-86 ms a run (median) against 14-35
  * ms before, 16-29 ms with 0.1 ms (a spinner uses up its share of the CPU
  * and is then off it when the job comes, holding a part).
- * The caller wakes only the sleeping workers its job uses.
+ * The caller wakes only the sleeping workers its job uses, and for a small
+ * job none (PAR_WAKE_WORK).
  */
 #include "nn-par.h"
 
@@ -34,6 +35,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -51,6 +53,16 @@
 #define PAR_CONTENDED_NS 20000000   /* contention seen: 20 ms of short spins */
 #define PAR_PREEMPTED_NS 500000	  /* a spinner that lost its core this long */
 #define PAR_CHECK 32		  /* pauses between looks at the clock */
+/* A job estimated below this (cycles, ~100 us at ~0.25 ns a cycle,
+ * nn-par.h) wakes no sleeping worker: the wake takes about as long (~80-100
+ * us), so the caller has done most of the parts when it comes, and a woken
+ * worker that loses its core in its part holds the job up -- in
+ * efficientnet_b0 at 2 threads under load, SqueezeExcite's jobs (~25 us)
+ * took ~480 us whenever they woke the worker (it began 20-25 us late). A
+ * spinning worker still takes part in it, and a sleeping one is woken to
+ * spin for the run's next job (nudge), so that a run of small jobs after
+ * an idle pause is not left to the caller. */
+#define PAR_WAKE_WORK 400e3
 
 /* The job word: job number (32 bits) | next part (16) | parts (16). */
 #define PAR_MAX_PARTS 0xffff
@@ -62,6 +74,7 @@ typedef struct par_worker {
 	pthread_t th;
 	pthread_cond_t wake;
 	int sleeping; /* under pool.lock */
+	int nudged;   /* under pool.lock: woken with no job, to spin for the next */
 	_Alignas(64) char pad;
 } par_worker;
 
@@ -178,9 +191,9 @@ static void run_parts(uint32_t job, int slot)
 	}
 }
 
-/* Worker w's wait for a job after `seen`: spins while the pool is hot and
- * the last job used it, then sleeps. Returns the job word. */
-static uint64_t wait_job(int w, uint32_t seen)
+/* wait_job's spin: the job word when it changed or the pool stops, or the
+ * old one when the worker should sleep. */
+static uint64_t spin_job(int w, uint32_t seen)
 {
 	int slot = w + 1;
 	int64_t last = now_ns(), mine = last + spin_span();
@@ -195,18 +208,32 @@ static uint64_t wait_job(int w, uint32_t seen)
 			if (slot >= atomic_load_explicit(&pool.threads, memory_order_relaxed) ||
 			    (now > mine &&
 			     now > atomic_load_explicit(&pool.hot_until, memory_order_relaxed)))
-				break;
+				return word;
 		}
 		PAR_RELAX();
 	}
-	pthread_mutex_lock(&pool.lock);
-	pool.w[w].sleeping = 1;
-	uint64_t word;
-	while (W_JOB(word = atomic_load(&pool.word)) == seen && !atomic_load(&pool.stop))
-		pthread_cond_wait(&pool.w[w].wake, &pool.lock);
-	pool.w[w].sleeping = 0;
-	pthread_mutex_unlock(&pool.lock);
-	return word;
+}
+
+/* Worker w's wait for a job after `seen`: spins while the pool is hot and
+ * the last job used it, then sleeps; nudged awake, spins again. Returns the
+ * job word. */
+static uint64_t wait_job(int w, uint32_t seen)
+{
+	for (;;) {
+		uint64_t word = spin_job(w, seen);
+		if (W_JOB(word) != seen || atomic_load(&pool.stop))
+			return word;
+		pthread_mutex_lock(&pool.lock);
+		pool.w[w].sleeping = 1;
+		while (W_JOB(word = atomic_load(&pool.word)) == seen && !atomic_load(&pool.stop) &&
+		       !pool.w[w].nudged)
+			pthread_cond_wait(&pool.w[w].wake, &pool.lock);
+		pool.w[w].sleeping = 0;
+		pool.w[w].nudged = 0;
+		pthread_mutex_unlock(&pool.lock);
+		if (W_JOB(word) != seen || atomic_load(&pool.stop))
+			return word;
+	}
 }
 
 static void *worker(void *p)
@@ -356,12 +383,42 @@ uint64_t gc_nn_par_jobs(void)
 	return atomic_load(&par_jobs);
 }
 
+/* The threads a job can use without waking a worker (lock held): the
+ * caller and the workers up to the first asleep. */
+static int awake_threads(int threads)
+{
+	int t = 1;
+	while (t < threads && !pool.w[t - 1].sleeping)
+		t++;
+	return t;
+}
+
+static atomic_uint_least64_t nudges;
+
+uint64_t gc_nn_par_nudges(void)
+{
+	return atomic_load(&nudges);
+}
+
+/* Wakes the sleeping workers among the first `threads` - 1 with no part of
+ * a job (lock held): they spin for the run's next one. */
+static void nudge(int threads)
+{
+	for (int i = 0; i < threads - 1; i++)
+		if (pool.w[i].sleeping) {
+			pool.w[i].nudged = 1;
+			pthread_cond_signal(&pool.w[i].wake);
+			atomic_fetch_add_explicit(&nudges, 1, memory_order_relaxed);
+		}
+}
+
 /* Starts workers up to `threads` - 1 (lock held); the threads it can use. */
 static int start_workers(int threads)
 {
 	while (pool.workers < threads - 1) {
 		par_worker *w = &pool.w[pool.workers];
 		w->sleeping = 0;
+		w->nudged = 0;
 		if (pthread_cond_init(&w->wake, NULL))
 			return pool.workers + 1;
 		if (pthread_create(&w->th, NULL, worker, (void *)(intptr_t)pool.workers)) {
@@ -403,6 +460,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = GC_NN_PAR_MAX;
 	if (threads > parts)
 		threads = parts;
+	double est = last_est; /* (run_job forgets it) */
 	run_job(threads);
 	if (threads <= 1) {
 		run_here(parts, fn, arg);
@@ -422,7 +480,20 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 		threads = start_workers(threads);
 	else
 		threads = 1;
+	int nudged = 0;
+	if (est > 0 && est < PAR_WAKE_WORK) {
+		int t = awake_threads(threads);
+		if (t < threads) {
+			nudge(threads);
+			nudged = 1;
+		}
+		threads = t;
+	}
 	pthread_mutex_unlock(&pool.lock);
+	if (nudged) { /* they spin as for the run's jobs */
+		run_tell();
+		keep_hot(spin_span());
+	}
 	if (threads <= 1) {
 		atomic_store(&pool.busy, 0);
 		run_here(parts, fn, arg);
@@ -484,6 +555,16 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	}
 	keep_hot(spin_span());
 	atomic_store_explicit(&pool.busy, 0, memory_order_release);
+}
+
+void gc_nn_par_wait(atomic_int *done, int n)
+{
+	for (int i = 1; atomic_load_explicit(done, memory_order_acquire) < n; i++) {
+		if (i % 4096 == 0)
+			sched_yield();
+		else
+			PAR_RELAX();
+	}
 }
 
 int gc_nn_par_threads(int threads, double cycles)

@@ -8,6 +8,7 @@
 #ifndef GC_K_NN_PAR_H
 #define GC_K_NN_PAR_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define GC_NN_PAR_MAX 64
@@ -21,12 +22,25 @@ typedef void (*gc_nn_part_fn)(void *arg, int part, int parts, int slot);
  * parts out one at a time to the calling thread (slot 0) and up to
  * min(threads, GC_NN_PAR_MAX) - 1 workers, and returns when all are done.
  * A few parts a thread even out uneven parts and a thread the system did
- * not schedule at once (the others take its parts). threads <= 1 or parts
- * <= 1 runs them here, with no other thread. When another thread is using
- * the pool (another session), or no worker can be started, the caller runs
- * them all itself: the result is the same.
+ * not schedule at once (the others take its parts). A job whose estimate
+ * (the gc_nn_par_threads call just before it) is small takes only the
+ * workers awake and wakes the sleeping ones for the next job (nn-par.c's
+ * PAR_WAKE_WORK). threads <= 1 or parts <= 1 runs them here, with no other
+ * thread. When another thread is using the pool (another session), or no
+ * worker can be started, the caller runs them all itself: the result is the
+ * same.
  */
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
+
+/*
+ * For a part that needs parts of its job with lower numbers finished first
+ * (one phase of a job after another): waits until *done, which those parts
+ * count up (with release order), reaches n. gc_nn_parallel hands the parts
+ * out in increasing order and each thread runs its parts in that order, so
+ * the parts waited for are done or under way on other threads and the wait
+ * ends. It yields the core now and then to a thread that lost its.
+ */
+void gc_nn_par_wait(atomic_int *done, int n);
 
 /* The pool's users (sessions): the workers end when the last one goes. */
 void gc_nn_par_acquire(void);
@@ -65,6 +79,10 @@ uint64_t gc_nn_par_runs_told(void);
 /* Workers not asleep (spinning or working): lets the tests see that an
  * idle pool sleeps. */
 int gc_nn_par_awake(void);
+
+/* How many times a small job woke a sleeping worker to spin for the next
+ * one (nn-par.c's nudge): lets the tests see it. */
+uint64_t gc_nn_par_nudges(void);
 
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the

@@ -7,10 +7,10 @@
  *   g = gate(W2 h + b2)                           (1x1 Conv, Sigmoid/HardSigmoid)
  *   y = x * g, broadcast over the spatial axes     (Mul)
  *
- * in two passes over x (the mean, the scaling) instead of five nodes, their
- * four small intermediate tensors and a thread hand-off each. Inputs: x
- * float32 [N, C, spatial...], W1 [Cm, C, 1...], b1 [Cm], W2 [C, Cm, 1...],
- * b2 [C]. Attributes: act ("relu", "swish" or "none"), gate ("sigmoid" or
+ * in two passes over x (the mean, the scaling) and one job instead of five
+ * nodes, their four small intermediate tensors and a thread hand-off each.
+ * Inputs: x float32 [N, C, spatial...], W1 [Cm, C, 1...], b1 [Cm], W2 [C,
+ * Cm, 1...], b2 [C]. Attributes: act ("relu", "swish" or "none"), gate ("sigmoid" or
  * "hardsigmoid" with alpha, beta).
  */
 #include <inttypes.h>
@@ -32,11 +32,18 @@ typedef struct se_state {
 	float alpha, beta;
 } se_state;
 
+/* The job's three phases, each split over the channels (the hidden units
+ * for SE_HIDDEN) into `per` parts, in one job: a phase's parts wait for
+ * the previous phase's (gc_nn_par_wait), so its threads go from one to the
+ * next without a hand-off, and the first 1x1 conv is split too. */
+enum { SE_MEANS, SE_HIDDEN, SE_SCALE, SE_PHASES };
+
 typedef struct se_job {
 	const se_state *st;
-	const float *x, *w2, *b2, *h;
-	float *y, *s, *g;
-	int scale; /* 0: the means into s; 1: the gates into g, y = x * g */
+	const float *x, *w1, *b1, *w2, *b2;
+	float *y, *s, *h, *g;
+	int per;
+	atomic_int done[SE_SCALE]; /* parts finished of the means and of h */
 } se_job;
 
 /* y = x * g, in place or not (restrict lets either loop vectorise). */
@@ -52,21 +59,27 @@ static inline void scale_in_place(float *y, float g, int64_t n)
 		y[i] *= g;
 }
 
-/* Channels [lo, hi): their means, or their gates (row c of W2 times h, b2,
- * the gate) and then the scaling. Each channel's gate is computed where it
- * is used: the second 1x1 conv is split over the threads with the scaling. */
-GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
+/* h[lo, hi) = act(W1 s + b1): rows of the first 1x1 conv. */
+GC_NN_SIMD static void se_hidden(const se_job *j, int64_t lo, int64_t hi)
 {
-	const se_job *j = arg;
 	const se_state *st = j->st;
-	int64_t lo, hi;
-	(void)slot;
-	gc_nn_part_range(st->c, part, parts, &lo, &hi);
-	if (!j->scale) {
-		for (int64_t c = lo; c < hi; c++)
-			j->s[c] = gc_nn_sum_f32(j->x + c * st->sp, st->sp) / (float)st->sp;
-		return;
-	}
+	float *h = j->h;
+	for (int64_t o = lo; o < hi; o++)
+		h[o] = gc_nn_dot_f32(j->w1 + o * st->c, j->s, st->c) + j->b1[o];
+	if (st->act == SE_ACT_RELU)
+		for (int64_t o = lo; o < hi; o++)
+			h[o] = h[o] > 0 ? h[o] : 0;
+	else if (st->act == SE_ACT_SWISH)
+		for (int64_t o = lo; o < hi; o++)
+			h[o] = h[o] * gc_vm_sigmoidf(h[o]);
+}
+
+/* Channels [lo, hi): their gates (row c of W2 times h, b2, the gate), then
+ * the scaling. Each channel's gate is computed where it is used: the
+ * second 1x1 conv is split over the threads with the scaling. */
+GC_NN_SIMD static void se_scale(const se_job *j, int64_t lo, int64_t hi)
+{
+	const se_state *st = j->st;
 	float *g = j->g;
 	for (int64_t c = lo; c < hi; c++)
 		g[c] = gc_nn_dot_f32(j->w2 + c * st->cm, j->h, st->cm) + j->b2[c];
@@ -88,19 +101,26 @@ GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
 	}
 }
 
-/* h = act(W1 s + b1): the first 1x1 conv, on one thread (cm c products,
- * a few microseconds). */
-GC_NN_SIMD static void se_hidden(const se_state *st, const float *w1, const float *b1,
-				 const float *s, float *h)
+GC_NN_SIMD static void se_part(void *arg, int part, int parts, int slot)
 {
-	for (int64_t o = 0; o < st->cm; o++)
-		h[o] = gc_nn_dot_f32(w1 + o * st->c, s, st->c) + b1[o];
-	if (st->act == SE_ACT_RELU)
-		for (int64_t o = 0; o < st->cm; o++)
-			h[o] = h[o] > 0 ? h[o] : 0;
-	else if (st->act == SE_ACT_SWISH)
-		for (int64_t o = 0; o < st->cm; o++)
-			h[o] = h[o] * gc_vm_sigmoidf(h[o]);
+	se_job *j = arg;
+	const se_state *st = j->st;
+	int phase = part / j->per;
+	int64_t lo, hi;
+	(void)parts;
+	(void)slot;
+	if (phase > SE_MEANS)
+		gc_nn_par_wait(&j->done[phase - 1], j->per);
+	gc_nn_part_range(phase == SE_HIDDEN ? st->cm : st->c, part % j->per, j->per, &lo, &hi);
+	if (phase == SE_MEANS)
+		for (int64_t c = lo; c < hi; c++)
+			j->s[c] = gc_nn_sum_f32(j->x + c * st->sp, st->sp) / (float)st->sp;
+	else if (phase == SE_HIDDEN)
+		se_hidden(j, lo, hi);
+	else
+		se_scale(j, lo, hi);
+	if (phase < SE_SCALE)
+		atomic_fetch_add_explicit(&j->done[phase], 1, memory_order_release);
 }
 
 static int se_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
@@ -108,22 +128,30 @@ static int se_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor 
 	const se_state *st = n->state;
 	float *s = k->scratch, *h = s + st->c, *g = h + st->cm;
 	/* two passes over x (~sp / 8 cycles a channel with its loads and
-	 * stores) plus ~60 cycles a channel (its sum, dot product and gate) */
-	double cycles = (double)st->c * ((double)st->sp / 4 + 60 + (double)st->cm / 8);
+	 * stores) plus ~60 cycles a channel (its sum, dot product and gate)
+	 * and the two 1x1 convs (cm / 8 each) */
+	double cycles = (double)st->c * ((double)st->sp / 4 + 60 + (double)st->cm / 4);
 	int threads = gc_nn_par_threads(k->threads, cycles);
+	int per = threads > 1 ? gc_nn_par_parts(threads, st->c) : 1;
 	for (int64_t b = 0; b < st->n; b++) {
 		se_job j = {.st = st,
 			    .x = (const float *)in[0]->data + b * st->c * st->sp,
 			    .y = (float *)out[0]->data + b * st->c * st->sp,
+			    .w1 = in[1]->data,
+			    .b1 = in[2]->data,
 			    .w2 = in[3]->data,
 			    .b2 = in[4]->data,
-			    .h = h,
 			    .s = s,
-			    .g = g};
-		gc_nn_run_parts(threads, st->c, se_part, &j);
-		se_hidden(st, in[1]->data, in[2]->data, s, h);
-		j.scale = 1;
-		gc_nn_run_parts(threads, st->c, se_part, &j);
+			    .h = h,
+			    .g = g,
+			    .per = per};
+		for (int i = 0; i < SE_SCALE; i++)
+			atomic_init(&j.done[i], 0);
+		if (threads > 1)
+			gc_nn_parallel(threads, SE_PHASES * per, se_part, &j);
+		else
+			for (int p = 0; p < SE_PHASES; p++)
+				se_part(&j, p, SE_PHASES, 0);
 	}
 	return 0;
 }

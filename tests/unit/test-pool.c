@@ -1,7 +1,7 @@
 /*
  * The row path of MaxPool and AveragePool (pool.c: float32 and, through it,
- * float16, over one or two spatial dims, without Indices; MaxPool 2x2
- * stride 2's own loop among them) against the window loops that serve
+ * float16, over one or two spatial dims, without Indices; 2x2 stride 2's
+ * own loop among them) against the window loops that serve
  * every other pool.
  *
  * A pool over [N, C, H, W] (or [N, C, W]) takes the row path; the same data
@@ -363,13 +363,20 @@ static const pool_case named[] = {
 	{"squeezenet_maxpool_ceil",   1, 2,  0,  0,   1, 3, {109, 109}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 1, 0, NULL},
 	/* the demo: 2x2 stride 2 */
 	{"demo_maxpool_2x2",          1, 2,  0,  0,   1, 3, {32, 32},   {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
-	/* 2x2 stride 2 (pool.c's maxpool_2x2_range): odd sizes (a last row and
+	/* 2x2 stride 2 (pool.c's pool_2x2_range): odd sizes (a last row and
 	 * column no window reads, 16 + 9 outputs a row), NaN and -inf, float16,
 	 * an end pad no window reaches; ceil_mode's overhang takes the row path */
 	{"maxpool_2x2_odd_nan",       1, 2,  0,  1,   2, 3, {13, 51},   {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
 	{"maxpool_2x2_float16",       1, 2,  1,  0,   1, 2, {9, 35},    {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
 	{"maxpool_2x2_unread_pad",    1, 2,  0,  0,   1, 2, {6, 34},    {2, 2}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, 0, 0, NULL},
 	{"maxpool_2x2_ceil",          1, 2,  0,  0,   1, 2, {7, 33},    {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 1, 0, NULL},
+	/* and the average's (densenet's transitions): the same edges, the pads
+	 * counted or not */
+	{"avgpool_2x2_odd",           0, 2,  0,  0,   2, 3, {13, 51},   {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
+	{"avgpool_2x2_densenet",      0, 2,  0,  0,   1, 2, {56, 56},   {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
+	{"avgpool_2x2_float16",       0, 2,  1,  0,   1, 2, {9, 35},    {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 0, NULL},
+	{"avgpool_2x2_unread_pad",    0, 2,  0,  0,   1, 2, {6, 34},    {2, 2}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, 0, 1, NULL},
+	{"avgpool_2x2_ceil",          0, 2,  0,  0,   1, 2, {7, 33},    {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 1, 1, NULL},
 	/* average, 3x3 stride 1 pad 1, with and without the pads counted */
 	{"avgpool_pad1",              0, 2,  0,  0,   2, 3, {7, 9},     {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 0, 0, NULL},
 	{"avgpool_pad1_count_pad",    0, 2,  0,  0,   2, 3, {7, 9},     {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 0, 1, NULL},
