@@ -203,6 +203,15 @@ static const rcase cases[] = {
 	{RNN, "forward", 0, 5, 2, 3, 16, 1, 0, 0, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
 	{RNN, "bidirectional", 1, 6, 3, 4, 19, 1, 1, 1, 0, 0, 0, 0, 0.9f, {NULL}, {0}, {0}, 0, 0, 1, 2},
 	{RNN, "reverse", 0, 4, 2, 3, 8, 0, 1, 0, 0, 0, 0, 0, 0, {"Relu"}, {0}, {0}, 0, 0, 0, 1},
+	/* batch > 2: each step's H R^T for the whole batch in one packed GEMM
+	 * (11 rows: a tile of 8 and a tail of 3; some sequences ended early) */
+	{LSTM, "forward", 1, 6, 11, 5, 40, 1, 1, 1, 1, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
+	{LSTM, "forward", 0, 5, 11, 7, 64, 1, 0, 1, 1, 1, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{LSTM, "bidirectional", 0, 5, 9, 4, 24, 1, 1, 0, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "forward", 0, 6, 11, 5, 40, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "reverse", 1, 6, 5, 5, 48, 1, 1, 1, 0, 0, 0, 1, 0.7f, {NULL}, {0}, {0}, 0, 0, 0, 1},
+	{GRU, "bidirectional", 1, 4, 16, 3, 70, 1, 0, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
+	{RNN, "forward", 0, 5, 3, 4, 100, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
 };
 /* clang-format on */
 
