@@ -57,7 +57,7 @@ typedef struct rnn_plan {
 	int kind, gates, n_act;
 	int64_t seq, batch, in, hid, dirs;
 	bool layout1, reverse_only, lbr, input_forget;
-	bool wide; /* rec_cols2 takes 128 columns at a time (AVX-512) */
+	bool wide; /* rec_range takes 128 columns at a time (AVX-512) */
 	double clip; /* 0: none */
 	act acts[6]; /* n_act per direction */
 	bool has_y, has_yh, has_yc;
@@ -296,8 +296,8 @@ static inline __attribute__((always_inline)) void rec_block(const float *h, int6
 
 /*
  * R^T is packed in column panels, each K rows of its width contiguous (the
- * panel at column j starts at j * K), as wide as the blocks rec_cols and
- * rec_cols2 take them in: 128 columns (wide) while 128 remain, then 64,
+ * panel at column j starts at j * K), as wide as the blocks rec_range
+ * takes them in: 128 columns (wide) while 128 remain, then 64,
  * then 16. Each block then streams one contiguous run; row-major R^T had
  * it read 512 bytes of each of K rows 4-8 KiB apart, a page each (an LSTM
  * of hidden 256, batch 1, took 1.24x ORT's time).
@@ -306,23 +306,6 @@ static int64_t rec_width(int64_t j, int64_t n, bool wide)
 {
 	int64_t n128 = wide ? n / 128 * 128 : 0, n64 = n128 + (n - n128) / 64 * 64;
 	return j < n128 ? 128 : j < n64 ? 64 : 16;
-}
-
-/* out[j] = base[j] + sum_k h[k] R^T[k][j] for j < n (n a multiple of 16),
- * R^T in panels (rec_width) from rt; base NULL: 0. rt and out start at the
- * first column. wide (AVX-512): 128 columns at a time, eight accumulators
- * rather than four (a single row's chain of dependent FMAs bound it). */
-GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int64_t n,
-				const float *base, float *out, bool wide)
-{
-	int64_t j = 0;
-	if (wide)
-		for (; j + 128 <= n; j += 128)
-			rec_block(h, K, rt + j * K, 128, base ? base + j : NULL, out + j, 128);
-	for (; j + 64 <= n; j += 64)
-		rec_block(h, K, rt + j * K, 64, base ? base + j : NULL, out + j, 64);
-	for (; j < n; j += 16)
-		rec_block(h, K, rt + j * K, 16, base ? base + j : NULL, out + j, 16);
 }
 
 /* Two rows' blocks of w columns (a constant after inlining): o0 = b0 + h0
@@ -352,28 +335,86 @@ static inline __attribute__((always_inline)) void rec_block2(const float *h0, co
 	}
 }
 
-/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
- * sharing the loads of rt: 128 columns of each row in registers where
- * AVX-512 has the 16 accumulators (and the rows of rt are read 512 bytes
- * at a time: a bidirectional LSTM of hidden 64 spent half its time here
- * with 64, bound by the reads of rt's 1 KiB rows 256 bytes at a time from
- * L2; issue 19), else 64 (eight accumulators: enough independent FMAs to
- * hide their latency). */
-GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
-				 int64_t n, const float *b0, const float *b1, float *o0, float *o1,
-				 bool wide)
+/*
+ * One step's H R^T (fast_dir): out[j] = base[j] + sum_k h[k] R^T[k][j] for
+ * j < n (a multiple of 16), R^T in panels (rec_width) from rt, for one row
+ * or two (h1 set; bases then not NULL). Two rows share the loads of R^T:
+ * 128 columns of each in registers where AVX-512 has the 16 accumulators
+ * (a bidirectional LSTM of hidden 64 spent half its time here with 64,
+ * bound by reading R^T 256 bytes at a time from L2; issue 19), else 64
+ * (eight accumulators: enough independent FMAs to hide their latency).
+ * One row: 128 columns, eight accumulators rather than four (a single
+ * row's chain of dependent FMAs bound it).
+ */
+typedef struct rec_job {
+	const float *h0, *h1, *rt, *b0, *b1;
+	float *o0, *o1;
+	int64_t K, n;
+	bool wide;
+} rec_job;
+
+/* The panels whose columns start in [c0, c1). */
+GC_NN_SIMD static void rec_range(const rec_job *r, int64_t c0, int64_t c1)
 {
-	int64_t j = 0;
-	if (wide)
-		for (; j + 128 <= n; j += 128)
-			rec_block2(h0, h1, K, rt + j * K, 128, b0 + j, b1 + j, o0 + j, o1 + j,
-				   128);
-	for (; j + 64 <= n; j += 64)
-		rec_block2(h0, h1, K, rt + j * K, 64, b0 + j, b1 + j, o0 + j, o1 + j, 64);
-	if (j < n) { /* fewer than 64 left: panels of 16 */
-		rec_cols(h0, K, rt + j * K, n - j, b0 + j, o0 + j, false);
-		rec_cols(h1, K, rt + j * K, n - j, b1 + j, o1 + j, false);
+	int64_t K = r->K;
+	for (int64_t j = c0, w; j < c1; j += w) {
+		w = rec_width(j, r->n, r->wide);
+		const float *rt = r->rt + j * K, *b0 = r->b0 ? r->b0 + j : NULL;
+		if (r->h1 && w == 128)
+			rec_block2(r->h0, r->h1, K, rt, 128, b0, r->b1 + j, r->o0 + j, r->o1 + j, 128);
+		else if (r->h1 && w == 64)
+			rec_block2(r->h0, r->h1, K, rt, 64, b0, r->b1 + j, r->o0 + j, r->o1 + j, 64);
+		else if (r->h1)
+			rec_block2(r->h0, r->h1, K, rt, 16, b0, r->b1 + j, r->o0 + j, r->o1 + j, 16);
+		else if (w == 128)
+			rec_block(r->h0, K, rt, 128, b0, r->o0 + j, 128);
+		else if (w == 64)
+			rec_block(r->h0, K, rt, 64, b0, r->o0 + j, 64);
+		else
+			rec_block(r->h0, K, rt, 16, b0, r->o0 + j, 16);
 	}
+}
+
+static int64_t rec_panels(const rec_job *r)
+{
+	int64_t np = 0;
+	for (int64_t j = 0; j < r->n; j += rec_width(j, r->n, r->wide))
+		np++;
+	return np;
+}
+
+/* Part `part` of `parts`: as many panels each (they differ by at most 4x
+ * in width only in the last few). */
+static void rec_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const rec_job *r = arg;
+	int64_t np = rec_panels(r), i0 = part * np / parts, i1 = (part + 1) * np / parts;
+	int64_t c0 = r->n, c1 = r->n, i = 0;
+	for (int64_t j = 0; j < r->n; j += rec_width(j, r->n, r->wide), i++) {
+		if (i == i0)
+			c0 = j;
+		if (i == i1) {
+			c1 = j;
+			break;
+		}
+	}
+	rec_range(r, c0, c1);
+}
+
+/* The step's product on up to `threads` threads: R^T read from L2 or
+ * memory, ~4 floats a cycle (an LSTM of hidden 256, 1 MiB of R^T, took
+ * ~15 us a step at one thread); a direction's steps are otherwise serial,
+ * so a second thread is the only one a unidirectional node can use. */
+static void rec_run(const rec_job *r, int threads)
+{
+	int t = threads > 1 ? gc_nn_par_threads(threads, (double)(r->K * r->n) / 2) : 1;
+	int64_t np = rec_panels(r);
+	t = t < np ? t : (int)np;
+	if (t > 1)
+		gc_nn_parallel(t, t, rec_part, (void *)r);
+	else
+		rec_range(r, 0, r->n);
 }
 
 /* v[i] = act(clip(v[i])) for i < n (clip 0: none). */
@@ -503,7 +544,7 @@ static const float *rt_col(const rnn_plan *p, const float *R, int64_t c)
 	return j < p->hid ? R + (q * p->hid + j) * p->hid : NULL;
 }
 
-/* R^T's columns [c0, c0 + n) in rec_cols's panels at rt + c0 * H; padding
+/* R^T's columns [c0, c0 + n) in rec_range's panels at rt + c0 * H; padding
  * columns 0. */
 static void pack_rt_cols(const rnn_plan *p, const float *R, int64_t c0, int64_t n, float *rt)
 {
@@ -537,7 +578,7 @@ static bool pack_rv(const rnn_plan *p, const float *R, int64_t c0, int64_t n, fl
 	return true;
 }
 
-/* R^T packed for rec_cols: fast_dir's main columns and, for GRU without
+/* R^T packed for rec_range: fast_dir's main columns and, for GRU without
  * linear_before_reset, its h gate's on their own. */
 static void pack_rt(const rnn_plan *p, const float *R, float *rt)
 {
@@ -667,13 +708,17 @@ static void fast_dir(const fast_run *fr, int64_t d)
 				pbase = base;
 				continue;
 			}
-			rec_cols2(h + pend * hp, h + b * hp, H, rt, main_cols, pbase, base,
-				  g + pend * GHp, g + b * GHp, p->wide);
+			rec_job r = {.h0 = h + pend * hp, .h1 = h + b * hp, .rt = rt, .b0 = pbase,
+				     .b1 = base, .o0 = g + pend * GHp, .o1 = g + b * GHp, .K = H,
+				     .n = main_cols, .wide = p->wide};
+			rec_run(&r, fr->threads);
 			pend = -1;
 		}
-		if (pend >= 0)
-			rec_cols(h + pend * hp, H, rt, main_cols, pbase, g + pend * GHp,
-				 p->wide);
+		if (pend >= 0) {
+			rec_job r = {.h0 = h + pend * hp, .rt = rt, .b0 = pbase,
+				     .o0 = g + pend * GHp, .K = H, .n = main_cols, .wide = p->wide};
+			rec_run(&r, fr->threads);
+		}
 		if (p->rvh) {
 			/* GRU's h gate: z and r, then (r h) R_h^T for the batch */
 			for (int64_t b = 0; b < NB; b++) {
@@ -708,8 +753,10 @@ static void fast_dir(const fast_run *fr, int64_t d)
 					const float *r = gb + hp;
 					for (int64_t j = 0; j < H; j++)
 						tb[hp + j] = r[j] * hb[j];
-					rec_cols(tb + hp, H, rt + 2 * hp * H, hp, pr + 2 * hp,
-						 gb + 2 * hp, p->wide);
+					rec_job rj = {.h0 = tb + hp, .rt = rt + 2 * hp * H,
+						      .b0 = pr + 2 * hp, .o0 = gb + 2 * hp, .K = H,
+						      .n = hp, .wide = p->wide};
+					rec_run(&rj, fr->threads);
 				}
 				gru_finish(p, fa, gb, tb, rbh, hb);
 			} else {
@@ -843,7 +890,7 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	p->wide = gc_pk_usable(); /* AVX-512: 32 vector registers */
 	RNN_BUF(o_s, pk ? gc_pk_s_floats(rows, p->in) : 0);
 	/* the GEMM's packed operands take padded copies of R^T and h: worth it
-	 * from three rows (two share rec_cols2's reads) */
+	 * from three rows (two share rec_range's reads) */
 	bool rg = R && gc_pk_usable() && p->batch > 2;
 	RNN_BUF(o_hs, rg ? dirs * gc_pk_s_floats(p->batch, p->hid) : 0);
 	RNN_BUF(o_rt, 0);

@@ -212,6 +212,11 @@ static const rcase cases[] = {
 	{GRU, "reverse", 1, 6, 5, 5, 48, 1, 1, 1, 0, 0, 0, 1, 0.7f, {NULL}, {0}, {0}, 0, 0, 0, 1},
 	{GRU, "bidirectional", 1, 4, 16, 3, 70, 1, 0, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
 	{RNN, "forward", 0, 5, 3, 4, 100, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	/* one direction, two threads, R^T of 320K+ floats: each step's product
+	 * split over the threads by column panels (one row, two rows) */
+	{LSTM, "forward", 0, 4, 1, 3, 300, 1, 0, 1, 1, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "reverse", 0, 4, 2, 3, 520, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "forward", 1, 3, 1, 3, 600, 1, 0, 0, 0, 0, 0, 1, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
 };
 /* clang-format on */
 
