@@ -533,28 +533,20 @@ GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x,
 		if (is_log) {
 			for (; i + GC_NN_LANES <= len; i += GC_NN_LANES)
 				for (int j = 0; j < GC_NN_LANES; j++)
-					acc[j] += gc_vm_expf(xr[i + j] - mx);
+					acc[j] += gc_vm_expf_neg(xr[i + j] - mx);
 			for (; i < len; i++)
-				sum += gc_vm_expf(xr[i] - mx);
+				sum += gc_vm_expf_neg(xr[i] - mx);
 			for (int j = 0; j < GC_NN_LANES; j++)
 				sum += acc[j];
 			float shift = mx + logf(sum);
 			for (i = 0; i < len; i++)
 				yr[i] = xr[i] - shift;
 		} else {
-			for (; i + GC_NN_LANES <= len; i += GC_NN_LANES)
-				for (int j = 0; j < GC_NN_LANES; j++) {
-					float e = gc_vm_expf(xr[i + j] - mx);
-					yr[i + j] = e;
-					acc[j] += e;
-				}
-			for (; i < len; i++) {
-				float e = gc_vm_expf(xr[i] - mx);
-				yr[i] = e;
-				sum += e;
-			}
-			for (int j = 0; j < GC_NN_LANES; j++)
-				sum += acc[j];
+			/* exp, then its sum: a sum in the same loop kept its
+			 * accumulators in memory (the row in L1 either way) */
+			for (i = 0; i < len; i++)
+				yr[i] = gc_vm_expf_neg(xr[i] - mx);
+			sum = gc_nn_sum_f32(yr, len);
 			/* probabilities below FLT_MIN (a masked score, e^-100) are 0,
 			 * not denormals: a MatMul by attention weights with
 			 * denormals in them runs at a fraction of its speed (a
@@ -610,7 +602,7 @@ GC_NN_SIMD static void softmax_strided_f32(const softmax_state *st, const float 
 			const float *xr = xo + j * inner;
 			float *yr = yo + j * inner;
 			for (int64_t i = 0; i < inner; i++) {
-				float e = gc_vm_expf(xr[i] - mx[i]);
+				float e = gc_vm_expf_neg(xr[i] - mx[i]);
 				if (!is_log)
 					yr[i] = e;
 				sum[i] += e;
