@@ -51,7 +51,7 @@ GC_NN_SIMD static void att_softmax_row(float *r, int64_t n)
 	}
 	float sum = 0;
 	for (int64_t i = 0; i < n; i++) {
-		r[i] = gc_vm_expf(r[i] - mx);
+		r[i] = gc_vm_expf_neg(r[i] - mx);
 		sum += r[i];
 	}
 	float inv = 1.0f / sum;

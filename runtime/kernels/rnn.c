@@ -57,7 +57,7 @@ typedef struct rnn_plan {
 	int kind, gates, n_act;
 	int64_t seq, batch, in, hid, dirs;
 	bool layout1, reverse_only, lbr, input_forget;
-	bool wide; /* rec_cols2 takes 128 columns at a time (AVX-512) */
+	bool wide; /* rec_range takes 128 columns at a time (AVX-512) */
 	double clip; /* 0: none */
 	act acts[6]; /* n_act per direction */
 	bool has_y, has_yh, has_yc;
@@ -71,8 +71,16 @@ typedef struct rnn_plan {
 	const float *wv;	 /* packed W^T: per direction, wv_blocks blocks */
 	int64_t wv_blocks;	 /* 1 (every gate) when hid == hp, else one per gate */
 	uint64_t wv_floats;	 /* per block */
-	uint64_t o_proj, o_h, o_c, o_g, o_tmp, o_bias, o_rbh, o_s, o_rt; /* scratch, floats */
-	float rt_data[];	/* the packed R^T (R constant), then W^T (wv) */
+	/* batch > 2, R constant, AVX-512: each step's H R^T for all rows in one
+	 * packed GEMM (rec_gemm) rather than rows two at a time, each pair
+	 * reading all of R^T again (an LSTM of hidden 512, batch 16 read its
+	 * 4 MiB eight times a step: 2.4x ORT's time); per direction, R^T's main
+	 * columns (rv, see fast_dir) and GRU's h gate without
+	 * linear_before_reset (rvh) */
+	const float *rv, *rvh;
+	uint64_t rv_floats, rvh_floats;
+	uint64_t o_proj, o_h, o_c, o_g, o_tmp, o_bias, o_rbh, o_s, o_hs, o_rt; /* scratch, floats */
+	float rt_data[];	/* the packed R^T (R constant), then W^T (wv), rv, rvh */
 } rnn_plan;
 
 static double apply(const act *a, double x)
@@ -286,21 +294,18 @@ static inline __attribute__((always_inline)) void rec_block(const float *h, int6
 		out[q] = acc[q];
 }
 
-/* out[j] = base[j] + sum_k h[k] rt[k * ld + j] for j < n (n a multiple of 16);
- * base NULL: 0. rt and out start at the first column. wide (AVX-512): 128
- * columns at a time, eight accumulators rather than four (a single row's
- * chain of dependent FMAs bound it). */
-GC_NN_SIMD static void rec_cols(const float *h, int64_t K, const float *rt, int64_t ld, int64_t n,
-				const float *base, float *out, bool wide)
+/*
+ * R^T is packed in column panels, each K rows of its width contiguous (the
+ * panel at column j starts at j * K), as wide as the blocks rec_range
+ * takes them in: 128 columns (wide) while 128 remain, then 64,
+ * then 16. Each block then streams one contiguous run; row-major R^T had
+ * it read 512 bytes of each of K rows 4-8 KiB apart, a page each (an LSTM
+ * of hidden 256, batch 1, took 1.24x ORT's time).
+ */
+static int64_t rec_width(int64_t j, int64_t n, bool wide)
 {
-	int64_t j = 0;
-	if (wide)
-		for (; j + 128 <= n; j += 128)
-			rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 128);
-	for (; j + 64 <= n; j += 64)
-		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 64);
-	for (; j < n; j += 16)
-		rec_block(h, K, rt + j, ld, base ? base + j : NULL, out + j, 16);
+	int64_t n128 = wide ? n / 128 * 128 : 0, n64 = n128 + (n - n128) / 64 * 64;
+	return j < n128 ? 128 : j < n64 ? 64 : 16;
 }
 
 /* Two rows' blocks of w columns (a constant after inlining): o0 = b0 + h0
@@ -330,27 +335,86 @@ static inline __attribute__((always_inline)) void rec_block2(const float *h0, co
 	}
 }
 
-/* rec_cols for two rows at once (h0 -> o0, h1 -> o1; bases not NULL),
- * sharing the loads of rt: 128 columns of each row in registers where
- * AVX-512 has the 16 accumulators (and the rows of rt are read 512 bytes
- * at a time: a bidirectional LSTM of hidden 64 spent half its time here
- * with 64, bound by the reads of rt's 1 KiB rows 256 bytes at a time from
- * L2; issue 19), else 64 (eight accumulators: enough independent FMAs to
- * hide their latency). */
-GC_NN_SIMD static void rec_cols2(const float *h0, const float *h1, int64_t K, const float *rt,
-				 int64_t ld, int64_t n, const float *b0, const float *b1, float *o0,
-				 float *o1, bool wide)
+/*
+ * One step's H R^T (fast_dir): out[j] = base[j] + sum_k h[k] R^T[k][j] for
+ * j < n (a multiple of 16), R^T in panels (rec_width) from rt, for one row
+ * or two (h1 set; bases then not NULL). Two rows share the loads of R^T:
+ * 128 columns of each in registers where AVX-512 has the 16 accumulators
+ * (a bidirectional LSTM of hidden 64 spent half its time here with 64,
+ * bound by reading R^T 256 bytes at a time from L2; issue 19), else 64
+ * (eight accumulators: enough independent FMAs to hide their latency).
+ * One row: 128 columns, eight accumulators rather than four (a single
+ * row's chain of dependent FMAs bound it).
+ */
+typedef struct rec_job {
+	const float *h0, *h1, *rt, *b0, *b1;
+	float *o0, *o1;
+	int64_t K, n;
+	bool wide;
+} rec_job;
+
+/* The panels whose columns start in [c0, c1). */
+GC_NN_SIMD static void rec_range(const rec_job *r, int64_t c0, int64_t c1)
 {
-	int64_t j = 0;
-	if (wide)
-		for (; j + 128 <= n; j += 128)
-			rec_block2(h0, h1, K, rt + j, ld, b0 + j, b1 + j, o0 + j, o1 + j, 128);
-	for (; j + 64 <= n; j += 64)
-		rec_block2(h0, h1, K, rt + j, ld, b0 + j, b1 + j, o0 + j, o1 + j, 64);
-	if (j < n) {
-		rec_cols(h0, K, rt + j, ld, n - j, b0 + j, o0 + j, false);
-		rec_cols(h1, K, rt + j, ld, n - j, b1 + j, o1 + j, false);
+	int64_t K = r->K;
+	for (int64_t j = c0, w; j < c1; j += w) {
+		w = rec_width(j, r->n, r->wide);
+		const float *rt = r->rt + j * K, *b0 = r->b0 ? r->b0 + j : NULL;
+		if (r->h1 && w == 128)
+			rec_block2(r->h0, r->h1, K, rt, 128, b0, r->b1 + j, r->o0 + j, r->o1 + j, 128);
+		else if (r->h1 && w == 64)
+			rec_block2(r->h0, r->h1, K, rt, 64, b0, r->b1 + j, r->o0 + j, r->o1 + j, 64);
+		else if (r->h1)
+			rec_block2(r->h0, r->h1, K, rt, 16, b0, r->b1 + j, r->o0 + j, r->o1 + j, 16);
+		else if (w == 128)
+			rec_block(r->h0, K, rt, 128, b0, r->o0 + j, 128);
+		else if (w == 64)
+			rec_block(r->h0, K, rt, 64, b0, r->o0 + j, 64);
+		else
+			rec_block(r->h0, K, rt, 16, b0, r->o0 + j, 16);
 	}
+}
+
+static int64_t rec_panels(const rec_job *r)
+{
+	int64_t np = 0;
+	for (int64_t j = 0; j < r->n; j += rec_width(j, r->n, r->wide))
+		np++;
+	return np;
+}
+
+/* Part `part` of `parts`: as many panels each (they differ by at most 4x
+ * in width only in the last few). */
+static void rec_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const rec_job *r = arg;
+	int64_t np = rec_panels(r), i0 = part * np / parts, i1 = (part + 1) * np / parts;
+	int64_t c0 = r->n, c1 = r->n, i = 0;
+	for (int64_t j = 0; j < r->n; j += rec_width(j, r->n, r->wide), i++) {
+		if (i == i0)
+			c0 = j;
+		if (i == i1) {
+			c1 = j;
+			break;
+		}
+	}
+	rec_range(r, c0, c1);
+}
+
+/* The step's product on up to `threads` threads: R^T read from L2 or
+ * memory, ~4 floats a cycle (an LSTM of hidden 256, 1 MiB of R^T, took
+ * ~15 us a step at one thread); a direction's steps are otherwise serial,
+ * so a second thread is the only one a unidirectional node can use. */
+static void rec_run(const rec_job *r, int threads)
+{
+	int t = threads > 1 ? gc_nn_par_threads(threads, (double)(r->K * r->n) / 2) : 1;
+	int64_t np = rec_panels(r);
+	t = t < np ? t : (int)np;
+	if (t > 1)
+		gc_nn_parallel(t, t, rec_part, (void *)r);
+	else
+		rec_range(r, 0, r->n);
 }
 
 /* v[i] = act(clip(v[i])) for i < n (clip 0: none). */
@@ -472,21 +536,64 @@ GC_NN_SIMD static void add_rows(float *P, int64_t rows, int64_t ld, const float 
 			P[r * ld + j] += bias[j];
 }
 
-/* rt[k][q * hp + j] = R[q * H + j][k] (R of one direction, [G * H][H]);
- * padding columns 0. */
+/* Column c of R^T (R of one direction, [G * H][H]): row q * H + j of R for
+ * c = q * hp + j, NULL for a padding column. */
+static const float *rt_col(const rnn_plan *p, const float *R, int64_t c)
+{
+	int64_t q = c / p->hp, j = c % p->hp;
+	return j < p->hid ? R + (q * p->hid + j) * p->hid : NULL;
+}
+
+/* R^T's columns [c0, c0 + n) in rec_range's panels at rt + c0 * H; padding
+ * columns 0. */
+static void pack_rt_cols(const rnn_plan *p, const float *R, int64_t c0, int64_t n, float *rt)
+{
+	int64_t H = p->hid;
+	for (int64_t j = 0, w; j < n; j += w) {
+		w = rec_width(j, n, p->wide);
+		float *panel = rt + (c0 + j) * H;
+		for (int64_t q = 0; q < w; q++) {
+			const float *r = rt_col(p, R, c0 + j + q);
+			for (int64_t k = 0; k < H; k++)
+				panel[k * w + q] = r ? r[k] : 0.0f;
+		}
+	}
+}
+
+/* R^T's columns [c0, c0 + n) packed as rec_gemm's V (dst); false out of
+ * memory. */
+static bool pack_rv(const rnn_plan *p, const float *R, int64_t c0, int64_t n, float *dst)
+{
+	int64_t H = p->hid;
+	float *t = gc_malloc((size_t)(H * n) * sizeof *t);
+	if (!t)
+		return false;
+	for (int64_t c = 0; c < n; c++) {
+		const float *r = rt_col(p, R, c0 + c);
+		for (int64_t k = 0; k < H; k++)
+			t[k * n + c] = r ? r[k] : 0.0f;
+	}
+	gc_pk_pack_v(t, n, 1, H, n, dst);
+	gc_free(t);
+	return true;
+}
+
+/* R^T packed for rec_range: fast_dir's main columns and, for GRU without
+ * linear_before_reset, its h gate's on their own. */
 static void pack_rt(const rnn_plan *p, const float *R, float *rt)
 {
-	int64_t H = p->hid, hp = p->hp, ld = p->gates * hp;
-	memset(rt, 0, (size_t)(H * ld) * sizeof *rt);
-	for (int64_t q = 0; q < p->gates; q++)
-		for (int64_t j = 0; j < H; j++)
-			for (int64_t k = 0; k < H; k++)
-				rt[k * ld + q * hp + j] = R[(q * H + j) * H + k];
+	int64_t hp = p->hp;
+	if (p->kind == K_GRU && !p->lbr) {
+		pack_rt_cols(p, R, 0, 2 * hp, rt);
+		pack_rt_cols(p, R, 2 * hp, hp, rt);
+	} else {
+		pack_rt_cols(p, R, 0, p->gates * hp, rt);
+	}
 }
 
 /* P (rows x G * hp) = X W^T + bias for direction d on the packed kernels,
- * X packed at S + o_s; on this thread. */
-static void project_pk(const rnn_plan *p, int64_t d, const float *S, float *P)
+ * X packed at S + o_s; on up to `threads` threads. */
+static void project_pk(const rnn_plan *p, int64_t d, const float *S, float *P, int threads)
 {
 	int64_t H = p->hid, hp = p->hp, GHp = p->gates * hp, rows = p->seq * p->batch;
 	int64_t per = p->gates / p->wv_blocks;
@@ -500,7 +607,7 @@ static void project_pk(const rnn_plan *p, int64_t d, const float *S, float *P)
 		gc_pk_epi_init(&g.epi, &none);
 		g.epi.c = S + p->o_bias + (uint64_t)(d * GHp + q * per * hp);
 		g.epi.c_sn = 1;
-		gc_pk_gemm_run(&g, 0, (g.n + GC_PK_NR - 1) / GC_PK_NR);
+		gc_pk_gemm_par(&g, threads);
 	}
 }
 
@@ -509,6 +616,7 @@ typedef struct fast_run {
 	const gc_tensor *X, *W, *R, *B, *H0, *C0, *P;
 	const int64_t *len;
 	float *scratch, *Y, *Yh, *Yc;
+	int threads; /* a direction's: 1 when the two of a bidirectional node run at once */
 } fast_run;
 
 /* Batch row b's projection row at step s of a direction (*t its time
@@ -524,6 +632,84 @@ static const float *step_row(const fast_run *fr, const float *P, int64_t b, int6
 	return P + (p->layout1 ? b * p->seq + *t : *t * p->batch + b) * p->gates * p->hp;
 }
 
+/* out (the batch's rows, G * hp apart; n columns) = h (rows ldh apart)
+ * times v (packed columns of R^T), with h packed into hs. */
+static void rec_gemm(const fast_run *fr, const float *h, int64_t ldh, const float *v, int64_t n,
+		     float *hs, float *out)
+{
+	const rnn_plan *p = fr->p;
+	gc_pk_pack_s(h, ldh, 1, p->batch, p->hid, hs);
+	gc_pk_gemm g = {.m = p->batch, .n = n, .k = p->hid, .s = hs, .v = v, .v_packed = 1,
+			.c = out, .ldc = p->gates * p->hp};
+	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+	gc_pk_epi_init(&g.epi, &none);
+	gc_pk_gemm_par(&g, fr->threads);
+}
+
+/* A direction's state during its steps (fast_dir). */
+typedef struct dir_ctx {
+	const fast_run *fr;
+	int64_t d, s; /* direction, step */
+	bool rev, lbr;
+	int inner; /* threads for the row's own products (GRU's h gate) */
+	const float *P, *rt, *rbh, *pp;
+	const act *fa;
+	float *h, *c, *g, *tmp;
+} dir_ctx;
+
+/* The gates of step x->s for batch rows [b0, b1), and their outputs. */
+static void step_gates(const dir_ctx *x, int64_t b0, int64_t b1)
+{
+	const fast_run *fr = x->fr;
+	const rnn_plan *p = fr->p;
+	int64_t H = p->hid, hp = p->hp, GHp = p->gates * hp, d = x->d, s = x->s;
+	const float *P = x->P, *rt = x->rt, *rbh = x->rbh, *pp = x->pp;
+	const act *fa = x->fa;
+	float *h = x->h, *c = x->c, *g = x->g, *tmp = x->tmp;
+	bool rev = x->rev, lbr = x->lbr;
+	for (int64_t b = b0; b < b1; b++) {
+		int64_t t;
+		const float *pr = step_row(fr, P, b, s, rev, &t);
+		if (!pr)
+			continue;
+		float *hb = h + b * hp, *gb = g + b * GHp, *tb = tmp + b * 2 * hp;
+		if (p->kind == K_LSTM) {
+			lstm_cell(p, fa, pp, gb, hb, c + b * hp, tb);
+		} else if (p->kind == K_GRU) {
+			if (!p->rvh)
+				act_vec(&fa[0], (float)p->clip, gb, 2 * hp);
+			if (lbr) {
+				memcpy(tb, gb + 2 * hp, (size_t)hp * sizeof *gb);
+				memcpy(gb + 2 * hp, pr + 2 * hp, (size_t)hp * sizeof *gb);
+			} else if (p->rvh) {
+				add_rows(gb + 2 * hp, 1, hp, pr + 2 * hp);
+			} else {
+				const float *r = gb + hp;
+				for (int64_t j = 0; j < H; j++)
+					tb[hp + j] = r[j] * hb[j];
+				rec_job rj = {.h0 = tb + hp, .rt = rt + 2 * hp * H,
+					      .b0 = pr + 2 * hp, .o0 = gb + 2 * hp, .K = H,
+					      .n = hp, .wide = p->wide};
+				rec_run(&rj, x->inner);
+			}
+			gru_finish(p, fa, gb, tb, rbh, hb);
+		} else {
+			act_vec(&fa[0], (float)p->clip, gb, H);
+			memcpy(hb, gb, (size_t)H * sizeof *gb);
+		}
+		if (fr->Y)
+			memcpy(fr->Y + y_at(p, t, d, b, 0), hb, (size_t)H * sizeof *hb);
+	}
+}
+
+static void step_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const dir_ctx *x = arg;
+	int64_t NB = x->fr->p->batch;
+	step_gates(x, part * NB / parts, (part + 1) * NB / parts);
+}
+
 /* The recurrence of direction d (its projections are done). */
 static void fast_dir(const fast_run *fr, int64_t d)
 {
@@ -536,12 +722,15 @@ static void fast_dir(const fast_run *fr, int64_t d)
 	float *g = S + p->o_g + (uint64_t)(d * NB * GHp);
 	float *tmp = S + p->o_tmp + (uint64_t)(d * NB * 2 * hp);
 	const float *rbh = S + p->o_rbh + (uint64_t)(d * hp);
+	float *hs = S + p->o_hs + (uint64_t)d * gc_pk_s_floats(NB, H);
 	const float *rt = p->rt ? p->rt + d * p->rt_floats : S + p->o_rt + d * p->rt_floats;
 	const float *pp = fr->P ? (const float *)fr->P->data + d * 3 * H : NULL;
 	const act *fa = &p->acts[d * p->n_act];
 	bool rev = p->reverse_only || d == 1;
 	if (p->wv)
-		project_pk(p, d, S, (float *)P);
+		project_pk(p, d, S, (float *)P, fr->threads);
+	if (p->rvh) /* rec_gemm reads every row's r h, those ended too */
+		memset(tmp, 0, (size_t)(NB * 2 * hp) * sizeof *tmp);
 	for (int64_t b = 0; b < NB; b++)
 		for (int64_t j = 0; j < H; j++) {
 			h[b * hp + j] = fr->H0 ? ((const float *)fr->H0->data)[s_at(p, d, b, j)] : 0;
@@ -552,12 +741,25 @@ static void fast_dir(const fast_run *fr, int64_t d)
 	 * its R term is needed on its own) */
 	bool lbr = p->kind == K_GRU && p->lbr;
 	int64_t main_cols = p->kind == K_GRU && !lbr ? 2 * hp : GHp;
+	dir_ctx x = {.fr = fr, .d = d, .rev = rev, .lbr = lbr, .P = P, .rt = rt, .rbh = rbh,
+		     .pp = pp, .fa = fa, .h = h, .c = c, .g = g, .tmp = tmp};
 	for (int64_t s = 0; s < p->seq; s++) {
 		/* H R^T for the rows still running, two at a time; base: the
 		 * projection (with linear_before_reset: that of z and r, 0 for h) */
 		int64_t pend = -1;
 		const float *pbase = NULL;
-		for (int64_t b = 0; b < NB; b++) {
+		if (p->rv) {
+			/* every row (those ended too: their results are not used),
+			 * then the rows' bases */
+			rec_gemm(fr, h, hp, p->rv + d * p->rv_floats, main_cols, hs, g);
+			for (int64_t b = 0; b < NB; b++) {
+				int64_t t;
+				const float *pr = step_row(fr, P, b, s, rev, &t);
+				if (pr)
+					add_rows(g + b * GHp, 1, lbr ? 2 * hp : main_cols, pr);
+			}
+		}
+		for (int64_t b = 0; b < NB && !p->rv; b++) {
 			int64_t t;
 			const float *pr = step_row(fr, P, b, s, rev, &t), *base = pr;
 			if (!pr)
@@ -572,42 +774,40 @@ static void fast_dir(const fast_run *fr, int64_t d)
 				pbase = base;
 				continue;
 			}
-			rec_cols2(h + pend * hp, h + b * hp, H, rt, GHp, main_cols, pbase, base,
-				  g + pend * GHp, g + b * GHp, p->wide);
+			rec_job r = {.h0 = h + pend * hp, .h1 = h + b * hp, .rt = rt, .b0 = pbase,
+				     .b1 = base, .o0 = g + pend * GHp, .o1 = g + b * GHp, .K = H,
+				     .n = main_cols, .wide = p->wide};
+			rec_run(&r, fr->threads);
 			pend = -1;
 		}
-		if (pend >= 0)
-			rec_cols(h + pend * hp, H, rt, GHp, main_cols, pbase, g + pend * GHp,
-				 p->wide);
-		/* the gates, row by row */
-		for (int64_t b = 0; b < NB; b++) {
-			int64_t t;
-			const float *pr = step_row(fr, P, b, s, rev, &t);
-			if (!pr)
-				continue;
-			float *hb = h + b * hp, *gb = g + b * GHp, *tb = tmp + b * 2 * hp;
-			if (p->kind == K_LSTM) {
-				lstm_cell(p, fa, pp, gb, hb, c + b * hp, tb);
-			} else if (p->kind == K_GRU) {
-				act_vec(&fa[0], (float)p->clip, gb, 2 * hp);
-				if (lbr) {
-					memcpy(tb, gb + 2 * hp, (size_t)hp * sizeof *gb);
-					memcpy(gb + 2 * hp, pr + 2 * hp, (size_t)hp * sizeof *gb);
-				} else {
-					const float *r = gb + hp;
-					for (int64_t j = 0; j < H; j++)
-						tb[hp + j] = r[j] * hb[j];
-					rec_cols(tb + hp, H, rt + 2 * hp, GHp, hp, pr + 2 * hp,
-						 gb + 2 * hp, p->wide);
-				}
-				gru_finish(p, fa, gb, tb, rbh, hb);
-			} else {
-				act_vec(&fa[0], (float)p->clip, gb, H);
-				memcpy(hb, gb, (size_t)H * sizeof *gb);
-			}
-			if (fr->Y)
-				memcpy(fr->Y + y_at(p, t, d, b, 0), hb, (size_t)H * sizeof *hb);
+		if (pend >= 0) {
+			rec_job r = {.h0 = h + pend * hp, .rt = rt, .b0 = pbase,
+				     .o0 = g + pend * GHp, .K = H, .n = main_cols, .wide = p->wide};
+			rec_run(&r, fr->threads);
 		}
+		if (p->rvh) {
+			/* GRU's h gate: z and r, then (r h) R_h^T for the batch */
+			for (int64_t b = 0; b < NB; b++) {
+				int64_t t;
+				if (!step_row(fr, P, b, s, rev, &t))
+					continue;
+				float *gb = g + b * GHp, *rh = tmp + b * 2 * hp + hp;
+				act_vec(&fa[0], (float)p->clip, gb, 2 * hp);
+				for (int64_t j = 0; j < H; j++)
+					rh[j] = gb[hp + j] * h[b * hp + j];
+			}
+			rec_gemm(fr, tmp + hp, 2 * hp, p->rvh + d * p->rvh_floats, hp, hs, g + 2 * hp);
+		}
+		/* the gates, row by row; on the threads when there is enough
+		 * (an LSTM of hidden 512, batch 16: 1/10 of a step at one
+		 * thread, vectorised transcendentals ~8 cycles an element) */
+		x.s = s;
+		int t = fr->threads > 1 && NB > 1 ? gc_nn_par_threads(fr->threads, 8.0 * NB * GHp) : 1;
+		x.inner = t > 1 ? 1 : fr->threads;
+		if (t > 1)
+			gc_nn_parallel(t, t, step_part, &x);
+		else
+			step_gates(&x, 0, NB);
 	}
 	for (int64_t b = 0; b < NB; b++) {
 		if (fr->Yh)
@@ -651,6 +851,7 @@ static int run_fast(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 		}
 	}
 	fr.len = len;
+	fr.threads = p->dirs == 2 && k->threads >= 2 ? 1 : k->threads;
 	fr.Y = p->has_y ? out[0]->data : NULL;
 	fr.Yh = p->has_yh ? out[1]->data : NULL;
 	fr.Yc = p->has_yc ? out[2]->data : NULL;
@@ -730,11 +931,23 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	bool pk = W && R && gc_pk_usable();
 	p->wide = gc_pk_usable(); /* AVX-512: 32 vector registers */
 	RNN_BUF(o_s, pk ? gc_pk_s_floats(rows, p->in) : 0);
+	/* the GEMM's packed operands take padded copies of R^T and h: worth it
+	 * from three rows (two share rec_range's reads) */
+	bool rg = R && gc_pk_usable() && p->batch > 2;
+	RNN_BUF(o_hs, rg ? dirs * gc_pk_s_floats(p->batch, p->hid) : 0);
 	RNN_BUF(o_rt, 0);
 #undef RNN_BUF
 	if (pk) {
 		p->wv_blocks = hp == p->hid ? 1 : p->gates;
 		p->wv_floats = (uint64_t)gc_pk_v_floats(p->in, p->gates / p->wv_blocks * p->hid);
+	}
+	/* fast_dir's main columns; GRU's h gate after them unless
+	 * linear_before_reset */
+	bool gru_h = p->kind == K_GRU && !p->lbr;
+	int64_t main_cols = gru_h ? 2 * hp : GHp;
+	if (rg) {
+		p->rv_floats = (uint64_t)gc_pk_v_floats(p->hid, main_cols);
+		p->rvh_floats = gru_h ? (uint64_t)gc_pk_v_floats(p->hid, hp) : 0;
 	}
 	if (!R)
 		o += dirs * p->rt_floats;
@@ -742,7 +955,8 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 	n->scratch_bytes = o * sizeof(float) + 64;
 	if (R) {
 		uint64_t wv_all = dirs * (uint64_t)p->wv_blocks * p->wv_floats;
-		size_t bytes = sizeof *p + (dirs * p->rt_floats + wv_all) * sizeof(float);
+		uint64_t rv_all = dirs * (p->rv_floats + p->rvh_floats);
+		size_t bytes = sizeof *p + (dirs * p->rt_floats + wv_all + rv_all) * sizeof(float);
 		rnn_plan *q = gc_calloc(1, bytes);
 		if (!q) {
 			gc_kerr(k, GC_ENOMEM, "out of memory for the node's state (%zu bytes)", bytes);
@@ -761,6 +975,25 @@ static bool plan_fast(gc_kctx *k, gc_node *n, gc_tensor *const *in, rnn_plan **p
 						     p->in, p->in, per * p->hid,
 						     wv + (uint64_t)(d * p->wv_blocks + b) * p->wv_floats);
 			q->wv = wv;
+		}
+		if (rg) {
+			float *rv = q->rt_data + dirs * p->rt_floats + wv_all;
+			float *rvh = rv + dirs * p->rv_floats;
+			bool ok = true;
+			for (int64_t d = 0; d < p->dirs; d++) {
+				const float *Rd = R + d * p->gates * p->hid * p->hid;
+				ok = ok && pack_rv(q, Rd, 0, main_cols, rv + d * p->rv_floats);
+				if (gru_h)
+					ok = ok && pack_rv(q, Rd, 2 * hp, hp,
+							   rvh + d * p->rvh_floats);
+			}
+			q->rv = rv;
+			q->rvh = gru_h ? rvh : NULL;
+			if (!ok) {
+				gc_free(q);
+				gc_kerr(k, GC_ENOMEM, "out of memory packing input 'R'");
+				return false;
+			}
 		}
 		gc_free(p);
 		n->state = q;

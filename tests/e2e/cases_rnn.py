@@ -3,9 +3,12 @@ path: GEMM input projection, packed weights, directions on two threads).
 
   rnn/<model>-t<N>   torch.onnx.export (opset 13) of a 2-layer LSTM, a 2-layer
                      bidirectional GRU and a bidirectional tanh RNN (hidden
-                     sizes a multiple of 16 and not), run with --threads N
-                     against PyTorch's own output: |err| <= 1e-5 x
-                     max|torch| + 1e-6
+                     sizes a multiple of 16 and not; x of 9 steps, batch 3),
+                     an LSTM of hidden 320 at batch 1 (R^T in column panels,
+                     a step's product split over 2 threads) and a batch-first
+                     GRU at batch 16 (each step one GEMM for the batch, its
+                     gates split over threads), run with --threads N against
+                     PyTorch's own output: |err| <= 1e-5 x max|torch| + 1e-6
 """
 import os
 
@@ -17,7 +20,10 @@ MODELS = {
     "lstm2": lambda t: t.nn.LSTM(24, 64, num_layers=2),
     "gru2-bi": lambda t: t.nn.GRU(24, 40, num_layers=2, bidirectional=True),
     "rnn-bi": lambda t: t.nn.RNN(24, 20, bidirectional=True),
+    "lstm320-b1": lambda t: t.nn.LSTM(24, 320),
+    "gru-b16": lambda t: t.nn.GRU(24, 300, batch_first=True),
 }
+X_SHAPE = {"lstm320-b1": (9, 1, 24), "gru-b16": (16, 9, 24)}  # else (9, 3, 24)
 
 
 _lock = run.TORCH_EXPORT  # torch.onnx.export keeps global state
@@ -47,7 +53,7 @@ def _export_locked(ctx, name):
 
     torch.manual_seed(7)
     m = Wrap(MODELS[name](torch)).eval()
-    x = torch.randn(9, 3, 24)
+    x = torch.randn(*X_SHAPE.get(name, (9, 3, 24)))
     torch.onnx.export(m, x, model, opset_version=13, input_names=["x"], output_names=["y"])
     with torch.no_grad():
         np.save(y_path, m(x).numpy())

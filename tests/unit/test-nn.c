@@ -1012,6 +1012,48 @@ static void test_softmax_long(void)
 	CHECK(ok);
 }
 
+/* Rows of attention scores as a causal or padding mask leaves them (-inf)
+ * and spread far apart (x - max down to -300: e^x from 1 to below the
+ * denormals): masked and underflowing entries exactly 0, the rest within
+ * 1e-5 relative of libm's exp in double (the exp Softmax uses makes no
+ * denormal: vmath.h's gc_vm_expf_neg). */
+static void test_softmax_masked(void)
+{
+	enum { ROWS = 4, LEN_ = 333 };
+	static float x[ROWS * LEN_];
+	static double want[ROWS * LEN_];
+	for (int r = 0; r < ROWS; r++) {
+		double mx = -INFINITY, sum = 0;
+		for (int j = 0; j < LEN_; j++) {
+			float v = (float)(fillv(r * LEN_ + j, 91) * 150.0 - 150.0); /* about [-300, 0] */
+			if (r == 0) /* one score, the rest e^-90 of it and below: a sum of 1 */
+				v = j ? -90.0f - (float)(j % 50) : 0.0f;
+			x[r * LEN_ + j] = j > 100 + 60 * r ? -INFINITY : v;
+			mx = fmax(mx, x[r * LEN_ + j]);
+		}
+		for (int j = 0; j < LEN_; j++)
+			sum += exp(x[r * LEN_ + j] - mx);
+		for (int j = 0; j < LEN_; j++) {
+			double e = exp(x[r * LEN_ + j] - mx) / sum;
+			want[r * LEN_ + j] = e < 2e-38 ? 0 : e; /* at most FLT_MIN apart */
+		}
+	}
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, DIMS(ROWS, LEN_), x);
+	gc_tensor *in[] = {&tx};
+	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
+	harness_run h;
+	RUN(h, Softmax, 13, 1, in, 1, ax1);
+	int ok = same(&h.out[0], GC_DTYPE_FLOAT, 2, DIMS(ROWS, LEN_), want, 1e-5, 2e-38);
+	for (int i = 0; i < ROWS * LEN_ && ok; i++) {
+		float y = ((const float *)h.out[0].data)[i];
+		ok = want[i] ? y > 0 : y == 0;
+		if (!ok)
+			fprintf(stderr, "  element %d: %g, want %g\n", i, (double)y, want[i]);
+	}
+	harness_free(&h);
+	CHECK(ok);
+}
+
 static void test_softmax_errors(void)
 {
 	float x[24];
@@ -1455,7 +1497,7 @@ TEST_MAIN(TEST(test_blas), TEST(test_conv_basic), TEST(test_conv_groups_dilation
 	  TEST(test_gemm_errors), TEST(test_matmul), TEST(test_matmul_types),
 	  TEST(test_matmul_errors), TEST(test_maxpool), TEST(test_maxpool_ints), TEST(test_avgpool),
 	  TEST(test_global_pool), TEST(test_pool_errors), TEST(test_softmax),
-	  TEST(test_softmax_long), TEST(test_softmax_errors), TEST(test_layernorm),
+	  TEST(test_softmax_long), TEST(test_softmax_masked), TEST(test_softmax_errors), TEST(test_layernorm),
 	  TEST(test_layernorm_errors), TEST(test_batchnorm), TEST(test_batchnorm_errors),
 	  TEST(test_instnorm), TEST(test_lpnorm), TEST(test_lrn), TEST(test_convtranspose),
 	  TEST(test_convtranspose_onnx), TEST(test_conv_huge_attrs))

@@ -104,8 +104,10 @@ static int run_case(const rcase *c, const char *label)
 	float *h0 = rand_buf(dirs * NB * H, 1.0f), *c0 = rand_buf(dirs * NB * H, 1.0f);
 	float *pp = rand_buf(dirs * 3 * H, 0.5f);
 	int32_t *lens = malloc((size_t)NB * sizeof *lens);
-	for (int64_t i = 0; i < NB; i++)
-		lens[i] = (int32_t)((S * (i + 1)) / NB - (i % 2)); /* some shorter, maybe 0 */
+	for (int64_t i = 0; i < NB; i++) { /* some shorter, maybe 0 */
+		int64_t len = (S * (i + 1)) / NB - (i % 2);
+		lens[i] = (int32_t)(len > 0 ? len : 0);
+	}
 	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3,
 				      c->layout ? D(NB, S, I) : D(S, NB, I), x);
 	gc_tensor tw = harness_tensor(GC_DTYPE_FLOAT, 3, D(dirs, G * H, I), w);
@@ -203,6 +205,23 @@ static const rcase cases[] = {
 	{RNN, "forward", 0, 5, 2, 3, 16, 1, 0, 0, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
 	{RNN, "bidirectional", 1, 6, 3, 4, 19, 1, 1, 1, 0, 0, 0, 0, 0.9f, {NULL}, {0}, {0}, 0, 0, 1, 2},
 	{RNN, "reverse", 0, 4, 2, 3, 8, 0, 1, 0, 0, 0, 0, 0, 0, {"Relu"}, {0}, {0}, 0, 0, 0, 1},
+	/* batch > 2: each step's H R^T for the whole batch in one packed GEMM
+	 * (11 rows: a tile of 8 and a tail of 3; some sequences ended early) */
+	{LSTM, "forward", 1, 6, 11, 5, 40, 1, 1, 1, 1, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
+	{LSTM, "forward", 0, 5, 11, 7, 64, 1, 0, 1, 1, 1, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{LSTM, "bidirectional", 0, 5, 9, 4, 24, 1, 1, 0, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "forward", 0, 6, 11, 5, 40, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "reverse", 1, 6, 5, 5, 48, 1, 1, 1, 0, 0, 0, 1, 0.7f, {NULL}, {0}, {0}, 0, 0, 0, 1},
+	{GRU, "bidirectional", 1, 4, 16, 3, 70, 1, 0, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 1},
+	{RNN, "forward", 0, 5, 3, 4, 100, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	/* one direction, two threads, R^T of 320K+ floats: each step's product
+	 * split over the threads by column panels (one row, two rows) */
+	{LSTM, "forward", 0, 4, 1, 3, 300, 1, 0, 1, 1, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "reverse", 0, 4, 2, 3, 520, 1, 1, 1, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "forward", 1, 3, 1, 3, 600, 1, 0, 0, 0, 0, 0, 1, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	/* ... and the gates of a step's rows split over the threads */
+	{LSTM, "forward", 1, 4, 16, 3, 160, 1, 1, 1, 1, 1, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
+	{GRU, "reverse", 0, 3, 12, 3, 300, 1, 1, 0, 0, 0, 0, 0, 0, {NULL}, {0}, {0}, 0, 0, 0, 2},
 };
 /* clang-format on */
 
