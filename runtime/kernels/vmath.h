@@ -34,6 +34,22 @@ static inline uint32_t gc_vm_f_bits(float f)
 	return b;
 }
 
+/* e^(xc - n ln 2) for n = round(xc / ln 2): the reduction (ln 2 in two
+ * parts) and polynomial both exps below share */
+static inline float gc_vm_exp_reduced(float xc, float n)
+{
+	float r = xc - n * 0.693359375f;
+	r = r - n * -2.12194440e-4f;
+	float q = 1.9875691500e-4f;
+	q = q * r + 1.3981999507e-3f;
+	q = q * r + 8.3334519073e-3f;
+	q = q * r + 4.1665795894e-2f;
+	q = q * r + 1.6666665459e-1f;
+	q = q * r + 5.0000001201e-1f;
+	q = q * r * r + r + 1.0f;
+	return q;
+}
+
 /* e^x: Cody-Waite reduction by ln 2 and Cephes' degree-6 polynomial; 2^n as
  * two factors, so that n in [-150, 129] needs no denormal or infinite scale
  * of its own (results down to the denormals, then 0; inf above 88.72). */
@@ -44,15 +60,7 @@ static inline float gc_vm_expf(float x)
 	xc = x != x ? 0.0f : xc;
 	const float round_magic = 12582912.0f; /* 1.5 * 2^23 */
 	float n = (xc * 1.44269504088896341f + round_magic) - round_magic;
-	float r = xc - n * 0.693359375f;
-	r = r - n * -2.12194440e-4f;
-	float q = 1.9875691500e-4f;
-	q = q * r + 1.3981999507e-3f;
-	q = q * r + 8.3334519073e-3f;
-	q = q * r + 4.1665795894e-2f;
-	q = q * r + 1.6666665459e-1f;
-	q = q * r + 5.0000001201e-1f;
-	q = q * r * r + r + 1.0f;
+	float q = gc_vm_exp_reduced(xc, n);
 	int32_t ni = (int32_t)n, n1 = ni >> 1, n2 = ni - n1;
 	float s1 = gc_vm_bits_f((uint32_t)(n1 + 127) << 23);
 	float s2 = gc_vm_bits_f((uint32_t)(n2 + 127) << 23);
@@ -74,15 +82,7 @@ static inline float gc_vm_expf_neg(float x)
 	float xc = x < -87.0f ? -87.0f : x;
 	const float round_magic = 12582912.0f; /* 1.5 * 2^23: n in the low bits */
 	float t = xc * 1.44269504088896341f + round_magic, n = t - round_magic;
-	float r = xc - n * 0.693359375f;
-	r = r - n * -2.12194440e-4f;
-	float q = 1.9875691500e-4f;
-	q = q * r + 1.3981999507e-3f;
-	q = q * r + 8.3334519073e-3f;
-	q = q * r + 4.1665795894e-2f;
-	q = q * r + 1.6666665459e-1f;
-	q = q * r + 5.0000001201e-1f;
-	q = q * r * r + r + 1.0f;
+	float q = gc_vm_exp_reduced(xc, n);
 	/* t's bits are 0x4b400000 + n: 2^n is (n + 127) << 23 (NaN: any scale) */
 	float y = q * gc_vm_bits_f((gc_vm_f_bits(t) - 0x4b400000u + 127u) << 23);
 	return x < -87.0f ? 0.0f : y;
