@@ -9,191 +9,11 @@
  * count_include_pad rules) and pasted here. Tolerance for float32: 1e-5
  * relative (plus 1e-6 absolute); float64: 1e-8 (the literals have 9
  * digits); float16: 2e-3. Larger cases (im2col tiling,
- * long softmax rows) are compared with plain loops in this file.
+ * long softmax rows: test-softmax.c) are compared with plain loops.
  */
-#include <graphcc/runtime.h>
-
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "blas.h"
-#include "check.h"
-#include "harness.h"
-#include "kernels/kutil.h"
+#include "test-nn.h"
 
-/* ---- helpers ---- */
-
-static double fillv(int64_t i, int seed)
-{
-	return (double)(((i * 7 + (int64_t)seed * 13) % 23) - 11) / 8.0;
-}
-
-static void fill_f32(float *x, int64_t n, int seed)
-{
-	for (int64_t i = 0; i < n; i++)
-		x[i] = (float)fillv(i, seed);
-}
-
-static void fill_f64(double *x, int64_t n, int seed)
-{
-	for (int64_t i = 0; i < n; i++)
-		x[i] = fillv(i, seed);
-}
-
-static void fill_f16(uint16_t *x, int64_t n, int seed)
-{
-	for (int64_t i = 0; i < n; i++)
-		x[i] = gc_f32_to_f16((float)fillv(i, seed));
-}
-
-static int64_t numel_of(int rank, const int64_t *dims)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= dims[i];
-	return n;
-}
-
-static double out_at(const gc_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)t->data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)t->data)[i];
-	case GC_DTYPE_FLOAT16:
-		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_INT64:
-		return (double)((const int64_t *)t->data)[i];
-	case GC_DTYPE_INT32:
-		return ((const int32_t *)t->data)[i];
-	case GC_DTYPE_INT8:
-		return ((const int8_t *)t->data)[i];
-	case GC_DTYPE_UINT8:
-		return ((const uint8_t *)t->data)[i];
-	default:
-		return NAN;
-	}
-}
-
-/* Checks dtype, shape and values of t; prints the first difference. */
-static int same(const gc_tensor *t, gc_dtype dt, int rank, const int64_t *dims, const double *want,
-		double rtol, double atol)
-{
-	char s1[128], s2[128];
-	if (t->dtype != dt) {
-		fprintf(stderr, "  dtype %s, expected %s\n", gc_dtype_name(t->dtype),
-			gc_dtype_name(dt));
-		return 0;
-	}
-	if (t->rank != rank || memcmp(t->dims, dims, sizeof *dims * (size_t)rank)) {
-		fprintf(stderr, "  shape %s, expected %s\n",
-			gc_shape_str(t->dims, t->rank, s1, sizeof s1),
-			gc_shape_str(dims, rank, s2, sizeof s2));
-		return 0;
-	}
-	int64_t n = numel_of(rank, dims);
-	for (int64_t i = 0; i < n; i++) {
-		double g = out_at(t, i), w = want[i];
-		if (!(fabs(g - w) <= rtol * fabs(w) + atol)) {
-			fprintf(stderr, "  element %lld: got %.9g, expected %.9g\n", (long long)i,
-				g, w);
-			return 0;
-		}
-	}
-	return 1;
-}
-
-#define F32_TOL 1e-5, 1e-6
-#define F16_TOL 2e-3, 2e-3
-/* the pasted references carry 9 significant digits */
-#define F64_TOL 1e-8, 1e-9
-
-/* Runs op; on failure prints the kernel's message. */
-#define RUN(h, op, opset, nin, ins, nout, attrs)                                                   \
-	do {                                                                                       \
-		int rc_ = harness_op(&(h), gc_prepare_##op, #op, (opset), (nin), (ins), (nout),    \
-				     (int)(sizeof(attrs) / sizeof(gc_attr)) - 1, (attrs) + 1);     \
-		if (rc_) {                                                                         \
-			fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #op,         \
-				(h).err.msg);                                                      \
-			harness_free(&(h));                                                        \
-			check_failed_ = 1;                                                         \
-			return;                                                                    \
-		}                                                                                  \
-	} while (0)
-
-/* Runs op expecting failure whose message contains `needle`. */
-#define RUN_FAILS(op, opset, nin, ins, nout, attrs, needle)                                        \
-	do {                                                                                       \
-		harness_run hr_;                                                                   \
-		int rc_ = harness_op(&hr_, gc_prepare_##op, #op, (opset), (nin), (ins), (nout),    \
-				     (int)(sizeof(attrs) / sizeof(gc_attr)) - 1, (attrs) + 1);     \
-		harness_free(&hr_);                                                                \
-		CHECK(rc_ != 0);                                                                   \
-		CHECK_CONTAINS(hr_.err.msg, needle);                                               \
-	} while (0)
-
-/* Attribute lists start with a dummy entry so that an empty list is valid C. */
-#define ATTRS(...)                                                                                 \
-	{                                                                                          \
-		{.name = ""}, __VA_ARGS__                                                          \
-	}
-#define A_INT(nm, val)                                                                             \
-	{                                                                                          \
-		.name = (nm), .type = GC_ATTR_INT, .v.i = (val)                                    \
-	}
-#define A_FLOAT(nm, val)                                                                           \
-	{                                                                                          \
-		.name = (nm), .type = GC_ATTR_FLOAT, .v.f = (val)                                  \
-	}
-#define A_STR(nm, str)                                                                             \
-	{                                                                                          \
-		.name = (nm), .type = GC_ATTR_STRING, .n = sizeof(str) - 1, .v.s = (str)           \
-	}
-#define A_INTS(nm, ...)                                                                            \
-	{                                                                                          \
-		.name = (nm), .type = GC_ATTR_INTS,                                                \
-		.n = sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t),                           \
-		.v.ints = (const int64_t[])                                                        \
-		{                                                                                  \
-			__VA_ARGS__                                                                \
-		}                                                                                  \
-	}
-
-#define DIMS(...)                                                                                  \
-	(const int64_t[])                                                                          \
-	{                                                                                          \
-		__VA_ARGS__                                                                        \
-	}
-#define NDIMS(...) ((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
-#define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* A float32 tensor over buf, filled from seed. */
-static gc_tensor tf32(float *buf, int rank, const int64_t *dims, int seed)
-{
-	fill_f32(buf, numel_of(rank, dims), seed);
-	return harness_tensor(GC_DTYPE_FLOAT, rank, dims, buf);
-}
-
-static gc_tensor tf64(double *buf, int rank, const int64_t *dims, int seed)
-{
-	fill_f64(buf, numel_of(rank, dims), seed);
-	return harness_tensor(GC_DTYPE_DOUBLE, rank, dims, buf);
-}
-
-static gc_tensor tf16(uint16_t *buf, int rank, const int64_t *dims, int seed)
-{
-	fill_f16(buf, numel_of(rank, dims), seed);
-	return harness_tensor(GC_DTYPE_FLOAT16, rank, dims, buf);
-}
-
-/* ---- reference values (NumPy) ---- */
 #include "test-nn-data.h"
 
 static void test_conv_basic(void)
@@ -961,113 +781,6 @@ static void test_softmax(void)
 	CHECK(ok);
 }
 
-/* Long rows and strided layouts against libm's exp in double. */
-static void test_softmax_long(void)
-{
-	enum { OUTER = 3, LEN_ = 1000, INNER = 5 };
-	static float x[OUTER * LEN_ * INNER];
-	static double want[OUTER * LEN_ * INNER], wantlog[OUTER * LEN_ * INNER];
-	for (int i = 0; i < LEN(x); i++)
-		x[i] = (float)(fillv(i, 81) * 9.0 + fillv(i, 82) / 3.0); /* about [-13, 13] */
-	for (int o = 0; o < OUTER; o++)
-		for (int in = 0; in < INNER; in++) {
-			double mx = -INFINITY, sum = 0;
-			for (int j = 0; j < LEN_; j++)
-				mx = fmax(mx, x[(o * LEN_ + j) * INNER + in]);
-			for (int j = 0; j < LEN_; j++)
-				sum += exp(x[(o * LEN_ + j) * INNER + in] - mx);
-			for (int j = 0; j < LEN_; j++) {
-				int idx = (o * LEN_ + j) * INNER + in;
-				want[idx] = exp(x[idx] - mx) / sum;
-				wantlog[idx] = x[idx] - mx - log(sum);
-			}
-		}
-	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), x);
-	gc_tensor *in[] = {&tx};
-	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
-	harness_run h;
-	RUN(h, Softmax, 13, 1, in, 1, ax1);
-	int ok = same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), want, 1e-5, 1e-9);
-	harness_free(&h);
-	CHECK(ok);
-	RUN(h, LogSoftmax, 13, 1, in, 1, ax1);
-	ok = same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), wantlog, 1e-5, 1e-5);
-	harness_free(&h);
-	CHECK(ok);
-
-	/* the same data as contiguous rows of 5000 (opset 11 coerces at axis 1) */
-	static double want2[OUTER * LEN_ * INNER];
-	for (int o = 0; o < OUTER; o++) {
-		double mx = -INFINITY, sum = 0;
-		for (int j = 0; j < LEN_ * INNER; j++)
-			mx = fmax(mx, x[o * LEN_ * INNER + j]);
-		for (int j = 0; j < LEN_ * INNER; j++)
-			sum += exp(x[o * LEN_ * INNER + j] - mx);
-		for (int j = 0; j < LEN_ * INNER; j++)
-			want2[o * LEN_ * INNER + j] = exp(x[o * LEN_ * INNER + j] - mx) / sum;
-	}
-	RUN(h, Softmax, 11, 1, in, 1, ax1);
-	ok = same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), want2, 1e-5, 1e-9);
-	harness_free(&h);
-	CHECK(ok);
-}
-
-/* Rows of attention scores as a causal or padding mask leaves them (-inf)
- * and spread far apart (x - max down to -300: e^x from 1 to below the
- * denormals): masked and underflowing entries exactly 0, the rest within
- * 1e-5 relative of libm's exp in double (the exp Softmax uses makes no
- * denormal: vmath.h's gc_vm_expf_neg). */
-static void test_softmax_masked(void)
-{
-	enum { ROWS = 4, LEN_ = 333 };
-	static float x[ROWS * LEN_];
-	static double want[ROWS * LEN_];
-	for (int r = 0; r < ROWS; r++) {
-		double mx = -INFINITY, sum = 0;
-		for (int j = 0; j < LEN_; j++) {
-			float v = (float)(fillv(r * LEN_ + j, 91) * 150.0 - 150.0); /* about [-300, 0] */
-			if (r == 0) /* one score, the rest e^-90 of it and below: a sum of 1 */
-				v = j ? -90.0f - (float)(j % 50) : 0.0f;
-			x[r * LEN_ + j] = j > 100 + 60 * r ? -INFINITY : v;
-			mx = fmax(mx, x[r * LEN_ + j]);
-		}
-		for (int j = 0; j < LEN_; j++)
-			sum += exp(x[r * LEN_ + j] - mx);
-		for (int j = 0; j < LEN_; j++) {
-			double e = exp(x[r * LEN_ + j] - mx) / sum;
-			want[r * LEN_ + j] = e < 2e-38 ? 0 : e; /* at most FLT_MIN apart */
-		}
-	}
-	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, DIMS(ROWS, LEN_), x);
-	gc_tensor *in[] = {&tx};
-	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
-	harness_run h;
-	RUN(h, Softmax, 13, 1, in, 1, ax1);
-	int ok = same(&h.out[0], GC_DTYPE_FLOAT, 2, DIMS(ROWS, LEN_), want, 1e-5, 2e-38);
-	for (int i = 0; i < ROWS * LEN_ && ok; i++) {
-		float y = ((const float *)h.out[0].data)[i];
-		ok = want[i] ? y > 0 : y == 0;
-		if (!ok)
-			fprintf(stderr, "  element %d: %g, want %g\n", i, (double)y, want[i]);
-	}
-	harness_free(&h);
-	CHECK(ok);
-}
-
-static void test_softmax_errors(void)
-{
-	float x[24];
-	gc_tensor tx = tf32(x, 3, DIMS(2, 3, 4), 1);
-	gc_tensor *in[] = {&tx};
-	gc_attr ax[] = ATTRS(A_INT("axis", 3));
-	RUN_FAILS(Softmax, 13, 1, in, 1, ax, "axis 3 is out of range for rank 3");
-	int32_t xi[4] = {0};
-	gc_tensor ti = harness_tensor(GC_DTYPE_INT32, 1, DIMS(4), xi);
-	gc_tensor *ini[] = {&ti};
-	gc_attr none[] = ATTRS();
-	RUN_FAILS(LogSoftmax, 13, 1, ini, 1, none, "int32");
-}
-
 /* ---- LayerNormalization ---- */
 
 static void test_layernorm(void)
@@ -1342,7 +1055,7 @@ static void test_conv_huge_attrs(void)
 			      A_INTS("pads", b31, b31, b31, b31));
 	for (int ref = 0; ref < 2; ref++) {
 		if (ref)
-			gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
+			gc_runtime_init(&(gc_init_options){.reference_kernels = 1}, NULL);
 		harness_run h;
 		RUN(h, Conv, 11, 2, in, 1, far);
 		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 2, 2), want, F32_TOL);
@@ -1359,7 +1072,7 @@ static void test_conv_huge_attrs(void)
 	const double want_band[1] = {20};
 	for (int ref = 0; ref < 2; ref++) {
 		if (ref)
-			gc_runtime_init(&(gc_init_options){ .reference_kernels = 1 }, NULL);
+			gc_runtime_init(&(gc_init_options){.reference_kernels = 1}, NULL);
 		harness_run h;
 		RUN(h, Conv, 11, 2, in, 1, band);
 		int ok = same(&h.out[0], GC_DTYPE_FLOAT, 4, DIMS(1, 1, 1, 1), want_band, F32_TOL);
@@ -1473,7 +1186,7 @@ static void test_blas(void)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
 	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
-		CHECK_INT(gc_runtime_init(&(gc_init_options){ .blas_coretype = 1 }, &err), 0);
+		CHECK_INT(gc_runtime_init(&(gc_init_options){.blas_coretype = 1}, &err), 0);
 		CHECK(getenv("OPENBLAS_CORETYPE") != NULL);
 	}
 #endif
@@ -1496,8 +1209,7 @@ TEST_MAIN(TEST(test_blas), TEST(test_conv_basic), TEST(test_conv_groups_dilation
 	  TEST(test_gemm_vector), TEST(test_gemm_types), TEST(test_gemm_large),
 	  TEST(test_gemm_errors), TEST(test_matmul), TEST(test_matmul_types),
 	  TEST(test_matmul_errors), TEST(test_maxpool), TEST(test_maxpool_ints), TEST(test_avgpool),
-	  TEST(test_global_pool), TEST(test_pool_errors), TEST(test_softmax),
-	  TEST(test_softmax_long), TEST(test_softmax_masked), TEST(test_softmax_errors), TEST(test_layernorm),
+	  TEST(test_global_pool), TEST(test_pool_errors), TEST(test_softmax), TEST(test_layernorm),
 	  TEST(test_layernorm_errors), TEST(test_batchnorm), TEST(test_batchnorm_errors),
 	  TEST(test_instnorm), TEST(test_lpnorm), TEST(test_lrn), TEST(test_convtranspose),
 	  TEST(test_convtranspose_onnx), TEST(test_conv_huge_attrs))

@@ -1,0 +1,116 @@
+/*
+ * Softmax and LogSoftmax beyond test-nn.c's small NumPy cases: long rows
+ * and strided layouts, masked attention rows, and bad input, against libm's
+ * exp in double (tolerances at each case).
+ */
+#include "test-nn.h"
+
+/* Long rows and strided layouts against libm's exp in double. */
+static void test_softmax_long(void)
+{
+	enum { OUTER = 3, LEN_ = 1000, INNER = 5 };
+	static float x[OUTER * LEN_ * INNER];
+	static double want[OUTER * LEN_ * INNER], wantlog[OUTER * LEN_ * INNER];
+	for (int i = 0; i < LEN(x); i++)
+		x[i] = (float)(fillv(i, 81) * 9.0 + fillv(i, 82) / 3.0); /* about [-13, 13] */
+	for (int o = 0; o < OUTER; o++)
+		for (int in = 0; in < INNER; in++) {
+			double mx = -INFINITY, sum = 0;
+			for (int j = 0; j < LEN_; j++)
+				mx = fmax(mx, x[(o * LEN_ + j) * INNER + in]);
+			for (int j = 0; j < LEN_; j++)
+				sum += exp(x[(o * LEN_ + j) * INNER + in] - mx);
+			for (int j = 0; j < LEN_; j++) {
+				int idx = (o * LEN_ + j) * INNER + in;
+				want[idx] = exp(x[idx] - mx) / sum;
+				wantlog[idx] = x[idx] - mx - log(sum);
+			}
+		}
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), x);
+	gc_tensor *in[] = {&tx};
+	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
+	harness_run h;
+	RUN(h, Softmax, 13, 1, in, 1, ax1);
+	int ok = same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), want, 1e-5, 1e-9);
+	harness_free(&h);
+	CHECK(ok);
+	RUN(h, LogSoftmax, 13, 1, in, 1, ax1);
+	ok = same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), wantlog, 1e-5, 1e-5);
+	harness_free(&h);
+	CHECK(ok);
+
+	/* the same data as contiguous rows of 5000 (opset 11 coerces at axis 1) */
+	static double want2[OUTER * LEN_ * INNER];
+	for (int o = 0; o < OUTER; o++) {
+		double mx = -INFINITY, sum = 0;
+		for (int j = 0; j < LEN_ * INNER; j++)
+			mx = fmax(mx, x[o * LEN_ * INNER + j]);
+		for (int j = 0; j < LEN_ * INNER; j++)
+			sum += exp(x[o * LEN_ * INNER + j] - mx);
+		for (int j = 0; j < LEN_ * INNER; j++)
+			want2[o * LEN_ * INNER + j] = exp(x[o * LEN_ * INNER + j] - mx) / sum;
+	}
+	RUN(h, Softmax, 11, 1, in, 1, ax1);
+	ok = same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), want2, 1e-5, 1e-9);
+	harness_free(&h);
+	CHECK(ok);
+}
+
+/* Rows of attention scores as a causal or padding mask leaves them (-inf)
+ * and spread far apart (x - max down to -300: e^x from 1 to below the
+ * denormals): masked and underflowing entries exactly 0, the rest within
+ * 1e-5 relative of libm's exp in double (the exp Softmax uses makes no
+ * denormal: vmath.h's gc_vm_expf_neg). */
+static void test_softmax_masked(void)
+{
+	enum { ROWS = 4, LEN_ = 333 };
+	static float x[ROWS * LEN_];
+	static double want[ROWS * LEN_];
+	for (int r = 0; r < ROWS; r++) {
+		double mx = -INFINITY, sum = 0;
+		for (int j = 0; j < LEN_; j++) {
+			float v =
+			    (float)(fillv(r * LEN_ + j, 91) * 150.0 - 150.0); /* about [-300, 0] */
+			if (r == 0) /* one score, the rest e^-90 of it and below: a sum of 1 */
+				v = j ? -90.0f - (float)(j % 50) : 0.0f;
+			x[r * LEN_ + j] = j > 100 + 60 * r ? -INFINITY : v;
+			mx = fmax(mx, x[r * LEN_ + j]);
+		}
+		for (int j = 0; j < LEN_; j++)
+			sum += exp(x[r * LEN_ + j] - mx);
+		for (int j = 0; j < LEN_; j++) {
+			double e = exp(x[r * LEN_ + j] - mx) / sum;
+			want[r * LEN_ + j] = e < 2e-38 ? 0 : e; /* at most FLT_MIN apart */
+		}
+	}
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, DIMS(ROWS, LEN_), x);
+	gc_tensor *in[] = {&tx};
+	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
+	harness_run h;
+	RUN(h, Softmax, 13, 1, in, 1, ax1);
+	int ok = same(&h.out[0], GC_DTYPE_FLOAT, 2, DIMS(ROWS, LEN_), want, 1e-5, 2e-38);
+	for (int i = 0; i < ROWS * LEN_ && ok; i++) {
+		float y = ((const float *)h.out[0].data)[i];
+		ok = want[i] ? y > 0 : y == 0;
+		if (!ok)
+			fprintf(stderr, "  element %d: %g, want %g\n", i, (double)y, want[i]);
+	}
+	harness_free(&h);
+	CHECK(ok);
+}
+
+static void test_softmax_errors(void)
+{
+	float x[24];
+	gc_tensor tx = tf32(x, 3, DIMS(2, 3, 4), 1);
+	gc_tensor *in[] = {&tx};
+	gc_attr ax[] = ATTRS(A_INT("axis", 3));
+	RUN_FAILS(Softmax, 13, 1, in, 1, ax, "axis 3 is out of range for rank 3");
+	int32_t xi[4] = {0};
+	gc_tensor ti = harness_tensor(GC_DTYPE_INT32, 1, DIMS(4), xi);
+	gc_tensor *ini[] = {&ti};
+	gc_attr none[] = ATTRS();
+	RUN_FAILS(LogSoftmax, 13, 1, ini, 1, none, "int32");
+}
+
+TEST_MAIN(TEST(test_softmax_long), TEST(test_softmax_masked), TEST(test_softmax_errors))
