@@ -62,39 +62,6 @@ static inline int run(harness_run *h, gc_prepare_fn fn, const char *op, int opse
 	return harness_op(h, fn, op, opset, n_in, in, 1, n_attr, attrs);
 }
 
-static inline double at(const gc_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)t->data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)t->data)[i];
-	case GC_DTYPE_FLOAT16:
-		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_INT64:
-		return (double)((const int64_t *)t->data)[i];
-	case GC_DTYPE_UINT64:
-		return (double)((const uint64_t *)t->data)[i];
-	case GC_DTYPE_INT32:
-		return ((const int32_t *)t->data)[i];
-	case GC_DTYPE_UINT32:
-		return ((const uint32_t *)t->data)[i];
-	case GC_DTYPE_INT16:
-		return ((const int16_t *)t->data)[i];
-	case GC_DTYPE_UINT16:
-		return ((const uint16_t *)t->data)[i];
-	case GC_DTYPE_INT8:
-		return ((const int8_t *)t->data)[i];
-	case GC_DTYPE_UINT8:
-	case GC_DTYPE_BOOL:
-		return ((const uint8_t *)t->data)[i];
-	default:
-		return NAN;
-	}
-}
-
 /* Compares t's elements with want; prints the first mismatch. NaN matches
  * NaN. */
 static inline int near(const gc_tensor *t, const double *want, int64_t n, double atol, double rtol)
@@ -105,7 +72,7 @@ static inline int near(const gc_tensor *t, const double *want, int64_t n, double
 		return 0;
 	}
 	for (int64_t i = 0; i < n; i++) {
-		double g = at(t, i), w = want[i];
+		double g = harness_at(t, i), w = want[i];
 		int ok = isnan(w) ? isnan(g) : (g == w || fabs(g - w) <= atol + rtol * fabs(w));
 		if (!ok) {
 			fprintf(stderr, "  element %" PRId64 ": got %.9g, want %.9g\n", i, g, w);

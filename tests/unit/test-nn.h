@@ -49,30 +49,6 @@ static inline int64_t numel_of(int rank, const int64_t *dims)
 	return n;
 }
 
-static inline double out_at(const gc_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)t->data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)t->data)[i];
-	case GC_DTYPE_FLOAT16:
-		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_INT64:
-		return (double)((const int64_t *)t->data)[i];
-	case GC_DTYPE_INT32:
-		return ((const int32_t *)t->data)[i];
-	case GC_DTYPE_INT8:
-		return ((const int8_t *)t->data)[i];
-	case GC_DTYPE_UINT8:
-		return ((const uint8_t *)t->data)[i];
-	default:
-		return NAN;
-	}
-}
-
 /* Checks dtype, shape and values of t; prints the first difference. */
 static inline int same(const gc_tensor *t, gc_dtype dt, int rank, const int64_t *dims,
 		       const double *want, double rtol, double atol)
@@ -91,7 +67,7 @@ static inline int same(const gc_tensor *t, gc_dtype dt, int rank, const int64_t 
 	}
 	int64_t n = numel_of(rank, dims);
 	for (int64_t i = 0; i < n; i++) {
-		double g = out_at(t, i), w = want[i];
+		double g = harness_at(t, i), w = want[i];
 		if (!(fabs(g - w) <= rtol * fabs(w) + atol)) {
 			fprintf(stderr, "  element %lld: got %.9g, expected %.9g\n", (long long)i,
 				g, w);

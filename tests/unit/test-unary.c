@@ -656,9 +656,9 @@ static void test_cast_matrix(void)
 			CHECK_INT(run(&h, gc_prepare_Cast, "Cast", 13, 1, in, 1, &to), 0);
 			CHECK_INT(h.out[0].dtype, types[b]);
 			for (int i = 0; i < 4; i++) {
-				double src = at(&tx, i);
+				double src = harness_at(&tx, i);
 				double want = types[b] == GC_DTYPE_BOOL ? (src != 0) : src;
-				double got = at(&h.out[0], i);
+				double got = harness_at(&h.out[0], i);
 				if (got != want)
 					fprintf(stderr, "  %s -> %s [%d]: %g, want %g\n",
 						gc_dtype_name(from), gc_dtype_name(types[b]), i,
