@@ -44,7 +44,7 @@ typedef struct att_job {
 
 GC_NN_SIMD static void att_softmax_row(float *r, int64_t n)
 {
-	float mx = gc_nn_max_f32(r, n);
+	float mx = gc_vm_max_f32(r, n);
 	if (mx == -INFINITY) { /* every key masked: a zero row, as ONNX's errata says */
 		memset(r, 0, (size_t)n * sizeof *r);
 		return;

@@ -517,22 +517,6 @@ typedef struct softmax_state {
 	int64_t outer, len, inner; /* x viewed as [outer, len, inner], normalised over len */
 } softmax_state;
 
-/* The row's max through integers that order as the floats do (-0 below
- * +0, NaN above +inf with its sign bit clear, below -inf with it set):
- * GCC vectorises an integer max, not gc_nn_max_f32's float select (a
- * scalar loop, a sixth of a Softmax's time). n >= 1. */
-static inline float softmax_max(const float *x, int64_t n)
-{
-	int32_t m = INT32_MIN;
-	for (int64_t i = 0; i < n; i++) {
-		int32_t b = (int32_t)gc_vm_f_bits(x[i]);
-		b ^= (b >> 31) & 0x7fffffff;
-		m = b > m ? b : m;
-	}
-	m ^= (m >> 31) & 0x7fffffff;
-	return gc_vm_bits_f((uint32_t)m);
-}
-
 /* Contiguous rows (inner == 1), float32. No restrict: y may be x. */
 GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x, float *y,
 					int is_log, int64_t r0, int64_t r1)
@@ -541,7 +525,7 @@ GC_NN_SIMD static void softmax_rows_f32(const softmax_state *st, const float *x,
 	for (int64_t r = r0; r < r1; r++) {
 		const float *xr = x + r * len;
 		float *yr = y + r * len;
-		float mx = softmax_max(xr, len);
+		float mx = gc_vm_max_f32(xr, len);
 		if (mx == -INFINITY) /* all -inf: shift by 0 rather than make NaN */
 			mx = 0;
 		float acc[GC_NN_LANES] = {0}, sum = 0;
