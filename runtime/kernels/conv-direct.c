@@ -302,40 +302,90 @@ int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 
 #define AI static inline __attribute__((always_inline)) GC_PK_TARGET
 
+/* What a tile's steps prefetch for later: step i the byte pf + i * pfs
+ * into L2 (the weights a later tile reads: chan_rows) and, unless px is
+ * NULL, the input px + pkoff[i] (what chan_group's next tile reads); and,
+ * unless y is NULL, one in each run of k / lines steps, the `lines` lines
+ * of the output (for writing) and residual that chan_store writes and reads
+ * after the last step: line 2 c + e is the first (e = 0) or last pixel of
+ * channel c's row, at y + c * ldy. The output of a large convolution is in
+ * no cache: stored cold, a tile's 16 or 32 partly written lines cost 10 %
+ * of its steps (32 -> 64 3x3 at 147x147: 8.1 ms, 7.3 with the stores going
+ * to one line), and prefetched all at once before the steps they stalled
+ * them as much. One test a run of steps, not a step: in the step loop it
+ * took registers the tile needs (inception_v3's 17x17 convs 20 % slower). */
+typedef struct chan_ahead {
+	uintptr_t pf;
+	int64_t pfs;
+	const float *px;
+	const int32_t *pkoff;
+	const float *y, *res;
+	int64_t ldy;
+	int64_t last; /* the pixel of a row's last line: nr - 1 */
+	int64_t lines;
+} chan_ahead;
+
+/* Prefetches line l of ahead's lines: the output's for writing, then the
+ * residual's. */
+AI void ahead_line(const chan_ahead *a, int64_t l)
+{
+	int64_t ny = a->res ? a->lines / 2 : a->lines;
+	const float *base = l < ny ? a->y : a->res;
+	const char *at = (const char *)(base + ((l % ny) >> 1) * a->ldy + (l & 1) * a->last);
+	if (l < ny)
+		_mm_prefetch(at, _MM_HINT_ET0);
+	else
+		_mm_prefetch(at, _MM_HINT_T0);
+}
+
 /* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
  * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
  * xb[koff[i] + delta + (j - split) * s] after (two output rows in one tile,
  * for short rows). Stores it as tile[j][32], onto the sums there when
- * `carry` (the steps before: chan_group's K blocks), else from zero. Step i
- * also prefetches into L2 the byte pf + i * pfs (the weights a later tile
- * reads: chan_rows) and, unless px is NULL, the input px + pkoff[i] (what
- * chan_group's next tile reads). */
+ * `carry` (the steps before: chan_group's K blocks), else from zero, and
+ * prefetches what `ah` says. */
 AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t *koff, int64_t k,
-		  float *tile, int carry, const float *px, const int32_t *pkoff, uintptr_t pf,
-		  int64_t pfs, const int mv, const int nr, const int split, const int s)
+		  float *tile, int carry, const chan_ahead *ah, const int mv, const int nr,
+		  const int split, const int s)
 {
+	uintptr_t pf = ah->pf;
+	int64_t pfs = ah->pfs;
+	const float *px = ah->px;
+	const int32_t *pkoff = ah->pkoff;
+	/* the output lines: those k steps cannot spread now, then one each
+	 * run of `every` steps */
+	int64_t line = 0, lines = ah->y ? ah->lines : 0, every = k;
+	for (; line < lines - k; line++)
+		ahead_line(ah, line);
+	if (lines > line)
+		every = k / (lines - line);
 	__m512 a0[GC_PK_CV_NR], a1[GC_PK_CV_NR];
 #pragma GCC unroll 16
 	for (int j = 0; j < nr; j++) {
 		a0[j] = carry ? _mm512_load_ps(tile + j * 32) : _mm512_setzero_ps();
 		a1[j] = carry && mv == 2 ? _mm512_load_ps(tile + j * 32 + 16) : _mm512_setzero_ps();
 	}
-	for (int64_t i = 0; i < k; i++) {
-		const float *xt = xb + koff[i];
-		__m512 w0 = _mm512_load_ps(w), w1 = _mm512_setzero_ps();
-		if (mv == 2)
-			w1 = _mm512_load_ps(w + 16);
-		w += 16 * mv;
-		_mm_prefetch((const char *)(pf + (uintptr_t)(i * pfs)), _MM_HINT_T1);
-		if (px)
-			_mm_prefetch((const char *)(px + pkoff[i]), _MM_HINT_T1);
-#pragma GCC unroll 16
-		for (int j = 0; j < nr; j++) {
-			__m512 b =
-			    _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
-			a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
+	for (int64_t i0 = 0; i0 < k; i0 += every) {
+		if (line < lines)
+			ahead_line(ah, line++);
+		int64_t i1 = k - i0 < every ? k : i0 + every;
+		for (int64_t i = i0; i < i1; i++) {
+			const float *xt = xb + koff[i];
+			__m512 w0 = _mm512_load_ps(w), w1 = _mm512_setzero_ps();
 			if (mv == 2)
-				a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
+				w1 = _mm512_load_ps(w + 16);
+			w += 16 * mv;
+			_mm_prefetch((const char *)(pf + (uintptr_t)(i * pfs)), _MM_HINT_T1);
+			if (px)
+				_mm_prefetch((const char *)(px + pkoff[i]), _MM_HINT_T1);
+#pragma GCC unroll 16
+			for (int j = 0; j < nr; j++) {
+				__m512 b =
+				    _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
+				a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
+				if (mv == 2)
+					a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
+			}
 		}
 	}
 #pragma GCC unroll 16
@@ -347,17 +397,14 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 }
 
 typedef void (*chan_tile_fn)(const float *xb, int64_t delta, const float *w, const int32_t *koff,
-			     int64_t k, float *tile, int carry, const float *px,
-			     const int32_t *pkoff, uintptr_t pf, int64_t pfs);
+			     int64_t k, float *tile, int carry, const chan_ahead *ah);
 
 #define CHAN_TILE(mv, nr, split, s, name)                                                          \
 	static GC_PK_TARGET void name(const float *xb, int64_t delta, const float *w,              \
 				      const int32_t *koff, int64_t k, float *tile, int carry,      \
-				      const float *px, const int32_t *pkoff, uintptr_t pf,         \
-				      int64_t pfs)                                                 \
+				      const chan_ahead *ah)                                        \
 	{                                                                                          \
-		chan_tile(xb, delta, w, koff, k, tile, carry, px, pkoff, pf, pfs, mv, nr, split,   \
-			  s);                                                                      \
+		chan_tile(xb, delta, w, koff, k, tile, carry, ah, mv, nr, split, s);               \
 	}
 #define CHAN_TILE1(mv, nr, s) CHAN_TILE(mv, nr, nr, s, chan_tile_##mv##_##nr##_##s)
 /* two rows of q pixels */
@@ -549,28 +596,11 @@ typedef struct chan_panel {
 	uintptr_t pf;	   /* where the next tile prefetches */
 } chan_panel;
 
-/* Prefetches into L2 the lines of tile a's output (and residual) that
- * chan_store writes (reads): 16 or 32 rows of the output's planes, cold on
- * large outputs, each written in part (the neighbour tile writes the rest);
- * their reads for ownership overlap the tile's steps instead of its
- * stores. */
-static GC_PK_TARGET void chan_touch(const gc_pk_conv *p, const chan_panel *c, const chan_at *a)
-{
-	for (int64_t ch = 0; ch < c->valid; ch++) {
-		const float *y = a->y + ch * p->out_sp, *r = a->res ? a->res + ch * p->out_sp : NULL;
-		_mm_prefetch((const char *)y, _MM_HINT_T1);
-		_mm_prefetch((const char *)(y + a->nr - 1), _MM_HINT_T1);
-		if (r) {
-			_mm_prefetch((const char *)r, _MM_HINT_T1);
-			_mm_prefetch((const char *)(r + a->nr - 1), _MM_HINT_T1);
-		}
-	}
-}
-
 /* Tiles at[0, n) of panel c: each K block over all of them, then their
- * outputs (prefetched before each tile's last block). A tile prefetches the input of the next in the block, the last
- * that of the first in the next block (the first tile of a block would find
- * the rows of the block's channels out of cache). */
+ * outputs (prefetched in each tile's last block). A tile prefetches the
+ * input of the next in the block, the last that of the first in the next
+ * block (the first tile of a block would find the rows of the block's
+ * channels out of cache). */
 static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const chan_at *at, int n)
 {
 	float acc[CHAN_GROUP][GC_PK_CV_NR * 32] __attribute__((aligned(64)));
@@ -578,16 +608,20 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 	for (int64_t k0 = 0; k0 < p->k; k0 += kb) {
 		int64_t kn = kb < p->k - k0 ? kb : p->k - k0;
 		for (int t = 0; t < n; t++) {
-			const float *px = NULL;
-			const int32_t *pk = p->koff + k0;
+			chan_ahead ah = {.pf = c->pf, .pfs = c->f.pfs, .pkoff = p->koff + k0};
 			if (t + 1 < n)
-				px = at[t + 1].x;
+				ah.px = at[t + 1].x;
 			else if (k0 + kb < p->k)
-				px = at[0].x, pk += kb;
-			if (k0 + kn == p->k)
-				chan_touch(p, c, &at[t]);
+				ah.px = at[0].x, ah.pkoff += kb;
+			if (k0 + kn == p->k) {
+				ah.y = at[t].y;
+				ah.res = at[t].res;
+				ah.ldy = p->out_sp;
+				ah.last = at[t].nr - 1;
+				ah.lines = 2 * c->valid * (at[t].res ? 2 : 1);
+			}
 			at[t].fn(at[t].x, at[t].delta, c->w + k0 * c->width, p->koff + k0, kn,
-				 acc[t], k0 > 0, px, pk, c->pf, c->f.pfs);
+				 acc[t], k0 > 0, &ah);
 			c->pf += (uintptr_t)(c->f.chunk * kn / p->k);
 		}
 	}
