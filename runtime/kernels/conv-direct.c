@@ -88,12 +88,13 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 		return 1;
 	p->row_step[0] = stride[0] * p->pin[1] * p->pin[2];
 	p->row_step[1] = stride[1] * p->pin[2];
-	if (unit && !pad) {
-		/* 1x1, stride 1: the output is one long row */
-		p->out[0] = p->out[1] = 1;
-		p->out[2] = p->out_sp;
+	int64_t width;
+	gc_pk_conv_rows(k, stride, out, unit && !pad, &p->rows, &width);
+	if (width != out[2]) { /* rows of planes, or the output, as one */
+		p->out[0] = p->rows;
+		p->out[1] = 1;
+		p->out[2] = width;
 	}
-	p->rows = p->out[0] * p->out[1];
 	p->panels = (p->mg + 31) / 32;
 	p->group_floats = gc_pk_conv_floats(p->mg, p->k);
 	/* + a block of zeros: chan_group's prefetch of the next block reads
@@ -173,6 +174,24 @@ int64_t gc_pk_conv_scratch(const gc_pk_conv *p)
 {
 	/* + a vector of slack: tiles near the end broadcast from inside it */
 	return p->pad ? p->c * p->pin_sp + 16 : 0;
+}
+
+void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t out[3], int flat,
+		     int64_t *rows, int64_t *width)
+{
+	*rows = out[0] * out[1];
+	*width = out[2];
+	if (flat) {
+		*rows = 1;
+		*width = out[0] * out[1] * out[2];
+	} else if (k[2] == 1 && stride[1] == 1 && stride[2] == 1) {
+		/* the rows of the (padded) input are as long as the output's:
+		 * pixel o of a plane reads o + koff[i] as in one long row, in
+		 * tiles of 14 along it, not of 9 and 8 for each row of 17
+		 * (inception_v3's 7x1) */
+		*rows = out[0];
+		*width = out[1] * out[2];
+	}
 }
 
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)

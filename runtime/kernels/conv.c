@@ -882,9 +882,9 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 			 (uint64_t)take_elems <= CONV_FAST_SCRATCH_MAX / 4;
 	uint64_t take_bytes = take_fits ? gc_nn_align((uint64_t)take_elems * 4) : 0;
 	int flat = one && (!strided || take_fits);
-	int64_t rows = w->out[0] * w->out[1];
-	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, flat ? 1 : rows,
-						      flat ? st->out_sp : w->out[2]);
+	int64_t rows, width;
+	gc_pk_conv_rows(w->k, w->stride, w->out, flat, &rows, &width);
+	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, rows, width);
 	double row = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim);
 	/* a 1-D or 2-D convolution: the row GEMM over its im2col, whose
 	 * panels are copied from a padded copy of the input (~1 cycle an

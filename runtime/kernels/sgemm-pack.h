@@ -187,6 +187,11 @@ void gc_pk_conv_free(gc_pk_conv *p);
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
 /* An estimate of the cycles, to choose between this and the row GEMM. */
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow);
+/* The rows the kernel cuts the output `out` of window k at `stride` in,
+ * and their width: a 1x1 stride-1 unpadded one's output (`flat`) is one
+ * row, a column window's (7x1) at stride 1 a row a plane. */
+void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t out[3], int flat,
+		     int64_t *rows, int64_t *width);
 
 /* Runs the convolution: y = act(conv(x, w) + bias + res); bias and res
  * (a residual shaped as y) may be NULL. Up to `threads` threads share the

@@ -923,6 +923,70 @@ static void test_fast_conv_deep_k(void)
 		CHECK(conv_threads_same(&cases[ci], ci));
 }
 
+/* A column window kh x 1: stride sh and dilation dh down, pads ph above
+ * and below, pwl and pwh left and right. */
+#define CK(n_, c_, m_, g_, h_, w_, kh_, sh_, dh_, ph_, pwl_, pwh_)                                 \
+	{                                                                                          \
+		.nsp = 2, .n = n_, .c = c_, .m = m_, .g = g_, .in = {h_, w_}, .k = {kh_, 1},       \
+		.s = {sh_, 1}, .d = {dh_, 1}, .plo = {ph_, pwl_}, .phi = {ph_, pwh_}, .bias = 1,   \
+		.fast = 1                                                                          \
+	}
+
+/*
+ * Column windows (7x1, 3x1: one pixel wide) at stride 1, whose planes the
+ * channel kernel takes as one long row (gc_pk_conv_rows): vertical pads
+ * and none, pads along w too (zero columns in the padded copy), vertical
+ * dilation, groups, deep k (K blocks over a row of 21 tiles), batches,
+ * planes of 6 pixels (two in a tile), 3-D ones over depth slices at depth
+ * strides 1 and 2; and a column window at stride 2 down (rows as rows);
+ * the same bytes on 1 to 3 threads.
+ */
+static void test_fast_conv_column(void)
+{
+	rng_state = 14;
+	static const conv_case cases[] = {
+	    CK(1, 40, 48, 1, 17, 17, 7, 1, 1, 3, 0, 0),	  /* inception_v3's 7x1, 32 + 16 */
+	    CK(2, 24, 20, 1, 8, 8, 3, 1, 1, 1, 0, 0),	  /* 3x1 at 8x8, batch 2 */
+	    CK(1, 192, 40, 1, 17, 17, 7, 1, 1, 3, 0, 0),  /* k 1344: 2 blocks, 21 tiles */
+	    CK(1, 8, 33, 1, 11, 13, 5, 1, 2, 4, 0, 0),	  /* dilation 2 down */
+	    CK(1, 6, 16, 1, 9, 10, 3, 1, 1, 1, 2, 1),	  /* pads along w */
+	    CK(1, 16, 24, 4, 12, 15, 3, 1, 1, 1, 0, 0),	  /* groups of 4 -> 6 */
+	    CK(1, 10, 18, 1, 20, 9, 7, 1, 1, 0, 0, 0),	  /* no pads */
+	    CK(1, 4, 8, 1, 3, 2, 3, 1, 1, 1, 0, 0),	  /* a plane of 6 */
+	    CK(1, 12, 20, 1, 15, 11, 3, 2, 1, 1, 0, 0),	  /* stride 2 down: by rows */
+	    {.nsp = 3, /* a row a depth slice */
+	     .n = 1,
+	     .c = 5,
+	     .m = 12,
+	     .g = 1,
+	     .in = {4, 6, 7},
+	     .k = {3, 3, 1},
+	     .s = {1, 1, 1},
+	     .d = {1, 1, 1},
+	     .plo = {1, 1, 0},
+	     .phi = {1, 1, 0},
+	     .bias = 1,
+	     .fast = 1},
+	    {.nsp = 3, /* depth stride 2, slices of 6 in pairs */
+	     .n = 2,
+	     .c = 3,
+	     .m = 17,
+	     .g = 1,
+	     .in = {5, 2, 3},
+	     .k = {2, 1, 1},
+	     .s = {2, 1, 1},
+	     .d = {1, 1, 1},
+	     .plo = {0, 0, 0},
+	     .phi = {1, 0, 0},
+	     .bias = 0,
+	     .fast = 1},
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 2, 1));
+	CHECK(conv_threads_same(&cases[0], 0));
+	CHECK(conv_threads_same(&cases[2], 2));
+}
+
 static void test_fast_threads(void)
 {
 	rng_state = 8;
@@ -1108,7 +1172,7 @@ static void test_fast_threads_callers(void)
 	CHECK(ok);
 }
 
-TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial),
+TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial), TEST(test_fast_conv_column),
 	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
