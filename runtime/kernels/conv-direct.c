@@ -700,38 +700,57 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 		chan_group(p, &c, at, n);
 }
 
-/* Zeroes floats [a, b) of d. */
-static void zero_span(float *d, int64_t a, int64_t b)
+/* Row d of a padded plane, pw floats: the input row src (w floats) at
+ * [lo, lo + w), zeros around it; src NULL: zeros. By 16 floats, each a
+ * masked load of just the input's lanes (the others are not read) and a
+ * store: the rows of small planes (14x14, 7x7) had cost two libc calls
+ * each, 12 % of a grouped 3x3 at 14x14. */
+AI void pad_short(float *d, const float *src, int64_t lo, int64_t w, int64_t pw)
 {
-	if (b > a)
-		memset(d + a, 0, (size_t)(b - a) * sizeof(float));
+	for (int64_t j = 0; j < pw; j += 16) {
+		__m512 v = _mm512_setzero_ps();
+		__mmask16 in = src ? (__mmask16)(gc_lanes16(lo + w - j) & ~gc_lanes16(lo - j)) : 0;
+		if (in == 0xffff)
+			v = _mm512_loadu_ps(src + (j - lo));
+		else if (in)
+			v = _mm512_maskz_loadu_ps(in, src + (j - lo));
+		if (j + 16 <= pw)
+			_mm512_storeu_ps(d + j, v);
+		else
+			_mm512_mask_storeu_ps(d + j, gc_lanes16(pw - j), v);
+	}
 }
 
-/* The zero-padded copy of one batch item's input: each element written
- * once (the pads zeroed around the copied rows, not the plane first: on a
- * large image that pass cost as much as the copy). */
-static void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0, int64_t c1)
+/* pad_short's row; a long one (64 floats and more) by libc's copy, its
+ * pads by pad_short (2 % faster than all by vectors at 112 wide). */
+AI void pad_row(float *d, const float *src, int64_t lo, int64_t w, int64_t pw)
+{
+	if (!src || w < 64) {
+		pad_short(d, src, lo, w, pw);
+		return;
+	}
+	pad_short(d, NULL, 0, 0, lo);
+	memcpy(d + lo, src, (size_t)w * sizeof(float));
+	pad_short(d + lo + w, NULL, 0, 0, pw - lo - w);
+}
+
+/* The zero-padded copy of channels [c0, c1) of one batch item's input:
+ * each element written once, row by row. */
+static GC_PK_TARGET void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
+				  int64_t c1)
 {
 	int64_t D = p->in[0], H = p->in[1], W = p->in[2];
-	int64_t PH = p->pin[1], PW = p->pin[2], plane = PH * PW;
-	int64_t lo = p->lo[2], hi = PW - lo - W; /* pads of each copied row */
-	for (int64_t ci = c0; ci < c1; ci++) {
-		float *d = xp + ci * p->pin_sp;
-		zero_span(d, 0, p->lo[0] * plane); /* leading planes */
-		for (int64_t z = 0; z < D; z++) {
-			float *pl = d + (z + p->lo[0]) * plane;
-			zero_span(pl, 0, p->lo[1] * PW + lo);
-			for (int64_t h = 0; h < H; h++) {
-				float *row = pl + (h + p->lo[1]) * PW + lo;
-				memcpy(row, x + ci * p->in_sp + (z * H + h) * W,
-				       (size_t)W * sizeof(float));
-				/* the row's trailing pads and the next row's leading ones */
-				zero_span(row, W, h + 1 < H ? W + hi + lo : W + hi);
+	int64_t PD = p->pin[0], PH = p->pin[1], PW = p->pin[2];
+	for (int64_t ci = c0; ci < c1; ci++)
+		for (int64_t z = 0; z < PD; z++)
+			for (int64_t h = 0; h < PH; h++) {
+				int64_t iz = z - p->lo[0], ih = h - p->lo[1];
+				const float *src = iz >= 0 && iz < D && ih >= 0 && ih < H
+						       ? x + ci * p->in_sp + (iz * H + ih) * W
+						       : NULL;
+				pad_row(xp + ci * p->pin_sp + (z * PH + h) * PW, src, p->lo[2], W,
+					PW);
 			}
-			zero_span(pl, (H + p->lo[1]) * PW, plane); /* trailing rows */
-		}
-		zero_span(d, (D + p->lo[0]) * plane, p->pin_sp); /* trailing planes */
-	}
 	if (c1 == p->c) /* the slack after the last channel */
 		memset(xp + p->c * p->pin_sp, 0,
 		       (size_t)(gc_pk_conv_scratch(p) - p->c * p->pin_sp) * sizeof(float));
