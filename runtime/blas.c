@@ -61,11 +61,17 @@ static int has_avx512(void)
 }
 
 /* The library never changes the process environment by itself: a host (the
- * graphcc command) asks for it with gc_init_options.blas_coretype. */
+ * graphcc command) asks for it with gc_init_options.blas_coretype. One
+ * thread: OpenBLAS 0.3.21 otherwise starts a thread a core when it loads,
+ * which spins (sched_yield) for ~0.1 s before it sleeps, and graphcc runs it
+ * single-threaded anyway; a 2-thread run in that time took 2x as long (a
+ * grouped 3x3 at 14x14: 0.20 ms a run, not 0.058, the pool's worker sharing
+ * its core with the spinning thread). */
 void gc_blas_choose_coretype(void)
 {
 	if (!getenv("OPENBLAS_CORETYPE") && has_avx512())
 		setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+	setenv("OPENBLAS_NUM_THREADS", "1", 0);
 }
 
 static void load(void)

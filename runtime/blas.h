@@ -34,8 +34,8 @@
 int gc_blas_init(gc_error *err);
 
 /* Sets OPENBLAS_CORETYPE=SkylakeX in the process environment on CPUs with
- * AVX-512F/DQ/BW/VL, unless set: only when the host asks (gc_runtime_init), and
- * only useful before OpenBLAS loads. */
+ * AVX-512F/DQ/BW/VL, and OPENBLAS_NUM_THREADS=1, each unless set: only when
+ * the host asks (gc_runtime_init), and only useful before OpenBLAS loads. */
 void gc_blas_choose_coretype(void);
 
 /*

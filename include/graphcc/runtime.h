@@ -97,9 +97,12 @@ typedef struct gc_init_options {
 	 * AVX-512 (for comparisons). */
 	int reference_kernels;
 	/* Non-zero: set OPENBLAS_CORETYPE=SkylakeX in the process environment
-	 * on CPUs with AVX-512F/DQ/BW/VL, unless it is set, before OpenBLAS
-	 * loads (OpenBLAS 0.3.21 takes AMD Zen 4/5 for Haswell otherwise and
-	 * runs GEMMs at half speed). A process-wide change: opt-in. */
+	 * on CPUs with AVX-512F/DQ/BW/VL, and OPENBLAS_NUM_THREADS=1, each
+	 * unless it is set, before OpenBLAS loads (OpenBLAS 0.3.21 takes AMD
+	 * Zen 4/5 for Haswell otherwise and runs GEMMs at half speed; graphcc
+	 * runs it on one thread, and the threads it starts at load would spin
+	 * for ~0.1 s on the cores the worker pool runs on). A process-wide
+	 * change: opt-in. */
 	int blas_coretype;
 	/* Non-zero: the environment overrides the fields above:
 	 * GRAPHCC_MAX_BYTES=N, GRAPHCC_NN_REFERENCE=1. */
