@@ -401,6 +401,12 @@ static const pool_case named[] = {
 	{"googlenet_maxpool_s1",      1, 2,  0,  1,   1, 3, {14, 14},   {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 1, 0, NULL},
 	{"avgpool_plane_5x5",         0, 2,  0,  0,   2, 2, {9, 21},    {5, 5}, {1, 1}, {1, 1}, {3, 2}, {1, 2}, 0, 0, NULL},
 	{"avgpool_3x3_s2",            0, 2,  0,  0,   1, 3, {35, 35},   {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, 1, NULL},
+	/* the plane path's column sums read shifted by -16..16 lanes: dilated,
+	 * 7x7, shifts of 16 at both ends; 17 takes the row path */
+	{"maxpool_plane_dil2",        1, 2,  0,  1,   1, 3, {15, 19},   {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}, 0, 0, NULL},
+	{"avgpool_plane_7x7",         0, 2,  0,  0,   1, 2, {11, 13},   {7, 7}, {1, 1}, {1, 1}, {3, 3}, {3, 3}, 0, 1, NULL},
+	{"maxpool_plane_shift16",     1, 2,  0,  1,   1, 2, {5, 40},    {1, 33}, {1, 1}, {1, 1}, {0, 16}, {0, 16}, 0, 0, NULL},
+	{"avgpool_row_shift17",       0, 2,  0,  0,   1, 2, {5, 40},    {1, 35}, {1, 1}, {1, 1}, {0, 17}, {0, 17}, 0, 0, NULL},
 };
 /* clang-format on */
 #define N_NAMED (sizeof named / sizeof named[0])
