@@ -348,9 +348,9 @@ typedef struct chan_ahead {
  * residual's. */
 AI void ahead_line(const chan_ahead *a, int64_t l)
 {
-	int64_t ny = a->res ? a->lines / 2 : a->lines;
+	int64_t ny = a->res ? a->lines / 2 : a->lines, i = l < ny ? l : l - ny;
 	const float *base = l < ny ? a->y : a->res;
-	const char *at = (const char *)(base + ((l % ny) >> 1) * a->ldy + (l & 1) * a->last);
+	const char *at = (const char *)(base + (i >> 1) * a->ldy + (i & 1) * a->last);
 	if (l < ny)
 		_mm_prefetch(at, _MM_HINT_ET0);
 	else
