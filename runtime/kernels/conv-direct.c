@@ -38,6 +38,9 @@
  */
 #define CHAN_KB 1024
 #define CHAN_GROUP 16
+/* Output bytes of a batch item above which the tiles prefetch their output
+ * lines (chan_ahead): about an L2. */
+#define CHAN_COLD_OUT (INT64_C(1) << 20)
 
 /* Panels of one group: 32 channels each, the last 16 wide when 16 or fewer
  * channels are left. */
@@ -81,6 +84,7 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 			p->pin[d] = in[d];
 	p->in_sp = in[0] * in[1] * in[2];
 	p->out_sp = out[0] * out[1] * out[2];
+	p->cold = (double)m * (double)p->out_sp * sizeof(float) > (double)CHAN_COLD_OUT;
 	/* offsets must fit int32 (and the whole input, for the tile bases);
 	 * pads and dilations from a file may make the padded size overflow */
 	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp) ||
@@ -332,7 +336,11 @@ int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
  * of its steps (32 -> 64 3x3 at 147x147: 8.1 ms, 7.3 with the stores going
  * to one line), and prefetched all at once before the steps they stalled
  * them as much. One test a run of steps, not a step: in the step loop it
- * took registers the tile needs (inception_v3's 17x17 convs 20 % slower). */
+ * took registers the tile needs (inception_v3's 17x17 convs 20 % slower).
+ * Only for an output larger than an L2 (gc_pk_conv.cold): a smaller one is
+ * in cache, where the prefetches cost regnet's grouped 3x3 at 7x7 9 %
+ * spread over the steps, and its 1x1 400 -> 400 at 7x7 5 % all at once
+ * before them. */
 typedef struct chan_ahead {
 	uintptr_t pf;
 	int64_t pfs;
@@ -632,7 +640,7 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 				ah.px = at[t + 1].x;
 			else if (k0 + kb < p->k)
 				ah.px = at[0].x, ah.pkoff += kb;
-			if (k0 + kn == p->k) {
+			if (k0 + kn == p->k && p->cold) {
 				ah.y = at[t].y;
 				ah.res = at[t].res;
 				ah.ldy = p->out_sp;

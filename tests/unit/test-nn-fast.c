@@ -306,6 +306,7 @@ static void test_fast_conv_spatial(void)
 	    C2(1, 6, 20, 1, 30, 31, 3, 3, 1, 1, 1, 0),	/* stride 3: reference path */
 	    C2(1, 5, 20, 1, 6, 70, 3, 1, 2, 1, 1, 1),	/* rows of 64 and more: copied by libc */
 	    C2(1, 7, 16, 1, 5, 63, 5, 1, 2, 1, 1, 1),	/* 63 wide: by vectors, 4 of them */
+	    C2(1, 8, 80, 1, 64, 64, 3, 1, 1, 1, 1, 1),	/* 1.3 MB out: lines prefetched */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 	/* uneven pads, strides and kernels per axis */
