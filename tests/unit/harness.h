@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "kernel.h"
 #include "kernels/kutil.h" /* float16 and bfloat16 to float */
+#include "kernels/value-impl.h" /* an element as a double */
 #include "ops.h" /* the gc_prepare_<Name> declarations */
 #include "strpool.h"
 
@@ -115,38 +116,11 @@ static inline gc_tensor harness_tensor(gc_dtype dt, int32_t rank, const int64_t 
 	return t;
 }
 
-/* Element i of t as a double (NaN for a type without a number). */
+/* Element i of t as a double (NaN for a type without a number): the
+ * kernels' own loader. */
 static inline double harness_at(const gc_tensor *t, int64_t i)
 {
-	switch (t->dtype) {
-	case GC_DTYPE_FLOAT:
-		return ((const float *)t->data)[i];
-	case GC_DTYPE_DOUBLE:
-		return ((const double *)t->data)[i];
-	case GC_DTYPE_FLOAT16:
-		return gc_f16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_BFLOAT16:
-		return gc_bf16_to_f32(((const uint16_t *)t->data)[i]);
-	case GC_DTYPE_INT64:
-		return (double)((const int64_t *)t->data)[i];
-	case GC_DTYPE_UINT64:
-		return (double)((const uint64_t *)t->data)[i];
-	case GC_DTYPE_INT32:
-		return ((const int32_t *)t->data)[i];
-	case GC_DTYPE_UINT32:
-		return ((const uint32_t *)t->data)[i];
-	case GC_DTYPE_INT16:
-		return ((const int16_t *)t->data)[i];
-	case GC_DTYPE_UINT16:
-		return ((const uint16_t *)t->data)[i];
-	case GC_DTYPE_INT8:
-		return ((const int8_t *)t->data)[i];
-	case GC_DTYPE_UINT8:
-	case GC_DTYPE_BOOL:
-		return ((const uint8_t *)t->data)[i];
-	default:
-		return NAN;
-	}
+	return gc_kv_numeric(t->dtype) ? gc_kv_load(t, i) : NAN;
 }
 
 #endif
