@@ -531,8 +531,9 @@ static bool row512_fits(const gc_nn_window *w)
  * plane seen flat) reads input p + (a * dil - pad_lo) * W + (b * dil -
  * pad_lo) at tap (a, b), so 16 outputs of any rows take each tap row as
  * one masked load (their sums then shifted for each tap column); the masks
- * (a tap's input row and column inside the input) come from prepare. Row by row, 17 or 8 outputs paid a row's overhead each
- * time (0.3 ms for 768 x 17 x 17). The order of operations is the row
+ * (a tap's input row and column inside the input) come from prepare. Row
+ * by row, 17 or 8 outputs paid a row's overhead each time (0.3 ms for
+ * 768 x 17 x 17). The order of operations is the row
  * path's: each tap column b reduced over the rows a, padding columns the
  * identity, then the columns in order, and the same divisors: the same
  * bytes.
@@ -550,6 +551,19 @@ ROW512_INLINE __m512 plane_col(row_op op, const float *xc, const uint16_t *rmask
 		v = red16(op, v, m, _mm512_maskz_loadu_ps(m, xc + 16 * j + (a * dh - ph) * W));
 	}
 	return v;
+}
+
+/* Lanes sh .. sh + 15 of the chunks prev, cur, next seen as one run of 48
+ * (cur's lane 0 at 16), -16 <= sh <= 16. */
+ROW512_INLINE __m512 plane_shift(__m512 prev, __m512 cur, __m512 next, int sh, __m512i iota)
+{
+	if (sh < 0)
+		return _mm512_permutex2var_ps(prev, _mm512_add_epi32(iota, _mm512_set1_epi32(16 + sh)),
+					      cur);
+	if (sh > 0)
+		return _mm512_permutex2var_ps(cur, _mm512_add_epi32(iota, _mm512_set1_epi32(sh)),
+					      next);
+	return cur;
 }
 
 /* kh3: the window is 3x3 without dilation (the loops unroll). Each chunk's
@@ -582,14 +596,7 @@ ROW512_INLINE void plane512(row_op op, bool kh3, const gc_node *n, gc_tensor *co
 					 : init;
 			__m512 acc = init;
 			for (int64_t b = 0; b < kw; b++) {
-				int sh = (int)(b * dw - pw);
-				__m512 v = sh == 0 ? vc
-					   : sh < 0
-					       ? _mm512_permutex2var_ps(
-						     vp, _mm512_add_epi32(iota, _mm512_set1_epi32(16 + sh)),
-						     vc)
-					       : _mm512_permutex2var_ps(
-						     vc, _mm512_add_epi32(iota, _mm512_set1_epi32(sh)), vn);
+				__m512 v = plane_shift(vp, vc, vn, (int)(b * dw - pw), iota);
 				/* padding columns: the identity */
 				acc = red16_all(op, acc, _mm512_mask_mov_ps(init, cmask[b * nch + j], v));
 			}
