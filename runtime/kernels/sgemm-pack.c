@@ -608,12 +608,26 @@ static int64_t s_block_rows(const gc_pk_gemm *g)
 	return r < GC_PK_MR ? GC_PK_MR : r;
 }
 
-/* Plain V's panel (k rows of 192 bytes, ldv apart) is taken PK_KC rows at
- * a time when k is above PK_KC_MIN, so that the rows stay in L1 from one
- * row tile to the next (the sums go through c between blocks); not packed
- * or gathered panels (contiguous: the hardware prefetchers follow them). */
-#define PK_KC 128
-#define PK_KC_MIN 192
+/* Plain V's panel (k rows of 192 bytes, ldv apart) is taken in equal
+ * blocks of at most PK_KC rows when k is above it, so that the panel stays
+ * in L2 beside the block of S (the sums go through c between blocks); not
+ * packed or gathered panels (contiguous: the hardware prefetchers follow
+ * them). Blocks of 128 rows (24 KiB, to stay in L1) had cost 3-8 % against
+ * none at k 256-2048 (kernel-time, one thread, caches cold or hot: a
+ * 2048 -> 512 1x1 at 32x32 20.9 ms against 19.6, 256 -> 64 at 56x56 0.917
+ * against 0.898): the raw stores and loads of the sums between blocks cost
+ * more than reading the rows from L2. Unblocked at k 4096 (768 KiB), a
+ * 4096 -> 1024 at 32x32 took 107 ms against 91 in blocks of 512, 87 of
+ * 1024. */
+#define PK_KC 1024
+
+static int64_t panel_kc(const gc_pk_gemm *g, int64_t ldv)
+{
+	if (ldv == GC_PK_NR || g->k <= PK_KC)
+		return g->k;
+	int64_t blocks = (g->k + PK_KC - 1) / PK_KC;
+	return (g->k + blocks - 1) / blocks;
+}
 
 /* Whether g's tiles read V's rows in place at v_rows (a convolution's
  * taps: gc_pk_gemm.v_rows without v_buf): its column panels are then
@@ -661,7 +675,7 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 	__mmask16 k0 = gc_lanes16(nv), k1 = gc_lanes16(nv - 16), k2 = gc_lanes16(nv - 32);
 	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 	const char *lin = pf->lin;
-	int64_t kc = ldv == GC_PK_NR || g->k <= PK_KC_MIN ? g->k : PK_KC;
+	int64_t kc = panel_kc(g, ldv);
 	int direct = direct_taps(g);
 	for (int64_t kb = 0; kb < g->k; kb += kc) {
 		int64_t kl = g->k - kb < kc ? g->k - kb : kc;

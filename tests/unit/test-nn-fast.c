@@ -215,7 +215,8 @@ static void test_fast_conv_1x1(void)
 	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	 /* 32 + 1 channels */
 	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	 /* stride 2, batch 2 */
 	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
-	    C2(2, 260, 20, 1, 23, 23, 1, 1, 0, 1, 1, 1), /* k in blocks 128 + 128 + 4 */
+	    C2(2, 260, 20, 1, 23, 23, 1, 1, 0, 1, 1, 1), /* k 260: one block */
+	    C2(2, 2100, 20, 1, 9, 9, 1, 1, 0, 1, 1, 1),	 /* k in 3 blocks of 700 */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
@@ -423,7 +424,7 @@ static void test_fast_conv_1d_3d(void)
  * panel or a tile, one output, batches. 2-D at stride 1 with few input
  * channels (a network's first layer) or small groups: pads, dilation,
  * rows of a panel and a tail, batches. Most of them the tiles read in
- * place (conv.c's tap_direct), one with K above 192 in blocks of it. */
+ * place (conv.c's tap_direct), one with K above 1024 in blocks of it (sgemm-pack.c's panel_kc). */
 static void test_fast_conv_taps(void)
 {
 	rng_state = 19;
@@ -435,7 +436,8 @@ static void test_fast_conv_taps(void)
 	    C1(1, 2, 9, 1, 40, 11, 3, 7, 0, 1, 1, 1),
 	    C1(1, 5, 33, 1, 17, 5, 4, 1, 1, 1, 1, 1),
 	    C1(1, 1, 8, 1, 10, 10, 3, 0, 0, 1, 1, 1),
-	    C1(1, 3, 20, 1, 2000, 80, 4, 40, 40, 1, 1, 1), /* K 240: in blocks of 128 */
+	    C1(1, 3, 20, 1, 2000, 80, 4, 40, 40, 1, 1, 1),  /* K 240 */
+	    C1(1, 13, 20, 1, 2000, 80, 4, 40, 40, 1, 1, 1), /* K 1040: 2 blocks of 520 */
 	    C2(1, 3, 64, 1, 40, 61, 3, 1, 1, 1, 1, 1),
 	    C2(2, 3, 21, 1, 19, 53, 3, 1, 2, 2, 1, 1),
 	    C2(1, 32, 32, 4, 28, 28, 3, 1, 1, 1, 0, 1),
