@@ -972,8 +972,8 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		gc_pk_conv_free(&st->pk); /* a padded copy that large: im2col tiles instead */
 		return 0;
 	}
-	snprintf(key, sizeof key, "pk-cv1 %" PRId64 " %" PRId64 " %" PRId64, st->g, st->mg,
-		 st->kdim);
+	snprintf(key, sizeof key, "pk-cv2 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
+		 st->g, st->mg, st->kdim, st->pk.kr, st->pk.kc);
 	st->pk.w = gc_kpacked(k, n, in, 1, key,
 			      (uint64_t)(st->pk.group_floats * st->g) * sizeof(float), replaces,
 			      &fill);
@@ -982,7 +982,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		return gc_kok(k);
 	}
 	if (fill)
-		gc_pk_conv_pack(wt, st->g, st->mg, st->kdim, fill);
+		gc_pk_conv_pack(wt, st->g, st->mg, st->kdim, st->pk.kr, st->pk.kc, fill);
 	st->fast = FAST_CHAN;
 	n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_conv_scratch(&st->pk) * 4);
 	st->take_off = n->scratch_bytes;

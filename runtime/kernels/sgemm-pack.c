@@ -232,7 +232,10 @@ void gc_pk_unpack_v(const float *src, int64_t rs, int64_t cs, int64_t k, int64_t
 /* The layouts of gc_kpacked's keys this file and conv-direct.c make:
  *   "pk-s1 G M K"      G groups of M x K rows, each packed as S
  *   "pk-v1 K N RS CS"  V of a K x N operand b[p * RS + j * CS]
- *   "pk-cv1 G MG K"    the channel-vector kernel's weights, G groups of MG x K */
+ *   "pk-cv2 G MG K R C"  the channel-vector kernel's weights, G groups of MG x K,
+ *                      the window R rows of C taps (its step order)
+ *   "pk-cv1 G MG K"    the same in ONNX's order along k (R = C = 1): files
+ *                      of graphcc before the steps went by window row */
 /* Whether the key's nv numbers lie in [1, 2^40] and their product (in
  * floats) is the plain size nbytes, which no packed form is smaller than:
  * then both are bounded by the file, and the packed sizes are computed
@@ -276,12 +279,17 @@ int gc_packed_unpack(const char *key, const void *src, uint64_t src_bytes, void 
 		gc_pk_unpack_v(src, v[2], v[3], v[0], v[1], dst);
 		return 0;
 	}
+	int64_t rc[2] = {1, 1};
 	if (sscanf(key, "pk-cv1 %" SCNd64 " %" SCNd64 " %" SCNd64 " %c", &v[0], &v[1], &v[2],
-		   &tail) == 3) {
-		if (!unpack_sizes_ok(v, 3, src_bytes, nbytes) ||
+		   &tail) == 3 ||
+	    sscanf(key, "pk-cv2 %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %c",
+		   &v[0], &v[1], &v[2], &rc[0], &rc[1], &tail) == 5) {
+		/* R x C taps divide k (the channels are k / (R C)) */
+		if (!unpack_sizes_ok(v, 3, src_bytes, nbytes) || rc[0] < 1 || rc[1] < 1 ||
+		    rc[0] > v[2] || rc[1] > v[2] || v[2] % (rc[0] * rc[1]) ||
 		    (uint64_t)(v[0] * gc_pk_conv_floats(v[1], v[2]) * 4) != src_bytes)
 			return GC_EINVAL;
-		gc_pk_conv_unpack(src, v[0], v[1], v[2], dst);
+		gc_pk_conv_unpack(src, v[0], v[1], v[2], rc[0], rc[1], dst);
 		return 0;
 	}
 	return GC_EINVAL;

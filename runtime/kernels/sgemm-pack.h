@@ -153,6 +153,13 @@ double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);
 typedef struct gc_pk_conv {
 	int64_t n, c, m, g, cg, mg;   /* batch, channels, groups, per group */
 	int64_t k;		      /* cg * taps */
+	/* The k steps go over the taps of one row of the window (along h) for
+	 * all channels, then the next row's: a tile whose output rows read only
+	 * zeros (pads) at some of the window's rows skips their steps
+	 * (conv-direct.c's tile_steps). kr, kc: taps along h and w. */
+	int64_t kr, kc, row_taps;     /* row_taps: steps of one window row */
+	int64_t vs, vlo, vdil;	      /* stride, leading pad and dilation along h */
+	int64_t oh, ow;		      /* output rows and columns of a plane */
 	int64_t panels;		      /* per group: 32 channels each, the last maybe 16 */
 	int64_t group_floats;	      /* packed weights per group (gc_pk_conv_floats) */
 	const float *w;		      /* packed weights (gc_pk_conv_pack; not owned) */
@@ -179,10 +186,14 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
 /* Floats of one group's packed weights (mg channels, k = cg * taps). */
 int64_t gc_pk_conv_floats(int64_t mg, int64_t k);
-/* Packs weights wt ([g * mg][k]) into dst (g * gc_pk_conv_floats floats),
- * and back. */
-void gc_pk_conv_pack(const float *wt, int64_t g, int64_t mg, int64_t k, float *dst);
-void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, float *wt);
+/* Packs weights wt ([g * mg][k], k in ONNX's order: channel, then taps
+ * along d, h, w) into dst (g * gc_pk_conv_floats floats) in the plan's
+ * step order (the window's kr rows of kc taps: gc_pk_conv.kr, kc), and
+ * back. */
+void gc_pk_conv_pack(const float *wt, int64_t g, int64_t mg, int64_t k, int64_t kr, int64_t kc,
+		     float *dst);
+void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, int64_t kr, int64_t kc,
+		       float *wt);
 void gc_pk_conv_free(gc_pk_conv *p);
 /* Scratch floats a run needs (the padded input of one batch item). */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);

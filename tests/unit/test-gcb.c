@@ -289,11 +289,33 @@ static void test_packed_layouts(void)
 	/* the channel-vector conv's panels (37 channels: one of 32, one of 16) */
 	uint64_t cb = (uint64_t)gc_pk_conv_floats(M, K) * 4;
 	CHECK_INT(gc_pk_conv_floats(M, K), 48 * K);
-	gc_pk_conv_pack(a, 1, M, K, pk);
+	gc_pk_conv_pack(a, 1, M, K, 1, 1, pk);
 	snprintf(key, sizeof key, "pk-cv1 1 %d %d", M, K);
 	CHECK_INT(gc_packed_unpack(key, pk, cb, back, nb), 0);
 	CHECK(!memcmp(a, back, nb));
 	CHECK(gc_packed_unpack("pk-cv1 1 37 13 9", pk, cb, back, nb) != 0);
+	/* by window row: K = 13 channels of one row of 1 tap is the same as
+	 * ONNX's order; a window of K rows of 1 tap (one channel) too, read
+	 * back through its own key; 13 does not split into 2 x 3 taps */
+	snprintf(key, sizeof key, "pk-cv2 1 %d %d 1 1", M, K);
+	CHECK_INT(gc_packed_unpack(key, pk, cb, back, nb), 0);
+	CHECK(!memcmp(a, back, nb));
+	gc_pk_conv_pack(a, 1, M, K, K, 1, pk);
+	snprintf(key, sizeof key, "pk-cv2 1 %d %d %d 1", M, K, K);
+	CHECK_INT(gc_packed_unpack(key, pk, cb, back, nb), 0);
+	CHECK(!memcmp(a, back, nb));
+	snprintf(key, sizeof key, "pk-cv2 1 %d %d 2 3", M, K);
+	CHECK(gc_packed_unpack(key, pk, cb, back, nb) != 0);
+	/* 2 channels of 2 rows of 3 taps (k 12): step 3 is channel 1's first
+	 * tap of row 0 (ONNX index 6), step 6 channel 0's first of row 1 (3) */
+	gc_pk_conv_pack(a, 1, M, 12, 2, 3, pk);
+	CHECK(pk[3 * 32 + 5] == a[5 * 12 + 6] && pk[6 * 32 + 5] == a[5 * 12 + 3]);
+	CHECK_INT(gc_packed_unpack("pk-cv2 1 37 12 2 3", pk, (uint64_t)gc_pk_conv_floats(M, 12) * 4,
+				   back, (uint64_t)M * 12 * 4),
+		  0);
+	CHECK(!memcmp(a, back, (size_t)M * 12 * 4));
+	snprintf(key, sizeof key, "pk-cv2 1 %d %d 0 1", M, K);
+	CHECK(gc_packed_unpack(key, pk, cb, back, nb) != 0);
 	CHECK(gc_packed_unpack("pk-zz 1 2 3", pk, cb, back, nb) != 0);
 	CHECK(gc_packed_unpack("pk-s1 -1 37 13", pk, sb, back, nb) != 0);
 	/* sizes from a hostile file: refused before any size is multiplied out

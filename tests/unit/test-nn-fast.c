@@ -304,6 +304,11 @@ static void test_fast_conv_spatial(void)
 	    C2(1, 8, 24, 4, 15, 16, 3, 1, 1, 1, 1, 1),	/* groups of 2 -> 6 */
 	    C2(1, 8, 80, 2, 10, 10, 3, 2, 1, 1, 1, 1),	/* groups of 40: 32 + 8 */
 	    C2(1, 4, 8, 1, 3, 3, 3, 1, 1, 1, 1, 1),	/* output as small as the kernel */
+	    /* pads past the window: rows 0, 1, 9 and 10 read only pads (their
+	     * tiles no steps), the others some of the window's rows; pairs of
+	     * 7-pixel rows, the last one alone and only pads */
+	    C2(1, 20, 40, 1, 5, 9, 3, 1, 4, 1, 1, 1),
+	    C2(1, 8, 16, 1, 3, 3, 3, 1, 3, 1, 1, 1),
 	    C2(1, 6, 20, 1, 30, 31, 3, 3, 1, 1, 1, 0),	/* stride 3: reference path */
 	    C2(1, 5, 20, 1, 6, 70, 3, 1, 2, 1, 1, 1),	/* rows of 64 and more: copied by libc */
 	    C2(1, 7, 16, 1, 5, 63, 5, 1, 2, 1, 1, 1),	/* 63 wide: by vectors, 4 of them */
@@ -958,6 +963,7 @@ static void test_fast_conv_column(void)
 	    CK(1, 16, 24, 4, 12, 15, 3, 1, 1, 1, 0, 0),	  /* groups of 4 -> 6 */
 	    CK(1, 10, 18, 1, 20, 9, 7, 1, 1, 0, 0, 0),	  /* no pads */
 	    CK(1, 4, 8, 1, 3, 2, 3, 1, 1, 1, 0, 0),	  /* a plane of 6 */
+	    CK(1, 5, 20, 1, 7, 7, 3, 1, 1, 4, 0, 0),	  /* rows 0-1 of 13 (a tile): pads */
 	    CK(1, 12, 20, 1, 15, 11, 3, 2, 1, 1, 0, 0),	  /* stride 2 down: by rows */
 	    {.nsp = 3, /* a row a depth slice */
 	     .n = 1,

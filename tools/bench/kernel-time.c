@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		float *pw = floats(gc_pk_conv_floats(m, kk));
-		gc_pk_conv_pack(w, 1, m, kk, pw);
+		gc_pk_conv_pack(w, 1, m, kk, k, k, pw);
 		j.cv.w = pw;
 		j.scratch = floats(gc_pk_conv_scratch(&j.cv) + 16);
 	}
