@@ -131,13 +131,16 @@ static int put_offset(int32_t *o, int64_t v)
 	return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-/* Live products worth it when at most this share of the whole
- * convolution's. Measured at one thread (on-CPU, 3x3 on 32x32, dilated
- * ones only, against the channel kernel on the whole): 512 -> 512 at
- * dilation 4 (share 0.84) 0.78x its time, 256 -> 256 0.9x; at dilation 2
- * (0.92) 1.0x at 512 and 1.12x at 256 (the gathered V and narrow products
- * cost more a product than the channel kernel). */
-#define LIVE_SHARE_MAX 0.88
+/* Live products worth it when at most this share of the channel kernel's,
+ * which skips the window rows that read only pads (all of its columns' taps
+ * over the rows it keeps: conv-direct.c's tile_steps). Measured at one
+ * thread (single-node models, 3x3): 2048 -> 256 at dilation 12 on 28x28
+ * (share 0.71) took 49.4 ms by regions, 48.4 on the channel kernel; 512 ->
+ * 512 at dilation 4 on 32x32 (0.92) 40.7 against 38.8; at dilation 24
+ * (0.43) the regions are the faster by far (the gathered V and narrow
+ * products cost ~1.45x a product of the channel kernel). Before the
+ * channel kernel skipped rows, this was 0.88 of its whole product. */
+#define LIVE_SHARE_MAX 0.7
 
 int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t c, int64_t m,
 		      const gc_nn_act *act)
@@ -162,10 +165,14 @@ int gc_live_conv_plan(gc_live_conv *p, const gc_nn_window *w, int64_t n, int64_t
 			live += taps * px;
 			offs += c * taps + px;
 		}
+	/* the channel kernel's products: the rows' live window rows, all
+	 * their taps */
+	int64_t chan = 0;
+	for (int i = 0; i < ns[0]; i++)
+		chan += (t1[0][i] - t0[0][i]) * (cut[0][i + 1] - cut[0][i]) * w->out[2] * w->k[2];
 	/* dilated only: where that was measured (a 3x3 on a 7x7 map has a
 	 * share of 0.82 in regions one pixel wide) */
-	int64_t whole = w->out[1] * w->out[2] * w->k[1] * w->k[2];
-	if ((double)live > LIVE_SHARE_MAX * (double)whole || c * in_sp > INT32_MAX ||
+	if ((double)live > LIVE_SHARE_MAX * (double)chan || c * in_sp > INT32_MAX ||
 	    (w->dil[1] == 1 && w->dil[2] == 1))
 		return 1;
 	p->n = n;

@@ -893,7 +893,7 @@ static void test_fast_conv_dilated(void)
 	    C2(1, 7, 9, 1, 2, 2, 7, 1, 3, 1, 1, 1),	  /* 7x7 on 2x2 */
 	    C2(1, 16, 16, 16, 16, 16, 5, 1, 4, 2, 1, 1),  /* depthwise, dilation 2 */
 	    C2(1, 16, 16, 16, 8, 8, 3, 1, 8, 8, 1, 1),	  /* depthwise: the centre */
-	    C2(1, 64, 72, 1, 32, 32, 3, 1, 4, 4, 1, 1),	  /* fcn_resnet50's layer 4 */
+	    C2(1, 64, 72, 1, 32, 32, 3, 1, 4, 4, 1, 1),	  /* fcn_resnet50's layer 4: rows skipped */
 	    C2(2, 24, 36, 1, 20, 18, 3, 2, 10, 10, 1, 1), /* regions, stride 2 */
 	    /* uneven pads: the live window's trailing pad shrinks */
 	    {.nsp = 2, .n = 1, .c = 8, .m = 16, .g = 1, .in = {10, 12}, .k = {3, 5},
