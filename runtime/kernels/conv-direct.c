@@ -7,7 +7,6 @@
  */
 #include "sgemm-pack.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -925,17 +924,6 @@ static void conv_pad_split(conv_job *j, int threads)
 	j->blocks = (int)(b < j->runs ? b : j->runs);
 }
 
-/* Waits until block b of the copy is done (another thread copies it). */
-static void wait_pad(conv_job *j, int b)
-{
-	for (int i = 1; atomic_load_explicit(&j->pad_state[b], memory_order_acquire) != 2; i++) {
-		if (i % 4096 == 0)
-			sched_yield(); /* the thread with the block may have lost its core */
-		else
-			_mm_pause();
-	}
-}
-
 /* Makes the padded copy of groups [g0, g1) ready: copies its blocks that no
  * thread has begun, then waits for the others. */
 static void pad_groups(conv_job *j, int64_t g0, int64_t g1)
@@ -955,7 +943,7 @@ static void pad_groups(conv_job *j, int64_t g0, int64_t g1)
 		atomic_store_explicit(&j->pad_state[b], 2, memory_order_release);
 	}
 	for (int b = b0; b < b1; b++)
-		wait_pad(j, b);
+		gc_nn_par_wait_byte(&j->pad_state[b], 2);
 }
 
 /* Items [lo, hi) of the convolution. */

@@ -688,52 +688,118 @@ static bool conv_tap_direct(const conv_state *st)
 	return direct < copied;
 }
 
-/* One batch item's input x as conv_taps reads it, into xq, by (channel,
- * row) split over the threads (alone, the copy took ~13 % of a first
- * layer's time at two threads). At strides above 1 each input row is padded
- * into its thread's s * tap_len floats after the phases (conv_tap_floats)
+/* Padded rows [r0, r1) of every channel of one batch item's input x as
+ * conv_taps reads it, into xq. At strides above 1 each input row is padded
+ * into thread slot's s * tap_len floats after the phases (conv_tap_floats)
  * and split from there by gc_pk_split. */
-typedef struct copy_job {
+static void tap_pad_rows(const conv_state *st, const float *x, float *xq, int64_t r0, int64_t r1,
+			 int slot)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
+	int64_t plane = st->tap_h * len;
+	float *row = xq + (st->c * plane + slot * len) * s;
+	/* padded [a, b) holds the row's elements 0, ... */
+	int64_t a = pl < s * len ? pl : s * len, b = pl + W < s * len ? pl + W : s * len;
+	for (int64_t ci = 0; ci < st->c; ci++)
+		for (int64_t R = r0; R < r1; R++) {
+			int64_t h = R - w->pad_lo[1];
+			float *d = xq + ci * s * plane + R * len;
+			if (h < 0 || h >= w->in[1]) {
+				for (int64_t r = 0; r < s; r++)
+					memset(d + r * plane, 0, (size_t)len * sizeof *d);
+				continue;
+			}
+			float *p = s == 1 ? d : row;
+			memset(p, 0, (size_t)a * sizeof *p);
+			memcpy(p + a, x + (ci * w->in[1] + h) * W, (size_t)(b - a) * sizeof *p);
+			memset(p + b, 0, (size_t)(s * len - b) * sizeof *p);
+			if (s > 1)
+				gc_pk_split(row, s, len, (int)s, d, plane);
+		}
+}
+
+/* Most blocks of padded rows a tap job cuts the copy into. */
+#define TAP_BLOCKS 64
+
+/*
+ * The tap path's copy and products of one batch item together, by bands
+ * of output rows: a part takes column panels (of every group), copies the
+ * blocks of padded rows they read that no thread has begun (every channel
+ * and phase), waits for those another thread is copying, then computes the
+ * panels. A thread so reads mostly rows it copied, from its own cache. With
+ * the copy split by rows over the threads first and the panels after
+ * (gc_pk_gemm_par), half of what a core read the other had written, and
+ * the copy's writes met lines the other core held from the last run: at
+ * two threads it took 3x its on-CPU time at one (a 3 -> 32 3x3 s2 stem at
+ * 224x224: 129 us against 43).
+ */
+typedef struct tap_job {
 	const conv_state *st;
 	const float *x;
 	float *xq;
-} copy_job;
+	const gc_pk_gemm *g; /* group 0's product (the others: tap_group) */
+	int64_t panels, rows_per_block;
+	int threads;
+	atomic_uchar state[TAP_BLOCKS]; /* 0 free, 1 being copied, 2 done */
+} tap_job;
 
-static void tap_pad_part(void *arg, int part, int parts, int slot)
+/* Group gi's product of g (group 0's). */
+static gc_pk_gemm tap_group(const conv_state *st, const gc_pk_gemm *g, int64_t gi)
 {
-	const copy_job *j = arg;
+	gc_pk_gemm r = *g;
+	r.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
+	r.v = g->v + gi * st->cg * st->w.stride[2] * st->tap_h * st->tap_len;
+	r.c = g->c + gi * st->mg * st->out_sp;
+	r.m0 = gi * st->mg;
+	return r;
+}
+
+static void tap_part(void *arg, int part, int parts, int slot)
+{
+	tap_job *j = arg;
 	const conv_state *st = j->st;
 	const gc_nn_window *w = &st->w;
-	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
-	int64_t plane = st->tap_h * len, lo, hi;
-	float *row = j->xq + (st->c * plane + slot * len) * s;
-	/* padded [a, b) holds the row's elements 0, ... */
-	int64_t a = pl < s * len ? pl : s * len, b = pl + W < s * len ? pl + W : s * len;
-	gc_nn_part_range(st->c * st->tap_h, part, parts, &lo, &hi);
-	for (int64_t q = lo; q < hi; q++) {
-		int64_t ci = q / st->tap_h, R = q % st->tap_h, h = R - w->pad_lo[1];
-		float *d = j->xq + ci * s * plane + R * len;
-		if (h < 0 || h >= w->in[1]) {
-			for (int64_t r = 0; r < s; r++)
-				memset(d + r * plane, 0, (size_t)len * sizeof *d);
+	int64_t p0, p1, n0, nr, last, per = j->rows_per_block;
+	gc_nn_guided_range(j->panels, j->threads, 1, part, parts, &p0, &p1);
+	gc_pk_gemm_panel_px(j->g, p0, &n0, &nr);
+	int64_t oh0 = n0 / w->out[2];
+	gc_pk_gemm_panel_px(j->g, p1 - 1, &last, &nr);
+	int64_t oh1 = (last + nr - 1) / w->out[2];
+	/* the padded rows output rows [oh0, oh1] read */
+	int64_t r0 = oh0 * w->stride[1], r1 = oh1 * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
+	int b0 = (int)(r0 / per), b1 = (int)((r1 - 1) / per) + 1;
+	for (int b = b0; b < b1; b++) {
+		unsigned char free_ = 0;
+		if (atomic_load_explicit(&j->state[b], memory_order_relaxed) != 0 ||
+		    !atomic_compare_exchange_strong(&j->state[b], &free_, 1))
 			continue;
-		}
-		float *p = s == 1 ? d : row;
-		memset(p, 0, (size_t)a * sizeof *p);
-		memcpy(p + a, j->x + (ci * w->in[1] + h) * W, (size_t)(b - a) * sizeof *p);
-		memset(p + b, 0, (size_t)(s * len - b) * sizeof *p);
-		if (s > 1)
-			gc_pk_split(row, s, len, (int)s, d, plane);
+		int64_t e = (b + 1) * per < st->tap_h ? (b + 1) * per : st->tap_h;
+		tap_pad_rows(st, j->x, j->xq, b * per, e, slot);
+		atomic_store_explicit(&j->state[b], 2, memory_order_release);
+	}
+	for (int b = b0; b < b1; b++)
+		gc_nn_par_wait_byte(&j->state[b], 2);
+	for (int64_t gi = 0; gi < st->g; gi++) {
+		gc_pk_gemm g = tap_group(st, j->g, gi);
+		gc_pk_gemm_run_slot(&g, p0, p1, slot);
 	}
 }
 
-static void tap_pad(const conv_state *st, const float *x, float *xq, int threads)
+/* One batch item x by the tap path: g is group 0's product (V at xq). */
+static void tap_run(const conv_state *st, const float *x, float *xq, const gc_pk_gemm *g,
+		    int threads)
 {
-	copy_job j = {st, x, xq};
-	int t =
-	    gc_nn_par_threads(threads, (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len));
-	gc_nn_run_parts(t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS, st->c * st->tap_h,
-			tap_pad_part, &j);
+	tap_job j = {.st = st, .x = x, .xq = xq, .g = g, .panels = gc_pk_gemm_panels(g)};
+	double cost = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
+		      (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len);
+	int t = gc_nn_par_threads(threads, cost);
+	j.threads = t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS;
+	int64_t blocks = st->tap_h < TAP_BLOCKS ? st->tap_h : TAP_BLOCKS;
+	j.rows_per_block = (st->tap_h + blocks - 1) / blocks;
+	for (int b = 0; b < TAP_BLOCKS; b++)
+		atomic_init(&j.state[b], 0);
+	gc_nn_parallel(j.threads, gc_nn_guided_parts(j.panels, j.threads, 1), tap_part, &j);
 }
 
 /* The pixels a strided 1x1 convolution reads of its input x, into xq as a
@@ -743,6 +809,12 @@ static void tap_pad(const conv_state *st, const float *x, float *xq, int threads
  * s_block_rows), and the channel kernel's tiles read input rows a stride
  * apart: 1.1-1.5x the time of this copy and the stride-1 kernel
  * (resnet50's 1x1 s2 to 28x28 and 14x14, regnet's to 56x56). */
+typedef struct copy_job {
+	const conv_state *st;
+	const float *x;
+	float *xq;
+} copy_job;
+
 static void take_part(void *arg, int part, int parts, int slot)
 {
 	(void)slot;
@@ -811,8 +883,15 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		g.epi.c_sm = 1;
 		g.epi.r_sm = st->out_sp;
 		for (int64_t b = 0; b < st->n; b++) {
-			if (st->tap_rows)
-				tap_pad(st, x + b * st->c * st->in_sp, xq, k->threads);
+			if (st->tap_rows) {
+				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
+				g.s = st->row_w;
+				g.v = xq;
+				g.c = y + b * st->m * st->out_sp;
+				g.m0 = 0;
+				tap_run(st, x + b * st->c * st->in_sp, xq, &g, k->threads);
+				continue;
+			}
 			for (int64_t gi = 0; gi < st->g; gi++) {
 				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);

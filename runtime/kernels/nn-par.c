@@ -557,14 +557,26 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	atomic_store_explicit(&pool.busy, 0, memory_order_release);
 }
 
+/* One round of a wait for another thread: a pause, and every 4096 the
+ * core yielded (the thread waited for may have lost its). */
+static void wait_round(int i)
+{
+	if (i % 4096 == 0)
+		sched_yield();
+	else
+		PAR_RELAX();
+}
+
 void gc_nn_par_wait(atomic_int *done, int n)
 {
-	for (int i = 1; atomic_load_explicit(done, memory_order_acquire) < n; i++) {
-		if (i % 4096 == 0)
-			sched_yield();
-		else
-			PAR_RELAX();
-	}
+	for (int i = 1; atomic_load_explicit(done, memory_order_acquire) < n; i++)
+		wait_round(i);
+}
+
+void gc_nn_par_wait_byte(atomic_uchar *state, unsigned char v)
+{
+	for (int i = 1; atomic_load_explicit(state, memory_order_acquire) != v; i++)
+		wait_round(i);
 }
 
 int gc_nn_par_threads(int threads, double cycles)

@@ -41,6 +41,9 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
  * ends. It yields the core now and then to a thread that lost its.
  */
 void gc_nn_par_wait(atomic_int *done, int n);
+/* The same for a block's state byte, until it is v (a block of a copy that
+ * another part of the job makes: conv-direct.c, conv.c's tap path). */
+void gc_nn_par_wait_byte(atomic_uchar *state, unsigned char v);
 
 /* The pool's users (sessions): the workers end when the last one goes. */
 void gc_nn_par_acquire(void);

@@ -307,6 +307,51 @@ double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k)
 	return cols * ((double)full * tile + part);
 }
 
+/* Whether g's tiles read V's rows in place at v_rows (a convolution's
+ * taps: gc_pk_gemm.v_rows without v_buf): its column panels are then
+ * cut at each output row's end, so that a panel's columns are
+ * contiguous in every row of V. */
+static int direct_taps(const gc_pk_gemm *g)
+{
+	return g->v_rows && !g->v_buf && g->v_ow > 0;
+}
+
+static int64_t gemm_panels(const gc_pk_gemm *g)
+{
+	if (direct_taps(g))
+		return g->n / g->v_ow * ((g->v_ow + GC_PK_NR - 1) / GC_PK_NR);
+	return (g->n + GC_PK_NR - 1) / GC_PK_NR;
+}
+
+/* Column panel jp's first column (*n0), its columns (*nr, up to 48, more
+ * for the last panel of plain V: the masks clamp) and where they start in a
+ * row of plain V (*voff). */
+static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, int64_t *voff)
+{
+	if (!direct_taps(g)) {
+		*n0 = *voff = jp * GC_PK_NR;
+		*nr = g->n - *n0;
+		return;
+	}
+	int64_t per = (g->v_ow + GC_PK_NR - 1) / GC_PK_NR, oh = jp / per,
+		o = jp % per * GC_PK_NR;
+	*n0 = oh * g->v_ow + o;
+	*nr = g->v_ow - o < GC_PK_NR ? g->v_ow - o : GC_PK_NR;
+	*voff = oh * g->v_oh_ld + o;
+}
+
+int64_t gc_pk_gemm_panels(const gc_pk_gemm *g)
+{
+	return gemm_panels(g);
+}
+
+void gc_pk_gemm_panel_px(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr)
+{
+	int64_t voff;
+	panel_at(g, jp, n0, nr, &voff);
+	*nr = *nr < GC_PK_NR ? *nr : GC_PK_NR;
+}
+
 #ifdef PK_X86
 
 #define AI static inline __attribute__((always_inline)) GC_PK_TARGET
@@ -635,39 +680,6 @@ static int64_t panel_kc(const gc_pk_gemm *g, int64_t ldv)
 		return g->k;
 	int64_t blocks = (g->k + PK_KC - 1) / PK_KC;
 	return (g->k + blocks - 1) / blocks;
-}
-
-/* Whether g's tiles read V's rows in place at v_rows (a convolution's
- * taps: gc_pk_gemm.v_rows without v_buf): its column panels are then
- * cut at each output row's end, so that a panel's columns are
- * contiguous in every row of V. */
-static int direct_taps(const gc_pk_gemm *g)
-{
-	return g->v_rows && !g->v_buf && g->v_ow > 0;
-}
-
-static int64_t gemm_panels(const gc_pk_gemm *g)
-{
-	if (direct_taps(g))
-		return g->n / g->v_ow * ((g->v_ow + GC_PK_NR - 1) / GC_PK_NR);
-	return (g->n + GC_PK_NR - 1) / GC_PK_NR;
-}
-
-/* Column panel jp's first column (*n0), its columns (*nr, up to 48, more
- * for the last panel of plain V: the masks clamp) and where they start in a
- * row of plain V (*voff). */
-static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, int64_t *voff)
-{
-	if (!direct_taps(g)) {
-		*n0 = *voff = jp * GC_PK_NR;
-		*nr = g->n - *n0;
-		return;
-	}
-	int64_t per = (g->v_ow + GC_PK_NR - 1) / GC_PK_NR, oh = jp / per,
-		o = jp % per * GC_PK_NR;
-	*n0 = oh * g->v_ow + o;
-	*nr = g->v_ow - o < GC_PK_NR ? g->v_ow - o : GC_PK_NR;
-	*voff = oh * g->v_oh_ld + o;
 }
 
 /* The row tiles [i_lo, i_hi) of column panel jp (V at v, ldv apart), each

@@ -135,6 +135,11 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
 void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot);
 /* The whole product, its column panels split over up to `threads` threads. */
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads);
+/* The product's column panels (what gc_pk_gemm_run's p0, p1 count), and
+ * panel jp's first column *n0 (an output pixel of a convolution) and its
+ * columns *nr. */
+int64_t gc_pk_gemm_panels(const gc_pk_gemm *g);
+void gc_pk_gemm_panel_px(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr);
 
 /* An estimate of the cycles gc_pk_gemm_run takes, to choose a kernel. */
 double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);

@@ -1027,6 +1027,10 @@ static void test_fast_threads(void)
 	    C2(1, 3, 64, 1, 227, 227, 11, 4, 2, 1, 1, 1),
 	    C2(1, 3, 64, 1, 120, 223, 7, 2, 3, 1, 1, 1), /* taps read in place */
 	    C2(1, 3, 24, 1, 120, 117, 5, 3, 2, 1, 1, 1),
+	    /* the tap path's bands of rows over groups of 8 channels, and a
+	     * 1-D one of 3 column panels */
+	    C2(1, 64, 64, 8, 56, 56, 3, 1, 1, 1, 1, 1),
+	    C1(1, 64, 128, 1, 600, 8, 4, 2, 2, 1, 1, 1),
 	};
 	for (int ci = 0; ci < LEN(convs); ci++)
 		CHECK(conv_threads_same(&convs[ci], ci));
