@@ -393,6 +393,8 @@ ROW512_INLINE __m512 cols16(row_op op, const gc_nn_window *w, const float *xc, i
 	/* lanes inside the row; the others are never loaded (masked loads do
 	 * not fault), so the address may lie before the row's start */
 	__mmask16 m = (__mmask16)(gc_lanes16(W - i0) & ~gc_lanes16(-i0));
+	if (m == 0) /* all past the row's ends: what the loads would reduce to */
+		return init;
 	__m512 acc = init;
 	const float *r = xc + s1 * W + i0;
 	const int64_t step = w->dil[1] * W;
