@@ -1,5 +1,5 @@
-/* What sgemm-pack.c and conv-direct.c share inside: the target attribute
- * and the vector epilogue. x86-64 with GCC or Clang only. */
+/* What sgemm-pack.c, conv-direct.c and conv-dw.c share inside: the target
+ * attribute, the vector epilogue and a 16 x 16 transpose. x86-64 with GCC or Clang only. */
 #ifndef GC_K_SGEMM_PACK_IMPL_H
 #define GC_K_SGEMM_PACK_IMPL_H
 
@@ -58,6 +58,38 @@ static inline __attribute__((always_inline)) GC_PK_TARGET __m512 gc_pk_act(__m51
 		r = _mm512_mul_ps(r, h);
 	}
 	return r;
+}
+
+/* Transposes the 16 x 16 block r (r[i] lane j becomes r[j] lane i). */
+static inline __attribute__((always_inline)) GC_PK_TARGET void gc_pk_transpose16(__m512 *r)
+{
+	__m512 t[16];
+#pragma GCC unroll 8
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < 4; i++) {
+		r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+		r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+		r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+		r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+	}
+#pragma GCC unroll 4
+	for (int q = 0; q < 4; q++) {
+		__m512 u0 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0x88);
+		__m512 u1 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0xDD);
+		__m512 u2 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0x88);
+		__m512 u3 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0xDD);
+		t[q] = _mm512_shuffle_f32x4(u0, u2, 0x88);
+		t[8 + q] = _mm512_shuffle_f32x4(u0, u2, 0xDD);
+		t[4 + q] = _mm512_shuffle_f32x4(u1, u3, 0x88);
+		t[12 + q] = _mm512_shuffle_f32x4(u1, u3, 0xDD);
+	}
+#pragma GCC unroll 16
+	for (int i = 0; i < 16; i++)
+		r[i] = t[i];
 }
 
 #endif

@@ -23,7 +23,7 @@
  *    through a table of offsets (one per channel and tap), so that no im2col
  *    buffer is built; the 32 x 14 result is transposed into the NCHW output.
  *    Best for small images and any kernel size.
- *  - depthwise convolution (conv-direct.c): 16 channels at a time (their
+ *  - depthwise convolution (conv-dw.c): 16 channels at a time (their
  *    input transposed into [pixel][16]) for short rows and stride 2,
  *    vectors along the output row for long ones.
  *
