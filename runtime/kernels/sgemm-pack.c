@@ -286,7 +286,7 @@ int gc_packed_unpack(const char *key, const void *src, uint64_t src_bytes, void 
 		   &v[0], &v[1], &v[2], &rc[0], &rc[1], &tail) == 5) {
 		/* R x C taps divide k (the channels are k / (R C)) */
 		if (!unpack_sizes_ok(v, 3, src_bytes, nbytes) || rc[0] < 1 || rc[1] < 1 ||
-		    rc[0] > v[2] || rc[1] > v[2] || v[2] % (rc[0] * rc[1]) ||
+		    rc[1] > v[2] || rc[0] > v[2] / rc[1] || v[2] % (rc[0] * rc[1]) ||
 		    (uint64_t)(v[0] * gc_pk_conv_floats(v[1], v[2]) * 4) != src_bytes)
 			return GC_EINVAL;
 		gc_pk_conv_unpack(src, v[0], v[1], v[2], rc[0], rc[1], dst);
