@@ -98,7 +98,6 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	p->kc = k[2];
 	p->row_taps = p->k / k[1];
 	p->vs = stride[1];
-	p->vlo = pad_lo[1];
 	p->vdil = dil[1];
 	p->oh = out[1];
 	p->ow = out[2];
@@ -596,8 +595,8 @@ static void tile_steps(const gc_pk_conv *p, int64_t r, int64_t o, int64_t nr, in
 		h0 = o / p->ow;
 		h1 = (o + nr - 1) / p->ow;
 	}
-	/* window row b reads input row h * vs - vlo + b * vdil */
-	int64_t lo = p->vlo - h1 * p->vs, hi = p->in[1] + p->vlo - h0 * p->vs;
+	/* window row b reads input row h * vs - lo[1] + b * vdil */
+	int64_t lo = p->lo[1] - h1 * p->vs, hi = p->in[1] + p->lo[1] - h0 * p->vs;
 	int64_t b0 = lo <= 0 ? 0 : (lo + p->vdil - 1) / p->vdil;
 	int64_t b1 = hi <= 0 ? 0 : (hi + p->vdil - 1) / p->vdil;
 	b1 = b1 < p->kr ? b1 : p->kr;

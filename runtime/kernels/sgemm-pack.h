@@ -163,7 +163,7 @@ typedef struct gc_pk_conv {
 	 * zeros (pads) at some of the window's rows skips their steps
 	 * (conv-direct.c's tile_steps). kr, kc: taps along h and w. */
 	int64_t kr, kc, row_taps;     /* row_taps: steps of one window row */
-	int64_t vs, vlo, vdil;	      /* stride, leading pad and dilation along h */
+	int64_t vs, vdil;	      /* stride and dilation along h */
 	int64_t oh, ow;		      /* output rows and columns of a plane */
 	int64_t panels;		      /* per group: 32 channels each, the last maybe 16 */
 	int64_t group_floats;	      /* packed weights per group (gc_pk_conv_floats) */
