@@ -26,9 +26,10 @@ typedef void (*gc_nn_part_fn)(void *arg, int part, int parts, int slot);
  * (the gc_nn_par_threads call just before it) is small takes only the
  * workers awake and wakes the sleeping ones for the next job (nn-par.c's
  * PAR_WAKE_WORK). threads <= 1 or parts <= 1 runs them here, with no other
- * thread. When another thread is using the pool (another session), or no
- * worker can be started, the caller runs them all itself: the result is the
- * same.
+ * thread. When another thread is using the pool (another session), when a
+ * worker lately lost its core in a part (another process wants the cores:
+ * nn-par.c's solo windows), or when no worker can be started, the caller
+ * runs them all itself: the result is the same.
  */
 void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg);
 
@@ -86,6 +87,10 @@ int gc_nn_par_awake(void);
 /* How many times a small job woke a sleeping worker to spin for the next
  * one (nn-par.c's nudge): lets the tests see it. */
 uint64_t gc_nn_par_nudges(void);
+
+/* Whether jobs run on their caller alone now (a solo window: nn-par.c):
+ * lets the tests see it, and wait for its end. */
+int gc_nn_par_solo(void);
 
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
@@ -340,6 +341,16 @@ static int count_threads(void)
 	return n;
 }
 
+/* Waits (up to 2 s) for a solo window (nn-par.c) to end: a worker lost its
+ * core in a part of an earlier test's job, on a loaded machine. Only a job
+ * opens one, so none opens while a test that needs the workers begins. */
+static void until_not_solo(void)
+{
+	for (int i = 0; i < 2000 && gc_nn_par_solo(); i++)
+		usleep(1000);
+	CHECK(!gc_nn_par_solo());
+}
+
 static void split_part(void *arg, int part, int parts, int slot)
 {
 	(void)parts;
@@ -353,6 +364,7 @@ static void split_part(void *arg, int part, int parts, int slot)
  * session. */
 static void test_no_process_global_effects(void)
 {
+	until_not_solo();
 	unsetenv("OPENBLAS_CORETYPE");
 	setenv("GRAPHCC_FAIL_ALLOC", "3", 1);  /* a server's environment ... */
 	setenv("GRAPHCC_MAX_BYTES", "1000", 1); /* ... must not change its library */
@@ -437,6 +449,7 @@ static double new_threads_cpu_ms(const long *before, int nb, const long *now, in
  * go to sleep soon after its last run and burn no CPU. */
 static void test_idle_pool_sleeps(void)
 {
+	until_not_solo();
 	long before[256], now[256];
 	int nb = list_tids(before, 256);
 	gc_nn_par_acquire();
@@ -464,6 +477,7 @@ static void test_idle_pool_sleeps(void)
  * it costs at 1 thread. */
 static void test_serial_run_leaves_pool(void)
 {
+	until_not_solo();
 	gc_program *p = two_input_program();
 	CHECK(p);
 	gc_error err = { 0 };
@@ -605,6 +619,7 @@ static void long_part(void *arg, int part, int parts, int slot)
  * awake. */
 static void test_worker_spins_after_long_job(void)
 {
+	until_not_solo();
 	gc_nn_par_acquire();
 	gc_nn_par_run_begin();
 	int told = 0, awake = 0;
@@ -649,6 +664,7 @@ static void until_asleep(void)
  * hands it parts. Each part takes 3 ms, so a worker in the job takes some. */
 static void test_small_job_wakes_no_worker(void)
 {
+	until_not_solo();
 	gc_nn_par_acquire();
 	gc_nn_par_run_begin();
 	int parts[2] = {0};
@@ -672,6 +688,64 @@ static void test_small_job_wakes_no_worker(void)
 	CHECK(woke);
 	gc_nn_par_run_end();
 	gc_nn_par_release();
+}
+
+/* Parts that each take 4 ms of their thread's CPU time, noting the slot
+ * they ran on (1 + slot). */
+static void cpu_part(void *arg, int part, int parts, int slot)
+{
+	(void)parts;
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	int64_t end = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec + 4000000, now;
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+		now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	} while (now < end);
+	atomic_store(&((atomic_int *)arg)[part], 1 + slot);
+}
+
+/* A worker that loses its core in a part (another thread wants it) holds
+ * the job while the caller waits, so the callers then run their jobs alone
+ * for a while (nn-par.c's solo windows): here the caller and its worker
+ * share one CPU, so each takes the CPU from the other in their 4 ms parts.
+ * Once it is seen, a job runs all its parts on the caller (slot 0); the
+ * window ends within the longest (0.32 s). */
+static void test_lost_core_goes_solo(void)
+{
+	if (access("/proc/thread-self/schedstat", R_OK) != 0) {
+		printf("  (no /proc/thread-self/schedstat: not checked)\n");
+		return;
+	}
+	until_not_solo();
+	cpu_set_t was, one;
+	CHECK_INT(sched_getaffinity(0, sizeof was, &was), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	CHECK_INT(sched_setaffinity(0, sizeof one, &one), 0); /* the worker inherits it */
+	gc_nn_par_acquire();
+	gc_nn_par_run_begin();
+	atomic_int slots[4] = {0};
+	int tries = 0;
+	for (; tries < 20 && !gc_nn_par_solo(); tries++) {
+		CHECK_INT(gc_nn_par_threads(2, 1e9), 2);
+		gc_nn_parallel(2, 4, cpu_part, slots);
+		for (int64_t end = mono_ns() + 100000000; !gc_nn_par_solo() && mono_ns() < end;)
+			usleep(100); /* the worker looks after its parts */
+	}
+	CHECK(gc_nn_par_solo());
+	for (int i = 0; i < 4; i++)
+		atomic_store(&slots[i], 0);
+	CHECK_INT(gc_nn_par_threads(2, 1e9), 2);
+	gc_nn_parallel(2, 4, cpu_part, slots);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(atomic_load(&slots[i]), 1);
+	gc_nn_par_run_end();
+	gc_nn_par_release();
+	CHECK_INT(sched_setaffinity(0, sizeof was, &was), 0);
+	for (int i = 0; i < 400 && gc_nn_par_solo(); i++)
+		usleep(1000);
+	CHECK(!gc_nn_par_solo());
 }
 
 static int n_debug_msgs;
@@ -837,4 +911,4 @@ static void test_dump_seen_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_worker_spins_after_long_job), TEST(test_small_job_wakes_no_worker), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_worker_spins_after_long_job), TEST(test_small_job_wakes_no_worker), TEST(test_lost_core_goes_solo), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
