@@ -27,7 +27,9 @@ The models: the test set's PyTorch exports (tests/models/torch_models.py),
 the Identity floor and the demo (bench_models.py), and the zoo of
 tools/bench/zoo.py (torchvision and nn.Module exports made at bench time).
 
-After the table: resnet18's `graphcc compile` time, its .gcb load time and
+After the table: mobilenet_v2 and resnet18 again with busy loops beside the
+workers, on all cores but one (bench_busy: a second thread must not be
+slower than one on a machine that has other work); resnet18's `graphcc compile` time, its .gcb load time and
 size; "big weights" (bench_models.py --big DIM: six DIM x DIM MatMul weights
 in ONNX external data): time to the first result and peak RSS of `graphcc
 run model.onnx`, `graphcc compile`, `graphcc run model.gcb` and ONNX
@@ -85,6 +87,9 @@ MODERN_MODELS = {
     "unet_gn": "U-Net 128x128, opset 21 GroupNormalization, SiLU, Resize",
 }
 MODELS.update(MODERN_MODELS)
+# Timed again on a busy machine (bench_busy): the depthwise net of many
+# small jobs and a plain one of larger ones.
+BUSY_MODELS = ["mobilenet_v2", "resnet18"]
 TORCH_MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_0", "transformer", "mlp", "mlp64"]
 # quantized from a float one by tools/bench/quant_models.py
 QUANT_MODELS = {"mlp-dynq": "mlp", "mlp64-dynq": "mlp64", "transformer-dynq": "transformer",
@@ -343,34 +348,71 @@ def run_quiet(argv):
         sys.exit("bench: %s failed:\n%s" % (" ".join(argv), r.stdout[-3000:]))
 
 
+def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx=""):
+    """Starts the workers of each build in `builds` (name, build dir) and
+    ORT's at each thread count into `sets` (threads, tag, {name: Worker}:
+    the caller closes them), runs them round-robin (interleave_all), and
+    returns {(set index, name): (samples, K)}."""
+    gm, om, inputs, ops = model_spec(key, a.build, work)
+    feeds = ["%s=%s" % (n, f) for n, f in inputs]
+    for t in threads:
+        tag = "%s-t%d%s" % (key, t, tag_sfx)
+        ws = {}
+        sets.append((t, tag, ws))
+        for name, b in builds:
+            gargv = [os.path.join(b, "bench", "graphcc-worker"), "--threads", str(t)]
+            for o in ops:
+                gargv += ["--ops", o]
+            ws[name] = Worker("%s worker (%s)" % (name, tag), gargv + [gm] + feeds,
+                              os.path.join(logs, "%s-%s.log" % (tag, name)))
+        ws["ort"] = Worker("ORT worker (%s)" % tag,
+                           ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                            a.ort_modules, om, str(t)] + feeds,
+                           os.path.join(logs, tag + "-ort.log"))
+    order = [(i, name) for i, (_, _, ws) in enumerate(sets) for name in ws]
+    return dict(zip(order, interleave_all([sets[i][2][n] for i, n in order], a.min_runs,
+                                          a.min_seconds * 1000.0)))
+
+
+def bench_busy(key, threads, a, work, logs):
+    """graphcc and ORT at each thread count while other processes keep all
+    but one of the machine's cores busy (BUSY_LOOPS busy loops of the
+    default priority, for the whole round-robin): a server's other work. A
+    second thread then has a core only part of the time; it must not make
+    a run slower than one thread does. Rows: model, threads, medians."""
+    loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
+             for _ in range(max(1, (os.cpu_count() or 2) - 1))]
+    builds = [("graphcc", a.build)] + ([("base", a.baseline_build)] if a.baseline_build else [])
+    sets = []
+    try:
+        res = start_and_interleave(key, threads, a, work, logs, builds, sets, "-busy")
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+        for _, _, ws in sets:
+            for w in ws.values():
+                w.close()
+    rows = []
+    for i, (t, _, _) in enumerate(sets):
+        r = {"model": key, "threads": t}
+        for name, _ in builds + [("ort", None)]:
+            r[name + "_ms"] = statistics.median(res[(i, name)][0])
+            r[name + "_spread"] = spread(res[(i, name)][0])
+        rows.append(r)
+    return rows
+
+
 def bench_one(key, threads, a, work, logs):
     """Rows for each thread count of `threads`: graphcc and ORT workers for
     every thread count, all in one round-robin (so that the speedup over one
     thread is measured under the same load as the runtimes' ratio); with
     --baseline-build, a worker of that build too (graphcc before a change),
     in the same round-robin."""
-    gm, om, inputs, ops = model_spec(key, a.build, work)
-    feeds = ["%s=%s" % (n, f) for n, f in inputs]
     builds = [("graphcc", a.build)] + ([("base", a.baseline_build)] if a.baseline_build else [])
     sets = []  # (threads, tag, {name: Worker})
     try:
-        for t in threads:
-            tag = "%s-t%d" % (key, t)
-            ws = {}
-            sets.append((t, tag, ws))
-            for name, b in builds:
-                gargv = [os.path.join(b, "bench", "graphcc-worker"), "--threads", str(t)]
-                for o in ops:
-                    gargv += ["--ops", o]
-                ws[name] = Worker("%s worker (%s)" % (name, tag), gargv + [gm] + feeds,
-                                  os.path.join(logs, "%s-%s.log" % (tag, name)))
-            ws["ort"] = Worker("ORT worker (%s)" % tag,
-                               ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
-                                a.ort_modules, om, str(t)] + feeds,
-                               os.path.join(logs, tag + "-ort.log"))
-        order = [(i, name) for i, (_, _, ws) in enumerate(sets) for name in ws]
-        res = dict(zip(order, interleave_all([sets[i][2][n] for i, n in order], a.min_runs,
-                                             a.min_seconds * 1000.0)))
+        res = start_and_interleave(key, threads, a, work, logs, builds, sets)
         rows = []
         for i, (t, tag, ws) in enumerate(sets):
             (gs, gk), (os_, ok_) = res[(i, "graphcc")], res[(i, "ort")]
@@ -524,7 +566,34 @@ def fmt(x):
     return "%.*f" % (max(0, 2 - math.floor(math.log10(x))), x)
 
 
-def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
+def busy_report(busy):
+    """The lines of the busy-machine table (bench_busy's rows)."""
+    L = ["## On a busy machine", "",
+         "The same workers while busy loops (`sh -c 'while :; do :; done'`, default "
+         "priority) keep all but one of the machine's cores busy: a server's other work. "
+         "Each runtime's time at more threads over its time at 1 (above 1: slower; "
+         "a second thread must not make a run slower).", "",
+         "| model | threads | graphcc ms | ORT ms | graphcc/ORT | time over 1 thread: graphcc / ORT |",
+         "|---|---:|---:|---:|---:|---:|"]
+    one = {r["model"]: r for r in busy if r["threads"] == 1}
+    for r in busy:
+        r1 = one.get(r["model"])
+        over = ("%.2f / %.2f" % (r["graphcc_ms"] / r1["graphcc_ms"], r["ort_ms"] / r1["ort_ms"])
+                if r1 and r["threads"] > 1 else "")
+        L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %.2f | %s |" % (
+            MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]), 100 * r["graphcc_spread"],
+            fmt(r["ort_ms"]), 100 * r["ort_spread"], r["graphcc_ms"] / r["ort_ms"], over))
+    L.append("")
+    if any("base_ms" in r for r in busy):
+        L.append("The baseline build in the same round-robin, on the busy machine: "
+                 + "; ".join("%s %d thread(s) %s ms (after: %s)" % (
+                     r["model"], r["threads"], fmt(r["base_ms"]), fmt(r["graphcc_ms"]))
+                     for r in busy if "base_ms" in r) + ".")
+        L.append("")
+    return L
+
+
+def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, busy=None):
     L = []
     L.append("# graphcc vs ONNX Runtime (`make bench`)")
     L.append("")
@@ -546,6 +615,8 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None):
     L.append("± is half the interquartile range of the samples, relative to the median. "
              "Speedup: the model's 1-thread median over this row's (above 1: faster).")
     L.append("")
+    if busy:
+        L += busy_report(busy)
     if any("base_ms" in r for r in rows):
         L.append("## Before and after (the baseline build in the same round-robin)")
         L.append("")
@@ -743,6 +814,22 @@ def main(argv=None):
                   flush=True)
             if not r["same"]:
                 failed.append("%s/%d (outputs differ)" % (key, t))
+    busy = []
+    busy_keys = [k for k in BUSY_MODELS if k in keys] if len(threads) > 1 else []
+    if busy_keys:
+        print("== on a busy machine (%d busy loop(s) beside the workers)"
+              % max(1, (os.cpu_count() or 2) - 1), flush=True)
+    for key in busy_keys:
+        try:
+            rs = bench_busy(key, threads, a, work, logs)
+        except WorkerError as e:
+            print("  %s: FAILED: %s" % (key, e), flush=True)
+            failed.append(key + " (busy)")
+            continue
+        busy += rs
+        for r in rs:
+            print("  %-14s t=%d  graphcc %9s ms | ORT %9s ms" % (
+                key, r["threads"], fmt(r["graphcc_ms"]), fmt(r["ort_ms"])), flush=True)
     cl = None
     if "resnet18" in keys:
         print("== resnet18: graphcc compile, .gcb load", flush=True)
@@ -763,13 +850,14 @@ def main(argv=None):
             print("  FAILED: %s" % e, flush=True)
             failed.append("big weights")
     cc_lines, cc_max = custom_call(a.build)
-    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a, big)
+    md = report(rows, base_rss, ort_version, cl, cc_lines, cc_max, a, big, busy)
     out = os.path.join(a.build, "bench.md")
     with open(out + ".tmp", "w") as f:
         f.write(md)
     os.replace(out + ".tmp", out)
     with open(os.path.join(work, "bench.json"), "w") as f:
-        json.dump({"rows": rows, "node_baseline_rss_mib": base_rss, "compile_load": cl,
+        json.dump({"rows": rows, "busy_rows": busy, "node_baseline_rss_mib": base_rss,
+                   "compile_load": cl,
                    "big_weights": big,
                    "custom_call": cc_lines}, f, indent=1)
     print()
