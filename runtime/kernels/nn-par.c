@@ -40,9 +40,11 @@
  * lasts (the first job after a window is the probe) from PAR_SOLO_NS up to
  * PAR_SOLO_MAX_NS; so do they while another session holds the pool. Lost
  * between jobs (or a spinner that saw its clock jump, where the file is
- * missing), the workers only spin shorter (contended). With both,
- * mobilenet_v2 took 7.6-8.9 ms under that load; under a nice 10 busy loop
- * 4.3-6.1 (unloaded: 4.2-4.8, as before).
+ * missing), the workers spin shorter for PAR_CONTENDED_NS (contended), and
+ * a second such loss in that time opens a window too. So mobilenet_v2
+ * took 7.35 ms under that load (`make bench`'s busy rows: 1 thread 7.49,
+ * ORT 8.56 / 7.71); under a nice 10 busy loop 4.3-6.1; unloaded 4.2-4.5,
+ * as before (0-4 losses of 1 ms in 300 runs there).
  */
 #include "nn-par.h"
 
@@ -154,6 +156,11 @@ static void contended(int64_t now)
 	atomic_store_explicit(&pool.contended_until, now + PAR_CONTENDED_NS, memory_order_relaxed);
 }
 
+static int contended_at(int64_t now)
+{
+	return atomic_load_explicit(&pool.contended_until, memory_order_relaxed) > now;
+}
+
 /* A thread with a part lost its core, or another session holds the pool:
  * the caller runs jobs alone for a window, twice the last one when this
  * comes within a window's length of its end (the contention lasts). */
@@ -180,7 +187,7 @@ static void check_preempted(int64_t last, int64_t now)
 
 static int64_t spin_span(void)
 {
-	if (atomic_load_explicit(&pool.contended_until, memory_order_relaxed) > now_ns())
+	if (contended_at(now_ns()))
 		return PAR_SPIN_CONTENDED_NS;
 	return atomic_load_explicit(&pool.runs, memory_order_relaxed) > 0 ? PAR_SPIN_RUN_NS
 									 : PAR_SPIN_IDLE_NS;
@@ -274,6 +281,18 @@ static uint64_t wait_job(int w, uint32_t seen)
 	}
 }
 
+void gc_nn_par_lost_core(int64_t now, int64_t lost, int64_t parts)
+{
+	if (lost <= PAR_PREEMPTED_NS)
+		return;
+	/* in its parts if they took longer than that (a time slice is much
+	 * longer than a part), or again soon after the last time */
+	if (parts >= lost || contended_at(now))
+		go_solo(now);
+	else
+		contended(now);
+}
+
 /* The time (ns) the calling thread has waited on a run queue, from the
  * kernel's scheduler statistics (fd: its /proc/thread-self/schedstat: ns
  * on the CPU, ns waiting to be, time slices); -1 when unknown. */
@@ -304,16 +323,9 @@ static void *worker(void *p)
 		if (w + 1 < atomic_load_explicit(&pool.threads, memory_order_relaxed)) {
 			int64_t t0 = now_ns();
 			run_parts(seen, w + 1);
-			int64_t t1 = now_ns(), d = run_delay(sched), lost = d - waited;
-			/* lost its core for long since the last look: in its
-			 * parts if they took longer than that (a time slice
-			 * is much longer than a part) */
-			if (waited >= 0 && lost > PAR_PREEMPTED_NS) {
-				if (t1 - t0 >= lost)
-					go_solo(t1);
-				else
-					contended(t1);
-			}
+			int64_t t1 = now_ns(), d = run_delay(sched);
+			if (waited >= 0 && d >= 0)
+				gc_nn_par_lost_core(t1, d - waited, t1 - t0);
 			waited = d;
 		}
 	}

@@ -92,6 +92,13 @@ uint64_t gc_nn_par_nudges(void);
  * lets the tests see it, and wait for its end. */
 int gc_nn_par_solo(void);
 
+/* What a worker does when, at `now` (CLOCK_MONOTONIC ns), it finds it
+ * waited `lost` ns on a run queue since its last look, its parts since
+ * then having taken `parts` ns: over 1 ms, it shortens the spins, or opens
+ * a solo window when the loss was within the parts or is the second in
+ * 20 ms (nn-par.c). The tests call it with made-up losses. */
+void gc_nn_par_lost_core(int64_t now, int64_t lost, int64_t parts);
+
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the
  * tests see that a kernel splits its work. */

@@ -702,7 +702,22 @@ static void cpu_part(void *arg, int part, int parts, int slot)
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 		now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 	} while (now < end);
-	atomic_store(&((atomic_int *)arg)[part], 1 + slot);
+	if (arg)
+		atomic_store(&((atomic_int *)arg)[part], 1 + slot);
+}
+
+/* Runs 4-part jobs of fn on 2 threads (the estimate large) until a solo window opens, up
+ * to 20 of them: whether it did. */
+static int solo_after_jobs(gc_nn_part_fn fn, void *arg)
+{
+	for (int tries = 0; tries < 20 && !gc_nn_par_solo(); tries++) {
+		if (gc_nn_par_threads(2, 1e9) != 2)
+			return 0;
+		gc_nn_parallel(2, 4, fn, arg);
+		for (int64_t end = mono_ns() + 100000000; !gc_nn_par_solo() && mono_ns() < end;)
+			usleep(100); /* the worker looks after its parts */
+	}
+	return gc_nn_par_solo();
 }
 
 /* A worker that loses its core in a part (another thread wants it) holds
@@ -726,14 +741,7 @@ static void test_lost_core_goes_solo(void)
 	gc_nn_par_acquire();
 	gc_nn_par_run_begin();
 	atomic_int slots[4] = {0};
-	int tries = 0;
-	for (; tries < 20 && !gc_nn_par_solo(); tries++) {
-		CHECK_INT(gc_nn_par_threads(2, 1e9), 2);
-		gc_nn_parallel(2, 4, cpu_part, slots);
-		for (int64_t end = mono_ns() + 100000000; !gc_nn_par_solo() && mono_ns() < end;)
-			usleep(100); /* the worker looks after its parts */
-	}
-	CHECK(gc_nn_par_solo());
+	CHECK(solo_after_jobs(cpu_part, slots));
 	for (int i = 0; i < 4; i++)
 		atomic_store(&slots[i], 0);
 	CHECK_INT(gc_nn_par_threads(2, 1e9), 2);
@@ -746,6 +754,34 @@ static void test_lost_core_goes_solo(void)
 	for (int i = 0; i < 400 && gc_nn_par_solo(); i++)
 		usleep(1000);
 	CHECK(!gc_nn_par_solo());
+}
+
+/* Waits (up to 1 s) for a solo window and the contended spins to end. */
+static void until_uncontended(void)
+{
+	until_not_solo();
+	usleep(25000); /* the spins' 20 ms from the window's start */
+}
+
+/* The rule of a worker's loss of its core (gc_nn_par_lost_core), with
+ * made-up losses: up to 1 ms nothing; a first loss between jobs (the parts
+ * short) only shortens the spins; a second within 20 ms opens a solo
+ * window; a loss within the parts opens one at once. */
+static void test_lost_core_rule(void)
+{
+	until_uncontended();
+	int64_t now = mono_ns();
+	gc_nn_par_lost_core(now, 900000, 0);
+	gc_nn_par_lost_core(now, 900000, 0);
+	CHECK(!gc_nn_par_solo());
+	gc_nn_par_lost_core(now, 2000000, 100000);
+	CHECK(!gc_nn_par_solo());
+	gc_nn_par_lost_core(now + 1000000, 2000000, 100000);
+	CHECK(gc_nn_par_solo());
+	until_uncontended();
+	gc_nn_par_lost_core(mono_ns(), 2000000, 2100000);
+	CHECK(gc_nn_par_solo());
+	until_uncontended();
 }
 
 static int n_debug_msgs;
@@ -911,4 +947,4 @@ static void test_dump_seen_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_worker_spins_after_long_job), TEST(test_small_job_wakes_no_worker), TEST(test_lost_core_goes_solo), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_worker_spins_after_long_job), TEST(test_small_job_wakes_no_worker), TEST(test_lost_core_goes_solo), TEST(test_lost_core_rule), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
