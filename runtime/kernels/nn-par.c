@@ -38,7 +38,7 @@
  * long: a part is much shorter than a time slice), the callers run their
  * jobs alone for a window (go_solo), which doubles while the contention
  * lasts (the first job after a window is the probe) from PAR_SOLO_NS up to
- * PAR_SOLO_MAX_NS; so do they while another session holds the pool. Lost
+ * PAR_SOLO_MAX_NS. Lost
  * between jobs (or a spinner that saw its clock jump, where the file is
  * missing), the workers spin shorter for PAR_CONTENDED_NS (contended), and
  * a second such loss in that time opens a window too. So mobilenet_v2
@@ -148,9 +148,9 @@ static void keep_hot(int64_t span)
 		;
 }
 
-/* Other threads want the cores (another process's) from `now` on:
- * spinning would take a core from them, and a spinner the scheduler
- * preempts is late for the next job. */
+/* Other threads want the cores (another session's, another process's)
+ * from `now` on: spinning would take a core from them, and a spinner the
+ * scheduler preempts is late for the next job. */
 static void contended(int64_t now)
 {
 	atomic_store_explicit(&pool.contended_until, now + PAR_CONTENDED_NS, memory_order_relaxed);
@@ -161,8 +161,8 @@ static int contended_at(int64_t now)
 	return atomic_load_explicit(&pool.contended_until, memory_order_relaxed) > now;
 }
 
-/* A thread with a part lost its core, or another session holds the pool:
- * the caller runs jobs alone for a window, twice the last one when this
+/* A worker lost its core in a part, or twice in a short time: the callers
+ * run jobs alone for a window, twice the last one when this
  * comes within a window's length of its end (the contention lasts). */
 static void go_solo(int64_t now)
 {
@@ -562,8 +562,9 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	}
 	int idle = 0;
 	if (!atomic_compare_exchange_strong(&pool.busy, &idle, 1)) {
-		/* another session's job: run this one alone, as the next ones */
-		go_solo(now_ns());
+		/* another session's job: run this one alone, and spin less (a
+		 * worker that then loses its core opens a solo window) */
+		contended(now_ns());
 		run_here(parts, fn, arg);
 		return;
 	}
