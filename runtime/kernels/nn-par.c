@@ -16,8 +16,10 @@
  *     between two parallel ones (a Concat, a small kernel) mostly take less;
  *   - after the last run ended, PAR_SPIN_IDLE_NS: a caller running the
  *     session in a loop comes back sooner; an idle session then burns no CPU;
- *   - while the cores are contended, PAR_SPIN_CONTENDED_NS, so spinning
- *     workers do not take cores from the threads that have work;
+ *   - while the cores are contended (a caller found the pool busy: two
+ *     sessions at once; a worker lost its core: below),
+ *     PAR_SPIN_CONTENDED_NS, so spinning workers do not take cores from
+ *     the threads that have work;
  *   - a worker that the last job did not use (a slot past its threads)
  *     sleeps at once.
  * Longer spins were measured worse on a loaded machine: with 2 ms between
@@ -38,10 +40,10 @@
  * long: a part is much shorter than a time slice), the callers run their
  * jobs alone for a window (go_solo), which doubles while the contention
  * lasts (the first job after a window is the probe) from PAR_SOLO_NS up to
- * PAR_SOLO_MAX_NS. Lost
- * between jobs (or a spinner that saw its clock jump, where the file is
- * missing), the workers spin shorter for PAR_CONTENDED_NS (contended), and
- * a second such loss in that time opens a window too. So mobilenet_v2
+ * PAR_SOLO_MAX_NS. Lost between jobs (or a spinner that saw its clock
+ * jump, where the file is missing), the workers spin shorter for
+ * PAR_CONTENDED_NS (contended), and a second such loss in that time opens
+ * a window too (gc_nn_par_lost_core). So mobilenet_v2
  * took 7.35 ms under that load (`make bench`'s busy rows: 1 thread 7.49,
  * ORT 8.56 / 7.71); under a nice 10 busy loop 4.3-6.1; unloaded 4.2-4.5,
  * as before (0-4 losses of 1 ms in 300 runs there).
@@ -162,8 +164,8 @@ static int contended_at(int64_t now)
 }
 
 /* A worker lost its core in a part, or twice in a short time: the callers
- * run jobs alone for a window, twice the last one when this
- * comes within a window's length of its end (the contention lasts). */
+ * run jobs alone for a window, twice the last one when this comes within a
+ * window's length of its end (the contention lasts). */
 static void go_solo(int64_t now)
 {
 	int64_t until = atomic_load_explicit(&pool.solo_until, memory_order_relaxed);
