@@ -738,18 +738,21 @@ typedef struct tap_job {
 	const conv_state *st;
 	const float *x;
 	float *xq;
-	const gc_pk_gemm *g; /* group 0's product (the others: tap_group) */
+	const gc_pk_gemm *g; /* group 0's product (the others: group_gemm) */
 	int64_t panels, rows_per_block;
 	int threads;
 	atomic_uchar state[TAP_BLOCKS]; /* 0 free, 1 being copied, 2 done */
 } tap_job;
 
-/* Group gi's product of g (group 0's). */
-static gc_pk_gemm tap_group(const conv_state *st, const gc_pk_gemm *g, int64_t gi)
+/* Group gi's product of g (group 0's of a batch item): its weights, its
+ * channels of V (the tap path's padded copy, or the input) and its output
+ * channels. */
+static gc_pk_gemm group_gemm(const conv_state *st, const gc_pk_gemm *g, int64_t gi)
 {
+	int64_t v_group = st->tap_rows ? st->w.stride[2] * st->tap_h * st->tap_len : g->ldv;
 	gc_pk_gemm r = *g;
 	r.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
-	r.v = g->v + gi * st->cg * st->w.stride[2] * st->tap_h * st->tap_len;
+	r.v = g->v + gi * st->cg * v_group;
 	r.c = g->c + gi * st->mg * st->out_sp;
 	r.m0 = gi * st->mg;
 	return r;
@@ -781,7 +784,7 @@ static void tap_part(void *arg, int part, int parts, int slot)
 	for (int b = b0; b < b1; b++)
 		gc_nn_par_wait_byte(&j->state[b], 2);
 	for (int64_t gi = 0; gi < st->g; gi++) {
-		gc_pk_gemm g = tap_group(st, j->g, gi);
+		gc_pk_gemm g = group_gemm(st, j->g, gi);
 		gc_pk_gemm_run_slot(&g, p0, p1, slot);
 	}
 }
@@ -883,24 +886,18 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		g.epi.c_sm = 1;
 		g.epi.r_sm = st->out_sp;
 		for (int64_t b = 0; b < st->n; b++) {
+			g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
+			g.s = st->row_w;
+			g.v = st->tap_rows ? xq : x + b * st->c * g.ldv;
+			g.c = y + b * st->m * st->out_sp;
+			g.m0 = 0;
 			if (st->tap_rows) {
-				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
-				g.s = st->row_w;
-				g.v = xq;
-				g.c = y + b * st->m * st->out_sp;
-				g.m0 = 0;
 				tap_run(st, x + b * st->c * st->in_sp, xq, &g, k->threads);
 				continue;
 			}
 			for (int64_t gi = 0; gi < st->g; gi++) {
-				g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
-				g.s = st->row_w + gi * gc_pk_s_floats(st->mg, st->kdim);
-				g.v = st->tap_rows ? xq + gi * st->cg * st->w.stride[2] *
-							      st->tap_h * st->tap_len
-						   : x + (b * st->c + gi * st->cg) * g.ldv;
-				g.c = y + (b * st->m + gi * st->mg) * st->out_sp;
-				g.m0 = gi * st->mg;
-				gc_pk_gemm_par(&g, k->threads);
+				gc_pk_gemm gg = group_gemm(st, &g, gi);
+				gc_pk_gemm_par(&gg, k->threads);
 			}
 		}
 	}

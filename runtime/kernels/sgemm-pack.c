@@ -316,7 +316,7 @@ static int direct_taps(const gc_pk_gemm *g)
 	return g->v_rows && !g->v_buf && g->v_ow > 0;
 }
 
-static int64_t gemm_panels(const gc_pk_gemm *g)
+int64_t gc_pk_gemm_panels(const gc_pk_gemm *g)
 {
 	if (direct_taps(g))
 		return g->n / g->v_ow * ((g->v_ow + GC_PK_NR - 1) / GC_PK_NR);
@@ -338,11 +338,6 @@ static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, 
 	*n0 = oh * g->v_ow + o;
 	*nr = g->v_ow - o < GC_PK_NR ? g->v_ow - o : GC_PK_NR;
 	*voff = oh * g->v_oh_ld + o;
-}
-
-int64_t gc_pk_gemm_panels(const gc_pk_gemm *g)
-{
-	return gemm_panels(g);
 }
 
 void gc_pk_gemm_panel_px(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr)
@@ -817,7 +812,7 @@ static void gemm_part(void *arg, int part, int parts, int slot)
 
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {
-	gemm_job j = {.g = g, .panels = gemm_panels(g), .blocks = 1};
+	gemm_job j = {.g = g, .panels = gc_pk_gemm_panels(g), .blocks = 1};
 	int t = gc_nn_par_threads(threads, gc_pk_gemm_cost(g->m, g->n, g->k));
 	if (g->v_buf && t > GC_PK_GEMM_SLOTS)
 		t = GC_PK_GEMM_SLOTS; /* a buffer each */
