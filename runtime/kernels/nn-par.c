@@ -34,17 +34,18 @@
  * of equal priority on the other core, mobilenet_v2 at 2 threads took
  * 10.4-12.6 ms a run (median) against 7.4 at one unloaded (9.4 under the
  * same load; ORT under it: 8.35 at 2 threads, 7.65 at 1). So a worker
- * reads after each job, off the job's path, how long it has waited on a
- * run queue (the kernel's count, /proc/thread-self/schedstat): when it lost
- * its core for PAR_PREEMPTED_NS, within its parts (they took at least that
- * long: a part is much shorter than a time slice), the callers run their
- * jobs alone for a window (go_solo), which doubles while the contention
- * lasts (the first job after a window is the probe) from PAR_SOLO_NS up to
- * PAR_SOLO_MAX_NS. Lost between jobs (or a spinner that saw its clock
- * jump, where the file is missing), the workers spin shorter for
- * PAR_CONTENDED_NS (contended), and a second such loss in that time opens
- * a window too (gc_nn_par_lost_core). So mobilenet_v2
- * took 7.35 ms under that load (`make bench`'s busy rows: 1 thread 7.49,
+ * reads after a job, off the job's path and at most once a
+ * PAR_PREEMPTED_NS, how long it has waited on a run queue since its last
+ * look (the kernel's count, /proc/thread-self/schedstat): when it lost its
+ * core for PAR_PREEMPTED_NS, within its parts (they took at least that
+ * long since the last look: a part is much shorter than a time slice),
+ * the callers run their jobs alone for a window (go_solo), which doubles
+ * while the contention lasts (the first job after a window is the probe)
+ * from PAR_SOLO_NS up to PAR_SOLO_MAX_NS. Lost between jobs (or a spinner
+ * that saw its clock jump, where the file is missing), the workers spin
+ * shorter for PAR_CONTENDED_NS (contended), and a second such loss in that
+ * time opens a window too (gc_nn_par_lost_core). So mobilenet_v2 took
+ * 7.35 ms under that load (`make bench`'s busy rows: 1 thread 7.49,
  * ORT 8.56 / 7.71); under a nice 10 busy loop 4.3-6.1; unloaded 4.2-4.5,
  * as before (0-4 losses of 1 ms in 300 runs there).
  */
@@ -317,7 +318,9 @@ static void *worker(void *p)
 	/* the job it was started for is the one after this */
 	uint32_t seen = W_JOB(atomic_load(&pool.word)) - 1;
 	int sched = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	int64_t waited = run_delay(sched);
+	/* the run delay at the last look, when that was, and the time in
+	 * parts since */
+	int64_t waited = run_delay(sched), looked = now_ns(), parts = 0;
 	for (;;) {
 		seen = W_JOB(wait_job(w, seen));
 		if (atomic_load(&pool.stop))
@@ -325,10 +328,19 @@ static void *worker(void *p)
 		if (w + 1 < atomic_load_explicit(&pool.threads, memory_order_relaxed)) {
 			int64_t t0 = now_ns();
 			run_parts(seen, w + 1);
-			int64_t t1 = now_ns(), d = run_delay(sched);
+			int64_t t1 = now_ns();
+			parts += t1 - t0;
+			/* no more can be lost than has passed: a look (a
+			 * system call, ~1-3 us) at most once a
+			 * PAR_PREEMPTED_NS, not after every job */
+			if (t1 - looked <= PAR_PREEMPTED_NS)
+				continue;
+			int64_t d = run_delay(sched);
 			if (waited >= 0 && d >= 0)
-				gc_nn_par_lost_core(t1, d - waited, t1 - t0);
+				gc_nn_par_lost_core(t1, d - waited, parts);
 			waited = d;
+			looked = t1;
+			parts = 0;
 		}
 	}
 	if (sched >= 0)
