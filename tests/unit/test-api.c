@@ -702,8 +702,7 @@ static void cpu_part(void *arg, int part, int parts, int slot)
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 		now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 	} while (now < end);
-	if (arg)
-		atomic_store(&((atomic_int *)arg)[part], 1 + slot);
+	atomic_store(&((atomic_int *)arg)[part], 1 + slot);
 }
 
 /* Runs 4-part jobs of fn on 2 threads (the estimate large) until a solo window opens, up
