@@ -374,14 +374,18 @@ def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx=""):
                                           a.min_seconds * 1000.0)))
 
 
+def busy_loops():
+    """How many busy loops bench_busy runs: all of the cores but one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 def bench_busy(key, threads, a, work, logs):
     """graphcc and ORT at each thread count while other processes keep all
     but one of the machine's cores busy (BUSY_LOOPS busy loops of the
     default priority, for the whole round-robin): a server's other work. A
     second thread then has a core only part of the time; it must not make
     a run slower than one thread does. Rows: model, threads, medians."""
-    loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
-             for _ in range(max(1, (os.cpu_count() or 2) - 1))]
+    loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(busy_loops())]
     builds = [("graphcc", a.build)] + ([("base", a.baseline_build)] if a.baseline_build else [])
     sets = []
     try:
@@ -817,8 +821,8 @@ def main(argv=None):
     busy = []
     busy_keys = [k for k in BUSY_MODELS if k in keys] if len(threads) > 1 else []
     if busy_keys:
-        print("== on a busy machine (%d busy loop(s) beside the workers)"
-              % max(1, (os.cpu_count() or 2) - 1), flush=True)
+        print("== on a busy machine (%d busy loop(s) beside the workers)" % busy_loops(),
+              flush=True)
     for key in busy_keys:
         try:
             rs = bench_busy(key, threads, a, work, logs)
