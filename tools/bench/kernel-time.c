@@ -11,7 +11,7 @@
  *                                                   stride-1 convolution
  *                                                   (gc_pk_gemm_par)
  *
- * Prints ms and GFLOP/s. Time is the thread's CPU clock, so another process
+ * Prints ms and GFLOP/s of the fastest run, and the median run's ms. Time is the thread's CPU clock, so another process
  * taking the core does not count (on this shared machine wall-time minima
  * of a whole model moved by 20-40 % between runs of the same build; these
  * stay within 1-2 %, when the machine's speed itself does not change: run old
@@ -32,6 +32,12 @@ static double cpu_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 static float *floats(int64_t n)
@@ -110,7 +116,11 @@ int main(int argc, char **argv)
 		j.scratch = floats(gc_pk_conv_scratch(&j.cv) + 16);
 	}
 	volatile float *junk = flush ? calloc(flush / 4, 4) : NULL;
-	double best = 1e30;
+	double best = 1e30, *times = calloc((size_t)runs, sizeof *times);
+	if (!times) {
+		fprintf(stderr, "kernel-time: out of memory\n");
+		return 2;
+	}
 	run(&j); /* warm-up */
 	for (int r = 0; r < runs; r++) {
 		if (junk) {
@@ -123,10 +133,13 @@ int main(int argc, char **argv)
 		run(&j);
 		t = cpu_ms() - t;
 		best = t < best ? t : best;
+		times[r] = t;
 	}
-	printf("%s %lldx%lld s%lld %lld->%lld -> %lldx%lld: %.3f ms %.0f GFLOP/s\n",
+	qsort(times, (size_t)runs, sizeof *times, by_value);
+	printf("%s %lldx%lld s%lld %lld->%lld -> %lldx%lld: %.3f ms %.0f GFLOP/s (median %.3f)\n",
 	       row ? "row" : "conv", (long long)k, (long long)k, (long long)s, (long long)c,
 	       (long long)m, (long long)o, (long long)o, best,
-	       2.0 * (double)(m * o * o * kk) / best / 1e6);
+	       2.0 * (double)(m * o * o * kk) / best / 1e6, times[runs / 2]);
+	free(times);
 	return 0;
 }
