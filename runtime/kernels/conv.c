@@ -231,6 +231,8 @@ typedef struct conv_state {
 	int64_t tap_len, tap_h;
 	uint64_t tap_buf;
 	bool tap_direct; /* the tiles read the taps in place, not a panel copy */
+	bool tap_wrap;	 /* ... in panels across the rows (gc_pk_gemm.v_wrap) */
+	bool tap_input;	 /* the taps are the input's own rows: no padded copy */
 	gc_pk_conv pk; /* FAST_CHAN */
 	gc_pk_dw dw;   /* FAST_DW */
 	/* the weights of the live taps when w is the live window
@@ -688,6 +690,29 @@ static bool conv_tap_direct(const conv_state *st)
 	return direct < copied;
 }
 
+/* The columns of V the row GEMM computes with its panels run on across
+ * the output rows (gc_pk_gemm.v_wrap: every output row one padded input
+ * row long), or 0 where it cannot (stride above 1 along w, rows under a
+ * vector) or would compute half again as many as it stores. */
+static int64_t conv_wrap_cols(const conv_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	int64_t ld = w->stride[1] * st->tap_len;
+	if (w->stride[2] != 1 || w->out[2] < 16 || ld < 16 || 2 * (ld - w->out[2]) > w->out[2])
+		return 0;
+	return (w->out[1] - 1) * ld + w->out[2];
+}
+
+/* Whether the taps' padded copy would be the input itself: a stride-1
+ * convolution reading no pads, whose windows reach every input row and
+ * column. */
+static bool conv_tap_input(const conv_state *st)
+{
+	const gc_nn_window *w = &st->w;
+	return w->stride[2] == 1 && w->pad_lo[1] == 0 && w->pad_lo[2] == 0 &&
+	       st->tap_h == w->in[1] && st->tap_len == w->in[2];
+}
+
 /* Padded rows [r0, r1) of every channel of one batch item's input x as
  * conv_taps reads it, into xq. At strides above 1 each input row is padded
  * into thread slot's s * tap_len floats after the phases (conv_tap_floats)
@@ -758,17 +783,16 @@ static gc_pk_gemm group_gemm(const conv_state *st, const gc_pk_gemm *g, int64_t 
 	return r;
 }
 
-static void tap_part(void *arg, int part, int parts, int slot)
+/* Makes the padded rows panels [p0, p1) read ready: copies those of their
+ * blocks that no thread has begun, then waits for the others. */
+static void tap_ready(tap_job *j, int64_t p0, int64_t p1, int slot)
 {
-	tap_job *j = arg;
 	const conv_state *st = j->st;
 	const gc_nn_window *w = &st->w;
-	int64_t p0, p1, n0, nr, last, per = j->rows_per_block;
-	gc_nn_guided_range(j->panels, j->threads, 1, part, parts, &p0, &p1);
-	gc_pk_gemm_panel_px(j->g, p0, &n0, &nr);
-	int64_t oh0 = n0 / w->out[2];
-	gc_pk_gemm_panel_px(j->g, p1 - 1, &last, &nr);
-	int64_t oh1 = (last + nr - 1) / w->out[2];
+	int64_t oh0, oh1, per = j->rows_per_block;
+	if (st->tap_input) /* V is the input */
+		return;
+	gc_pk_gemm_panel_rows(j->g, p0, p1, &oh0, &oh1);
 	/* the padded rows output rows [oh0, oh1] read */
 	int64_t r0 = oh0 * w->stride[1], r1 = oh1 * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
 	int b0 = (int)(r0 / per), b1 = (int)((r1 - 1) / per) + 1;
@@ -783,9 +807,27 @@ static void tap_part(void *arg, int part, int parts, int slot)
 	}
 	for (int b = b0; b < b1; b++)
 		gc_nn_par_wait_byte(&j->state[b], 2);
-	for (int64_t gi = 0; gi < st->g; gi++) {
-		gc_pk_gemm g = group_gemm(st, j->g, gi);
-		gc_pk_gemm_run_slot(&g, p0, p1, slot);
+}
+
+/* Column panels a part makes ready and computes at a time: the padded rows
+ * they read are then still in L2 when the tiles read them (inception_v3's
+ * 32 -> 64 3x3 at 147x147 at one thread: the copy of all of them first,
+ * 2.8 MB, took 7 % of its time). */
+#define TAP_PANELS 8
+
+static void tap_part(void *arg, int part, int parts, int slot)
+{
+	tap_job *j = arg;
+	const conv_state *st = j->st;
+	int64_t p0, p1;
+	gc_nn_guided_range(j->panels, j->threads, 1, part, parts, &p0, &p1);
+	for (int64_t q0 = p0; q0 < p1; q0 += TAP_PANELS) {
+		int64_t q1 = p1 - q0 < TAP_PANELS ? p1 : q0 + TAP_PANELS;
+		tap_ready(j, q0, q1, slot);
+		for (int64_t gi = 0; gi < st->g; gi++) {
+			gc_pk_gemm g = group_gemm(st, j->g, gi);
+			gc_pk_gemm_run_slot(&g, q0, q1, slot);
+		}
 	}
 }
 
@@ -795,7 +837,7 @@ static void tap_run(const conv_state *st, const float *x, float *xq, const gc_pk
 {
 	tap_job j = {.st = st, .x = x, .xq = xq, .g = g, .panels = gc_pk_gemm_panels(g)};
 	double cost = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
-		      (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len);
+		      (st->tap_input ? 0 : (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len));
 	int t = gc_nn_par_threads(threads, cost);
 	j.threads = t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS;
 	int64_t blocks = st->tap_h < TAP_BLOCKS ? st->tap_h : TAP_BLOCKS;
@@ -872,7 +914,8 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 				.v_buf = st->pre_packed ? (float *)k->scratch : NULL,
 				.v_rows = st->tap_rows,
 				.v_ow = st->tap_rows ? st->w.out[2] : 0,
-				.v_oh_ld = st->w.stride[1] * st->tap_len};
+				.v_oh_ld = st->w.stride[1] * st->tap_len,
+				.v_wrap = st->tap_wrap};
 		float *xq = k->scratch;
 		if (st->tap_rows && !st->tap_direct)
 			g.v_buf = (float *)(void *)((char *)k->scratch + st->tap_buf);
@@ -888,7 +931,9 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 		for (int64_t b = 0; b < st->n; b++) {
 			g.epi.r = res ? res + b * st->m * st->out_sp : NULL;
 			g.s = st->row_w;
-			g.v = st->tap_rows ? xq : x + b * st->c * g.ldv;
+			g.v = !st->tap_rows   ? x + b * st->c * g.ldv
+			      : st->tap_input ? x + b * st->c * st->in_sp
+					      : xq;
 			g.c = y + b * st->m * st->out_sp;
 			g.m0 = 0;
 			if (st->tap_rows) {
@@ -1005,7 +1050,25 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	uint64_t tap_bytes = gc_nn_align((uint64_t)tap_floats * 4);
 	int first = st->cg <= 3 && st->g == 1 && w->stride[2] > 1 && w->stride[2] <= 4 &&
 		    w->out[1] > 1;
-	int tap_wins = w->out[2] > 16 && ((w->stride[2] == 1 && tap * 1.3 < chan) || first);
+	/* The row GEMM with its panels run on across the rows (conv_wrap_cols),
+	 * reading the input in place when that is the padded copy. Measured
+	 * against the channel kernel at one thread (single-node models,
+	 * medians of graphcc run), it took 0.82x its time for inception_v3's
+	 * 32 -> 32 3x3 at 149x149 (no pads: no copy, and the channel
+	 * kernel's transposes ~6 % of its time), 0.98x for its 32 -> 64
+	 * with pads, 0.84x for 8 -> 16 at 96x96: estimates 0.96x, 0.99x and
+	 * 0.81x. Where k is deeper it is slower than its estimate, its tiles
+	 * reading the taps from L2 (0.99-1.04x at k 576-720 estimated at
+	 * 1.0-1.04x, 1.07-1.2x at k 864-1440 estimated at 1.06-1.15x), and in
+	 * groups of 16 channels (1.0-1.08x at 0.96-1.0x): it goes by its
+	 * estimate 1.01x, without groups. */
+	int64_t wrap_cols = tap_floats ? conv_wrap_cols(st) : 0;
+	bool tap_input = tap_floats && conv_tap_input(st);
+	double wrap = (double)st->g * gc_pk_gemm_cost(st->mg, wrap_cols, st->kdim) +
+		      (tap_input ? 0 : (double)tap_floats);
+	int wrap_wins = wrap_cols && st->g == 1 && wrap * 1.01 < chan;
+	int tap_wins = w->out[2] > 16 &&
+		       ((w->stride[2] == 1 && tap * 1.3 < chan) || first || wrap_wins);
 	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
 		      tap_bytes + gc_nn_align(vbuf) <= CONV_FAST_SCRATCH_MAX;
 	if (by_taps || (flat && row < chan && (!pre || vbuf <= CONV_FAST_SCRATCH_MAX))) {
@@ -1025,9 +1088,14 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 		if (by_taps) {
 			if (!(st->tap_rows = conv_taps(st)))
 				return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
-			st->tap_buf = tap_bytes;
-			st->tap_direct = conv_tap_direct(st);
-			n->scratch_bytes = tap_bytes + (st->tap_direct ? 0 : gc_nn_align(vbuf));
+			st->tap_input = tap_input;
+			st->tap_buf = tap_input ? 0 : tap_bytes;
+			/* (where the rows won: across them at 1.01x less,
+			 * as vgg11's 3 -> 64 at 224x224 was 1.1x slower at
+			 * 0.995x, k 27: its stores, row-aligned by rows) */
+			st->tap_wrap = wrap_wins || (wrap_cols && wrap * 1.01 < tap);
+			st->tap_direct = st->tap_wrap || conv_tap_direct(st);
+			n->scratch_bytes = st->tap_buf + (st->tap_direct ? 0 : gc_nn_align(vbuf));
 			return 1;
 		}
 		st->take = strided;

@@ -310,24 +310,45 @@ double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k)
 /* Whether g's tiles read V's rows in place at v_rows (a convolution's
  * taps: gc_pk_gemm.v_rows without v_buf): its column panels are then
  * cut at each output row's end, so that a panel's columns are
- * contiguous in every row of V. */
+ * contiguous in every row of V, or with v_wrap run on across the rows. */
 static int direct_taps(const gc_pk_gemm *g)
 {
 	return g->v_rows && !g->v_buf && g->v_ow > 0;
 }
 
+static int wrapped(const gc_pk_gemm *g)
+{
+	return direct_taps(g) && g->v_wrap;
+}
+
+/* Columns of a wrapped product: every output row v_oh_ld, the last v_ow. */
+static int64_t wrap_cols(const gc_pk_gemm *g)
+{
+	return (g->n / g->v_ow - 1) * g->v_oh_ld + g->v_ow;
+}
+
 int64_t gc_pk_gemm_panels(const gc_pk_gemm *g)
 {
+	if (wrapped(g))
+		return (wrap_cols(g) + GC_PK_NR - 1) / GC_PK_NR;
 	if (direct_taps(g))
 		return g->n / g->v_ow * ((g->v_ow + GC_PK_NR - 1) / GC_PK_NR);
 	return (g->n + GC_PK_NR - 1) / GC_PK_NR;
 }
 
-/* Column panel jp's first column (*n0), its columns (*nr, up to 48, more
- * for the last panel of plain V: the masks clamp) and where they start in a
- * row of plain V (*voff). */
+/* Column panel jp's first column (*n0: in c, where a wrapped one's may be
+ * past its row's end), its columns (*nr, up to 48, more for the last panel
+ * of plain V: the masks clamp) and where they start in a row of plain V
+ * (*voff). */
 static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, int64_t *voff)
 {
+	if (wrapped(g)) {
+		int64_t u = jp * GC_PK_NR, left = wrap_cols(g) - u;
+		*n0 = u / g->v_oh_ld * g->v_ow + u % g->v_oh_ld;
+		*nr = left < GC_PK_NR ? left : GC_PK_NR;
+		*voff = u;
+		return;
+	}
 	if (!direct_taps(g)) {
 		*n0 = *voff = jp * GC_PK_NR;
 		*nr = g->n - *n0;
@@ -340,11 +361,21 @@ static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, 
 	*voff = oh * g->v_oh_ld + o;
 }
 
-void gc_pk_gemm_panel_px(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr)
+void gc_pk_gemm_panel_rows(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t *oh0,
+			   int64_t *oh1)
 {
-	int64_t voff;
-	panel_at(g, jp, n0, nr, &voff);
-	*nr = *nr < GC_PK_NR ? *nr : GC_PK_NR;
+	int64_t n0, nr, voff, ld = g->v_ow;
+	if (wrapped(g)) { /* by V's columns: a panel may start past a row's end */
+		*oh0 = p0 * GC_PK_NR / g->v_oh_ld;
+		panel_at(g, p1 - 1, &n0, &nr, &voff);
+		*oh1 = (voff + nr - 1) / g->v_oh_ld;
+		return;
+	}
+	panel_at(g, p0, &n0, &nr, &voff);
+	*oh0 = n0 / ld;
+	panel_at(g, p1 - 1, &n0, &nr, &voff);
+	nr = nr < GC_PK_NR ? nr : GC_PK_NR;
+	*oh1 = (n0 + nr - 1) / ld;
 }
 
 #ifdef PK_X86
@@ -392,15 +423,44 @@ AI void tile_pf_rows(char **crow, const char **rrow, int *rows, const pk_pf *pf)
 	--*rows;
 }
 
+/* Where a tile's columns go in c: vector q's lanes k[q] at off[q] from the
+ * tile's first column (16 q unless wrapped), and with wrap its lanes kw[q],
+ * those past the end of the row they start in and of its columns not
+ * stored, on the next row: gap columns before (gc_pk_gemm.v_wrap). v[q]:
+ * the panel's columns, those V has. */
+typedef struct pk_cols {
+	int64_t off[3], gap;
+	__mmask16 k[3], kw[3], v[3];
+} pk_cols;
+
+/* Vector q of a row of c (or of the residual, laid out as c) at p, zeros
+ * in the lanes not stored. */
+AI __m512 cols_load(const float *p, const pk_cols *cl, int q, const int wrap)
+{
+	if (!wrap)
+		return _mm512_maskz_loadu_ps(cl->k[q], p + 16 * q);
+	__m512 v = _mm512_maskz_loadu_ps(cl->k[q], p + cl->off[q]);
+	return _mm512_mask_loadu_ps(v, cl->kw[q], p + cl->off[q] - cl->gap);
+}
+
+AI void cols_store(float *p, const pk_cols *cl, int q, __m512 v, const int wrap)
+{
+	if (!wrap) {
+		_mm512_mask_storeu_ps(p + 16 * q, cl->k[q], v);
+		return;
+	}
+	_mm512_mask_storeu_ps(p + cl->off[q], cl->k[q], v);
+	_mm512_mask_storeu_ps(p + cl->off[q] - cl->gap, cl->kw[q], v);
+}
+
 /* A tile's results through the epilogue into c: act is e->act, or -1 for
  * whichever e has (then read at run time). e is copied first (the stores
  * to c cannot change the copy: its terms stay in registers). Unrolled, or
  * the accumulators would live in memory. */
 AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi *e, int64_t m0,
-		   int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2, const int mr, const int nv,
-		   const int act)
+		   int64_t n0, const pk_cols *cl, const int mr, const int nv, const int act,
+		   const int wrap)
 {
-	__mmask16 km[3] = {k0, k1, k2};
 	gc_pk_epi ea = *e;
 	if (act >= 0)
 		ea.act = act;
@@ -416,13 +476,12 @@ AI void tile_store(__m512 a[GC_PK_MR][3], float *c, int64_t ldc, const gc_pk_epi
 			if (ea.alpha != 1)
 				r = _mm512_mul_ps(r, alpha);
 			if (cp)
-				r = _mm512_fmadd_ps(
-				    ea.c_sn ? _mm512_maskz_loadu_ps(km[q], cp + n0 + 16 * q) : cb, beta,
-				    r);
+				r = _mm512_fmadd_ps(ea.c_sn ? cols_load(cp + n0, cl, q, wrap) : cb,
+						    beta, r);
 			if (rp)
-				r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(km[q], rp + 16 * q));
+				r = _mm512_add_ps(r, cols_load(rp, cl, q, wrap));
 			r = gc_pk_act(r, &ea);
-			_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], r);
+			cols_store(c + i * ldc, cl, q, r, wrap);
 		}
 	}
 }
@@ -478,14 +537,14 @@ AI void row_steps(__m512 a[GC_PK_MR][3], const float *s, const float *v, int64_t
 	}
 }
 
-/* An mr x (16 nv) tile: c rows [0, mr) and the columns the masks let
- * through, bringing pf's memory into cache meanwhile. */
+/* An mr x (16 nv) tile: c rows [0, mr) and the columns cl lets through,
+ * bringing pf's memory into cache meanwhile. */
 AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
-		 const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1,
-		 __mmask16 k2, const pk_pf *pf, const int mr, const int nv)
+		 const gc_pk_epi *e, int64_t m0, int64_t n0, const pk_cols *cl, const pk_pf *pf,
+		 const int mr, const int nv, const int wrap)
 {
 	__m512 a[GC_PK_MR][3];
-	__mmask16 km[3] = {k0, k1, k2};
+	__mmask16 k0 = cl->v[0], k1 = cl->v[1], k2 = cl->v[2];
 #pragma GCC unroll 8
 	for (int i = 0; i < mr; i++)
 		a[i][0] = a[i][1] = a[i][2] = _mm512_setzero_ps();
@@ -494,11 +553,15 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 		for (int i = 0; i < mr; i++)
 #pragma GCC unroll 3
 			for (int q = 0; q < nv; q++)
-				a[i][q] = _mm512_maskz_loadu_ps(km[q], c + i * ldc + 16 * q);
+				a[i][q] = cols_load(c + i * ldc, cl, q, wrap);
 	}
 	/* the masks of a whole panel's tile let all of its nv vectors through */
 	int full = k0 == 0xffff && (nv < 2 || k1 == 0xffff) && (nv < 3 || k2 == 0xffff);
-	if (pf->vrows && full)
+	if (wrap && full) /* (wrapped: V is read in place) */
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 1);
+	else if (wrap)
+		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0, 1);
+	else if (pf->vrows && full)
 		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 1);
 	else if (pf->vrows)
 		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0, 1);
@@ -511,30 +574,34 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 		for (int i = 0; i < mr; i++)
 #pragma GCC unroll 3
 			for (int q = 0; q < nv; q++)
-				_mm512_mask_storeu_ps(c + i * ldc + 16 * q, km[q], a[i][q]);
+				cols_store(c + i * ldc, cl, q, a[i][q], wrap);
 		return;
 	}
 	/* the common activations with code of their own: what runs is then
 	 * a short straight line, not 24 copies of every case */
-	if (e->act == GC_NN_ACT_NONE)
-		tile_store(a, c, ldc, e, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_NONE);
+	if (wrap)
+		tile_store(a, c, ldc, e, m0, n0, cl, mr, nv, -1, 1);
+	else if (e->act == GC_NN_ACT_NONE)
+		tile_store(a, c, ldc, e, m0, n0, cl, mr, nv, GC_NN_ACT_NONE, 0);
 	else if (e->act == GC_NN_ACT_CLAMP)
-		tile_store(a, c, ldc, e, m0, n0, k0, k1, k2, mr, nv, GC_NN_ACT_CLAMP);
+		tile_store(a, c, ldc, e, m0, n0, cl, mr, nv, GC_NN_ACT_CLAMP, 0);
 	else
-		tile_store(a, c, ldc, e, m0, n0, k0, k1, k2, mr, nv, -1);
+		tile_store(a, c, ldc, e, m0, n0, cl, mr, nv, -1, 0);
 }
 
 typedef void (*row_tile_fn)(const float *s, const float *v, int64_t ldv, int64_t k, float *c,
-			    int64_t ldc, const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0,
-			    __mmask16 k1, __mmask16 k2, const pk_pf *pf);
+			    int64_t ldc, const gc_pk_epi *e, int64_t m0, int64_t n0,
+			    const pk_cols *cl, const pk_pf *pf);
 
 #define ROW_TILE(mr, nv)                                                                           \
 	static GC_PK_TARGET void row_tile_##mr##_##nv(                                             \
 	    const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,         \
-	    const gc_pk_epi *e, int64_t m0, int64_t n0, __mmask16 k0, __mmask16 k1, __mmask16 k2,  \
-	    const pk_pf *pf)                                                                       \
+	    const gc_pk_epi *e, int64_t m0, int64_t n0, const pk_cols *cl, const pk_pf *pf)        \
 	{                                                                                          \
-		row_tile(s, v, ldv, k, c, ldc, e, m0, n0, k0, k1, k2, pf, mr, nv);                 \
+		if (cl->gap)                                                                       \
+			row_tile(s, v, ldv, k, c, ldc, e, m0, n0, cl, pf, mr, nv, 1);              \
+		else                                                                               \
+			row_tile(s, v, ldv, k, c, ldc, e, m0, n0, cl, pf, mr, nv, 0);              \
 	}
 #define ROW_TILES(nv)                                                                              \
 	ROW_TILE(1, nv)                                                                            \
@@ -677,6 +744,25 @@ static int64_t panel_kc(const gc_pk_gemm *g, int64_t ldv)
 	return (g->k + blocks - 1) / blocks;
 }
 
+/* Where the columns of panel jp (its first n0 in c, nv of them) go in c. */
+static void panel_cols(const gc_pk_gemm *g, int64_t jp, int64_t n0, int64_t nv, pk_cols *cl)
+{
+	memset(cl, 0, sizeof *cl);
+	int64_t ld = g->v_oh_ld, ow = g->v_ow;
+	if (wrapped(g))
+		cl->gap = ld - ow;
+	for (int q = 0; q < 3; q++) {
+		cl->v[q] = cl->k[q] = gc_lanes16(nv - 16 * q);
+		cl->off[q] = 16 * q;
+		if (!cl->gap)
+			continue;
+		int64_t u = jp * GC_PK_NR + 16 * q, w = u % ld;
+		cl->off[q] = u / ld * ow + w - n0;
+		cl->k[q] &= gc_lanes16(ow - w);
+		cl->kw[q] = cl->v[q] & (__mmask16)~gc_lanes16(ld - w);
+	}
+}
+
 /* The row tiles [i_lo, i_hi) of column panel jp (V at v, ldv apart), each
  * bringing the next tile's output rows into L1 as it computes (the output
  * is written 8 rows of 192 bytes at a time, rows far apart: no hardware
@@ -687,7 +773,8 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 {
 	int64_t n0, nv, skip;
 	panel_at(g, jp, &n0, &nv, &skip);
-	__mmask16 k0 = gc_lanes16(nv), k1 = gc_lanes16(nv - 16), k2 = gc_lanes16(nv - 32);
+	pk_cols cl;
+	panel_cols(g, jp, n0, nv, &cl);
 	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 	const char *lin = pf->lin;
 	int64_t kc = panel_kc(g, ldv);
@@ -720,7 +807,7 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR,
 						       direct ? v : v + kb * ldv,
 						       ldv, kl, g->c + i0 * g->ldc + n0, g->ldc,
-						       &g->epi, g->m0 + i0, n0, k0, k1, k2, pf);
+						       &g->epi, g->m0 + i0, n0, &cl, pf);
 		}
 	}
 }

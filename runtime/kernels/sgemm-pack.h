@@ -116,6 +116,13 @@ typedef struct gc_pk_gemm {
 	 * each output row cut into its own column panels (the last one of a
 	 * row part empty): gc_pk_gemm_run's p0, p1 count those panels. */
 	int64_t v_ow, v_oh_ld;
+	/* With v_ow and without v_buf, v_wrap: the panels run on across the
+	 * rows instead, over every row of V as one row of v_oh_ld floats an
+	 * output row: the v_oh_ld - v_ow columns after each output row's end
+	 * are computed and not stored (needs v_ow >= 16 and v_oh_ld >= 16;
+	 * the tiles then lose no part-empty panel at each row's end, and a
+	 * stride-1 convolution without pads reads its input as V itself). */
+	int v_wrap;
 	/* Plain V with v_buf: row p of V is taken as v * v_a[p] + v_b[p], then
 	 * clamped below at 0 when v_relu, as it is copied (a BatchNormalization
 	 * and Relu before a 1x1 convolution, which lib/pass-batchnorm.c moved
@@ -135,11 +142,11 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
 void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot);
 /* The whole product, its column panels split over up to `threads` threads. */
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads);
-/* The product's column panels (what gc_pk_gemm_run's p0, p1 count), and
- * panel jp's first column *n0 (an output pixel of a convolution) and its
- * columns *nr. */
+/* The product's column panels (what gc_pk_gemm_run's p0, p1 count), and,
+ * with v_ow, the output rows [*oh0, *oh1] panels [p0, p1) write. */
 int64_t gc_pk_gemm_panels(const gc_pk_gemm *g);
-void gc_pk_gemm_panel_px(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr);
+void gc_pk_gemm_panel_rows(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t *oh0,
+			   int64_t *oh1);
 
 /* An estimate of the cycles gc_pk_gemm_run takes, to choose a kernel. */
 double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);

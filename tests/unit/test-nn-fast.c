@@ -429,7 +429,8 @@ static void test_fast_conv_1d_3d(void)
  * panel or a tile, one output, batches. 2-D at stride 1 with few input
  * channels (a network's first layer) or small groups: pads, dilation,
  * rows of a panel and a tail, batches. Most of them the tiles read in
- * place (conv.c's tap_direct), one with K above 1024 in blocks of it (sgemm-pack.c's panel_kc). */
+ * place (conv.c's tap_direct), one with K above 1024 in blocks of it (sgemm-pack.c's panel_kc),
+ * some in panels across the rows (tap_wrap). */
 static void test_fast_conv_taps(void)
 {
 	rng_state = 19;
@@ -446,6 +447,12 @@ static void test_fast_conv_taps(void)
 	    C2(1, 3, 64, 1, 40, 61, 3, 1, 1, 1, 1, 1),
 	    C2(2, 3, 21, 1, 19, 53, 3, 1, 2, 2, 1, 1),
 	    C2(1, 32, 32, 4, 28, 28, 3, 1, 1, 1, 0, 1),
+	    /* panels across the rows (conv.c's tap_wrap): without pads the
+	     * input itself (tap_input), batches; pads and dilation */
+	    C2(1, 8, 16, 1, 40, 40, 3, 1, 0, 1, 1, 1),
+	    C2(2, 24, 32, 1, 21, 61, 3, 1, 0, 1, 0, 1),
+	    C2(1, 8, 16, 1, 30, 50, 3, 1, 1, 1, 1, 1),
+	    C2(2, 8, 20, 1, 25, 41, 3, 1, 2, 2, 1, 1),
 	    {.nsp = 2,
 	     .n = 1,
 	     .c = 2,

@@ -427,6 +427,101 @@ static void test_fast_row_gemm(void)
 		CHECK(row_gemm_case(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]));
 }
 
+/* The row GEMM reading V's rows in place at v_rows as a convolution's
+ * taps do (gc_pk_gemm.v_ow), its panels cut at each output row's end and
+ * run on across the rows (v_wrap): row p of V is an image of oh rows of ld
+ * floats, of which the output takes the first ow of each. Every epilogue
+ * term (a bias matrix and a residual read through the wrapped columns, the
+ * activation), panels split over two calls, k in blocks with the sums
+ * through c (k above 1024), no gap (ld = ow), one row; nothing written past
+ * the output (a canary after it). Against double-precision loops, and
+ * both modes the same. */
+static int wrap_gemm_case(int64_t m, int64_t oh, int64_t ow, int64_t ld, int64_t k)
+{
+	int64_t n = oh * ow, plane = oh * ld + 40; /* each row of V, and a gap */
+	float *s = rnd_buf(m * k), *v = rnd_buf(k * plane), *c = rnd_buf(m * n),
+	      *r = rnd_buf(m * n);
+	float *sp = malloc((size_t)gc_pk_s_floats(m, k) * sizeof(float));
+	int32_t *rows = malloc((size_t)k * sizeof(int32_t));
+	float *y[2];
+	double *want = malloc((size_t)(m * n) * sizeof(double)),
+	       *mag = malloc((size_t)(m * n) * sizeof(double));
+	gc_pk_pack_s(s, k, 1, m, k, sp);
+	for (int64_t p = 0; p < k; p++)
+		rows[p] = (int32_t)((k - 1 - p) * plane); /* rows in reverse */
+	gc_nn_act act = {.kind = GC_NN_ACT_LEAKY, .alpha = 0.2};
+	int ok = 1;
+	for (int wrap = 0; wrap < 2; wrap++) {
+		y[wrap] = malloc((size_t)(m * n + 16) * sizeof(float));
+		for (int j = 0; j < 16; j++)
+			y[wrap][m * n + j] = 1234.5f;
+		gc_pk_gemm g = {.m = m, .n = n, .k = k, .s = sp, .v = v, .v_rows = rows,
+				.v_ow = ow, .v_oh_ld = ld, .v_wrap = wrap, .c = y[wrap], .ldc = n};
+		gc_pk_epi_init(&g.epi, &act);
+		g.epi.c = c;
+		g.epi.c_sm = n;
+		g.epi.c_sn = 1;
+		g.epi.r = r;
+		g.epi.r_sm = n;
+		g.epi.alpha = 0.75f;
+		g.epi.beta = -1.5f;
+		int64_t panels = gc_pk_gemm_panels(&g);
+		gc_pk_gemm_run(&g, 0, 1);
+		gc_pk_gemm_run(&g, 1, panels);
+		for (int j = 0; j < 16; j++)
+			ok = ok && y[wrap][m * n + j] == 1234.5f;
+	}
+	if (!ok)
+		fprintf(stderr, "  written past the output\n");
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) {
+			double acc = 0, am = 0;
+			for (int64_t p = 0; p < k; p++) {
+				double t = (double)s[i * k + p] *
+					   v[rows[p] + j / ow * ld + j % ow];
+				acc += t;
+				am += fabs(t);
+			}
+			acc = 0.75 * acc - 1.5 * c[i * n + j] + r[i * n + j];
+			want[i * n + j] = acc < 0 ? acc * (double)0.2f : acc;
+			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]) + fabs(r[i * n + j]);
+		}
+	ok = ok && close_to("cut at rows", y[0], want, mag, m * n) &&
+	     close_to("wrapped", y[1], want, mag, m * n);
+	if (!ok)
+		fprintf(stderr, "  taps GEMM m %lld oh %lld ow %lld ld %lld k %lld\n", (long long)m,
+			(long long)oh, (long long)ow, (long long)ld, (long long)k);
+	free(s);
+	free(v);
+	free(c);
+	free(r);
+	free(sp);
+	free(rows);
+	free(y[0]);
+	free(y[1]);
+	free(want);
+	free(mag);
+	return ok;
+}
+
+static void test_fast_row_gemm_taps(void)
+{
+	if (!gc_pk_usable())
+		return;
+	rng_state = 11;
+	static const int64_t shapes[][5] = {
+	    /* m, oh, ow, ld, k */
+	    {21, 5, 17, 19, 37},  /* tails of tiles, vectors across rows */
+	    {8, 3, 147, 149, 60}, /* inception's rows */
+	    {13, 4, 16, 31, 1100}, /* k in 2 blocks; gaps of 15 */
+	    {9, 1, 50, 52, 20},	  /* one row */
+	    {16, 7, 33, 33, 64},  /* no gap */
+	};
+	for (size_t i = 0; i < LEN(shapes); i++)
+		CHECK(wrap_gemm_case(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3],
+				     shapes[i][4]));
+}
+
 /* S packing, rows of a (any row stride, the 8 x 8 register transposes and
  * their tails): S[i][p] at panel i / 8, offset p * 8 + i % 8, rows past m
  * zero. Runs wherever the CPU is (the packing has a plain path too). */
@@ -547,5 +642,5 @@ static void test_fast_gemm_cols(void)
 }
 
 TEST_MAIN(TEST(test_fast_gemm), TEST(test_fast_matmul), TEST(test_fast_matmul_gelu),
-	  TEST(test_softmax_no_denormals), TEST(test_fast_row_gemm), TEST(test_fast_pack_s),
+	  TEST(test_softmax_no_denormals), TEST(test_fast_row_gemm), TEST(test_fast_row_gemm_taps), TEST(test_fast_pack_s),
 	  TEST(test_fast_gemm_cols))

@@ -314,7 +314,8 @@ static int run_jobs(harness_run *h, gc_tensor **in, int threads)
  * on the row GEMM or the channel kernel (7x7 outputs: a column panel of 48
  * pixels and one of 1, so the output channels are cut into blocks too,
  * strided ones gathered, with a residual). K deeper than the channel
- * kernel's K block, with a residual. Each is checked against
+ * kernel's K block, with a residual. The row GEMM over taps, its panels
+ * across the rows. Each is checked against
  * double-precision loops (|error| <= 1e-5 of the sum of |terms|, plus
  * 1e-6), gives the 1-thread bytes at 2, 3 and 4 threads, and is exactly one
  * pool job at 2 threads.
@@ -344,7 +345,12 @@ static void test_conv_jobs(void)
 		      * carried from block to block) */
 		     {1100, 40, 6, 3, 1, 1, 1},
 		     {600, 64, 10, 3, 1, 1, 2},
-		     {150, 48, 24, 3, 1, 1, 1}};
+		     {150, 48, 24, 3, 1, 1, 1},
+		     /* the row GEMM's panels across the rows (conv.c's
+		      * tap_wrap), the padded rows copied by the parts as they
+		      * go, with a residual */
+		     {8, 16, 40, 3, 1, 1, 1},
+		     {8, 24, 33, 5, 1, 1, 1}};
 	if (!gc_pk_usable())
 		return; /* the channel kernel needs AVX-512 */
 	for (int i = 0; i < LEN(cases); i++) {
