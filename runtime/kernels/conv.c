@@ -765,6 +765,7 @@ typedef struct tap_job {
 	float *xq;
 	const gc_pk_gemm *g; /* group 0's product (the others: group_gemm) */
 	int64_t panels, rows_per_block;
+	int64_t chunk; /* column panels made ready at a time (TAP_CHUNK_BYTES) */
 	int threads;
 	atomic_uchar state[TAP_BLOCKS]; /* 0 free, 1 being copied, 2 done */
 } tap_job;
@@ -809,11 +810,12 @@ static void tap_ready(tap_job *j, int64_t p0, int64_t p1, int slot)
 		gc_nn_par_wait_byte(&j->state[b], 2);
 }
 
-/* Column panels a part makes ready and computes at a time: the padded rows
- * they read are then still in L2 when the tiles read them (inception_v3's
- * 32 -> 64 3x3 at 147x147 at one thread: the copy of all of them first,
- * 2.8 MB, took 7 % of its time). */
-#define TAP_PANELS 8
+/* Bytes of padded rows a part makes ready before it computes the column
+ * panels that read them (tap_job.chunk): they are then still in L2 when
+ * the tiles read them (inception_v3's 32 -> 64 3x3 at 147x147 at one
+ * thread: the copy of all of them first, 2.8 MB, took 7 % of its time;
+ * by 8 panels its 3 -> 32 3x3 s2 took 4 % longer, by the calls). */
+#define TAP_CHUNK_BYTES (256 << 10)
 
 static void tap_part(void *arg, int part, int parts, int slot)
 {
@@ -821,8 +823,8 @@ static void tap_part(void *arg, int part, int parts, int slot)
 	const conv_state *st = j->st;
 	int64_t p0, p1;
 	gc_nn_guided_range(j->panels, j->threads, 1, part, parts, &p0, &p1);
-	for (int64_t q0 = p0; q0 < p1; q0 += TAP_PANELS) {
-		int64_t q1 = p1 - q0 < TAP_PANELS ? p1 : q0 + TAP_PANELS;
+	for (int64_t q0 = p0; q0 < p1; q0 += j->chunk) {
+		int64_t q1 = p1 - q0 < j->chunk ? p1 : q0 + j->chunk;
 		tap_ready(j, q0, q1, slot);
 		for (int64_t gi = 0; gi < st->g; gi++) {
 			gc_pk_gemm g = group_gemm(st, j->g, gi);
@@ -842,6 +844,10 @@ static void tap_run(const conv_state *st, const float *x, float *xq, const gc_pk
 	j.threads = t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS;
 	int64_t blocks = st->tap_h < TAP_BLOCKS ? st->tap_h : TAP_BLOCKS;
 	j.rows_per_block = (st->tap_h + blocks - 1) / blocks;
+	/* the padded rows' bytes an output row reads anew */
+	int64_t row_bytes = st->c * st->w.stride[2] * st->tap_len * st->w.stride[1] * 4;
+	int64_t rows = TAP_CHUNK_BYTES / row_bytes > 1 ? TAP_CHUNK_BYTES / row_bytes : 1;
+	j.chunk = st->tap_input ? j.panels : (rows * j.panels + st->w.out[1] - 1) / st->w.out[1];
 	for (int b = 0; b < TAP_BLOCKS; b++)
 		atomic_init(&j.state[b], 0);
 	gc_nn_parallel(j.threads, gc_nn_guided_parts(j.panels, j.threads, 1), tap_part, &j);

@@ -540,9 +540,12 @@ AI void row_steps(__m512 a[GC_PK_MR][3], const float *s, const float *v, int64_t
 /* An mr x (16 nv) tile: c rows [0, mr) and the columns cl lets through,
  * bringing pf's memory into cache meanwhile. */
 AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *c, int64_t ldc,
-		 const gc_pk_epi *e, int64_t m0, int64_t n0, const pk_cols *cl, const pk_pf *pf,
+		 const gc_pk_epi *e, int64_t m0, int64_t n0, const pk_cols *cols, const pk_pf *pf,
 		 const int mr, const int nv, const int wrap)
 {
+	/* a copy, so that the stores to c cannot change it: it stays in
+	 * registers */
+	const pk_cols copy = *cols, *cl = &copy;
 	__m512 a[GC_PK_MR][3];
 	__mmask16 k0 = cl->v[0], k1 = cl->v[1], k2 = cl->v[2];
 #pragma GCC unroll 8
@@ -747,15 +750,14 @@ static int64_t panel_kc(const gc_pk_gemm *g, int64_t ldv)
 /* Where the columns of panel jp (its first n0 in c, nv of them) go in c. */
 static void panel_cols(const gc_pk_gemm *g, int64_t jp, int64_t n0, int64_t nv, pk_cols *cl)
 {
-	memset(cl, 0, sizeof *cl);
 	int64_t ld = g->v_oh_ld, ow = g->v_ow;
-	if (wrapped(g))
-		cl->gap = ld - ow;
+	cl->gap = wrapped(g) ? ld - ow : 0;
 	for (int q = 0; q < 3; q++) {
 		cl->v[q] = cl->k[q] = gc_lanes16(nv - 16 * q);
+		cl->kw[q] = 0;
 		cl->off[q] = 16 * q;
-		if (!cl->gap)
-			continue;
+	}
+	for (int q = 0; cl->gap && q < 3; q++) {
 		int64_t u = jp * GC_PK_NR + 16 * q, w = u % ld;
 		cl->off[q] = u / ld * ow + w - n0;
 		cl->k[q] &= gc_lanes16(ow - w);
