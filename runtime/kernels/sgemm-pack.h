@@ -181,7 +181,6 @@ typedef struct gc_pk_conv {
 	int64_t out[3];		      /* output dims; a flattened 1x1 is one row */
 	int64_t row_step[2];	      /* input elements per output step along d, h */
 	int sw;			      /* stride along w: 1 or 2 */
-	int cold;		      /* the output is larger than an L2 (chan_ahead) */
 	int64_t rows;		      /* out[0] * out[1] */
 	int64_t in_sp, pin_sp, out_sp;
 	gc_pk_epi epi;
