@@ -316,6 +316,30 @@ static void test_softmax_no_denormals(void)
 
 /* ---- the kernels themselves ---- */
 
+/* Every epilogue term of the row GEMM's tests: c (n columns) as a bias
+ * matrix, r as a residual, alpha 0.75, beta -1.5, LeakyRelu 0.2. */
+static void epi_terms(gc_pk_gemm *g, const float *c, const float *r, int64_t n)
+{
+	gc_nn_act act = {.kind = GC_NN_ACT_LEAKY, .alpha = 0.2};
+	gc_pk_epi_init(&g->epi, &act);
+	g->epi.c = c;
+	g->epi.c_sm = n;
+	g->epi.c_sn = 1;
+	g->epi.r = r;
+	g->epi.r_sm = n;
+	g->epi.alpha = 0.75f;
+	g->epi.beta = -1.5f;
+}
+
+/* What epi_terms make of a product acc (am: the sum of its terms'
+ * magnitudes) with bias c and residual r: *want, and *mag for close_to. */
+static void epi_want(double acc, double am, float c, float r, double *want, double *mag)
+{
+	acc = 0.75 * acc - 1.5 * c + r;
+	*want = acc < 0 ? acc * (double)0.2f : acc;
+	*mag = am + 1.5 * fabs(c) + fabs(r);
+}
+
 /* The row GEMM with V read as plain rows (a Conv 1x1's input) and packed,
  * with every epilogue term (bias matrix, fused residual, activation), over
  * a split of its column panels; per shape { m, n, k, ldv }: tails of the
@@ -334,16 +358,8 @@ static int row_gemm_case(int64_t m, int64_t n, int64_t k, int64_t ldv)
 	       *mag = malloc((size_t)(m * n) * sizeof(double));
 	gc_pk_pack_s(s, k, 1, m, k, sp);
 	gc_pk_pack_v(v, ldv, 1, k, n, vp);
-	gc_nn_act act = {.kind = GC_NN_ACT_LEAKY, .alpha = 0.2};
 	gc_pk_gemm g = {.m = m, .n = n, .k = k, .s = sp, .v = v, .ldv = ldv, .c = y1, .ldc = n};
-	gc_pk_epi_init(&g.epi, &act);
-	g.epi.c = c;
-	g.epi.c_sm = n;
-	g.epi.c_sn = 1;
-	g.epi.r = r;
-	g.epi.r_sm = n;
-	g.epi.alpha = 0.75f;
-	g.epi.beta = -1.5f;
+	epi_terms(&g, c, r, n);
 	int64_t panels = (n + GC_PK_NR - 1) / GC_PK_NR;
 	gc_pk_gemm_run(&g, 0, 1);
 	gc_pk_gemm_run(&g, 1, panels);
@@ -374,18 +390,15 @@ static int row_gemm_case(int64_t m, int64_t n, int64_t k, int64_t ldv)
 				acc3 += (double)s[i * k + p] * v[p * ldv + ldv - 1 - j];
 				am3 += fabs((double)s[i * k + p] * v[p * ldv + ldv - 1 - j]);
 			}
-			am3 += 1.5 * fabs(c[i * n + j]) + fabs(r[i * n + j]);
-			acc3 = 0.75 * acc3 - 1.5 * c[i * n + j] + r[i * n + j];
-			acc3 = acc3 < 0 ? acc3 * (double)0.2f : acc3;
+			epi_want(acc3, am3, c[i * n + j], r[i * n + j], &acc3, &am3);
 			/* close_to's bound */
 			if (ok && !(fabs(y3[i * n + j] - acc3) <= 1e-5 * am3 + 1e-6)) {
 				fprintf(stderr, "  gathered V [%lld][%lld]: %g, want %g\n",
 					(long long)i, (long long)j, y3[i * n + j], acc3);
 				ok = 0;
 			}
-			acc = 0.75 * acc - 1.5 * c[i * n + j] + r[i * n + j];
-			want[i * n + j] = acc < 0 ? acc * (double)0.2f : acc;
-			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]) + fabs(r[i * n + j]);
+			epi_want(acc, am, c[i * n + j], r[i * n + j], &want[i * n + j],
+				 &mag[i * n + j]);
 		}
 	ok = ok && close_to("plain V", y1, want, mag, m * n) &&
 	     close_to("packed V", y2, want, mag, m * n);
@@ -449,7 +462,6 @@ static int wrap_gemm_case(int64_t m, int64_t oh, int64_t ow, int64_t ld, int64_t
 	gc_pk_pack_s(s, k, 1, m, k, sp);
 	for (int64_t p = 0; p < k; p++)
 		rows[p] = (int32_t)((k - 1 - p) * plane); /* rows in reverse */
-	gc_nn_act act = {.kind = GC_NN_ACT_LEAKY, .alpha = 0.2};
 	int ok = 1;
 	for (int wrap = 0; wrap < 2; wrap++) {
 		y[wrap] = malloc((size_t)(m * n + 16) * sizeof(float));
@@ -457,14 +469,7 @@ static int wrap_gemm_case(int64_t m, int64_t oh, int64_t ow, int64_t ld, int64_t
 			y[wrap][m * n + j] = 1234.5f;
 		gc_pk_gemm g = {.m = m, .n = n, .k = k, .s = sp, .v = v, .v_rows = rows,
 				.v_ow = ow, .v_oh_ld = ld, .v_wrap = wrap, .c = y[wrap], .ldc = n};
-		gc_pk_epi_init(&g.epi, &act);
-		g.epi.c = c;
-		g.epi.c_sm = n;
-		g.epi.c_sn = 1;
-		g.epi.r = r;
-		g.epi.r_sm = n;
-		g.epi.alpha = 0.75f;
-		g.epi.beta = -1.5f;
+		epi_terms(&g, c, r, n);
 		int64_t panels = gc_pk_gemm_panels(&g);
 		gc_pk_gemm_run(&g, 0, 1);
 		gc_pk_gemm_run(&g, 1, panels);
@@ -482,9 +487,8 @@ static int wrap_gemm_case(int64_t m, int64_t oh, int64_t ow, int64_t ld, int64_t
 				acc += t;
 				am += fabs(t);
 			}
-			acc = 0.75 * acc - 1.5 * c[i * n + j] + r[i * n + j];
-			want[i * n + j] = acc < 0 ? acc * (double)0.2f : acc;
-			mag[i * n + j] = am + 1.5 * fabs(c[i * n + j]) + fabs(r[i * n + j]);
+			epi_want(acc, am, c[i * n + j], r[i * n + j], &want[i * n + j],
+				 &mag[i * n + j]);
 		}
 	ok = ok && close_to("cut at rows", y[0], want, mag, m * n) &&
 	     close_to("wrapped", y[1], want, mag, m * n);
