@@ -794,8 +794,13 @@ static void tap_ready(tap_job *j, int64_t p0, int64_t p1, int slot)
 	if (st->tap_input) /* V is the input */
 		return;
 	gc_pk_gemm_panel_rows(j->g, p0, p1, &oh0, &oh1);
-	/* the padded rows output rows [oh0, oh1] read */
+	/* the padded rows output rows [oh0, oh1] read; panels across the rows
+	 * read the columns after a row's end (not stored) from the start of
+	 * the next padded row: it is made ready too, or another thread could
+	 * be writing it (a data race, though no sum takes those columns) */
 	int64_t r0 = oh0 * w->stride[1], r1 = oh1 * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
+	if (st->tap_wrap && r1 < st->tap_h)
+		r1++;
 	int b0 = (int)(r0 / per), b1 = (int)((r1 - 1) / per) + 1;
 	for (int b = b0; b < b1; b++) {
 		unsigned char free_ = 0;
