@@ -703,6 +703,11 @@ static int64_t conv_wrap_cols(const conv_state *st)
 	return (w->out[1] - 1) * ld + w->out[2];
 }
 
+/* How much less the estimate of the row GEMM with its panels across the
+ * rows must be than another kernel's for it to be chosen (see
+ * conv_fast_prepare). */
+#define WRAP_MARGIN 1.01
+
 /* Whether the taps' padded copy would be the input itself: a stride-1
  * convolution reading no pads, whose windows reach every input row and
  * column. */
@@ -1072,12 +1077,12 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * reading the taps from L2 (0.99-1.04x at k 576-720 estimated at
 	 * 1.0-1.04x, 1.07-1.2x at k 864-1440 estimated at 1.06-1.15x), and in
 	 * groups of 16 channels (1.0-1.08x at 0.96-1.0x): it goes by its
-	 * estimate 1.01x, without groups. */
+	 * estimate WRAP_MARGIN x, without groups. */
 	int64_t wrap_cols = tap_floats ? conv_wrap_cols(st) : 0;
 	bool tap_input = tap_floats && conv_tap_input(st);
 	double wrap = (double)st->g * gc_pk_gemm_cost(st->mg, wrap_cols, st->kdim) +
 		      (tap_input ? 0 : (double)tap_floats);
-	int wrap_wins = wrap_cols && st->g == 1 && wrap * 1.01 < chan;
+	int wrap_wins = wrap_cols && st->g == 1 && wrap * WRAP_MARGIN < chan;
 	int tap_wins = w->out[2] > 16 &&
 		       ((w->stride[2] == 1 && tap * 1.3 < chan) || first || wrap_wins);
 	int by_taps = tap_floats > 0 && (tap_wins || (w->stride[2] > 2 && w->out[1] == 1)) &&
@@ -1101,10 +1106,10 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 				return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
 			st->tap_input = tap_input;
 			st->tap_buf = tap_input ? 0 : tap_bytes;
-			/* (where the rows won: across them at 1.01x less,
-			 * as vgg11's 3 -> 64 at 224x224 was 1.1x slower at
-			 * 0.995x, k 27: its stores, row-aligned by rows) */
-			st->tap_wrap = wrap_wins || (wrap_cols && wrap * 1.01 < tap);
+			/* (where the rows won: across them by WRAP_MARGIN
+			 * too, as vgg11's 3 -> 64 at 224x224 was 1.1x slower
+			 * at 0.995x, k 27: its stores, row-aligned by rows) */
+			st->tap_wrap = wrap_wins || (wrap_cols && wrap * WRAP_MARGIN < tap);
 			st->tap_direct = st->tap_wrap || conv_tap_direct(st);
 			n->scratch_bytes = st->tap_buf + (st->tap_direct ? 0 : gc_nn_align(vbuf));
 			return 1;

@@ -364,7 +364,7 @@ static void panel_at(const gc_pk_gemm *g, int64_t jp, int64_t *n0, int64_t *nr, 
 void gc_pk_gemm_panel_rows(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t *oh0,
 			   int64_t *oh1)
 {
-	int64_t n0, nr, voff, ld = g->v_ow;
+	int64_t n0, nr, voff;
 	if (wrapped(g)) { /* by V's columns: a panel may start past a row's end */
 		*oh0 = p0 * GC_PK_NR / g->v_oh_ld;
 		panel_at(g, p1 - 1, &n0, &nr, &voff);
@@ -372,10 +372,10 @@ void gc_pk_gemm_panel_rows(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t 
 		return;
 	}
 	panel_at(g, p0, &n0, &nr, &voff);
-	*oh0 = n0 / ld;
+	*oh0 = n0 / g->v_ow;
 	panel_at(g, p1 - 1, &n0, &nr, &voff);
 	nr = nr < GC_PK_NR ? nr : GC_PK_NR;
-	*oh1 = (n0 + nr - 1) / ld;
+	*oh1 = (n0 + nr - 1) / g->v_ow;
 }
 
 #ifdef PK_X86
@@ -560,13 +560,10 @@ AI void row_tile(const float *s, const float *v, int64_t ldv, int64_t k, float *
 	}
 	/* the masks of a whole panel's tile let all of its nv vectors through */
 	int full = k0 == 0xffff && (nv < 2 || k1 == 0xffff) && (nv < 3 || k2 == 0xffff);
-	if (wrap && full) /* (wrapped: V is read in place) */
+	/* (wrapped, V is read in place: the plain-row steps never compiled in) */
+	if ((wrap || pf->vrows) && full)
 		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 1);
-	else if (wrap)
-		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0, 1);
-	else if (pf->vrows && full)
-		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 1);
-	else if (pf->vrows)
+	else if (wrap || pf->vrows)
 		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 0, 1);
 	else if (full)
 		row_steps(a, s, v, ldv, k, k0, k1, k2, pf, mr, nv, 1, 0);
