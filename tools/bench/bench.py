@@ -381,7 +381,7 @@ def busy_loops():
 
 def bench_busy(key, threads, a, work, logs):
     """graphcc and ORT at each thread count while other processes keep all
-    but one of the machine's cores busy (BUSY_LOOPS busy loops of the
+    but one of the machine's cores busy (busy_loops() busy loops of the
     default priority, for the whole round-robin): a server's other work. A
     second thread then has a core only part of the time; it must not make
     a run slower than one thread does. Rows: model, threads, medians."""
