@@ -718,6 +718,14 @@ static bool conv_tap_input(const conv_state *st)
 	       st->tap_h == w->in[1] && st->tap_len == w->in[2];
 }
 
+/* The floats the tap path's padded copy of a batch item's input writes
+ * (none where it reads the input in place), what the estimates count it
+ * at: ~1 cycle a float. After conv_tap_floats. */
+static int64_t conv_tap_copy(const conv_state *st)
+{
+	return conv_tap_input(st) ? 0 : st->c * st->w.stride[2] * st->tap_h * st->tap_len;
+}
+
 /* Padded rows [r0, r1) of every channel of one batch item's input x as
  * conv_taps reads it, into xq. At strides above 1 each input row is padded
  * into thread slot's s * tap_len floats after the phases (conv_tap_floats)
@@ -849,7 +857,7 @@ static void tap_run(const conv_state *st, const float *x, float *xq, const gc_pk
 {
 	tap_job j = {.st = st, .x = x, .xq = xq, .g = g, .panels = gc_pk_gemm_panels(g)};
 	double cost = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim) +
-		      (st->tap_input ? 0 : (double)(st->c * st->w.stride[2] * st->tap_h * st->tap_len));
+		      (double)conv_tap_copy(st);
 	int t = gc_nn_par_threads(threads, cost);
 	j.threads = t < GC_PK_GEMM_SLOTS ? t : GC_PK_GEMM_SLOTS;
 	int64_t blocks = st->tap_h < TAP_BLOCKS ? st->tap_h : TAP_BLOCKS;
@@ -1024,15 +1032,17 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, rows, width);
 	double row = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim);
 	/* a 1-D or 2-D convolution: the row GEMM over its im2col, whose
-	 * panels are copied from a padded copy of the input (~1 cycle an
-	 * element each); estimated (and the estimate's margin below measured)
+	 * panels are copied from a padded copy of the input (conv_tap_copy;
+	 * none without pads at stride 1); estimated (and the estimate's
+	 * margin below measured)
 	 * as when it went output row by output row, each row's last panel
 	 * part empty */
 	int64_t tap_floats = one ? 0 : conv_tap_floats(st);
+	int64_t tap_copy = tap_floats ? conv_tap_copy(st) : 0;
 	double tap_row =
 	    gc_pk_gemm_cost(st->mg, w->out[2], st->kdim) +
 	    (double)(st->kdim * ((w->out[2] + GC_PK_NR - 1) / GC_PK_NR) * GC_PK_NR / 16);
-	double tap = (double)st->g * (double)w->out[1] * tap_row + (double)tap_floats;
+	double tap = (double)st->g * (double)w->out[1] * tap_row + (double)tap_copy;
 	char key[96];
 	void *fill;
 	/* the row GEMM's V panel buffers (gc_pk_gemm.v_buf): the tap path's
@@ -1080,8 +1090,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	 * estimate WRAP_MARGIN x, without groups. */
 	int64_t wrap_cols = tap_floats ? conv_wrap_cols(st) : 0;
 	bool tap_input = tap_floats && conv_tap_input(st);
-	double wrap = (double)st->g * gc_pk_gemm_cost(st->mg, wrap_cols, st->kdim) +
-		      (tap_input ? 0 : (double)tap_floats);
+	double wrap = (double)st->g * gc_pk_gemm_cost(st->mg, wrap_cols, st->kdim) + (double)tap_copy;
 	int wrap_wins = wrap_cols && st->g == 1 && wrap * WRAP_MARGIN < chan;
 	int tap_wins = w->out[2] > 16 &&
 		       ((w->stride[2] == 1 && tap * 1.3 < chan) || first || wrap_wins);
