@@ -11,11 +11,12 @@
  *                                                   stride-1 convolution
  *                                                   (gc_pk_gemm_par)
  *
- * Prints ms and GFLOP/s of the fastest run, and the median run's ms. Time is the thread's CPU clock, so another process
- * taking the core does not count (on this shared machine wall-time minima
- * of a whole model moved by 20-40 % between runs of the same build; these
- * stay within 1-2 %, when the machine's speed itself does not change: run old
- * and new builds alternately). FLUSH_MB: read that many MiB between runs,
+ * Prints ms and GFLOP/s of the fastest run, and the median run's ms. Time
+ * is the thread's CPU clock, so another process taking the core does not
+ * count (on this shared machine wall-time minima of a whole model moved by
+ * 20-40 % between runs of the same build; these stay within 1-2 %, when the
+ * machine's speed itself does not change: run old and new builds
+ * alternately). FLUSH_MB: read that many MiB between runs,
  * so that weights, input and output start out of cache as in a large model.
  * Build: make (it is $(B)/bench/kernel-time); link it against another
  * build's libraries to compare kernels.
