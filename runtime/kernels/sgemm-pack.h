@@ -177,6 +177,9 @@ typedef struct gc_pk_conv {
 	const float *w;		      /* packed weights (gc_pk_conv_pack; not owned) */
 	int32_t *koff;		      /* [k]: input offset of each (channel, tap) (owned) */
 	int pad;		      /* the input needs a padded copy */
+	uint16_t *pmask;	      /* [pad_chunks]: the input's lanes of each 16
+				       * floats of a padded plane (owned) */
+	int64_t pad_chunks;	      /* (pin_sp + 15) / 16 */
 	int64_t in[3], lo[3], pin[3]; /* input dims, leading pads, padded dims */
 	int64_t out[3];		      /* output dims; a flattened 1x1 is one row */
 	int64_t row_step[2];	      /* input elements per output step along d, h */
