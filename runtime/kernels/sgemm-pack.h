@@ -171,6 +171,7 @@ typedef struct gc_pk_conv {
 	 * (conv-direct.c's tile_steps). kr, kc: taps along h and w. */
 	int64_t kr, kc, row_taps;     /* row_taps: steps of one window row */
 	int64_t vs, vdil;	      /* stride and dilation along h */
+	int64_t wdil;		      /* dilation along w */
 	int64_t oh, ow;		      /* output rows and columns of a plane */
 	int64_t panels;		      /* per group: 32 channels each, the last maybe 16 */
 	int64_t group_floats;	      /* packed weights per group (gc_pk_conv_floats) */
@@ -180,6 +181,13 @@ typedef struct gc_pk_conv {
 	uint16_t *pmask;	      /* [pad_chunks]: the input's lanes of each 16
 				       * floats of a padded plane (owned) */
 	int64_t pad_chunks;	      /* (pin_sp + 15) / 16 */
+	/* Edge columns (no padded copy; conv-direct.c's edge_build): the
+	 * input read in place but by the output columns [ol, orr) whose
+	 * windows are inside it along w, the others (ecols of them) from a
+	 * copy of their windows, edge[group][column][step][output row]. */
+	int edge;
+	int64_t ol, orr, ecols;
+	int32_t *ekoff; /* [k + CHAN_KB]: step i at i * oh (owned) */
 	int64_t in[3], lo[3], pin[3]; /* input dims, leading pads, padded dims */
 	int64_t out[3];		      /* output dims; a flattened 1x1 is one row */
 	int64_t row_step[2];	      /* input elements per output step along d, h */

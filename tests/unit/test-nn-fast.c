@@ -313,6 +313,14 @@ static void test_fast_conv_spatial(void)
 	    C2(1, 5, 20, 1, 6, 70, 3, 1, 2, 1, 1, 1),	/* rows of 64 and more: copied by libc */
 	    C2(1, 7, 16, 1, 5, 63, 5, 1, 2, 1, 1, 1),	/* 63 wide: by vectors, 4 of them */
 	    C2(1, 8, 80, 1, 64, 64, 3, 1, 1, 1, 1, 1),	/* 1.3 MB out: lines prefetched */
+	    /* read in place, the edge columns' windows copied (conv-direct.c's
+	     * edge_build): a 3x3 s2's left column, groups, a batch and a
+	     * right edge, both edges at stride 1, 5x5 s2, dilation 2 */
+	    C2(1, 16, 40, 1, 64, 64, 3, 2, 1, 1, 1, 1),
+	    C2(2, 32, 32, 4, 60, 57, 3, 2, 1, 1, 1, 1),
+	    C2(1, 8, 24, 1, 120, 120, 3, 1, 1, 1, 1, 1),
+	    C2(1, 6, 20, 1, 100, 110, 5, 2, 2, 1, 0, 1),
+	    C2(1, 8, 16, 1, 100, 100, 3, 2, 2, 2, 1, 1),
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 	/* uneven pads, strides and kernels per axis */

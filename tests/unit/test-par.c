@@ -350,7 +350,11 @@ static void test_conv_jobs(void)
 		      * tap_wrap), the padded rows copied by the parts as they
 		      * go, with a residual */
 		     {8, 16, 40, 3, 1, 1, 1},
-		     {8, 24, 33, 5, 1, 1, 1}};
+		     {8, 24, 33, 5, 1, 1, 1},
+		     /* read in place, the edge columns' windows copied by the
+		      * parts as they go (by groups), with a residual */
+		     {32, 48, 64, 3, 2, 1, 2},
+		     {16, 40, 100, 3, 1, 1, 1}};
 	if (!gc_pk_usable())
 		return; /* the channel kernel needs AVX-512 */
 	for (int i = 0; i < LEN(cases); i++) {
