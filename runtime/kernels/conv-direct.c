@@ -73,16 +73,17 @@ static int edge_suits(gc_pk_conv *p, const int64_t k[3], const int64_t stride[3]
 	int64_t ol = (lo + sw - 1) / sw, last = p->in[2] - 1 + lo - (k[2] - 1) * dil[2];
 	int64_t orr = last < 0 ? 0 : last / sw + 1;
 	orr = orr < out[2] ? orr : out[2];
-	if (orr - ol < GC_PK_CV_NR)
+	int64_t ecols = ol + out[2] - orr;
+	double copy = (double)k[1] * (double)k[2] * (double)out[1] * (double)ecols,
+	       plane = (double)p->pin[0] * (double)p->pin[1] * (double)p->pin[2];
+	/* (offsets in int32; sizes from a file may be absurd) */
+	if (orr - ol < GC_PK_CV_NR || 4 * copy > plane ||
+	    (double)p->k * (double)out[1] >= INT32_MAX / 2 || (double)p->c * copy >= 0x1p50)
 		return 0;
 	p->ol = ol;
 	p->orr = orr;
-	p->ecols = ol + out[2] - orr;
-	double copy = (double)k[1] * (double)k[2] * (double)out[1] * (double)p->ecols,
-	       plane = (double)p->pin[0] * (double)p->pin[1] * (double)p->pin[2];
-	/* (offsets in int32; sizes from a file may be absurd) */
-	return 4 * copy <= plane && (double)p->k * (double)out[1] < INT32_MAX / 2 &&
-	       (double)p->c * copy < 0x1p50;
+	p->ecols = ecols;
+	return 1;
 }
 
 /* The padded plane's masks (gc_pk_conv.pmask): bit l of chunk q is set
