@@ -58,9 +58,10 @@ static int64_t panel_width(int64_t mg, int64_t p)
  * edge columns' windows a quarter of the padded plane at most. A 3x3 at
  * stride 2 so copies one column of windows (9 input columns), not the input
  * (regnet_x_800mf's g4 64 -> 64 at 112x112: 9 % faster, its g2 32 -> 32
- * 8 %; unet's 3x3s at 128x128 within the noise). At stride 1 and a copy a
- * quarter of the padded plane or more (a 3x3 at 56x56 or 28x28), 3 %
- * slower: the edge tiles are 3.5 % more tiles, their outputs scattered.
+ * 10 %; unet's 3x3s at 128x128 within the noise). At stride 1 and a copy
+ * a quarter of the padded plane or more (3x3s at 56x56, 35x35, 28x28) it
+ * was 1-2 % slower: there the padded copy is a small part, and the edge
+ * windows are 9 copies of each edge pixel.
  */
 static int edge_suits(gc_pk_conv *p, const int64_t k[3], const int64_t stride[3],
 		      const int64_t dil[3], const int64_t out[3])
