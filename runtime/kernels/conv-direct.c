@@ -88,27 +88,29 @@ static int edge_suits(gc_pk_conv *p, const int64_t k[3], const int64_t stride[3]
 }
 
 /* The padded plane's masks (gc_pk_conv.pmask): bit l of chunk q is set
- * when element 16 q + l is the input's, not a pad. */
+ * when element 16 q + l is the input's, not a pad. By the input's rows,
+ * a chunk at a time: the plan's time goes with the input, not the pads. */
 static int pad_masks(gc_pk_conv *p)
 {
-	p->pad_chunks = (p->pin_sp + 15) / 16;
-	p->pmask = gc_calloc((size_t)p->pad_chunks, sizeof *p->pmask);
+	p->pmask = gc_calloc((size_t)((p->pin_sp + 15) / 16), sizeof *p->pmask);
 	if (!p->pmask)
 		return -1;
-	for (int64_t e = 0; e < p->pin_sp; e++) {
-		int64_t pos[3] = {e / (p->pin[1] * p->pin[2]), e / p->pin[2] % p->pin[1],
-				  e % p->pin[2]};
-		int in = 1;
-		for (int d = 0; d < 3; d++)
-			in &= pos[d] >= p->lo[d] && pos[d] < p->lo[d] + p->in[d];
-		p->pmask[e / 16] |= (uint16_t)(in << (e % 16));
-	}
+	for (int64_t z = p->lo[0]; z < p->lo[0] + p->in[0]; z++)
+		for (int64_t h = p->lo[1]; h < p->lo[1] + p->in[1]; h++) {
+			int64_t e = (z * p->pin[1] + h) * p->pin[2] + p->lo[2], end = e + p->in[2];
+			for (int64_t q = e / 16; e < end; q++, e = 16 * q) {
+				/* lanes [e - 16 q, to) (plain integers: any target plans) */
+				int64_t to = end - 16 * q < 16 ? end - 16 * q : 16;
+				p->pmask[q] |= (uint16_t)(((1u << to) - 1) & ~((1u << (e - 16 * q)) - 1));
+			}
+		}
 	return 0;
 }
 
 int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
 		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
-		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act)
+		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act,
+		    int64_t max_scratch)
 {
 	memset(p, 0, sizeof *p);
 	if (stride[2] > 2)
@@ -146,8 +148,6 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp) ||
 	    p->pin_sp > INT32_MAX / (p->cg + 1))
 		return 1;
-	if (pad && !p->edge && pad_masks(p))
-		return -1;
 	p->row_step[0] = stride[0] * p->pin[1] * p->pin[2];
 	p->row_step[1] = stride[1] * p->pin[2];
 	p->kr = k[1];
@@ -158,6 +158,11 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	p->wdil = dil[2];
 	p->oh = out[1];
 	p->ow = out[2];
+	/* (before anything is allocated for a plan that will not be used) */
+	if (gc_pk_conv_scratch(p) > max_scratch)
+		return 1;
+	if (pad && !p->edge && pad_masks(p))
+		return -1;
 	int64_t width;
 	gc_pk_conv_rows(k, stride, out, unit && !pad, &p->rows, &width);
 	if (width != out[2]) { /* rows of planes, or the output, as one */
@@ -913,7 +918,7 @@ static void edge_build(const gc_pk_conv *p, const float *x, float *e, int64_t g0
 static GC_PK_TARGET void conv_pad(const gc_pk_conv *p, const float *x, float *xp, int64_t c0,
 				  int64_t c1)
 {
-	int64_t last = p->pad_chunks - 1;
+	int64_t last = (p->pin_sp + 15) / 16 - 1;
 	__mmask16 tail = gc_lanes16(p->pin_sp - 16 * last);
 	for (int64_t ci = c0; ci < c1; ci++) {
 		const float *src = x + ci * p->in_sp;
@@ -949,14 +954,15 @@ static GC_PK_TARGET void conv_pad(const gc_pk_conv *p, const float *x, float *xp
  * channels, with fewer groups: conv_pad_split), and a part makes the
  * blocks a group reads right before it convolves the group (pad_groups):
  * it copies those no thread has begun, then waits for those another thread
- * is copying. At one thread too: a group's copy is read from L2, not the
- * whole copy's first groups from L3 (regnet_x_400mf's 3x3 g2 at 112x112,
- * two groups of 830 KB, 10 % faster; the whole model 2 %). So the copy is split over the threads that came, costs no
- * hand-over of its own, and is split even where it is too small to be worth
- * one (14x14 and 7x7 inputs: 35-50 us a node on the caller alone). A
+ * is copying. So the copy is split over the threads that came, costs no
+ * hand-over of its own, and is split even where it is too small to be
+ * worth one (14x14 and 7x7 inputs: 35-50 us a node on the caller alone). A
  * grouped convolution's part waits only for the groups it shares with a
  * part under way (not for the whole copy, as when the copy's parts came
- * first), and reads the groups it copied from its own cache.
+ * first), and reads the groups it copied from its own cache: at one thread
+ * too (regnet_x_400mf's 3x3 g2 at 112x112, two groups of 830 KB, 10 %
+ * faster than with the whole copy first, its first group read back from
+ * L3).
  */
 #define CONV_PAD_BLOCKS 64
 

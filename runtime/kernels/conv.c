@@ -1132,15 +1132,11 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	st->take = flat && strided;
 	int rc = gc_pk_conv_plan(&st->pk, st->n, st->c, st->m, st->g, st->take ? w->out : w->in,
 				 w->k, st->take ? unit : w->stride, w->dil, w->pad_lo, w->out,
-				 &st->act);
+				 &st->act, (int64_t)(CONV_FAST_SCRATCH_MAX / 4));
 	if (rc < 0)
 		return gc_kerr(k, GC_ENOMEM, "out of memory planning the convolution");
-	if (rc)
+	if (rc) /* (a padded copy too large among others: im2col tiles instead) */
 		return 0;
-	if ((uint64_t)gc_pk_conv_scratch(&st->pk) * 4 > CONV_FAST_SCRATCH_MAX) {
-		gc_pk_conv_free(&st->pk); /* a padded copy that large: im2col tiles instead */
-		return 0;
-	}
 	snprintf(key, sizeof key, "pk-cv2 %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
 		 st->g, st->mg, st->kdim, st->pk.kr, st->pk.kc);
 	st->pk.w = gc_kpacked(k, n, in, 1, key,

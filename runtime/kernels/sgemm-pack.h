@@ -177,10 +177,11 @@ typedef struct gc_pk_conv {
 	int64_t group_floats;	      /* packed weights per group (gc_pk_conv_floats) */
 	const float *w;		      /* packed weights (gc_pk_conv_pack; not owned) */
 	int32_t *koff;		      /* [k]: input offset of each (channel, tap) (owned) */
-	int pad;		      /* the input needs a padded copy */
-	uint16_t *pmask;	      /* [pad_chunks]: the input's lanes of each 16
-				       * floats of a padded plane (owned) */
-	int64_t pad_chunks;	      /* (pin_sp + 15) / 16 */
+	int pad;		      /* the window reads pads: from a padded copy,
+				       * or from the input in place (edge) */
+	uint16_t *pmask;	      /* [(pin_sp + 15) / 16]: the input's lanes of
+				       * each 16 floats of a padded plane (owned;
+				       * NULL: no padded copy) */
 	/* Edge columns (no padded copy; conv-direct.c's edge_build): the
 	 * input read in place but by the output columns [ol, orr) whose
 	 * windows are inside it along w, the others (ecols of them) from a
@@ -200,12 +201,14 @@ typedef struct gc_pk_conv {
 /*
  * Plans a convolution: returns 0 and fills p (but for p->w, the weights
  * packed with gc_pk_conv_pack), 1 when the shape does not suit (stride
- * along w above 2, offsets too large), or -1 out of memory. Window arrays
- * are in gc_nn_window's 3-D form.
+ * along w above 2, offsets too large, a scratch of more than max_scratch
+ * floats: gc_pk_conv_scratch), or -1 out of memory. Window arrays are in
+ * gc_nn_window's 3-D form.
  */
 int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, const int64_t in[3],
 		    const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
-		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
+		    const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act,
+		    int64_t max_scratch);
 /* Floats of one group's packed weights (mg channels, k = cg * taps). */
 int64_t gc_pk_conv_floats(int64_t mg, int64_t k);
 /* Packs weights wt ([g * mg][k], k in ONNX's order: channel, then taps

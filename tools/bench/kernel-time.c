@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 	} else {
 		int64_t in[3] = {1, hw, hw}, win[3] = {1, k, k}, st[3] = {1, s, s};
 		int64_t dil[3] = {1, 1, 1}, lo[3] = {0, pad, pad}, out[3] = {1, o, o};
-		if (gc_pk_conv_plan(&j.cv, 1, c, m, 1, in, win, st, dil, lo, out, &none)) {
+		if (gc_pk_conv_plan(&j.cv, 1, c, m, 1, in, win, st, dil, lo, out, &none,
+				    INT64_MAX)) {
 			fprintf(stderr, "kernel-time: the channel-vector kernel does not take this\n");
 			return 2;
 		}
