@@ -970,13 +970,12 @@ typedef struct conv_job {
 	const gc_pk_conv *p;
 	const float *x, *bias, *res;
 	float *y, *xp;
-	const float *xc; /* what the convolution reads: x or the padded copy xp */
-	int64_t xs;	 /* its elements a channel */
+	const float *xc; /* what the convolution reads: x or the padded copy xp
+			  * (pin_sp elements a channel either way) */
 	int threads;	 /* the guided split's */
 	int64_t rpu;	 /* output rows a unit */
 	int64_t chunks;	 /* units a row (rpu 1), or 1 */
 	int64_t units;	 /* units a panel: rows, or chunks, then the edge tiles */
-	int64_t eunits;	 /* of them edge tiles (edge_tiles) */
 	int64_t runs;	 /* the copy's runs of channels: groups, or channels */
 	int blocks;	 /* blocks of the copy (0: no copy), of runs */
 	/* per block: 0 not begun, 1 being copied, 2 done */
@@ -1033,9 +1032,9 @@ static void conv_items(conv_job *j, int64_t lo, int64_t hi)
 		int64_t gi = gq / p->panels, q = gq % p->panels;
 		if (j->blocks)
 			pad_groups(j, gi, gi + 1);
-		const float *xg = j->xc + gi * p->cg * j->xs;
+		const float *xg = j->xc + gi * p->cg * p->pin_sp;
 		const float *eg = p->edge && p->ecols ? j->xp + gi * p->ecols * p->k * p->oh : NULL;
-		int64_t tiles = row_tiles(p), nc = j->chunks, ru = j->units - j->eunits;
+		int64_t tiles = row_tiles(p), nc = j->chunks, ru = j->units - edge_tiles(p);
 		if (nc == 1) {
 			int64_t a0 = u0 < ru ? u0 : ru, a1 = u1 < ru ? u1 : ru;
 			int64_t r1 = a1 * j->rpu < p->rows ? a1 * j->rpu : p->rows;
@@ -1086,21 +1085,16 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			      .res = res ? res + b * p->m * p->out_sp : NULL,
 			      .y = y + b * p->m * p->out_sp,
 			      .xc = x + b * p->c * p->in_sp,
-			      .xs = p->in_sp,
 			      .threads = t,
 			      .rpu = rpu,
 			      .chunks = chunks,
-			      .units = units,
-			      .eunits = eunits};
+			      .units = units};
 		if (p->pad) {
 			conv_pad_split(&j, t);
 			for (int i = 0; i < j.blocks; i++)
 				atomic_init(&j.pad_state[i], 0);
 			j.xp = scratch;
-			if (!p->edge) {
-				j.xc = scratch;
-				j.xs = p->pin_sp;
-			}
+			j.xc = p->edge ? j.xc : scratch;
 		}
 		gc_nn_parallel(t, parts, conv_part, &j);
 	}
