@@ -125,13 +125,15 @@ static struct {
 	atomic_int_least64_t solo_until;      /* callers run jobs alone until then */
 	atomic_int_least64_t solo_window;     /* the last solo window's length */
 	atomic_int runs; /* runs under way */
+	int waker_cpu;	 /* under lock: the CPU of the last wake of a worker (-1: unknown) */
 	/* the job counts in the stats (gc_nn_par_stats_on): when it was
 	 * published (ns); written before the word is published */
 	int stats;
 	int64_t published;
 } pool = {.once = PTHREAD_ONCE_INIT,
 	  .lock = PTHREAD_MUTEX_INITIALIZER,
-	  .done = PTHREAD_COND_INITIALIZER};
+	  .done = PTHREAD_COND_INITIALIZER,
+	  .waker_cpu = -1};
 
 static int64_t now_ns(void)
 {
@@ -262,6 +264,31 @@ static uint64_t spin_job(int w, uint32_t seen)
 	}
 }
 
+/*
+ * A worker woken onto the CPU of the thread that woke it moves off it. The
+ * scheduler places a wakee beside its waker when no other CPU looks idle,
+ * and in a VM an idle vCPU that the host has descheduled looks busy
+ * (preempted): on a 2-vCPU Intel VM, after 30 ms without a request, the
+ * woken worker shared the caller's CPU for ~7 ms of a 10 ms mobilenet_v2
+ * run while the other vCPU idled (perf sched), so the caller ran most
+ * jobs alone and the run took longer than at one thread. Taking the CPU
+ * out of the thread's affinity for a moment migrates it at once; the
+ * thread's own set (the user's taskset or cpuset) is put back unchanged.
+ * Two system calls, only when stacked.
+ */
+void gc_nn_par_unstack(int waker)
+{
+	if (waker < 0 || sched_getcpu() != waker)
+		return;
+	cpu_set_t own, other;
+	if (sched_getaffinity(0, sizeof own, &own))
+		return;
+	other = own;
+	CPU_CLR(waker, &other);
+	if (CPU_COUNT(&other) > 0 && !sched_setaffinity(0, sizeof other, &other))
+		sched_setaffinity(0, sizeof own, &own);
+}
+
 /* Worker w's wait for a job after `seen`: spins while the pool is hot and
  * the last job used it, then sleeps; nudged awake, spins again. Returns the
  * job word. */
@@ -278,7 +305,9 @@ static uint64_t wait_job(int w, uint32_t seen)
 			pthread_cond_wait(&pool.w[w].wake, &pool.lock);
 		pool.w[w].sleeping = 0;
 		pool.w[w].nudged = 0;
+		int waker = pool.waker_cpu;
 		pthread_mutex_unlock(&pool.lock);
+		gc_nn_par_unstack(waker);
 		if (W_JOB(word) != seen || atomic_load(&pool.stop))
 			return word;
 	}
@@ -509,6 +538,7 @@ static void nudge(int threads)
 	for (int i = 0; i < threads - 1; i++)
 		if (pool.w[i].sleeping) {
 			pool.w[i].nudged = 1;
+			pool.waker_cpu = sched_getcpu();
 			pthread_cond_signal(&pool.w[i].wake);
 			atomic_fetch_add_explicit(&nudges, 1, memory_order_relaxed);
 		}
@@ -624,8 +654,10 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	atomic_store(&pool.word, (uint64_t)job << 32 | (uint64_t)claim);
 	pthread_mutex_lock(&pool.lock);
 	for (int i = 0; i < threads - 1; i++)
-		if (pool.w[i].sleeping)
+		if (pool.w[i].sleeping) {
+			pool.waker_cpu = sched_getcpu();
 			pthread_cond_signal(&pool.w[i].wake);
+		}
 	pthread_mutex_unlock(&pool.lock);
 	run_parts(job, 0);
 	if (on)

@@ -99,6 +99,12 @@ int gc_nn_par_solo(void);
  * 20 ms (nn-par.c). The tests call it with made-up losses. */
 void gc_nn_par_lost_core(int64_t now, int64_t lost, int64_t parts);
 
+/* What a woken worker does (nn-par.c): on CPU `waker` (the CPU of the
+ * thread that woke it), it moves to another CPU its affinity allows,
+ * leaving the affinity as it was; elsewhere, or with no other CPU, nothing.
+ * The tests call it on their own thread. */
+void gc_nn_par_unstack(int waker);
+
 /* How many gc_nn_parallel calls so far had more than one thread and more
  * than one part (whether or not another thread took a part): lets the
  * tests see that a kernel splits its work. */

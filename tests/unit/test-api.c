@@ -690,6 +690,34 @@ static void test_small_job_wakes_no_worker(void)
 	gc_nn_par_release();
 }
 
+/* A woken worker on the CPU of the thread that woke it moves off it (the
+ * scheduler can leave it there for milliseconds while another CPU idles),
+ * with its affinity unchanged; the test's thread stands in for the worker.
+ * Elsewhere it stays. Needs two CPUs (CI's machines have them). */
+static void test_woken_worker_leaves_waker_cpu(void)
+{
+	cpu_set_t own, after;
+	CHECK(!sched_getaffinity(0, sizeof own, &own));
+	if (CPU_COUNT(&own) < 2)
+		return;
+	for (int i = 0; i < 3; i++) {
+		int here = sched_getcpu();
+		gc_nn_par_unstack(here);
+		CHECK(sched_getcpu() != here);
+		CHECK(!sched_getaffinity(0, sizeof after, &after));
+		CHECK(CPU_EQUAL(&own, &after));
+	}
+	/* one CPU allowed: nowhere to go, and the affinity stays that one */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	CHECK(!sched_setaffinity(0, sizeof one, &one));
+	gc_nn_par_unstack(sched_getcpu());
+	CHECK(!sched_getaffinity(0, sizeof after, &after));
+	CHECK(CPU_EQUAL(&one, &after));
+	CHECK(!sched_setaffinity(0, sizeof own, &own));
+}
+
 /* Parts that each take 4 ms of their thread's CPU time, noting the slot
  * they ran on (1 + slot). */
 static void cpu_part(void *arg, int part, int parts, int slot)
@@ -946,4 +974,4 @@ static void test_dump_seen_logged(void)
 	gc_program_free(p);
 }
 
-TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_worker_spins_after_long_job), TEST(test_small_job_wakes_no_worker), TEST(test_lost_core_goes_solo), TEST(test_lost_core_rule), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
+TEST_MAIN(TEST(test_dump_seen_logged), TEST(test_debug_options_size), TEST(test_no_process_global_effects), TEST(test_idle_pool_sleeps), TEST(test_serial_run_leaves_pool), TEST(test_small_run_goes_serial), TEST(test_worker_spins_after_long_job), TEST(test_small_job_wakes_no_worker), TEST(test_woken_worker_leaves_waker_cpu), TEST(test_lost_core_goes_solo), TEST(test_lost_core_rule), TEST(test_debug_messages_logged), TEST(test_zero_copy_io), TEST(test_null_arguments), TEST(test_inputs_never_set), TEST(test_busy_session))
