@@ -36,8 +36,8 @@
  */
 #define CHAN_KB 1024
 #define CHAN_GROUP 16
-/* Steps ahead at which a tile of K blocks prefetches its own input rows into
- * L1 (chan_ahead.near). */
+/* Steps ahead at which a tile of K blocks, or of a window wider than one
+ * tap, prefetches its own input rows into L1 (chan_ahead.near). */
 #define CHAN_NEAR 64
 _Static_assert(CHAN_NEAR <= CHAN_KB, "koff's block of zeros covers the steps ahead");
 
@@ -328,10 +328,16 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
  * step i + CHAN_NEAR (near is the tile's xb). A tile of a deep panel reads
  * each step's row of pixels from L2 (its block's weights, 128 KiB, pass
  * through L1 between two reads of a row): fcn_resnet50's 2048 -> 512 3x3
- * at 32x32 (k = 18432) took 181 ms without, 171 with (ORT 170). Measured
- * no gain nor loss at k = 1152 (128 -> 128 3x3 at 28x28), and none either
- * for tiles of one block (64 -> 64 3x3 at 56x56); set for tiles of more than
- * one block (chan_group). And,
+ * at 32x32 (k = 18432) took 181 ms without, 171 with (ORT 170). For tiles
+ * of one block it measured no gain nor loss on an AMD Zen 4 (64 -> 64 3x3 at
+ * 56x56); on an Intel Xeon (2 MB L2, 48 KB L1), where a 3x3's step reads a
+ * new input line from L2 more often than the next tile's prefetch keeps,
+ * inception_v3's node sums were 2 % lower (81.5-81.8 ms against 83.1-83.9,
+ * both builds on one CPU in turns), its 3x3s at 35x35 and larger 5-20 %
+ * when the core was slowed by a neighbour, resnet50 and vgg11 0.3-0.5 %;
+ * for 1x1s (a step's line is the next tile's) 4 % slower. So set for tiles
+ * of more than one block (chan_group) and for windows of more than one
+ * tap. And,
  * unless y is NULL, one in each run of k / lines steps, the `lines` lines
  * of the output (for writing) and residual that chan_store writes and reads
  * after the last step: line 2 c + e is the first (e = 0) or last pixel of
@@ -678,7 +684,7 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 			chan_ahead ah = {.pf = c->pf,
 					 .pfs = c->f.pfs,
 					 .pkoff = at[t].koff + k0,
-					 .near = blocks > 1 ? at[t].x : NULL};
+					 .near = blocks > 1 || p->kr * p->kc > 1 ? at[t].x : NULL};
 			if (t + 1 < n)
 				ah.px = tile_new_line(&at[t + 1], 0);
 			else if (k0 + kb < s1)
