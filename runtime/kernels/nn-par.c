@@ -125,7 +125,7 @@ static struct {
 	atomic_int_least64_t solo_until;      /* callers run jobs alone until then */
 	atomic_int_least64_t solo_window;     /* the last solo window's length */
 	atomic_int runs; /* runs under way */
-	int waker_cpu;	 /* under lock: the CPU of the last wake of a worker (-1: unknown) */
+	int waker_cpu;	 /* under lock: the CPU of the last wake_worker (-1: none yet) */
 	/* the job counts in the stats (gc_nn_par_stats_on): when it was
 	 * published (ns); written before the word is published */
 	int stats;
@@ -289,6 +289,14 @@ void gc_nn_par_unstack(int waker)
 		sched_setaffinity(0, sizeof own, &own);
 }
 
+/* Wakes sleeping worker i for work (lock held), noting the waker's CPU
+ * for gc_nn_par_unstack. */
+static void wake_worker(int i)
+{
+	pool.waker_cpu = sched_getcpu();
+	pthread_cond_signal(&pool.w[i].wake);
+}
+
 /* Worker w's wait for a job after `seen`: spins while the pool is hot and
  * the last job used it, then sleeps; nudged awake, spins again. Returns the
  * job word. */
@@ -305,7 +313,7 @@ static uint64_t wait_job(int w, uint32_t seen)
 			pthread_cond_wait(&pool.w[w].wake, &pool.lock);
 		pool.w[w].sleeping = 0;
 		pool.w[w].nudged = 0;
-		int waker = pool.waker_cpu;
+		int waker = atomic_load(&pool.stop) ? -1 : pool.waker_cpu; /* (ending: stays) */
 		pthread_mutex_unlock(&pool.lock);
 		gc_nn_par_unstack(waker);
 		if (W_JOB(word) != seen || atomic_load(&pool.stop))
@@ -538,8 +546,7 @@ static void nudge(int threads)
 	for (int i = 0; i < threads - 1; i++)
 		if (pool.w[i].sleeping) {
 			pool.w[i].nudged = 1;
-			pool.waker_cpu = sched_getcpu();
-			pthread_cond_signal(&pool.w[i].wake);
+			wake_worker(i);
 			atomic_fetch_add_explicit(&nudges, 1, memory_order_relaxed);
 		}
 }
@@ -654,10 +661,8 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	atomic_store(&pool.word, (uint64_t)job << 32 | (uint64_t)claim);
 	pthread_mutex_lock(&pool.lock);
 	for (int i = 0; i < threads - 1; i++)
-		if (pool.w[i].sleeping) {
-			pool.waker_cpu = sched_getcpu();
-			pthread_cond_signal(&pool.w[i].wake);
-		}
+		if (pool.w[i].sleeping)
+			wake_worker(i);
 	pthread_mutex_unlock(&pool.lock);
 	run_parts(job, 0);
 	if (on)
