@@ -238,6 +238,15 @@ typedef enum { ROW_MAX, ROW_SUM } row_op;
 
 #define ROW_INLINE static inline __attribute__((always_inline))
 
+/* The cache lines of the n floats from p (none when n is 0): input rows a
+ * later output row reads (pool_state.prefetch). Addresses past the input
+ * are harmless: prefetches do not fault. */
+ROW_INLINE void prefetch_floats(const float *p, int64_t n)
+{
+	for (int64_t j = 0; j < n; j += 16)
+		__builtin_prefetch(p + j);
+}
+
 ROW_INLINE float row_red(row_op op, float acc, float v)
 {
 	return op == ROW_MAX ? (v > acc ? v : acc) : acc + v;
@@ -494,10 +503,9 @@ ROW512_INLINE void rows512(row_op op, int s3, const gc_node *n, gc_tensor *const
 		for (int64_t oh = 0; oh < OH; oh++) {
 			int64_t s1 = oh * sh - w->pad_lo[1], l1, h1;
 			/* the rows output row oh + POOL_AHEAD reads first (past the
-			 * plane's end the next channel's; prefetches do not fault) */
-			const float *pf = x + ch * st->in_sp + (s1 + POOL_AHEAD * sh + reach - sh) * W;
-			for (int64_t j = 0; j < pfn; j += 16)
-				__builtin_prefetch(pf + j);
+			 * plane's end the next channel's) */
+			prefetch_floats(x + ch * st->in_sp + (s1 + POOL_AHEAD * sh + reach - sh) * W,
+					pfn);
 			gc_pool_taps(s1, w->k[1], w->dil[1], H, &l1, &h1);
 			float rows = op == ROW_MAX ? 0 : row_divisor(st, s1, l1, h1);
 			row512(op, s3, st, x + ch * st->in_sp, s1, l1, h1, rows,
@@ -866,9 +874,7 @@ static void pool_2x2_range(const gc_node *n, gc_tensor *const *in, gc_tensor *co
 	for (int64_t ch = c0; ch < c1; ch++)
 		for (int64_t oh = 0; oh < OH; oh++) {
 			const float *r0 = x + ch * st->in_sp + 2 * oh * W;
-			/* the row pair 4 ahead (past the end: prefetches do not fault) */
-			for (int64_t j = 0; j < pf; j += 16)
-				__builtin_prefetch(r0 + 8 * W + j);
+			prefetch_floats(r0 + 8 * W, pf); /* the row pair 4 ahead */
 			st->row_2x2(r0, r0 + W, y + (ch * OH + oh) * OW, OW);
 		}
 }
