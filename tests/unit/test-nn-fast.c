@@ -948,6 +948,63 @@ static void test_fast_conv_deep_k(void)
 		CHECK(conv_threads_same(&cases[ci], ci));
 }
 
+/* Planes whose channels would crowd a few L1 sets (conv-direct.c's
+ * channels_crowd): a stride-1 3x3 on 128x128 and 96x96 inputs reads the
+ * padded copy, not the input in place; padded planes of 64x64 (a 62x62
+ * input), 32x32 (a 28x28 one with pads 2 and dilation 2, in groups) and
+ * 16x16 (14x14) get a line of slack a channel; a stride-2 one and an
+ * 84x84 one still read in place. The plans, then the outputs against the
+ * loops, every activation on the first, and the same bytes at 1 to 3
+ * threads. */
+static int plan_of(int64_t c, int64_t m, int64_t g, int64_t hw, int64_t s, int64_t pad,
+		   int64_t dil, gc_pk_conv *p)
+{
+	int64_t in[3] = {1, hw, hw}, k[3] = {1, 3, 3}, st[3] = {1, s, s}, d[3] = {1, dil, dil};
+	int64_t lo[3] = {0, pad, pad}, o = (hw + 2 * pad - dil * 2 - 1) / s + 1, out[3] = {1, o, o};
+	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+	return gc_pk_conv_plan(p, 1, c, m, g, in, k, st, d, lo, out, &none, INT64_MAX);
+}
+
+static void test_fast_conv_crowded_planes(void)
+{
+	static const struct {
+		int64_t c, m, g, hw, s, pad, dil;
+		int edge;
+		int64_t pin_sp; /* 0: not padded (read in place) */
+	} plans[] = {
+	    {64, 64, 1, 128, 1, 1, 1, 0, 130 * 130},
+	    {16, 24, 1, 96, 1, 1, 1, 0, 98 * 98},
+	    {64, 64, 1, 62, 1, 1, 1, 0, 64 * 64 + 16},
+	    {32, 64, 2, 28, 1, 2, 2, 0, 32 * 32 + 16},
+	    {256, 256, 1, 14, 1, 1, 1, 0, 16 * 16 + 16},
+	    {64, 64, 1, 128, 2, 1, 1, 1, 0},
+	    {64, 64, 1, 84, 1, 1, 1, 1, 0},
+	    {64, 64, 1, 28, 1, 1, 1, 0, 30 * 30},
+	};
+	for (int i = 0; i < LEN(plans) && gc_pk_usable(); i++) {
+		gc_pk_conv p;
+		CHECK_INT(plan_of(plans[i].c, plans[i].m, plans[i].g, plans[i].hw, plans[i].s,
+				  plans[i].pad, plans[i].dil, &p),
+			  0);
+		CHECK_INT(p.edge, plans[i].edge);
+		if (plans[i].pin_sp)
+			CHECK_INT(p.pin_sp, plans[i].pin_sp);
+		gc_pk_conv_free(&p);
+	}
+	rng_state = 15;
+	static const conv_case cases[] = {
+	    C2(1, 16, 40, 1, 128, 128, 3, 1, 1, 1, 1, 1),
+	    C2(1, 16, 40, 1, 62, 62, 3, 1, 1, 1, 1, 1),
+	    C2(1, 32, 64, 2, 28, 28, 3, 1, 2, 2, 1, 1),
+	    C2(2, 64, 48, 1, 14, 14, 3, 1, 1, 1, 0, 1),
+	    C2(1, 16, 32, 1, 96, 96, 3, 1, 1, 1, 1, 1),
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	CHECK(conv_cases(cases, 1, 1));
+	for (int i = 0; i < 2; i++)
+		CHECK(conv_threads_same(&cases[i], i));
+}
+
 /* A column window kh x 1: stride sh and dilation dh down, pads ph above
  * and below, pwl and pwh left and right. */
 #define CK(n_, c_, m_, g_, h_, w_, kh_, sh_, dh_, ph_, pwl_, pwh_)                                 \
@@ -1203,7 +1260,7 @@ static void test_fast_threads_callers(void)
 }
 
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial), TEST(test_fast_conv_column),
-	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
+	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_crowded_planes), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
 	  TEST(test_fast_split), TEST(test_fast_conv_dilated), TEST(test_fast_threads),
