@@ -118,27 +118,22 @@ static int pad_masks(gc_pk_conv *p)
  * other, and alike in L2: they come from L3. So a stride-1 convolution
  * reads such an input from the padded copy, not in place (the edge
  * columns' path), and a padded plane that would crowd gets a line of
- * slack a channel (its zeros). Measured with kernel-time on an Intel Xeon (both builds on one
- * CPU in turns, best of 20): 3x3s 64 -> 64 at 128x128 9.7-9.8 -> 8.3-8.4
- * ms, U-Net's 32 -> 32 and 96 -> 32 at 128x128 2.55 -> 2.3 and 7.2-7.4 ->
- * 6.5-6.8, 128 -> 128 at 128x128 37.1-37.4 -> 33.6-36.2, 32 -> 32 at
- * 256x256 11.1 -> 10.1-10.2, 64 -> 128 at 112x112 12.4-12.7 -> 12.0-12.3;
- * padded, 64x64 of a 62x62 input 2.2 -> 2.0, 32x32 of 30x30 (128
- * channels) 1.83-1.85 -> 1.73-1.75, 16x16 of 14x14 (256) 1.32 -> 1.30.
+ * slack a channel (its zeros). Measured with kernel-time on an Intel Xeon
+ * (both builds on one CPU in turns, best of 20): 3x3s 64 -> 64 at 128x128
+ * 9.7-9.8 -> 8.3-8.4 ms, U-Net's 32 -> 32 and 96 -> 32 at 128x128 2.55 ->
+ * 2.3 and 7.2-7.4 -> 6.5-6.8, 128 -> 128 at 128x128 37.1-37.4 ->
+ * 33.6-36.2, 32 -> 32 at 256x256 11.1 -> 10.1-10.2, 64 -> 128 at 112x112
+ * 12.4-12.7 -> 12.0-12.3; padded, 64x64 of a 62x62 input 2.2 -> 2.0, 32x32
+ * of 30x30 (128 channels) 1.83-1.85 -> 1.73-1.75, 16x16 of 14x14 (256)
+ * 1.32 -> 1.30.
  * At stride 2 the copy is four times the output (32 -> 32 3x3 s2 at
  * 112x112 0.41 ms in place, 0.50 copied): read in place as before.
  */
 static int channels_crowd(int64_t floats, int64_t lines)
 {
-	int64_t bytes = floats * (int64_t)sizeof(float);
-	if (bytes % 64)
+	if (floats % 16) /* not a whole number of lines */
 		return 0;
-	int64_t a = (bytes / 64) % 64, b = 64; /* gcd(lines of the stride mod 64, 64) */
-	while (a) {
-		int64_t t = b % a;
-		b = a;
-		a = t;
-	}
+	int64_t l = floats / 16, b = l % 64 ? l & -l : 64; /* gcd(l, 64) */
 	return b >= 8 && lines > 8 * (64 / b);
 }
 
@@ -172,18 +167,17 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 		unit &= k[d] == 1 && stride[d] == 1;
 	}
 	p->pad = pad;
+	p->in_sp = in[0] * in[1] * in[2];
 	int64_t lines = p->cg * k[0] * k[1]; /* (channels_crowd) */
-	int crowd = stride[1] == 1 && stride[2] == 1 && channels_crowd(in[0] * in[1] * in[2], lines);
+	int crowd = stride[1] == 1 && stride[2] == 1 && channels_crowd(p->in_sp, lines);
 	p->edge = pad && !crowd && edge_suits(p, k, stride, dil, out);
 	if (!pad || p->edge) /* the input read in place */
 		for (int d = 0; d < 3; d++)
 			p->pin[d] = in[d];
-	p->in_sp = in[0] * in[1] * in[2];
 	p->out_sp = out[0] * out[1] * out[2];
 	/* offsets must fit int32 (and the whole input, for the tile bases);
 	 * pads and dilations from a file may make the padded size overflow */
-	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp) ||
-	    p->pin_sp > INT32_MAX / (p->cg + 1))
+	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp))
 		return 1;
 	if (pad && !p->edge && channels_crowd(p->pin_sp, lines))
 		p->pin_sp += 16; /* an odd number of lines: in every set */
