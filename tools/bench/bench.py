@@ -610,11 +610,12 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, bu
         r1 = one.get(r["model"])
         speed = ("%.2f / %.2f" % (r1["graphcc_ms"] / r["graphcc_ms"], r1["ort_ms"] / r["ort_ms"])
                  if r1 and r["threads"] > 1 else "")
+        ratios = (r["graphcc_ms"] / r["ort_ms"], r["graphcc_min"] / r["ort_min"])
         L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %.2f | %.2f | %s | %.1f | %.1f (%.1f) "
                  "| %.1e%s |" % (
             MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]),
             100 * r.get("graphcc_spread", 0.0), fmt(r["ort_ms"]), 100 * r.get("ort_spread", 0.0),
-            r["graphcc_ms"] / r["ort_ms"], r["graphcc_min"] / r["ort_min"], speed, r["graphcc_rss"], r["ort_rss"],
+            *ratios, speed, r["graphcc_rss"], r["ort_rss"],
             r["ort_rss"] - base_rss, r["diff"], "" if r["same"] else " MISMATCH"))
     L.append("")
     L.append("± is half the interquartile range of the samples, relative to the median. "
