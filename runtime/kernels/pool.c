@@ -853,13 +853,17 @@ static pool_2x2_row_fn pool_2x2_row_best(bool is_max)
 	return is_max ? maxpool_2x2_row : avgpool_2x2_row;
 }
 
-/* Inputs larger than this (the L2 caches and a fair share of a shared L3)
- * that a Conv has just written are mostly in DRAM when the pool reads them,
- * and the hardware prefetchers do not keep up: vgg11's first MaxPool (12.8
- * MB after its Conv) takes 0.50 ms with software prefetch against 1.07
- * without. For smaller ones the prefetches only cost instructions (+5-15%
- * where the input is in L2 or L3). */
-#define POOL_PREFETCH_BYTES (INT64_C(8) << 20)
+/* Inputs larger than this that a Conv has just written are mostly past L2
+ * when the pool reads them, and the hardware prefetchers do not keep up:
+ * vgg11's first MaxPool (12.8 MB after its Conv) takes 0.50 ms with
+ * software prefetch against 1.07 without. The bound was 8 MB, above which
+ * an AMD Zen 4 gained and below which the prefetches cost instructions
+ * (+5-15 % where the input was in L2 or L3); on an Intel Xeon (2 MB of L2
+ * a core, a large L3 shared with other tenants) vgg11's MaxPools of 3.2,
+ * 1.6 and 1.6 MB took 585, 315 and 175 us with them against 759, 416 and
+ * 221 without (ONNX Runtime's 452-490, 270 and 189), unet's 2 MB one 75
+ * against 86; those of 0.4 MB and less gain nothing either way. */
+#define POOL_PREFETCH_BYTES (INT64_C(1) << 20)
 
 static void pool_2x2_range(const gc_node *n, gc_tensor *const *in, gc_tensor *const *out,
 			      int64_t c0, int64_t c1, float *buf)
