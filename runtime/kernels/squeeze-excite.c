@@ -64,7 +64,13 @@ GC_NN_SIMD static void se_hidden(const se_job *j, int64_t lo, int64_t hi)
 {
 	const se_state *st = j->st;
 	float *h = j->h;
-	for (int64_t o = lo; o < hi; o++)
+	int64_t o = lo;
+	for (; o + 4 <= hi; o += 4) {
+		gc_nn_dot4_f32(j->w1 + o * st->c, st->c, j->s, st->c, h + o);
+		for (int r = 0; r < 4; r++)
+			h[o + r] += j->b1[o + r];
+	}
+	for (; o < hi; o++)
 		h[o] = gc_nn_dot_f32(j->w1 + o * st->c, j->s, st->c) + j->b1[o];
 	if (st->act == SE_ACT_RELU)
 		for (int64_t o = lo; o < hi; o++)
@@ -81,10 +87,16 @@ GC_NN_SIMD static void se_scale(const se_job *j, int64_t lo, int64_t hi)
 {
 	const se_state *st = j->st;
 	float *g = j->g;
-	for (int64_t c = lo; c < hi; c++)
+	int64_t c = lo;
+	for (; c + 4 <= hi; c += 4) {
+		gc_nn_dot4_f32(j->w2 + c * st->cm, st->cm, j->h, st->cm, g + c);
+		for (int r = 0; r < 4; r++)
+			g[c + r] += j->b2[c + r];
+	}
+	for (; c < hi; c++)
 		g[c] = gc_nn_dot_f32(j->w2 + c * st->cm, j->h, st->cm) + j->b2[c];
 	if (st->hard)
-		for (int64_t c = lo; c < hi; c++) {
+		for (c = lo; c < hi; c++) {
 			float v = st->alpha * g[c] + st->beta;
 			g[c] = v < 0 ? 0 : v > 1 ? 1 : v;
 		}
