@@ -59,19 +59,29 @@ static inline void scale_in_place(float *y, float g, int64_t n)
 		y[i] *= g;
 }
 
+/* out[o] = w[o] . v + b[o] for o in [lo, hi): rows of a 1x1 conv on a
+ * vector (w [rows][n]), four rows at a time (inlined into the callers'
+ * target clones). */
+static inline __attribute__((always_inline)) void se_matvec(const float *w, int64_t n,
+							    const float *v, const float *b,
+							    float *out, int64_t lo, int64_t hi)
+{
+	int64_t o = lo;
+	for (; o + 4 <= hi; o += 4) {
+		gc_nn_dot4_f32(w + o * n, n, v, n, out + o);
+		for (int r = 0; r < 4; r++)
+			out[o + r] += b[o + r];
+	}
+	for (; o < hi; o++)
+		out[o] = gc_nn_dot_f32(w + o * n, v, n) + b[o];
+}
+
 /* h[lo, hi) = act(W1 s + b1): rows of the first 1x1 conv. */
 GC_NN_SIMD static void se_hidden(const se_job *j, int64_t lo, int64_t hi)
 {
 	const se_state *st = j->st;
 	float *h = j->h;
-	int64_t o = lo;
-	for (; o + 4 <= hi; o += 4) {
-		gc_nn_dot4_f32(j->w1 + o * st->c, st->c, j->s, st->c, h + o);
-		for (int r = 0; r < 4; r++)
-			h[o + r] += j->b1[o + r];
-	}
-	for (; o < hi; o++)
-		h[o] = gc_nn_dot_f32(j->w1 + o * st->c, j->s, st->c) + j->b1[o];
+	se_matvec(j->w1, st->c, j->s, j->b1, h, lo, hi);
 	if (st->act == SE_ACT_RELU)
 		for (int64_t o = lo; o < hi; o++)
 			h[o] = h[o] > 0 ? h[o] : 0;
@@ -87,16 +97,9 @@ GC_NN_SIMD static void se_scale(const se_job *j, int64_t lo, int64_t hi)
 {
 	const se_state *st = j->st;
 	float *g = j->g;
-	int64_t c = lo;
-	for (; c + 4 <= hi; c += 4) {
-		gc_nn_dot4_f32(j->w2 + c * st->cm, st->cm, j->h, st->cm, g + c);
-		for (int r = 0; r < 4; r++)
-			g[c + r] += j->b2[c + r];
-	}
-	for (; c < hi; c++)
-		g[c] = gc_nn_dot_f32(j->w2 + c * st->cm, j->h, st->cm) + j->b2[c];
+	se_matvec(j->w2, st->cm, j->h, j->b2, g, lo, hi);
 	if (st->hard)
-		for (c = lo; c < hi; c++) {
+		for (int64_t c = lo; c < hi; c++) {
 			float v = st->alpha * g[c] + st->beta;
 			g[c] = v < 0 ? 0 : v > 1 ? 1 : v;
 		}
