@@ -432,39 +432,47 @@ typedef struct gemv_job {
 /* y[c] = alpha sum_p x[p] b[c][p], c in [c0, c1): 16 partial sums a
  * column, GEMV_ROWS columns at a time (a last short group reads its first
  * row again for the missing ones, and stores only its own). */
-GEMV_TARGET static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
+GEMV_TARGET static void gemv_rows_x86(const float *b, int64_t k, const float *x, float alpha,
+				      float *y, int64_t c0, int64_t c1)
 {
-	const int64_t k = j->k;
 	const __mmask16 tail = gc_lanes16(k % 16);
 	for (int64_t c = c0; c < c1; c += GEMV_ROWS) {
-		const float *b[GEMV_ROWS];
+		const float *br[GEMV_ROWS];
 		__m512 acc[GEMV_ROWS];
 		for (int r = 0; r < GEMV_ROWS; r++) {
-			b[r] = j->b + (c + r < c1 ? c + r : c) * k;
+			br[r] = b + (c + r < c1 ? c + r : c) * k;
 			acc[r] = _mm512_setzero_ps();
 		}
 		int64_t p = 0;
 		for (; p + 16 <= k; p += 16) {
-			__m512 xv = _mm512_loadu_ps(j->x + p);
+			__m512 xv = _mm512_loadu_ps(x + p);
 			for (int r = 0; r < GEMV_ROWS; r++)
-				acc[r] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b[r] + p), acc[r]);
+				acc[r] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(br[r] + p), acc[r]);
 		}
 		if (tail) {
-			__m512 xv = _mm512_maskz_loadu_ps(tail, j->x + p);
+			__m512 xv = _mm512_maskz_loadu_ps(tail, x + p);
 			for (int r = 0; r < GEMV_ROWS; r++)
-				acc[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(tail, b[r] + p),
+				acc[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(tail, br[r] + p),
 							 acc[r]);
 		}
 		for (int r = 0; r < GEMV_ROWS && c + r < c1; r++)
-			j->y[c + r] = j->alpha * _mm512_reduce_add_ps(acc[r]);
+			y[c + r] = alpha * _mm512_reduce_add_ps(acc[r]);
 	}
 }
-#else
-static void gemv_cols_tb(const gemv_job *j, int64_t c0, int64_t c1)
-{
-	(void)j, (void)c0, (void)c1;
-}
 #endif
+
+GC_NN_SIMD void gc_nn_gemv_rows(const float *b, int64_t k, const float *x, float alpha, float *y,
+				int64_t c0, int64_t c1)
+{
+#ifdef GEMV_X86
+	if (gc_pk_usable()) {
+		gemv_rows_x86(b, k, x, alpha, y, c0, c1);
+		return;
+	}
+#endif
+	for (int64_t c = c0; c < c1; c++)
+		y[c] = alpha * gc_nn_dot_f32(b + c * k, x, k);
+}
 
 GC_NN_SIMD static void gemv_part(void *arg, int part, int parts, int slot)
 {
@@ -475,7 +483,7 @@ GC_NN_SIMD static void gemv_part(void *arg, int part, int parts, int slot)
 	int64_t c0 = u0 * GEMV_ROWS, c1 = u1 * GEMV_ROWS < j->n ? u1 * GEMV_ROWS : j->n;
 	if (c0 >= c1)
 		return;
-	gemv_cols_tb(j, c0, c1);
+	gc_nn_gemv_rows(j->b, j->k, j->x, j->alpha, j->y, c0, c1);
 	if (j->c || j->act->kind != GC_NN_ACT_NONE)
 		GC_NN_ACT_ROW_BIAS(float, j->act, j->y + c0, c1 - c0,
 				   j->c ? j->c + c0 * j->c_sn : NULL, j->c_sn, j->beta);

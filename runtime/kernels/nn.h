@@ -137,6 +137,13 @@ void gc_nn_sgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, f
 void gc_nn_dgemm(int threads, bool trans_a, bool trans_b, int m, int n, int k, double alpha,
 		 const double *a, int lda, const double *b, int ldb, double beta, double *c,
 		 int ldc);
+/* y[c] = alpha b[c] . x for c in [c0, c1), b [rows][k]: a matrix-vector
+ * product over a range of rows on the calling thread (gemm.c: GEMV_ROWS
+ * rows read side by side on AVX-512, so that many streams of b are in
+ * flight; elsewhere one dot product a row). The same bytes for a row
+ * whatever range it falls in. */
+void gc_nn_gemv_rows(const float *b, int64_t k, const float *x, float alpha, float *y, int64_t c0,
+		     int64_t c1);
 /* y = x a[ch] + b[ch] over x [outer, c, inner] (float32 or float64), then
  * max(0, y) when relu, on the pool: a BatchNormalization (and Relu) that a
  * Conv took in (norm.c). y may be x. */
@@ -197,37 +204,6 @@ static inline float gc_nn_dot_f32(const float *a, const float *b, int64_t n)
 	for (int j = 0; j < GC_NN_LANES; j++)
 		s += acc[j];
 	return s;
-}
-
-/* out[r] = gc_nn_dot_f32(a + r * lda, b, n) for rows r = 0..3, summed in
- * the same order (the same bytes): four rows at once keep four streams of
- * a matrix-vector product's weights in flight where one row waits on its
- * own (squeeze-excitation's two 1x1 convs, ~1 MB of weights each in
- * mobilenet_v3, from L3). Always inlined: into the caller's target clone
- * (out of line it ran the default one, scalar, 1.3x slower). */
-static inline __attribute__((always_inline)) void
-gc_nn_dot4_f32(const float *a, int64_t lda, const float *b, int64_t n, float out[4])
-{
-	float a0[GC_NN_LANES] = {0}, a1[GC_NN_LANES] = {0}, a2[GC_NN_LANES] = {0},
-	      a3[GC_NN_LANES] = {0};
-	const float *r0 = a, *r1 = a + lda, *r2 = a + 2 * lda, *r3 = a + 3 * lda;
-	int64_t i = 0;
-	for (; i + GC_NN_LANES <= n; i += GC_NN_LANES)
-		for (int j = 0; j < GC_NN_LANES; j++) {
-			a0[j] += r0[i + j] * b[i + j];
-			a1[j] += r1[i + j] * b[i + j];
-			a2[j] += r2[i + j] * b[i + j];
-			a3[j] += r3[i + j] * b[i + j];
-		}
-	float *acc[4] = {a0, a1, a2, a3};
-	for (int r = 0; r < 4; r++) {
-		float s = 0;
-		for (int64_t q = i; q < n; q++)
-			s += a[r * lda + q] * b[q];
-		for (int j = 0; j < GC_NN_LANES; j++)
-			s += acc[r][j];
-		out[r] = s;
-	}
 }
 
 /* Sum of (x - c)^2. */

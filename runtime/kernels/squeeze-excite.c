@@ -60,20 +60,15 @@ static inline void scale_in_place(float *y, float g, int64_t n)
 }
 
 /* out[o] = w[o] . v + b[o] for o in [lo, hi): rows of a 1x1 conv on a
- * vector (w [rows][n]), four rows at a time (inlined into the callers'
- * target clones). */
-static inline __attribute__((always_inline)) void se_matvec(const float *w, int64_t n,
-							    const float *v, const float *b,
-							    float *out, int64_t lo, int64_t hi)
+ * vector (w [rows][n]), on the matrix-vector kernel of gemm.c (8 rows of
+ * weights streamed side by side: ~1 MB each in mobilenet_v3's last blocks,
+ * from L3). */
+static void se_matvec(const float *w, int64_t n, const float *v, const float *b, float *out,
+		      int64_t lo, int64_t hi)
 {
-	int64_t o = lo;
-	for (; o + 4 <= hi; o += 4) {
-		gc_nn_dot4_f32(w + o * n, n, v, n, out + o);
-		for (int r = 0; r < 4; r++)
-			out[o + r] += b[o + r];
-	}
-	for (; o < hi; o++)
-		out[o] = gc_nn_dot_f32(w + o * n, v, n) + b[o];
+	gc_nn_gemv_rows(w, n, v, 1.0f, out, lo, hi);
+	for (int64_t o = lo; o < hi; o++)
+		out[o] += b[o];
 }
 
 /* h[lo, hi) = act(W1 s + b1): rows of the first 1x1 conv. */
