@@ -617,9 +617,14 @@ static GC_PK_TARGET void chan_store(const float *tile, int nr, int mv, int64_t v
 	}
 }
 
-/* Most bytes of the next panel's weights chan_rows prefetches into L2 (with
- * the current panel and the input rows, they must stay there). */
-#define CHAN_PF_MAX (INT64_C(1) << 20)
+/* Most bytes of the next panel's weights chan_rows prefetches: its first
+ * CHAN_PF_MAX bytes where it is larger. A panel of more than L2 (2 MiB
+ * here) still gains: the lines prefetched first leave L2 for L3 (a victim
+ * cache on these cores), not for memory. Panels over 1 MiB had been left
+ * to the hardware prefetchers: a 1024 -> 1024 3x3 at 7x7 (wide_resnet50_2,
+ * 1.2 MB a panel) took 9.9-12.8 ms at one thread with its weights in
+ * memory, 7.4-8.4 prefetched; a 2048 -> 2048 one 43 ms, 36 (issue 19). */
+#define CHAN_PF_MAX (INT64_C(4) << 20)
 
 /* Where the tiles of one chan_rows call prefetch the weights of the panel
  * after theirs (the next group's first after a group's last): tile t of
@@ -644,7 +649,8 @@ static chan_pf chan_prefetch(const gc_pk_conv *p, int64_t gi, int64_t q, const f
 	else
 		return f;
 	int64_t bytes = next * p->k * (int64_t)sizeof(float);
-	if (bytes > CHAN_PF_MAX || tiles <= 0)
+	bytes = bytes < CHAN_PF_MAX ? bytes : CHAN_PF_MAX;
+	if (tiles <= 0)
 		return f;
 	int64_t chunk = (bytes + tiles - 1) / tiles;
 	if (chunk < 256) /* many tiles share the panel: the prefetchers keep up */

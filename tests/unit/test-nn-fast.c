@@ -313,6 +313,10 @@ static void test_fast_conv_spatial(void)
 	    C2(1, 5, 20, 1, 6, 70, 3, 1, 2, 1, 1, 1),	/* rows of 64 and more: copied by libc */
 	    C2(1, 7, 16, 1, 5, 63, 5, 1, 2, 1, 1, 1),	/* 63 wide: by vectors, 4 of them */
 	    C2(1, 8, 80, 1, 64, 64, 3, 1, 1, 1, 1, 1),	/* 1.3 MB out: lines prefetched */
+	    /* the next panel's weights prefetched whole (1.15 MB), and in part
+	     * (4.3 MB: its first CHAN_PF_MAX bytes) */
+	    C2(1, 1000, 48, 1, 5, 5, 3, 1, 1, 1, 1, 1),
+	    C2(1, 3700, 40, 1, 4, 4, 3, 1, 1, 1, 1, 1),
 	    /* read in place, the edge columns' windows copied (conv-direct.c's
 	     * edge_build): a 3x3 s2's left column, groups, a batch and a
 	     * right edge, both edges at stride 1, 5x5 s2, dilation 2 */
