@@ -340,13 +340,21 @@ void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t 
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
 {
 	/* per tile of px pixels and k steps: 2 px vector FMAs a step for 32
-	 * channels, px for 16; ~600 cycles to transpose and store */
+	 * channels, px for 16; ~800 cycles to transpose and store (600 had
+	 * taken the channel kernel for a 256 -> 1024 1x1 at 14x14, 448 tiles
+	 * of k 256, at 0.72 ms where the row GEMM, estimated the same, took
+	 * 0.66; with 800 the row GEMM takes resnet50's, densenet121's and
+	 * regnet's 1x1s of k 256-352 at 14x14 (2-9 % faster each), and the
+	 * row GEMM across the rows 3x3s of few channels: squeezenet's
+	 * 32 -> 128 at 54x54 1.67 -> 1.44 ms, U-Net's 32 -> 64 at 64x64 1.20
+	 * -> 1.07, audio1d's 64 -> 64 0.30 -> 0.26. 1000 went too far:
+	 * mobilenet_v2's 384 -> 64 at 14x14, 7 % faster on this kernel.) */
 	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
 	double px = (double)ow / (double)tiles;
 	double full = (double)(m / 32), left = (double)(m % 32);
-	double cost = full * ((double)k * 2 * px + 600);
+	double cost = full * ((double)k * 2 * px + 800);
 	if (left > 16)
-		cost += (double)k * 2 * px + 600;
+		cost += (double)k * 2 * px + 800;
 	else if (left > 0)
 		cost += (double)k * px + 500;
 	return (double)rows * (double)tiles * cost;
