@@ -707,17 +707,21 @@ void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1)
 }
 
 /* Rows of S a block of plain V's product takes at a time (all of them
- * when they fit): the column panels of V are gone over once per block, so
- * that the block of S (packed weights, read from memory once a run) is
- * read from L2 by every panel after the first rather than from memory.
- * Not when V's panels are gathered (v_buf): gathering each once costs more
- * than S streamed in order; a panel copied with an input affine (v_a) is
- * copied again for each block, which costs less than S from L3. */
+ * when they fit): the column panels of V are gone over once per block and
+ * K block of kc steps (panel_kc), so that the block of S (packed weights,
+ * read from memory once a run) is read from L2 by every panel after the
+ * first rather than from memory. Sized by the K block, not by all of k:
+ * by k, a 2048 -> 512 1x1 at 28x28 went over its 6.4 MB input 8 times
+ * (blocks of 64 rows) and took 11.5 ms, 4096 -> 512 16 times and 33 ms
+ * (99 GFLOP/s). Not when V's panels are gathered (v_buf): gathering each
+ * once costs more than S streamed in order; a panel copied with an input
+ * affine (v_a) is copied again for each block, which costs less than S
+ * from L3. */
 #define PK_S_BLOCK_BYTES (512 << 10)
 
-static int64_t s_block_rows(const gc_pk_gemm *g)
+static int64_t s_block_rows(const gc_pk_gemm *g, int64_t kc)
 {
-	int64_t r = PK_S_BLOCK_BYTES / 4 / (g->k > 0 ? g->k : 1) / GC_PK_MR * GC_PK_MR;
+	int64_t r = PK_S_BLOCK_BYTES / 4 / (kc > 0 ? kc : 1) / GC_PK_MR * GC_PK_MR;
 	if (g->v_packed || (g->v_buf && !g->v_a) || r >= g->m)
 		return g->m;
 	return r < GC_PK_MR ? GC_PK_MR : r;
@@ -768,7 +772,8 @@ static void panel_cols(const gc_pk_gemm *g, int64_t jp, int64_t n0, int64_t nv, 
  * prefetcher follows that); the last one those of (i_lo, jp_next) when
  * jp_next >= 0. lin, lin_tiles, lin_share: see gc_pk_gemm_run_slot. */
 static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t i_lo, int64_t i_hi,
-		      const float *v, int64_t ldv, pk_pf *pf, int64_t lin_tiles, int64_t lin_share)
+		      int64_t k_lo, int64_t k_hi, const float *v, int64_t ldv, pk_pf *pf,
+		      int64_t lin_tiles, int64_t lin_share)
 {
 	int64_t n0, nv, skip;
 	panel_at(g, jp, &n0, &nv, &skip);
@@ -778,8 +783,8 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 	const char *lin = pf->lin;
 	int64_t kc = panel_kc(g, ldv);
 	int direct = direct_taps(g);
-	for (int64_t kb = 0; kb < g->k; kb += kc) {
-		int64_t kl = g->k - kb < kc ? g->k - kb : kc;
+	for (int64_t kb = k_lo; kb < k_hi; kb += kc) {
+		int64_t kl = k_hi - kb < kc ? k_hi - kb : kc;
 		pf->acc = kb > 0;
 		pf->raw = kb + kl < g->k;
 		pf->vrows = direct ? g->v_rows + kb : NULL;
@@ -811,51 +816,63 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 	}
 }
 
+/* Panels [p0, p1) of rows [ib, ie) of S over V's K steps [k0, k1). */
+static void run_panels(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t ib, int64_t ie,
+		       int64_t k0, int64_t k1, float *buf, pk_pf *pf)
+{
+	for (int64_t jp = p0; jp < p1; jp++) {
+		int64_t n0, nv, voff;
+		panel_at(g, jp, &n0, &nv, &voff);
+		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + voff;
+		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
+		if (buf) {
+			pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
+			v = buf;
+			ldv = GC_PK_NR;
+		}
+		/* Packed V streams from memory (weights are read once a run; a
+		 * product of few rows is bound by that): the next panel is
+		 * brought into L2 while this one is computed, a share of it
+		 * during each of its first PK_PF_TILES row tiles (an LLM block
+		 * ran 1.4-1.6x faster at one thread; issue 19). */
+		pf->lin = NULL;
+		int64_t lin_tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR, lin_share = 0;
+		if (g->v_packed && jp + 1 < p1 && g->k * GC_PK_NR * 4 >= PK_PF_MIN_BYTES) {
+			lin_tiles = lin_tiles < PK_PF_TILES ? lin_tiles : PK_PF_TILES;
+			lin_share = g->k * GC_PK_NR * 4 / lin_tiles;
+			pf->lin_step = lin_share / g->k;
+			pf->lin = (const char *)(g->v + (jp + 1) * GC_PK_NR * g->k);
+		}
+		/* Plain V: its next panel's rows (192 bytes each, ldv apart, in
+		 * as many pages: no hardware prefetcher sees them) are brought
+		 * in, one line of each row by each of the first 4 row tiles (a
+		 * 1x1 convolution's input, issue 19) */
+		if (!g->v_packed && !buf && !g->v_rows && jp + 1 < p1) {
+			lin_tiles = 4;
+			lin_share = 64;
+			pf->lin_step = g->ldv * 4;
+			pf->lin = (const char *)(v + GC_PK_NR);
+		}
+		run_panel(g, jp, jp + 1 < p1 ? jp + 1 : -1, ib, ie, k0, k1, v, ldv, pf, lin_tiles,
+			  lin_share);
+	}
+}
+
 void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 {
 	float *buf =
 	    g->v_buf && !g->v_packed ? g->v_buf + slot * gc_pk_v_floats(g->k, GC_PK_NR) : NULL;
-	int64_t mc = s_block_rows(g);
+	/* plain V in K blocks: a block of S rows goes over the panels once per
+	 * K block, the sums through c between them (as run_panel's blocks) */
+	int64_t kc = g->v_packed || buf ? g->k : panel_kc(g, g->ldv);
+	int64_t kblocks = g->k > 0 ? (g->k + kc - 1) / kc : 1;
+	int64_t mc = s_block_rows(g, kc);
 	pk_pf pf = {.cld = g->ldc * 4, .rld = g->epi.r_sm * 4};
 	for (int64_t ib = 0; ib < g->m; ib += mc) {
 		int64_t ie = g->m - ib < mc ? g->m : ib + mc;
-		for (int64_t jp = p0; jp < p1; jp++) {
-			int64_t n0, nv, voff;
-			panel_at(g, jp, &n0, &nv, &voff);
-			const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + voff;
-			int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
-			if (buf) {
-				pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
-				v = buf;
-				ldv = GC_PK_NR;
-			}
-			/* Packed V streams from memory (weights are read once a
-			 * run; a product of few rows is bound by that): the next
-			 * panel is brought into L2 while this one is computed, a
-			 * share of it during each of its first PK_PF_TILES row
-			 * tiles (an LLM block ran 1.4-1.6x faster at one thread;
-			 * issue 19). */
-			pf.lin = NULL;
-			int64_t lin_tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR, lin_share = 0;
-			if (g->v_packed && jp + 1 < p1 && g->k * GC_PK_NR * 4 >= PK_PF_MIN_BYTES) {
-				lin_tiles = lin_tiles < PK_PF_TILES ? lin_tiles : PK_PF_TILES;
-				lin_share = g->k * GC_PK_NR * 4 / lin_tiles;
-				pf.lin_step = lin_share / g->k;
-				pf.lin = (const char *)(g->v + (jp + 1) * GC_PK_NR * g->k);
-			}
-			/* Plain V: its next panel's rows (192 bytes each, ldv
-			 * apart, in as many pages: no hardware prefetcher sees
-			 * them) are brought in, one line of each row by each of
-			 * the first 4 row tiles (a 1x1 convolution's input,
-			 * issue 19) */
-			if (!g->v_packed && !buf && !g->v_rows && jp + 1 < p1) {
-				lin_tiles = 4;
-				lin_share = 64;
-				pf.lin_step = g->ldv * 4;
-				pf.lin = (const char *)(v + GC_PK_NR);
-			}
-			run_panel(g, jp, jp + 1 < p1 ? jp + 1 : -1, ib, ie, v, ldv, &pf, lin_tiles,
-				  lin_share);
+		for (int64_t b = 0; b < kblocks; b++) {
+			int64_t k0 = b * kc, k1 = g->k - k0 < kc ? g->k : k0 + kc;
+			run_panels(g, p0, p1, ib, ie, k0, k1, buf, &pf);
 		}
 	}
 }

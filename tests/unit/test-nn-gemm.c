@@ -344,9 +344,11 @@ static void epi_want(double acc, double am, float c, float r, double *want, doub
  * with every epilogue term (bias matrix, fused residual, activation), over
  * a split of its column panels; per shape { m, n, k, ldv }: tails of the
  * 8-row tiles and 48-column panels, and a k long enough that plain V's
- * product takes S in blocks of rows (sgemm-pack.c PK_S_BLOCK_BYTES, 512
- * KiB: 72 rows at k 1800, then 3) with the next tile's rows prefetched
- * across blocks and panels. */
+ * product takes k in blocks (sgemm-pack.c PK_KC) and S in blocks of rows
+ * per K block (PK_S_BLOCK_BYTES, 512 KiB: at k 2100 three K blocks of 700
+ * and S in blocks of 184 rows and 116; at k 1800 two of 900, S whole),
+ * the sums carried through c from block to block, with the next tile's
+ * rows prefetched across blocks and panels. */
 static int row_gemm_case(int64_t m, int64_t n, int64_t k, int64_t ldv)
 {
 	float *s = rnd_buf(m * k), *v = rnd_buf(k * ldv), *c = rnd_buf(m * n), *r = rnd_buf(m * n);
@@ -428,7 +430,8 @@ static void test_fast_row_gemm(void)
 	rng_state = 7;
 	static const int64_t shapes[][4] = {
 	    {21, 150, 37, 160}, /* tails of tiles and panels */
-	    {75, 100, 1800, 103}, /* S in blocks of 72 rows and 3 */
+	    {75, 100, 1800, 103}, /* k in 2 blocks */
+	    {300, 100, 2100, 103}, /* k in 3 blocks, S in blocks of 184 rows and 116 */
 	    {8, 49, 1100, 49},	  /* one tile, a panel and one column */
 	    /* whole panels (plain loads along V's rows) ending at V's last
 	     * float, and a last panel of 2 whole vectors: a tile reading past
