@@ -770,7 +770,8 @@ static void panel_cols(const gc_pk_gemm *g, int64_t jp, int64_t n0, int64_t nv, 
  * bringing the next tile's output rows into L1 as it computes (the output
  * is written 8 rows of 192 bytes at a time, rows far apart: no hardware
  * prefetcher follows that); the last one those of (i_lo, jp_next) when
- * jp_next >= 0. lin, lin_tiles, lin_share: see gc_pk_gemm_run_slot. */
+ * jp_next >= 0; K steps [k_lo, k_hi) only. lin, lin_tiles, lin_share: see
+ * run_panels. */
 static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t i_lo, int64_t i_hi,
 		      int64_t k_lo, int64_t k_hi, const float *v, int64_t ldv, pk_pf *pf,
 		      int64_t lin_tiles, int64_t lin_share)
