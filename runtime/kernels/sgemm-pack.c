@@ -817,6 +817,13 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 	}
 }
 
+/* The distance between the rows of V's panel as the tiles read it:
+ * packed or copied to buf, a panel's width; else V's own rows. */
+static int64_t panel_ldv(const gc_pk_gemm *g, const float *buf)
+{
+	return g->v_packed || buf ? GC_PK_NR : g->ldv;
+}
+
 /* Panels [p0, p1) of rows [ib, ie) of S over V's K steps [k0, k1). */
 static void run_panels(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t ib, int64_t ie,
 		       int64_t k0, int64_t k1, float *buf, pk_pf *pf)
@@ -825,11 +832,10 @@ static void run_panels(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t ib, 
 		int64_t n0, nv, voff;
 		panel_at(g, jp, &n0, &nv, &voff);
 		const float *v = g->v_packed ? g->v + jp * GC_PK_NR * g->k : g->v + voff;
-		int64_t ldv = g->v_packed ? GC_PK_NR : g->ldv;
+		int64_t ldv = panel_ldv(g, buf);
 		if (buf) {
 			pack_panel(g, n0, nv < GC_PK_NR ? nv : GC_PK_NR, buf);
 			v = buf;
-			ldv = GC_PK_NR;
 		}
 		/* Packed V streams from memory (weights are read once a run; a
 		 * product of few rows is bound by that): the next panel is
@@ -865,7 +871,7 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 	    g->v_buf && !g->v_packed ? g->v_buf + slot * gc_pk_v_floats(g->k, GC_PK_NR) : NULL;
 	/* plain V in K blocks: a block of S rows goes over the panels once per
 	 * K block, the sums through c between them (as run_panel's blocks) */
-	int64_t kc = g->v_packed || buf ? g->k : panel_kc(g, g->ldv);
+	int64_t kc = panel_kc(g, panel_ldv(g, buf));
 	int64_t kblocks = g->k > 0 ? (g->k + kc - 1) / kc : 1;
 	int64_t mc = s_block_rows(g, kc);
 	pk_pf pf = {.cld = g->ldc * 4, .rld = g->epi.r_sm * 4};
