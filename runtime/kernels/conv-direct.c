@@ -337,10 +337,14 @@ void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t 
 	}
 }
 
+/* Cycles a tile of 32 channels takes to transpose and store (chan_store),
+ * in gc_pk_conv_cost's estimate; half-width tiles (16 channels) 500. */
+#define CHAN_STORE_CYCLES 800
+
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
 {
 	/* per tile of px pixels and k steps: 2 px vector FMAs a step for 32
-	 * channels, px for 16; ~800 cycles to transpose and store (600 had
+	 * channels, px for 16; CHAN_STORE_CYCLES to transpose and store (600 had
 	 * taken the channel kernel for a 256 -> 1024 1x1 at 14x14, 448 tiles
 	 * of k 256, at 0.72 ms where the row GEMM, estimated the same, took
 	 * 0.66; with 800 the row GEMM takes resnet50's, densenet121's and
@@ -352,9 +356,9 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
 	int64_t tiles = (ow + GC_PK_CV_NR - 1) / GC_PK_CV_NR;
 	double px = (double)ow / (double)tiles;
 	double full = (double)(m / 32), left = (double)(m % 32);
-	double cost = full * ((double)k * 2 * px + 800);
+	double cost = full * ((double)k * 2 * px + CHAN_STORE_CYCLES);
 	if (left > 16)
-		cost += (double)k * 2 * px + 800;
+		cost += (double)k * 2 * px + CHAN_STORE_CYCLES;
 	else if (left > 0)
 		cost += (double)k * px + 500;
 	return (double)rows * (double)tiles * cost;
