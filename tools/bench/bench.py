@@ -14,8 +14,10 @@ gives the medians. One round-robin for all thread counts means that each
 runtime's speedup over 1 thread is measured under the same load as the
 ratio between the runtimes. Each worker is left to go idle before the next
 runs (Worker.quiesce: both runtimes' thread pools spin for a
-while after a run). Fast models run K times per request (K chosen in the
-warm-up so that a request lasts ~10 ms); a sample is the mean of those K.
+while after a run). In each round the single-threaded workers all run on
+one CPU, the next CPU in the next round (interleave_all's pin). Fast
+models run K times per request (K chosen in the warm-up so that a request
+lasts ~10 ms); a sample is the mean of those K.
 Then both write their outputs, which must agree (a check that they run the
 same model on the same inputs), their peak RSS (VmHWM) is read, and the
 graphcc worker profiles PROFILE_RUNS warm runs (`profile` request: the
@@ -104,8 +106,9 @@ class WorkerError(Exception):
 class Worker:
     """One worker process and its line protocol (see graphcc-worker.c)."""
 
-    def __init__(self, name, argv, log_path):
+    def __init__(self, name, argv, log_path, threads=0):
         self.name = name
+        self.threads = threads
         self.log_path = log_path
         env = dict(os.environ)
         env.pop("GRAPHCC_OPS_PATH", None)  # only the packages named on the command line
@@ -168,6 +171,15 @@ class Worker:
                 return
             c = c2
 
+    def pin(self, cpus):
+        """Restricts every thread of the worker to the CPUs `cpus` (threads
+        it starts later inherit it)."""
+        for t in os.listdir("/proc/%d/task" % self.p.pid):
+            try:
+                os.sched_setaffinity(int(t), cpus)
+            except OSError:
+                pass  # a thread that just ended
+
     def peak_rss_mib(self):
         with open("/proc/%d/status" % self.p.pid) as f:
             m = re.search(r"^VmHWM:\s*(\d+)\s*kB", f.read(), re.M)
@@ -202,13 +214,17 @@ def warm_up(w):
     return max(1, int(round(SAMPLE_MS / max(per_run, 1e-6)))) if per_run < SAMPLE_MS else 1
 
 
-def interleave_all(ws, min_runs, min_ms):
+def interleave_all(ws, min_runs, min_ms, pin=False):
     """A B C ... A B C ... in blocks, after warming each up; per worker: a
     list of samples (ms per run) and the runs per sample. A block is
     BLOCK_MS of requests to one worker, which is then left to go idle before
     the next starts (see Worker.quiesce). Turns are this short so that every
     worker sees the same load on a shared machine; each round starts one
-    worker later than the last, so no worker always follows the same one."""
+    worker later than the last, so no worker always follows the same one.
+    With `pin`, the single-threaded workers of a round all run on the same
+    CPU, a different one each round (round_cpus): a virtual CPU's speed can
+    change for seconds at a time, and unpinned, one runtime could sit on the
+    slow one for a whole row while the other does not."""
     ks = [warm_up(w) for w in ws]
     ss = [[] for _ in ws]
     turn = 0
@@ -217,8 +233,11 @@ def interleave_all(ws, min_runs, min_ms):
         # the order costs (the one before it still spinning down) is shared
         order = list(zip(ws, ss, ks))
         order = order[turn % len(order):] + order[:turn % len(order)]
+        cpus = round_cpus(turn)
         turn += 1
         for w, s, k in order:
+            if pin and w.threads == 1 and cpus:
+                w.pin(cpus)
             spent = 0.0
             while spent < BLOCK_MS and len(s) < MAX_SAMPLES:
                 s.append(w.run(k))
@@ -227,6 +246,13 @@ def interleave_all(ws, min_runs, min_ms):
         enough = all(len(s) >= min_runs and sum(s) * k >= min_ms for s, k in zip(ss, ks))
         if enough or any(len(s) >= MAX_SAMPLES for s in ss):
             return list(zip(ss, ks))
+
+
+def round_cpus(turn):
+    """The CPU set of round `turn`'s single-threaded workers: one of the
+    CPUs this process may use, in turn; None on a single-CPU machine."""
+    allowed = sorted(os.sched_getaffinity(0))
+    return {allowed[turn % len(allowed)]} if len(allowed) > 1 else None
 
 
 def interleave(a, b, min_runs, min_ms):
@@ -348,11 +374,11 @@ def run_quiet(argv):
         sys.exit("bench: %s failed:\n%s" % (" ".join(argv), r.stdout[-3000:]))
 
 
-def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx=""):
+def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx="", pin=True):
     """Starts the workers of each build in `builds` (name, build dir) and
     ORT's at each thread count into `sets` (threads, tag, {name: Worker}:
-    the caller closes them), runs them round-robin (interleave_all), and
-    returns {(set index, name): (samples, K)}."""
+    the caller closes them), runs them round-robin (interleave_all, with
+    `pin`), and returns {(set index, name): (samples, K)}."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
     for t in threads:
@@ -364,14 +390,14 @@ def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx=""):
             for o in ops:
                 gargv += ["--ops", o]
             ws[name] = Worker("%s worker (%s)" % (name, tag), gargv + [gm] + feeds,
-                              os.path.join(logs, "%s-%s.log" % (tag, name)))
+                              os.path.join(logs, "%s-%s.log" % (tag, name)), t)
         ws["ort"] = Worker("ORT worker (%s)" % tag,
                            ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
                             a.ort_modules, om, str(t)] + feeds,
-                           os.path.join(logs, tag + "-ort.log"))
+                           os.path.join(logs, tag + "-ort.log"), t)
     order = [(i, name) for i, (_, _, ws) in enumerate(sets) for name in ws]
     return dict(zip(order, interleave_all([sets[i][2][n] for i, n in order], a.min_runs,
-                                          a.min_seconds * 1000.0)))
+                                          a.min_seconds * 1000.0, pin)))
 
 
 def busy_loops():
@@ -389,7 +415,8 @@ def bench_busy(key, threads, a, work, logs):
     builds = [("graphcc", a.build)] + ([("base", a.baseline_build)] if a.baseline_build else [])
     sets = []
     try:
-        res = start_and_interleave(key, threads, a, work, logs, builds, sets, "-busy")
+        res = start_and_interleave(key, threads, a, work, logs, builds, sets, "-busy",
+                                   pin=False)
     finally:
         for p in loops:
             p.kill()
@@ -674,7 +701,11 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, bu
              "to go idle before the next runs (both runtimes' pool threads spin for "
              "up to ~0.1 s after a run), until each side has at least %d samples and "
              "%.1f s; a fast model runs K times per sample (samples x K, graphcc | ORT: "
-             "%s). ORT: onnxruntime-node, intraOpNumThreads = threads, "
+             "%s). In each round all the 1-thread workers are pinned to the same CPU, "
+             "the next CPU in the next round: a virtual CPU's speed can change for "
+             "seconds at a time, and unpinned, one runtime could sit on the slow one "
+             "for a whole row (busy-machine rows are not pinned). "
+             "ORT: onnxruntime-node, intraOpNumThreads = threads, "
              "interOpNumThreads 1, sequential, graph optimization 'all'. graphcc: "
              "`gc_session_new` with `threads` (its kernels split their work over its own "
              "worker pool; OpenBLAS runs single-threaded)." % (
