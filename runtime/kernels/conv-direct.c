@@ -36,6 +36,17 @@
  */
 #define CHAN_KB 1024
 #define CHAN_GROUP 16
+/*
+ * Deeper than CHAN_DEEP_K, groups of CHAN_DEEP_GROUP tiles, their sums in
+ * the run's scratch (a buffer a thread: chan_deep_floats) rather than on
+ * the stack (115 KB): a panel of k steps is then read from L3 once for 64
+ * tiles, not 4 times (fcn_resnet50's head, 2048 -> 512 3x3 at 28x28,
+ * k = 18432: 108 -> 98 ms at one thread; 2048 -> 256: 53 -> 50; 1024 ->
+ * 512 at 28x28, k = 9216, 2 % less). Not below: 64 tiles' sums leave L1
+ * (512 -> 512 at 28x28, k = 4608: within 2 % either way).
+ */
+#define CHAN_DEEP_K 8192
+#define CHAN_DEEP_GROUP 64
 /* Steps ahead at which a tile of K blocks, or of a window wider than one
  * tap, prefetches its own input rows into L1 (chan_ahead.near). */
 #define CHAN_NEAR 64
@@ -311,12 +322,37 @@ void gc_pk_conv_free(gc_pk_conv *p)
 	}
 }
 
-int64_t gc_pk_conv_scratch(const gc_pk_conv *p)
+/* Scratch floats of the input's copy: the padded input of one batch item
+ * or its edge columns' windows. */
+static int64_t conv_copy_floats(const gc_pk_conv *p)
 {
 	if (p->edge) /* the edge columns' windows */
 		return p->g * p->ecols * p->k * p->oh;
 	/* + a vector of slack: tiles near the end broadcast from inside it */
 	return p->pad ? p->c * p->pin_sp + 16 : 0;
+}
+
+/* Floats of one thread's sums of a CHAN_DEEP_GROUP group (conv_job.acc). */
+static int64_t chan_deep_floats(void)
+{
+	return (int64_t)CHAN_DEEP_GROUP * GC_PK_CV_NR * 32;
+}
+
+/* The threads' sums after the copy in scratch, on a 64-byte boundary (the
+ * tiles load and store them aligned), or NULL below CHAN_DEEP_K. */
+static float *chan_deep_acc(const gc_pk_conv *p, float *scratch)
+{
+	if (p->k <= CHAN_DEEP_K)
+		return NULL;
+	uintptr_t a = (uintptr_t)(scratch + conv_copy_floats(p));
+	return (float *)((a + 63) & ~(uintptr_t)63);
+}
+
+int64_t gc_pk_conv_scratch(const gc_pk_conv *p)
+{
+	/* (+ 15 floats: the sums' boundary) */
+	return conv_copy_floats(p) +
+	       (p->k > CHAN_DEEP_K ? GC_PK_GEMM_SLOTS * chan_deep_floats() + 15 : 0);
 }
 
 void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t out[3], int flat,
@@ -708,6 +744,51 @@ static const float *tile_new_line(const chan_at *a, int after)
 	return a->x + ((after + 1) * (int64_t)a->nr - 1) * a->s;
 }
 
+/*
+ * One convolution (of one batch item) is one job on the pool: its parts are
+ * the convolution's items (group, panel, unit) in that order, in guided runs
+ * (nn-split.h: they shrink toward the end, so that the threads end
+ * together). A unit is an output row, or the two rows chan_rows puts in one
+ * tile (a part boundary between them would halve that tile), or where the
+ * rows are too few for the threads (a 1-D convolution's one row: its 64
+ * channels were 2 items, and one late thread left both to the other) a run
+ * of a row's tiles: the row's tiles cut in `chunks`.
+ *
+ * The zero-padded copy of the input (or, read in place, the copy of its
+ * edge columns' windows: edge_build) is cut in blocks of whole groups (of
+ * channels, with fewer groups: conv_pad_split), and a part makes the
+ * blocks a group reads right before it convolves the group (pad_groups):
+ * it copies those no thread has begun, then waits for those another thread
+ * is copying. So the copy is split over the threads that came, costs no
+ * hand-over of its own, and is split even where it is too small to be
+ * worth one (14x14 and 7x7 inputs: 35-50 us a node on the caller alone). A
+ * grouped convolution's part waits only for the groups it shares with a
+ * part under way (not for the whole copy, as when the copy's parts came
+ * first), and reads the groups it copied from its own cache: at one thread
+ * too (regnet_x_400mf's 3x3 g2 at 112x112, two groups of 830 KB, 10 %
+ * faster than with the whole copy first, its first group read back from
+ * L3).
+ */
+#define CONV_PAD_BLOCKS 64
+
+typedef struct conv_job {
+	const gc_pk_conv *p;
+	const float *x, *bias, *res;
+	float *y, *xp;
+	const float *xc; /* what the convolution reads: x or the padded copy xp
+			  * (pin_sp elements a channel either way) */
+	int threads;	 /* the guided split's */
+	int64_t rpu;	 /* output rows a unit */
+	int64_t chunks;	 /* units a row (rpu 1), or 1 */
+	int64_t units;	 /* units a panel: rows, or chunks, then the edge tiles */
+	int64_t runs;	 /* the copy's runs of channels: groups, or channels */
+	int blocks;	 /* blocks of the copy (0: no copy), of runs */
+	float *acc;	 /* CHAN_DEEP_GROUP tiles' sums a thread (chan_deep_floats),
+			  * or NULL: a group's sums on the stack */
+	/* per block: 0 not begun, 1 being copied, 2 done */
+	atomic_uchar pad_state[CONV_PAD_BLOCKS];
+} conv_job;
+
 /* What the tiles of one chan_rows call share. */
 typedef struct chan_panel {
 	const float *w;	   /* the panel's weights */
@@ -715,6 +796,7 @@ typedef struct chan_panel {
 	int64_t valid;	   /* of them, real */
 	const float *bias; /* bias of its first channel, or NULL */
 	chan_pf f;	   /* the prefetch of the next panel */
+	float *acc;	   /* the group's sums (conv_job.acc), or NULL */
 	uintptr_t pf;	   /* where the next tile prefetches */
 } chan_panel;
 
@@ -727,7 +809,8 @@ typedef struct chan_panel {
  * out of cache). */
 static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const chan_at *at, int n)
 {
-	float acc[CHAN_GROUP][GC_PK_CV_NR * 32] __attribute__((aligned(64)));
+	float own[CHAN_GROUP][GC_PK_CV_NR * 32] __attribute__((aligned(64)));
+	float(*acc)[GC_PK_CV_NR * 32] = c->acc ? (float(*)[GC_PK_CV_NR * 32])c->acc : own;
 	int64_t s0 = at[0].s0, s1 = at[0].s1, len = s1 - s0;
 	int64_t blocks = len > CHAN_KB ? (len + CHAN_KB - 1) / CHAN_KB : 1,
 		kb = (len + blocks - 1) / blocks;
@@ -860,17 +943,22 @@ static GC_PK_TARGET void chan_edges(const gc_pk_conv *p, chan_panel *c, chan_at 
 	}
 }
 
-/* Output rows [r0, r1) of panel q of group gi, for batch item b: the
- * tiles [t0, t1) of each (of rows of more than one tile), or all; in groups
- * of CHAN_GROUP tiles when k has more than one block, else one by one; then
- * the edge tiles [e0, e1) (eg: the group's copy of the edge windows). */
-static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const float *eg,
-				   const float *bias, const float *rb, float *yb, int64_t gi,
-				   int64_t q, int64_t r0, int64_t r1, int64_t t0, int64_t t1,
-				   int64_t e0, int64_t e1)
+/* Output rows [r0, r1) of panel q of group gi, of job j's batch item:
+ * the tiles [t0, t1) of each (of rows of more than one tile), or all; in
+ * groups of CHAN_GROUP tiles when k has more than one block (of
+ * CHAN_DEEP_GROUP, their sums in acc, the thread's part of j->acc, deeper
+ * than CHAN_DEEP_K), else one by one; then the edge tiles [e0, e1) (eg: the
+ * group's copy of the edge windows). */
+static GC_PK_TARGET void chan_rows(const conv_job *j, float *acc, const float *xg,
+				   const float *eg, int64_t gi, int64_t q, int64_t r0, int64_t r1,
+				   int64_t t0, int64_t t1, int64_t e0, int64_t e1)
 {
+	const gc_pk_conv *p = j->p;
+	const float *bias = j->bias, *rb = j->res;
+	float *yb = j->y;
 	chan_panel c = {.w = p->w + gi * p->group_floats + 32 * q * p->k,
-			.width = panel_width(p->mg, q)};
+			.width = panel_width(p->mg, q),
+			.acc = acc};
 	int mv = (int)(c.width / 16);
 	int64_t m0 = gi * p->mg + 32 * q;
 	c.valid = p->mg - 32 * q < c.width ? p->mg - 32 * q : c.width;
@@ -882,8 +970,8 @@ static GC_PK_TARGET void chan_rows(const gc_pk_conv *p, const float *xg, const f
 	c.f = chan_prefetch(p, gi, q, c.w,
 			    pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * (t1 - t0) + e1 - e0);
 	c.pf = c.f.pf;
-	int group = p->k > CHAN_KB ? CHAN_GROUP : 1, n = 0;
-	chan_at at[CHAN_GROUP], a;
+	int group = acc ? CHAN_DEEP_GROUP : p->k > CHAN_KB ? CHAN_GROUP : 1, n = 0;
+	chan_at at[CHAN_DEEP_GROUP], a;
 	/* read in place, a row's windows start lo rows and columns before */
 	int64_t base = p->edge ? -(p->lo[1] * p->in[2] + p->lo[2]) : 0;
 	for (int64_t r = r0; r < r1; r++) {
@@ -995,51 +1083,8 @@ static GC_PK_TARGET void conv_pad(const gc_pk_conv *p, const float *x, float *xp
 	}
 	if (c1 == p->c) /* the slack after the last channel */
 		memset(xp + p->c * p->pin_sp, 0,
-		       (size_t)(gc_pk_conv_scratch(p) - p->c * p->pin_sp) * sizeof(float));
+		       (size_t)(conv_copy_floats(p) - p->c * p->pin_sp) * sizeof(float));
 }
-
-/*
- * One convolution (of one batch item) is one job on the pool: its parts are
- * the convolution's items (group, panel, unit) in that order, in guided runs
- * (nn-split.h: they shrink toward the end, so that the threads end
- * together). A unit is an output row, or the two rows chan_rows puts in one
- * tile (a part boundary between them would halve that tile), or where the
- * rows are too few for the threads (a 1-D convolution's one row: its 64
- * channels were 2 items, and one late thread left both to the other) a run
- * of a row's tiles: the row's tiles cut in `chunks`.
- *
- * The zero-padded copy of the input (or, read in place, the copy of its
- * edge columns' windows: edge_build) is cut in blocks of whole groups (of
- * channels, with fewer groups: conv_pad_split), and a part makes the
- * blocks a group reads right before it convolves the group (pad_groups):
- * it copies those no thread has begun, then waits for those another thread
- * is copying. So the copy is split over the threads that came, costs no
- * hand-over of its own, and is split even where it is too small to be
- * worth one (14x14 and 7x7 inputs: 35-50 us a node on the caller alone). A
- * grouped convolution's part waits only for the groups it shares with a
- * part under way (not for the whole copy, as when the copy's parts came
- * first), and reads the groups it copied from its own cache: at one thread
- * too (regnet_x_400mf's 3x3 g2 at 112x112, two groups of 830 KB, 10 %
- * faster than with the whole copy first, its first group read back from
- * L3).
- */
-#define CONV_PAD_BLOCKS 64
-
-typedef struct conv_job {
-	const gc_pk_conv *p;
-	const float *x, *bias, *res;
-	float *y, *xp;
-	const float *xc; /* what the convolution reads: x or the padded copy xp
-			  * (pin_sp elements a channel either way) */
-	int threads;	 /* the guided split's */
-	int64_t rpu;	 /* output rows a unit */
-	int64_t chunks;	 /* units a row (rpu 1), or 1 */
-	int64_t units;	 /* units a panel: rows, or chunks, then the edge tiles */
-	int64_t runs;	 /* the copy's runs of channels: groups, or channels */
-	int blocks;	 /* blocks of the copy (0: no copy), of runs */
-	/* per block: 0 not begun, 1 being copied, 2 done */
-	atomic_uchar pad_state[CONV_PAD_BLOCKS];
-} conv_job;
 
 /* The blocks of the padded copy at `threads` threads: of whole groups (as
  * many blocks as fit) where the groups are a few a thread, so that a part
@@ -1081,10 +1126,11 @@ static void pad_groups(conv_job *j, int64_t g0, int64_t g1)
 		gc_nn_par_wait_byte(&j->pad_state[b], 2);
 }
 
-/* Items [lo, hi) of the convolution. */
-static void conv_items(conv_job *j, int64_t lo, int64_t hi)
+/* Items [lo, hi) of the convolution, by thread `slot`. */
+static void conv_items(conv_job *j, int64_t lo, int64_t hi, int slot)
 {
 	const gc_pk_conv *p = j->p;
+	float *acc = j->acc ? j->acc + slot * chan_deep_floats() : NULL;
 	while (lo < hi) {
 		int64_t gq = lo / j->units, u0 = lo % j->units;
 		int64_t u1 = j->units < u0 + hi - lo ? j->units : u0 + hi - lo;
@@ -1097,13 +1143,13 @@ static void conv_items(conv_job *j, int64_t lo, int64_t hi)
 		if (nc == 1) {
 			int64_t a0 = u0 < ru ? u0 : ru, a1 = u1 < ru ? u1 : ru;
 			int64_t r1 = a1 * j->rpu < p->rows ? a1 * j->rpu : p->rows;
-			chan_rows(p, xg, eg, j->bias, j->res, j->y, gi, q, a0 * j->rpu, r1, 0, tiles,
-				  u0 - a0, u1 - a1);
+			chan_rows(j, acc, xg, eg, gi, q, a0 * j->rpu, r1, 0, tiles, u0 - a0,
+				  u1 - a1);
 		}
 		for (int64_t u = u0; nc > 1 && u < u1;) { /* a row at a time */
 			int64_t r = u / nc, c0 = u % nc, c1 = nc < c0 + u1 - u ? nc : c0 + u1 - u;
-			chan_rows(p, xg, eg, j->bias, j->res, j->y, gi, q, r, r + 1,
-				  c0 * tiles / nc, c1 * tiles / nc, 0, 0);
+			chan_rows(j, acc, xg, eg, gi, q, r, r + 1, c0 * tiles / nc,
+				  c1 * tiles / nc, 0, 0);
 			u += c1 - c0;
 		}
 		lo += u1 - u0;
@@ -1112,12 +1158,11 @@ static void conv_items(conv_job *j, int64_t lo, int64_t hi)
 
 static void conv_part(void *arg, int part, int parts, int slot)
 {
-	(void)slot;
 	conv_job *j = arg;
 	const gc_pk_conv *p = j->p;
 	int64_t lo, hi, per_group = p->panels * j->units;
 	gc_nn_guided_range(p->g * per_group, j->threads, 1, part, parts, &lo, &hi);
-	conv_items(j, lo, hi);
+	conv_items(j, lo, hi, slot);
 }
 
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
@@ -1129,6 +1174,8 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 	for (int64_t b = 0; b < p->n; b++) {
 		/* (estimated right before its job: the run's work, nn-par.h) */
 		int t = gc_nn_par_threads(threads, cost);
+		if (p->k > CHAN_DEEP_K && t > GC_PK_GEMM_SLOTS)
+			t = GC_PK_GEMM_SLOTS; /* a buffer of sums each */
 		/* items for ~8 parts a thread (fewer cannot end together), each
 		 * chunk of a row still a few tiles long */
 		int64_t items = p->g * p->panels * rows, chunks = 1;
@@ -1147,7 +1194,8 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			      .threads = t,
 			      .rpu = rpu,
 			      .chunks = chunks,
-			      .units = units};
+			      .units = units,
+			      .acc = chan_deep_acc(p, scratch)};
 		if (p->pad) {
 			conv_pad_split(&j, t);
 			for (int i = 0; i < j.blocks; i++)

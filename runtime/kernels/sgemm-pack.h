@@ -220,7 +220,9 @@ void gc_pk_conv_pack(const float *wt, int64_t g, int64_t mg, int64_t k, int64_t 
 void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, int64_t kr, int64_t kc,
 		       float *wt);
 void gc_pk_conv_free(gc_pk_conv *p);
-/* Scratch floats a run needs (the padded input of one batch item). */
+/* Scratch floats a run needs: the padded input of one batch item (or its
+ * edge columns' windows), and for a k above 8192 the sums of a group of
+ * tiles for each of up to GC_PK_GEMM_SLOTS threads. */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
 /* An estimate of the cycles, to choose between this and the row GEMM. */
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow);

@@ -930,7 +930,8 @@ static void test_fast_conv_dilated(void)
 /* The channel kernel over k (input channels x taps) deeper than its K
  * block (1024 steps: conv-direct.c's CHAN_KB), each tile's sums carried
  * from block to block: k not a multiple of the block (2 to 10 blocks),
- * more tiles than a group keeps (16) and fewer, rows paired in one tile,
+ * more tiles than a group keeps (16; 64 deeper than CHAN_DEEP_K) and
+ * fewer, rows paired in one tile,
  * 32 + 8 and 32 + 16 channels, groups, batch 2, stride 2, dilation, every
  * activation; then the same bytes at 1 to 3 threads (conv_threads_same:
  * the rows split at any tile, the sums in the one-thread order). */
@@ -945,11 +946,19 @@ static void test_fast_conv_deep_k(void)
 	    C2(1, 1100, 40, 1, 4, 6, 3, 1, 1, 1, 1, 1),	 /* k 9900: 10 blocks of 990 */
 	    C2(1, 120, 24, 1, 17, 16, 3, 2, 1, 1, 1, 1), /* stride 2, 16 channels */
 	    C2(1, 128, 33, 1, 12, 12, 3, 1, 0, 2, 1, 1), /* dilation 2, 32 + 1 */
+	    /* deeper than CHAN_DEEP_K (8192): groups of 64 tiles, their sums
+	     * in the scratch after the padded copy (120 tiles a panel: 64 +
+	     * 56, 32 + 16 channels), and after the edge columns' windows
+	     * (stride 2: 60 tiles) */
+	    C2(1, 920, 48, 1, 40, 40, 3, 1, 1, 1, 1, 1),
+	    C2(1, 1000, 20, 1, 60, 60, 3, 2, 1, 1, 1, 1),
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 2, 1));
 	for (int ci = 0; ci < 4; ci++)
 		CHECK(conv_threads_same(&cases[ci], ci));
+	CHECK(conv_threads_same(&cases[LEN(cases) - 2], 4));
+	CHECK(conv_threads_same(&cases[LEN(cases) - 1], 5));
 }
 
 /* Planes whose channels would crowd a few L1 sets (conv-direct.c's
