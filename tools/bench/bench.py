@@ -216,7 +216,8 @@ def warm_up(w):
 
 def interleave_all(ws, min_runs, min_ms, pin=False):
     """A B C ... A B C ... in blocks, after warming each up; per worker: a
-    list of samples (ms per run) and the runs per sample. A block is
+    list of samples (ms per run), the runs per sample, and the round of
+    each sample (paired_ratio). A block is
     BLOCK_MS of requests to one worker, which is then left to go idle before
     the next starts (see Worker.quiesce). Turns are this short so that every
     worker sees the same load on a shared machine; each round starts one
@@ -227,25 +228,43 @@ def interleave_all(ws, min_runs, min_ms, pin=False):
     slow one for a whole row while the other does not."""
     ks = [warm_up(w) for w in ws]
     ss = [[] for _ in ws]
+    rs = [[] for _ in ws]
     turn = 0
     while True:
         # each round starts one worker later: whatever a worker's place in
         # the order costs (the one before it still spinning down) is shared
-        order = list(zip(ws, ss, ks))
+        order = list(zip(ws, ss, ks, rs))
         order = order[turn % len(order):] + order[:turn % len(order)]
         cpus = round_cpus(turn)
-        turn += 1
-        for w, s, k in order:
+        for w, s, k, r in order:
             if pin and w.threads == 1 and cpus:
                 w.pin(cpus)
             spent = 0.0
             while spent < BLOCK_MS and len(s) < MAX_SAMPLES:
                 s.append(w.run(k))
+                r.append(turn)
                 spent += s[-1] * k
             w.quiesce()
+        turn += 1
         enough = all(len(s) >= min_runs and sum(s) * k >= min_ms for s, k in zip(ss, ks))
         if enough or any(len(s) >= MAX_SAMPLES for s in ss):
-            return list(zip(ss, ks))
+            return list(zip(ss, ks, rs))
+
+
+def paired_ratio(a, ra, b, rb):
+    """The median over rounds of (a's median in the round / b's): samples a
+    and b with their rounds ra and rb (interleave_all). A round's blocks
+    run a second or so apart (on one CPU, pinned), so a change of the
+    machine's speed that lasts seconds is mostly the same for both sides
+    of a round's ratio, where the ratio of the two overall medians depends
+    on how many slow rounds each side happened to get."""
+    by_a, by_b = {}, {}
+    for x, r in zip(a, ra):
+        by_a.setdefault(r, []).append(x)
+    for x, r in zip(b, rb):
+        by_b.setdefault(r, []).append(x)
+    q = [statistics.median(by_a[r]) / statistics.median(by_b[r]) for r in by_a if r in by_b]
+    return statistics.median(q) if q else float("nan")
 
 
 def round_cpus(turn):
@@ -253,12 +272,6 @@ def round_cpus(turn):
     CPUs this process may use, in turn; None on a single-CPU machine."""
     allowed = sorted(os.sched_getaffinity(0))
     return {allowed[turn % len(allowed)]} if len(allowed) > 1 else None
-
-
-def interleave(a, b, min_runs, min_ms):
-    """interleave_all of two workers."""
-    ra, rb = interleave_all([a, b], min_runs, min_ms)
-    return ra, rb
 
 
 def npy_outputs(d):
@@ -446,7 +459,7 @@ def bench_one(key, threads, a, work, logs):
         res = start_and_interleave(key, threads, a, work, logs, builds, sets)
         rows = []
         for i, (t, tag, ws) in enumerate(sets):
-            (gs, gk), (os_, ok_) = res[(i, "graphcc")], res[(i, "ort")]
+            (gs, gk, gr), (os_, ok_, or_) = res[(i, "graphcc")], res[(i, "ort")]
             g, o = ws["graphcc"], ws["ort"]
             out = {}
             for name, w in (("graphcc", g), ("ort", o)):
@@ -465,6 +478,7 @@ def bench_one(key, threads, a, work, logs):
                 "blas_core": g.ready[1], "ort_version": o.ready[1],
                 "graphcc_spread": spread(gs), "ort_spread": spread(os_),
                 "graphcc_min": min(gs), "ort_min": min(os_),
+                "paired": paired_ratio(gs, gr, os_, or_), "rounds": len(set(gr)),
             }
             if "base" in ws:
                 bs = res[(i, "base")][0]
@@ -628,29 +642,35 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, bu
     L = []
     L.append("# graphcc vs ONNX Runtime (`make bench`)")
     L.append("")
-    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT | fastest samples: "
-             "graphcc/ORT | speedup over 1 thread: graphcc / ORT | graphcc peak RSS MiB "
-             "| ORT peak RSS MiB (minus Node baseline) | max abs diff |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| model | threads | graphcc ms | ORT ms | graphcc/ORT | by round: graphcc/ORT "
+             "| fastest samples: graphcc/ORT | speedup over 1 thread: graphcc / ORT "
+             "| graphcc peak RSS MiB | ORT peak RSS MiB (minus Node baseline) | max abs diff |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     one = {r["model"]: r for r in rows if r["threads"] == 1}
     for r in rows:
         r1 = one.get(r["model"])
         speed = ("%.2f / %.2f" % (r1["graphcc_ms"] / r["graphcc_ms"], r1["ort_ms"] / r["ort_ms"])
                  if r1 and r["threads"] > 1 else "")
-        ratios = (r["graphcc_ms"] / r["ort_ms"], r["graphcc_min"] / r["ort_min"])
-        L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %.2f | %.2f | %s | %.1f | %.1f (%.1f) "
+        ratios = (r["graphcc_ms"] / r["ort_ms"], r["paired"], r["graphcc_min"] / r["ort_min"])
+        L.append("| %s | %d | %s ±%.0f%% | %s ±%.0f%% | %.2f | %.2f | %.2f | %s | %.1f | %.1f (%.1f) "
                  "| %.1e%s |" % (
             MODELS[r["model"]], r["threads"], fmt(r["graphcc_ms"]),
             100 * r.get("graphcc_spread", 0.0), fmt(r["ort_ms"]), 100 * r.get("ort_spread", 0.0),
             *ratios, speed, r["graphcc_rss"], r["ort_rss"],
             r["ort_rss"] - base_rss, r["diff"], "" if r["same"] else " MISMATCH"))
     L.append("")
+    rounds = [r["rounds"] for r in rows] or [0]
     L.append("± is half the interquartile range of the samples, relative to the median. "
-             "Fastest samples: the ratio of each side's fastest sample, the one to read "
-             "where the medians spread: on a shared host (a VM whose cores' other "
-             "hyperthreads run other tenants' work) every kernel runs up to 1.5x slower "
-             "for seconds at a time, graphcc's more than ORT's. "
-             "Speedup: the model's 1-thread median over this row's (above 1: faster).")
+             "By round: the median over the round-robin's rounds of the ratio of the two "
+             "sides' medians in that round (their blocks a second or so apart, at one "
+             "thread on the same CPU), %d-%d rounds a row: a paired comparison, which a "
+             "change of the machine's speed lasting seconds moves less than the ratio of "
+             "the overall medians. Fastest samples: the ratio of each side's fastest "
+             "sample. Both are to read where the medians spread: on a shared host (a VM "
+             "whose cores' other hyperthreads run other tenants' work) every kernel runs "
+             "up to 1.5x slower for seconds at a time, graphcc's more than ORT's. "
+             "Speedup: the model's 1-thread median over this row's (above 1: faster)." % (
+                 min(rounds), max(rounds)))
     L.append("")
     if busy:
         L += busy_report(busy)
