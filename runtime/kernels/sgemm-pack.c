@@ -770,10 +770,10 @@ static void panel_cols(const gc_pk_gemm *g, int64_t jp, int64_t n0, int64_t nv, 
  * bringing the next tile's output rows into L1 as it computes (the output
  * is written 8 rows of 192 bytes at a time, rows far apart: no hardware
  * prefetcher follows that); the last one those of (i_lo, jp_next) when
- * jp_next >= 0; K steps [k_lo, k_hi) only. lin, lin_tiles, lin_share: see
- * run_panels. */
+ * jp_next >= 0; over the one K block [kb, kb + kl) (gc_pk_gemm_run_slot's
+ * blocks of panel_kc steps). lin, lin_tiles, lin_share: see run_panels. */
 static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t i_lo, int64_t i_hi,
-		      int64_t k_lo, int64_t k_hi, const float *v, int64_t ldv, pk_pf *pf,
+		      int64_t kb, int64_t kl, const float *v, int64_t ldv, pk_pf *pf,
 		      int64_t lin_tiles, int64_t lin_share)
 {
 	int64_t n0, nv, skip;
@@ -782,38 +782,34 @@ static void run_panel(const gc_pk_gemm *g, int64_t jp, int64_t jp_next, int64_t 
 	panel_cols(g, jp, n0, nv, &cl);
 	int nv_used = nv >= 48 ? 3 : (int)((nv + 15) / 16);
 	const char *lin = pf->lin;
-	int64_t kc = panel_kc(g, ldv);
 	int direct = direct_taps(g);
-	for (int64_t kb = k_lo; kb < k_hi; kb += kc) {
-		int64_t kl = k_hi - kb < kc ? k_hi - kb : kc;
-		pf->acc = kb > 0;
-		pf->raw = kb + kl < g->k;
-		pf->vrows = direct ? g->v_rows + kb : NULL;
-		for (int64_t i0 = i_lo; i0 < i_hi; i0 += GC_PK_MR) {
-			int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
-			int64_t ti = (i0 - i_lo) / GC_PK_MR;
-			pf->lin = lin && ti < lin_tiles ? lin + ti * lin_share + kb * pf->lin_step
-							: NULL;
-			int64_t ni = i0 + GC_PK_MR, nj = n0;
-			if (ni >= i_hi) {
-				ni = i_lo;
-				if (jp_next >= 0)
-					panel_at(g, jp_next, &nj, &skip, &skip);
-			}
-			pf->crow = NULL;
-			if (ni < i_hi && (ni != i_lo || jp_next >= 0)) {
-				pf->rows = (int)(g->m - ni < GC_PK_MR ? g->m - ni : GC_PK_MR);
-				pf->crow = (char *)(g->c + ni * g->ldc + nj);
-				pf->rrow = g->epi.r ? (const char *)(g->epi.r +
-								     (g->m0 + ni) * g->epi.r_sm + nj)
-						    : NULL;
-				pf->every = kl / (pf->rows + 1) > 0 ? kl / (pf->rows + 1) : 1;
-			}
-			row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR,
-						       direct ? v : v + kb * ldv,
-						       ldv, kl, g->c + i0 * g->ldc + n0, g->ldc,
-						       &g->epi, g->m0 + i0, n0, &cl, pf);
+	pf->acc = kb > 0;
+	pf->raw = kb + kl < g->k;
+	pf->vrows = direct ? g->v_rows + kb : NULL;
+	for (int64_t i0 = i_lo; i0 < i_hi; i0 += GC_PK_MR) {
+		int64_t mr = g->m - i0 < GC_PK_MR ? g->m - i0 : GC_PK_MR;
+		int64_t ti = (i0 - i_lo) / GC_PK_MR;
+		pf->lin = lin && ti < lin_tiles ? lin + ti * lin_share + kb * pf->lin_step
+						: NULL;
+		int64_t ni = i0 + GC_PK_MR, nj = n0;
+		if (ni >= i_hi) {
+			ni = i_lo;
+			if (jp_next >= 0)
+				panel_at(g, jp_next, &nj, &skip, &skip);
 		}
+		pf->crow = NULL;
+		if (ni < i_hi && (ni != i_lo || jp_next >= 0)) {
+			pf->rows = (int)(g->m - ni < GC_PK_MR ? g->m - ni : GC_PK_MR);
+			pf->crow = (char *)(g->c + ni * g->ldc + nj);
+			pf->rrow = g->epi.r ? (const char *)(g->epi.r +
+							     (g->m0 + ni) * g->epi.r_sm + nj)
+					    : NULL;
+			pf->every = kl / (pf->rows + 1) > 0 ? kl / (pf->rows + 1) : 1;
+		}
+		row_tiles[nv_used - 1][mr - 1](g->s + i0 * g->k + kb * GC_PK_MR,
+					       direct ? v : v + kb * ldv,
+					       ldv, kl, g->c + i0 * g->ldc + n0, g->ldc,
+					       &g->epi, g->m0 + i0, n0, &cl, pf);
 	}
 }
 
@@ -824,9 +820,9 @@ static int64_t panel_ldv(const gc_pk_gemm *g, const float *buf)
 	return g->v_packed || buf ? GC_PK_NR : g->ldv;
 }
 
-/* Panels [p0, p1) of rows [ib, ie) of S over V's K steps [k0, k1). */
+/* Panels [p0, p1) of rows [ib, ie) of S over V's K steps [kb, kb + kl). */
 static void run_panels(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t ib, int64_t ie,
-		       int64_t k0, int64_t k1, float *buf, pk_pf *pf)
+		       int64_t kb, int64_t kl, float *buf, pk_pf *pf)
 {
 	for (int64_t jp = p0; jp < p1; jp++) {
 		int64_t n0, nv, voff;
@@ -860,7 +856,7 @@ static void run_panels(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t ib, 
 			pf->lin_step = g->ldv * 4;
 			pf->lin = (const char *)(v + GC_PK_NR);
 		}
-		run_panel(g, jp, jp + 1 < p1 ? jp + 1 : -1, ib, ie, k0, k1, v, ldv, pf, lin_tiles,
+		run_panel(g, jp, jp + 1 < p1 ? jp + 1 : -1, ib, ie, kb, kl, v, ldv, pf, lin_tiles,
 			  lin_share);
 	}
 }
@@ -870,17 +866,14 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
 	float *buf =
 	    g->v_buf && !g->v_packed ? g->v_buf + slot * gc_pk_v_floats(g->k, GC_PK_NR) : NULL;
 	/* plain V in K blocks: a block of S rows goes over the panels once per
-	 * K block, the sums through c between them (as run_panel's blocks) */
+	 * K block, the sums through c between them (pk_pf.acc and raw) */
 	int64_t kc = panel_kc(g, panel_ldv(g, buf));
-	int64_t kblocks = g->k > 0 ? (g->k + kc - 1) / kc : 1;
 	int64_t mc = s_block_rows(g, kc);
 	pk_pf pf = {.cld = g->ldc * 4, .rld = g->epi.r_sm * 4};
 	for (int64_t ib = 0; ib < g->m; ib += mc) {
 		int64_t ie = g->m - ib < mc ? g->m : ib + mc;
-		for (int64_t b = 0; b < kblocks; b++) {
-			int64_t k0 = b * kc, k1 = g->k - k0 < kc ? g->k : k0 + kc;
-			run_panels(g, p0, p1, ib, ie, k0, k1, buf, &pf);
-		}
+		for (int64_t kb = 0; kb < g->k; kb += kc)
+			run_panels(g, p0, p1, ib, ie, kb, g->k - kb < kc ? g->k - kb : kc, buf, &pf);
 	}
 }
 
