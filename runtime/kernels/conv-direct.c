@@ -38,7 +38,7 @@
 #define CHAN_GROUP 16
 /*
  * Deeper than CHAN_DEEP_K, groups of CHAN_DEEP_GROUP tiles, their sums in
- * the run's scratch (a buffer a thread: chan_deep_floats) rather than on
+ * the run's scratch (CHAN_DEEP_FLOATS a thread: chan_deep_acc) rather than on
  * the stack (115 KB): a panel of k steps is then read from L3 once for 64
  * tiles, not 4 times (fcn_resnet50's head, 2048 -> 512 3x3 at 28x28,
  * k = 18432: 108 -> 98 ms at one thread; 2048 -> 256: 53 -> 50; 1024 ->
@@ -47,6 +47,7 @@
  */
 #define CHAN_DEEP_K 8192
 #define CHAN_DEEP_GROUP 64
+#define CHAN_DEEP_FLOATS ((int64_t)CHAN_DEEP_GROUP * GC_PK_CV_NR * 32)
 /* Steps ahead at which a tile of K blocks, or of a window wider than one
  * tap, prefetches its own input rows into L1 (chan_ahead.near). */
 #define CHAN_NEAR 64
@@ -332,17 +333,18 @@ static int64_t conv_copy_floats(const gc_pk_conv *p)
 	return p->pad ? p->c * p->pin_sp + 16 : 0;
 }
 
-/* Floats of one thread's sums of a CHAN_DEEP_GROUP group (conv_job.acc). */
-static int64_t chan_deep_floats(void)
+/* Whether the tiles go in groups of CHAN_DEEP_GROUP, their sums in the
+ * scratch (and the run's threads are at most GC_PK_GEMM_SLOTS). */
+static int chan_deep(const gc_pk_conv *p)
 {
-	return (int64_t)CHAN_DEEP_GROUP * GC_PK_CV_NR * 32;
+	return p->k > CHAN_DEEP_K;
 }
 
 /* The threads' sums after the copy in scratch, on a 64-byte boundary (the
- * tiles load and store them aligned), or NULL below CHAN_DEEP_K. */
+ * tiles load and store them aligned), or NULL when not chan_deep. */
 static float *chan_deep_acc(const gc_pk_conv *p, float *scratch)
 {
-	if (p->k <= CHAN_DEEP_K)
+	if (!chan_deep(p))
 		return NULL;
 	uintptr_t a = (uintptr_t)(scratch + conv_copy_floats(p));
 	return (float *)((a + 63) & ~(uintptr_t)63);
@@ -352,7 +354,7 @@ int64_t gc_pk_conv_scratch(const gc_pk_conv *p)
 {
 	/* (+ 15 floats: the sums' boundary) */
 	return conv_copy_floats(p) +
-	       (p->k > CHAN_DEEP_K ? GC_PK_GEMM_SLOTS * chan_deep_floats() + 15 : 0);
+	       (chan_deep(p) ? GC_PK_GEMM_SLOTS * CHAN_DEEP_FLOATS + 15 : 0);
 }
 
 void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t out[3], int flat,
@@ -783,7 +785,7 @@ typedef struct conv_job {
 	int64_t units;	 /* units a panel: rows, or chunks, then the edge tiles */
 	int64_t runs;	 /* the copy's runs of channels: groups, or channels */
 	int blocks;	 /* blocks of the copy (0: no copy), of runs */
-	float *acc;	 /* CHAN_DEEP_GROUP tiles' sums a thread (chan_deep_floats),
+	float *acc;	 /* CHAN_DEEP_GROUP tiles' sums, CHAN_DEEP_FLOATS a thread,
 			  * or NULL: a group's sums on the stack */
 	/* per block: 0 not begun, 1 being copied, 2 done */
 	atomic_uchar pad_state[CONV_PAD_BLOCKS];
@@ -1130,7 +1132,7 @@ static void pad_groups(conv_job *j, int64_t g0, int64_t g1)
 static void conv_items(conv_job *j, int64_t lo, int64_t hi, int slot)
 {
 	const gc_pk_conv *p = j->p;
-	float *acc = j->acc ? j->acc + slot * chan_deep_floats() : NULL;
+	float *acc = j->acc ? j->acc + slot * CHAN_DEEP_FLOATS : NULL;
 	while (lo < hi) {
 		int64_t gq = lo / j->units, u0 = lo % j->units;
 		int64_t u1 = j->units < u0 + hi - lo ? j->units : u0 + hi - lo;
@@ -1174,7 +1176,7 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 	for (int64_t b = 0; b < p->n; b++) {
 		/* (estimated right before its job: the run's work, nn-par.h) */
 		int t = gc_nn_par_threads(threads, cost);
-		if (p->k > CHAN_DEEP_K && t > GC_PK_GEMM_SLOTS)
+		if (chan_deep(p) && t > GC_PK_GEMM_SLOTS)
 			t = GC_PK_GEMM_SLOTS; /* a buffer of sums each */
 		/* items for ~8 parts a thread (fewer cannot end together), each
 		 * chunk of a row still a few tiles long */
