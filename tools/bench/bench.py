@@ -173,12 +173,20 @@ class Worker:
 
     def pin(self, cpus):
         """Restricts every thread of the worker to the CPUs `cpus` (threads
-        it starts later inherit it)."""
-        for t in os.listdir("/proc/%d/task" % self.p.pid):
+        it starts later inherit it). A worker that cannot be pinned is a
+        WorkerError: the report says the 1-thread workers were."""
+        try:
+            tasks = os.listdir("/proc/%d/task" % self.p.pid)
+        except OSError as e:
+            raise WorkerError("%s: cannot list its threads to pin them: %s" % (self.name, e))
+        for t in tasks:
             try:
                 os.sched_setaffinity(int(t), cpus)
-            except OSError:
+            except ProcessLookupError:
                 pass  # a thread that just ended
+            except OSError as e:
+                raise WorkerError("%s: cannot pin thread %s to CPUs %s: %s" % (
+                    self.name, t, sorted(cpus), e))
 
     def peak_rss_mib(self):
         with open("/proc/%d/status" % self.p.pid) as f:
@@ -258,12 +266,13 @@ def paired_ratio(a, ra, b, rb):
     machine's speed that lasts seconds is mostly the same for both sides
     of a round's ratio, where the ratio of the two overall medians depends
     on how many slow rounds each side happened to get."""
-    by_a, by_b = {}, {}
-    for x, r in zip(a, ra):
-        by_a.setdefault(r, []).append(x)
-    for x, r in zip(b, rb):
-        by_b.setdefault(r, []).append(x)
-    q = [statistics.median(by_a[r]) / statistics.median(by_b[r]) for r in by_a if r in by_b]
+    def medians(samples, rounds):
+        by = {}
+        for x, r in zip(samples, rounds):
+            by.setdefault(r, []).append(x)
+        return {r: statistics.median(v) for r, v in by.items()}
+    ma, mb = medians(a, ra), medians(b, rb)
+    q = [ma[r] / mb[r] for r in ma if r in mb]
     return statistics.median(q) if q else float("nan")
 
 
@@ -391,7 +400,7 @@ def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx="", 
     """Starts the workers of each build in `builds` (name, build dir) and
     ORT's at each thread count into `sets` (threads, tag, {name: Worker}:
     the caller closes them), runs them round-robin (interleave_all, with
-    `pin`), and returns {(set index, name): (samples, K)}."""
+    `pin`), and returns {(set index, name): (samples, K, rounds)}."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
     for t in threads:
