@@ -13,13 +13,14 @@ SAN     ?=
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -g $(OPT) -fPIC \
 	-Iinclude -I$(B)/gen -MMD -MP
 ifeq ($(SAN),thread)
-CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer
+CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer -DGC_PK_GENERIC
 LDSAN := -fsanitize=thread
 # OpenBLAS is not instrumented (see the file); halt on the first real race.
 export TSAN_OPTIONS := suppressions=$(abspath tests/tsan.supp) halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)
 endif
 ifeq ($(SAN),1)
-CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	-DGC_PK_GENERIC
 LDSAN := -fsanitize=address,undefined
 endif
 CFLAGS  := $(CFLAGS_BASE) $(EXTRA_CFLAGS)

@@ -404,7 +404,7 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
 
 #ifdef PK_X86
 
-#define AI static inline __attribute__((always_inline)) GC_PK_TARGET
+#define AI GC_PK_INLINE
 
 /* What a tile's steps prefetch for later: step i the byte pf + i * pfs
  * into L2 (the weights a later tile reads: chan_rows) and, unless px is

@@ -129,7 +129,7 @@ int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 
 #ifdef PK_X86
 
-#define AI static inline __attribute__((always_inline)) GC_PK_TARGET
+#define AI GC_PK_INLINE
 
 /* ---- depthwise: run ---- */
 

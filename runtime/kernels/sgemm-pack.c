@@ -380,7 +380,7 @@ void gc_pk_gemm_panel_rows(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t 
 
 #ifdef PK_X86
 
-#define AI static inline __attribute__((always_inline)) GC_PK_TARGET
+#define AI GC_PK_INLINE
 
 /* What a tile brings into cache while it computes (gc_pk_gemm_run_slot):
  * lin (NULL: none), lin_step bytes of it per step along k, into L2 (the
