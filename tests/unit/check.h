@@ -12,8 +12,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_failed_;
+
+/* The directory of the running test binary, <build>/tests, into dir (n
+ * bytes): the fixtures the build puts beside it are found from there
+ * (<build>/plugins, <build>/tests/packages, <build>/../models). 0, or -1
+ * when /proc/self/exe cannot be read. */
+static inline int check_exe_dir(char *dir, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", dir, n - 1);
+	if (len <= 0)
+		return -1;
+	dir[len] = 0;
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	return 0;
+}
 
 #define CHECK(cond)                                                            \
 	do {                                                                   \

@@ -111,10 +111,7 @@ static int run_n(gc_session *s, int n, int seed, gc_error *err)
 static void test_compile_and_run(void)
 {
 	char exe[PATH_MAX], buf[PATH_MAX + 64];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	CHECK(len > 0);
-	exe[len] = 0;
-	*strrchr(exe, '/') = 0; /* <build>/tests */
+	CHECK_INT(check_exe_dir(exe, sizeof exe), 0); /* <build>/tests */
 	snprintf(plugins, sizeof plugins, "%.4000s/../plugins", exe);
 	CHECK(mkdtemp(tmp) != NULL);
 	atexit(cleanup);

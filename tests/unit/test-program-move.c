@@ -70,10 +70,7 @@ static int run_demo(const gc_program *p, float *y, int64_t *n, gc_error *err)
 static void test_compile(void)
 {
 	char exe[PATH_MAX], buf[PATH_MAX + 32], gcb[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	CHECK(n > 0);
-	exe[n] = 0;
-	*strrchr(exe, '/') = 0; /* <build>/tests */
+	CHECK_INT(check_exe_dir(exe, sizeof exe), 0); /* <build>/tests */
 	snprintf(plugins, sizeof plugins, "%.4000s/../plugins", exe);
 	*strrchr(exe, '/') = 0; /* <build> */
 	snprintf(root, sizeof root, "%.4000s/..", exe);

@@ -24,12 +24,7 @@ static const char *fixture(const char *name, char *buf, size_t len)
 static void test_setup(void)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	CHECK(n > 0);
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	CHECK(slash);
-	*slash = 0;
+	CHECK_INT(check_exe_dir(exe, sizeof exe), 0);
 	snprintf(pkgdir, sizeof pkgdir, "%.2000s/packages", exe);
 	char good[PATH_MAX];
 	if (access(fixture("good", good, sizeof good), R_OK))

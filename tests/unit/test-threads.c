@@ -202,10 +202,7 @@ static void test_package_loading_many_threads(void)
 {
 	/* build/tests/test-threads -> build/plugins/seed-lenet/seed-lenet.yaml */
 	char exe[4096], manifest[4200];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	CHECK(n > 0);
-	exe[n] = 0;
-	*strrchr(exe, '/') = 0;
+	CHECK_INT(check_exe_dir(exe, sizeof exe), 0);
 	snprintf(manifest, sizeof manifest, "%s/../plugins/seed-lenet/seed-lenet.yaml", exe);
 	enum { N = 4 };
 	pthread_t th[N];
