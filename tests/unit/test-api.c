@@ -573,6 +573,30 @@ static void test_small_run_goes_serial(void)
 	CHECK_INT(split, 3);
 }
 
+/* The output of 4 runs of p at `threads` on x into y (n floats), and
+ * (jobs_after_first, unless NULL) how many pool jobs the runs after the
+ * first handed out. */
+static void demo_output(gc_program *p, int threads, const gc_tensor *x, float *y, int64_t n,
+			int *jobs_after_first)
+{
+	gc_error err = { 0 };
+	gc_session *s = NULL;
+	gc_session_options so = { .threads = threads };
+	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
+	CHECK_INT(gc_session_set_input(s, 0, x, &err), 0);
+	CHECK_INT(gc_session_run(s, &err), 0);
+	uint64_t jobs = gc_nn_par_jobs();
+	for (int r = 0; r < 3; r++)
+		CHECK_INT(gc_session_run(s, &err), 0);
+	if (jobs_after_first)
+		*jobs_after_first = (int)(gc_nn_par_jobs() - jobs);
+	const gc_tensor *o = gc_session_output(s, 0);
+	CHECK(o && o->dtype == GC_DTYPE_FLOAT);
+	CHECK_INT(gc_tensor_numel(o), n);
+	memcpy(y, o->data, (size_t)n * sizeof *y);
+	gc_session_free(s);
+}
+
 /* The demo model (models/demo with its package, 0.06 ms a run) at 2
  * threads: from its second run on, no node hands the pool a job (issue
  * 19: such runs gain nothing from a second thread, and were measured
@@ -580,37 +604,10 @@ static void test_small_run_goes_serial(void)
  * its nodes is now below a split (GC_NN_PAR_MIN_SHARE); the session's
  * GC_NN_PAR_SMALL_RUN holds it on one thread without that (checked: with
  * both off, 18 jobs in 3 runs). */
-static void demo_output(gc_program *p, int threads, const float *x, float *y, int64_t n,
-			int *jobs_after_first)
-{
-	gc_error err = { 0 };
-	gc_session *s = NULL;
-	gc_session_options so = { .threads = threads };
-	CHECK_INT(gc_session_new(p, &so, &s, &err), 0);
-	gc_tensor t = { .data = (void *)x, .dims = { 1, 3, 64, 64 }, .rank = 4,
-			.dtype = GC_DTYPE_FLOAT };
-	CHECK_INT(gc_session_set_input(s, 0, &t, &err), 0);
-	CHECK_INT(gc_session_run(s, &err), 0);
-	uint64_t jobs = gc_nn_par_jobs();
-	for (int r = 0; r < 3; r++)
-		CHECK_INT(gc_session_run(s, &err), 0);
-	*jobs_after_first = (int)(gc_nn_par_jobs() - jobs);
-	const gc_tensor *o = gc_session_output(s, 0);
-	CHECK(o && gc_tensor_numel(o) == n);
-	if (o && gc_tensor_numel(o) == n)
-		memcpy(y, o->data, (size_t)n * sizeof *y);
-	gc_session_free(s);
-}
-
 static void test_demo_model_runs_serial(void)
 {
 	char exe[4096], buf[4200];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	CHECK(len > 0);
-	if (len <= 0)
-		return;
-	exe[len] = 0;
-	*strrchr(exe, '/') = 0; /* <build>/tests */
+	CHECK_INT(check_exe_dir(exe, sizeof exe), 0); /* <build>/tests */
 	gc_error err = { 0 };
 	gc_registry *reg = gc_registry_new();
 	snprintf(buf, sizeof buf, "%s/../plugins/demo/demo.yaml", exe);
@@ -621,20 +618,23 @@ static void test_demo_model_runs_serial(void)
 	gc_compile_options co = { .registry = reg };
 	gc_program *p = NULL;
 	CHECK_INT(gc_compile(g, &co, &p, &err), 0);
-	if (err.code)
-		fprintf(stderr, "demo: %s\n", err.msg);
-	enum { NX = 3 * 64 * 64, NY = 10 };
-	static float x[NX], y1[NY], y2[NY];
+	/* the input and output as the program declares them */
+	gc_tensor x = *gc_program_input(p, 0, NULL);
+	int64_t nx = gc_tensor_numel(&x), ny = gc_tensor_numel(gc_program_output(p, 0, NULL));
+	CHECK(nx > 0 && x.dtype == GC_DTYPE_FLOAT);
+	CHECK(ny > 0 && ny <= 64);
+	float *xv = malloc((size_t)nx * sizeof *xv), y1[64], y2[64];
+	CHECK(xv);
 	srand(19);
-	for (int i = 0; i < NX; i++)
-		x[i] = (float)rand() / (float)RAND_MAX * 2 - 1;
-	int jobs1 = -1, jobs2 = -1;
-	if (p) {
-		demo_output(p, 1, x, y1, NY, &jobs1);
-		demo_output(p, 2, x, y2, NY, &jobs2);
-	}
-	CHECK_INT(jobs2, 0);
-	CHECK(!memcmp(y1, y2, sizeof y1));
+	for (int64_t i = 0; i < nx; i++)
+		xv[i] = (float)rand() / (float)RAND_MAX * 2 - 1;
+	x.data = xv;
+	int jobs = -1;
+	demo_output(p, 1, &x, y1, ny, NULL);
+	demo_output(p, 2, &x, y2, ny, &jobs);
+	CHECK_INT(jobs, 0);
+	CHECK(!memcmp(y1, y2, (size_t)ny * sizeof *y1));
+	free(xv);
 	gc_program_free(p);
 	gc_graph_free(g);
 	gc_registry_free(reg);
