@@ -13,16 +13,18 @@ SAN     ?=
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Werror -g $(OPT) -fPIC \
 	-Iinclude -I$(B)/gen -MMD -MP
 ifeq ($(SAN),thread)
-CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer -DGC_PK_GENERIC
+CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer
 LDSAN := -fsanitize=thread
 # OpenBLAS is not instrumented (see the file); halt on the first real race.
 export TSAN_OPTIONS := suppressions=$(abspath tests/tsan.supp) halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)
 endif
 ifeq ($(SAN),1)
-CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
-	-DGC_PK_GENERIC
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDSAN := -fsanitize=address,undefined
 endif
+# Under any sanitizer the kernels' helpers are compiled once, not inlined
+# into every variant (runtime/kernels/sgemm-pack-impl.h).
+CFLAGS_BASE += $(if $(SAN),-DGC_PK_GENERIC)
 CFLAGS  := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
 # Shared libraries resolve every symbol they use (not under the sanitizers:
 # clang leaves their runtime to the executable).
