@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@
 #define QG_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 GC_NN_O3
@@ -45,9 +48,46 @@ gc_qgemm_isa gc_qgemm_isa_best(void)
 	return GC_QGEMM_C;
 }
 
+#ifdef QG_X86
+static gc_qgemm_isa gemm_isa;
+
+/* AMX-TILE and AMX-INT8 (CPUID leaf 7 EDX bits 24, 25), the tile state
+ * enabled by the OS (XCR0 bits 17, 18), and Linux's leave for this process
+ * to use the tile data (it is off until asked: arch_prctl). */
+static void gemm_isa_init(void)
+{
+	gemm_isa = gc_qgemm_isa_best();
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	if (gemm_isa != GC_QGEMM_AVX512VNNI || !__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
+	    !(d >> 24 & 1) || !(d >> 25 & 1) || !__get_cpuid(1, &a, &b, &c, &d) || !(c >> 27 & 1))
+		return;
+	unsigned lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	if ((lo >> 17 & 3) != 3)
+		return;
+	enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+	if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0)
+		gemm_isa = GC_QGEMM_AMX;
+}
+#endif
+
+gc_qgemm_isa gc_qgemm_isa_gemm(void)
+{
+#ifdef QG_X86
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	if (gc_reference_kernels())
+		return GC_QGEMM_C;
+	pthread_once(&once, gemm_isa_init);
+	return gemm_isa;
+#else
+	return gc_qgemm_isa_best();
+#endif
+}
+
 const char *gc_qgemm_isa_name(gc_qgemm_isa isa)
 {
-	static const char *const names[GC_QGEMM_ISA_COUNT] = { "c", "avx-vnni", "avx512-vnni" };
+	static const char *const names[GC_QGEMM_ISA_COUNT] = { "c", "avx-vnni", "avx512-vnni",
+							       "amx" };
 	return (unsigned)isa < GC_QGEMM_ISA_COUNT ? names[isa] : "?";
 }
 
@@ -319,7 +359,7 @@ void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
 		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
 {
 #ifdef QG_X86
-	if (isa == GC_QGEMM_AVX512VNNI) {
+	if (isa == GC_QGEMM_AVX512VNNI || isa == GC_QGEMM_AMX) {
 		if (kl->a_signed)
 			tile512_s8a(a, mr, np, kl, bp, acc);
 		else
@@ -633,6 +673,101 @@ static void part(void *arg, int p, int parts, int slot)
 	}
 }
 
+#ifdef QG_X86
+/*
+ * The AMX blocks of gc_qgemm: 16 rows by a chunk (3 panels of 16 columns).
+ * Tiles 0-2 hold the chunk's three 16 x 16 int32 sums, 3 sixteen rows of A
+ * by 16 quads (64 bytes), 4-6 the three panels' 16 quads: a packed chunk's
+ * quad is its 3 panels side by side (QG_QSTRIDE bytes), so a panel's 16
+ * quads load as a tile with that stride. One configuration for all.
+ */
+#define TAMX __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+typedef struct amx_cfg {
+	uint8_t palette, start_row, reserved[14];
+	uint16_t colsb[16];
+	uint8_t rows[16];
+} amx_cfg;
+
+TAMX static void amx_config(void)
+{
+	amx_cfg c;
+	memset(&c, 0, sizeof c);
+	c.palette = 1;
+	for (int t = 0; t < 7; t++) {
+		c.colsb[t] = 64;
+		c.rows[t] = 16;
+	}
+	_tile_loadconfig(&c);
+}
+
+/* acc (row stride CW) = the sums over quads [0, kq16) (a multiple of 16)
+ * of rows a (stride lda) and the np panels of the chunk at bp. */
+TAMX static void amx_block(const uint8_t *a, int64_t lda, int np, int64_t kq16,
+			   const int8_t *bp, int32_t *acc)
+{
+	_tile_zero(0);
+	_tile_zero(1);
+	_tile_zero(2);
+	for (int64_t q = 0; q < kq16; q += 16) {
+		const int8_t *b = bp + q * QG_QSTRIDE;
+		_tile_loadd(3, a + q * 4, lda);
+		_tile_loadd(4, b, QG_QSTRIDE);
+		_tile_dpbusd(0, 3, 4);
+		if (np > 1) {
+			_tile_loadd(5, b + 64, QG_QSTRIDE);
+			_tile_dpbusd(1, 3, 5);
+		}
+		if (np > 2) {
+			_tile_loadd(6, b + 128, QG_QSTRIDE);
+			_tile_dpbusd(2, 3, 6);
+		}
+	}
+	_tile_stored(0, acc, CW * 4);
+	_tile_stored(1, acc + 16, CW * 4);
+	_tile_stored(2, acc + 32, CW * 4);
+}
+
+/* Blocks of 16 rows and a chunk, row blocks fastest. Rows past the last
+ * whole block, and the quads past the last 16, go to the AVX-512 VNNI
+ * tile (8 rows at a time). */
+TAMX static void part_amx(void *arg, int p, int parts, int slot)
+{
+	(void)slot;
+	const qjob *j = arg;
+	int64_t blocks = (j->m + 15) / 16, lo, hi, kq16 = j->kq / 16 * 16;
+	gc_nn_part_range(blocks * gc_qg_chunks(j->n), p, parts, &lo, &hi);
+	int32_t acc[16 * CW], tail[MR * CW];
+	amx_config();
+	for (int64_t t = lo; t < hi; t++) {
+		int64_t i0 = t % blocks * 16, ch = t / blocks, j0 = ch * CW;
+		int mr = j->m - i0 < 16 ? (int)(j->m - i0) : 16;
+		int nc = j->n - j0 < CW ? (int)(j->n - j0) : CW, np = (nc + GC_QG_NR - 1) / GC_QG_NR;
+		const int8_t *bp = j->b + ch * j->kq * QG_QSTRIDE;
+		if (mr == 16)
+			amx_block(j->a + i0 * j->lda, j->lda, np, kq16, bp, acc);
+		for (int r0 = 0; r0 < mr; r0 += MR) {
+			int rows_n = mr - r0 < MR ? mr - r0 : MR, whole = mr == 16;
+			int64_t q0 = whole ? kq16 : 0;
+			const uint8_t *rows[MR];
+			for (int r = 0; r < rows_n; r++)
+				rows[r] = j->a + (i0 + r0 + r) * j->lda + q0 * 4;
+			int32_t *out = acc + r0 * CW;
+			if (q0 < j->kq) {
+				gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = 1, .kqt = j->kq - q0,
+						      .cs = QG_QSTRIDE };
+				gc_qgemm_tile(GC_QGEMM_AVX512VNNI, rows, rows_n, np, &kl,
+					      bp + q0 * QG_QSTRIDE, whole ? tail : out);
+				for (int i = 0; whole && i < rows_n * CW; i++)
+					out[i] += tail[i];
+			}
+			gc_qgemm_epilogue(&j->out, i0 + r0, rows_n, j0, nc, out);
+		}
+	}
+	_tile_release();
+}
+#endif
+
 static int32_t zp_value(const void *z, bool is_unsigned, int64_t i)
 {
 	if (!z)
@@ -694,7 +829,7 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 	j.out.colv = colv;
 	j.out.rowc = j.out.rowy = j.out.colz = NULL;
 	j.out.col0 = 0;
-	j.out.isa = isa;
+	j.out.isa = isa == GC_QGEMM_AMX ? GC_QGEMM_AVX512VNNI : isa;
 	if (zb_any && !zp->zb_cols) {
 		for (int64_t i = 0; i < m; i++)
 			rowc[i] = (int32_t)(0u - (uint32_t)colz[0] * (uint32_t)rowsum[i]);
@@ -707,6 +842,16 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 	double cycles = (double)(j.row_tiles * MR) * (double)(gc_qg_chunks(n) * CW) *
 			(double)gc_qg_k4(k) / (isa == GC_QGEMM_C ? 2 : 64);
 	int t = gc_nn_par_threads(threads, cycles);
+#ifdef QG_X86
+	/* AMX: blocks of 16 rows with 16 quads of k or more */
+	if (isa == GC_QGEMM_AMX && m >= 16 && j.kq >= 16) {
+		j.isa = GC_QGEMM_AVX512VNNI;
+		gc_nn_run_parts(t, (m + 15) / 16 * gc_qg_chunks(n), part_amx, &j);
+		return;
+	}
+#endif
+	if (isa == GC_QGEMM_AMX)
+		j.isa = GC_QGEMM_AVX512VNNI;
 	gc_nn_run_parts(t, tiles, part, &j);
 }
 

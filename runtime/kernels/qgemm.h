@@ -32,11 +32,20 @@ typedef enum gc_qgemm_isa {
 	GC_QGEMM_C,
 	GC_QGEMM_AVXVNNI,
 	GC_QGEMM_AVX512VNNI,
+	/* gc_qgemm only: AVX-512 VNNI, and Intel AMX tiles (TDPBUSD, 16 rows
+	 * by 16 columns by 64 bytes of k) for its blocks of 16 rows and 16
+	 * quads of k; gc_qgemm_tile and the epilogue take it as AVX-512 VNNI */
+	GC_QGEMM_AMX,
 	GC_QGEMM_ISA_COUNT
 } gc_qgemm_isa;
 
-/* The best core this CPU runs (GC_QGEMM_C under GRAPHCC_REFERENCE_KERNELS). */
+/* The best core this CPU runs (GC_QGEMM_C under GRAPHCC_REFERENCE_KERNELS),
+ * for gc_qgemm_tile: at most GC_QGEMM_AVX512VNNI. */
 gc_qgemm_isa gc_qgemm_isa_best(void);
+/* The best for gc_qgemm: GC_QGEMM_AMX when the CPU has AMX-INT8 and Linux
+ * lets this process use its tiles (arch_prctl ARCH_REQ_XCOMP_PERM, asked
+ * once), else gc_qgemm_isa_best(). */
+gc_qgemm_isa gc_qgemm_isa_gemm(void);
 const char *gc_qgemm_isa_name(gc_qgemm_isa isa);
 
 static inline int64_t gc_qg_k4(int64_t k)

@@ -546,7 +546,7 @@ static int imm_choose(gc_kctx *k, gc_node *n, gc_tensor *const *in, imm_plan *p)
 	if (gc_reference_kernels())
 		return 0;
 	p->fast = true;
-	p->isa = gc_qgemm_isa_best();
+	p->isa = gc_qgemm_isa_gemm();
 	const gc_tensor *b = in[p->ib];
 	bool b_batched = false, b_u = b->dtype == GC_DTYPE_UINT8;
 	for (int d = 0; d < p->brank; d++)

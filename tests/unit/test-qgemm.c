@@ -4,7 +4,9 @@
  * AVX-VNNI, AVX-512 VNNI), every type pair (uint8/int8 A and B), zero
  * points absent, per tensor, per row of A and per column of B, the byte
  * extremes (0, 255, -128, 127), sizes around the 8-row tiles, 4-byte
- * quads, 16-column panels and 48-column chunks, on one and on two threads;
+ * quads, 16-column panels and 48-column chunks, and AMX's 16-row blocks and
+ * 16 quads of k (whole, and with rows and quads left over: AMX where the
+ * CPU and OS allow), on one and on two threads;
  * and the epilogue's requantization against gc_qrequant1 of the exact sums.
  */
 #include <stdbool.h>
@@ -116,17 +118,17 @@ static bool avx_vnni(void)
 
 static void test_qgemm_exact(void)
 {
-	static const int64_t ms[] = { 1, 3, 4, 8, 9, 17, 33 },
-			     ks[] = { 1, 3, 4, 5, 7, 64, 130 },
+	static const int64_t ms[] = { 1, 3, 4, 8, 9, 16, 17, 33, 48 },
+			     ks[] = { 1, 3, 4, 5, 7, 64, 130, 196, 256 },
 			     ns[] = { 1, 15, 16, 17, 33, 47, 48, 49, 100 };
-	gc_qgemm_isa best = gc_qgemm_isa_best();
+	gc_qgemm_isa best = gc_qgemm_isa_gemm();
 	int failed = 0, runs = 0;
 	gc_nn_par_acquire();
 	for (int isa = GC_QGEMM_C; isa <= (int)best; isa++) {
 		if (isa == GC_QGEMM_AVXVNNI && best == GC_QGEMM_AVX512VNNI && !avx_vnni())
 			continue;
-		for (size_t mi = 0; mi < 7; mi++)
-			for (size_t ki = 0; ki < 7; ki++)
+		for (size_t mi = 0; mi < 9; mi++)
+			for (size_t ki = 0; ki < 9; ki++)
 				for (size_t ni = 0; ni < 9; ni++) {
 					int combo = (int)(rnd() % 4), zmode = (int)(rnd() % 3);
 					int threads = 1 + (int)(rnd() % 2);
