@@ -857,10 +857,72 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 
 /* ---- DynamicQuantizeLinear's loops ---- */
 
+#ifdef QG_X86
+/*
+ * rint(x / scale) + zero clamped to [lo, hi] (NaN: 0), for 16 floats,
+ * mostly without a division (vdivps is ~10 cycles a vector, most of a
+ * quantize loop's time): y = x * r, r = 1 / scale, is within 2^-12 of the
+ * quotient while |y| <= 2^11 (beyond, y and the quotient both saturate: a
+ * zero point lies in [-128, 255]), so rint(y) is rint(x / scale) unless y
+ * is within 2^-10 of a half-way point; a vector with such a lane (or a NaN,
+ * an infinity) is divided. Bit for bit the division loop's result, for
+ * scale in [2^-100, 2^100].
+ */
+T512 static inline __m512 quant16(__m512 x, __m512 sc, __m512 r, __m512 zero, __m512 lo,
+				  __m512 hi)
+{
+	__m512 y = _mm512_mul_ps(x, r);
+	__m512 t = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m512 d = _mm512_abs_ps(_mm512_sub_ps(y, t)); /* NaN for a NaN or an infinity */
+	if (_mm512_cmp_ps_mask(d, _mm512_set1_ps(0.5f - 0x1p-10f), _CMP_NLT_UQ)) {
+		t = _mm512_roundscale_ps(_mm512_div_ps(x, sc),
+					 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), t,
+					 _mm512_sub_ps(_mm512_setzero_ps(), zero)); /* NaN: 0 */
+	}
+	return _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(t, zero), lo), hi);
+}
+
+static bool quant16_ok(float scale)
+{
+	return gc_qgemm_isa_best() == GC_QGEMM_AVX512VNNI && scale >= 0x1p-100f &&
+	       scale <= 0x1p100f;
+}
+
+/* n floats of x quantized (quant16) to bytes of y, signed or not. */
+T512 static void quantize512(const float *x, int64_t n, float scale, float zero, bool to_unsigned,
+			     void *y)
+{
+	__m512 sc = _mm512_set1_ps(scale), r = _mm512_set1_ps(1.0f / scale);
+	__m512 z = _mm512_set1_ps(zero), lo = _mm512_set1_ps(to_unsigned ? 0.0f : -128.0f),
+	       hi = _mm512_set1_ps(to_unsigned ? 255.0f : 127.0f);
+	int64_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m512i q = _mm512_cvtps_epi32(quant16(_mm512_loadu_ps(x + i), sc, r, z, lo, hi));
+		_mm_storeu_si128((__m128i *)((char *)y + i), to_unsigned ? _mm512_cvtusepi32_epi8(q)
+									 : _mm512_cvtsepi32_epi8(q));
+	}
+	if (i < n) {
+		__mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+		__m512i q = _mm512_cvtps_epi32(quant16(_mm512_maskz_loadu_ps(k, x + i), sc, r, z, lo, hi));
+		if (to_unsigned)
+			_mm512_mask_cvtusepi32_storeu_epi8((uint8_t *)y + i, k, q);
+		else
+			_mm512_mask_cvtsepi32_storeu_epi8((int8_t *)y + i, k, q);
+	}
+}
+#endif
+
 /* y = saturate(rint(x / scale) + zp) (scale != 0), in vector code where the
  * CPU has it (rint: round half to even, as the scalar rintf). NaN gives 0. */
 GC_NN_SIMD void gc_qdyn_store(const float *x, int64_t total, float scale, float zp, uint8_t *y)
 {
+#ifdef QG_X86
+	if (quant16_ok(scale)) {
+		quantize512(x, total, scale, zp, true, y);
+		return;
+	}
+#endif
 	for (int64_t i = 0; i < total; i++) {
 		float v = rintf(x[i] / scale) + zp;
 		v = v > 0 ? v : 0; /* NaN: 0 */
@@ -953,6 +1015,12 @@ static inline __attribute__((always_inline)) void store8(void *y, int64_t i, flo
 GC_NN_SIMD void gc_qquantize_f32(const float *x, int64_t n, float scale, float zero,
 				 bool to_unsigned, void *y)
 {
+#ifdef QG_X86
+	if (quant16_ok(scale)) {
+		quantize512(x, n, scale, zero, to_unsigned, y);
+		return;
+	}
+#endif
 	float lo = to_unsigned ? 0.0f : -128.0f;
 	for (int64_t i = 0; i < n; i++) {
 		float v = rintf(x[i] / scale) + zero;

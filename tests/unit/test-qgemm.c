@@ -7,8 +7,10 @@
  * quads, 16-column panels and 48-column chunks, and AMX's 16-row blocks and
  * 16 quads of k (whole, and with rows and quads left over: AMX where the
  * CPU and OS allow), on one and on two threads;
- * and the epilogue's requantization against gc_qrequant1 of the exact sums.
+ * and the epilogue's requantization against gc_qrequant1 of the exact sums;
+ * the quantize loops bit for bit against the division they stand for.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -166,4 +168,58 @@ static void test_qconv_split_rows(void)
 			}
 }
 
-TEST_MAIN(TEST(test_qgemm_exact), TEST(test_qconv_split_rows))
+/* The quantize loops (QuantizeLinear, DynamicQuantizeLinear's store)
+ * against rintf(x / scale) + zero saturated, NaN 0, written out here: bit
+ * for bit, on the half-way points k + 1/2 (times the scale, and the floats
+ * beside them), random values, zeros, infinities, NaN, huge and tiny ones,
+ * over scales from 2^-110 to 2^110, zero points at both ends. */
+static void test_quantize_exact(void)
+{
+	enum { N = 4099 };
+	static float x[N];
+	static uint8_t got[N];
+	const float zeros_u[] = { 0, 1, 128, 255 }, zeros_s[] = { -128, -1, 0, 127 };
+	int bad = 0, cases = 0;
+	for (int si = 0; si < 40; si++) {
+		float scale = si < 4 ? (float[]){ 1.0f / 255, 0.0123f, 3.0f, 1.0f }[si]
+				     : ldexpf(1.0f + (float)(rnd() % 1000) / 1000, (int)(rnd() % 221) - 110);
+		for (int i = 0; i < N; i++) {
+			float h = ((float)(int)(rnd() % 801) - 400.5f) * scale, v;
+			switch (rnd() % 8) {
+			case 0: v = h; break;
+			case 1: v = nextafterf(h, INFINITY); break;
+			case 2: v = nextafterf(h, -INFINITY); break;
+			case 3: v = ((float)rnd() / 4294967296.0f - 0.5f) * 600 * scale; break;
+			case 4: v = (float[]){ 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 3e38f, -3e38f,
+					       1e-38f, -1e-45f }[rnd() % 9];
+				break;
+			default: v = (float)(int)(rnd() % 512 - 256) * scale; break;
+			}
+			x[i] = v;
+		}
+		for (int zi = 0; zi < 8; zi++) {
+			bool u = zi < 4;
+			float zero = u ? zeros_u[zi] : zeros_s[zi - 4];
+			int n = N - (int)(rnd() % 20);
+			if (u && zi % 2)
+				gc_qdyn_store(x, n, scale, zero, got);
+			else
+				gc_qquantize_f32(x, n, scale, zero, u, got);
+			cases++;
+			for (int i = 0; i < n && !bad; i++) {
+				float w = rintf(x[i] / scale) + zero, lo = u ? 0 : -128, hi = u ? 255 : 127;
+				w = w != w ? 0 : w < lo ? lo : w > hi ? hi : w;
+				int g = u ? got[i] : (int8_t)got[i];
+				if (g != (int)w) {
+					fprintf(stderr, "quantize %a / %a + %g: %d, want %d\n", (double)x[i],
+						(double)scale, (double)zero, g, (int)w);
+					bad = 1;
+				}
+			}
+		}
+	}
+	printf("quantize: %d cases\n", cases);
+	CHECK_INT(bad, 0);
+}
+
+TEST_MAIN(TEST(test_qgemm_exact), TEST(test_qconv_split_rows), TEST(test_quantize_exact))
