@@ -571,18 +571,17 @@ static void dw_part(void *arg, int part, int parts, int slot)
 	float *buf = j->scratch + slot * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
 	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi;
 	if (p->blocked) {
-		/* items: (batch item, block of 16 channels, band of rows); a
-		 * part's run of bands of one block goes in one call */
+		/* items: (batch item, band of rows, block of 16 channels), by
+		 * place in the output: a thread's part of the rows of every
+		 * channel, as the 1x1 convolutions around it split theirs
+		 * (nn-split.h) */
 		int64_t bands = dw_bands(p);
-		gc_nn_guided_range(p->n * per * bands, j->threads, 1, part, parts, &lo, &hi);
-		for (int64_t i = lo; i < hi;) {
-			int64_t blk = i / bands, b0 = i % bands;
-			int64_t b1 = hi - i < bands - b0 ? b0 + (hi - i) : bands;
-			int64_t b = blk / per, c0 = blk % per * 16;
+		gc_nn_guided_range(p->n * bands * per, j->threads, 1, part, parts, &lo, &hi);
+		for (int64_t i = lo; i < hi; i++) {
+			int64_t b = i / (bands * per), band = i / per % bands, c0 = i % per * 16;
 			dwb_channels(p, j->x + b * p->c * in_sp, j->wt, j->bias,
 				     j->y + b * p->c * out_sp, c0, p->c - c0 < 16 ? p->c - c0 : 16,
-				     b0, b1, buf);
-			i += b1 - b0;
+				     band, band + 1, buf);
 		}
 		return;
 	}

@@ -1,8 +1,12 @@
 /*
  * The worker pool of nn-par.h: one job at a time. A job is published in one
- * atomic word (its number, the parts handed out so far, how many parts), so
- * the caller and the workers claim parts without a lock; the caller takes
- * parts too and waits only for parts a worker has already begun.
+ * atomic word (its number, the parts handed out so far, how many parts),
+ * and its threads' home ranges of parts in one word each (the job number,
+ * the range's next part from the front, its end), so the caller and the
+ * workers claim parts without a lock: from the front of their own range,
+ * then from the back of the others' (an ordered job: from the job word's
+ * count, in increasing order). The caller takes parts too and waits only
+ * for parts a worker has already begun.
  *
  * Waking a sleeping worker costs tens of microseconds (a futex call, then
  * the scheduler; ~80-100 us measured on this 2-vCPU VM under load), as much
@@ -117,7 +121,16 @@ static struct {
 	gc_nn_part_fn fn;
 	void *arg;
 	int real_parts; /* > PAR_MAX_PARTS: each claimed part runs a range */
+	/* parts claimed in increasing order (gc_nn_parallel_ordered); read by
+	 * a worker before its claim, so maybe of the next job: either way a
+	 * claim checks the job number */
+	atomic_int ordered;
 	atomic_int threads;
+	/* each thread's home range of the job's parts (not ordered): job
+	 * number (32 bits) | next from the front (16) | end (16) */
+	struct {
+		_Alignas(64) atomic_uint_least64_t w;
+	} home[GC_NN_PAR_MAX];
 	_Alignas(64) atomic_int finished;
 	atomic_int caller_waits;
 	_Alignas(64) atomic_int_least64_t hot_until; /* workers spin until then (ns) */
@@ -201,20 +214,44 @@ static int64_t spin_span(void)
 static atomic_int stats_on;
 static atomic_uint_least64_t st_jobs, st_wall, st_busy, st_cap, st_tail, st_late, st_single;
 
+/* A part of job `job` for slot `slot`, -1 when none is left: the next
+ * in increasing order (ordered jobs: the job word's count), or the front
+ * of the slot's home range, else the back of another thread's. */
+static int claim_part(uint32_t job, int slot, uint64_t w)
+{
+	if (atomic_load_explicit(&pool.ordered, memory_order_relaxed)) {
+		for (;;) {
+			if (W_JOB(w) != job || W_NEXT(w) >= W_PARTS(w))
+				return -1;
+			if (atomic_compare_exchange_weak_explicit(&pool.word, &w, w + (1u << 16),
+								  memory_order_acq_rel,
+								  memory_order_acquire))
+				return W_NEXT(w);
+		}
+	}
+	int threads = atomic_load_explicit(&pool.threads, memory_order_relaxed);
+	for (int i = 0; i < threads; i++) {
+		atomic_uint_least64_t *r = &pool.home[(slot + i) % threads].w;
+		uint64_t v = atomic_load_explicit(r, memory_order_acquire);
+		while (W_JOB(v) == job && W_NEXT(v) < W_PARTS(v))
+			if (atomic_compare_exchange_weak_explicit(r, &v, i ? v - 1 : v + (1u << 16),
+								  memory_order_acq_rel,
+								  memory_order_acquire))
+				return i ? W_PARTS(v) - 1 : W_NEXT(v);
+	}
+	return -1;
+}
+
 /* Claims and runs parts of job `job` (slot `slot`) until none is left. */
 static void run_parts(uint32_t job, int slot)
 {
 	uint64_t w = atomic_load_explicit(&pool.word, memory_order_acquire);
-	int first = 1;
-	for (;;) {
-		if (W_JOB(w) != job || W_NEXT(w) >= W_PARTS(w))
-			return;
-		if (!atomic_compare_exchange_weak_explicit(&pool.word, &w, w + (1u << 16),
-							   memory_order_acq_rel,
-							   memory_order_acquire))
-			continue;
+	if (W_JOB(w) != job)
+		return;
+	int first = 1, parts = W_PARTS(w), part;
+	while ((part = claim_part(job, slot, w)) >= 0) {
 		/* the job cannot end before this part does: its fields hold */
-		int part = W_NEXT(w), parts = W_PARTS(w), real = pool.real_parts, on = pool.stats;
+		int real = pool.real_parts, on = pool.stats;
 		int64_t t0 = on ? now_ns() : 0;
 		if (on && first && slot > 0)
 			atomic_fetch_add(&st_late, (uint64_t)(t0 - pool.published));
@@ -593,7 +630,7 @@ static void run_here(int parts, gc_nn_part_fn fn, void *arg)
 		fn(arg, p, parts, 0);
 }
 
-void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
+static void par_run(int threads, int parts, gc_nn_part_fn fn, void *arg, int ordered)
 {
 	if (threads > GC_NN_PAR_MAX)
 		threads = GC_NN_PAR_MAX;
@@ -648,6 +685,7 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	pool.fn = fn;
 	pool.arg = arg;
 	pool.real_parts = parts;
+	atomic_store_explicit(&pool.ordered, ordered, memory_order_relaxed);
 	atomic_store_explicit(&pool.threads, threads, memory_order_relaxed);
 	atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
 	int on = atomic_load_explicit(&stats_on, memory_order_relaxed);
@@ -656,6 +694,11 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	pool.published = t_pub;
 	keep_hot(spin_span());
 	uint32_t job = W_JOB(atomic_load_explicit(&pool.word, memory_order_relaxed)) + 1;
+	for (int i = 0; !ordered && i < threads; i++) /* published with the word below */
+		atomic_store_explicit(&pool.home[i].w,
+				      (uint64_t)job << 32 | (uint64_t)(i * claim / threads) << 16 |
+					  (uint64_t)((i + 1) * claim / threads),
+				      memory_order_relaxed);
 	/* seq_cst: ordered before the reads of the sleeping flags below (a
 	 * worker sets its flag, then reads the word, under the lock) */
 	atomic_store(&pool.word, (uint64_t)job << 32 | (uint64_t)claim);
@@ -699,6 +742,16 @@ void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
 	}
 	keep_hot(spin_span());
 	atomic_store_explicit(&pool.busy, 0, memory_order_release);
+}
+
+void gc_nn_parallel(int threads, int parts, gc_nn_part_fn fn, void *arg)
+{
+	par_run(threads, parts, fn, arg, 0);
+}
+
+void gc_nn_parallel_ordered(int threads, int parts, gc_nn_part_fn fn, void *arg)
+{
+	par_run(threads, parts, fn, arg, 1);
 }
 
 /* One round of a wait for another thread: a pause, and every 4096 the

@@ -158,7 +158,7 @@ static int se_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor 
 		for (int i = 0; i < SE_SCALE; i++)
 			atomic_init(&j.done[i], 0);
 		if (threads > 1)
-			gc_nn_parallel(threads, SE_PHASES * per, se_part, &j);
+			gc_nn_parallel_ordered(threads, SE_PHASES * per, se_part, &j);
 		else
 			for (int p = 0; p < SE_PHASES; p++)
 				se_part(&j, p, SE_PHASES, 0);

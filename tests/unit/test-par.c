@@ -25,6 +25,7 @@
 #include <graphcc/runtime.h>
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,9 +424,11 @@ static void test_conv_jobs(void)
 	}
 }
 
-/* The guided split of nn-split.h: its parts cover the items in order,
- * shrink (never grow), the first is 1 / (2 x threads) of the items, the last
- * `least` items or fewer; one part at one thread. */
+/* The guided split of nn-split.h: its parts cover the items in order;
+ * one part at one thread; else a part an item (too few items), or
+ * `threads` home ranges of equal part counts (the pool's ranges) each
+ * covering its 1/threads of the items, whose parts shrink (never grow),
+ * the first half of the range (rounded up), none under `least` items. */
 static void test_guided_split(void)
 {
 	CHECK_INT(gc_nn_guided_parts(100, 1, 1), 1);
@@ -433,16 +436,26 @@ static void test_guided_split(void)
 		for (int64_t n = 1; n <= 300; n += n < 20 ? 1 : 37)
 			for (int64_t least = 1; least <= 3; least++) {
 				int parts = gc_nn_guided_parts(n, t, least);
+				int items = n / t < 2 * least; /* a part an item */
+				int per = items ? 1 : parts / t;
 				int64_t at = 0, prev = n + 1, lo, hi;
-				int ok = parts >= 1;
+				int ok = parts >= 1 && (items ? parts == n : parts == per * t);
 				for (int p = 0; p < parts && ok; p++) {
 					gc_nn_guided_range(n, t, least, p, parts, &lo, &hi);
-					ok = lo == at && hi > lo && hi - lo <= prev &&
-					     (p + 1 < parts || hi - lo <= least);
-					int64_t first = (n + 2 * t - 1) / (2 * t);
-					first = first < least ? least : first;
-					if (p == 0)
-						ok = ok && hi - lo == (first < n ? first : n);
+					ok = lo == at && hi > lo;
+					if (items) {
+						ok = ok && hi == lo + 1;
+					} else {
+						int s = p / per;
+						int64_t r0 = n * s / t, r1 = n * (s + 1) / t;
+						if (p % per == 0)
+							ok = ok && lo == r0 && hi - lo == (r1 - r0 + 1) / 2;
+						else
+							ok = ok && hi - lo <= prev;
+						if (p % per == per - 1)
+							ok = ok && hi == r1;
+						ok = ok && hi - lo >= least;
+					}
 					prev = hi - lo;
 					at = hi;
 				}
@@ -451,6 +464,67 @@ static void test_guided_split(void)
 						(long long)n, t, (long long)least);
 				CHECK(ok && at == n);
 			}
+}
+
+/* The pool's claims (nn-par.h): every part runs once; a thread runs the
+ * parts of its home range it takes in increasing order, before any of
+ * another's, and those from the back (decreasing); an ordered job's parts
+ * go out in increasing order (or the caller ran the job alone, in order).
+ * Parts of uneven length, so that the threads take from each other. */
+enum { HOME_PARTS = 24, HOME_SLOTS = 4 };
+typedef struct home_log {
+	atomic_int runs[HOME_PARTS];
+	int seq[HOME_SLOTS][HOME_PARTS];
+	int n[HOME_SLOTS];
+} home_log;
+
+static void home_part(void *arg, int part, int parts, int slot)
+{
+	home_log *l = arg;
+	(void)parts;
+	atomic_fetch_add(&l->runs[part], 1);
+	l->seq[slot][l->n[slot]++] = part;
+	volatile double x = 0;
+	for (int i = 0; i < (part % 5 == 0 ? 200000 : 2000); i++)
+		x += i;
+}
+
+static void test_home_ranges(void)
+{
+	gc_nn_par_acquire();
+	int bad = 0;
+	for (int round = 0; round < 40; round++) {
+		int threads = 2 + round % 3, ordered = round % 4 == 3;
+		home_log *l = calloc(1, sizeof *l);
+		(ordered ? gc_nn_parallel_ordered : gc_nn_parallel)(threads, HOME_PARTS, home_part, l);
+		for (int p = 0; p < HOME_PARTS; p++)
+			bad += atomic_load(&l->runs[p]) != 1;
+		/* a job the pool ran on its caller alone (another process took
+		 * the cores: a solo window), in order, is one too */
+		int alone = l->n[0] == HOME_PARTS;
+		for (int j = 1; alone && j < HOME_PARTS; j++)
+			alone = l->seq[0][j] == j;
+		for (int s = 0; s < threads && !ordered && !alone; s++) {
+			int own0 = s * HOME_PARTS / threads, own1 = (s + 1) * HOME_PARTS / threads;
+			int i = 0, last = -1;
+			for (; i < l->n[s] && l->seq[s][i] >= own0 && l->seq[s][i] < own1; i++) {
+				bad += l->seq[s][i] <= last;
+				last = l->seq[s][i];
+			}
+			for (int j = i + 1; j < l->n[s]; j++) { /* stolen: from the backs */
+				int a = l->seq[s][j - 1], b = l->seq[s][j];
+				bad += (a < own0 || a >= own1) && a * threads / HOME_PARTS ==
+				       b * threads / HOME_PARTS && b >= a;
+				bad += b >= own0 && b < own1;
+			}
+		}
+		for (int s = 0; s < threads && ordered; s++)
+			for (int j = 1; j < l->n[s]; j++)
+				bad += l->seq[s][j] <= l->seq[s][j - 1];
+		free(l);
+	}
+	gc_nn_par_release();
+	CHECK_INT(bad, 0);
 }
 
 /* gc_nn_part_of (nn-par.h) finds the part of gc_nn_part_range that holds
@@ -910,7 +984,7 @@ static void test_copy_threads(void)
 }
 
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
-	  TEST(test_conv_jobs), TEST(test_guided_split), TEST(test_part_of),
+	  TEST(test_conv_jobs), TEST(test_guided_split), TEST(test_home_ranges), TEST(test_part_of),
 	  TEST(test_elementwise_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
 	  TEST(test_norm_threads), TEST(test_batchnorm_threads), TEST(test_split_threshold),
