@@ -86,7 +86,8 @@ static inline int64_t qlin_at(const qlin_plan *p, int64_t o, int64_t c, int64_t 
 }
 
 /* The per-tensor float -> 8-bit QuantizeLinear, cut into runs of whole
- * 64-element lines over the pool. */
+ * 64-element lines over the pool (DynamicQuantizeLinear's too). */
+#define QUANT_CYCLES 1.0
 typedef struct qf32_job {
 	const float *x;
 	int64_t n;
@@ -125,8 +126,9 @@ static int run_quantize(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_t
 				qf32_job j = { (const float *)x->data + at, inner, sc, zp,
 					       out[0]->dtype == GC_DTYPE_UINT8,
 					       (uint8_t *)out[0]->data + at };
-				/* about 4 cycles an element (a division) */
-				gc_nn_run_parts(gc_nn_par_threads(k->threads, 4.0 * (double)inner),
+				/* about a cycle an element (a multiply; a division
+				 * where the vector code does not go: qgemm.c) */
+				gc_nn_run_parts(gc_nn_par_threads(k->threads, QUANT_CYCLES * (double)inner),
 						(inner + 63) / 64, qf32_part, &j);
 				continue;
 			}
@@ -337,22 +339,58 @@ int gc_prepare_DequantizeLinear(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc
 
 /* ---- DynamicQuantizeLinear ------------------------------------------------ */
 
+/* DynamicQuantizeLinear's range, part by part: min(0, x) and max(0, x)
+ * of each run of whole 64-element lines (exact: any order gives them). */
+typedef struct dynq_job {
+	const float *x;
+	int64_t n;
+	float lo[GC_NN_PAR_MAX * 4], hi[GC_NN_PAR_MAX * 4];
+} dynq_job;
+
+static void dynq_range_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	dynq_job *j = arg;
+	int64_t lo, hi;
+	gc_nn_part_range((j->n + 63) / 64, part, parts, &lo, &hi);
+	hi = hi * 64 < j->n ? hi * 64 : j->n;
+	j->lo[part] = j->hi[part] = 0;
+	if (lo * 64 < hi)
+		gc_qdyn_range(j->x + lo * 64, hi - lo * 64, &j->lo[part], &j->hi[part]);
+}
+
 static int run_dynq(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	(void)n;
 	const float *x = in[0]->data;
 	int64_t total = gc_tensor_numel(in[0]);
-	float mn, mx;
-	gc_qdyn_range(x, total, &mn, &mx);
+	/* the range (~0.1 cycle an element) and the store, each a job */
+	int t = gc_nn_par_threads(k->threads, QUANT_CYCLES * (double)total);
+	float mn = 0, mx = 0;
+	if (t > 1) {
+		dynq_job rj = { .x = x, .n = total };
+		int64_t lines = (total + 63) / 64;
+		int parts = lines < 2 ? 1 : gc_nn_par_parts(t, lines);
+		gc_nn_run_parts(t, lines, dynq_range_part, &rj);
+		for (int p = 0; p < parts; p++) {
+			mn = rj.lo[p] < mn ? rj.lo[p] : mn;
+			mx = rj.hi[p] > mx ? rj.hi[p] : mx;
+		}
+	} else {
+		gc_qdyn_range(x, total, &mn, &mx);
+	}
 	float scale = (mx - mn) / 255.0f;
 	float zp = scale != 0 ? rintf(0.0f - mn / scale) : 0.0f;
 	zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
 	uint8_t *y = out[0]->data;
-	if (scale != 0)
+	if (scale != 0 && t > 1) {
+		qf32_job j = { x, total, scale, zp, true, y };
+		gc_nn_run_parts(t, (total + 63) / 64, qf32_part, &j);
+	} else if (scale != 0) {
 		gc_qdyn_store(x, total, scale, zp, y);
-	else
+	} else {
 		memset(y, (int)zp, (size_t)total);
+	}
 	*(float *)out[1]->data = scale;
 	*(uint8_t *)out[2]->data = (uint8_t)zp;
 	return 0;

@@ -6,7 +6,8 @@
  * packed kernel and on OpenBLAS), Gemm (matrix-vector, packed), ConvTranspose
  * (its product on OpenBLAS), Conv on the channel kernel (one job with its
  * padded copy, guided parts: nn-split.h), element-wise
- * and broadcast binary ops, reductions, pooling (row path, window loops,
+ * and broadcast binary ops, DynamicQuantizeLinear, reductions, pooling (row
+ * path, window loops,
  * global), Instance- and GroupNormalization, Resize, Transpose, Slice and
  * Concat. Each split computes every
  * output element as one thread does (whole rows or columns of a GEMM, of a
@@ -591,6 +592,44 @@ static void test_elementwise_threads(void)
 	free(row);
 }
 
+/* DynamicQuantizeLinear: its range and its store split (rows of 64
+ * elements), the same bytes, scale and zero point at every thread count;
+ * at 1 thread the ONNX formula written out here (the range taken with 0,
+ * round half to even), exactly. */
+static void test_dynq_threads(void)
+{
+	int64_t n = 3 * 100000 + 17; /* a line left over */
+	float *x = rnd_buf(n);
+	x[12345] = 3.5f; /* the largest, in the first part (rnd_buf: [-1, 1)) */
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 2, (int64_t[]){1, n}, x);
+	gc_tensor *ins[] = {&tx};
+	harness_run h;
+	int rc = harness_op(&h, gc_prepare_DynamicQuantizeLinear, "DynamicQuantizeLinear", 11, 1,
+			    ins, 3, 0, NULL);
+	CHECK_INT(rc, 0);
+	if (!rc) {
+		float lo = 0, hi = 0;
+		for (int64_t i = 0; i < n; i++) {
+			lo = x[i] < lo ? x[i] : lo;
+			hi = x[i] > hi ? x[i] : hi;
+		}
+		float scale = (hi - lo) / 255.0f, zp = rintf(-lo / scale);
+		zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
+		CHECK(*(const float *)h.out[1].data == scale);
+		CHECK_INT(*(const uint8_t *)h.out[2].data, (int)zp);
+		const uint8_t *y = h.out[0].data;
+		int ok = 1;
+		for (int64_t i = 0; i < n && ok; i++) {
+			float v = rintf(x[i] / scale) + zp;
+			ok = y[i] == (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+		CHECK(ok);
+		check_threads(&h, ins, "DynamicQuantizeLinear");
+	}
+	harness_free(&h);
+	free(x);
+}
+
 /* ---- reductions ---- */
 
 static void test_reduce_threads(void)
@@ -985,7 +1024,7 @@ static void test_copy_threads(void)
 
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
 	  TEST(test_conv_jobs), TEST(test_guided_split), TEST(test_home_ranges), TEST(test_part_of),
-	  TEST(test_elementwise_threads),
+	  TEST(test_elementwise_threads), TEST(test_dynq_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
 	  TEST(test_norm_threads), TEST(test_batchnorm_threads), TEST(test_split_threshold),
 	  TEST(test_copy_threads))
