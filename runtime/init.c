@@ -8,6 +8,7 @@
 
 #include "blas.h"
 #include "fileio.h"
+#include "kernels/qgemm.h"
 #include "options.h"
 
 #define DEFAULT_MAX_BYTES ((uint64_t)16 << 30)
@@ -41,7 +42,7 @@ int gc_runtime_init(const gc_init_options *opt, gc_error *err)
 	if (gc_options_copy(&o, sizeof o, opt, "gc_init_options", err))
 		return err->code;
 	uint64_t limit = o.max_bytes ? o.max_bytes : DEFAULT_MAX_BYTES;
-	int ref = o.reference_kernels != 0;
+	int ref = o.reference_kernels != 0, amx = o.amx != 0;
 	if (o.from_environment) {
 		const char *s = getenv("GRAPHCC_MAX_BYTES");
 		if (s && *s) {
@@ -56,9 +57,14 @@ int gc_runtime_init(const gc_init_options *opt, gc_error *err)
 		const char *r = getenv("GRAPHCC_NN_REFERENCE");
 		if (r && r[0])
 			ref = strcmp(r, "0") != 0;
+		const char *a = getenv("GRAPHCC_AMX");
+		if (a && a[0])
+			amx = amx && strcmp(a, "0") != 0;
 	}
 	if (o.blas_coretype)
 		gc_blas_choose_coretype();
+	if (amx)
+		gc_qgemm_amx_request();
 	atomic_store(&max_bytes, limit);
 	atomic_store(&reference_kernels, ref);
 	return 0;

@@ -105,8 +105,16 @@ typedef struct gc_init_options {
 	 * change: opt-in. */
 	int blas_coretype;
 	/* Non-zero: the environment overrides the fields above:
-	 * GRAPHCC_MAX_BYTES=N, GRAPHCC_NN_REFERENCE=1. */
+	 * GRAPHCC_MAX_BYTES=N, GRAPHCC_NN_REFERENCE=1; and amx below:
+	 * GRAPHCC_AMX=0. */
 	int from_environment;
+	/* Non-zero: on CPUs with Intel AMX-INT8, ask Linux for the tile state
+	 * (arch_prctl ARCH_REQ_XCOMP_PERM), so that MatMulInteger and
+	 * QLinearMatMul run on AMX tiles. A process-wide change: every signal
+	 * frame grows by ~8 KiB and Linux then refuses an alternate signal
+	 * stack smaller than that: opt-in. Without it graphcc still uses AMX
+	 * when something else in the process has asked (oneDNN does). */
+	int amx;
 } gc_init_options;
 int gc_runtime_init(const gc_init_options *opt, gc_error *err);
 

@@ -1440,7 +1440,7 @@ PyMODINIT_FUNC PyInit__graphcc(void)
 	/* A kernel that crashes ends the process with graphcc's report, as the
 	 * command does (GRAPHCC_CRASH_CAPTURE=0 turns it off: the library reads
 	 * no environment, its host decides). */
-	gc_runtime_init(&(gc_init_options){ .from_environment = 1 }, NULL); /* as the command */
+	gc_runtime_init(&(gc_init_options){ .from_environment = 1, .amx = 1 }, NULL); /* as the command */
 	const char *capture = getenv("GRAPHCC_CRASH_CAPTURE");
 	if (!capture || strcmp(capture, "0"))
 		gc_crash_capture_install();

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,39 +50,68 @@ gc_qgemm_isa gc_qgemm_isa_best(void)
 }
 
 #ifdef QG_X86
-static gc_qgemm_isa gemm_isa;
+enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
 
-/* AMX-TILE and AMX-INT8 (CPUID leaf 7 EDX bits 24, 25), the tile state
- * enabled by the OS (XCR0 bits 17, 18), and Linux's leave for this process
- * to use the tile data (it is off until asked: arch_prctl). */
-static void gemm_isa_init(void)
+static int amx_cpu;	     /* AMX-INT8 on the CPU, its state enabled by the OS */
+static atomic_int amx_granted; /* seen granted (it is never taken back) */
+
+/* AMX-TILE and AMX-INT8 (CPUID leaf 7 EDX bits 24, 25) beside AVX-512
+ * VNNI, and the tile state enabled by the OS (XCR0 bits 17, 18). */
+static void amx_cpu_init(void)
 {
-	gemm_isa = gc_qgemm_isa_best();
 	unsigned a = 0, b = 0, c = 0, d = 0;
-	if (gemm_isa != GC_QGEMM_AVX512VNNI || !__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+	    !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512vnni") ||
+	    !__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
 	    !(d >> 24 & 1) || !(d >> 25 & 1) || !__get_cpuid(1, &a, &b, &c, &d) || !(c >> 27 & 1))
 		return;
 	unsigned lo, hi;
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	if ((lo >> 17 & 3) != 3)
-		return;
-	enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
-	if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0)
-		gemm_isa = GC_QGEMM_AMX;
+	amx_cpu = (lo >> 17 & 3) == 3;
+}
+
+static bool amx_cpu_has(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, amx_cpu_init);
+	return amx_cpu;
+}
+
+/* Whether Linux lets this process use the tile data (asked by anyone). */
+static bool amx_permitted(void)
+{
+	if (atomic_load_explicit(&amx_granted, memory_order_relaxed))
+		return true;
+	unsigned long long mask = 0;
+	if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &mask) || !(mask >> XFEATURE_XTILEDATA & 1))
+		return false;
+	atomic_store_explicit(&amx_granted, 1, memory_order_relaxed);
+	return true;
 }
 #endif
 
-gc_qgemm_isa gc_qgemm_isa_gemm(void)
+bool gc_qgemm_amx_request(void)
 {
 #ifdef QG_X86
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	if (gc_reference_kernels())
-		return GC_QGEMM_C;
-	pthread_once(&once, gemm_isa_init);
-	return gemm_isa;
+	if (!amx_cpu_has())
+		return false;
+	if (!amx_permitted())
+		syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
+	return amx_permitted();
 #else
-	return gc_qgemm_isa_best();
+	return false;
 #endif
+}
+
+gc_qgemm_isa gc_qgemm_isa_gemm(void)
+{
+	gc_qgemm_isa best = gc_qgemm_isa_best();
+#ifdef QG_X86
+	if (best == GC_QGEMM_AVX512VNNI && amx_cpu_has() && amx_permitted())
+		return GC_QGEMM_AMX;
+#endif
+	return best;
 }
 
 const char *gc_qgemm_isa_name(gc_qgemm_isa isa)

@@ -43,9 +43,13 @@ typedef enum gc_qgemm_isa {
  * for gc_qgemm_tile: at most GC_QGEMM_AVX512VNNI. */
 gc_qgemm_isa gc_qgemm_isa_best(void);
 /* The best for gc_qgemm: GC_QGEMM_AMX when the CPU has AMX-INT8 and Linux
- * lets this process use its tiles (arch_prctl ARCH_REQ_XCOMP_PERM, asked
- * once), else gc_qgemm_isa_best(). */
+ * lets this process use its tiles (the process asked: gc_qgemm_amx_request,
+ * or another library), else gc_qgemm_isa_best(). */
 gc_qgemm_isa gc_qgemm_isa_gemm(void);
+/* Asks Linux for the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM) when
+ * the CPU has AMX-INT8: a process-wide change, made only when the host asks
+ * (gc_init_options.amx). Whether the process may use the tiles now. */
+bool gc_qgemm_amx_request(void);
 const char *gc_qgemm_isa_name(gc_qgemm_isa isa);
 
 static inline int64_t gc_qg_k4(int64_t k)

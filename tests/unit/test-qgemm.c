@@ -19,6 +19,12 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include <graphcc/runtime.h>
 
 #include "check.h"
 #include "kernels/nn-par.h"
@@ -118,8 +124,55 @@ static bool avx_vnni(void)
 #endif
 }
 
+/* The CPU has AMX-INT8 beside AVX-512 VNNI, its state enabled by the OS
+ * (CPUID leaf 7 EDX bits 24, 25; OSXSAVE; XCR0 bits 17, 18). */
+static bool cpu_amx(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	unsigned a = 0, b = 0, c = 0, d = 0, lo, hi;
+	if (gc_qgemm_isa_best() != GC_QGEMM_AVX512VNNI || !__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
+	    !(d >> 24 & 1) || !(d >> 25 & 1) || !__get_cpuid(1, &a, &b, &c, &d) || !(c >> 27 & 1))
+		return false;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (lo >> 17 & 3) == 3;
+#else
+	return false;
+#endif
+}
+
+/* Whether Linux lets this process use the AMX tile data. */
+static bool amx_permitted(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+	unsigned long long mask = 0;
+	return !syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &mask) && (mask >> 18 & 1);
+#else
+	return false;
+#endif
+}
+
+/* The library changes nothing of its host by itself (runtime.h): without
+ * gc_init_options.amx it neither asks Linux for the tile state nor uses
+ * AMX; with it, it does exactly when the CPU has AMX. (First in this file:
+ * the permission, once given, stays for the process.) */
+static void test_amx_opt_in(void)
+{
+	bool has = cpu_amx();
+	if (!amx_permitted()) {
+		CHECK_INT(gc_runtime_init(NULL, NULL), 0);
+		CHECK(!amx_permitted());
+		CHECK(gc_qgemm_isa_gemm() != GC_QGEMM_AMX);
+	}
+	CHECK_INT(gc_runtime_init(&(gc_init_options){ .amx = 1 }, NULL), 0);
+	CHECK_INT(amx_permitted(), has);
+	CHECK_INT(gc_qgemm_isa_gemm() == GC_QGEMM_AMX, has);
+	CHECK_INT(gc_runtime_init(NULL, NULL), 0);
+	printf("amx: %s\n", has ? "used once asked for" : "not on this CPU");
+}
+
 static void test_qgemm_exact(void)
 {
+	gc_qgemm_amx_request(); /* so that the AMX blocks are tested where the CPU has them */
 	static const int64_t ms[] = { 1, 3, 4, 8, 9, 16, 17, 33, 48 },
 			     ks[] = { 1, 3, 4, 5, 7, 64, 130, 196, 256 },
 			     ns[] = { 1, 15, 16, 17, 33, 47, 48, 49, 100 };
@@ -222,4 +275,4 @@ static void test_quantize_exact(void)
 	CHECK_INT(bad, 0);
 }
 
-TEST_MAIN(TEST(test_qgemm_exact), TEST(test_qconv_split_rows), TEST(test_quantize_exact))
+TEST_MAIN(TEST(test_amx_opt_in), TEST(test_qgemm_exact), TEST(test_qconv_split_rows), TEST(test_quantize_exact))

@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 
 	/* As the command does: GRAPHCC_* from the environment, and OpenBLAS's
 	 * core type on AVX-512 machines (the library itself touches neither). */
-	if (gc_runtime_init(&(gc_init_options){ .blas_coretype = 1, .from_environment = 1 }, &err)) {
+	if (gc_runtime_init(&(gc_init_options){ .blas_coretype = 1, .from_environment = 1, .amx = 1 }, &err)) {
 		fprintf(stderr, "graphcc-worker: %s\n", err.msg);
 		return 1;
 	}

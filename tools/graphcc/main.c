@@ -102,7 +102,7 @@ static const struct {
 static int init_from_environment(void)
 {
 	gc_error err = { 0 };
-	gc_init_options io = { .blas_coretype = 1, .from_environment = 1 };
+	gc_init_options io = { .blas_coretype = 1, .from_environment = 1, .amx = 1 };
 	if (gc_runtime_init(&io, &err)) {
 		cli_error("%s", err.msg);
 		return EXIT_USAGE;
