@@ -784,5 +784,6 @@ int gc_nn_par_threads(int threads, double cycles)
 	}
 	last_est = cycles;
 	double n = cycles / GC_NN_PAR_MIN_SHARE;
+	threads = threads < GC_NN_PAR_MAX ? threads : GC_NN_PAR_MAX; /* what the pool runs */
 	return n < threads ? (int)n : threads;
 }

@@ -151,8 +151,9 @@ void gc_nn_par_stats_read(gc_nn_par_stats *s);
  */
 #define GC_NN_PAR_MIN_SHARE 40e3
 
-/* Threads worth using for about `cycles` of work (at least 1): each at
- * least GC_NN_PAR_MIN_SHARE of it. */
+/* Threads worth using for about `cycles` of work (at least 1, at most
+ * GC_NN_PAR_MAX: a kernel may size per-part state by it): each at least
+ * GC_NN_PAR_MIN_SHARE of it. */
 int gc_nn_par_threads(int threads, double cycles);
 
 /* Parts to cut `items` into for `threads` threads: a few each. */

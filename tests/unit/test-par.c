@@ -917,6 +917,9 @@ static void test_split_threshold(void)
 	CHECK_INT(gc_nn_par_threads(2, 2 * share), 2);
 	CHECK_INT(gc_nn_par_threads(4, 3.5 * share), 3);
 	CHECK_INT(gc_nn_par_threads(4, 1e9), 4);
+	/* --threads 1000: no more than the pool runs (DynamicQuantizeLinear
+	 * keeps a minimum and a maximum per part, 4 parts a thread) */
+	CHECK_INT(gc_nn_par_threads(1000, 1e12), GC_NN_PAR_MAX);
 }
 
 static void test_copy_threads(void)
