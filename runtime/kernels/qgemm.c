@@ -943,24 +943,6 @@ T512 static void quantize512(const float *x, int64_t n, float scale, float zero,
 }
 #endif
 
-/* y = saturate(rint(x / scale) + zp) (scale != 0), in vector code where the
- * CPU has it (rint: round half to even, as the scalar rintf). NaN gives 0. */
-GC_NN_SIMD void gc_qdyn_store(const float *x, int64_t total, float scale, float zp, uint8_t *y)
-{
-#ifdef QG_X86
-	if (quant16_ok(scale)) {
-		quantize512(x, total, scale, zp, true, y);
-		return;
-	}
-#endif
-	for (int64_t i = 0; i < total; i++) {
-		float v = rintf(x[i] / scale) + zp;
-		v = v > 0 ? v : 0; /* NaN: 0 */
-		v = v < 255 ? v : 255;
-		y[i] = (uint8_t)(int32_t)v;
-	}
-}
-
 #ifdef QG_X86
 /* Four 16-lane minima and maxima; vminps keeps the lane's value when x is
  * NaN (it returns its second operand then). */

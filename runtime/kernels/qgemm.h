@@ -166,11 +166,10 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 	      int64_t m, const gc_qgemm_b *b, const gc_qgemm_zp *zp, int32_t *c, int64_t ldc,
 	      const gc_qgemm_out *req, void *work);
 
-/* DynamicQuantizeLinear (quant.c): *lo, *hi = min(0, x), max(0, x); y =
- * saturate(rint(x / scale) + zp) to uint8 (scale != 0; NaN: 0), vectorised
- * where the CPU allows (rint rounds half to even either way). */
+/* DynamicQuantizeLinear's range (quant.c): *lo, *hi = min(0, x), max(0,
+ * x), vectorised where the CPU allows (its store is gc_qquantize_f32's to
+ * uint8). */
 void gc_qdyn_range(const float *x, int64_t total, float *lo, float *hi);
-void gc_qdyn_store(const float *x, int64_t total, float scale, float zp, uint8_t *y);
 
 /* The requantization scale of the integer ops: x_scale * w_scale / y_scale
  * (the product in float32, the quotient in double, then float32). */

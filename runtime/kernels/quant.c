@@ -364,33 +364,29 @@ static int run_dynq(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tenso
 	(void)n;
 	const float *x = in[0]->data;
 	int64_t total = gc_tensor_numel(in[0]);
-	/* the range (~0.1 cycle an element) and the store, each a job */
+	/* the range (~0.1 cycle an element) and the store, each a job (or
+	 * a call here at one thread) */
 	int t = gc_nn_par_threads(k->threads, QUANT_CYCLES * (double)total);
+	int64_t lines = (total + 63) / 64;
+	int parts = gc_nn_par_parts(t, lines);
+	dynq_job rj; /* (its minima and maxima set by the parts) */
+	rj.x = x;
+	rj.n = total;
+	gc_nn_parallel(t, parts, dynq_range_part, &rj);
 	float mn = 0, mx = 0;
-	if (t > 1) {
-		dynq_job rj = { .x = x, .n = total };
-		int64_t lines = (total + 63) / 64;
-		int parts = lines < 2 ? 1 : gc_nn_par_parts(t, lines);
-		gc_nn_run_parts(t, lines, dynq_range_part, &rj);
-		for (int p = 0; p < parts; p++) {
-			mn = rj.lo[p] < mn ? rj.lo[p] : mn;
-			mx = rj.hi[p] > mx ? rj.hi[p] : mx;
-		}
-	} else {
-		gc_qdyn_range(x, total, &mn, &mx);
+	for (int p = 0; p < parts; p++) {
+		mn = rj.lo[p] < mn ? rj.lo[p] : mn;
+		mx = rj.hi[p] > mx ? rj.hi[p] : mx;
 	}
 	float scale = (mx - mn) / 255.0f;
 	float zp = scale != 0 ? rintf(0.0f - mn / scale) : 0.0f;
 	zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
 	uint8_t *y = out[0]->data;
-	if (scale != 0 && t > 1) {
-		qf32_job j = { x, total, scale, zp, true, y };
-		gc_nn_run_parts(t, (total + 63) / 64, qf32_part, &j);
-	} else if (scale != 0) {
-		gc_qdyn_store(x, total, scale, zp, y);
-	} else {
+	qf32_job j = { x, total, scale, zp, true, y };
+	if (scale != 0)
+		gc_nn_run_parts(t, lines, qf32_part, &j);
+	else
 		memset(y, (int)zp, (size_t)total);
-	}
 	*(float *)out[1]->data = scale;
 	*(uint8_t *)out[2]->data = (uint8_t)zp;
 	return 0;
