@@ -389,7 +389,7 @@ void gc_qgemm_tile(gc_qgemm_isa isa, const uint8_t *const *a, int mr, int np,
 		   const gc_qgemm_kloop *kl, const int8_t *bp, int32_t *acc)
 {
 #ifdef QG_X86
-	if (isa == GC_QGEMM_AVX512VNNI || isa == GC_QGEMM_AMX) {
+	if (isa == GC_QGEMM_AVX512VNNI) {
 		if (kl->a_signed)
 			tile512_s8a(a, mr, np, kl, bp, acc);
 		else
@@ -786,7 +786,7 @@ TAMX static void part_amx(void *arg, int p, int parts, int slot)
 			if (q0 < j->kq) {
 				gc_qgemm_kloop kl = { .a_ks = 4, .ntaps = 1, .kqt = j->kq - q0,
 						      .cs = QG_QSTRIDE };
-				gc_qgemm_tile(GC_QGEMM_AVX512VNNI, rows, rows_n, np, &kl,
+				gc_qgemm_tile(j->isa, rows, rows_n, np, &kl,
 					      bp + q0 * QG_QSTRIDE, whole ? tail : out);
 				for (int i = 0; whole && i < rows_n * CW; i++)
 					out[i] += tail[i];
@@ -849,7 +849,9 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 		colz[j] = zp_value(zp->zb, b_u, zp->zb_cols ? j : 0) - b->shift;
 		colv[j] = (int32_t)((uint32_t)b->colsum[j] - (uint32_t)k * (uint32_t)colz[j]);
 	}
-	qjob j = { .isa = isa, .a = arows, .lda = lda, .m = m, .n = n, .kq = gc_qg_k4(k) / 4,
+	/* the vector core of the tiles and the epilogue (AMX: AVX-512 VNNI) */
+	gc_qgemm_isa vec = isa == GC_QGEMM_AMX ? GC_QGEMM_AVX512VNNI : isa;
+	qjob j = { .isa = vec, .a = arows, .lda = lda, .m = m, .n = n, .kq = gc_qg_k4(k) / 4,
 		   .row_tiles = (m + MR - 1) / MR, .b = b->data };
 	if (req)
 		j.out = *req;
@@ -859,7 +861,7 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 	j.out.colv = colv;
 	j.out.rowc = j.out.rowy = j.out.colz = NULL;
 	j.out.col0 = 0;
-	j.out.isa = isa == GC_QGEMM_AMX ? GC_QGEMM_AVX512VNNI : isa;
+	j.out.isa = vec;
 	if (zb_any && !zp->zb_cols) {
 		for (int64_t i = 0; i < m; i++)
 			rowc[i] = (int32_t)(0u - (uint32_t)colz[0] * (uint32_t)rowsum[i]);
@@ -875,13 +877,10 @@ void gc_qgemm(gc_qgemm_isa isa, int threads, const void *a, bool a_unsigned, int
 #ifdef QG_X86
 	/* AMX: blocks of 16 rows with 16 quads of k or more */
 	if (isa == GC_QGEMM_AMX && m >= 16 && j.kq >= 16) {
-		j.isa = GC_QGEMM_AVX512VNNI;
 		gc_nn_run_parts(t, (m + 15) / 16 * gc_qg_chunks(n), part_amx, &j);
 		return;
 	}
 #endif
-	if (isa == GC_QGEMM_AMX)
-		j.isa = GC_QGEMM_AVX512VNNI;
 	gc_nn_run_parts(t, tiles, part, &j);
 }
 

@@ -32,9 +32,9 @@ typedef enum gc_qgemm_isa {
 	GC_QGEMM_C,
 	GC_QGEMM_AVXVNNI,
 	GC_QGEMM_AVX512VNNI,
-	/* gc_qgemm only: AVX-512 VNNI, and Intel AMX tiles (TDPBUSD, 16 rows
-	 * by 16 columns by 64 bytes of k) for its blocks of 16 rows and 16
-	 * quads of k; gc_qgemm_tile and the epilogue take it as AVX-512 VNNI */
+	/* gc_qgemm only (not gc_qgemm_tile, nor the epilogue): Intel AMX
+	 * tiles (TDPBUSD, 16 rows by 16 columns by 64 bytes of k) for its
+	 * blocks of 16 rows and 16 quads of k, AVX-512 VNNI for the rest */
 	GC_QGEMM_AMX,
 	GC_QGEMM_ISA_COUNT
 } gc_qgemm_isa;
