@@ -38,6 +38,7 @@ static const gc_pass gc_ir_passes[] = {
     {"fuse-matmul-gelu", gc_pass_fuse_matmul_gelu}, /* after fuse-gelu and fuse-matmul-bias */
     {"fuse-activation", gc_pass_fuse_activation},
     {"fuse-batchnorm-input", gc_pass_fuse_batchnorm_input}, /* after fuse-activation: its Relu */
+    {"mark-channel-split", gc_pass_mark_channel_split}, /* after fuse-activation: its Clip */
     {"dead-node-removal", gc_pass_dead_nodes},
 };
 

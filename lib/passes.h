@@ -47,6 +47,7 @@ int gc_pass_fuse_squeeze_excite(gc_pass_ctx *ctx);
 int gc_pass_fuse_matmul_bias(gc_pass_ctx *ctx);
 int gc_pass_fuse_matmul_gelu(gc_pass_ctx *ctx);
 int gc_pass_fuse_activation(gc_pass_ctx *ctx);
+int gc_pass_mark_channel_split(gc_pass_ctx *ctx);
 int gc_pass_dead_nodes(gc_pass_ctx *ctx);
 
 /* A lowering: a pass that replaces every node of one (domain, op type),

@@ -215,6 +215,10 @@ typedef struct conv_state {
 	int64_t bdims[GC_MAX_RANK], ba[GC_MAX_RANK], bz[GC_MAX_RANK];
 	uint64_t buf_off;
 	int fast;
+	/* FAST_ROW: split over the threads by output channels (gc_pk_gemm.
+	 * split_m), as lib/pass-split.c marks (_gc_split_channels) a 1x1 Conv
+	 * that a depthwise one alone reads */
+	int split_m;
 	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
 	/* FAST_ROW or FAST_CHAN of a strided 1x1: the pixels it reads are
 	 * first copied together into scratch (take), the kernel's input as
@@ -939,7 +943,8 @@ static int conv_fast_run(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_
 				.v_rows = st->tap_rows,
 				.v_ow = st->tap_rows ? st->w.out[2] : 0,
 				.v_oh_ld = st->w.stride[1] * st->tap_len,
-				.v_wrap = st->tap_wrap};
+				.v_wrap = st->tap_wrap,
+				.split_m = st->split_m};
 		float *xq = k->scratch;
 		if (st->tap_rows && !st->tap_direct)
 			g.v_buf = (float *)(void *)((char *)k->scratch + st->tap_buf);
@@ -1411,6 +1416,9 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	    conv_residual(k, st, in[3], out[0]))
 		return gc_kok(k);
 	if (n->n_in > 4 && conv_input_affine(k, st, in))
+		return gc_kok(k);
+	st->split_m = gc_attr_i(k, "_gc_split_channels", 0) != 0;
+	if (gc_kok(k))
 		return gc_kok(k);
 
 	int unit = 1, padded = 0;

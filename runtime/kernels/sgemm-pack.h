@@ -129,6 +129,12 @@ typedef struct gc_pk_gemm {
 	 * into it); v_a NULL: as it is. */
 	const float *v_a, *v_b;
 	int v_relu;
+	/* gc_pk_gemm_par's split: by blocks of rows (output channels) first,
+	 * a block a thread, where c is small enough to stay in the caches of
+	 * the cores that wrote it (GC_PK_SPLIT_M_BYTES); 0: by column panels
+	 * (pixels). A hint for a reader that splits c by rows the same way
+	 * (a depthwise convolution's channels): the results are the same. */
+	int split_m;
 	float *c;
 	int64_t ldc;
 	int64_t m0; /* row of the epilogue's c that row 0 of this product is */

@@ -528,6 +528,53 @@ static void test_home_ranges(void)
 	CHECK_INT(bad, 0);
 }
 
+/* gc_pk_gemm.split_m (a 1x1 Conv that a depthwise one reads: lib/pass-
+ * split.c): the row GEMM split by blocks of output channels first gives
+ * the bytes of one thread's product at 2 and 3 threads, at blocks of
+ * whole tiles and a short last one, and where it does not apply (too few
+ * tiles, k deeper than m / 2, a product over GC_PK_SPLIT_M_BYTES). */
+static void test_row_gemm_split_m(void)
+{
+	static const struct {
+		int64_t m, n, k;
+	} cases[] = {{192, 196, 64}, {200, 150, 96}, {100, 60, 40}, {40, 300, 16}, {256, 196, 160},
+		     {128, 3136, 32}};
+	if (!gc_pk_usable())
+		return;
+	gc_nn_par_acquire();
+	for (int ci = 0; ci < LEN(cases); ci++) {
+		int64_t m = cases[ci].m, n = cases[ci].n, k = cases[ci].k;
+		float *s = rnd_buf(m * k), *v = rnd_buf(k * n);
+		float *sp = malloc((size_t)gc_pk_s_floats(m, k) * sizeof(float));
+		float *y1 = malloc((size_t)(m * n) * sizeof(float)),
+		      *y2 = malloc((size_t)(m * n) * sizeof(float));
+		gc_pk_pack_s(s, k, 1, m, k, sp);
+		gc_pk_gemm g = {.m = m, .n = n, .k = k, .s = sp, .v = v, .ldv = n, .ldc = n};
+		gc_nn_act none = {0};
+		gc_pk_epi_init(&g.epi, &none);
+		g.c = y1;
+		gc_pk_gemm_par(&g, 1);
+		for (int threads = 2; threads <= 3; threads++)
+			for (int split = 0; split < 2; split++) {
+				memset(y2, 0xff, (size_t)(m * n) * sizeof(float));
+				g.c = y2;
+				g.split_m = split;
+				gc_pk_gemm_par(&g, threads);
+				if (memcmp(y1, y2, (size_t)(m * n) * sizeof(float))) {
+					fprintf(stderr, "  m %lld n %lld k %lld, %d threads, split_m %d\n",
+						(long long)m, (long long)n, (long long)k, threads, split);
+					CHECK(0);
+				}
+			}
+		free(s);
+		free(v);
+		free(sp);
+		free(y1);
+		free(y2);
+	}
+	gc_nn_par_release();
+}
+
 /* gc_nn_part_of (nn-par.h) finds the part of gc_nn_part_range that holds
  * each item, for every count of items and parts: the convolution's padded
  * copy finds with it the blocks that a part's groups read. */
@@ -1027,6 +1074,7 @@ static void test_copy_threads(void)
 
 TEST_MAIN(TEST(test_matmul_threads), TEST(test_gemm_threads), TEST(test_convtranspose_threads),
 	  TEST(test_conv_jobs), TEST(test_guided_split), TEST(test_home_ranges), TEST(test_part_of),
+	  TEST(test_row_gemm_split_m),
 	  TEST(test_elementwise_threads), TEST(test_dynq_threads),
 	  TEST(test_reduce_threads), TEST(test_pool_threads), TEST(test_resize_threads),
 	  TEST(test_norm_threads), TEST(test_batchnorm_threads), TEST(test_split_threshold),

@@ -421,7 +421,7 @@ static void test_conv_batchnorm_folded(void)
 		counts c = {0};
 		gc_graph *o = optimized(g, &c, &err);
 		CHECK(o != NULL);
-		CHECK_INT(c.n, 20); /* every pass of passes.c reported */
+		CHECK_INT(c.n, 21); /* every pass of passes.c reported */
 		CHECK_INT(changes(&c, "fold-batchnorm"), 1); /* fold-batchnorm */
 		CHECK_INT(count_op(o, "BatchNormalization"), 0);
 		CHECK_INT(count_op(o, "Conv"), 1);
@@ -527,6 +527,75 @@ static void test_activation_with_two_readers_kept(void)
 	free(got.v);
 	gc_graph_free(o);
 	gc_graph_free(g);
+}
+
+/* ---- mark-channel-split ---- */
+
+/* x -> 1x1 Conv (pw_group groups) -> Relu -> a Conv of 3x3 windows in
+ * `groups` groups (24: depthwise) -> y, and the Relu's output a graph
+ * output too when `pinned`. */
+static gc_graph *build_pw_reader(int64_t pw_group, int64_t groups, int pinned, gc_error *err)
+{
+	gc_graph *g = gc_graph_new("pw-reader");
+	gc_graph_set_opset(g, "", 13, err);
+	int64_t xd[4] = {1, 8, 6, 6}, w1[4] = {24, 8 / pw_group, 1, 1},
+		w2[4] = {24, 24 / groups, 3, 3}, pads[4] = {1, 1, 1, 1};
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, err);
+	add_random(g, "W1", GC_DTYPE_FLOAT, 4, w1, 0, err);
+	add_random(g, "W2", GC_DTYPE_FLOAT, 4, w2, 0, err);
+	gc_attr a1 = attr_i("group", pw_group);
+	const char *cin[] = {"x", "W1"}, *cout[] = {"c"};
+	gc_graph_add_node(g, "pw", "", "Conv", 2, cin, 1, cout, 1, &a1, err);
+	const char *rin[] = {"c"}, *rout[] = {"r"};
+	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
+	gc_attr a2[2] = {attr_i("group", groups), attr_ints("pads", 4, pads)};
+	const char *din[] = {"r", "W2"}, *dout[] = {"y"};
+	gc_graph_add_node(g, "reader", "", "Conv", 2, din, 1, dout, 2, a2, err);
+	gc_graph_add_output(g, "y", err);
+	if (pinned)
+		gc_graph_add_output(g, "r", err);
+	return g;
+}
+
+/* The 1x1 Conv whose output (its Relu fused in) a depthwise Conv alone
+ * reads is marked, and only it: not before a full or grouped 3x3, not
+ * when the output is also a graph output, not a grouped 1x1. The marked
+ * graph gives the same outputs, bit for bit (the mark changes only how
+ * the threads split the work). */
+static void test_channel_split_marked(void)
+{
+	static const struct {
+		int64_t pw_group, groups;
+		int pinned, marked;
+	} cases[] = {{1, 24, 0, 1}, {1, 1, 0, 0}, {1, 6, 0, 0}, {1, 24, 1, 0}, {2, 24, 0, 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gc_error err = {0};
+		gc_graph *g = build_pw_reader(cases[i].pw_group, cases[i].groups, cases[i].pinned,
+					      &err);
+		CHECK_STR(err.msg, "");
+		counts c = {0};
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		if (!o)
+			continue;
+		CHECK_INT(changes(&c, "mark-channel-split"), cases[i].marked);
+		CHECK_INT(count_op(o, "Conv"), 2);
+		/* the first Conv is the 1x1 */
+		const gc_attr *a = node_attr(o, "Conv", "_gc_split_channels");
+		CHECK(cases[i].marked ? a && a->type == GC_ATTR_INT && a->v.i == 1 : a == NULL);
+		for (int n = 0; n < o->n_nodes; n++)
+			for (int k = 0; k < o->nodes[n].n_attr && strcmp(o->nodes[n].name, "pw"); k++)
+				CHECK(strcmp(o->nodes[n].attrs[k].name, "_gc_split_channels"));
+		result want, got;
+		CHECK_INT(run_graph(g, 4, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 4, 0, &got, &err), 0);
+		CHECK_INT(got.n, want.n);
+		CHECK_NEAR(got.n == want.n ? rel_diff(&got, &want) : 1, 0, 0);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(o);
+		gc_graph_free(g);
+	}
 }
 
 /* ---- Identity and Dropout ---- */
@@ -1174,6 +1243,7 @@ static void test_pad_folded(void)
 
 TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
+	  TEST(test_channel_split_marked),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed), TEST(test_zero_pad_removed),
 	  TEST(test_pad_folded), TEST(test_pad_overflow_kept),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
