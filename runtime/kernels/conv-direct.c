@@ -428,49 +428,21 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
  * when the core was slowed by a neighbour, resnet50 and vgg11 0.3-0.5 %;
  * for 1x1s (a step's line is the next tile's) 4 % slower. So set for tiles
  * of more than one block (chan_group) and for windows of more than one
- * tap. And,
- * unless y is NULL, one in each run of k / lines steps, the `lines` lines
- * of the output (for writing) and residual that chan_store writes and reads
- * after the last step: line 2 c + e is the first (e = 0) or last pixel of
- * channel c's row, at y + c * ldy. The output of a large convolution is in
- * no cache: stored cold, a tile's 16 or 32 partly written lines cost 10 %
- * of its steps (32 -> 64 3x3 at 147x147: 8.1 ms, 7.3 with the stores going
- * to one line), and prefetched all at once before the steps they stalled
- * them as much. One test a run of steps, not a step: in the step loop it
- * took registers the tile needs (inception_v3's 17x17 convs 20 % slower).
- * For every output: in a model a small one is in no cache either (its
- * buffer last written a run ago, the weights of the whole model streamed
- * since), and where it is the prefetches cost little. Measured in whole
- * models at one thread (per-node medians, the two builds in turns), for
- * all outputs against those larger than an L2 alone: inception_v3 -0.6 %
- * (its 8x8 convolutions 10 % faster), resnet50 -0.9 %, regnet_x_400mf
- * -0.7 %, densenet121 -0.3 %, four others within noise; at two threads
- * within noise. (Measured single-node, with the output in cache, they had
- * cost regnet's grouped 3x3 at 7x7 9 % spread over the steps.) */
+ * tap. The output's lines are not prefetched: for writing, one each run
+ * of k / lines steps, they had been (a large convolution's output is in
+ * no cache, and its tile's 16 or 32 partly written lines had cost 10 % of
+ * a 32 -> 64 3x3 at 147x147), but the step loop cut in runs cost more:
+ * without them resnet18, resnet50, densenet121, squeezenet and
+ * inception_v3 took 2-3.5 % less at one thread, 3-5 % at two (the two
+ * builds in turns), vgg11 1.5 %, U-Net the same; a 64 -> 64 3x3 at 56x56
+ * 8 % less alone. */
 typedef struct chan_ahead {
 	uintptr_t pf;
 	int64_t pfs;
 	const float *px;
 	const int32_t *pkoff;
 	const float *near;
-	const float *y, *res;
-	int64_t ldy;
-	int64_t last; /* the pixel of a row's last line: (nr - 1) ps */
-	int64_t lines;
 } chan_ahead;
-
-/* Prefetches line l of ahead's lines: the output's for writing, then the
- * residual's. */
-AI void ahead_line(const chan_ahead *a, int64_t l)
-{
-	int64_t ny = a->res ? a->lines / 2 : a->lines, i = l < ny ? l : l - ny;
-	const float *base = l < ny ? a->y : a->res;
-	const char *at = (const char *)(base + (i >> 1) * a->ldy + (i & 1) * a->last);
-	if (l < ny)
-		_mm_prefetch(at, _MM_HINT_ET0);
-	else
-		_mm_prefetch(at, _MM_HINT_T0);
-}
 
 /* Accumulates a (16 mv) x nr tile over k steps: w advances 16 mv floats a
  * step, pixel j of step i is xb[koff[i] + j * s] for j < split and
@@ -488,52 +460,40 @@ AI void chan_tile(const float *xb, int64_t delta, const float *w, const int32_t 
 	const int32_t *pkoff = ah->pkoff;
 	const float *near = ah->near;
 	int64_t pf2 = pfs > 32 ? pfs : 0; /* the odd step's line, from the even step */
-	/* the output lines: those k steps cannot spread now, then one each
-	 * run of `every` steps */
-	int64_t line = 0, lines = ah->y ? ah->lines : 0, every = k;
-	for (; line < lines - k; line++)
-		ahead_line(ah, line);
-	if (lines > line)
-		every = k / (lines - line);
 	__m512 a0[GC_PK_CV_NR], a1[GC_PK_CV_NR];
 #pragma GCC unroll 16
 	for (int j = 0; j < nr; j++) {
 		a0[j] = carry ? _mm512_load_ps(tile + j * 32) : _mm512_setzero_ps();
 		a1[j] = carry && mv == 2 ? _mm512_load_ps(tile + j * 32 + 16) : _mm512_setzero_ps();
 	}
-	for (int64_t i0 = 0; i0 < k; i0 += every) {
-		if (line < lines)
-			ahead_line(ah, line++);
-		int64_t i1 = k - i0 < every ? k : i0 + every;
-		for (int64_t i = i0; i < i1; i++) {
-			const float *xt = xb + koff[i];
-			__m512 w0 = _mm512_load_ps(w), w1 = _mm512_setzero_ps();
-			if (mv == 2)
-				w1 = _mm512_load_ps(w + 16);
-			w += 16 * mv;
-			if (!(i & 1)) {
-				const char *at = (const char *)(pf + (uintptr_t)(i * pfs));
-				_mm_prefetch(at, _MM_HINT_T1);
-				if (pf2)
-					_mm_prefetch(at + pf2, _MM_HINT_T1);
-				if (px)
-					_mm_prefetch((const char *)(px + pkoff[i]), _MM_HINT_T1);
-				if (near) {
-					const float *xa = near + koff[i + CHAN_NEAR];
-					const float *xz = split < nr ? xa + delta + (nr - split - 1) * s
-								     : xa + (nr - 1) * s;
-					_mm_prefetch((const char *)xa, _MM_HINT_T0);
-					_mm_prefetch((const char *)xz, _MM_HINT_T0);
-				}
+	for (int64_t i = 0; i < k; i++) {
+		const float *xt = xb + koff[i];
+		__m512 w0 = _mm512_load_ps(w), w1 = _mm512_setzero_ps();
+		if (mv == 2)
+			w1 = _mm512_load_ps(w + 16);
+		w += 16 * mv;
+		if (!(i & 1)) {
+			const char *at = (const char *)(pf + (uintptr_t)(i * pfs));
+			_mm_prefetch(at, _MM_HINT_T1);
+			if (pf2)
+				_mm_prefetch(at + pf2, _MM_HINT_T1);
+			if (px)
+				_mm_prefetch((const char *)(px + pkoff[i]), _MM_HINT_T1);
+			if (near) {
+				const float *xa = near + koff[i + CHAN_NEAR];
+				const float *xz = split < nr ? xa + delta + (nr - split - 1) * s
+							     : xa + (nr - 1) * s;
+				_mm_prefetch((const char *)xa, _MM_HINT_T0);
+				_mm_prefetch((const char *)xz, _MM_HINT_T0);
 			}
+		}
 #pragma GCC unroll 16
-			for (int j = 0; j < nr; j++) {
-				__m512 b =
-				    _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
-				a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
-				if (mv == 2)
-					a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
-			}
+		for (int j = 0; j < nr; j++) {
+			__m512 b =
+			    _mm512_set1_ps(j < split ? xt[j * s] : xt[delta + (j - split) * s]);
+			a0[j] = _mm512_fmadd_ps(w0, b, a0[j]);
+			if (mv == 2)
+				a1[j] = _mm512_fmadd_ps(w1, b, a1[j]);
 		}
 	}
 #pragma GCC unroll 16
@@ -841,13 +801,6 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 				ah.px = at[0].x, ah.pkoff += kb;
 			else
 				ah.px = tile_new_line(&at[t], 1);
-			if (k0 + kn == s1) {
-				ah.y = at[t].y;
-				ah.res = at[t].res;
-				ah.ldy = p->out_sp;
-				ah.last = (at[t].nr - 1) * at[t].ps;
-				ah.lines = 2 * c->valid * (at[t].res ? 2 : 1);
-			}
 			at[t].fn(at[t].x, at[t].delta, c->w + k0 * c->width, at[t].koff + k0, kn,
 				 acc[t], !first, &ah);
 			c->pf += (uintptr_t)(c->f.chunk * kn / p->k);
