@@ -913,7 +913,8 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
  * split by panels, 61 by rows; the whole model 3.2 -> 3.1 ms. Not for a
  * product larger than GC_PK_SPLIT_M_BYTES: its c leaves the writers' L2
  * before the reader comes (mobilenet_v2's 16 -> 96 at 112x112, 4.8 MB: 12 %
- * slower by rows, each thread reading all of V).
+ * slower by rows, each thread reading all of V); nor where m < 2k, V then
+ * as large as c (shufflenet_v2's 1x1s of m = k: the model 3 % slower).
  */
 #define GC_PK_SPLIT_M_BYTES (1 << 20)
 typedef struct gemm_job {
