@@ -3,7 +3,10 @@
  * gets the graphcc-internal attribute _gc_split_channels = 1: its kernel
  * then splits its work over the threads by output channels, as the
  * depthwise one splits its own (runtime/kernels/sgemm-pack.c,
- * gc_pk_gemm_par), so that each core reads channels it wrote itself. A
+ * gc_pk_gemm_par), so that each core reads channels it wrote itself. (The
+ * depthwise kernels of conv-dw.c take a channel an item, or 16 channels
+ * and a band of rows, the band the whole plane for the planes of up to 16
+ * or 32 columns that take that kernel, except the tallest.) A
  * core reading what the other wrote a moment ago waits on the other's
  * cache: mobilenet_v2's 96 -> 576 1x1 at 14x14 split by pixels (its row
  * GEMM's default) left its depthwise reader half its input in the other

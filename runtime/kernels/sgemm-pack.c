@@ -953,15 +953,12 @@ void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 		t = GC_PK_GEMM_SLOTS; /* a buffer each */
 	int64_t tiles = (g->m + GC_PK_MR - 1) / GC_PK_MR;
 	int64_t full = direct_taps(g) ? j.panels : g->n / GC_PK_NR;
-	if (t > 1 && g->split_m && tiles >= 4 * t && g->m >= 2 * g->k &&
-	    (double)g->m * (double)g->n * sizeof(float) <= GC_PK_SPLIT_M_BYTES) {
-		j.brows = (tiles + t - 1) / t * GC_PK_MR;
-		j.blocks = (g->m + j.brows - 1) / j.brows;
-		j.bmajor = true;
-	} else if (t > 1 && full < 2 * t) {
+	j.bmajor = t > 1 && g->split_m && tiles >= 4 * t && g->m >= 2 * g->k &&
+		   (double)g->m * (double)g->n * sizeof(float) <= GC_PK_SPLIT_M_BYTES;
+	if (j.bmajor || (t > 1 && full < 2 * t)) {
 		int64_t want = (2 * t + (full > 0 ? full : 1) - 1) / (full > 0 ? full : 1);
 		int64_t most = tiles / 4 > 1 ? tiles / 4 : 1;
-		j.blocks = want < most ? want : most;
+		j.blocks = j.bmajor ? t : want < most ? want : most;
 		j.brows = (tiles + j.blocks - 1) / j.blocks * GC_PK_MR;
 		j.blocks = (g->m + j.brows - 1) / j.brows;
 	}
