@@ -933,15 +933,18 @@ static void gemm_part(void *arg, int part, int parts, int slot)
 		gc_pk_gemm_run_slot(j->g, lo, hi, slot);
 		return;
 	}
-	for (; lo < hi; lo++) {
+	/* block by block, a block's run of panels in one call: its S is read
+	 * from memory (and prefetched: PK_S_AHEAD) on the first panel only */
+	for (int64_t np = 1; lo < hi; lo += np) {
 		int64_t jp = j->bmajor ? lo % j->panels : lo / j->blocks;
 		int64_t i0 = (j->bmajor ? lo / j->panels : lo % j->blocks) * j->brows;
+		np = j->bmajor && hi - lo < j->panels - jp ? hi - lo : j->bmajor ? j->panels - jp : 1;
 		gc_pk_gemm sub = *j->g;
 		sub.m = j->g->m - i0 < j->brows ? j->g->m - i0 : j->brows;
 		sub.s += i0 * sub.k; /* S is packed in panels of 8 rows */
 		sub.c += i0 * sub.ldc;
 		sub.m0 += i0;
-		gc_pk_gemm_run_slot(&sub, jp, jp + 1, slot);
+		gc_pk_gemm_run_slot(&sub, jp, jp + np, slot);
 	}
 }
 
