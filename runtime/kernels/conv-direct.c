@@ -37,6 +37,18 @@
 #define CHAN_KB 1024
 #define CHAN_GROUP 16
 /*
+ * A 1x1's K block: its block's weights (16 KiB) stay in L1 while the
+ * group's tiles read them, and each step reads one line from L2, its
+ * channel's input (a window's steps read their lines again, tap after tap:
+ * a 1x1's weights were the other line a step). Unblocked, a tile read its
+ * panel's weights from L2 (k 256: 32 KiB, with the input's lines more than
+ * L1): at one thread, in turns, inception_v3's 768 -> 192 at 17x17 took
+ * 6 % less, resnet50's 256 -> 1024 at 14x14 6 %, inception_v3's 288 -> 64
+ * at 35x35 11 %; 2048 -> 512 at 7x7 (already in blocks of 1024) within
+ * 1.3 %. Blocks of 64, 96, 192 and 256 were 1-7 % slower than 128.
+ */
+#define CHAN_KB_1X1 128
+/*
  * Deeper than CHAN_DEEP_K, groups of CHAN_DEEP_GROUP tiles, their sums in
  * the run's scratch (CHAN_DEEP_FLOATS a thread: chan_deep_acc) rather than on
  * the stack (115 KB): a panel of k steps is then read from L3 once for 64
@@ -52,6 +64,12 @@
  * tap, prefetches its own input rows into L1 (chan_ahead.near). */
 #define CHAN_NEAR 64
 _Static_assert(CHAN_NEAR <= CHAN_KB, "koff's block of zeros covers the steps ahead");
+
+/* The steps of p's K blocks. */
+static int64_t chan_kb(const gc_pk_conv *p)
+{
+	return p->kr * p->kc == 1 ? CHAN_KB_1X1 : CHAN_KB;
+}
 
 /* Panels of one group: 32 channels each, the last 16 wide when 16 or fewer
  * channels are left. */
@@ -806,7 +824,8 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 	float own[CHAN_GROUP][GC_PK_CV_NR * 32] __attribute__((aligned(64)));
 	float(*acc)[GC_PK_CV_NR * 32] = c->acc ? (float(*)[GC_PK_CV_NR * 32])c->acc : own;
 	int64_t s0 = at[0].s0, s1 = at[0].s1, len = s1 - s0;
-	int64_t blocks = len > CHAN_KB ? (len + CHAN_KB - 1) / CHAN_KB : 1,
+	int64_t kb_most = chan_kb(p);
+	int64_t blocks = len > kb_most ? (len + kb_most - 1) / kb_most : 1,
 		kb = (len + blocks - 1) / blocks;
 	int lines = p->kr * p->kc == 1;
 	for (int64_t k0 = s0, first = 1; first || k0 < s1; k0 += kb, first = 0) {
@@ -963,7 +982,7 @@ static GC_PK_TARGET void chan_rows(const conv_job *j, float *acc, const float *x
 	c.f = chan_prefetch(p, gi, q, c.w,
 			    pairs ? (r1 - r0 + 1) / 2 : (r1 - r0) * (t1 - t0) + e1 - e0);
 	c.pf = c.f.pf;
-	int group = acc ? CHAN_DEEP_GROUP : p->k > CHAN_KB ? CHAN_GROUP : 1, n = 0;
+	int group = acc ? CHAN_DEEP_GROUP : p->k > chan_kb(p) ? CHAN_GROUP : 1, n = 0;
 	chan_at at[CHAN_DEEP_GROUP], a;
 	/* read in place, a row's windows start lo rows and columns before */
 	int64_t base = p->edge ? -(p->lo[1] * p->in[2] + p->lo[2]) : 0;

@@ -210,13 +210,14 @@ static void test_fast_conv_1x1(void)
 	    C2(1, 24, 144, 1, 56, 56, 1, 1, 0, 1, 1, 1), /* N tail 16 of 48 */
 	    C2(1, 3, 5, 1, 9, 11, 1, 1, 0, 1, 1, 1),	 /* tiny, M tail */
 	    C2(1, 7, 13, 1, 40, 41, 1, 1, 0, 1, 0, 1),	 /* M 8 + 5, N odd */
-	    C2(1, 320, 1280, 1, 7, 7, 1, 1, 0, 1, 1, 1), /* short rows, long K */
+	    C2(1, 320, 1280, 1, 7, 7, 1, 1, 0, 1, 1, 1), /* short rows, K in 3 blocks */
+	    C2(1, 129, 200, 1, 7, 7, 1, 1, 0, 1, 1, 1),	 /* k 129: blocks of 65 and 64 */
 	    C2(1, 96, 48, 1, 13, 13, 1, 1, 0, 1, 1, 1),	 /* 32 + 16 channels */
 	    C2(1, 64, 33, 1, 5, 5, 1, 1, 0, 1, 0, 1),	 /* 32 + 1 channels */
 	    C2(2, 32, 40, 1, 9, 9, 1, 2, 0, 1, 1, 1),	 /* stride 2, batch 2 */
 	    C2(2, 8, 24, 2, 30, 30, 1, 1, 0, 1, 1, 1),	 /* groups */
-	    C2(2, 260, 20, 1, 23, 23, 1, 1, 0, 1, 1, 1), /* k 260: one block */
-	    C2(2, 2100, 20, 1, 9, 9, 1, 1, 0, 1, 1, 1),	 /* k in 3 blocks of 700 */
+	    C2(2, 260, 20, 1, 23, 23, 1, 1, 0, 1, 1, 1), /* k 260: 3 blocks of 87 */
+	    C2(2, 2100, 20, 1, 9, 9, 1, 1, 0, 1, 1, 1),	 /* k in 17 blocks of 124 */
 	};
 	CHECK(conv_cases(cases, LEN(cases), 1));
 }
@@ -959,6 +960,12 @@ static void test_fast_conv_deep_k(void)
 		CHECK(conv_threads_same(&cases[ci], ci));
 	CHECK(conv_threads_same(&cases[LEN(cases) - 2], 4));
 	CHECK(conv_threads_same(&cases[LEN(cases) - 1], 5));
+	/* a 1x1 on the channel kernel (short rows), its K in blocks of at
+	 * most 128 (conv-direct.c: CHAN_KB_1X1): 600 in 5 of 120, 4 tiles a
+	 * group, 6 panels of 32 and one of 8 channels */
+	static const conv_case one[] = {C2(1, 600, 200, 1, 7, 7, 1, 1, 0, 1, 1, 1)};
+	CHECK(conv_cases(one, 1, 1));
+	CHECK(conv_threads_same(&one[0], 6));
 }
 
 /* Planes whose channels would crowd a few L1 sets (conv-direct.c's
