@@ -397,7 +397,11 @@ void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t 
  * in gc_pk_conv_cost's estimate; half-width tiles (16 channels) 500. */
 #define CHAN_STORE_CYCLES 800
 
-double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
+/* A 1x1's input that stays in L2 (gc_pk_conv_cost): its K blocks then read
+ * one line a step from L2, the block's weights from L1. */
+#define CHAN_1X1_L2_BYTES (512 << 10)
+
+double gc_pk_conv_cost(int64_t m, int64_t k, int64_t taps, int64_t rows, int64_t ow)
 {
 	/* per tile of px pixels and k steps: 2 px vector FMAs a step for 32
 	 * channels, px for 16; CHAN_STORE_CYCLES to transpose and store (600 had
@@ -417,6 +421,19 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow)
 		cost += (double)k * 2 * px + CHAN_STORE_CYCLES;
 	else if (left > 0)
 		cost += (double)k * px + 500;
+	/* a 1x1 of 2-4 K blocks (CHAN_KB_1X1) over an input in L2 took
+	 * 0.88-0.92x its estimate against the row GEMM's (k 208-384 at 14x14:
+	 * resnet50's 256 -> 1024 0.94x the row GEMM's time, densenet121's
+	 * 288 -> 128 0.90x, regnet's 208 -> 208 0.95x); deeper, or over a
+	 * larger input (28x28: 256 -> 128 1.13x, 512 -> 256 1.20x; 8x8 of k
+	 * 1280-2048 1.02-1.05x), it did not (kernel-time, one thread). In
+	 * the models, builds in turns: resnet50's six 256 -> 1024 3-12 % less,
+	 * regnet's eleven 208 -> 208 5-8 %; densenet121's four 256-352 ->
+	 * 128 (their input a concatenation) 2-7 % more, 15-25 us in all;
+	 * resnet50 1.5-2.3 % and regnet 3.7 % faster at two threads */
+	if (taps == 1 && k > CHAN_KB_1X1 && k <= 4 * CHAN_KB_1X1 &&
+	    (double)k * (double)rows * (double)ow * 4 <= CHAN_1X1_L2_BYTES)
+		cost *= 0.9;
 	return (double)rows * (double)tiles * cost;
 }
 
@@ -1180,7 +1197,8 @@ static void conv_part(void *arg, int part, int parts, int slot)
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
 		    float *y, float *scratch, int threads)
 {
-	double cost = (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->rows, p->out[2]);
+	double cost =
+	    (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->kr * p->kc, p->rows, p->out[2]);
 	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, rows = (p->rows + rpu - 1) / rpu;
 	int64_t tiles = row_tiles(p), eunits = edge_tiles(p);
 	for (int64_t b = 0; b < p->n; b++) {

@@ -230,8 +230,9 @@ void gc_pk_conv_free(gc_pk_conv *p);
  * edge columns' windows), and for a k above 8192 the sums of a group of
  * tiles for each of up to GC_PK_GEMM_SLOTS threads. */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
-/* An estimate of the cycles, to choose between this and the row GEMM. */
-double gc_pk_conv_cost(int64_t m, int64_t k, int64_t rows, int64_t ow);
+/* An estimate of the cycles, to choose between this and the row GEMM, of
+ * k steps (taps of the window a channel: 1 for a 1x1). */
+double gc_pk_conv_cost(int64_t m, int64_t k, int64_t taps, int64_t rows, int64_t ow);
 /* The rows the kernel cuts the output `out` of window k at `stride` in,
  * and their width: a 1x1 stride-1 unpadded one's output (`flat`) is one
  * row, a column window's (7x1) at stride 1 a row a plane. */
