@@ -796,8 +796,20 @@ static const float *tile_new_line(const chan_at *a, int after)
  * too (regnet_x_400mf's 3x3 g2 at 112x112, two groups of 830 KB, 10 %
  * faster than with the whole copy first, its first group read back from
  * L3).
+ *
+ * Split over threads, an ungrouped convolution of small weights numbers its
+ * items by unit first (rows_first): a thread then takes its rows of every
+ * panel, the rows the layers before and after it took (a thread's rows of
+ * a 3x3 read the rows its last layer wrote, not the half of the channels
+ * the other core wrote), and reads all the weights, which fit in L2. At
+ * two threads, builds in turns: resnet50 1.8 % faster, resnet18 2.3 %,
+ * mobilenet_v2 1.6 %, vgg11 1.2 %, inception_v3 0.6 %, squeezenet,
+ * densenet121, U-Net and efficientnet_b0 within 0.6 %; with weights of up
+ * to 400 KB resnet18 1.7 %.
  */
 #define CONV_PAD_BLOCKS 64
+/* Most bytes of weights of a convolution that splits by rows first. */
+#define CHAN_ROWS_FIRST_BYTES (160 << 10)
 
 typedef struct conv_job {
 	const gc_pk_conv *p;
@@ -815,6 +827,7 @@ typedef struct conv_job {
 			  * or NULL: a group's sums on the stack */
 	/* per block: 0 not begun, 1 being copied, 2 done */
 	atomic_uchar pad_state[CONV_PAD_BLOCKS];
+	bool rows_first; /* items (unit, panel), not (panel, unit): g 1 */
 } conv_job;
 
 /* What the tiles of one chan_rows call share. */
@@ -1160,6 +1173,16 @@ static void conv_items(conv_job *j, int64_t lo, int64_t hi, int slot)
 {
 	const gc_pk_conv *p = j->p;
 	float *acc = j->acc ? j->acc + slot * CHAN_DEEP_FLOATS : NULL;
+	if (j->rows_first) { /* a row of whole tiles a unit, one group */
+		if (j->blocks)
+			pad_groups(j, 0, 1);
+		for (; lo < hi; lo++) {
+			int64_t u = lo / p->panels, r1 = (u + 1) * j->rpu;
+			chan_rows(j, acc, j->xc, NULL, 0, lo % p->panels, u * j->rpu,
+				  r1 < p->rows ? r1 : p->rows, 0, row_tiles(p), 0, 0);
+		}
+		return;
+	}
 	while (lo < hi) {
 		int64_t gq = lo / j->units, u0 = lo % j->units;
 		int64_t u1 = j->units < u0 + hi - lo ? j->units : u0 + hi - lo;
@@ -1239,6 +1262,9 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			j.xp = scratch;
 			j.xc = p->edge ? j.xc : scratch;
 		}
+		j.rows_first = t > 1 && p->g == 1 && !p->edge && chunks == 1 && eunits == 0 && p->panels > 1 &&
+			       !chan_deep(p) &&
+			       (double)p->m * (double)p->k * sizeof(float) <= CHAN_ROWS_FIRST_BYTES;
 		gc_nn_parallel(t, parts, conv_part, &j);
 	}
 }

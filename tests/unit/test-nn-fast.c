@@ -1095,6 +1095,8 @@ static void test_fast_threads(void)
 	rng_state = 8;
 	static const conv_case convs[] = {
 	    C2(2, 32, 72, 1, 30, 30, 3, 1, 1, 1, 1, 1),	   /* channel kernel, 32 + 32 + 8 */
+	    /* small weights: by rows first (conv-direct.c: rows_first) */
+	    C2(1, 64, 64, 1, 28, 28, 3, 1, 1, 1, 1, 1),
 	    C2(1, 16, 64, 1, 60, 60, 1, 1, 0, 1, 1, 1),	   /* row GEMM */
 	    C2(2, 24, 40, 1, 111, 97, 1, 2, 0, 1, 1, 1),   /* row GEMM, strided */
 	    C2(2, 256, 128, 1, 28, 27, 1, 2, 0, 1, 1, 1),  /* channel kernel, strided */
