@@ -960,12 +960,18 @@ static void test_fast_conv_deep_k(void)
 		CHECK(conv_threads_same(&cases[ci], ci));
 	CHECK(conv_threads_same(&cases[LEN(cases) - 2], 4));
 	CHECK(conv_threads_same(&cases[LEN(cases) - 1], 5));
-	/* a 1x1 on the channel kernel (short rows), its K in blocks of at
-	 * most 128 (conv-direct.c: CHAN_KB_1X1): 600 in 5 of 120, 4 tiles a
-	 * group, 6 panels of 32 and one of 8 channels */
-	static const conv_case one[] = {C2(1, 600, 200, 1, 7, 7, 1, 1, 0, 1, 1, 1)};
-	CHECK(conv_cases(one, 1, 1));
-	CHECK(conv_threads_same(&one[0], 6));
+	/* shallower K blocks: a 1x1 on the channel kernel (short rows) in
+	 * blocks of at most 128 (conv-direct.c: CHAN_KB_1X1), 600 in 5 of
+	 * 120, 4 tiles a group, 6 panels of 32 and one of 8 channels; a 3x3
+	 * of k up to 1024 in blocks of at most 144 (CHAN_KB_WINDOW), 333 in 3
+	 * of 111 */
+	static const conv_case blocked[] = {
+	    C2(1, 600, 200, 1, 7, 7, 1, 1, 0, 1, 1, 1),
+	    C2(1, 37, 40, 1, 18, 18, 3, 1, 1, 1, 1, 1),
+	};
+	CHECK(conv_cases(blocked, LEN(blocked), 1));
+	for (int ci = 0; ci < LEN(blocked); ci++)
+		CHECK(conv_threads_same(&blocked[ci], 6 + ci));
 }
 
 /* Planes whose channels would crowd a few L1 sets (conv-direct.c's
