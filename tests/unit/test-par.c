@@ -532,13 +532,15 @@ static void test_home_ranges(void)
  * split.c): the row GEMM split by blocks of output channels first gives
  * the bytes of one thread's product at 2 and 3 threads, at blocks of
  * whole tiles and a short last one, and where it does not apply (too few
- * tiles, k deeper than m / 2, a product over GC_PK_SPLIT_M_BYTES). */
+ * tiles, k deeper than m / 2, a product over GC_PK_SPLIT_M_BYTES); and
+ * the split by blocks without it, of few column panels and S of 512 KiB or
+ * more (inception_v3's 1x1s at 8x8; a 7x7 output; a short last block). */
 static void test_row_gemm_split_m(void)
 {
 	static const struct {
 		int64_t m, n, k;
 	} cases[] = {{192, 196, 64}, {200, 150, 96}, {100, 60, 40}, {40, 300, 16}, {256, 196, 160},
-		     {128, 3136, 32}};
+		     {128, 3136, 32},  {448, 64, 2048}, {320, 49, 512}, {200, 60, 700}};
 	if (!gc_pk_usable())
 		return;
 	gc_nn_par_acquire();
