@@ -486,7 +486,9 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t taps, int64_t rows, int64_t
  * from that core on demand: mobilenet_v2's 576 -> 96 1x1 at 14x14 after its
  * depthwise took 110 us at two threads (74 alone), 80 with them, 77 with
  * the first tile's too (ONNX Runtime 60); mobilenet_v2, efficientnet_b0
- * and resnet50 4-5 % faster at two threads, the same at one. The output's lines are not prefetched: for writing, one each run
+ * and resnet50 4-5 % faster at two threads, the same at one.
+ *
+ * The output's lines are not prefetched: for writing, one each run
  * of k / lines steps, they had been (a large convolution's output is in
  * no cache, and its tile's 16 or 32 partly written lines had cost 10 % of
  * a 32 -> 64 3x3 at 147x147), but the step loop cut in runs cost more:
@@ -1274,8 +1276,8 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 			j.xp = scratch;
 			j.xc = p->edge ? j.xc : scratch;
 		}
-		j.rows_first = t > 1 && p->g == 1 && !p->edge && chunks == 1 && eunits == 0 && p->panels > 1 &&
-			       !chan_deep(p) &&
+		j.rows_first = t > 1 && p->g == 1 && !p->edge && chunks == 1 && eunits == 0 &&
+			       p->panels > 1 && !chan_deep(p) &&
 			       (double)p->m * (double)p->k * sizeof(float) <= CHAN_ROWS_FIRST_BYTES;
 		gc_nn_parallel(t, parts, conv_part, &j);
 	}
