@@ -77,10 +77,17 @@
 #define CHAN_NEAR 64
 _Static_assert(CHAN_NEAR <= CHAN_KB, "koff's block of zeros covers the steps ahead");
 
+/* Whether p's window is one tap a plane (a 1x1): each step then reads a
+ * new line, a channel's (or a depth tap's). */
+static bool chan_one(const gc_pk_conv *p)
+{
+	return p->kr * p->kc == 1;
+}
+
 /* The steps of p's K blocks. */
 static int64_t chan_kb(const gc_pk_conv *p)
 {
-	return p->kr * p->kc == 1 ? CHAN_KB_1X1 : p->k <= CHAN_KB ? CHAN_KB_WINDOW : CHAN_KB;
+	return chan_one(p) ? CHAN_KB_1X1 : p->k <= CHAN_KB ? CHAN_KB_WINDOW : CHAN_KB;
 }
 
 /* Panels of one group: 32 channels each, the last 16 wide when 16 or fewer
@@ -871,7 +878,7 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 	int64_t kb_most = chan_kb(p);
 	int64_t blocks = len > kb_most ? (len + kb_most - 1) / kb_most : 1,
 		kb = (len + blocks - 1) / blocks;
-	int lines = p->kr * p->kc == 1;
+	int lines = chan_one(p);
 	for (int64_t k0 = s0, first = 1; first || k0 < s1; k0 += kb, first = 0) {
 		int64_t kn = kb < s1 - k0 ? kb : s1 - k0;
 		for (int t = 0; t < n; t++) {

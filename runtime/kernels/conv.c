@@ -1034,7 +1034,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	int flat = one && (!strided || take_fits);
 	int64_t rows, width;
 	gc_pk_conv_rows(w->k, w->stride, w->out, flat, &rows, &width);
-	int64_t taps = w->k[0] * w->k[1] * w->k[2];
+	int64_t taps = w->k[1] * w->k[2]; /* a plane's, as the channel kernel counts them */
 	double chan = (double)st->g * gc_pk_conv_cost(st->mg, st->kdim, taps, rows, width);
 	double row = (double)st->g * gc_pk_gemm_cost(st->mg, st->out_sp, st->kdim);
 	/* a 1-D or 2-D convolution: the row GEMM over its im2col, whose

@@ -231,7 +231,8 @@ void gc_pk_conv_free(gc_pk_conv *p);
  * tiles for each of up to GC_PK_GEMM_SLOTS threads. */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
 /* An estimate of the cycles, to choose between this and the row GEMM, of
- * k steps (taps of the window a channel: 1 for a 1x1). */
+ * k steps (the window's taps in a plane: 1 for a 1x1, whose steps each
+ * read a new line). */
 double gc_pk_conv_cost(int64_t m, int64_t k, int64_t taps, int64_t rows, int64_t ow);
 /* The rows the kernel cuts the output `out` of window k at `stride` in,
  * and their width: a 1x1 stride-1 unpadded one's output (`flat`) is one
