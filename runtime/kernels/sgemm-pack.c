@@ -946,7 +946,8 @@ static void gemm_part(void *arg, int part, int parts, int slot)
 	for (int64_t np = 1; lo < hi; lo += np) {
 		int64_t jp = j->bmajor ? lo % j->panels : lo / j->blocks;
 		int64_t i0 = (j->bmajor ? lo / j->panels : lo % j->blocks) * j->brows;
-		np = j->bmajor && hi - lo < j->panels - jp ? hi - lo : j->bmajor ? j->panels - jp : 1;
+		if (j->bmajor) /* the rest of the block's panels in the part */
+			np = hi - lo < j->panels - jp ? hi - lo : j->panels - jp;
 		gc_pk_gemm sub = *j->g;
 		sub.m = j->g->m - i0 < j->brows ? j->g->m - i0 : j->brows;
 		sub.s += i0 * sub.k; /* S is packed in panels of 8 rows */
