@@ -313,7 +313,7 @@ static void test_fast_conv_spatial(void)
 	    C2(1, 6, 20, 1, 30, 31, 3, 3, 1, 1, 1, 0),	/* stride 3: reference path */
 	    C2(1, 5, 20, 1, 6, 70, 3, 1, 2, 1, 1, 1),	/* rows of 64 and more: copied by libc */
 	    C2(1, 7, 16, 1, 5, 63, 5, 1, 2, 1, 1, 1),	/* 63 wide: by vectors, 4 of them */
-	    C2(1, 8, 80, 1, 64, 64, 3, 1, 1, 1, 1, 1),	/* 1.3 MB out: lines prefetched */
+	    C2(1, 8, 72, 1, 96, 96, 3, 1, 1, 1, 1, 1),	/* 2.6 MB out: its lines prefetched, 32 + 32 + 8 */
 	    /* the next panel's weights prefetched whole (1.15 MB), and in part
 	     * (4.3 MB: its first CHAN_PF_MAX bytes) */
 	    C2(1, 1000, 48, 1, 5, 5, 3, 1, 1, 1, 1, 1),
