@@ -72,8 +72,6 @@
 #define CHAN_DEEP_K 8192
 #define CHAN_DEEP_GROUP 64
 #define CHAN_DEEP_FLOATS ((int64_t)CHAN_DEEP_GROUP * GC_PK_CV_NR * 32)
-/* Steps ahead at which a tile of K blocks, or of a window wider than one
- * tap, prefetches its own input rows into L1 (chan_ahead.near). */
 /*
  * Bytes of output above which a tile prefetches its output's lines into L2
  * in its last K block, a channel's (its first and last pixel's) every
@@ -86,6 +84,8 @@
  * output in L2 already) it was 2 % slower.
  */
 #define CHAN_OUT_FAR_BYTES (2 << 20)
+/* Steps ahead at which a tile of K blocks, or of a window wider than one
+ * tap, prefetches its own input rows into L1 (chan_ahead.near). */
 #define CHAN_NEAR 64
 _Static_assert(CHAN_NEAR <= CHAN_KB, "koff's block of zeros covers the steps ahead");
 
@@ -508,14 +508,16 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t taps, int64_t rows, int64_t
  * the first tile's too (ONNX Runtime 60); mobilenet_v2, efficientnet_b0
  * and resnet50 4-5 % faster at two threads, the same at one.
  *
- * The output's lines are not prefetched: for writing, one each run
- * of k / lines steps, they had been (a large convolution's output is in
- * no cache, and its tile's 16 or 32 partly written lines had cost 10 % of
- * a 32 -> 64 3x3 at 147x147), but the step loop cut in runs cost more:
- * without them resnet18, resnet50, densenet121, squeezenet and
- * inception_v3 took 2-3.5 % less at one thread, 3-5 % at two (the two
- * builds in turns), vgg11 1.5 %, U-Net the same; a 64 -> 64 3x3 at 56x56
- * 8 % less alone. */
+ * The output's lines: a large convolution's output is in no cache, and
+ * its tile's 16 or 32 partly written lines had cost 10 % of a 32 -> 64 3x3
+ * at 147x147. They had been prefetched for writing, one each run of k /
+ * lines steps, but the step loop cut in runs cost more (without them
+ * resnet18, resnet50, densenet121, squeezenet and inception_v3 took 2-3.5 %
+ * less at one thread, 3-5 % at two, vgg11 1.5 %; a 64 -> 64 3x3 at 56x56
+ * 8 % less alone). Now, unless out is NULL (an output of more than
+ * CHAN_OUT_FAR_BYTES, the tile's last K block), the even steps i prefetch
+ * the lines of channel i / 2's pixels into L2, with the others: no loop is
+ * cut. */
 typedef struct chan_ahead {
 	uintptr_t pf;
 	int64_t pfs;
@@ -552,9 +554,9 @@ AI void chan_step(const float *xt, int64_t delta, const float *w, __m512 *a0, __
  * prefetches what `ah` says.
  *
  * The steps go in pairs, the prefetches once a pair: a step's 28 FMAs and
- * 16 loads leave little room for the tests and address sums of the
- * prefetches, and a loop of single steps with an "even step?" test in each
- * had them all every step but the prefetches. In pairs, at one thread
+ * 16 loads leave little room for other instructions, and a loop of single
+ * steps ran the prefetches' tests and address sums every step (for
+ * prefetches at every other one). In pairs, at one thread
  * (kernel-time, builds in turns): 288 -> 64 1x1 at 35x35 11 % less, 768 ->
  * 192 at 17x17 7 %, 3x3s 80 -> 192 at 71x71 7 %, 64 -> 64 at 56x56 9 %;
  * in the models inception_v3 2.6 % faster at one thread and 4.2 % at two,
