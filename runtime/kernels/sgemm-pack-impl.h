@@ -28,14 +28,17 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-/* x sigmoid(x) (SiLU), 16 lanes, within ~3 ulp of the value in double:
- * t = e^-|x| (so 1 + t is in [1, 2] and never overflows), sigmoid(|x|) =
- * 1 / (1 + t) from rcp14 and one Newton step (no division: vdivps would
- * cost as much as all the rest), sigmoid(x) = t / (1 + t) for x < 0. The
- * exponential: n = round(a log2 e), a - n ln 2 in two steps, the degree-7
- * polynomial of vmath.h's gc_vm_expf, scaled by 2^n (scalef: no bit
- * tricks, underflow to 0 below e^-104). NaN stays NaN (x times anything). */
-static inline __attribute__((always_inline)) GC_PK_TARGET __m512 gc_pk_silu(__m512 x)
+/*
+ * t = e^-|x| and v = 1 / (1 + t), 16 lanes: sigmoid(|x|) is v, and
+ * sigmoid(x) is t v for x < 0 (1 + t is in [1, 2] and never overflows).
+ * v from rcp14 and one Newton step (no division: vdivps would cost as much
+ * as all the rest). The exponential: n = round(a log2 e), a - n ln 2 in two
+ * steps, the degree-7 polynomial of vmath.h's gc_vm_expf, scaled by 2^n
+ * (scalef: no bit tricks, underflow to 0 below e^-104). NaN lanes come out
+ * as t and v of -104: the callers keep NaN themselves.
+ */
+static inline __attribute__((always_inline)) GC_PK_TARGET void gc_pk_sig_parts(__m512 x, __m512 *t,
+									      __m512 *v)
 {
 	const __m512 one = _mm512_set1_ps(1.0f);
 	__m512 a = _mm512_or_ps(x, _mm512_set1_ps(-0.0f)); /* -|x| */
@@ -50,9 +53,17 @@ static inline __attribute__((always_inline)) GC_PK_TARGET __m512 gc_pk_silu(__m5
 	for (int i = 0; i < 5; i++)
 		q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(c[i]));
 	q = _mm512_add_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r), one);
-	__m512 t = _mm512_scalef_ps(q, n);
-	__m512 d = _mm512_add_ps(one, t), v = _mm512_rcp14_ps(d);
-	v = _mm512_fmadd_ps(v, _mm512_fnmadd_ps(d, v, one), v);
+	*t = _mm512_scalef_ps(q, n);
+	__m512 d = _mm512_add_ps(one, *t), w = _mm512_rcp14_ps(d);
+	*v = _mm512_fmadd_ps(w, _mm512_fnmadd_ps(d, w, one), w);
+}
+
+/* x sigmoid(x) (SiLU), within ~3 ulp of the value in double. NaN stays NaN
+ * (x times anything). */
+static inline __attribute__((always_inline)) GC_PK_TARGET __m512 gc_pk_silu(__m512 x)
+{
+	__m512 t, v;
+	gc_pk_sig_parts(x, &t, &v);
 	__mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
 	return _mm512_mul_ps(x, _mm512_mask_mul_ps(v, neg, v, t));
 }

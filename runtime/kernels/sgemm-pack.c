@@ -183,6 +183,68 @@ static GC_PK_TARGET void split_512(const float *src, int64_t s, int64_t n, int p
 }
 #endif
 
+#ifdef PK_X86
+/* NaN where x is NaN, else r. */
+static inline __attribute__((always_inline)) GC_PK_TARGET __m512 keep_nan(__m512 x, __m512 r)
+{
+	return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+static GC_PK_TARGET void sigmoid_512(float *v, int64_t n)
+{
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = gc_lanes16(n - i);
+		__m512 x = _mm512_maskz_loadu_ps(m, v + i), t, w;
+		gc_pk_sig_parts(x, &t, &w);
+		__mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+		_mm512_mask_storeu_ps(v + i, m, keep_nan(x, _mm512_mask_mul_ps(w, neg, w, t)));
+	}
+}
+
+/* tanh: vmath.h's odd polynomial below 0.625 (gc_vm_tanhf), above it
+ * (1 - t) / (1 + t) with t = e^-2|x|, the sign of x. */
+static GC_PK_TARGET void tanh_512(float *v, int64_t n)
+{
+	const __m512 sign = _mm512_set1_ps(-0.0f);
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = gc_lanes16(n - i);
+		__m512 x = _mm512_maskz_loadu_ps(m, v + i), z = _mm512_mul_ps(x, x), t, w;
+		__m512 q = _mm512_set1_ps(-5.70498872745e-3f);
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(2.06390887954e-2f));
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-5.37397155531e-2f));
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.33314422036e-1f));
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-3.33332819422e-1f));
+		__m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), q, x);
+		gc_pk_sig_parts(_mm512_add_ps(x, x), &t, &w);
+		__m512 big = _mm512_mul_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), t), w);
+		big = _mm512_or_ps(big, _mm512_and_ps(x, sign));
+		__mmask16 lo = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, x), _mm512_set1_ps(0.625f),
+						  _CMP_LT_OQ);
+		_mm512_mask_storeu_ps(v + i, m, keep_nan(x, _mm512_mask_mov_ps(big, lo, small)));
+	}
+}
+#endif
+
+void gc_pk_sigmoid(float *v, int64_t n)
+{
+#ifdef PK_X86
+	sigmoid_512(v, n);
+#else
+	(void)v;
+	(void)n;
+#endif
+}
+
+void gc_pk_tanh(float *v, int64_t n)
+{
+#ifdef PK_X86
+	tanh_512(v, n);
+#else
+	(void)v;
+	(void)n;
+#endif
+}
+
 void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld)
 {
 	if (s == 1) {
