@@ -2,10 +2,11 @@
  * Accuracy of the vectorised float32 functions (runtime/kernels/vmath.h) as
  * the kernels run them on this CPU (the AVX-512, AVX2 or baseline clone the
  * loader picked), and of the recurrent ops' AVX-512 gates (sgemm-pack.h's
- * gc_pk_sigmoid and gc_pk_tanh, where the CPU has AVX-512): each op runs over a strided sweep of every float32 of a
- * range (2^21 inputs evenly spaced in the ordered bit patterns, both ends
- * included; all 2^31 would take minutes under the sanitizers) and each result
- * is compared with libm's in double, the error counted in float32 ulps of the
+ * gc_pk_sigmoid and gc_pk_tanh, where the CPU has AVX-512): each op runs
+ * over a strided sweep of every float32 of a range (2^21 inputs evenly
+ * spaced in the ordered bit patterns, both ends included; all 2^31 would
+ * take minutes under the sanitizers) and each result is compared with
+ * libm's in double, the error counted in float32 ulps of the
  * exact value (ulps of the smallest normal below it). The measured maxima are
  * printed as a table; each must stay within the stated bound. Then the
  * special values (infinities, NaN, 0, negative logs).
