@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "sgemm-pack.h"
+#include "vmath.h"
 
 #define GC_PK_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 
@@ -33,7 +34,7 @@
  * sigmoid(x) is t v for x < 0 (1 + t is in [1, 2] and never overflows).
  * v from rcp14 and one Newton step (no division: vdivps would cost as much
  * as all the rest). The exponential: n = round(a log2 e), a - n ln 2 in two
- * steps, the degree-7 polynomial of vmath.h's gc_vm_expf, scaled by 2^n
+ * steps, the polynomial of vmath.h's gc_vm_expf (GC_VM_EXP_P*), scaled by 2^n
  * (scalef: no bit tricks, underflow to 0 below e^-104). NaN lanes come out
  * as t and v of -104: the callers keep NaN themselves.
  */
@@ -45,13 +46,14 @@ static inline __attribute__((always_inline)) GC_PK_TARGET void gc_pk_sig_parts(_
 	a = _mm512_max_ps(a, _mm512_set1_ps(-104.0f));
 	__m512 n = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(1.44269504088896341f)),
 					_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), a);
-	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-	static const float c[] = {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
-				  1.6666665459e-1f, 5.0000001201e-1f};
-	__m512 q = _mm512_set1_ps(1.9875691500e-4f);
-	for (int i = 0; i < 5; i++)
-		q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(c[i]));
+	__m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(GC_VM_LN2_HI), a);
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(GC_VM_LN2_LO), r);
+	__m512 q = _mm512_set1_ps(GC_VM_EXP_P0);
+	q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(GC_VM_EXP_P1));
+	q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(GC_VM_EXP_P2));
+	q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(GC_VM_EXP_P3));
+	q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(GC_VM_EXP_P4));
+	q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(GC_VM_EXP_P5));
 	q = _mm512_add_ps(_mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r), one);
 	*t = _mm512_scalef_ps(q, n);
 	__m512 d = _mm512_add_ps(one, *t), w = _mm512_rcp14_ps(d);

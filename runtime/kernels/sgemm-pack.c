@@ -201,24 +201,24 @@ static GC_PK_TARGET void sigmoid_512(float *v, int64_t n)
 	}
 }
 
-/* tanh: vmath.h's odd polynomial below 0.625 (gc_vm_tanhf), above it
- * (1 - t) / (1 + t) with t = e^-2|x|, the sign of x. */
+/* tanh: vmath.h's odd polynomial below GC_VM_TANH_SMALL (gc_vm_tanhf's),
+ * above it (1 - t) / (1 + t) with t = e^-2|x|, the sign of x. */
 static GC_PK_TARGET void tanh_512(float *v, int64_t n)
 {
 	const __m512 sign = _mm512_set1_ps(-0.0f);
 	for (int64_t i = 0; i < n; i += 16) {
 		__mmask16 m = gc_lanes16(n - i);
 		__m512 x = _mm512_maskz_loadu_ps(m, v + i), z = _mm512_mul_ps(x, x), t, w;
-		__m512 q = _mm512_set1_ps(-5.70498872745e-3f);
-		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(2.06390887954e-2f));
-		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-5.37397155531e-2f));
-		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.33314422036e-1f));
-		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-3.33332819422e-1f));
+		__m512 q = _mm512_set1_ps(GC_VM_TANH_P0);
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(GC_VM_TANH_P1));
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(GC_VM_TANH_P2));
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(GC_VM_TANH_P3));
+		q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(GC_VM_TANH_P4));
 		__m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), q, x);
 		gc_pk_sig_parts(_mm512_add_ps(x, x), &t, &w);
 		__m512 big = _mm512_mul_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), t), w);
 		big = _mm512_or_ps(big, _mm512_and_ps(x, sign));
-		__mmask16 lo = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, x), _mm512_set1_ps(0.625f),
+		__mmask16 lo = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, x), _mm512_set1_ps(GC_VM_TANH_SMALL),
 						  _CMP_LT_OQ);
 		_mm512_mask_storeu_ps(v + i, m, keep_nan(x, _mm512_mask_mov_ps(big, lo, small)));
 	}

@@ -51,18 +51,30 @@ static inline float gc_vm_max_f32(const float *x, int64_t n)
 	return gc_vm_bits_f((uint32_t)m);
 }
 
+/* ln 2 in two parts, and the polynomial of e^r - 1 - r over r^2, highest
+ * power first: the exps here and sgemm-pack-impl.h's vector ones share
+ * them */
+#define GC_VM_LN2_HI 0.693359375f
+#define GC_VM_LN2_LO -2.12194440e-4f
+#define GC_VM_EXP_P0 1.9875691500e-4f
+#define GC_VM_EXP_P1 1.3981999507e-3f
+#define GC_VM_EXP_P2 8.3334519073e-3f
+#define GC_VM_EXP_P3 4.1665795894e-2f
+#define GC_VM_EXP_P4 1.6666665459e-1f
+#define GC_VM_EXP_P5 5.0000001201e-1f
+
 /* e^(xc - n ln 2) for n = round(xc / ln 2): the reduction (ln 2 in two
  * parts) and polynomial both exps below share */
 static inline float gc_vm_exp_reduced(float xc, float n)
 {
-	float r = xc - n * 0.693359375f;
-	r = r - n * -2.12194440e-4f;
-	float q = 1.9875691500e-4f;
-	q = q * r + 1.3981999507e-3f;
-	q = q * r + 8.3334519073e-3f;
-	q = q * r + 4.1665795894e-2f;
-	q = q * r + 1.6666665459e-1f;
-	q = q * r + 5.0000001201e-1f;
+	float r = xc - n * GC_VM_LN2_HI;
+	r = r - n * GC_VM_LN2_LO;
+	float q = GC_VM_EXP_P0;
+	q = q * r + GC_VM_EXP_P1;
+	q = q * r + GC_VM_EXP_P2;
+	q = q * r + GC_VM_EXP_P3;
+	q = q * r + GC_VM_EXP_P4;
+	q = q * r + GC_VM_EXP_P5;
 	q = q * r * r + r + 1.0f;
 	return q;
 }
@@ -111,20 +123,30 @@ static inline float gc_vm_sigmoidf(float x)
 	return 1.0f / (1.0f + gc_vm_expf(-x));
 }
 
-/* tanh: Cephes' odd polynomial below 0.625, 1 - 2 / (e^2|x| + 1) above. */
+/* tanh's odd polynomial (Cephes'), x + x z q(z) with z = x^2, below
+ * GC_VM_TANH_SMALL; q's coefficients highest power first (shared with
+ * sgemm-pack.c's vector tanh) */
+#define GC_VM_TANH_SMALL 0.625f
+#define GC_VM_TANH_P0 -5.70498872745e-3f
+#define GC_VM_TANH_P1 2.06390887954e-2f
+#define GC_VM_TANH_P2 -5.37397155531e-2f
+#define GC_VM_TANH_P3 1.33314422036e-1f
+#define GC_VM_TANH_P4 -3.33332819422e-1f
+
+/* tanh: the odd polynomial below 0.625, 1 - 2 / (e^2|x| + 1) above. */
 static inline float gc_vm_tanhf(float x)
 {
 	float ax = x < 0 ? -x : x, z = x * x;
-	float q = -5.70498872745e-3f;
-	q = q * z + 2.06390887954e-2f;
-	q = q * z - 5.37397155531e-2f;
-	q = q * z + 1.33314422036e-1f;
-	q = q * z - 3.33332819422e-1f;
+	float q = GC_VM_TANH_P0;
+	q = q * z + GC_VM_TANH_P1;
+	q = q * z + GC_VM_TANH_P2;
+	q = q * z + GC_VM_TANH_P3;
+	q = q * z + GC_VM_TANH_P4;
 	float small = x + x * z * q;
 	float e = gc_vm_expf(2.0f * (ax > 9.0f ? 9.0f : ax));
 	float big = 1.0f - 2.0f / (e + 1.0f);
 	big = x < 0 ? -big : big;
-	return ax < 0.625f ? small : big;
+	return ax < GC_VM_TANH_SMALL ? small : big;
 }
 
 /*
