@@ -96,6 +96,13 @@ static bool chan_one(const gc_pk_conv *p)
 	return p->kr * p->kc == 1;
 }
 
+/* Whether p's output is more than CHAN_OUT_FAR_BYTES: a tile then
+ * prefetches its output's lines (chan_ahead.out). */
+static bool chan_out_far(const gc_pk_conv *p)
+{
+	return (double)p->m * (double)p->out_sp * sizeof(float) > CHAN_OUT_FAR_BYTES;
+}
+
 /* The steps of p's K blocks. */
 static int64_t chan_kb(const gc_pk_conv *p)
 {
@@ -236,7 +243,6 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 		for (int d = 0; d < 3; d++)
 			p->pin[d] = in[d];
 	p->out_sp = out[0] * out[1] * out[2];
-	p->out_far = (double)p->m * (double)p->out_sp * sizeof(float) > CHAN_OUT_FAR_BYTES;
 	/* offsets must fit int32 (and the whole input, for the tile bases);
 	 * pads and dilations from a file may make the padded size overflow */
 	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp))
@@ -918,7 +924,7 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 	int64_t kb_most = chan_kb(p);
 	int64_t blocks = len > kb_most ? (len + kb_most - 1) / kb_most : 1,
 		kb = (len + blocks - 1) / blocks;
-	int lines = chan_one(p);
+	int lines = chan_one(p), far = chan_out_far(p);
 	for (int64_t k0 = s0, first = 1; first || k0 < s1; k0 += kb, first = 0) {
 		int64_t kn = kb < s1 - k0 ? kb : s1 - k0;
 		for (int t = 0; t < n; t++) {
@@ -929,7 +935,7 @@ static GC_PK_TARGET void chan_group(const gc_pk_conv *p, chan_panel *c, const ch
 					 .near = blocks > 1 || !lines || (c->first && t == 0)
 						     ? at[t].x
 						     : NULL};
-			if (p->out_far && k0 + kb >= s1 && at[t].ps == 1) {
+			if (far && k0 + kb >= s1 && at[t].ps == 1) {
 				ah.out = at[t].y;
 				ah.ldo = p->out_sp;
 				ah.olast = at[t].nr - 1;

@@ -206,8 +206,6 @@ typedef struct gc_pk_conv {
 	int sw;			      /* stride along w: 1 or 2 */
 	int64_t rows;		      /* out[0] * out[1] */
 	int64_t in_sp, pin_sp, out_sp;
-	int out_far;		      /* the output is larger than L2: a tile
-				       * prefetches its lines (conv-direct.c) */
 	gc_pk_epi epi;
 } gc_pk_conv;
 
