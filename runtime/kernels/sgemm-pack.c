@@ -17,6 +17,7 @@
 #include "nn-split.h"
 #include "lanes.h"
 #include "qconv.h"
+#include "vmath.h"
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -190,7 +191,7 @@ static inline __attribute__((always_inline)) GC_PK_TARGET __m512 keep_nan(__m512
 	return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
 
-static GC_PK_TARGET void sigmoid_512(float *v, int64_t n)
+GC_PK_TARGET void gc_pk_sigmoid(float *v, int64_t n)
 {
 	for (int64_t i = 0; i < n; i += 16) {
 		__mmask16 m = gc_lanes16(n - i);
@@ -203,7 +204,7 @@ static GC_PK_TARGET void sigmoid_512(float *v, int64_t n)
 
 /* tanh: vmath.h's odd polynomial below GC_VM_TANH_SMALL (gc_vm_tanhf's),
  * above it (1 - t) / (1 + t) with t = e^-2|x|, the sign of x. */
-static GC_PK_TARGET void tanh_512(float *v, int64_t n)
+GC_PK_TARGET void gc_pk_tanh(float *v, int64_t n)
 {
 	const __m512 sign = _mm512_set1_ps(-0.0f);
 	for (int64_t i = 0; i < n; i += 16) {
@@ -218,32 +219,27 @@ static GC_PK_TARGET void tanh_512(float *v, int64_t n)
 		gc_pk_sig_parts(_mm512_add_ps(x, x), &t, &w);
 		__m512 big = _mm512_mul_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), t), w);
 		big = _mm512_or_ps(big, _mm512_and_ps(x, sign));
-		__mmask16 lo = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, x), _mm512_set1_ps(GC_VM_TANH_SMALL),
-						  _CMP_LT_OQ);
+		__mmask16 lo = _mm512_cmp_ps_mask(_mm512_andnot_ps(sign, x),
+						  _mm512_set1_ps(GC_VM_TANH_SMALL), _CMP_LT_OQ);
 		_mm512_mask_storeu_ps(v + i, m, keep_nan(x, _mm512_mask_mov_ps(big, lo, small)));
 	}
 }
-#endif
 
+#else
+/* Off x86-64, where gc_pk_usable is 0 and no kernel calls them, vmath.h's
+ * scalar functions: a call is still right, not a no-op. */
 void gc_pk_sigmoid(float *v, int64_t n)
 {
-#ifdef PK_X86
-	sigmoid_512(v, n);
-#else
-	(void)v;
-	(void)n;
-#endif
+	for (int64_t i = 0; i < n; i++)
+		v[i] = gc_vm_sigmoidf(v[i]);
 }
 
 void gc_pk_tanh(float *v, int64_t n)
 {
-#ifdef PK_X86
-	tanh_512(v, n);
-#else
-	(void)v;
-	(void)n;
-#endif
+	for (int64_t i = 0; i < n; i++)
+		v[i] = gc_vm_tanhf(v[i]);
 }
+#endif
 
 void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld)
 {

@@ -84,7 +84,7 @@ void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, 
 void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld);
 /* v[i] = sigmoid(v[i]), tanh(v[i]) for i < n, 16 at a time without a
  * division: within 3 ulp of the value in double (test-vmath.c), NaN kept;
- * only where gc_pk_usable. */
+ * where gc_pk_usable (elsewhere vmath.h's scalar functions). */
 void gc_pk_sigmoid(float *v, int64_t n);
 void gc_pk_tanh(float *v, int64_t n);
 /* The inverses (a program file may hold only the packed form): a as
