@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * Out-of-memory injection for tests: the N-th call (counting from 1) to
@@ -124,6 +125,30 @@ void *gc_aligned_alloc(size_t align, size_t size, int zero)
 	void *p = aligned_alloc(align, size ? size : align);
 	if (p && zero)
 		memset(p, 0, size ? size : align);
+	return p;
+}
+
+/*
+ * Blocks of 2 MiB and more that a run streams whole (packed weights: an
+ * LLM's vocabulary head of 16 MiB for 32 tokens; the activation arena,
+ * whose convolutions read 32-64 planes at once and write as many) go on
+ * huge pages: 1 page table entry per 2 MiB instead of 512, prefetchers not
+ * stopped at every 4 KiB, and the arena's lines in L2 sets by their place
+ * in 2 MiB, not by where 4 KiB pages happened to land. The arena on huge
+ * pages, builds in turns, 4 fresh process pairs each (a process's page
+ * placement alone moved inception_v3 by up to 4 % in an A/A test): at one
+ * and two threads inception_v3 1.4-1.6 % faster, resnet50 3 %,
+ * mobilenet_v2 4-7 %, vgg11 1-2 %, squeezenet the same.
+ */
+void *gc_huge_alloc(size_t size)
+{
+	if (size < GC_HUGE_BYTES)
+		return gc_aligned_alloc(64, size, 0);
+	void *p = gc_aligned_alloc(GC_HUGE_BYTES, size, 0);
+#ifdef MADV_HUGEPAGE
+	if (p)
+		(void)madvise(p, (size + GC_HUGE_BYTES - 1) & ~(GC_HUGE_BYTES - 1), MADV_HUGEPAGE);
+#endif
 	return p;
 }
 

@@ -18,6 +18,13 @@ char *gc_strdup(const char *s);
 /* size bytes (rounded up to a multiple of align, a power of two) at an
  * align-byte boundary, zeroed when `zero`; freed with gc_free. */
 void *gc_aligned_alloc(size_t align, size_t size, int zero);
+/* size bytes, 64-byte aligned, freed with gc_free; from GC_HUGE_BYTES up on
+ * a 2 MiB boundary, rounded up to whole 2 MiB, and on huge pages where the
+ * system gives them on request (transparent huge pages in "madvise" mode):
+ * for what is read whole on every run, packed weights and the session's
+ * arena (see alloc.c). Not zeroed. */
+#define GC_HUGE_BYTES ((size_t)2 << 20)
+void *gc_huge_alloc(size_t size);
 /* 64-byte aligned and exactly `size` bytes long (not rounded up), so that
  * a sanitizer or valgrind sees the first byte past the end
  * (gc_session_options.no_arena); zeroed if zero. Free with gc_free. */

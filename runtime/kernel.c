@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "alloc.h"
 #include "strpool.h"
@@ -170,28 +169,6 @@ int gc_axis(gc_kctx *k, int64_t axis, int32_t rank, int32_t *out)
 	return 0;
 }
 
-/*
- * Packed weights of 2 MiB and more are read whole on every run (an LLM's
- * vocabulary head: 16 MiB streamed for 32 tokens): they go on huge pages
- * where the system gives them on request (transparent huge pages in
- * "madvise" mode), so that streaming them walks 1 page table entry per
- * 2 MiB instead of 512, and the prefetchers are not stopped at every 4 KiB.
- */
-#define PACKED_HUGE ((size_t)2 << 20)
-
-static void *packed_alloc(uint64_t nbytes)
-{
-	size_t n = nbytes ? (size_t)nbytes : 64;
-	if (n < PACKED_HUGE)
-		return gc_aligned_alloc(64, n, 0);
-	void *p = gc_aligned_alloc(PACKED_HUGE, n, 0);
-#ifdef MADV_HUGEPAGE
-	if (p)
-		(void)madvise(p, (n + PACKED_HUGE - 1) & ~(PACKED_HUGE - 1), MADV_HUGEPAGE);
-#endif
-	return p;
-}
-
 const void *gc_kpacked(gc_kctx *k, gc_node *n, gc_tensor *const *in, int j, const char *key,
 		       uint64_t nbytes, bool replaces, void **fill)
 {
@@ -218,7 +195,7 @@ const void *gc_kpacked(gc_kctx *k, gc_node *n, gc_tensor *const *in, int j, cons
 	}
 	if (!data) {
 		e->owned = true;
-		*fill = packed_alloc(nbytes);
+		*fill = gc_huge_alloc(nbytes ? (size_t)nbytes : 64);
 		if (!*fill) {
 			gc_free((char *)e->key);
 			gc_kerr(k, GC_ENOMEM, "out of memory packing input %d (%" PRIu64 " bytes)", j,

@@ -181,7 +181,7 @@ static int session_new(const gc_program *p, int threads, bool no_arena, gc_sessi
 				    p->arena_bytes, gc_limit_bytes());
 	}
 	size_t arena = no_arena ? 0 : (size_t)((p->arena_bytes + 63) & ~(uint64_t)63);
-	s->arena = arena ? gc_aligned_alloc(64, arena, 0) : NULL;
+	s->arena = arena ? gc_huge_alloc(arena) : NULL;
 	if (!s->tensors || !s->ptrs || !s->ptr_start || !s->strings || !s->input_strings ||
 	    !s->input_set || (arena && !s->arena)) {
 		gc_session_free(s);
