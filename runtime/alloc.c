@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,103 @@ void *gc_huge_alloc(size_t size)
 		(void)madvise(p, (size + GC_HUGE_BYTES - 1) & ~(GC_HUGE_BYTES - 1), MADV_HUGEPAGE);
 #endif
 	return p;
+}
+
+/*
+ * Packed weights under GC_HUGE_BYTES (most of a CNN's: inception_v3's 94
+ * convolutions, 0.02-4 MB each) one after another in slabs of SLAB_BYTES
+ * on huge pages, rather than each on 4 KiB pages of its own: a run reads
+ * them all, and in a virtual machine each 4 KiB page's first read was a
+ * two-level page walk. At one and two threads (4 fresh process pairs,
+ * builds in turns) inception_v3 took 4-5 % less. A slab's blocks are never
+ * reused: it is returned when its last block is freed, so a program's
+ * weights cost at most its last slab's unused tail (whose untouched huge
+ * pages are never faulted in). Under AddressSanitizer each block is its own
+ * allocation, for the bounds checks.
+ */
+#define SLAB_BYTES ((size_t)32 << 20)
+
+typedef struct slab {
+	char *base;
+	size_t used;
+	long live; /* blocks not freed */
+} slab;
+
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static slab *slabs;
+static int n_slabs, cap_slabs, slab_cur = -1; /* slab_cur: the one being filled */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SLABS_OFF 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLABS_OFF 1
+#endif
+#endif
+#ifndef SLABS_OFF
+#define SLABS_OFF 0
+#endif
+
+static int slab_new(void)
+{
+	if (n_slabs == cap_slabs) {
+		int cap = cap_slabs ? 2 * cap_slabs : 8;
+		slab *s = realloc(slabs, (size_t)cap * sizeof *s);
+		if (!s)
+			return -1;
+		slabs = s;
+		cap_slabs = cap;
+	}
+	char *base = aligned_alloc(GC_HUGE_BYTES, SLAB_BYTES);
+	if (!base)
+		return -1;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(base, SLAB_BYTES, MADV_HUGEPAGE);
+#endif
+	slabs[n_slabs] = (slab){.base = base};
+	return n_slabs++;
+}
+
+void *gc_packed_alloc(size_t size)
+{
+	size = size ? (size + 63) & ~(size_t)63 : 64;
+	if (SLABS_OFF || size >= GC_HUGE_BYTES)
+		return gc_huge_alloc(size);
+	if (fail_now(__builtin_return_address(0)))
+		return NULL;
+	void *p = NULL;
+	pthread_mutex_lock(&slab_lock);
+	if (slab_cur < 0 || slabs[slab_cur].used + size > SLAB_BYTES)
+		slab_cur = slab_new();
+	if (slab_cur >= 0) {
+		slab *s = &slabs[slab_cur];
+		p = s->base + s->used;
+		s->used += size;
+		s->live++;
+	}
+	pthread_mutex_unlock(&slab_lock);
+	return p;
+}
+
+void gc_packed_free(void *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&slab_lock);
+	int i = 0;
+	while (i < n_slabs && !((char *)p >= slabs[i].base && (char *)p < slabs[i].base + SLAB_BYTES))
+		i++;
+	if (i == n_slabs) { /* a block of its own */
+		pthread_mutex_unlock(&slab_lock);
+		free(p);
+		return;
+	}
+	if (--slabs[i].live == 0) {
+		free(slabs[i].base);
+		slabs[i] = slabs[--n_slabs];
+		slab_cur = slab_cur == i ? -1 : slab_cur == n_slabs ? i : slab_cur;
+	}
+	pthread_mutex_unlock(&slab_lock);
 }
 
 char *gc_strdup(const char *s)

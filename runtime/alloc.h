@@ -25,6 +25,12 @@ void *gc_aligned_alloc(size_t align, size_t size, int zero);
  * arena (see alloc.c). Not zeroed. */
 #define GC_HUGE_BYTES ((size_t)2 << 20)
 void *gc_huge_alloc(size_t size);
+/* size bytes, 64-byte aligned, for a kernel's packed weights: blocks under
+ * GC_HUGE_BYTES one after another in shared slabs on huge pages, larger
+ * ones by gc_huge_alloc. Not zeroed. Thread-safe; freed only with
+ * gc_packed_free (a slab is returned when its last block is). */
+void *gc_packed_alloc(size_t size);
+void gc_packed_free(void *p);
 /* 64-byte aligned and exactly `size` bytes long (not rounded up), so that
  * a sanitizer or valgrind sees the first byte past the end
  * (gc_session_options.no_arena); zeroed if zero. Free with gc_free. */

@@ -195,7 +195,7 @@ const void *gc_kpacked(gc_kctx *k, gc_node *n, gc_tensor *const *in, int j, cons
 	}
 	if (!data) {
 		e->owned = true;
-		*fill = gc_huge_alloc(nbytes ? (size_t)nbytes : 64);
+		*fill = gc_packed_alloc((size_t)nbytes);
 		if (!*fill) {
 			gc_free((char *)e->key);
 			gc_kerr(k, GC_ENOMEM, "out of memory packing input %d (%" PRIu64 " bytes)", j,
@@ -213,7 +213,7 @@ void gc_packed_release(gc_node *n)
 	for (int32_t i = 0; i < n->n_packed; i++) {
 		gc_free((char *)n->packed[i].key);
 		if (n->packed[i].owned)
-			gc_free((void *)n->packed[i].data);
+			gc_packed_free((void *)n->packed[i].data);
 	}
 	gc_free(n->packed);
 	n->packed = NULL;
