@@ -133,13 +133,13 @@ void *gc_aligned_alloc(size_t align, size_t size, int zero)
  * Blocks of 2 MiB and more that a run streams whole (packed weights: an
  * LLM's vocabulary head of 16 MiB for 32 tokens; the activation arena,
  * whose convolutions read 32-64 planes at once and write as many) go on
- * huge pages: 1 page table entry per 2 MiB instead of 512, prefetchers not
- * stopped at every 4 KiB, and the arena's lines in L2 sets by their place
- * in 2 MiB, not by where 4 KiB pages happened to land. The arena on huge
- * pages, builds in turns, 4 fresh process pairs each (a process's page
- * placement alone moved inception_v3 by up to 4 % in an A/A test): at one
- * and two threads inception_v3 1.4-1.6 % faster, resnet50 3 %,
- * mobilenet_v2 4-7 %, vgg11 1-2 %, squeezenet the same.
+ * huge pages: 1 page table entry per 2 MiB instead of 512, and the arena's
+ * lines in L2 sets by their place in 2 MiB, not by where 4 KiB pages
+ * happened to land. The arena on huge pages, builds in turns, 4 fresh
+ * process pairs each (a process's placement alone moved inception_v3 by up
+ * to 6 % in an A/A test): at one and two threads inception_v3 1.4-1.6 %
+ * faster, resnet50 3 %, mobilenet_v2 4-7 %, vgg11 1-2 %, squeezenet the
+ * same.
  */
 void *gc_huge_alloc(size_t size)
 {
@@ -154,16 +154,18 @@ void *gc_huge_alloc(size_t size)
 }
 
 /*
- * Packed weights under GC_HUGE_BYTES (most of a CNN's: inception_v3's 94
- * convolutions, 0.02-4 MB each) one after another in slabs of SLAB_BYTES
- * on huge pages, rather than each on 4 KiB pages of its own: a run reads
- * them all, and in a virtual machine each 4 KiB page's first read was a
- * two-level page walk. At one and two threads (4 fresh process pairs,
- * builds in turns) inception_v3 took 4-5 % less. A slab's blocks are never
- * reused: it is returned when its last block is freed, so a program's
- * weights cost at most its last slab's unused tail (whose untouched huge
- * pages are never faulted in). Under AddressSanitizer each block is its own
- * allocation, for the bounds checks.
+ * Packed weights under GC_HUGE_BYTES (most of a CNN's: 86 of inception_v3's
+ * 94 convolutions) one after another in slabs of SLAB_BYTES on huge pages,
+ * rather than each on 4 KiB pages of its own: a run reads them all, and in
+ * a virtual machine a TLB miss walks the guest's and the host's page tables
+ * (the likely cause; this VM has no counters to show it). Builds in turns,
+ * 6 fresh process pairs (a process's placement alone had moved inception_v3
+ * by up to 6 % in an A/A test): inception_v3 3.5-4 % faster at one and two
+ * threads, every pair faster. A slab's blocks are never reused: it is
+ * returned when its last block is freed, so a program's weights cost at most
+ * its last slab's unused tail (whose untouched huge pages are never faulted
+ * in). Under AddressSanitizer each block is its own allocation, for the
+ * bounds checks.
  */
 #define SLAB_BYTES ((size_t)32 << 20)
 
