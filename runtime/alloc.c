@@ -212,6 +212,8 @@ static int slab_new(void)
 
 void *gc_packed_alloc(size_t size)
 {
+	if (size > SIZE_MAX - GC_HUGE_BYTES)
+		return NULL;
 	size = size ? (size + 63) & ~(size_t)63 : 64;
 	if (SLABS_OFF || size >= GC_HUGE_BYTES)
 		return gc_huge_alloc(size);

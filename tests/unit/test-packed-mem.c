@@ -134,6 +134,7 @@ static void *slab_worker(void *arg)
 static void test_packed_slabs(void)
 {
 	gc_packed_free(NULL);
+	CHECK(gc_packed_alloc(SIZE_MAX - 8) == NULL); /* not a small block by wrapping */
 	CHECK(slab_worker((void *)(uintptr_t)1) == (void *)(uintptr_t)1);
 	pthread_t t[2];
 	for (uintptr_t i = 0; i < 2; i++)
