@@ -2,15 +2,17 @@
 """make bench: graphcc and ONNX Runtime side by side, in the same run.
 
 Usage: bench.py --build B --ort-modules DIR [--only NAME,...] [--threads 1,2]
-                [--min-runs 20] [--min-seconds 1.0]
+                [--min-runs 20] [--min-seconds 1.0] [--procs 2]
 
-For each model and thread count, two long-lived workers hold the model ready:
+For each model and thread count, long-lived workers hold the model ready:
 graphcc-worker (C, graphcc linked in-process) and ort-worker.js (Node,
-onnxruntime-node). All of a model's workers (both runtimes, every thread
-count) are warmed up, then asked to run in turn, round-robin in blocks of
-~0.2 s, each timing its own runs inside the process, until each has at
-least --min-runs samples and --min-seconds of measured time; the table
-gives the medians. One round-robin for all thread counts means that each
+onnxruntime-node), --procs processes of each (a process's memory placement
+alone moves its times by a few %: start_and_interleave). All of a model's
+workers (both runtimes, every thread count) are warmed up, then asked to
+run in turn, round-robin in blocks of ~0.2 s, each timing its own runs
+inside the process, until each side has at least --min-runs samples and
+--min-seconds of measured time over its processes; the table gives the
+medians of each side's pooled samples. One round-robin for all thread counts means that each
 runtime's speedup over 1 thread is measured under the same load as the
 ratio between the runtimes. Each worker is left to go idle before the next
 runs (Worker.quiesce: both runtimes' thread pools spin for a
@@ -397,29 +399,56 @@ def run_quiet(argv):
 
 
 def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx="", pin=True):
-    """Starts the workers of each build in `builds` (name, build dir) and
-    ORT's at each thread count into `sets` (threads, tag, {name: Worker}:
-    the caller closes them), runs them round-robin (interleave_all, with
-    `pin`), and returns {(set index, name): (samples, K, rounds)}."""
+    """Starts a.procs workers of each build in `builds` (name, build dir)
+    and of ORT at each thread count into `sets` (threads, tag, {name:
+    Worker}, process p > 0 of a side named name#p; the caller closes them),
+    runs them round-robin (interleave_all, with `pin`), and returns
+    {(set index, name): (samples, K, rounds)}, each side's processes' samples
+    pooled (K: its first process's). A side runs in more than one process
+    because a process's memory placement alone moves its times: the same
+    graphcc build in two fresh processes, in turns, differed by up to 6 %
+    for a whole run (inception_v3, 6 pairs). Each process takes its share of
+    the side's minimum samples and time."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
+    procs = max(1, a.procs)
     for t in threads:
         tag = "%s-t%d%s" % (key, t, tag_sfx)
         ws = {}
         sets.append((t, tag, ws))
-        for name, b in builds:
-            gargv = [os.path.join(b, "bench", "graphcc-worker"), "--threads", str(t)]
-            for o in ops:
-                gargv += ["--ops", o]
-            ws[name] = Worker("%s worker (%s)" % (name, tag), gargv + [gm] + feeds,
-                              os.path.join(logs, "%s-%s.log" % (tag, name)), t)
-        ws["ort"] = Worker("ORT worker (%s)" % tag,
-                           ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
-                            a.ort_modules, om, str(t)] + feeds,
-                           os.path.join(logs, tag + "-ort.log"), t)
+        for q in range(procs):
+            sfx = "#%d" % q if q else ""
+            for name, b in builds:
+                gargv = [os.path.join(b, "bench", "graphcc-worker"), "--threads", str(t)]
+                for o in ops:
+                    gargv += ["--ops", o]
+                ws[name + sfx] = Worker("%s worker%s (%s)" % (name, sfx, tag),
+                                        gargv + [gm] + feeds,
+                                        os.path.join(logs, "%s-%s%d.log" % (tag, name, q)), t)
+            ws["ort" + sfx] = Worker("ORT worker%s (%s)" % (sfx, tag),
+                                     ["node", os.path.join(ROOT, "tools", "bench", "ort-worker.js"),
+                                      a.ort_modules, om, str(t)] + feeds,
+                                     os.path.join(logs, "%s-ort%d.log" % (tag, q)), t)
     order = [(i, name) for i, (_, _, ws) in enumerate(sets) for name in ws]
-    return dict(zip(order, interleave_all([sets[i][2][n] for i, n in order], a.min_runs,
-                                          a.min_seconds * 1000.0, pin)))
+    got = dict(zip(order, interleave_all([sets[i][2][n] for i, n in order],
+                                         -(-a.min_runs // procs),
+                                         a.min_seconds * 1000.0 / procs, pin)))
+    return pool_processes(got)
+
+
+def pool_processes(got):
+    """{(set index, name or name#p): (samples, K, rounds)} to {(set index,
+    name): ...}: each side's processes' samples and their rounds, in one
+    list each, K the first process's."""
+    res = {}
+    for (i, name), (s, k, r) in got.items():
+        side = name.split("#")[0]
+        if (i, side) in res:
+            s0, k0, r0 = res[(i, side)]
+            res[(i, side)] = (s0 + list(s), k0, r0 + list(r))
+        else:
+            res[(i, side)] = (list(s), k, list(r))
+    return res
 
 
 def busy_loops():
@@ -720,8 +749,10 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, bu
                  "worker's session, warm), ms per run over %d runs and its share of the "
                  "kernels' total." % PROFILE_RUNS)
         L.append("")
-    L.append("Times: median ms per run. Each side runs in its own long-lived process "
-             "and times itself (graphcc: CLOCK_MONOTONIC around `gc_session_run`; ORT: "
+    L.append("Times: median ms per run. Each side runs in %d long-lived processes, their "
+             "samples pooled (a process's memory placement alone moved the same build's "
+             "times by up to 6 %% for a whole run), and each process "
+             "times itself (graphcc: CLOCK_MONOTONIC around `gc_session_run`; ORT: "
              "`process.hrtime` around `await session.run`, so ORT's times include the "
              "Node binding's per-call cost, which the Identity row shows). After a "
              "warm-up the workers take turns (graphcc and ORT at 1 thread, then at 2, "
@@ -738,7 +769,7 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, bu
              "interOpNumThreads 1, sequential, graph optimization 'all'. graphcc: "
              "`gc_session_new` with `threads` (its kernels split their work over its own "
              "worker pool; OpenBLAS runs single-threaded)." % (
-                 BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
+                 max(1, args.procs), BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
                      "%s/%d %dx%d | %dx%d" % (r["model"], r["threads"], r["graphcc_samples"],
                                               r["graphcc_k"], r["ort_samples"], r["ort_k"])
                      for r in rows)))
@@ -837,6 +868,8 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--min-runs", type=int, default=20)
     ap.add_argument("--min-seconds", type=float, default=1.0)
+    ap.add_argument("--procs", type=int, default=2,
+                    help="worker processes a side (their samples pooled)")
     ap.add_argument("--baseline-build", default="",
                     help="also time this build's graphcc-worker (before a change), in the "
                          "same round-robin")
