@@ -200,12 +200,9 @@ static int slab_new(void)
 		slabs = s;
 		cap_slabs = cap;
 	}
-	char *base = aligned_alloc(GC_HUGE_BYTES, SLAB_BYTES);
+	char *base = gc_huge_alloc(SLAB_BYTES);
 	if (!base)
 		return -1;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(base, SLAB_BYTES, MADV_HUGEPAGE);
-#endif
 	slabs[n_slabs] = (slab){.base = base};
 	return n_slabs++;
 }
@@ -243,11 +240,11 @@ void gc_packed_free(void *p)
 		i++;
 	if (i == n_slabs) { /* a block of its own */
 		pthread_mutex_unlock(&slab_lock);
-		free(p);
+		gc_free(p);
 		return;
 	}
 	if (--slabs[i].live == 0) {
-		free(slabs[i].base);
+		gc_free(slabs[i].base);
 		slabs[i] = slabs[--n_slabs];
 		slab_cur = slab_cur == i ? -1 : slab_cur == n_slabs ? i : slab_cur;
 	}
