@@ -411,7 +411,7 @@ def start_and_interleave(key, threads, a, work, logs, builds, sets, tag_sfx="", 
     the side's minimum samples and time."""
     gm, om, inputs, ops = model_spec(key, a.build, work)
     feeds = ["%s=%s" % (n, f) for n, f in inputs]
-    procs = max(1, a.procs)
+    procs = a.procs
     for t in threads:
         tag = "%s-t%d%s" % (key, t, tag_sfx)
         ws = {}
@@ -769,7 +769,7 @@ def report(rows, base_rss, ort_version, cl, cc_lines, cc_max, args, big=None, bu
              "interOpNumThreads 1, sequential, graph optimization 'all'. graphcc: "
              "`gc_session_new` with `threads` (its kernels split their work over its own "
              "worker pool; OpenBLAS runs single-threaded)." % (
-                 max(1, args.procs), BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
+                 args.procs, BLOCK_MS / 1000.0, args.min_runs, args.min_seconds, ", ".join(
                      "%s/%d %dx%d | %dx%d" % (r["model"], r["threads"], r["graphcc_samples"],
                                               r["graphcc_k"], r["ort_samples"], r["ort_k"])
                      for r in rows)))
@@ -876,6 +876,8 @@ def main(argv=None):
     ap.add_argument("--big-dim", type=int, default=2048,
                     help="big weights: DIM x DIM MatMul weights (8192: issue 19's 1.5 GB)")
     a = ap.parse_args(argv)
+    if a.procs < 1:
+        ap.error("--procs %d: at least 1 worker process a side" % a.procs)
     keys = [k for k in re.split(r"[,\s]+", a.only) if k] or list(MODELS) + ["big"]
     want_big = "big" in keys
     keys = [k for k in keys if k != "big"]
