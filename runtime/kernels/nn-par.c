@@ -93,9 +93,20 @@
  * an idle pause is not left to the caller. */
 #define PAR_WAKE_WORK 400e3
 
-/* The job word: job number (32 bits) | next part (16) | parts (16). */
+/* The job word: ordered (1 bit) | job number (31) | next part (16) | parts
+ * (16). Whether a job is ordered travels in its word, not beside it: a
+ * worker that has run the last part of a job looks for another with the
+ * word it read before, while the caller may already be setting up the
+ * next job; that job's kind, read from beside the word, had sent it to
+ * claim from a plain job's word (never used for claims, so still showing
+ * part 0 free): that part ran twice, and the job's caller returned while
+ * the second run went on (regnet_y_400mf at two threads, squeeze-excite's
+ * ordered job after a Conv). */
 #define PAR_MAX_PARTS 0xffff
-#define W_JOB(w) ((uint32_t)((w) >> 32))
+#define W_ORDERED (UINT64_C(1) << 63)
+#define W_JOB_MASK 0x7fffffffu
+#define W_JOB(w) ((uint32_t)((w) >> 32) & W_JOB_MASK)
+#define W_IS_ORDERED(w) (((w) & W_ORDERED) != 0)
 #define W_NEXT(w) ((int)(((w) >> 16) & 0xffff))
 #define W_PARTS(w) ((int)((w) & 0xffff))
 
@@ -121,13 +132,9 @@ static struct {
 	gc_nn_part_fn fn;
 	void *arg;
 	int real_parts; /* > PAR_MAX_PARTS: each claimed part runs a range */
-	/* parts claimed in increasing order (gc_nn_parallel_ordered); read by
-	 * a worker before its claim, so maybe of the next job: either way a
-	 * claim checks the job number */
-	atomic_int ordered;
 	atomic_int threads;
 	/* each thread's home range of the job's parts (not ordered): job
-	 * number (32 bits) | next from the front (16) | end (16) */
+	 * number (31 bits, as in the word) | next from the front (16) | end (16) */
 	struct {
 		_Alignas(64) atomic_uint_least64_t w;
 	} home[GC_NN_PAR_MAX];
@@ -216,10 +223,12 @@ static atomic_uint_least64_t st_jobs, st_wall, st_busy, st_cap, st_tail, st_late
 
 /* A part of job `job` for slot `slot`, -1 when none is left: the next
  * in increasing order (ordered jobs: the job word's count), or the front
- * of the slot's home range, else the back of another thread's. */
+ * of the slot's home range, else the back of another thread's. w: the job
+ * word as read last (its kind is the job's, or a later job's whose number
+ * then differs). */
 static int claim_part(uint32_t job, int slot, uint64_t w)
 {
-	if (atomic_load_explicit(&pool.ordered, memory_order_relaxed)) {
+	if (W_IS_ORDERED(w)) {
 		for (;;) {
 			if (W_JOB(w) != job || W_NEXT(w) >= W_PARTS(w))
 				return -1;
@@ -390,7 +399,7 @@ static void *worker(void *p)
 {
 	int w = (int)(intptr_t)p;
 	/* the job it was started for is the one after this */
-	uint32_t seen = W_JOB(atomic_load(&pool.word)) - 1;
+	uint32_t seen = (W_JOB(atomic_load(&pool.word)) - 1) & W_JOB_MASK;
 	int sched = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	/* the run delay at the last look, when that was, and the time in
 	 * parts since */
@@ -685,7 +694,6 @@ static void par_run(int threads, int parts, gc_nn_part_fn fn, void *arg, int ord
 	pool.fn = fn;
 	pool.arg = arg;
 	pool.real_parts = parts;
-	atomic_store_explicit(&pool.ordered, ordered, memory_order_relaxed);
 	atomic_store_explicit(&pool.threads, threads, memory_order_relaxed);
 	atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
 	int on = atomic_load_explicit(&stats_on, memory_order_relaxed);
@@ -693,7 +701,7 @@ static void par_run(int threads, int parts, gc_nn_part_fn fn, void *arg, int ord
 	pool.stats = on;
 	pool.published = t_pub;
 	keep_hot(spin_span());
-	uint32_t job = W_JOB(atomic_load_explicit(&pool.word, memory_order_relaxed)) + 1;
+	uint32_t job = (W_JOB(atomic_load_explicit(&pool.word, memory_order_relaxed)) + 1) & W_JOB_MASK;
 	for (int i = 0; !ordered && i < threads; i++) /* published with the word below */
 		atomic_store_explicit(&pool.home[i].w,
 				      (uint64_t)job << 32 | (uint64_t)(i * claim / threads) << 16 |
@@ -701,7 +709,7 @@ static void par_run(int threads, int parts, gc_nn_part_fn fn, void *arg, int ord
 				      memory_order_relaxed);
 	/* seq_cst: ordered before the reads of the sleeping flags below (a
 	 * worker sets its flag, then reads the word, under the lock) */
-	atomic_store(&pool.word, (uint64_t)job << 32 | (uint64_t)claim);
+	atomic_store(&pool.word, (ordered ? W_ORDERED : 0) | (uint64_t)job << 32 | (uint64_t)claim);
 	pthread_mutex_lock(&pool.lock);
 	for (int i = 0; i < threads - 1; i++)
 		if (pool.w[i].sleeping)
