@@ -1,6 +1,7 @@
 /*
  * The worker pool of nn-par.h: one job at a time. A job is published in one
- * atomic word (its number, the parts handed out so far, how many parts),
+ * atomic word (whether it is ordered, its number, the parts handed out so
+ * far, how many parts),
  * and its threads' home ranges of parts in one word each (the job number,
  * the range's next part from the front, its end), so the caller and the
  * workers claim parts without a lock: from the front of their own range,
