@@ -179,17 +179,6 @@ static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static slab *slabs;
 static int n_slabs, cap_slabs, slab_cur = -1; /* slab_cur: the one being filled */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SLABS_OFF 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLABS_OFF 1
-#endif
-#endif
-#ifndef SLABS_OFF
-#define SLABS_OFF 0
-#endif
-
 static int slab_new(void)
 {
 	if (n_slabs == cap_slabs) {
@@ -212,7 +201,7 @@ void *gc_packed_alloc(size_t size)
 	if (size > SIZE_MAX - GC_HUGE_BYTES)
 		return NULL;
 	size = size ? (size + 63) & ~(size_t)63 : 64;
-	if (SLABS_OFF || size >= GC_HUGE_BYTES)
+	if (GC_UNDER_ASAN || size >= GC_HUGE_BYTES)
 		return gc_huge_alloc(size);
 	if (fail_now(__builtin_return_address(0)))
 		return NULL;

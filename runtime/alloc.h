@@ -10,6 +10,21 @@
 
 #include <stddef.h>
 
+/* 1 in a build under AddressSanitizer (gcc's -fsanitize=address, or
+ * clang's), else 0: what the runtime does differently there (each packed
+ * block its own allocation, libraries kept mapped) is decided by this one
+ * test. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GC_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GC_UNDER_ASAN 1
+#endif
+#endif
+#ifndef GC_UNDER_ASAN
+#define GC_UNDER_ASAN 0
+#endif
+
 void *gc_malloc(size_t size);
 void *gc_calloc(size_t n, size_t size);
 void *gc_realloc(void *p, size_t size);

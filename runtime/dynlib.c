@@ -248,7 +248,7 @@ void gc_dynlib_release(gc_dynlib *l)
 	pthread_mutex_unlock(&lock);
 	/* With sanitizers, keep libraries mapped so leak reports can name
 	 * their frames; otherwise close for real. */
-#if !defined(__SANITIZE_ADDRESS__)
+#if !GC_UNDER_ASAN
 	if (l->handle)
 		dlclose(l->handle);
 #endif

@@ -45,16 +45,9 @@ static int advised_huge(const void *p)
 	return found;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SLABS 0 /* each block its own allocation, for the bounds checks */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLABS 0
-#endif
-#endif
-#ifndef SLABS
-#define SLABS 1
-#endif
+/* whether small blocks share slabs (under ASan each is its own allocation,
+ * for the bounds checks) */
+#define SLABS (!GC_UNDER_ASAN)
 
 /* A MatMul's packed weights of 2 MiB and more (an LLM's vocabulary head)
  * start on a 2 MiB boundary and are advised onto huge pages where the
