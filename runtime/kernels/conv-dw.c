@@ -23,9 +23,22 @@
 
 /* Most taps the depthwise kernel takes. */
 #define DW_MAX_TAPS 64
+/* Most vectors of 16 outputs a plane of the flat kernel has. */
+#define DW_FLAT_MAX_V 64
 /* Most pixels of a padded plane (or band) the depthwise kernel plans for:
  * far above the scratch conv.c allows, far below overflowing its size. */
 #define PK_DW_MAX_PLANE (INT64_C(1) << 40)
+
+/* The flat kernel's plan (gc_pk_dw.flat): its taps' offsets and vectors of
+ * 16 outputs (its masks come with gc_pk_dw_pack). */
+static void dwf_plan(gc_pk_dw *p)
+{
+	p->flat = 1;
+	p->fv = (p->oh * p->ow + 15) / 16;
+	for (int64_t i = 0; i < 3; i++)
+		for (int64_t j = 0; j < 3; j++)
+			p->foff[i * 3 + j] = (i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+}
 
 int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
 		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
@@ -78,6 +91,22 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	 * padded-plane kernel's stride 2 and rows of up to 32 */
 	int blk = p->rowk ? p->ow <= (p->rowk == 3 && p->sw == 2 ? 8 : 16)
 			  : p->sw == 2 || p->ow <= 32;
+	/* 3x3 at stride 1 on planes of 64 to 1024 outputs whose rows are as
+	 * wide as the input's: the flat kernel (no copy, no transposes, no
+	 * scratch). One thread, kernel-time dw (on-CPU, fastest of 300-500
+	 * runs) against the blocked kernel: 576, 480, 384 and 232 channels at
+	 * 14x14 0.94-1.0x, 256 at 12x12 0.76x, 240 at 10x10 0.77x; against the
+	 * row kernel: 192, 144, 116 and 58 at 28x28 0.90-0.94x, 128 at 16x16
+	 * 1.0x, 96 at 56x56 1.02x (left to it); 7x7 (4 vectors, one of them a
+	 * lane) 1.15x slower (left to the blocked kernel). Whole models moved
+	 * within their noise (mobilenet_v2 0.97-0.99x, shufflenet_v2,
+	 * mnasnet1_0 and efficientnet_b0 0.97-1.01x, 4 fresh pairs each). */
+	int64_t sp = p->oh * p->ow;
+	if (mg == 1 && p->kh == 3 && p->kw == 3 && p->sh == 1 && p->sw == 1 && p->ow == p->w &&
+	    sp >= 64 && sp <= 16 * DW_FLAT_MAX_V) {
+		dwf_plan(p);
+		return 0;
+	}
 	if (mg == 1 && blk) {
 		p->blocked = 1;
 		p->row_px = cols;
@@ -93,9 +122,33 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	return 0;
 }
 
+/* The flat kernel's masks (gc_pk_dw.fm). */
+static int dwf_masks(gc_pk_dw *p)
+{
+	int64_t taps = 9, sp = p->oh * p->ow;
+	p->fm = gc_malloc((size_t)(p->fv * taps) * sizeof *p->fm);
+	if (!p->fm)
+		return -1;
+	for (int64_t v = 0; v < p->fv; v++)
+		for (int64_t t = 0; t < taps; t++) {
+			int64_t i = t / 3, j = t % 3;
+			uint16_t m = 0;
+			for (int64_t l = 0; l < 16 && 16 * v + l < sp; l++) {
+				int64_t o = 16 * v + l, ih = o / p->ow + i * p->dh - p->pt,
+					iw = o % p->ow + j * p->dw - p->pl;
+				if (ih >= 0 && ih < p->h && iw >= 0 && iw < p->w)
+					m |= (uint16_t)(1u << l);
+			}
+			p->fm[v * taps + t] = m;
+		}
+	return 0;
+}
+
 int gc_pk_dw_pack(gc_pk_dw *p, const float *wt)
 {
-	if (!p->blocked)
+	if (p->flat)
+		return dwf_masks(p);
+	if (!p->blocked || !wt)
 		return 0;
 	int64_t taps = p->kh * p->kw, blocks = (p->c + 15) / 16;
 	p->wb = gc_malloc((size_t)(blocks * taps * 16) * sizeof(float));
@@ -114,13 +167,17 @@ void gc_pk_dw_free(gc_pk_dw *p)
 {
 	if (p) {
 		gc_free(p->wb);
+		gc_free(p->fm);
 		p->wb = NULL;
+		p->fm = NULL;
 	}
 }
 
 int64_t gc_pk_dw_scratch(const gc_pk_dw *p)
 {
 	/* blocked: + the 16 pixels a tile at a row's end reads past it */
+	if (p->flat)
+		return 0;
 	int64_t one = p->blocked ? (p->band_in * p->row_px + 16 * p->sw + 1) * 16
 		      : p->rowk	 ? p->w /* a row of zeros */
 				 : p->phases * p->plane;
@@ -392,6 +449,62 @@ static GC_PK_TARGET void dw_plane_any(const gc_pk_dw *p, const float *xq, const 
 	dw_plane(p, xq, toff, wm, bias, ym, 0);
 }
 
+/* ---- depthwise, a small plane as one run of outputs ---- */
+
+/* Vectors v0 .. v0 + nv - 1 of 16 outputs of one channel of the flat
+ * kernel (gc_pk_dw.flat): x its input plane, wm its 9 weights. A tap's
+ * inputs of 16 consecutive outputs are 16 consecutive inputs at its offset
+ * foff[t], the lanes whose input is outside the plane (padding) masked off
+ * the load. nv chains of FMAs. */
+AI void dwf_vectors(const gc_pk_dw *p, const float *x, const float *wm, __m512 bv, float *ym,
+		    int64_t v0, const int nv)
+{
+	int64_t sp = p->oh * p->ow;
+	const uint16_t *m = p->fm + v0 * 9;
+	const float *xv = x + 16 * v0;
+	__m512 acc[8];
+#pragma GCC unroll 8
+	for (int u = 0; u < nv; u++)
+		acc[u] = bv;
+#pragma GCC unroll 9
+	for (int t = 0; t < 9; t++) {
+		__m512 w = _mm512_set1_ps(wm[t]);
+		const float *xt = xv + p->foff[t];
+#pragma GCC unroll 8
+		for (int u = 0; u < nv; u++)
+			acc[u] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m[u * 9 + t], xt + 16 * u),
+						 w, acc[u]);
+	}
+#pragma GCC unroll 8
+	for (int u = 0; u < nv; u++)
+		_mm512_mask_storeu_ps(ym + 16 * (v0 + u), gc_lanes16(sp - 16 * (v0 + u)),
+				      gc_pk_act(acc[u], &p->epi));
+}
+
+/* One channel of the flat kernel, 8 vectors at a time. */
+static GC_PK_TARGET void dwf_plane(const gc_pk_dw *p, const float *x, const float *wm, float bias,
+				   float *ym)
+{
+	__m512 bv = _mm512_set1_ps(bias);
+	int64_t v = 0;
+	for (; v + 8 <= p->fv; v += 8)
+		dwf_vectors(p, x, wm, bv, ym, v, 8);
+	switch (p->fv - v) {
+#define DWF_TAIL(k)                                                                                \
+	case k:                                                                                    \
+		dwf_vectors(p, x, wm, bv, ym, v, k);                                               \
+		break;
+		DWF_TAIL(1)
+		DWF_TAIL(2)
+		DWF_TAIL(3)
+		DWF_TAIL(4)
+		DWF_TAIL(5)
+		DWF_TAIL(6)
+		DWF_TAIL(7)
+#undef DWF_TAIL
+	}
+}
+
 /* ---- depthwise, 16 channels at a time ---- */
 
 /* Input rows [r0, r0 + rows) of channels c0 .. c0 + nc of x (a batch item)
@@ -568,8 +681,15 @@ static void dw_part(void *arg, int part, int parts, int slot)
 	const dw_job *j = arg;
 	const gc_pk_dw *p = j->p;
 	int64_t in_sp = p->h * p->w, out_sp = p->oh * p->ow;
+	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi, taps = p->kh * p->kw;
+	if (p->flat) {
+		gc_nn_guided_range(p->n * p->c, j->threads, 1, part, parts, &lo, &hi);
+		for (int64_t i = lo; i < hi; i++)
+			dwf_plane(p, j->x + i * in_sp, j->wt + i % p->c * taps,
+				  j->bias ? j->bias[i % p->c] : 0, j->y + i * out_sp);
+		return;
+	}
 	float *buf = j->scratch + slot * (gc_pk_dw_scratch(p) / GC_PK_DW_SLOTS);
-	int64_t per = p->blocked ? (p->c + 15) / 16 : p->c, lo, hi;
 	if (p->blocked) {
 		/* items: (batch item, band of rows, block of 16 channels), by
 		 * place in the output: a thread's part of the rows of every
@@ -586,7 +706,6 @@ static void dw_part(void *arg, int part, int parts, int slot)
 		return;
 	}
 	gc_nn_guided_range(p->n * per, j->threads, 1, part, parts, &lo, &hi);
-	int64_t taps = p->kh * p->kw;
 	int64_t toff[DW_MAX_TAPS];
 	for (int64_t a = 0; a < p->kh; a++)
 		for (int64_t b = 0; b < p->kw; b++) {
@@ -625,7 +744,7 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 	 * ~90k cycles, twice the taps' share), which then still goes to 2 */
 	double outs = (double)(p->n * p->c * p->mg * p->oh * p->ow);
 	double cycles = outs * (1.5 * (double)(p->kh * p->kw) / 16 + 1) +
-			(double)(p->n * p->c * p->h * p->w) * (p->blocked ? 1 : 0.25);
+			(double)(p->n * p->c * p->h * p->w) * (p->blocked ? 1 : p->flat ? 0 : 0.25);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
 	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : p->c);

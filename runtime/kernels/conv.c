@@ -1010,7 +1010,7 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	} else if (st->cg == 1) {
 		st->fast = FAST_DW;
 		st->post_res = st->has_res;
-		if (wt && gc_pk_dw_pack(&st->dw, wt))
+		if (gc_pk_dw_pack(&st->dw, wt))
 			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights");
 		n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_dw_scratch(&st->dw) * 4);
 		n->run = conv_fast_run;

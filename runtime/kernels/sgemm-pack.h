@@ -267,6 +267,14 @@ typedef struct gc_pk_dw {
 	int blocked;
 	int64_t band, band_in, row_px;
 	float *wb; /* blocked: weights as [c / 16][taps][16] when known at prepare (owned) */
+	/* flat (3x3, stride 1, rows as wide as the input's, a small plane):
+	 * vectors of 16 outputs run across the rows of a channel's plane, tap
+	 * t's inputs at offset foff[t], the lanes outside the plane masked off
+	 * by fm[v * 9 + t] (owned) */
+	int flat;
+	int64_t fv; /* vectors of 16 outputs a plane */
+	int64_t foff[9];
+	uint16_t *fm;
 	gc_pk_epi epi;
 } gc_pk_dw;
 
@@ -274,8 +282,9 @@ typedef struct gc_pk_dw {
 int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t in[3],
 		  const int64_t k[3], const int64_t stride[3], const int64_t dil[3],
 		  const int64_t pad_lo[3], const int64_t out[3], const gc_nn_act *act);
-/* Packs constant weights wt ([c][taps]) for the blocked kernel (which
- * otherwise gathers them at run time): 0, or -1 out of memory. */
+/* Packs constant weights wt ([c][taps]; NULL when not known at prepare)
+ * for the blocked kernel (which otherwise gathers them at run time), and
+ * the flat kernel's masks: 0, or -1 out of memory. */
 int gc_pk_dw_pack(gc_pk_dw *p, const float *wt);
 void gc_pk_dw_free(gc_pk_dw *p);
 /* Scratch floats: one buffer for each of up to GC_PK_DW_SLOTS threads. */

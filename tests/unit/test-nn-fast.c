@@ -586,15 +586,99 @@ static void test_fast_split(void)
 	munmap(base, (size_t)(2 * pg));
 }
 
+/* The flat depthwise kernel's masked loads reach up to a row and a column
+ * before the first plane and after the last: with the input between pages
+ * no access is allowed to, none of those may fault, and the outputs are a
+ * plain loop's (every plane size from 64 to 1024 outputs, pads 1 and 2
+ * with dilation 2). */
+static void test_fast_dw_flat_edges(void)
+{
+	if (!gc_pk_usable())
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t span = (size_t)(3 * pg) + 3 * 32 * 32 * sizeof(float);
+	span = (span + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	char *base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(base != MAP_FAILED);
+	if (base == MAP_FAILED)
+		return;
+	CHECK_INT(mprotect(base, (size_t)pg, PROT_NONE), 0);
+	CHECK_INT(mprotect(base + span - (size_t)pg, (size_t)pg, PROT_NONE), 0);
+	const int64_t c = 3;
+	float wt[3 * 9], bias[3], y[3 * 32 * 32];
+	for (int i = 0; i < LEN(wt); i++)
+		wt[i] = (float)(i % 7) - 3;
+	for (int i = 0; i < 3; i++)
+		bias[i] = (float)i;
+	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+	int bad = 0;
+	for (int64_t h = 4; h <= 32 && !bad; h += 3)
+		for (int64_t w = 8; w <= 32 && !bad; w += 5)
+			for (int64_t d = 1; d <= 2 && !bad; d++)
+				for (int end = 0; end <= 1 && !bad; end++) {
+					int64_t sp = h * w, in[3] = {1, h, w}, k[3] = {1, 3, 3};
+					int64_t one[3] = {1, 1, 1}, dil[3] = {1, d, d};
+					int64_t lo[3] = {0, d, d}, out[3] = {1, h, w};
+					if (sp < 64 || sp > 1024)
+						continue;
+					/* the planes right after the first page or right
+					 * before the last */
+					float *x = end ? (float *)(void *)(base + span - (size_t)pg) -
+							     c * sp
+						       : (float *)(void *)(base + pg);
+					for (int64_t i = 0; i < c * sp; i++)
+						x[i] = (float)(i % 11) - 5;
+					gc_pk_dw p;
+					CHECK_INT(gc_pk_dw_plan(&p, 1, c, 1, in, k, one, dil, lo, out,
+								&none),
+						  0);
+					CHECK(p.flat);
+					CHECK_INT(gc_pk_dw_pack(&p, wt), 0);
+					gc_pk_dw_run(&p, x, wt, bias, y, NULL, 1);
+					for (int64_t ch = 0; ch < c && !bad; ch++)
+						for (int64_t o = 0; o < sp && !bad; o++) {
+							float want = bias[ch];
+							for (int64_t t = 0; t < 9; t++) {
+								int64_t r = o / w + (t / 3 - 1) * d,
+									q = o % w + (t % 3 - 1) * d;
+								if (r >= 0 && r < h && q >= 0 && q < w)
+									want += wt[ch * 9 + t] *
+										x[ch * sp + r * w + q];
+							}
+							if (y[ch * sp + o] != want) {
+								fprintf(stderr,
+									"  dw flat %lldx%lld d %lld: "
+									"[%lld][%lld] %g, want %g\n",
+									(long long)h, (long long)w,
+									(long long)d, (long long)ch,
+									(long long)o, (double)y[ch * sp + o],
+									(double)want);
+								bad = 1;
+							}
+						}
+					gc_pk_dw_free(&p);
+				}
+	CHECK(!bad);
+	munmap(base, span);
+}
+
 /* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
  * the row (longer rows, channel multipliers): the row kernel of 3x3, 5x5
  * and 7x7 at strides 1 and 2 reads the input unpadded, every tail of its
- * 4 (stride 1) or 2 (stride 2) rows at a time and of its 16 columns. */
+ * 4 (stride 1) or 2 (stride 2) rows at a time and of its 16 columns; the
+ * flat kernel (3x3 stride 1, 64 to 1024 outputs a plane) every tail of its
+ * 8 vectors and of its last vector. */
 static void test_fast_conv_depthwise(void)
 {
 	rng_state = 4;
 	static const conv_case cases[] = {
-	    C2(1, 32, 32, 32, 14, 16, 3, 1, 1, 1, 1, 1),  /* blocked, rows of 16 */
+	    C2(1, 32, 32, 32, 14, 16, 3, 1, 1, 1, 1, 1),  /* flat, 14 vectors */
+	    C2(1, 20, 20, 20, 14, 14, 3, 1, 1, 1, 1, 1),  /* flat, 8 + 5 vectors, 4 lanes */
+	    C2(2, 17, 17, 17, 32, 32, 3, 1, 1, 1, 1, 1),  /* flat, the largest plane */
+	    C2(1, 9, 9, 9, 8, 8, 3, 1, 1, 1, 0, 1),	  /* flat, the smallest plane */
+	    C2(1, 12, 12, 12, 9, 13, 3, 1, 2, 2, 1, 1),	  /* flat, dilation 2, 117 outputs */
+	    C2(1, 16, 16, 16, 16, 15, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2 */
+	    C2(1, 16, 16, 16, 7, 9, 3, 1, 1, 1, 1, 1),	  /* blocked, 63 outputs */
 	    C2(1, 21, 21, 21, 15, 15, 3, 2, 1, 1, 1, 1),  /* blocked, stride 2, 16 + 5 */
 	    C2(1, 21, 21, 21, 15, 17, 3, 2, 1, 1, 1, 1),  /* rows of 9, stride 2 */
 	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1),  /* along rows */
@@ -653,6 +737,20 @@ static void test_fast_conv_depthwise(void)
 	     .phi = {1, 1},
 	     .bias = 1,
 	     .fast = 0},
+	    /* the flat kernel: uneven pads that keep the width */
+	    {.nsp = 2,
+	     .n = 1,
+	     .c = 6,
+	     .m = 6,
+	     .g = 6,
+	     .in = {12, 20},
+	     .k = {3, 3},
+	     .s = {1, 1},
+	     .d = {1, 1},
+	     .plo = {0, 2},
+	     .phi = {2, 0},
+	     .bias = 1,
+	     .fast = 1},
 	    /* the row kernel: uneven pads, wider than the kernel; rows
 	     * narrower than a vector and than the pads around them */
 	    {.nsp = 2,
@@ -1291,5 +1389,5 @@ TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_
 	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_crowded_planes), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
-	  TEST(test_fast_split), TEST(test_fast_conv_dilated), TEST(test_fast_threads),
+	  TEST(test_fast_split), TEST(test_fast_dw_flat_edges), TEST(test_fast_conv_dilated), TEST(test_fast_threads),
 	  TEST(test_fast_threads_callers))

@@ -10,6 +10,9 @@
  *   kernel-time row C M HW [RUNS] [FLUSH_MB]        the row GEMM of a 1x1
  *                                                   stride-1 convolution
  *                                                   (gc_pk_gemm_par)
+ *   kernel-time dw C HW K S [RUNS] [FLUSH_MB]       the depthwise kernel
+ *                                                   gc_pk_dw_run picks (C
+ *                                                   channels, one thread)
  *
  * Prints ms and GFLOP/s of the fastest run, and the median run's ms. Time
  * is the thread's CPU clock, so another process taking the core does not
@@ -54,7 +57,9 @@ static float *floats(int64_t n)
 }
 
 typedef struct job {
-	int row;
+	int row, dw;
+	gc_pk_dw d;
+	float *w;
 	gc_pk_conv cv;
 	gc_pk_gemm g;
 	float *x, *bias, *y, *scratch;
@@ -62,7 +67,9 @@ typedef struct job {
 
 static void run(job *j)
 {
-	if (j->row)
+	if (j->dw)
+		gc_pk_dw_run(&j->d, j->x, j->w, j->bias, j->y, j->scratch, 1);
+	else if (j->row)
 		gc_pk_gemm_par(&j->g, 1);
 	else
 		gc_pk_conv_run(&j->cv, j->x, j->bias, NULL, j->y, j->scratch, 1);
@@ -70,19 +77,21 @@ static void run(job *j)
 
 int main(int argc, char **argv)
 {
-	int row = argc > 1 && !strcmp(argv[1], "row");
-	int nargs = row ? 5 : 7;
-	if (argc < nargs || (!row && strcmp(argv[1], "conv"))) {
+	int row = argc > 1 && !strcmp(argv[1], "row"), dw = argc > 1 && !strcmp(argv[1], "dw");
+	int nargs = row ? 5 : dw ? 6 : 7;
+	if (argc < nargs || (!row && !dw && strcmp(argv[1], "conv"))) {
 		fprintf(stderr, "usage: kernel-time conv C M HW K S [RUNS] [FLUSH_MB]\n"
-				"       kernel-time row C M HW [RUNS] [FLUSH_MB]\n");
+				"       kernel-time row C M HW [RUNS] [FLUSH_MB]\n"
+				"       kernel-time dw C HW K S [RUNS] [FLUSH_MB]\n");
 		return 2;
 	}
 	if (!gc_pk_usable()) {
 		fprintf(stderr, "kernel-time: this CPU lacks the packed kernels (AVX-512)\n");
 		return 2;
 	}
-	int64_t c = atoll(argv[2]), m = atoll(argv[3]), hw = atoll(argv[4]);
-	int64_t k = row ? 1 : atoll(argv[5]), s = row ? 1 : atoll(argv[6]);
+	int a = dw ? 3 : 4; /* HW's argument */
+	int64_t c = atoll(argv[2]), m = dw ? c : atoll(argv[3]), hw = atoll(argv[a]);
+	int64_t k = row ? 1 : atoll(argv[a + 1]), s = row ? 1 : atoll(argv[a + 2]);
 	int runs = argc > nargs ? atoi(argv[nargs]) : 20;
 	size_t flush = argc > nargs + 1 ? (size_t)atoll(argv[nargs + 1]) << 20 : 0;
 	int64_t pad = k / 2, o = (hw + 2 * pad - k) / s + 1, kk = c * k * k;
@@ -90,13 +99,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kernel-time: bad shape\n");
 		return 2;
 	}
-	job j = {.row = row};
+	job j = {.row = row, .dw = dw};
 	float *w = floats(m * kk);
+	if (dw)
+		kk = k * k;
 	j.x = floats(c * hw * hw);
 	j.y = floats(m * o * o);
 	j.bias = floats(m);
 	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
-	if (row) {
+	if (dw) {
+		int64_t in[3] = {1, hw, hw}, win[3] = {1, k, k}, st[3] = {1, s, s};
+		int64_t dil[3] = {1, 1, 1}, lo[3] = {0, pad, pad}, out[3] = {1, o, o};
+		if (gc_pk_dw_plan(&j.d, 1, c, 1, in, win, st, dil, lo, out, &none) ||
+		    gc_pk_dw_pack(&j.d, w)) {
+			fprintf(stderr, "kernel-time: the depthwise kernels do not take this\n");
+			return 2;
+		}
+		j.w = w;
+		j.scratch = floats(gc_pk_dw_scratch(&j.d) + 16);
+	} else if (row) {
 		float *sp = floats(gc_pk_s_floats(m, c));
 		gc_pk_pack_s(w, c, 1, m, c, sp);
 		j.g = (gc_pk_gemm){.m = m, .n = hw * hw, .k = c, .ldv = hw * hw, .ldc = hw * hw,
@@ -139,7 +160,7 @@ int main(int argc, char **argv)
 	}
 	qsort(times, (size_t)runs, sizeof *times, by_value);
 	printf("%s %lldx%lld s%lld %lld->%lld -> %lldx%lld: %.3f ms %.0f GFLOP/s (median %.3f)\n",
-	       row ? "row" : "conv", (long long)k, (long long)k, (long long)s, (long long)c,
+	       row ? "row" : dw ? "dw" : "conv", (long long)k, (long long)k, (long long)s, (long long)c,
 	       (long long)m, (long long)o, (long long)o, best,
 	       2.0 * (double)(m * o * o * kk) / best / 1e6, times[runs / 2]);
 	free(times);
