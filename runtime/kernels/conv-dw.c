@@ -398,12 +398,14 @@ AI void dwr_row_ptrs(const gc_pk_dw *p, const float *x, const float *zero, int64
 	}
 }
 
-/* One output channel of the row kernel, 4 rows at a time at stride 1, 2 at
- * stride 2; zero is a row of p->w zeros. */
+/* One output channel of the row kernel, 4 rows at a time; zero is a row of
+ * p->w zeros. (At stride 2, 4 rows took 0.85-0.93x the time of 2 where
+ * the rows are 28 and 56 wide, 3x3, 5x5 and 7x7, 0.92-1.0x at 112:
+ * kernel-time dw, one thread.) */
 AI void dwr_plane(const gc_pk_dw *p, const float *x, const float *zero, const float *wm,
 		  float bias, float *ym, const int s, const int K)
 {
-	const int R = s == 1 ? 4 : 2;
+	const int R = 4;
 	const float *rows[(4 - 1) * 2 + 7];
 	__m512 bv = _mm512_set1_ps(bias);
 	int64_t r = 0;

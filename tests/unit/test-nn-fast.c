@@ -665,9 +665,9 @@ static void test_fast_dw_flat_edges(void)
 /* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
  * the row (longer rows, channel multipliers): the row kernel of 3x3, 5x5
  * and 7x7 at strides 1 and 2 reads the input unpadded, every tail of its
- * 4 (stride 1) or 2 (stride 2) rows at a time and of its 16 columns; the
- * flat kernel (3x3 stride 1, 64 to 1024 outputs a plane) every tail of its
- * 8 vectors and of its last vector. */
+ * 4 rows at a time and of its 16 columns; the flat kernel (3x3 stride 1,
+ * 64 to 1024 outputs a plane) every tail of its 8 vectors and of its last
+ * vector. */
 static void test_fast_conv_depthwise(void)
 {
 	rng_state = 4;
