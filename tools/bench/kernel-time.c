@@ -100,9 +100,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	job j = {.row = row, .dw = dw};
-	float *w = floats(m * kk);
-	if (dw)
+	if (dw) /* a tap's weight a channel */
 		kk = k * k;
+	float *w = floats(m * kk);
 	j.x = floats(c * hw * hw);
 	j.y = floats(m * o * o);
 	j.bias = floats(m);
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		times[r] = t;
 	}
 	qsort(times, (size_t)runs, sizeof *times, by_value);
-	printf("%s %lldx%lld s%lld %lld->%lld -> %lldx%lld: %.3f ms %.0f GFLOP/s (median %.3f)\n",
+	printf("%s %lldx%lld s%lld %lld->%lld -> %lldx%lld: %.4f ms %.0f GFLOP/s (median %.4f)\n",
 	       row ? "row" : dw ? "dw" : "conv", (long long)k, (long long)k, (long long)s, (long long)c,
 	       (long long)m, (long long)o, (long long)o, best,
 	       2.0 * (double)(m * o * o * kk) / best / 1e6, times[runs / 2]);
