@@ -1,16 +1,18 @@
 #!/bin/sh
 # Runs each unit-test binary in its own process, as many at once as there
-# are cores, and sums their counts (reported in the order given).
+# are cores, and sums their counts (reported in the order given). A binary
+# that runs longer than UNIT_TIMEOUT seconds (default 120) counts as hung.
 jobs=$(nproc 2>/dev/null || echo 1)
 TMPD=$(mktemp -d) || exit 1
-export TMPD
+UNIT_TIMEOUT=${UNIT_TIMEOUT:-120}
+export TMPD UNIT_TIMEOUT
 trap 'rm -rf "$TMPD"' EXIT
 i=0
 for t in "$@"; do
 	i=$((i + 1))
 	printf '%s %s\n' "$i" "$t"
 done | xargs -P "$jobs" -n 2 sh -c \
-	'timeout 120 "$2" > "$TMPD/$1.out" 2>&1; echo $? > "$TMPD/$1.rc"' sh
+	'timeout "$UNIT_TIMEOUT" "$2" > "$TMPD/$1.out" 2>&1; echo $? > "$TMPD/$1.rc"' sh
 passed=0 failed=0
 i=0
 for t in "$@"; do
