@@ -818,6 +818,7 @@ static void test_fast_conv_weights_unknown(void)
 	    C2(1, 21, 21, 21, 15, 15, 3, 2, 1, 1, 1, 1), /* blocked */
 	    C2(1, 18, 18, 18, 40, 45, 3, 1, 1, 1, 1, 1), /* along rows */
 	    C2(1, 33, 33, 33, 7, 7, 3, 1, 1, 1, 1, 1),	 /* blocked, two rows a tile */
+	    C2(1, 20, 20, 20, 14, 14, 3, 1, 1, 1, 1, 1), /* flat */
 	    C2(1, 16, 40, 1, 14, 14, 3, 1, 1, 1, 1, 0),	 /* reference */
 	};
 	weights_unknown = 1;
