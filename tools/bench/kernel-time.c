@@ -94,25 +94,28 @@ int main(int argc, char **argv)
 	int64_t k = row ? 1 : atoll(argv[a + 1]), s = row ? 1 : atoll(argv[a + 2]);
 	int runs = argc > nargs ? atoi(argv[nargs]) : 20;
 	size_t flush = argc > nargs + 1 ? (size_t)atoll(argv[nargs + 1]) << 20 : 0;
-	int64_t pad = k / 2, o = (hw + 2 * pad - k) / s + 1, kk = c * k * k;
+	/* kk: the weights of an output channel (a depthwise one: one tap each) */
+	int64_t pad = k / 2, o = (hw + 2 * pad - k) / s + 1, kk = (dw ? 1 : c) * k * k;
 	if (c <= 0 || m <= 0 || hw <= 0 || k <= 0 || s <= 0 || o <= 0 || runs <= 0) {
 		fprintf(stderr, "kernel-time: bad shape\n");
 		return 2;
 	}
 	job j = {.row = row, .dw = dw};
-	if (dw) /* a tap's weight a channel */
-		kk = k * k;
 	float *w = floats(m * kk);
 	j.x = floats(c * hw * hw);
 	j.y = floats(m * o * o);
 	j.bias = floats(m);
 	gc_nn_act none = {.kind = GC_NN_ACT_NONE};
+	/* the window of conv and dw */
+	int64_t in[3] = {1, hw, hw}, win[3] = {1, k, k}, st[3] = {1, s, s};
+	int64_t dil[3] = {1, 1, 1}, lo[3] = {0, pad, pad}, out[3] = {1, o, o};
 	if (dw) {
-		int64_t in[3] = {1, hw, hw}, win[3] = {1, k, k}, st[3] = {1, s, s};
-		int64_t dil[3] = {1, 1, 1}, lo[3] = {0, pad, pad}, out[3] = {1, o, o};
-		if (gc_pk_dw_plan(&j.d, 1, c, 1, in, win, st, dil, lo, out, &none) ||
-		    gc_pk_dw_pack(&j.d, w)) {
+		if (gc_pk_dw_plan(&j.d, 1, c, 1, in, win, st, dil, lo, out, &none)) {
 			fprintf(stderr, "kernel-time: the depthwise kernels do not take this\n");
+			return 2;
+		}
+		if (gc_pk_dw_pack(&j.d, w)) {
+			fprintf(stderr, "kernel-time: out of memory\n");
 			return 2;
 		}
 		j.w = w;
@@ -126,8 +129,6 @@ int main(int argc, char **argv)
 		j.g.epi.c = j.bias;
 		j.g.epi.c_sm = 1;
 	} else {
-		int64_t in[3] = {1, hw, hw}, win[3] = {1, k, k}, st[3] = {1, s, s};
-		int64_t dil[3] = {1, 1, 1}, lo[3] = {0, pad, pad}, out[3] = {1, o, o};
 		if (gc_pk_conv_plan(&j.cv, 1, c, m, 1, in, win, st, dil, lo, out, &none,
 				    INT64_MAX)) {
 			fprintf(stderr, "kernel-time: the channel-vector kernel does not take this\n");
