@@ -537,6 +537,29 @@ static void test_fast_conv_first(void)
 	CHECK(conv_cases(cases, 2, 1));
 }
 
+/* `bytes` (rounded up to pages) between two pages no access is allowed to:
+ * the first usable byte, or NULL when mmap or mprotect fails (a caller's
+ * failed check). guarded_free unmaps it. */
+static char *guarded(size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + pg - 1) / pg * pg;
+	char *base = mmap(NULL, n + 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mprotect(base, pg, PROT_NONE) || mprotect(base + pg + n, pg, PROT_NONE)) {
+		munmap(base, n + 2 * pg);
+		return NULL;
+	}
+	return base + pg;
+}
+
+static void guarded_free(char *p, size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + pg - 1) / pg * pg;
+	munmap(p - pg, n + 2 * pg);
+}
+
 /* gc_pk_split (the strided 1x1's take and the first layers' phase copy)
  * against a plain loop: strides 2 to 4, every phase count, rows of 1 to 70
  * (every tail of its 16 lanes). Each row ends where a page no access is
@@ -547,13 +570,9 @@ static void test_fast_split(void)
 {
 	if (!gc_pk_usable())
 		return;
-	long pg = sysconf(_SC_PAGESIZE);
-	char *base = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(base != MAP_FAILED);
-	if (base == MAP_FAILED)
-		return;
-	CHECK_INT(mprotect(base + pg, (size_t)pg, PROT_NONE), 0);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	char *base = guarded(pg);
+	CHECK(base != NULL);
 	float dst[4 * 80];
 	int bad = 0;
 	for (int64_t s = 2; s <= 4; s++)
@@ -583,27 +602,22 @@ static void test_fast_split(void)
 					}
 			}
 	CHECK(!bad);
-	munmap(base, (size_t)(2 * pg));
+	guarded_free(base, pg);
 }
 
 /* The flat depthwise kernel's masked loads reach up to a row and a column
  * before the first plane and after the last: with the input between pages
  * no access is allowed to, none of those may fault, and the outputs are a
- * plain loop's (every plane size from 64 to 1024 outputs, pads 1 and 2
- * with dilation 2). */
+ * plain loop's (planes of 4 to 31 rows and 8 to 28 columns, 64 to 1024
+ * outputs; pads 1 and 2 with dilation 2). */
 static void test_fast_dw_flat_edges(void)
 {
 	if (!gc_pk_usable())
 		return;
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t span = (size_t)(3 * pg) + 3 * 32 * 32 * sizeof(float);
-	span = (span + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
-	char *base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(base != MAP_FAILED);
-	if (base == MAP_FAILED)
-		return;
-	CHECK_INT(mprotect(base, (size_t)pg, PROT_NONE), 0);
-	CHECK_INT(mprotect(base + span - (size_t)pg, (size_t)pg, PROT_NONE), 0);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t span = (3 * 32 * 32 * sizeof(float) + pg - 1) / pg * pg;
+	char *base = guarded(span);
+	CHECK(base != NULL);
 	const int64_t c = 3;
 	float wt[3 * 9], bias[3], y[3 * 32 * 32];
 	for (int i = 0; i < LEN(wt); i++)
@@ -623,9 +637,8 @@ static void test_fast_dw_flat_edges(void)
 						continue;
 					/* the planes right after the first page or right
 					 * before the last */
-					float *x = end ? (float *)(void *)(base + span - (size_t)pg) -
-							     c * sp
-						       : (float *)(void *)(base + pg);
+					float *x = end ? (float *)(void *)(base + span) - c * sp
+						       : (float *)(void *)base;
 					for (int64_t i = 0; i < c * sp; i++)
 						x[i] = (float)(i % 11) - 5;
 					gc_pk_dw p;
@@ -659,7 +672,7 @@ static void test_fast_dw_flat_edges(void)
 					gc_pk_dw_free(&p);
 				}
 	CHECK(!bad);
-	munmap(base, span);
+	guarded_free(base, span);
 }
 
 /* Depthwise: 16 channels at a time (rows of up to 16 outputs) and along
