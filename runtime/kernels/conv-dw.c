@@ -96,7 +96,7 @@ int gc_pk_dw_plan(gc_pk_dw *p, int64_t n, int64_t c, int64_t mg, const int64_t i
 	 * scratch). One thread, kernel-time dw (on-CPU, fastest of 300-500
 	 * runs) against the blocked kernel: 576, 480, 384 and 232 channels at
 	 * 14x14 0.94-1.0x, 256 at 12x12 0.76x, 240 at 10x10 0.77x; against the
-	 * row kernel: 192, 144, 116 and 58 at 28x28 0.90-0.94x, 128 at 16x16
+	 * row kernel: 192, 144, 116 and 58 at 28x28 0.88-0.94x, 128 at 16x16
 	 * 1.0x, 96 at 56x56 1.02x (left to it); 7x7 (4 vectors, one of them a
 	 * lane) 1.15x slower (left to the blocked kernel). Whole models moved
 	 * within their noise (mobilenet_v2 0.97-0.99x, shufflenet_v2,
