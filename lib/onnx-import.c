@@ -306,10 +306,12 @@ static int import_graph(importer *im, const Onnx__GraphProto *gp, gc_graph *g)
 		if (gc_onnx_tensor_mapped(tp, im->dir[0] ? im->dir : NULL, where, g->pool, &t,
 					  &mapped, err))
 			return err->code;
-		/* the bytes are in t now: the parsed copy goes before the graph
-		 * makes its own, so that a large model is held about twice at
-		 * most while it is read, not three or four times (nothing reads
-		 * the initializers' protos after this) */
+		/* the bytes are in t now: the parsed copy goes before the next
+		 * initializer is read, so that a large model is held about
+		 * twice at most while it is read, not three or four times
+		 * (nothing reads the initializers' protos after this); a big
+		 * one is in the graph's pool already (mapped), and the graph
+		 * keeps it without a copy of its own */
 		Onnx__TensorProto *owned = (Onnx__TensorProto *)tp;
 		if (owned->has_raw_data && owned->raw_data.data) {
 			pb_free(NULL, owned->raw_data.data);

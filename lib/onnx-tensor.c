@@ -352,7 +352,13 @@ int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, con
 			gc_onnx_unpack4(dt, out->data, numel);
 		return rc;
 	}
-	if (gc_tensor_alloc(out, err))
+	if (map_pool && (uint64_t)nbytes >= GC_ONNX_MAP_MIN) {
+		out->data = gc_pool_big(map_pool, (size_t)nbytes);
+		if (!out->data)
+			return gc_error_set(err, GC_ENOMEM, "%s: out of memory (%" PRId64 " bytes)",
+					    where, nbytes);
+		*mapped = true;
+	} else if (gc_tensor_alloc(out, err))
 		return gc_error_prefix(err, "%s", where);
 	if (tp->has_raw_data && file_bytes)
 		memcpy(out->data, tp->raw_data.data, (size_t)file_bytes);

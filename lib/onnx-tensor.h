@@ -26,9 +26,11 @@ void gc_onnx_pack4(const uint8_t *elems, int64_t n, uint8_t *packed);
 int gc_onnx_tensor(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 		   gc_tensor *out, gc_error *err);
 
-/* Big external data (GC_ONNX_MAP_MIN bytes or more, at a 64-byte aligned
- * offset) is mapped into map_pool instead (*mapped set): out->data then
- * belongs to the pool's mapping, and is not released. */
+/* With map_pool, big tensors (GC_ONNX_MAP_MIN bytes or more) are kept by
+ * the pool (*mapped set: out->data belongs to it, and is not released):
+ * external data at a 64-byte aligned offset mapped, data held in the model
+ * itself read into a block of the pool's own (gc_pool_big), which the
+ * graphs and programs made from it share rather than copy. */
 #define GC_ONNX_MAP_MIN ((uint64_t)1 << 20)
 int gc_onnx_tensor_mapped(const Onnx__TensorProto *tp, const char *base_dir, const char *where,
 			  gc_pool *map_pool, gc_tensor *out, bool *mapped, gc_error *err);

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <pthread.h>
@@ -141,16 +142,31 @@ void *gc_aligned_alloc(size_t align, size_t size, int zero)
  * faster, resnet50 3 %, mobilenet_v2 4-7 %, vgg11 1-2 %, squeezenet the
  * same.
  */
-void *gc_huge_alloc(size_t size)
+/* fit: the last partial 2 MiB on huge pages only where rounding up adds an
+ * eighth of size at most (gc_huge_alloc_fit) */
+static void *huge_alloc(size_t size, bool fit)
 {
 	if (size < GC_HUGE_BYTES)
 		return gc_aligned_alloc(64, size, 0);
 	void *p = gc_aligned_alloc(GC_HUGE_BYTES, size, 0);
+	size_t whole = size & ~(GC_HUGE_BYTES - 1);
+	if (size - whole && (!fit || GC_HUGE_BYTES - (size - whole) <= size / 8))
+		whole += GC_HUGE_BYTES;
 #ifdef MADV_HUGEPAGE
 	if (p)
-		(void)madvise(p, (size + GC_HUGE_BYTES - 1) & ~(GC_HUGE_BYTES - 1), MADV_HUGEPAGE);
+		(void)madvise(p, whole, MADV_HUGEPAGE);
 #endif
 	return p;
+}
+
+void *gc_huge_alloc(size_t size)
+{
+	return huge_alloc(size, false);
+}
+
+void *gc_huge_alloc_fit(size_t size)
+{
+	return huge_alloc(size, true);
 }
 
 /*

@@ -40,6 +40,12 @@ void *gc_aligned_alloc(size_t align, size_t size, int zero);
  * arena (see alloc.c). Not zeroed. */
 #define GC_HUGE_BYTES ((size_t)2 << 20)
 void *gc_huge_alloc(size_t size);
+/* The same, rounding up only where that adds an eighth of the size at
+ * most: otherwise the whole 2 MiB pages inside the block on huge pages and
+ * its last part (under 2 MiB) on small ones. For blocks kept as long as a
+ * program (its big constants, runtime/pool.c), whose last huge page would
+ * otherwise cost up to 2 MiB each (a 2.1 MiB weight 4 MiB). */
+void *gc_huge_alloc_fit(size_t size);
 /* size bytes, 64-byte aligned, for a kernel's packed weights: blocks under
  * GC_HUGE_BYTES one after another in shared slabs on huge pages, larger
  * ones by gc_huge_alloc. Not zeroed. Thread-safe; freed only with

@@ -26,7 +26,17 @@ size_t gc_pool_used(const gc_pool *pool);
  * graphcc's 64-byte alignment.
  */
 void *gc_pool_map(gc_pool *pool, int fd, uint64_t offset, size_t nbytes);
-/* When [p, p + n) lies in a mapping pool `from` keeps, `to` keeps that
+/*
+ * Big constants read into memory (ONNX initializers held in the model file
+ * itself) go in a block of their own that pools share as they share a
+ * mapping, so that a graph, the graphs copied from it and the programs
+ * compiled from it hold one copy: nbytes, 64-byte aligned, not zeroed, its
+ * whole 2 MiB pages on huge pages (gc_huge_alloc_fit), kept by the pool
+ * and freed when the last pool keeping it is freed. NULL when out of memory
+ * (or nbytes is 0).
+ */
+void *gc_pool_big(gc_pool *pool, size_t nbytes);
+/* When [p, p + n) lies in a mapping (or gc_pool_big block) pool `from` keeps, `to` keeps that
  * mapping too (so p outlives `from`): true; false otherwise, or when out of
  * memory. */
 bool gc_pool_share_mapping(const gc_pool *from, gc_pool *to, const void *p, size_t n);

@@ -10,12 +10,14 @@
                      Under a sanitizer build (whose shadow memory grows with every
                      byte touched) only the results are checked.
   bigweights/run-onnx-inline  the same weights inside the .onnx (raw_data, as
-                     torch.onnx.export writes a model under 2 GB): at most 2.5x,
-                     which reading the file (1x) and parsing it (1x) cannot go
-                     below. Before the file's bytes and each parsed initializer
-                     were freed as soon as the graph had them, the file, the
-                     parse, the graph's copy and a transient copy of each tensor
-                     overlapped: 3.3x (vgg11: 1.85 GB for 0.5 GB of weights).
+                     torch.onnx.export writes a model under 2 GB): at most 2.2x,
+                     reading the file (1x) and parsing it (1x) being the floor.
+                     Before the file's bytes and each parsed initializer were
+                     freed as soon as the graph had them, the file, the parse,
+                     the graph's copy and a transient copy of each tensor
+                     overlapped: 3.3x (vgg11: 1.85 GB for 0.5 GB of weights);
+                     before the graph read each big initializer into a block its
+                     program shares (gc_pool_big) rather than copies, 2.32x.
 """
 import os
 import subprocess
@@ -171,4 +173,4 @@ def cases(ctx):
     return [("bigweights/run-onnx", case("run onnx", 1.2)),
             ("bigweights/compile", case("compile", 1.5)),
             ("bigweights/run-gcb", case("run gcb", 1.2)),
-            ("bigweights/run-onnx-inline", case("run onnx inline", 2.5))]
+            ("bigweights/run-onnx-inline", case("run onnx inline", 2.2))]
