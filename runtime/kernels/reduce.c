@@ -74,7 +74,7 @@ typedef struct rowk {
 
 #define ROWK(name, A, LD, MAP, COMB, INIT)                                                         \
 	static const A name##_init = INIT;                                                         \
-	static void name##_s(const void *restrict x, int64_t n, void *restrict acc,                \
+	GC_NN_SIMD static void name##_s(const void *restrict x, int64_t n, void *restrict acc,     \
 			     const void *restrict shift)                                           \
 	{                                                                                          \
 		A sh = shift ? *(const A *)shift : (A)0;                                           \
@@ -93,7 +93,7 @@ typedef struct rowk {
 			r = COMB(r, MAP(A, LD(x, i), sh));                                         \
 		*(A *)acc = r;                                                                     \
 	}                                                                                          \
-	static void name##_v(const void *restrict x, int64_t n, void *restrict acc,                \
+	GC_NN_SIMD static void name##_v(const void *restrict x, int64_t n, void *restrict acc,     \
 			     const void *restrict shift)                                           \
 	{                                                                                          \
 		A *restrict a = acc;                                                               \

@@ -454,6 +454,49 @@ static void test_max_min_nan(void)
 	harness_free(&h);
 }
 
+/* NaN wherever it falls in long rows and columns: the folds run 8 lanes
+ * at a time, in the vector clones of the machine (GC_NN_SIMD), and a NaN in
+ * any lane, or in the tail after the last whole 8, must come out. */
+static void test_max_min_nan_long(void)
+{
+	enum { R = 6, N = 203 };
+	const int at[R] = {-1, 0, 7, 100, 200, 202}; /* row r's NaN (-1: none) */
+	float *x = malloc(sizeof(float) * R * N);
+	for (int r = 0; r < R; r++)
+		for (int i = 0; i < N; i++)
+			x[r * N + i] = i == at[r] ? NAN : (float)((i * 37 + r * 11) % 101) - 50.0f;
+	gc_tensor t = tens(GC_DTYPE_FLOAT, 2, D(R, N), x);
+	gc_tensor *in[] = {&t};
+	for (int is_max = 0; is_max < 2; is_max++) {
+		harness_run h;
+		gc_attr a1[] = {a_ints("axes", D(1), 1), a_i("keepdims", 0)};
+		CHECK_INT(harness_op(&h, is_max ? gc_prepare_ReduceMax : gc_prepare_ReduceMin,
+				     is_max ? "ReduceMax" : "ReduceMin", 13, 1, in, 1, 2, a1), 0);
+		for (int r = 0; r < R; r++) {
+			float want = is_max ? -INFINITY : INFINITY;
+			for (int i = 0; i < N && at[r] < 0; i++)
+				want = is_max ? fmaxf(want, x[r * N + i]) : fminf(want, x[r * N + i]);
+			float got = ((float *)h.out[0].data)[r];
+			CHECK(at[r] < 0 ? got == want : isnan(got));
+		}
+		harness_free(&h);
+		/* down the columns: NaN in column at[r] for r >= 1 */
+		gc_attr a0[] = {a_ints("axes", D(0), 1), a_i("keepdims", 0)};
+		CHECK_INT(harness_op(&h, is_max ? gc_prepare_ReduceMax : gc_prepare_ReduceMin,
+				     is_max ? "ReduceMax" : "ReduceMin", 13, 1, in, 1, 2, a0), 0);
+		int ok = 1;
+		for (int i = 0; i < N; i++) {
+			int has_nan = 0;
+			for (int r = 0; r < R; r++)
+				has_nan |= at[r] == i;
+			ok &= !has_nan == !isnan(((float *)h.out[0].data)[i]);
+		}
+		CHECK(ok);
+		harness_free(&h);
+	}
+	free(x);
+}
+
 static void test_norms_and_logs(void)
 {
 	float *x = pattern(24);
@@ -678,6 +721,6 @@ static void test_argmax_nan_f16_int(void)
 
 TEST_MAIN(TEST(test_sum_opset11_attr), TEST(test_sum_opset13_input), TEST(test_opset18_axes_input),
 	  TEST(test_reduce_errors), TEST(test_mean_paths), TEST(test_mean_long_row),
-	  TEST(test_max_min_prod), TEST(test_max_min_nan), TEST(test_norms_and_logs),
+	  TEST(test_max_min_prod), TEST(test_max_min_nan), TEST(test_max_min_nan_long), TEST(test_norms_and_logs),
 	  TEST(test_int_types), TEST(test_half_types), TEST(test_empty_reduction),
 	  TEST(test_argmax_argmin), TEST(test_argmax_nan_f16_int))
