@@ -699,6 +699,41 @@ def build_cases():
                           N("Exp", ["s"], ["e"]), N("MatMul", ["e", "w"], ["out"])],
         [("x", xd), ("y", yd)], [("out", ref)], inits={"w": wd})
 
+    # TopK over long slices (runtime/kernels/select.c keeps the k best in a
+    # heap when k is under a quarter of the slice): NaN (ONNX orders it as
+    # the largest), ties (the lower index first), the smallest, a middle
+    # axis (strided), several slices (split over threads), int32.
+    def topk_ref(x, k, axis, largest):
+        xm = np.moveaxis(x, axis, -1)
+        idx = np.empty(xm.shape[:-1] + (k,), i64)
+        for pos in np.ndindex(*xm.shape[:-1]):
+            v = xm[pos].astype(f64)
+            nan = np.isnan(v)
+            filled = np.where(nan, 0.0, v)
+            ar = np.arange(v.size)
+            order = (np.lexsort((ar, -filled, ~nan)) if largest
+                     else np.lexsort((ar, filled, nan)))
+            idx[pos] = order[:k]
+        vals = np.take_along_axis(xm, idx, -1)
+        return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis)
+
+    def topk(name, x, k, axis, largest):
+        y, ind = topk_ref(x, k, axis, largest)
+        add(name, [N("TopK", ["x", "k"], ["y", "ind"], axis=axis, largest=largest)],
+            [("x", x)], [("y", y), ("ind", ind)], inits={"k": np.array([k], i64)})
+
+    x = rnd("topk_nan", [3, 2001])
+    x[0, [5, 900, 2000]] = np.nan
+    x[1, :] = np.round(x[1, :] * 3)  # many ties
+    x[2, 1500:] = np.nan  # more NaN than k
+    x[2, 10] = -np.inf
+    topk("topk_long_largest", x, 20, 1, 1)
+    topk("topk_long_smallest", x, 20, -1, 0)
+    topk("topk_long_middle_axis", rnd("topk_mid", [2, 1500, 3]), 33, 1, 1)
+    xi = rng_for("topk_int").integers(-50, 50, (16, 400)).astype(np.int32)
+    topk("topk_long_int32", xi, 7, 1, 0)
+    topk("topk_long_k1", rnd("topk_k1", [5, 1000]), 1, 1, 1)
+
     # PyTorch's flatten: Shape -> Gather(0) -> Unsqueeze -> Concat(-1) -> Reshape
     x = rnd("torch_chain", [2, 3, 4])
     add("torch_shape_chain",
