@@ -316,6 +316,18 @@ def build_cases():
     a, b = rnd("where_a", [2, 3, 4]), rnd("where_b", [4])
     add("where_bcast", [N("Where", ["c", "a", "b"], ["y"])],
         [("c", cond), ("a", a), ("b", b)], [("y", np.where(cond, a, b))])
+    # long rows, a random mask: every path of runtime/kernels/elementwise.c's
+    # select (all three full, a scalar Y, a full mask with both broadcast)
+    cond = rng_for("where_lc").random([3, 1000]) > 0.5
+    a, b = rnd("where_la", [3, 1000]), rnd("where_lb", [1000])
+    add("where_long_same", [N("Where", ["c", "a", "a2"], ["y"])],
+        [("c", cond), ("a", a), ("a2", a[::-1].copy())], [("y", np.where(cond, a, a[::-1]))])
+    add("where_long_scalar_y", [N("Where", ["c", "a", "s"], ["y"])],
+        [("c", cond), ("a", a), ("s", np.array(7.5, f32))], [("y", np.where(cond, a, f32(7.5)))])
+    ai = rng_for("where_li").integers(-9, 9, [1000]).astype(i64)
+    add("where_long_bcast_i64", [N("Where", ["c", "x", "z"], ["y"])],
+        [("c", cond), ("x", ai), ("z", np.array([-1], i64))],
+        [("y", np.where(cond, ai, np.array([-1], i64)))])
     a = rnd("equal_a", [2, 3, 4])
     b = a.copy()
     b[:, ::2] += 1.0
