@@ -556,6 +556,11 @@ def build_cases():
     idx1 = np.array([4, -2, 0], i64)
     add("gather_axis1_neg", [N("Gather", ["d", "i"], ["y"], axis=1)],
         [("d", data3), ("i", idx1)], [("y", np.take(data3, idx1, axis=1))])
+    # rows enough to split over two threads (runtime/kernels/shape-index.c)
+    data4 = rnd("gather_big", [6, 400, 256])
+    idx4 = rng_for("gather_big_i").integers(-400, 400, (2, 150)).astype(i64)
+    add("gather_axis1_split", [N("Gather", ["d", "i"], ["y"], axis=1)],
+        [("d", data4), ("i", idx4)], [("y", np.take(data4, idx4, axis=1))])
     add("gather_scalar_index", [N("Gather", ["d", "i"], ["y"], axis=0)],
         [("d", data)], [("y", data[-2])], inits={"i": np.array(-2, i64)})
     emb = rnd("gather_emb", [10, 6])
