@@ -578,54 +578,71 @@ static void softmax_rows_part(void *arg, int part, int parts, int slot)
 	softmax_rows_f32(j->st, j->x, j->y, j->is_log, r0, r1);
 }
 
-/* Strided (inner > 1), float32: the inner positions advance together, which
- * keeps the loops contiguous. mx and sum hold `inner` floats each. */
+/* Strided (inner > 1), float32: the inner positions [i0, i1) of row block
+ * o (at most SOFTMAX_IC of them) advance together, which keeps the loops
+ * contiguous; the blocks and chunks are split over the threads (each
+ * position's result is the same at any split). */
+#define SOFTMAX_IC 256
+
 GC_NN_SIMD static void softmax_strided_f32(const softmax_state *st, const float *x, float *y,
-					   int is_log, float *restrict mx, float *restrict sum)
+					   int is_log, int64_t o, int64_t i0, int64_t i1)
 {
-	int64_t len = st->len, inner = st->inner;
-	for (int64_t o = 0; o < st->outer; o++) {
-		const float *xo = x + o * len * inner;
-		float *yo = y + o * len * inner;
-		for (int64_t i = 0; i < inner; i++) {
-			mx[i] = -INFINITY;
-			sum[i] = 0;
+	float mx[SOFTMAX_IC], sum[SOFTMAX_IC];
+	int64_t len = st->len, inner = st->inner, w = i1 - i0;
+	const float *xo = x + o * len * inner + i0;
+	float *yo = y + o * len * inner + i0;
+	for (int64_t i = 0; i < w; i++) {
+		mx[i] = -INFINITY;
+		sum[i] = 0;
+	}
+	for (int64_t j = 0; j < len; j++) {
+		const float *xr = xo + j * inner;
+		for (int64_t i = 0; i < w; i++)
+			mx[i] = xr[i] > mx[i] ? xr[i] : mx[i];
+	}
+	for (int64_t i = 0; i < w; i++)
+		mx[i] = mx[i] == -INFINITY ? 0 : mx[i];
+	for (int64_t j = 0; j < len; j++) {
+		const float *xr = xo + j * inner;
+		float *yr = yo + j * inner;
+		for (int64_t i = 0; i < w; i++) {
+			float e = gc_vm_expf_neg(xr[i] - mx[i]);
+			if (!is_log)
+				yr[i] = e;
+			sum[i] += e;
 		}
-		for (int64_t j = 0; j < len; j++) {
-			const float *xr = xo + j * inner;
-			for (int64_t i = 0; i < inner; i++)
-				mx[i] = xr[i] > mx[i] ? xr[i] : mx[i];
-		}
-		for (int64_t i = 0; i < inner; i++)
-			mx[i] = mx[i] == -INFINITY ? 0 : mx[i];
+	}
+	if (is_log) {
+		for (int64_t i = 0; i < w; i++)
+			sum[i] = mx[i] + logf(sum[i]);
 		for (int64_t j = 0; j < len; j++) {
 			const float *xr = xo + j * inner;
 			float *yr = yo + j * inner;
-			for (int64_t i = 0; i < inner; i++) {
-				float e = gc_vm_expf_neg(xr[i] - mx[i]);
-				if (!is_log)
-					yr[i] = e;
-				sum[i] += e;
-			}
+			for (int64_t i = 0; i < w; i++)
+				yr[i] = xr[i] - sum[i];
 		}
-		if (is_log) {
-			for (int64_t i = 0; i < inner; i++)
-				sum[i] = mx[i] + logf(sum[i]);
-			for (int64_t j = 0; j < len; j++) {
-				const float *xr = xo + j * inner;
-				float *yr = yo + j * inner;
-				for (int64_t i = 0; i < inner; i++)
-					yr[i] = xr[i] - sum[i];
-			}
-		} else {
-			for (int64_t i = 0; i < inner; i++)
-				sum[i] = 1.0f / sum[i];
-			for (int64_t j = 0; j < len; j++) {
-				float *yr = yo + j * inner;
-				for (int64_t i = 0; i < inner; i++)
-					yr[i] *= sum[i];
-			}
+	} else {
+		for (int64_t i = 0; i < w; i++)
+			sum[i] = 1.0f / sum[i];
+		for (int64_t j = 0; j < len; j++) {
+			float *yr = yo + j * inner;
+			for (int64_t i = 0; i < w; i++)
+				yr[i] *= sum[i];
 		}
+	}
+}
+
+static void softmax_strided_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const softmax_job *j = arg;
+	const softmax_state *st = j->st;
+	int64_t chunks = (st->inner + SOFTMAX_IC - 1) / SOFTMAX_IC, u0, u1;
+	gc_nn_part_range(st->outer * chunks, part, parts, &u0, &u1);
+	for (int64_t u = u0; u < u1; u++) {
+		int64_t o = u / chunks, i0 = u % chunks * SOFTMAX_IC;
+		int64_t i1 = i0 + SOFTMAX_IC < st->inner ? i0 + SOFTMAX_IC : st->inner;
+		softmax_strided_f32(st, j->x, j->y, j->is_log, o, i0, i1);
 	}
 }
 
@@ -659,17 +676,15 @@ static void softmax_f64(const softmax_state *st, const double *x, double *y, int
 				  gc_tensor *const *out)                                           \
 	{                                                                                          \
 		const softmax_state *st = n->state;                                                \
-		if (st->inner == 1) {                                                              \
-			/* ~6 cycles an element: max, exp, scale */                                \
-			softmax_job j = {st, in[0]->data, out[0]->data, is_log};                   \
-			gc_nn_run_parts(gc_nn_par_threads(k->threads, 6.0 * (double)(st->outer *    \
-										 st->len)), \
-					st->outer, softmax_rows_part, &j);                         \
-		} else {                                                                           \
-			float *mx = k->scratch;                                                    \
-			softmax_strided_f32(st, in[0]->data, out[0]->data, is_log, mx,             \
-					    mx + st->inner);                                       \
-		}                                                                                  \
+		/* ~6 cycles an element: max, exp, scale */                                        \
+		softmax_job j = {st, in[0]->data, out[0]->data, is_log};                           \
+		int t = gc_nn_par_threads(k->threads,                                              \
+					  6.0 * (double)(st->outer * st->len * st->inner));        \
+		if (st->inner == 1)                                                                \
+			gc_nn_run_parts(t, st->outer, softmax_rows_part, &j);                      \
+		else                                                                               \
+			gc_nn_run_parts(t, st->outer * ((st->inner + SOFTMAX_IC - 1) / SOFTMAX_IC), \
+					softmax_strided_part, &j);                                 \
 		return 0;                                                                          \
 	}                                                                                          \
 	static int name##_run_f64(gc_kctx *k, const gc_node *n, gc_tensor *const *in,              \
@@ -718,10 +733,8 @@ static int softmax_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tens
 		st->outer = 0;
 	gc_set_shape(out[0], x->dtype, x->rank, x->dims);
 	n->inplace_ok = true; /* every pass reads x[i] before writing y[i] */
-	uint64_t scratch = st->inner > 1 ? gc_nn_align((uint64_t)st->inner * 2 * 4) : 0;
 	if (gc_nn_is_half(x->dtype))
-		return gc_nn_half_setup(k, n, in, out, f32, scratch);
-	n->scratch_bytes = scratch;
+		return gc_nn_half_setup(k, n, in, out, f32, 0);
 	n->run = x->dtype == GC_DTYPE_DOUBLE ? f64 : f32;
 	return 0;
 }

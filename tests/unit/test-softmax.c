@@ -56,6 +56,51 @@ static void test_softmax_long(void)
 	CHECK(ok);
 }
 
+/* A softmax over a middle axis whose inner positions span several of the
+ * kernel's chunks (norm.c's SOFTMAX_IC, 256) and a partial one, at one and
+ * two threads: each against libm in double, and the two the same bytes
+ * (every position's result whatever the split). */
+static void test_softmax_strided_chunks(void)
+{
+	enum { OUTER = 3, LEN_ = 40, INNER = 300, NX = OUTER * LEN_ * INNER };
+	static float x[NX], got[2][2][NX];
+	static double want[2][NX];
+	for (int i = 0; i < NX; i++)
+		x[i] = (float)(fillv(i, 83) * 9.0 + fillv(i, 84) / 3.0);
+	for (int o = 0; o < OUTER; o++)
+		for (int in = 0; in < INNER; in++) {
+			double mx = -INFINITY, sum = 0;
+			for (int j = 0; j < LEN_; j++)
+				mx = fmax(mx, x[(o * LEN_ + j) * INNER + in]);
+			for (int j = 0; j < LEN_; j++)
+				sum += exp(x[(o * LEN_ + j) * INNER + in] - mx);
+			for (int j = 0; j < LEN_; j++) {
+				int idx = (o * LEN_ + j) * INNER + in;
+				want[0][idx] = exp(x[idx] - mx) / sum;
+				want[1][idx] = x[idx] - mx - log(sum);
+			}
+		}
+	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), x);
+	gc_tensor *in[] = {&tx};
+	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
+	for (int threads = 1; threads <= 2; threads++) {
+		harness_threads = threads;
+		for (int is_log = 0; is_log < 2; is_log++) {
+			harness_run h;
+			if (is_log)
+				RUN(h, LogSoftmax, 13, 1, in, 1, ax1);
+			else
+				RUN(h, Softmax, 13, 1, in, 1, ax1);
+			CHECK(same(&h.out[0], GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER),
+				   want[is_log], 1e-5, is_log ? 1e-5 : 1e-9));
+			memcpy(got[threads - 1][is_log], h.out[0].data, sizeof x);
+			harness_free(&h);
+		}
+	}
+	harness_threads = 1;
+	CHECK(!memcmp(got[0], got[1], sizeof got[0]));
+}
+
 /* Rows of attention scores as a causal or padding mask leaves them (-inf)
  * and spread far apart (x - max down to -300: e^x from 1 to below the
  * denormals): masked and underflowing entries exactly 0, the rest within
@@ -113,4 +158,4 @@ static void test_softmax_errors(void)
 	RUN_FAILS(LogSoftmax, 13, 1, ini, 1, none, "int32");
 }
 
-TEST_MAIN(TEST(test_softmax_long), TEST(test_softmax_masked), TEST(test_softmax_errors))
+TEST_MAIN(TEST(test_softmax_long), TEST(test_softmax_strided_chunks), TEST(test_softmax_masked), TEST(test_softmax_errors))
