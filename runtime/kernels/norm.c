@@ -286,14 +286,26 @@ typedef struct ln_state {
 		}                                                                                  \
 	} while (0)
 
+typedef struct ln_job {
+	const ln_state *st;
+	const void *x, *sc, *bi;
+	void *y;
+	float *mean_out, *inv_out;
+} ln_job;
+
+/* Rows split over the nn-par pool, as RMSNormalization's below. */
 #define LN_DEFINE(T, sfx, SUM, SUMSQ)                                                              \
-	GC_NN_SIMD static void ln_rows_##sfx(const ln_state *st, const T *x, const T *sc,          \
-					     const T *bi, T *y, float *mean_out, float *inv_out)   \
+	GC_NN_SIMD static void ln_part_##sfx(void *arg, int part, int parts, int slot)             \
 	{                                                                                          \
-		int64_t nn = st->inner;                                                            \
-		for (int64_t r = 0; r < st->outer; r++) {                                          \
-			const T *restrict xr = x + r * nn;                                         \
-			T *restrict yr = y + r * nn;                                               \
+		(void)slot;                                                                        \
+		const ln_job *j = arg;                                                             \
+		const ln_state *st = j->st;                                                        \
+		const T *sc = j->sc, *bi = j->bi;                                                  \
+		int64_t nn = st->inner, lo, hi;                                                    \
+		gc_nn_part_range(st->outer, part, parts, &lo, &hi);                                \
+		for (int64_t r = lo; r < hi; r++) {                                                \
+			const T *restrict xr = (const T *)j->x + r * nn;                           \
+			T *restrict yr = (T *)j->y + r * nn;                                       \
 			T mean = SUM(xr, nn) / (T)nn;                                              \
 			T var = SUMSQ(xr, mean, nn) / (T)nn;                                       \
 			T inv = (T)1 / (T)sqrt((double)(var + (T)st->eps));                        \
@@ -303,10 +315,10 @@ typedef struct ln_state {
 			else                                                                       \
 				for (int64_t i = 0; i < nn; i++)                                   \
 					yr[i] = (xr[i] - mean) * inv * sc[i];                      \
-			if (mean_out)                                                              \
-				mean_out[r] = (float)mean;                                         \
-			if (inv_out)                                                               \
-				inv_out[r] = (float)inv;                                           \
+			if (j->mean_out)                                                           \
+				j->mean_out[r] = (float)mean;                                      \
+			if (j->inv_out)                                                            \
+				j->inv_out[r] = (float)inv;                                        \
 		}                                                                                  \
 	}                                                                                          \
 	static int ln_run_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in,                \
@@ -324,9 +336,12 @@ typedef struct ln_state {
 			LN_EXPAND(T, st, st->b_strides, bi, buf);                                  \
 			bi = buf;                                                                  \
 		}                                                                                  \
-		ln_rows_##sfx(st, in[0]->data, sc, bi, out[0]->data,                               \
-			      st->mean_out ? (float *)out[1]->data : NULL,                         \
-			      st->inv_out ? (float *)out[2]->data : NULL);                         \
+		ln_job j = {st, in[0]->data, sc, bi, out[0]->data,                                 \
+			    st->mean_out ? (float *)out[1]->data : NULL,                           \
+			    st->inv_out ? (float *)out[2]->data : NULL};                           \
+		/* ~4 cycles an element: sum, squares, scale */                                    \
+		gc_nn_run_parts(gc_nn_par_threads(k->threads, 4.0 * (double)(st->outer * st->inner)), \
+				st->outer, ln_part_##sfx, &j);                                     \
 		return 0;                                                                          \
 	}
 

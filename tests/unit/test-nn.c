@@ -839,6 +839,44 @@ static void test_layernorm(void)
 	CHECK(ok);
 }
 
+/* Rows enough to split over two threads: against double, with Mean and
+ * InvStdDev, and the same bytes at one and two threads. */
+static void test_layernorm_rows_threads(void)
+{
+	enum { R = 300, C = 200 };
+	static float x[R * C], s[C], b[C], got[2][3][R * C];
+	static double want[R * C], wmean[R], winv[R];
+	gc_tensor tx = tf32(x, 2, DIMS(R, C), 95), ts = tf32(s, 1, DIMS(C), 96),
+		  tb = tf32(b, 1, DIMS(C), 97);
+	for (int r = 0; r < R; r++) {
+		double m = 0, v = 0;
+		for (int c = 0; c < C; c++)
+			m += x[r * C + c];
+		m /= C;
+		for (int c = 0; c < C; c++)
+			v += (x[r * C + c] - m) * (x[r * C + c] - m);
+		winv[r] = 1 / sqrt(v / C + 1e-5);
+		wmean[r] = m;
+		for (int c = 0; c < C; c++)
+			want[r * C + c] = (x[r * C + c] - m) * winv[r] * s[c] + b[c];
+	}
+	gc_tensor *in[] = {&tx, &ts, &tb};
+	gc_attr none[] = ATTRS();
+	for (int t = 1; t <= 2; t++) {
+		harness_threads = t;
+		harness_run h;
+		RUN(h, LayerNormalization, 17, 3, in, 3, none);
+		CHECK(same(&h.out[0], GC_DTYPE_FLOAT, 2, DIMS(R, C), want, F32_TOL) &&
+		      same(&h.out[1], GC_DTYPE_FLOAT, 2, DIMS(R, 1), wmean, F32_TOL) &&
+		      same(&h.out[2], GC_DTYPE_FLOAT, 2, DIMS(R, 1), winv, F32_TOL));
+		for (int o = 0; o < 3; o++)
+			memcpy(got[t - 1][o], h.out[o].data, (size_t)gc_tensor_nbytes(&h.out[o]));
+		harness_free(&h);
+	}
+	harness_threads = 1;
+	CHECK(!memcmp(got[0], got[1], sizeof got[0]));
+}
+
 static void test_layernorm_errors(void)
 {
 	float x[24], s[3];
@@ -1229,6 +1267,6 @@ TEST_MAIN(TEST(test_blas), TEST(test_conv_basic), TEST(test_conv_groups_dilation
 	  TEST(test_gemm_errors), TEST(test_matmul), TEST(test_matmul_types),
 	  TEST(test_matmul_errors), TEST(test_maxpool), TEST(test_maxpool_ints), TEST(test_avgpool),
 	  TEST(test_global_pool), TEST(test_pool_errors), TEST(test_softmax), TEST(test_layernorm),
-	  TEST(test_layernorm_errors), TEST(test_batchnorm), TEST(test_batchnorm_errors),
-	  TEST(test_instnorm), TEST(test_lpnorm), TEST(test_lrn), TEST(test_convtranspose),
+	  TEST(test_layernorm_rows_threads), TEST(test_layernorm_errors), TEST(test_batchnorm),
+	  TEST(test_batchnorm_errors), TEST(test_instnorm), TEST(test_lpnorm), TEST(test_lrn), TEST(test_convtranspose),
 	  TEST(test_convtranspose_onnx), TEST(test_conv_huge_attrs))
