@@ -10,6 +10,7 @@
 
 #include "../alloc.h"
 #include "../ops.h"
+#include "nn-par.h"
 #include "nn.h" /* GC_NN_SIMD */
 #include "vmath.h"
 
@@ -325,12 +326,33 @@ typedef struct clip_state {
 	uint8_t half; /* GC_DTYPE_FLOAT16/BFLOAT16 or 0 */
 } clip_state;
 
+/* The elements split over the threads, an element a cycle as the other
+ * element-wise kernels count (elementwise.c). lo and hi point at T. */
+typedef struct clip_job {
+	const void *a, *lo, *hi;
+	void *o;
+	int64_t cnt;
+} clip_job;
+
 /* clang-format off */
 #define CLIP_RUN(sfx, T, LOWEST, HIGHEST)                                      \
+	static void clip_part_##sfx(void *arg, int part, int parts, int slot) \
+	{                                                                      \
+		(void)slot;                                                    \
+		const clip_job *j = arg;                                       \
+		const T lo = *(const T *)j->lo, hi = *(const T *)j->hi;        \
+		const T *a = j->a;                                             \
+		T *o = j->o;                                                   \
+		int64_t i0, i1;                                                \
+		gc_nn_part_range(j->cnt, part, parts, &i0, &i1);               \
+		for (int64_t i = i0; i < i1; i++) {                            \
+			T x = a[i] < lo ? lo : a[i];                           \
+			o[i] = x > hi ? hi : x;                                \
+		}                                                              \
+	}                                                                      \
 	static int clip_##sfx(gc_kctx *k, const gc_node *n, gc_tensor *const *in, \
 			      gc_tensor *const *out)                            \
 	{                                                                      \
-		(void)k;                                                       \
 		const clip_state *s = n->state;                                \
 		T lo = LOWEST, hi = HIGHEST;                                   \
 		if (s->legacy) {                                               \
@@ -344,13 +366,10 @@ typedef struct clip_state {
 			if (n->n_in > 2 && in[2])                              \
 				hi = *(const T *)in[2]->data;                  \
 		}                                                              \
-		const T *a = in[0]->data;                                      \
-		T *o = out[0]->data;                                           \
-		int64_t cnt = gc_tensor_numel(in[0]);                          \
-		for (int64_t i = 0; i < cnt; i++) {                            \
-			T x = a[i] < lo ? lo : a[i];                           \
-			o[i] = x > hi ? hi : x;                                \
-		}                                                              \
+		clip_job j = {in[0]->data, &lo, &hi, out[0]->data,             \
+			      gc_tensor_numel(in[0])};                         \
+		gc_nn_run_parts(gc_nn_par_threads(k->threads, (double)j.cnt), \
+				j.cnt, clip_part_##sfx, &j);                   \
 		return 0;                                                      \
 	}
 

@@ -291,6 +291,14 @@ def build_cases():
         [("y", np.clip(x, -0.5, 2.0))], opset=6)
     add("clip6_relu6", [N("Clip", ["x"], ["y"], min=0.0, max=6.0)],
         [("x", x * 4)], [("y", np.clip(x * 4, 0.0, 6.0))], opset=6)
+    # elements enough to split over two threads, NaN kept (NumPy's clip too)
+    xl = rnd("clip_long", [300, 400], -3, 3)
+    xl[7, ::37] = np.nan
+    add("clip13_long_split", [N("Clip", ["x", "lo", "hi"], ["y"])], [("x", xl)],
+        [("y", np.clip(xl, lo, hi))], inits={"lo": lo, "hi": hi})
+    xi = rng_for("clip_long_i").integers(-1000, 1000, [300, 400]).astype(i64)
+    add("clip13_long_split_i64", [N("Clip", ["x", "lo", "hi"], ["y"])], [("x", xi)],
+        [("y", np.clip(xi, -7, 300))], inits={"lo": np.array(-7, i64), "hi": np.array(300, i64)})
 
     # --- Cast
     x = rnd("cast_f32_i64", [3, 4], -200, 200)
