@@ -394,6 +394,15 @@ static void concat_bytes(const chunks *c, gc_tensor *const *in, char *out, int64
 	}
 }
 
+/* Part `part` of `parts` of total bytes in cache-line multiples, so that no
+ * two threads write one line (the last part takes the rest). */
+static void line_range(int64_t total, int part, int parts, int64_t *lo, int64_t *hi)
+{
+	gc_nn_part_range(total / 64, part, parts, lo, hi);
+	*lo *= 64;
+	*hi = part == parts - 1 ? total : *hi * 64;
+}
+
 typedef struct concat_job {
 	const chunks *c;
 	gc_tensor *const *in;
@@ -406,10 +415,7 @@ static void concat_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	const concat_job *j = arg;
 	int64_t lo, hi;
-	/* cache-line multiples, so no two threads write one line */
-	gc_nn_part_range(j->total / 64, part, parts, &lo, &hi);
-	lo *= 64;
-	hi = part == parts - 1 ? j->total : hi * 64;
+	line_range(j->total, part, parts, &lo, &hi);
 	concat_bytes(j->c, j->in, j->out, j->row, lo, hi);
 }
 
@@ -497,18 +503,53 @@ int gc_prepare_Concat(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *c
 	return 0;
 }
 
+/* Bytes [lo, hi) of the input, outer rows of `row` bytes: each row is
+ * every output's chunk in turn (Concat's concat_bytes turned around). */
+static void split_bytes(const chunks *c, const char *src, gc_tensor *const *out, int64_t row,
+			int64_t lo, int64_t hi)
+{
+	for (int64_t o = lo / row; o * row < hi; o++) {
+		int64_t at = o * row;
+		for (int32_t i = 0; i < c->n && at < hi; i++) {
+			int64_t b = c->bytes[i], s = at > lo ? at : lo, e = at + b < hi ? at + b : hi;
+			if (s < e && out[i] && out[i]->data)
+				memcpy((char *)out[i]->data + o * b + (s - at), src + s,
+				       (size_t)(e - s));
+			at += b;
+		}
+	}
+}
+
+typedef struct split_job {
+	const chunks *c;
+	const char *src;
+	gc_tensor *const *out;
+	int64_t row, total;
+} split_job;
+
+static void split_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const split_job *j = arg;
+	int64_t lo, hi;
+	line_range(j->total, part, parts, &lo, &hi);
+	split_bytes(j->c, j->src, j->out, j->row, lo, hi);
+}
+
+/* Split over the threads by bytes, as Concat. */
 static int run_split(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const chunks *c = n->state;
-	const char *src = in[0]->data;
-	for (int64_t o = 0; o < c->outer; o++)
-		for (int32_t i = 0; i < c->n; i++) {
-			int64_t b = c->bytes[i];
-			if (out[i] && out[i]->data && b)
-				memcpy((char *)out[i]->data + o * b, src, (size_t)b);
-			src += b;
-		}
+	split_job j = {c, in[0]->data, out, 0, gc_tensor_nbytes(in[0])};
+	for (int32_t i = 0; i < c->n; i++)
+		j.row += c->bytes[i];
+	if (!j.total || !j.row)
+		return 0;
+	int t = gc_nn_par_threads(k->threads, (double)j.total / 4);
+	if (t <= 1 || j.total < 2 * 4096)
+		split_bytes(c, j.src, out, j.row, 0, j.total);
+	else
+		gc_nn_parallel(t, gc_nn_par_parts(t, j.total / 4096), split_part, &j);
 	return 0;
 }
 

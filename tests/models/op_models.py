@@ -644,6 +644,11 @@ def build_cases():
         [("y0", x[:, 0:2]), ("y1", x[:, 2:4]), ("y2", x[:, 4:6])])
     add("split11_attr", [N("Split", ["x"], ["y0", "y1"], axis=-1, split=[1, 2])],
         [("x", x)], [("y0", x[:, :, :1]), ("y1", x[:, :, 1:])], opset=11)
+    # bytes enough to split over two threads, parts crossing chunks and rows
+    xb = rnd("split_big", [4, 300, 201])
+    add("split13_big_uneven", [N("Split", ["x", "s"], ["y0", "y1", "y2"], axis=1)],
+        [("x", xb)], [("y0", xb[:, :70]), ("y1", xb[:, 70:200]), ("y2", xb[:, 200:])],
+        inits={"s": np.array([70, 130, 100], i64)})
 
     # --- ReduceMean (opset 13: axes attribute)
     x = rnd("reducemean", [2, 3, 4])
