@@ -594,8 +594,12 @@ GC_REDUCE_OP_(ReduceSumSquare, R_SUMSQUARE)
 typedef struct arg_plan {
 	int64_t outer, n, inner;
 	bool last;
-	void (*fn)(const void *x, const struct arg_plan *p, int64_t *out, void *scratch);
+	/* units [u0, u1): rows (inner == 1), or a row block's chunk of
+	 * ARG_IC columns */
+	void (*fn)(const void *x, const struct arg_plan *p, int64_t *out, int64_t u0, int64_t u1);
 } arg_plan;
+
+#define ARG_IC 256
 
 #define ISNAN_F(v) isnan(v)
 #define ISNAN_I(v) 0
@@ -612,7 +616,8 @@ typedef struct arg_plan {
  * A contiguous row is scanned twice: once for the extreme value (8
  * independent lanes, no branches) and whether a NaN occurs, then for the
  * first (or last) index holding it. Rows strided by `inner` keep a running
- * best per column in scratch.
+ * best per column, ARG_IC columns at a time on the stack. Rows and chunks
+ * are split over the threads.
  */
 #define ARGK(name, V, LD, ISNAN, CMP, CMPE)                                                        \
 	static int64_t name##_row(const void *x, int64_t base, int64_t n, bool last)               \
@@ -651,23 +656,26 @@ typedef struct arg_plan {
 		}                                                                                  \
 		return i;                                                                          \
 	}                                                                                          \
-	static void name(const void *x, const arg_plan *p, int64_t *out, void *scratch)            \
+	static void name(const void *x, const arg_plan *p, int64_t *out, int64_t u0, int64_t u1)   \
 	{                                                                                          \
 		int64_t n = p->n, inner = p->inner;                                                \
-		for (int64_t o = 0; o < p->outer; o++) {                                           \
-			int64_t base = o * n * inner;                                              \
-			if (inner == 1) {                                                          \
-				out[o] = name##_row(x, base, n, p->last);                          \
-				continue;                                                          \
-			}                                                                          \
-			V *best = scratch;                                                         \
-			int64_t *oi = out + o * inner;                                             \
-			for (int64_t j = 0; j < inner; j++) {                                      \
+		if (inner == 1) {                                                                  \
+			for (int64_t o = u0; o < u1; o++)                                          \
+				out[o] = name##_row(x, o * n, n, p->last);                         \
+			return;                                                                    \
+		}                                                                                  \
+		int64_t chunks = (inner + ARG_IC - 1) / ARG_IC;                                    \
+		V best[ARG_IC];                                                                    \
+		for (int64_t u = u0; u < u1; u++) {                                                \
+			int64_t o = u / chunks, j0 = u % chunks * ARG_IC;                          \
+			int64_t w = inner - j0 < ARG_IC ? inner - j0 : ARG_IC;                     \
+			int64_t base = o * n * inner + j0, *oi = out + o * inner + j0;             \
+			for (int64_t j = 0; j < w; j++) {                                          \
 				best[j] = LD(x, base + j);                                         \
 				oi[j] = 0;                                                         \
 			}                                                                          \
 			for (int64_t i = 1; i < n; i++)                                            \
-				for (int64_t j = 0; j < inner; j++) {                              \
+				for (int64_t j = 0; j < w; j++) {                                  \
 					V v = LD(x, base + i * inner + j);                         \
 					if (TAKE(v, best[j], p->last, ISNAN, CMP, CMPE)) {         \
 						best[j] = v;                                       \
@@ -693,7 +701,7 @@ ARGS(u16, uint16_t, LD_U16, ISNAN_I)
 ARGS(u32, uint32_t, LD_U32, ISNAN_I)
 ARGS(u64, uint64_t, LD_U64, ISNAN_I)
 
-typedef void (*arg_fn)(const void *x, const arg_plan *p, int64_t *out, void *scratch);
+typedef void (*arg_fn)(const void *x, const arg_plan *p, int64_t *out, int64_t u0, int64_t u1);
 #define ARG_ROW(sfx)                                                                               \
 	{                                                                                          \
 		argmax_##sfx, argmin_##sfx                                                         \
@@ -707,10 +715,33 @@ static const arg_fn arg_kernels[GC_DTYPE_COUNT][2] = {
     [GC_DTYPE_UINT32] = ARG_ROW(u32),  [GC_DTYPE_UINT64] = ARG_ROW(u64),
 };
 
+typedef struct arg_job {
+	const arg_plan *p;
+	const void *x;
+	int64_t *out;
+} arg_job;
+
+static int64_t arg_units(const arg_plan *p)
+{
+	return p->inner == 1 ? p->outer : p->outer * ((p->inner + ARG_IC - 1) / ARG_IC);
+}
+
+static void arg_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const arg_job *j = arg;
+	int64_t u0, u1;
+	gc_nn_part_range(arg_units(j->p), part, parts, &u0, &u1);
+	j->p->fn(j->x, j->p, j->out, u0, u1);
+}
+
 static int run_arg(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
 	const arg_plan *p = n->state;
-	p->fn(in[0]->data, p, out[0]->data, k->scratch);
+	arg_job j = {p, in[0]->data, out[0]->data};
+	/* ~2 cycles an element: a compare and a select */
+	int t = gc_nn_par_threads(k->threads, 2.0 * (double)(p->outer * p->n * p->inner));
+	gc_nn_run_parts(t, arg_units(p), arg_part, &j);
 	return 0;
 }
 
@@ -759,8 +790,6 @@ static int arg_prepare(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *
 		if (i != a || keepdims)
 			dims[orank++] = i == a ? 1 : x->dims[i];
 	gc_set_shape(out[0], GC_DTYPE_INT64, orank, dims);
-	if (p->inner > 1)
-		n->scratch_bytes = (uint64_t)p->inner * 8;
 	n->run = run_arg;
 	return 0;
 }

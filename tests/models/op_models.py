@@ -650,6 +650,25 @@ def build_cases():
         [("x", xb)], [("y0", xb[:, :70]), ("y1", xb[:, 70:200]), ("y2", xb[:, 200:])],
         inits={"s": np.array([70, 130, 100], i64)})
 
+    # --- ArgMax, ArgMin over a middle axis (a segmentation map's classes):
+    # columns in chunks of 256 split over the threads (runtime/kernels/
+    # reduce.c), ties (the first index, or the last with select_last_index)
+    # and NaN (the first NaN, as NumPy's argmax) against NumPy
+    xa = np.round(rnd("argmax_seg", [2, 21, 40, 70]) * 2)
+    xa[1, 5, 3, :9] = np.nan
+    xa[0, 20, 39, 69] = np.nan
+
+    def arg_last(x, axis, fn):
+        n = x.shape[axis]
+        return n - 1 - fn(np.flip(x, axis), axis=axis)
+
+    for op, fn in [("ArgMax", np.argmax), ("ArgMin", np.argmin)]:
+        add("%s_seg_axis1" % op.lower(), [N(op, ["x"], ["y"], axis=1, keepdims=0)],
+            [("x", xa)], [("y", fn(xa, axis=1).astype(i64))])
+        add("%s_seg_axis1_last" % op.lower(),
+            [N(op, ["x"], ["y"], axis=1, keepdims=1, select_last_index=1)],
+            [("x", xa)], [("y", np.expand_dims(arg_last(xa, 1, fn), 1).astype(i64))])
+
     # --- ReduceMean (opset 13: axes attribute)
     x = rnd("reducemean", [2, 3, 4])
     x64 = x.astype(f64)
