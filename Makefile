@@ -123,8 +123,10 @@ $(B)/obj/gen/onnx.pb-c.o: $(GEN_C) $(FLAGS_STAMP)
 # Everything in lib/ may include the generated header.
 $(LIB_SRC:%.c=$(B)/obj/%.o): $(GEN_H)
 
-# The unary math kernels read no errno: sqrt then vectorises (its loop is O3).
+# The unary math kernels read no errno: sqrt then vectorises (its loop is O3);
+# so do LRN's roots (norm.c).
 $(B)/obj/runtime/kernels/elementwise-unary.o: CFLAGS += -fno-math-errno
+$(B)/obj/runtime/kernels/norm.o: CFLAGS += -fno-math-errno
 
 # Objects depend on the flags they were built with (SAN=1 after a plain
 # build rebuilds everything).

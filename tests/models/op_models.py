@@ -669,6 +669,22 @@ def build_cases():
             [N(op, ["x"], ["y"], axis=1, keepdims=1, select_last_index=1)],
             [("x", xa)], [("y", np.expand_dims(arg_last(xa, 1, fn), 1).astype(i64))])
 
+    # --- LRN: planes in chunks of 256 split over the threads, base^-beta by
+    # roots for 0.75 (AlexNet's), 0.5 and 1, by exp/log otherwise
+    # (runtime/kernels/norm.c); float32 against NumPy in double
+    xl = rnd("lrn_big", [2, 16, 30, 20], -3, 3)
+    for tag, size, beta in [("b075", 5, 0.75), ("b05", 3, 0.5), ("b1", 4, 1.0),
+                            ("b06", 5, 0.6)]:
+        x64 = xl.astype(f64)
+        sq = np.zeros_like(x64)
+        lo_n, hi_n = (size - 1) // 2, size - 1 - (size - 1) // 2
+        for c in range(x64.shape[1]):
+            sq[:, c] = (x64[:, max(0, c - lo_n):c + hi_n + 1] ** 2).sum(1)
+        y = x64 / (1.5 + 0.4 / size * sq) ** beta
+        add("lrn_chunks_%s" % tag,
+            [N("LRN", ["x"], ["y"], size=size, alpha=0.4, beta=beta, bias=1.5)],
+            [("x", xl)], [("y", y.astype(f32))])
+
     # --- ReduceMean (opset 13: axes attribute)
     x = rnd("reducemean", [2, 3, 4])
     x64 = x.astype(f64)
