@@ -720,6 +720,17 @@ def build_cases():
         [("y", np.pad(x, npp))], inits={"p": np.array(pads, i64)})
     add("pad_reflect", [N("Pad", ["x", "p"], ["y"], mode="reflect")], [("x", x)],
         [("y", np.pad(x, npp, mode="reflect"))], inits={"p": np.array(pads, i64)})
+    # rows enough to split over two threads (runtime/kernels/shape-move.c),
+    # every axis padded, a part starting inside the padding of an outer axis
+    xb = rnd("pad_big", [3, 40, 50, 60])
+    pads = [1, 2, 3, 4, 0, 1, 2, 1]
+    npp = [(1, 0), (2, 1), (3, 2), (4, 1)]
+    for mode in ["constant", "reflect", "edge"]:
+        ref = np.pad(xb, npp, mode=mode, **({"constant_values": -2.5}
+                                             if mode == "constant" else {}))
+        add("pad_big_%s" % mode, [N("Pad", ["x", "p", "v"], ["y"], mode=mode)],
+            [("x", xb)], [("y", ref)],
+            inits={"p": np.array(pads, i64), "v": np.array(-2.5, f32)})
 
     # --- whole-model features
     w, b = rnd("dyn_w", [8, 5]), rnd("dyn_b", [5])
