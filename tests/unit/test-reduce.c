@@ -7,12 +7,14 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "harness.h"
 #include "kernels/kutil.h"
+#include "kernels/value-impl.h"
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 
@@ -409,6 +411,88 @@ static void test_mean_long_row(void)
 	free(x);
 }
 
+/* ---- a reduction to one value, in chunks over the threads --------------- */
+
+typedef int (*prep_fn)(gc_kctx *, gc_node *, gc_tensor *const *, gc_tensor *const *);
+
+/* One value of op over x (all axes), at one and two threads: within rtol of
+ * want, and the same bytes at both (reduce.c's chunks do not depend on the
+ * thread count). */
+static void one_value(prep_fn prep, const char *op, gc_dtype dt, const void *x, int64_t n,
+		      double want, double rtol)
+{
+	gc_tensor t = tens(dt, 1, D(n), x);
+	gc_tensor *in[] = {&t};
+	gc_attr none[] = {a_i("keepdims", 0)};
+	unsigned char got[2][8];
+	for (int threads = 1; threads <= 2; threads++) {
+		harness_threads = threads;
+		harness_run h;
+		CHECK_INT(harness_op(&h, prep, op, 13, 1, in, 1, 1, none), 0);
+		double v = gc_kv_load(&h.out[0], 0);
+		if (!(isnan(want) ? isnan(v) : fabs(v - want) <= rtol * fabs(want) + 1e-30))
+			fprintf(stderr, "%s of %s: got %.9g, want %.9g\n", op, gc_dtype_name(dt), v,
+				want);
+		CHECK(isnan(want) ? isnan(v) : fabs(v - want) <= rtol * fabs(want) + 1e-30);
+		memcpy(got[threads - 1], h.out[0].data, gc_dtype_size(dt));
+		harness_free(&h);
+	}
+	harness_threads = 1;
+	CHECK(!memcmp(got[0], got[1], gc_dtype_size(dt)));
+}
+
+static void test_one_value_chunks(void)
+{
+	enum { N = 300001 }; /* 4 chunks and a part */
+	float *x = malloc(N * sizeof *x);
+	double *xd = malloc(N * sizeof *xd);
+	int32_t *xi = malloc(N * sizeof *xi);
+	double sum = 0, sq = 0, l1 = 0, mx = -INFINITY, mn = INFINITY, lse = 0, prod = 1;
+	for (int64_t i = 0; i < N; i++) {
+		x[i] = (float)((i * 7919 % 2001) - 1000) / 250.0f;
+		xd[i] = x[i];
+		xi[i] = (int32_t)(i * 7919 % 200001) - 100000;
+		sum += x[i];
+		sq += (double)x[i] * x[i];
+		l1 += fabs(x[i]);
+		mx = fmax(mx, x[i]);
+		mn = fmin(mn, x[i]);
+	}
+	for (int64_t i = 0; i < N; i++)
+		lse += exp(x[i] - mx);
+	lse = log(lse) + mx;
+	one_value(gc_prepare_ReduceSum, "ReduceSum", GC_DTYPE_FLOAT, x, N, sum, 1e-4);
+	one_value(gc_prepare_ReduceMean, "ReduceMean", GC_DTYPE_FLOAT, x, N, sum / N, 1e-4);
+	one_value(gc_prepare_ReduceMax, "ReduceMax", GC_DTYPE_FLOAT, x, N, mx, 0);
+	one_value(gc_prepare_ReduceMin, "ReduceMin", GC_DTYPE_FLOAT, x, N, mn, 0);
+	one_value(gc_prepare_ReduceL1, "ReduceL1", GC_DTYPE_FLOAT, x, N, l1, 1e-5);
+	one_value(gc_prepare_ReduceL2, "ReduceL2", GC_DTYPE_FLOAT, x, N, sqrt(sq), 1e-5);
+	one_value(gc_prepare_ReduceSumSquare, "ReduceSumSquare", GC_DTYPE_FLOAT, x, N, sq, 1e-5);
+	one_value(gc_prepare_ReduceLogSumExp, "ReduceLogSumExp", GC_DTYPE_FLOAT, x, N, lse, 1e-5);
+	one_value(gc_prepare_ReduceSum, "ReduceSum", GC_DTYPE_DOUBLE, xd, N, sum, 1e-12);
+	/* a product of powers of two (exact in float): 1s, a 2 every 1000, a
+	 * 0.5 every 1500 */
+	for (int64_t i = 0; i < N; i++) {
+		x[i] = i % 1000 == 7 ? 2.0f : i % 1500 == 11 ? 0.5f : 1.0f;
+		prod *= x[i];
+	}
+	one_value(gc_prepare_ReduceProd, "ReduceProd", GC_DTYPE_FLOAT, x, N, prod, 0);
+	/* NaN in the last chunk's part, and int32 (exact) */
+	x[N - 1] = NAN;
+	one_value(gc_prepare_ReduceMax, "ReduceMax", GC_DTYPE_FLOAT, x, N, NAN, 0);
+	int64_t isum = 0, imax = INT64_MIN;
+	for (int64_t i = 0; i < N; i++) {
+		isum += xi[i];
+		imax = xi[i] > imax ? xi[i] : imax;
+	}
+	one_value(gc_prepare_ReduceSum, "ReduceSum", GC_DTYPE_INT32, xi, N, (double)(int32_t)isum,
+		  0);
+	one_value(gc_prepare_ReduceMax, "ReduceMax", GC_DTYPE_INT32, xi, N, (double)imax, 0);
+	free(x);
+	free(xd);
+	free(xi);
+}
+
 /* ---- the other reductions ----------------------------------------------- */
 
 static void test_max_min_prod(void)
@@ -721,6 +805,7 @@ static void test_argmax_nan_f16_int(void)
 
 TEST_MAIN(TEST(test_sum_opset11_attr), TEST(test_sum_opset13_input), TEST(test_opset18_axes_input),
 	  TEST(test_reduce_errors), TEST(test_mean_paths), TEST(test_mean_long_row),
-	  TEST(test_max_min_prod), TEST(test_max_min_nan), TEST(test_max_min_nan_long), TEST(test_norms_and_logs),
+	  TEST(test_max_min_prod), TEST(test_max_min_nan), TEST(test_max_min_nan_long),
+	  TEST(test_one_value_chunks), TEST(test_norms_and_logs),
 	  TEST(test_int_types), TEST(test_half_types), TEST(test_empty_reduction),
 	  TEST(test_argmax_argmin), TEST(test_argmax_nan_f16_int))
