@@ -7,6 +7,7 @@
 
 #include "../alloc.h"
 #include "algebra.h"
+#include "nn-par.h"
 #include "shape-impl.h"
 #include "value-impl.h"
 
@@ -17,25 +18,44 @@ typedef struct cumsum_plan {
 	bool exclusive, reverse;
 } cumsum_plan;
 
+/*
+ * Units of work: a row block's columns, CS_IC at a time, their running sums
+ * on the stack, advancing together along the axis (contiguous loads, a
+ * vector across columns), split over the threads; each column sums in
+ * order, so the result does not depend on the split. Before, each column
+ * was walked alone (a stride of the row block's width a step) on one
+ * thread: [8, 64, 128, 64] on axis 2, 9.7 ms at one thread.
+ */
+#define CS_IC 256
+
 #define GC_CUMSUM_(NAME, T, ACC)                                                                   \
-	static void NAME(const cumsum_plan *p, const T *x, T *y)                                   \
+	static void NAME(const cumsum_plan *p, const T *x, T *y, int64_t u0, int64_t u1)           \
 	{                                                                                          \
-		for (int64_t o = 0; o < p->outer; o++)                                             \
-			for (int64_t j = 0; j < p->inner; j++) {                                   \
-				ACC s = 0;                                                         \
-				for (int64_t t = 0; t < p->len; t++) {                             \
-					int64_t i = p->reverse ? p->len - 1 - t : t;               \
-					int64_t at = (o * p->len + i) * p->inner + j;              \
-					ACC v = (ACC)x[at];                                        \
-					if (p->exclusive) {                                        \
-						y[at] = (T)s;                                      \
-						s += v;                                            \
-					} else {                                                   \
-						s += v;                                            \
-						y[at] = (T)s;                                      \
+		int64_t chunks = (p->inner + CS_IC - 1) / CS_IC;                                   \
+		ACC s[CS_IC];                                                                      \
+		for (int64_t u = u0; u < u1; u++) {                                                \
+			int64_t o = u / chunks, j0 = u % chunks * CS_IC;                           \
+			int64_t w = p->inner - j0 < CS_IC ? p->inner - j0 : CS_IC;                 \
+			for (int64_t j = 0; j < w; j++)                                            \
+				s[j] = 0;                                                          \
+			for (int64_t t = 0; t < p->len; t++) {                                     \
+				int64_t i = p->reverse ? p->len - 1 - t : t;                       \
+				int64_t at = (o * p->len + i) * p->inner + j0;                     \
+				const T *xr = x + at;                                              \
+				T *yr = y + at;                                                    \
+				if (p->exclusive)                                                  \
+					for (int64_t j = 0; j < w; j++) {                          \
+						ACC v = (ACC)xr[j];                                \
+						yr[j] = (T)s[j];                                   \
+						s[j] += v;                                         \
 					}                                                          \
-				}                                                                  \
+				else                                                               \
+					for (int64_t j = 0; j < w; j++) {                          \
+						s[j] += (ACC)xr[j];                                \
+						yr[j] = (T)s[j];                                   \
+					}                                                          \
 			}                                                                          \
+		}                                                                                  \
 	}
 GC_CUMSUM_(cumsum_f32, float, double)
 GC_CUMSUM_(cumsum_f64, double, double)
@@ -45,55 +65,80 @@ GC_CUMSUM_(cumsum_u32, uint32_t, uint64_t)
 GC_CUMSUM_(cumsum_u64, uint64_t, uint64_t)
 #undef GC_CUMSUM_
 
-static void cumsum_half(const cumsum_plan *p, const gc_tensor *x, gc_tensor *y)
+static void cumsum_half(const cumsum_plan *p, const gc_tensor *x, gc_tensor *y, int64_t u0,
+			int64_t u1)
 {
-	for (int64_t o = 0; o < p->outer; o++)
-		for (int64_t j = 0; j < p->inner; j++) {
-			double s = 0;
-			for (int64_t t = 0; t < p->len; t++) {
-				int64_t i = p->reverse ? p->len - 1 - t : t;
-				int64_t at = (o * p->len + i) * p->inner + j;
-				double v = gc_kv_load(x, at);
-				if (p->exclusive) {
-					gc_kv_store(y, at, s);
-					s += v;
-				} else {
-					s += v;
-					gc_kv_store(y, at, s);
-				}
+	for (int64_t u = u0; u < u1; u++) { /* a unit a column here */
+		int64_t o = u / p->inner, j = u % p->inner;
+		double s = 0;
+		for (int64_t t = 0; t < p->len; t++) {
+			int64_t i = p->reverse ? p->len - 1 - t : t;
+			int64_t at = (o * p->len + i) * p->inner + j;
+			double v = gc_kv_load(x, at);
+			if (p->exclusive) {
+				gc_kv_store(y, at, s);
+				s += v;
+			} else {
+				s += v;
+				gc_kv_store(y, at, s);
 			}
 		}
+	}
+}
+
+typedef struct cumsum_job {
+	const cumsum_plan *p;
+	const gc_tensor *x;
+	gc_tensor *y;
+} cumsum_job;
+
+static int64_t cumsum_units(const cumsum_plan *p, gc_dtype dt)
+{
+	bool half = dt == GC_DTYPE_FLOAT16 || dt == GC_DTYPE_BFLOAT16;
+	return p->outer * (half ? p->inner : (p->inner + CS_IC - 1) / CS_IC);
+}
+
+static void cumsum_part(void *arg, int part, int parts, int slot)
+{
+	(void)slot;
+	const cumsum_job *j = arg;
+	const cumsum_plan *p = j->p;
+	const void *x = j->x->data;
+	void *y = j->y->data;
+	int64_t u0, u1;
+	gc_nn_part_range(cumsum_units(p, j->x->dtype), part, parts, &u0, &u1);
+	switch (j->x->dtype) {
+	case GC_DTYPE_FLOAT:
+		cumsum_f32(p, x, y, u0, u1);
+		break;
+	case GC_DTYPE_DOUBLE:
+		cumsum_f64(p, x, y, u0, u1);
+		break;
+	case GC_DTYPE_INT32:
+		cumsum_i32(p, x, y, u0, u1);
+		break;
+	case GC_DTYPE_INT64:
+		cumsum_i64(p, x, y, u0, u1);
+		break;
+	case GC_DTYPE_UINT32:
+		cumsum_u32(p, x, y, u0, u1);
+		break;
+	case GC_DTYPE_UINT64:
+		cumsum_u64(p, x, y, u0, u1);
+		break;
+	default:
+		cumsum_half(p, j->x, j->y, u0, u1);
+		break;
+	}
 }
 
 static int run_cumsum(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const cumsum_plan *p = n->state;
-	const void *x = in[0]->data;
-	void *y = out[0]->data;
-	switch (in[0]->dtype) {
-	case GC_DTYPE_FLOAT:
-		cumsum_f32(p, x, y);
-		break;
-	case GC_DTYPE_DOUBLE:
-		cumsum_f64(p, x, y);
-		break;
-	case GC_DTYPE_INT32:
-		cumsum_i32(p, x, y);
-		break;
-	case GC_DTYPE_INT64:
-		cumsum_i64(p, x, y);
-		break;
-	case GC_DTYPE_UINT32:
-		cumsum_u32(p, x, y);
-		break;
-	case GC_DTYPE_UINT64:
-		cumsum_u64(p, x, y);
-		break;
-	default:
-		cumsum_half(p, in[0], out[0]);
-		break;
-	}
+	cumsum_job j = {p, in[0], out[0]};
+	/* ~2 cycles an element: a load, an add, a store */
+	int t = gc_nn_par_threads(k->threads, 2.0 * (double)(p->outer * p->len * p->inner));
+	gc_nn_run_parts(t, cumsum_units(p, in[0]->dtype), cumsum_part, &j);
 	return 0;
 }
 

@@ -685,6 +685,25 @@ def build_cases():
             [N("LRN", ["x"], ["y"], size=size, alpha=0.4, beta=beta, bias=1.5)],
             [("x", xl)], [("y", y.astype(f32))])
 
+    # --- CumSum over a middle axis: columns in chunks of 256 (and a part)
+    # split over the threads (runtime/kernels/algebra.c); exclusive, reverse,
+    # int32; float32 summed in double as NumPy's float64 cumsum
+    xc = rnd("cumsum_mid", [3, 50, 700])
+    xci = rng_for("cumsum_mid_i").integers(-1000, 1000, [3, 50, 700]).astype(np.int32)
+
+    def cumsum_ref(x, exclusive, reverse):
+        v = np.flip(x, 1) if reverse else x
+        c = np.cumsum(v.astype(f64 if x.dtype == f32 else i64), axis=1)
+        if exclusive:
+            c = np.concatenate([np.zeros_like(c[:, :1]), c[:, :-1]], 1)
+        c = np.flip(c, 1) if reverse else c
+        return c.astype(x.dtype)
+
+    for tag, x_, ex, rev in [("f32", xc, 0, 0), ("f32_excl_rev", xc, 1, 1),
+                             ("i32_rev", xci, 0, 1)]:
+        add("cumsum_mid_%s" % tag, [N("CumSum", ["x", "ax"], ["y"], exclusive=ex, reverse=rev)],
+            [("x", x_)], [("y", cumsum_ref(x_, ex, rev))], inits={"ax": np.array(1, i64)})
+
     # --- ReduceMean (opset 13: axes attribute)
     x = rnd("reducemean", [2, 3, 4])
     x64 = x.astype(f64)
