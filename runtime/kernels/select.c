@@ -540,7 +540,7 @@ static int run_unique(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_ten
 	int64_t cnt[3] = {p->nu, p->len, p->nu};
 	for (int i = 1; i < 4; i++)
 		if (i < n->n_out && out[i] && (!n->out || n->out[i] >= 0))
-			gc_copy_bytes(out[i]->data, src[i - 1], (size_t)cnt[i - 1] * sizeof(int64_t));
+			gc_copy_bytes(1, out[i]->data, src[i - 1], (size_t)cnt[i - 1] * sizeof(int64_t));
 	return 0;
 }
 

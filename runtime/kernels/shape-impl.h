@@ -35,8 +35,18 @@ void gc_view_copy(void *dst, const void *src, size_t esize, int32_t rank, const 
 /* Writes `count` copies of the esize-byte value at `value` into dst. */
 void gc_fill(void *dst, const void *value, size_t esize, int64_t count);
 
-/* memcpy unless dst == src (in-place views: Identity, Reshape, ...). */
-void gc_copy_bytes(void *dst, const void *src, size_t nbytes);
+/* memcpy unless dst == src (in-place views: Identity, Reshape, ...), over
+ * up to `threads` threads when it is big (a Reshape the memory plan could
+ * not alias, ScatterND's KV cache). */
+void gc_copy_bytes(int threads, void *dst, const void *src, size_t nbytes);
+
+/* Part `part` of `parts` of total bytes in cache-line multiples, so that no
+ * two threads write one line (the last part takes the rest). */
+static inline void gc_line_range(int64_t total, int part, int parts, int64_t *lo, int64_t *hi)
+{
+	*lo = total / 64 * part / parts * 64;
+	*hi = part == parts - 1 ? total : total / 64 * (part + 1) / parts * 64;
+}
 
 /* The run function of every op whose output is its input's bytes. */
 int gc_run_copy(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out);

@@ -370,7 +370,7 @@ static int run_gather_elements(gc_kctx *k, const gc_node *n, gc_tensor *const *i
 static int run_scatter_elements(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 				gc_tensor *const *out)
 {
-	gc_copy_bytes(out[0]->data, in[0]->data, (size_t)gc_tensor_nbytes(out[0]));
+	gc_copy_bytes(k->threads, out[0]->data, in[0]->data, (size_t)gc_tensor_nbytes(out[0]));
 	return elems_walk(k, n->state, in[1], in[0]->dims, out[0]->data, NULL, in[2]->data);
 }
 
@@ -489,7 +489,7 @@ static int run_scatter_nd(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc
 	int64_t es = (int64_t)p->esize, off;
 	char *dst = out[0]->data;
 	const char *upd = in[2]->data;
-	gc_copy_bytes(dst, in[0]->data, (size_t)gc_tensor_nbytes(out[0]));
+	gc_copy_bytes(k->threads, dst, in[0]->data, (size_t)gc_tensor_nbytes(out[0]));
 	for (int64_t t = 0; t < p->tuples; t++) {
 		if (nd_offset(k, p, in[1], t, &off))
 			return gc_kok(k);

@@ -394,15 +394,6 @@ static void concat_bytes(const chunks *c, gc_tensor *const *in, char *out, int64
 	}
 }
 
-/* Part `part` of `parts` of total bytes in cache-line multiples, so that no
- * two threads write one line (the last part takes the rest). */
-static void line_range(int64_t total, int part, int parts, int64_t *lo, int64_t *hi)
-{
-	gc_nn_part_range(total / 64, part, parts, lo, hi);
-	*lo *= 64;
-	*hi = part == parts - 1 ? total : *hi * 64;
-}
-
 typedef struct concat_job {
 	const chunks *c;
 	gc_tensor *const *in;
@@ -415,7 +406,7 @@ static void concat_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	const concat_job *j = arg;
 	int64_t lo, hi;
-	line_range(j->total, part, parts, &lo, &hi);
+	gc_line_range(j->total, part, parts, &lo, &hi);
 	concat_bytes(j->c, j->in, j->out, j->row, lo, hi);
 }
 
@@ -532,7 +523,7 @@ static void split_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	const split_job *j = arg;
 	int64_t lo, hi;
-	line_range(j->total, part, parts, &lo, &hi);
+	gc_line_range(j->total, part, parts, &lo, &hi);
 	split_bytes(j->c, j->src, j->out, j->row, lo, hi);
 }
 
@@ -996,10 +987,9 @@ int gc_prepare_Pad(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *cons
 
 static int run_trilu(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	const gc_tensor *x = in[0];
 	size_t es = gc_dtype_size(x->dtype);
-	gc_copy_bytes(out[0]->data, x->data, (size_t)gc_tensor_nbytes(out[0]));
+	gc_copy_bytes(k->threads, out[0]->data, x->data, (size_t)gc_tensor_nbytes(out[0]));
 	int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
 	int64_t kk = 0, lim = rows + cols + 1;
 	if (n->n_in > 1 && in[1] && gc_tensor_numel(in[1]) > 0)

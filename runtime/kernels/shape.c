@@ -42,10 +42,34 @@ int gc_check_index_type(gc_kctx *k, const gc_tensor *t, const char *what)
 	return 0;
 }
 
-void gc_copy_bytes(void *dst, const void *src, size_t nbytes)
+typedef struct copy_job {
+	char *dst;
+	const char *src;
+	int64_t n;
+} copy_job;
+
+static void copy_part(void *arg, int part, int parts, int slot)
 {
-	if (dst != src && nbytes)
+	(void)slot;
+	const copy_job *j = arg;
+	int64_t lo, hi;
+	gc_line_range(j->n, part, parts, &lo, &hi);
+	if (hi > lo)
+		memcpy(j->dst + lo, j->src + lo, (size_t)(hi - lo));
+}
+
+void gc_copy_bytes(int threads, void *dst, const void *src, size_t nbytes)
+{
+	if (dst == src || !nbytes)
+		return;
+	/* ~4 bytes a cycle (Concat's count) */
+	int t = gc_nn_par_threads(threads, (double)nbytes / 4);
+	if (t <= 1 || nbytes < 2 * 4096) {
 		memcpy(dst, src, nbytes);
+		return;
+	}
+	copy_job j = {dst, src, (int64_t)nbytes};
+	gc_nn_parallel(t, gc_nn_par_parts(t, (int64_t)nbytes / 4096), copy_part, &j);
 }
 
 void gc_fill(void *dst, const void *value, size_t esize, int64_t count)
@@ -267,9 +291,8 @@ void gc_view_copy(void *dst, const void *src, size_t esize, int32_t rank, const 
 
 int gc_run_copy(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	(void)n;
-	gc_copy_bytes(out[0]->data, in[0]->data, (size_t)gc_tensor_nbytes(out[0]));
+	gc_copy_bytes(k->threads, out[0]->data, in[0]->data, (size_t)gc_tensor_nbytes(out[0]));
 	return 0;
 }
 
@@ -337,9 +360,8 @@ int gc_run_view(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *c
 /* Output 0 holds bytes prepare already computed into n->state. */
 static int run_known(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	(void)k;
 	(void)in;
-	gc_copy_bytes(out[0]->data, n->state, (size_t)gc_tensor_nbytes(out[0]));
+	gc_copy_bytes(k->threads, out[0]->data, n->state, (size_t)gc_tensor_nbytes(out[0]));
 	return 0;
 }
 

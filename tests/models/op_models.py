@@ -704,6 +704,20 @@ def build_cases():
         add("cumsum_mid_%s" % tag, [N("CumSum", ["x", "ax"], ["y"], exclusive=ex, reverse=rev)],
             [("x", x_)], [("y", cumsum_ref(x_, ex, rev))], inits={"ax": np.array(1, i64)})
 
+    # --- ScatterND into a tensor big enough that its copy to the output is
+    # split over the threads (runtime/kernels/shape.c gc_copy_bytes): a KV
+    # cache's rows updated; Trilu after the same copy
+    kv = rnd("scatternd_kv", [4, 300, 201])
+    rows = np.array([[1, 7], [3, 299], [0, 0]], i64)
+    upd = rnd("scatternd_upd", [3, 201])
+    want = kv.copy()
+    for (a_, b_), u in zip(rows, upd):
+        want[a_, b_] = u
+    add("scatternd_big_copy", [N("ScatterND", ["x", "i", "u"], ["y"])],
+        [("x", kv), ("u", upd)], [("y", want)], inits={"i": rows})
+    add("trilu_big_copy", [N("Trilu", ["x", "k"], ["y"], upper=1)], [("x", kv)],
+        [("y", np.triu(kv, -3))], inits={"k": np.array(-3, i64)}, opset=14)
+
     # --- ReduceMean (opset 13: axes attribute)
     x = rnd("reducemean", [2, 3, 4])
     x64 = x.astype(f64)
