@@ -63,6 +63,10 @@ typedef struct gc_view {
 	int64_t strides[GC_VIEW_MAX];
 } gc_view;
 
+/* dst (numel elements) = the view v of src, over up to `threads` threads
+ * (gc_run_view's body, for a kernel that keeps its view elsewhere). */
+void gc_view_run(int threads, const gc_view *v, const void *src, void *dst, int64_t numel);
+
 /* Allocates a zeroed gc_view as n->state and selects gc_run_view; NULL
  * after reporting out of memory. */
 gc_view *gc_view_new(gc_kctx *k, gc_node *n, size_t esize);

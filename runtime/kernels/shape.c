@@ -336,25 +336,27 @@ static void view_part(void *arg, int part, int parts, int slot)
 
 int gc_run_view(gc_kctx *k, const gc_node *n, gc_tensor *const *in, gc_tensor *const *out)
 {
-	const gc_view *v = n->state;
-	int64_t numel = gc_tensor_numel(out[0]);
+	gc_view_run(k->threads, n->state, in[0]->data, out[0]->data, gc_tensor_numel(out[0]));
+	return 0;
+}
+
+void gc_view_run(int threads, const gc_view *v, const void *src, void *dst, int64_t numel)
+{
 	if (numel == 0)
-		return 0;
-	view_job j = {v, out[0]->data,
-		      (const char *)in[0]->data + v->offset * (int64_t)v->esize, 0, 0};
+		return;
+	view_job j = {v, dst, (const char *)src + v->offset * (int64_t)v->esize, 0, 0};
 	while (j.axis < v->rank - 1 && v->dims[j.axis] == 1)
 		j.axis++;
 	/* ~a cycle an element of up to 8 bytes: a strided gather or a copy */
-	int t = gc_nn_par_threads(k->threads, (double)numel * (double)(1 + v->esize / 8));
+	int t = gc_nn_par_threads(threads, (double)numel * (double)(1 + v->esize / 8));
 	if (t <= 1 || v->rank == 0 || v->dims[j.axis] < 2) {
 		gc_view_copy(j.dst, j.src, v->esize, v->rank, v->dims, v->strides);
-		return 0;
+		return;
 	}
 	j.dst_step = (int64_t)v->esize;
 	for (int i = j.axis + 1; i < v->rank; i++)
 		j.dst_step *= v->dims[i];
 	gc_nn_parallel(t, gc_nn_par_parts(t, v->dims[j.axis]), view_part, &j);
-	return 0;
 }
 
 /* Output 0 holds bytes prepare already computed into n->state. */

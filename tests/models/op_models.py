@@ -718,6 +718,14 @@ def build_cases():
     add("trilu_big_copy", [N("Trilu", ["x", "k"], ["y"], upper=1)], [("x", kv)],
         [("y", np.triu(kv, -3))], inits={"k": np.array(-3, i64)}, opset=14)
 
+    # --- Einsum of one operand big enough to split over the threads: a
+    # permutation (Transpose's tiled copy) and a sum over a label (rows of
+    # the gather) (runtime/kernels/einsum.c)
+    xe = rnd("einsum_one", [6, 40, 30, 50])
+    for tag, eq in [("permute", "abcd->acdb"), ("sum", "abcd->adb")]:
+        add("einsum_one_%s" % tag, [N("Einsum", ["x"], ["y"], equation=eq)], [("x", xe)],
+            [("y", np.einsum(eq, xe.astype(f64)).astype(f32))])
+
     # --- ReduceMean (opset 13: axes attribute)
     x = rnd("reducemean", [2, 3, 4])
     x64 = x.astype(f64)
