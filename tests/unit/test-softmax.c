@@ -5,6 +5,25 @@
  */
 #include "test-nn.h"
 
+/* Softmax and LogSoftmax of x [outer, len, inner] over len, in double. */
+static void softmax_ref(const float *x, int outer, int len, int inner, double *want,
+			double *wantlog)
+{
+	for (int o = 0; o < outer; o++)
+		for (int in = 0; in < inner; in++) {
+			double mx = -INFINITY, sum = 0;
+			for (int j = 0; j < len; j++)
+				mx = fmax(mx, x[(o * len + j) * inner + in]);
+			for (int j = 0; j < len; j++)
+				sum += exp(x[(o * len + j) * inner + in] - mx);
+			for (int j = 0; j < len; j++) {
+				int idx = (o * len + j) * inner + in;
+				want[idx] = exp(x[idx] - mx) / sum;
+				wantlog[idx] = x[idx] - mx - log(sum);
+			}
+		}
+}
+
 /* Long rows and strided layouts against libm's exp in double. */
 static void test_softmax_long(void)
 {
@@ -13,19 +32,7 @@ static void test_softmax_long(void)
 	static double want[OUTER * LEN_ * INNER], wantlog[OUTER * LEN_ * INNER];
 	for (int i = 0; i < LEN(x); i++)
 		x[i] = (float)(fillv(i, 81) * 9.0 + fillv(i, 82) / 3.0); /* about [-13, 13] */
-	for (int o = 0; o < OUTER; o++)
-		for (int in = 0; in < INNER; in++) {
-			double mx = -INFINITY, sum = 0;
-			for (int j = 0; j < LEN_; j++)
-				mx = fmax(mx, x[(o * LEN_ + j) * INNER + in]);
-			for (int j = 0; j < LEN_; j++)
-				sum += exp(x[(o * LEN_ + j) * INNER + in] - mx);
-			for (int j = 0; j < LEN_; j++) {
-				int idx = (o * LEN_ + j) * INNER + in;
-				want[idx] = exp(x[idx] - mx) / sum;
-				wantlog[idx] = x[idx] - mx - log(sum);
-			}
-		}
+	softmax_ref(x, OUTER, LEN_, INNER, want, wantlog);
 	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), x);
 	gc_tensor *in[] = {&tx};
 	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
@@ -67,19 +74,7 @@ static void test_softmax_strided_chunks(void)
 	static double want[2][NX];
 	for (int i = 0; i < NX; i++)
 		x[i] = (float)(fillv(i, 83) * 9.0 + fillv(i, 84) / 3.0);
-	for (int o = 0; o < OUTER; o++)
-		for (int in = 0; in < INNER; in++) {
-			double mx = -INFINITY, sum = 0;
-			for (int j = 0; j < LEN_; j++)
-				mx = fmax(mx, x[(o * LEN_ + j) * INNER + in]);
-			for (int j = 0; j < LEN_; j++)
-				sum += exp(x[(o * LEN_ + j) * INNER + in] - mx);
-			for (int j = 0; j < LEN_; j++) {
-				int idx = (o * LEN_ + j) * INNER + in;
-				want[0][idx] = exp(x[idx] - mx) / sum;
-				want[1][idx] = x[idx] - mx - log(sum);
-			}
-		}
+	softmax_ref(x, OUTER, LEN_, INNER, want[0], want[1]);
 	gc_tensor tx = harness_tensor(GC_DTYPE_FLOAT, 3, DIMS(OUTER, LEN_, INNER), x);
 	gc_tensor *in[] = {&tx};
 	gc_attr ax1[] = ATTRS(A_INT("axis", 1));
