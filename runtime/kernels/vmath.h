@@ -9,7 +9,7 @@
  * Accuracy: tests/unit/test-vmath.c measures the largest error of each, in
  * float32 ulps against libm in double (the correctly rounded value), over a
  * strided sweep of every float32 of the range that matters and states it as a
- * bound; docs/performance.md has the table.
+ * bound; README.md ("How it works") has the table.
  *
  * Needs -fno-trapping-math (or the GCC pragma the kernel files set) for the
  * selects to vectorise; results do not depend on it.
