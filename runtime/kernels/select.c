@@ -11,9 +11,9 @@
 
 #include "../alloc.h"
 #include "../ops.h" /* gc_prepare_ScatterElements, for Scatter */
+#include "nn-par.h"
 #include "select.h"
 #include "shape-impl.h"
-#include "nn-par.h"
 #include "value-impl.h"
 
 /* A tensor viewed as (outer, len, inner) around one axis. */
@@ -47,8 +47,8 @@ typedef struct topk_plan {
 	axis_view v;
 	int64_t k;
 	bool largest, heap;
-	int slots;	       /* buffers in scratch */
-	uint64_t slot_bytes;   /* one's size */
+	int slots;	     /* buffers in scratch */
+	uint64_t slot_bytes; /* one's size */
 } topk_plan;
 
 typedef struct topk_item {
