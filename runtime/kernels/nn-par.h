@@ -173,6 +173,26 @@ static inline void gc_nn_run_parts(int threads, int64_t items, gc_nn_part_fn fn,
 		gc_nn_parallel(threads, gc_nn_par_parts(threads, items), fn, arg);
 }
 
+/*
+ * A split of `rows` rows of n columns (a normalisation, a scan or a search
+ * along an axis with n positions inside it: Softmax, ArgMax, LRN, CumSum)
+ * into units of one row's chunk of up to GC_NN_CHUNK columns, which advance
+ * together (contiguous loads) with their running state on the stack.
+ */
+#define GC_NN_CHUNK 256
+static inline int64_t gc_nn_chunk_units(int64_t rows, int64_t n)
+{
+	return rows * ((n + GC_NN_CHUNK - 1) / GC_NN_CHUNK);
+}
+/* Unit u's row (returned), first column *j0 and width *w. */
+static inline int64_t gc_nn_chunk_at(int64_t u, int64_t n, int64_t *j0, int64_t *w)
+{
+	int64_t chunks = (n + GC_NN_CHUNK - 1) / GC_NN_CHUNK;
+	*j0 = u % chunks * GC_NN_CHUNK;
+	*w = n - *j0 < GC_NN_CHUNK ? n - *j0 : GC_NN_CHUNK;
+	return u / chunks;
+}
+
 /* [*lo, *hi): part p of parts of n items, in contiguous nearly equal runs. */
 static inline void gc_nn_part_range(int64_t n, int part, int parts, int64_t *lo, int64_t *hi)
 {

@@ -594,15 +594,13 @@ static void softmax_rows_part(void *arg, int part, int parts, int slot)
 }
 
 /* Strided (inner > 1), float32: the inner positions [i0, i1) of row block
- * o (at most SOFTMAX_IC of them) advance together, which keeps the loops
- * contiguous; the blocks and chunks are split over the threads (each
- * position's result is the same at any split). */
-#define SOFTMAX_IC 256
-
+ * o (at most GC_NN_CHUNK of them, nn-par.h) advance together, which keeps
+ * the loops contiguous; the blocks and chunks are split over the threads
+ * (each position's result is the same at any split). */
 GC_NN_SIMD static void softmax_strided_f32(const softmax_state *st, const float *x, float *y,
 					   int is_log, int64_t o, int64_t i0, int64_t i1)
 {
-	float mx[SOFTMAX_IC], sum[SOFTMAX_IC];
+	float mx[GC_NN_CHUNK], sum[GC_NN_CHUNK];
 	int64_t len = st->len, inner = st->inner, w = i1 - i0;
 	const float *xo = x + o * len * inner + i0;
 	float *yo = y + o * len * inner + i0;
@@ -652,12 +650,11 @@ static void softmax_strided_part(void *arg, int part, int parts, int slot)
 	(void)slot;
 	const softmax_job *j = arg;
 	const softmax_state *st = j->st;
-	int64_t chunks = (st->inner + SOFTMAX_IC - 1) / SOFTMAX_IC, u0, u1;
-	gc_nn_part_range(st->outer * chunks, part, parts, &u0, &u1);
+	int64_t u0, u1;
+	gc_nn_part_range(gc_nn_chunk_units(st->outer, st->inner), part, parts, &u0, &u1);
 	for (int64_t u = u0; u < u1; u++) {
-		int64_t o = u / chunks, i0 = u % chunks * SOFTMAX_IC;
-		int64_t i1 = i0 + SOFTMAX_IC < st->inner ? i0 + SOFTMAX_IC : st->inner;
-		softmax_strided_f32(st, j->x, j->y, j->is_log, o, i0, i1);
+		int64_t i0, w, o = gc_nn_chunk_at(u, st->inner, &i0, &w);
+		softmax_strided_f32(st, j->x, j->y, j->is_log, o, i0, i0 + w);
 	}
 }
 
@@ -698,7 +695,7 @@ static void softmax_f64(const softmax_state *st, const double *x, double *y, int
 		if (st->inner == 1)                                                                \
 			gc_nn_run_parts(t, st->outer, softmax_rows_part, &j);                      \
 		else                                                                               \
-			gc_nn_run_parts(t, st->outer * ((st->inner + SOFTMAX_IC - 1) / SOFTMAX_IC), \
+			gc_nn_run_parts(t, gc_nn_chunk_units(st->outer, st->inner),                \
 					softmax_strided_part, &j);                                 \
 		return 0;                                                                          \
 	}                                                                                          \
@@ -1065,16 +1062,14 @@ typedef struct lrn_state {
 } lrn_state;
 
 /*
- * (b, c) planes in chunks of LRN_IC positions, their sums of squares on the
- * stack, split over the threads. float32 takes base^-beta without libm's
+ * (b, c) planes in chunks of GC_NN_CHUNK positions (nn-par.h), their sums
+ * of squares on the stack, split over the threads. float32 takes base^-beta without libm's
  * pow (a scalar call in double, 13 ns an element): for beta 0.75 (AlexNet's,
  * GoogLeNet's) as 1 / (sqrt(base) sqrt(sqrt(base))), 0.5 and 1 as
  * 1 / sqrt and a division, others as exp(-beta log(base)) (vmath.h); the
  * file is built without errno (Makefile), so that sqrtf vectorises.
  * [8, 64, 128, 64], size 5: 55 -> 3.2 ms at one thread, 1.6 at two.
  */
-#define LRN_IC 256
-
 typedef struct lrn_job {
 	const lrn_state *st;
 	const void *x;
@@ -1118,13 +1113,13 @@ static inline void lrn_apply_f64(const double *xs, double *ys, const double *sq,
 		const T *x = j->x;                                                                 \
 		T *y = j->y;                                                                       \
 		T aos = (T)st->alpha_over_size, bias = (T)st->bias, beta = (T)st->beta;            \
-		int64_t chunks = (st->inner + LRN_IC - 1) / LRN_IC, u0, u1;                        \
-		gc_nn_part_range(st->n * st->c * chunks, part, parts, &u0, &u1);                   \
-		T sq[LRN_IC];                                                                      \
+		int64_t u0, u1;                                                                    \
+		gc_nn_part_range(gc_nn_chunk_units(st->n * st->c, st->inner), part, parts, &u0,    \
+				 &u1);                                                             \
+		T sq[GC_NN_CHUNK];                                                                 \
 		for (int64_t u = u0; u < u1; u++) {                                                \
-			int64_t bc = u / chunks, i0 = u % chunks * LRN_IC;                         \
+			int64_t i0, w, bc = gc_nn_chunk_at(u, st->inner, &i0, &w);                 \
 			int64_t b = bc / st->c, c = bc % st->c;                                    \
-			int64_t w = st->inner - i0 < LRN_IC ? st->inner - i0 : LRN_IC;             \
 			int64_t lo = c - st->before < 0 ? 0 : c - st->before;                      \
 			int64_t hi = c + st->after >= st->c ? st->c - 1 : c + st->after;           \
 			for (int64_t i = 0; i < w; i++)                                            \
@@ -1144,7 +1139,7 @@ static inline void lrn_apply_f64(const double *xs, double *ys, const double *sq,
 	{                                                                                          \
 		const lrn_state *st = n->state;                                                    \
 		lrn_job j = {st, in[0]->data, out[0]->data};                                       \
-		int64_t units = st->n * st->c * ((st->inner + LRN_IC - 1) / LRN_IC);               \
+		int64_t units = gc_nn_chunk_units(st->n * st->c, st->inner);                       \
 		/* the window's squares, a root or two, a division an element */                 \
 		double cycles = (double)(st->n * st->c * st->inner) * (double)(8 + st->before +    \
 									      st->after);   \

@@ -677,11 +677,10 @@ typedef struct arg_plan {
 	int64_t outer, n, inner;
 	bool last;
 	/* units [u0, u1): rows (inner == 1), or a row block's chunk of
-	 * ARG_IC columns */
+	 * GC_NN_CHUNK columns (nn-par.h) */
 	void (*fn)(const void *x, const struct arg_plan *p, int64_t *out, int64_t u0, int64_t u1);
 } arg_plan;
 
-#define ARG_IC 256
 
 #define ISNAN_F(v) isnan(v)
 #define ISNAN_I(v) 0
@@ -698,7 +697,7 @@ typedef struct arg_plan {
  * A contiguous row is scanned twice: once for the extreme value (8
  * independent lanes, no branches) and whether a NaN occurs, then for the
  * first (or last) index holding it. Rows strided by `inner` keep a running
- * best per column, ARG_IC columns at a time on the stack. Rows and chunks
+ * best per column, GC_NN_CHUNK columns at a time on the stack. Rows and chunks
  * are split over the threads.
  */
 #define ARGK(name, V, LD, ISNAN, CMP, CMPE)                                                        \
@@ -746,11 +745,9 @@ typedef struct arg_plan {
 				out[o] = name##_row(x, o * n, n, p->last);                         \
 			return;                                                                    \
 		}                                                                                  \
-		int64_t chunks = (inner + ARG_IC - 1) / ARG_IC;                                    \
-		V best[ARG_IC];                                                                    \
+		V best[GC_NN_CHUNK];                                                               \
 		for (int64_t u = u0; u < u1; u++) {                                                \
-			int64_t o = u / chunks, j0 = u % chunks * ARG_IC;                          \
-			int64_t w = inner - j0 < ARG_IC ? inner - j0 : ARG_IC;                     \
+			int64_t j0, w, o = gc_nn_chunk_at(u, inner, &j0, &w);                      \
 			int64_t base = o * n * inner + j0, *oi = out + o * inner + j0;             \
 			for (int64_t j = 0; j < w; j++) {                                          \
 				best[j] = LD(x, base + j);                                         \
@@ -805,7 +802,7 @@ typedef struct arg_job {
 
 static int64_t arg_units(const arg_plan *p)
 {
-	return p->inner == 1 ? p->outer : p->outer * ((p->inner + ARG_IC - 1) / ARG_IC);
+	return p->inner == 1 ? p->outer : gc_nn_chunk_units(p->outer, p->inner);
 }
 
 static void arg_part(void *arg, int part, int parts, int slot)
