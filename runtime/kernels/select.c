@@ -42,6 +42,7 @@ static axis_view view_at(const gc_tensor *x, int32_t axis)
  * floats for k = 100 had taken 1.0 s (issue 19).
  */
 #define TOPK_SLOTS 8
+#define TOPK_SCRATCH ((uint64_t)16 << 20)
 
 typedef struct topk_plan {
 	axis_view v;
@@ -207,8 +208,13 @@ int gc_prepare_TopK(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	gc_set_shape(out[1], GC_DTYPE_INT64, x->rank, dims);
 	p->heap = kv < p->v.len / 4;
 	int64_t slices = p->v.outer * p->v.inner, items = p->heap ? kv : p->v.len;
-	p->slots = slices < TOPK_SLOTS ? (int)(slices > 0 ? slices : 1) : TOPK_SLOTS;
 	p->slot_bytes = ((uint64_t)(items > 0 ? items : 1) * sizeof(topk_item) + 63) & ~(uint64_t)63;
+	/* a buffer a thread, but more than one only while they take under
+	 * TOPK_SCRATCH together: long slices sorted whole keep to one thread
+	 * rather than multiply the node's memory by eight */
+	p->slots = slices < TOPK_SLOTS ? (int)(slices > 0 ? slices : 1) : TOPK_SLOTS;
+	while (p->slots > 1 && (uint64_t)p->slots * p->slot_bytes > TOPK_SCRATCH)
+		p->slots--;
 	n->scratch_bytes = (uint64_t)p->slots * p->slot_bytes;
 	n->run = run_topk;
 	return 0;
