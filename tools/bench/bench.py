@@ -362,14 +362,20 @@ def make_models(keys, b, work):
                   [src, os.path.join(work, "models", k)])
 
 
-def profile_top(w, d, runs=PROFILE_RUNS, top=3):
+def profile_top(w, d, k, runs=PROFILE_RUNS, top=3):
     """Profiles `runs` warm runs of graphcc worker w (files under d): the
-    `top` op types by kernel time, as [(op type, ms per run, share)]."""
+    `top` op types by kernel time, as [(op type, ms per run, share)]. Each
+    profiled run follows k unprofiled ones, as a timed sample's runs follow
+    each other: a run after the worker sat idle (its pool asleep, its
+    weights out of cache) took up to 8x a warm one at two threads (the
+    MLP's Gemm: 1.11 ms against 0.137), and the table showed that instead
+    of where the timed runs' time goes."""
     import json
     by_op, total = {}, 0.0
     os.makedirs(d, exist_ok=True)
     for i in range(runs):
         path = os.path.join(d, "profile-%d.json" % i)
+        w.run(k)
         w.request("profile " + path)
         with open(path) as f:
             events = json.load(f)["traceEvents"]
@@ -522,7 +528,7 @@ def bench_one(key, threads, a, work, logs):
                 bs = res[(i, "base")][0]
                 row["base_ms"], row["base_spread"] = statistics.median(bs), spread(bs)
                 row["base_min"] = min(bs)
-            row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"))
+            row["top_ops"] = profile_top(g, os.path.join(work, "out", tag, "profile"), gk)
             # A QDQ model's float Add/MaxPool between the QDQ nodes round
             # differently from ORT's fused integer ones: a value one step off
             # moves the logits by about a step.
