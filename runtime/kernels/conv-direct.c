@@ -197,7 +197,7 @@ static int pad_masks(gc_pk_conv *p)
  * At stride 2 the copy is four times the output (32 -> 32 3x3 s2 at
  * 112x112 0.41 ms in place, 0.50 copied): read in place as before.
  */
-static int channels_crowd(int64_t floats, int64_t lines)
+int gc_pk_channels_crowd(int64_t floats, int64_t lines)
 {
 	if (floats % 16) /* not a whole number of lines */
 		return 0;
@@ -236,8 +236,8 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	}
 	p->pad = pad;
 	p->in_sp = in[0] * in[1] * in[2];
-	int64_t lines = p->cg * k[0] * k[1]; /* (channels_crowd) */
-	int crowd = stride[1] == 1 && stride[2] == 1 && channels_crowd(p->in_sp, lines);
+	int64_t lines = p->cg * k[0] * k[1]; /* (gc_pk_channels_crowd) */
+	int crowd = stride[1] == 1 && stride[2] == 1 && gc_pk_channels_crowd(p->in_sp, lines);
 	p->edge = pad && !crowd && edge_suits(p, k, stride, dil, out);
 	if (!pad || p->edge) /* the input read in place */
 		for (int d = 0; d < 3; d++)
@@ -247,7 +247,7 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	 * pads and dilations from a file may make the padded size overflow */
 	if (__builtin_mul_overflow(p->pin[0] * p->pin[1], p->pin[2], &p->pin_sp))
 		return 1;
-	if (pad && !p->edge && channels_crowd(p->pin_sp, lines))
+	if (pad && !p->edge && gc_pk_channels_crowd(p->pin_sp, lines))
 		p->pin_sp += 16; /* an odd number of lines: in every set */
 	if (p->pin_sp > INT32_MAX / (p->cg + 1))
 		return 1;

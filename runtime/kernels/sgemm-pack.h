@@ -108,7 +108,8 @@ typedef struct gc_pk_gemm {
 	 * v_cols: column j of V is v[p * ldv + v_cols[j]] (a strided 1x1
 	 * convolution's pixels, gathered into the buffer panel by panel, on
 	 * the threads that use them; needs v_buf), NULL for v[p * ldv + j].
-	 * (Copying a stride-1 V this way was measured to change nothing.)
+	 * (Copying a stride-1 V this way gained 0-7 %, and much where its
+	 * rows crowd the caches' sets: conv.c's v_copy.)
 	 * v_rows: row p of V starts at v + v_rows[p] rather than v + p * ldv
 	 * (the (channel, tap) rows of a 1-D convolution over its padded
 	 * input: an im2col never built; needs v_buf or v_ow), NULL: p * ldv. */
@@ -244,6 +245,12 @@ double gc_pk_conv_cost(int64_t m, int64_t k, int64_t taps, int64_t rows, int64_t
  * row, a column window's (7x1) at stride 1 a row a plane. */
 void gc_pk_conv_rows(const int64_t k[3], const int64_t stride[3], const int64_t out[3], int flat,
 		     int64_t *rows, int64_t *width);
+/* Whether `lines` channel rows read at one pixel, `floats` apart, crowd a
+ * few of the caches' sets (planes of 32x32, 64x64, 16x64 ...): read in
+ * place they evict each other and come from L3, so the channel kernel
+ * reads such an input from its padded copy (conv-direct.c) and the row
+ * GEMM a 1x1's from a copy of each panel (conv.c's v_copy). */
+int gc_pk_channels_crowd(int64_t floats, int64_t lines);
 
 /* Runs the convolution: y = act(conv(x, w) + bias + res); bias and res
  * (a residual shaped as y) may be NULL. Up to `threads` threads share the

@@ -1086,14 +1086,15 @@ static void test_fast_conv_deep_k(void)
 		CHECK(conv_threads_same(&blocked[ci], 6 + ci));
 }
 
-/* Planes whose channels would crowd a few L1 sets (conv-direct.c's
- * channels_crowd): a stride-1 3x3 on 128x128 and 96x96 inputs reads the
- * padded copy, not the input in place; padded planes of 64x64 (a 62x62
+/* Planes whose channels would crowd a few L1 sets
+ * (gc_pk_channels_crowd): a stride-1 3x3 on 128x128 and 96x96 inputs reads
+ * the padded copy, not the input in place; padded planes of 64x64 (a 62x62
  * input), 32x32 (a 28x28 one with pads 2 and dilation 2, in groups) and
  * 16x16 (14x14) get a line of slack a channel; a stride-2 one and an
- * 84x84 one still read in place. The plans, then the outputs against the
- * loops, every activation on the first, and the same bytes at 1 to 3
- * threads. */
+ * 84x84 one still read in place; 1x1s on planes of 32x32, 16x64 (groups,
+ * batch 2) and 16x16, whose row GEMM copies each panel first. The plans,
+ * then the outputs against the loops, every activation on the first of
+ * each kind, and the same bytes at 1 to 3 threads. */
 static int plan_of(int64_t c, int64_t m, int64_t g, int64_t hw, int64_t s, int64_t pad,
 		   int64_t dil, gc_pk_conv *p)
 {
@@ -1136,11 +1137,17 @@ static void test_fast_conv_crowded_planes(void)
 	    C2(1, 32, 64, 2, 28, 28, 3, 1, 2, 2, 1, 1),
 	    C2(2, 64, 48, 1, 14, 14, 3, 1, 1, 1, 0, 1),
 	    C2(1, 16, 32, 1, 96, 96, 3, 1, 1, 1, 1, 1),
+	    /* 1x1s on the row GEMM, their panels copied (conv.c's v_copy) */
+	    C2(1, 72, 56, 1, 32, 32, 1, 1, 0, 1, 1, 1),
+	    C2(2, 24, 40, 2, 16, 64, 1, 1, 0, 1, 1, 1),
+	    C2(1, 64, 16, 1, 16, 16, 1, 1, 0, 1, 0, 1),
 	};
 	CHECK(conv_cases(cases, LEN(cases), 0));
 	CHECK(conv_cases(cases, 1, 1));
+	CHECK(conv_cases(cases + 5, 1, 1));
 	for (int i = 0; i < 2; i++)
 		CHECK(conv_threads_same(&cases[i], i));
+	CHECK(conv_threads_same(&cases[5], 5));
 }
 
 /* A column window kh x 1: stride sh and dilation dh down, pads ph above
