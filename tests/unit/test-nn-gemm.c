@@ -127,6 +127,17 @@ static void test_fast_gemm(void)
 	    /* 2-8 rows, B read in place: an odd column last, a k tail */
 	    {5, 77, 45, 0, 1, 1, 1, 1, 0},
 	    {3, 1001, 37, 0, 0, 0.5f, 1, 3, 0},
+	    /* B [n][k] four columns at a time (2-4 rows) and two (5-8): the
+	     * last group of 3, 1 and 1 columns, k tails; B [k][n] in vectors of
+	     * 64 (2-6 rows) and 48 columns (7, 8): the last vector partial, a
+	     * second block of FEW_NB, k longer than the rows prefetched ahead */
+	    {2, 67, 21, 0, 1, 1, 1, 1, 0},
+	    {4, 1001, 64, 0, 1, 1, 0.5f, 3, 0},
+	    {8, 35, 37, 0, 1, 1, 1, 1, 0},
+	    {7, 3, 16, 0, 1, 1, 1, 0, 0},
+	    {8, 100, 40, 0, 0, 1, 1, 1, 0},
+	    {6, 300, 17, 0, 0, 1, 1, 3, 0},
+	    {2, 16, 2000, 0, 0, 1, 1, 1, 0},
 	};
 	for (int i = 0; i < LEN(cases); i++)
 		for (int j = 0; j < LEN(ACTS); j++)
