@@ -336,28 +336,6 @@ few_tb_x86(const few_job *j, int64_t c0, int64_t c1, const int m, const int cols
 	}
 }
 
-/* four columns a pass up to four rows (16 sums), two beyond */
-#define FEW_TB(M)                                                                                  \
-	GEMV_TARGET static void few_tb_##M(const few_job *j, int64_t c0, int64_t c1)              \
-	{                                                                                          \
-		few_tb_x86(j, c0, c1, M, M <= 4 ? 4 : 2);                                          \
-	}
-FEW_TB(2)
-FEW_TB(3)
-FEW_TB(4)
-FEW_TB(5)
-FEW_TB(6)
-FEW_TB(7)
-FEW_TB(8)
-_Static_assert(FEW_ROWS == 8, "a few_tb_M for each row count");
-
-static void few_cols_tb(const few_job *j, int64_t c0, int64_t c1)
-{
-	static void (*const fns[FEW_ROWS - 1])(const few_job *, int64_t, int64_t) = {
-	    few_tb_2, few_tb_3, few_tb_4, few_tb_5, few_tb_6, few_tb_7, few_tb_8};
-	fns[j->m - 2](j, c0, c1);
-}
-
 #define FEW_AHEAD 8
 /* y[i][c] = alpha sum_p a[i][p] b[p][c] for columns [c0, c1) (B [k][n]),
  * m rows, nv vectors of columns at a time: their m x nv sums in registers,
@@ -398,25 +376,35 @@ few_nn_x86(const few_job *j, int64_t c0, int64_t c1, const int m, const int nv)
 	}
 }
 
-/* four vectors of columns a pass up to six rows (24 sums), three beyond */
-#define FEW_NN(M)                                                                                  \
+/* Each row count's kernels: B [n][k] four columns a pass up to four rows
+ * (16 sums), two beyond; B [k][n] four vectors of columns up to six rows
+ * (24 sums), three beyond. */
+#define FEW_M(M)                                                                                   \
+	GEMV_TARGET static void few_tb_##M(const few_job *j, int64_t c0, int64_t c1)              \
+	{                                                                                          \
+		few_tb_x86(j, c0, c1, M, M <= 4 ? 4 : 2);                                          \
+	}                                                                                          \
 	GEMV_TARGET static void few_nn_##M(const few_job *j, int64_t c0, int64_t c1)              \
 	{                                                                                          \
 		few_nn_x86(j, c0, c1, M, M <= 6 ? 4 : 3);                                          \
 	}
-FEW_NN(2)
-FEW_NN(3)
-FEW_NN(4)
-FEW_NN(5)
-FEW_NN(6)
-FEW_NN(7)
-FEW_NN(8)
+FEW_M(2)
+FEW_M(3)
+FEW_M(4)
+FEW_M(5)
+FEW_M(6)
+FEW_M(7)
+FEW_M(8)
+_Static_assert(FEW_ROWS == 8, "kernels for each row count");
 
-static void few_cols_nn(const few_job *j, int64_t c0, int64_t c1)
+/* [tb][m - 2] */
+static void (*const few_fns[2][FEW_ROWS - 1])(const few_job *, int64_t, int64_t) = {
+    {few_nn_2, few_nn_3, few_nn_4, few_nn_5, few_nn_6, few_nn_7, few_nn_8},
+    {few_tb_2, few_tb_3, few_tb_4, few_tb_5, few_tb_6, few_tb_7, few_tb_8}};
+
+static void few_cols(const few_job *j, int64_t c0, int64_t c1)
 {
-	static void (*const fns[FEW_ROWS - 1])(const few_job *, int64_t, int64_t) = {
-	    few_nn_2, few_nn_3, few_nn_4, few_nn_5, few_nn_6, few_nn_7, few_nn_8};
-	fns[j->m - 2](j, c0, c1);
+	few_fns[j->tb][j->m - 2](j, c0, c1);
 }
 #else
 /* y[i][c] = alpha sum_p a[i][p] b[c][p] for columns [c0, c1): two columns
@@ -476,6 +464,14 @@ GC_NN_SIMD static void few_cols_nn(const few_job *j, int64_t c0, int64_t c1)
 		for (int64_t c = 0; c < w; c++)
 			j->y[i * n + c0 + c] = j->alpha * acc[i][c];
 }
+
+static void few_cols(const few_job *j, int64_t c0, int64_t c1)
+{
+	if (j->tb)
+		few_cols_tb(j, c0, c1);
+	else
+		few_cols_nn(j, c0, c1);
+}
 #endif
 
 static void few_part(void *arg, int part, int parts, int slot)
@@ -487,10 +483,7 @@ static void few_part(void *arg, int part, int parts, int slot)
 	gc_nn_part_range(j->blocks, part, parts, &b0, &b1);
 	for (int64_t blk = b0; blk < b1; blk++) {
 		int64_t j0 = blk * FEW_NB, w = n - j0 < FEW_NB ? n - j0 : FEW_NB;
-		if (j->tb)
-			few_cols_tb(j, j0, j0 + w);
-		else
-			few_cols_nn(j, j0, j0 + w);
+		few_cols(j, j0, j0 + w);
 	}
 }
 
