@@ -194,7 +194,6 @@ static int64_t ein_rows(const ein_gather *g)
 		return 0;                                                                          \
 	}                                                                                          \
                                                                                                    \
-                                                                                                   \
 	/* the products of batch items [i0, i1) */                                                 \
 	static void ein_items_##sfx(const ein_gemm *g, const T *a, const T *b, T *c, int threads,  \
 				    int64_t i0, int64_t i1)                                        \
@@ -516,8 +515,6 @@ static int parse_term(gc_kctx *k, const char *s, size_t len, int rank, int *n_el
 	return 0;
 }
 
-/* One float operand without diagonals (a label twice in it) runs as one
- * gather; two as a batched GEMM when OpenBLAS loads; else the loop stays. */
 /* One operand, permuted: the strided copy of Transpose (shape.c's
  * gc_view_run, in cache-sized tiles over the threads): abcd->abdc of
  * [8, 64, 128, 64] took 2.5 ms through the gather at one thread. */
@@ -529,6 +526,9 @@ static int run_einsum_view(gc_kctx *k, const gc_node *n, gc_tensor *const *in,
 	return 0;
 }
 
+/* One float operand without diagonals (a label twice in it) runs as one
+ * gather, or as a permuted copy when nothing is summed; two as a batched
+ * GEMM when OpenBLAS loads; else the loop stays. */
 static void ein_fast_choose(gc_node *n, einsum_plan *p, gc_tensor *const *in,
 			    int (*labels)[GC_MAX_RANK + 1], const int *cnt, const int *map)
 {

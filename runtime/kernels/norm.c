@@ -1063,9 +1063,10 @@ typedef struct lrn_state {
 
 /*
  * (b, c) planes in chunks of GC_NN_CHUNK positions (nn-par.h), their sums
- * of squares on the stack, split over the threads. float32 takes base^-beta without libm's
- * pow (a scalar call in double, 13 ns an element): for beta 0.75 (AlexNet's,
- * GoogLeNet's) as 1 / (sqrt(base) sqrt(sqrt(base))), 0.5 and 1 as
+ * of squares on the stack, split over the threads. float32 takes
+ * base^-beta without libm's pow (a scalar call in double, 13 ns an
+ * element): for beta 0.75 (AlexNet's, GoogLeNet's) as
+ * 1 / (sqrt(base) sqrt(sqrt(base))), 0.5 and 1 as
  * 1 / sqrt and a division, others as exp(-beta log(base)) (vmath.h); the
  * file is built without errno (Makefile), so that sqrtf vectorises.
  * [8, 64, 128, 64], size 5: 55 -> 3.2 ms at one thread, 1.6 at two.

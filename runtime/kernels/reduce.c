@@ -681,7 +681,6 @@ typedef struct arg_plan {
 	void (*fn)(const void *x, const struct arg_plan *p, int64_t *out, int64_t u0, int64_t u1);
 } arg_plan;
 
-
 #define ISNAN_F(v) isnan(v)
 #define ISNAN_I(v) 0
 #define GT(a, b) ((a) > (b))
