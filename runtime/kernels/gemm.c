@@ -275,9 +275,8 @@ PAR_GEMM_DEFINE(double, gc_nn_dgemm, gc_dgemm)
  * copy -- and a packed copy of constant weights doubles the memory they take
  * (issue 19 item 7). Columns are split over the pool in blocks of FEW_NB;
  * each result sums its K products in an order that does not depend on the
- * split. AVX-512 (plain C elsewhere, where it does not run), one of
- * graphcc's own GEMM kernels: GRAPHCC_NN_REFERENCE=1 turns it off with the
- * packed ones (gc_pk_usable), leaving OpenBLAS to compare with.
+ * split. AVX-512 only, one of graphcc's own GEMM kernels: elsewhere, and
+ * with GRAPHCC_NN_REFERENCE=1 (gc_pk_usable), OpenBLAS runs instead.
  *
  * B [n][k] (Gemm's transB, a Linear layer) is read two or four rows
  * (columns of the product) at a time against every row of A, 16 partial
@@ -336,7 +335,7 @@ few_tb_x86(const few_job *j, int64_t c0, int64_t c1, const int m, const int cols
 	}
 }
 
-#define FEW_AHEAD 8
+#define FEW_AHEAD 8 /* rows of B [k][n] prefetched ahead (few_nn_x86) */
 /* y[i][c] = alpha sum_p a[i][p] b[p][c] for columns [c0, c1) (B [k][n]),
  * m rows, nv vectors of columns at a time: their m x nv sums in registers,
  * each summed in the order of p. Its sums had been kept in memory (a load
@@ -407,70 +406,13 @@ static void few_cols(const few_job *j, int64_t c0, int64_t c1)
 	few_fns[j->tb][j->m - 2](j, c0, c1);
 }
 #else
-/* y[i][c] = alpha sum_p a[i][p] b[c][p] for columns [c0, c1): two columns
- * at a time (few_rows runs only where gc_pk_usable: AVX-512). */
-GC_NN_SIMD static void few_cols_tb(const few_job *j, int64_t c0, int64_t c1)
-{
-	const int64_t m = j->m, n = j->n, k = j->k;
-	for (int64_t c = c0; c < c1; c += 2) {
-		int two = c + 1 < c1;
-		const float *b0 = j->b + c * k, *b1 = two ? b0 + k : b0;
-		float acc0[FEW_ROWS][GC_NN_LANES] = {{0}}, acc1[FEW_ROWS][GC_NN_LANES] = {{0}};
-		int64_t p = 0;
-		for (; p + GC_NN_LANES <= k; p += GC_NN_LANES)
-			for (int64_t i = 0; i < m; i++) {
-				const float *x = j->a + i * k + p;
-				for (int l = 0; l < GC_NN_LANES; l++) {
-					acc0[i][l] += x[l] * b0[p + l];
-					acc1[i][l] += x[l] * b1[p + l];
-				}
-			}
-		for (int64_t i = 0; i < m; i++) {
-			const float *x = j->a + i * k;
-			float s0 = 0, s1 = 0;
-			for (int64_t q = p; q < k; q++) {
-				s0 += x[q] * b0[q];
-				s1 += x[q] * b1[q];
-			}
-			for (int l = 0; l < GC_NN_LANES; l++) {
-				s0 += acc0[i][l];
-				s1 += acc1[i][l];
-			}
-			j->y[i * n + c] = j->alpha * s0;
-			if (two)
-				j->y[i * n + c + 1] = j->alpha * s1;
-		}
-	}
-}
-
-/* y[i][c] = alpha sum_p a[i][p] b[p][c] for columns [c0, c1) (B [k][n],
- * at most FEW_NB of them) */
-GC_NN_SIMD static void few_cols_nn(const few_job *j, int64_t c0, int64_t c1)
-{
-	const int64_t m = j->m, n = j->n, k = j->k, w = c1 - c0;
-	float acc[FEW_ROWS][FEW_NB];
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t c = 0; c < w; c++)
-			acc[i][c] = 0;
-	for (int64_t p = 0; p < k; p++) {
-		const float *bp = j->b + p * n + c0;
-		for (int64_t i = 0; i < m; i++) {
-			float av = j->a[i * k + p], *ac = acc[i];
-			for (int64_t c = 0; c < w; c++)
-				ac[c] += av * bp[c];
-		}
-	}
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t c = 0; c < w; c++)
-			j->y[i * n + c0 + c] = j->alpha * acc[i][c];
-}
-
+/* few_rows runs only where gc_pk_usable (AVX-512), never without GEMV_X86:
+ * as gc_pk_conv_run, nothing to compile here */
 static void few_cols(const few_job *j, int64_t c0, int64_t c1)
 {
-	if (j->tb)
-		few_cols_tb(j, c0, c1);
-	else
-		few_cols_nn(j, c0, c1);
+	(void)j;
+	(void)c0;
+	(void)c1;
 }
 #endif
 
