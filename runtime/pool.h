@@ -31,7 +31,8 @@ void *gc_pool_map(gc_pool *pool, int fd, uint64_t offset, size_t nbytes);
  * itself) go in a block of their own that pools share as they share a
  * mapping, so that a graph, the graphs copied from it and the programs
  * compiled from it hold one copy: nbytes, 64-byte aligned, not zeroed, its
- * whole 2 MiB pages on huge pages (gc_huge_alloc_fit), kept by the pool
+ * whole 2 MiB pages on huge pages (gc_huge_alloc_fit; under 2 MiB in the
+ * packed weights' slabs, gc_packed_alloc), kept by the pool
  * and freed when the last pool keeping it is freed. NULL when out of memory
  * (or nbytes is 0).
  */

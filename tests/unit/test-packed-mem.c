@@ -196,7 +196,7 @@ static void test_fast_row_gemm_edge(void)
 /* A program's big constants (gc_pool_big, runtime/pool.c): on a 2 MiB
  * boundary, their whole 2 MiB pages advised onto huge pages, the last
  * partial one only where rounding up adds an eighth at most (gc_huge_alloc_
- * fit); shared by a second pool, they outlive the first (a use after free
+ * fit), or under 2 MiB in a packed weights' slab (huge pages too); shared by a second pool, they outlive the first (a use after free
  * here is AddressSanitizer's to see in the SAN build). */
 static void test_pool_big_blocks(void)
 {
@@ -209,16 +209,21 @@ static void test_pool_big_blocks(void)
 		{5 * mib, 0},		 /* 1 MiB more of 5: no */
 		{9 * mib, 1},		 /* 1 MiB more of 9: 11 %, yes */
 		{17 * mib, 1},		 /* 1 MiB of 17: under an eighth */
+		{2048000, 1},		 /* resnet18's classifier: in a slab */
+		{mib + 64, 1},		 /* in a slab */
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		size_t n = cases[c].size;
 		gc_pool *a = gc_pool_new(), *b = gc_pool_new();
 		unsigned char *p = gc_pool_big(a, n);
 		CHECK(p != NULL);
-		CHECK((uintptr_t)p % (2 * mib) == 0);
+		CHECK((uintptr_t)p % (n < 2 * mib ? 64 : 2 * mib) == 0);
 		for (size_t i = 0; i < n; i++)
 			p[i] = (unsigned char)(i * 7);
-		if (thp) {
+		if (thp && n < 2 * mib) { /* a slab's: every byte on huge pages */
+			CHECK_INT(advised_huge(p), SLABS);
+			CHECK_INT(advised_huge(p + n - 1), SLABS);
+		} else if (thp) {
 			CHECK_INT(advised_huge(p), 1);
 			if (advised_huge(p + (n & ~(2 * mib - 1))) != cases[c].tail)
 				fprintf(stderr, "size %zu: ", n);
