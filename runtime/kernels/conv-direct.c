@@ -161,6 +161,8 @@ static int edge_suits(gc_pk_conv *p, const int64_t k[3], const int64_t stride[3]
 	return 1;
 }
 
+static int64_t batch_copies(const gc_pk_conv *p);
+
 /* The padded plane's masks (gc_pk_conv.pmask): bit l of chunk q is set
  * when element 16 q + l is the input's, not a pad. By the input's rows,
  * a chunk at a time: the plan's time goes with the input, not the pads. */
@@ -267,6 +269,7 @@ int gc_pk_conv_plan(gc_pk_conv *p, int64_t n, int64_t c, int64_t m, int64_t g, c
 	p->wdil = dil[2];
 	p->oh = out[1];
 	p->ow = out[2];
+	p->copies = batch_copies(p);
 	/* (before anything is allocated for a plan that will not be used) */
 	if (gc_pk_conv_scratch(p) > max_scratch)
 		return 1;
@@ -395,6 +398,27 @@ static int64_t conv_copy_floats(const gc_pk_conv *p)
 	return p->pad ? p->c * p->pin_sp + 16 : 0;
 }
 
+/* conv_copy_floats rounded up to whole lines: a thread's copy in the
+ * scratch (gc_pk_conv.copies of them). */
+static int64_t copy_stride(const gc_pk_conv *p)
+{
+	return (conv_copy_floats(p) + 15) & ~(int64_t)15;
+}
+
+/* Most bytes of the padded copies of a batch whose items go to the
+ * threads whole (batch_part): with more, its items are split over the
+ * threads one after another. */
+#define CHAN_BATCH_COPY_BYTES ((int64_t)32 << 20)
+
+static int64_t batch_copies(const gc_pk_conv *p)
+{
+	int64_t most = p->n < GC_PK_GEMM_SLOTS ? p->n : GC_PK_GEMM_SLOTS, c = copy_stride(p);
+	if (most < 2 || !c)
+		return most < 1 ? 1 : most;
+	int64_t fit = CHAN_BATCH_COPY_BYTES / (int64_t)sizeof(float) / c;
+	return fit < 2 ? 1 : fit < most ? fit : most;
+}
+
 /* Whether the tiles go in groups of CHAN_DEEP_GROUP, their sums in the
  * scratch (and the run's threads are at most GC_PK_GEMM_SLOTS). */
 static int chan_deep(const gc_pk_conv *p)
@@ -408,14 +432,14 @@ static float *chan_deep_acc(const gc_pk_conv *p, float *scratch)
 {
 	if (!chan_deep(p))
 		return NULL;
-	uintptr_t a = (uintptr_t)(scratch + conv_copy_floats(p));
+	uintptr_t a = (uintptr_t)(scratch + p->copies * copy_stride(p));
 	return (float *)((a + 63) & ~(uintptr_t)63);
 }
 
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p)
 {
 	/* (+ 15 floats: the sums' boundary) */
-	return conv_copy_floats(p) +
+	return p->copies * copy_stride(p) +
 	       (chan_deep(p) ? GC_PK_GEMM_SLOTS * CHAN_DEEP_FLOATS + 15 : 0);
 }
 
@@ -1304,56 +1328,105 @@ static void conv_part(void *arg, int part, int parts, int slot)
 	conv_items(j, lo, hi, slot);
 }
 
+/* The estimated work of one batch item (gc_pk_conv_cost). */
+static double item_cost(const gc_pk_conv *p)
+{
+	return (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->kr * p->kc, p->rows, p->out[2]);
+}
+
+/* Batch item b on up to `threads` threads (estimated from its cost), its
+ * padded copy at xp; at one thread, run here as thread `slot`. */
+static void conv_item(const gc_pk_conv *p, int64_t b, const float *x, const float *bias,
+		      const float *res, float *y, float *xp, float *acc, int threads, int slot)
+{
+	double cost = item_cost(p);
+	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, rows = (p->rows + rpu - 1) / rpu;
+	int64_t tiles = row_tiles(p), eunits = edge_tiles(p);
+	/* (estimated right before its job: the run's work, nn-par.h) */
+	int t = threads > 1 ? gc_nn_par_threads(threads, cost) : 1;
+	if (chan_deep(p) && t > GC_PK_GEMM_SLOTS)
+		t = GC_PK_GEMM_SLOTS; /* a buffer of sums each */
+	/* items for ~8 parts a thread (fewer cannot end together), each
+	 * chunk of a row at least two tiles long. Chunks of four had
+	 * left a 1x1 at 14x14 (one flat row of 14 tiles a panel: 9
+	 * items in 6 parts) with one thread idle for a sixth of it:
+	 * mobilenet_v2's 576 -> 96 took 74-76 us at two threads, 66.5-
+	 * 67.5 in chunks of two; mobilenet_v2 1.6 %, efficientnet_b0
+	 * 2 %, resnet50 1 % faster at two threads, inception_v3 the
+	 * same (builds in turns). */
+	int64_t items = p->g * p->panels * rows, chunks = 1;
+	if (t > 1 && rpu == 1 && items < 8 * t && !p->edge) {
+		chunks = (8 * t + items - 1) / items;
+		chunks = chunks < tiles / 2 ? chunks : tiles / 2 > 1 ? tiles / 2 : 1;
+	}
+	int64_t units = rows * chunks + eunits;
+	int parts = gc_nn_guided_parts(p->g * p->panels * units, t, 1);
+	conv_job j = {.p = p,
+		      .x = x + b * p->c * p->in_sp,
+		      .bias = bias,
+		      .res = res ? res + b * p->m * p->out_sp : NULL,
+		      .y = y + b * p->m * p->out_sp,
+		      .xc = x + b * p->c * p->in_sp,
+		      .threads = t,
+		      .rpu = rpu,
+		      .chunks = chunks,
+		      .units = units,
+		      .acc = acc};
+	if (p->pad) {
+		conv_pad_split(&j, t);
+		for (int i = 0; i < j.blocks; i++)
+			atomic_init(&j.pad_state[i], 0);
+		j.xp = xp;
+		j.xc = p->edge ? j.xc : xp;
+	}
+	j.rows_first = t > 1 && p->g == 1 && !p->edge && chunks == 1 && eunits == 0 &&
+		       p->panels > 1 && !chan_deep(p) &&
+		       (double)p->m * (double)p->k * sizeof(float) <= CHAN_ROWS_FIRST_BYTES;
+	if (t > 1)
+		gc_nn_parallel(t, parts, conv_part, &j);
+	else
+		conv_part(&j, 0, 1, slot);
+}
+
+/*
+ * The items of a batch whole to the threads, one a part, each with its
+ * padded copy in its thread's part of the scratch (gc_pk_conv.copies); a
+ * thread takes the same items in every layer (nn-par.h's home ranges).
+ * Split one after another, each item's padded copy and output went half to
+ * each core, the next layer read half of them from the other core, and
+ * the threads met at each item's end: at two threads resnet18 at batch 8
+ * took 0.545x its one-thread time in its nodes' sums (ONNX Runtime 0.52x
+ * in the whole run), its 3x3s 0.53-0.62x each; item by item 0.506x, the
+ * 3x3s 0.50-0.52x, the model 5 % faster (old and new workers, ABBA).
+ */
+typedef struct batch_job {
+	const gc_pk_conv *p;
+	const float *x, *bias, *res;
+	float *y, *scratch;
+} batch_job;
+
+static void batch_part(void *arg, int part, int parts, int slot)
+{
+	(void)parts;
+	const batch_job *bj = arg;
+	const gc_pk_conv *p = bj->p;
+	conv_item(p, part, bj->x, bj->bias, bj->res, bj->y, bj->scratch + slot * copy_stride(p),
+		  chan_deep_acc(p, bj->scratch), 1, slot);
+}
+
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
 		    float *y, float *scratch, int threads)
 {
-	double cost =
-	    (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->kr * p->kc, p->rows, p->out[2]);
-	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, rows = (p->rows + rpu - 1) / rpu;
-	int64_t tiles = row_tiles(p), eunits = edge_tiles(p);
-	for (int64_t b = 0; b < p->n; b++) {
-		/* (estimated right before its job: the run's work, nn-par.h) */
-		int t = gc_nn_par_threads(threads, cost);
-		if (chan_deep(p) && t > GC_PK_GEMM_SLOTS)
-			t = GC_PK_GEMM_SLOTS; /* a buffer of sums each */
-		/* items for ~8 parts a thread (fewer cannot end together), each
-		 * chunk of a row at least two tiles long. Chunks of four had
-		 * left a 1x1 at 14x14 (one flat row of 14 tiles a panel: 9
-		 * items in 6 parts) with one thread idle for a sixth of it:
-		 * mobilenet_v2's 576 -> 96 took 74-76 us at two threads, 66.5-
-		 * 67.5 in chunks of two; mobilenet_v2 1.6 %, efficientnet_b0
-		 * 2 %, resnet50 1 % faster at two threads, inception_v3 the
-		 * same (builds in turns). */
-		int64_t items = p->g * p->panels * rows, chunks = 1;
-		if (t > 1 && rpu == 1 && items < 8 * t && !p->edge) {
-			chunks = (8 * t + items - 1) / items;
-			chunks = chunks < tiles / 2 ? chunks : tiles / 2 > 1 ? tiles / 2 : 1;
-		}
-		int64_t units = rows * chunks + eunits;
-		int parts = gc_nn_guided_parts(p->g * p->panels * units, t, 1);
-		conv_job j = {.p = p,
-			      .x = x + b * p->c * p->in_sp,
-			      .bias = bias,
-			      .res = res ? res + b * p->m * p->out_sp : NULL,
-			      .y = y + b * p->m * p->out_sp,
-			      .xc = x + b * p->c * p->in_sp,
-			      .threads = t,
-			      .rpu = rpu,
-			      .chunks = chunks,
-			      .units = units,
-			      .acc = chan_deep_acc(p, scratch)};
-		if (p->pad) {
-			conv_pad_split(&j, t);
-			for (int i = 0; i < j.blocks; i++)
-				atomic_init(&j.pad_state[i], 0);
-			j.xp = scratch;
-			j.xc = p->edge ? j.xc : scratch;
-		}
-		j.rows_first = t > 1 && p->g == 1 && !p->edge && chunks == 1 && eunits == 0 &&
-			       p->panels > 1 && !chan_deep(p) &&
-			       (double)p->m * (double)p->k * sizeof(float) <= CHAN_ROWS_FIRST_BYTES;
-		gc_nn_parallel(t, parts, conv_part, &j);
+	int t = threads < p->copies ? threads : (int)p->copies;
+	/* a whole number of items a thread that way, the rest one by one */
+	int64_t whole = t > 1 ? p->n / t * t : 0;
+	if (whole) {
+		batch_job bj = {p, x, bias, res, y, scratch};
+		int tw = gc_nn_par_threads(t, item_cost(p) * (double)whole);
+		gc_nn_parallel(tw, (int)whole, batch_part, &bj);
 	}
+	for (int64_t b = whole; b < p->n; b++)
+		conv_item(p, b, x, bias, res, y, scratch, chan_deep_acc(p, scratch), threads, 0);
 }
 
 #else

@@ -207,6 +207,10 @@ typedef struct gc_pk_conv {
 	int sw;			      /* stride along w: 1 or 2 */
 	int64_t rows;		      /* out[0] * out[1] */
 	int64_t in_sp, pin_sp, out_sp;
+	/* padded copies (or edge windows) the scratch holds: one a thread
+	 * where the items of a batch go to the threads whole (conv-direct.c's
+	 * batch_part), at most GC_PK_GEMM_SLOTS */
+	int64_t copies;
 	gc_pk_epi epi;
 } gc_pk_conv;
 
@@ -233,8 +237,9 @@ void gc_pk_conv_unpack(const float *src, int64_t g, int64_t mg, int64_t k, int64
 		       float *wt);
 void gc_pk_conv_free(gc_pk_conv *p);
 /* Scratch floats a run needs: the padded input of one batch item (or its
- * edge columns' windows), and for a k above 8192 the sums of a group of
- * tiles for each of up to GC_PK_GEMM_SLOTS threads. */
+ * edge columns' windows) for each of gc_pk_conv.copies threads, and for a
+ * k above 8192 the sums of a group of tiles for each of up to
+ * GC_PK_GEMM_SLOTS threads. */
 int64_t gc_pk_conv_scratch(const gc_pk_conv *p);
 /* An estimate of the cycles, to choose between this and the row GEMM, of
  * k steps (the window's taps in a plane: 1 for a 1x1, whose steps each

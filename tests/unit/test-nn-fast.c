@@ -941,7 +941,16 @@ static void test_fast_conv_swish_range(void)
  * large enough for gc_nn_par_threads to use 2 or 3 threads. */
 /* Case cc (with a fused Relu) gives the same bytes on 2 and 3 threads as
  * on one, and is split over them (on an AVX-512 CPU). */
+static int conv_threads_jobs(const conv_case *cc, int ci, uint64_t *jobs2);
+
 static int conv_threads_same(const conv_case *cc, int ci)
+{
+	return conv_threads_jobs(cc, ci, NULL);
+}
+
+/* The same, and the pool's jobs in the 2-thread run to *jobs2 (unless
+ * NULL). */
+static int conv_threads_jobs(const conv_case *cc, int ci, uint64_t *jobs2)
 {
 	int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
 	conv_geom(cc, in, k, s, d, plo, phi, out);
@@ -969,7 +978,10 @@ static int conv_threads_same(const conv_case *cc, int ci)
 	int rc = harness_op(&h, gc_prepare_Conv, "Conv", 13, 3, ins, 1, LEN(attrs), attrs);
 	float *y2 = malloc((size_t)ny * sizeof(float)), *y3 = malloc((size_t)ny * sizeof(float));
 	uint64_t jobs = gc_nn_par_jobs();
-	int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0 && rerun(&h, ins, 3, y3) == 0;
+	int ok = rc == 0 && rerun(&h, ins, 2, y2) == 0;
+	if (jobs2)
+		*jobs2 = gc_nn_par_jobs() - jobs;
+	ok = ok && rerun(&h, ins, 3, y3) == 0;
 	ok = ok && !memcmp(h.out[0].data, y2, (size_t)ny * sizeof(float)) &&
 	     !memcmp(h.out[0].data, y3, (size_t)ny * sizeof(float));
 	int split = !gc_pk_usable() || gc_nn_par_jobs() > jobs;
@@ -1084,6 +1096,29 @@ static void test_fast_conv_deep_k(void)
 	CHECK(conv_cases(blocked, LEN(blocked), 1));
 	for (int ci = 0; ci < LEN(blocked); ci++)
 		CHECK(conv_threads_same(&blocked[ci], 6 + ci));
+}
+
+/* A batch's items whole to the threads (conv-direct.c's batch_part):
+ * a padded copy, the edge columns' windows or a deep panel's sums a
+ * thread, the items left over (5 at 2 threads, 4 at 3) one by one, against
+ * the double-precision loops and the same bytes as one thread; 4 items at
+ * 2 threads go in one job of the pool (one by one they had been 4). */
+static void test_fast_conv_batch(void)
+{
+	rng_state = 21;
+	static const conv_case cases[] = {
+	    C2(4, 40, 48, 1, 20, 20, 3, 1, 1, 1, 1, 1),	  /* padded copies */
+	    C2(5, 24, 40, 1, 40, 40, 3, 2, 1, 1, 1, 1),	  /* stride 2: edge windows */
+	    C2(3, 1000, 20, 1, 12, 12, 3, 1, 1, 1, 1, 1), /* k 9000: deep sums */
+	    C2(4, 64, 64, 2, 14, 14, 3, 1, 1, 1, 0, 1),	  /* groups, no bias */
+	};
+	CHECK(conv_cases(cases, LEN(cases), 0));
+	for (int ci = 0; ci < LEN(cases); ci++) {
+		uint64_t jobs = 0;
+		CHECK(conv_threads_jobs(&cases[ci], 20 + ci, &jobs));
+		if (ci == 0 && gc_pk_usable())
+			CHECK_INT((int)jobs, 1);
+	}
 }
 
 /* Planes whose channels would crowd a few L1 sets
@@ -1407,7 +1442,7 @@ static void test_fast_threads_callers(void)
 }
 
 TEST_MAIN(TEST(test_fast_conv_1x1), TEST(test_fast_conv_1x1_strided), TEST(test_fast_conv_spatial), TEST(test_fast_conv_column),
-	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_crowded_planes), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
+	  TEST(test_fast_conv_deep_k), TEST(test_fast_conv_batch), TEST(test_fast_conv_crowded_planes), TEST(test_fast_conv_1d_3d), TEST(test_fast_conv_depthwise),
 	  TEST(test_fast_conv_weights_unknown), TEST(test_fast_conv_nan),
 	  TEST(test_fast_conv_swish_range), TEST(test_fast_conv_taps), TEST(test_fast_conv_first),
 	  TEST(test_fast_split), TEST(test_fast_dw_flat_edges), TEST(test_fast_conv_dilated), TEST(test_fast_threads),
