@@ -1417,12 +1417,13 @@ static void batch_part(void *arg, int part, int parts, int slot)
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
 		    float *y, float *scratch, int threads)
 {
-	int t = threads < p->copies ? threads : (int)p->copies;
-	/* a whole number of items a thread that way, the rest one by one */
-	int64_t whole = t > 1 ? p->n / t * t : 0;
+	/* a whole number of items a thread that way, the rest one by one; not
+	 * with fewer items than threads (or copies), which would leave some
+	 * of them idle */
+	int64_t whole = threads > 1 && threads <= p->copies ? p->n / threads * threads : 0;
 	if (whole) {
 		batch_job bj = {p, x, bias, res, y, scratch};
-		int tw = gc_nn_par_threads(t, item_cost(p) * (double)whole);
+		int tw = gc_nn_par_threads(threads, item_cost(p) * (double)whole);
 		gc_nn_parallel(tw, (int)whole, batch_part, &bj);
 	}
 	for (int64_t b = whole; b < p->n; b++)
