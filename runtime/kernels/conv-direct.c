@@ -1335,7 +1335,8 @@ static double item_cost(const gc_pk_conv *p)
 }
 
 /* Batch item b on up to `threads` threads (estimated from its cost), its
- * padded copy at xp; at one thread, run here as thread `slot`. */
+ * padded copy at xp; with slot >= 0, here alone as thread `slot` (a part
+ * of batch_part's job). */
 static void conv_item(const gc_pk_conv *p, int64_t b, const float *x, const float *bias,
 		      const float *res, float *y, float *xp, float *acc, int threads, int slot)
 {
@@ -1343,7 +1344,7 @@ static void conv_item(const gc_pk_conv *p, int64_t b, const float *x, const floa
 	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, rows = (p->rows + rpu - 1) / rpu;
 	int64_t tiles = row_tiles(p), eunits = edge_tiles(p);
 	/* (estimated right before its job: the run's work, nn-par.h) */
-	int t = threads > 1 ? gc_nn_par_threads(threads, cost) : 1;
+	int t = slot < 0 ? gc_nn_par_threads(threads, cost) : 1;
 	if (chan_deep(p) && t > GC_PK_GEMM_SLOTS)
 		t = GC_PK_GEMM_SLOTS; /* a buffer of sums each */
 	/* items for ~8 parts a thread (fewer cannot end together), each
@@ -1382,7 +1383,7 @@ static void conv_item(const gc_pk_conv *p, int64_t b, const float *x, const floa
 	j.rows_first = t > 1 && p->g == 1 && !p->edge && chunks == 1 && eunits == 0 &&
 		       p->panels > 1 && !chan_deep(p) &&
 		       (double)p->m * (double)p->k * sizeof(float) <= CHAN_ROWS_FIRST_BYTES;
-	if (t > 1)
+	if (slot < 0)
 		gc_nn_parallel(t, parts, conv_part, &j);
 	else
 		conv_part(&j, 0, 1, slot);
@@ -1427,7 +1428,7 @@ void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, cons
 		gc_nn_parallel(tw, (int)whole, batch_part, &bj);
 	}
 	for (int64_t b = whole; b < p->n; b++)
-		conv_item(p, b, x, bias, res, y, scratch, chan_deep_acc(p, scratch), threads, 0);
+		conv_item(p, b, x, bias, res, y, scratch, chan_deep_acc(p, scratch), threads, -1);
 }
 
 #else
