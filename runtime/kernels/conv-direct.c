@@ -6,6 +6,7 @@
  */
 #include "sgemm-pack.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -161,7 +162,36 @@ static int edge_suits(gc_pk_conv *p, const int64_t k[3], const int64_t stride[3]
 	return 1;
 }
 
-static int64_t batch_copies(const gc_pk_conv *p);
+/* Scratch floats of the input's copy: the padded input of one batch item
+ * or its edge columns' windows. */
+static int64_t conv_copy_floats(const gc_pk_conv *p)
+{
+	if (p->edge) /* the edge columns' windows */
+		return p->g * p->ecols * p->k * p->oh;
+	/* + a vector of slack: tiles near the end broadcast from inside it */
+	return p->pad ? p->c * p->pin_sp + 16 : 0;
+}
+
+/* conv_copy_floats rounded up to whole lines: a thread's copy in the
+ * scratch (gc_pk_conv.copies of them). */
+static int64_t copy_stride(const gc_pk_conv *p)
+{
+	return (conv_copy_floats(p) + 15) & ~(int64_t)15;
+}
+
+/* Most bytes of the padded copies of a batch whose items go to the
+ * threads whole (batch_part): with more, its items are split over the
+ * threads one after another. */
+#define CHAN_BATCH_COPY_BYTES ((int64_t)32 << 20)
+
+static int64_t batch_copies(const gc_pk_conv *p)
+{
+	int64_t most = p->n < GC_PK_GEMM_SLOTS ? p->n : GC_PK_GEMM_SLOTS, c = copy_stride(p);
+	if (most < 2 || !c)
+		return most < 1 ? 1 : most;
+	int64_t fit = CHAN_BATCH_COPY_BYTES / (int64_t)sizeof(float) / c;
+	return fit < 2 ? 1 : fit < most ? fit : most;
+}
 
 /* The padded plane's masks (gc_pk_conv.pmask): bit l of chunk q is set
  * when element 16 q + l is the input's, not a pad. By the input's rows,
@@ -386,37 +416,6 @@ void gc_pk_conv_free(gc_pk_conv *p)
 		p->pmask = NULL;
 		p->ekoff = NULL;
 	}
-}
-
-/* Scratch floats of the input's copy: the padded input of one batch item
- * or its edge columns' windows. */
-static int64_t conv_copy_floats(const gc_pk_conv *p)
-{
-	if (p->edge) /* the edge columns' windows */
-		return p->g * p->ecols * p->k * p->oh;
-	/* + a vector of slack: tiles near the end broadcast from inside it */
-	return p->pad ? p->c * p->pin_sp + 16 : 0;
-}
-
-/* conv_copy_floats rounded up to whole lines: a thread's copy in the
- * scratch (gc_pk_conv.copies of them). */
-static int64_t copy_stride(const gc_pk_conv *p)
-{
-	return (conv_copy_floats(p) + 15) & ~(int64_t)15;
-}
-
-/* Most bytes of the padded copies of a batch whose items go to the
- * threads whole (batch_part): with more, its items are split over the
- * threads one after another. */
-#define CHAN_BATCH_COPY_BYTES ((int64_t)32 << 20)
-
-static int64_t batch_copies(const gc_pk_conv *p)
-{
-	int64_t most = p->n < GC_PK_GEMM_SLOTS ? p->n : GC_PK_GEMM_SLOTS, c = copy_stride(p);
-	if (most < 2 || !c)
-		return most < 1 ? 1 : most;
-	int64_t fit = CHAN_BATCH_COPY_BYTES / (int64_t)sizeof(float) / c;
-	return fit < 2 ? 1 : fit < most ? fit : most;
 }
 
 /* Whether the tiles go in groups of CHAN_DEEP_GROUP, their sums in the
@@ -1334,17 +1333,14 @@ static double item_cost(const gc_pk_conv *p)
 	return (double)p->g * gc_pk_conv_cost(p->mg, p->k, p->kr * p->kc, p->rows, p->out[2]);
 }
 
-/* Batch item b on up to `threads` threads (estimated from its cost), its
- * padded copy at xp; with slot >= 0, here alone as thread `slot` (a part
- * of batch_part's job). */
+/* Batch item b on t threads (gc_nn_par_threads' estimate, made right
+ * before), its padded copy at xp; with slot >= 0 (t 1), here alone as
+ * thread `slot` (a part of batch_part's job). */
 static void conv_item(const gc_pk_conv *p, int64_t b, const float *x, const float *bias,
-		      const float *res, float *y, float *xp, float *acc, int threads, int slot)
+		      const float *res, float *y, float *xp, float *acc, int t, int slot)
 {
-	double cost = item_cost(p);
 	int64_t rpu = 2 * p->out[2] <= GC_PK_CV_NR ? 2 : 1, rows = (p->rows + rpu - 1) / rpu;
 	int64_t tiles = row_tiles(p), eunits = edge_tiles(p);
-	/* (estimated right before its job: the run's work, nn-par.h) */
-	int t = slot < 0 ? gc_nn_par_threads(threads, cost) : 1;
 	if (chan_deep(p) && t > GC_PK_GEMM_SLOTS)
 		t = GC_PK_GEMM_SLOTS; /* a buffer of sums each */
 	/* items for ~8 parts a thread (fewer cannot end together), each
@@ -1403,32 +1399,36 @@ static void conv_item(const gc_pk_conv *p, int64_t b, const float *x, const floa
 typedef struct batch_job {
 	const gc_pk_conv *p;
 	const float *x, *bias, *res;
-	float *y, *scratch;
+	float *y, *scratch, *acc;
 } batch_job;
 
 static void batch_part(void *arg, int part, int parts, int slot)
 {
 	(void)parts;
 	const batch_job *bj = arg;
-	const gc_pk_conv *p = bj->p;
-	conv_item(p, part, bj->x, bj->bias, bj->res, bj->y, bj->scratch + slot * copy_stride(p),
-		  chan_deep_acc(p, bj->scratch), 1, slot);
+	conv_item(bj->p, part, bj->x, bj->bias, bj->res, bj->y,
+		  bj->scratch + slot * copy_stride(bj->p), bj->acc, 1, slot);
 }
 
 void gc_pk_conv_run(const gc_pk_conv *p, const float *x, const float *bias, const float *res,
 		    float *y, float *scratch, int threads)
 {
+	double cost = item_cost(p);
+	float *acc = chan_deep_acc(p, scratch);
 	/* a whole number of items a thread that way, the rest one by one; not
 	 * with fewer items than threads (or copies), which would leave some
-	 * of them idle */
+	 * of them idle (and parts are an int) */
 	int64_t whole = threads > 1 && threads <= p->copies ? p->n / threads * threads : 0;
+	if (whole > INT_MAX)
+		whole = INT_MAX / threads * threads;
 	if (whole) {
-		batch_job bj = {p, x, bias, res, y, scratch};
-		int tw = gc_nn_par_threads(threads, item_cost(p) * (double)whole);
+		batch_job bj = {p, x, bias, res, y, scratch, acc};
+		int tw = gc_nn_par_threads(threads, cost * (double)whole);
 		gc_nn_parallel(tw, (int)whole, batch_part, &bj);
 	}
+	/* (each estimated right before its job: the run's work, nn-par.h) */
 	for (int64_t b = whole; b < p->n; b++)
-		conv_item(p, b, x, bias, res, y, scratch, chan_deep_acc(p, scratch), threads, -1);
+		conv_item(p, b, x, bias, res, y, scratch, acc, gc_nn_par_threads(threads, cost), -1);
 }
 
 #else
