@@ -940,16 +940,8 @@ static void test_fast_conv_swish_range(void)
  * output is computed by one thread, in the same order). The cases are
  * large enough for gc_nn_par_threads to use 2 or 3 threads. */
 /* Case cc (with a fused Relu) gives the same bytes on 2 and 3 threads as
- * on one, and is split over them (on an AVX-512 CPU). */
-static int conv_threads_jobs(const conv_case *cc, int ci, uint64_t *jobs2);
-
-static int conv_threads_same(const conv_case *cc, int ci)
-{
-	return conv_threads_jobs(cc, ci, NULL);
-}
-
-/* The same, and the pool's jobs in the 2-thread run to *jobs2 (unless
- * NULL). */
+ * on one, and is split over them (on an AVX-512 CPU); the pool's jobs in
+ * the 2-thread run go to *jobs2 (unless NULL). */
 static int conv_threads_jobs(const conv_case *cc, int ci, uint64_t *jobs2)
 {
 	int64_t in[3], k[3], s[3], d[3], plo[3], phi[3], out[3];
@@ -1004,6 +996,11 @@ static int conv_threads_jobs(const conv_case *cc, int ci, uint64_t *jobs2)
 	free(y2);
 	free(y3);
 	return ok && split;
+}
+
+static int conv_threads_same(const conv_case *cc, int ci)
+{
+	return conv_threads_jobs(cc, ci, NULL);
 }
 
 /*
