@@ -654,9 +654,8 @@ CONV_DEFINE(double, f64, gc_nn_dgemm)
 /* ---- Conv on the packed kernels ---- */
 
 /* The floats of a 1-D or 2-D convolution's phase-split padded input (see
- * conv_state.tap_rows) and, at strides above 1, a padded input row for each
- * thread (tap_pad), setting st->tap_len and tap_h; 0 when the input is 3-D
- * or its offsets would not fit int32. */
+ * conv_state.tap_rows), setting st->tap_len and tap_h; 0 when the input is
+ * 3-D or its offsets would not fit int32. */
 static int64_t conv_tap_floats(conv_state *st)
 {
 	const gc_nn_window *w = &st->w;
@@ -669,7 +668,7 @@ static int64_t conv_tap_floats(conv_state *st)
 	st->tap_h = (w->out[1] - 1) * w->stride[1] + (w->k[1] - 1) * w->dil[1] + 1;
 	if (st->c * s > INT32_MAX / st->tap_len / st->tap_h)
 		return 0;
-	return (st->c * st->tap_h + (s > 1 ? GC_PK_GEMM_SLOTS : 0)) * s * st->tap_len;
+	return st->c * st->tap_h * s * st->tap_len;
 }
 
 /* The rows of V of output row 0 (conv_state.tap_rows), after
@@ -745,18 +744,15 @@ static int64_t conv_tap_copy(const conv_state *st)
 }
 
 /* Padded rows [r0, r1) of every channel of one batch item's input x as
- * conv_taps reads it, into xq. At strides above 1 each input row is padded
- * into thread slot's s * tap_len floats after the phases (conv_tap_floats)
- * and split from there by gc_pk_split. */
-static void tap_pad_rows(const conv_state *st, const float *x, float *xq, int64_t r0, int64_t r1,
-			 int slot)
+ * conv_taps reads it, into xq: at strides above 1 split by gc_pk_split_pad
+ * from the input row itself. */
+static void tap_pad_rows(const conv_state *st, const float *x, float *xq, int64_t r0, int64_t r1)
 {
 	const gc_nn_window *w = &st->w;
 	int64_t s = w->stride[2], len = st->tap_len, W = w->in[2], pl = w->pad_lo[2];
 	int64_t plane = st->tap_h * len;
-	float *row = xq + (st->c * plane + slot * len) * s;
-	/* padded [a, b) holds the row's elements 0, ... */
-	int64_t a = pl < s * len ? pl : s * len, b = pl + W < s * len ? pl + W : s * len;
+	/* padded [a, b) holds the row's elements 0, ... (stride 1) */
+	int64_t a = pl < len ? pl : len, b = pl + W < len ? pl + W : len;
 	for (int64_t ci = 0; ci < st->c; ci++)
 		for (int64_t R = r0; R < r1; R++) {
 			int64_t h = R - w->pad_lo[1];
@@ -766,12 +762,14 @@ static void tap_pad_rows(const conv_state *st, const float *x, float *xq, int64_
 					memset(d + r * plane, 0, (size_t)len * sizeof *d);
 				continue;
 			}
-			float *p = s == 1 ? d : row;
-			memset(p, 0, (size_t)a * sizeof *p);
-			memcpy(p + a, x + (ci * w->in[1] + h) * W, (size_t)(b - a) * sizeof *p);
-			memset(p + b, 0, (size_t)(s * len - b) * sizeof *p);
-			if (s > 1)
-				gc_pk_split(row, s, len, (int)s, d, plane);
+			const float *src = x + (ci * w->in[1] + h) * W;
+			if (s > 1) {
+				gc_pk_split_pad(src, pl, W, s, len, (int)s, d, plane);
+			} else {
+				memset(d, 0, (size_t)a * sizeof *d);
+				memcpy(d + a, src, (size_t)(b - a) * sizeof *d);
+				memset(d + b, 0, (size_t)(len - b) * sizeof *d);
+			}
 		}
 }
 
@@ -817,7 +815,7 @@ static gc_pk_gemm group_gemm(const conv_state *st, const gc_pk_gemm *g, int64_t 
 
 /* Makes the padded rows panels [p0, p1) read ready: copies those of their
  * blocks that no thread has begun, then waits for the others. */
-static void tap_ready(tap_job *j, int64_t p0, int64_t p1, int slot)
+static void tap_ready(tap_job *j, int64_t p0, int64_t p1)
 {
 	const conv_state *st = j->st;
 	const gc_nn_window *w = &st->w;
@@ -839,7 +837,7 @@ static void tap_ready(tap_job *j, int64_t p0, int64_t p1, int slot)
 		    !atomic_compare_exchange_strong(&j->state[b], &free_, 1))
 			continue;
 		int64_t e = (b + 1) * per < st->tap_h ? (b + 1) * per : st->tap_h;
-		tap_pad_rows(st, j->x, j->xq, b * per, e, slot);
+		tap_pad_rows(st, j->x, j->xq, b * per, e);
 		atomic_store_explicit(&j->state[b], 2, memory_order_release);
 	}
 	for (int b = b0; b < b1; b++)
@@ -861,7 +859,7 @@ static void tap_part(void *arg, int part, int parts, int slot)
 	gc_nn_guided_range(j->panels, j->threads, 1, part, parts, &p0, &p1);
 	for (int64_t q0 = p0; q0 < p1; q0 += j->chunk) {
 		int64_t q1 = p1 - q0 < j->chunk ? p1 : q0 + j->chunk;
-		tap_ready(j, q0, q1, slot);
+		tap_ready(j, q0, q1);
 		for (int64_t gi = 0; gi < st->g; gi++) {
 			gc_pk_gemm g = group_gemm(st, j->g, gi);
 			gc_pk_gemm_run_slot(&g, q0, q1, slot);

@@ -150,36 +150,53 @@ static inline __attribute__((always_inline)) GC_PK_TARGET void split2(__m512 a, 
 	*odd = _mm512_permutex2var_ps(a, io, b);
 }
 
-/* gc_pk_split's stride 2 and 4, 16 of each phase at a time: two and six
+/* The lanes [a, b) of 16 (either may be out of range). */
+static inline __mmask16 lanes_between(int64_t a, int64_t b)
+{
+	return (__mmask16)(gc_lanes16(b) & ~gc_lanes16(a));
+}
+
+/* 16 floats of a padded row from its element p: src's [p - lo, p - lo +
+ * 16), the lanes outside [0, w) zeros and not read. */
+static inline __attribute__((always_inline)) GC_PK_TARGET __m512
+pad_load(const float *src, int64_t lo, int64_t w, int64_t p)
+{
+	/* (the address of a load wholly before src, all lanes masked, is
+	 * formed as an integer: no pointer before the array) */
+	const float *at = (const float *)((uintptr_t)src + (uintptr_t)((p - lo) * 4));
+	return _mm512_maskz_loadu_ps(lanes_between(lo - p, lo + w - p), at);
+}
+
+/* gc_pk_split_pad's stride 2 and 4, 16 of each phase at a time: two and six
  * lane permutes for 32 and 64 floats rather than a load and a store each
  * (the first layers of CNNs, 3 input channels, spend ~half of the tap
- * path's copy here); the last (fewer than 16 of each) by masked loads of
- * just the floats it may read and masked stores. Element by element, that
+ * path's copy here); the pads and the row's ends by masked loads of just
+ * the floats it may read and masked stores. Element by element, that
  * tail was most of the copy of a strided 1x1 convolution to 28x28 or
- * 14x14 (resnet's downsampling: 28 and 14 of each phase a row). */
-static GC_PK_TARGET void split_512(const float *src, int64_t s, int64_t n, int phases,
-				   float *dst, int64_t ld)
+ * 14x14 (resnet's downsampling: 28 and 14 of each phase a row). The pads
+ * are made here, not in a padded copy of the row split after: this
+ * function's loads of what that copy had just stored, each from several
+ * stores at other alignments, waited for them to leave the store buffer
+ * (the 3 -> 32 3x3 s2 stem at 224x224 spent 18 % of its time here, 55 %
+ * of that on one load). */
+static GC_PK_TARGET void split_512(const float *src, int64_t lo, int64_t w, int64_t s, int64_t n,
+				   int phases, float *dst, int64_t ld)
 {
-	int64_t end = s * (n - 1) + phases; /* floats it may read */
 	for (int64_t i = 0; i < n; i += 16) {
-		const float *x = src + s * i;
-		int64_t left = end - s * i;
+		int64_t p = s * i;
 		__mmask16 st = gc_lanes16(n - i);
-		__m512 p[4];
+		__m512 q[4];
 		if (s == 2) {
-			split2(_mm512_maskz_loadu_ps(gc_lanes16(left), x),
-			       _mm512_maskz_loadu_ps(gc_lanes16(left - 16), x + 16), &p[0], &p[1]);
+			split2(pad_load(src, lo, w, p), pad_load(src, lo, w, p + 16), &q[0], &q[1]);
 		} else {
 			__m512 e0, o0, e1, o1;
-			split2(_mm512_maskz_loadu_ps(gc_lanes16(left), x),
-			       _mm512_maskz_loadu_ps(gc_lanes16(left - 16), x + 16), &e0, &o0);
-			split2(_mm512_maskz_loadu_ps(gc_lanes16(left - 32), x + 32),
-			       _mm512_maskz_loadu_ps(gc_lanes16(left - 48), x + 48), &e1, &o1);
-			split2(e0, e1, &p[0], &p[2]);
-			split2(o0, o1, &p[1], &p[3]);
+			split2(pad_load(src, lo, w, p), pad_load(src, lo, w, p + 16), &e0, &o0);
+			split2(pad_load(src, lo, w, p + 32), pad_load(src, lo, w, p + 48), &e1, &o1);
+			split2(e0, e1, &q[0], &q[2]);
+			split2(o0, o1, &q[1], &q[3]);
 		}
 		for (int r = 0; r < phases; r++)
-			_mm512_mask_storeu_ps(dst + r * ld + i, st, p[r]);
+			_mm512_mask_storeu_ps(dst + r * ld + i, st, q[r]);
 	}
 }
 #endif
@@ -241,21 +258,29 @@ void gc_pk_tanh(float *v, int64_t n)
 }
 #endif
 
+void gc_pk_split_pad(const float *src, int64_t lo, int64_t w, int64_t s, int64_t n, int phases,
+		     float *dst, int64_t ld)
+{
+#ifdef PK_X86
+	if (s == 2 || s == 4) {
+		split_512(src, lo, w, s, n, phases, dst, ld);
+		return;
+	}
+#endif
+	for (int r = 0; r < phases; r++)
+		for (int64_t i = 0; i < n; i++) {
+			int64_t j = s * i + r - lo;
+			dst[r * ld + i] = j >= 0 && j < w ? src[j] : 0.0f;
+		}
+}
+
 void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld)
 {
 	if (s == 1) {
 		memcpy(dst, src, (size_t)n * sizeof *dst);
 		return;
 	}
-#ifdef PK_X86
-	if (s == 2 || s == 4) {
-		split_512(src, s, n, phases, dst, ld);
-		return;
-	}
-#endif
-	for (int r = 0; r < phases; r++)
-		for (int64_t i = 0; i < n; i++)
-			dst[r * ld + i] = src[s * i + r];
+	gc_pk_split_pad(src, 0, s * (n - 1) + phases, s, n, phases, dst, ld);
 }
 
 void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, float *dst)

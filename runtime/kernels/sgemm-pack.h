@@ -82,6 +82,11 @@ void gc_pk_pack_v(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, 
  * dst[r * ld + i] = src[s * i + r] for r < phases, i < n (n >= 1; reads
  * src[0, s (n - 1) + phases)); only where gc_pk_usable. */
 void gc_pk_split(const float *src, int64_t s, int64_t n, int phases, float *dst, int64_t ld);
+/* The same of the row of lo zeros, src[0, w) and zeros after:
+ * dst[r * ld + i] = src[s * i + r - lo] where that is in [0, w), else 0
+ * (reads only src[0, w)). */
+void gc_pk_split_pad(const float *src, int64_t lo, int64_t w, int64_t s, int64_t n, int phases,
+		     float *dst, int64_t ld);
 /* v[i] = sigmoid(v[i]), tanh(v[i]) for i < n, 16 at a time without a
  * division: within 3 ulp of the value in double (test-vmath.c), NaN kept;
  * where gc_pk_usable (elsewhere vmath.h's scalar functions). */

@@ -560,12 +560,46 @@ static void guarded_free(char *p, size_t bytes)
 	munmap(p - pg, n + 2 * pg);
 }
 
-/* gc_pk_split (the strided 1x1's take and the first layers' phase copy)
- * against a plain loop: strides 2 to 4, every phase count, rows of 1 to 70
- * (every tail of its 16 lanes). Each row ends where a page no access is
- * allowed to begins, so a read past the s (n - 1) + phases floats it may
- * read faults; each phase's row is followed by a gap that must stay as it
- * was. */
+/* One case of test_fast_split: gc_pk_split_pad of a row of w floats
+ * (lo < 0: gc_pk_split of the s (n - 1) + phases floats it may read) placed
+ * at the start (at_end 0) or the end of the accessible page at base, so
+ * that a read before or past it faults; 0 when dst is right (each phase's
+ * row followed by a gap that must stay as it was). */
+static int split_case(char *base, size_t pg, int64_t s, int phases, int64_t n, int64_t lo,
+		      int64_t w, int at_end)
+{
+	float dst[5 * 80];
+	int64_t len = lo < 0 ? s * (n - 1) + phases : w, ld = n + 7;
+	float *src = at_end ? (float *)(void *)(base + pg) - len : (float *)(void *)base;
+	for (int64_t i = 0; i < len; i++)
+		src[i] = (float)(i + 1);
+	for (int i = 0; i < LEN(dst); i++)
+		dst[i] = -1;
+	if (lo < 0)
+		gc_pk_split(src, s, n, phases, dst, ld);
+	else
+		gc_pk_split_pad(src, lo, w, s, n, phases, dst, ld);
+	for (int64_t r = 0; r < 5; r++)
+		for (int64_t i = 0; i < ld; i++) {
+			int64_t j = s * i + r - (lo < 0 ? 0 : lo);
+			float want = r >= phases || i >= n ? -1 : j >= 0 && j < len ? (float)(j + 1) : 0;
+			if (dst[r * ld + i] != want) {
+				fprintf(stderr,
+					"  split s %lld phases %d n %lld lo %lld w %lld: phase %lld "
+					"[%lld] %g, want %g\n",
+					(long long)s, phases, (long long)n, (long long)lo, (long long)len,
+					(long long)r, (long long)i, (double)dst[r * ld + i], (double)want);
+				return 1;
+			}
+		}
+	return 0;
+}
+
+/* gc_pk_split (the strided 1x1's take) and gc_pk_split_pad (the tap path's
+ * phase copy of a padded row, made from the input row) against a plain
+ * loop: strides 2 to 5 (2 and 4 vectorized), every phase count, rows of 1 to
+ * 70 (every tail of its 16 lanes), 0-3 pads before and rows that end
+ * before, at or after the last phase's reach (pads after). */
 static void test_fast_split(void)
 {
 	if (!gc_pk_usable())
@@ -573,32 +607,16 @@ static void test_fast_split(void)
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	char *base = guarded(pg);
 	CHECK(base != NULL);
-	float dst[4 * 80];
 	int bad = 0;
-	for (int64_t s = 2; s <= 4; s++)
+	for (int64_t s = 2; s <= 5; s++)
 		for (int phases = 1; phases <= s; phases++)
 			for (int64_t n = 1; n <= 70 && !bad; n++) {
-				int64_t len = s * (n - 1) + phases, ld = n + 7;
-				float *src = (float *)(void *)(base + pg) - len;
-				for (int64_t i = 0; i < len; i++)
-					src[i] = (float)(i + 1);
-				for (int i = 0; i < LEN(dst); i++)
-					dst[i] = -1;
-				gc_pk_split(src, s, n, phases, dst, ld);
-				for (int64_t r = 0; r < 4 && !bad; r++)
-					for (int64_t i = 0; i < ld; i++) {
-						float want = r < phases && i < n ? (float)(s * i + r + 1)
-										 : -1;
-						if (dst[r * ld + i] != want) {
-							fprintf(stderr,
-								"  split s %lld phases %d n %lld: "
-								"phase %lld [%lld] %g, want %g\n",
-								(long long)s, phases, (long long)n,
-								(long long)r, (long long)i,
-								(double)dst[r * ld + i], (double)want);
-							bad = 1;
-							break;
-						}
+				bad = split_case(base, pg, s, phases, n, -1, 0, 1);
+				for (int64_t lo = 0; lo <= 3 && !bad; lo++)
+					for (int64_t d = -2; d <= 2 && !bad; d++) {
+						int64_t w = s * (n - 1) + phases - lo + d * 7;
+						for (int e = 0; e < 2 && !bad && w > 0; e++)
+							bad = split_case(base, pg, s, phases, n, lo, w, e);
 					}
 			}
 	CHECK(!bad);
