@@ -588,6 +588,7 @@ static int prepare_node(compiler *c, int32_t gi, gc_node *pn, node_io *io, gc_kc
 			pn->run = NULL;
 			pn->scratch_bytes = 0;
 			pn->inplace_ok = false;
+			pn->inplace_in = 0;
 			c->err->code = 0;
 			c->err->msg[0] = 0;
 			*reprepare = true;

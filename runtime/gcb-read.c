@@ -836,6 +836,7 @@ static int prepare_unpacked(rd *r, gc_program *p, gc_node *n, gc_kctx *k, gc_ten
 	n->run = NULL;
 	n->scratch_bytes = 0;
 	n->inplace_ok = false;
+	n->inplace_in = 0;
 	for (int j = 0; j < n->n_in; j++)
 		if (inp[j])
 			ins[j].data = p->tensors[n->in[j]].t.data;

@@ -105,7 +105,8 @@ struct gc_node {
 	void *state; /* set by prepare; released with state_free (default: free) */
 	void (*state_free)(void *state);
 	uint64_t scratch_bytes; /* set by prepare: run-time scratch memory */
-	bool inplace_ok;	/* set by prepare: out[0] may share in[0]'s memory */
+	bool inplace_ok;	/* set by prepare: out[0] may share in[inplace_in]'s memory */
+	int8_t inplace_in;	/* (0 unless prepare sets it: a fused residual's 3) */
 	bool impure;		/* set by prepare: draws random numbers, so never
 				   folded or evaluated at compile time */
 	void *custom;		/* the binding of a custom node */

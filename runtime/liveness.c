@@ -177,17 +177,41 @@ static void share_concat(const gc_program *p, const bool *is_input, gc_sharing *
 	}
 }
 
+static int32_t alias_root(const int32_t *alias, int32_t t)
+{
+	while (alias[t] >= 0)
+		t = alias[t];
+	return t;
+}
+
+/* Whether an input of n other than in[k] is in the block of root, in
+ * place or as a Concat's slice (the kernel reads it while it writes its
+ * output there). */
+static bool other_input_in(const gc_node *n, int k, const gc_sharing *sh, int32_t root)
+{
+	uint64_t d;
+	for (int j = 0; j < n->n_in; j++)
+		if (j != k && n->in[j] >= 0 && gc_share_owner(sh, n->in[j], &d) == root)
+			return true;
+	return false;
+}
+
 static void share_in_place(const gc_program *p, int32_t *last, const bool *is_input,
 			   gc_sharing *sh, bool same_offset)
 {
 	int32_t *alias = sh->alias;
 	for (int32_t i = 0; i < p->n_nodes; i++) {
 		const gc_node *n = &p->nodes[i];
-		if (!n->inplace_ok || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
+		int k = n->inplace_in;
+		if (!n->inplace_ok || k < 0 || k >= n->n_in || n->n_out < 1 || n->in[k] < 0 ||
+		    n->out[0] < 0)
 			continue;
-		int32_t a = n->in[0], o = n->out[0], root = a;
-		while (alias[root] >= 0)
-			root = alias[root];
+		int32_t a = n->in[k], o = n->out[0], root = alias_root(alias, a);
+		/* (an input after the first, a fused residual, only alone in its
+		 * block: a Conv reads its x all along; an element-wise kernel
+		 * with in[0] may read it again as another operand) */
+		if (k > 0 && other_input_in(n, k, sh, root))
+			continue;
 		const gc_ptensor *pa = &p->tensors[a], *po = &p->tensors[o];
 		if (pa->storage != GC_STORAGE_ARENA || po->storage != GC_STORAGE_ARENA ||
 		    pa->nbytes != po->nbytes || last[root] != i + 1 || is_input[root] || a == o ||

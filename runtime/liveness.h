@@ -24,10 +24,12 @@ void gc_lifetimes(const gc_program *p, int32_t *first, int32_t *last, bool *is_i
 
 /*
  * Which tensors take bytes of another, per tensor:
- * - in place (alias): output 0 of a node takes input 0's bytes when the
- *   kernel allows it (inplace_ok), both are arena tensors of the same size,
- *   and the input dies at this node (it is not a program input, which must
- *   survive the run). Chains share one block: alias[t] is the chain's root.
+ * - in place (alias): output 0 of a node takes input inplace_in's bytes
+ *   (input 0's, or a fused residual's) when the kernel allows it
+ *   (inplace_ok), both are arena tensors of the same size, and the input
+ *   dies at this node (it is not a program input, which must survive the
+ *   run); an input after the first only when no other input of the node is
+ *   in its block. Chains share one block: alias[t] is the chain's root.
  * - Concat in place (parent, delta): a Concat whose output c is laid out
  *   so that each input is one contiguous slice of it (every dim before the
  *   axis is 1) gets an input t placed at its slice (parent[t] = c, delta[t]

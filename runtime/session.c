@@ -645,6 +645,7 @@ static int prepare_now(gc_session *s, int32_t i, gc_kctx *k, gc_tensor *const *i
 	n->run = NULL;
 	n->scratch_bytes = 0;
 	n->inplace_ok = false;
+	n->inplace_in = 0;
 	k->node = n;
 	for (int j = 0; j < n->n_in; j++)
 		if (in[j] && (in[j]->rank < 0 || (!in[j]->data && gc_tensor_nbytes(in[j]))))

@@ -859,6 +859,11 @@ static int64_t s_block_rows(const gc_pk_gemm *g, int64_t kc)
  * 1024. */
 #define PK_KC 1024
 
+int gc_pk_gemm_c_once(int64_t k)
+{
+	return k <= PK_KC;
+}
+
 static int64_t panel_kc(const gc_pk_gemm *g, int64_t ldv)
 {
 	if (ldv == GC_PK_NR || g->k <= PK_KC)
@@ -1083,6 +1088,12 @@ void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 }
 
 #else
+
+int gc_pk_gemm_c_once(int64_t k)
+{
+	(void)k;
+	return 0;
+}
 
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads)
 {

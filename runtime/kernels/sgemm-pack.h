@@ -165,6 +165,11 @@ int64_t gc_pk_gemm_panels(const gc_pk_gemm *g);
 void gc_pk_gemm_panel_rows(const gc_pk_gemm *g, int64_t p0, int64_t p1, int64_t *oh0,
 			   int64_t *oh1);
 
+/* Whether a product of k steps writes each element of c once, after it
+ * read the element's residual (epi.r), so that c may be the residual
+ * itself: no K blocks with their sums in c between them (k up to 1024). */
+int gc_pk_gemm_c_once(int64_t k);
+
 /* An estimate of the cycles gc_pk_gemm_run takes, to choose a kernel. */
 double gc_pk_gemm_cost(int64_t m, int64_t n, int64_t k);
 
