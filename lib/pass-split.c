@@ -13,6 +13,12 @@
  * core's cache. Only a hint: the products and their sums are the same at
  * any split. Runs after fuse-activation, which moved the Relu or Clip
  * between the two into the first.
+ *
+ * The other way round, a depthwise Conv whose output only a 1x1 Conv (no
+ * groups) reads gets _gc_split_rows = 1: the 1x1 splits by pixels, and the
+ * depthwise row kernel may then split its planes by rows too
+ * (runtime/kernels/conv-dw.c, dw_row_bands). Not where something else
+ * reads it, such as a squeeze-excite that takes whole channels.
  */
 #include <string.h>
 
@@ -48,11 +54,38 @@ static bool depthwise_reader(gc_edit *e, int32_t node, int32_t v)
 	return w && w->rank >= 3 && groups > 1 && w->dims[1] == 1 && w->dims[0] == groups;
 }
 
+/* A 1x1 Conv without groups reading v as its input X. */
+static bool pointwise_reader(gc_edit *e, int32_t node, int32_t v)
+{
+	const gc_irnode *n = &e->g->nodes[node];
+	return gc_edit_is_op(e, node, "Conv") && n->n_in >= 2 && n->in[0] == v &&
+	       conv_group(e, node) == 1 && unit_window(e, n);
+}
+
+/* Marks depthwise Conv i whose output a 1x1 alone reads: 1 marked, 0 not,
+ * or an error. */
+static int mark_rows(gc_edit *e, int32_t i)
+{
+	const gc_irnode *n = &e->g->nodes[i];
+	if (n->n_in < 1 || n->in[0] < 0 || !depthwise_reader(e, i, n->in[0]) ||
+	    gc_edit_attr(e, i, "_gc_split_rows"))
+		return 0;
+	int32_t reader = gc_edit_only_reader(e, n->out[0]);
+	if (reader < 0 || !pointwise_reader(e, reader, n->out[0]))
+		return 0;
+	gc_attr mark = {.name = "_gc_split_rows", .type = GC_ATTR_INT, .v.i = 1};
+	int rc = gc_edit_set_attr(e, i, &mark);
+	return rc ? rc : 1;
+}
+
 static int mark_one(gc_edit *e, int32_t i)
 {
 	const gc_irnode *n = &e->g->nodes[i];
-	if (n->n_out != 1 || n->out[0] < 0 || conv_group(e, i) != 1 || !unit_window(e, n) ||
-	    gc_edit_attr(e, i, "_gc_split_channels"))
+	if (n->n_out != 1 || n->out[0] < 0)
+		return 0;
+	if (conv_group(e, i) != 1)
+		return mark_rows(e, i);
+	if (!unit_window(e, n) || gc_edit_attr(e, i, "_gc_split_channels"))
 		return 0;
 	int32_t reader = gc_edit_only_reader(e, n->out[0]);
 	if (reader < 0 || !depthwise_reader(e, reader, n->out[0]))

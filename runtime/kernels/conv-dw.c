@@ -398,35 +398,34 @@ AI void dwr_row_ptrs(const gc_pk_dw *p, const float *x, const float *zero, int64
 	}
 }
 
-/* One output channel of the row kernel, 4 rows at a time; zero is a row of
- * p->w zeros. (At stride 2, 4 rows took 0.85-0.93x the time of 2 where
- * the rows are 28 and 56 wide, 3x3, 5x5 and 7x7, 0.92-1.0x at 112:
- * kernel-time dw, one thread.) */
+/* Output rows [r, r1) of one channel of the row kernel, 4 at a time; zero
+ * is a row of p->w zeros. (At stride 2, 4 rows took 0.85-0.93x the time of
+ * 2 where the rows are 28 and 56 wide, 3x3, 5x5 and 7x7, 0.92-1.0x at
+ * 112: kernel-time dw, one thread.) */
 AI void dwr_plane(const gc_pk_dw *p, const float *x, const float *zero, const float *wm,
-		  float bias, float *ym, const int s, const int K)
+		  float bias, float *ym, int64_t r, int64_t r1, const int s, const int K)
 {
 	const int R = 4;
 	const float *rows[(4 - 1) * 2 + 7];
 	__m512 bv = _mm512_set1_ps(bias);
-	int64_t r = 0;
-	for (; r + R <= p->oh; r += R) {
+	for (; r + R <= r1; r += R) {
 		dwr_row_ptrs(p, x, zero, r, (R - 1) * s + K, rows);
 		dwr_rows(p, rows, wm, bv, ym + r * p->ow, R, s, K);
 	}
-	for (; r < p->oh; r++) {
+	for (; r < r1; r++) {
 		dwr_row_ptrs(p, x, zero, r, K, rows);
 		dwr_rows(p, rows, wm, bv, ym + r * p->ow, 1, s, K);
 	}
 }
 
 typedef void (*dwr_plane_fn)(const gc_pk_dw *p, const float *x, const float *zero,
-			     const float *wm, float bias, float *ym);
+			     const float *wm, float bias, float *ym, int64_t r0, int64_t r1);
 #define DWR_PLANE(K, s)                                                                            \
 	static GC_PK_TARGET void dwr_plane_##K##_##s(const gc_pk_dw *p, const float *x,            \
 						     const float *zero, const float *wm,           \
-						     float bias, float *ym)                        \
+						     float bias, float *ym, int64_t r0, int64_t r1) \
 	{                                                                                          \
-		dwr_plane(p, x, zero, wm, bias, ym, s, K);                                         \
+		dwr_plane(p, x, zero, wm, bias, ym, r0, r1, s, K);                                 \
 	}
 DWR_PLANE(3, 1)
 DWR_PLANE(3, 2)
@@ -671,7 +670,8 @@ typedef struct dw_job {
 	const gc_pk_dw *p;
 	const float *x, *wt, *bias;
 	float *y, *scratch;
-	int threads; /* the guided split's */
+	int threads;   /* the guided split's */
+	int64_t bands; /* the row kernel's bands of output rows (dw_row_bands) */
 } dw_job;
 
 /* Batch items and channels (blocks of 16 when blocked), split in guided
@@ -707,7 +707,10 @@ static void dw_part(void *arg, int part, int parts, int slot)
 		}
 		return;
 	}
-	gc_nn_guided_range(p->n * per, j->threads, 1, part, parts, &lo, &hi);
+	/* items: (batch item, band of rows, channel), by place in the output
+	 * as the blocked kernel's (one band: a channel an item) */
+	int64_t bands = j->bands;
+	gc_nn_guided_range(p->n * bands * per, j->threads, 1, part, parts, &lo, &hi);
 	int64_t toff[DW_MAX_TAPS];
 	for (int64_t a = 0; a < p->kh; a++)
 		for (int64_t b = 0; b < p->kw; b++) {
@@ -718,7 +721,10 @@ static void dw_part(void *arg, int part, int parts, int slot)
 	if (p->rowk)
 		memset(buf, 0, (size_t)p->w * sizeof(float));
 	for (int64_t i = lo; i < hi; i++) {
-		int64_t b = i / per, ci = i % per;
+		int64_t b = i / (bands * per), band = i / per % bands, ci = i % per;
+		/* bands of whole 4-row blocks, the last to the end */
+		int64_t r0 = p->oh * band / bands / 4 * 4,
+			r1 = band + 1 < bands ? p->oh * (band + 1) / bands / 4 * 4 : p->oh;
 		const float *xc = j->x + (b * p->c + ci) * in_sp;
 		if (!p->rowk)
 			dw_pad(p, xc, buf);
@@ -727,12 +733,37 @@ static void dw_part(void *arg, int part, int parts, int slot)
 			float *ym = j->y + (b * p->c * p->mg + mo) * out_sp;
 			if (p->rowk)
 				dwr_planes[(p->rowk - 3) / 2][p->sw - 1](p, xc, buf, j->wt + mo * taps,
-									 bv, ym);
+									 bv, ym, r0, r1);
 			else
 				(taps == 9 ? dw_plane9 : dw_plane_any)(p, buf, toff,
 								       j->wt + mo * taps, bv, ym);
 		}
 	}
+}
+
+/*
+ * The row kernel's bands of output rows at `threads` threads: a band a
+ * thread, each thread's items the rows of every channel, where a 1x1
+ * convolution that splits by pixels alone reads the output (p->by_rows)
+ * and the input is larger than GC_PK_SPLIT_M_BYTES (below that a 1x1
+ * before it, lib/pass-split.c, wrote it split by channels); else one (a
+ * channel an item). Above it the input was written split by pixels (a
+ * 1x1's row GEMM by column panels, a stem's tap path by panels of output
+ * rows), and a core reading whole channels read half of each from the
+ * other core's cache. At two threads (per node, builds in turns):
+ * mnasnet1_0's 32-channel 3x3 at 112x112 took 77 us, not 89, its
+ * 48-channel 3x3 s2 58, not 73; in paired runs mobilenet_v2 1-1.8 %
+ * faster, mnasnet1_0 0.4-1 %, mobilenet_v3 0.7 %. Unmarked, where another
+ * reader takes whole channels (efficientnet_b0's squeeze-excite), it had
+ * lost more than it gained there: 1 % slower.
+ */
+static int64_t dw_row_bands(const gc_pk_dw *p, int threads)
+{
+	if (!p->by_rows || !p->rowk || p->blocked || p->flat || threads < 2 ||
+	    p->oh < 8 * threads ||
+	    (double)(p->c * p->h * p->w) * sizeof(float) <= GC_PK_SPLIT_M_BYTES)
+		return 1;
+	return threads;
 }
 
 void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const float *bias, float *y,
@@ -749,8 +780,9 @@ void gc_pk_dw_run(const gc_pk_dw *p, const float *x, const float *wt, const floa
 			(double)(p->n * p->c * p->h * p->w) * (p->blocked ? 1 : p->flat ? 0 : 0.25);
 	int t = gc_nn_par_threads(threads, cycles);
 	t = t < GC_PK_DW_SLOTS ? t : GC_PK_DW_SLOTS; /* a scratch buffer each */
-	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : p->c);
 	j.threads = t;
+	j.bands = dw_row_bands(p, t);
+	int64_t items = p->n * (p->blocked ? (p->c + 15) / 16 * dw_bands(p) : j.bands * p->c);
 	gc_nn_parallel(t, gc_nn_guided_parts(items, t, 1), dw_part, &j);
 }
 

@@ -1030,7 +1030,6 @@ void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot)
  * 2.2-2.4 ms in all at two threads, 1.8-1.9 block by block (ONNX Runtime
  * 1.74-1.87); the model 1.5 % faster at two threads, densenet121 the same.
  */
-#define GC_PK_SPLIT_M_BYTES (1 << 20)
 #define PK_SPLIT_S_BYTES (512 << 10)
 typedef struct gemm_job {
 	const gc_pk_gemm *g;

@@ -157,6 +157,9 @@ typedef struct gc_pk_gemm {
  * v_buf is set. */
 void gc_pk_gemm_run(const gc_pk_gemm *g, int64_t p0, int64_t p1);
 void gc_pk_gemm_run_slot(const gc_pk_gemm *g, int64_t p0, int64_t p1, int slot);
+/* The largest product split_m splits by rows (gc_pk_gemm_par): a reader
+ * of a larger one takes it as written by pixels (conv-dw.c). */
+#define GC_PK_SPLIT_M_BYTES (1 << 20)
 /* The whole product, its column panels split over up to `threads` threads. */
 void gc_pk_gemm_par(const gc_pk_gemm *g, int threads);
 /* The product's column panels (what gc_pk_gemm_run's p0, p1 count), and,
@@ -283,6 +286,10 @@ typedef struct gc_pk_dw {
 	int64_t ph, pw, plane;		/* padded rows, row length (per phase), phase size */
 	int phases;			/* column phases of the padded plane: 1 or sw */
 	int rowk; /* K of the row kernel (K x K, dilation 1, equal strides), else 0 */
+	/* set by the caller: a 1x1 convolution alone reads the output, split
+	 * by pixels (lib/pass-split.c's _gc_split_rows): the row kernel may
+	 * split its planes by rows (conv-dw.c) */
+	int by_rows;
 	/* channel-blocked (one output per input channel): 16 channels at a
 	 * time, their padded input transposed into [row][pixel][16] for a band
 	 * of `band` output rows (band_in input rows of row_px pixels) */

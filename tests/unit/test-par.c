@@ -356,7 +356,15 @@ static void test_conv_jobs(void)
 		     /* read in place, the edge columns' windows copied by the
 		      * parts as they go (by groups), with a residual */
 		     {32, 48, 64, 3, 2, 1, 2},
-		     {16, 40, 100, 3, 1, 1, 1}};
+		     {16, 40, 100, 3, 1, 1, 1},
+		     /* depthwise (marked _gc_split_rows, as lib/pass-split.c
+		      * marks one that a 1x1 alone reads), 1.2 MB and more of
+		      * input: the row kernel's planes in bands of rows, a band
+		      * a thread (conv-dw.c's dw_row_bands); 3x3 at stride 1 and
+		      * 2, 5x5 */
+		     {24, 24, 112, 3, 1, 0, 24},
+		     {32, 32, 112, 3, 2, 0, 32},
+		     {40, 40, 90, 5, 2, 0, 40}};
 	if (!gc_pk_usable())
 		return; /* the channel kernel needs AVX-512 */
 	for (int i = 0; i < LEN(cases); i++) {
@@ -371,13 +379,16 @@ static void test_conv_jobs(void)
 		gc_tensor tz = harness_tensor(GC_DTYPE_FLOAT, 4, (int64_t[]){1, M, O, O}, z);
 		gc_tensor *ins[] = {&tx, &tw, &tb, &tz};
 		int64_t pads[4] = {P, P, P, P}, strides[2] = {st, st};
-		gc_attr attrs[] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = pads},
-				   {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = strides},
-				   {.name = "group", .type = GC_ATTR_INT, .v.i = G},
-				   {.name = "_gc_residual", .type = GC_ATTR_INT, .v.i = 1}};
-		int res = cases[i].res;
+		gc_attr attrs[5] = {{.name = "pads", .type = GC_ATTR_INTS, .n = 4, .v.ints = pads},
+				    {.name = "strides", .type = GC_ATTR_INTS, .n = 2, .v.ints = strides},
+				    {.name = "group", .type = GC_ATTR_INT, .v.i = G}};
+		int res = cases[i].res, na = 3;
+		if (res)
+			attrs[na++] = (gc_attr){.name = "_gc_residual", .type = GC_ATTR_INT, .v.i = 1};
+		if (G == C && G == M)
+			attrs[na++] = (gc_attr){.name = "_gc_split_rows", .type = GC_ATTR_INT, .v.i = 1};
 		harness_run h;
-		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 11, 3 + res, ins, 1, 3 + res, attrs);
+		int rc = harness_op(&h, gc_prepare_Conv, "Conv", 11, 3 + res, ins, 1, na, attrs);
 		CHECK_INT(rc, 0);
 		int64_t ny = M * O * O;
 		double *want = malloc((size_t)ny * sizeof(double));

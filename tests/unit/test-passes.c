@@ -531,6 +531,70 @@ static void test_activation_with_two_readers_kept(void)
 
 /* ---- mark-channel-split ---- */
 
+/* x -> depthwise 3x3 Conv -> Relu -> a Conv of (1 + 2 wide) x (1 + 2
+ * wide) windows in rd_group groups -> y, the Relu's output a graph output
+ * too when `pinned`. */
+static gc_graph *build_dw_reader(int64_t rd_group, int wide, int pinned, gc_error *err)
+{
+	gc_graph *g = gc_graph_new("dw-reader");
+	gc_graph_set_opset(g, "", 13, err);
+	int64_t k = 1 + 2 * wide, xd[4] = {1, 24, 9, 9}, w1[4] = {24, 1, 3, 3},
+		w2[4] = {8, 24 / rd_group, k, k}, pads[4] = {1, 1, 1, 1}, rpads[4] = {0};
+	for (int i = 0; i < 4; i++)
+		rpads[i] = wide;
+	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, err);
+	add_random(g, "W1", GC_DTYPE_FLOAT, 4, w1, 0, err);
+	add_random(g, "W2", GC_DTYPE_FLOAT, 4, w2, 0, err);
+	gc_attr a1[2] = {attr_i("group", 24), attr_ints("pads", 4, pads)};
+	const char *cin[] = {"x", "W1"}, *cout[] = {"c"};
+	gc_graph_add_node(g, "dw", "", "Conv", 2, cin, 1, cout, 2, a1, err);
+	const char *rin[] = {"c"}, *rout[] = {"r"};
+	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
+	gc_attr a2[2] = {attr_i("group", rd_group), attr_ints("pads", 4, rpads)};
+	const char *din[] = {"r", "W2"}, *dout[] = {"y"};
+	gc_graph_add_node(g, "reader", "", "Conv", 2, din, 1, dout, 2, a2, err);
+	gc_graph_add_output(g, "y", err);
+	if (pinned)
+		gc_graph_add_output(g, "r", err);
+	return g;
+}
+
+/* The depthwise Conv whose output (its Relu fused in) a 1x1 Conv without
+ * groups alone reads is marked _gc_split_rows, and only it: not before a
+ * grouped 1x1 or a 3x3, not when the output is also a graph output. The
+ * marked graph gives the same outputs, bit for bit. */
+static void test_rows_split_marked(void)
+{
+	static const struct {
+		int64_t rd_group;
+		int wide, pinned, marked;
+	} cases[] = {{1, 0, 0, 1}, {2, 0, 0, 0}, {1, 1, 0, 0}, {1, 0, 1, 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gc_error err = {0};
+		gc_graph *g = build_dw_reader(cases[i].rd_group, cases[i].wide, cases[i].pinned,
+					      &err);
+		CHECK_STR(err.msg, "");
+		counts c = {0};
+		gc_graph *o = optimized(g, &c, &err);
+		CHECK(o != NULL);
+		if (!o)
+			continue;
+		CHECK_INT(changes(&c, "mark-channel-split"), cases[i].marked);
+		/* the first Conv is the depthwise one */
+		const gc_attr *a = node_attr(o, "Conv", "_gc_split_rows");
+		CHECK(cases[i].marked ? a && a->type == GC_ATTR_INT && a->v.i == 1 : a == NULL);
+		result want, got;
+		CHECK_INT(run_graph(g, 4, 0, &want, &err), 0);
+		CHECK_INT(run_graph(o, 4, 0, &got, &err), 0);
+		CHECK_INT(got.n, want.n);
+		CHECK_NEAR(got.n == want.n ? rel_diff(&got, &want) : 1, 0, 0);
+		free(want.v);
+		free(got.v);
+		gc_graph_free(o);
+		gc_graph_free(g);
+	}
+}
+
 /* x -> 1x1 Conv (pw_group groups) -> Relu -> a Conv of 3x3 windows in
  * `groups` groups (24: depthwise) -> y, and the Relu's output a graph
  * output too when `pinned`. */
@@ -1243,7 +1307,7 @@ static void test_pad_folded(void)
 
 TEST_MAIN(TEST(test_conv_activation_fused), TEST(test_conv_batchnorm_folded),
 	  TEST(test_batchnorm_not_constant_kept), TEST(test_activation_with_two_readers_kept),
-	  TEST(test_channel_split_marked),
+	  TEST(test_channel_split_marked), TEST(test_rows_split_marked),
 	  TEST(test_identity_chain_removed), TEST(test_dropout_removed), TEST(test_zero_pad_removed),
 	  TEST(test_pad_folded), TEST(test_pad_overflow_kept),
 	  TEST(test_gemm_activation_fused), TEST(test_matmul_bias_activation_fused),
