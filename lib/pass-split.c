@@ -54,6 +54,14 @@ static bool depthwise_reader(gc_edit *e, int32_t node, int32_t v)
 	return w && w->rank >= 3 && groups > 1 && w->dims[1] == 1 && w->dims[0] == groups;
 }
 
+/* Sets the graphcc-internal mark `name` = 1 on node i: 1, or an error. */
+static int set_mark(gc_edit *e, int32_t i, const char *name)
+{
+	gc_attr mark = {.name = name, .type = GC_ATTR_INT, .v.i = 1};
+	int rc = gc_edit_set_attr(e, i, &mark);
+	return rc ? rc : 1;
+}
+
 /* A 1x1 Conv without groups reading v as its input X. */
 static bool pointwise_reader(gc_edit *e, int32_t node, int32_t v)
 {
@@ -73,9 +81,7 @@ static int mark_rows(gc_edit *e, int32_t i)
 	int32_t reader = gc_edit_only_reader(e, n->out[0]);
 	if (reader < 0 || !pointwise_reader(e, reader, n->out[0]))
 		return 0;
-	gc_attr mark = {.name = "_gc_split_rows", .type = GC_ATTR_INT, .v.i = 1};
-	int rc = gc_edit_set_attr(e, i, &mark);
-	return rc ? rc : 1;
+	return set_mark(e, i, "_gc_split_rows");
 }
 
 static int mark_one(gc_edit *e, int32_t i)
@@ -90,9 +96,7 @@ static int mark_one(gc_edit *e, int32_t i)
 	int32_t reader = gc_edit_only_reader(e, n->out[0]);
 	if (reader < 0 || !depthwise_reader(e, reader, n->out[0]))
 		return 0;
-	gc_attr mark = {.name = "_gc_split_channels", .type = GC_ATTR_INT, .v.i = 1};
-	int rc = gc_edit_set_attr(e, i, &mark);
-	return rc ? rc : 1;
+	return set_mark(e, i, "_gc_split_channels");
 }
 
 int gc_pass_mark_channel_split(gc_pass_ctx *ctx)

@@ -531,101 +531,84 @@ static void test_activation_with_two_readers_kept(void)
 
 /* ---- mark-channel-split ---- */
 
-/* x -> depthwise 3x3 Conv -> Relu -> a Conv of (1 + 2 wide) x (1 + 2
- * wide) windows in rd_group groups -> y, the Relu's output a graph output
- * too when `pinned`. */
-static gc_graph *build_dw_reader(int64_t rd_group, int wide, int pinned, gc_error *err)
+/* x (cin channels) -> a Conv of k1 x k1 windows in g1 groups, 24 channels
+ * out ("first") -> Relu -> a Conv of k2 x k2 windows in g2 groups, cout
+ * channels out -> y (pads keep the sizes), and the Relu's output a graph
+ * output too when `pinned`. */
+static gc_graph *build_pair(int64_t cin, int64_t k1, int64_t g1, int64_t k2, int64_t g2,
+			    int64_t cout, int pinned, gc_error *err)
 {
-	gc_graph *g = gc_graph_new("dw-reader");
+	gc_graph *g = gc_graph_new("pair");
 	gc_graph_set_opset(g, "", 13, err);
-	int64_t k = 1 + 2 * wide, xd[4] = {1, 24, 9, 9}, w1[4] = {24, 1, 3, 3},
-		w2[4] = {8, 24 / rd_group, k, k}, pads[4] = {1, 1, 1, 1}, rpads[4] = {0};
-	for (int i = 0; i < 4; i++)
-		rpads[i] = wide;
+	int64_t xd[4] = {1, cin, 9, 9}, w1[4] = {24, cin / g1, k1, k1}, w2[4] = {cout, 24 / g2, k2, k2};
+	int64_t p1[4] = {k1 / 2, k1 / 2, k1 / 2, k1 / 2}, p2[4] = {k2 / 2, k2 / 2, k2 / 2, k2 / 2};
 	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, err);
 	add_random(g, "W1", GC_DTYPE_FLOAT, 4, w1, 0, err);
 	add_random(g, "W2", GC_DTYPE_FLOAT, 4, w2, 0, err);
-	gc_attr a1[2] = {attr_i("group", 24), attr_ints("pads", 4, pads)};
-	const char *cin[] = {"x", "W1"}, *cout[] = {"c"};
-	gc_graph_add_node(g, "dw", "", "Conv", 2, cin, 1, cout, 2, a1, err);
+	gc_attr a1[2] = {attr_i("group", g1), attr_ints("pads", 4, p1)};
+	const char *cin_[] = {"x", "W1"}, *cout_[] = {"c"};
+	gc_graph_add_node(g, "first", "", "Conv", 2, cin_, 1, cout_, 2, a1, err);
 	const char *rin[] = {"c"}, *rout[] = {"r"};
 	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
-	gc_attr a2[2] = {attr_i("group", rd_group), attr_ints("pads", 4, rpads)};
+	gc_attr a2[2] = {attr_i("group", g2), attr_ints("pads", 4, p2)};
 	const char *din[] = {"r", "W2"}, *dout[] = {"y"};
 	gc_graph_add_node(g, "reader", "", "Conv", 2, din, 1, dout, 2, a2, err);
 	gc_graph_add_output(g, "y", err);
 	if (pinned)
 		gc_graph_add_output(g, "r", err);
 	return g;
+}
+
+/* mark-channel-split on g: the first Conv carries `name` (= 1) when
+ * `marked`, no other node ever; the marked graph gives the same outputs,
+ * bit for bit (a mark changes only how the threads split the work). */
+static void check_split_mark(gc_graph *g, const char *name, int marked)
+{
+	gc_error err = {0};
+	counts c = {0};
+	gc_graph *o = optimized(g, &c, &err);
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	CHECK_INT(changes(&c, "mark-channel-split"), marked);
+	CHECK_INT(count_op(o, "Conv"), 2);
+	const gc_attr *a = node_attr(o, "Conv", name);
+	CHECK(marked ? a && a->type == GC_ATTR_INT && a->v.i == 1 : a == NULL);
+	for (int n = 0; n < o->n_nodes; n++)
+		for (int k = 0; k < o->nodes[n].n_attr && strcmp(o->nodes[n].name, "first"); k++)
+			CHECK(strcmp(o->nodes[n].attrs[k].name, name));
+	result want, got;
+	CHECK_INT(run_graph(g, 4, 0, &want, &err), 0);
+	CHECK_INT(run_graph(o, 4, 0, &got, &err), 0);
+	CHECK_INT(got.n, want.n);
+	CHECK_NEAR(got.n == want.n ? rel_diff(&got, &want) : 1, 0, 0);
+	free(want.v);
+	free(got.v);
+	gc_graph_free(o);
 }
 
 /* The depthwise Conv whose output (its Relu fused in) a 1x1 Conv without
  * groups alone reads is marked _gc_split_rows, and only it: not before a
- * grouped 1x1 or a 3x3, not when the output is also a graph output. The
- * marked graph gives the same outputs, bit for bit. */
+ * grouped 1x1 or a 3x3, not when the output is also a graph output. */
 static void test_rows_split_marked(void)
 {
 	static const struct {
-		int64_t rd_group;
-		int wide, pinned, marked;
-	} cases[] = {{1, 0, 0, 1}, {2, 0, 0, 0}, {1, 1, 0, 0}, {1, 0, 1, 0}};
+		int64_t k2, g2;
+		int pinned, marked;
+	} cases[] = {{1, 1, 0, 1}, {1, 2, 0, 0}, {3, 1, 0, 0}, {1, 1, 1, 0}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		gc_error err = {0};
-		gc_graph *g = build_dw_reader(cases[i].rd_group, cases[i].wide, cases[i].pinned,
-					      &err);
+		gc_graph *g = build_pair(24, 3, 24, cases[i].k2, cases[i].g2, 8, cases[i].pinned, &err);
 		CHECK_STR(err.msg, "");
-		counts c = {0};
-		gc_graph *o = optimized(g, &c, &err);
-		CHECK(o != NULL);
-		if (!o)
-			continue;
-		CHECK_INT(changes(&c, "mark-channel-split"), cases[i].marked);
-		/* the first Conv is the depthwise one */
-		const gc_attr *a = node_attr(o, "Conv", "_gc_split_rows");
-		CHECK(cases[i].marked ? a && a->type == GC_ATTR_INT && a->v.i == 1 : a == NULL);
-		result want, got;
-		CHECK_INT(run_graph(g, 4, 0, &want, &err), 0);
-		CHECK_INT(run_graph(o, 4, 0, &got, &err), 0);
-		CHECK_INT(got.n, want.n);
-		CHECK_NEAR(got.n == want.n ? rel_diff(&got, &want) : 1, 0, 0);
-		free(want.v);
-		free(got.v);
-		gc_graph_free(o);
+		check_split_mark(g, "_gc_split_rows", cases[i].marked);
 		gc_graph_free(g);
 	}
 }
 
-/* x -> 1x1 Conv (pw_group groups) -> Relu -> a Conv of 3x3 windows in
- * `groups` groups (24: depthwise) -> y, and the Relu's output a graph
- * output too when `pinned`. */
-static gc_graph *build_pw_reader(int64_t pw_group, int64_t groups, int pinned, gc_error *err)
-{
-	gc_graph *g = gc_graph_new("pw-reader");
-	gc_graph_set_opset(g, "", 13, err);
-	int64_t xd[4] = {1, 8, 6, 6}, w1[4] = {24, 8 / pw_group, 1, 1},
-		w2[4] = {24, 24 / groups, 3, 3}, pads[4] = {1, 1, 1, 1};
-	gc_graph_add_input(g, "x", GC_DTYPE_FLOAT, 4, xd, NULL, err);
-	add_random(g, "W1", GC_DTYPE_FLOAT, 4, w1, 0, err);
-	add_random(g, "W2", GC_DTYPE_FLOAT, 4, w2, 0, err);
-	gc_attr a1 = attr_i("group", pw_group);
-	const char *cin[] = {"x", "W1"}, *cout[] = {"c"};
-	gc_graph_add_node(g, "pw", "", "Conv", 2, cin, 1, cout, 1, &a1, err);
-	const char *rin[] = {"c"}, *rout[] = {"r"};
-	gc_graph_add_node(g, "relu", "", "Relu", 1, rin, 1, rout, 0, NULL, err);
-	gc_attr a2[2] = {attr_i("group", groups), attr_ints("pads", 4, pads)};
-	const char *din[] = {"r", "W2"}, *dout[] = {"y"};
-	gc_graph_add_node(g, "reader", "", "Conv", 2, din, 1, dout, 2, a2, err);
-	gc_graph_add_output(g, "y", err);
-	if (pinned)
-		gc_graph_add_output(g, "r", err);
-	return g;
-}
-
 /* The 1x1 Conv whose output (its Relu fused in) a depthwise Conv alone
- * reads is marked, and only it: not before a full or grouped 3x3, not
- * when the output is also a graph output, not a grouped 1x1. The marked
- * graph gives the same outputs, bit for bit (the mark changes only how
- * the threads split the work). */
+ * reads is marked _gc_split_channels, and only it: not before a full or
+ * grouped 3x3, not when the output is also a graph output, not a grouped
+ * 1x1. */
 static void test_channel_split_marked(void)
 {
 	static const struct {
@@ -634,30 +617,10 @@ static void test_channel_split_marked(void)
 	} cases[] = {{1, 24, 0, 1}, {1, 1, 0, 0}, {1, 6, 0, 0}, {1, 24, 1, 0}, {2, 24, 0, 0}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		gc_error err = {0};
-		gc_graph *g = build_pw_reader(cases[i].pw_group, cases[i].groups, cases[i].pinned,
-					      &err);
+		gc_graph *g = build_pair(8, 1, cases[i].pw_group, 3, cases[i].groups, 24,
+					 cases[i].pinned, &err);
 		CHECK_STR(err.msg, "");
-		counts c = {0};
-		gc_graph *o = optimized(g, &c, &err);
-		CHECK(o != NULL);
-		if (!o)
-			continue;
-		CHECK_INT(changes(&c, "mark-channel-split"), cases[i].marked);
-		CHECK_INT(count_op(o, "Conv"), 2);
-		/* the first Conv is the 1x1 */
-		const gc_attr *a = node_attr(o, "Conv", "_gc_split_channels");
-		CHECK(cases[i].marked ? a && a->type == GC_ATTR_INT && a->v.i == 1 : a == NULL);
-		for (int n = 0; n < o->n_nodes; n++)
-			for (int k = 0; k < o->nodes[n].n_attr && strcmp(o->nodes[n].name, "pw"); k++)
-				CHECK(strcmp(o->nodes[n].attrs[k].name, "_gc_split_channels"));
-		result want, got;
-		CHECK_INT(run_graph(g, 4, 0, &want, &err), 0);
-		CHECK_INT(run_graph(o, 4, 0, &got, &err), 0);
-		CHECK_INT(got.n, want.n);
-		CHECK_NEAR(got.n == want.n ? rel_diff(&got, &want) : 1, 0, 0);
-		free(want.v);
-		free(got.v);
-		gc_graph_free(o);
+		check_split_mark(g, "_gc_split_channels", cases[i].marked);
 		gc_graph_free(g);
 	}
 }
