@@ -298,12 +298,6 @@ AI void dw_plane(const gc_pk_dw *p, const float *xq, const int64_t *toff, const 
 		dw_rows(p, xq, toff, wm, bv, ym, r, 0, nine);
 }
 
-/* Lanes [lo, hi) of 16 (the bounds may be outside [0, 16]). */
-AI __mmask16 pk_range(int64_t lo, int64_t hi)
-{
-	return (__mmask16)(gc_lanes16(hi) & ~gc_lanes16(lo));
-}
-
 /* The row kernel (p->rowk = K: K x K taps, dilation 1, stride s along both
  * axes): output rows r .. r + R - 1 of one channel straight from its
  * unpadded input plane, no copy. rows[t] is input row r s - pt + t, or a
@@ -332,9 +326,9 @@ AI void dwr_rows(const gc_pk_dw *p, const float *const *rows, const float *wm, _
 #pragma GCC unroll 7
 		for (int j = 0; j < nm; j++) {
 			int64_t b0 = c0 + (s == 1 ? j : 2 * j);
-			m0[j] = pk_range(-b0, p->w - b0);
+			m0[j] = gc_lanes16_between(-b0, p->w - b0);
 			if (s == 2)
-				m1[j] = pk_range(-b0 - 16, p->w - b0 - 16);
+				m1[j] = gc_lanes16_between(-b0 - 16, p->w - b0 - 16);
 		}
 		/* P partial sums a row (over kernel rows i % P): chains of FMAs
 		 * short enough for a single 16-column block (rows of 16 or

@@ -15,6 +15,13 @@ static inline __mmask16 gc_lanes16(int64_t n)
 	return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
 }
 
+/* Lanes [lo, hi) of 16 (either bound may be out of range): a row's part
+ * inside [0, w) as seen from a load at column c is [-c, w - c). */
+static inline __mmask16 gc_lanes16_between(int64_t lo, int64_t hi)
+{
+	return (__mmask16)(gc_lanes16(hi) & ~gc_lanes16(lo));
+}
+
 /* The first n of 64 lanes (bytes). */
 static inline __mmask64 gc_lanes64(int64_t n)
 {

@@ -150,12 +150,6 @@ static inline __attribute__((always_inline)) GC_PK_TARGET void split2(__m512 a, 
 	*odd = _mm512_permutex2var_ps(a, io, b);
 }
 
-/* The lanes [a, b) of 16 (either may be out of range). */
-static inline __mmask16 lanes_between(int64_t a, int64_t b)
-{
-	return (__mmask16)(gc_lanes16(b) & ~gc_lanes16(a));
-}
-
 /* 16 floats of a padded row from its element p: src's [p - lo, p - lo +
  * 16), the lanes outside [0, w) zeros and not read. */
 static inline __attribute__((always_inline)) GC_PK_TARGET __m512
@@ -164,7 +158,7 @@ pad_load(const float *src, int64_t lo, int64_t w, int64_t p)
 	/* (the address of a load wholly before src, all lanes masked, is
 	 * formed as an integer: no pointer before the array) */
 	const float *at = (const float *)((uintptr_t)src + (uintptr_t)((p - lo) * 4));
-	return _mm512_maskz_loadu_ps(lanes_between(lo - p, lo + w - p), at);
+	return _mm512_maskz_loadu_ps(gc_lanes16_between(lo - p, lo + w - p), at);
 }
 
 /* gc_pk_split_pad's stride 2 and 4, 16 of each phase at a time: two and six
