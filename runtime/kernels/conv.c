@@ -93,9 +93,9 @@ typedef struct conv_state {
 	int fast;
 	/* FAST_ROW: split over the threads by output channels (gc_pk_gemm.
 	 * split_m), as lib/pass-split.c marks (_gc_split_channels) a 1x1 Conv
-	 * that a depthwise one alone reads; FAST_DW: by rows where a 1x1 alone
-	 * reads it (_gc_split_rows, gc_pk_dw.by_rows) */
-	int split_m, split_rows;
+	 * that a depthwise one alone reads (and FAST_DW by rows where a 1x1
+	 * alone reads it: _gc_split_rows, gc_pk_dw.by_rows) */
+	int split_m;
 	const float *row_w; /* FAST_ROW: each group's weights packed as S (node->packed) */
 	/* FAST_ROW or FAST_CHAN of a strided 1x1: the pixels it reads are
 	 * first copied together into scratch (take), the kernel's input as
@@ -885,7 +885,9 @@ static int conv_fast_prepare(gc_kctx *k, gc_node *n, conv_state *st, gc_tensor *
 	} else if (st->cg == 1) {
 		st->fast = FAST_DW;
 		st->post_res = st->has_res;
-		st->dw.by_rows = st->split_rows;
+		st->dw.by_rows = gc_attr_i(k, "_gc_split_rows", 0) != 0;
+		if (gc_kok(k))
+			return gc_kok(k);
 		if (gc_pk_dw_pack(&st->dw, wt))
 			return gc_kerr(k, GC_ENOMEM, "out of memory packing the weights");
 		n->scratch_bytes = gc_nn_align((uint64_t)gc_pk_dw_scratch(&st->dw) * 4);
@@ -1354,7 +1356,6 @@ int gc_prepare_Conv(gc_kctx *k, gc_node *n, gc_tensor *const *in, gc_tensor *con
 	if (n->n_in > 4 && conv_input_affine(k, st, in))
 		return gc_kok(k);
 	st->split_m = gc_attr_i(k, "_gc_split_channels", 0) != 0;
-	st->split_rows = gc_attr_i(k, "_gc_split_rows", 0) != 0;
 	if (gc_kok(k))
 		return gc_kok(k);
 
